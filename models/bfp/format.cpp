@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+#include "bfp/format.h"
+
+#include <array>
+#include <numeric>
+#include <utility>
+
+namespace fastsim::bfp {
+namespace {
+
+constexpr std::array<std::pair<std::string_view, Rounding>, 4> kRoundingNames{{
+    {"nearest", Rounding::nearest},
+    {"even", Rounding::even},
+    {"truncate", Rounding::truncate},
+    {"stochastic", Rounding::stochastic},
+}};
+constexpr std::array<std::pair<std::string_view, Overflow>, 2> kOverflowNames{{
+    {"nan", Overflow::nan},
+    {"saturate", Overflow::saturate},
+}};
+
+}  // namespace
+
+std::string_view to_string(Rounding rounding) {
+    for (const auto& [name, value] : kRoundingNames)
+        if (value == rounding) return name;
+    return "?";
+}
+
+std::string_view to_string(Overflow overflow) {
+    for (const auto& [name, value] : kOverflowNames)
+        if (value == overflow) return name;
+    return "?";
+}
+
+std::optional<Rounding> parse_rounding(std::string_view name) {
+    for (const auto& [candidate, value] : kRoundingNames)
+        if (candidate == name) return value;
+    return std::nullopt;
+}
+
+std::optional<Overflow> parse_overflow(std::string_view name) {
+    for (const auto& [candidate, value] : kOverflowNames)
+        if (candidate == name) return value;
+    return std::nullopt;
+}
+
+std::optional<std::string> validate(const Format& f) {
+    using std::to_string;
+    if (f.group_size < 1 || f.group_size > kMaxGroupSize)
+        return "group_size must be between 1 and " + to_string(kMaxGroupSize) + ", got " + to_string(f.group_size);
+    if (f.mantissa_bits < 2 || f.mantissa_bits > kMaxMantissaBits || f.mantissa_bits % 2 != 0)
+        return "mantissa_bits must be an even number between 2 and 16, got " + to_string(f.mantissa_bits);
+    if (f.exponent_bits < 2 || f.exponent_bits > kMaxExponentBits)
+        return "exponent_bits must be between 2 and 8, got " + to_string(f.exponent_bits);
+    if (f.max_exponent() > 127)
+        return "exponent_bias " + to_string(f.exponent_bias) + " puts the largest shared exponent at " +
+               to_string(f.max_exponent()) + ", above float32's 127";
+    if (f.min_exponent() - (f.mantissa_bits - 1) < -149)
+        return "exponent_bias " + to_string(f.exponent_bias) + " puts the smallest LSB at 2^" +
+               to_string(f.min_exponent() - (f.mantissa_bits - 1)) + ", below float32's 2^-149";
+    return std::nullopt;
+}
+
+std::optional<std::string> validate(const NoiseSpec& n) {
+    using std::to_string;
+    if (n.lfsr_bits < 2 || n.lfsr_bits > 32)
+        return "lfsr_bits must be between 2 and 32, got " + to_string(n.lfsr_bits);
+    if (n.noise_bits < 1 || n.noise_bits > n.lfsr_bits)
+        return "noise_bits must be between 1 and lfsr_bits (" + to_string(n.lfsr_bits) + "), got " +
+               to_string(n.noise_bits);
+    const std::uint64_t period = (std::uint64_t{1} << n.lfsr_bits) - 1;
+    if (std::gcd(static_cast<std::uint64_t>(n.noise_bits), period) != 1)
+        return "noise_bits " + to_string(n.noise_bits) + " shares a factor with the LFSR period 2^" +
+               to_string(n.lfsr_bits) + "-1, so draws would not cover the period; pick another lfsr_bits";
+    return std::nullopt;
+}
+
+}  // namespace fastsim::bfp

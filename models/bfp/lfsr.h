@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace fastsim::bfp {
+
+/// Maximal-length Galois LFSR, 2..32 bits wide, shifting right.
+///
+/// One step: out = state & 1; state >>= 1; if (out) state ^= taps(width). The feedback
+/// polynomials are the maximal ones of Xilinx XAPP052 (table in lfsr.cpp and docs/bfp.md);
+/// tests/unit/test_lfsr.cpp proves each has period 2^w - 1 from the step map itself.
+/// The state is never 0, so a w-bit draw is never 0 either.
+class Lfsr {
+public:
+    /// `state` is masked to `width_bits`; a masked value of 0 becomes 1.
+    Lfsr(int width_bits, std::uint32_t state);
+
+    /// Advances one step and returns the bit shifted out.
+    std::uint32_t step() {
+        const std::uint32_t out = m_state & 1u;
+        m_state = (m_state >> 1) ^ (m_taps & (0u - out));
+        return out;
+    }
+
+    /// Advances n steps (1 <= n <= 32) and returns the n output bits, first one in the MSB:
+    /// consecutive draws read disjoint windows of the m-sequence.
+    std::uint32_t draw(int n) {
+        std::uint32_t bits = 0;
+        for (int i = 0; i < n; ++i) bits = (bits << 1) | step();
+        return bits;
+    }
+
+    [[nodiscard]] std::uint32_t state() const { return m_state; }
+    [[nodiscard]] int width_bits() const { return m_width_bits; }
+    /// Galois feedback mask for a width: bit (t-1) set for every tap t of the polynomial.
+    static std::uint32_t taps(int width_bits);
+    /// 2^w - 1 steps.
+    static std::uint64_t period(int width_bits) { return (std::uint64_t{1} << width_bits) - 1; }
+
+private:
+    std::uint32_t m_state;
+    std::uint32_t m_taps;
+    int m_width_bits;
+};
+
+/// One LFSR per converter lane, so lanes round independently.
+///
+/// Lane l starts at splitmix64(seed + (l + 1) * 0x9E3779B97F4A7C15) masked to w bits
+/// (0 becomes 1). Element j of every group uses lane j mod lanes, in the order the
+/// elements are converted.
+class LfsrBank {
+public:
+    LfsrBank(int width_bits, std::uint64_t seed, int lanes);
+
+    /// n-bit noise for `lane`, advancing that lane only.
+    std::uint32_t draw(int lane, int n) { return m_lanes[static_cast<std::size_t>(lane)].draw(n); }
+    [[nodiscard]] int lanes() const { return static_cast<int>(m_lanes.size()); }
+    [[nodiscard]] const Lfsr& lane(int l) const { return m_lanes[static_cast<std::size_t>(l)]; }
+
+private:
+    std::vector<Lfsr> m_lanes;
+};
+
+/// SplitMix64 finaliser (Steele et al. 2014): the project's seed mixer.
+std::uint64_t splitmix64(std::uint64_t x);
+
+}  // namespace fastsim::bfp

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+#include "bfp/quantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+namespace fastsim::bfp {
+namespace {
+
+std::uint32_t float_bits(float x) {
+    std::uint32_t u;
+    std::memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+/// |x| = significand * 2^lsb_exponent for the magnitude bits of a finite float32.
+struct Decomposed {
+    std::uint32_t significand;  ///< < 2^24
+    int lsb_exponent;           ///< -149 for subnormals
+};
+
+Decomposed decompose(std::uint32_t magnitude_bits) {
+    const auto biased = static_cast<int>(magnitude_bits >> 23);
+    const std::uint32_t fraction = magnitude_bits & 0x7FFFFFu;
+    if (biased == 0) return {fraction, -149};
+    return {fraction | 0x800000u, biased - 150};
+}
+
+int bit_width(std::uint32_t v) { return v == 0 ? 0 : 32 - __builtin_clz(v); }
+
+/// floor(log2) of the magnitude bits of a finite nonzero float32.
+int floor_log2_bits(std::uint32_t magnitude_bits) {
+    const auto biased = static_cast<int>(magnitude_bits >> 23);
+    if (biased != 0) return biased - 127;
+    return bit_width(magnitude_bits & 0x7FFFFFu) - 1 - 149;
+}
+
+/// Integer part and sub-LSB remainder of t = significand / 2^shift, for shift in [1, 62].
+template <Rounding R>
+std::uint64_t round_scaled(std::uint64_t significand, int shift, std::uint32_t noise, int noise_bits) {
+    const std::uint64_t integer = significand >> shift;
+    const std::uint64_t remainder = significand & ((std::uint64_t{1} << shift) - 1);
+    if constexpr (R == Rounding::truncate) {
+        return integer;
+    } else if constexpr (R == Rounding::nearest) {
+        return integer + (remainder >= (std::uint64_t{1} << (shift - 1)) ? 1 : 0);
+    } else if constexpr (R == Rounding::even) {
+        const std::uint64_t half = std::uint64_t{1} << (shift - 1);
+        return integer + ((remainder > half || (remainder == half && (integer & 1))) ? 1 : 0);
+    } else {
+        // Keep n bits below the LSB (the hardware's aligned, truncated mantissa), add the
+        // n-bit noise, carry into the LSB: floor(t + noise / 2^n), exactly.
+        const std::uint64_t fraction = shift >= noise_bits ? remainder >> (shift - noise_bits)
+                                                           : remainder << (noise_bits - shift);
+        return integer + ((fraction + noise) >> noise_bits);
+    }
+}
+
+template <Rounding R>
+void quantize_group_impl(const float* values, std::size_t count, const Format& format, const NoiseSpec& noise,
+                         LfsrBank& lfsr, std::int16_t& exponent, std::uint16_t* magnitudes,
+                         std::uint8_t* negative) {
+    const auto g = static_cast<std::size_t>(format.group_size);
+    const std::uint64_t max_k = format.max_magnitude();
+
+    // (1) Largest magnitude, NaN/Inf detection: magnitude bits compare like the values.
+    std::uint32_t max_bits = 0;
+    bool non_finite = false;
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::uint32_t m = float_bits(values[i]) & 0x7FFFFFFFu;
+        non_finite |= m >= 0x7F800000u;
+        max_bits = std::max(max_bits, m);
+    }
+
+    // (2) Every lane draws once per group in stochastic mode, whatever the group holds.
+    constexpr std::size_t kStackLanes = 64;
+    std::uint32_t lane_noise[kStackLanes];
+    std::vector<std::uint32_t> wide_noise;
+    std::uint32_t* noise_of_lane = lane_noise;
+    if constexpr (R == Rounding::stochastic) {
+        if (g > kStackLanes) {
+            wide_noise.resize(g);
+            noise_of_lane = wide_noise.data();
+        }
+        for (std::size_t j = 0; j < g; ++j)
+            noise_of_lane[j] = lfsr.draw(static_cast<int>(j % static_cast<std::size_t>(lfsr.lanes())), noise.noise_bits);
+    }
+
+    // (3) Shared exponent: clamp below the range, overflow above it.
+    int e = max_bits == 0 ? format.min_exponent() : std::max(floor_log2_bits(max_bits), format.min_exponent());
+    const bool overflow = !non_finite && max_bits != 0 && e > format.max_exponent();
+    if (non_finite || (overflow && format.overflow == Overflow::nan)) {
+        exponent = kNanExponent;
+        std::fill(magnitudes, magnitudes + g, std::uint16_t{0});
+        std::fill(negative, negative + g, std::uint8_t{0});
+        return;
+    }
+    if (overflow) e = format.max_exponent();
+    exponent = static_cast<std::int16_t>(e);
+
+    // (4) Each element: t = |x| / 2^(E-(m-1)), rounded, saturated at 2^m - 1.
+    const int lsb_exponent = e - (format.mantissa_bits - 1);
+    for (std::size_t i = 0; i < g; ++i) {
+        if (i >= count) {
+            magnitudes[i] = 0;
+            negative[i] = 0;
+            continue;
+        }
+        const std::uint32_t bits = float_bits(values[i]);
+        negative[i] = static_cast<std::uint8_t>(bits >> 31);
+        const Decomposed d = decompose(bits & 0x7FFFFFFFu);
+        const int shift = lsb_exponent - d.lsb_exponent;
+        std::uint64_t k;
+        if (d.significand == 0) {
+            k = 0;
+        } else if (shift <= 0) {  // t is an integer; shift < 0 only when saturating
+            k = -shift >= 40 ? max_k : std::uint64_t{d.significand} << -shift;
+        } else {
+            k = round_scaled<R>(d.significand, std::min(shift, 62), noise_of_lane[i], noise.noise_bits);
+        }
+        magnitudes[i] = static_cast<std::uint16_t>(std::min(k, max_k));
+    }
+}
+
+}  // namespace
+
+int floor_log2(float x) { return floor_log2_bits(float_bits(x) & 0x7FFFFFFFu); }
+
+namespace {
+
+const Format& checked(const Format& format, const NoiseSpec& noise) {
+    if (auto error = validate(format)) throw std::invalid_argument("BFP format: " + *error);
+    if (auto error = validate(noise)) throw std::invalid_argument("BFP noise: " + *error);
+    return format;
+}
+
+}  // namespace
+
+Quantizer::Quantizer(const Format& format, Rounding rounding, const NoiseSpec& noise)
+    : m_format(checked(format, noise)),
+      m_rounding(rounding),
+      m_noise(noise),
+      m_lfsr(noise.lfsr_bits, noise.seed, format.group_size) {}
+
+void Quantizer::quantize_group(const float* values, std::size_t count, std::int16_t& exponent,
+                               std::uint16_t* magnitudes, std::uint8_t* negative) {
+    switch (m_rounding) {
+    case Rounding::nearest:
+        return quantize_group_impl<Rounding::nearest>(values, count, m_format, m_noise, m_lfsr, exponent, magnitudes, negative);
+    case Rounding::even:
+        return quantize_group_impl<Rounding::even>(values, count, m_format, m_noise, m_lfsr, exponent, magnitudes, negative);
+    case Rounding::truncate:
+        return quantize_group_impl<Rounding::truncate>(values, count, m_format, m_noise, m_lfsr, exponent, magnitudes, negative);
+    case Rounding::stochastic:
+        return quantize_group_impl<Rounding::stochastic>(values, count, m_format, m_noise, m_lfsr, exponent, magnitudes, negative);
+    }
+}
+
+BfpTensor Quantizer::quantize(const float* values, std::size_t count) {
+    const auto g = static_cast<std::size_t>(m_format.group_size);
+    const std::size_t groups = (count + g - 1) / g;
+    BfpTensor out;
+    out.format = m_format;
+    out.size = count;
+    out.exponents.resize(groups);
+    out.magnitudes.resize(groups * g);
+    out.negative.resize(groups * g);
+    for (std::size_t q = 0; q < groups; ++q) {
+        const std::size_t first = q * g;
+        quantize_group(values + first, std::min(g, count - first), out.exponents[q], &out.magnitudes[first],
+                       &out.negative[first]);
+    }
+    return out;
+}
+
+float dequantize_element(const BfpTensor& tensor, std::size_t i) {
+    const std::size_t group = i / static_cast<std::size_t>(tensor.format.group_size);
+    if (tensor.is_nan_group(group)) return std::numeric_limits<float>::quiet_NaN();
+    const int lsb_exponent = tensor.exponents[group] - (tensor.format.mantissa_bits - 1);
+    const float magnitude = std::ldexp(static_cast<float>(tensor.magnitudes[i]), lsb_exponent);
+    return tensor.negative[i] ? -magnitude : magnitude;
+}
+
+std::vector<float> dequantize(const BfpTensor& tensor) {
+    std::vector<float> out(tensor.size);
+    const auto g = static_cast<std::size_t>(tensor.format.group_size);
+    for (std::size_t q = 0; q < tensor.group_count(); ++q) {
+        const std::size_t first = q * g;
+        const std::size_t last = std::min(first + g, tensor.size);
+        if (tensor.is_nan_group(q)) {
+            std::fill(out.begin() + static_cast<std::ptrdiff_t>(first), out.begin() + static_cast<std::ptrdiff_t>(last),
+                      std::numeric_limits<float>::quiet_NaN());
+            continue;
+        }
+        // 2^(E-(m-1)) >= 2^-149 by validate(Format), and k * 2^q is a float32: exact product.
+        const float lsb = std::ldexp(1.0f, tensor.exponents[q] - (tensor.format.mantissa_bits - 1));
+        for (std::size_t i = first; i < last; ++i) {
+            const float magnitude = static_cast<float>(tensor.magnitudes[i]) * lsb;
+            out[i] = tensor.negative[i] ? -magnitude : magnitude;
+        }
+    }
+    return out;
+}
+
+}  // namespace fastsim::bfp
