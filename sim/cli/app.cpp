@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+#include "cli/app.h"
+
+#include <array>
+#include <exception>
+#include <iostream>
+#include <string_view>
+
+#include <boost/program_options/errors.hpp>
+
+#include "config/errors.h"
+
+namespace fastsim::cli {
+namespace {
+
+struct CommandEntry {
+    std::string_view name;
+    Command run;
+    std::string_view summary;
+};
+
+constexpr std::array<CommandEntry, 3> kCommands{{
+    {"run", run_command, "run the simulation a config describes and print its report"},
+    {"validate", validate_command, "check a config (and -p overrides) without running it"},
+    {"quantize", quantize_command, "quantise numbers to BFP, or report quantisation error"},
+}};
+
+void print_usage(std::ostream& out) {
+    out << "fastsim: cycle-accurate simulator of FAST block-floating-point training accelerators\n\n"
+           "usage: fastsim COMMAND [OPTIONS]   (fastsim COMMAND --help for its options)\n\ncommands:\n";
+    for (const auto& c : kCommands) out << "  " << c.name << std::string(12 - c.name.size(), ' ') << c.summary << '\n';
+    out << "\nexit status: 0 success, 2 bad input (config, data, options), 1 internal error\n";
+}
+
+}  // namespace
+
+int run_app(const std::vector<std::string>& args) {
+    try {
+        if (args.empty()) {
+            print_usage(std::cerr);
+            return kUserError;
+        }
+        const std::string& name = args.front();
+        if (name == "-h" || name == "--help" || name == "help") {
+            print_usage(std::cout);
+            return kSuccess;
+        }
+        if (name == "--version") {
+            std::cout << "fastsim " << FASTSIM_VERSION << '\n';
+            return kSuccess;
+        }
+        for (const auto& c : kCommands)
+            if (c.name == name) return c.run(std::vector<std::string>(args.begin() + 1, args.end()));
+        std::cerr << "fastsim: unknown command '" << name << "'\n\n";
+        print_usage(std::cerr);
+        return kUserError;
+    } catch (const config::UserError& e) {
+        std::cerr << "fastsim: error: " << e.what() << '\n';
+        return kUserError;
+    } catch (const boost::program_options::error& e) {
+        std::cerr << "fastsim: error: " << e.what() << " (see fastsim " << args.front() << " --help)\n";
+        return kUserError;
+    } catch (const std::exception& e) {
+        std::cerr << "fastsim: internal error: " << e.what() << "\nThis is a bug in fastsim; please report it with the command line.\n";
+        return kInternalError;
+    } catch (...) {
+        std::cerr << "fastsim: internal error: unknown exception\n";
+        return kInternalError;
+    }
+}
+
+}  // namespace fastsim::cli

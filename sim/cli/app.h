@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace fastsim::cli {
+
+/// Process exit codes of `fastsim`.
+enum ExitCode : int {
+    kSuccess = 0,
+    kInternalError = 1,  ///< a bug in fastsim: please report it
+    kUserError = 2       ///< bad config, input or command line: the message says what and where
+};
+
+/// Runs `fastsim ARGS...` (args exclude the program name); never throws.
+int run_app(const std::vector<std::string>& args);
+
+/// A subcommand: parses its own arguments, returns an exit code, throws config::UserError
+/// for anything the user got wrong.
+using Command = int (*)(const std::vector<std::string>& args);
+
+int quantize_command(const std::vector<std::string>& args);
+int validate_command(const std::vector<std::string>& args);
+int run_command(const std::vector<std::string>& args);
+
+}  // namespace fastsim::cli

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+// `fastsim quantize`: numbers in (file or stdin), BFP groups or error statistics out.
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+
+#include "bfp/error_stats.h"
+#include "bfp/quantize.h"
+#include "cli/app.h"
+#include "cli/logging.h"
+#include "config/errors.h"
+#include "report/table.h"
+
+namespace fastsim::cli {
+namespace {
+
+namespace po = boost::program_options;
+
+/// Rows of floats; each row's length is checked against the group size by the caller.
+struct InputRows {
+    std::vector<std::vector<float>> rows;
+    std::vector<int> line_numbers;  ///< 1-based source line of each row
+};
+
+InputRows read_rows(std::istream& in, const std::string& source) {
+    InputRows out;
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+        for (char& c : line)
+            if (c == ',' || c == '\t' || c == '\r') c = ' ';
+        std::istringstream tokens(line);
+        std::vector<float> row;
+        std::string token;
+        while (tokens >> token) {
+            errno = 0;
+            char* end = nullptr;
+            const float v = std::strtof(token.c_str(), &end);
+            if (end != token.c_str() + token.size())
+                throw config::UserError(source + ":" + std::to_string(number) + ": '" + token + "' is not a number");
+            if (errno == ERANGE && std::isinf(v))
+                throw config::UserError(source + ":" + std::to_string(number) + ": '" + token + "' is outside float32's range");
+            row.push_back(v);
+        }
+        if (row.empty()) continue;
+        out.rows.push_back(std::move(row));
+        out.line_numbers.push_back(number);
+    }
+    return out;
+}
+
+std::string print_float(float v) {
+    if (std::isnan(v)) return "nan";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));
+    return buf;
+}
+
+std::vector<int> parse_widths(const std::string& text) {
+    std::vector<int> widths;
+    std::string item;
+    std::istringstream in(text);
+    while (std::getline(in, item, ',')) {
+        char* end = nullptr;
+        const long m = std::strtol(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0')
+            throw config::UserError("--mantissa-bits: '" + item + "' is not an integer");
+        widths.push_back(static_cast<int>(m));
+    }
+    if (widths.empty()) throw config::UserError("--mantissa-bits: expected a width such as 8, or a list such as 2,4,6,8");
+    return widths;
+}
+
+}  // namespace
+
+int quantize_command(const std::vector<std::string>& args) {
+    po::options_description options("fastsim quantize [FILE] [options]\n\n"
+                                    "Reads floats (whitespace- or comma-separated, one row per line, each row a\n"
+                                    "whole number of groups) from FILE or stdin. Prints one line per group: the\n"
+                                    "shared exponent (or nan), then the g dequantised values, comma-separated,\n"
+                                    "each exact as float32 (%.9g). With --stats, prints error statistics per\n"
+                                    "mantissa width instead.\n\nOptions");
+    std::string input, widths_text, rounding_name, overflow_name;
+    int group_size = 16, exponent_bits = 8, exponent_bias = 0, noise_bits = 8, lfsr_bits = 16;
+    std::uint64_t seed = 1;
+    options.add_options()("input", po::value(&input), "input file (default: stdin, also '-')")(
+        "group-size,g", po::value(&group_size)->default_value(16), "values per shared exponent")(
+        "mantissa-bits,m", po::value(&widths_text)->default_value("8"),
+        "mantissa width m (even, 2..16); with --stats a list, e.g. 2,4,6,8")(
+        "exponent-bits,e", po::value(&exponent_bits)->default_value(8), "shared-exponent width (2..8)")(
+        "exponent-bias", po::value(&exponent_bias)->default_value(0), "per-tensor exponent bias")(
+        "rounding,r", po::value(&rounding_name)->default_value("nearest"), "nearest, even, truncate or stochastic")(
+        "overflow", po::value(&overflow_name)->default_value("nan"), "nan or saturate")(
+        "seed", po::value(&seed)->default_value(1), "LFSR seed (stochastic rounding)")(
+        "noise-bits", po::value(&noise_bits)->default_value(8), "noise bits added below the LSB")(
+        "lfsr-bits", po::value(&lfsr_bits)->default_value(16), "LFSR width (2..32)")(
+        "stats", "print max/mean absolute and relative error and SQNR per mantissa width");
+    options.add(common_options());
+    po::positional_options_description positional;
+    positional.add("input", 1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+    if (vm.count("help")) {
+        std::cout << options << '\n';
+        return kSuccess;
+    }
+    po::notify(vm);
+    set_log_level(vm["log-level"].as<std::string>());
+
+    const auto rounding = bfp::parse_rounding(rounding_name);
+    if (!rounding) throw config::UserError("--rounding: expected nearest, even, truncate or stochastic, got '" + rounding_name + "'");
+    const auto overflow = bfp::parse_overflow(overflow_name);
+    if (!overflow) throw config::UserError("--overflow: expected nan or saturate, got '" + overflow_name + "'");
+    const bool stats = vm.count("stats") > 0;
+    const std::vector<int> widths = parse_widths(widths_text);
+    if (!stats && widths.size() != 1) throw config::UserError("--mantissa-bits: a list of widths needs --stats");
+
+    std::vector<bfp::Format> formats;
+    const bfp::NoiseSpec noise{noise_bits, lfsr_bits, seed};
+    for (const int m : widths) {
+        const bfp::Format format{group_size, m, exponent_bits, exponent_bias, *overflow};
+        if (auto error = bfp::validate(format)) throw config::UserError("invalid BFP format: " + *error);
+        formats.push_back(format);
+    }
+    if (auto error = bfp::validate(noise)) throw config::UserError("invalid noise settings: " + *error);
+
+    const bool from_stdin = input.empty() || input == "-";
+    const std::string source = from_stdin ? "<stdin>" : input;
+    std::ifstream file;
+    if (!from_stdin) {
+        file.open(input);
+        if (!file) throw config::UserError(input + ": cannot open: " + std::strerror(errno));
+    }
+    const InputRows in = read_rows(from_stdin ? std::cin : file, source);
+    for (std::size_t r = 0; r < in.rows.size(); ++r)
+        if (in.rows[r].size() % static_cast<std::size_t>(group_size) != 0)
+            throw config::UserError(source + ":" + std::to_string(in.line_numbers[r]) + ": " +
+                                    std::to_string(in.rows[r].size()) + " values is not a whole number of groups of " +
+                                    std::to_string(group_size));
+    logger("quantize")->info("{} rows from {}", in.rows.size(), source);
+
+    if (!stats) {
+        bfp::Quantizer quantizer(formats.front(), *rounding, noise);
+        std::string line;
+        for (const auto& row : in.rows) {
+            const bfp::BfpTensor t = quantizer.quantize(row.data(), row.size());
+            const std::vector<float> values = bfp::dequantize(t);
+            for (std::size_t q = 0; q < t.group_count(); ++q) {
+                line = t.is_nan_group(q) ? "nan" : std::to_string(t.exponents[q]);
+                for (std::size_t j = 0; j < static_cast<std::size_t>(group_size); ++j)
+                    line += "," + print_float(values[q * static_cast<std::size_t>(group_size) + j]);
+                std::cout << line << '\n';
+            }
+        }
+        return kSuccess;
+    }
+
+    std::vector<float> all;
+    for (const auto& row : in.rows) all.insert(all.end(), row.begin(), row.end());
+    report::Table table({"mantissa_bits", "rounding", "values", "max_abs_error", "mean_abs_error", "max_rel_error",
+                         "mean_rel_error", "sqnr_db"});
+    for (const auto& format : formats) {
+        bfp::Quantizer quantizer(format, *rounding, noise);
+        std::vector<float> q;
+        q.reserve(all.size());
+        for (const auto& row : in.rows) {
+            const auto values = bfp::dequantize(quantizer.quantize(row.data(), row.size()));
+            q.insert(q.end(), values.begin(), values.end());
+        }
+        const bfp::ErrorStats s = bfp::measure_error(all.data(), q.data(), all.size());
+        table.add_row({std::to_string(format.mantissa_bits), std::string(bfp::to_string(*rounding)), std::to_string(s.count),
+                       report::Table::scientific(s.max_abs_error), report::Table::scientific(s.mean_abs_error),
+                       report::Table::scientific(s.max_rel_error), report::Table::scientific(s.mean_rel_error),
+                       report::Table::fixed(s.sqnr_db, 2)});
+    }
+    table.print(std::cout);
+    return kSuccess;
+}
+
+}  // namespace fastsim::cli

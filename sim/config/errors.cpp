@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: MIT
+#include "config/errors.h"
+
+namespace fastsim::config {
+
+std::string Location::describe() const {
+    std::string out = file;
+    if (line > 0) out += ":" + std::to_string(line) + ":" + std::to_string(column);
+    if (!key_path.empty()) out += (out.empty() ? "" : ": ") + key_path;
+    return out;
+}
+
+}  // namespace fastsim::config

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bfp/format.h"
+
+namespace fastsim::config {
+
+/// What `fastsim run` does with a config.
+enum class RunMode : std::uint8_t {
+    bfp_report  ///< BFP quantisation error of synthetic tensors (docs/config.md#bfp_report)
+};
+
+/// Value distributions of the synthetic tensors of a BFP error report.
+enum class Distribution : std::uint8_t {
+    normal,       ///< N(0, scale^2): weights
+    relu_normal,  ///< max(0, N(0, scale^2)): post-ReLU activations, about half zeros
+    laplace,      ///< Laplace(0, scale)
+    student_t     ///< scale * t(dof): heavy-tailed, like gradients
+};
+
+std::string_view to_string(RunMode mode);
+std::string_view to_string(Distribution distribution);
+std::optional<RunMode> parse_run_mode(std::string_view name);
+std::optional<Distribution> parse_distribution(std::string_view name);
+
+struct RunParams {
+    RunMode mode = RunMode::bfp_report;
+    std::uint64_t seed = 1;  ///< master seed: data generation and every LFSR derive from it
+};
+
+/// Shared BFP settings; the mantissa width is chosen per tensor and phase.
+struct BfpParams {
+    int group_size = 16;
+    int exponent_bits = 8;
+    int exponent_bias = 0;
+    bfp::Overflow overflow = bfp::Overflow::nan;
+    int noise_bits = 8;
+    int lfsr_bits = 16;
+
+    [[nodiscard]] bfp::Format format(int mantissa_bits) const {
+        return {group_size, mantissa_bits, exponent_bits, exponent_bias, overflow};
+    }
+    [[nodiscard]] bfp::NoiseSpec noise(std::uint64_t seed) const { return {noise_bits, lfsr_bits, seed}; }
+};
+
+struct TensorSpec {
+    std::string name;
+    Distribution distribution = Distribution::normal;
+    double scale = 1.0;       ///< standard deviation (normal, relu_normal), b (laplace), multiplier (student_t)
+    double dof = 3.0;         ///< degrees of freedom, student_t only
+    std::size_t count = 65536;
+};
+
+struct BfpReportParams {
+    std::vector<int> mantissa_bits{2, 4, 6, 8};
+    std::vector<bfp::Rounding> roundings{bfp::Rounding::nearest, bfp::Rounding::stochastic};
+    std::vector<TensorSpec> tensors;  ///< defaults: weights, activations, gradients
+};
+
+/// The resolved, validated configuration of one run: defaults applied, units converted.
+struct Params {
+    std::string source_file;
+    RunParams run;
+    BfpParams bfp;
+    BfpReportParams bfp_report;
+};
+
+/// The tensors a report uses when the config names none.
+std::vector<TensorSpec> default_report_tensors();
+
+}  // namespace fastsim::config

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <type_traits>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "config/errors.h"
+
+namespace fastsim::config {
+
+/// A raw config value: present or not, and where it is (or where it would go).
+template <typename T>
+struct Field {
+    std::optional<T> value;
+    Location where;
+
+    [[nodiscard]] T value_or(T fallback) const { return value ? *value : std::move(fallback); }
+};
+
+/// The parsed document: file name, the tree after `-p` overrides, and which key paths
+/// those overrides set (their values have no line in the file).
+struct Document {
+    std::string file;
+    YAML::Node root;
+    std::vector<std::string> overridden_paths;
+
+    /// Reads and parses `path`; ConfigError if it is missing or not valid YAML.
+    static Document load(const std::string& path);
+    /// Applies `key.path=value` (value parsed as YAML; numeric segments index lists).
+    void apply_override(const std::string& assignment);
+    [[nodiscard]] Location locate(const YAML::Node& node, const std::string& key_path) const;
+};
+
+/// Reads one YAML map, remembering which keys were read so finish() can reject the rest
+/// (yaml-cpp does not flag unknown keys). Every error names file, line and key path.
+class MapReader {
+public:
+    /// ConfigError unless `node` is a map (a null node reads as an empty map).
+    MapReader(const Document& doc, const YAML::Node& node, std::string key_path);
+
+    template <typename T>
+    Field<T> scalar(const std::string& key);
+    /// A scalar string mapped through `parse`; `choices` lists the accepted names.
+    template <typename E>
+    Field<E> choice(const std::string& key, const std::function<std::optional<E>(const std::string&)>& parse,
+                    const std::string& choices);
+    /// A list of scalars (a single scalar reads as a one-element list).
+    template <typename T>
+    Field<std::vector<Field<T>>> list(const std::string& key);
+    std::optional<MapReader> map(const std::string& key);
+    /// Each element of a list of maps.
+    std::vector<MapReader> maps(const std::string& key);
+
+    [[nodiscard]] bool has(const std::string& key) const {
+        const YAML::Node node = get(key);
+        return node && !node.IsNull();
+    }
+    /// ConfigError naming the first key that was never read, and the keys that exist.
+    void finish() const;
+    [[nodiscard]] Location location() const { return m_doc->locate(m_node, m_path); }
+    [[nodiscard]] Location location_of(const std::string& key) const;
+    [[nodiscard]] const std::string& path() const { return m_path; }
+
+private:
+    [[nodiscard]] std::string child_path(const std::string& key) const { return m_path.empty() ? key : m_path + "." + key; }
+    template <typename T>
+    T convert(const YAML::Node& node, const std::string& path) const;
+    /// Lookup through a const node: a non-const operator[] would insert the key.
+    [[nodiscard]] YAML::Node get(const std::string& key) const {
+        const YAML::Node& node = m_node;
+        return node[key];
+    }
+
+    const Document* m_doc;
+    YAML::Node m_node;
+    std::string m_path;
+    std::set<std::string> m_known;
+};
+
+template <typename T>
+constexpr const char* expected_kind() {
+    if constexpr (std::is_same_v<T, bool>) return "true or false";
+    else if constexpr (std::is_integral_v<T>) return std::is_signed_v<T> ? "an integer" : "a non-negative integer";
+    else if constexpr (std::is_floating_point_v<T>) return "a number";
+    else return "a string";
+}
+
+template <typename T>
+T MapReader::convert(const YAML::Node& node, const std::string& path) const {
+    const Location where = m_doc->locate(node, path);
+    if (!node.IsScalar()) throw ConfigError(where, std::string("expected ") + expected_kind<T>() + ", got a " +
+                                                       (node.IsMap() ? "map" : node.IsSequence() ? "list" : "null"));
+    if constexpr (std::is_same_v<T, std::string>) {
+        return node.Scalar();
+    } else {
+        try {
+            if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+                // yaml-cpp accepts "1.5" for no integer type but wraps negatives into unsigned.
+                const auto wide = node.as<long long>();
+                if (wide < static_cast<long long>(std::numeric_limits<T>::min()) ||
+                    (wide > 0 && static_cast<unsigned long long>(wide) > std::numeric_limits<T>::max()))
+                    throw ConfigError(where, std::string("expected ") + expected_kind<T>() + " in range, got '" +
+                                                 node.Scalar() + "'");
+                return static_cast<T>(wide);
+            } else {
+                return node.as<T>();
+            }
+        } catch (const YAML::BadConversion&) {
+            throw ConfigError(where, std::string("expected ") + expected_kind<T>() + ", got '" + node.Scalar() + "'");
+        }
+    }
+}
+
+template <typename T>
+Field<T> MapReader::scalar(const std::string& key) {
+    m_known.insert(key);
+    Field<T> field{std::nullopt, location_of(key)};
+    const YAML::Node node = get(key);
+    if (node && !node.IsNull()) field.value = convert<T>(node, child_path(key));
+    return field;
+}
+
+template <typename E>
+Field<E> MapReader::choice(const std::string& key, const std::function<std::optional<E>(const std::string&)>& parse,
+                           const std::string& choices) {
+    const Field<std::string> name = scalar<std::string>(key);
+    Field<E> field{std::nullopt, name.where};
+    if (name.value) {
+        field.value = parse(*name.value);
+        if (!field.value) throw ConfigError(name.where, "expected one of " + choices + ", got '" + *name.value + "'");
+    }
+    return field;
+}
+
+template <typename T>
+Field<std::vector<Field<T>>> MapReader::list(const std::string& key) {
+    m_known.insert(key);
+    Field<std::vector<Field<T>>> field{std::nullopt, location_of(key)};
+    const YAML::Node node = get(key);
+    if (!node || node.IsNull()) return field;
+    std::vector<Field<T>> items;
+    if (node.IsSequence()) {
+        for (std::size_t i = 0; i < node.size(); ++i) {
+            const std::string path = child_path(key) + "[" + std::to_string(i) + "]";
+            items.push_back({convert<T>(node[i], path), m_doc->locate(node[i], path)});
+        }
+    } else {
+        items.push_back({convert<T>(node, child_path(key)), field.where});
+    }
+    field.value = std::move(items);
+    return field;
+}
+
+}  // namespace fastsim::config

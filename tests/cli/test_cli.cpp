@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+// The fastsim executable as a user runs it: exit codes, messages, output formats.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+#include "support/temp_dir.h"
+
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
+
+namespace {
+
+struct Result {
+    int exit_code;
+    std::string out;
+    std::string err;
+};
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+/// Runs `fastsim ARGS` through the shell, stdin from `input`.
+Result run_fastsim(const std::string& args, const std::string& input = "") {
+    fastsim::test::TempDir dir;
+    const std::string in = dir.write("stdin.txt", input);
+    const std::string command = std::string(FASTSIM_BINARY) + " " + args + " <" + in + " >" + dir.path("out") + " 2>" +
+                                dir.path("err");
+    const int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir.path("out")), slurp(dir.path("err"))};
+}
+
+const std::string kQuickstart = std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml";
+
+}  // namespace
+
+TEST_CASE("quantize prints exponent and exact values per group", "[cli]") {
+    // Hand-derived: max 1 -> E = 0, m = 4 LSB 1/8 (see test_bfp_rules).
+    const Result r = run_fastsim("quantize -g 4 -m 4", "1.0 0.3 -0.55 0\n1e-3,2e-3,3e-3,inf\n");
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.empty());
+    CHECK(r.out == "0,1,0.25,-0.5,0\nnan,nan,nan,nan,nan\n");
+}
+
+TEST_CASE("quantize values parse back to the same float32", "[cli]") {
+    const Result r = run_fastsim("quantize -g 2 -m 16", "0.1 0.7\n");
+    REQUIRE(r.exit_code == 0);
+    // m=16: E = -1, LSB 2^-16: 0.1 -> 6554 * 2^-16, 0.7 -> 45875 * 2^-16.
+    CHECK(r.out == "-1,0.100006104,0.699996948\n");
+    CHECK(std::strtof("0.100006104", nullptr) == 6554.0f / 65536.0f);
+}
+
+TEST_CASE("quantize rejects ragged rows and non-numbers, naming the line", "[cli]") {
+    Result r = run_fastsim("quantize -g 4", "1 2 3 4\n\n1 2 3\n");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("<stdin>:3: 3 values is not a whole number of groups of 4"));
+    r = run_fastsim("quantize -g 2", "1 x\n");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("<stdin>:1: 'x' is not a number"));
+    r = run_fastsim("quantize -g 2 /nonexistent/values.txt");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("/nonexistent/values.txt: cannot open"));
+    r = run_fastsim("quantize -m 3", "1 2\n");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("mantissa_bits must be an even number"));
+    r = run_fastsim("quantize --rounding up", "1 2\n");
+    CHECK(r.exit_code == 2);
+    r = run_fastsim("quantize --frobnicate", "");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("see fastsim quantize --help"));
+}
+
+TEST_CASE("quantize --stats reports error per mantissa width", "[cli]") {
+    std::string input;
+    for (int i = 1; i <= 64; ++i) input += std::to_string(std::sin(i * 0.37) * 3.0) + (i % 16 ? " " : "\n");
+    const Result r = run_fastsim("quantize --stats -m 2,4,6,8 -r stochastic", input);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, StartsWith("mantissa_bits  rounding    values  max_abs_error"));
+    std::istringstream lines(r.out);
+    std::string line;
+    std::getline(lines, line);
+    std::getline(lines, line);
+    double previous = -1;
+    for (int m : {2, 4, 6, 8}) {
+        std::getline(lines, line);
+        std::istringstream cells(line);
+        int width;
+        std::string rounding, skip;
+        double sqnr;
+        cells >> width >> rounding >> skip >> skip >> skip >> skip >> skip >> sqnr;
+        CHECK(width == m);
+        CHECK(rounding == "stochastic");
+        CHECK(sqnr > previous + 8);  // about 12 dB per 2 bits
+        previous = sqnr;
+    }
+}
+
+TEST_CASE("every command has --help and bad commands exit 2", "[cli]") {
+    for (const char* command : {"run", "validate", "quantize"}) {
+        const Result r = run_fastsim(std::string(command) + " --help");
+        CHECK(r.exit_code == 0);
+        CHECK_THAT(r.out, Contains("--log-level"));
+    }
+    CHECK(run_fastsim("--help").exit_code == 0);
+    CHECK(run_fastsim("").exit_code == 2);
+    const Result r = run_fastsim("simulate x.yaml");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("unknown command 'simulate'"));
+}
+
+TEST_CASE("run prints the quickstart report table", "[cli]") {
+    const Result r = run_fastsim("run " + kQuickstart + " -p bfp_report.mantissa_bits=[2,8]");
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.empty());
+    CHECK_THAT(r.out, Contains("tensor       distribution  mantissa_bits  rounding    sqnr_db"));
+    CHECK_THAT(r.out, Contains("gradients    student_t                 8  stochastic"));
+    CHECK_FALSE(r.out.find("SystemC") != std::string::npos);  // no kernel banner on stdout
+}
+
+TEST_CASE("config errors exit 2 with file, line and key path, never a crash", "[cli]") {
+    fastsim::test::TempDir dir;
+    const std::string bad = dir.write("bad.yaml", "bfp:\n  group_size: -4\n");
+    for (const char* command : {"run", "validate"}) {
+        const Result r = run_fastsim(std::string(command) + " " + bad);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Contains("bad.yaml:2:15: bfp.group_size: expected a value between 1 and 65536, got -4"));
+        CHECK_FALSE(r.err.find("terminate") != std::string::npos);
+    }
+    CHECK(run_fastsim("run").exit_code == 2);
+    CHECK(run_fastsim("run " + dir.path("missing.yaml")).exit_code == 2);
+    CHECK(run_fastsim("run " + kQuickstart + " -p nosuch.key=1").exit_code == 2);
+    CHECK(run_fastsim("run " + kQuickstart + " --log-level loud").exit_code == 2);
+}
+
+TEST_CASE("validate --dump-config prints a config that validates again", "[cli]") {
+    const Result dumped = run_fastsim("validate " + kQuickstart + " -p bfp.group_size=32 --dump-config");
+    REQUIRE(dumped.exit_code == 0);
+    CHECK_THAT(dumped.out, Contains("group_size: 32"));
+    fastsim::test::TempDir dir;
+    const std::string again = dir.write("again.yaml", dumped.out);
+    const Result r = run_fastsim("validate " + again);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == again + ": ok\n");
+}
