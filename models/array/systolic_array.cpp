@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+#include "array/systolic_array.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "bfp/dot.h"
+
+namespace fastsim::array {
+
+SystolicArray::SystolicArray(const sc_core::sc_module_name& name, const ArrayParams& params)
+    : sc_core::sc_module(name), m_params(params) {
+    const auto pes = static_cast<std::size_t>(params.geometry.rows) * static_cast<std::size_t>(params.geometry.cols);
+    m_stationary_group.assign(pes, -1);
+    m_x_row.assign(pes, -1);
+    m_x_row_next.assign(pes, -1);
+    m_psum.assign(pes, 0.0f);
+    m_psum_next.assign(pes, 0.0f);
+    m_accumulator.assign(pes, 0);
+    m_psum_out.assign(pes, 0.0f);
+    SC_HAS_PROCESS(SystolicArray);
+    SC_METHOD(step);
+    sensitive << m_tick;
+    dont_initialize();
+}
+
+void SystolicArray::start(const ArrayJob& job) {
+    sc_assert(!busy());
+    sc_assert(job.x->group_size() == static_cast<std::size_t>(m_params.geometry.group_size));
+    sc_assert(job.x->groups_per_row() == job.y_transposed->groups_per_row());
+    m_job = job;
+    m_rows_x = job.x->rows();
+    m_cols_out = job.y_transposed->rows();
+    m_groups = job.x->groups_per_row();
+    m_job.out->assign(m_rows_x * m_cols_out, 0.0f);
+    m_passes = fmac::passes_per_group(job.x->mantissa_bits(), job.y_transposed->mantissa_bits());
+    m_chunks_y = job.y_transposed->chunks_per_element();
+    const auto rows = static_cast<std::size_t>(m_params.geometry.rows);
+    const auto cols = static_cast<std::size_t>(m_params.geometry.cols);
+    m_k_folds = (m_groups + rows - 1) / rows;
+    m_n_folds = (m_cols_out + cols - 1) / cols;
+    m_fold = 0;
+    if (m_rows_x == 0 || m_groups == 0 || m_cols_out == 0) {
+        m_job = {};
+        m_done.notify(sc_core::SC_ZERO_TIME);
+        return;
+    }
+    begin_fold();
+    m_tick.notify(sc_core::SC_ZERO_TIME);
+}
+
+void SystolicArray::begin_fold() {
+    const auto rows = static_cast<std::size_t>(m_params.geometry.rows);
+    const auto cols = static_cast<std::size_t>(m_params.geometry.cols);
+    m_n_fold = m_fold / m_k_folds;
+    m_k_fold = m_fold % m_k_folds;
+    m_fold_rows = std::min(rows, m_groups - m_k_fold * rows);
+    m_fold_cols = std::min(cols, m_cols_out - m_n_fold * cols);
+    m_phase = Phase::load;
+    m_load_row = 0;
+    std::fill(m_stationary_group.begin(), m_stationary_group.end(), -1);
+    ++m_stats.folds;
+}
+
+void SystolicArray::load_row() {
+    // (1) One array row of stationary groups per cycle, from the top.
+    const auto cols = static_cast<std::size_t>(m_params.geometry.cols);
+    const std::size_t r = m_load_row;
+    for (std::size_t c = 0; c < m_fold_cols; ++c) {
+        const std::size_t n = m_n_fold * cols + c;
+        const std::size_t k_group = m_k_fold * static_cast<std::size_t>(m_params.geometry.rows) + r;
+        m_stationary_group[r * cols + c] = static_cast<std::int64_t>(n * m_groups + k_group);
+    }
+    ++m_stats.weight_load_cycles;
+    if (++m_load_row == m_fold_rows) {
+        // (2) Stream phase: empty pipeline, X row 0 enters PE (0, 0) in step 0.
+        m_phase = Phase::stream;
+        m_step = 0;
+        m_pass = 0;
+        m_last_step = m_rows_x + m_fold_rows + m_fold_cols - 3;
+        std::fill(m_x_row.begin(), m_x_row.end(), -1);
+        std::fill(m_accumulator.begin(), m_accumulator.end(), 0);
+        for (std::size_t row = 0; row < m_fold_rows; ++row) m_x_row[row * cols] = row == 0 ? 0 : -1;
+        m_psum[0] = m_k_fold == 0 ? 0.0f : (*m_job.out)[0 * m_cols_out + m_n_fold * cols];
+    }
+}
+
+void SystolicArray::compute_pass() {
+    // (3) Every PE holding an X row does chunk pass (i, j) of its group product.
+    const auto cols = static_cast<std::size_t>(m_params.geometry.cols);
+    const std::size_t g = m_job.x->group_size();
+    const int i = m_pass / m_chunks_y;
+    const int j = m_pass % m_chunks_y;
+    const int shift = 2 * (i + j);
+    const std::size_t k_base = m_k_fold * static_cast<std::size_t>(m_params.geometry.rows);
+    for (std::size_t r = 0; r < m_fold_rows; ++r) {
+        const std::size_t x_group_offset = k_base + r;
+        for (std::size_t c = 0; c < m_fold_cols; ++c) {
+            const std::size_t pe = r * cols + c;
+            const std::int64_t row = m_x_row[pe];
+            if (row < 0) continue;
+            const std::int8_t* x = m_job.x->chunk(static_cast<std::size_t>(row) * m_groups + x_group_offset, i);
+            const std::int8_t* y = m_job.y_transposed->chunk(static_cast<std::size_t>(m_stationary_group[pe]), j);
+            m_accumulator[pe] += static_cast<std::int64_t>(fmac::chunk_pass(x, y, g)) * (std::int64_t{1} << shift);
+            ++m_stats.pe_passes;
+        }
+    }
+}
+
+void SystolicArray::finish_step() {
+    // (4) Group products complete: normalise to fp32 and add to the travelling psum.
+    const auto cols = static_cast<std::size_t>(m_params.geometry.cols);
+    const std::size_t k_base = m_k_fold * static_cast<std::size_t>(m_params.geometry.rows);
+    const int lsb_offset = (m_job.x->mantissa_bits() - 1) + (m_job.y_transposed->mantissa_bits() - 1);
+    for (std::size_t r = 0; r < m_fold_rows; ++r) {
+        for (std::size_t c = 0; c < m_fold_cols; ++c) {
+            const std::size_t pe = r * cols + c;
+            const std::int64_t row = m_x_row[pe];
+            if (row < 0) continue;
+            const std::size_t xg = static_cast<std::size_t>(row) * m_groups + k_base + r;
+            const auto yg = static_cast<std::size_t>(m_stationary_group[pe]);
+            float product;
+            if (m_job.x->is_nan(xg) || m_job.y_transposed->is_nan(yg))
+                product = std::numeric_limits<float>::quiet_NaN();
+            else
+                product = bfp::group_product_to_float(
+                    m_accumulator[pe], m_job.x->exponent(xg) + m_job.y_transposed->exponent(yg) - lsb_offset);
+            m_psum_out[pe] = m_psum[pe] + product;
+            m_accumulator[pe] = 0;
+            ++m_stats.group_products;
+        }
+    }
+    // (5) Outputs leave the bottom row of the fold into the output buffer.
+    for (std::size_t c = 0; c < m_fold_cols; ++c) {
+        const std::size_t pe = (m_fold_rows - 1) * cols + c;
+        if (m_x_row[pe] >= 0)
+            (*m_job.out)[static_cast<std::size_t>(m_x_row[pe]) * m_cols_out + m_n_fold * cols + c] = m_psum_out[pe];
+    }
+    // (6) Shift: X rows move right, psums move down; new rows and psums enter at the edges.
+    const std::size_t next_step = m_step + 1;
+    for (std::size_t r = 0; r < m_fold_rows; ++r) {
+        for (std::size_t c = 0; c < m_fold_cols; ++c) {
+            const std::size_t pe = r * cols + c;
+            std::int64_t row;
+            if (c > 0) {
+                row = m_x_row[pe - 1];
+            } else {
+                const auto entering = static_cast<std::int64_t>(next_step) - static_cast<std::int64_t>(r);
+                row = entering >= 0 && entering < static_cast<std::int64_t>(m_rows_x) ? entering : -1;
+            }
+            m_x_row_next[pe] = row;
+            if (r > 0)
+                m_psum_next[pe] = m_psum_out[pe - cols];
+            else if (row >= 0)
+                m_psum_next[pe] = m_k_fold == 0 ? 0.0f
+                                                : (*m_job.out)[static_cast<std::size_t>(row) * m_cols_out + m_n_fold * cols + c];
+        }
+    }
+    m_x_row.swap(m_x_row_next);
+    m_psum.swap(m_psum_next);
+}
+
+void SystolicArray::step() {
+    ++m_stats.busy_cycles;
+    if (m_phase == Phase::load) {
+        load_row();
+    } else {
+        compute_pass();
+        if (++m_pass == m_passes) {
+            m_pass = 0;
+            finish_step();
+            if (m_step++ == m_last_step) {
+                if (++m_fold == m_k_folds * m_n_folds) {
+                    m_phase = Phase::idle;
+                    m_job = {};
+                    m_done.notify(m_params.clock_period);
+                    return;
+                }
+                begin_fold();
+            }
+        }
+    }
+    m_tick.notify(m_params.clock_period);
+}
+
+}  // namespace fastsim::array

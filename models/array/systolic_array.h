@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <systemc>
+
+#include <cstdint>
+#include <vector>
+
+#include "fmac/chunk_planes.h"
+#include "fmac/timing.h"
+
+namespace fastsim::array {
+
+/// Resolved parameters of one fMAC array.
+struct ArrayParams {
+    fmac::ArrayGeometry geometry;
+    sc_core::sc_time clock_period{1, sc_core::SC_NS};  ///< one array cycle
+};
+
+/// One GEMM for the array, C = X * Y: X (m rows) streams in from the left, Y is held
+/// stationary and given as its transpose (n rows); both are grouped along the reduction
+/// dimension with the array's g. `out` (m x n, row-major) is overwritten.
+struct ArrayJob {
+    const fmac::ChunkPlanes* x = nullptr;
+    const fmac::ChunkPlanes* y_transposed = nullptr;
+    std::vector<float>* out = nullptr;
+};
+
+/// Counters of the array, incremented in the hot loop; energy is derived in the report.
+struct ArrayStats {
+    std::uint64_t busy_cycles = 0;         ///< cycles with a job in flight
+    std::uint64_t weight_load_cycles = 0;  ///< of which loading stationary groups
+    std::uint64_t folds = 0;
+    std::uint64_t pe_passes = 0;           ///< fMAC chunk passes done (one per active PE per cycle)
+    std::uint64_t group_products = 0;      ///< fMAC group products completed
+};
+
+/// Weight-stationary R x C array of fMACs, modelled cycle by cycle (docs/array.md).
+///
+/// PE (r, c) of fold (n-fold, k-fold) holds stationary group (column n, k-group r). In step s
+/// (P = (m_x/2)(m_y/2) cycles, one chunk pass per cycle) it multiplies X row s - r - c by its
+/// group; X rows move right and partial sums move down one PE per step. A partial sum enters
+/// row 0 as +0.0f (first k-fold) or the value the previous k-fold left in the output, and
+/// leaves row r_f - 1 into the output: groups are added in increasing k order, exactly as
+/// bfp::gemm does, so results are bit-identical. Folds run n-fold outer, k-fold inner.
+///
+/// One SC_METHOD steps flat per-PE registers (compute, then swap); it is re-armed every
+/// cycle while a job runs and sleeps otherwise. No per-PE processes, no free-running clock.
+class SystolicArray : public sc_core::sc_module {
+public:
+    SystolicArray(const sc_core::sc_module_name& name, const ArrayParams& params);
+
+    /// Starts `job` at the current time; done() fires when its last output has drained.
+    /// The array must be idle (one job at a time).
+    void start(const ArrayJob& job);
+    [[nodiscard]] const sc_core::sc_event& done() const { return m_done; }
+    [[nodiscard]] bool busy() const { return m_job.out != nullptr; }
+    [[nodiscard]] const ArrayStats& stats() const { return m_stats; }
+    [[nodiscard]] const ArrayParams& params() const { return m_params; }
+
+private:
+    void step();
+    void begin_fold();
+    void load_row();
+    void compute_pass();
+    void finish_step();
+
+    enum class Phase : std::uint8_t { idle, load, stream };
+
+    ArrayParams m_params;
+    ArrayJob m_job;
+    ArrayStats m_stats;
+    sc_core::sc_event m_tick;
+    sc_core::sc_event m_done;
+
+    // Job geometry (set by start()).
+    std::size_t m_rows_x = 0, m_cols_out = 0, m_groups = 0, m_k_folds = 0, m_n_folds = 0;
+    int m_passes = 1, m_chunks_y = 1;
+
+    // Fold state.
+    Phase m_phase = Phase::idle;
+    std::size_t m_fold = 0, m_n_fold = 0, m_k_fold = 0, m_fold_rows = 0, m_fold_cols = 0;
+    std::size_t m_load_row = 0, m_step = 0, m_last_step = 0;
+    int m_pass = 0;
+
+    // Per-PE registers, index r * C + c; the *_next arrays are the swap targets.
+    std::vector<std::int64_t> m_stationary_group;  ///< Y group held, or -1
+    std::vector<std::int64_t> m_x_row, m_x_row_next; ///< X row in the PE, or -1 (bubble)
+    std::vector<float> m_psum, m_psum_next;          ///< partial sum travelling with that row
+    std::vector<std::int64_t> m_accumulator;         ///< integer sum of this group product's passes
+    std::vector<float> m_psum_out;                   ///< psum + group product, at the end of a step
+};
+
+}  // namespace fastsim::array

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+
+namespace fastsim::fmac {
+
+/// Shape of one GEMM on the array: X (m x k) streams in, Y (k x n) is stationary, and the
+/// reduction dimension k is grouped in BFP groups of g.
+struct GemmShape {
+    std::uint64_t m = 0;  ///< rows of X streamed through the array (batch x spatial)
+    std::uint64_t k = 0;  ///< reduction length, in elements
+    std::uint64_t n = 0;  ///< output columns
+};
+
+/// The array's geometry: rows hold k-groups, columns hold output columns.
+struct ArrayGeometry {
+    int rows = 32;        ///< R: k-groups resident per fold
+    int cols = 32;        ///< C: output columns resident per fold
+    int group_size = 16;  ///< g: elements per BFP group, one group per fMAC
+};
+
+/// fMAC passes for one group product: (m_x / 2) * (m_y / 2) 2-bit chunk pairs.
+inline int passes_per_group(int mantissa_bits_x, int mantissa_bits_y) {
+    return (mantissa_bits_x / 2) * (mantissa_bits_y / 2);
+}
+
+/// Cycles and work of one GEMM, by the analytic formula of docs/array.md:
+/// for every fold f (k-groups r_f <= R by columns c_f <= C, row-major over (k-fold, n-fold)),
+///   cycles_f = r_f                              weight load, one array row per cycle
+///            + P * (m + r_f + c_f - 2)          fill + stream + drain, each hop P cycles
+/// where P = passes_per_group. Folds run back to back, n-fold outer, k-fold inner (no overlap).
+struct GemmTiming {
+    std::uint64_t cycles = 0;
+    std::uint64_t weight_load_cycles = 0;
+    std::uint64_t stream_cycles = 0;   ///< cycles - weight_load_cycles
+    std::uint64_t folds = 0;
+    std::uint64_t group_products = 0;  ///< m * groups(k) * n: fMAC group operations
+    std::uint64_t pe_passes = 0;       ///< group_products * P: chunk passes actually done
+    std::uint64_t macs = 0;            ///< m * k * n useful multiply-accumulates
+    int passes = 0;                    ///< P
+};
+
+GemmTiming analytic_gemm_timing(const GemmShape& shape, const ArrayGeometry& array, int mantissa_bits_x,
+                                int mantissa_bits_y);
+
+}  // namespace fastsim::fmac
