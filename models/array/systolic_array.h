@@ -44,8 +44,10 @@ struct ArrayStats {
 /// leaves row r_f - 1 into the output: groups are added in increasing k order, exactly as
 /// bfp::gemm does, so results are bit-identical. Folds run n-fold outer, k-fold inner.
 ///
-/// One SC_METHOD steps flat per-PE registers (compute, then swap); it is re-armed every
-/// cycle while a job runs and sleeps otherwise. No per-PE processes, no free-running clock.
+/// One SC_METHOD steps flat per-PE registers (compute, then swap). It runs once per weight-load
+/// cycle and once per step (P cycles: a PE's passes only touch its own accumulator, so they
+/// are evaluated together), is re-armed while a job runs and sleeps otherwise. No per-PE
+/// processes, no free-running clock.
 class SystolicArray : public sc_core::sc_module {
 public:
     SystolicArray(const sc_core::sc_module_name& name, const ArrayParams& params);
@@ -62,7 +64,7 @@ private:
     void step();
     void begin_fold();
     void load_row();
-    void compute_pass();
+    void compute_step();
     void finish_step();
 
     enum class Phase : std::uint8_t { idle, load, stream };
@@ -81,14 +83,18 @@ private:
     Phase m_phase = Phase::idle;
     std::size_t m_fold = 0, m_n_fold = 0, m_k_fold = 0, m_fold_rows = 0, m_fold_cols = 0;
     std::size_t m_load_row = 0, m_step = 0, m_last_step = 0;
-    int m_pass = 0;
+
+    /// Columns [first, last] of array row r that hold an X row in the current step (the
+    /// wavefront band); empty when first > last.
+    void band(std::size_t r, std::ptrdiff_t& first, std::ptrdiff_t& last) const;
 
     // Per-PE registers, index r * C + c; the *_next arrays are the swap targets.
-    std::vector<std::int64_t> m_stationary_group;  ///< Y group held, or -1
-    std::vector<std::int64_t> m_x_row, m_x_row_next; ///< X row in the PE, or -1 (bubble)
-    std::vector<float> m_psum, m_psum_next;          ///< partial sum travelling with that row
-    std::vector<std::int64_t> m_accumulator;         ///< integer sum of this group product's passes
-    std::vector<float> m_psum_out;                   ///< psum + group product, at the end of a step
+    std::vector<std::int64_t> m_stationary_group;          ///< Y group held, or -1
+    std::vector<const std::int16_t*> m_stationary_chunks;  ///< its chunk 0
+    std::vector<std::int64_t> m_x_row, m_x_row_next;       ///< X row in the PE, or -1 (bubble)
+    std::vector<const std::int16_t*> m_x_chunks, m_x_chunks_next;  ///< chunk 0 of that row's group
+    std::vector<float> m_psum, m_psum_next;                ///< partial sum travelling with that row
+    std::vector<float> m_psum_out;                         ///< psum + group product, at the end of a step
 };
 
 }  // namespace fastsim::array

@@ -2,6 +2,7 @@
 #include "bfp/dot.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -40,8 +41,13 @@ ChunkedDot dot_chunked(const std::uint16_t* magnitudes_a, const std::uint8_t* ne
 }
 
 float group_product_to_float(std::int64_t sum, int scale_exponent) {
-    // |sum| < 2^53 (Format limits), so the double product is exact; one rounding to float.
-    return static_cast<float>(std::ldexp(static_cast<double>(sum), scale_exponent));
+    // |sum| < 2^53 (Format limits) and |scale_exponent| < 600, so sum * 2^scale_exponent is an
+    // exact double (2^e built from its exponent bits); then one rounding to float.
+    const auto biased = static_cast<std::uint64_t>(scale_exponent + 1023);
+    double power;
+    const std::uint64_t bits = biased << 52;
+    std::memcpy(&power, &bits, sizeof power);
+    return static_cast<float>(static_cast<double>(sum) * power);
 }
 
 BfpMatrix quantize_rows(const float* values, std::size_t rows, std::size_t cols, std::size_t row_stride,
