@@ -33,7 +33,7 @@ ChunkedDot dot_chunked(const std::uint16_t* magnitudes_a, const std::uint8_t* ne
 
 /// The fp32 value of a group product: float32(sum * 2^scale_exponent), rounded once, to
 /// nearest-even, where scale_exponent = Ea + Eb - (ma - 1) - (mb - 1). Exact whenever
-/// |sum| < 2^24 and the result is a normal float32 (always for m <= 8, g <= 256).
+/// |sum| < 2^24 (always for m <= 8, g <= 256) and the result is a normal float32.
 float group_product_to_float(std::int64_t sum, int scale_exponent);
 
 /// A rows x cols matrix quantised along its rows: row r is ceil(cols / g) groups, the last

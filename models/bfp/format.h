@@ -19,7 +19,7 @@ enum class Rounding : std::uint8_t {
 /// What a group whose max exponent exceeds the representable range becomes.
 enum class Overflow : std::uint8_t {
     nan,      ///< the whole group is NaN (MX behaviour, the default)
-    saturate  ///< E is clamped to the maximum and every element saturates at 2^m - 1
+    saturate  ///< E is clamped to the maximum; magnitudes are then capped at 2^m - 1
 };
 
 std::string_view to_string(Rounding rounding);

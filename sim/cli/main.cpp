@@ -7,8 +7,13 @@
 
 #include "cli/app.h"
 
+namespace {
+// SystemC prints its banner to stderr before sc_main runs, unless this is set; static
+// initialisers of the executable run before libsystemc's main().
+const bool kQuietBanner = (setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0), true);
+}  // namespace
+
 int sc_main(int argc, char* argv[]) {
-    // SystemC prints its banner to stdout at exit unless told not to; stdout carries data.
-    setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0);
+    (void)kQuietBanner;
     return fastsim::cli::run_app(std::vector<std::string>(argv + 1, argv + argc));
 }

@@ -76,6 +76,16 @@ std::vector<int> parse_widths(const std::string& text) {
     return widths;
 }
 
+/// A decimal 0..2^64-1; Boost would wrap "-1" into 2^64-1.
+std::uint64_t parse_seed(const std::string& text) {
+    errno = 0;
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || *end != '\0' || errno == ERANGE)
+        throw config::UserError("--seed: expected an integer from 0 to 2^64-1, got '" + text + "'");
+    return v;
+}
+
 }  // namespace
 
 int quantize_command(const std::vector<std::string>& args) {
@@ -85,9 +95,8 @@ int quantize_command(const std::vector<std::string>& args) {
                                     "shared exponent (or nan), then the g dequantised values, comma-separated,\n"
                                     "each exact as float32 (%.9g). With --stats, prints error statistics per\n"
                                     "mantissa width instead.\n\nOptions");
-    std::string input, widths_text, rounding_name, overflow_name;
+    std::string input, widths_text, rounding_name, overflow_name, seed_text;
     int group_size = 16, exponent_bits = 8, exponent_bias = 0, noise_bits = 8, lfsr_bits = 16;
-    std::uint64_t seed = 1;
     options.add_options()("input", po::value(&input), "input file (default: stdin, also '-')")(
         "group-size,g", po::value(&group_size)->default_value(16), "values per shared exponent")(
         "mantissa-bits,m", po::value(&widths_text)->default_value("8"),
@@ -96,7 +105,7 @@ int quantize_command(const std::vector<std::string>& args) {
         "exponent-bias", po::value(&exponent_bias)->default_value(0), "per-tensor exponent bias")(
         "rounding,r", po::value(&rounding_name)->default_value("nearest"), "nearest, even, truncate or stochastic")(
         "overflow", po::value(&overflow_name)->default_value("nan"), "nan or saturate")(
-        "seed", po::value(&seed)->default_value(1), "LFSR seed (stochastic rounding)")(
+        "seed", po::value(&seed_text)->default_value("1"), "LFSR seed, 0..2^64-1 (stochastic rounding)")(
         "noise-bits", po::value(&noise_bits)->default_value(8), "noise bits added below the LSB")(
         "lfsr-bits", po::value(&lfsr_bits)->default_value(16), "LFSR width (2..32)")(
         "stats", "print max/mean absolute and relative error and SQNR per mantissa width");
@@ -121,7 +130,7 @@ int quantize_command(const std::vector<std::string>& args) {
     if (!stats && widths.size() != 1) throw config::UserError("--mantissa-bits: a list of widths needs --stats");
 
     std::vector<bfp::Format> formats;
-    const bfp::NoiseSpec noise{noise_bits, lfsr_bits, seed};
+    const bfp::NoiseSpec noise{noise_bits, lfsr_bits, parse_seed(seed_text)};
     for (const int m : widths) {
         const bfp::Format format{group_size, m, exponent_bits, exponent_bias, *overflow};
         if (auto error = bfp::validate(format)) throw config::UserError("invalid BFP format: " + *error);

@@ -99,9 +99,11 @@ RawConfig read_raw(const Document& doc) {
         raw.report.mantissa_bits = report->list<int>("mantissa_bits");
         raw.report.rounding = report->list<std::string>("rounding");
         raw.report.tensors_where = report->location_of("tensors");
-        if (report->has("tensors")) {
+        const bool tensors_given = report->has("tensors");  // "tensors:" with no value means the defaults
+        auto tensor_readers = report->maps("tensors");
+        if (tensors_given) {
             raw.report.tensors.emplace();
-            for (auto& t : report->maps("tensors")) {
+            for (auto& t : tensor_readers) {
                 RawTensor rt;
                 rt.where = t.location();
                 rt.name = t.scalar<std::string>("name");
@@ -130,7 +132,8 @@ BfpParams resolve(const RawBfp& raw) {
     p.overflow = raw.overflow.value_or(p.overflow);
     p.lfsr_bits = in_range(raw.lfsr_bits, p.lfsr_bits, 2, 32);
     p.noise_bits = in_range(raw.noise_bits, p.noise_bits, 1, p.lfsr_bits);
-    // Whole-format rules (float32 range, LFSR coverage) at the widest mantissa in use.
+    // Whole-format rules that hold for every mantissa width: the largest exponent fits
+    // float32, the LFSR draws cover its period. The smallest LSB depends on m: see the report.
     if (auto error = bfp::validate(p.format(2)))
         throw ConfigError(raw.exponent_bias.where, *error);
     if (auto error = bfp::validate(p.noise(1)))
@@ -157,7 +160,7 @@ TensorSpec resolve(const RawTensor& raw, std::size_t index) {
     return t;
 }
 
-BfpReportParams resolve(const RawReport& raw, const BfpParams& bfp_params) {
+BfpReportParams resolve(const RawReport& raw, const BfpParams& bfp_params, const Location& bfp_where) {
     BfpReportParams p;
     if (raw.mantissa_bits.value) {
         p.mantissa_bits.clear();
@@ -166,6 +169,11 @@ BfpReportParams resolve(const RawReport& raw, const BfpParams& bfp_params) {
             p.mantissa_bits.push_back(*m.value);
         }
         if (p.mantissa_bits.empty()) throw ConfigError(raw.mantissa_bits.where, "expected at least one mantissa width");
+    }
+    if (!raw.mantissa_bits.value) {
+        // Default widths: a bias that pushes their LSB below float32's range is still an error.
+        for (const int m : p.mantissa_bits)
+            if (auto error = bfp::validate(bfp_params.format(m))) throw ConfigError(bfp_where, *error);
     }
     if (raw.rounding.value) {
         p.roundings.clear();
@@ -218,7 +226,7 @@ Params load(const std::string& path, const std::vector<std::string>& overrides) 
     p.run.mode = raw.run.mode.value_or(p.run.mode);
     p.run.seed = raw.run.seed.value_or(p.run.seed);
     p.bfp = resolve(raw.bfp);
-    p.bfp_report = resolve(raw.report, p.bfp);
+    p.bfp_report = resolve(raw.report, p.bfp, raw.bfp.exponent_bias.where);
     return p;
 }
 

@@ -88,7 +88,12 @@ Location Document::locate(const YAML::Node& node, const std::string& key_path) c
             return {"-p " + o, 0, 0, key_path};
     }
     const YAML::Mark mark = node.Mark();
-    if (mark.is_null()) return {file, 0, 0, key_path};
+    if (mark.is_null()) {
+        // Not from the file: a map an override created on its way to its key.
+        for (const auto& o : overridden_paths)
+            if (o.rfind(key_path + ".", 0) == 0 || o.rfind(key_path + "[", 0) == 0) return {"-p " + o, 0, 0, key_path};
+        return {file, 0, 0, key_path};
+    }
     return {file, mark.line + 1, mark.column + 1, key_path};
 }
 

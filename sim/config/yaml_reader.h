@@ -103,8 +103,17 @@ T MapReader::convert(const YAML::Node& node, const std::string& path) const {
         return node.Scalar();
     } else {
         try {
-            if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-                // yaml-cpp accepts "1.5" for no integer type but wraps negatives into unsigned.
+            if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T> && !std::is_same_v<T, bool>) {
+                // yaml-cpp would wrap "-1" into an unsigned type: refuse any sign.
+                if (node.Scalar().find('-') != std::string::npos)
+                    throw ConfigError(where, std::string("expected ") + expected_kind<T>() + ", got '" + node.Scalar() + "'");
+                const auto wide = node.as<unsigned long long>();
+                if (wide > std::numeric_limits<T>::max())
+                    throw ConfigError(where, std::string("expected ") + expected_kind<T>() + " in range, got '" +
+                                                 node.Scalar() + "'");
+                return static_cast<T>(wide);
+            } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+                // yaml-cpp accepts "1.5" for no integer type.
                 const auto wide = node.as<long long>();
                 if (wide < static_cast<long long>(std::numeric_limits<T>::min()) ||
                     (wide > 0 && static_cast<unsigned long long>(wide) > std::numeric_limits<T>::max()))

@@ -7,7 +7,7 @@
 #include <systemc>
 
 namespace {
-// SystemC prints its banner when the first kernel is created; keep test output clean.
+// SystemC prints its banner to stderr before sc_main unless this is set; keep output clean.
 const bool kQuietBanner = (setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0), true);
 }  // namespace
 

@@ -62,7 +62,6 @@ TEST_CASE("unknown keys are errors with file, line, column and key path", "[conf
 TEST_CASE("wrong types are errors naming what was expected", "[config]") {
     CHECK(error_of("bfp:\n  group_size: abc\n") == "bad.yaml:2:15: bfp.group_size: expected an integer, got 'abc'");
     CHECK(error_of("bfp:\n  group_size: 1.5\n") == "bad.yaml:2:15: bfp.group_size: expected an integer, got '1.5'");
-    CHECK_THAT(error_of("run:\n  seed: -1\n"), Contains("run.seed: expected a non-negative integer in range"));
     CHECK_THAT(error_of("bfp: [1, 2]\n"), Contains("bad.yaml:1:6: bfp: expected a map of keys, got a list"));
     CHECK_THAT(error_of("bfp:\n  overflow: clamp\n"),
                Contains("bad.yaml:2:13: bfp.overflow: expected one of nan, saturate, got 'clamp'"));
@@ -81,6 +80,28 @@ TEST_CASE("out-of-range values are errors at the offending entry", "[config]") {
     CHECK_THAT(error_of("run:\n  mode: cluster\n"), Contains("run.mode: expected one of bfp_report, got 'cluster'"));
 }
 
+TEST_CASE("a bias is checked against every mantissa width in use, default ones too", "[config]") {
+    // bias -16 with e = 8: the smallest LSB at the default widths (up to 8) is 2^-150.
+    CHECK_THAT(error_of("bfp:\n  exponent_bias: -16\n"),
+               Contains("bad.yaml:2:18: bfp.exponent_bias: exponent_bias -16 puts the smallest LSB at 2^-150"));
+    // Given widths are checked where they stand: bias -12, m = 16 -> LSB 2^(-139-15).
+    CHECK_THAT(error_of("bfp:\n  exponent_bias: -12\nbfp_report:\n  mantissa_bits: [2, 16]\n"),
+               Contains("bad.yaml:4:22: bfp_report.mantissa_bits[1]: exponent_bias -12 puts the smallest LSB at 2^-154"));
+}
+
+TEST_CASE("an empty tensors key means the default tensors", "[config]") {
+    test::TempDir dir;
+    const config::Params p = config::load(dir.write("t.yaml", "bfp_report:\n  tensors:\n"));
+    CHECK(p.bfp_report.tensors.size() == 3);
+}
+
+TEST_CASE("seeds take the full unsigned 64-bit range and nothing else", "[config]") {
+    test::TempDir dir;
+    CHECK(config::load(dir.write("s.yaml", "run:\n  seed: 18446744073709551615\n")).run.seed == 18446744073709551615ull);
+    CHECK_THAT(error_of("run:\n  seed: 18446744073709551616\n"), Contains("run.seed: expected a non-negative integer"));
+    CHECK_THAT(error_of("run:\n  seed: -1\n"), Contains("bad.yaml:2:9: run.seed: expected a non-negative integer, got '-1'"));
+}
+
 TEST_CASE("missing files and YAML syntax errors are reported with the path", "[config]") {
     CHECK_THROWS_WITH(config::load("/nonexistent/fastsim.yaml"),
                       Contains("/nonexistent/fastsim.yaml: cannot open config file: No such file or directory"));
@@ -97,6 +118,7 @@ TEST_CASE("overrides (-p) set, add and index keys, and their errors say so", "[c
     CHECK_THROWS_WITH(config::load(quickstart(), {"bfp.grup_size=3"}), Contains("-p bfp.grup_size: bfp.grup_size: unknown key"));
     CHECK_THROWS_WITH(config::load(quickstart(), {"bfp.group_size=x"}), Contains("-p bfp.group_size: bfp.group_size: expected an integer"));
     CHECK_THROWS_WITH(config::load(quickstart(), {"run.seed.x=1"}), Contains("'run.seed' is a single value"));
+    CHECK_THROWS_WITH(config::load(quickstart(), {"nosuch.key=1"}), Contains("-p nosuch.key: nosuch: unknown key 'nosuch'"));
     CHECK_THROWS_WITH(config::load(quickstart(), {"bfp_report.tensors.9.scale=1"}), Contains("is a list of 3 entries"));
     CHECK_THROWS_WITH(config::load(quickstart(), {"bfp.group_size"}), Contains("expected key.path=value"));
 }

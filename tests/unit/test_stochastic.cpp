@@ -97,7 +97,7 @@ TEST_CASE("SR(-x) = -SR(x) under the same noise", "[bfp][stochastic]") {
 // a = {1.0, 15 x (0.4375 / 2 = 7/32)} at m = 2: LSB 1/2, each small element has t = 0.4375,
 // which round-to-nearest always sends to 0 (bias -0.21875 per element) while SR keeps the
 // expectation (noise bits hold 0.4375 exactly). b = all ones on its grid.
-TEST_CASE("mean of SR dot products is unbiased; round-to-nearest is not", "[bfp][stochastic]") {
+TEST_CASE("mean of SR dot products is unbiased, round-to-nearest is not", "[bfp][stochastic]") {
     constexpr std::size_t g = 16;
     Format fa;
     fa.mantissa_bits = 2;
@@ -165,4 +165,53 @@ TEST_CASE("lanes of one converter do not round in correlated ways", "[bfp][stoch
     }
     INFO("worst |rho| between lanes " << worst << ", bound " << bound);
     CHECK(worst < bound);
+}
+
+TEST_CASE("every lane draws once per converted group, whatever the group holds", "[bfp][stochastic]") {
+    Format f;
+    f.group_size = 4;
+    f.mantissa_bits = 2;
+    f.exponent_bits = 4;
+    Quantizer a(f, Rounding::stochastic, NoiseSpec{8, 16, 21}), b(f, Rounding::stochastic, NoiseSpec{8, 16, 21});
+    const std::vector<float> zeros(4, 0.0f), nan_group{1.0f, std::nanf(""), 0.0f, 0.0f}, busy{0.3f, -0.7f, 0.11f, 0.9f};
+    a.quantize(zeros.data(), 4);  // all-zero group
+    b.quantize(nan_group.data(), 4);  // NaN group
+    const std::vector<float> big{1000.0f, 1.0f, 1.0f, 1.0f};  // overflows e = 4 -> NaN group
+    a.quantize(big.data(), 4);
+    b.quantize(busy.data(), 4);
+    for (int l = 0; l < 4; ++l) CHECK(a.lfsr().lane(l).state() == b.lfsr().lane(l).state());
+    // Nearest never draws.
+    Quantizer n(f, Rounding::nearest, NoiseSpec{8, 16, 21});
+    const std::uint32_t before = n.lfsr().lane(0).state();
+    n.quantize(busy.data(), 4);
+    CHECK(n.lfsr().lane(0).state() == before);
+}
+
+TEST_CASE("quantize_rows converts groups row by row, columns in order", "[bfp][stochastic]") {
+    // A 3 x 40 matrix (3 groups of 16 per row, the last partial) read through the strided view
+    // of its transpose: the draw order must be row-major over (row, group) of the view.
+    Format f;
+    f.mantissa_bits = 2;
+    std::vector<float> b(40 * 3);
+    std::uint64_t state = 5;
+    for (auto& v : b) {
+        state = splitmix64(state);
+        v = static_cast<float>(double(state >> 11) / double(1ull << 53) - 0.5);
+    }
+    Quantizer by_matrix(f, Rounding::stochastic, NoiseSpec{8, 16, 8});
+    const BfpMatrix m = quantize_rows(b.data(), 3, 40, 1, 3, by_matrix);  // rows = columns of b
+    Quantizer by_group(f, Rounding::stochastic, NoiseSpec{8, 16, 8});
+    for (std::size_t r = 0; r < 3; ++r)
+        for (std::size_t q = 0; q < 3; ++q) {
+            float group[16];
+            const std::size_t count = std::min<std::size_t>(16, 40 - q * 16);
+            for (std::size_t j = 0; j < count; ++j) group[j] = b[(q * 16 + j) * 3 + r];
+            std::int16_t e;
+            std::uint16_t mag[16];
+            std::uint8_t neg[16];
+            by_group.quantize_group(group, count, e, mag, neg);
+            const std::size_t g = r * 3 + q;
+            REQUIRE(m.data.exponents[g] == e);
+            for (std::size_t j = 0; j < 16; ++j) REQUIRE(m.data.magnitudes[g * 16 + j] == mag[j]);
+        }
 }
