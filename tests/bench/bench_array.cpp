@@ -9,22 +9,9 @@
 #include <systemc>
 
 #include "array/systolic_array.h"
+#include "support/array_driver.h"
 
 using namespace fastsim;
-
-namespace {
-
-SC_MODULE(Driver) {
-    array::SystolicArray* array = nullptr;
-    array::ArrayJob job;
-    SC_CTOR(Driver) { SC_THREAD(drive); }
-    void drive() {
-        array->start(job);
-        wait(array->done());
-    }
-};
-
-}  // namespace
 
 int sc_main(int argc, char* argv[]) {
     const auto arg = [&](int i, long fallback) { return argc > i ? std::atol(argv[i]) : fallback; };
@@ -47,7 +34,7 @@ int sc_main(int argc, char* argv[]) {
     array::ArrayParams params;
     params.geometry = geometry;
     array::SystolicArray arr("array", params);
-    Driver driver("driver");
+    test::ArrayDriver driver("driver");
     std::vector<float> out;
     driver.array = &arr;
     driver.job = {&x, &y, &out};

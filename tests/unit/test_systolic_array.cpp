@@ -8,24 +8,13 @@
 
 #include "array/systolic_array.h"
 #include "fmac/training_gemm.h"
+#include "support/array_driver.h"
 #include "support/systemc_fixture.h"
 
 using namespace fastsim;
 
 namespace {
 
-/// Starts one job at t = 0 and records when the array reports it done.
-SC_MODULE(ArrayDriver) {
-    array::SystolicArray* array = nullptr;
-    array::ArrayJob job;
-    sc_core::sc_time finished;
-    SC_CTOR(ArrayDriver) { SC_THREAD(drive); }
-    void drive() {
-        array->start(job);
-        wait(array->done());
-        finished = sc_core::sc_time_stamp();
-    }
-};
 
 struct SteppedRun {
     std::vector<float> out;
@@ -39,7 +28,7 @@ SteppedRun run_stepped(const fmac::ArrayGeometry& geometry, const bfp::BfpMatrix
     array::ArrayParams params;
     params.geometry = geometry;
     array::SystolicArray arr("array", params);
-    ArrayDriver driver("driver");
+    test::ArrayDriver driver("driver");
     std::vector<float> out;
     driver.array = &arr;
     driver.job = {&px, &py, &out};
