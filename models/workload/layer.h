@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fmac/training_gemm.h"
+
+namespace fastsim::workload {
+
+/// The name that stands for the network's input in Layer::inputs.
+inline constexpr const char* kNetworkInput = "input";
+
+enum class LayerKind : std::uint8_t {
+    conv,    ///< 2-D convolution, lowered by im2col
+    fc,      ///< fully connected
+    matmul   ///< a GEMM of two activations per sample (e.g. attention Q K^T), `repeat` times
+};
+
+const char* to_string(LayerKind kind);
+
+/// One weighted layer of a network. Sizes are per sample; the batch comes from the run.
+struct Layer {
+    std::string name;
+    LayerKind kind = LayerKind::fc;
+    // conv
+    int in_height = 0, in_width = 0, in_channels = 0;
+    int kernel_height = 0, kernel_width = 0;
+    int filters = 0;
+    int stride = 1;
+    int padding = 0;  ///< zero padding on each side
+    // fc
+    int in_features = 0, out_features = 0;
+    int tokens = 1;   ///< rows per sample (sequence length for a transformer projection)
+    // matmul: (m x k) * (k x n) per sample and repeat
+    int m = 0, k = 0, n = 0;
+    int repeat = 1;   ///< independent GEMMs per sample (attention heads)
+    /// Producers of this layer's input (names of earlier layers, or kNetworkInput); empty =
+    /// the previous layer; more than one = a join (residual add, concatenation).
+    std::vector<std::string> inputs;
+
+    [[nodiscard]] int out_height() const { return (in_height + 2 * padding - kernel_height) / stride + 1; }
+    [[nodiscard]] int out_width() const { return (in_width + 2 * padding - kernel_width) / stride + 1; }
+};
+
+/// A layer as GEMMs: `count` independent forward GEMMs of `dims` (batch x in) * (in x out).
+struct LayerGemm {
+    fmac::LayerDims dims;
+    std::uint64_t count = 1;
+
+    /// Multiply-accumulates of the forward pass (each training phase does the same number).
+    [[nodiscard]] std::uint64_t forward_macs() const {
+        return count * static_cast<std::uint64_t>(dims.batch) * dims.in * dims.out;
+    }
+};
+
+/// Lowers a layer for a batch: conv -> (batch * out_h * out_w) x (k_h * k_w * C_in) x filters
+/// (im2col); fc -> (batch * tokens) x in x out; matmul -> batch * repeat GEMMs of m x k x n.
+LayerGemm lower(const Layer& layer, std::size_t batch);
+
+struct Workload {
+    std::string name;
+    std::string source;  ///< where the layer sizes come from
+    std::vector<Layer> layers;
+};
+
+}  // namespace fastsim::workload

@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <string>
+
+#include "workload/layer.h"
+
+namespace fastsim::config {
+
+/// Reads a workload trace (docs/workloads.md): a fastsim YAML trace (.yaml, .yml) or a
+/// SCALE-Sim topology CSV (.csv). Throws ConfigError naming the file, line and field.
+workload::Workload read_trace(const std::string& path);
+
+}  // namespace fastsim::config

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+// Shipped traces against published model sizes, lowering to GEMMs, and trace errors.
+#include <catch2/catch.hpp>
+
+#include "config/errors.h"
+#include "config/trace_reader.h"
+#include "support/temp_dir.h"
+
+using namespace fastsim;
+using Catch::Matchers::Contains;
+
+namespace {
+
+workload::Workload shipped(const std::string& name) {
+    return config::read_trace(std::string(FASTSIM_SOURCE_DIR) + "/traces/" + name + ".yaml");
+}
+
+std::uint64_t weight_count(const workload::Workload& w) {
+    std::uint64_t total = 0;
+    for (const auto& l : w.layers) {
+        if (l.kind == workload::LayerKind::conv)
+            total += std::uint64_t(l.kernel_height) * l.kernel_width * l.in_channels * l.filters;
+        if (l.kind == workload::LayerKind::fc) total += std::uint64_t(l.in_features) * l.out_features;
+    }
+    return total;
+}
+
+std::uint64_t forward_macs(const workload::Workload& w, std::size_t batch) {
+    std::uint64_t total = 0;
+    for (const auto& l : w.layers) total += workload::lower(l, batch).forward_macs();
+    return total;
+}
+
+std::string error_of(const std::string& name, const std::string& text) {
+    test::TempDir dir;
+    try {
+        config::read_trace(dir.write(name, text));
+    } catch (const config::ConfigError& e) {
+        const std::string what = e.what();
+        return what.substr(what.find(name));
+    }
+    FAIL("no error");
+    return {};
+}
+
+}  // namespace
+
+// Weights = published parameter counts minus biases and BatchNorm (torchvision models;
+// AlexNet one tower): ResNet-18 11,689,512 - 9,600 BN - 1,000 bias; ResNet-50 25,557,032 -
+// 53,120 - 1,000; VGG-16 138,357,544 - 13,416 biases; AlexNet 62,378,344 - 10,568 biases;
+// BERT-base encoder block 4 * 768^2 + 2 * 768 * 3072.
+TEST_CASE("shipped traces have the published weight counts", "[workload]") {
+    CHECK(weight_count(shipped("resnet18")) == 11678912);
+    CHECK(weight_count(shipped("resnet50")) == 25502912);
+    CHECK(weight_count(shipped("vgg16")) == 138344128);
+    CHECK(weight_count(shipped("alexnet")) == 62367776);
+    CHECK(weight_count(shipped("bert_base_encoder")) == 7077888);
+}
+
+// Published forward multiply-accumulates per 224x224 image (torchvision / fvcore):
+// ResNet-18 1.814 G, ResNet-50 4.089 G, VGG-11 7.609 G, VGG-16 15.47 G.
+TEST_CASE("shipped traces have the published forward MACs", "[workload]") {
+    CHECK(double(forward_macs(shipped("resnet18"), 1)) == Approx(1.814e9).epsilon(0.01));
+    CHECK(double(forward_macs(shipped("resnet50"), 1)) == Approx(4.089e9).epsilon(0.01));
+    CHECK(double(forward_macs(shipped("vgg11"), 1)) == Approx(7.609e9).epsilon(0.01));
+    CHECK(double(forward_macs(shipped("vgg16"), 1)) == Approx(15.47e9).epsilon(0.01));
+    // Batch scales every GEMM's M (or its count, for matmul) linearly.
+    CHECK(forward_macs(shipped("bert_base_encoder"), 8) == 8 * forward_macs(shipped("bert_base_encoder"), 1));
+}
+
+TEST_CASE("layers lower to im2col GEMMs", "[workload]") {
+    const auto resnet = shipped("resnet18");
+    const auto& conv1 = resnet.layers.front();
+    const auto g = workload::lower(conv1, 32);
+    CHECK(g.dims.batch == 32u * 112 * 112);
+    CHECK(g.dims.in == 7u * 7 * 3);
+    CHECK(g.dims.out == 64u);
+    const auto bert = shipped("bert_base_encoder");
+    const auto scores = workload::lower(bert.layers[3], 4);
+    CHECK(scores.count == 4u * 12);
+    CHECK(scores.dims.batch == 128u);
+    CHECK(scores.dims.in == 64u);
+    CHECK(workload::lower(bert.layers[0], 4).dims.batch == 4u * 128);
+    // Joins: the layer after a residual block names both summands' producers.
+    CHECK(resnet.layers[3].inputs == std::vector<std::string>{"layer1.0.conv2", "conv1"});
+    CHECK(resnet.layers.back().inputs.size() == 2);
+}
+
+TEST_CASE("SCALE-Sim topology CSV files are read as they are", "[workload]") {
+    test::TempDir dir;
+    const auto w = config::read_trace(dir.write(
+        "net.csv", "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,\n"
+                   "Conv1, 230, 230, 7, 7, 3, 64, 2,\n"
+                   "FC1, 1, 1, 1, 1, 2048, 1000, 1,\n"));
+    REQUIRE(w.layers.size() == 2);
+    const auto g = workload::lower(w.layers[0], 2);
+    CHECK(g.dims.batch == 2u * 112 * 112);  // (230 - 7) / 2 + 1 = 112, no extra padding
+    CHECK(g.dims.in == 147u);
+    CHECK(workload::lower(w.layers[1], 2).dims.batch == 2u);
+    CHECK(error_of("bad.csv", "Conv1, 230, 230, 7, 7, 3, 64\n") ==
+          "bad.csv:1:1: expected 8 comma-separated fields (Layer name, IFMAP Height, IFMAP Width, Filter Height, "
+          "Filter Width, Channels, Num Filter, Strides), got 7");
+    CHECK(error_of("bad.csv", "Layer name,a,b,c,d,e,f,g\nConv1, 230, x, 7, 7, 3, 64, 2\n") ==
+          "bad.csv:2:1: field 'IFMAP Width': expected a positive integer, got 'x'");
+    CHECK_THAT(error_of("bad.csv", "C, 5, 5, 7, 7, 3, 64, 1\n"), Contains("bad.csv:1:1: the filter (7x7) is larger"));
+}
+
+TEST_CASE("malformed traces are errors with file, line and key path", "[workload]") {
+    CHECK(error_of("t.yaml", "layers:\n  - {name: a, type: conv, input: [8, 8, 3], kernel: [3, 3]}\n") ==
+          "t.yaml:2:5: layers[0].filters: missing filters (a positive integer)");
+    CHECK(error_of("t.yaml", "layers:\n  - {name: a, type: fc, in_features: 4, out_features: 2, filters: 3}\n") ==
+          "t.yaml:2:58: layers[0].filters: unknown key 'filters' in layers[0] (expected one of: in_features, inputs, "
+          "name, out_features, tokens, type)");
+    CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: pool}\n"),
+               Contains("t.yaml:2:21: layers[0].type: expected one of conv, fc, matmul, got 'pool'"));
+    CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: fc, in_features: 4, out_features: 2}\n"
+                                  "  - {name: b, type: fc, in_features: 2, out_features: 2, inputs: [c]}\n"),
+               Contains("t.yaml:3:5: layers[1]: input 'c' is not the name of an earlier layer"));
+    CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: conv, input: [8, 8], kernel: [3, 3], filters: 4}\n"),
+               Contains("layers[0].input: expected input: [height, width, channels], got 2 values"));
+    CHECK_THAT(error_of("t.yaml", "layers: []\n"), Contains("layers: expected a non-empty list of layers"));
+    CHECK_THAT(error_of("t.txt", "x"), Contains("unknown trace format"));
+}
