@@ -47,11 +47,12 @@ std::string error_of(const std::string& name, const std::string& text) {
 
 // Weights = published parameter counts minus biases and BatchNorm (torchvision models;
 // AlexNet one tower): ResNet-18 11,689,512 - 9,600 BN - 1,000 bias; ResNet-50 25,557,032 -
-// 53,120 - 1,000; VGG-16 138,357,544 - 13,416 biases; AlexNet 62,378,344 - 10,568 biases;
+// 53,120 - 1,000; VGG-11 132,863,336 - 11,944 biases; VGG-16 138,357,544 - 13,416 biases; AlexNet 62,378,344 - 10,568 biases;
 // BERT-base encoder block 4 * 768^2 + 2 * 768 * 3072.
 TEST_CASE("shipped traces have the published weight counts", "[workload]") {
     CHECK(weight_count(shipped("resnet18")) == 11678912);
     CHECK(weight_count(shipped("resnet50")) == 25502912);
+    CHECK(weight_count(shipped("vgg11")) == 132851392);
     CHECK(weight_count(shipped("vgg16")) == 138344128);
     CHECK(weight_count(shipped("alexnet")) == 62367776);
     CHECK(weight_count(shipped("bert_base_encoder")) == 7077888);
