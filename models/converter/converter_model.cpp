@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+#include "converter/converter_model.h"
+
+namespace fastsim::converter {
+
+ConverterParams ConverterParams::derived_from(int group_size) {
+    int levels = 0;
+    while ((1 << levels) < group_size) ++levels;
+    return {group_size, group_size, levels + 3};
+}
+
+ConversionCost conversion_cost(const ConverterParams& p, std::uint64_t values, bfp::Rounding rounding, int noise_bits) {
+    ConversionCost c;
+    if (values == 0) return c;
+    const auto g = static_cast<std::uint64_t>(p.group_size);
+    const auto lanes = static_cast<std::uint64_t>(p.lanes);
+    c.groups = (values + g - 1) / g;
+    const std::uint64_t slots = c.groups * g;  // padded elements go through the lanes too
+    c.cycles = static_cast<std::uint64_t>(p.pipeline_latency_cycles) + (slots + lanes - 1) / lanes;
+    c.comparator_ops = c.groups * (g - 1);
+    c.subtractor_ops = slots;
+    c.shifter_ops = slots;
+    if (rounding == bfp::Rounding::stochastic) {
+        c.noise_adds = slots;
+        c.lfsr_steps = slots * static_cast<std::uint64_t>(noise_bits);
+    }
+    return c;
+}
+
+}  // namespace fastsim::converter
