@@ -116,11 +116,13 @@ def bert_encoder():
         matmul("context", seq, seq, head, heads, ["scores", "value"]),
         fc("attention_output", hidden, hidden, tokens=seq, inputs=["context"]),
         fc("intermediate", hidden, ffn, tokens=seq, inputs=["attention_output", "input"]),
-        fc("output", ffn, hidden, tokens=seq, inputs=["intermediate", "attention_output"]),
+        fc("output", ffn, hidden, tokens=seq, inputs=["intermediate"]),
     ]
     write("bert_base_encoder.yaml", "bert_base_encoder",
           "Devlin et al., NAACL 2019: BERT-base, hidden 768, 12 heads, FFN 3072; sequence length 128", layers,
-          ["One encoder block. Softmax, LayerNorm and GELU are not GEMMs. Residual adds are joins."])
+          ["One encoder block. Softmax, LayerNorm and GELU are not GEMMs. Residual adds are joins:",
+           "intermediate reads LN(attention_output + input). The block's second residual add",
+           "(output + that sum) has no consumer inside one block, so it does not appear."])
 
 
 if __name__ == "__main__":

@@ -2,7 +2,10 @@
 #include "array/systolic_array.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 #include "bfp/dot.h"
 
@@ -27,11 +30,16 @@ SystolicArray::SystolicArray(const sc_core::sc_module_name& name, const ArrayPar
 }
 
 void SystolicArray::start(const ArrayJob& job) {
-    sc_assert(!busy());
-    sc_assert(job.x->group_size() == static_cast<std::size_t>(m_params.geometry.group_size));
-    sc_assert(job.x->groups_per_row() == job.y_transposed->groups_per_row());
-    // LaneAccumulator is exact up to 8-bit mantissas (docs/array.md).
-    sc_assert(job.x->mantissa_bits() <= 8 && job.y_transposed->mantissa_bits() <= 8);
+    // Checked in every build: these are the callers' contract, not internal invariants.
+    if (busy()) throw std::logic_error(std::string(name()) + ": start() while a job is running");
+    const auto g = static_cast<std::size_t>(m_params.geometry.group_size);
+    if (job.x->group_size() != g || job.y_transposed->group_size() != g)
+        throw std::invalid_argument(std::string(name()) + ": operands must be grouped by the array's g = " + std::to_string(g));
+    if (job.x->groups_per_row() != job.y_transposed->groups_per_row())
+        throw std::invalid_argument(std::string(name()) + ": X and Y^T reduction lengths differ");
+    // fmac::group_product_passes is exact up to 8-bit mantissas (docs/array.md).
+    if (job.x->mantissa_bits() > 8 || job.y_transposed->mantissa_bits() > 8)
+        throw std::invalid_argument(std::string(name()) + ": the fMAC array takes mantissas of at most 8 bits");
     m_job = job;
     m_rows_x = job.x->rows();
     m_cols_out = job.y_transposed->rows();
@@ -45,8 +53,8 @@ void SystolicArray::start(const ArrayJob& job) {
     m_n_folds = (m_cols_out + cols - 1) / cols;
     m_fold = 0;
     if (m_rows_x == 0 || m_groups == 0 || m_cols_out == 0) {
-        m_job = {};
-        m_done.notify(sc_core::SC_ZERO_TIME);
+        m_phase = Phase::draining;  // nothing to compute: done in the next delta cycle
+        m_tick.notify(sc_core::SC_ZERO_TIME);
         return;
     }
     begin_fold();
@@ -145,7 +153,8 @@ void SystolicArray::finish_step() {
     for (std::size_t c = 0; c < m_fold_cols; ++c) {
         const std::size_t pe = (m_fold_rows - 1) * cols + c;
         if (m_x_row[pe] >= 0)
-            (*m_job.out)[static_cast<std::size_t>(m_x_row[pe]) * m_cols_out + m_n_fold * cols + c] = m_psum_out[pe];
+            (*m_job.out)[static_cast<std::size_t>(m_x_row[pe]) * m_cols_out + m_n_fold * cols + c] =
+                bfp::canonical_nan(m_psum_out[pe]);
     }
     // (6) Shift: X rows move right, psums move down; new rows and psums enter at the edges.
     const auto next_step = static_cast<std::int64_t>(m_step + 1);
@@ -179,6 +188,15 @@ void SystolicArray::finish_step() {
 }
 
 void SystolicArray::step() {
+    if (m_phase == Phase::draining) {
+        // The last step's P cycles have passed: the job is over at this instant. Immediate
+        // notification: busy() and done() change together, and no notification is left
+        // pending for a job started right after this one.
+        m_phase = Phase::idle;
+        m_job = {};
+        m_done.notify();
+        return;
+    }
     if (m_phase == Phase::load) {
         ++m_stats.busy_cycles;
         load_row();
@@ -190,13 +208,10 @@ void SystolicArray::step() {
     compute_step();
     finish_step();
     if (m_step++ == m_last_step) {
-        if (++m_fold == m_k_folds * m_n_folds) {
-            m_phase = Phase::idle;
-            m_job = {};
-            m_done.notify(step_time);
-            return;
-        }
-        begin_fold();
+        if (++m_fold == m_k_folds * m_n_folds)
+            m_phase = Phase::draining;  // busy() until done fires, after this step's cycles
+        else
+            begin_fold();
     }
     m_tick.notify(step_time);
 }

@@ -52,8 +52,9 @@ class SystolicArray : public sc_core::sc_module {
 public:
     SystolicArray(const sc_core::sc_module_name& name, const ArrayParams& params);
 
-    /// Starts `job` at the current time; done() fires when its last output has drained.
-    /// The array must be idle (one job at a time).
+    /// Starts `job` at the current time; done() fires when its last output has drained, and
+    /// busy() stays true until then. Throws std::logic_error if busy, std::invalid_argument if
+    /// the operands are not grouped by the array's g, disagree in length, or exceed 8 bits.
     void start(const ArrayJob& job);
     [[nodiscard]] const sc_core::sc_event& done() const { return m_done; }
     [[nodiscard]] bool busy() const { return m_job.out != nullptr; }
@@ -67,7 +68,7 @@ private:
     void compute_step();
     void finish_step();
 
-    enum class Phase : std::uint8_t { idle, load, stream };
+    enum class Phase : std::uint8_t { idle, load, stream, draining };
 
     ArrayParams m_params;
     ArrayJob m_job;

@@ -103,7 +103,7 @@ void gemm_kernel(const BfpMatrix& a, const BfpMatrix& bt, const std::vector<std:
                 const int scale = a.data.exponents[ga] + bt.data.exponents[gb] - lsb_offset;
                 acc += group_product_to_float(static_cast<std::int64_t>(sum), scale);
             }
-            c[i * bt.rows + j] = acc;
+            c[i * bt.rows + j] = canonical_nan(acc);
         }
     }
 }

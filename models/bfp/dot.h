@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "bfp/quantize.h"
@@ -36,6 +37,10 @@ ChunkedDot dot_chunked(const std::uint16_t* magnitudes_a, const std::uint8_t* ne
 /// |sum| < 2^24 (always for m <= 8, g <= 256) and the result is a normal float32.
 float group_product_to_float(std::int64_t sum, int scale_exponent);
 
+/// NaN outputs are the positive quiet NaN: which NaN a float add propagates depends on
+/// operand order, which the compiler may commute, so results are canonicalised.
+inline float canonical_nan(float v) { return v != v ? std::numeric_limits<float>::quiet_NaN() : v; }
+
 /// A rows x cols matrix quantised along its rows: row r is ceil(cols / g) groups, the last
 /// one zero-padded. Groups are converted row by row, groups in column order, which fixes
 /// the order in which stochastic rounding consumes LFSR draws.
@@ -54,7 +59,8 @@ BfpMatrix quantize_rows(const float* values, std::size_t rows, std::size_t cols,
 /// The reference BFP GEMM, C = A * B, with A given as M x K rows and B as its transpose
 /// (N x K rows), both grouped along K with the same g. For each C(i, j), row-major out:
 ///   acc = +0.0f; for q = 0 .. groups-1: acc = acc + group_product_to_float(dot_q, scale_q)
-/// in float32 (round to nearest-even after every add). A NaN group makes its product NaN.
+/// in float32 (round to nearest-even after every add). A NaN group makes its product NaN;
+/// NaN results are canonical_nan().
 /// Hardware models must reproduce this order exactly to be bit-exact.
 std::vector<float> gemm(const BfpMatrix& a, const BfpMatrix& b_transposed);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "converter/converter_model.h"
 
+#include <stdexcept>
+
 namespace fastsim::converter {
 
 ConverterParams ConverterParams::derived_from(int group_size) {
@@ -10,6 +12,8 @@ ConverterParams ConverterParams::derived_from(int group_size) {
 }
 
 ConversionCost conversion_cost(const ConverterParams& p, std::uint64_t values, bfp::Rounding rounding, int noise_bits) {
+    if (p.group_size < 1 || p.lanes < 1 || p.pipeline_latency_cycles < 0)
+        throw std::invalid_argument("converter: group_size and lanes must be >= 1 and the latency >= 0");
     ConversionCost c;
     if (values == 0) return c;
     const auto g = static_cast<std::uint64_t>(p.group_size);

@@ -33,6 +33,7 @@ struct ConversionCost {
 
 /// Cost of converting `values` values (zero-padded to whole groups) with `rounding`:
 /// cycles = latency + ceil(groups * g / lanes); a job of 0 values costs nothing.
+/// Throws std::invalid_argument for group_size or lanes < 1 or a negative latency.
 ConversionCost conversion_cost(const ConverterParams& params, std::uint64_t values, bfp::Rounding rounding,
                                int noise_bits);
 

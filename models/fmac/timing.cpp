@@ -17,7 +17,7 @@ GemmTiming analytic_gemm_timing(const GemmShape& shape, const ArrayGeometry& arr
     const std::uint64_t k_folds = (groups + rows - 1) / rows;
     const std::uint64_t n_folds = (shape.n + cols - 1) / cols;
     const auto p = static_cast<std::uint64_t>(t.passes);
-    // Folds come in four sizes (full or last along each dimension): sum them in closed form.
+    // Sum over folds; each is full or the last one along each dimension.
     for (std::uint64_t kf = 0; kf < k_folds; ++kf) {
         const std::uint64_t r = std::min(rows, groups - kf * rows);
         for (std::uint64_t nf = 0; nf < n_folds; ++nf) {

@@ -26,7 +26,7 @@ inline int passes_per_group(int mantissa_bits_x, int mantissa_bits_y) {
 }
 
 /// Cycles and work of one GEMM, by the analytic formula of docs/array.md:
-/// for every fold f (k-groups r_f <= R by columns c_f <= C, row-major over (k-fold, n-fold)),
+/// for every fold f (k-groups r_f <= R by columns c_f <= C),
 ///   cycles_f = r_f                              weight load, one array row per cycle
 ///            + P * (m + r_f + c_f - 2)          fill + stream + drain, each hop P cycles
 /// where P = passes_per_group. Folds run back to back, n-fold outer, k-fold inner (no overlap).

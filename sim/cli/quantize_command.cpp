@@ -11,6 +11,7 @@
 #include <boost/program_options.hpp>
 
 #include "bfp/error_stats.h"
+#include "bfp/packing.h"
 #include "bfp/quantize.h"
 #include "cli/app.h"
 #include "cli/logging.h"
@@ -94,7 +95,8 @@ int quantize_command(const std::vector<std::string>& args) {
                                     "whole number of groups) from FILE or stdin. Prints one line per group: the\n"
                                     "shared exponent (or nan), then the g dequantised values, comma-separated,\n"
                                     "each exact as float32 (%.9g). With --stats, prints error statistics per\n"
-                                    "mantissa width instead.\n\nOptions");
+                                    "mantissa width instead, with the size of the FAST memory layout\n"
+                                    "(packed_bits: exponent plane + mantissa-chunk plane, e + g(m/2)3 per group).\n\nOptions");
     std::string input, widths_text, rounding_name, overflow_name, seed_text;
     int group_size = 16, exponent_bits = 8, exponent_bias = 0, noise_bits = 8, lfsr_bits = 16;
     options.add_options()("input", po::value(&input), "input file (default: stdin, also '-')")(
@@ -172,20 +174,24 @@ int quantize_command(const std::vector<std::string>& args) {
     std::vector<float> all;
     for (const auto& row : in.rows) all.insert(all.end(), row.begin(), row.end());
     report::Table table({"mantissa_bits", "rounding", "values", "max_abs_error", "mean_abs_error", "max_rel_error",
-                         "mean_rel_error", "sqnr_db"});
+                         "mean_rel_error", "sqnr_db", "packed_bits", "bits_per_value"});
     for (const auto& format : formats) {
         bfp::Quantizer quantizer(format, *rounding, noise);
         std::vector<float> q;
         q.reserve(all.size());
+        std::uint64_t packed_bits = 0;  // FAST layout: exponent plane + mantissa-chunk plane
         for (const auto& row : in.rows) {
-            const auto values = bfp::dequantize(quantizer.quantize(row.data(), row.size()));
+            const bfp::BfpTensor t = quantizer.quantize(row.data(), row.size());
+            packed_bits += bfp::pack(t).total_bits();
+            const auto values = bfp::dequantize(t);
             q.insert(q.end(), values.begin(), values.end());
         }
         const bfp::ErrorStats s = bfp::measure_error(all.data(), q.data(), all.size());
         table.add_row({std::to_string(format.mantissa_bits), std::string(bfp::to_string(*rounding)), std::to_string(s.count),
                        report::Table::scientific(s.max_abs_error), report::Table::scientific(s.mean_abs_error),
                        report::Table::scientific(s.max_rel_error), report::Table::scientific(s.mean_rel_error),
-                       report::Table::fixed(s.sqnr_db, 2)});
+                       report::Table::fixed(s.sqnr_db, 2), std::to_string(packed_bits),
+                       report::Table::fixed(all.empty() ? 0.0 : double(packed_bits) / double(all.size()), 3)});
     }
     table.print(std::cout);
     return kSuccess;

@@ -23,9 +23,13 @@ std::optional<LayerKind> parse_kind(const std::string& s) {
     return std::nullopt;
 }
 
+/// Layer sizes stay below 2^24, so size arithmetic (H + 2p, products in lowering) cannot overflow.
+constexpr int kMaxSize = 1 << 24;
+
 int positive(const Field<int>& f, const char* what) {
     if (!f.value) throw ConfigError(f.where, std::string("missing ") + what + " (a positive integer)");
-    if (*f.value < 1) throw ConfigError(f.where, std::string("expected a positive integer, got ") + std::to_string(*f.value));
+    if (*f.value < 1 || *f.value > kMaxSize)
+        throw ConfigError(f.where, std::string("expected an integer from 1 to 2^24, got ") + std::to_string(*f.value));
     return *f.value;
 }
 
@@ -60,7 +64,8 @@ Layer read_layer(MapReader& m, std::size_t index) {
         l.stride = stride.value ? positive(stride, "stride") : 1;
         const Field<int> padding = m.scalar<int>("padding");
         l.padding = padding.value_or(0);
-        if (l.padding < 0) throw ConfigError(padding.where, "expected padding >= 0, got " + std::to_string(l.padding));
+        if (l.padding < 0 || l.padding > kMaxSize)
+            throw ConfigError(padding.where, "expected padding from 0 to 2^24, got " + std::to_string(l.padding));
         if (l.in_height + 2 * l.padding < l.kernel_height || l.in_width + 2 * l.padding < l.kernel_width)
             throw ConfigError(m.location_of("kernel"), "the kernel is larger than the padded input");
         break;
@@ -133,6 +138,7 @@ workload::Workload read_scalesim_csv(const std::string& path) {
     w.source = "SCALE-Sim topology CSV";
     std::vector<Location> where;
     std::string line;
+    bool first_row = true;
     for (int number = 1; std::getline(in, line); ++number) {
         if (trim(line).empty() || trim(line)[0] == '#') continue;
         std::vector<std::string> fields;
@@ -140,7 +146,11 @@ workload::Workload read_scalesim_csv(const std::string& path) {
         std::string field;
         while (std::getline(s, field, ',')) fields.push_back(trim(field));
         if (!fields.empty() && fields.back().empty()) fields.pop_back();  // trailing comma
-        if (number == 1 && !fields.empty() && fields[0].rfind("Layer", 0) == 0) continue;  // header
+        // A header is the first row, if its IFMAP Height field is not a number.
+        const bool header = first_row && fields.size() > 1 && !fields[1].empty() &&
+                            fields[1].find_first_not_of("0123456789") != std::string::npos;
+        first_row = false;
+        if (header) continue;
         const Location at{path, number, 1, ""};
         if (fields.size() != 8)
             throw ConfigError(at, "expected 8 comma-separated fields (Layer name, IFMAP Height, IFMAP Width, Filter "
@@ -150,8 +160,8 @@ workload::Workload read_scalesim_csv(const std::string& path) {
         for (int f = 1; f < 8; ++f) {
             char* end = nullptr;
             const long value = std::strtol(fields[static_cast<std::size_t>(f)].c_str(), &end, 10);
-            if (fields[static_cast<std::size_t>(f)].empty() || *end != '\0' || value < 1 || value > 1 << 24)
-                throw ConfigError(at, std::string("field '") + kColumns[f] + "': expected a positive integer, got '" +
+            if (fields[static_cast<std::size_t>(f)].empty() || *end != '\0' || value < 1 || value > kMaxSize)
+                throw ConfigError(at, std::string("field '") + kColumns[f] + "': expected an integer from 1 to 2^24, got '" +
                                           fields[static_cast<std::size_t>(f)] + "'");
             v[f] = static_cast<int>(value);
         }

@@ -97,9 +97,13 @@ TEST_CASE("quantize --stats reports error per mantissa width", "[cli]") {
         std::istringstream cells(line);
         int width;
         std::string rounding, skip;
-        double sqnr;
-        cells >> width >> rounding >> skip >> skip >> skip >> skip >> skip >> sqnr;
+        double sqnr, bits_per_value;
+        std::uint64_t packed_bits;
+        cells >> width >> rounding >> skip >> skip >> skip >> skip >> skip >> sqnr >> packed_bits >> bits_per_value;
         CHECK(width == m);
+        // 64 values = 4 groups of 16: 4 * (8 + 16 * (m/2) * 3) bits.
+        CHECK(packed_bits == 4u * (8 + 16 * (m / 2) * 3));
+        CHECK(bits_per_value == Approx(double(packed_bits) / 64).margin(0.001));
         CHECK(rounding == "stochastic");
         CHECK(sqnr > previous + 8);  // about 12 dB per 2 bits
         previous = sqnr;

@@ -3,7 +3,9 @@
 // analytic cycle formula (exactly).
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 
 #include "array/systolic_array.h"
@@ -119,6 +121,12 @@ TEST_CASE("all three training GEMMs run bit-exactly on the stationary-W array",
                        fmac::TrainingPhase::weight_gradient}) {
         INFO(fmac::to_string(phase));
         const fmac::PhaseOperands ops = fmac::lower_phase(phase, dims, a.data(), w.data(), d_out.data(), qa, qw, qg);
+        // Each operand went through its tensor class's quantiser (activations m=4, weights m=6,
+        // gradients m=8, the latter with stochastic rounding).
+        const int expected_x = phase == fmac::TrainingPhase::backward_data ? 8 : 4;
+        const int expected_y = phase == fmac::TrainingPhase::weight_gradient ? 8 : 6;
+        CHECK(ops.x.data.format.mantissa_bits == expected_x);
+        CHECK(ops.y_transposed.data.format.mantissa_bits == expected_y);
         // The mapping computes the intended product: compare with fp32 within the BFP error.
         std::vector<double> exact(ops.shape.m * ops.shape.n, 0.0);
         double scale = 0;
@@ -147,4 +155,110 @@ TEST_CASE("all three training GEMMs run bit-exactly on the stationary-W array",
                                                        ops.y_transposed.data.format.mantissa_bits)
                                 .cycles);
     }
+}
+
+namespace {
+
+/// Runs two jobs back to back on one array: the second starts the moment busy() drops.
+SC_MODULE(TwoJobDriver) {
+    array::SystolicArray* array = nullptr;
+    array::ArrayJob first, second;
+    sc_core::sc_time second_started, second_done;
+    SC_CTOR(TwoJobDriver) { SC_THREAD(drive); }
+    void drive() {
+        array->start(first);
+        while (array->busy()) wait(array->params().clock_period);
+        second_started = sc_core::sc_time_stamp();
+        array->start(second);
+        wait(array->done());
+        second_done = sc_core::sc_time_stamp();
+    }
+};
+
+/// Records when done() fires, independently of the driver.
+SC_MODULE(DoneWatcher) {
+    array::SystolicArray* array = nullptr;
+    std::vector<sc_core::sc_time> fired;
+    SC_CTOR(DoneWatcher) { SC_THREAD(watch); }
+    void watch() {
+        for (;;) {
+            wait(array->done());
+            fired.push_back(sc_core::sc_time_stamp());
+        }
+    }
+};
+
+}  // namespace
+
+TEST_CASE("back-to-back jobs: busy() holds until done and the second job is exact", "[array]") {
+    test::FreshSimContext kernel;
+    std::mt19937_64 rng(8);
+    bfp::Format f;
+    f.mantissa_bits = 8;
+    bfp::Quantizer q(f, bfp::Rounding::nearest);
+    const auto a1 = random_tensor(8 * 32, rng, 1.0f), w1 = random_tensor(32 * 4, rng, 1.0f);
+    const auto a2 = random_tensor(5 * 40, rng, 1.0f), w2 = random_tensor(40 * 3, rng, 1.0f);
+    const auto x1 = bfp::quantize_rows(a1.data(), 8, 32, 32, 1, q), y1 = bfp::quantize_rows(w1.data(), 4, 32, 1, 4, q);
+    const auto x2 = bfp::quantize_rows(a2.data(), 5, 40, 40, 1, q), y2 = bfp::quantize_rows(w2.data(), 3, 40, 1, 3, q);
+    const fmac::ChunkPlanes px1(x1), py1(y1), px2(x2), py2(y2);
+    array::ArrayParams params;
+    params.geometry = {2, 2, 16};
+    array::SystolicArray arr("array", params);
+    TwoJobDriver driver("driver");
+    DoneWatcher watcher("watcher");
+    std::vector<float> out1, out2;
+    driver.array = &arr;
+    watcher.array = &arr;
+    driver.first = {&px1, &py1, &out1};
+    driver.second = {&px2, &py2, &out2};
+    sc_core::sc_start();
+    const auto t1 = fmac::analytic_gemm_timing({8, 32, 4}, params.geometry, 8, 8).cycles;
+    const auto t2 = fmac::analytic_gemm_timing({5, 40, 3}, params.geometry, 8, 8).cycles;
+    REQUIRE(watcher.fired.size() == 2);
+    CHECK(watcher.fired[0] == params.clock_period * double(t1));
+    CHECK(driver.second_started == watcher.fired[0]);  // busy() dropped exactly when done fired
+    CHECK(driver.second_done - driver.second_started == params.clock_period * double(t2));
+    CHECK(bit_equal(out1, bfp::gemm(x1, y1)));
+    CHECK(bit_equal(out2, bfp::gemm(x2, y2)));
+}
+
+TEST_CASE("the array rejects operands it cannot compute exactly, in every build", "[array]") {
+    test::FreshSimContext kernel;
+    std::mt19937_64 rng(4);
+    const auto v = random_tensor(4 * 16, rng, 1.0f);
+    bfp::Format wide, g8;
+    wide.mantissa_bits = 10;
+    g8.group_size = 8;
+    bfp::Quantizer qwide(wide, bfp::Rounding::nearest), q8(g8, bfp::Rounding::nearest), q(bfp::Format{}, bfp::Rounding::nearest);
+    const fmac::ChunkPlanes x_wide(bfp::quantize_rows(v.data(), 4, 16, 16, 1, qwide));
+    const fmac::ChunkPlanes x(bfp::quantize_rows(v.data(), 4, 16, 16, 1, q));
+    const fmac::ChunkPlanes y_g8(bfp::quantize_rows(v.data(), 2, 16, 16, 1, q8));
+    array::ArrayParams params;
+    params.geometry = {2, 2, 16};
+    array::SystolicArray arr("array", params);
+    std::vector<float> out;
+    CHECK_THROWS_AS(arr.start({&x_wide, &x, &out}), std::invalid_argument);
+    CHECK_THROWS_AS(arr.start({&x, &y_g8, &out}), std::invalid_argument);
+    CHECK_FALSE(arr.busy());
+}
+
+TEST_CASE("NaN groups give the same canonical NaN outputs as bfp::gemm", "[array]") {
+    std::mt19937_64 rng(12);
+    bfp::Format f;
+    f.group_size = 4;
+    f.mantissa_bits = 4;
+    bfp::Quantizer q(f, bfp::Rounding::nearest);
+    auto a = random_tensor(9 * 13, rng, 1.0f), w = random_tensor(13 * 7, rng, 1.0f);
+    a[5] = std::numeric_limits<float>::quiet_NaN();
+    a[30] = -std::numeric_limits<float>::infinity();
+    w[20] = std::numeric_limits<float>::infinity();
+    const auto x = bfp::quantize_rows(a.data(), 9, 13, 13, 1, q);
+    const auto y_t = bfp::quantize_rows(w.data(), 7, 13, 1, 7, q);
+    const SteppedRun run = run_stepped({3, 2, 4}, x, y_t);
+    const auto reference = bfp::gemm(x, y_t);
+    std::size_t nans = 0;
+    for (float v : reference) nans += std::isnan(v);
+    CHECK(nans > 0);
+    CHECK(nans < reference.size());
+    CHECK(bit_equal(run.out, reference));
 }

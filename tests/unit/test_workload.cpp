@@ -85,6 +85,8 @@ TEST_CASE("layers lower to im2col GEMMs", "[workload]") {
     // Joins: the layer after a residual block names both summands' producers.
     CHECK(resnet.layers[3].inputs == std::vector<std::string>{"layer1.0.conv2", "conv1"});
     CHECK(resnet.layers.back().inputs.size() == 2);
+    CHECK(bert.layers[6].inputs == std::vector<std::string>{"attention_output", "input"});
+    CHECK(bert.layers[7].inputs == std::vector<std::string>{"intermediate"});
 }
 
 TEST_CASE("SCALE-Sim topology CSV files are read as they are", "[workload]") {
@@ -98,11 +100,15 @@ TEST_CASE("SCALE-Sim topology CSV files are read as they are", "[workload]") {
     CHECK(g.dims.batch == 2u * 112 * 112);  // (230 - 7) / 2 + 1 = 112, no extra padding
     CHECK(g.dims.in == 147u);
     CHECK(workload::lower(w.layers[1], 2).dims.batch == 2u);
+    // A comment before the header; a first data row whose name starts with "Layer".
+    CHECK(config::read_trace(dir.write("c.csv", "# ResNet stem\nLayer name, IFMAP Height, a, b, c, d, e, f\nConv1, 230, 230, 7, 7, 3, 64, 2\n"))
+              .layers.size() == 1);
+    CHECK(config::read_trace(dir.write("d.csv", "Layer1, 230, 230, 7, 7, 3, 64, 2\n")).layers.size() == 1);
     CHECK(error_of("bad.csv", "Conv1, 230, 230, 7, 7, 3, 64\n") ==
           "bad.csv:1:1: expected 8 comma-separated fields (Layer name, IFMAP Height, IFMAP Width, Filter Height, "
           "Filter Width, Channels, Num Filter, Strides), got 7");
     CHECK(error_of("bad.csv", "Layer name,a,b,c,d,e,f,g\nConv1, 230, x, 7, 7, 3, 64, 2\n") ==
-          "bad.csv:2:1: field 'IFMAP Width': expected a positive integer, got 'x'");
+          "bad.csv:2:1: field 'IFMAP Width': expected an integer from 1 to 2^24, got 'x'");
     CHECK_THAT(error_of("bad.csv", "C, 5, 5, 7, 7, 3, 64, 1\n"), Contains("bad.csv:1:1: the filter (7x7) is larger"));
 }
 
