@@ -124,9 +124,7 @@ void SystolicArray::compute_step() {
         for (std::ptrdiff_t c = first; c <= last; ++c) {
             const std::size_t pe = r * cols + static_cast<std::size_t>(c);
             const std::int64_t sum =
-                kernel ? kernel(m_x_chunks[pe], x_stride, chunks_x, m_stationary_chunks[pe], y_stride, m_chunks_y)
-                       : fmac::group_product_passes(m_x_chunks[pe], x_stride, chunks_x, m_stationary_chunks[pe], y_stride,
-                                                    m_chunks_y, blocks);
+                kernel(m_x_chunks[pe], x_stride, chunks_x, m_stationary_chunks[pe], y_stride, m_chunks_y, blocks);
             // (4) The group product completes: normalise to fp32, add to the travelling psum.
             const std::size_t xg = static_cast<std::size_t>(m_x_row[pe]) * m_groups + k_base + r;
             const auto yg = static_cast<std::size_t>(m_stationary_group[pe]);

@@ -23,10 +23,6 @@ class ChunkPlanes {
 public:
     explicit ChunkPlanes(const bfp::BfpMatrix& matrix);
 
-    /// Lanes of chunk i (0 = least significant) of group `group`.
-    [[nodiscard]] const std::int16_t* chunk(std::size_t group, int i) const {
-        return group_chunks(group) + static_cast<std::size_t>(i) * m_lane_stride;
-    }
     /// Chunk 0 of `group`; chunk i follows at i * lane_stride().
     [[nodiscard]] const std::int16_t* group_chunks(std::size_t group) const {
         return &m_chunks[group * static_cast<std::size_t>(m_chunks_per_element) * m_lane_stride];
@@ -92,50 +88,46 @@ inline std::int64_t group_product_passes(const std::int16_t* x, std::size_t x_st
 #endif
 }
 
-/// A group-product kernel: lanes, strides and chunk counts in, exact integer sum out.
-using GroupProductKernel = std::int64_t (*)(const std::int16_t*, std::size_t, int, const std::int16_t*, std::size_t, int);
+/// A group-product kernel: chunk planes, strides, chunk counts and lane blocks in, exact
+/// integer sum out (group_product_passes).
+using GroupProductKernel = std::int64_t (*)(const std::int16_t*, std::size_t, int, const std::int16_t*, std::size_t,
+                                            int, std::size_t);
 
 namespace detail {
-template <int ChunksX, int ChunksY>
-std::int64_t g16_kernel(const std::int16_t* x, std::size_t xs, int cx, const std::int16_t* y, std::size_t ys, int cy) {
-    return group_product_passes<2, ChunksX, ChunksY>(x, xs, cx, y, ys, cy);
+template <std::size_t Blocks, int ChunksX = 0, int ChunksY = 0>
+std::int64_t fixed_blocks(const std::int16_t* x, std::size_t xs, int cx, const std::int16_t* y, std::size_t ys, int cy,
+                          std::size_t /*blocks*/) {
+    return group_product_passes<Blocks, ChunksX, ChunksY>(x, xs, cx, y, ys, cy);
+}
+
+inline std::int64_t any_blocks(const std::int16_t* x, std::size_t xs, int cx, const std::int16_t* y, std::size_t ys,
+                               int cy, std::size_t blocks) {
+    std::int64_t total = 0;
+    for (std::size_t b = 0; b < blocks; ++b)
+        total += group_product_passes<1>(x + b * kLaneBlock, xs, cx, y + b * kLaneBlock, ys, cy);
+    return total;
 }
 }  // namespace detail
 
-/// The fastest kernel for a block count and chunk counts: fully unrolled for g = 16
-/// (2 blocks) and m_x, m_y in {2, 4, 6, 8}; otherwise the run-time-count version.
+/// The fastest kernel for a lane-block count and chunk counts, chosen once per job: fully
+/// unrolled for g = 16 (2 blocks) with m_x, m_y in {2, 4, 6, 8}; fixed block counts 1, 2, 4;
+/// otherwise a loop over blocks.
 inline GroupProductKernel select_group_product_kernel(std::size_t blocks, int chunks_x, int chunks_y) {
-    using detail::g16_kernel;
+    using detail::fixed_blocks;
     static constexpr GroupProductKernel kG16[4][4] = {
-        {g16_kernel<1, 1>, g16_kernel<1, 2>, g16_kernel<1, 3>, g16_kernel<1, 4>},
-        {g16_kernel<2, 1>, g16_kernel<2, 2>, g16_kernel<2, 3>, g16_kernel<2, 4>},
-        {g16_kernel<3, 1>, g16_kernel<3, 2>, g16_kernel<3, 3>, g16_kernel<3, 4>},
-        {g16_kernel<4, 1>, g16_kernel<4, 2>, g16_kernel<4, 3>, g16_kernel<4, 4>},
+        {fixed_blocks<2, 1, 1>, fixed_blocks<2, 1, 2>, fixed_blocks<2, 1, 3>, fixed_blocks<2, 1, 4>},
+        {fixed_blocks<2, 2, 1>, fixed_blocks<2, 2, 2>, fixed_blocks<2, 2, 3>, fixed_blocks<2, 2, 4>},
+        {fixed_blocks<2, 3, 1>, fixed_blocks<2, 3, 2>, fixed_blocks<2, 3, 3>, fixed_blocks<2, 3, 4>},
+        {fixed_blocks<2, 4, 1>, fixed_blocks<2, 4, 2>, fixed_blocks<2, 4, 3>, fixed_blocks<2, 4, 4>},
     };
     if (blocks == 2 && chunks_x >= 1 && chunks_x <= 4 && chunks_y >= 1 && chunks_y <= 4)
         return kG16[chunks_x - 1][chunks_y - 1];
     switch (blocks) {
-    case 1: return group_product_passes<1>;
-    case 2: return group_product_passes<2>;
-    case 4: return group_product_passes<4>;
-    default: return nullptr;
+    case 1: return fixed_blocks<1>;
+    case 2: return fixed_blocks<2>;
+    case 4: return fixed_blocks<4>;
+    default: return detail::any_blocks;
     }
-}
-
-/// group_product_passes for any block count.
-inline std::int64_t group_product_passes(const std::int16_t* x, std::size_t x_stride, int chunks_x,
-                                         const std::int16_t* y, std::size_t y_stride, int chunks_y,
-                                         std::size_t blocks) {
-    switch (blocks) {
-    case 1: return group_product_passes<1>(x, x_stride, chunks_x, y, y_stride, chunks_y);
-    case 2: return group_product_passes<2>(x, x_stride, chunks_x, y, y_stride, chunks_y);
-    case 4: return group_product_passes<4>(x, x_stride, chunks_x, y, y_stride, chunks_y);
-    default: break;
-    }
-    std::int64_t total = 0;
-    for (std::size_t b = 0; b < blocks; ++b)
-        total += group_product_passes<1>(x + b * kLaneBlock, x_stride, chunks_x, y + b * kLaneBlock, y_stride, chunks_y);
-    return total;
 }
 
 }  // namespace fastsim::fmac

@@ -50,7 +50,6 @@ struct RawRun {
 };
 
 struct RawBfp {
-    Location where;
     Field<int> group_size, exponent_bits, exponent_bias, noise_bits, lfsr_bits;
     Field<bfp::Overflow> overflow;
 };
@@ -86,7 +85,6 @@ RawConfig read_raw(const Document& doc) {
         run->finish();
     }
     MapReader bfp = top.map("bfp").value_or(MapReader(doc, YAML::Node(), "bfp"));
-    raw.bfp.where = bfp.location();
     raw.bfp.group_size = bfp.scalar<int>("group_size");
     raw.bfp.exponent_bits = bfp.scalar<int>("exponent_bits");
     raw.bfp.exponent_bias = bfp.scalar<int>("exponent_bias");

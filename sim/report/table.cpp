@@ -59,13 +59,4 @@ void Table::print(std::ostream& out) const {
     for (const auto& row : m_rows) line(row);
 }
 
-void Table::write_csv(std::ostream& out) const {
-    const auto line = [&](const std::vector<std::string>& cells) {
-        for (std::size_t c = 0; c < cells.size(); ++c) out << (c ? "," : "") << cells[c];
-        out << '\n';
-    };
-    line(m_headers);
-    for (const auto& row : m_rows) line(row);
-}
-
 }  // namespace fastsim::report

@@ -8,14 +8,13 @@
 namespace fastsim::report {
 
 /// A plain-text table: a header row, then rows of cells; text columns are left-aligned,
-/// columns whose cells all look numeric are right-aligned. Also writes itself as CSV.
+/// columns whose cells all look numeric are right-aligned.
 class Table {
 public:
     explicit Table(std::vector<std::string> headers) : m_headers(std::move(headers)) {}
 
     void add_row(std::vector<std::string> cells) { m_rows.push_back(std::move(cells)); }
     void print(std::ostream& out) const;
-    void write_csv(std::ostream& out) const;
 
     /// `value` with `decimals` digits after the point ("inf"/"nan" as such).
     static std::string fixed(double value, int decimals);

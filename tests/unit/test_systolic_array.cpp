@@ -75,9 +75,9 @@ TEST_CASE("stepped array equals bfp::gemm and the cycle formula on ragged shapes
     std::mt19937_64 rng(2024);
     std::uniform_int_distribution<int> array_dim(1, 9), gemm_dim(1, 60);
     std::uniform_int_distribution<int> width(1, 4);
-    const int groups[] = {4, 8, 16};
+    const int groups[] = {4, 8, 16, 24};  // 1, 1, 2 (unrolled) and 3 (generic) lane blocks
     for (int trial = 0; trial < 24; ++trial) {
-        const fmac::ArrayGeometry geometry{array_dim(rng), array_dim(rng), groups[trial % 3]};
+        const fmac::ArrayGeometry geometry{array_dim(rng), array_dim(rng), groups[trial % 4]};
         const std::size_t m = static_cast<std::size_t>(gemm_dim(rng)), k = static_cast<std::size_t>(gemm_dim(rng)),
                           n = static_cast<std::size_t>(gemm_dim(rng));
         const int mx = 2 * width(rng), my = 2 * width(rng);
