@@ -44,7 +44,10 @@ void SystolicArray::start(const ArrayJob& job) {
     m_rows_x = job.x->rows();
     m_cols_out = job.y_transposed->rows();
     m_groups = job.x->groups_per_row();
-    m_job.out->assign(m_rows_x * m_cols_out, 0.0f);
+    if (!job.accumulate)
+        m_job.out->assign(m_rows_x * m_cols_out, 0.0f);
+    else if (job.out->size() != m_rows_x * m_cols_out)
+        throw std::invalid_argument(std::string(name()) + ": an accumulating job needs m x n partial sums in out");
     m_passes = fmac::passes_per_group(job.x->mantissa_bits(), job.y_transposed->mantissa_bits());
     m_chunks_y = job.y_transposed->chunks_per_element();
     const auto rows = static_cast<std::size_t>(m_params.geometry.rows);
@@ -103,7 +106,7 @@ void SystolicArray::load_row() {
         std::fill(m_x_chunks.begin(), m_x_chunks.end(), nullptr);
         m_x_row[0] = 0;
         m_x_chunks[0] = m_job.x->group_chunks(m_k_fold * static_cast<std::size_t>(m_params.geometry.rows));
-        m_psum[0] = m_k_fold == 0 ? 0.0f : (*m_job.out)[m_n_fold * cols];
+        m_psum[0] = entering_psum(0, m_n_fold * cols);
     }
 }
 
@@ -176,8 +179,7 @@ void SystolicArray::finish_step() {
             if (r > 0)
                 m_psum_next[pe] = m_psum_out[pe - cols];
             else if (row >= 0)
-                m_psum_next[pe] = m_k_fold == 0 ? 0.0f
-                                                : (*m_job.out)[static_cast<std::size_t>(row) * m_cols_out + m_n_fold * cols + c];
+                m_psum_next[pe] = entering_psum(static_cast<std::size_t>(row), m_n_fold * cols + c);
         }
     }
     m_x_row.swap(m_x_row_next);

@@ -19,11 +19,14 @@ struct ArrayParams {
 
 /// One GEMM for the array, C = X * Y: X (m rows) streams in from the left, Y is held
 /// stationary and given as its transpose (n rows); both are grouped along the reduction
-/// dimension with the array's g. `out` (m x n, row-major) is overwritten.
+/// dimension with the array's g. `out` (m x n, row-major) is overwritten, or with `accumulate`
+/// it must already hold m x n partial sums, which enter the first k-fold in place of +0.0f
+/// (a node chains k-tiles this way and stays bit-identical to one whole-K GEMM).
 struct ArrayJob {
     const fmac::ChunkPlanes* x = nullptr;
     const fmac::ChunkPlanes* y_transposed = nullptr;
     std::vector<float>* out = nullptr;
+    bool accumulate = false;
 };
 
 /// Counters of the array, incremented in the hot loop; energy is derived in the report.
@@ -67,6 +70,10 @@ private:
     void load_row();
     void compute_step();
     void finish_step();
+    /// The partial sum that enters array row 0 with X row `row` for output column `col`.
+    [[nodiscard]] float entering_psum(std::size_t row, std::size_t col) const {
+        return m_k_fold == 0 && !m_job.accumulate ? 0.0f : (*m_job.out)[row * m_cols_out + col];
+    }
 
     enum class Phase : std::uint8_t { idle, load, stream, draining };
 

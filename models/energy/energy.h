@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace fastsim::energy {
+
+/// Energy per action, pJ (docs/energy.md). Loaded from a YAML table (configs/energy/) by
+/// sim/config; every figure there carries its source.
+struct EnergyTable {
+    std::string name;
+    // fMAC, per pass of one PE and per group product
+    double chunk_multiply_pj = 0;      ///< one signed 2-bit x 2-bit chunk product (one lane, one pass)
+    double adder_tree_add_pj = 0;      ///< one adder of the g-input tree
+    double pass_accumulate_pj = 0;     ///< shift and add of one pass into the group's integer sum
+    double exponent_add_pj = 0;        ///< shared exponents added, once per group product
+    double psum_add_pj = 0;            ///< fp32 add of a group product into the partial sum
+    // converter, per operation
+    double comparator_pj = 0;
+    double subtractor_pj = 0;
+    double shifter_pj = 0;
+    double noise_add_pj = 0;
+    double lfsr_step_pj = 0;           ///< one LFSR shift (one noise bit)
+    // memories, per bit
+    double sram_exponent_read_pj_per_bit = 0;
+    double sram_exponent_write_pj_per_bit = 0;
+    double sram_mantissa_read_pj_per_bit = 0;
+    double sram_mantissa_write_pj_per_bit = 0;
+    double dram_pj_per_bit = 0;        ///< for the node's DRAM type
+    // static power
+    double leakage_mw_per_pe = 0;
+    double leakage_mw_per_sram_kib = 0;
+};
+
+/// What the node did, as counts of actions; filled from node::PhaseCounters.
+struct ActionCounts {
+    std::uint64_t pe_passes = 0;
+    std::uint64_t group_products = 0;
+    std::uint64_t comparator_ops = 0, subtractor_ops = 0, shifter_ops = 0, noise_adds = 0, lfsr_steps = 0;
+    std::uint64_t sram_exponent_read_bits = 0, sram_exponent_write_bits = 0;
+    std::uint64_t sram_mantissa_read_bits = 0, sram_mantissa_write_bits = 0;
+    std::uint64_t dram_bits = 0;
+    std::uint64_t cycles = 0;  ///< wall cycles: leakage accrues through stalls too
+};
+
+/// The hardware that leaks and the clock that turns cycles into time.
+struct StaticContext {
+    int group_size = 16;
+    std::uint64_t pes = 0;
+    double sram_kib = 0;
+    double clock_hz = 1e9;
+};
+
+/// Energy by component, pJ.
+struct EnergyBreakdown {
+    double fmac_pj = 0;       ///< chunk multiplies, adder trees, accumulators, exponent and psum adds
+    double converter_pj = 0;
+    double sram_pj = 0;
+    double dram_pj = 0;
+    double leakage_pj = 0;    ///< static energy over the wall cycles
+    [[nodiscard]] double total_pj() const { return fmac_pj + converter_pj + sram_pj + dram_pj + leakage_pj; }
+    EnergyBreakdown& operator+=(const EnergyBreakdown& o) {
+        fmac_pj += o.fmac_pj;
+        converter_pj += o.converter_pj;
+        sram_pj += o.sram_pj;
+        dram_pj += o.dram_pj;
+        leakage_pj += o.leakage_pj;
+        return *this;
+    }
+};
+
+/// Energy of `counts` under `table`: per pass, g chunk multiplies, g - 1 tree adds and one
+/// accumulate; per group product one exponent add and one psum add; converter and memory
+/// actions by their counts; leakage = (pes * mW/PE + KiB * mW/KiB) * cycles / clock.
+EnergyBreakdown energy_of(const ActionCounts& counts, const EnergyTable& table, const StaticContext& context);
+
+}  // namespace fastsim::energy

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+
+namespace fastsim::memory {
+
+/// Size of a BFP tensor in the FAST layout (docs/node.md, "Memories"): per group, e exponent
+/// bits in the exponent bank and g * (m/2) chunks of 3 bits (2 magnitude bits + sign) in the
+/// mantissa bank.
+struct BfpBits {
+    std::uint64_t exponent = 0;
+    std::uint64_t mantissa = 0;
+    [[nodiscard]] std::uint64_t total() const { return exponent + mantissa; }
+    BfpBits& operator+=(const BfpBits& other) {
+        exponent += other.exponent;
+        mantissa += other.mantissa;
+        return *this;
+    }
+};
+
+/// Bits of `groups` BFP groups of g values with m-bit mantissas and e-bit exponents.
+inline BfpBits bfp_bits(std::uint64_t groups, int group_size, int mantissa_bits, int exponent_bits) {
+    return {groups * static_cast<std::uint64_t>(exponent_bits),
+            groups * static_cast<std::uint64_t>(group_size) * static_cast<std::uint64_t>(mantissa_bits / 2) * 3};
+}
+
+/// Bits of an fp32 value: partial sums and weight gradients live in the mantissa (data) bank.
+inline constexpr std::uint64_t kFp32Bits = 32;
+
+/// One on-chip SRAM bank.
+struct SramBankParams {
+    std::uint64_t capacity_bits = 0;
+    std::uint64_t bits_per_cycle = 0;  ///< read or write port width, per node cycle
+};
+
+/// The node's SRAM: shared exponents and mantissa chunks (and fp32 partial sums) in separate banks.
+struct SramParams {
+    SramBankParams exponent_bank{64ull * 1024 * 8, 256};
+    SramBankParams mantissa_bank{1024ull * 1024 * 8, 4096};
+};
+
+/// Off-chip DRAM, seen from the node's DMA engine.
+struct DramParams {
+    std::uint64_t bandwidth_bits_per_s = 256'000'000'000ull * 8;  ///< 256 GB/s
+    std::uint64_t latency_cycles = 100;                           ///< per transfer, node cycles
+};
+
+/// Node cycles of one DMA transfer of `bits` at `clock_hz`: latency + ceil(bits / bits per
+/// cycle), computed in integers; 0 bits cost nothing.
+inline std::uint64_t dram_transfer_cycles(const DramParams& dram, std::uint64_t clock_hz, std::uint64_t bits) {
+    if (bits == 0) return 0;
+    __extension__ using Wide = unsigned __int128;  // bits * clock_hz can exceed 64 bits
+    const Wide numerator = static_cast<Wide>(bits) * clock_hz;
+    const auto streaming = static_cast<std::uint64_t>((numerator + dram.bandwidth_bits_per_s - 1) / dram.bandwidth_bits_per_s);
+    return dram.latency_cycles + streaming;
+}
+
+/// Cycles a bank port needs to move `bits`: ceil(bits / bits_per_cycle).
+inline std::uint64_t bank_cycles(const SramBankParams& bank, std::uint64_t bits) {
+    return (bits + bank.bits_per_cycle - 1) / bank.bits_per_cycle;
+}
+
+}  // namespace fastsim::memory

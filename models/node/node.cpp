@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+#include "node/node.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "fmac/chunk_planes.h"
+
+namespace fastsim::node {
+namespace {
+
+const sc_core::sc_time kCycle(1, sc_core::SC_NS);
+
+std::uint64_t cycles_since(const sc_core::sc_time& start) {
+    return static_cast<std::uint64_t>((sc_core::sc_time_stamp() - start) / kCycle + 0.5);
+}
+
+}  // namespace
+
+bfp::BfpMatrix slice(const bfp::BfpMatrix& matrix, std::size_t row0, std::size_t rows, std::size_t group0,
+                     std::size_t groups) {
+    const auto g = static_cast<std::size_t>(matrix.data.format.group_size);
+    bfp::BfpMatrix out;
+    out.rows = rows;
+    out.cols = groups * g;
+    out.groups_per_row = groups;
+    out.data.format = matrix.data.format;
+    out.data.size = rows * groups * g;
+    out.data.exponents.reserve(rows * groups);
+    out.data.magnitudes.reserve(rows * groups * g);
+    out.data.negative.reserve(rows * groups * g);
+    for (std::size_t r = row0; r < row0 + rows; ++r) {
+        const std::size_t first = r * matrix.groups_per_row + group0;
+        out.data.exponents.insert(out.data.exponents.end(), matrix.data.exponents.begin() + first,
+                                  matrix.data.exponents.begin() + first + groups);
+        out.data.magnitudes.insert(out.data.magnitudes.end(), matrix.data.magnitudes.begin() + first * g,
+                                   matrix.data.magnitudes.begin() + (first + groups) * g);
+        out.data.negative.insert(out.data.negative.end(), matrix.data.negative.begin() + first * g,
+                                 matrix.data.negative.begin() + (first + groups) * g);
+    }
+    return out;
+}
+
+Node::Node(const sc_core::sc_module_name& name, const NodeParams& params)
+    : sc_core::sc_module(name), m_params(params), m_array("array", array::ArrayParams{params.array, kCycle}) {}
+
+PhaseCounters Node::run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, const bfp::BfpMatrix& y_transposed,
+                              std::vector<float>& out) {
+    const fmac::GemmShape& s = job.shape;
+    if (x.rows != s.m || y_transposed.rows != s.n || x.groups_per_row != y_transposed.groups_per_row)
+        throw std::invalid_argument(std::string(name()) + ": operands do not match the job's shape");
+    out.assign(s.m * s.n, 0.0f);
+    PhaseCounters counters;
+    const TilePlan plan = plan_tiles(job, m_params);
+    if (plan.count() == 0) return counters;
+
+    // (1) The tiles and their work, in run order.
+    ArrayTimingMemo memo;
+    std::vector<TileIndex> indices;
+    std::vector<TileWork> work;
+    for_each_tile(plan, [&](const TileIndex& index) {
+        work.push_back(tile_work(job, m_params, plan, index, indices.empty() ? nullptr : &indices.back(), memo));
+        indices.push_back(index);
+    });
+    const std::size_t tiles = work.size();
+    auto next_real_load = [&](std::size_t after) {
+        std::size_t j = after + 1;
+        while (j < tiles && work[j].load_cycles == 0) ++j;
+        return j;
+    };
+
+    // (2) Shared pipeline state: how many tiles are loaded, computed and converted.
+    std::size_t loaded = 0, computed = 0, converted = 0;
+    sc_core::sc_event loaded_event, computed_event, converted_event, dma_done, compute_done, convert_done;
+    const sc_core::sc_time start = sc_core::sc_time_stamp();
+    const auto g = static_cast<std::size_t>(m_params.array.group_size);
+    sc_core::sc_time end_compute = start;
+
+    auto dma = [&] {
+        for (std::size_t i = 0; i <= tiles; ++i) {
+            if (i < tiles && work[i].load_cycles > 0) {  // load i, after tile i-2 freed its buffer
+                while (i >= 2 && computed < i - 1) wait(computed_event);
+                wait(kCycle * static_cast<double>(work[i].load_cycles));
+                loaded = next_real_load(i);
+                loaded_event.notify(sc_core::SC_ZERO_TIME);
+            }
+            if (i >= 1 && work[i - 1].write_cycles > 0) {  // write-back of tile i-1
+                while (converted < i) wait(converted_event);
+                wait(kCycle * static_cast<double>(work[i - 1].write_cycles));
+            }
+        }
+        dma_done.notify(sc_core::SC_ZERO_TIME);
+    };
+    auto compute = [&] {
+        std::vector<float> tile_out;
+        for (std::size_t i = 0; i < tiles; ++i) {
+            const TileWork& w = work[i];
+            const TileIndex& index = indices[i];
+            while (loaded <= i) wait(loaded_event);
+            counters.load_wait_cycles += cycles_since(end_compute);
+            // The array runs the tile on its operands; partial sums of earlier k-tiles go back in.
+            const std::size_t group0 = index.k * plan.tile_k / g, groups = (w.k + g - 1) / g;
+            const fmac::ChunkPlanes x_tile(slice(x, index.m * plan.tile_m, w.m, group0, groups));
+            const fmac::ChunkPlanes y_tile(slice(y_transposed, index.n * plan.tile_n, w.n, group0, groups));
+            tile_out.assign(w.m * w.n, 0.0f);
+            const std::size_t row0 = index.m * plan.tile_m, col0 = index.n * plan.tile_n;
+            if (index.k > 0)
+                for (std::size_t r = 0; r < w.m; ++r)
+                    std::copy_n(&out[(row0 + r) * s.n + col0], w.n, &tile_out[r * w.n]);
+            const array::ArrayStats before = m_array.stats();
+            const sc_core::sc_time array_start = sc_core::sc_time_stamp();
+            m_array.start({&x_tile, &y_tile, &tile_out, index.k > 0});
+            wait(m_array.done());
+            TileWork measured = w;
+            measured.array.cycles = cycles_since(array_start);
+            measured.array.weight_load_cycles = m_array.stats().weight_load_cycles - before.weight_load_cycles;
+            measured.array.folds = m_array.stats().folds - before.folds;
+            measured.array.group_products = m_array.stats().group_products - before.group_products;
+            measured.array.pe_passes = m_array.stats().pe_passes - before.pe_passes;
+            for (std::size_t r = 0; r < w.m; ++r)
+                std::copy_n(&tile_out[r * w.n], w.n, &out[(row0 + r) * s.n + col0]);
+            if (w.sram_stall_cycles > 0) wait(kCycle * static_cast<double>(w.sram_stall_cycles));
+            add_tile_counts(counters, measured);
+            end_compute = sc_core::sc_time_stamp();
+            computed = i + 1;
+            computed_event.notify(sc_core::SC_ZERO_TIME);
+        }
+        compute_done.notify(sc_core::SC_ZERO_TIME);
+    };
+    auto convert = [&] {
+        for (std::size_t i = 0; i < tiles; ++i) {
+            if (work[i].last_k) {
+                while (computed <= i) wait(computed_event);
+                wait(kCycle * static_cast<double>(work[i].conversion.cycles));
+            }
+            converted = i + 1;
+            converted_event.notify(sc_core::SC_ZERO_TIME);
+        }
+        convert_done.notify(sc_core::SC_ZERO_TIME);
+    };
+
+    // (3) Run the three engines and wait for all of them.
+    sc_core::sc_spawn_options thread;
+    sc_core::sc_process_handle handles[3] = {sc_core::sc_spawn(dma, sc_core::sc_gen_unique_name("dma"), &thread),
+                                             sc_core::sc_spawn(compute, sc_core::sc_gen_unique_name("compute"), &thread),
+                                             sc_core::sc_spawn(convert, sc_core::sc_gen_unique_name("convert"), &thread)};
+    for (auto& h : handles)
+        if (!h.terminated()) wait(h.terminated_event());
+    counters.cycles = cycles_since(start);
+    counters.drain_cycles = counters.cycles - static_cast<std::uint64_t>((end_compute - start) / kCycle + 0.5);
+    return counters;
+}
+
+}  // namespace fastsim::node

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+#include "node/node_model.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace fastsim::node {
+namespace {
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+bool fits(const TileFootprint& f, const NodeParams& node) {
+    return f.exponent_bits <= node.sram.exponent_bank.capacity_bits &&
+           f.mantissa_bits <= node.sram.mantissa_bank.capacity_bits;
+}
+
+/// The largest value in {step, 2 step, ...} capped at `limit` (and at least min(step, limit))
+/// for which `ok` holds, or 0 if none does; `ok` must be monotone (true up to some point).
+template <typename Ok>
+std::uint64_t largest_fitting(std::uint64_t step, std::uint64_t limit, Ok&& ok) {
+    const std::uint64_t units = ceil_div(limit, step);
+    auto value = [&](std::uint64_t u) { return std::min(u * step, limit); };
+    if (!ok(value(1))) return 0;
+    std::uint64_t lo = 1, hi = units;  // ok(value(lo)) holds
+    while (lo < hi) {
+        const std::uint64_t mid = lo + (hi - lo + 1) / 2;
+        if (ok(value(mid)))
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return value(lo);
+}
+
+memory::BfpBits operand_bits(std::uint64_t rows, std::uint64_t k, int mantissa_bits, const NodeParams& node) {
+    const auto g = static_cast<std::uint64_t>(node.array.group_size);
+    return memory::bfp_bits(rows * ceil_div(k, g), node.array.group_size, mantissa_bits, node.exponent_bits);
+}
+
+}  // namespace
+
+TileFootprint tile_footprint(const PhaseJob& job, const NodeParams& node, std::uint64_t m, std::uint64_t k,
+                             std::uint64_t n) {
+    const memory::BfpBits x = operand_bits(m, k, job.x_mantissa_bits, node);
+    const memory::BfpBits y = operand_bits(n, k, job.y_mantissa_bits, node);
+    const std::uint64_t accumulators = m * n * memory::kFp32Bits;
+    return {2 * (x.exponent + y.exponent), 2 * (x.mantissa + y.mantissa + accumulators)};
+}
+
+TilePlan plan_tiles(const PhaseJob& job, const NodeParams& node) {
+    const fmac::GemmShape& s = job.shape;
+    TilePlan plan;
+    if (s.m == 0 || s.k == 0 || s.n == 0) return plan;
+    const auto g = static_cast<std::uint64_t>(node.array.group_size);
+    const auto rows = static_cast<std::uint64_t>(node.array.rows);
+    const auto cols = static_cast<std::uint64_t>(node.array.cols);
+    auto ok = [&](std::uint64_t m, std::uint64_t k, std::uint64_t n) { return fits(tile_footprint(job, node, m, k, n), node); };
+
+    // (1) k: whole, else the most array-row folds (R g elements each), else whole groups.
+    std::uint64_t tile_k = largest_fitting(rows * g, s.k, [&](std::uint64_t k) { return ok(1, k, 1); });
+    if (tile_k == 0) tile_k = largest_fitting(g, s.k, [&](std::uint64_t k) { return ok(1, k, 1); });
+    if (tile_k == 0) {
+        const TileFootprint f = tile_footprint(job, node, 1, std::min(s.k, g), 1);
+        const bool exponent_short = f.exponent_bits > node.sram.exponent_bank.capacity_bits;
+        throw TilingError(std::string("the smallest tile (1 x ") + std::to_string(std::min(s.k, g)) +
+                          " x 1, double-buffered) needs " +
+                          std::to_string(exponent_short ? f.exponent_bits : f.mantissa_bits) + " bits of the " +
+                          (exponent_short ? "exponent" : "mantissa") + " bank, which holds " +
+                          std::to_string(exponent_short ? node.sram.exponent_bank.capacity_bits
+                                                        : node.sram.mantissa_bank.capacity_bits));
+    }
+    // (2) m: up to max_tile_rows, first with one column fold, so (3) cannot starve it.
+    const std::uint64_t m_limit = std::min(s.m, node.max_tile_rows);
+    const std::uint64_t one_fold = std::min(s.n, cols);
+    std::uint64_t tile_m = largest_fitting(1, m_limit, [&](std::uint64_t m) { return ok(m, tile_k, one_fold); });
+    // (3) n: as many column folds as fit next to those rows.
+    std::uint64_t tile_n = largest_fitting(cols, s.n, [&](std::uint64_t n) { return ok(tile_m, tile_k, n); });
+    if (tile_m == 0 || tile_n == 0) {  // k fits only on its own: fall back to a minimal tile
+        tile_m = 1;
+        tile_n = 1;
+    }
+    plan.tile_m = tile_m;
+    plan.tile_k = tile_k;
+    plan.tile_n = tile_n;
+    plan.m_tiles = ceil_div(s.m, tile_m);
+    plan.k_tiles = ceil_div(s.k, tile_k);
+    plan.n_tiles = ceil_div(s.n, tile_n);
+    return plan;
+}
+
+const fmac::GemmTiming& ArrayTimingMemo::timing(const fmac::GemmShape& shape, const fmac::ArrayGeometry& array,
+                                                int x_bits, int y_bits) {
+    const auto key = std::make_tuple(shape.m, shape.k, shape.n, x_bits, y_bits);
+    auto it = m_cache.find(key);
+    if (it == m_cache.end()) it = m_cache.emplace(key, fmac::analytic_gemm_timing(shape, array, x_bits, y_bits)).first;
+    return it->second;
+}
+
+TileWork tile_work(const PhaseJob& job, const NodeParams& node, const TilePlan& plan, const TileIndex& index,
+                   const TileIndex* previous, ArrayTimingMemo& memo) {
+    const fmac::GemmShape& s = job.shape;
+    TileWork w;
+    w.m = std::min(plan.tile_m, s.m - index.m * plan.tile_m);
+    w.k = std::min(plan.tile_k, s.k - index.k * plan.tile_k);
+    w.n = std::min(plan.tile_n, s.n - index.n * plan.tile_n);
+    w.last_k = index.k + 1 == plan.k_tiles;
+    const std::uint64_t cols = static_cast<std::uint64_t>(node.array.cols);
+    const std::uint64_t rows = static_cast<std::uint64_t>(node.array.rows);
+    const std::uint64_t g = static_cast<std::uint64_t>(node.array.group_size);
+
+    // (1) DMA load of the operands not already resident from the previous tile.
+    const memory::BfpBits x = operand_bits(w.m, w.k, job.x_mantissa_bits, node);
+    const memory::BfpBits y = operand_bits(w.n, w.k, job.y_mantissa_bits, node);
+    const bool x_resident = previous && previous->m == index.m && previous->k == index.k;
+    const bool y_resident = previous && previous->n == index.n && previous->k == index.k;
+    if (!x_resident) w.load += x;
+    if (!y_resident) w.load += y;
+    w.load_cycles = memory::dram_transfer_cycles(node.dram, node.clock_hz, w.load.total());
+
+    // (2) Array: the memoised tile timing.
+    w.array = memo.timing({w.m, w.k, w.n}, node.array, job.x_mantissa_bits, job.y_mantissa_bits);
+
+    // (3) SRAM traffic: DMA fills; Y read once (weight loads); X read once per column fold;
+    // fp32 partial sums written by every k-fold and read back by every k-fold but the first
+    // of the first k-tile; the finished accumulators read once by the converter / write-back.
+    const std::uint64_t n_folds = ceil_div(w.n, cols);
+    const std::uint64_t k_folds = ceil_div(ceil_div(w.k, g), rows);
+    const std::uint64_t psum_bits = w.m * w.n * memory::kFp32Bits;
+    w.sram_exponent_write_bits = w.load.exponent;
+    w.sram_mantissa_write_bits = w.load.mantissa + psum_bits * k_folds;
+    w.sram_exponent_read_bits = y.exponent + x.exponent * n_folds;
+    w.sram_mantissa_read_bits = y.mantissa + x.mantissa * n_folds + psum_bits * (k_folds - 1 + (index.k > 0 ? 1 : 0)) +
+                                (w.last_k ? psum_bits : 0);
+    const std::uint64_t port_cycles = std::max({memory::bank_cycles(node.sram.exponent_bank, w.sram_exponent_read_bits),
+                                                memory::bank_cycles(node.sram.exponent_bank, w.sram_exponent_write_bits),
+                                                memory::bank_cycles(node.sram.mantissa_bank, w.sram_mantissa_read_bits),
+                                                memory::bank_cycles(node.sram.mantissa_bank, w.sram_mantissa_write_bits)});
+    w.sram_stall_cycles = port_cycles > w.array.cycles ? port_cycles - w.array.cycles : 0;
+
+    // (4) Output: converted (twice, one per grouping) and written back, or written as fp32.
+    if (w.last_k) {
+        const std::uint64_t values = w.m * w.n;
+        if (job.output == OutputForm::fp32) {
+            w.write_bits = values * memory::kFp32Bits;
+        } else {
+            const converter::ConversionCost once =
+                converter::conversion_cost(node.converter, values, job.output_rounding, node.noise_bits);
+            w.conversion = once;
+            w.conversion.cycles *= 2;
+            w.conversion.groups *= 2;
+            w.conversion.comparator_ops *= 2;
+            w.conversion.subtractor_ops *= 2;
+            w.conversion.shifter_ops *= 2;
+            w.conversion.noise_adds *= 2;
+            w.conversion.lfsr_steps *= 2;
+            w.write_bits = 2 * memory::bfp_bits(once.groups, node.array.group_size, job.output_mantissa_bits,
+                                                node.exponent_bits).total();
+        }
+        w.write_cycles = memory::dram_transfer_cycles(node.dram, node.clock_hz, w.write_bits);
+    }
+    return w;
+}
+
+PhaseCounters& PhaseCounters::operator+=(const PhaseCounters& o) {
+    cycles += o.cycles;
+    array_cycles += o.array_cycles;
+    sram_stall_cycles += o.sram_stall_cycles;
+    load_wait_cycles += o.load_wait_cycles;
+    drain_cycles += o.drain_cycles;
+    tiles += o.tiles;
+    weight_load_cycles += o.weight_load_cycles;
+    folds += o.folds;
+    group_products += o.group_products;
+    pe_passes += o.pe_passes;
+    macs += o.macs;
+    converter_cycles += o.converter_cycles;
+    converter_groups += o.converter_groups;
+    comparator_ops += o.comparator_ops;
+    subtractor_ops += o.subtractor_ops;
+    shifter_ops += o.shifter_ops;
+    noise_adds += o.noise_adds;
+    lfsr_steps += o.lfsr_steps;
+    sram_exponent_read_bits += o.sram_exponent_read_bits;
+    sram_exponent_write_bits += o.sram_exponent_write_bits;
+    sram_mantissa_read_bits += o.sram_mantissa_read_bits;
+    sram_mantissa_write_bits += o.sram_mantissa_write_bits;
+    dram_read_bits += o.dram_read_bits;
+    dram_write_bits += o.dram_write_bits;
+    return *this;
+}
+
+PhaseCounters PhaseCounters::repeated(std::uint64_t times) const {
+    PhaseCounters total;
+    for (std::uint64_t i = 0; i < times; ++i) total += *this;  // times is small (attention heads x batch)
+    return total;
+}
+
+bool operator==(const PhaseCounters& a, const PhaseCounters& b) {
+    auto tie = [](const PhaseCounters& c) {
+        return std::make_tuple(c.cycles, c.array_cycles, c.sram_stall_cycles, c.load_wait_cycles, c.drain_cycles,
+                               c.tiles, c.weight_load_cycles, c.folds, c.group_products, c.pe_passes, c.macs,
+                               c.converter_cycles, c.converter_groups, c.comparator_ops, c.subtractor_ops,
+                               c.shifter_ops, c.noise_adds, c.lfsr_steps, c.sram_exponent_read_bits,
+                               c.sram_exponent_write_bits, c.sram_mantissa_read_bits, c.sram_mantissa_write_bits,
+                               c.dram_read_bits, c.dram_write_bits);
+    };
+    return tie(a) == tie(b);
+}
+
+void add_tile_counts(PhaseCounters& c, const TileWork& w) {
+    ++c.tiles;
+    c.array_cycles += w.array.cycles;
+    c.sram_stall_cycles += w.sram_stall_cycles;
+    c.weight_load_cycles += w.array.weight_load_cycles;
+    c.folds += w.array.folds;
+    c.group_products += w.array.group_products;
+    c.pe_passes += w.array.pe_passes;
+    c.macs += w.array.macs;
+    c.converter_cycles += w.conversion.cycles;
+    c.converter_groups += w.conversion.groups;
+    c.comparator_ops += w.conversion.comparator_ops;
+    c.subtractor_ops += w.conversion.subtractor_ops;
+    c.shifter_ops += w.conversion.shifter_ops;
+    c.noise_adds += w.conversion.noise_adds;
+    c.lfsr_steps += w.conversion.lfsr_steps;
+    c.sram_exponent_read_bits += w.sram_exponent_read_bits;
+    c.sram_exponent_write_bits += w.sram_exponent_write_bits;
+    c.sram_mantissa_read_bits += w.sram_mantissa_read_bits;
+    c.sram_mantissa_write_bits += w.sram_mantissa_write_bits;
+    c.dram_read_bits += w.load.total();
+    c.dram_write_bits += w.write_bits;
+}
+
+PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayTimingMemo& memo) {
+    PhaseCounters c;
+    const TilePlan plan = plan_tiles(job, node);
+    if (plan.count() == 0) return c;
+    // Times are in cycles from the phase start.
+    std::uint64_t dma_free = 0, end_load = 0, end_compute = 0, end_convert = 0;
+    std::uint64_t end_compute_history[2] = {0, 0};  // compute ends of tiles i-2, i-1
+    TileWork pending_write;                          // tile i-1, written after load i
+    bool has_pending = false;
+    std::uint64_t pending_end_convert = 0;
+    auto write_back = [&](const TileWork& w, std::uint64_t ready) {
+        if (w.write_cycles == 0) return;
+        dma_free = std::max(dma_free, ready) + w.write_cycles;
+    };
+    TileIndex previous;
+    std::uint64_t i = 0;
+    for_each_tile(plan, [&](const TileIndex& index) {
+        const TileWork w = tile_work(job, node, plan, index, i == 0 ? nullptr : &previous, memo);
+        // (1) Load i: in DMA order, after tile i-2 freed its buffer; nothing to load = ready
+        // with the previous tile's operands.
+        if (w.load_cycles > 0) {
+            const std::uint64_t buffer_free = i >= 2 ? end_compute_history[0] : 0;
+            end_load = std::max(dma_free, buffer_free) + w.load_cycles;
+            dma_free = end_load;
+        }
+        // (2) Compute i, after its load and tile i-1.
+        const std::uint64_t start = std::max(end_load, end_compute);
+        c.load_wait_cycles += start - end_compute;
+        end_compute = start + w.array.cycles + w.sram_stall_cycles;
+        end_compute_history[0] = end_compute_history[1];
+        end_compute_history[1] = end_compute;
+        // (3) Convert i (a finished output tile), after tile i's compute and the previous conversion.
+        std::uint64_t convert_done = end_convert;
+        if (w.last_k) {
+            convert_done = std::max(end_compute, end_convert) + w.conversion.cycles;
+            end_convert = convert_done;
+        }
+        // (4) Write-back of tile i-1 follows load i in DMA order.
+        if (has_pending) write_back(pending_write, pending_end_convert);
+        add_tile_counts(c, w);
+        pending_write = w;
+        pending_end_convert = convert_done;
+        has_pending = true;
+        previous = index;
+        ++i;
+    });
+    write_back(pending_write, pending_end_convert);
+    c.cycles = std::max({end_compute, end_convert, dma_free});
+    c.drain_cycles = c.cycles - end_compute;
+    return c;
+}
+
+}  // namespace fastsim::node

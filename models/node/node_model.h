@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+#include "bfp/format.h"
+#include "converter/converter_model.h"
+#include "fmac/timing.h"
+#include "memory/memory.h"
+
+namespace fastsim::node {
+
+/// Resolved parameters of one FAST node: array, converter, memories, clock, tiling.
+struct NodeParams {
+    fmac::ArrayGeometry array;
+    std::uint64_t clock_hz = 1'000'000'000;
+    converter::ConverterParams converter = converter::ConverterParams::derived_from(16);
+    memory::SramParams sram;
+    memory::DramParams dram;
+    int exponent_bits = 8;               ///< shared-exponent width e of every BFP tensor
+    int noise_bits = 8;                  ///< LFSR noise bits per stochastically rounded value
+    std::uint64_t max_tile_rows = 1024;  ///< cap on X rows per tile (docs/node.md, "Tiling")
+};
+
+/// How a phase's output leaves the node.
+enum class OutputForm : std::uint8_t {
+    bfp_two_groupings,  ///< converted to BFP twice: grouped along rows and along columns
+    fp32                ///< written as fp32 (weight gradients, for the fp32 update)
+};
+
+/// One GEMM of a training phase as the node runs it: C (m x n) = X (m x k) * Y (k x n), Y
+/// stationary, both grouped along k.
+struct PhaseJob {
+    fmac::GemmShape shape;
+    int x_mantissa_bits = 8;
+    int y_mantissa_bits = 8;
+    OutputForm output = OutputForm::bfp_two_groupings;
+    int output_mantissa_bits = 8;                      ///< bfp_two_groupings only
+    bfp::Rounding output_rounding = bfp::Rounding::nearest;
+};
+
+/// A phase does not fit the node's SRAM even with the smallest tile.
+class TilingError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// Tile sizes of one phase and how many tiles along each dimension (docs/node.md, "Tiling").
+/// Tiles run n-tile outer, m-tile middle, k-tile inner; edge tiles are smaller.
+struct TilePlan {
+    std::uint64_t tile_m = 0, tile_k = 0, tile_n = 0;  ///< tile_k is a multiple of g unless it is all of k
+    std::uint64_t m_tiles = 0, k_tiles = 0, n_tiles = 0;
+    [[nodiscard]] std::uint64_t count() const { return m_tiles * k_tiles * n_tiles; }
+};
+
+/// SRAM bits a tile (m x k x n) reserves: two buffers each of X, Y and the fp32 accumulators.
+struct TileFootprint {
+    std::uint64_t exponent_bits = 0;
+    std::uint64_t mantissa_bits = 0;
+};
+TileFootprint tile_footprint(const PhaseJob& job, const NodeParams& node, std::uint64_t m, std::uint64_t k,
+                             std::uint64_t n);
+
+/// Chooses tile sizes: the largest tile that fits, preferring whole k (no partial-sum
+/// round trips), then wide n (fewer X re-reads), then m up to max_tile_rows.
+/// Throws TilingError, naming the bank and the bits needed, if a 1 x min(k, g) x 1 tile does not fit.
+TilePlan plan_tiles(const PhaseJob& job, const NodeParams& node);
+
+/// Action counts and time of one or more phases on one node; energy is derived from these
+/// in the report step. cycles = load_wait + array + sram_stall + drain.
+struct PhaseCounters {
+    std::uint64_t cycles = 0;              ///< first load issued to last write-back done
+    std::uint64_t array_cycles = 0;        ///< array busy (weight loads + streaming)
+    std::uint64_t sram_stall_cycles = 0;   ///< array held by an SRAM port slower than it
+    std::uint64_t load_wait_cycles = 0;    ///< array idle, waiting for a DMA load
+    std::uint64_t drain_cycles = 0;        ///< after the last tile: conversion and write-back
+    std::uint64_t tiles = 0;
+    // array
+    std::uint64_t weight_load_cycles = 0;
+    std::uint64_t folds = 0;
+    std::uint64_t group_products = 0;
+    std::uint64_t pe_passes = 0;
+    std::uint64_t macs = 0;
+    // converter
+    std::uint64_t converter_cycles = 0;
+    std::uint64_t converter_groups = 0;
+    std::uint64_t comparator_ops = 0;
+    std::uint64_t subtractor_ops = 0;
+    std::uint64_t shifter_ops = 0;
+    std::uint64_t noise_adds = 0;
+    std::uint64_t lfsr_steps = 0;
+    // memories, in bits
+    std::uint64_t sram_exponent_read_bits = 0;
+    std::uint64_t sram_exponent_write_bits = 0;
+    std::uint64_t sram_mantissa_read_bits = 0;
+    std::uint64_t sram_mantissa_write_bits = 0;
+    std::uint64_t dram_read_bits = 0;
+    std::uint64_t dram_write_bits = 0;
+
+    PhaseCounters& operator+=(const PhaseCounters& other);
+    /// The counters of `times` identical phases run back to back.
+    [[nodiscard]] PhaseCounters repeated(std::uint64_t times) const;
+    friend bool operator==(const PhaseCounters& a, const PhaseCounters& b);
+};
+
+/// Work and stage durations of one tile (cycles), as both fidelities use them.
+struct TileWork {
+    std::uint64_t m = 0, k = 0, n = 0;         ///< this tile's dimensions
+    memory::BfpBits load;                      ///< X and Y bits fetched (0 if still resident)
+    std::uint64_t load_cycles = 0;             ///< DMA read
+    fmac::GemmTiming array;                    ///< the array's part of the tile
+    std::uint64_t sram_stall_cycles = 0;
+    bool last_k = false;                       ///< completes an output tile
+    converter::ConversionCost conversion;      ///< output conversion (last k-tile only)
+    std::uint64_t write_bits = 0;              ///< output written to DRAM (last k-tile only)
+    std::uint64_t write_cycles = 0;            ///< DMA write
+    std::uint64_t sram_exponent_read_bits = 0, sram_exponent_write_bits = 0;
+    std::uint64_t sram_mantissa_read_bits = 0, sram_mantissa_write_bits = 0;
+};
+
+/// Memo of the array's per-tile timing: it depends only on (m, k, n, m_x, m_y) for a
+/// geometry, never on the data (docs/node.md, "Fidelity").
+class ArrayTimingMemo {
+public:
+    const fmac::GemmTiming& timing(const fmac::GemmShape& shape, const fmac::ArrayGeometry& array, int x_bits,
+                                   int y_bits);
+    [[nodiscard]] std::size_t size() const { return m_cache.size(); }
+
+private:
+    std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, int, int>, fmac::GemmTiming> m_cache;
+};
+
+/// Work of tile (n_index, m_index, k_index) of a plan; `previous` is the tile before it in
+/// run order (nullptr for the first), to tell which operands are still resident.
+struct TileIndex {
+    std::uint64_t n = 0, m = 0, k = 0;
+};
+TileWork tile_work(const PhaseJob& job, const NodeParams& node, const TilePlan& plan, const TileIndex& index,
+                   const TileIndex* previous, ArrayTimingMemo& memo);
+
+/// Adds one tile's work to the counters (everything but the pipeline's waits and cycles).
+void add_tile_counts(PhaseCounters& counters, const TileWork& work);
+
+/// The tile pipeline of docs/node.md, "Double buffering", as a recurrence over the tiles:
+/// the memoised fidelity. The SystemC node (fidelity stepped) runs the same rules with
+/// events and must give identical counters.
+PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayTimingMemo& memo);
+
+/// Visits the tiles of a plan in run order.
+template <typename Visit>
+void for_each_tile(const TilePlan& plan, Visit&& visit) {
+    for (std::uint64_t n = 0; n < plan.n_tiles; ++n)
+        for (std::uint64_t m = 0; m < plan.m_tiles; ++m)
+            for (std::uint64_t k = 0; k < plan.k_tiles; ++k) visit(TileIndex{n, m, k});
+}
+
+}  // namespace fastsim::node

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+#include "node/training_step.h"
+
+#include <stdexcept>
+
+namespace fastsim::node {
+namespace {
+
+bool reads_only_network_input(const workload::Layer& layer, std::size_t index) {
+    if (layer.inputs.empty()) return index == 0;
+    for (const auto& input : layer.inputs)
+        if (input != workload::kNetworkInput) return false;
+    return true;
+}
+
+StepPhase make_phase(std::size_t layer, fmac::TrainingPhase phase, const workload::LayerGemm& gemm,
+                     const TensorPrecision& p, const TensorRounding& rounding) {
+    StepPhase s;
+    s.layer = layer;
+    s.phase = phase;
+    s.dims = gemm.dims;
+    s.count = gemm.count;
+    const auto batch = static_cast<std::uint64_t>(gemm.dims.batch);
+    const auto in = static_cast<std::uint64_t>(gemm.dims.in);
+    const auto out = static_cast<std::uint64_t>(gemm.dims.out);
+    PhaseJob& j = s.job;
+    switch (phase) {
+        case fmac::TrainingPhase::forward:
+            j.shape = {batch, in, out};
+            j.x_mantissa_bits = p.activations;
+            j.y_mantissa_bits = p.weights;
+            j.output = OutputForm::bfp_two_groupings;
+            j.output_mantissa_bits = p.activations;
+            j.output_rounding = rounding.activations;
+            break;
+        case fmac::TrainingPhase::backward_data:
+            j.shape = {batch, out, in};
+            j.x_mantissa_bits = p.gradients;
+            j.y_mantissa_bits = p.weights;
+            j.output = OutputForm::bfp_two_groupings;
+            j.output_mantissa_bits = p.gradients;
+            j.output_rounding = rounding.gradients;
+            break;
+        case fmac::TrainingPhase::weight_gradient:
+            j.shape = {in, batch, out};
+            j.x_mantissa_bits = p.activations;
+            j.y_mantissa_bits = p.gradients;
+            j.output = OutputForm::fp32;
+            break;
+    }
+    return s;
+}
+
+}  // namespace
+
+std::vector<StepPhase> training_step_phases(const workload::Workload& workload, std::size_t batch,
+                                            const std::vector<LayerPrecision>& precision,
+                                            const TensorRounding& rounding) {
+    if (precision.size() != workload.layers.size())
+        throw std::invalid_argument("training_step_phases: one LayerPrecision per layer expected");
+    std::vector<workload::LayerGemm> gemms;
+    for (const auto& layer : workload.layers) gemms.push_back(workload::lower(layer, batch));
+    std::vector<StepPhase> phases;
+    const auto at = [](fmac::TrainingPhase p) { return static_cast<std::size_t>(p); };
+    for (std::size_t l = 0; l < gemms.size(); ++l)
+        phases.push_back(make_phase(l, fmac::TrainingPhase::forward, gemms[l],
+                                    precision[l][at(fmac::TrainingPhase::forward)], rounding));
+    for (std::size_t l = gemms.size(); l-- > 0;) {
+        if (!reads_only_network_input(workload.layers[l], l))
+            phases.push_back(make_phase(l, fmac::TrainingPhase::backward_data, gemms[l],
+                                        precision[l][at(fmac::TrainingPhase::backward_data)], rounding));
+        phases.push_back(make_phase(l, fmac::TrainingPhase::weight_gradient, gemms[l],
+                                    precision[l][at(fmac::TrainingPhase::weight_gradient)], rounding));
+    }
+    return phases;
+}
+
+}  // namespace fastsim::node

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bfp/format.h"
+#include "fmac/training_gemm.h"
+#include "node/node_model.h"
+#include "workload/layer.h"
+
+namespace fastsim::node {
+
+/// Mantissa bits of the three tensor classes in one phase of one layer.
+struct TensorPrecision {
+    int weights = 8;
+    int activations = 8;
+    int gradients = 8;
+};
+
+/// Precisions of one layer, per training phase (indexed by fmac::TrainingPhase).
+using LayerPrecision = std::array<TensorPrecision, 3>;
+
+/// Rounding the converter applies when it produces each tensor class.
+struct TensorRounding {
+    bfp::Rounding activations = bfp::Rounding::nearest;
+    bfp::Rounding gradients = bfp::Rounding::stochastic;
+};
+
+/// One GEMM phase of a training step, `count` times (independent GEMMs of one layer).
+struct StepPhase {
+    std::size_t layer = 0;  ///< index into the workload's layers
+    fmac::TrainingPhase phase = fmac::TrainingPhase::forward;
+    fmac::LayerDims dims;
+    PhaseJob job;
+    std::uint64_t count = 1;
+};
+
+/// The phases of one training step, in run order (docs/node.md, "A training step"):
+/// forward of every layer in order, then for every layer in reverse backward-data and
+/// weight-gradient. Backward-data is skipped for layers that read only the network input
+/// (nothing consumes that gradient). Operand and output precisions per phase:
+///   forward          X = A  (activations)  Y = W  (weights)   out -> BFP activations
+///   backward_data    X = dO (gradients)    Y = W  (weights)   out -> BFP gradients
+///   weight_gradient  X = A^T (activations) Y = dO (gradients) out -> fp32
+/// `precision[l]` gives layer l's widths per phase.
+std::vector<StepPhase> training_step_phases(const workload::Workload& workload, std::size_t batch,
+                                            const std::vector<LayerPrecision>& precision,
+                                            const TensorRounding& rounding);
+
+}  // namespace fastsim::node

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+// The node: tiling, hand-computed pipeline timings, and the stepped SystemC node against the
+// memoised recurrence (identical counters) and bfp::gemm (identical bits).
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <functional>
+#include <random>
+
+#include "node/node.h"
+#include "node/node_model.h"
+#include "node/training_step.h"
+#include "support/systemc_fixture.h"
+
+using namespace fastsim;
+
+namespace {
+
+/// 2 x 2 array, g = 4, e = 8, 1 GHz, DRAM 8 bits per cycle + 10 cycles, SRAM ports wide.
+node::NodeParams small_node() {
+    node::NodeParams p;
+    p.array = {2, 2, 4};
+    p.converter = converter::ConverterParams::derived_from(4);  // 4 lanes, latency 2 + 3
+    p.exponent_bits = 8;
+    p.clock_hz = 1'000'000'000;
+    p.dram = {8'000'000'000ull, 10};
+    p.sram.exponent_bank = {1u << 20, 1u << 20};
+    p.sram.mantissa_bank = {1u << 20, 1u << 20};
+    return p;
+}
+
+node::PhaseJob job_of(fmac::GemmShape shape, int x_bits, int y_bits, node::OutputForm output, int out_bits = 2) {
+    node::PhaseJob j;
+    j.shape = shape;
+    j.x_mantissa_bits = x_bits;
+    j.y_mantissa_bits = y_bits;
+    j.output = output;
+    j.output_mantissa_bits = out_bits;
+    return j;
+}
+
+/// Runs one phase on the stepped SystemC node, from a thread at t = 0.
+struct SteppedPhase {
+    node::PhaseCounters counters;
+    std::vector<float> out;
+};
+
+SteppedPhase run_stepped(const node::NodeParams& params, const node::PhaseJob& job, const bfp::BfpMatrix& x,
+                         const bfp::BfpMatrix& y_t) {
+    test::FreshSimContext kernel;
+    node::Node fast_node("node", params);
+    SteppedPhase result;
+    sc_core::sc_spawn([&] { result.counters = fast_node.run_phase(job, x, y_t, result.out); });
+    sc_core::sc_start();
+    return result;
+}
+
+bool bit_equal(const std::vector<float>& a, const std::vector<float>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("DRAM transfer cycles: latency + ceil(bits / bits per cycle), exact for odd clocks", "[node][memory]") {
+    const memory::DramParams dram{8'000'000'000ull, 10};  // 8 Gbit/s
+    CHECK(memory::dram_transfer_cycles(dram, 1'000'000'000, 0) == 0);
+    CHECK(memory::dram_transfer_cycles(dram, 1'000'000'000, 1) == 11);
+    CHECK(memory::dram_transfer_cycles(dram, 1'000'000'000, 160) == 30);
+    CHECK(memory::dram_transfer_cycles(dram, 1'000'000'000, 161) == 31);
+    // 700 MHz: 8e9 / 7e8 = 11.43 bits per cycle; 160 bits -> ceil(14.0) = 14 + 10.
+    CHECK(memory::dram_transfer_cycles(dram, 700'000'000, 160) == 24);
+    CHECK(memory::bfp_bits(3, 16, 4, 8).exponent == 24);
+    CHECK(memory::bfp_bits(3, 16, 4, 8).mantissa == 3 * 16 * 2 * 3);
+}
+
+TEST_CASE("tiling prefers whole k, then column folds, then rows up to the cap", "[node][tiling]") {
+    node::NodeParams p = small_node();
+    const node::PhaseJob job = job_of({4, 8, 2}, 2, 2, node::OutputForm::fp32);
+    node::TilePlan plan = node::plan_tiles(job, p);
+    CHECK((plan.tile_m == 4 && plan.tile_k == 8 && plan.tile_n == 2 && plan.count() == 1));
+    p.max_tile_rows = 2;
+    plan = node::plan_tiles(job, p);
+    CHECK((plan.tile_m == 2 && plan.m_tiles == 2 && plan.count() == 2));
+
+    // Footprint of a 1 x 8 x 1 tile: X and Y 2 groups each (8 + 12 bits a group), one fp32
+    // accumulator, all doubled: exponents 2 * 32 = 64, mantissas 2 * (24 + 24 + 32) = 160.
+    const node::TileFootprint f = node::tile_footprint(job, p, 1, 8, 1);
+    CHECK((f.exponent_bits == 64 && f.mantissa_bits == 160));
+    p.sram.mantissa_bank.capacity_bits = 159;  // whole k no longer fits; one group does
+    plan = node::plan_tiles(job, p);
+    CHECK((plan.tile_k == 4 && plan.k_tiles == 2));
+    p.sram.mantissa_bank.capacity_bits = 2 * (12 + 12 + 32) - 1;  // not even 1 x 4 x 1
+    CHECK_THROWS_AS(node::plan_tiles(job, p), node::TilingError);
+    try {
+        node::plan_tiles(job, p);
+    } catch (const node::TilingError& e) {
+        CHECK(std::string(e.what()).find("mantissa bank") != std::string::npos);
+    }
+}
+
+TEST_CASE("a hand-computed two-tile pipeline with fp32 write-back", "[node][pipeline]") {
+    // m = 4 in two row tiles of 2; k = 8 (2 groups), n = 2; P = 1.
+    // Tile 0 loads X and Y (80 + 80 bits): 10 + 20 = 30 cycles; tile 1 only X: 10 + 10 = 20.
+    // Array per tile: 2 (load) + 1 * (2 + 2 + 2 - 2) = 6. Write-back 128 bits: 10 + 16 = 26.
+    // L0 0-30, C0 30-36, L1 30-50, W0 50-76, C1 50-56, W1 76-102.
+    node::NodeParams p = small_node();
+    p.max_tile_rows = 2;
+    node::ArrayTimingMemo memo;
+    const node::PhaseCounters c = node::run_phase_memo(job_of({4, 8, 2}, 2, 2, node::OutputForm::fp32), p, memo);
+    CHECK(c.cycles == 102);
+    CHECK(c.array_cycles == 12);
+    CHECK(c.load_wait_cycles == 30 + 14);
+    CHECK(c.drain_cycles == 46);
+    CHECK(c.sram_stall_cycles == 0);
+    CHECK(c.dram_read_bits == 240);
+    CHECK(c.dram_write_bits == 256);
+    CHECK(c.converter_cycles == 0);
+    CHECK(c.cycles == c.load_wait_cycles + c.array_cycles + c.sram_stall_cycles + c.drain_cycles);
+}
+
+TEST_CASE("a hand-computed pipeline through the converter", "[node][pipeline][converter]") {
+    // As above, but outputs become BFP m = 2 in two groupings: per tile 4 values = 1 group,
+    // converter 5 + 1 = 6 cycles per grouping, 12 per tile; write 2 x (8 + 12) = 40 bits = 15 cycles.
+    // L0 0-30, C0 30-36, V0 36-48, L1 30-50, W0 50-65, C1 50-56, V1 56-68, W1 68-83.
+    node::NodeParams p = small_node();
+    p.max_tile_rows = 2;
+    node::ArrayTimingMemo memo;
+    const node::PhaseCounters c =
+        node::run_phase_memo(job_of({4, 8, 2}, 2, 2, node::OutputForm::bfp_two_groupings), p, memo);
+    CHECK(c.cycles == 83);
+    CHECK(c.converter_cycles == 24);
+    CHECK(c.converter_groups == 4);
+    CHECK(c.comparator_ops == 4 * 3);
+    CHECK(c.drain_cycles == 83 - 56);
+    CHECK(c.dram_write_bits == 80);
+}
+
+TEST_CASE("an SRAM port slower than the array stalls it", "[node][pipeline][memory]") {
+    // Tile 0 of the case above with a 16-bit mantissa port: reads Y 48 + X 48 + final
+    // accumulators 128 = 224 bits = 14 cycles, writes 96 (fill) + 128 (psums) = 14 cycles,
+    // against 6 array cycles: 8 stall cycles.
+    node::NodeParams p = small_node();
+    p.max_tile_rows = 2;
+    p.sram.mantissa_bank.bits_per_cycle = 16;
+    const node::PhaseJob job = job_of({4, 8, 2}, 2, 2, node::OutputForm::fp32);
+    node::ArrayTimingMemo memo;
+    const node::TilePlan plan = node::plan_tiles(job, p);
+    const node::TileWork w = node::tile_work(job, p, plan, {0, 0, 0}, nullptr, memo);
+    CHECK(w.sram_mantissa_read_bits == 224);
+    CHECK(w.sram_mantissa_write_bits == 224);
+    CHECK(w.sram_stall_cycles == 8);
+    // Tile 1 fills only X (write 48 + 128 = 176 bits, 11 cycles) but still reads 224: 8 more.
+    CHECK(node::run_phase_memo(job, p, memo).sram_stall_cycles == 8 + 8);
+}
+
+TEST_CASE("the stepped SystemC node equals the memoised pipeline and bfp::gemm", "[node][fidelity]") {
+    std::mt19937_64 rng(7);
+    std::uniform_int_distribution<int> small(1, 4), width(1, 4), size_m(1, 37), size_k(1, 70), size_n(1, 19);
+    const int group_sizes[] = {4, 8, 16};
+    int split_m = 0, split_k = 0, split_n = 0;
+    for (int trial = 0; trial < 24; ++trial) {
+        node::NodeParams p = small_node();
+        const int g = group_sizes[trial % 3];
+        p.array = {small(rng), small(rng), g};
+        p.converter = converter::ConverterParams::derived_from(g);
+        const fmac::GemmShape shape{static_cast<std::uint64_t>(size_m(rng)), static_cast<std::uint64_t>(size_k(rng)),
+                                    static_cast<std::uint64_t>(size_n(rng))};
+        const int x_bits = 2 * width(rng), y_bits = 2 * width(rng);
+        node::PhaseJob job = job_of(shape, x_bits, y_bits,
+                                    trial % 2 ? node::OutputForm::fp32 : node::OutputForm::bfp_two_groupings, 4);
+        job.output_rounding = trial % 4 == 0 ? bfp::Rounding::stochastic : bfp::Rounding::nearest;
+        // Small SRAM and row cap so tiles split m, k and n in many trials.
+        p.max_tile_rows = static_cast<std::uint64_t>(small(rng) * 5);
+        // Every other trial: less than one whole-k row, so k splits and partial sums chain.
+        const node::TileFootprint whole = trial % 2 ? node::tile_footprint(job, p, shape.m, shape.k, shape.n)
+                                                    : node::tile_footprint(job, p, 1, shape.k, 1);
+        std::uniform_real_distribution<double> share(trial % 2 ? 0.05 : 0.3, trial % 2 ? 1.2 : 0.95);
+        p.sram.mantissa_bank.capacity_bits = static_cast<std::uint64_t>(static_cast<double>(whole.mantissa_bits) * share(rng));
+        p.sram.mantissa_bank.capacity_bits = std::max(p.sram.mantissa_bank.capacity_bits,
+                                                      node::tile_footprint(job, p, 1, static_cast<std::uint64_t>(g), 1).mantissa_bits);
+        p.sram.mantissa_bank.bits_per_cycle = static_cast<std::uint64_t>(16 * small(rng));
+        p.dram = {static_cast<std::uint64_t>(small(rng)) * 4'000'000'000ull, static_cast<std::uint64_t>(small(rng) * 3)};
+
+        bfp::Format fx{g, x_bits, 8, 0, bfp::Overflow::nan}, fy{g, y_bits, 8, 0, bfp::Overflow::nan};
+        bfp::Quantizer qx(fx, bfp::Rounding::nearest), qy(fy, bfp::Rounding::nearest);
+        std::normal_distribution<float> normal(0.0f, 1.0f);
+        std::vector<float> a(shape.m * shape.k), w(shape.k * shape.n);
+        for (auto& v : a) v = normal(rng);
+        for (auto& v : w) v = normal(rng);
+        const auto x = bfp::quantize_rows(a.data(), shape.m, shape.k, shape.k, 1, qx);
+        const auto y_t = bfp::quantize_rows(w.data(), shape.n, shape.k, 1, shape.n, qy);
+
+        node::ArrayTimingMemo memo;
+        const node::PhaseCounters memo_counters = node::run_phase_memo(job, p, memo);
+        const node::TilePlan plan = node::plan_tiles(job, p);
+        split_m += plan.m_tiles > 1;
+        split_k += plan.k_tiles > 1;
+        split_n += plan.n_tiles > 1;
+        const SteppedPhase stepped = run_stepped(p, job, x, y_t);
+        INFO("trial " << trial << ": " << shape.m << " x " << shape.k << " x " << shape.n << ", array "
+                      << p.array.rows << " x " << p.array.cols << " g " << g << ", tiles " << memo_counters.tiles);
+        CHECK(stepped.counters == memo_counters);
+        CHECK(stepped.counters.cycles == memo_counters.cycles);
+        CHECK(bit_equal(stepped.out, bfp::gemm(x, y_t)));
+        CHECK(memo_counters.cycles == memo_counters.load_wait_cycles + memo_counters.array_cycles +
+                                          memo_counters.sram_stall_cycles + memo_counters.drain_cycles);
+    }
+    // The trials exercise tiling along every dimension (k-tiles chain partial sums).
+    CHECK(split_m >= 5);
+    CHECK(split_k >= 5);
+    CHECK(split_n >= 3);
+}
+
+TEST_CASE("a training step: phase order, shapes, precisions and the skipped first backward-data", "[node][step]") {
+    workload::Workload net;
+    workload::Layer fc1;
+    fc1.name = "fc1";
+    fc1.kind = workload::LayerKind::fc;
+    fc1.in_features = 784;
+    fc1.out_features = 256;
+    workload::Layer fc2 = fc1;
+    fc2.name = "fc2";
+    fc2.in_features = 256;
+    fc2.out_features = 10;
+    net.layers = {fc1, fc2};
+    std::vector<node::LayerPrecision> precision(2);
+    precision[1][static_cast<std::size_t>(fmac::TrainingPhase::backward_data)] = {6, 2, 4};
+    const auto phases = node::training_step_phases(net, 32, precision, {});
+    REQUIRE(phases.size() == 5);  // fwd fc1, fwd fc2, bwd fc2, wgrad fc2, wgrad fc1
+    CHECK((phases[0].layer == 0 && phases[0].phase == fmac::TrainingPhase::forward));
+    CHECK((phases[2].layer == 1 && phases[2].phase == fmac::TrainingPhase::backward_data));
+    CHECK((phases[2].job.shape.m == 32 && phases[2].job.shape.k == 10 && phases[2].job.shape.n == 256));
+    CHECK((phases[2].job.x_mantissa_bits == 4 && phases[2].job.y_mantissa_bits == 6));
+    CHECK(phases[2].job.output_rounding == bfp::Rounding::stochastic);
+    CHECK((phases[4].layer == 0 && phases[4].phase == fmac::TrainingPhase::weight_gradient));
+    CHECK((phases[4].job.shape.m == 784 && phases[4].job.shape.k == 32 && phases[4].job.shape.n == 256));
+    CHECK(phases[4].job.output == node::OutputForm::fp32);
+}
