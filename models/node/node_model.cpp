@@ -56,9 +56,24 @@ TilePlan plan_tiles(const PhaseJob& job, const NodeParams& node) {
     const auto cols = static_cast<std::uint64_t>(node.array.cols);
     auto ok = [&](std::uint64_t m, std::uint64_t k, std::uint64_t n) { return fits(tile_footprint(job, node, m, k, n), node); };
 
-    // (1) k: whole, else the most array-row folds (R g elements each), else whole groups.
-    std::uint64_t tile_k = largest_fitting(rows * g, s.k, [&](std::uint64_t k) { return ok(1, k, 1); });
-    if (tile_k == 0) tile_k = largest_fitting(g, s.k, [&](std::uint64_t k) { return ok(1, k, 1); });
+    // (1) Rows first: fill and drain cost R + C - 2 steps per fold, so a fold streams as many
+    // rows as allowed (max_tile_rows); halve them only if not even one array-height of k fits.
+    // (2) Then k: the most whole array-row folds (R g elements), all of k if it fits.
+    // Sized next to one column fold of n, or (tiny SRAM) next to a single column.
+    std::uint64_t tile_m = 0, tile_k = 0;
+    for (const std::uint64_t n_probe : {std::min(s.n, cols), std::uint64_t{1}}) {
+        for (const std::uint64_t k_step : {rows * g, g}) {
+            for (std::uint64_t m = std::min(s.m, node.max_tile_rows);; m = (m + 1) / 2) {
+                tile_k = largest_fitting(k_step, s.k, [&](std::uint64_t k) { return ok(m, k, n_probe); });
+                if (tile_k > 0 || m == 1) {
+                    tile_m = m;
+                    break;
+                }
+            }
+            if (tile_k > 0) break;
+        }
+        if (tile_k > 0) break;
+    }
     if (tile_k == 0) {
         const TileFootprint f = tile_footprint(job, node, 1, std::min(s.k, g), 1);
         const bool exponent_short = f.exponent_bits > node.sram.exponent_bank.capacity_bits;
@@ -69,16 +84,10 @@ TilePlan plan_tiles(const PhaseJob& job, const NodeParams& node) {
                           std::to_string(exponent_short ? node.sram.exponent_bank.capacity_bits
                                                         : node.sram.mantissa_bank.capacity_bits));
     }
-    // (2) m: up to max_tile_rows, first with one column fold, so (3) cannot starve it.
-    const std::uint64_t m_limit = std::min(s.m, node.max_tile_rows);
-    const std::uint64_t one_fold = std::min(s.n, cols);
-    std::uint64_t tile_m = largest_fitting(1, m_limit, [&](std::uint64_t m) { return ok(m, tile_k, one_fold); });
-    // (3) n: as many column folds as fit next to those rows.
+    // (3) Then n: as many column folds as fit next to those rows (X is re-read per n-tile).
     std::uint64_t tile_n = largest_fitting(cols, s.n, [&](std::uint64_t n) { return ok(tile_m, tile_k, n); });
-    if (tile_m == 0 || tile_n == 0) {  // k fits only on its own: fall back to a minimal tile
-        tile_m = 1;
-        tile_n = 1;
-    }
+    if (tile_n == 0)  // less than one column fold fits (sized with n_probe = 1 above)
+        tile_n = largest_fitting(1, std::min(s.n, cols), [&](std::uint64_t n) { return ok(tile_m, tile_k, n); });
     plan.tile_m = tile_m;
     plan.tile_k = tile_k;
     plan.tile_n = tile_n;

@@ -65,9 +65,10 @@ struct TileFootprint {
 TileFootprint tile_footprint(const PhaseJob& job, const NodeParams& node, std::uint64_t m, std::uint64_t k,
                              std::uint64_t n);
 
-/// Chooses tile sizes: the largest tile that fits, preferring whole k (no partial-sum
-/// round trips), then wide n (fewer X re-reads), then m up to max_tile_rows.
-/// Throws TilingError, naming the bank and the bits needed, if a 1 x min(k, g) x 1 tile does not fit.
+/// Chooses tile sizes (docs/node.md, "Tiling"): rows up to max_tile_rows first (halved
+/// only if one array-height of k does not fit), then the most whole array-row folds of k,
+/// then the most column folds of n. Throws TilingError, naming the bank and the bits
+/// needed, if a 1 x min(k, g) x 1 tile does not fit.
 TilePlan plan_tiles(const PhaseJob& job, const NodeParams& node);
 
 /// Action counts and time of one or more phases on one node; energy is derived from these

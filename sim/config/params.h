@@ -9,12 +9,23 @@
 #include <vector>
 
 #include "bfp/format.h"
+#include "energy/energy.h"
+#include "node/node_model.h"
+#include "node/training_step.h"
+#include "workload/layer.h"
 
 namespace fastsim::config {
 
 /// What `fastsim run` does with a config.
 enum class RunMode : std::uint8_t {
-    bfp_report  ///< BFP quantisation error of synthetic tensors (docs/config.md#bfp_report)
+    bfp_report,    ///< BFP quantisation error of synthetic tensors (docs/config.md#bfp_report)
+    training_step  ///< cycles and energy of one training step on one node (docs/config.md#training_step)
+};
+
+/// How the node's array is simulated (docs/node.md, "Fidelity").
+enum class Fidelity : std::uint8_t {
+    memo,    ///< memoised per-tile timing in a plain recurrence: what large runs use
+    stepped  ///< the SystemC node, the array stepped cycle by cycle on synthetic operands
 };
 
 /// Value distributions of the synthetic tensors of a BFP error report.
@@ -26,6 +37,8 @@ enum class Distribution : std::uint8_t {
 };
 
 std::string_view to_string(RunMode mode);
+std::string_view to_string(Fidelity fidelity);
+std::optional<Fidelity> parse_fidelity(std::string_view name);
 std::string_view to_string(Distribution distribution);
 std::optional<RunMode> parse_run_mode(std::string_view name);
 std::optional<Distribution> parse_distribution(std::string_view name);
@@ -33,6 +46,7 @@ std::optional<Distribution> parse_distribution(std::string_view name);
 struct RunParams {
     RunMode mode = RunMode::bfp_report;
     std::uint64_t seed = 1;  ///< master seed: data generation and every LFSR derive from it
+    Fidelity fidelity = Fidelity::memo;
 };
 
 /// Shared BFP settings; the mantissa width is chosen per tensor and phase.
@@ -64,12 +78,55 @@ struct BfpReportParams {
     std::vector<TensorSpec> tensors;  ///< defaults: weights, activations, gradients
 };
 
+/// The network and batch of a training step.
+struct WorkloadParams {
+    std::string trace;        ///< as written in the config
+    std::string trace_path;   ///< resolved against the config file's folder
+    std::size_t batch = 32;
+    workload::Workload network;
+};
+
+/// The node as configured, in the config's units (for dump) and resolved (node::NodeParams).
+struct NodeConfig {
+    double clock_mhz = 1000;
+    double sram_exponent_kib = 64, sram_mantissa_kib = 1024;
+    double dram_bandwidth_gb_per_s = 256;
+    double dram_latency_ns = 100;
+    std::string dram_type = "hbm2";
+    node::NodeParams resolved;
+};
+
+/// One per-layer precision override, as written (applied in order, later ones win).
+struct PrecisionOverride {
+    std::string layer;
+    std::optional<fmac::TrainingPhase> phase;  ///< every phase if unset
+    std::optional<int> weights, activations, gradients;
+};
+
+struct PrecisionParams {
+    node::TensorPrecision defaults;
+    node::TensorRounding rounding;
+    std::vector<PrecisionOverride> overrides;
+    std::vector<node::LayerPrecision> per_layer;  ///< resolved, one per workload layer
+};
+
+struct EnergyParams {
+    std::string table;       ///< as written; empty = the built-in configs/energy/fast_45nm.yaml
+    std::string table_path;  ///< resolved against the config file's folder
+    energy::EnergyTable resolved;
+};
+
 /// The resolved, validated configuration of one run: defaults applied, units converted.
 struct Params {
     std::string source_file;
     RunParams run;
     BfpParams bfp;
     BfpReportParams bfp_report;
+    // training_step
+    WorkloadParams workload;
+    NodeConfig node;
+    PrecisionParams precision;
+    EnergyParams energy;
 };
 
 /// The tensors a report uses when the config names none.

@@ -28,10 +28,14 @@ Document Document::load(const std::string& path) {
     if (!in) throw ConfigError({path, 0, 0, ""}, std::string("cannot open config file: ") + std::strerror(errno));
     std::stringstream text;
     text << in.rdbuf();
+    return parse(text.str(), path);
+}
+
+Document Document::parse(const std::string& text, const std::string& path) {
     Document doc;
     doc.file = path;
     try {
-        doc.root = YAML::Load(text.str());
+        doc.root = YAML::Load(text);
     } catch (const YAML::ParserException& e) {
         throw ConfigError({path, e.mark.line + 1, e.mark.column + 1, ""}, "invalid YAML: " + e.msg);
     }

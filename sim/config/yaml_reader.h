@@ -35,6 +35,8 @@ struct Document {
 
     /// Reads and parses `path`; ConfigError if it is missing or not valid YAML.
     static Document load(const std::string& path);
+    /// Parses `text` as the contents of a file named `path` (for error messages).
+    static Document parse(const std::string& text, const std::string& path);
     /// Applies `key.path=value` (value parsed as YAML; numeric segments index lists).
     void apply_override(const std::string& assignment);
     [[nodiscard]] Location locate(const YAML::Node& node, const std::string& key_path) const;
@@ -69,6 +71,7 @@ public:
     [[nodiscard]] Location location() const { return m_doc->locate(m_node, m_path); }
     [[nodiscard]] Location location_of(const std::string& key) const;
     [[nodiscard]] const std::string& path() const { return m_path; }
+    [[nodiscard]] const Document* document() const { return m_doc; }
 
 private:
     [[nodiscard]] std::string child_path(const std::string& key) const { return m_path.empty() ? key : m_path + "." + key; }

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+#include "config/energy_table.h"
+
+#include <cmath>
+
+#include "config/yaml_reader.h"
+
+namespace fastsim::config {
+
+extern const char* const kDefaultEnergyTable;
+extern const char* const kDefaultEnergyTableName;
+
+namespace {
+
+/// One entry: {value: X, source: "..."}; both required.
+double entry(MapReader& section, const std::string& key) {
+    auto reader = section.map(key);
+    if (!reader) throw ConfigError(section.location_of(key), "missing entry: expected {value: number, source: text}");
+    const Field<double> value = reader->scalar<double>("value");
+    const Field<std::string> source = reader->scalar<std::string>("source");
+    reader->finish();
+    if (!value.value) throw ConfigError(reader->location(), "missing value");
+    if (!source.value || source.value->empty()) throw ConfigError(reader->location(), "missing source: every figure says where it comes from");
+    if (!(*value.value >= 0) || !std::isfinite(*value.value))
+        throw ConfigError(value.where, "expected a non-negative energy, got " + std::to_string(*value.value));
+    return *value.value;
+}
+
+}  // namespace
+
+energy::EnergyTable load_energy_table(const std::string& path, const std::string& dram_type,
+                                      const Location& dram_type_where) {
+    const Document doc = path.empty() ? Document::parse(kDefaultEnergyTable, kDefaultEnergyTableName) : Document::load(path);
+    MapReader top(doc, doc.root, "");
+    energy::EnergyTable t;
+    t.name = top.scalar<std::string>("name").value_or(path.empty() ? "fast-45nm" : path);
+    auto section = [&](const std::string& key) {
+        auto reader = top.map(key);
+        if (!reader) throw ConfigError(top.location_of(key), "missing section");
+        return *reader;
+    };
+    MapReader fmac = section("fmac");
+    t.chunk_multiply_pj = entry(fmac, "chunk_multiply_pj");
+    t.adder_tree_add_pj = entry(fmac, "adder_tree_add_pj");
+    t.pass_accumulate_pj = entry(fmac, "pass_accumulate_pj");
+    t.exponent_add_pj = entry(fmac, "exponent_add_pj");
+    t.psum_add_pj = entry(fmac, "psum_add_pj");
+    fmac.finish();
+    MapReader conv = section("converter");
+    t.comparator_pj = entry(conv, "comparator_pj");
+    t.subtractor_pj = entry(conv, "subtractor_pj");
+    t.shifter_pj = entry(conv, "shifter_pj");
+    t.noise_add_pj = entry(conv, "noise_add_pj");
+    t.lfsr_step_pj = entry(conv, "lfsr_step_pj");
+    conv.finish();
+    MapReader sram = section("sram");
+    t.sram_exponent_read_pj_per_bit = entry(sram, "exponent_read_pj_per_bit");
+    t.sram_exponent_write_pj_per_bit = entry(sram, "exponent_write_pj_per_bit");
+    t.sram_mantissa_read_pj_per_bit = entry(sram, "mantissa_read_pj_per_bit");
+    t.sram_mantissa_write_pj_per_bit = entry(sram, "mantissa_write_pj_per_bit");
+    sram.finish();
+    MapReader dram = section("dram_pj_per_bit");
+    if (!dram.has(dram_type))
+        throw ConfigError(dram_type_where, "the energy table " + doc.file + " has no DRAM type '" + dram_type +
+                                               "' under dram_pj_per_bit");
+    t.dram_pj_per_bit = entry(dram, dram_type);
+    // The other DRAM types are checked too: a broken table fails whichever type is chosen.
+    for (const auto& kv : doc.root["dram_pj_per_bit"]) {
+        const std::string other = kv.first.as<std::string>();
+        if (other != dram_type) entry(dram, other);
+    }
+    dram.finish();
+    MapReader leak = section("leakage");
+    t.leakage_mw_per_pe = entry(leak, "mw_per_pe");
+    t.leakage_mw_per_sram_kib = entry(leak, "mw_per_sram_kib");
+    leak.finish();
+    top.finish();
+    return t;
+}
+
+}  // namespace fastsim::config

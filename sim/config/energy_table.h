@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <string>
+
+#include "config/errors.h"
+#include "energy/energy.h"
+
+namespace fastsim::config {
+
+/// Reads an energy table (docs/energy.md): `path`, or the built-in
+/// configs/energy/fast_45nm.yaml when `path` is empty. `dram_type` picks the DRAM entry;
+/// `dram_type_where` locates it in the run config for the error if the table lacks it.
+/// Every entry must be present and non-negative; ConfigError names the file and key.
+energy::EnergyTable load_energy_table(const std::string& path, const std::string& dram_type,
+                                      const Location& dram_type_where);
+
+}  // namespace fastsim::config

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#include "report/output_files.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+#include "config/errors.h"
+
+namespace fastsim::report {
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+    namespace fs = std::filesystem;
+    const fs::path target(path);
+    std::error_code ec;
+    if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+    if (ec) throw config::UserError("cannot create " + target.parent_path().string() + ": " + ec.message());
+    const std::string temporary = path + ".tmp." + std::to_string(::getpid());
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        if (!out) throw config::UserError("cannot write " + temporary + ": " + std::strerror(errno));
+        out << content;
+        out.flush();
+        if (!out) throw config::UserError("cannot write " + temporary + ": " + std::strerror(errno));
+    }
+    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+        const std::string reason = std::strerror(errno);
+        std::remove(temporary.c_str());
+        throw config::UserError("cannot write " + path + ": " + reason);
+    }
+}
+
+std::string json_string(const std::string& text) {
+    std::string out = "\"";
+    for (const char ch : text) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += ch;
+        } else if (c < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else {
+            out += ch;
+        }
+    }
+    return out + "\"";
+}
+
+}  // namespace fastsim::report

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <string>
+
+namespace fastsim::report {
+
+/// Writes `content` to `path` atomically: a temporary file in the same folder, then
+/// rename(), so an interrupted run never leaves a truncated report. Creates the folder.
+/// Throws config::UserError if the folder or file cannot be written.
+void write_file_atomically(const std::string& path, const std::string& content);
+
+/// `text` as a JSON string literal, quotes included.
+std::string json_string(const std::string& text);
+
+}  // namespace fastsim::report

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+#include "report/training_report.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "report/output_files.h"
+#include "report/table.h"
+
+namespace fastsim::report {
+namespace {
+
+std::string number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    return buf;
+}
+
+const std::string& layer_name(const config::Params& params, const run::PhaseResult& r) {
+    return params.workload.network.layers[r.step.layer].name;
+}
+
+double micro(double pj) { return pj * 1e-6; }
+
+/// The CSV / JSON fields of one phase, in order: name, value.
+std::vector<std::pair<std::string, std::string>> phase_fields(const config::Params& params, const run::PhaseResult& r) {
+    const node::PhaseCounters& c = r.counters;
+    const node::PhaseJob& j = r.step.job;
+    const auto u = [](std::uint64_t v) { return std::to_string(v); };
+    return {
+        {"layer", json_string(layer_name(params, r))},
+        {"phase", json_string(fmac::to_string(r.step.phase))},
+        {"gemm_count", u(r.step.count)},
+        {"m", u(j.shape.m)},
+        {"k", u(j.shape.k)},
+        {"n", u(j.shape.n)},
+        {"x_mantissa_bits", std::to_string(j.x_mantissa_bits)},
+        {"y_mantissa_bits", std::to_string(j.y_mantissa_bits)},
+        {"passes_per_group", std::to_string(fmac::passes_per_group(j.x_mantissa_bits, j.y_mantissa_bits))},
+        {"macs", u(c.macs)},
+        {"tiles", u(c.tiles)},
+        {"cycles", u(c.cycles)},
+        {"array_cycles", u(c.array_cycles)},
+        {"load_wait_cycles", u(c.load_wait_cycles)},
+        {"sram_stall_cycles", u(c.sram_stall_cycles)},
+        {"drain_cycles", u(c.drain_cycles)},
+        {"converter_cycles", u(c.converter_cycles)},
+        {"utilisation_percent", number(100.0 * utilisation(params, c))},
+        {"pe_passes", u(c.pe_passes)},
+        {"sram_exponent_read_bits", u(c.sram_exponent_read_bits)},
+        {"sram_exponent_write_bits", u(c.sram_exponent_write_bits)},
+        {"sram_mantissa_read_bits", u(c.sram_mantissa_read_bits)},
+        {"sram_mantissa_write_bits", u(c.sram_mantissa_write_bits)},
+        {"dram_read_bits", u(c.dram_read_bits)},
+        {"dram_write_bits", u(c.dram_write_bits)},
+        {"energy_fmac_pj", number(r.energy.fmac_pj)},
+        {"energy_converter_pj", number(r.energy.converter_pj)},
+        {"energy_sram_pj", number(r.energy.sram_pj)},
+        {"energy_dram_pj", number(r.energy.dram_pj)},
+        {"energy_leakage_pj", number(r.energy.leakage_pj)},
+        {"energy_total_pj", number(r.energy.total_pj())},
+    };
+}
+
+std::string energy_json(const energy::EnergyBreakdown& e) {
+    return "{\"fmac\": " + number(e.fmac_pj) + ", \"converter\": " + number(e.converter_pj) + ", \"sram\": " +
+           number(e.sram_pj) + ", \"dram\": " + number(e.dram_pj) + ", \"leakage\": " + number(e.leakage_pj) + "}";
+}
+
+}  // namespace
+
+double utilisation(const config::Params& params, const node::PhaseCounters& c) {
+    const auto& a = params.node.resolved.array;
+    const double pe_cycles = static_cast<double>(c.cycles) * a.rows * a.cols;
+    return pe_cycles > 0 ? static_cast<double>(c.pe_passes) / pe_cycles : 0.0;
+}
+
+void print_training_step(std::ostream& out, const config::Params& params, const run::TrainingStepResult& result) {
+    const node::NodeParams& n = params.node.resolved;
+    out << "Training step of " << params.workload.network.name << " (batch " << params.workload.batch << ") on a "
+        << n.array.rows << "x" << n.array.cols << " FAST node, g=" << n.array.group_size << ", "
+        << params.node.clock_mhz << " MHz, fidelity " << config::to_string(params.run.fidelity) << ", energy table "
+        << params.energy.resolved.name << "\n\n";
+    Table table({"layer", "phase", "m x k x n", "bits_x/y", "macs_M", "cycles", "array_cycles", "stall_cycles",
+                 "util_%", "sram_Mbit", "dram_Mbit", "fmac_uJ", "conv_uJ", "sram_uJ", "dram_uJ", "leak_uJ", "total_uJ"});
+    for (const auto& r : result.phases) {
+        const node::PhaseCounters& c = r.counters;
+        const node::PhaseJob& j = r.step.job;
+        const double sram_bits = static_cast<double>(c.sram_exponent_read_bits + c.sram_exponent_write_bits +
+                                                     c.sram_mantissa_read_bits + c.sram_mantissa_write_bits);
+        std::string shape = std::to_string(j.shape.m) + "x" + std::to_string(j.shape.k) + "x" + std::to_string(j.shape.n);
+        if (r.step.count > 1) shape += " (x" + std::to_string(r.step.count) + ")";
+        table.add_row({layer_name(params, r), fmac::to_string(r.step.phase), shape,
+                       std::to_string(j.x_mantissa_bits) + "/" + std::to_string(j.y_mantissa_bits),
+                       Table::fixed(static_cast<double>(c.macs) * 1e-6, 1), std::to_string(c.cycles),
+                       std::to_string(c.array_cycles), std::to_string(c.cycles - c.array_cycles),
+                       Table::fixed(100.0 * utilisation(params, c), 1), Table::fixed(sram_bits * 1e-6, 1),
+                       Table::fixed(static_cast<double>(c.dram_read_bits + c.dram_write_bits) * 1e-6, 1),
+                       Table::fixed(micro(r.energy.fmac_pj), 2), Table::fixed(micro(r.energy.converter_pj), 2),
+                       Table::fixed(micro(r.energy.sram_pj), 2), Table::fixed(micro(r.energy.dram_pj), 2),
+                       Table::fixed(micro(r.energy.leakage_pj), 2), Table::fixed(micro(r.energy.total_pj()), 2)});
+    }
+    table.print(out);
+    const node::PhaseCounters& t = result.total;
+    const energy::EnergyBreakdown& e = result.total_energy;
+    const double macs = static_cast<double>(t.macs);
+    const auto per_mac = [&](double pj) { return macs > 0 ? pj / macs : 0.0; };
+    out << "\ntotal: " << t.cycles << " cycles (" << Table::fixed(static_cast<double>(t.cycles) / static_cast<double>(n.clock_hz) * 1e3, 3)
+        << " ms at " << params.node.clock_mhz << " MHz), " << Table::fixed(macs * 1e-9, 3) << " GMAC, utilisation "
+        << Table::fixed(100.0 * utilisation(params, t), 1) << "%\n";
+    out << "cycles: array " << t.array_cycles << ", waiting for DRAM loads " << t.load_wait_cycles << ", SRAM stalls "
+        << t.sram_stall_cycles << ", drain " << t.drain_cycles << "\n";
+    out << "energy: " << Table::fixed(micro(e.total_pj()), 2) << " uJ, " << Table::fixed(per_mac(e.total_pj()), 3)
+        << " pJ/MAC = fmac " << Table::fixed(per_mac(e.fmac_pj), 3) << " + converter "
+        << Table::fixed(per_mac(e.converter_pj), 3) << " + sram " << Table::fixed(per_mac(e.sram_pj), 3) << " + dram "
+        << Table::fixed(per_mac(e.dram_pj), 3) << " + leakage " << Table::fixed(per_mac(e.leakage_pj), 3) << "\n";
+}
+
+std::string training_step_json(const config::Params& params, const run::TrainingStepResult& result) {
+    const node::NodeParams& n = params.node.resolved;
+    const node::PhaseCounters& t = result.total;
+    std::ostringstream o;
+    o << "{\n";
+    o << "  \"config\": " << json_string(params.source_file) << ",\n";
+    o << "  \"network\": " << json_string(params.workload.network.name) << ",\n";
+    o << "  \"batch\": " << params.workload.batch << ",\n";
+    o << "  \"fidelity\": " << json_string(std::string(config::to_string(params.run.fidelity))) << ",\n";
+    o << "  \"node\": {\"array_rows\": " << n.array.rows << ", \"array_cols\": " << n.array.cols
+      << ", \"group_size\": " << n.array.group_size << ", \"clock_hz\": " << n.clock_hz << "},\n";
+    o << "  \"energy_table\": " << json_string(params.energy.resolved.name) << ",\n";
+    o << "  \"total_cycles\": " << t.cycles << ",\n";
+    o << "  \"total_seconds\": " << number(static_cast<double>(t.cycles) / static_cast<double>(n.clock_hz)) << ",\n";
+    o << "  \"total_macs\": " << t.macs << ",\n";
+    o << "  \"total_energy_pj\": " << number(result.total_energy.total_pj()) << ",\n";
+    o << "  \"energy_pj\": " << energy_json(result.total_energy) << ",\n";
+    o << "  \"pj_per_mac\": " << number(t.macs ? result.total_energy.total_pj() / static_cast<double>(t.macs) : 0.0) << ",\n";
+    o << "  \"utilisation_percent\": " << number(100.0 * utilisation(params, t)) << ",\n";
+    o << "  \"cycles\": {\"array\": " << t.array_cycles << ", \"load_wait\": " << t.load_wait_cycles
+      << ", \"sram_stall\": " << t.sram_stall_cycles << ", \"drain\": " << t.drain_cycles << "},\n";
+    o << "  \"phases\": [\n";
+    for (std::size_t i = 0; i < result.phases.size(); ++i) {
+        o << "    {";
+        const auto fields = phase_fields(params, result.phases[i]);
+        for (std::size_t f = 0; f < fields.size(); ++f)
+            o << (f ? ", " : "") << json_string(fields[f].first) << ": " << fields[f].second;
+        o << "}" << (i + 1 < result.phases.size() ? "," : "") << "\n";
+    }
+    o << "  ]\n}\n";
+    return o.str();
+}
+
+std::string training_step_csv(const config::Params& params, const run::TrainingStepResult& result) {
+    std::ostringstream o;
+    bool header = true;
+    for (const auto& r : result.phases) {
+        const auto fields = phase_fields(params, r);
+        if (header) {
+            for (std::size_t f = 0; f < fields.size(); ++f) o << (f ? "," : "") << fields[f].first;
+            o << "\n";
+            header = false;
+        }
+        for (std::size_t f = 0; f < fields.size(); ++f) o << (f ? "," : "") << fields[f].second;
+        o << "\n";
+    }
+    return o.str();
+}
+
+}  // namespace fastsim::report

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "config/params.h"
+#include "energy/energy.h"
+#include "node/node_model.h"
+#include "node/training_step.h"
+
+namespace fastsim::run {
+
+/// One phase of the step: what ran, what it cost in cycles and actions, and its energy.
+struct PhaseResult {
+    node::StepPhase step;
+    node::PhaseCounters counters;  ///< all `step.count` GEMMs of the phase
+    energy::EnergyBreakdown energy;
+};
+
+struct TrainingStepResult {
+    std::vector<PhaseResult> phases;  ///< in run order
+    node::PhaseCounters total;
+    energy::EnergyBreakdown total_energy;
+    std::size_t distinct_tile_shapes = 0;  ///< memo entries (memo fidelity)
+};
+
+/// Called after each phase with (phases done, phases in all).
+using Progress = std::function<void(std::size_t, std::size_t)>;
+
+/// Runs one training step of params.workload on params.node at params.run.fidelity:
+/// memo = the plain tile recurrence with memoised array timing; stepped = the SystemC node
+/// on synthetic operands (normal values from params.run.seed, quantised per phase), which
+/// must give the same counters. Energy is computed here, from the counters, once each
+/// phase has run.
+TrainingStepResult run_training_step(const config::Params& params, const Progress& progress = {});
+
+/// The energy of `counters` on the configured node with the configured table.
+energy::EnergyBreakdown phase_energy(const config::Params& params, const node::PhaseCounters& counters);
+
+}  // namespace fastsim::run
