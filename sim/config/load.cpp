@@ -382,6 +382,9 @@ void resolve_training(const RawConfig& raw, const Document& doc, Params& p) {
     p.workload.trace = *raw.workload->trace.value;
     p.workload.trace_path = resolve_path(doc.file, p.workload.trace);
     p.workload.batch = static_cast<std::size_t>(in_range<std::uint64_t>(raw.workload->batch, 32, 1, 1u << 20));
+    if (std::error_code ec; !std::filesystem::is_regular_file(p.workload.trace_path, ec))
+        throw ConfigError(raw.workload->trace.where, "no trace file at " + p.workload.trace_path +
+                                                         " (a relative path is taken from the config file's folder)");
     p.workload.network = read_trace(p.workload.trace_path);
 
     // (2) Node: units of the config (MHz, KiB, GB/s, ns) into cycles and bits.

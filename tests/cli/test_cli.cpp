@@ -2,6 +2,7 @@
 // The fastsim executable as a user runs it: exit codes, messages, output formats.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -38,7 +39,7 @@ Result run_fastsim(const std::string& args, const std::string& input = "") {
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir.path("out")), slurp(dir.path("err"))};
 }
 
-const std::string kQuickstart = std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml";
+const std::string kBfpReportConfig = std::string(FASTSIM_SOURCE_DIR) + "/configs/bfp_error_report.yaml";
 
 }  // namespace
 
@@ -123,8 +124,8 @@ TEST_CASE("every command has --help and bad commands exit 2", "[cli]") {
     CHECK_THAT(r.err, Contains("unknown command 'simulate'"));
 }
 
-TEST_CASE("run prints the quickstart report table", "[cli]") {
-    const Result r = run_fastsim("run " + kQuickstart + " -p bfp_report.mantissa_bits=[2,8]");
+TEST_CASE("run prints the BFP error report table", "[cli]") {
+    const Result r = run_fastsim("run " + kBfpReportConfig + " -p bfp_report.mantissa_bits=[2,8]");
     CHECK(r.exit_code == 0);
     CHECK(r.err.empty());
     CHECK_THAT(r.out, Contains("tensor       distribution  mantissa_bits  rounding    sqnr_db"));
@@ -143,12 +144,12 @@ TEST_CASE("config errors exit 2 with file, line and key path, never a crash", "[
     }
     CHECK(run_fastsim("run").exit_code == 2);
     CHECK(run_fastsim("run " + dir.path("missing.yaml")).exit_code == 2);
-    CHECK(run_fastsim("run " + kQuickstart + " -p nosuch.key=1").exit_code == 2);
-    CHECK(run_fastsim("run " + kQuickstart + " --log-level loud").exit_code == 2);
+    CHECK(run_fastsim("run " + kBfpReportConfig + " -p nosuch.key=1").exit_code == 2);
+    CHECK(run_fastsim("run " + kBfpReportConfig + " --log-level loud").exit_code == 2);
 }
 
 TEST_CASE("validate --dump-config prints a config that validates again", "[cli]") {
-    const Result dumped = run_fastsim("validate " + kQuickstart + " -p bfp.group_size=32 --dump-config");
+    const Result dumped = run_fastsim("validate " + kBfpReportConfig + " -p bfp.group_size=32 --dump-config");
     REQUIRE(dumped.exit_code == 0);
     CHECK_THAT(dumped.out, Contains("group_size: 32"));
     fastsim::test::TempDir dir;
@@ -156,4 +157,91 @@ TEST_CASE("validate --dump-config prints a config that validates again", "[cli]"
     const Result r = run_fastsim("validate " + again);
     CHECK(r.exit_code == 0);
     CHECK(r.out == again + ": ok\n");
+}
+
+namespace {
+
+const std::string kTinyNode = std::string(FASTSIM_SOURCE_DIR) + "/configs/tests/tiny_node.yaml";
+
+/// The value of `"key": N` at the top of a report.json.
+double json_number(const std::string& json, const std::string& key) {
+    const auto at = json.find("\"" + key + "\": ");
+    REQUIRE(at != std::string::npos);
+    return std::strtod(json.c_str() + at + key.size() + 4, nullptr);
+}
+
+/// Column `name` of a CSV, summed over its rows.
+double csv_column_sum(const std::string& csv, const std::string& name) {
+    std::istringstream in(csv);
+    std::string line, cell;
+    std::getline(in, line);
+    std::istringstream header(line);
+    int column = -1;
+    for (int i = 0; std::getline(header, cell, ','); ++i)
+        if (cell == name) column = i;
+    REQUIRE(column >= 0);
+    double sum = 0;
+    while (std::getline(in, line)) {
+        std::istringstream row(line);
+        for (int i = 0; std::getline(row, cell, ','); ++i)
+            if (i == column) sum += std::strtod(cell.c_str(), nullptr);
+    }
+    return sum;
+}
+
+}  // namespace
+
+TEST_CASE("the README quickstart: a ResNet-18 training step", "[cli][node]") {
+    const Result r = run_fastsim("run " + std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml");
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("Training step of resnet18 (batch 32) on a 32x32 FAST node"));
+    CHECK_THAT(r.out, Contains("layer4.1.conv2"));
+    CHECK_THAT(r.out, Contains("pJ/MAC = fmac"));
+}
+
+TEST_CASE("run --out writes report.json and layers.csv whose totals agree", "[cli][node]") {
+    fastsim::test::TempDir dir;
+    const Result r = run_fastsim("run " + kTinyNode + " --out " + dir.path("out"));
+    REQUIRE(r.exit_code == 0);
+    const std::string json = slurp(dir.path("out/report.json"));
+    const std::string csv = slurp(dir.path("out/layers.csv"));
+    CHECK_THAT(csv, StartsWith("layer,phase,gemm_count,m,k,n,x_mantissa_bits,y_mantissa_bits,passes_per_group,macs,"));
+    // 3 layers: 3 forward, 2 backward-data (conv1 reads only the input), 3 weight-gradient.
+    CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 8);
+    CHECK(json_number(json, "total_cycles") == csv_column_sum(csv, "cycles"));
+    CHECK(json_number(json, "total_macs") == csv_column_sum(csv, "macs"));
+    CHECK(json_number(json, "total_energy_pj") == Approx(csv_column_sum(csv, "energy_total_pj")).epsilon(1e-6));
+    // tiny_cnn, batch 3: conv1 6*6*27*10, conv2 9*90*12, fc 108*7 MACs per sample, x 3 phases but
+    // conv1's backward-data.
+    const double forward = 3.0 * (36 * 27 * 10 + 9 * 90 * 12 + 108 * 7);
+    CHECK(json_number(json, "total_macs") == 3 * forward - 3.0 * 36 * 27 * 10);
+    CHECK(json_number(json, "total_energy_pj") > 0);
+}
+
+TEST_CASE("fidelity stepped gives the memo path's report, cycle for cycle", "[cli][node][fidelity]") {
+    fastsim::test::TempDir dir;
+    REQUIRE(run_fastsim("run " + kTinyNode + " --out " + dir.path("memo")).exit_code == 0);
+    const Result stepped = run_fastsim("run " + kTinyNode + " --fidelity stepped --out " + dir.path("stepped"));
+    REQUIRE(stepped.exit_code == 0);
+    std::string memo_json = slurp(dir.path("memo/report.json")), stepped_json = slurp(dir.path("stepped/report.json"));
+    CHECK_THAT(stepped_json, Contains("\"fidelity\": \"stepped\""));
+    memo_json.replace(memo_json.find("\"memo\""), 6, "\"stepped\"");
+    CHECK(memo_json == stepped_json);
+    CHECK(slurp(dir.path("memo/layers.csv")) == slurp(dir.path("stepped/layers.csv")));
+}
+
+TEST_CASE("training_step bad input exits 2 naming the file and line", "[cli][node]") {
+    fastsim::test::TempDir dir;
+    const std::string trace = dir.write("net.yaml", "network: n\nlayers:\n  - {name: a, type: pool, in_features: 4}\n");
+    const std::string config = dir.write("run.yaml", "run: {mode: training_step}\nworkload: {trace: net.yaml}\n");
+    Result r = run_fastsim("run " + config);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("net.yaml:3:") && Contains("type"));
+    r = run_fastsim("run " + kTinyNode + " --fidelity exact");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("--fidelity: expected memo or stepped"));
+    r = run_fastsim("run " + kTinyNode + " -p node.sram.exponent_bank.capacity_kib=0.001");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("node.sram.exponent_bank.capacity_kib: layer 'conv1' (forward) cannot be tiled"));
+    CHECK(run_fastsim("run " + kBfpReportConfig + " --out " + dir.path("x")).exit_code == 2);
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The quickstart's numbers against quantisation theory: uniform rounding error gives
+// The BFP error report's numbers against quantisation theory: uniform rounding error gives
 // 6.02 dB of SQNR per mantissa bit, and stochastic rounding's error variance (E f(1-f) =
 // 1/6 LSB^2) is twice round-to-nearest's (1/12 LSB^2): 3.01 dB less.
 #include <catch2/catch.hpp>
@@ -12,7 +12,7 @@
 using namespace fastsim;
 
 TEST_CASE("BFP error report follows 6.02 dB per bit and SR costs 3 dB", "[report]") {
-    const config::Params p = config::load(std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml",
+    const config::Params p = config::load(std::string(FASTSIM_SOURCE_DIR) + "/configs/bfp_error_report.yaml",
                                           {"bfp_report.mantissa_bits=[4, 6, 8]"});
     const auto rows = run::bfp_error_report(p);
     REQUIRE(rows.size() == 3 * 3 * 2);
@@ -33,7 +33,7 @@ TEST_CASE("BFP error report follows 6.02 dB per bit and SR costs 3 dB", "[report
 }
 
 TEST_CASE("the report is reproducible from the seed", "[report]") {
-    const std::string path = std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml";
+    const std::string path = std::string(FASTSIM_SOURCE_DIR) + "/configs/bfp_error_report.yaml";
     const auto a = run::bfp_error_report(config::load(path, {"bfp_report.mantissa_bits=[2]"}));
     const auto b = run::bfp_error_report(config::load(path, {"bfp_report.mantissa_bits=[2]"}));
     const auto c = run::bfp_error_report(config::load(path, {"bfp_report.mantissa_bits=[2]", "run.seed=2"}));

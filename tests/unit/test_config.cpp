@@ -10,7 +10,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-std::string quickstart() { return std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml"; }
+std::string bfp_report_config() { return std::string(FASTSIM_SOURCE_DIR) + "/configs/bfp_error_report.yaml"; }
 
 /// The message of the ConfigError that loading `yaml` (with overrides) throws.
 std::string error_of(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
@@ -28,8 +28,8 @@ std::string error_of(const std::string& yaml, const std::vector<std::string>& ov
 
 }  // namespace
 
-TEST_CASE("the quickstart config resolves to the documented values", "[config]") {
-    const config::Params p = config::load(quickstart());
+TEST_CASE("the BFP error report config resolves to the documented values", "[config]") {
+    const config::Params p = config::load(bfp_report_config());
     CHECK(p.run.mode == config::RunMode::bfp_report);
     CHECK(p.run.seed == 1);
     CHECK(p.bfp.group_size == 16);
@@ -110,21 +110,21 @@ TEST_CASE("missing files and YAML syntax errors are reported with the path", "[c
 
 TEST_CASE("overrides (-p) set, add and index keys, and their errors say so", "[config]") {
     const config::Params p = config::load(
-        quickstart(), {"bfp.group_size=32", "bfp_report.mantissa_bits=[4]", "bfp_report.tensors.1.scale=0.5", "run.seed=7"});
+        bfp_report_config(), {"bfp.group_size=32", "bfp_report.mantissa_bits=[4]", "bfp_report.tensors.1.scale=0.5", "run.seed=7"});
     CHECK(p.bfp.group_size == 32);
     CHECK(p.bfp_report.mantissa_bits == std::vector<int>{4});
     CHECK(p.bfp_report.tensors[1].scale == 0.5);
     CHECK(p.run.seed == 7);
-    CHECK_THROWS_WITH(config::load(quickstart(), {"bfp.grup_size=3"}), Contains("-p bfp.grup_size: bfp.grup_size: unknown key"));
-    CHECK_THROWS_WITH(config::load(quickstart(), {"bfp.group_size=x"}), Contains("-p bfp.group_size: bfp.group_size: expected an integer"));
-    CHECK_THROWS_WITH(config::load(quickstart(), {"run.seed.x=1"}), Contains("'run.seed' is a single value"));
-    CHECK_THROWS_WITH(config::load(quickstart(), {"nosuch.key=1"}), Contains("-p nosuch.key: nosuch: unknown key 'nosuch'"));
-    CHECK_THROWS_WITH(config::load(quickstart(), {"bfp_report.tensors.9.scale=1"}), Contains("is a list of 3 entries"));
-    CHECK_THROWS_WITH(config::load(quickstart(), {"bfp.group_size"}), Contains("expected key.path=value"));
+    CHECK_THROWS_WITH(config::load(bfp_report_config(), {"bfp.grup_size=3"}), Contains("-p bfp.grup_size: bfp.grup_size: unknown key"));
+    CHECK_THROWS_WITH(config::load(bfp_report_config(), {"bfp.group_size=x"}), Contains("-p bfp.group_size: bfp.group_size: expected an integer"));
+    CHECK_THROWS_WITH(config::load(bfp_report_config(), {"run.seed.x=1"}), Contains("'run.seed' is a single value"));
+    CHECK_THROWS_WITH(config::load(bfp_report_config(), {"nosuch.key=1"}), Contains("-p nosuch.key: nosuch: unknown key 'nosuch'"));
+    CHECK_THROWS_WITH(config::load(bfp_report_config(), {"bfp_report.tensors.9.scale=1"}), Contains("is a list of 3 entries"));
+    CHECK_THROWS_WITH(config::load(bfp_report_config(), {"bfp.group_size"}), Contains("expected key.path=value"));
 }
 
 TEST_CASE("the dumped config loads back to the same config", "[config]") {
-    const config::Params p = config::load(quickstart(), {"bfp.exponent_bits=4", "bfp.exponent_bias=-10"});
+    const config::Params p = config::load(bfp_report_config(), {"bfp.exponent_bits=4", "bfp.exponent_bias=-10"});
     const std::string text = config::dump(p);
     test::TempDir dir;
     const config::Params again = config::load(dir.write("dumped.yaml", text));

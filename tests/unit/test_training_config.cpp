@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+// training_step configs: units, per-layer/per-phase precision, the fit check, the energy
+// table, and errors that name the file, line and key.
+#include <catch2/catch.hpp>
+
+#include "config/errors.h"
+#include "config/load.h"
+#include <fstream>
+#include <sstream>
+
+#include "support/temp_dir.h"
+
+using namespace fastsim;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const std::string kSource = FASTSIM_SOURCE_DIR;
+
+/// A training_step config around `extra` (YAML appended), trace given by absolute path.
+std::string config_text(const std::string& extra, const std::string& trace = kSource + "/traces/tiny_cnn.yaml") {
+    return "run: {mode: training_step}\nworkload:\n  trace: " + trace + "\n  batch: 2\n" + extra;
+}
+
+std::string error_of(const std::string& yaml) {
+    test::TempDir dir;
+    const std::string file = dir.write("bad.yaml", yaml);
+    try {
+        config::load(file);
+    } catch (const config::ConfigError& e) {
+        const std::string what = e.what();
+        return what.substr(what.find("bad.yaml"));
+    }
+    FAIL("no ConfigError for:\n" << yaml);
+    return {};
+}
+
+std::size_t phase(fmac::TrainingPhase p) { return static_cast<std::size_t>(p); }
+
+}  // namespace
+
+TEST_CASE("the quickstart: ResNet-18 on a 32x32 node, units converted once", "[config][node]") {
+    const config::Params p = config::load(kSource + "/configs/quickstart.yaml");
+    CHECK(p.run.mode == config::RunMode::training_step);
+    CHECK(p.workload.network.layers.size() == 21);
+    CHECK(p.workload.batch == 32);
+    const node::NodeParams& n = p.node.resolved;
+    CHECK((n.array.rows == 32 && n.array.cols == 32 && n.array.group_size == 16));
+    CHECK(n.clock_hz == 1'000'000'000);
+    CHECK(n.dram.bandwidth_bits_per_s == 2'048'000'000'000ull);
+    CHECK(n.dram.latency_cycles == 100);
+    CHECK(n.sram.mantissa_bank.capacity_bits == 1024ull * 1024 * 8);
+    CHECK(n.converter.pipeline_latency_cycles == 4 + 3);
+    CHECK(p.precision.per_layer[0][phase(fmac::TrainingPhase::forward)].weights == 8);  // conv1 override
+    CHECK(p.precision.per_layer[1][phase(fmac::TrainingPhase::forward)].weights == 4);
+    CHECK(p.precision.rounding.gradients == bfp::Rounding::stochastic);
+    CHECK(p.energy.resolved.dram_pj_per_bit == 3.9);  // hbm2 from the built-in table
+    CHECK(p.energy.resolved.chunk_multiply_pj == 0.0125);
+}
+
+TEST_CASE("per-phase overrides apply to one phase, later overrides win", "[config][node]") {
+    const config::Params p = config::load(kSource + "/configs/tests/tiny_node.yaml");
+    const auto& fc = p.precision.per_layer[2];
+    CHECK(fc[phase(fmac::TrainingPhase::backward_data)].gradients == 2);
+    CHECK(fc[phase(fmac::TrainingPhase::forward)].gradients == 6);
+    CHECK(fc[phase(fmac::TrainingPhase::weight_gradient)].gradients == 6);
+    CHECK(p.precision.per_layer[1][phase(fmac::TrainingPhase::weight_gradient)].weights == 8);
+    // 50 ns at 700 MHz = 35 cycles; 12.8 GB/s = 102.4 Gbit/s.
+    CHECK(p.node.resolved.dram.latency_cycles == 35);
+    CHECK(p.node.resolved.dram.bandwidth_bits_per_s == 102'400'000'000ull);
+    CHECK(p.energy.resolved.dram_pj_per_bit == 8);  // lpddr4
+}
+
+TEST_CASE("the training_step dump loads back to the same values", "[config][node]") {
+    const config::Params p = config::load(kSource + "/configs/tests/tiny_node.yaml");
+    test::TempDir dir;
+    const config::Params q = config::load(dir.write("again.yaml", config::dump(p)));
+    CHECK(config::dump(q) == config::dump(p));
+    CHECK(q.precision.per_layer[2][phase(fmac::TrainingPhase::backward_data)].gradients == 2);
+    CHECK(q.node.resolved.dram.latency_cycles == p.node.resolved.dram.latency_cycles);
+}
+
+TEST_CASE("training_step errors name the file, line and key", "[config][node]") {
+    CHECK_THAT(error_of(config_text("node:\n  sram:\n    mantissa_bank: {capacity_kib: 0.01}\n")),
+               Contains("bad.yaml:7:35: node.sram.mantissa_bank.capacity_kib: layer 'conv1' (forward) cannot be tiled"));
+    CHECK_THAT(error_of(config_text("precision:\n  layers:\n    - {layer: conv9, weights: 8}\n")),
+               Contains("precision.layers[0].layer: no layer named 'conv9'"));
+    CHECK_THAT(error_of(config_text("precision:\n  weights: 3\n")),
+               Contains("bad.yaml:6:12: precision.weights: expected a mantissa width of 2, 4, 6 or 8 bits"));
+    CHECK_THAT(error_of(config_text("precision:\n  layers:\n    - {layer: fc, phase: sideways}\n")),
+               Contains("expected one of forward, backward_data, weight_gradient, got 'sideways'"));
+    CHECK_THAT(error_of(config_text("node:\n  dram: {type: ddr9}\n")),
+               Contains("node.dram.type: the energy table configs/energy/fast_45nm.yaml (built in) has no DRAM type 'ddr9'"));
+    CHECK_THAT(error_of(config_text("node:\n  clock_mhz: -5\n")), Contains("node.clock_mhz: expected a positive clock in MHz"));
+    CHECK_THAT(error_of(config_text("node:\n  arrray: {rows: 4}\n")), Contains("node.arrray: unknown key"));
+    CHECK_THAT(error_of("run: {mode: training_step}\n"), Contains("needs workload.trace"));
+    CHECK_THAT(error_of("node: {clock_mhz: 100}\n"), Contains("node: applies only to run.mode training_step"));
+    CHECK_THAT(error_of(config_text("bfp_report: {mantissa_bits: [4]}\n")),
+               Contains("bfp_report: applies only to run.mode bfp_report"));
+    CHECK_THAT(error_of(config_text("", "/nonexistent/net.yaml")), Contains("bad.yaml:3:10: workload.trace: no trace file at /nonexistent/net.yaml"));
+}
+
+TEST_CASE("energy tables: every entry needs a value and a source", "[config][energy]") {
+    test::TempDir dir;
+    std::string table;
+    {
+        std::ifstream in(kSource + "/configs/energy/fast_45nm.yaml");
+        std::stringstream s;
+        s << in.rdbuf();
+        table = s.str();
+    }
+    const std::string good = dir.write("table.yaml", table);
+    const config::Params p = config::load(dir.write("run.yaml", config_text("energy: {table: table.yaml}\n")));
+    CHECK(p.energy.resolved.psum_add_pj == 0.9);
+    CHECK(p.energy.resolved.leakage_mw_per_pe == 0.02);
+    (void)good;
+
+    std::string unsourced = table;
+    unsourced.replace(unsourced.find("psum_add_pj: {value: 0.9, source: \"Horowitz ISSCC 2014, 32b FP add\"}"),
+                      std::string("psum_add_pj: {value: 0.9, source: \"Horowitz ISSCC 2014, 32b FP add\"}").size(),
+                      "psum_add_pj: {value: 0.9}");
+    dir.write("table.yaml", unsourced);
+    try {
+        config::load(dir.path("run.yaml"));
+        FAIL("an unsourced figure was accepted");
+    } catch (const config::ConfigError& e) {
+        CHECK_THAT(e.what(), Contains("table.yaml:") && Contains("fmac.psum_add_pj: missing source"));
+    }
+}
