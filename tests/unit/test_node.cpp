@@ -236,3 +236,18 @@ TEST_CASE("a training step: phase order, shapes, precisions and the skipped firs
     CHECK((phases[4].job.shape.m == 784 && phases[4].job.shape.k == 32 && phases[4].job.shape.n == 256));
     CHECK(phases[4].job.output == node::OutputForm::fp32);
 }
+
+TEST_CASE("precision reaches the cycles through the pass count", "[node][precision]") {
+    // A large GEMM at 4 x 4 bits (P = 4) against 8 x 8 (P = 16): same group products, four
+    // times the passes; the array's streaming cycles grow with P while weight loads do not.
+    node::NodeParams p;
+    p.array = {16, 16, 16};
+    node::ArrayTimingMemo memo;
+    const node::PhaseCounters low = node::run_phase_memo(job_of({512, 1024, 64}, 4, 4, node::OutputForm::fp32), p, memo);
+    const node::PhaseCounters high = node::run_phase_memo(job_of({512, 1024, 64}, 8, 8, node::OutputForm::fp32), p, memo);
+    const node::PhaseCounters mixed = node::run_phase_memo(job_of({512, 1024, 64}, 2, 8, node::OutputForm::fp32), p, memo);
+    CHECK(high.group_products == low.group_products);
+    CHECK(high.pe_passes == 4 * low.pe_passes);
+    CHECK(mixed.pe_passes == low.pe_passes);  // (2/2)(8/2) = (4/2)(4/2) = 4 passes
+    CHECK(high.array_cycles - high.weight_load_cycles == 4 * (low.array_cycles - low.weight_load_cycles));
+}
