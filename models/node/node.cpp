@@ -63,12 +63,6 @@ PhaseCounters Node::run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, cons
         indices.push_back(index);
     });
     const std::size_t tiles = work.size();
-    auto next_real_load = [&](std::size_t after) {
-        std::size_t j = after + 1;
-        while (j < tiles && work[j].load_cycles == 0) ++j;
-        return j;
-    };
-
     // (2) Shared pipeline state: how many tiles are loaded, computed and converted.
     std::size_t loaded = 0, computed = 0, converted = 0;
     sc_core::sc_event loaded_event, computed_event, converted_event, dma_done, compute_done, convert_done;
@@ -78,10 +72,10 @@ PhaseCounters Node::run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, cons
 
     auto dma = [&] {
         for (std::size_t i = 0; i <= tiles; ++i) {
-            if (i < tiles && work[i].load_cycles > 0) {  // load i, after tile i-2 freed its buffer
+            if (i < tiles) {  // load i, after tile i-2 freed its buffer
                 while (i >= 2 && computed < i - 1) wait(computed_event);
                 wait(kCycle * static_cast<double>(work[i].load_cycles));
-                loaded = next_real_load(i);
+                loaded = i + 1;
                 loaded_event.notify(sc_core::SC_ZERO_TIME);
             }
             if (i >= 1 && work[i - 1].write_cycles > 0) {  // write-back of tile i-1

@@ -258,13 +258,11 @@ PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayT
     std::uint64_t i = 0;
     for_each_tile(plan, [&](const TileIndex& index) {
         const TileWork w = tile_work(job, node, plan, index, i == 0 ? nullptr : &previous, memo);
-        // (1) Load i: in DMA order, after tile i-2 freed its buffer; nothing to load = ready
-        // with the previous tile's operands.
-        if (w.load_cycles > 0) {
-            const std::uint64_t buffer_free = i >= 2 ? end_compute_history[0] : 0;
-            end_load = std::max(dma_free, buffer_free) + w.load_cycles;
-            dma_free = end_load;
-        }
+        // (1) Load i, in DMA order, after tile i-2 freed its buffer. Consecutive tiles never
+        // share both operands, so every tile loads something.
+        const std::uint64_t buffer_free = i >= 2 ? end_compute_history[0] : 0;
+        end_load = std::max(dma_free, buffer_free) + w.load_cycles;
+        dma_free = end_load;
         // (2) Compute i, after its load and tile i-1.
         const std::uint64_t start = std::max(end_load, end_compute);
         c.load_wait_cycles += start - end_compute;

@@ -81,7 +81,7 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
         << n.array.rows << "x" << n.array.cols << " FAST node, g=" << n.array.group_size << ", "
         << params.node.clock_mhz << " MHz, fidelity " << config::to_string(params.run.fidelity) << ", energy table "
         << params.energy.resolved.name << "\n\n";
-    Table table({"layer", "phase", "m x k x n", "bits_x/y", "macs_M", "cycles", "array_cycles", "stall_cycles",
+    Table table({"layer", "phase", "m x k x n", "bits_x/y", "macs_M", "cycles", "array_cycles", "wait_cycles",
                  "util_%", "sram_Mbit", "dram_Mbit", "fmac_uJ", "conv_uJ", "sram_uJ", "dram_uJ", "leak_uJ", "total_uJ"});
     for (const auto& r : result.phases) {
         const node::PhaseCounters& c = r.counters;

@@ -73,7 +73,7 @@ TEST_CASE("DRAM transfer cycles: latency + ceil(bits / bits per cycle), exact fo
     CHECK(memory::bfp_bits(3, 16, 4, 8).mantissa == 3 * 16 * 2 * 3);
 }
 
-TEST_CASE("tiling prefers whole k, then column folds, then rows up to the cap", "[node][tiling]") {
+TEST_CASE("tiling sizes rows first, then k in whole array folds, then column folds", "[node][tiling]") {
     node::NodeParams p = small_node();
     const node::PhaseJob job = job_of({4, 8, 2}, 2, 2, node::OutputForm::fp32);
     node::TilePlan plan = node::plan_tiles(job, p);
