@@ -29,6 +29,23 @@ struct ConversionCost {
     std::uint64_t shifter_ops = 0;        ///< one per element
     std::uint64_t noise_adds = 0;         ///< one per element, stochastic rounding only
     std::uint64_t lfsr_steps = 0;         ///< noise_bits per element, stochastic rounding only
+
+    /// Two jobs run back to back on one converter: every count adds, cycles included.
+    ConversionCost& operator+=(const ConversionCost& other) {
+        cycles += other.cycles;
+        groups += other.groups;
+        comparator_ops += other.comparator_ops;
+        subtractor_ops += other.subtractor_ops;
+        shifter_ops += other.shifter_ops;
+        noise_adds += other.noise_adds;
+        lfsr_steps += other.lfsr_steps;
+        return *this;
+    }
+    friend bool operator==(const ConversionCost& a, const ConversionCost& b) {
+        return a.cycles == b.cycles && a.groups == b.groups && a.comparator_ops == b.comparator_ops &&
+               a.subtractor_ops == b.subtractor_ops && a.shifter_ops == b.shifter_ops && a.noise_adds == b.noise_adds &&
+               a.lfsr_steps == b.lfsr_steps;
+    }
 };
 
 /// Cost of converting `values` values (zero-padded to whole groups) with `rounding`:

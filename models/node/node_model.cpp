@@ -154,14 +154,8 @@ TileWork tile_work(const PhaseJob& job, const NodeParams& node, const TilePlan& 
         } else {
             const converter::ConversionCost once =
                 converter::conversion_cost(node.converter, values, job.output_rounding, node.noise_bits);
-            w.conversion = once;
-            w.conversion.cycles *= 2;
-            w.conversion.groups *= 2;
-            w.conversion.comparator_ops *= 2;
-            w.conversion.subtractor_ops *= 2;
-            w.conversion.shifter_ops *= 2;
-            w.conversion.noise_adds *= 2;
-            w.conversion.lfsr_steps *= 2;
+            w.conversion += once;  // grouped along rows
+            w.conversion += once;  // grouped along columns
             w.write_bits = 2 * memory::bfp_bits(once.groups, node.array.group_size, job.output_mantissa_bits,
                                                 node.exponent_bits).total();
         }
@@ -182,13 +176,7 @@ PhaseCounters& PhaseCounters::operator+=(const PhaseCounters& o) {
     group_products += o.group_products;
     pe_passes += o.pe_passes;
     macs += o.macs;
-    converter_cycles += o.converter_cycles;
-    converter_groups += o.converter_groups;
-    comparator_ops += o.comparator_ops;
-    subtractor_ops += o.subtractor_ops;
-    shifter_ops += o.shifter_ops;
-    noise_adds += o.noise_adds;
-    lfsr_steps += o.lfsr_steps;
+    conversion += o.conversion;
     sram_exponent_read_bits += o.sram_exponent_read_bits;
     sram_exponent_write_bits += o.sram_exponent_write_bits;
     sram_mantissa_read_bits += o.sram_mantissa_read_bits;
@@ -208,12 +196,10 @@ bool operator==(const PhaseCounters& a, const PhaseCounters& b) {
     auto tie = [](const PhaseCounters& c) {
         return std::make_tuple(c.cycles, c.array_cycles, c.sram_stall_cycles, c.load_wait_cycles, c.drain_cycles,
                                c.tiles, c.weight_load_cycles, c.folds, c.group_products, c.pe_passes, c.macs,
-                               c.converter_cycles, c.converter_groups, c.comparator_ops, c.subtractor_ops,
-                               c.shifter_ops, c.noise_adds, c.lfsr_steps, c.sram_exponent_read_bits,
-                               c.sram_exponent_write_bits, c.sram_mantissa_read_bits, c.sram_mantissa_write_bits,
+                               c.sram_exponent_read_bits, c.sram_exponent_write_bits, c.sram_mantissa_read_bits, c.sram_mantissa_write_bits,
                                c.dram_read_bits, c.dram_write_bits);
     };
-    return tie(a) == tie(b);
+    return tie(a) == tie(b) && a.conversion == b.conversion;
 }
 
 void add_tile_counts(PhaseCounters& c, const TileWork& w) {
@@ -225,13 +211,7 @@ void add_tile_counts(PhaseCounters& c, const TileWork& w) {
     c.group_products += w.array.group_products;
     c.pe_passes += w.array.pe_passes;
     c.macs += w.array.macs;
-    c.converter_cycles += w.conversion.cycles;
-    c.converter_groups += w.conversion.groups;
-    c.comparator_ops += w.conversion.comparator_ops;
-    c.subtractor_ops += w.conversion.subtractor_ops;
-    c.shifter_ops += w.conversion.shifter_ops;
-    c.noise_adds += w.conversion.noise_adds;
-    c.lfsr_steps += w.conversion.lfsr_steps;
+    c.conversion += w.conversion;
     c.sram_exponent_read_bits += w.sram_exponent_read_bits;
     c.sram_exponent_write_bits += w.sram_exponent_write_bits;
     c.sram_mantissa_read_bits += w.sram_mantissa_read_bits;
@@ -245,7 +225,7 @@ PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayT
     const TilePlan plan = plan_tiles(job, node);
     if (plan.count() == 0) return c;
     // Times are in cycles from the phase start.
-    std::uint64_t dma_free = 0, end_load = 0, end_compute = 0, end_convert = 0;
+    std::uint64_t dma_free = 0, end_compute = 0, end_convert = 0;
     std::uint64_t end_compute_history[2] = {0, 0};  // compute ends of tiles i-2, i-1
     TileWork pending_write;                          // tile i-1, written after load i
     bool has_pending = false;
@@ -261,7 +241,7 @@ PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayT
         // (1) Load i, in DMA order, after tile i-2 freed its buffer. Consecutive tiles never
         // share both operands, so every tile loads something.
         const std::uint64_t buffer_free = i >= 2 ? end_compute_history[0] : 0;
-        end_load = std::max(dma_free, buffer_free) + w.load_cycles;
+        const std::uint64_t end_load = std::max(dma_free, buffer_free) + w.load_cycles;
         dma_free = end_load;
         // (2) Compute i, after its load and tile i-1.
         const std::uint64_t start = std::max(end_load, end_compute);

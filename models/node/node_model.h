@@ -86,14 +86,7 @@ struct PhaseCounters {
     std::uint64_t group_products = 0;
     std::uint64_t pe_passes = 0;
     std::uint64_t macs = 0;
-    // converter
-    std::uint64_t converter_cycles = 0;
-    std::uint64_t converter_groups = 0;
-    std::uint64_t comparator_ops = 0;
-    std::uint64_t subtractor_ops = 0;
-    std::uint64_t shifter_ops = 0;
-    std::uint64_t noise_adds = 0;
-    std::uint64_t lfsr_steps = 0;
+    converter::ConversionCost conversion;  ///< converter busy cycles and actions
     // memories, in bits
     std::uint64_t sram_exponent_read_bits = 0;
     std::uint64_t sram_exponent_write_bits = 0;

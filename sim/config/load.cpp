@@ -67,7 +67,6 @@ struct RawRun {
 };
 
 struct RawWorkload {
-    Location where;
     Field<std::string> trace;
     Field<std::uint64_t> batch;
 };
@@ -78,7 +77,6 @@ struct RawBank {
 };
 
 struct RawNode {
-    Location where;
     Field<double> clock_mhz;
     Field<int> rows, cols, lanes, latency_cycles;
     RawBank exponent_bank, mantissa_bank;
@@ -95,14 +93,12 @@ struct RawOverride {
 };
 
 struct RawPrecision {
-    Location where;
     Field<int> weights, activations, gradients;
     Field<bfp::Rounding> activation_rounding, gradient_rounding;
     std::vector<RawOverride> overrides;
 };
 
 struct RawEnergy {
-    Location where;
     Field<std::string> table;
 };
 
@@ -150,7 +146,6 @@ void read_training_sections(MapReader& top, RawConfig& raw) {
     const auto rounding = [](const std::string& s) { return bfp::parse_rounding(s); };
     if (auto w = top.map("workload")) {
         RawWorkload rw;
-        rw.where = w->location();
         rw.trace = w->scalar<std::string>("trace");
         rw.batch = w->scalar<std::uint64_t>("batch");
         w->finish();
@@ -158,7 +153,6 @@ void read_training_sections(MapReader& top, RawConfig& raw) {
     }
     if (auto n = top.map("node")) {
         RawNode rn;
-        rn.where = n->location();
         rn.clock_mhz = n->scalar<double>("clock_mhz");
         if (auto a = n->map("array")) {
             rn.rows = a->scalar<int>("rows");
@@ -188,7 +182,6 @@ void read_training_sections(MapReader& top, RawConfig& raw) {
     }
     if (auto p = top.map("precision")) {
         RawPrecision rp;
-        rp.where = p->location();
         rp.weights = p->scalar<int>("weights");
         rp.activations = p->scalar<int>("activations");
         rp.gradients = p->scalar<int>("gradients");
@@ -215,7 +208,6 @@ void read_training_sections(MapReader& top, RawConfig& raw) {
     }
     if (auto e = top.map("energy")) {
         RawEnergy re;
-        re.where = e->location();
         re.table = e->scalar<std::string>("table");
         e->finish();
         raw.energy = re;
@@ -369,7 +361,7 @@ std::string resolve_path(const std::string& config_file, const std::string& path
 
 std::uint64_t kib_to_bits(const Field<double>& field, double kib) {
     const double bits = std::round(kib * 1024 * 8);
-    if (bits < 1 || bits > 1e18) throw ConfigError(field.where, "expected a capacity between 1 bit and 2^60 bits");
+    if (bits < 1 || bits > 0x1p60) throw ConfigError(field.where, "expected a capacity between 1 bit and 2^60 bits");
     return static_cast<std::uint64_t>(bits);
 }
 

@@ -44,7 +44,7 @@ std::vector<std::pair<std::string, std::string>> phase_fields(const config::Para
         {"load_wait_cycles", u(c.load_wait_cycles)},
         {"sram_stall_cycles", u(c.sram_stall_cycles)},
         {"drain_cycles", u(c.drain_cycles)},
-        {"converter_cycles", u(c.converter_cycles)},
+        {"converter_cycles", u(c.conversion.cycles)},
         {"utilisation_percent", number(100.0 * utilisation(params, c))},
         {"pe_passes", u(c.pe_passes)},
         {"sram_exponent_read_bits", u(c.sram_exponent_read_bits)},

@@ -57,11 +57,11 @@ energy::EnergyBreakdown phase_energy(const config::Params& params, const node::P
     energy::ActionCounts n;
     n.pe_passes = c.pe_passes;
     n.group_products = c.group_products;
-    n.comparator_ops = c.comparator_ops;
-    n.subtractor_ops = c.subtractor_ops;
-    n.shifter_ops = c.shifter_ops;
-    n.noise_adds = c.noise_adds;
-    n.lfsr_steps = c.lfsr_steps;
+    n.comparator_ops = c.conversion.comparator_ops;
+    n.subtractor_ops = c.conversion.subtractor_ops;
+    n.shifter_ops = c.conversion.shifter_ops;
+    n.noise_adds = c.conversion.noise_adds;
+    n.lfsr_steps = c.conversion.lfsr_steps;
     n.sram_exponent_read_bits = c.sram_exponent_read_bits;
     n.sram_exponent_write_bits = c.sram_exponent_write_bits;
     n.sram_mantissa_read_bits = c.sram_mantissa_read_bits;

@@ -114,7 +114,7 @@ TEST_CASE("a hand-computed two-tile pipeline with fp32 write-back", "[node][pipe
     CHECK(c.sram_stall_cycles == 0);
     CHECK(c.dram_read_bits == 240);
     CHECK(c.dram_write_bits == 256);
-    CHECK(c.converter_cycles == 0);
+    CHECK(c.conversion.cycles == 0);
     CHECK(c.cycles == c.load_wait_cycles + c.array_cycles + c.sram_stall_cycles + c.drain_cycles);
 }
 
@@ -128,9 +128,9 @@ TEST_CASE("a hand-computed pipeline through the converter", "[node][pipeline][co
     const node::PhaseCounters c =
         node::run_phase_memo(job_of({4, 8, 2}, 2, 2, node::OutputForm::bfp_two_groupings), p, memo);
     CHECK(c.cycles == 83);
-    CHECK(c.converter_cycles == 24);
-    CHECK(c.converter_groups == 4);
-    CHECK(c.comparator_ops == 4 * 3);
+    CHECK(c.conversion.cycles == 24);
+    CHECK(c.conversion.groups == 4);
+    CHECK(c.conversion.comparator_ops == 4 * 3);
     CHECK(c.drain_cycles == 83 - 56);
     CHECK(c.dram_write_bits == 80);
 }

@@ -109,11 +109,10 @@ TEST_CASE("energy tables: every entry needs a value and a source", "[config][ene
         s << in.rdbuf();
         table = s.str();
     }
-    const std::string good = dir.write("table.yaml", table);
+    dir.write("table.yaml", table);
     const config::Params p = config::load(dir.write("run.yaml", config_text("energy: {table: table.yaml}\n")));
     CHECK(p.energy.resolved.psum_add_pj == 0.9);
     CHECK(p.energy.resolved.leakage_mw_per_pe == 0.02);
-    (void)good;
 
     std::string unsourced = table;
     unsourced.replace(unsourced.find("psum_add_pj: {value: 0.9, source: \"Horowitz ISSCC 2014, 32b FP add\"}"),
