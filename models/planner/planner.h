@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+#include "planner/assignment.h"
+#include "planner/layer_graph.h"
+#include "planner/transfers.h"
+
+namespace fastsim::planner {
+
+/// The planners of docs/planner.md, "Planners".
+enum class PlannerKind : std::uint8_t {
+    data_parallel,  ///< Type I everywhere
+    owt,            ///< "one weird trick": convolutions Type I, the rest Type II
+    hypar,          ///< DP over {I, II} minimising communication (HyPar)
+    accpar,         ///< DP over {I, II, III} minimising compute + communication time, balanced splits
+    tofu            ///< recursive cuts minimising communication over {I, II, III} with equal halves (Tofu-style)
+};
+inline constexpr std::array<PlannerKind, 5> kAllPlanners{PlannerKind::data_parallel, PlannerKind::owt,
+                                                         PlannerKind::hypar, PlannerKind::accpar, PlannerKind::tofu};
+std::string_view to_string(PlannerKind kind);
+std::optional<PlannerKind> parse_planner(std::string_view name);
+
+/// What the DP minimises.
+enum class Objective : std::uint8_t {
+    time,         ///< predicted compute + communication seconds
+    comm_volume   ///< bytes exchanged (AccPar/HyPar accounting)
+};
+
+/// How a dimension is divided between two sides.
+enum class SplitRule : std::uint8_t {
+    balanced,  ///< alpha solved so both sides take the same compute time
+    equal      ///< alpha = the side's share of the nodes (1/2 for equal halves)
+};
+
+struct PlannerOptions {
+    PlannerKind kind = PlannerKind::accpar;
+    bool comm_only = false;    ///< objective = communication volume, for every planner
+    bool equal_split = false;  ///< split = equal, for every planner
+};
+
+/// Bytes per element of each tensor class as it crosses a link.
+struct ElementBytes {
+    double activations = 2;
+    double gradients = 2;
+    double partial_sums = 2;      ///< Type II/III reductions, before conversion
+    double weight_gradients = 2;  ///< Type I reduction
+};
+
+/// Seconds to move data between the two sides of a group: latency_s plus the busiest
+/// direction's bytes x seconds per byte (docs/planner.md, "Communication time").
+struct ExchangeCost {
+    double latency_s = 0;
+    double seconds_per_byte_to_a = 0;
+    double seconds_per_byte_to_b = 0;
+
+    [[nodiscard]] double seconds(const SideVolumes& bytes) const {
+        if (bytes.empty()) return 0;
+        const double a = bytes.to_a * seconds_per_byte_to_a, b = bytes.to_b * seconds_per_byte_to_b;
+        return latency_s + (a > b ? a : b);
+    }
+};
+
+/// One group of nodes in the bisection hierarchy. Groups of one node are leaves.
+struct Group {
+    std::vector<std::size_t> nodes;  ///< cluster node ids, in topology order
+    std::size_t depth = 0;           ///< 0 = the whole cluster
+    int side_a = -1, side_b = -1;    ///< child group indices (-1 for a leaf)
+    ExchangeCost exchange;           ///< between the two sides (non-leaves)
+    [[nodiscard]] bool leaf() const { return side_a < 0; }
+};
+
+/// Compute seconds of a layer's forward, backward-data and weight-gradient phases on one
+/// node of `node_type` with the layer reduced to `dims`. Callers memoise.
+using PhaseSeconds = std::array<double, 3>;
+using ComputeModel = std::function<PhaseSeconds(std::size_t node_type, std::size_t layer, const LayerDims& dims)>;
+/// The exchange cost between two disjoint node sets.
+using ExchangeModel = std::function<ExchangeCost(const std::vector<std::size_t>& side_a, const std::vector<std::size_t>& side_b)>;
+
+/// The cluster as the planner sees it.
+struct ClusterView {
+    std::vector<std::size_t> node_type;        ///< per node id
+    std::vector<std::size_t> order;            ///< node ids in topology order
+    std::vector<std::size_t> preferred_cuts;   ///< positions in `order` to cut first (slow links)
+};
+
+/// Bisects `order` recursively (docs/planner.md, "Hierarchy"): a range containing preferred
+/// cuts is cut at the one nearest its middle (between groups of a hierarchical cluster:
+/// slowest links first); otherwise into halves, the first side taking the extra node.
+std::vector<Group> bisect(const ClusterView& cluster, const ExchangeModel& exchange);
+
+/// The choice for one layer at one group, and the exchanges it causes there (bytes per side).
+struct LayerChoice {
+    PartitionType type = PartitionType::batch;
+    double alpha = 0.5;         ///< side A's share of the split dimension (= split_a / D)
+    std::uint64_t split_a = 0;  ///< side A's part of the split dimension
+    LayerDims dims;             ///< the layer at this group
+    double compute_a_s = 0, compute_b_s = 0;  ///< estimated compute of each side (its whole subtree)
+    std::vector<SideVolumes> forward_in;   ///< per producer edge: F into this layer's partition, before its forward
+    SideVolumes forward_out;               ///< Type II: output partial sums, after the forward
+    std::vector<SideVolumes> backward_in;  ///< per consumer edge: E into this layer's partition, before its backward
+    SideVolumes backward_out;              ///< Type III: input-error partial sums, after backward-data
+    SideVolumes weight_sync;               ///< Type I: weight-gradient sum, after weight-gradient
+
+    /// Communication seconds of each part of the step at this group.
+    [[nodiscard]] double forward_comm_s(const ExchangeCost& x) const;
+    [[nodiscard]] double backward_comm_s(const ExchangeCost& x) const;
+    [[nodiscard]] double sync_comm_s(const ExchangeCost& x) const { return x.seconds(weight_sync); }
+    /// Bytes of every exchange, busiest direction of each (AccPar's accounting).
+    [[nodiscard]] double comm_bytes() const;
+};
+
+/// The finished plan: a choice per layer at every non-leaf group, and each node's share.
+struct Plan {
+    PlannerOptions options;
+    Objective objective = Objective::time;
+    SplitRule split = SplitRule::balanced;
+    std::vector<Group> groups;                      ///< groups[0] = the whole cluster
+    std::vector<std::vector<LayerChoice>> choices;  ///< per group (empty for leaves), per layer
+    std::vector<std::vector<LayerDims>> node_dims;  ///< per node id, per layer
+    // Predictions (seconds) per layer: slowest node per phase; communication summed over
+    // depths, the slowest group at each depth.
+    std::vector<PhaseSeconds> compute_s;
+    std::vector<double> forward_comm_s, backward_comm_s, sync_comm_s;
+    double step_s = 0;      ///< sum over layers of compute + communication
+    double comm_bytes = 0;  ///< every group's exchanges (busiest direction each)
+
+    [[nodiscard]] double layer_s(std::size_t l) const {
+        return compute_s[l][0] + compute_s[l][1] + compute_s[l][2] + forward_comm_s[l] + backward_comm_s[l] +
+               sync_comm_s[l];
+    }
+};
+
+/// A plan is impossible (e.g. Type I with fewer samples than nodes).
+class PlanError : public std::invalid_argument {
+public:
+    using std::invalid_argument::invalid_argument;
+};
+
+/// Plans `graph` over the groups of `bisect` (docs/planner.md). The compute model gives
+/// node-characterised seconds (not peak FLOPs); the exchange costs come from the topology.
+Plan make_plan(const LayerGraph& graph, const ClusterView& cluster, const std::vector<Group>& groups,
+               const ComputeModel& compute, const ElementBytes& bytes, const PlannerOptions& options);
+
+}  // namespace fastsim::planner

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: MIT
+// The planner's exact DP against brute force, AccPar's transfer tables by hand, split
+// balancing and the comm-only accounting of data parallelism and OWT.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "planner/assignment.h"
+#include "planner/layer_graph.h"
+#include "planner/planner.h"
+#include "planner/transfers.h"
+
+using namespace fastsim;
+using planner::PartitionType;
+
+namespace {
+
+workload::Layer fc(const std::string& name, int in, int out, std::vector<std::string> inputs = {}) {
+    workload::Layer l;
+    l.name = name;
+    l.kind = workload::LayerKind::fc;
+    l.in_features = in;
+    l.out_features = out;
+    l.inputs = std::move(inputs);
+    return l;
+}
+
+workload::Layer conv(const std::string& name, int hw, int c_in, int filters, int kernel) {
+    workload::Layer l;
+    l.name = name;
+    l.kind = workload::LayerKind::conv;
+    l.in_height = l.in_width = hw;
+    l.in_channels = c_in;
+    l.kernel_height = l.kernel_width = kernel;
+    l.filters = filters;
+    l.padding = kernel / 2;
+    return l;
+}
+
+/// A ResNet-like graph: a stem, blocks of two layers with a shortcut from the block input.
+workload::Workload residual_net(int blocks) {
+    workload::Workload w;
+    w.layers.push_back(fc("stem", 8, 8));
+    std::string block_in = "stem", shortcut_from = "stem";
+    for (int b = 0; b < blocks; ++b) {
+        const std::string a = "b" + std::to_string(b) + "a", c = "b" + std::to_string(b) + "b";
+        std::vector<std::string> in_a{block_in};
+        if (b > 0) in_a.push_back(shortcut_from);
+        w.layers.push_back(fc(a, 8, 8, in_a));
+        w.layers.push_back(fc(c, 8, 8, {a}));
+        shortcut_from = block_in;
+        block_in = c;
+    }
+    w.layers.push_back(fc("head", 8, 4, {block_in, shortcut_from}));
+    return w;
+}
+
+/// A graph where three earlier outputs are live at once (a DenseNet-like join).
+workload::Workload dense_net() {
+    workload::Workload w;
+    w.layers.push_back(fc("l0", 8, 8));
+    w.layers.push_back(fc("l1", 8, 8, {"l0"}));
+    w.layers.push_back(fc("l2", 8, 8, {"l1", "l0"}));
+    w.layers.push_back(fc("l3", 8, 8, {"l2", "l1", "l0"}));
+    w.layers.push_back(fc("l4", 8, 8, {"l3", "l1"}));
+    w.layers.push_back(fc("l5", 8, 8, {"l4"}));
+    w.layers.push_back(fc("l6", 8, 8, {"l5", "l3", "l2"}));
+    w.layers.push_back(fc("l7", 8, 8, {"l6"}));
+    return w;
+}
+
+planner::AssignmentCosts random_costs(const planner::LayerGraph& g, std::mt19937_64& rng) {
+    std::uniform_real_distribution<double> u(0.0, 10.0);
+    std::bernoulli_distribution forbid(0.1);
+    planner::AssignmentCosts c;
+    for (const auto& layer : g.layers) {
+        planner::AssignmentCosts::TypeCosts t{};
+        for (auto& v : t) v = forbid(rng) ? std::numeric_limits<double>::infinity() : u(rng);
+        t[0] = u(rng);  // keep one type feasible
+        c.layer.push_back(t);
+        std::vector<planner::AssignmentCosts::EdgeCosts> edges(layer.producers.size());
+        for (auto& e : edges)
+            for (auto& row : e)
+                for (auto& v : row) v = u(rng);
+        c.edge.push_back(edges);
+    }
+    return c;
+}
+
+/// Time proportional to the layer's MACs over the node type's speed (MACs per second).
+planner::ComputeModel linear_compute(const planner::LayerGraph& graph, std::vector<double> speed) {
+    return [&graph, speed](std::size_t type, std::size_t l, const planner::LayerDims& d) {
+        const auto& layer = graph.layers[l];
+        const double macs = static_cast<double>(d.batch * d.in_channels * d.out_channels * layer.kernel_area *
+                                                layer.out_positions);
+        const double s = macs / speed[type];
+        return planner::PhaseSeconds{s, s, s};
+    };
+}
+
+planner::ClusterView uniform_cluster(std::size_t nodes, std::size_t type = 0) {
+    planner::ClusterView v;
+    v.node_type.assign(nodes, type);
+    for (std::size_t i = 0; i < nodes; ++i) v.order.push_back(i);
+    return v;
+}
+
+planner::ExchangeModel flat_exchange(double latency_s, double bytes_per_s) {
+    return [=](const std::vector<std::size_t>&, const std::vector<std::size_t>&) {
+        return planner::ExchangeCost{latency_s, 1 / bytes_per_s, 1 / bytes_per_s};
+    };
+}
+
+}  // namespace
+
+TEST_CASE("Exact DP equals brute force on chain, residual and dense graphs", "[planner]") {
+    std::mt19937_64 rng(7);
+    const std::vector<std::pair<std::string, workload::Workload>> nets{
+        {"chain", [] {
+             workload::Workload w;
+             for (int i = 0; i < 9; ++i) w.layers.push_back(fc("l" + std::to_string(i), 8, 8));
+             return w;
+         }()},
+        {"residual", residual_net(4)},
+        {"dense", dense_net()}};
+    for (const auto& [name, net] : nets) {
+        const auto graph = planner::build_layer_graph(net, 8);
+        for (int trial = 0; trial < 30; ++trial) {
+            const auto costs = random_costs(graph, rng);
+            const auto dp = planner::solve_exact(graph, costs);
+            const auto brute = planner::solve_brute_force(graph, costs);
+            INFO(name << " trial " << trial);
+            REQUIRE(dp.cost == Approx(brute.cost).epsilon(1e-12));
+            REQUIRE(planner::assignment_cost(graph, costs, dp.types) == Approx(dp.cost).epsilon(1e-12));
+        }
+    }
+}
+
+TEST_CASE("A shortcut edge sees its producer's chosen type, not a back-pointer's guess", "[planner]") {
+    // stem -> a -> b -> head, and stem -> head. Along the chain, stem II is cheapest on
+    // arriving at b (1 < 0 + 2); AccPar's code would read that back-pointer for the shortcut
+    // and pay 1 + 3 for head II. The exact optimum keeps stem I for the shortcut: 0 + 2 + 0.
+    workload::Workload w;
+    w.layers = {fc("stem", 8, 8), fc("a", 8, 8, {"stem"}), fc("b", 8, 8, {"a"}), fc("head", 8, 8, {"b", "stem"})};
+    const auto graph = planner::build_layer_graph(w, 8);
+    planner::AssignmentCosts c;
+    const double inf = std::numeric_limits<double>::infinity();
+    c.layer = {{0, 1, inf}, {5, 0, inf}, {5, 0, inf}, {0, 3, inf}};
+    planner::AssignmentCosts::EdgeCosts zero{}, i_to_ii{}, agree{};
+    i_to_ii[0][1] = 2;
+    for (std::size_t f = 0; f < 3; ++f)
+        for (std::size_t t = 0; t < 3; ++t) agree[f][t] = f == t ? 0 : 10;
+    c.edge = {{}, {i_to_ii}, {zero}, {zero, agree}};
+    const auto dp = planner::solve_exact(graph, c);
+    CHECK(dp.cost == 2.0);
+    CHECK(dp.types == std::vector<PartitionType>{PartitionType::batch, PartitionType::in_channels,
+                                                 PartitionType::in_channels, PartitionType::batch});
+    CHECK(planner::solve_brute_force(graph, c).cost == dp.cost);
+}
+
+TEST_CASE("Transfer tables at equal halves are AccPar's, and follow the shares otherwise", "[planner]") {
+    const double F = 96;  // the boundary tensor's elements
+    using P = PartitionType;
+    const P I = P::batch, II = P::in_channels, III = P::out_channels;
+    struct Row {
+        P from, to;
+        double forward, backward;  // each side, at 1/2
+    };
+    // Com_Cost_Inter_Layer: I->II 0.25(F+E), I->III 0.5F, II->I 0.5E, II->II 0.5E, III->I 0.25(F+E), III->III 0.5F.
+    const std::vector<Row> chain{{I, I, 0, 0},    {I, II, 24, 24},  {I, III, 48, 0}, {II, I, 0, 48},   {II, II, 0, 48},
+                                 {II, III, 0, 0}, {III, I, 24, 24}, {III, II, 0, 0}, {III, III, 48, 0}};
+    // Com_Cost_Inter_Layer_Block: I->II 0.5F, I->III 0.25(F+E), II->I 0.25(F+E), II->II 0.5F, III->I 0.5E, III->III 0.5E.
+    const std::vector<Row> shortcut{{I, I, 0, 0},    {I, II, 48, 0},  {I, III, 24, 24}, {II, I, 24, 24},  {II, II, 48, 0},
+                                    {II, III, 0, 0}, {III, I, 0, 48}, {III, II, 0, 0},  {III, III, 0, 48}};
+    for (const auto& [rows, is_shortcut] : {std::pair{chain, false}, std::pair{shortcut, true}})
+        for (const Row& r : rows) {
+            const auto x = planner::edge_transfer(r.from, r.to, is_shortcut, 0.5, 0.5, F);
+            INFO(planner::to_string(r.from) << " -> " << planner::to_string(r.to) << (is_shortcut ? " shortcut" : ""));
+            CHECK(x.forward.to_a == r.forward);
+            CHECK(x.forward.to_b == r.forward);
+            CHECK(x.backward.to_a == r.backward);
+            CHECK(x.backward.to_b == r.backward);
+        }
+    // Unequal shares: I (A holds 1/4 of the rows) -> III (both need all of F): A fetches 3/4, B 1/4.
+    auto x = planner::edge_transfer(I, III, false, 0.25, 0.5, F);
+    CHECK(x.forward.to_a == 72);
+    CHECK(x.forward.to_b == 24);
+    // I (A holds 1/4 of the rows) -> II (A needs 3/4 of the columns, of every row): 3/4 * 3/4 F to A, 1/4 * 1/4 F to B;
+    // E goes back: A holds 3/4 of E's columns and needs 1/4 of its rows.
+    x = planner::edge_transfer(I, II, false, 0.25, 0.75, F);
+    CHECK(x.forward.to_a == Approx(0.75 * 0.75 * F));
+    CHECK(x.forward.to_b == Approx(0.25 * 0.25 * F));
+    CHECK(x.backward.to_a == Approx(0.25 * 0.25 * F));
+    CHECK(x.backward.to_b == Approx(0.75 * 0.75 * F));
+}
+
+TEST_CASE("Two nodes: every type pair of a two-layer net costs what the tables say", "[planner]") {
+    // fc0 (B=8, 4 -> 6), fc1 (6 -> 10). A(W0) = 24, A(F0 out) = 48 = A(F1 in), A(W1) = 60, A(F1 out) = 80.
+    workload::Workload w;
+    w.layers = {fc("fc0", 4, 6), fc("fc1", 6, 10)};
+    const auto graph = planner::build_layer_graph(w, 8);
+    const auto groups = planner::bisect(uniform_cluster(2), flat_exchange(0, 1));
+    const auto compute = linear_compute(graph, {1.0});
+    // Intra per type: fc0 {I: 24, II: 48, III: 0 (no backward-data)}, fc1 {I: 60, II: 80, III: 48};
+    // the edge at 1/2 is 24 for I->II, I->III, II->I, II->II, III->I, III->III, else 0.
+    const double intra0[3] = {24, 48, 0}, intra1[3] = {60, 80, 48};
+    const double edge[3][3] = {{0, 24, 24}, {24, 24, 0}, {24, 0, 24}};  // F part + E part, each side
+    double best = 1e30;
+    for (std::size_t a = 0; a < 3; ++a)
+        for (std::size_t b = 0; b < 3; ++b) best = std::min(best, intra0[a] + intra1[b] + edge[a][b]);
+    planner::PlannerOptions options;
+    options.kind = planner::PlannerKind::accpar;
+    options.comm_only = true;
+    options.equal_split = true;
+    const planner::ElementBytes one{1, 1, 1, 1};
+    const auto plan = planner::make_plan(graph, uniform_cluster(2), groups, compute, one, options);
+    for (std::size_t a = 0; a < 3; ++a)
+        for (std::size_t b = 0; b < 3; ++b) {
+            const auto x = planner::edge_transfer(PartitionType(a), PartitionType(b), false, 0.5, 0.5, 48);
+            CHECK(x.forward.max() + x.backward.max() == edge[a][b]);
+        }
+    CHECK(best == 72);  // fc0 III (its input error is never needed) + fc1 III (48) + III->III (24)
+    CHECK(plan.comm_bytes == best);
+    CHECK(plan.choices[0][0].type == PartitionType::out_channels);
+    CHECK(plan.choices[0][1].type == PartitionType::out_channels);
+    // Data parallelism pays both weight-gradient sums: 24 + 60.
+    options.kind = planner::PlannerKind::data_parallel;
+    CHECK(planner::make_plan(graph, uniform_cluster(2), groups, compute, one, options).comm_bytes == 84);
+}
+
+TEST_CASE("Balanced split: alpha gives each side the same compute time", "[planner]") {
+    // Node type 1 is three times as fast as type 0: it takes 3/4 of every split dimension.
+    workload::Workload w;
+    w.layers = {fc("fc0", 64, 64), fc("fc1", 64, 64)};
+    const auto graph = planner::build_layer_graph(w, 64);
+    planner::ClusterView cluster = uniform_cluster(2);
+    cluster.node_type = {0, 1};
+    const auto groups = planner::bisect(cluster, flat_exchange(1e-6, 1e9));
+    const auto compute = linear_compute(graph, {1e9, 3e9});
+    const auto plan = planner::make_plan(graph, cluster, groups, compute, {}, {});
+    for (const auto& c : plan.choices[0]) {
+        CHECK(c.alpha == 0.25);
+        CHECK(c.compute_a_s == Approx(c.compute_b_s).epsilon(1e-12));
+    }
+    // Equal halves leave the fast node idle half the time.
+    planner::PlannerOptions equal;
+    equal.equal_split = true;
+    const auto halves = planner::make_plan(graph, cluster, groups, compute, {}, equal);
+    CHECK(halves.choices[0][0].alpha == 0.5);
+    CHECK(halves.choices[0][0].compute_a_s == Approx(3 * halves.choices[0][0].compute_b_s));
+    CHECK(halves.step_s > plan.step_s);
+}
+
+TEST_CASE("Comm-only, equal halves, 4 nodes: DP and OWT volumes by hand", "[planner]") {
+    // conv (8x8, 4 -> 8, 3x3), conv (8x8, 8 -> 8, 3x3), fc (512 -> 10), batch 16.
+    workload::Workload w;
+    w.layers = {conv("c0", 8, 4, 8, 3), conv("c1", 8, 8, 8, 3), fc("fc", 512, 10)};
+    w.layers[1].inputs = {"c0"};
+    w.layers[2].inputs = {"c1"};
+    const auto graph = planner::build_layer_graph(w, 16);
+    const auto groups = planner::bisect(uniform_cluster(4), flat_exchange(0, 1));
+    REQUIRE(groups.size() == 7);  // 4 nodes -> 2 + 2 -> leaves
+    const auto compute = linear_compute(graph, {1.0});
+    planner::PlannerOptions options;
+    options.comm_only = options.equal_split = true;
+    const planner::ElementBytes two{2, 2, 2, 2};
+    // Data parallel: every group sums every weight gradient; weights are never split.
+    // A(W) = 4*8*9 + 8*8*9 + 512*10 = 288 + 576 + 5120 = 5984; 3 groups -> 3 * 5984 * 2 bytes.
+    options.kind = planner::PlannerKind::data_parallel;
+    CHECK(planner::make_plan(graph, uniform_cluster(4), groups, compute, two, options).comm_bytes == 3 * 5984 * 2);
+    // OWT: convs I, fc II. Root: conv dW 864; fc partial sums A(F out) = 16 * 10 = 160;
+    // c1 (I) -> fc (II): 0.25 (F + E) with F = 16 * 512 = 8192 -> 4096. Sum 5120.
+    // Depth 1 (two groups): batch halved for the convs (dW unchanged, 864), fc D_i halved:
+    // fc partial sums 160, edge F = 16 * 256 = 4096 -> 0.25 * 8192 = 2048. Each group 3072.
+    options.kind = planner::PlannerKind::owt;
+    const auto owt = planner::make_plan(graph, uniform_cluster(4), groups, compute, two, options);
+    CHECK(owt.comm_bytes == (5120 + 2 * 3072) * 2);
+    CHECK(owt.choices[0][2].type == PartitionType::in_channels);
+    CHECK(owt.node_dims[3][2].in_channels == 128);
+    CHECK(owt.node_dims[3][0].batch == 4);
+}
+
+TEST_CASE("Bisection cuts at preferred cuts first, then into halves", "[planner]") {
+    planner::ClusterView c = uniform_cluster(8);
+    c.preferred_cuts = {2};
+    const auto groups = planner::bisect(c, flat_exchange(0, 1));
+    CHECK(groups[0].nodes.size() == 8);
+    CHECK(groups[static_cast<std::size_t>(groups[0].side_a)].nodes == std::vector<std::size_t>{0, 1});
+    CHECK(groups[static_cast<std::size_t>(groups[0].side_b)].nodes.size() == 6);
+    const auto five = planner::bisect(uniform_cluster(5), flat_exchange(0, 1));
+    CHECK(five[static_cast<std::size_t>(five[0].side_a)].nodes.size() == 3);
+    CHECK(five.size() == 9);  // 2n - 1 groups for n leaves
+}
+
+TEST_CASE("Data parallelism with fewer samples than nodes is a clear error", "[planner]") {
+    workload::Workload w;
+    w.layers = {fc("fc0", 64, 64)};
+    const auto graph = planner::build_layer_graph(w, 2);
+    const auto groups = planner::bisect(uniform_cluster(4), flat_exchange(0, 1));
+    planner::PlannerOptions options;
+    options.kind = planner::PlannerKind::data_parallel;
+    REQUIRE_THROWS_WITH(planner::make_plan(graph, uniform_cluster(4), groups, linear_compute(graph, {1.0}), {}, options),
+                        Catch::Contains("layer 'fc0' cannot be split over 2 nodes") && Catch::Contains("batch 1"));
+    // AccPar splits channels instead.
+    options.kind = planner::PlannerKind::accpar;
+    CHECK_NOTHROW(planner::make_plan(graph, uniform_cluster(4), groups, linear_compute(graph, {1.0}), {}, options));
+}
