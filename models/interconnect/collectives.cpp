@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+#include "interconnect/collectives.h"
+
+#include <stdexcept>
+#include <string>
+#include <unordered_set>
+
+namespace fastsim::interconnect {
+namespace {
+
+void check_ranks(const std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks, const char* what) {
+    std::unordered_set<std::size_t> seen;
+    for (const std::size_t r : ranks) {
+        if (r >= programs.size())
+            throw std::invalid_argument(std::string(what) + ": rank " + std::to_string(r) + " out of range (" +
+                                        std::to_string(programs.size()) + " programs)");
+        if (!seen.insert(r).second)
+            throw std::invalid_argument(std::string(what) + ": rank " + std::to_string(r) + " appears twice");
+    }
+}
+
+void send(std::vector<NodeProgram>& programs, std::size_t from, std::size_t to, std::uint64_t bytes,
+          std::uint64_t tag, std::uint32_t label) {
+    programs[from].ops.emplace_back(Send{to, bytes, tag, label});
+}
+
+void recv(std::vector<NodeProgram>& programs, std::size_t at, std::size_t from, std::uint64_t tag,
+          std::uint32_t label) {
+    programs[at].ops.emplace_back(Recv{from, tag, label});
+}
+
+/// p-1 ring steps: in step s rank i sends chunk (i + first_offset - s) mod p to rank i+1, then
+/// receives from rank i-1. Shared by reduce-scatter (offset 0) and all-gather (offset 1).
+std::uint64_t ring_steps(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                         std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label, std::size_t first_offset) {
+    const std::size_t p = ranks.size();
+    if (p < 2) return tag_base;
+    for (std::size_t s = 0; s + 1 < p; ++s)
+        for (std::size_t i = 0; i < p; ++i) {
+            const std::size_t chunk = (i + first_offset + p - s) % p;
+            send(programs, ranks[i], ranks[(i + 1) % p], chunk_bytes(bytes, p, chunk), tag_base + s, label);
+            recv(programs, ranks[i], ranks[(i + p - 1) % p], tag_base + s, label);
+        }
+    return tag_base + (p - 1);
+}
+
+}  // namespace
+
+std::uint64_t chunk_bytes(std::uint64_t bytes, std::size_t parts, std::size_t index) {
+    if (parts == 0) throw std::invalid_argument("chunk_bytes: zero parts");
+    return bytes / parts + (index < bytes % parts ? 1 : 0);
+}
+
+std::uint64_t ring_reduce_scatter(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                                  std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
+    check_ranks(programs, ranks, "ring_reduce_scatter");
+    return ring_steps(programs, ranks, bytes, tag_base, label, 0);
+}
+
+std::uint64_t ring_all_gather(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                              std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
+    check_ranks(programs, ranks, "ring_all_gather");
+    return ring_steps(programs, ranks, bytes, tag_base, label, 1);
+}
+
+std::uint64_t ring_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                              std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
+    check_ranks(programs, ranks, "ring_all_reduce");
+    const std::uint64_t next = ring_steps(programs, ranks, bytes, tag_base, label, 0);
+    return ring_steps(programs, ranks, bytes, next, label, 1);
+}
+
+std::uint64_t tree_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                              std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
+    check_ranks(programs, ranks, "tree_all_reduce");
+    const std::size_t p = ranks.size();
+    if (p < 2) return tag_base;
+    std::size_t rounds = 0;  // ceil(log2 p)
+    while ((std::size_t{1} << rounds) < p) ++rounds;
+    // 1. Reduce: in round k, index i with lowest set bit k sends to i - 2^k; an index whose
+    //    bits 0..k are clear receives from i + 2^k first (if that index exists).
+    for (std::size_t i = 0; i < p; ++i)
+        for (std::size_t k = 0; k < rounds; ++k) {
+            const std::size_t bit = std::size_t{1} << k;
+            if (i & bit) {
+                send(programs, ranks[i], ranks[i - bit], bytes, tag_base + k, label);
+                break;
+            }
+            if (i + bit < p) recv(programs, ranks[i], ranks[i + bit], tag_base + k, label);
+        }
+    // 2. Broadcast, the mirror image: receive from the parent, then send to the children from
+    //    the farthest (highest round) down.
+    const std::uint64_t bcast = tag_base + rounds;
+    for (std::size_t i = 0; i < p; ++i) {
+        std::size_t low = rounds;  // lowest set bit of i; rounds for the root
+        for (std::size_t k = 0; k < rounds; ++k)
+            if (i & (std::size_t{1} << k)) {
+                low = k;
+                break;
+            }
+        if (i != 0) recv(programs, ranks[i], ranks[i - (std::size_t{1} << low)], bcast + low, label);
+        for (std::size_t k = low; k-- > 0;) {
+            const std::size_t bit = std::size_t{1} << k;
+            if (i + bit < p) send(programs, ranks[i], ranks[i + bit], bytes, bcast + k, label);
+        }
+    }
+    return bcast + rounds;
+}
+
+std::uint64_t all_to_all(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                         std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
+    check_ranks(programs, ranks, "all_to_all");
+    const std::size_t p = ranks.size();
+    if (p < 2) return tag_base;
+    for (std::size_t s = 1; s < p; ++s)
+        for (std::size_t i = 0; i < p; ++i) {
+            const std::size_t to = (i + s) % p;
+            send(programs, ranks[i], ranks[to], chunk_bytes(bytes, p, to), tag_base + s - 1, label);
+            recv(programs, ranks[i], ranks[(i + p - s) % p], tag_base + s - 1, label);
+        }
+    return tag_base + (p - 1);
+}
+
+std::uint64_t point_to_point(std::vector<NodeProgram>& programs, std::size_t src, std::size_t dst,
+                             std::uint64_t bytes, std::uint64_t tag, std::uint32_t label) {
+    check_ranks(programs, {src}, "point_to_point");
+    check_ranks(programs, {dst}, "point_to_point");
+    send(programs, src, dst, bytes, tag, label);
+    recv(programs, dst, src, tag, label);
+    return tag + 1;
+}
+
+}  // namespace fastsim::interconnect

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Collectives as schedule generators: each function appends the point-to-point Sends and Recvs
+// of one collective to the programs of the ranks taking part (docs/interconnect.md). Nothing is
+// timed here; the cluster executor times the ops. Reduction arithmetic is not timed at all.
+//
+// Common arguments:
+//   programs  one NodeProgram per node, indexed by node id
+//   ranks     the node ids taking part, in collective order (ring order; rank 0 is the root of
+//             the tree); distinct and < programs.size(), else std::invalid_argument
+//   bytes     n, the full buffer each rank holds (the all-reduce vector; the gathered result of
+//             an all-gather; the send buffer of an all-to-all)
+//   tag_base  the generated messages use tags tag_base, tag_base + 1, ...; each (src, dst, tag)
+//             is unique within the call. Returns the first tag not used, for the next call.
+//   label     copied into every generated op
+// A buffer is split into p chunks of n / p bytes, the first n mod p chunks one byte larger
+// (chunk_bytes()). With one rank nothing is appended.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "interconnect/program.h"
+
+namespace fastsim::interconnect {
+
+/// Size of chunk `index` of `bytes` split into `parts`: bytes / parts, plus one for the first
+/// bytes % parts chunks.
+std::uint64_t chunk_bytes(std::uint64_t bytes, std::size_t parts, std::size_t index);
+
+/// Ring all-reduce = ring reduce-scatter then ring all-gather: 2(p-1) steps; in each, rank i
+/// sends one chunk to rank i+1 and receives one from rank i-1 (Send then Recv). Uncontended:
+/// 2(p-1) alpha + 2(p-1)/p n beta. Uses 2(p-1) tags.
+std::uint64_t ring_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                              std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
+
+/// Ring reduce-scatter: p-1 steps, in step s rank i sends chunk (i - s) mod p to rank i+1; rank
+/// i ends owning chunk (i + 1) mod p. (p-1) alpha + (p-1)/p n beta. Uses p-1 tags.
+std::uint64_t ring_reduce_scatter(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                                  std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
+
+/// Ring all-gather of n bytes, rank i contributing chunk (i + 1) mod p (what reduce-scatter
+/// leaves): p-1 steps, in step s rank i forwards chunk (i + 1 - s) mod p to rank i+1.
+/// (p-1) alpha + (p-1)/p n beta. Uses p-1 tags.
+std::uint64_t ring_all_gather(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                              std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
+
+/// Binomial-tree reduce of the full n bytes to ranks[0], then binomial broadcast back, any p.
+/// Reduce round k: a rank whose lowest set bit (relative index) is k sends to index - 2^k, after
+/// receiving from index + 2^j for all j < k that exist. Broadcast mirrors it. On a network where
+/// a node's sends use distinct links (fully connected) it takes 2 floor(log2 p) (alpha + n beta),
+/// the depth of the binomial tree; = 2 log2 p (alpha + n beta) for p a power of two. Uses
+/// 2 ceil(log2 p) tags.
+std::uint64_t tree_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                              std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
+
+/// Pairwise-exchange all-to-all: each rank holds n bytes, block j (chunk_bytes(n, p, j)) for
+/// rank j. In step s = 1 .. p-1 rank i sends its block for i+s to rank i+s and receives its
+/// block from rank i-s, then moves on (Send then Recv). (p-1) alpha + (p-1)/p n beta, alpha the
+/// end-to-end latency of one path. Uses p-1 tags.
+std::uint64_t all_to_all(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                         std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
+
+/// One message of `bytes` from node src to node dst with `tag`: a Send at src, a Recv at dst.
+/// Returns tag + 1.
+std::uint64_t point_to_point(std::vector<NodeProgram>& programs, std::size_t src, std::size_t dst,
+                             std::uint64_t bytes, std::uint64_t tag, std::uint32_t label);
+
+}  // namespace fastsim::interconnect

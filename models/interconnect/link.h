@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+
+namespace fastsim::interconnect {
+
+/// One full-duplex link: two directed channels, each with these parameters and its own
+/// "free at" time (docs/interconnect.md).
+struct LinkParams {
+    double bandwidth_gb_per_s = 0;  ///< per direction; GB = 1e9 bytes
+    double latency_ns = 0;          ///< head latency of one hop
+    double energy_pj_per_bit = 0;   ///< per bit carried by one channel
+};
+
+/// A link's parameters in the integer units the timing uses, each rounded once from LinkParams.
+struct LinkTiming {
+    std::uint64_t bits_per_s = 0;   ///< llround(bandwidth_gb_per_s * 8e9), >= 1
+    std::uint64_t latency_ps = 0;   ///< llround(latency_ns * 1000)
+};
+
+/// Checks `params` (bandwidth finite and > 0 and at least 1 bit/s, latency and energy finite
+/// and >= 0) and converts it; throws std::invalid_argument naming the bad field.
+LinkTiming link_timing(const LinkParams& params);
+
+/// Time a channel of `bits_per_s` is busy carrying `bytes`: ceil(bytes * 8 * 1e12 / bits_per_s)
+/// ps, exact in 128-bit integers. Throws std::overflow_error if the result exceeds 64 bits.
+std::uint64_t occupancy_ps(std::uint64_t bytes, std::uint64_t bits_per_s);
+
+}  // namespace fastsim::interconnect

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+#include "interconnect/network.h"
+
+#include <algorithm>
+
+namespace fastsim::interconnect {
+
+Network::Network(const Topology& topology)
+    : m_topology(topology), m_free_at_ps(topology.channel_count(), 0), m_stats(topology.channel_count()) {}
+
+std::uint64_t Network::transfer(std::size_t src, std::size_t dst, std::uint64_t bytes, std::uint64_t ready_ps) {
+    m_topology.route_into(src, dst, m_route);
+    std::uint64_t head = ready_ps, tail_in = ready_ps, arrival = ready_ps;
+    for (const ChannelId id : m_route) {
+        const Channel& ch = m_topology.channels()[id];
+        const std::uint64_t start = std::max(head, m_free_at_ps[id]);
+        const std::uint64_t end = std::max(start + occupancy_ps(bytes, ch.timing.bits_per_s), tail_in);
+        m_free_at_ps[id] = end;
+        ChannelStats& s = m_stats[id];
+        s.busy_ps += end - start;
+        s.bytes += bytes;
+        s.transfers += 1;
+        s.energy_pj += static_cast<double>(bytes) * 8.0 * ch.params.energy_pj_per_bit;
+        head = start + ch.timing.latency_ps;
+        tail_in = end + ch.timing.latency_ps;
+        arrival = tail_in;
+    }
+    return arrival;
+}
+
+void Network::reset() {
+    std::fill(m_free_at_ps.begin(), m_free_at_ps.end(), 0);
+    std::fill(m_stats.begin(), m_stats.end(), ChannelStats{});
+}
+
+}  // namespace fastsim::interconnect

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+#include "interconnect/topology.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <sstream>
+#include <stdexcept>
+#include <tuple>
+
+namespace fastsim::interconnect {
+namespace {
+
+void require_nodes(std::size_t n, const char* builder) {
+    if (n == 0) throw std::invalid_argument(std::string(builder) + ": needs at least one node");
+}
+
+std::string id_list(const std::vector<std::size_t>& ids, std::size_t limit = 32) {
+    std::ostringstream out;
+    for (std::size_t i = 0; i < ids.size() && i < limit; ++i) out << (i ? ", " : "") << ids[i];
+    if (ids.size() > limit) out << ", ... (" << ids.size() << " in all)";
+    return out.str();
+}
+
+}  // namespace
+
+Topology::Topology(std::size_t node_count, std::size_t switch_count)
+    : m_node_count(node_count), m_adjacency(node_count + switch_count) {}
+
+Topology Topology::ring(std::size_t n, const LinkParams& link) {
+    require_nodes(n, "ring");
+    Topology t(n);
+    if (n == 2) t.add_link(0, 1, link);
+    if (n >= 3)
+        for (std::size_t i = 0; i < n; ++i) t.add_link(i, (i + 1) % n, link);
+    return t;
+}
+
+Topology Topology::fully_connected(std::size_t n, const LinkParams& link) {
+    require_nodes(n, "fully_connected");
+    Topology t(n);
+    for (std::size_t a = 0; a < n; ++a)
+        for (std::size_t b = a + 1; b < n; ++b) t.add_link(a, b, link);
+    return t;
+}
+
+Topology Topology::switch_star(std::size_t n, const LinkParams& link) {
+    require_nodes(n, "switch_star");
+    Topology t(n, 1);
+    for (std::size_t i = 0; i < n; ++i) t.add_link(i, n, link);
+    return t;
+}
+
+Topology Topology::torus2d(std::size_t rows, std::size_t cols, const LinkParams& link) {
+    if (rows == 0 || cols == 0) throw std::invalid_argument("torus2d: rows and cols must be >= 1");
+    Topology t(rows * cols);
+    const auto id = [cols](std::size_t r, std::size_t c) { return r * cols + c; };
+    // A line of k >= 3 vertices wraps with k links; k = 2 has one link, k = 1 none.
+    const auto links_from = [](std::size_t pos, std::size_t k) { return k >= 3 || (k == 2 && pos == 0); };
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c) {
+            if (links_from(c, cols)) t.add_link(id(r, c), id(r, (c + 1) % cols), link);
+            if (links_from(r, rows)) t.add_link(id(r, c), id((r + 1) % rows, c), link);
+        }
+    return t;
+}
+
+Topology Topology::tree(std::size_t n, std::size_t fanout, const LinkParams& link) {
+    require_nodes(n, "tree");
+    if (fanout < 2) throw std::invalid_argument("tree: fanout must be >= 2");
+    // 1. Switches per level, leaves first, until one root.
+    std::vector<std::size_t> level_sizes;
+    for (std::size_t below = n;;) {
+        const std::size_t level = (below + fanout - 1) / fanout;
+        level_sizes.push_back(level);
+        if (level == 1) break;
+        below = level;
+    }
+    std::size_t switches = 0;
+    for (const std::size_t s : level_sizes) switches += s;
+    Topology t(n, switches);
+    // 2. Link each vertex of a level to its parent: child i -> parent i / fanout.
+    std::size_t child_first = 0, child_count = n, parent_first = n;
+    for (const std::size_t level : level_sizes) {
+        for (std::size_t i = 0; i < child_count; ++i) t.add_link(child_first + i, parent_first + i / fanout, link);
+        child_first = parent_first;
+        child_count = level;
+        parent_first += level;
+    }
+    return t;
+}
+
+Topology Topology::hierarchical(const std::vector<Topology>& groups, UpperKind upper_kind,
+                                const LinkParams& upper_link) {
+    if (groups.empty()) throw std::invalid_argument("hierarchical: needs at least one group");
+    // 1. Where each group's nodes and switches go.
+    std::size_t nodes = 0, switches = 0;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        if (groups[g].node_count() == 0)
+            throw std::invalid_argument("hierarchical: group " + std::to_string(g) + " has no nodes");
+        nodes += groups[g].node_count();
+        switches += groups[g].vertex_count() - groups[g].node_count();
+    }
+    const bool upper_switch = upper_kind == UpperKind::switch_star && groups.size() > 1;
+    Topology t(nodes, switches + (upper_switch ? 1 : 0));
+    // 2. Copy each group's links with its vertices renumbered.
+    std::size_t node_offset = 0, switch_offset = nodes;
+    for (const Topology& group : groups) {
+        const auto map = [&](std::size_t v) {
+            return v < group.node_count() ? node_offset + v : switch_offset + (v - group.node_count());
+        };
+        for (std::size_t c = 0; c < group.channel_count(); c += 2) {
+            const Channel& ch = group.channels()[c];
+            t.add_link(map(ch.from), map(ch.to), ch.params);
+        }
+        t.m_gateways.push_back(node_offset);
+        node_offset += group.node_count();
+        switch_offset += group.vertex_count() - group.node_count();
+    }
+    // 3. The upper level over the gateways.
+    const std::vector<std::size_t>& gw = t.m_gateways;
+    const std::size_t k = gw.size();
+    switch (upper_kind) {
+        case UpperKind::ring:
+            if (k == 2) t.add_link(gw[0], gw[1], upper_link);
+            if (k >= 3)
+                for (std::size_t i = 0; i < k; ++i) t.add_link(gw[i], gw[(i + 1) % k], upper_link);
+            break;
+        case UpperKind::fully_connected:
+            for (std::size_t a = 0; a < k; ++a)
+                for (std::size_t b = a + 1; b < k; ++b) t.add_link(gw[a], gw[b], upper_link);
+            break;
+        case UpperKind::switch_star:
+            if (upper_switch)
+                for (std::size_t i = 0; i < k; ++i) t.add_link(gw[i], t.vertex_count() - 1, upper_link);
+            break;
+    }
+    return t;
+}
+
+std::size_t Topology::add_link(std::size_t a, std::size_t b, const LinkParams& link) {
+    check_vertex(a, "add_link");
+    check_vertex(b, "add_link");
+    if (a == b) throw std::invalid_argument("add_link: a link joins two different vertices, got " + std::to_string(a) + " twice");
+    const LinkTiming timing = link_timing(link);
+    if (m_channels.size() + 2 > std::numeric_limits<ChannelId>::max())
+        throw std::length_error("add_link: too many channels");
+    const auto forward = static_cast<ChannelId>(m_channels.size());
+    m_channels.push_back({a, b, link, timing});
+    m_channels.push_back({b, a, link, timing});
+    m_adjacency[a].push_back({b, forward});
+    m_adjacency[b].push_back({a, forward + 1});
+    m_trees.clear();
+    return forward / 2;
+}
+
+void Topology::check_vertex(std::size_t v, const char* what) const {
+    if (v >= vertex_count())
+        throw std::invalid_argument(std::string(what) + ": vertex " + std::to_string(v) + " out of range (" +
+                                    std::to_string(vertex_count()) + " vertices)");
+}
+
+const Topology::SourceTree& Topology::tree_from(std::size_t src) const {
+    if (m_trees.size() != vertex_count()) m_trees.assign(vertex_count(), nullptr);
+    if (m_trees[src]) return *m_trees[src];
+    // Dijkstra on (latency, hops); a vertex keeps the lowest-id predecessor among equal-cost
+    // ones. Every hop adds one to the key, so all predecessors are settled before the vertex.
+    const std::size_t n = vertex_count();
+    constexpr std::uint64_t kInf = std::numeric_limits<std::uint64_t>::max();
+    std::vector<std::uint64_t> latency(n, kInf);
+    auto tree = std::make_shared<SourceTree>();
+    tree->entering.assign(n, kNone);
+    tree->hops.assign(n, std::numeric_limits<std::uint32_t>::max());
+    using Key = std::tuple<std::uint64_t, std::uint32_t, std::size_t>;  // latency, hops, vertex
+    std::priority_queue<Key, std::vector<Key>, std::greater<>> queue;
+    latency[src] = 0;
+    tree->hops[src] = 0;
+    queue.emplace(0, 0, src);
+    while (!queue.empty()) {
+        const auto [lat, hop, u] = queue.top();
+        queue.pop();
+        if (lat != latency[u] || hop != tree->hops[u]) continue;
+        for (const Adjacent& edge : m_adjacency[u]) {
+            const Channel& ch = m_channels[edge.channel];
+            const std::uint64_t l = lat + ch.timing.latency_ps;
+            const std::uint32_t h = hop + 1;
+            const std::size_t v = edge.vertex;
+            const ChannelId old = tree->entering[v];
+            bool better = l < latency[v] || (l == latency[v] && h < tree->hops[v]);
+            if (!better && l == latency[v] && h == tree->hops[v] && old != kNone) {
+                // Equal cost: lower predecessor id, then (parallel links) the lower channel id.
+                const std::size_t old_u = m_channels[old].from;
+                better = u < old_u || (u == old_u && edge.channel < old);
+                if (better) {
+                    tree->entering[v] = edge.channel;
+                    continue;  // same key: already queued
+                }
+            }
+            if (better) {
+                latency[v] = l;
+                tree->hops[v] = h;
+                tree->entering[v] = edge.channel;
+                queue.emplace(l, h, v);
+            }
+        }
+    }
+    m_trees[src] = tree;
+    return *tree;
+}
+
+void Topology::route_into(std::size_t src, std::size_t dst, std::vector<ChannelId>& out) const {
+    check_vertex(src, "route");
+    check_vertex(dst, "route");
+    out.clear();
+    if (src == dst) return;
+    const SourceTree& tree = tree_from(src);
+    if (tree.entering[dst] == kNone)
+        throw std::invalid_argument("route: vertex " + std::to_string(dst) + " is unreachable from vertex " +
+                                    std::to_string(src));
+    for (std::size_t v = dst; v != src; v = m_channels[out.back()].from) out.push_back(tree.entering[v]);
+    std::reverse(out.begin(), out.end());
+}
+
+std::vector<ChannelId> Topology::route(std::size_t src, std::size_t dst) const {
+    std::vector<ChannelId> out;
+    route_into(src, dst, out);
+    return out;
+}
+
+std::size_t Topology::hops(std::size_t src, std::size_t dst) const {
+    check_vertex(src, "hops");
+    check_vertex(dst, "hops");
+    if (src == dst) return 0;
+    const SourceTree& tree = tree_from(src);
+    if (tree.entering[dst] == kNone)
+        throw std::invalid_argument("hops: vertex " + std::to_string(dst) + " is unreachable from vertex " +
+                                    std::to_string(src));
+    return tree.hops[dst];
+}
+
+std::vector<std::size_t> Topology::unreachable_nodes() const {
+    std::vector<std::size_t> out;
+    if (m_node_count == 0) return out;
+    // Links are full duplex, so "reaches node 0" is "is reached from node 0".
+    std::vector<char> seen(vertex_count(), 0);
+    std::vector<std::size_t> stack{0};
+    seen[0] = 1;
+    while (!stack.empty()) {
+        const std::size_t u = stack.back();
+        stack.pop_back();
+        for (const Adjacent& edge : m_adjacency[u])
+            if (!seen[edge.vertex]) {
+                seen[edge.vertex] = 1;
+                stack.push_back(edge.vertex);
+            }
+    }
+    for (std::size_t v = 0; v < m_node_count; ++v)
+        if (!seen[v]) out.push_back(v);
+    return out;
+}
+
+void Topology::check_connected() const {
+    const std::vector<std::size_t> lost = unreachable_nodes();
+    if (!lost.empty())
+        throw std::invalid_argument("topology: compute node(s) " + id_list(lost) + " cannot reach node 0");
+}
+
+std::string Topology::describe() const {
+    std::ostringstream out;
+    out << m_node_count << " nodes, " << vertex_count() - m_node_count << " switches, " << link_count() << " links\n";
+    for (std::size_t v = 0; v < vertex_count(); ++v) {
+        out << (v < m_node_count ? "node " : "switch ") << v << ":";
+        for (const Adjacent& edge : m_adjacency[v]) {
+            const Channel& ch = m_channels[edge.channel];
+            out << ' ' << edge.vertex << " (" << ch.params.bandwidth_gb_per_s << " GB/s, " << ch.params.latency_ns
+                << " ns)";
+        }
+        out << '\n';
+    }
+    return out.str();
+}
+
+}  // namespace fastsim::interconnect

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "interconnect/link.h"
+
+namespace fastsim::interconnect {
+
+/// Index of a directed channel: link i carries channel 2i (a -> b, as given to add_link) and
+/// channel 2i + 1 (b -> a).
+using ChannelId = std::uint32_t;
+
+/// One direction of a link.
+struct Channel {
+    std::size_t from = 0;
+    std::size_t to = 0;
+    LinkParams params;
+    LinkTiming timing;  ///< params in integer bits/s and ps
+};
+
+/// Upper level of a hierarchical topology: how the groups' gateways are connected.
+enum class UpperKind { ring, fully_connected, switch_star };
+
+/// A graph of compute nodes and switches joined by full-duplex links. Vertices
+/// 0 .. node_count() - 1 are compute nodes, node_count() .. vertex_count() - 1 switches. Every
+/// vertex forwards (direct networks such as rings route through compute nodes).
+///
+/// Routes are shortest by total latency, then by hop count, then by the lowest predecessor
+/// vertex id at each step (walking back from the destination), so they are deterministic. They
+/// are computed lazily, one Dijkstra per source on first use, and cached; route queries are
+/// therefore not thread-safe on a shared Topology.
+class Topology {
+public:
+    /// `node_count` compute nodes, `switch_count` switches, no links.
+    explicit Topology(std::size_t node_count, std::size_t switch_count = 0);
+
+    /// Bidirectional ring 0-1-..-(n-1)-0: n links for n >= 3, one for n = 2, none for n = 1.
+    static Topology ring(std::size_t n, const LinkParams& link);
+    /// A link between every pair: n(n-1)/2 links.
+    static Topology fully_connected(std::size_t n, const LinkParams& link);
+    /// One switch (vertex n), every node linked to it: n links.
+    static Topology switch_star(std::size_t n, const LinkParams& link);
+    /// rows x cols 2D torus, node id = row * cols + col, wrap-around in both dimensions. A
+    /// dimension of size k contributes k links per line for k >= 3, one for k = 2, none for k = 1.
+    static Topology torus2d(std::size_t rows, std::size_t cols, const LinkParams& link);
+    /// Nodes are the leaves of a tree of switches: consecutive runs of `fanout` nodes share a
+    /// leaf switch, consecutive runs of `fanout` switches a parent, up to one root (n <= fanout
+    /// gives a single switch). Switch ids go level by level from the leaves up. fanout 2 is the
+    /// H-tree of HyPar. Links: n + switches - 1.
+    static Topology tree(std::size_t n, std::size_t fanout, const LinkParams& link);
+    /// Groups side by side: group g's nodes are renumbered consecutively after those of groups
+    /// 0 .. g-1, then all groups' switches follow in group order, then the upper level's switch
+    /// (switch_star). The gateway of each group (its first node) joins the upper topology of
+    /// `upper_kind` built with `upper_link`; inner links keep their own parameters.
+    static Topology hierarchical(const std::vector<Topology>& groups, UpperKind upper_kind,
+                                 const LinkParams& upper_link);
+
+    /// Adds a full-duplex link between vertices a != b; returns the link's index. Parallel
+    /// links are allowed (routing takes the faster, then the lower channel id). Throws
+    /// std::invalid_argument on a bad vertex or bad parameters.
+    std::size_t add_link(std::size_t a, std::size_t b, const LinkParams& link);
+
+    [[nodiscard]] std::size_t node_count() const { return m_node_count; }
+    [[nodiscard]] std::size_t vertex_count() const { return m_adjacency.size(); }
+    [[nodiscard]] std::size_t link_count() const { return m_channels.size() / 2; }
+    [[nodiscard]] std::size_t channel_count() const { return m_channels.size(); }
+    [[nodiscard]] const std::vector<Channel>& channels() const { return m_channels; }
+    [[nodiscard]] const Channel& channel(ChannelId id) const { return m_channels.at(id); }
+    /// Gateway nodes of a hierarchical topology (first node of each group); empty otherwise.
+    [[nodiscard]] const std::vector<std::size_t>& gateways() const { return m_gateways; }
+
+    /// Directed channels from vertex `src` to vertex `dst` in path order; empty if src == dst.
+    /// Throws std::invalid_argument if a vertex is out of range or dst is unreachable.
+    [[nodiscard]] std::vector<ChannelId> route(std::size_t src, std::size_t dst) const;
+    /// As route(), into `out` (cleared first), so a caller can reuse its buffer.
+    void route_into(std::size_t src, std::size_t dst, std::vector<ChannelId>& out) const;
+    /// Hop count of route(src, dst).
+    [[nodiscard]] std::size_t hops(std::size_t src, std::size_t dst) const;
+
+    /// Compute nodes that cannot reach node 0 (ascending); empty when connected.
+    [[nodiscard]] std::vector<std::size_t> unreachable_nodes() const;
+    /// Throws std::invalid_argument listing unreachable_nodes() if any.
+    void check_connected() const;
+
+    /// One line per vertex with its links, for logs and error messages.
+    [[nodiscard]] std::string describe() const;
+
+private:
+    struct Adjacent {
+        std::size_t vertex;
+        ChannelId channel;
+    };
+    /// Shortest-path tree from one source: the channel entering each vertex (kNone if none).
+    struct SourceTree {
+        std::vector<ChannelId> entering;
+        std::vector<std::uint32_t> hops;
+    };
+    static constexpr ChannelId kNone = ~ChannelId{0};
+
+    const SourceTree& tree_from(std::size_t src) const;
+    void check_vertex(std::size_t v, const char* what) const;
+
+    std::size_t m_node_count;
+    std::vector<std::vector<Adjacent>> m_adjacency;
+    std::vector<Channel> m_channels;
+    std::vector<std::size_t> m_gateways;
+    /// Per source, built lazily; immutable once built, so copies of the Topology share them.
+    mutable std::vector<std::shared_ptr<const SourceTree>> m_trees;
+};
+
+}  // namespace fastsim::interconnect

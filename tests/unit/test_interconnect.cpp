@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: MIT
+// The interconnect: link timing, routing over each topology, contention, collective schedules
+// timed by the cluster executor against their alpha-beta formulas, and the executor's own
+// accounting and error reports.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "cluster/cluster.h"
+#include "interconnect/collectives.h"
+#include "interconnect/link.h"
+#include "interconnect/network.h"
+#include "interconnect/program.h"
+#include "interconnect/topology.h"
+#include "support/systemc_fixture.h"
+
+using namespace fastsim;
+using interconnect::ChannelId;
+using interconnect::Compute;
+using interconnect::LinkParams;
+using interconnect::Network;
+using interconnect::NodeProgram;
+using interconnect::Recv;
+using interconnect::Send;
+using interconnect::Topology;
+
+namespace {
+
+/// 100 GB/s (8e11 bits/s: 10 ps per byte), 500 ns, 1 pJ/bit.
+const LinkParams kLink{100.0, 500.0, 1.0};
+constexpr std::uint64_t kAlphaPs = 500'000;
+constexpr std::uint64_t kPsPerByte = 10;
+constexpr std::uint64_t kMB = 1'000'000;
+
+/// The vertices a route visits, src first.
+std::vector<std::size_t> vertices_of(const Topology& t, std::size_t src, std::size_t dst) {
+    std::vector<std::size_t> out{src};
+    for (const ChannelId c : t.route(src, dst)) out.push_back(t.channel(c).to);
+    return out;
+}
+
+std::vector<std::size_t> iota_ranks(std::size_t p) {
+    std::vector<std::size_t> r(p);
+    for (std::size_t i = 0; i < p; ++i) r[i] = i;
+    return r;
+}
+
+/// One cluster run under a kernel of its own, for test cases that run several.
+cluster::ClusterResult run_fresh(const Topology& t, const std::vector<NodeProgram>& programs) {
+    test::FreshSimContext kernel;
+    return cluster::run_cluster(t, programs);
+}
+
+}  // namespace
+
+TEST_CASE("link timing: occupancy is ceil(bits * 1e12 / bits_per_s) ps, latency rounds to ps once", "[interconnect]") {
+    const auto t = interconnect::link_timing(kLink);
+    CHECK(t.bits_per_s == 800'000'000'000ull);
+    CHECK(t.latency_ps == kAlphaPs);
+    CHECK(interconnect::occupancy_ps(kMB, t.bits_per_s) == 10'000'000);  // 1 MB at 100 GB/s = 10 us
+    CHECK(interconnect::occupancy_ps(1, 3'000'000'000ull) == 2667);       // 8e12 / 3e9 = 2666.67, rounded up
+    CHECK(interconnect::occupancy_ps(0, t.bits_per_s) == 0);
+    const auto hgx = interconnect::link_timing({12.5, 936.25, 0.0});
+    CHECK(hgx.bits_per_s == 100'000'000'000ull);
+    CHECK(hgx.latency_ps == 936'250);
+    CHECK_THROWS_AS(interconnect::link_timing({0.0, 1.0, 0.0}), std::invalid_argument);
+    CHECK_THROWS_AS(interconnect::link_timing({1.0, -1.0, 0.0}), std::invalid_argument);
+    CHECK_THROWS_AS(interconnect::link_timing({NAN, 1.0, 0.0}), std::invalid_argument);
+    CHECK_THROWS_AS(interconnect::occupancy_ps(~std::uint64_t{0}, 1), std::overflow_error);
+}
+
+TEST_CASE("builders: link and vertex counts of each topology", "[interconnect]") {
+    CHECK(Topology::ring(1, kLink).link_count() == 0);
+    CHECK(Topology::ring(2, kLink).link_count() == 1);
+    CHECK(Topology::ring(5, kLink).link_count() == 5);
+    CHECK(Topology::fully_connected(5, kLink).link_count() == 10);
+    const Topology star = Topology::switch_star(6, kLink);
+    CHECK(star.link_count() == 6);
+    CHECK(star.vertex_count() == 7);
+    CHECK(Topology::torus2d(4, 4, kLink).link_count() == 32);
+    CHECK(Topology::torus2d(2, 3, kLink).link_count() == 9);  // 2 rows x 3 + 3 cols x 1
+    CHECK(Topology::torus2d(2, 2, kLink).link_count() == 4);
+    CHECK(Topology::torus2d(1, 4, kLink).link_count() == 4);
+    CHECK(Topology::torus2d(1, 1, kLink).link_count() == 0);
+    const Topology htree = Topology::tree(8, 2, kLink);
+    CHECK(htree.vertex_count() == 15);  // 4 + 2 + 1 switches
+    CHECK(htree.link_count() == 14);
+    const Topology wide = Topology::tree(5, 4, kLink);
+    CHECK(wide.vertex_count() == 8);  // 2 leaf switches + root
+    CHECK(wide.link_count() == 7);
+    CHECK(Topology::tree(3, 4, kLink).vertex_count() == 4);
+    CHECK_THROWS_AS(Topology::ring(0, kLink), std::invalid_argument);
+    CHECK_THROWS_AS(Topology::tree(4, 1, kLink), std::invalid_argument);
+    for (const Topology& t : {Topology::ring(7, kLink), Topology::torus2d(3, 5, kLink), Topology::tree(9, 3, kLink),
+                              Topology::switch_star(4, kLink)})
+        CHECK(t.unreachable_nodes().empty());
+}
+
+TEST_CASE("network: one hop takes latency + occupancy exactly, and stats count it", "[interconnect]") {
+    const Topology t = Topology::ring(2, kLink);
+    Network net(t);
+    CHECK(net.transfer(0, 1, kMB, 1000) == 1000 + kAlphaPs + kMB * kPsPerByte);
+    const ChannelId c = t.route(0, 1).at(0);
+    CHECK(net.stats()[c].busy_ps == kMB * kPsPerByte);
+    CHECK(net.stats()[c].bytes == kMB);
+    CHECK(net.stats()[c].transfers == 1);
+    CHECK(net.stats()[c].energy_pj == Approx(8e6));
+    CHECK(net.transfer(1, 1, kMB, 77) == 77);                                 // self: no link
+    CHECK(net.transfer(1, 0, 0, 5) == 5 + kAlphaPs);                           // zero bytes: latency only
+    net.reset();
+    CHECK(net.stats()[c].bytes == 0);
+    CHECK(net.free_at_ps(c) == 0);
+}
+
+TEST_CASE("network: a multi-hop path takes h latencies + one occupancy (cut-through)", "[interconnect]") {
+    const Topology ring = Topology::ring(8, kLink);
+    CHECK(vertices_of(ring, 0, 3) == std::vector<std::size_t>{0, 1, 2, 3});
+    CHECK(vertices_of(ring, 0, 5) == std::vector<std::size_t>{0, 7, 6, 5});  // the short way round
+    CHECK(vertices_of(ring, 0, 4) == std::vector<std::size_t>{0, 1, 2, 3, 4});  // tie: lower predecessor id
+    Network net(ring);
+    CHECK(net.transfer(0, 5, kMB, 0) == 3 * kAlphaPs + kMB * kPsPerByte);
+
+    const Topology torus = Topology::torus2d(4, 4, kLink);
+    CHECK(torus.hops(0, 10) == 4);  // (0,0) -> (2,2)
+    CHECK(torus.hops(0, 15) == 2);  // (0,0) -> (3,3) by both wraps
+    CHECK(torus.hops(5, 6) == 1);
+    Network tnet(torus);
+    CHECK(tnet.transfer(0, 10, 2 * kMB, 100) == 100 + 4 * kAlphaPs + 2 * kMB * kPsPerByte);
+}
+
+TEST_CASE("network: the slowest hop sets the tail, wherever it is on the path", "[interconnect]") {
+    const LinkParams fast{100.0, 100.0, 0.0}, slow{10.0, 300.0, 0.0};  // 10 and 100 ps per byte
+    Topology t(3);
+    t.add_link(0, 1, fast);
+    t.add_link(1, 2, slow);
+    Network net(t);
+    const std::uint64_t expected = 100'000 + 300'000 + kMB * 100;
+    CHECK(net.transfer(0, 2, kMB, 0) == expected);  // fast then slow
+    net.reset();
+    CHECK(net.transfer(2, 0, kMB, 0) == expected);  // slow then fast: the tail cannot overtake
+}
+
+TEST_CASE("network: transfers sharing a channel serialise, opposite directions do not", "[interconnect]") {
+    const Topology t = Topology::ring(4, kLink);
+    Network net(t);
+    const std::uint64_t first = net.transfer(0, 1, kMB, 0);
+    CHECK(first == kAlphaPs + kMB * kPsPerByte);
+    CHECK(net.transfer(0, 1, kMB, 0) == first + kMB * kPsPerByte);
+    CHECK(net.transfer(1, 0, kMB, 0) == first);  // the other direction of the same link
+    // 3 -> 1 goes 3-0-1 (lower predecessor id) and queues behind both transfers on 0 -> 1.
+    CHECK(vertices_of(t, 3, 1) == std::vector<std::size_t>{3, 0, 1});
+    CHECK(net.transfer(3, 1, kMB, 0) == 2 * kMB * kPsPerByte + kAlphaPs + kMB * kPsPerByte);
+}
+
+TEST_CASE("routing: least latency first, then fewer hops, then the lowest predecessor id", "[interconnect]") {
+    Topology t(4);
+    t.add_link(0, 1, {100.0, 1000.0, 0.0});  // direct but slow to start
+    t.add_link(0, 3, {100.0, 100.0, 0.0});
+    t.add_link(3, 1, {100.0, 100.0, 0.0});
+    CHECK(vertices_of(t, 0, 1) == std::vector<std::size_t>{0, 3, 1});  // 200 ns beats 1000 ns
+    t.add_link(0, 2, {100.0, 100.0, 0.0});
+    t.add_link(2, 1, {100.0, 100.0, 0.0});
+    CHECK(vertices_of(t, 0, 1) == std::vector<std::size_t>{0, 2, 1});  // equal: predecessor 2 < 3
+    t.add_link(0, 1, {100.0, 200.0, 0.0});
+    CHECK(vertices_of(t, 0, 1) == std::vector<std::size_t>{0, 1});  // equal latency: one hop wins
+    for (int i = 0; i < 3; ++i) CHECK(t.route(0, 1) == t.route(0, 1));
+    CHECK(Topology(t).route(1, 0) == t.route(1, 0));  // copies route alike
+}
+
+TEST_CASE("routing: tree hop counts go up to the common ancestor", "[interconnect]") {
+    const Topology htree = Topology::tree(8, 2, kLink);
+    CHECK(htree.hops(0, 1) == 2);
+    CHECK(htree.hops(0, 3) == 4);
+    CHECK(htree.hops(0, 7) == 6);
+    CHECK(htree.hops(6, 7) == 2);
+    const Topology t = Topology::tree(9, 3, kLink);  // 3 leaf switches under one root
+    CHECK(t.hops(0, 2) == 2);
+    CHECK(t.hops(0, 8) == 4);
+}
+
+TEST_CASE("routing: a 1024-node torus routes without all-pairs work", "[interconnect]") {
+    const Topology t = Topology::torus2d(32, 32, kLink);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::size_t total = 0;
+    for (std::size_t dst = 0; dst < 1024; ++dst) total += t.hops(0, dst) + t.hops(dst, 0);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(total == 2 * 32 * 32 * 16);  // mean 16 hops each way (8 per dimension)
+    CHECK(t.hops(0, 1023) == 2);
+    CHECK(seconds < 2.0);
+}
+
+TEST_CASE("hierarchical: fast groups joined at their gateways by a slower ring", "[interconnect]") {
+    const LinkParams inner{400.0, 100.0, 0.5}, upper{25.0, 1000.0, 5.0};
+    const std::vector<Topology> groups(3, Topology::switch_star(4, inner));
+    const Topology t = Topology::hierarchical(groups, interconnect::UpperKind::ring, upper);
+    CHECK(t.node_count() == 12);
+    CHECK(t.vertex_count() == 15);  // switches 12, 13, 14
+    CHECK(t.link_count() == 15);
+    CHECK(t.gateways() == std::vector<std::size_t>{0, 4, 8});
+    CHECK(vertices_of(t, 5, 10) == std::vector<std::size_t>{5, 13, 4, 8, 14, 10});
+    CHECK(vertices_of(t, 1, 3) == std::vector<std::size_t>{1, 12, 3});  // stays inside its group
+    Network net(t);
+    // Four inner hops and one upper hop; the upper link is the bottleneck (40 ps per byte).
+    CHECK(net.transfer(5, 10, kMB, 0) == 4 * 100'000 + 1'000'000 + kMB * 40);
+    CHECK(t.channel(t.route(5, 10)[2]).params.bandwidth_gb_per_s == 25.0);
+
+    const Topology star_of_rings = Topology::hierarchical(
+        {Topology::ring(4, inner), Topology::ring(3, inner)}, interconnect::UpperKind::switch_star, upper);
+    CHECK(star_of_rings.node_count() == 7);
+    CHECK(star_of_rings.vertex_count() == 8);
+    CHECK(vertices_of(star_of_rings, 2, 5) == std::vector<std::size_t>{2, 1, 0, 7, 4, 5});
+}
+
+TEST_CASE("topology: nodes that cannot reach node 0 are reported", "[interconnect]") {
+    Topology t(5, 1);
+    t.add_link(0, 5, kLink);
+    t.add_link(1, 5, kLink);
+    t.add_link(2, 3, kLink);
+    CHECK(t.unreachable_nodes() == std::vector<std::size_t>{2, 3, 4});
+    try {
+        t.check_connected();
+        FAIL("check_connected accepted a disconnected topology");
+    } catch (const std::invalid_argument& e) {
+        CHECK(std::string(e.what()).find("2, 3, 4") != std::string::npos);
+    }
+    CHECK_THROWS_AS(t.route(0, 4), std::invalid_argument);
+    CHECK_THROWS_AS(t.add_link(0, 0, kLink), std::invalid_argument);
+    CHECK_THROWS_AS(t.add_link(0, 6, kLink), std::invalid_argument);
+}
+
+TEST_CASE("collectives: schedules have the documented messages and unique tags", "[interconnect]") {
+    std::vector<NodeProgram> programs(5);
+    const std::uint64_t next = interconnect::ring_all_reduce(programs, {0, 1, 2, 3, 4}, 1003, 10, 7);
+    CHECK(next == 10 + 8);
+    std::uint64_t sent = 0;
+    for (const auto& p : programs) {
+        CHECK(p.ops.size() == 16);  // 8 steps, a Send and a Recv each
+        for (const auto& op : p.ops)
+            if (const auto* s = std::get_if<Send>(&op)) {
+                sent += s->bytes;
+                CHECK(s->label == 7);
+            }
+    }
+    CHECK(sent == 2 * 4 * 1003);  // every rank sends every chunk but one, twice
+    CHECK(interconnect::chunk_bytes(1003, 5, 2) == 201);
+    CHECK(interconnect::chunk_bytes(1003, 5, 3) == 200);
+    CHECK(interconnect::tree_all_reduce(programs, {0, 1, 2, 3, 4}, 1, 100, 0) == 106);
+    CHECK(interconnect::all_to_all(programs, {4, 3}, 1, 200, 0) == 201);
+    CHECK(interconnect::ring_all_reduce(programs, {3}, 1, 300, 0) == 300);
+    CHECK_THROWS_AS(interconnect::ring_all_reduce(programs, {0, 0}, 1, 0, 0), std::invalid_argument);
+    CHECK_THROWS_AS(interconnect::all_to_all(programs, {0, 5}, 1, 0, 0), std::invalid_argument);
+}
+
+TEST_CASE("collectives: ring all-reduce on a ring is 2(p-1) alpha + 2(p-1)/p n beta", "[interconnect]") {
+    for (const std::size_t p : {2, 4, 8, 5}) {
+        for (const std::uint64_t n : {8'400'000ull, 1'000'003ull}) {
+            CAPTURE(p, n);
+            const Topology t = Topology::ring(p, kLink);
+            std::vector<NodeProgram> programs(p);
+            interconnect::ring_all_reduce(programs, iota_ranks(p), n, 0, 1);
+            const auto r = run_fresh(t, programs);
+            const double expected = 2.0 * double(p - 1) * kAlphaPs + 2.0 * double(p - 1) / double(p) * double(n) * kPsPerByte;
+            CHECK(double(r.end_ps) == Approx(expected).epsilon(0.01));
+            if (n % p == 0) CHECK(double(r.end_ps) == expected);  // exact when chunks are equal
+            CHECK(r.labels.at(1).last_end_ps == r.end_ps);
+        }
+    }
+}
+
+TEST_CASE("collectives: ring reduce-scatter and all-gather are (p-1) alpha + (p-1)/p n beta", "[interconnect]") {
+    const std::uint64_t n = 8'400'000;
+    for (const std::size_t p : {2, 5, 8}) {
+        CAPTURE(p);
+        const Topology t = Topology::ring(p, kLink);
+        const double expected = double(p - 1) * kAlphaPs + double(p - 1) / double(p) * double(n) * kPsPerByte;
+        std::vector<NodeProgram> rs(p), ag(p);
+        interconnect::ring_reduce_scatter(rs, iota_ranks(p), n, 0, 0);
+        interconnect::ring_all_gather(ag, iota_ranks(p), n, 0, 0);
+        CHECK(double(run_fresh(t, rs).end_ps) == Approx(expected).epsilon(0.01));
+        CHECK(double(run_fresh(t, ag).end_ps) == Approx(expected).epsilon(0.01));
+    }
+}
+
+TEST_CASE("collectives: tree all-reduce on a fully connected network is 2 log2 p (alpha + n beta)", "[interconnect]") {
+    const std::uint64_t n = 3 * kMB;
+    const double step = kAlphaPs + double(n) * kPsPerByte;
+    for (const std::size_t p : {2, 4, 8, 16}) {
+        CAPTURE(p);
+        std::vector<NodeProgram> programs(p);
+        interconnect::tree_all_reduce(programs, iota_ranks(p), n, 0, 0);
+        CHECK(double(run_fresh(Topology::fully_connected(p, kLink), programs).end_ps) ==
+              Approx(2.0 * std::log2(double(p)) * step).epsilon(0.01));
+    }
+    // Not a power of two: the binomial tree is floor(log2 p) deep, and sends to different
+    // children use different links, so p = 5 and p = 7 take 2 * 2 steps, not 2 * ceil(log2 p).
+    for (const std::size_t p : {5, 7}) {
+        CAPTURE(p);
+        std::vector<NodeProgram> programs(p);
+        interconnect::tree_all_reduce(programs, iota_ranks(p), n, 0, 0);
+        CHECK(double(run_fresh(Topology::fully_connected(p, kLink), programs).end_ps) == Approx(4.0 * step));
+    }
+}
+
+TEST_CASE("collectives: pairwise all-to-all on a switch is (p-1) alpha + (p-1)/p n beta", "[interconnect]") {
+    const std::uint64_t n = 4'200'000;
+    for (const std::size_t p : {2, 4, 7}) {
+        CAPTURE(p);
+        const Topology t = Topology::switch_star(p, kLink);
+        std::vector<NodeProgram> programs(p);
+        interconnect::all_to_all(programs, iota_ranks(p), n, 0, 0);
+        const auto r = run_fresh(t, programs);
+        const double alpha = 2.0 * kAlphaPs;  // node -> switch -> node
+        CHECK(double(r.end_ps) == Approx(double(p - 1) * alpha + double(p - 1) / double(p) * double(n) * kPsPerByte));
+        for (std::size_t c = 0; c < t.channel_count(); ++c) CHECK(r.channels[c].bytes == (p - 1) * n / p);
+    }
+}
+
+TEST_CASE_METHOD(test::FreshSimContext, "run_cluster: a compute-send pipeline gives the hand-computed times",
+                 "[interconnect]") {
+    const Topology t = Topology::ring(2, kLink);
+    std::vector<NodeProgram> programs(2);
+    programs[0].ops = {Compute{2'000'000, 1}, Send{1, kMB, 7, 2}, Compute{3'000'000, 1}, Recv{1, 8, 2}};
+    programs[1].ops = {Recv{0, 7, 2}, Compute{1'000'000, 3}, Send{0, kMB, 8, 2}};
+    const auto r = cluster::run_cluster(t, programs);
+    const std::uint64_t hop = kAlphaPs + kMB * kPsPerByte;  // 10.5 us
+    // Node 0 sends at 2 us; node 1 has it at 12.5 us, computes 1 us, answers; back at 24 us.
+    CHECK(r.end_ps == 2'000'000 + hop + 1'000'000 + hop);
+    CHECK(r.nodes[0].compute_ps == 5'000'000);
+    CHECK(r.nodes[0].wait_ps == r.end_ps - 5'000'000);
+    CHECK(r.nodes[0].finish_ps == r.end_ps);
+    CHECK(r.nodes[1].compute_ps == 1'000'000);
+    CHECK(r.nodes[1].wait_ps == 2'000'000 + hop);
+    CHECK(r.nodes[1].finish_ps == 3'000'000 + hop);
+    CHECK(r.nodes[0].send_count == 1);
+    CHECK(r.nodes[0].bytes_sent == kMB);
+    CHECK(r.nodes[0].bytes_received == kMB);
+    CHECK(r.labels.size() == 3);
+    CHECK(r.labels.at(1).first_start_ps == 0);
+    CHECK(r.labels.at(1).last_end_ps == 5'000'000);
+    CHECK(r.labels.at(1).compute_ps == 5'000'000);
+    CHECK(r.labels.at(2).first_start_ps == 0);  // node 1's Recv is posted at 0
+    CHECK(r.labels.at(2).last_end_ps == r.end_ps);
+    CHECK(r.labels.at(2).wait_ps == r.nodes[0].wait_ps + r.nodes[1].wait_ps);
+    CHECK(r.labels.at(2).bytes_sent == 2 * kMB);
+    CHECK(r.labels.at(3).first_start_ps == 2'000'000 + hop);
+    std::uint64_t channel_bytes = 0;
+    for (const auto& c : r.channels) channel_bytes += c.bytes;
+    CHECK(channel_bytes == 2 * kMB);
+}
+
+TEST_CASE("run_cluster: a Recv with no Send is a deadlock naming node, op and tag", "[interconnect]") {
+    const Topology t = Topology::ring(3, kLink);
+    std::vector<NodeProgram> programs(3);
+    programs[0].ops = {Compute{10, 0}};
+    programs[1].ops = {Compute{10, 0}, Recv{2, 42, 0}};
+    try {
+        run_fresh(t, programs);
+        FAIL("a Recv without a Send ran to the end");
+    } catch (const std::runtime_error& e) {
+        const std::string what = e.what();
+        CAPTURE(what);
+        CHECK(what.find("node 1 blocked at op 1") != std::string::npos);
+        CHECK(what.find("from node 2, tag 42") != std::string::npos);
+        CHECK(what.find("no matching Send") != std::string::npos);
+    }
+    // Two Recvs first, then the Sends: each waits for the other.
+    programs[0].ops = {Recv{1, 1, 0}, Send{1, 8, 2, 0}};
+    programs[1].ops = {Recv{0, 2, 0}, Send{0, 8, 1, 0}};
+    programs[2].ops.clear();
+    CHECK_THROWS_WITH(run_fresh(t, programs), Catch::Contains("deadlock") && Catch::Contains("never reached"));
+}
+
+TEST_CASE("run_cluster: unreceived messages and malformed programs are reported", "[interconnect]") {
+    const Topology t = Topology::ring(2, kLink);
+    std::vector<NodeProgram> programs(2);
+    programs[0].ops = {Send{1, 100, 5, 0}};
+    CHECK_THROWS_WITH(run_fresh(t, programs), Catch::Contains("node 0 to node 1, tag 5 was never received"));
+    programs[0].ops = {Send{1, 100, 5, 0}, Send{1, 100, 5, 0}};
+    programs[1].ops = {Recv{0, 5, 0}, Recv{0, 5, 0}};
+    CHECK_THROWS_AS(run_fresh(t, programs), std::invalid_argument);
+    programs[0].ops = {Send{2, 100, 5, 0}};
+    CHECK_THROWS_AS(run_fresh(t, programs), std::invalid_argument);
+    CHECK_THROWS_AS(run_fresh(t, std::vector<NodeProgram>(3)), std::invalid_argument);
+    Topology split(2);
+    programs[0].ops = {Send{1, 100, 5, 0}};
+    programs[1].ops = {Recv{0, 5, 0}};
+    CHECK_THROWS_WITH(run_fresh(split, programs), Catch::Contains("unreachable"));
+}
+
+TEST_CASE("run_cluster speed: 16 nodes x ~2000 ops of ring all-reduces and computes", "[.bench]") {
+    const std::size_t p = 16;
+    const Topology t = Topology::ring(p, kLink);
+    std::vector<NodeProgram> programs(p);
+    std::uint64_t tag = 0;
+    for (std::uint32_t layer = 0; programs[0].ops.size() < 2000; ++layer) {
+        for (auto& program : programs) program.ops.emplace_back(Compute{1'000'000 + 1000 * layer, layer});
+        tag = interconnect::ring_all_reduce(programs, iota_ranks(p), 4 * kMB, tag, layer);
+    }
+    std::size_t ops = 0;
+    for (const auto& program : programs) ops += program.ops.size();
+    double best = 1e9;
+    for (int rep = 0; rep < 5; ++rep) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto r = run_fresh(t, programs);
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        CHECK(r.end_ps > 0);
+    }
+    std::printf("run_cluster: %zu nodes, %zu ops, best of 5: %.3f ms, %.1f ns/op\n", p, ops, best * 1e3,
+                best * 1e9 / double(ops));
+}
