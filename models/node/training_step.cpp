@@ -4,8 +4,6 @@
 #include <stdexcept>
 
 namespace fastsim::node {
-namespace {
-
 bool reads_only_network_input(const workload::Layer& layer, std::size_t index) {
     if (layer.inputs.empty()) return index == 0;
     for (const auto& input : layer.inputs)
@@ -13,7 +11,7 @@ bool reads_only_network_input(const workload::Layer& layer, std::size_t index) {
     return true;
 }
 
-StepPhase make_phase(std::size_t layer, fmac::TrainingPhase phase, const workload::LayerGemm& gemm,
+StepPhase step_phase(std::size_t layer, fmac::TrainingPhase phase, const workload::LayerGemm& gemm,
                      const TensorPrecision& p, const TensorRounding& rounding) {
     StepPhase s;
     s.layer = layer;
@@ -51,8 +49,6 @@ StepPhase make_phase(std::size_t layer, fmac::TrainingPhase phase, const workloa
     return s;
 }
 
-}  // namespace
-
 std::vector<StepPhase> training_step_phases(const workload::Workload& workload, std::size_t batch,
                                             const std::vector<LayerPrecision>& precision,
                                             const TensorRounding& rounding) {
@@ -63,13 +59,13 @@ std::vector<StepPhase> training_step_phases(const workload::Workload& workload, 
     std::vector<StepPhase> phases;
     const auto at = [](fmac::TrainingPhase p) { return static_cast<std::size_t>(p); };
     for (std::size_t l = 0; l < gemms.size(); ++l)
-        phases.push_back(make_phase(l, fmac::TrainingPhase::forward, gemms[l],
+        phases.push_back(step_phase(l, fmac::TrainingPhase::forward, gemms[l],
                                     precision[l][at(fmac::TrainingPhase::forward)], rounding));
     for (std::size_t l = gemms.size(); l-- > 0;) {
         if (!reads_only_network_input(workload.layers[l], l))
-            phases.push_back(make_phase(l, fmac::TrainingPhase::backward_data, gemms[l],
+            phases.push_back(step_phase(l, fmac::TrainingPhase::backward_data, gemms[l],
                                         precision[l][at(fmac::TrainingPhase::backward_data)], rounding));
-        phases.push_back(make_phase(l, fmac::TrainingPhase::weight_gradient, gemms[l],
+        phases.push_back(step_phase(l, fmac::TrainingPhase::weight_gradient, gemms[l],
                                     precision[l][at(fmac::TrainingPhase::weight_gradient)], rounding));
     }
     return phases;

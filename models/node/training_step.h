@@ -38,6 +38,15 @@ struct StepPhase {
     std::uint64_t count = 1;
 };
 
+/// True if `layer` (at `index` in its network) reads nothing but the network input, so no
+/// backward-data phase is needed for it.
+bool reads_only_network_input(const workload::Layer& layer, std::size_t index);
+
+/// Phase `phase` of layer `layer`, lowered to `gemm`, with its operand and output widths
+/// and rounding as listed for training_step_phases.
+StepPhase step_phase(std::size_t layer, fmac::TrainingPhase phase, const workload::LayerGemm& gemm,
+                     const TensorPrecision& precision, const TensorRounding& rounding);
+
 /// The phases of one training step, in run order (docs/node.md, "A training step"):
 /// forward of every layer in order, then for every layer in reverse backward-data and
 /// weight-gradient. Backward-data is skipped for layers that read only the network input

@@ -19,8 +19,10 @@ struct CommandEntry {
     std::string_view summary;
 };
 
-constexpr std::array<CommandEntry, 3> kCommands{{
+constexpr std::array<CommandEntry, 5> kCommands{{
     {"run", run_command, "run the simulation a config describes and print its report"},
+    {"plan", plan_command, "partition a network over a cluster config (run.mode cluster) and print the plan"},
+    {"compare", compare_command, "every planner on one cluster: speedup over data parallelism per network"},
     {"validate", validate_command, "check a config (and -p overrides) without running it"},
     {"quantize", quantize_command, "quantise numbers to BFP, or report quantisation error"},
 }};

@@ -24,5 +24,7 @@ using Command = int (*)(const std::vector<std::string>& args);
 int quantize_command(const std::vector<std::string>& args);
 int validate_command(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args);
+int plan_command(const std::vector<std::string>& args);
+int compare_command(const std::vector<std::string>& args);
 
 }  // namespace fastsim::cli

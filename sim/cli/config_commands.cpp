@@ -8,13 +8,16 @@
 #include "cli/logging.h"
 #include "config/errors.h"
 #include "config/load.h"
+#include "report/cluster_report.h"
 #include "report/output_files.h"
 #include "report/table.h"
 #include "report/training_report.h"
 #include "run/bfp_error_report.h"
+#include "run/cluster_step.h"
 #include "run/training_step.h"
 
 #include <chrono>
+#include <filesystem>
 #include <unistd.h>
 
 namespace fastsim::cli {
@@ -25,19 +28,37 @@ namespace po = boost::program_options;
 struct ConfigInvocation {
     config::Params params;
     bool dump = false;
-    std::string out_dir;  ///< run only: where report.json and layers.csv go
+    std::string out_dir;  ///< run, plan, compare: where the report files go
+    std::vector<std::string> traces;  ///< compare: networks to compare
+    bool simulate = false;            ///< compare: simulate every plan instead of predicting it
+    std::vector<std::string> overrides;
+};
+
+/// Which options a command takes beyond CONFIG, -p and --dump-config.
+struct CommandOptions {
+    bool out = false;
+    bool fidelity = false;
+    bool planner = false;  ///< --planner, --comm-only, --equal-split
+    bool compare = false;  ///< --trace, --simulate
 };
 
 /// Parses CONFIG, -p overrides, --dump-config and the common options (and, for `run`,
 /// --out and --fidelity). Empty on --help.
 std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>& args, const std::string& usage,
-                                                  bool run_options) {
+                                                  const CommandOptions& take) {
     po::options_description options(usage + "\n\nOptions");
-    std::string config_path, out_dir, fidelity;
-    std::vector<std::string> overrides;
-    if (run_options)
-        options.add_options()("out", po::value(&out_dir), "write report.json and layers.csv into this folder (training_step)")(
-            "fidelity", po::value(&fidelity), "memo (default: memoised tile timing) or stepped (the SystemC array, cycle by cycle); same as -p run.fidelity=...");
+    std::string config_path, out_dir, fidelity, planner_name;
+    std::vector<std::string> overrides, traces;
+    if (take.out) options.add_options()("out", po::value(&out_dir), "write the report files (JSON and CSV) into this folder");
+    if (take.fidelity)
+        options.add_options()("fidelity", po::value(&fidelity), "memo (default: memoised tile timing) or stepped (the SystemC array, cycle by cycle); same as -p run.fidelity=...");
+    if (take.planner)
+        options.add_options()("planner", po::value(&planner_name), "data_parallel, owt, hypar, accpar or tofu; same as -p planner.name=...")(
+            "comm-only", "minimise and report communication volume only (AccPar/HyPar accounting)")(
+            "equal-split", "split every dimension in proportion to node counts (1/2 for equal halves), not by speed");
+    if (take.compare)
+        options.add_options()("trace", po::value(&traces)->composing(), "a network trace to compare on (repeatable; default: the config's)")(
+            "simulate", "simulate every plan on the cluster instead of using the planner's prediction");
     options.add_options()("config", po::value(&config_path), "YAML config file")(
         "param,p", po::value(&overrides)->composing(), "override a config key: -p key.path=value (repeatable)")(
         "dump-config", "print the effective config (every default filled in) as YAML");
@@ -58,7 +79,15 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
             throw config::UserError("--fidelity: expected memo or stepped, got '" + fidelity + "'");
         overrides.push_back("run.fidelity=" + fidelity);
     }
-    ConfigInvocation out{config::load(config_path, overrides), vm.count("dump-config") > 0, out_dir};
+    if (!planner_name.empty()) {
+        if (!planner::parse_planner(planner_name))
+            throw config::UserError("--planner: expected data_parallel, owt, hypar, accpar or tofu, got '" + planner_name + "'");
+        overrides.push_back("planner.name=" + planner_name);
+    }
+    if (vm.count("comm-only")) overrides.push_back("planner.comm_only=true");
+    if (vm.count("equal-split")) overrides.push_back("planner.equal_split=true");
+    ConfigInvocation out{config::load(config_path, overrides), vm.count("dump-config") > 0, out_dir, traces,
+                         vm.count("simulate") > 0, overrides};
     logger("config")->info("loaded {} with {} override(s)", config_path, overrides.size());
     return out;
 }
@@ -105,10 +134,43 @@ void run_training_step(const config::Params& params, const std::string& out_dir)
     }
 }
 
+void require_cluster(const config::Params& params, const std::string& command) {
+    if (params.run.mode != config::RunMode::cluster)
+        throw config::UserError("fastsim " + command + " needs a config with run.mode cluster (" + params.source_file +
+                                " has run.mode " + std::string(config::to_string(params.run.mode)) + ")");
+}
+
+run::ClusterPlan plan_or_user_error(const config::Params& params, const planner::PlannerOptions& options,
+                                    run::NodeCharacterisation& characterisation) {
+    try {
+        return run::plan_cluster(params, options, characterisation);
+    } catch (const planner::PlanError& e) {
+        throw config::UserError(params.source_file + ": " + e.what());
+    }
+}
+
+void run_cluster(const config::Params& params, const std::string& out_dir) {
+    run::ClusterStepResult result;
+    try {
+        result = run::run_cluster_step(params, params.planner.options());
+    } catch (const planner::PlanError& e) {
+        throw config::UserError(params.source_file + ": " + e.what());
+    }
+    report::print_cluster_step(std::cout, params, result);
+    if (!out_dir.empty()) {
+        report::write_file_atomically(out_dir + "/report.json", report::cluster_step_json(params, result));
+        report::write_file_atomically(out_dir + "/layers.csv", report::cluster_layers_csv(params, result));
+        report::write_file_atomically(out_dir + "/nodes.csv", report::cluster_nodes_csv(params, result));
+        report::write_file_atomically(out_dir + "/plan.json", report::plan_json(params, result.planned));
+        report::write_file_atomically(out_dir + "/plan.csv", report::plan_csv(params, result.planned));
+        std::cout << "wrote report.json, layers.csv, nodes.csv, plan.json and plan.csv to " << out_dir << "\n";
+    }
+}
+
 }  // namespace
 
 int validate_command(const std::vector<std::string>& args) {
-    const auto invocation = parse_config_args(args, "fastsim validate CONFIG [-p key=value ...] [--dump-config]", false);
+    const auto invocation = parse_config_args(args, "fastsim validate CONFIG [-p key=value ...] [--dump-config]", {});
     if (!invocation) return kSuccess;
     if (invocation->dump)
         std::cout << config::dump(invocation->params);
@@ -119,7 +181,8 @@ int validate_command(const std::vector<std::string>& args) {
 
 int run_command(const std::vector<std::string>& args) {
     const auto invocation = parse_config_args(
-        args, "fastsim run CONFIG [-p key=value ...] [--out DIR] [--fidelity memo|stepped] [--dump-config]", true);
+        args, "fastsim run CONFIG [-p key=value ...] [--out DIR] [--fidelity memo|stepped] [--planner NAME] [--comm-only] [--equal-split] [--dump-config]",
+        {true, true, true, false});
     if (!invocation) return kSuccess;
     const config::Params& params = invocation->params;
     if (invocation->dump) std::cout << config::dump(params) << '\n';
@@ -131,6 +194,80 @@ int run_command(const std::vector<std::string>& args) {
     case config::RunMode::training_step:
         run_training_step(params, invocation->out_dir);
         break;
+    case config::RunMode::cluster:
+        run_cluster(params, invocation->out_dir);
+        break;
+    }
+    return kSuccess;
+}
+
+int plan_command(const std::vector<std::string>& args) {
+    const auto invocation = parse_config_args(
+        args, "fastsim plan CONFIG [-p key=value ...] [--planner NAME] [--comm-only] [--equal-split] [--out DIR]",
+        {true, false, true, false});
+    if (!invocation) return kSuccess;
+    const config::Params& params = invocation->params;
+    require_cluster(params, "plan");
+    if (invocation->dump) std::cout << config::dump(params) << '\n';
+    const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
+    run::NodeCharacterisation characterisation(params, graph);
+    const run::ClusterPlan planned = plan_or_user_error(params, params.planner.options(), characterisation);
+    report::print_plan(std::cout, params, planned);
+    if (!invocation->out_dir.empty()) {
+        report::write_file_atomically(invocation->out_dir + "/plan.json", report::plan_json(params, planned));
+        report::write_file_atomically(invocation->out_dir + "/plan.csv", report::plan_csv(params, planned));
+        std::cout << "wrote " << invocation->out_dir << "/plan.json and " << invocation->out_dir << "/plan.csv\n";
+    }
+    return kSuccess;
+}
+
+int compare_command(const std::vector<std::string>& args) {
+    const auto invocation = parse_config_args(
+        args, "fastsim compare CONFIG [--trace FILE ...] [--simulate] [--comm-only] [--equal-split] [--out DIR]",
+        {true, false, true, true});
+    if (!invocation) return kSuccess;
+    require_cluster(invocation->params, "compare");
+    std::vector<std::string> traces = invocation->traces;
+    if (traces.empty()) traces.push_back(invocation->params.workload.trace_path);
+    std::vector<report::ComparisonRow> rows;
+    for (const std::string& trace : traces) {
+        std::vector<std::string> overrides = invocation->overrides;
+        overrides.push_back("workload.trace=" + std::filesystem::absolute(trace).string());
+        const config::Params params = config::load(invocation->params.source_file, overrides);
+        report::ComparisonRow row;
+        row.network = params.workload.network.name;
+        const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
+        run::NodeCharacterisation characterisation(params, graph);
+        for (const planner::PlannerKind kind : planner::kAllPlanners) {
+            planner::PlannerOptions options = params.planner.options();
+            options.kind = kind;
+            double step = 0, bytes = 0;
+            std::string error;
+            try {
+                if (invocation->simulate) {
+                    const run::ClusterStepResult r = run::run_cluster_step_in_fresh_kernel(params, options);
+                    step = r.step_s;
+                    bytes = r.planned.plan.comm_bytes;
+                } else {
+                    const run::ClusterPlan p = run::plan_cluster(params, options, characterisation);
+                    step = p.plan.step_s;
+                    bytes = p.plan.comm_bytes;
+                }
+            } catch (const planner::PlanError& e) {
+                error = e.what();
+            }
+            row.step_s.push_back(step);
+            row.comm_bytes.push_back(bytes);
+            row.error.push_back(error);
+            logger("compare")->info("{} {}: {:.6f} s, {:.3f} MB{}", row.network, planner::to_string(kind), step, bytes / 1e6,
+                                    error.empty() ? "" : " (" + error + ")");
+        }
+        rows.push_back(std::move(row));
+    }
+    report::print_comparison(std::cout, rows, invocation->params.planner.comm_only, invocation->simulate);
+    if (!invocation->out_dir.empty()) {
+        report::write_file_atomically(invocation->out_dir + "/compare.csv", report::comparison_csv(rows));
+        std::cout << "wrote " << invocation->out_dir << "/compare.csv\n";
     }
     return kSuccess;
 }

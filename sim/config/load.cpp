@@ -15,9 +15,17 @@
 namespace fastsim::config {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, RunMode>, 2> kRunModes{{
+constexpr std::array<std::pair<std::string_view, RunMode>, 3> kRunModes{{
     {"bfp_report", RunMode::bfp_report},
     {"training_step", RunMode::training_step},
+    {"cluster", RunMode::cluster},
+}};
+constexpr std::array<std::pair<std::string_view, TopologyKind>, 5> kTopologies{{
+    {"ring", TopologyKind::ring},
+    {"fully_connected", TopologyKind::fully_connected},
+    {"switch", TopologyKind::switch_star},
+    {"torus2d", TopologyKind::torus2d},
+    {"tree", TopologyKind::tree},
 }};
 constexpr std::array<std::pair<std::string_view, Fidelity>, 2> kFidelities{{
     {"memo", Fidelity::memo},
@@ -83,6 +91,7 @@ struct RawNode {
     Field<std::string> dram_type;
     Field<double> dram_bandwidth_gb_per_s, dram_latency_ns;
     Field<std::uint64_t> max_tile_rows;
+    Field<double> dram_capacity_gib;  ///< cluster node types only
 };
 
 struct RawOverride {
@@ -100,6 +109,41 @@ struct RawPrecision {
 
 struct RawEnergy {
     Field<std::string> table;
+};
+
+struct RawLink {
+    Location where;
+    Field<double> bandwidth_gb_per_s, latency_ns, energy_pj_per_bit;
+};
+
+struct RawNodeType {
+    Location where;
+    Field<std::string> name, source;
+    Field<int> arrays;
+    RawNode node;
+    Field<int> weights, activations, gradients;
+};
+
+struct RawGroup {
+    Location where;
+    Field<std::string> node_type;
+    Field<std::uint64_t> count, rows, cols, fanout;
+    Field<TopologyKind> topology;
+    RawLink link;
+};
+
+struct RawCluster {
+    Location where;
+    std::vector<RawGroup> groups;
+    Location groups_where;
+    std::optional<Field<TopologyKind>> upper_topology;
+    RawLink upper_link;
+    Location upper_where;
+};
+
+struct RawPlanner {
+    Field<planner::PlannerKind> name;
+    Field<bool> comm_only, equal_split;
 };
 
 struct RawBfp {
@@ -131,6 +175,10 @@ struct RawConfig {
     std::optional<RawNode> node;
     std::optional<RawPrecision> precision;
     std::optional<RawEnergy> energy;
+    std::optional<std::vector<RawNodeType>> node_types;
+    Location node_types_where;
+    std::optional<RawCluster> cluster;
+    std::optional<RawPlanner> planner;
 };
 
 RawBank read_bank(MapReader& sram, const std::string& key) {
@@ -140,6 +188,112 @@ RawBank read_bank(MapReader& sram, const std::string& key) {
     bank.bits_per_cycle = reader.scalar<std::uint64_t>("bits_per_cycle");
     reader.finish();
     return bank;
+}
+
+/// The keys of a node (the `node:` section, or one entry of `node_types:`); the caller
+/// reads its own extra keys and calls finish().
+RawNode read_node(MapReader& n, bool cluster_node) {
+    RawNode rn;
+    rn.clock_mhz = n.scalar<double>("clock_mhz");
+    if (auto a = n.map("array")) {
+        rn.rows = a->scalar<int>("rows");
+        rn.cols = a->scalar<int>("cols");
+        a->finish();
+    }
+    if (auto c = n.map("converter")) {
+        rn.lanes = c->scalar<int>("lanes");
+        rn.latency_cycles = c->scalar<int>("pipeline_latency_cycles");
+        c->finish();
+    }
+    MapReader sram = n.map("sram").value_or(MapReader(*n.document(), YAML::Node(), n.path() + ".sram"));
+    rn.exponent_bank = read_bank(sram, "exponent_bank");
+    rn.mantissa_bank = read_bank(sram, "mantissa_bank");
+    sram.finish();
+    MapReader dram = n.map("dram").value_or(MapReader(*n.document(), YAML::Node(), n.path() + ".dram"));
+    rn.dram_type = dram.scalar<std::string>("type");
+    rn.dram_bandwidth_gb_per_s = dram.scalar<double>("bandwidth_gb_per_s");
+    rn.dram_latency_ns = dram.scalar<double>("latency_ns");
+    if (cluster_node) rn.dram_capacity_gib = dram.scalar<double>("capacity_gib");
+    dram.finish();
+    if (auto t = n.map("tiling")) {
+        rn.max_tile_rows = t->scalar<std::uint64_t>("max_tile_rows");
+        t->finish();
+    }
+    return rn;
+}
+
+RawLink read_link(MapReader& parent) {
+    RawLink link;
+    link.where = parent.location_of("link");
+    MapReader l = parent.map("link").value_or(MapReader(*parent.document(), YAML::Node(), parent.path() + ".link"));
+    link.bandwidth_gb_per_s = l.scalar<double>("bandwidth_gb_per_s");
+    link.latency_ns = l.scalar<double>("latency_ns");
+    link.energy_pj_per_bit = l.scalar<double>("energy_pj_per_bit");
+    l.finish();
+    return link;
+}
+
+void read_cluster_sections(MapReader& top, RawConfig& raw) {
+    const auto topology = [](const std::string& s) { return value_of(kTopologies, s); };
+    const std::string topologies = "ring, fully_connected, switch, torus2d, tree";
+    raw.node_types_where = top.location_of("node_types");
+    if (top.has("node_types")) {
+        raw.node_types.emplace();
+        for (auto& t : top.maps("node_types")) {
+            RawNodeType rt;
+            rt.where = t.location();
+            rt.name = t.scalar<std::string>("name");
+            rt.source = t.scalar<std::string>("source");
+            rt.arrays = t.scalar<int>("arrays");
+            rt.node = read_node(t, true);
+            if (auto p = t.map("precision")) {
+                rt.weights = p->scalar<int>("weights");
+                rt.activations = p->scalar<int>("activations");
+                rt.gradients = p->scalar<int>("gradients");
+                p->finish();
+            }
+            t.finish();
+            raw.node_types->push_back(std::move(rt));
+        }
+    }
+    if (auto c = top.map("cluster")) {
+        RawCluster rc;
+        rc.where = c->location();
+        rc.groups_where = c->location_of("groups");
+        for (auto& g : c->maps("groups")) {
+            RawGroup rg;
+            rg.where = g.location();
+            rg.node_type = g.scalar<std::string>("node_type");
+            rg.count = g.scalar<std::uint64_t>("count");
+            rg.topology = g.choice<TopologyKind>("topology", topology, topologies);
+            if (auto t = g.map("torus")) {
+                rg.rows = t->scalar<std::uint64_t>("rows");
+                rg.cols = t->scalar<std::uint64_t>("cols");
+                t->finish();
+            }
+            rg.fanout = g.scalar<std::uint64_t>("tree_fanout");
+            rg.link = read_link(g);
+            g.finish();
+            rc.groups.push_back(std::move(rg));
+        }
+        rc.upper_where = c->location_of("upper");
+        if (auto u = c->map("upper")) {
+            rc.upper_topology = u->choice<TopologyKind>("topology", topology, "ring, fully_connected, switch");
+            rc.upper_link = read_link(*u);
+            u->finish();
+        }
+        c->finish();
+        raw.cluster = std::move(rc);
+    }
+    if (auto p = top.map("planner")) {
+        RawPlanner rp;
+        rp.name = p->choice<planner::PlannerKind>(
+            "name", [](const std::string& s) { return planner::parse_planner(s); }, "data_parallel, owt, hypar, accpar, tofu");
+        rp.comm_only = p->scalar<bool>("comm_only");
+        rp.equal_split = p->scalar<bool>("equal_split");
+        p->finish();
+        raw.planner = rp;
+    }
 }
 
 void read_training_sections(MapReader& top, RawConfig& raw) {
@@ -152,33 +306,8 @@ void read_training_sections(MapReader& top, RawConfig& raw) {
         raw.workload = rw;
     }
     if (auto n = top.map("node")) {
-        RawNode rn;
-        rn.clock_mhz = n->scalar<double>("clock_mhz");
-        if (auto a = n->map("array")) {
-            rn.rows = a->scalar<int>("rows");
-            rn.cols = a->scalar<int>("cols");
-            a->finish();
-        }
-        if (auto c = n->map("converter")) {
-            rn.lanes = c->scalar<int>("lanes");
-            rn.latency_cycles = c->scalar<int>("pipeline_latency_cycles");
-            c->finish();
-        }
-        MapReader sram = n->map("sram").value_or(MapReader(*n->document(), YAML::Node(), "node.sram"));
-        rn.exponent_bank = read_bank(sram, "exponent_bank");
-        rn.mantissa_bank = read_bank(sram, "mantissa_bank");
-        sram.finish();
-        MapReader dram = n->map("dram").value_or(MapReader(*n->document(), YAML::Node(), "node.dram"));
-        rn.dram_type = dram.scalar<std::string>("type");
-        rn.dram_bandwidth_gb_per_s = dram.scalar<double>("bandwidth_gb_per_s");
-        rn.dram_latency_ns = dram.scalar<double>("latency_ns");
-        dram.finish();
-        if (auto t = n->map("tiling")) {
-            rn.max_tile_rows = t->scalar<std::uint64_t>("max_tile_rows");
-            t->finish();
-        }
+        raw.node = read_node(*n, false);
         n->finish();
-        raw.node = rn;
     }
     if (auto p = top.map("precision")) {
         RawPrecision rp;
@@ -219,7 +348,7 @@ RawConfig read_raw(const Document& doc) {
     MapReader top(doc, doc.root, "");
     if (auto run = top.map("run")) {
         raw.run.mode = run->choice<RunMode>(
-            "mode", [](const std::string& s) { return parse_run_mode(s); }, "bfp_report");
+            "mode", [](const std::string& s) { return parse_run_mode(s); }, "bfp_report, training_step, cluster");
         raw.run.seed = run->scalar<std::uint64_t>("seed");
         raw.run.fidelity = run->choice<Fidelity>(
             "fidelity", [](const std::string& s) { return parse_fidelity(s); }, "memo, stepped");
@@ -260,6 +389,7 @@ RawConfig read_raw(const Document& doc) {
         report->finish();
     }
     read_training_sections(top, raw);
+    read_cluster_sections(top, raw);
     top.finish();
     return raw;
 }
@@ -365,12 +495,13 @@ std::uint64_t kib_to_bits(const Field<double>& field, double kib) {
     return static_cast<std::uint64_t>(bits);
 }
 
-void resolve_training(const RawConfig& raw, const Document& doc, Params& p) {
-    // (1) Workload: a trace file and a batch.
+/// The workload section: a trace file and a batch.
+void resolve_workload(const RawConfig& raw, const Document& doc, Params& p) {
     const Location top_where = doc.locate(doc.root, "");
     if (!raw.workload || !raw.workload->trace.value)
         throw ConfigError(raw.workload ? raw.workload->trace.where : top_where,
-                          "run.mode training_step needs workload.trace: a network trace (traces/*.yaml or a SCALE-Sim .csv)");
+                          "run.mode " + std::string(to_string(p.run.mode)) +
+                              " needs workload.trace: a network trace (traces/*.yaml or a SCALE-Sim .csv)");
     p.workload.trace = *raw.workload->trace.value;
     p.workload.trace_path = resolve_path(doc.file, p.workload.trace);
     p.workload.batch = static_cast<std::size_t>(in_range<std::uint64_t>(raw.workload->batch, 32, 1, 1u << 20));
@@ -378,17 +509,17 @@ void resolve_training(const RawConfig& raw, const Document& doc, Params& p) {
         throw ConfigError(raw.workload->trace.where, "no trace file at " + p.workload.trace_path +
                                                          " (a relative path is taken from the config file's folder)");
     p.workload.network = read_trace(p.workload.trace_path);
+}
 
-    // (2) Node: units of the config (MHz, KiB, GB/s, ns) into cycles and bits.
-    const RawNode rn = raw.node.value_or(RawNode{});
-    NodeConfig& nc = p.node;
+/// A node's keys in the config's units (MHz, KiB, GB/s, ns) into cycles and bits.
+void resolve_node(const RawNode& rn, const BfpParams& bfp_params, NodeConfig& nc) {
     node::NodeParams& np = nc.resolved;
     nc.clock_mhz = positive(rn.clock_mhz, nc.clock_mhz, "clock in MHz");
     np.clock_hz = static_cast<std::uint64_t>(std::llround(nc.clock_mhz * 1e6));
     np.array.rows = in_range(rn.rows, 32, 1, 4096);
     np.array.cols = in_range(rn.cols, 32, 1, 4096);
-    np.array.group_size = p.bfp.group_size;
-    np.converter = converter::ConverterParams::derived_from(p.bfp.group_size);
+    np.array.group_size = bfp_params.group_size;
+    np.converter = converter::ConverterParams::derived_from(bfp_params.group_size);
     np.converter.lanes = in_range(rn.lanes, np.converter.lanes, 1, 1 << 16);
     np.converter.pipeline_latency_cycles = in_range(rn.latency_cycles, np.converter.pipeline_latency_cycles, 0, 1 << 16);
     nc.sram_exponent_kib = positive(rn.exponent_bank.capacity_kib, nc.sram_exponent_kib, "capacity in KiB");
@@ -406,9 +537,34 @@ void resolve_training(const RawConfig& raw, const Document& doc, Params& p) {
     if (!(nc.dram_latency_ns >= 0) || !std::isfinite(nc.dram_latency_ns))
         throw ConfigError(rn.dram_latency_ns.where, "expected a latency >= 0 ns");
     np.dram.latency_cycles = static_cast<std::uint64_t>(std::ceil(nc.dram_latency_ns * nc.clock_mhz / 1000.0 - 1e-9));
-    np.exponent_bits = p.bfp.exponent_bits;
-    np.noise_bits = p.bfp.noise_bits;
+    np.exponent_bits = bfp_params.exponent_bits;
+    np.noise_bits = bfp_params.noise_bits;
     np.max_tile_rows = in_range<std::uint64_t>(rn.max_tile_rows, np.max_tile_rows, 1, 1u << 30);
+}
+
+/// Throws ConfigError at the bank's capacity key if a phase of `phases` cannot be tiled.
+void check_tiling(const std::vector<node::StepPhase>& phases, const node::NodeParams& np, const RawNode& rn,
+                  const Params& p) {
+    for (const auto& phase : phases) {
+        try {
+            (void)node::plan_tiles(phase.job, np);
+        } catch (const node::TilingError& e) {
+            const bool exponent = std::string(e.what()).find("exponent bank") != std::string::npos;
+            const RawBank& bank = exponent ? rn.exponent_bank : rn.mantissa_bank;
+            throw ConfigError(bank.capacity_kib.where, "layer '" + p.workload.network.layers[phase.layer].name + "' (" +
+                                                           fmac::to_string(phase.phase) + ") cannot be tiled: " +
+                                                           e.what() + "; enlarge the bank");
+        }
+    }
+}
+
+void resolve_training(const RawConfig& raw, const Document& doc, Params& p) {
+    // (1) Workload, (2) node.
+    resolve_workload(raw, doc, p);
+    const RawNode rn = raw.node.value_or(RawNode{});
+    NodeConfig& nc = p.node;
+    node::NodeParams& np = nc.resolved;
+    resolve_node(rn, p.bfp, nc);
 
     // (3) Precision: defaults, then the overrides in order.
     const RawPrecision rp = raw.precision.value_or(RawPrecision{});
@@ -450,17 +606,149 @@ void resolve_training(const RawConfig& raw, const Document& doc, Params& p) {
     p.energy.resolved = load_energy_table(p.energy.table_path, nc.dram_type, rn.dram_type.where);
 
     // (5) Every phase must tile onto this node: checked here, where the SRAM keys are known.
-    for (const auto& phase : node::training_step_phases(p.workload.network, p.workload.batch, pp.per_layer, pp.rounding)) {
-        try {
-            (void)node::plan_tiles(phase.job, np);
-        } catch (const node::TilingError& e) {
-            const bool exponent = std::string(e.what()).find("exponent bank") != std::string::npos;
-            const RawBank& bank = exponent ? rn.exponent_bank : rn.mantissa_bank;
-            throw ConfigError(bank.capacity_kib.where, "layer '" + layers[phase.layer].name + "' (" +
-                                                           fmac::to_string(phase.phase) + ") cannot be tiled: " +
-                                                           e.what() + "; enlarge the bank");
-        }
+    check_tiling(node::training_step_phases(p.workload.network, p.workload.batch, pp.per_layer, pp.rounding), np, rn, p);
+}
+
+interconnect::LinkParams resolve_link(const RawLink& raw) {
+    interconnect::LinkParams link;
+    link.bandwidth_gb_per_s = positive(raw.bandwidth_gb_per_s, 100, "bandwidth in GB/s");
+    link.latency_ns = raw.latency_ns.value_or(500);
+    if (!(link.latency_ns >= 0) || !std::isfinite(link.latency_ns))
+        throw ConfigError(raw.latency_ns.where, "expected a latency >= 0 ns");
+    link.energy_pj_per_bit = raw.energy_pj_per_bit.value_or(5);
+    if (!(link.energy_pj_per_bit >= 0) || !std::isfinite(link.energy_pj_per_bit))
+        throw ConfigError(raw.energy_pj_per_bit.where, "expected an energy >= 0 pJ/bit");
+    return link;
+}
+
+interconnect::Topology build_group(const NodeGroupParams& g) {
+    using interconnect::Topology;
+    switch (g.topology) {
+    case TopologyKind::ring: return Topology::ring(g.count, g.link);
+    case TopologyKind::fully_connected: return Topology::fully_connected(g.count, g.link);
+    case TopologyKind::switch_star: return Topology::switch_star(g.count, g.link);
+    case TopologyKind::torus2d: return Topology::torus2d(g.torus_rows, g.torus_cols, g.link);
+    case TopologyKind::tree: return Topology::tree(g.count, g.tree_fanout, g.link);
     }
+    return Topology(g.count);
+}
+
+void resolve_cluster(const RawConfig& raw, const Document& doc, Params& p) {
+    // (1) Workload and the energy table's path.
+    resolve_workload(raw, doc, p);
+    const RawEnergy re = raw.energy.value_or(RawEnergy{});
+    p.energy.table = re.table.value_or("");
+    p.energy.table_path = p.energy.table.empty() ? "" : resolve_path(doc.file, p.energy.table);
+    const Location top_where = doc.locate(doc.root, "");
+
+    // (2) Node types: a node's keys, plus name, arrays, precision and DRAM capacity.
+    if (!raw.node_types || raw.node_types->empty())
+        throw ConfigError(raw.node_types ? raw.node_types_where : top_where,
+                          "run.mode cluster needs node_types: a list of {name, arrays, clock_mhz, array, sram, dram, precision}");
+    ClusterParams& c = p.cluster;
+    for (const RawNodeType& rt : *raw.node_types) {
+        NodeTypeParams t;
+        if (!rt.name.value) throw ConfigError(rt.where, "expected name: what cluster.groups[].node_type refers to");
+        t.name = *rt.name.value;
+        for (const auto& other : c.node_types)
+            if (other.name == t.name) throw ConfigError(rt.name.where, "a second node type named '" + t.name + "'");
+        t.source = rt.source.value_or("");
+        t.arrays = in_range(rt.arrays, 1, 1, 64);
+        resolve_node(rt.node, p.bfp, t.node);
+        // Each array is modelled as a node of its own with an equal share of the DRAM bandwidth.
+        t.node.resolved.dram.bandwidth_bits_per_s =
+            std::max<std::uint64_t>(1, t.node.resolved.dram.bandwidth_bits_per_s / static_cast<std::uint64_t>(t.arrays));
+        t.dram_capacity_gib = rt.node.dram_capacity_gib.value_or(0);
+        if (!(t.dram_capacity_gib >= 0) || !std::isfinite(t.dram_capacity_gib))
+            throw ConfigError(rt.node.dram_capacity_gib.where, "expected a capacity >= 0 GiB (0 = not checked)");
+        t.precision.weights = mantissa_width(rt.weights, 8, p.bfp);
+        t.precision.activations = mantissa_width(rt.activations, 8, p.bfp);
+        t.precision.gradients = mantissa_width(rt.gradients, 8, p.bfp);
+        t.energy = load_energy_table(p.energy.table_path, t.node.dram_type, rt.node.dram_type.where);
+        const std::vector<node::LayerPrecision> precision(p.workload.network.layers.size(),
+                                                          node::LayerPrecision{t.precision, t.precision, t.precision});
+        check_tiling(node::training_step_phases(p.workload.network, p.workload.batch, precision, {}), t.node.resolved,
+                     rt.node, p);
+        c.node_types.push_back(std::move(t));
+    }
+
+    // (3) Groups of nodes and the topology joining them.
+    if (!raw.cluster || raw.cluster->groups.empty())
+        throw ConfigError(raw.cluster ? raw.cluster->groups_where : top_where,
+                          "run.mode cluster needs cluster.groups: a list of {node_type, count, topology, link}");
+    const RawCluster& rc = *raw.cluster;
+    std::vector<interconnect::Topology> group_topologies;
+    for (const RawGroup& rg : rc.groups) {
+        NodeGroupParams g;
+        if (!rg.node_type.value) throw ConfigError(rg.where, "expected node_type: the name of one of node_types");
+        g.node_type = *rg.node_type.value;
+        g.type_index = c.node_types.size();
+        for (std::size_t i = 0; i < c.node_types.size(); ++i)
+            if (c.node_types[i].name == g.node_type) g.type_index = i;
+        if (g.type_index == c.node_types.size()) {
+            std::string names;
+            for (const auto& t : c.node_types) names += (names.empty() ? "" : ", ") + t.name;
+            throw ConfigError(rg.node_type.where, "no node type named '" + g.node_type + "' (node_types has " + names + ")");
+        }
+        g.count = static_cast<std::size_t>(in_range<std::uint64_t>(rg.count, 1, 1, 1u << 16));
+        g.topology = rg.topology.value_or(TopologyKind::ring);
+        if (g.topology == TopologyKind::torus2d) {
+            if (!rg.rows.value || !rg.cols.value)
+                throw ConfigError(rg.where, "topology torus2d needs torus: {rows, cols}");
+            g.torus_rows = static_cast<std::size_t>(*rg.rows.value);
+            g.torus_cols = static_cast<std::size_t>(*rg.cols.value);
+            if (g.torus_rows * g.torus_cols != g.count)
+                throw ConfigError(rg.rows.where, "torus rows x cols = " + std::to_string(g.torus_rows * g.torus_cols) +
+                                                     " but count is " + std::to_string(g.count));
+        } else if (rg.rows.value || rg.cols.value) {
+            throw ConfigError(rg.rows.where, "torus: applies to topology torus2d only");
+        }
+        g.tree_fanout = static_cast<std::size_t>(in_range<std::uint64_t>(rg.fanout, 2, 2, 1024));
+        if (rg.fanout.value && g.topology != TopologyKind::tree)
+            throw ConfigError(rg.fanout.where, "tree_fanout applies to topology tree only");
+        g.link = resolve_link(rg.link);
+        group_topologies.push_back(build_group(g));
+        for (std::size_t i = 0; i < g.count; ++i) c.node_type.push_back(g.type_index);
+        c.group_first_node.push_back(c.node_type.size() - g.count);
+        c.groups.push_back(std::move(g));
+    }
+    if (rc.upper_topology) {
+        c.upper_topology = rc.upper_topology->value.value_or(TopologyKind::switch_star);
+        if (*c.upper_topology != TopologyKind::ring && *c.upper_topology != TopologyKind::fully_connected &&
+            *c.upper_topology != TopologyKind::switch_star)
+            throw ConfigError(rc.upper_topology->where, "expected one of ring, fully_connected, switch");
+        c.upper_link = resolve_link(rc.upper_link);
+    }
+    if (group_topologies.size() == 1) {
+        if (c.upper_topology) throw ConfigError(rc.upper_where, "cluster.upper joins groups, and there is only one group");
+        c.topology = std::make_shared<interconnect::Topology>(std::move(group_topologies.front()));
+    } else {
+        if (!c.upper_topology) {
+            const std::size_t second = c.group_first_node[1];
+            throw ConfigError(rc.upper_where, "cluster.groups has " + std::to_string(c.groups.size()) +
+                                                  " groups but no cluster.upper {topology, link} joins them: nodes " +
+                                                  std::to_string(second) + ".." + std::to_string(c.node_type.size() - 1) +
+                                                  " are unreachable from node 0");
+        }
+        const auto upper = *c.upper_topology == TopologyKind::ring             ? interconnect::UpperKind::ring
+                           : *c.upper_topology == TopologyKind::fully_connected ? interconnect::UpperKind::fully_connected
+                                                                                : interconnect::UpperKind::switch_star;
+        c.topology = std::make_shared<interconnect::Topology>(
+            interconnect::Topology::hierarchical(group_topologies, upper, c.upper_link));
+    }
+    if (const auto lost = c.topology->unreachable_nodes(); !lost.empty())
+        throw ConfigError(rc.where, "the topology leaves node " + std::to_string(lost.front()) + " unconnected");
+
+    // (4) The planner; data parallelism needs a sample per node.
+    const RawPlanner rp = raw.planner.value_or(RawPlanner{});
+    p.planner.kind = rp.name.value_or(p.planner.kind);
+    p.planner.comm_only = rp.comm_only.value_or(false);
+    p.planner.equal_split = rp.equal_split.value_or(false);
+    if (p.planner.kind == planner::PlannerKind::data_parallel && p.workload.batch < c.node_type.size())
+        throw ConfigError(raw.workload->batch.where,
+                          "planner data_parallel splits the batch over every node: batch " +
+                              std::to_string(p.workload.batch) + " is smaller than the " +
+                              std::to_string(c.node_type.size()) + " nodes");
 }
 
 std::string format_double(double v) {
@@ -480,6 +768,7 @@ std::optional<Fidelity> parse_fidelity(std::string_view name) { return value_of(
 std::string_view to_string(Distribution d) { return name_of(kDistributions, d); }
 std::optional<RunMode> parse_run_mode(std::string_view name) { return value_of(kRunModes, name); }
 std::optional<Distribution> parse_distribution(std::string_view name) { return value_of(kDistributions, name); }
+std::string_view to_string(TopologyKind kind) { return name_of(kTopologies, kind); }
 
 std::vector<TensorSpec> default_report_tensors() {
     return {
@@ -506,29 +795,30 @@ Params load(const std::string& path, const std::vector<std::string>& overrides) 
                                                                   " (run.mode is " + std::string(to_string(p.run.mode)) + ")");
     };
     only_for(raw.has_report, "bfp_report", RunMode::bfp_report);
-    only_for(raw.workload.has_value(), "workload", RunMode::training_step);
+    const auto only_for_any = [&](bool present, const std::string& key) {
+        if (present && p.run.mode == RunMode::bfp_report)
+            throw ConfigError(doc.locate(doc.root[key], key), "applies only to run.mode training_step or cluster");
+    };
+    only_for_any(raw.workload.has_value(), "workload");
     only_for(raw.node.has_value(), "node", RunMode::training_step);
     only_for(raw.precision.has_value(), "precision", RunMode::training_step);
-    only_for(raw.energy.has_value(), "energy", RunMode::training_step);
-    if (p.run.mode == RunMode::bfp_report)
-        p.bfp_report = resolve(raw.report, p.bfp, raw.bfp.exponent_bias.where);
-    else
-        resolve_training(raw, doc, p);
+    only_for_any(raw.energy.has_value(), "energy");
+    only_for(raw.node_types.has_value(), "node_types", RunMode::cluster);
+    only_for(raw.cluster.has_value(), "cluster", RunMode::cluster);
+    only_for(raw.planner.has_value(), "planner", RunMode::cluster);
+    switch (p.run.mode) {
+    case RunMode::bfp_report: p.bfp_report = resolve(raw.report, p.bfp, raw.bfp.exponent_bias.where); break;
+    case RunMode::training_step: resolve_training(raw, doc, p); break;
+    case RunMode::cluster: resolve_cluster(raw, doc, p); break;
+    }
     return p;
 }
 
 namespace {
 
-void dump_training(YAML::Emitter& out, const Params& p) {
-    namespace fs = std::filesystem;
-    const auto absolute = [](const std::string& path) { return fs::absolute(path).lexically_normal().string(); };
-    out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "trace" << YAML::Value << absolute(p.workload.trace_path);
-    out << YAML::Key << "batch" << YAML::Value << p.workload.batch;
-    out << YAML::EndMap;
-    const NodeConfig& n = p.node;
+/// The keys of a node section, inside a map the caller opened.
+void dump_node_keys(YAML::Emitter& out, const NodeConfig& n, std::optional<double> dram_capacity_gib) {
     const node::NodeParams& r = n.resolved;
-    out << YAML::Key << "node" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "clock_mhz" << YAML::Value << format_double(n.clock_mhz);
     out << YAML::Key << "array" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "rows" << YAML::Value
         << r.array.rows << YAML::Key << "cols" << YAML::Value << r.array.cols << YAML::EndMap;
@@ -545,9 +835,83 @@ void dump_training(YAML::Emitter& out, const Params& p) {
     out << YAML::EndMap;
     out << YAML::Key << "dram" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "type" << YAML::Value
         << n.dram_type << YAML::Key << "bandwidth_gb_per_s" << YAML::Value << format_double(n.dram_bandwidth_gb_per_s)
-        << YAML::Key << "latency_ns" << YAML::Value << format_double(n.dram_latency_ns) << YAML::EndMap;
+        << YAML::Key << "latency_ns" << YAML::Value << format_double(n.dram_latency_ns);
+    if (dram_capacity_gib) out << YAML::Key << "capacity_gib" << YAML::Value << format_double(*dram_capacity_gib);
+    out << YAML::EndMap;
     out << YAML::Key << "tiling" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "max_tile_rows"
         << YAML::Value << r.max_tile_rows << YAML::EndMap;
+}
+
+void dump_workload(YAML::Emitter& out, const Params& p) {
+    namespace fs = std::filesystem;
+    out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "trace" << YAML::Value << fs::absolute(p.workload.trace_path).lexically_normal().string();
+    out << YAML::Key << "batch" << YAML::Value << p.workload.batch;
+    out << YAML::EndMap;
+}
+
+void dump_link(YAML::Emitter& out, const interconnect::LinkParams& link) {
+    out << YAML::Key << "link" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "bandwidth_gb_per_s"
+        << YAML::Value << format_double(link.bandwidth_gb_per_s) << YAML::Key << "latency_ns" << YAML::Value
+        << format_double(link.latency_ns) << YAML::Key << "energy_pj_per_bit" << YAML::Value
+        << format_double(link.energy_pj_per_bit) << YAML::EndMap;
+}
+
+void dump_cluster(YAML::Emitter& out, const Params& p) {
+    namespace fs = std::filesystem;
+    dump_workload(out, p);
+    out << YAML::Key << "node_types" << YAML::Value << YAML::BeginSeq;
+    for (const NodeTypeParams& t : p.cluster.node_types) {
+        out << YAML::BeginMap;
+        out << YAML::Key << "name" << YAML::Value << t.name;
+        if (!t.source.empty()) out << YAML::Key << "source" << YAML::Value << t.source;
+        out << YAML::Key << "arrays" << YAML::Value << t.arrays;
+        dump_node_keys(out, t.node, t.dram_capacity_gib);
+        out << YAML::Key << "precision" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "weights"
+            << YAML::Value << t.precision.weights << YAML::Key << "activations" << YAML::Value << t.precision.activations
+            << YAML::Key << "gradients" << YAML::Value << t.precision.gradients << YAML::EndMap;
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    out << YAML::Key << "cluster" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "groups" << YAML::Value << YAML::BeginSeq;
+    for (const NodeGroupParams& g : p.cluster.groups) {
+        out << YAML::BeginMap;
+        out << YAML::Key << "node_type" << YAML::Value << g.node_type;
+        out << YAML::Key << "count" << YAML::Value << g.count;
+        out << YAML::Key << "topology" << YAML::Value << std::string(to_string(g.topology));
+        if (g.topology == TopologyKind::torus2d)
+            out << YAML::Key << "torus" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "rows"
+                << YAML::Value << g.torus_rows << YAML::Key << "cols" << YAML::Value << g.torus_cols << YAML::EndMap;
+        if (g.topology == TopologyKind::tree) out << YAML::Key << "tree_fanout" << YAML::Value << g.tree_fanout;
+        dump_link(out, g.link);
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    if (p.cluster.upper_topology) {
+        out << YAML::Key << "upper" << YAML::Value << YAML::BeginMap;
+        out << YAML::Key << "topology" << YAML::Value << std::string(to_string(*p.cluster.upper_topology));
+        dump_link(out, p.cluster.upper_link);
+        out << YAML::EndMap;
+    }
+    out << YAML::EndMap;
+    out << YAML::Key << "planner" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "name" << YAML::Value << std::string(planner::to_string(p.planner.kind));
+    out << YAML::Key << "comm_only" << YAML::Value << p.planner.comm_only;
+    out << YAML::Key << "equal_split" << YAML::Value << p.planner.equal_split;
+    out << YAML::EndMap;
+    out << YAML::Key << "energy" << YAML::Value << YAML::BeginMap;
+    if (!p.energy.table.empty())
+        out << YAML::Key << "table" << YAML::Value << fs::absolute(p.energy.table_path).lexically_normal().string();
+    out << YAML::EndMap;
+}
+
+void dump_training(YAML::Emitter& out, const Params& p) {
+    namespace fs = std::filesystem;
+    const auto absolute = [](const std::string& path) { return fs::absolute(path).lexically_normal().string(); };
+    dump_workload(out, p);
+    out << YAML::Key << "node" << YAML::Value << YAML::BeginMap;
+    dump_node_keys(out, p.node, std::nullopt);
     out << YAML::EndMap;
     const PrecisionParams& pp = p.precision;
     out << YAML::Key << "precision" << YAML::Value << YAML::BeginMap;
@@ -609,8 +973,10 @@ std::string dump(const Params& p) {
         }
         out << YAML::EndSeq;
         out << YAML::EndMap;
-    } else {
+    } else if (p.run.mode == RunMode::training_step) {
         dump_training(out, p);
+    } else {
+        dump_cluster(out, p);
     }
     out << YAML::EndMap;
     return std::string(out.c_str()) + "\n";

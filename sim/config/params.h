@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +11,8 @@
 
 #include "bfp/format.h"
 #include "energy/energy.h"
+#include "interconnect/topology.h"
+#include "planner/planner.h"
 #include "node/node_model.h"
 #include "node/training_step.h"
 #include "workload/layer.h"
@@ -19,7 +22,8 @@ namespace fastsim::config {
 /// What `fastsim run` does with a config.
 enum class RunMode : std::uint8_t {
     bfp_report,    ///< BFP quantisation error of synthetic tensors (docs/config.md#bfp_report)
-    training_step  ///< cycles and energy of one training step on one node (docs/config.md#training_step)
+    training_step, ///< cycles and energy of one training step on one node (docs/config.md#training_step)
+    cluster        ///< a training step planned over and simulated on a cluster (docs/config.md#cluster)
 };
 
 /// How the node's array is simulated (docs/node.md, "Fidelity").
@@ -116,6 +120,50 @@ struct EnergyParams {
     energy::EnergyTable resolved;
 };
 
+/// One kind of node in a cluster: `arrays` FAST arrays sharing the node's DRAM bandwidth,
+/// each with the SRAM of `node` (docs/config.md#cluster).
+struct NodeTypeParams {
+    std::string name;
+    std::string source;            ///< where the figures come from (free text, reported)
+    int arrays = 1;
+    NodeConfig node;               ///< resolved: one array's share (DRAM bandwidth / arrays)
+    double dram_capacity_gib = 0;  ///< 0 = not checked
+    node::TensorPrecision precision;
+    energy::EnergyTable energy;    ///< the run's table with this type's DRAM energy
+};
+
+enum class TopologyKind : std::uint8_t { ring, fully_connected, switch_star, torus2d, tree };
+std::string_view to_string(TopologyKind kind);
+
+/// Nodes of one type and the topology joining them.
+struct NodeGroupParams {
+    std::string node_type;
+    std::size_t type_index = 0;  ///< into ClusterParams::node_types
+    std::size_t count = 1;
+    TopologyKind topology = TopologyKind::ring;
+    std::size_t torus_rows = 0, torus_cols = 0;  ///< torus2d
+    std::size_t tree_fanout = 2;                 ///< tree
+    interconnect::LinkParams link;
+};
+
+struct ClusterParams {
+    std::vector<NodeTypeParams> node_types;
+    std::vector<NodeGroupParams> groups;
+    std::optional<TopologyKind> upper_topology;  ///< joins the groups' first nodes (ring, fully_connected, switch)
+    interconnect::LinkParams upper_link;
+    // resolved
+    std::shared_ptr<const interconnect::Topology> topology;
+    std::vector<std::size_t> node_type;         ///< per node id
+    std::vector<std::size_t> group_first_node;  ///< per group
+};
+
+struct PlannerParams {
+    planner::PlannerKind kind = planner::PlannerKind::accpar;
+    bool comm_only = false;
+    bool equal_split = false;
+    [[nodiscard]] planner::PlannerOptions options() const { return {kind, comm_only, equal_split}; }
+};
+
 /// The resolved, validated configuration of one run: defaults applied, units converted.
 struct Params {
     std::string source_file;
@@ -127,6 +175,9 @@ struct Params {
     NodeConfig node;
     PrecisionParams precision;
     EnergyParams energy;
+    // cluster (with workload and energy)
+    ClusterParams cluster;
+    PlannerParams planner;
 };
 
 /// The tensors a report uses when the config names none.

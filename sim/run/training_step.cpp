@@ -53,7 +53,8 @@ std::vector<node::PhaseCounters> run_stepped(const config::Params& params, const
 
 }  // namespace
 
-energy::EnergyBreakdown phase_energy(const config::Params& params, const node::PhaseCounters& c) {
+energy::EnergyBreakdown counters_energy(const node::PhaseCounters& c, const node::NodeParams& node, double sram_kib,
+                                        std::uint64_t arrays, const energy::EnergyTable& table) {
     energy::ActionCounts n;
     n.pe_passes = c.pe_passes;
     n.group_products = c.group_products;
@@ -68,13 +69,17 @@ energy::EnergyBreakdown phase_energy(const config::Params& params, const node::P
     n.sram_mantissa_write_bits = c.sram_mantissa_write_bits;
     n.dram_bits = c.dram_read_bits + c.dram_write_bits;
     n.cycles = c.cycles;
-    const node::NodeParams& node = params.node.resolved;
     energy::StaticContext context;
     context.group_size = node.array.group_size;
-    context.pes = static_cast<std::uint64_t>(node.array.rows) * static_cast<std::uint64_t>(node.array.cols);
-    context.sram_kib = params.node.sram_exponent_kib + params.node.sram_mantissa_kib;
+    context.pes = static_cast<std::uint64_t>(node.array.rows) * static_cast<std::uint64_t>(node.array.cols) * arrays;
+    context.sram_kib = sram_kib * static_cast<double>(arrays);
     context.clock_hz = static_cast<double>(node.clock_hz);
-    return energy::energy_of(n, params.energy.resolved, context);
+    return energy::energy_of(n, table, context);
+}
+
+energy::EnergyBreakdown phase_energy(const config::Params& params, const node::PhaseCounters& c) {
+    return counters_energy(c, params.node.resolved, params.node.sram_exponent_kib + params.node.sram_mantissa_kib, 1,
+                           params.energy.resolved);
 }
 
 TrainingStepResult run_training_step(const config::Params& params, const Progress& progress) {

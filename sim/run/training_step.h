@@ -36,6 +36,11 @@ using Progress = std::function<void(std::size_t, std::size_t)>;
 /// phase has run.
 TrainingStepResult run_training_step(const config::Params& params, const Progress& progress = {});
 
+/// The energy of `counters` on a node of `arrays` arrays of `node` (each with `sram_kib` of
+/// SRAM), leakage over counters.cycles.
+energy::EnergyBreakdown counters_energy(const node::PhaseCounters& counters, const node::NodeParams& node,
+                                        double sram_kib, std::uint64_t arrays, const energy::EnergyTable& table);
+
 /// The energy of `counters` on the configured node with the configured table.
 energy::EnergyBreakdown phase_energy(const config::Params& params, const node::PhaseCounters& counters);
 

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+#include "planner/schedule.h"
+
+#include <cmath>
+#include <map>
+
+namespace fastsim::planner {
+namespace {
+
+using interconnect::Compute;
+using interconnect::NodeProgram;
+using interconnect::Recv;
+using interconnect::Send;
+
+class ScheduleBuilder {
+public:
+    ScheduleBuilder(const Plan& plan, std::size_t node_count) : m_plan(plan), m_programs(node_count), m_deferred(node_count) {}
+
+    /// Appends one exchange at group g: bytes.to_a into side A, bytes.to_b into side B.
+    void exchange(std::size_t g, const SideVolumes& bytes, std::uint32_t label, bool defer_receives) {
+        if (bytes.empty()) return;
+        const Group& group = m_plan.groups[g];
+        const auto& a = m_plan.groups[static_cast<std::size_t>(group.side_a)].nodes;
+        const auto& b = m_plan.groups[static_cast<std::size_t>(group.side_b)].nodes;
+        const std::size_t pairs = std::max(a.size(), b.size());
+        const auto share = [pairs](double total) {
+            return static_cast<std::uint64_t>(std::ceil(total / static_cast<double>(pairs)));
+        };
+        const std::uint64_t to_a = share(bytes.to_a), to_b = share(bytes.to_b);
+        const std::uint64_t id = m_next_exchange++;
+        for (std::size_t i = 0; i < pairs; ++i) {
+            const std::size_t na = a[i % a.size()], nb = b[i % b.size()];
+            const std::uint64_t tag = (id << 21) | (static_cast<std::uint64_t>(i) << 1);
+            if (to_b > 0) m_programs[na].ops.push_back(Send{nb, to_b, tag, label});
+            if (to_a > 0) m_programs[nb].ops.push_back(Send{na, to_a, tag | 1, label});
+            auto& recv_a = defer_receives ? m_deferred[na] : m_pending[na];
+            auto& recv_b = defer_receives ? m_deferred[nb] : m_pending[nb];
+            if (to_a > 0) recv_a.push_back(Recv{nb, tag | 1, label});
+            if (to_b > 0) recv_b.push_back(Recv{na, tag, label});
+        }
+        // Receives after all of this exchange's sends, so no node waits on a send it has not issued.
+        for (auto& [node, receives] : m_pending) {
+            for (const Recv& r : receives) m_programs[node].ops.push_back(r);
+        }
+        m_pending.clear();
+    }
+
+    void compute(std::size_t node, std::uint64_t ps, std::uint32_t label) {
+        if (ps > 0) m_programs[node].ops.push_back(Compute{ps, label});
+    }
+
+    std::vector<NodeProgram> finish() {
+        for (std::size_t n = 0; n < m_programs.size(); ++n)
+            for (const Recv& r : m_deferred[n]) m_programs[n].ops.push_back(r);
+        return std::move(m_programs);
+    }
+
+private:
+    const Plan& m_plan;
+    std::vector<NodeProgram> m_programs;
+    std::vector<std::vector<Recv>> m_deferred;
+    std::map<std::size_t, std::vector<Recv>> m_pending;
+    std::uint64_t m_next_exchange = 0;
+};
+
+}  // namespace
+
+std::vector<interconnect::NodeProgram> build_schedule(const LayerGraph& graph, const Plan& plan, std::size_t node_count,
+                                                      const ComputePicoseconds& compute_ps) {
+    ScheduleBuilder s(plan, node_count);
+    const std::size_t n = graph.layers.size();
+    std::vector<std::size_t> inner;  // non-leaf groups, parents first (bisect's order)
+    for (std::size_t g = 0; g < plan.groups.size(); ++g)
+        if (!plan.groups[g].leaf()) inner.push_back(g);
+    std::vector<std::array<std::uint64_t, 3>> times(node_count);
+    const auto compute_all = [&](std::size_t phase, std::uint32_t label) {
+        for (std::size_t node = 0; node < node_count; ++node) s.compute(node, times[node][phase], label);
+    };
+    // Which consumer edges feed E back into each layer, in consumer order.
+    std::vector<std::vector<std::pair<std::size_t, std::size_t>>> consumers(n);
+    for (std::size_t l = 0; l < n; ++l)
+        for (std::size_t e = 0; e < graph.layers[l].producers.size(); ++e)
+            consumers[graph.layers[l].producers[e].from].push_back({l, e});
+
+    for (std::size_t l = 0; l < n; ++l) {
+        for (std::size_t node = 0; node < node_count; ++node) times[node] = compute_ps(node, l);
+        const std::uint32_t label = step_label(l, StepPart::forward);
+        for (std::size_t g : inner)
+            for (const SideVolumes& v : plan.choices[g][l].forward_in) s.exchange(g, v, label, false);
+        compute_all(0, label);
+        for (std::size_t g : inner) s.exchange(g, plan.choices[g][l].forward_out, label, false);
+    }
+    for (std::size_t l = n; l-- > 0;) {
+        for (std::size_t node = 0; node < node_count; ++node) times[node] = compute_ps(node, l);
+        const std::uint32_t label = step_label(l, StepPart::backward);
+        for (std::size_t g : inner)
+            for (const SideVolumes& v : plan.choices[g][l].backward_in) s.exchange(g, v, label, false);
+        compute_all(1, label);
+        for (std::size_t g : inner) s.exchange(g, plan.choices[g][l].backward_out, label, false);
+        compute_all(2, label);
+        for (std::size_t g : inner) s.exchange(g, plan.choices[g][l].weight_sync, step_label(l, StepPart::weight_sync), true);
+    }
+    return s.finish();
+}
+
+}  // namespace fastsim::planner

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: MIT
+#include "report/cluster_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "report/output_files.h"
+#include "report/table.h"
+
+namespace fastsim::report {
+namespace {
+
+std::string number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    return buf;
+}
+
+double ms(double s) { return s * 1e3; }
+
+/// The groups from the root to node `node`'s leaf, non-leaves only.
+std::vector<std::size_t> path_to(const planner::Plan& plan, std::size_t node) {
+    std::vector<std::size_t> path;
+    std::size_t g = 0;
+    while (!plan.groups[g].leaf()) {
+        path.push_back(g);
+        const auto& a = plan.groups[static_cast<std::size_t>(plan.groups[g].side_a)].nodes;
+        g = static_cast<std::size_t>(std::find(a.begin(), a.end(), node) != a.end() ? plan.groups[g].side_a
+                                                                                     : plan.groups[g].side_b);
+    }
+    return path;
+}
+
+std::string types_along(const planner::Plan& plan, const std::vector<std::size_t>& path, std::size_t layer) {
+    std::string s;
+    for (std::size_t g : path) s += std::string(s.empty() ? "" : "/") + planner::to_string(plan.choices[g][layer].type);
+    return s.empty() ? "-" : s;
+}
+
+std::string planner_label(const planner::Plan& plan) {
+    std::string s(planner::to_string(plan.options.kind));
+    s += plan.objective == planner::Objective::time ? ", minimising time" : ", minimising communication volume";
+    s += plan.split == planner::SplitRule::balanced ? ", balanced splits" : ", equal splits";
+    return s;
+}
+
+void print_cluster_summary(std::ostream& out, const config::Params& params) {
+    const auto& c = params.cluster;
+    out << "cluster: " << c.node_type.size() << " nodes (";
+    for (std::size_t g = 0; g < c.groups.size(); ++g)
+        out << (g ? ", " : "") << c.groups[g].count << " x " << c.groups[g].node_type << " on a "
+            << config::to_string(c.groups[g].topology) << " at " << c.groups[g].link.bandwidth_gb_per_s << " GB/s";
+    if (c.upper_topology) out << "; groups joined by a " << config::to_string(*c.upper_topology) << " at "
+                              << c.upper_link.bandwidth_gb_per_s << " GB/s";
+    out << "), " << params.workload.network.name << " batch " << params.workload.batch << "\n";
+}
+
+}  // namespace
+
+void print_plan(std::ostream& out, const config::Params& params, const run::ClusterPlan& planned) {
+    const planner::Plan& plan = planned.plan;
+    print_cluster_summary(out, params);
+    std::size_t depth = 0;
+    for (const auto& g : plan.groups) depth = std::max(depth, g.depth);
+    out << "planner: " << planner_label(plan) << "; " << depth << " levels of bisection\n\n";
+    const auto path = path_to(plan, 0);
+    Table t({"layer", "types_root_to_node0", "root_alpha", "compute_ms", "forward_comm_ms", "backward_comm_ms",
+             "sync_comm_ms", "total_ms"});
+    for (std::size_t l = 0; l < planned.graph.layers.size(); ++l) {
+        const double compute = plan.compute_s[l][0] + plan.compute_s[l][1] + plan.compute_s[l][2];
+        t.add_row({planned.graph.layers[l].name, types_along(plan, path, l),
+                   plan.groups[0].leaf() ? "-" : Table::fixed(plan.choices[0][l].alpha, 3), Table::fixed(ms(compute), 3),
+                   Table::fixed(ms(plan.forward_comm_s[l]), 3), Table::fixed(ms(plan.backward_comm_s[l]), 3),
+                   Table::fixed(ms(plan.sync_comm_s[l]), 3), Table::fixed(ms(plan.layer_s(l)), 3)});
+    }
+    t.print(out);
+    double compute = 0, comm = 0;
+    for (std::size_t l = 0; l < planned.graph.layers.size(); ++l) {
+        compute += plan.compute_s[l][0] + plan.compute_s[l][1] + plan.compute_s[l][2];
+        comm += plan.forward_comm_s[l] + plan.backward_comm_s[l] + plan.sync_comm_s[l];
+    }
+    out << "\npredicted step: " << Table::fixed(ms(plan.step_s), 3) << " ms (compute " << Table::fixed(ms(compute), 3)
+        << " ms, communication " << Table::fixed(ms(comm), 3) << " ms)\n"
+        << "communication volume: " << Table::fixed(plan.comm_bytes / 1e6, 3)
+        << " MB (every group's exchanges, busiest direction of each)\n"
+        << "planned in " << Table::fixed(planned.planning_s * 1e3, 1) << " ms\n";
+}
+
+std::string plan_json(const config::Params& params, const run::ClusterPlan& planned) {
+    const planner::Plan& plan = planned.plan;
+    std::ostringstream j;
+    j << "{\n  \"config\": " << json_string(params.source_file) << ",\n  \"network\": "
+      << json_string(params.workload.network.name) << ",\n  \"batch\": " << params.workload.batch
+      << ",\n  \"nodes\": " << params.cluster.node_type.size() << ",\n  \"planner\": "
+      << json_string(std::string(planner::to_string(plan.options.kind))) << ",\n  \"objective\": "
+      << json_string(plan.objective == planner::Objective::time ? "time" : "comm_volume") << ",\n  \"split\": "
+      << json_string(plan.split == planner::SplitRule::balanced ? "balanced" : "equal")
+      << ",\n  \"predicted_step_s\": " << number(plan.step_s) << ",\n  \"comm_bytes\": " << number(plan.comm_bytes)
+      << ",\n  \"planning_s\": " << number(planned.planning_s) << ",\n  \"layers\": [\n";
+    for (std::size_t l = 0; l < planned.graph.layers.size(); ++l) {
+        j << "    {\"name\": " << json_string(planned.graph.layers[l].name) << ", \"compute_s\": ["
+          << number(plan.compute_s[l][0]) << ", " << number(plan.compute_s[l][1]) << ", " << number(plan.compute_s[l][2])
+          << "], \"forward_comm_s\": " << number(plan.forward_comm_s[l]) << ", \"backward_comm_s\": "
+          << number(plan.backward_comm_s[l]) << ", \"sync_comm_s\": " << number(plan.sync_comm_s[l])
+          << ", \"predicted_s\": " << number(plan.layer_s(l)) << "}" << (l + 1 < planned.graph.layers.size() ? "," : "")
+          << "\n";
+    }
+    j << "  ],\n  \"groups\": [\n";
+    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+        const auto& group = plan.groups[g];
+        j << "    {\"id\": " << g << ", \"depth\": " << group.depth << ", \"nodes\": [";
+        for (std::size_t i = 0; i < group.nodes.size(); ++i) j << (i ? ", " : "") << group.nodes[i];
+        j << "]";
+        if (!group.leaf()) {
+            j << ", \"side_a\": " << group.side_a << ", \"side_b\": " << group.side_b << ", \"types\": [";
+            for (std::size_t l = 0; l < plan.choices[g].size(); ++l)
+                j << (l ? ", " : "") << json_string(planner::to_string(plan.choices[g][l].type));
+            j << "], \"alpha\": [";
+            for (std::size_t l = 0; l < plan.choices[g].size(); ++l) j << (l ? ", " : "") << number(plan.choices[g][l].alpha);
+            j << "]";
+        }
+        j << "}" << (g + 1 < plan.groups.size() ? "," : "") << "\n";
+    }
+    j << "  ]\n}\n";
+    return j.str();
+}
+
+std::string plan_csv(const config::Params&, const run::ClusterPlan& planned) {
+    const planner::Plan& plan = planned.plan;
+    std::ostringstream c;
+    c << "group,depth,nodes,side_a_nodes,layer,type,alpha,split_a,batch,in_channels,out_channels,compute_a_s,"
+         "compute_b_s,forward_comm_s,backward_comm_s,sync_comm_s,comm_bytes\n";
+    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+        const auto& group = plan.groups[g];
+        if (group.leaf()) continue;
+        const std::size_t side_a = plan.groups[static_cast<std::size_t>(group.side_a)].nodes.size();
+        for (std::size_t l = 0; l < plan.choices[g].size(); ++l) {
+            const planner::LayerChoice& ch = plan.choices[g][l];
+            c << g << ',' << group.depth << ',' << group.nodes.size() << ',' << side_a << ','
+              << planned.graph.layers[l].name << ',' << planner::to_string(ch.type) << ',' << number(ch.alpha) << ','
+              << ch.split_a << ',' << ch.dims.batch << ',' << ch.dims.in_channels << ',' << ch.dims.out_channels << ','
+              << number(ch.compute_a_s) << ',' << number(ch.compute_b_s) << ','
+              << number(ch.forward_comm_s(group.exchange)) << ',' << number(ch.backward_comm_s(group.exchange)) << ','
+              << number(ch.sync_comm_s(group.exchange)) << ',' << number(ch.comm_bytes()) << '\n';
+        }
+    }
+    return c.str();
+}
+
+void print_cluster_step(std::ostream& out, const config::Params& params, const run::ClusterStepResult& r) {
+    const planner::Plan& plan = r.planned.plan;
+    const auto& layers = r.planned.graph.layers;
+    print_cluster_summary(out, params);
+    out << "planner: " << planner_label(plan) << "\n\n";
+    const auto path = path_to(plan, 0);
+    Table t({"layer", "types_root_to_node0", "planned_ms", "simulated_mean_node_ms", "error_percent"});
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+        const double planned = plan.layer_s(l);
+        const double simulated = r.layer_simulated_s[l];
+        t.add_row({layers[l].name, types_along(plan, path, l), Table::fixed(ms(planned), 3), Table::fixed(ms(simulated), 3),
+                   simulated > 0 ? Table::fixed(100 * (planned - simulated) / simulated, 1) : "-"});
+    }
+    t.print(out);
+    out << "\n";
+    Table n({"node", "type", "compute_ms", "comm_wait_ms", "idle_ms", "busy_percent", "energy_uj"});
+    for (std::size_t i = 0; i < r.nodes.size(); ++i) {
+        const auto& node = r.nodes[i];
+        n.add_row({std::to_string(i), params.cluster.node_types[params.cluster.node_type[i]].name,
+                   Table::fixed(ms(node.compute_s), 3), Table::fixed(ms(node.wait_s), 3), Table::fixed(ms(node.idle_s), 3),
+                   Table::fixed(r.step_s > 0 ? 100 * node.compute_s / r.step_s : 0, 1),
+                   Table::fixed(node.energy.total_pj() * 1e-6, 1)});
+    }
+    n.print(out);
+    double busiest = 0, mean = 0;
+    std::size_t used = 0;
+    for (const auto& ch : r.simulated.channels) {
+        const double u = r.simulated.end_ps ? static_cast<double>(ch.busy_ps) / static_cast<double>(r.simulated.end_ps) : 0;
+        busiest = std::max(busiest, u);
+        if (ch.transfers > 0) {
+            mean += u;
+            ++used;
+        }
+    }
+    const auto& e = r.compute_energy;
+    const double total_pj = e.total_pj() + r.link_energy_pj;
+    out << "\nsimulated step: " << Table::fixed(ms(r.step_s), 3) << " ms; planned " << Table::fixed(ms(plan.step_s), 3)
+        << " ms (prediction error " << Table::fixed(100 * (plan.step_s - r.step_s) / r.step_s, 1) << "%)\n"
+        << "links: " << used << " of " << r.simulated.channels.size() << " channels used, utilisation mean "
+        << Table::fixed(used ? 100 * mean / static_cast<double>(used) : 0, 1) << "%, busiest "
+        << Table::fixed(100 * busiest, 1) << "%\n"
+        << "energy: " << Table::fixed(total_pj * 1e-6, 1) << " uJ = fmac " << Table::fixed(e.fmac_pj * 1e-6, 1)
+        << " + converter " << Table::fixed(e.converter_pj * 1e-6, 1) << " + sram " << Table::fixed(e.sram_pj * 1e-6, 1)
+        << " + dram " << Table::fixed(e.dram_pj * 1e-6, 1) << " + leakage " << Table::fixed(e.leakage_pj * 1e-6, 1)
+        << " + links " << Table::fixed(r.link_energy_pj * 1e-6, 1) << "\n"
+        << "simulated " << r.ops << " ops in " << Table::fixed(r.simulation_s * 1e3, 1) << " ms; planned in "
+        << Table::fixed(r.planned.planning_s * 1e3, 1) << " ms\n";
+}
+
+std::string cluster_step_json(const config::Params& params, const run::ClusterStepResult& r) {
+    const auto& e = r.compute_energy;
+    std::ostringstream j;
+    j << "{\n  \"config\": " << json_string(params.source_file) << ",\n  \"network\": "
+      << json_string(params.workload.network.name) << ",\n  \"batch\": " << params.workload.batch
+      << ",\n  \"nodes\": " << r.nodes.size() << ",\n  \"planner\": "
+      << json_string(std::string(planner::to_string(r.planned.plan.options.kind)))
+      << ",\n  \"simulated_step_s\": " << number(r.step_s) << ",\n  \"planned_step_s\": " << number(r.planned.plan.step_s)
+      << ",\n  \"comm_bytes_planned\": " << number(r.planned.plan.comm_bytes) << ",\n  \"energy_pj\": {\"fmac\": "
+      << number(e.fmac_pj) << ", \"converter\": " << number(e.converter_pj) << ", \"sram\": " << number(e.sram_pj)
+      << ", \"dram\": " << number(e.dram_pj) << ", \"leakage\": " << number(e.leakage_pj)
+      << ", \"links\": " << number(r.link_energy_pj) << ", \"total\": " << number(e.total_pj() + r.link_energy_pj)
+      << "},\n  \"links\": [\n";
+    const auto& channels = params.cluster.topology->channels();
+    for (std::size_t c = 0; c < r.simulated.channels.size(); ++c) {
+        const auto& s = r.simulated.channels[c];
+        j << "    {\"from\": " << channels[c].from << ", \"to\": " << channels[c].to << ", \"bytes\": " << s.bytes
+          << ", \"busy_s\": " << number(static_cast<double>(s.busy_ps) * 1e-12) << ", \"utilisation\": "
+          << number(r.simulated.end_ps ? static_cast<double>(s.busy_ps) / static_cast<double>(r.simulated.end_ps) : 0)
+          << "}" << (c + 1 < r.simulated.channels.size() ? "," : "") << "\n";
+    }
+    j << "  ]\n}\n";
+    return j.str();
+}
+
+std::string cluster_layers_csv(const config::Params&, const run::ClusterStepResult& r) {
+    const planner::Plan& plan = r.planned.plan;
+    std::ostringstream c;
+    c << "layer,type_root,compute_forward_s,compute_backward_data_s,compute_weight_gradient_s,forward_comm_s,"
+         "backward_comm_s,sync_comm_s,planned_s,simulated_s\n";
+    for (std::size_t l = 0; l < r.planned.graph.layers.size(); ++l)
+        c << r.planned.graph.layers[l].name << ','
+          << (plan.groups[0].leaf() ? "-" : planner::to_string(plan.choices[0][l].type)) << ','
+          << number(plan.compute_s[l][0]) << ',' << number(plan.compute_s[l][1]) << ',' << number(plan.compute_s[l][2])
+          << ',' << number(plan.forward_comm_s[l]) << ',' << number(plan.backward_comm_s[l]) << ','
+          << number(plan.sync_comm_s[l]) << ',' << number(plan.layer_s(l)) << ','
+          << number(r.layer_simulated_s[l]) << '\n';
+    return c.str();
+}
+
+std::string cluster_nodes_csv(const config::Params& params, const run::ClusterStepResult& r) {
+    std::ostringstream c;
+    c << "node,type,compute_s,comm_wait_s,idle_s,macs,energy_fmac_pj,energy_converter_pj,energy_sram_pj,"
+         "energy_dram_pj,energy_leakage_pj,bytes_sent,bytes_received\n";
+    for (std::size_t i = 0; i < r.nodes.size(); ++i) {
+        const auto& n = r.nodes[i];
+        const auto& s = r.simulated.nodes[i];
+        c << i << ',' << params.cluster.node_types[params.cluster.node_type[i]].name << ',' << number(n.compute_s) << ','
+          << number(n.wait_s) << ',' << number(n.idle_s) << ',' << n.counters.macs << ',' << number(n.energy.fmac_pj)
+          << ',' << number(n.energy.converter_pj) << ',' << number(n.energy.sram_pj) << ',' << number(n.energy.dram_pj)
+          << ',' << number(n.energy.leakage_pj) << ',' << s.bytes_sent << ',' << s.bytes_received << '\n';
+    }
+    return c.str();
+}
+
+void print_comparison(std::ostream& out, const std::vector<ComparisonRow>& rows, bool comm_only, bool simulated) {
+    std::vector<std::string> headers{"network"};
+    for (auto k : planner::kAllPlanners) headers.push_back(std::string(planner::to_string(k)));
+    out << (comm_only ? "communication volume of data parallelism / planner (higher is better)"
+                      : std::string("speedup over data parallelism, ") + (simulated ? "simulated" : "predicted") +
+                            " step time")
+        << "\n\n";
+    Table t(headers);
+    std::vector<double> log_sum(planner::kAllPlanners.size(), 0);
+    std::vector<std::size_t> counted(planner::kAllPlanners.size(), 0);
+    for (const auto& row : rows) {
+        std::vector<std::string> cells{row.network};
+        for (std::size_t k = 0; k < planner::kAllPlanners.size(); ++k) {
+            const bool ok = row.error[k].empty() && row.error[0].empty();
+            const double base = comm_only ? row.comm_bytes[0] : row.step_s[0];
+            const double mine = comm_only ? row.comm_bytes[k] : row.step_s[k];
+            if (!ok || mine <= 0) {
+                cells.push_back(row.error[k].empty() ? "-" : "n/a");
+                continue;
+            }
+            const double ratio = base / mine;
+            cells.push_back(Table::fixed(ratio, 2));
+            log_sum[k] += std::log(ratio);
+            ++counted[k];
+        }
+        t.add_row(cells);
+    }
+    std::vector<std::string> gmean{"geomean"};
+    for (std::size_t k = 0; k < planner::kAllPlanners.size(); ++k)
+        gmean.push_back(counted[k] ? Table::fixed(std::exp(log_sum[k] / static_cast<double>(counted[k])), 2) : "-");
+    t.add_row(gmean);
+    t.print(out);
+    for (const auto& row : rows)
+        for (std::size_t k = 0; k < planner::kAllPlanners.size(); ++k)
+            if (!row.error[k].empty())
+                out << "n/a: " << row.network << ", " << planner::to_string(planner::kAllPlanners[k]) << ": " << row.error[k] << "\n";
+}
+
+std::string comparison_csv(const std::vector<ComparisonRow>& rows) {
+    std::ostringstream c;
+    c << "network,planner,step_s,comm_bytes,speedup_over_data_parallel,error\n";
+    for (const auto& row : rows)
+        for (std::size_t k = 0; k < planner::kAllPlanners.size(); ++k) {
+            const bool ok = row.error[k].empty() && row.error[0].empty() && row.step_s[k] > 0;
+            c << row.network << ',' << planner::to_string(planner::kAllPlanners[k]) << ',' << number(row.step_s[k]) << ','
+              << number(row.comm_bytes[k]) << ',' << (ok ? number(row.step_s[0] / row.step_s[k]) : "") << ','
+              << json_string(row.error[k]) << '\n';
+        }
+    return c.str();
+}
+
+}  // namespace fastsim::report

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: MIT
+#include "run/cluster_step.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <systemc>
+
+#include "memory/memory.h"
+#include "node/training_step.h"
+#include "planner/schedule.h"
+#include "run/training_step.h"
+
+namespace fastsim::run {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// The counters of one phase job split over `arrays` arrays along its output columns.
+node::PhaseCounters on_arrays(node::PhaseJob job, const node::NodeParams& params, std::uint64_t arrays,
+                              node::ArrayTimingMemo& memo) {
+    const std::uint64_t n = job.shape.n;
+    const std::uint64_t per_array = (n + arrays - 1) / arrays;
+    const std::uint64_t busy = (n + per_array - 1) / per_array;
+    const std::uint64_t last = n - (busy - 1) * per_array;
+    job.shape.n = per_array;
+    const node::PhaseCounters full = node::run_phase_memo(job, params, memo);
+    node::PhaseCounters total = full.repeated(busy - 1);
+    if (last > 0) {
+        job.shape.n = last;
+        total += node::run_phase_memo(job, params, memo);
+    }
+    total.cycles = full.cycles;  // the arrays run side by side
+    return total;
+}
+
+}  // namespace
+
+std::size_t NodeCharacterisation::KeyHash::operator()(const Key& k) const {
+    std::size_t h = k.type * 0x9E3779B97F4A7C15ull ^ k.layer;
+    for (std::uint64_t v : {k.batch, k.in, k.out}) h = (h ^ v) * 0x100000001B3ull;
+    return h;
+}
+
+NodeCharacterisation::NodeCharacterisation(const config::Params& params, const planner::LayerGraph& graph)
+    : m_params(params), m_graph(graph), m_memo(params.cluster.node_types.size()) {}
+
+const NodeCharacterisation::LayerCounters& NodeCharacterisation::counters(std::size_t type, std::size_t layer,
+                                                                          const planner::LayerDims& dims) {
+    const Key key{type, layer, dims.batch, dims.in_channels, dims.out_channels};
+    if (auto it = m_cache.find(key); it != m_cache.end()) return it->second;
+    const config::NodeTypeParams& t = m_params.cluster.node_types[type];
+    const planner::PlanLayer& pl = m_graph.layers[layer];
+    const workload::LayerGemm gemm = workload::lower(pl.with_dims(dims), dims.batch);
+    LayerCounters c{};
+    for (std::size_t p = 0; p < 3; ++p) {
+        const auto phase = static_cast<fmac::TrainingPhase>(p);
+        if (phase == fmac::TrainingPhase::backward_data && node::reads_only_network_input(pl.layer, layer)) continue;
+        const node::StepPhase s = node::step_phase(layer, phase, gemm, t.precision, {});
+        c[p] = on_arrays(s.job, t.node.resolved, static_cast<std::uint64_t>(t.arrays), m_memo[type]).repeated(s.count);
+    }
+    return m_cache.emplace(key, c).first->second;
+}
+
+planner::PhaseSeconds NodeCharacterisation::seconds(std::size_t type, std::size_t layer, const planner::LayerDims& dims) {
+    const LayerCounters& c = counters(type, layer, dims);
+    const double hz = static_cast<double>(m_params.cluster.node_types[type].node.resolved.clock_hz);
+    return {static_cast<double>(c[0].cycles) / hz, static_cast<double>(c[1].cycles) / hz,
+            static_cast<double>(c[2].cycles) / hz};
+}
+
+planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, const std::vector<std::size_t>& side_a,
+                                    const std::vector<std::size_t>& side_b) {
+    const std::size_t pairs = std::max(side_a.size(), side_b.size());
+    std::vector<double> load(topology.channel_count(), 0.0);  // bytes per byte of the side's total
+    std::vector<bool> into_a(topology.channel_count(), false);
+    std::uint64_t latency_ps = 0;
+    std::vector<interconnect::ChannelId> route;
+    const double share = 1.0 / static_cast<double>(pairs);
+    for (std::size_t i = 0; i < pairs; ++i) {
+        const std::size_t a = side_a[i % side_a.size()], b = side_b[i % side_b.size()];
+        for (const auto& [from, to, towards_a] : {std::tuple{a, b, false}, std::tuple{b, a, true}}) {
+            topology.route_into(from, to, route);
+            std::uint64_t path_ps = 0;
+            for (interconnect::ChannelId c : route) {
+                load[c] += share;
+                into_a[c] = into_a[c] || towards_a;
+                path_ps += topology.channel(c).timing.latency_ps;
+            }
+            latency_ps = std::max(latency_ps, path_ps);
+        }
+    }
+    planner::ExchangeCost cost;
+    cost.latency_s = static_cast<double>(latency_ps) * 1e-12;
+    for (std::size_t c = 0; c < load.size(); ++c) {
+        if (load[c] == 0) continue;
+        const double s_per_byte = load[c] * 8 / static_cast<double>(topology.channel(static_cast<interconnect::ChannelId>(c)).timing.bits_per_s);
+        double& slot = into_a[c] ? cost.seconds_per_byte_to_a : cost.seconds_per_byte_to_b;
+        slot = std::max(slot, s_per_byte);
+    }
+    return cost;
+}
+
+planner::ElementBytes element_bytes(const config::Params& params, bool comm_only) {
+    if (comm_only) return {2, 2, 2, 2};
+    int activations = 2, gradients = 2;
+    for (const auto& t : params.cluster.node_types) {
+        activations = std::max(activations, t.precision.activations);
+        gradients = std::max(gradients, t.precision.gradients);
+    }
+    const auto bytes = [&](int m) {
+        const auto bits = memory::bfp_bits(1, params.bfp.group_size, m, params.bfp.exponent_bits);
+        return static_cast<double>(bits.exponent + bits.mantissa) / params.bfp.group_size / 8;
+    };
+    const double fp32 = static_cast<double>(memory::kFp32Bits) / 8;
+    return {bytes(activations), bytes(gradients), fp32, fp32};
+}
+
+ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOptions& options,
+                         NodeCharacterisation& characterisation) {
+    const auto start = std::chrono::steady_clock::now();
+    ClusterPlan out;
+    out.graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
+    const config::ClusterParams& c = params.cluster;
+    planner::ClusterView view;
+    view.node_type = c.node_type;
+    for (std::size_t n = 0; n < c.node_type.size(); ++n) view.order.push_back(n);
+    view.preferred_cuts.assign(c.group_first_node.begin() + 1, c.group_first_node.end());
+    const interconnect::Topology& topology = *c.topology;
+    const auto groups = planner::bisect(view, [&](const auto& a, const auto& b) { return exchange_cost(topology, a, b); });
+    out.plan = planner::make_plan(
+        out.graph, view, groups,
+        [&](std::size_t type, std::size_t layer, const planner::LayerDims& d) { return characterisation.seconds(type, layer, d); },
+        element_bytes(params, options.comm_only), options);
+    out.planning_s = seconds_since(start);
+    return out;
+}
+
+ClusterStepResult run_cluster_step(const config::Params& params, const planner::PlannerOptions& options) {
+    ClusterStepResult r;
+    const config::ClusterParams& c = params.cluster;
+    const std::size_t node_count = c.node_type.size();
+    const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
+    NodeCharacterisation characterisation(params, graph);
+    r.planned = plan_cluster(params, options, characterisation);
+    const planner::Plan& plan = r.planned.plan;
+    const std::size_t layers = graph.layers.size();
+
+    // (1) The schedule: each node's phases at its share, in its own clock's picoseconds.
+    const auto start = std::chrono::steady_clock::now();
+    r.nodes.resize(node_count);
+    const auto compute_ps = [&](std::size_t node, std::size_t layer) {
+        const std::size_t type = c.node_type[node];
+        const auto& counters = characterisation.counters(type, layer, plan.node_dims[node][layer]);
+        const double ps_per_cycle = 1e12 / static_cast<double>(c.node_types[type].node.resolved.clock_hz);
+        std::array<std::uint64_t, 3> ps{};
+        for (std::size_t p = 0; p < 3; ++p)
+            ps[p] = static_cast<std::uint64_t>(std::llround(static_cast<double>(counters[p].cycles) * ps_per_cycle));
+        return ps;
+    };
+    const auto programs = planner::build_schedule(graph, plan, node_count, compute_ps);
+    for (std::size_t n = 0; n < node_count; ++n)
+        for (std::size_t l = 0; l < layers; ++l)
+            for (const auto& phase : characterisation.counters(c.node_type[n], l, plan.node_dims[n][l]))
+                r.nodes[n].counters += phase;
+    for (const auto& p : programs) r.ops += p.ops.size();
+
+    // (2) One SystemC simulation of the whole step.
+    r.simulated = cluster::run_cluster(*c.topology, programs);
+    r.simulation_s = seconds_since(start);
+    r.step_s = static_cast<double>(r.simulated.end_ps) * 1e-12;
+
+    // (3) Per node time and energy (leakage over the whole step), per link energy.
+    for (std::size_t n = 0; n < node_count; ++n) {
+        NodeReport& node = r.nodes[n];
+        const cluster::NodeStats& s = r.simulated.nodes[n];
+        node.compute_s = static_cast<double>(s.compute_ps) * 1e-12;
+        node.wait_s = static_cast<double>(s.wait_ps) * 1e-12;
+        node.idle_s = std::max(0.0, r.step_s - node.compute_s - node.wait_s);
+        const config::NodeTypeParams& t = c.node_types[c.node_type[n]];
+        node::PhaseCounters for_energy = node.counters;
+        for_energy.cycles = static_cast<std::uint64_t>(std::llround(r.step_s * static_cast<double>(t.node.resolved.clock_hz)));
+        node.energy = counters_energy(for_energy, t.node.resolved, t.node.sram_exponent_kib + t.node.sram_mantissa_kib,
+                                      static_cast<std::uint64_t>(t.arrays), t.energy);
+        r.compute_energy += node.energy;
+    }
+    for (const auto& ch : r.simulated.channels) r.link_energy_pj += ch.energy_pj;
+
+    // (4) Simulated time per layer: the mean node's compute and waits under the layer's labels
+    // (forward, backward and its exposed weight-gradient sum). Spans would overlap once the
+    // nodes drift apart.
+    r.layer_simulated_s.assign(layers, 0);
+    for (std::size_t l = 0; l < layers; ++l)
+        for (auto part : {planner::StepPart::forward, planner::StepPart::backward, planner::StepPart::weight_sync}) {
+            const auto it = r.simulated.labels.find(planner::step_label(l, part));
+            if (it != r.simulated.labels.end())
+                r.layer_simulated_s[l] += static_cast<double>(it->second.compute_ps + it->second.wait_ps) * 1e-12 /
+                                          static_cast<double>(node_count);
+        }
+    return r;
+}
+
+ClusterStepResult run_cluster_step_in_fresh_kernel(const config::Params& params, const planner::PlannerOptions& options) {
+    // SystemC elaborates once per kernel (E529 after sc_start): each run gets its own
+    // sc_simcontext, swapped in as tests/support/systemc_fixture.h does, and the caller's restored.
+    sc_core::sc_simcontext* const previous = sc_core::sc_curr_simcontext;
+    sc_core::sc_simcontext* const previous_default = sc_core::sc_default_global_context;
+    auto* const context = new sc_core::sc_simcontext();
+    sc_core::sc_curr_simcontext = sc_core::sc_default_global_context = context;
+    const auto restore = [&] {
+        sc_core::sc_curr_simcontext = nullptr;
+        sc_core::sc_default_global_context = nullptr;
+        delete context;
+        sc_core::sc_curr_simcontext = previous;
+        sc_core::sc_default_global_context = previous_default;
+    };
+    try {
+        ClusterStepResult r = run_cluster_step(params, options);
+        restore();
+        return r;
+    } catch (...) {
+        restore();
+        throw;
+    }
+}
+
+}  // namespace fastsim::run

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "cluster/cluster.h"
+#include "config/params.h"
+#include "energy/energy.h"
+#include "node/node_model.h"
+#include "planner/layer_graph.h"
+#include "planner/planner.h"
+
+namespace fastsim::run {
+
+/// The node characterisation (docs/planner.md, "Compute time"): the memoised node model's
+/// counters for a layer's three phases at given dims on one node of a type, all its arrays.
+/// A node of A arrays gives each array ceil(N / A) of every phase's output columns.
+class NodeCharacterisation {
+public:
+    using LayerCounters = std::array<node::PhaseCounters, 3>;  ///< forward, backward-data, weight-gradient
+
+    NodeCharacterisation(const config::Params& params, const planner::LayerGraph& graph);
+
+    /// Counters of layer `layer` at `dims` on one node of `type` (cycles = the slowest array).
+    const LayerCounters& counters(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
+    /// The same as seconds per phase: the planner's compute model.
+    planner::PhaseSeconds seconds(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
+    [[nodiscard]] std::size_t entries() const { return m_cache.size(); }
+
+private:
+    struct Key {
+        std::size_t type, layer;
+        std::uint64_t batch, in, out;
+        bool operator==(const Key& o) const {
+            return std::tie(type, layer, batch, in, out) == std::tie(o.type, o.layer, o.batch, o.in, o.out);
+        }
+    };
+    struct KeyHash {
+        std::size_t operator()(const Key& k) const;
+    };
+    const config::Params& m_params;
+    const planner::LayerGraph& m_graph;
+    std::vector<node::ArrayTimingMemo> m_memo;  ///< per node type
+    std::unordered_map<Key, LayerCounters, KeyHash> m_cache;
+};
+
+/// Exchange cost between two node sets on `topology`, from the routes the schedule's pairs
+/// take: the longest pair latency, and per direction the busiest channel's share of the bytes
+/// over its bandwidth (docs/planner.md, "Communication time").
+planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, const std::vector<std::size_t>& side_a,
+                                    const std::vector<std::size_t>& side_b);
+
+/// Bytes per element crossing a link: BFP storage width of the widest node type (or 2 bytes
+/// for every tensor with comm_only, AccPar's bf16 accounting); partial and weight-gradient sums fp32.
+planner::ElementBytes element_bytes(const config::Params& params, bool comm_only);
+
+struct ClusterPlan {
+    planner::LayerGraph graph;
+    planner::Plan plan;
+    double planning_s = 0;  ///< wall time of bisection + DP + predictions
+};
+
+/// Plans params.workload over params.cluster with `options`.
+ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOptions& options,
+                         NodeCharacterisation& characterisation);
+
+struct NodeReport {
+    double compute_s = 0, wait_s = 0, idle_s = 0;
+    node::PhaseCounters counters;    ///< every phase of every layer
+    energy::EnergyBreakdown energy;  ///< leakage over the whole step
+};
+
+struct ClusterStepResult {
+    ClusterPlan planned;
+    cluster::ClusterResult simulated;
+    double step_s = 0;  ///< simulated end to end
+    std::vector<NodeReport> nodes;
+    double link_energy_pj = 0;
+    energy::EnergyBreakdown compute_energy;  ///< summed over nodes
+    std::vector<double> layer_simulated_s;   ///< mean node's compute + waits under each layer's labels
+    double simulation_s = 0;                 ///< wall time of building and running the schedule
+    std::size_t ops = 0;
+};
+
+/// Plans, builds the schedule and runs it on the SystemC cluster (one elaboration: call once
+/// per sc_simcontext).
+ClusterStepResult run_cluster_step(const config::Params& params, const planner::PlannerOptions& options);
+
+/// run_cluster_step under a SystemC kernel of its own, created and destroyed around the run,
+/// so one process can simulate several plans (fastsim compare --simulate).
+ClusterStepResult run_cluster_step_in_fresh_kernel(const config::Params& params, const planner::PlannerOptions& options);
+
+}  // namespace fastsim::run
