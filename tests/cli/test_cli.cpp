@@ -245,3 +245,63 @@ TEST_CASE("training_step bad input exits 2 naming the file and line", "[cli][nod
     CHECK_THAT(r.err, Contains("node.sram.exponent_bank.capacity_kib: layer 'conv1' (forward) cannot be tiled"));
     CHECK(run_fastsim("run " + kBfpReportConfig + " --out " + dir.path("x")).exit_code == 2);
 }
+
+namespace {
+const std::string kTinyCluster = std::string(FASTSIM_SOURCE_DIR) + "/configs/tests/tiny_cluster.yaml";
+}  // namespace
+
+TEST_CASE("plan writes plan.json and plan.csv with one row per group and layer", "[cli][cluster]") {
+    fastsim::test::TempDir dir;
+    const Result r = run_fastsim("plan " + kTinyCluster + " --out " + dir.path("plan"));
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("predicted step:") && Contains("planner: accpar, minimising time, balanced splits"));
+    const std::string csv = slurp(dir.path("plan/plan.csv"));
+    CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 3);  // header + 1 group x 3 layers
+    CHECK_THAT(csv, StartsWith("group,depth,nodes,side_a_nodes,layer,type,alpha"));
+    CHECK_THAT(slurp(dir.path("plan/plan.json")), Contains("\"planner\": \"accpar\"") && Contains("\"predicted_step_s\""));
+}
+
+TEST_CASE("run of a cluster config reports the simulated step and writes its files", "[cli][cluster]") {
+    fastsim::test::TempDir dir;
+    const Result r = run_fastsim("run " + kTinyCluster + " --planner owt --out " + dir.path("run"));
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("simulated step:") && Contains("prediction error") && Contains("planner: owt"));
+    CHECK(std::count(r.out.begin(), r.out.end(), '\n') > 10);
+    const std::string nodes = slurp(dir.path("run/nodes.csv"));
+    CHECK(std::count(nodes.begin(), nodes.end(), '\n') == 3);
+    CHECK_THAT(slurp(dir.path("run/report.json")), Contains("\"simulated_step_s\"") && Contains("\"links\""));
+    CHECK_THAT(slurp(dir.path("run/layers.csv")), Contains("planned_s,simulated_s"));
+}
+
+TEST_CASE("compare prints every planner's speedup over data parallelism and a geomean", "[cli][cluster]") {
+    const Result r = run_fastsim("compare " + kTinyCluster + " --simulate");
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("speedup over data parallelism, simulated") && Contains("geomean") &&
+                          Contains("tiny_cnn") && Contains("accpar") && Contains("tofu"));
+    const Result volume = run_fastsim("compare " + kTinyCluster + " --comm-only --equal-split");
+    REQUIRE(volume.exit_code == 0);
+    CHECK_THAT(volume.out, Contains("communication volume of data parallelism / planner"));
+}
+
+TEST_CASE("Bad cluster configs name the key and exit 2", "[cli][cluster]") {
+    Result r = run_fastsim("run " + kTinyCluster + " -p cluster.groups.0.node_type=nope");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("cluster.groups[0].node_type") && Contains("no node type named 'nope'"));
+    r = run_fastsim("plan " + kTinyCluster + " -p planner.name=data_parallel -p workload.batch=1");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("workload.batch") && Contains("batch 1 is smaller than the 2 nodes"));
+    r = run_fastsim("plan " + kTinyCluster + " -p cluster.groups.0.topology=torus2d");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("cluster.groups[0]") && Contains("torus2d needs torus"));
+    // Two groups and nothing joining them.
+    fastsim::test::TempDir dir;
+    std::string text = slurp(kTinyCluster);
+    text = text.substr(0, text.find("  upper:")) + "planner: {name: accpar}\n";
+    text.replace(text.find("../../traces"), 12, std::string(FASTSIM_SOURCE_DIR) + "/traces");
+    r = run_fastsim("run " + dir.write("split.yaml", text));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("cluster.upper") && Contains("nodes 1..1 are unreachable from node 0"));
+    r = run_fastsim("plan " + std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("needs a config with run.mode cluster"));
+}

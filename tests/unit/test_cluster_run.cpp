@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+// Cluster runs end to end: a one-node cluster equals the node run, heterogeneous splits
+// balance with the real node model, and the shipped cluster configs plan and simulate.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "config/load.h"
+#include "run/cluster_step.h"
+#include "run/training_step.h"
+#include "support/systemc_fixture.h"
+#include "support/temp_dir.h"
+
+using namespace fastsim;
+
+namespace {
+
+const std::string kSource = FASTSIM_SOURCE_DIR;
+
+const std::string kSmallNode = R"(
+    clock_mhz: 700
+    array: {rows: 4, cols: 3}
+    sram:
+      exponent_bank: {capacity_kib: 1, bits_per_cycle: 64}
+      mantissa_bank: {capacity_kib: 2, bits_per_cycle: 96}
+    dram: {type: lpddr4, bandwidth_gb_per_s: 12.8, latency_ns: 50}
+    tiling: {max_tile_rows: 20}
+)";
+
+}  // namespace
+
+TEST_CASE_METHOD(test::FreshSimContext, "A one-node cluster takes exactly the node's training step", "[cluster]") {
+    test::TempDir dir;
+    const std::string trace = kSource + "/traces/tiny_cnn.yaml";
+    const std::string node_yaml = dir.write("node.yaml", "run: {mode: training_step}\nworkload: {trace: " + trace +
+                                                             ", batch: 5}\nnode:" + kSmallNode +
+                                                             "precision: {weights: 4, activations: 4, gradients: 6}\n");
+    const std::string cluster_yaml = dir.write(
+        "cluster.yaml", "run: {mode: cluster}\nworkload: {trace: " + trace + ", batch: 5}\nnode_types:\n  - name: small" +
+                            kSmallNode + "    precision: {weights: 4, activations: 4, gradients: 6}\n" +
+                            "cluster:\n  groups:\n    - {node_type: small, count: 1}\n");
+    const auto node_params = config::load(node_yaml);
+    const auto cluster_params = config::load(cluster_yaml);
+    const run::TrainingStepResult node_run = run::run_training_step(node_params);
+    const run::ClusterStepResult cluster_run = run::run_cluster_step(cluster_params, cluster_params.planner.options());
+    // Every action the node counted, and the cycles (each phase rounded to whole ps at 700 MHz).
+    CHECK(cluster_run.nodes[0].counters == node_run.total);
+    const double node_ps = static_cast<double>(node_run.total.cycles) * 1e12 / 700e6;
+    CHECK(std::abs(static_cast<double>(cluster_run.simulated.end_ps) - node_ps) <= 0.5 * static_cast<double>(node_run.phases.size()));
+    CHECK(cluster_run.nodes[0].wait_s == 0);
+    CHECK(cluster_run.link_energy_pj == 0);
+    CHECK(cluster_run.planned.plan.step_s == Approx(cluster_run.step_s).epsilon(1e-6));
+}
+
+TEST_CASE("Balanced splits even out TPU-v2-like and TPU-v3-like nodes on the node model", "[cluster]") {
+    const auto params = config::load(kSource + "/configs/cluster/tpu_v2_v3.yaml");
+    const auto graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
+    run::NodeCharacterisation characterisation(params, graph);
+    const auto planned = run::plan_cluster(params, params.planner.options(), characterisation);
+    const auto& root = planned.plan.choices[0];
+    REQUIRE(planned.plan.groups[0].nodes.size() == 16);
+    // The first cut is between the kinds (the slow switch links): 8 v2-like against 8 v3-like.
+    CHECK(planned.plan.groups[static_cast<std::size_t>(planned.plan.groups[0].side_a)].nodes.size() == 8);
+    double imbalance = 0, busiest = 0, alpha = 0;
+    for (const auto& c : root) {
+        imbalance += std::abs(c.compute_a_s - c.compute_b_s);
+        busiest += std::max(c.compute_a_s, c.compute_b_s);
+        alpha += c.alpha / static_cast<double>(root.size());
+        CHECK(std::abs(c.compute_a_s - c.compute_b_s) <= 0.15 * std::max(c.compute_a_s, c.compute_b_s));
+    }
+    CHECK(imbalance / busiest < 0.03);
+    // The v2-like side gets well under half: its arrays x clock are 1400 vs 3760 MHz-arrays.
+    CHECK(alpha > 0.2);
+    CHECK(alpha < 0.45);
+    // Equal halves are slower on this cluster.
+    planner::PlannerOptions equal = params.planner.options();
+    equal.equal_split = true;
+    CHECK(run::plan_cluster(params, equal, characterisation).plan.step_s > 1.05 * planned.plan.step_s);
+}
+
+TEST_CASE_METHOD(test::FreshSimContext, "The 16-node heterogeneous ResNet-50 step simulates with every node busy", "[cluster]") {
+    const auto params = config::load(kSource + "/configs/cluster/tpu_v2_v3.yaml");
+    const auto r = run::run_cluster_step(params, params.planner.options());
+    REQUIRE(r.nodes.size() == 16);
+    std::uint64_t macs = 0;
+    for (const auto& n : r.nodes) {
+        macs += n.counters.macs;
+        CHECK(n.compute_s > 0.5 * r.step_s);
+        CHECK(n.compute_s + n.wait_s <= r.step_s * (1 + 1e-9));
+    }
+    // The nodes together do the whole step's MACs: 3 x forward MACs minus conv1's backward-data.
+    std::uint64_t forward = 0, conv1 = 0;
+    for (const auto& layer : params.workload.network.layers) {
+        const auto macs_l = workload::lower(layer, params.workload.batch).forward_macs();
+        forward += macs_l;
+        if (layer.name == "conv1") conv1 = macs_l;
+    }
+    CHECK(macs == 3 * forward - conv1);
+    // Planned and simulated agree within the overlap the planner does not model.
+    CHECK(r.planned.plan.step_s == Approx(r.step_s).epsilon(0.35));
+    CHECK(r.link_energy_pj > 0);
+}
