@@ -133,4 +133,5 @@ if __name__ == "__main__":
         "Simonyan & Zisserman, ICLR 2015, configuration D, 224x224 input")
     resnet("resnet18", [2, 2, 2, 2], False, "He et al., CVPR 2016, 18-layer (torchvision), 224x224 input")
     resnet("resnet50", [3, 4, 6, 3], True, "He et al., CVPR 2016, 50-layer v1.5 (stride on the 3x3, torchvision)")
+    resnet("resnet152", [3, 8, 36, 3], True, "He et al., CVPR 2016, 152-layer v1.5 (stride on the 3x3, torchvision)")
     bert_encoder()

@@ -47,11 +47,12 @@ std::string error_of(const std::string& name, const std::string& text) {
 
 // Weights = published parameter counts minus biases and BatchNorm (torchvision models;
 // AlexNet one tower): ResNet-18 11,689,512 - 9,600 BN - 1,000 bias; ResNet-50 25,557,032 -
-// 53,120 - 1,000; VGG-11 132,863,336 - 11,944 biases; VGG-16 138,357,544 - 13,416 biases; AlexNet 62,378,344 - 10,568 biases;
+// 53,120 - 1,000; ResNet-152 60,192,808 - 151,424 BN - 1,000; VGG-11 132,863,336 - 11,944 biases; VGG-16 138,357,544 - 13,416 biases; AlexNet 62,378,344 - 10,568 biases;
 // BERT-base encoder block 4 * 768^2 + 2 * 768 * 3072.
 TEST_CASE("shipped traces have the published weight counts", "[workload]") {
     CHECK(weight_count(shipped("resnet18")) == 11678912);
     CHECK(weight_count(shipped("resnet50")) == 25502912);
+    CHECK(weight_count(shipped("resnet152")) == 60040384);
     CHECK(weight_count(shipped("vgg11")) == 132851392);
     CHECK(weight_count(shipped("vgg16")) == 138344128);
     CHECK(weight_count(shipped("alexnet")) == 62367776);
@@ -59,10 +60,11 @@ TEST_CASE("shipped traces have the published weight counts", "[workload]") {
 }
 
 // Published forward multiply-accumulates per 224x224 image (torchvision / fvcore):
-// ResNet-18 1.814 G, ResNet-50 4.089 G, VGG-11 7.609 G, VGG-16 15.47 G.
+// ResNet-18 1.814 G, ResNet-50 4.089 G, ResNet-152 11.51 G, VGG-11 7.609 G, VGG-16 15.47 G.
 TEST_CASE("shipped traces have the published forward MACs", "[workload]") {
     CHECK(double(forward_macs(shipped("resnet18"), 1)) == Approx(1.814e9).epsilon(0.01));
     CHECK(double(forward_macs(shipped("resnet50"), 1)) == Approx(4.089e9).epsilon(0.01));
+    CHECK(double(forward_macs(shipped("resnet152"), 1)) == Approx(11.51e9).epsilon(0.01));
     CHECK(double(forward_macs(shipped("vgg11"), 1)) == Approx(7.609e9).epsilon(0.01));
     CHECK(double(forward_macs(shipped("vgg16"), 1)) == Approx(15.47e9).epsilon(0.01));
     // Batch scales every GEMM's M (or its count, for matmul) linearly.
