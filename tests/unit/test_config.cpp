@@ -77,7 +77,7 @@ TEST_CASE("out-of-range values are errors at the offending entry", "[config]") {
     CHECK_THAT(error_of("bfp_report:\n  tensors:\n    - {distribution: normal, dof: 4}\n"),
                Contains("bfp_report.tensors[0].dof: dof applies only to distribution student_t"));
     CHECK_THAT(error_of("bfp_report:\n  tensors: []\n"), Contains("bfp_report.tensors: expected at least one tensor"));
-    CHECK_THAT(error_of("run:\n  mode: cluster\n"), Contains("run.mode: expected one of bfp_report, got 'cluster'"));
+    CHECK_THAT(error_of("run:\n  mode: nonsense\n"), Contains("run.mode: expected one of bfp_report, training_step, cluster, got 'nonsense'"));
 }
 
 TEST_CASE("a bias is checked against every mantissa width in use, default ones too", "[config]") {
