@@ -100,3 +100,22 @@ TEST_CASE_METHOD(test::FreshSimContext, "The 16-node heterogeneous ResNet-50 ste
     CHECK(r.planned.plan.step_s == Approx(r.step_s).epsilon(0.35));
     CHECK(r.link_energy_pj > 0);
 }
+
+TEST_CASE("Every shipped cluster config loads, and its dump loads back to the same values", "[cluster][config]") {
+    for (const std::string name : {"configs/cluster/fast_4node.yaml", "configs/cluster/fast_16node.yaml",
+                                   "configs/cluster/tpu_v2_v3.yaml", "configs/bench/resnet152_1024.yaml",
+                                   "configs/tests/tiny_cluster.yaml"}) {
+        INFO(name);
+        const auto p = config::load(kSource + "/" + name);
+        test::TempDir dir;
+        const auto q = config::load(dir.write("again.yaml", config::dump(p)));
+        CHECK(config::dump(q) == config::dump(p));
+        CHECK(q.cluster.node_type == p.cluster.node_type);
+        CHECK(q.cluster.topology->channel_count() == p.cluster.topology->channel_count());
+    }
+    const auto tpu = config::load(kSource + "/configs/cluster/tpu_v2_v3.yaml");
+    CHECK(tpu.cluster.node_types[1].arrays == 4);
+    CHECK(tpu.cluster.node_types[1].node.resolved.dram.bandwidth_bits_per_s == 900'000'000'000ull * 8 / 4);
+    CHECK(tpu.cluster.topology->node_count() == 16);
+    CHECK(tpu.cluster.group_first_node == std::vector<std::size_t>{0, 8});
+}
