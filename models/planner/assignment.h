@@ -29,7 +29,7 @@ double assignment_cost(const LayerGraph& graph, const AssignmentCosts& costs, co
 /// The minimum-cost assignment, exactly, on any layer graph: a dynamic program over the
 /// layers in order whose state is the types of the "live" layers (those whose output a later
 /// layer still reads), so a shortcut edge sees the type its producer really has. Cost grows
-/// as 3^(live layers): 3^2 for ResNets. Throws std::invalid_argument if more than 10 layers
+/// as 3^(live layers): at most 3^3 for the shipped ResNets. Throws std::invalid_argument if more than 10 layers
 /// are live at once, or if no assignment has a finite cost.
 Assignment solve_exact(const LayerGraph& graph, const AssignmentCosts& costs);
 

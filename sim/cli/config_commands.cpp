@@ -144,7 +144,7 @@ run::ClusterPlan plan_or_user_error(const config::Params& params, const planner:
                                     run::NodeCharacterisation& characterisation) {
     try {
         return run::plan_cluster(params, options, characterisation);
-    } catch (const planner::PlanError& e) {
+    } catch (const std::invalid_argument& e) {  // planner::PlanError, or a graph the exact DP cannot take
         throw config::UserError(params.source_file + ": " + e.what());
     }
 }
@@ -153,7 +153,7 @@ void run_cluster(const config::Params& params, const std::string& out_dir) {
     run::ClusterStepResult result;
     try {
         result = run::run_cluster_step(params, params.planner.options());
-    } catch (const planner::PlanError& e) {
+    } catch (const std::invalid_argument& e) {
         throw config::UserError(params.source_file + ": " + e.what());
     }
     report::print_cluster_step(std::cout, params, result);
@@ -188,7 +188,7 @@ int run_command(const std::vector<std::string>& args) {
     if (invocation->dump) std::cout << config::dump(params) << '\n';
     switch (params.run.mode) {
     case config::RunMode::bfp_report:
-        if (!invocation->out_dir.empty()) throw config::UserError("--out applies to run.mode training_step only");
+        if (!invocation->out_dir.empty()) throw config::UserError("--out applies to run.mode training_step or cluster");
         print_bfp_error_report(params);
         break;
     case config::RunMode::training_step:
@@ -227,6 +227,8 @@ int compare_command(const std::vector<std::string>& args) {
         {true, false, true, true});
     if (!invocation) return kSuccess;
     require_cluster(invocation->params, "compare");
+    for (const std::string& o : invocation->overrides)
+        if (o.rfind("planner.name=", 0) == 0) throw config::UserError("fastsim compare runs every planner: --planner and -p planner.name do not apply");
     std::vector<std::string> traces = invocation->traces;
     if (traces.empty()) traces.push_back(invocation->params.workload.trace_path);
     std::vector<report::ComparisonRow> rows;
@@ -253,7 +255,7 @@ int compare_command(const std::vector<std::string>& args) {
                     step = p.plan.step_s;
                     bytes = p.plan.comm_bytes;
                 }
-            } catch (const planner::PlanError& e) {
+            } catch (const std::invalid_argument& e) {
                 error = e.what();
             }
             row.step_s.push_back(step);

@@ -237,9 +237,11 @@ void read_cluster_sections(MapReader& top, RawConfig& raw) {
     const auto topology = [](const std::string& s) { return value_of(kTopologies, s); };
     const std::string topologies = "ring, fully_connected, switch, torus2d, tree";
     raw.node_types_where = top.location_of("node_types");
-    if (top.has("node_types")) {
+    const bool has_types = top.has("node_types");
+    auto type_readers = top.maps("node_types");  // read even when empty, so the key is known
+    if (has_types) {
         raw.node_types.emplace();
-        for (auto& t : top.maps("node_types")) {
+        for (auto& t : type_readers) {
             RawNodeType rt;
             rt.where = t.location();
             rt.name = t.scalar<std::string>("name");
@@ -641,6 +643,10 @@ void resolve_cluster(const RawConfig& raw, const Document& doc, Params& p) {
     p.energy.table_path = p.energy.table.empty() ? "" : resolve_path(doc.file, p.energy.table);
     const Location top_where = doc.locate(doc.root, "");
 
+    if (p.run.fidelity != Fidelity::memo)
+        throw ConfigError(raw.run.fidelity.where, "cluster runs time nodes with the memo node model; run.fidelity stepped "
+                                                  "applies to run.mode training_step");
+
     // (2) Node types: a node's keys, plus name, arrays, precision and DRAM capacity.
     if (!raw.node_types || raw.node_types->empty())
         throw ConfigError(raw.node_types ? raw.node_types_where : top_where,
@@ -713,7 +719,9 @@ void resolve_cluster(const RawConfig& raw, const Document& doc, Params& p) {
         c.groups.push_back(std::move(g));
     }
     if (rc.upper_topology) {
-        c.upper_topology = rc.upper_topology->value.value_or(TopologyKind::switch_star);
+        if (!rc.upper_topology->value)
+            throw ConfigError(rc.upper_where, "expected cluster.upper.topology: ring, fully_connected or switch");
+        c.upper_topology = *rc.upper_topology->value;
         if (*c.upper_topology != TopologyKind::ring && *c.upper_topology != TopologyKind::fully_connected &&
             *c.upper_topology != TopologyKind::switch_star)
             throw ConfigError(rc.upper_topology->where, "expected one of ring, fully_connected, switch");

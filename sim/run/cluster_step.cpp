@@ -75,8 +75,9 @@ planner::PhaseSeconds NodeCharacterisation::seconds(std::size_t type, std::size_
 planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, const std::vector<std::size_t>& side_a,
                                     const std::vector<std::size_t>& side_b) {
     const std::size_t pairs = std::max(side_a.size(), side_b.size());
-    std::vector<double> load(topology.channel_count(), 0.0);  // bytes per byte of the side's total
-    std::vector<bool> into_a(topology.channel_count(), false);
+    // Per channel, the share of each direction's bytes it carries; a channel both directions
+    // use is charged their sum in both (exact when the two volumes are equal).
+    std::vector<double> load_to_a(topology.channel_count(), 0.0), load_to_b(topology.channel_count(), 0.0);
     std::uint64_t latency_ps = 0;
     std::vector<interconnect::ChannelId> route;
     const double share = 1.0 / static_cast<double>(pairs);
@@ -86,8 +87,7 @@ planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, cons
             topology.route_into(from, to, route);
             std::uint64_t path_ps = 0;
             for (interconnect::ChannelId c : route) {
-                load[c] += share;
-                into_a[c] = into_a[c] || towards_a;
+                (towards_a ? load_to_a : load_to_b)[c] += share;
                 path_ps += topology.channel(c).timing.latency_ps;
             }
             latency_ps = std::max(latency_ps, path_ps);
@@ -95,11 +95,11 @@ planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, cons
     }
     planner::ExchangeCost cost;
     cost.latency_s = static_cast<double>(latency_ps) * 1e-12;
-    for (std::size_t c = 0; c < load.size(); ++c) {
-        if (load[c] == 0) continue;
-        const double s_per_byte = load[c] * 8 / static_cast<double>(topology.channel(static_cast<interconnect::ChannelId>(c)).timing.bits_per_s);
-        double& slot = into_a[c] ? cost.seconds_per_byte_to_a : cost.seconds_per_byte_to_b;
-        slot = std::max(slot, s_per_byte);
+    for (std::size_t c = 0; c < load_to_a.size(); ++c) {
+        const double bits_per_s = static_cast<double>(topology.channel(static_cast<interconnect::ChannelId>(c)).timing.bits_per_s);
+        const double both = (load_to_a[c] + load_to_b[c]) * 8 / bits_per_s;
+        if (load_to_a[c] > 0) cost.seconds_per_byte_to_a = std::max(cost.seconds_per_byte_to_a, both);
+        if (load_to_b[c] > 0) cost.seconds_per_byte_to_b = std::max(cost.seconds_per_byte_to_b, both);
     }
     return cost;
 }
