@@ -51,27 +51,29 @@ double total(const PhaseSeconds& s) { return s[0] + s[1] + s[2]; }
 class Planning {
 public:
     Planning(const LayerGraph& graph, const ClusterView& cluster, const std::vector<Group>& groups,
-             const ComputeModel& compute, const ElementBytes& bytes, const PlannerOptions& options, Plan& plan)
-        : m_graph(graph), m_cluster(cluster), m_groups(groups), m_compute(compute), m_bytes(bytes), m_plan(plan) {
-        for (std::size_t t : cluster.node_type) m_type_count = std::max(m_type_count, t + 1);
+             const ComputeModel& compute, const ElementBytes& bytes, Plan& plan)
+        : m_graph(graph), m_groups(groups), m_compute(compute), m_bytes(bytes), m_plan(plan) {
+        std::size_t type_count = 0;
+        for (std::size_t t : cluster.node_type) type_count = std::max(type_count, t + 1);
+        m_type_counts.assign(groups.size(), std::vector<std::size_t>(type_count, 0));
+        for (std::size_t g = 0; g < groups.size(); ++g)
+            for (std::size_t n : groups[g].nodes) ++m_type_counts[g][cluster.node_type[n]];
         m_consumers.resize(graph.layers.size());
         for (std::size_t l = 0; l < graph.layers.size(); ++l)
             for (std::size_t e = 0; e < graph.layers[l].producers.size(); ++e)
                 m_consumers[graph.layers[l].producers[e].from].push_back({l, e});
-        (void)options;
     }
 
     /// Seconds a side (the nodes of group `g`) takes for layer l at `dims`, assuming its
     /// nodes share the work in proportion to their speed.
-    double side_seconds(std::size_t g, std::size_t l, const LayerDims& dims) {
-        const auto& nodes = m_groups[g].nodes;
-        const LayerDims share = per_node_share(dims, nodes.size());
-        std::vector<std::size_t> count(m_type_count, 0);
-        for (std::size_t n : nodes) ++count[m_cluster.node_type[n]];
+    double side_seconds(std::size_t g, std::size_t l, const LayerDims& dims) const {
+        const std::size_t nodes = m_groups[g].nodes.size();
+        const LayerDims share = per_node_share(dims, nodes);
+        const auto& count = m_type_counts[g];
         double rate = 0;  // layers per second of the whole side
-        for (std::size_t t = 0; t < m_type_count; ++t)
+        for (std::size_t t = 0; t < count.size(); ++t)
             if (count[t] > 0) rate += static_cast<double>(count[t]) / total(m_compute(t, l, share));
-        return static_cast<double>(nodes.size()) / rate;
+        return static_cast<double>(nodes) / rate;
     }
 
     void plan_group(std::size_t g, const std::vector<LayerDims>& dims);
@@ -92,12 +94,11 @@ private:
     SideVolumes intra_bytes(std::size_t l, PartitionType type, const LayerDims& dims) const;
 
     const LayerGraph& m_graph;
-    const ClusterView& m_cluster;
     const std::vector<Group>& m_groups;
     const ComputeModel& m_compute;
     const ElementBytes& m_bytes;
     Plan& m_plan;
-    std::size_t m_type_count = 0;
+    std::vector<std::vector<std::size_t>> m_type_counts;  ///< per group, nodes of each type
     std::vector<std::vector<ConsumerEdge>> m_consumers;
 };
 
@@ -121,25 +122,28 @@ Planning::Option Planning::split_option(std::size_t g, std::size_t l, const Laye
     const double nodes_a = static_cast<double>(m_groups[static_cast<std::size_t>(group.side_a)].nodes.size());
     if (m_plan.split == SplitRule::equal) {
         o.split_a = round_split(nodes_a / static_cast<double>(group.nodes.size()));
+        std::tie(o.compute_a_s, o.compute_b_s) = at(o.split_a);
     } else {
         // Solve alpha * T_a = (1 - alpha) * T_b with each side's time linear in its share,
         // then once more with the slopes measured at that split (tiling is not linear).
-        const auto [full_a, full_b] = at(d / 2);
-        const double slope_a = full_a / (static_cast<double>(d / 2) / static_cast<double>(d));
-        const double slope_b = full_b / (static_cast<double>(d - d / 2) / static_cast<double>(d));
-        std::uint64_t best = round_split(slope_b / (slope_a + slope_b));
-        auto [ta, tb] = at(best);
-        const double alpha = static_cast<double>(best) / static_cast<double>(d);
-        const double measured_a = ta / alpha, measured_b = tb / (1 - alpha);
+        const auto [half_a, half_b] = at(d / 2);
+        const double slope_a = half_a / (static_cast<double>(d / 2) / static_cast<double>(d));
+        const double slope_b = half_b / (static_cast<double>(d - d / 2) / static_cast<double>(d));
+        o.split_a = round_split(slope_b / (slope_a + slope_b));
+        std::tie(o.compute_a_s, o.compute_b_s) = at(o.split_a);
+        const double alpha = static_cast<double>(o.split_a) / static_cast<double>(d);
+        const double measured_a = o.compute_a_s / alpha, measured_b = o.compute_b_s / (1 - alpha);
         const std::uint64_t refined = round_split(measured_b / (measured_a + measured_b));
-        if (refined != best) {
+        if (refined != o.split_a) {
             const auto [ra, rb] = at(refined);
-            if (std::max(ra, rb) < std::max(ta, tb)) best = refined;
+            if (std::max(ra, rb) < std::max(o.compute_a_s, o.compute_b_s)) {
+                o.split_a = refined;
+                o.compute_a_s = ra;
+                o.compute_b_s = rb;
+            }
         }
-        o.split_a = best;
     }
     o.alpha = static_cast<double>(o.split_a) / static_cast<double>(d);
-    std::tie(o.compute_a_s, o.compute_b_s) = at(o.split_a);
     return o;
 }
 
@@ -231,17 +235,15 @@ void Planning::plan_group(std::size_t g, const std::vector<LayerDims>& dims) {
         const auto& producers = m_graph.layers[l].producers;
         choices[l].forward_in.resize(producers.size());
         for (std::size_t e = 0; e < producers.size(); ++e) {
-            const auto [fwd, bwd] = edge_bytes(l, e, static_cast<std::size_t>(best.types[producers[e].from]),
-                                               static_cast<std::size_t>(best.types[l]));
-            choices[l].forward_in[e] = fwd;
-            (void)bwd;
+            choices[l].forward_in[e] = edge_bytes(l, e, static_cast<std::size_t>(best.types[producers[e].from]),
+                                                  static_cast<std::size_t>(best.types[l]))
+                                           .first;
         }
         choices[l].backward_in.clear();
         for (const ConsumerEdge& ce : m_consumers[l]) {
-            const auto [fwd, bwd] = edge_bytes(ce.consumer, ce.edge, static_cast<std::size_t>(best.types[l]),
-                                               static_cast<std::size_t>(best.types[ce.consumer]));
-            (void)fwd;
-            choices[l].backward_in.push_back(bwd);
+            choices[l].backward_in.push_back(edge_bytes(ce.consumer, ce.edge, static_cast<std::size_t>(best.types[l]),
+                                                        static_cast<std::size_t>(best.types[ce.consumer]))
+                                                 .second);
         }
     }
 }
@@ -331,7 +333,7 @@ Plan make_plan(const LayerGraph& graph, const ClusterView& cluster, const std::v
     plan.node_dims.resize(cluster.node_type.size());
 
     // (1) Top down: each group's DP, then its layers' dims handed to its two sides.
-    Planning planning(graph, cluster, groups, compute, bytes, options, plan);
+    Planning planning(graph, cluster, groups, compute, bytes, plan);
     std::vector<std::vector<LayerDims>> dims(groups.size());
     dims[0].resize(n);
     for (std::size_t l = 0; l < n; ++l) dims[0][l] = graph.layers[l].dims;

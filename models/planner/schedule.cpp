@@ -2,7 +2,7 @@
 #include "planner/schedule.h"
 
 #include <cmath>
-#include <map>
+#include <utility>
 
 namespace fastsim::planner {
 namespace {
@@ -33,15 +33,11 @@ public:
             const std::uint64_t tag = (id << 21) | (static_cast<std::uint64_t>(i) << 1);
             if (to_b > 0) m_programs[na].ops.push_back(Send{nb, to_b, tag, label});
             if (to_a > 0) m_programs[nb].ops.push_back(Send{na, to_a, tag | 1, label});
-            auto& recv_a = defer_receives ? m_deferred[na] : m_pending[na];
-            auto& recv_b = defer_receives ? m_deferred[nb] : m_pending[nb];
-            if (to_a > 0) recv_a.push_back(Recv{nb, tag | 1, label});
-            if (to_b > 0) recv_b.push_back(Recv{na, tag, label});
+            if (to_a > 0) receive(na, Recv{nb, tag | 1, label}, defer_receives);
+            if (to_b > 0) receive(nb, Recv{na, tag, label}, defer_receives);
         }
         // Receives after all of this exchange's sends, so no node waits on a send it has not issued.
-        for (auto& [node, receives] : m_pending) {
-            for (const Recv& r : receives) m_programs[node].ops.push_back(r);
-        }
+        for (const auto& [node, r] : m_pending) m_programs[node].ops.push_back(r);
         m_pending.clear();
     }
 
@@ -56,10 +52,17 @@ public:
     }
 
 private:
+    void receive(std::size_t node, const Recv& r, bool defer) {
+        if (defer)
+            m_deferred[node].push_back(r);
+        else
+            m_pending.emplace_back(node, r);
+    }
+
     const Plan& m_plan;
     std::vector<NodeProgram> m_programs;
     std::vector<std::vector<Recv>> m_deferred;
-    std::map<std::size_t, std::vector<Recv>> m_pending;
+    std::vector<std::pair<std::size_t, Recv>> m_pending;  ///< this exchange's receives, by node
     std::uint64_t m_next_exchange = 0;
 };
 
@@ -76,11 +79,6 @@ std::vector<interconnect::NodeProgram> build_schedule(const LayerGraph& graph, c
     const auto compute_all = [&](std::size_t phase, std::uint32_t label) {
         for (std::size_t node = 0; node < node_count; ++node) s.compute(node, times[node][phase], label);
     };
-    // Which consumer edges feed E back into each layer, in consumer order.
-    std::vector<std::vector<std::pair<std::size_t, std::size_t>>> consumers(n);
-    for (std::size_t l = 0; l < n; ++l)
-        for (std::size_t e = 0; e < graph.layers[l].producers.size(); ++e)
-            consumers[graph.layers[l].producers[e].from].push_back({l, e});
 
     for (std::size_t l = 0; l < n; ++l) {
         for (std::size_t node = 0; node < node_count; ++node) times[node] = compute_ps(node, l);

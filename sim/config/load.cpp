@@ -513,6 +513,12 @@ void resolve_workload(const RawConfig& raw, const Document& doc, Params& p) {
     p.workload.network = read_trace(p.workload.trace_path);
 }
 
+/// energy.table as written and resolved against the config's folder (empty = the built-in table).
+void resolve_energy_path(const RawConfig& raw, const Document& doc, Params& p) {
+    p.energy.table = raw.energy.value_or(RawEnergy{}).table.value_or("");
+    p.energy.table_path = p.energy.table.empty() ? "" : resolve_path(doc.file, p.energy.table);
+}
+
 /// A node's keys in the config's units (MHz, KiB, GB/s, ns) into cycles and bits.
 void resolve_node(const RawNode& rn, const BfpParams& bfp_params, NodeConfig& nc) {
     node::NodeParams& np = nc.resolved;
@@ -602,9 +608,7 @@ void resolve_training(const RawConfig& raw, const Document& doc, Params& p) {
     }
 
     // (4) Energy table, with the node's DRAM type.
-    const RawEnergy re = raw.energy.value_or(RawEnergy{});
-    p.energy.table = re.table.value_or("");
-    p.energy.table_path = p.energy.table.empty() ? "" : resolve_path(doc.file, p.energy.table);
+    resolve_energy_path(raw, doc, p);
     p.energy.resolved = load_energy_table(p.energy.table_path, nc.dram_type, rn.dram_type.where);
 
     // (5) Every phase must tile onto this node: checked here, where the SRAM keys are known.
@@ -638,9 +642,7 @@ interconnect::Topology build_group(const NodeGroupParams& g) {
 void resolve_cluster(const RawConfig& raw, const Document& doc, Params& p) {
     // (1) Workload and the energy table's path.
     resolve_workload(raw, doc, p);
-    const RawEnergy re = raw.energy.value_or(RawEnergy{});
-    p.energy.table = re.table.value_or("");
-    p.energy.table_path = p.energy.table.empty() ? "" : resolve_path(doc.file, p.energy.table);
+    resolve_energy_path(raw, doc, p);
     const Location top_where = doc.locate(doc.root, "");
 
     if (p.run.fidelity != Fidelity::memo)

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <sstream>
 
 #include "report/output_files.h"
@@ -11,12 +10,6 @@
 
 namespace fastsim::report {
 namespace {
-
-std::string number(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.9g", v);
-    return buf;
-}
 
 double ms(double s) { return s * 1e3; }
 
@@ -97,14 +90,14 @@ std::string plan_json(const config::Params& params, const run::ClusterPlan& plan
       << json_string(std::string(planner::to_string(plan.options.kind))) << ",\n  \"objective\": "
       << json_string(plan.objective == planner::Objective::time ? "time" : "comm_volume") << ",\n  \"split\": "
       << json_string(plan.split == planner::SplitRule::balanced ? "balanced" : "equal")
-      << ",\n  \"predicted_step_s\": " << number(plan.step_s) << ",\n  \"comm_bytes\": " << number(plan.comm_bytes)
-      << ",\n  \"planning_s\": " << number(planned.planning_s) << ",\n  \"layers\": [\n";
+      << ",\n  \"predicted_step_s\": " << format_number(plan.step_s) << ",\n  \"comm_bytes\": " << format_number(plan.comm_bytes)
+      << ",\n  \"planning_s\": " << format_number(planned.planning_s) << ",\n  \"layers\": [\n";
     for (std::size_t l = 0; l < planned.graph.layers.size(); ++l) {
         j << "    {\"name\": " << json_string(planned.graph.layers[l].name) << ", \"compute_s\": ["
-          << number(plan.compute_s[l][0]) << ", " << number(plan.compute_s[l][1]) << ", " << number(plan.compute_s[l][2])
-          << "], \"forward_comm_s\": " << number(plan.forward_comm_s[l]) << ", \"backward_comm_s\": "
-          << number(plan.backward_comm_s[l]) << ", \"sync_comm_s\": " << number(plan.sync_comm_s[l])
-          << ", \"predicted_s\": " << number(plan.layer_s(l)) << "}" << (l + 1 < planned.graph.layers.size() ? "," : "")
+          << format_number(plan.compute_s[l][0]) << ", " << format_number(plan.compute_s[l][1]) << ", " << format_number(plan.compute_s[l][2])
+          << "], \"forward_comm_s\": " << format_number(plan.forward_comm_s[l]) << ", \"backward_comm_s\": "
+          << format_number(plan.backward_comm_s[l]) << ", \"sync_comm_s\": " << format_number(plan.sync_comm_s[l])
+          << ", \"predicted_s\": " << format_number(plan.layer_s(l)) << "}" << (l + 1 < planned.graph.layers.size() ? "," : "")
           << "\n";
     }
     j << "  ],\n  \"groups\": [\n";
@@ -118,7 +111,7 @@ std::string plan_json(const config::Params& params, const run::ClusterPlan& plan
             for (std::size_t l = 0; l < plan.choices[g].size(); ++l)
                 j << (l ? ", " : "") << json_string(planner::to_string(plan.choices[g][l].type));
             j << "], \"alpha\": [";
-            for (std::size_t l = 0; l < plan.choices[g].size(); ++l) j << (l ? ", " : "") << number(plan.choices[g][l].alpha);
+            for (std::size_t l = 0; l < plan.choices[g].size(); ++l) j << (l ? ", " : "") << format_number(plan.choices[g][l].alpha);
             j << "]";
         }
         j << "}" << (g + 1 < plan.groups.size() ? "," : "") << "\n";
@@ -139,11 +132,11 @@ std::string plan_csv(const config::Params&, const run::ClusterPlan& planned) {
         for (std::size_t l = 0; l < plan.choices[g].size(); ++l) {
             const planner::LayerChoice& ch = plan.choices[g][l];
             c << g << ',' << group.depth << ',' << group.nodes.size() << ',' << side_a << ','
-              << planned.graph.layers[l].name << ',' << planner::to_string(ch.type) << ',' << number(ch.alpha) << ','
+              << planned.graph.layers[l].name << ',' << planner::to_string(ch.type) << ',' << format_number(ch.alpha) << ','
               << ch.split_a << ',' << ch.dims.batch << ',' << ch.dims.in_channels << ',' << ch.dims.out_channels << ','
-              << number(ch.compute_a_s) << ',' << number(ch.compute_b_s) << ','
-              << number(ch.forward_comm_s(group.exchange)) << ',' << number(ch.backward_comm_s(group.exchange)) << ','
-              << number(ch.sync_comm_s(group.exchange)) << ',' << number(ch.comm_bytes()) << '\n';
+              << format_number(ch.compute_a_s) << ',' << format_number(ch.compute_b_s) << ','
+              << format_number(ch.forward_comm_s(group.exchange)) << ',' << format_number(ch.backward_comm_s(group.exchange)) << ','
+              << format_number(ch.sync_comm_s(group.exchange)) << ',' << format_number(ch.comm_bytes()) << '\n';
         }
     }
     return c.str();
@@ -205,18 +198,18 @@ std::string cluster_step_json(const config::Params& params, const run::ClusterSt
       << json_string(params.workload.network.name) << ",\n  \"batch\": " << params.workload.batch
       << ",\n  \"nodes\": " << r.nodes.size() << ",\n  \"planner\": "
       << json_string(std::string(planner::to_string(r.planned.plan.options.kind)))
-      << ",\n  \"simulated_step_s\": " << number(r.step_s) << ",\n  \"planned_step_s\": " << number(r.planned.plan.step_s)
-      << ",\n  \"comm_bytes_planned\": " << number(r.planned.plan.comm_bytes) << ",\n  \"energy_pj\": {\"fmac\": "
-      << number(e.fmac_pj) << ", \"converter\": " << number(e.converter_pj) << ", \"sram\": " << number(e.sram_pj)
-      << ", \"dram\": " << number(e.dram_pj) << ", \"leakage\": " << number(e.leakage_pj)
-      << ", \"links\": " << number(r.link_energy_pj) << ", \"total\": " << number(e.total_pj() + r.link_energy_pj)
+      << ",\n  \"simulated_step_s\": " << format_number(r.step_s) << ",\n  \"planned_step_s\": " << format_number(r.planned.plan.step_s)
+      << ",\n  \"comm_bytes_planned\": " << format_number(r.planned.plan.comm_bytes) << ",\n  \"energy_pj\": {\"fmac\": "
+      << format_number(e.fmac_pj) << ", \"converter\": " << format_number(e.converter_pj) << ", \"sram\": " << format_number(e.sram_pj)
+      << ", \"dram\": " << format_number(e.dram_pj) << ", \"leakage\": " << format_number(e.leakage_pj)
+      << ", \"links\": " << format_number(r.link_energy_pj) << ", \"total\": " << format_number(e.total_pj() + r.link_energy_pj)
       << "},\n  \"links\": [\n";
     const auto& channels = params.cluster.topology->channels();
     for (std::size_t c = 0; c < r.simulated.channels.size(); ++c) {
         const auto& s = r.simulated.channels[c];
         j << "    {\"from\": " << channels[c].from << ", \"to\": " << channels[c].to << ", \"bytes\": " << s.bytes
-          << ", \"busy_s\": " << number(static_cast<double>(s.busy_ps) * 1e-12) << ", \"utilisation\": "
-          << number(r.simulated.end_ps ? static_cast<double>(s.busy_ps) / static_cast<double>(r.simulated.end_ps) : 0)
+          << ", \"busy_s\": " << format_number(static_cast<double>(s.busy_ps) * 1e-12) << ", \"utilisation\": "
+          << format_number(r.simulated.end_ps ? static_cast<double>(s.busy_ps) / static_cast<double>(r.simulated.end_ps) : 0)
           << "}" << (c + 1 < r.simulated.channels.size() ? "," : "") << "\n";
     }
     j << "  ]\n}\n";
@@ -231,10 +224,10 @@ std::string cluster_layers_csv(const config::Params&, const run::ClusterStepResu
     for (std::size_t l = 0; l < r.planned.graph.layers.size(); ++l)
         c << r.planned.graph.layers[l].name << ','
           << (plan.groups[0].leaf() ? "-" : planner::to_string(plan.choices[0][l].type)) << ','
-          << number(plan.compute_s[l][0]) << ',' << number(plan.compute_s[l][1]) << ',' << number(plan.compute_s[l][2])
-          << ',' << number(plan.forward_comm_s[l]) << ',' << number(plan.backward_comm_s[l]) << ','
-          << number(plan.sync_comm_s[l]) << ',' << number(plan.layer_s(l)) << ','
-          << number(r.layer_simulated_s[l]) << '\n';
+          << format_number(plan.compute_s[l][0]) << ',' << format_number(plan.compute_s[l][1]) << ',' << format_number(plan.compute_s[l][2])
+          << ',' << format_number(plan.forward_comm_s[l]) << ',' << format_number(plan.backward_comm_s[l]) << ','
+          << format_number(plan.sync_comm_s[l]) << ',' << format_number(plan.layer_s(l)) << ','
+          << format_number(r.layer_simulated_s[l]) << '\n';
     return c.str();
 }
 
@@ -245,10 +238,10 @@ std::string cluster_nodes_csv(const config::Params& params, const run::ClusterSt
     for (std::size_t i = 0; i < r.nodes.size(); ++i) {
         const auto& n = r.nodes[i];
         const auto& s = r.simulated.nodes[i];
-        c << i << ',' << params.cluster.node_types[params.cluster.node_type[i]].name << ',' << number(n.compute_s) << ','
-          << number(n.wait_s) << ',' << number(n.idle_s) << ',' << n.counters.macs << ',' << number(n.energy.fmac_pj)
-          << ',' << number(n.energy.converter_pj) << ',' << number(n.energy.sram_pj) << ',' << number(n.energy.dram_pj)
-          << ',' << number(n.energy.leakage_pj) << ',' << s.bytes_sent << ',' << s.bytes_received << '\n';
+        c << i << ',' << params.cluster.node_types[params.cluster.node_type[i]].name << ',' << format_number(n.compute_s) << ','
+          << format_number(n.wait_s) << ',' << format_number(n.idle_s) << ',' << n.counters.macs << ',' << format_number(n.energy.fmac_pj)
+          << ',' << format_number(n.energy.converter_pj) << ',' << format_number(n.energy.sram_pj) << ',' << format_number(n.energy.dram_pj)
+          << ',' << format_number(n.energy.leakage_pj) << ',' << s.bytes_sent << ',' << s.bytes_received << '\n';
     }
     return c.str();
 }
@@ -297,8 +290,8 @@ std::string comparison_csv(const std::vector<ComparisonRow>& rows) {
     for (const auto& row : rows)
         for (std::size_t k = 0; k < planner::kAllPlanners.size(); ++k) {
             const bool ok = row.error[k].empty() && row.error[0].empty() && row.step_s[k] > 0;
-            c << row.network << ',' << planner::to_string(planner::kAllPlanners[k]) << ',' << number(row.step_s[k]) << ','
-              << number(row.comm_bytes[k]) << ',' << (ok ? number(row.step_s[0] / row.step_s[k]) : "") << ','
+            c << row.network << ',' << planner::to_string(planner::kAllPlanners[k]) << ',' << format_number(row.step_s[k]) << ','
+              << format_number(row.comm_bytes[k]) << ',' << (ok ? format_number(row.step_s[0] / row.step_s[k]) : "") << ','
               << json_string(row.error[k]) << '\n';
         }
     return c.str();

@@ -13,6 +13,12 @@
 
 namespace fastsim::report {
 
+std::string format_number(double value) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", value);
+    return buf;
+}
+
 void write_file_atomically(const std::string& path, const std::string& content) {
     namespace fs = std::filesystem;
     const fs::path target(path);

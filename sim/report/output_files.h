@@ -10,6 +10,9 @@ namespace fastsim::report {
 /// Throws config::UserError if the folder or file cannot be written.
 void write_file_atomically(const std::string& path, const std::string& content);
 
+/// `value` with 9 significant digits ("%.9g"): how JSON and CSV reports write numbers.
+std::string format_number(double value);
+
 /// `text` as a JSON string literal, quotes included.
 std::string json_string(const std::string& text);
 

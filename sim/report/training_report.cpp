@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "report/training_report.h"
 
-#include <cstdio>
 #include <sstream>
 
 #include "report/output_files.h"
@@ -9,12 +8,6 @@
 
 namespace fastsim::report {
 namespace {
-
-std::string number(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.9g", v);
-    return buf;
-}
 
 const std::string& layer_name(const config::Params& params, const run::PhaseResult& r) {
     return params.workload.network.layers[r.step.layer].name;
@@ -45,7 +38,7 @@ std::vector<std::pair<std::string, std::string>> phase_fields(const config::Para
         {"sram_stall_cycles", u(c.sram_stall_cycles)},
         {"drain_cycles", u(c.drain_cycles)},
         {"converter_cycles", u(c.conversion.cycles)},
-        {"utilisation_percent", number(100.0 * utilisation(params, c))},
+        {"utilisation_percent", format_number(100.0 * utilisation(params, c))},
         {"pe_passes", u(c.pe_passes)},
         {"sram_exponent_read_bits", u(c.sram_exponent_read_bits)},
         {"sram_exponent_write_bits", u(c.sram_exponent_write_bits)},
@@ -53,18 +46,18 @@ std::vector<std::pair<std::string, std::string>> phase_fields(const config::Para
         {"sram_mantissa_write_bits", u(c.sram_mantissa_write_bits)},
         {"dram_read_bits", u(c.dram_read_bits)},
         {"dram_write_bits", u(c.dram_write_bits)},
-        {"energy_fmac_pj", number(r.energy.fmac_pj)},
-        {"energy_converter_pj", number(r.energy.converter_pj)},
-        {"energy_sram_pj", number(r.energy.sram_pj)},
-        {"energy_dram_pj", number(r.energy.dram_pj)},
-        {"energy_leakage_pj", number(r.energy.leakage_pj)},
-        {"energy_total_pj", number(r.energy.total_pj())},
+        {"energy_fmac_pj", format_number(r.energy.fmac_pj)},
+        {"energy_converter_pj", format_number(r.energy.converter_pj)},
+        {"energy_sram_pj", format_number(r.energy.sram_pj)},
+        {"energy_dram_pj", format_number(r.energy.dram_pj)},
+        {"energy_leakage_pj", format_number(r.energy.leakage_pj)},
+        {"energy_total_pj", format_number(r.energy.total_pj())},
     };
 }
 
 std::string energy_json(const energy::EnergyBreakdown& e) {
-    return "{\"fmac\": " + number(e.fmac_pj) + ", \"converter\": " + number(e.converter_pj) + ", \"sram\": " +
-           number(e.sram_pj) + ", \"dram\": " + number(e.dram_pj) + ", \"leakage\": " + number(e.leakage_pj) + "}";
+    return "{\"fmac\": " + format_number(e.fmac_pj) + ", \"converter\": " + format_number(e.converter_pj) + ", \"sram\": " +
+           format_number(e.sram_pj) + ", \"dram\": " + format_number(e.dram_pj) + ", \"leakage\": " + format_number(e.leakage_pj) + "}";
 }
 
 }  // namespace
@@ -129,12 +122,12 @@ std::string training_step_json(const config::Params& params, const run::Training
       << ", \"group_size\": " << n.array.group_size << ", \"clock_hz\": " << n.clock_hz << "},\n";
     o << "  \"energy_table\": " << json_string(params.energy.resolved.name) << ",\n";
     o << "  \"total_cycles\": " << t.cycles << ",\n";
-    o << "  \"total_seconds\": " << number(static_cast<double>(t.cycles) / static_cast<double>(n.clock_hz)) << ",\n";
+    o << "  \"total_seconds\": " << format_number(static_cast<double>(t.cycles) / static_cast<double>(n.clock_hz)) << ",\n";
     o << "  \"total_macs\": " << t.macs << ",\n";
-    o << "  \"total_energy_pj\": " << number(result.total_energy.total_pj()) << ",\n";
+    o << "  \"total_energy_pj\": " << format_number(result.total_energy.total_pj()) << ",\n";
     o << "  \"energy_pj\": " << energy_json(result.total_energy) << ",\n";
-    o << "  \"pj_per_mac\": " << number(t.macs ? result.total_energy.total_pj() / static_cast<double>(t.macs) : 0.0) << ",\n";
-    o << "  \"utilisation_percent\": " << number(100.0 * utilisation(params, t)) << ",\n";
+    o << "  \"pj_per_mac\": " << format_number(t.macs ? result.total_energy.total_pj() / static_cast<double>(t.macs) : 0.0) << ",\n";
+    o << "  \"utilisation_percent\": " << format_number(100.0 * utilisation(params, t)) << ",\n";
     o << "  \"cycles\": {\"array\": " << t.array_cycles << ", \"load_wait\": " << t.load_wait_cycles
       << ", \"sram_stall\": " << t.sram_stall_cycles << ", \"drain\": " << t.drain_cycles << "},\n";
     o << "  \"phases\": [\n";

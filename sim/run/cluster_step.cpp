@@ -40,6 +40,7 @@ node::PhaseCounters on_arrays(node::PhaseJob job, const node::NodeParams& params
 }  // namespace
 
 std::size_t NodeCharacterisation::KeyHash::operator()(const Key& k) const {
+    // Fibonacci hashing of the type, then FNV-1a-style mixing of the dims.
     std::size_t h = k.type * 0x9E3779B97F4A7C15ull ^ k.layer;
     for (std::uint64_t v : {k.batch, k.in, k.out}) h = (h ^ v) * 0x100000001B3ull;
     return h;
@@ -105,8 +106,10 @@ planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, cons
 }
 
 planner::ElementBytes element_bytes(const config::Params& params, bool comm_only) {
-    if (comm_only) return {2, 2, 2, 2};
-    int activations = 2, gradients = 2;
+    // AccPar's code counts every element as bf16 (NUM_BYTE_BFLT = 2).
+    constexpr double kAccParElementBytes = 2;
+    if (comm_only) return {kAccParElementBytes, kAccParElementBytes, kAccParElementBytes, kAccParElementBytes};
+    int activations = 0, gradients = 0;
     for (const auto& t : params.cluster.node_types) {
         activations = std::max(activations, t.precision.activations);
         gradients = std::max(gradients, t.precision.gradients);
@@ -123,7 +126,7 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
                          NodeCharacterisation& characterisation) {
     const auto start = std::chrono::steady_clock::now();
     ClusterPlan out;
-    out.graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
+    out.graph = characterisation.graph();
     const config::ClusterParams& c = params.cluster;
     planner::ClusterView view;
     view.node_type = c.node_type;

@@ -30,6 +30,8 @@ public:
     /// The same as seconds per phase: the planner's compute model.
     planner::PhaseSeconds seconds(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
     [[nodiscard]] std::size_t entries() const { return m_cache.size(); }
+    /// The layer graph the characterisation (and so every plan made with it) is of.
+    [[nodiscard]] const planner::LayerGraph& graph() const { return m_graph; }
 
 private:
     struct Key {
@@ -64,7 +66,7 @@ struct ClusterPlan {
     double planning_s = 0;  ///< wall time of bisection + DP + predictions
 };
 
-/// Plans params.workload over params.cluster with `options`.
+/// Plans characterisation.graph() (params.workload) over params.cluster with `options`.
 ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOptions& options,
                          NodeCharacterisation& characterisation);
 
