@@ -19,10 +19,12 @@ struct CommandEntry {
     std::string_view summary;
 };
 
-constexpr std::array<CommandEntry, 5> kCommands{{
+constexpr std::array<CommandEntry, 7> kCommands{{
     {"run", run_command, "run the simulation a config describes and print its report"},
     {"plan", plan_command, "partition a network over a cluster config (run.mode cluster) and print the plan"},
     {"compare", compare_command, "every planner on one cluster: speedup over data parallelism per network"},
+    {"sweep", sweep_command, "run every design point of a sweep file (parallel, sharded, resumable)"},
+    {"sweep-merge", sweep_merge_command, "join the output directories of a sweep's shards into one results.csv"},
     {"validate", validate_command, "check a config (and -p overrides) without running it"},
     {"quantize", quantize_command, "quantise numbers to BFP, or report quantisation error"},
 }};
@@ -31,7 +33,7 @@ void print_usage(std::ostream& out) {
     out << "fastsim: cycle-accurate simulator of FAST block-floating-point training accelerators\n\n"
            "usage: fastsim COMMAND [OPTIONS]   (fastsim COMMAND --help for its options)\n\ncommands:\n";
     for (const auto& c : kCommands) out << "  " << c.name << std::string(12 - c.name.size(), ' ') << c.summary << '\n';
-    out << "\nexit status: 0 success, 2 bad input (config, data, options), 1 internal error\n";
+    out << "\nexit status: 0 success, 2 bad input (config, data, options), 3 some sweep points failed, 1 internal error\n";
 }
 
 }  // namespace

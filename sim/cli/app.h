@@ -11,7 +11,8 @@ namespace fastsim::cli {
 enum ExitCode : int {
     kSuccess = 0,
     kInternalError = 1,  ///< a bug in fastsim: please report it
-    kUserError = 2       ///< bad config, input or command line: the message says what and where
+    kUserError = 2,      ///< bad config, input or command line: the message says what and where
+    kPointsFailed = 3    ///< fastsim sweep: it ran, but some design points failed (see results.csv)
 };
 
 /// Runs `fastsim ARGS...` (args exclude the program name); never throws.
@@ -26,5 +27,7 @@ int validate_command(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args);
 int plan_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
+int sweep_command(const std::vector<std::string>& args);
+int sweep_merge_command(const std::vector<std::string>& args);
 
 }  // namespace fastsim::cli

@@ -10,6 +10,7 @@
 #include "config/load.h"
 #include "report/cluster_report.h"
 #include "report/output_files.h"
+#include "report/summary.h"
 #include "report/table.h"
 #include "report/training_report.h"
 #include "run/bfp_error_report.h"
@@ -130,7 +131,8 @@ void run_training_step(const config::Params& params, const std::string& out_dir)
     if (!out_dir.empty()) {
         report::write_file_atomically(out_dir + "/report.json", report::training_step_json(params, result));
         report::write_file_atomically(out_dir + "/layers.csv", report::training_step_csv(params, result));
-        std::cout << "wrote " << out_dir << "/report.json and " << out_dir << "/layers.csv\n";
+        report::write_file_atomically(out_dir + "/summary.json", report::summary_json(report::training_step_summary(params, result)));
+        std::cout << "wrote report.json, layers.csv and summary.json to " << out_dir << "\n";
     }
 }
 
@@ -163,7 +165,8 @@ void run_cluster(const config::Params& params, const std::string& out_dir) {
         report::write_file_atomically(out_dir + "/nodes.csv", report::cluster_nodes_csv(params, result));
         report::write_file_atomically(out_dir + "/plan.json", report::plan_json(params, result.planned));
         report::write_file_atomically(out_dir + "/plan.csv", report::plan_csv(params, result.planned));
-        std::cout << "wrote report.json, layers.csv, nodes.csv, plan.json and plan.csv to " << out_dir << "\n";
+        report::write_file_atomically(out_dir + "/summary.json", report::summary_json(report::cluster_step_summary(result)));
+        std::cout << "wrote report.json, layers.csv, nodes.csv, plan.json, plan.csv and summary.json to " << out_dir << "\n";
     }
 }
 

@@ -59,6 +59,12 @@ public:
     template <typename T>
     Field<std::vector<Field<T>>> list(const std::string& key);
     std::optional<MapReader> map(const std::string& key);
+    /// The node under `key` as it is (null node if absent), marked as read: for values of any
+    /// shape, such as sweep axis values.
+    YAML::Node raw(const std::string& key) {
+        m_known.insert(key);
+        return get(key);
+    }
     /// Each element of a list of maps.
     std::vector<MapReader> maps(const std::string& key);
 

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+// `fastsim sweep` and `fastsim sweep-merge` (docs/sweeps.md).
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include <boost/program_options.hpp>
+
+#include "cli/app.h"
+#include "cli/logging.h"
+#include "config/errors.h"
+#include "report/output_files.h"
+#include "sweep/point_process.h"
+#include "sweep/runner.h"
+#include "sweep/sweep_dir.h"
+#include "sweep/sweep_spec.h"
+
+namespace fastsim::cli {
+namespace {
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+void print_points(const std::vector<sweep::SweepPoint>& points, const sweep::Shard& shard) {
+    for (const auto& p : points) {
+        if (!shard.contains(p.index)) continue;
+        std::cout << p.id;
+        for (const auto& [key, value] : p.values) std::cout << "  " << key << "=" << value;
+        std::cout << '\n';
+    }
+}
+
+void write_results(const std::string& dir, const sweep::SweepIdentity& identity) {
+    report::write_file_atomically((fs::path(dir) / "results.csv").string(),
+                                  sweep::results_csv(identity, sweep::read_point_records(dir)));
+}
+
+}  // namespace
+
+int sweep_command(const std::vector<std::string>& args) {
+    po::options_description options(
+        "fastsim sweep SWEEP.yaml --out DIR [--jobs N] [--shard k/N] [--retry-failed] [--point-timeout-s S] [--list]\n\n"
+        "Runs every design point of a sweep as its own `fastsim run` process; rerun the same command to\n"
+        "resume. Writes DIR/points/<id>/ per point and DIR/results.csv (docs/sweeps.md).\n\nOptions");
+    std::string sweep_path, out_dir, shard_text = "1/1";
+    std::size_t jobs = std::max(1u, std::thread::hardware_concurrency());
+    double timeout_s = 0;
+    options.add_options()("sweep", po::value(&sweep_path), "sweep YAML file")(
+        "out", po::value(&out_dir), "output directory (created; reused to resume the same sweep)")(
+        "jobs,j", po::value(&jobs)->default_value(jobs), "points run at a time (default: the number of cores)")(
+        "shard", po::value(&shard_text), "run only shard k of N: the points with index % N == k-1 (k = 1..N)")(
+        "retry-failed", "rerun points recorded as failed (finished points are always skipped)")(
+        "point-timeout-s", po::value(&timeout_s), "kill and record as failed a point running longer than this")(
+        "list", "print the points (of the shard) and exit");
+    options.add(common_options());
+    po::positional_options_description positional;
+    positional.add("sweep", 1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+    if (vm.count("help")) {
+        std::cout << options << '\n';
+        return kSuccess;
+    }
+    po::notify(vm);
+    set_log_level(vm["log-level"].as<std::string>());
+    if (sweep_path.empty()) throw config::UserError("missing SWEEP.yaml: fastsim sweep SWEEP.yaml --out DIR");
+    if (jobs == 0) throw config::UserError("--jobs: expected at least 1");
+    if (timeout_s < 0) throw config::UserError("--point-timeout-s: expected a positive number of seconds");
+    const sweep::Shard shard = sweep::parse_shard(shard_text);
+
+    const sweep::SweepSpec spec = sweep::load_sweep(sweep_path);
+    const std::vector<sweep::SweepPoint> points = sweep::enumerate_points(spec);
+    if (vm.count("list")) {
+        print_points(points, shard);
+        return kSuccess;
+    }
+    if (out_dir.empty()) throw config::UserError("missing --out DIR: where the sweep's results go");
+    const sweep::SweepIdentity identity = sweep::identity_of(spec, points);
+    sweep::claim_sweep_dir(out_dir, identity);
+
+    const auto selection = sweep::select_points(points, shard, sweep::read_point_records(out_dir), vm.count("retry-failed") > 0);
+    std::cerr << "sweep " << spec.name << ": " << points.size() << " points";
+    if (shard.count > 1) std::cerr << ", shard " << shard.k << "/" << shard.count << " has " << selection.in_shard;
+    std::cerr << "; " << selection.already_ok << " already done, " << selection.failed_skipped
+              << " failed before (not retried), " << selection.to_run.size() << " to run, " << jobs << " at a time\n";
+
+    sweep::ProgressMeter progress(selection.in_shard, selection.already_ok + selection.failed_skipped,
+                                  selection.to_run.size(), ::isatty(STDERR_FILENO) != 0);
+    const sweep::RunOutcome outcome =
+        sweep::run_points_locally(points, selection.to_run, {out_dir, sweep::point_executable(), jobs, timeout_s}, progress);
+    progress.done();
+    write_results(out_dir, identity);
+
+    const auto records = sweep::read_point_records(out_dir);
+    std::size_t ok = 0, failed = 0;
+    for (const auto& [index, r] : records)
+        if (shard.contains(index)) ++(r.ok ? ok : failed);
+    std::cout << "sweep " << spec.name << ": " << ok << " ok, " << failed << " failed, "
+              << selection.in_shard - ok - failed << " not run, of " << selection.in_shard << " points"
+              << (shard.count > 1 ? " in shard " + shard_text : "") << "; results in " << out_dir << "/results.csv\n";
+    if (outcome.interrupted_by != 0) {
+        std::cerr << "sweep interrupted by " << sweep::signal_name(outcome.interrupted_by)
+                  << ": finished points are kept; run the same command again to resume\n";
+        return 128 + outcome.interrupted_by;
+    }
+    if (failed > 0) {
+        std::cerr << "sweep: " << failed << " point(s) failed; their errors are in results.csv and points/<id>/stderr.txt;"
+                  << " rerun with --retry-failed to run them again\n";
+        return kPointsFailed;
+    }
+    return kSuccess;
+}
+
+int sweep_merge_command(const std::vector<std::string>& args) {
+    po::options_description options(
+        "fastsim sweep-merge DIR... --out DIR\n\n"
+        "Joins the output directories of one sweep's shards into DIR/results.csv (and DIR/sweep.json,\n"
+        "so `fastsim report DIR` works on it). Refuses directories of different sweeps.\n\nOptions");
+    std::vector<std::string> dirs;
+    std::string out_dir;
+    options.add_options()("dirs", po::value(&dirs)->composing(), "shard output directories")(
+        "out", po::value(&out_dir), "directory for the merged results.csv and sweep.json");
+    options.add(common_options());
+    po::positional_options_description positional;
+    positional.add("dirs", -1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+    if (vm.count("help")) {
+        std::cout << options << '\n';
+        return kSuccess;
+    }
+    po::notify(vm);
+    set_log_level(vm["log-level"].as<std::string>());
+    if (dirs.empty() || out_dir.empty()) throw config::UserError("usage: fastsim sweep-merge DIR... --out DIR");
+
+    const sweep::SweepIdentity identity = sweep::read_sweep_json(dirs.front());
+    std::map<std::size_t, sweep::PointRecord> merged;
+    for (const std::string& dir : dirs) {
+        const sweep::SweepIdentity other = sweep::read_sweep_json(dir);
+        if (!other.same_sweep(identity))
+            throw config::UserError(dir + " holds another sweep than " + dirs.front() + " ('" + other.name + "', fingerprint " +
+                                    other.fingerprint + ", " + std::to_string(other.points) + " points vs '" + identity.name +
+                                    "', " + identity.fingerprint + ", " + std::to_string(identity.points) + " points)");
+        for (auto& [index, record] : sweep::read_point_records(dir)) {
+            const auto it = merged.find(index);
+            if (it == merged.end() || (!it->second.ok && record.ok)) merged[index] = std::move(record);
+        }
+    }
+    std::vector<std::string> missing;
+    for (std::size_t i = 0; i < identity.points; ++i)
+        if (!merged.count(i)) missing.push_back(std::to_string(i));
+    std::error_code ec;
+    if (fs::exists(fs::path(out_dir) / "sweep.json", ec) && !sweep::read_sweep_json(out_dir).same_sweep(identity))
+        throw config::UserError(out_dir + " holds another sweep: use another --out");
+    report::write_file_atomically((fs::path(out_dir) / "sweep.json").string(), sweep::sweep_json(identity));
+    report::write_file_atomically((fs::path(out_dir) / "results.csv").string(), sweep::results_csv(identity, merged));
+    std::size_t ok = 0;
+    for (const auto& [index, r] : merged) ok += r.ok ? 1 : 0;
+    std::cout << "merged " << dirs.size() << " director" << (dirs.size() == 1 ? "y" : "ies") << " of sweep " << identity.name
+              << ": " << merged.size() << " of " << identity.points << " points (" << ok << " ok, " << merged.size() - ok
+              << " failed) into " << out_dir << "/results.csv\n";
+    if (!missing.empty()) {
+        std::cerr << "sweep-merge: " << missing.size() << " point(s) missing (not run in any directory), indices:";
+        for (std::size_t i = 0; i < missing.size() && i < 20; ++i) std::cerr << ' ' << missing[i];
+        std::cerr << (missing.size() > 20 ? " ..." : "") << "\n";
+    }
+    return kSuccess;
+}
+
+}  // namespace fastsim::cli

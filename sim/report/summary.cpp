@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+#include "report/summary.h"
+
+#include <sstream>
+
+#include "report/output_files.h"
+#include "report/training_report.h"
+
+namespace fastsim::report {
+namespace {
+
+constexpr double kMicroPerPico = 1e-6;
+
+void add_energy(Summary& s, const energy::EnergyBreakdown& e) {
+    s.emplace_back("energy_fmac_uj", e.fmac_pj * kMicroPerPico);
+    s.emplace_back("energy_converter_uj", e.converter_pj * kMicroPerPico);
+    s.emplace_back("energy_sram_uj", e.sram_pj * kMicroPerPico);
+    s.emplace_back("energy_dram_uj", e.dram_pj * kMicroPerPico);
+    s.emplace_back("energy_leakage_uj", e.leakage_pj * kMicroPerPico);
+}
+
+}  // namespace
+
+Summary training_step_summary(const config::Params& params, const run::TrainingStepResult& result) {
+    const node::PhaseCounters& t = result.total;
+    const double macs = static_cast<double>(t.macs);
+    const double total_pj = result.total_energy.total_pj();
+    Summary s{
+        {"cycles", static_cast<double>(t.cycles)},
+        {"time_ms", static_cast<double>(t.cycles) / static_cast<double>(params.node.resolved.clock_hz) * 1e3},
+        {"macs", macs},
+        {"energy_uj", total_pj * kMicroPerPico},
+        {"pj_per_mac", macs > 0 ? total_pj / macs : 0.0},
+        {"utilisation_percent", 100.0 * utilisation(params, t)},
+        {"array_cycles", static_cast<double>(t.array_cycles)},
+        {"load_wait_cycles", static_cast<double>(t.load_wait_cycles)},
+        {"sram_stall_cycles", static_cast<double>(t.sram_stall_cycles)},
+        {"drain_cycles", static_cast<double>(t.drain_cycles)},
+        {"dram_mbit", static_cast<double>(t.dram_read_bits + t.dram_write_bits) * 1e-6},
+    };
+    add_energy(s, result.total_energy);
+    return s;
+}
+
+Summary cluster_step_summary(const run::ClusterStepResult& result) {
+    double macs = 0;
+    for (const run::NodeReport& n : result.nodes) macs += static_cast<double>(n.counters.macs);
+    const double total_pj = result.compute_energy.total_pj() + result.link_energy_pj;
+    Summary s{
+        {"step_ms", result.step_s * 1e3},
+        {"planned_step_ms", result.planned.plan.step_s * 1e3},
+        {"comm_mb_planned", result.planned.plan.comm_bytes * 1e-6},
+        {"macs", macs},
+        {"energy_uj", total_pj * kMicroPerPico},
+        {"pj_per_mac", macs > 0 ? total_pj / macs : 0.0},
+    };
+    add_energy(s, result.compute_energy);
+    s.emplace_back("energy_links_uj", result.link_energy_pj * kMicroPerPico);
+    return s;
+}
+
+std::string summary_json(const Summary& summary) {
+    std::ostringstream o;
+    o << "{\n";
+    for (std::size_t i = 0; i < summary.size(); ++i)
+        o << "  " << json_string(summary[i].first) << ": " << format_number(summary[i].second)
+          << (i + 1 < summary.size() ? "," : "") << "\n";
+    o << "}\n";
+    return o.str();
+}
+
+}  // namespace fastsim::report

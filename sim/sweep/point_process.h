@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "sweep/point_record.h"
+#include "sweep/sweep_spec.h"
+
+namespace fastsim::sweep {
+
+/// Starts `exe run BASE -p o... --out POINT_DIR` as a child process, its stdout and stderr in
+/// POINT_DIR/stdout.txt and stderr.txt. The child dies with the caller (PR_SET_PDEATHSIG) and
+/// starts with `child_signal_mask`. Throws config::UserError if it cannot fork.
+pid_t start_point(const std::string& exe, const SweepPoint& point, const std::string& point_dir,
+                  const sigset_t& child_signal_mask);
+
+/// Records a point whose child ended with `wait_status` (from waitpid) after `wall_s` seconds:
+/// reads its summary.json, writes POINT_DIR/point.json atomically, returns the record.
+/// `failure` overrides the error text (for example a timeout).
+PointRecord finish_point(const SweepPoint& point, const std::string& point_dir, int wait_status, double wall_s,
+                         const std::string& failure = "");
+
+/// "SIGSEGV" and the like; "signal N" for others.
+std::string signal_name(int signal);
+
+/// The program each point runs: $FASTSIM_SWEEP_EXE if set (a wrapper, for example), else this
+/// executable (/proc/self/exe).
+std::string point_executable();
+
+}  // namespace fastsim::sweep

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+#include "sweep/runner.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "sweep/point_process.h"
+#include "sweep/sweep_dir.h"
+
+namespace fastsim::sweep {
+namespace {
+
+double now_s() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string clock_text(double seconds) {
+    const long s = std::lround(seconds);
+    char buf[32];
+    if (s >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+    else std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
+    return buf;
+}
+
+struct Running {
+    std::size_t index;
+    double start_s;
+    bool timed_out = false;
+};
+
+}  // namespace
+
+PointSelection select_points(const std::vector<SweepPoint>& points, const Shard& shard,
+                             const std::map<std::size_t, PointRecord>& records, bool retry_failed) {
+    PointSelection s;
+    for (const SweepPoint& p : points) {
+        if (!shard.contains(p.index)) continue;
+        ++s.in_shard;
+        const auto r = records.find(p.index);
+        if (r != records.end() && r->second.ok) ++s.already_ok;
+        else if (r != records.end() && !retry_failed) ++s.failed_skipped;
+        else s.to_run.push_back(p.index);
+    }
+    return s;
+}
+
+ProgressMeter::ProgressMeter(std::size_t in_shard, std::size_t already_done, std::size_t to_run, bool terminal)
+    : m_in_shard(in_shard), m_done(already_done), m_to_run(to_run), m_terminal(terminal), m_start_s(now_s()) {}
+
+std::string ProgressMeter::status_text() const {
+    std::ostringstream o;
+    const double elapsed = now_s() - m_start_s;
+    o << m_done << "/" << m_in_shard << " points done, " << m_failed << " failed";
+    if (m_terminal) o << ", " << m_running << " running";
+    o << ", elapsed " << clock_text(elapsed);
+    if (m_finished > 0 && m_finished < m_to_run)
+        o << ", ETA " << clock_text(elapsed / static_cast<double>(m_finished) * static_cast<double>(m_to_run - m_finished));
+    return o.str();
+}
+
+void ProgressMeter::point_finished(const PointRecord& r) {
+    ++m_finished;
+    ++m_done;
+    if (!r.ok) ++m_failed;
+    if (m_terminal) {
+        if (!r.ok) std::cerr << "\r\x1b[K" << r.id << " failed: " << r.error << "\n";
+        tick();
+    } else {
+        std::ostringstream line;
+        line.precision(3);
+        line << "sweep: " << r.id << (r.ok ? " ok" : " FAILED") << " in " << r.wall_s << " s"
+             << (r.ok ? "" : " (" + r.error + ")") << "; " << status_text() << "\n";
+        std::cerr << line.str() << std::flush;
+    }
+}
+
+void ProgressMeter::set_running(std::size_t running) { m_running = running; }
+
+void ProgressMeter::tick() {
+    if (!m_terminal) return;
+    constexpr std::size_t kWidth = 24;
+    const std::size_t filled = m_in_shard ? m_done * kWidth / m_in_shard : kWidth;
+    std::cerr << "\r\x1b[K[" << std::string(filled, '#') << std::string(kWidth - filled, '.') << "] " << status_text()
+              << std::flush;
+}
+
+void ProgressMeter::done() {
+    if (m_terminal) {
+        tick();
+        std::cerr << "\n";
+    }
+}
+
+RunOutcome run_points_locally(const std::vector<SweepPoint>& points, const std::vector<std::size_t>& to_run,
+                              const LocalRunOptions& options, ProgressMeter& progress) {
+    // Signals are taken synchronously (sigtimedwait), so no handler runs inside the loop.
+    sigset_t watched, previous;
+    sigemptyset(&watched);
+    for (const int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaddset(&watched, s);
+    sigprocmask(SIG_BLOCK, &watched, &previous);
+
+    RunOutcome outcome;
+    std::map<pid_t, Running> running;
+    std::size_t next = 0;
+    const auto reap = [&](pid_t pid, int status) {
+        const auto it = running.find(pid);
+        if (it == running.end()) return;
+        const Running r = it->second;
+        running.erase(it);
+        const SweepPoint& p = points[r.index];
+        // Once interrupted, a child ended by a signal was in flight: leave it unrecorded.
+        if (outcome.interrupted_by != 0 && WIFSIGNALED(status) && !r.timed_out) return;
+        const std::string failure = r.timed_out ? "timed out after " + std::to_string(options.point_timeout_s) + " s (--point-timeout-s)" : "";
+        const PointRecord record = finish_point(p, point_dir(options.out_dir, p.id), status, now_s() - r.start_s, failure);
+        ++outcome.ran;
+        ++(record.ok ? outcome.ok : outcome.failed);
+        progress.set_running(running.size());
+        progress.point_finished(record);
+    };
+
+    while (true) {
+        while (outcome.interrupted_by == 0 && running.size() < options.jobs && next < to_run.size()) {
+            const SweepPoint& p = points[to_run[next++]];
+            const pid_t pid = start_point(options.exe, p, point_dir(options.out_dir, p.id), previous);
+            running[pid] = Running{p.index, now_s()};
+            progress.set_running(running.size());
+        }
+        if (running.empty()) break;
+        const timespec wait{0, 250'000'000};  // wake to redraw the bar and check timeouts
+        siginfo_t info;
+        const int sig = sigtimedwait(&watched, &info, &wait);
+        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+            if (outcome.interrupted_by == 0) {
+                outcome.interrupted_by = sig;
+                for (const auto& [pid, r] : running) kill(pid, SIGTERM);
+            }
+        }
+        int status = 0;
+        pid_t pid;
+        while ((pid = waitpid(-1, &status, WNOHANG)) > 0) reap(pid, status);
+        if (options.point_timeout_s > 0) {
+            const double now = now_s();
+            for (auto& [child, r] : running)
+                if (!r.timed_out && now - r.start_s > options.point_timeout_s) {
+                    r.timed_out = true;
+                    kill(child, SIGKILL);
+                }
+        }
+        progress.tick();
+    }
+    const timespec no_wait{0, 0};
+    siginfo_t info;
+    while (sigtimedwait(&watched, &info, &no_wait) > 0) {
+    }  // a second Ctrl-C must not kill the sweep before it writes results.csv
+    sigprocmask(SIG_SETMASK, &previous, nullptr);
+    return outcome;
+}
+
+}  // namespace fastsim::sweep

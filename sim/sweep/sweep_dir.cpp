@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+#include "sweep/sweep_dir.h"
+
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "config/errors.h"
+#include "report/output_files.h"
+
+namespace fastsim::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+using report::json_string;
+
+constexpr const char* kFormat = "fastsim-sweep/1";
+
+}  // namespace
+
+SweepIdentity identity_of(const SweepSpec& spec, const std::vector<SweepPoint>& points) {
+    SweepIdentity id;
+    id.name = spec.name;
+    id.sweep_file = spec.file;
+    id.base_config = spec.base_config;
+    id.fingerprint = fingerprint(points);
+    id.points = points.size();
+    for (const Axis& a : spec.axes) id.axes.push_back({a.name, a.keys});
+    id.plot_x = spec.plot_x;
+    id.plot_series = spec.plot_series;
+    return id;
+}
+
+std::string sweep_json(const SweepIdentity& id) {
+    std::ostringstream o;
+    o << "{\n  \"format\": " << json_string(kFormat) << ",\n  \"name\": " << json_string(id.name)
+      << ",\n  \"sweep_file\": " << json_string(id.sweep_file) << ",\n  \"base_config\": " << json_string(id.base_config)
+      << ",\n  \"fingerprint\": " << json_string(id.fingerprint) << ",\n  \"points\": " << id.points << ",\n  \"axes\": [";
+    for (std::size_t a = 0; a < id.axes.size(); ++a) {
+        o << (a ? ", " : "") << "{\"name\": " << json_string(id.axes[a].name) << ", \"keys\": [";
+        for (std::size_t k = 0; k < id.axes[a].keys.size(); ++k) o << (k ? ", " : "") << json_string(id.axes[a].keys[k]);
+        o << "]}";
+    }
+    o << "]";
+    if (!id.plot_x.empty() || !id.plot_series.empty())
+        o << ",\n  \"plot\": {\"x\": " << json_string(id.plot_x) << ", \"series\": " << json_string(id.plot_series) << "}";
+    o << "\n}\n";
+    return o.str();
+}
+
+SweepIdentity read_sweep_json(const std::string& dir) {
+    const std::string path = (fs::path(dir) / "sweep.json").string();
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) throw config::UserError(dir + ": not a sweep output directory (no sweep.json)");
+    try {
+        const YAML::Node j = YAML::LoadFile(path);
+        if (!j["format"] || j["format"].as<std::string>() != kFormat)
+            throw config::UserError(path + ": expected \"format\": \"" + kFormat + "\"");
+        SweepIdentity id;
+        id.name = j["name"].as<std::string>();
+        id.sweep_file = j["sweep_file"].as<std::string>();
+        id.base_config = j["base_config"].as<std::string>();
+        id.fingerprint = j["fingerprint"].as<std::string>();
+        id.points = j["points"].as<std::size_t>();
+        for (const auto& a : j["axes"]) {
+            SweepIdentity::AxisColumns axis{a["name"].as<std::string>(), {}};
+            for (const auto& k : a["keys"]) axis.keys.push_back(k.as<std::string>());
+            id.axes.push_back(std::move(axis));
+        }
+        if (const YAML::Node plot = j["plot"]) {
+            id.plot_x = plot["x"].as<std::string>();
+            id.plot_series = plot["series"].as<std::string>();
+        }
+        return id;
+    } catch (const YAML::Exception& e) {
+        throw config::UserError(path + ": not a fastsim sweep.json (" + e.msg + ")");
+    }
+}
+
+void claim_sweep_dir(const std::string& dir, const SweepIdentity& identity) {
+    std::error_code ec;
+    if (fs::exists(fs::path(dir) / "sweep.json", ec)) {
+        const SweepIdentity existing = read_sweep_json(dir);
+        if (!existing.same_sweep(identity))
+            throw config::UserError(dir + " holds another sweep ('" + existing.name + "', fingerprint " + existing.fingerprint +
+                                    ", " + std::to_string(existing.points) + " points; this one is '" + identity.name + "', " +
+                                    identity.fingerprint + ", " + std::to_string(identity.points) +
+                                    " points): use another --out, or delete it to start over");
+        return;
+    }
+    if (fs::exists(dir, ec) && !fs::is_empty(dir, ec))
+        throw config::UserError(dir + " exists and is not a sweep output directory (no sweep.json): use another --out");
+    report::write_file_atomically((fs::path(dir) / "sweep.json").string(), sweep_json(identity));
+}
+
+std::string point_dir(const std::string& dir, const std::string& id) { return (fs::path(dir) / "points" / id).string(); }
+
+std::map<std::size_t, PointRecord> read_point_records(const std::string& dir) {
+    std::map<std::size_t, PointRecord> records;
+    std::error_code ec;
+    const fs::path points = fs::path(dir) / "points";
+    if (!fs::is_directory(points, ec)) return records;
+    for (const auto& entry : fs::directory_iterator(points)) {
+        if (!entry.is_directory()) continue;
+        if (auto r = read_point_record((entry.path() / "point.json").string())) records[r->index] = std::move(*r);
+    }
+    return records;
+}
+
+std::string csv_cell(const std::string& text) {
+    if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+    std::string out = "\"";
+    for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+std::string results_csv(const SweepIdentity& identity, const std::map<std::size_t, PointRecord>& records) {
+    std::vector<std::string> axis_keys;
+    for (const auto& a : identity.axes) axis_keys.insert(axis_keys.end(), a.keys.begin(), a.keys.end());
+    std::vector<std::string> result_columns;
+    std::set<std::string> seen;
+    for (const auto& [index, r] : records)
+        for (const auto& [name, value] : r.results)
+            if (seen.insert(name).second) result_columns.push_back(name);
+    std::ostringstream o;
+    o << "point";
+    for (const auto& k : axis_keys) o << ',' << csv_cell(k);
+    o << ",status";
+    for (const auto& c : result_columns) o << ',' << csv_cell(c);
+    o << ",error\n";
+    for (const auto& [index, r] : records) {
+        o << r.id;
+        for (const auto& k : axis_keys) {
+            std::string value;
+            for (const auto& [key, v] : r.values)
+                if (key == k) value = v;
+            o << ',' << csv_cell(value);
+        }
+        o << ',' << (r.ok ? "ok" : "failed");
+        for (const auto& c : result_columns) {
+            o << ',';
+            for (const auto& [name, value] : r.results)
+                if (name == c) o << report::format_number(value);
+        }
+        o << ',' << csv_cell(r.error) << '\n';
+    }
+    return o.str();
+}
+
+}  // namespace fastsim::sweep

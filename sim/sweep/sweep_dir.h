@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sweep/point_record.h"
+#include "sweep/sweep_spec.h"
+
+namespace fastsim::sweep {
+
+/// DIR/sweep.json: which sweep a directory holds (docs/sweeps.md, "Output").
+struct SweepIdentity {
+    std::string name, sweep_file, base_config, fingerprint;
+    std::size_t points = 0;
+    struct AxisColumns {
+        std::string name;
+        std::vector<std::string> keys;
+    };
+    std::vector<AxisColumns> axes;
+    std::string plot_x, plot_series;
+
+    [[nodiscard]] bool same_sweep(const SweepIdentity& other) const {
+        return fingerprint == other.fingerprint && points == other.points;
+    }
+};
+
+SweepIdentity identity_of(const SweepSpec& spec, const std::vector<SweepPoint>& points);
+std::string sweep_json(const SweepIdentity& identity);
+/// Reads DIR/sweep.json; config::UserError naming the file if missing or unreadable.
+SweepIdentity read_sweep_json(const std::string& dir);
+
+/// Makes `dir` hold `identity`: writes sweep.json into a new or empty directory, accepts one
+/// that already holds the same sweep (resume), refuses one that holds another.
+void claim_sweep_dir(const std::string& dir, const SweepIdentity& identity);
+
+/// DIR/points/<id>
+std::string point_dir(const std::string& dir, const std::string& id);
+/// Every DIR/points/*/point.json, by point index.
+std::map<std::size_t, PointRecord> read_point_records(const std::string& dir);
+
+/// results.csv: point, every axis key, status, the result columns (union over the points, in
+/// order of first appearance), error. One row per record, in index order.
+std::string results_csv(const SweepIdentity& identity, const std::map<std::size_t, PointRecord>& records);
+
+/// One CSV cell: quoted (RFC 4180) when it holds a comma, quote or line break.
+std::string csv_cell(const std::string& text);
+
+}  // namespace fastsim::sweep

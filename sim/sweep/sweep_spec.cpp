@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: MIT
+#include "sweep/sweep_spec.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "config/errors.h"
+#include "config/yaml_reader.h"
+
+namespace fastsim::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+using config::ConfigError;
+using config::Document;
+using config::MapReader;
+
+constexpr const char* kBaseKey = "base";
+constexpr std::size_t kMaxPoints = 1'000'000;
+
+/// A value as `-p` and the CSV take it: a scalar's text, or flow YAML for a list or map.
+std::string value_text(const YAML::Node& node) {
+    if (node.IsScalar()) return node.Scalar();
+    if (node.IsNull()) return "null";
+    YAML::Emitter out;
+    out << YAML::Flow << node;
+    return out.c_str();
+}
+
+std::string key_text(const Document& doc, const YAML::Node& key, const std::string& path) {
+    if (!key.IsScalar() || key.Scalar().empty())
+        throw ConfigError(doc.locate(key, path), "expected a config key path (for example node.array.rows)");
+    return key.Scalar();
+}
+
+std::string resolve_file(const Document& doc, const YAML::Node& node, const std::string& path, const std::string& text) {
+    const fs::path p = fs::path(text).is_absolute() ? fs::path(text) : fs::path(doc.file).parent_path() / text;
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec))
+        throw ConfigError(doc.locate(node, path), "no config file at " + p.string() + " (a relative path is taken from the sweep file's folder)");
+    return fs::absolute(p).lexically_normal().string();
+}
+
+/// The list under `node` (a sequence of at least one value) as texts.
+std::vector<std::string> value_list(const Document& doc, const YAML::Node& node, const std::string& path) {
+    if (!node || !node.IsSequence() || node.size() == 0)
+        throw ConfigError(doc.locate(node ? node : YAML::Node(), path), "expected a non-empty list of values");
+    std::vector<std::string> out;
+    for (const auto& v : node) out.push_back(value_text(v));
+    return out;
+}
+
+std::vector<std::pair<std::string, std::string>> assignments(const Document& doc, const YAML::Node& node, const std::string& path) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (!node || node.IsNull()) return out;
+    if (!node.IsMap()) throw ConfigError(doc.locate(node, path), "expected a map of key.path: value");
+    for (const auto& entry : node) {
+        const std::string key = key_text(doc, entry.first, path);
+        if (key == kBaseKey) throw ConfigError(doc.locate(entry.first, path + "." + key), "'base' can only be an axis, not set per point");
+        out.emplace_back(key, value_text(entry.second));
+    }
+    return out;
+}
+
+Axis read_axis(const Document& doc, MapReader& reader) {
+    Axis axis;
+    const std::string path = reader.path();
+    const bool has_key = reader.has("key"), has_zip = reader.has("zip");
+    if (has_key == has_zip) throw ConfigError(reader.location(), "an axis has either key: and values:, or zip: (a map of key: [values])");
+    if (has_key) {
+        const std::string key = *reader.scalar<std::string>("key").value;
+        axis.keys.push_back(key);
+        for (const std::string& v : value_list(doc, reader.raw("values"), path + ".values")) axis.values.push_back({v});
+    } else {
+        const YAML::Node zip = reader.raw("zip");
+        if (!zip.IsMap() || zip.size() == 0) throw ConfigError(doc.locate(zip, path + ".zip"), "expected a map of key.path: [values]");
+        for (const auto& entry : zip) {
+            const std::string key = key_text(doc, entry.first, path + ".zip");
+            const auto values = value_list(doc, entry.second, path + ".zip." + key);
+            if (!axis.keys.empty() && values.size() != axis.values.size())
+                throw ConfigError(doc.locate(entry.second, path + ".zip." + key),
+                                  "zipped lists must have equal lengths: " + std::to_string(values.size()) + " values here, " +
+                                      std::to_string(axis.values.size()) + " for " + axis.keys.front());
+            if (axis.values.empty()) axis.values.resize(values.size());
+            for (std::size_t v = 0; v < values.size(); ++v) axis.values[v].push_back(values[v]);
+            axis.keys.push_back(key);
+        }
+    }
+    axis.name = reader.scalar<std::string>("name").value_or(axis.keys.front());
+    reader.finish();
+    return axis;
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void fnv1a(std::uint64_t& h, const std::string& bytes) {
+    for (const unsigned char c : bytes) {
+        h ^= c;
+        h *= 1099511628211ULL;
+    }
+    h ^= 0xff;  // separator: "ab"+"c" and "a"+"bc" differ
+    h *= 1099511628211ULL;
+}
+
+}  // namespace
+
+SweepSpec load_sweep(const std::string& path) {
+    const Document doc = Document::load(path);
+    SweepSpec spec;
+    spec.file = fs::absolute(path).lexically_normal().string();
+    MapReader top(doc, doc.root, "");
+    auto sweep = top.map("sweep");
+    if (!sweep) throw ConfigError(top.location(), "missing section 'sweep' (name:, base:)");
+    spec.name = sweep->scalar<std::string>("name").value_or(fs::path(path).stem().string());
+    const auto base = sweep->scalar<std::string>("base");
+    if (base.value) spec.base_config = resolve_file(doc, doc.root["sweep"]["base"], "sweep.base", *base.value);
+    spec.set = assignments(doc, sweep->raw("set"), "sweep.set");
+    sweep->finish();
+
+    std::vector<MapReader> axes = top.maps("axes");
+    if (axes.empty()) throw ConfigError(top.location_of("axes"), "expected a non-empty list of axes (key: and values:, or zip:)");
+    std::map<std::string, std::string> seen;  // key -> axis path
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+        Axis axis = read_axis(doc, axes[a]);
+        for (std::size_t k = 0; k < axis.keys.size(); ++k) {
+            const std::string& key = axis.keys[k];
+            if (!seen.emplace(key, axes[a].path()).second)
+                throw ConfigError(axes[a].location(), "key '" + key + "' is swept twice (also in " + seen[key] + ")");
+            if (key == kBaseKey) {
+                const YAML::Node a_node = doc.root["axes"][a];
+                const YAML::Node list = a_node["key"] ? a_node["values"] : a_node["zip"][kBaseKey];
+                for (std::size_t v = 0; v < axis.values.size(); ++v)
+                    resolve_file(doc, list[v], axes[a].path() + ".values[" + std::to_string(v) + "]", axis.values[v][k]);
+            }
+        }
+        spec.axes.push_back(std::move(axis));
+    }
+    if (spec.base_config.empty() && !seen.count(kBaseKey))
+        throw ConfigError(doc.locate(doc.root["sweep"], "sweep"), "missing key 'base' (the config every point starts from), and no axis sweeps 'base'");
+
+    std::vector<MapReader> overrides = top.maps("overrides");
+    for (std::size_t o = 0; o < overrides.size(); ++o) {
+        const std::string opath = overrides[o].path();
+        ConditionalOverride c;
+        const YAML::Node when = overrides[o].raw("when");
+        c.when = assignments(doc, when, opath + ".when");
+        c.set = assignments(doc, overrides[o].raw("set"), opath + ".set");
+        if (c.set.empty()) throw ConfigError(overrides[o].location(), "expected set: (a map of key.path: value)");
+        for (const auto& [key, value] : c.when)
+            if (!seen.count(key))
+                throw ConfigError(doc.locate(when[key], opath + ".when." + key), "'" + key + "' is not a swept key: when: can only test axis values");
+        overrides[o].finish();
+        spec.overrides.push_back(std::move(c));
+    }
+    if (auto plot = top.map("plot")) {
+        spec.plot_x = plot->scalar<std::string>("x").value_or("");
+        spec.plot_series = plot->scalar<std::string>("series").value_or("");
+        for (const auto& [key, value] : {std::pair{"x", spec.plot_x}, std::pair{"series", spec.plot_series}})
+            if (!value.empty() && !seen.count(value))
+                throw ConfigError(plot->location_of(key), "'" + value + "' is not a swept key");
+        plot->finish();
+    }
+    top.finish();
+
+    std::size_t count = 1;
+    for (const Axis& axis : spec.axes) {
+        count *= axis.values.size();
+        if (count > kMaxPoints) throw ConfigError(top.location_of("axes"), "more than " + std::to_string(kMaxPoints) + " points; split the sweep");
+    }
+    return spec;
+}
+
+std::vector<SweepPoint> enumerate_points(const SweepSpec& spec) {
+    std::size_t count = 1;
+    for (const Axis& axis : spec.axes) count *= axis.values.size();
+    const std::size_t width = std::max<std::size_t>(4, std::to_string(count > 0 ? count - 1 : 0).size());
+    std::vector<SweepPoint> points(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        SweepPoint& p = points[i];
+        p.index = i;
+        const std::string digits = std::to_string(i);
+        p.id = "p" + std::string(width - digits.size(), '0') + digits;
+        p.base_config = spec.base_config;
+        for (const auto& [key, value] : spec.set) p.overrides.push_back(key + "=" + value);
+        // Mixed-radix digits of i, the last axis least significant.
+        std::vector<std::size_t> choice(spec.axes.size());
+        std::size_t rest = i;
+        for (std::size_t a = spec.axes.size(); a-- > 0;) {
+            choice[a] = rest % spec.axes[a].values.size();
+            rest /= spec.axes[a].values.size();
+        }
+        for (std::size_t a = 0; a < spec.axes.size(); ++a) {
+            const Axis& axis = spec.axes[a];
+            for (std::size_t k = 0; k < axis.keys.size(); ++k) {
+                const std::string& value = axis.values[choice[a]][k];
+                p.values.emplace_back(axis.keys[k], value);
+                if (axis.keys[k] == kBaseKey) {
+                    const fs::path file(value);
+                    p.base_config = (file.is_absolute() ? file : fs::path(spec.file).parent_path() / file).lexically_normal().string();
+                } else {
+                    p.overrides.push_back(axis.keys[k] + "=" + value);
+                }
+            }
+        }
+        for (const ConditionalOverride& c : spec.overrides) {
+            const bool applies = std::all_of(c.when.begin(), c.when.end(), [&](const auto& cond) {
+                return std::find(p.values.begin(), p.values.end(), cond) != p.values.end();
+            });
+            if (applies)
+                for (const auto& [key, value] : c.set) p.overrides.push_back(key + "=" + value);
+        }
+    }
+    return points;
+}
+
+Shard parse_shard(const std::string& text) {
+    const auto slash = text.find('/');
+    const auto number = [](const std::string& s) -> std::size_t {
+        if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 9) return 0;
+        return std::stoul(s);
+    };
+    const std::size_t k = slash == std::string::npos ? 0 : number(text.substr(0, slash));
+    const std::size_t n = slash == std::string::npos ? 0 : number(text.substr(slash + 1));
+    if (k == 0 || n == 0 || k > n)
+        throw config::UserError("--shard: expected k/N with 1 <= k <= N (for example 1/4 for the first of four shards), got '" + text + "'");
+    return {k, n};
+}
+
+std::string fingerprint(const std::vector<SweepPoint>& points) {
+    std::uint64_t h = 14695981039346656037ULL;
+    std::map<std::string, std::string> contents;  // base config path -> its text, read once
+    for (const SweepPoint& p : points) {
+        auto it = contents.find(p.base_config);
+        if (it == contents.end()) it = contents.emplace(p.base_config, read_file(p.base_config)).first;
+        fnv1a(h, it->second);
+        for (const std::string& o : p.overrides) fnv1a(h, o);
+        fnv1a(h, "");
+    }
+    std::ostringstream hex;
+    hex << std::hex;
+    hex.width(16);
+    hex.fill('0');
+    hex << h;
+    return hex.str();
+}
+
+}  // namespace fastsim::sweep

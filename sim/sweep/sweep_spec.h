@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fastsim::sweep {
+
+/// One axis of a sweep: one key, or several keys zipped (their value lists step together).
+/// values[v][k] is the text of key k's v-th value (a YAML scalar, or flow YAML for a list/map).
+struct Axis {
+    std::string name;               ///< column group name: `name:` or the first key
+    std::vector<std::string> keys;  ///< config key paths, or "base" for the base config file
+    std::vector<std::vector<std::string>> values;
+};
+
+/// `when` all these key = value hold for a point's axis values, `set` these overrides.
+struct ConditionalOverride {
+    std::vector<std::pair<std::string, std::string>> when;
+    std::vector<std::pair<std::string, std::string>> set;
+};
+
+/// A sweep file, resolved: paths absolute, every list checked (docs/sweeps.md).
+struct SweepSpec {
+    std::string file;         ///< the sweep YAML, absolute
+    std::string name;
+    std::string base_config;  ///< absolute; an axis with key "base" replaces it per point
+    std::vector<std::pair<std::string, std::string>> set;  ///< overrides of every point
+    std::vector<Axis> axes;
+    std::vector<ConditionalOverride> overrides;
+    std::string plot_x, plot_series;  ///< `plot:` hints for fastsim report (may be empty)
+};
+
+/// One design point: what `fastsim run` is given.
+struct SweepPoint {
+    std::size_t index = 0;
+    std::string id;           ///< "p0000": index, zero-padded to at least 4 digits
+    std::string base_config;  ///< absolute path
+    std::vector<std::pair<std::string, std::string>> values;  ///< every axis key in axis order, and its value
+    std::vector<std::string> overrides;  ///< key.path=value for `-p`, in the order they apply
+};
+
+/// Reads and checks a sweep file. Throws config::ConfigError naming file, line and key path.
+SweepSpec load_sweep(const std::string& path);
+
+/// Every point, in the documented order: the cartesian product of the axes, the last axis
+/// varying fastest (nested loops in file order). Overrides apply as: `set`, then each axis
+/// value in axis order, then every matching `overrides` entry in file order.
+std::vector<SweepPoint> enumerate_points(const SweepSpec& spec);
+
+/// A `--shard k/N` selection: k in 1..N; points with index % N == k - 1.
+struct Shard {
+    std::size_t k = 1, count = 1;
+    [[nodiscard]] bool contains(std::size_t index) const { return index % count == k - 1; }
+};
+/// Parses "k/N"; throws config::UserError naming --shard unless 1 <= k <= N.
+Shard parse_shard(const std::string& text);
+
+/// A 16-hex-digit FNV-1a hash of every point's base config (path and contents) and overrides:
+/// equal fingerprints mean the same points with the same meaning.
+std::string fingerprint(const std::vector<SweepPoint>& points);
+
+}  // namespace fastsim::sweep
