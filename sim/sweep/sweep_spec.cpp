@@ -117,13 +117,14 @@ SweepSpec load_sweep(const std::string& path) {
     SweepSpec spec;
     spec.file = fs::absolute(path).lexically_normal().string();
     MapReader top(doc, doc.root, "");
-    auto sweep = top.map("sweep");
-    if (!sweep) throw ConfigError(top.location(), "missing section 'sweep' (name:, base:)");
-    spec.name = sweep->scalar<std::string>("name").value_or(fs::path(path).stem().string());
-    const auto base = sweep->scalar<std::string>("base");
-    if (base.value) spec.base_config = resolve_file(doc, doc.root["sweep"]["base"], "sweep.base", *base.value);
-    spec.set = assignments(doc, sweep->raw("set"), "sweep.set");
-    sweep->finish();
+    spec.name = fs::path(path).stem().string();
+    if (auto sweep = top.map("sweep")) {
+        spec.name = sweep->scalar<std::string>("name").value_or(spec.name);
+        const auto base = sweep->scalar<std::string>("base");
+        if (base.value) spec.base_config = resolve_file(doc, doc.root["sweep"]["base"], "sweep.base", *base.value);
+        spec.set = assignments(doc, sweep->raw("set"), "sweep.set");
+        sweep->finish();
+    }
 
     std::vector<MapReader> axes = top.maps("axes");
     if (axes.empty()) throw ConfigError(top.location_of("axes"), "expected a non-empty list of axes (key: and values:, or zip:)");
@@ -144,7 +145,8 @@ SweepSpec load_sweep(const std::string& path) {
         spec.axes.push_back(std::move(axis));
     }
     if (spec.base_config.empty() && !seen.count(kBaseKey))
-        throw ConfigError(doc.locate(doc.root["sweep"], "sweep"), "missing key 'base' (the config every point starts from), and no axis sweeps 'base'");
+        throw ConfigError(doc.locate(doc.root["sweep"] ? doc.root["sweep"] : doc.root, "sweep"),
+                          "missing key 'base' (the config every point starts from), and no axis sweeps 'base'");
 
     std::vector<MapReader> overrides = top.maps("overrides");
     for (std::size_t o = 0; o < overrides.size(); ++o) {
