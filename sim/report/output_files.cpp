@@ -2,6 +2,7 @@
 #include "report/output_files.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -15,7 +16,11 @@ namespace fastsim::report {
 
 std::string format_number(double value) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.9g", value);
+    // Whole numbers below 2^53 (cycles, MACs, bytes) exactly, everything else to 9 digits.
+    if (std::abs(value) < 9007199254740992.0 && value == std::trunc(value) && std::abs(value) >= 1e9)
+        std::snprintf(buf, sizeof buf, "%.0f", value);
+    else
+        std::snprintf(buf, sizeof buf, "%.9g", value);
     return buf;
 }
 

@@ -10,7 +10,8 @@ namespace fastsim::report {
 /// Throws config::UserError if the folder or file cannot be written.
 void write_file_atomically(const std::string& path, const std::string& content);
 
-/// `value` with 9 significant digits ("%.9g"): how JSON and CSV reports write numbers.
+/// How JSON and CSV reports write numbers: whole numbers below 2^53 exactly (cycle, MAC and
+/// byte counts), anything else with 9 significant digits ("%.9g").
 std::string format_number(double value);
 
 /// `text` as a JSON string literal, quotes included.
