@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian packages fastsim needs (only those missing) and builds it in build/.
 # Idempotent: with everything present it only runs an incremental build.
+# FASTSIM_WITH_MPI=ON also installs Open MPI and builds `fastsim sweep --mpi` (docs/sweeps.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(g++ cmake ninja-build pkg-config
           libsystemc-dev libboost-program-options-dev libyaml-cpp-dev catch2 libspdlog-dev libbenchmark-dev)
+cmake_args=()
+if [[ ${FASTSIM_WITH_MPI:-OFF} == ON ]]; then
+  packages+=(openmpi-bin libopenmpi-dev)
+  cmake_args+=(-DFASTSIM_WITH_MPI=ON)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -18,5 +24,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
-[[ -f build/build.ninja ]] || cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >&2
+if [[ ! -f build/build.ninja || ${#cmake_args[@]} -gt 0 ]]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "${cmake_args[@]}" >&2
+fi
 cmake --build build >&2

@@ -13,6 +13,7 @@
 #include "cli/logging.h"
 #include "config/errors.h"
 #include "report/output_files.h"
+#include "sweep/mpi_runner.h"
 #include "sweep/point_process.h"
 #include "sweep/runner.h"
 #include "sweep/sweep_dir.h"
@@ -54,7 +55,8 @@ int sweep_command(const std::vector<std::string>& args) {
         "shard", po::value(&shard_text), "run only shard k of N: the points with index % N == k-1 (k = 1..N)")(
         "retry-failed", "rerun points recorded as failed (finished points are always skipped)")(
         "point-timeout-s", po::value(&timeout_s), "kill and record as failed a point running longer than this")(
-        "list", "print the points (of the shard) and exit");
+        "list", "print the points (of the shard) and exit")(
+        "mpi", "under mpirun -n K (K >= 2): rank 0 hands out points, ranks 1..K-1 run them (needs -DFASTSIM_WITH_MPI=ON)");
     options.add(common_options());
     po::positional_options_description positional;
     positional.add("sweep", 1);
@@ -78,19 +80,41 @@ int sweep_command(const std::vector<std::string>& args) {
         return kSuccess;
     }
     if (out_dir.empty()) throw config::UserError("missing --out DIR: where the sweep's results go");
+    const bool use_mpi = vm.count("mpi") > 0;
+    const sweep::LocalRunOptions run_options{out_dir, sweep::point_executable(), jobs, timeout_s};
+    sweep::RunOutcome outcome;
+    if (use_mpi && sweep::mpi_rank() != 0) {  // a worker: runs what rank 0 hands out, reports nothing
+        sweep::run_points_mpi(points, {}, run_options, nullptr, outcome);
+        sweep::mpi_finalize();
+        return kSuccess;
+    }
     const sweep::SweepIdentity identity = sweep::identity_of(spec, points);
-    sweep::claim_sweep_dir(out_dir, identity);
-
-    const auto selection = sweep::select_points(points, shard, sweep::read_point_records(out_dir), vm.count("retry-failed") > 0);
+    sweep::PointSelection selection;
+    try {
+        sweep::claim_sweep_dir(out_dir, identity);
+        selection = sweep::select_points(points, shard, sweep::read_point_records(out_dir), vm.count("retry-failed") > 0);
+    } catch (...) {
+        if (use_mpi) {  // release the workers before reporting the error
+            sweep::run_points_mpi(points, {}, run_options, nullptr, outcome);
+            sweep::mpi_finalize();
+        }
+        throw;
+    }
     std::cerr << "sweep " << spec.name << ": " << points.size() << " points";
     if (shard.count > 1) std::cerr << ", shard " << shard.k << "/" << shard.count << " has " << selection.in_shard;
     std::cerr << "; " << selection.already_ok << " already done, " << selection.failed_skipped
-              << " failed before (not retried), " << selection.to_run.size() << " to run, " << jobs << " at a time\n";
+              << " failed before (not retried), " << selection.to_run.size() << " to run, ";
+    if (use_mpi) std::cerr << "on the MPI ranks\n";
+    else std::cerr << jobs << " at a time\n";
 
     sweep::ProgressMeter progress(selection.in_shard, selection.already_ok + selection.failed_skipped,
                                   selection.to_run.size(), ::isatty(STDERR_FILENO) != 0);
-    const sweep::RunOutcome outcome =
-        sweep::run_points_locally(points, selection.to_run, {out_dir, sweep::point_executable(), jobs, timeout_s}, progress);
+    if (use_mpi) {
+        sweep::run_points_mpi(points, selection.to_run, run_options, &progress, outcome);
+        sweep::mpi_finalize();
+    } else {
+        outcome = sweep::run_points_locally(points, selection.to_run, run_options, progress);
+    }
     progress.done();
     write_results(out_dir, identity);
 
