@@ -63,17 +63,11 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     options.add_options()("config", po::value(&config_path), "YAML config file")(
         "param,p", po::value(&overrides)->composing(), "override a config key: -p key.path=value (repeatable)")(
         "dump-config", "print the effective config (every default filled in) as YAML");
-    options.add(common_options());
     po::positional_options_description positional;
     positional.add("config", 1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
-    if (vm.count("help")) {
-        std::cout << options << '\n';
-        return std::nullopt;
-    }
-    po::notify(vm);
-    set_log_level(vm["log-level"].as<std::string>());
+    const auto parsed = parse_command_line(args, options, positional);
+    if (!parsed) return std::nullopt;
+    const po::variables_map& vm = *parsed;
     if (config_path.empty()) throw config::UserError("missing CONFIG: " + usage);
     if (!fidelity.empty()) {
         if (!config::parse_fidelity(fidelity))

@@ -3,6 +3,8 @@
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 
+#include <iostream>
+
 #include <boost/program_options.hpp>
 
 #include "config/errors.h"
@@ -30,6 +32,22 @@ boost::program_options::options_description common_options() {
     common.add_options()("help,h", "print this help and exit")(
         "log-level", po::value<std::string>()->default_value("warn"), "trace, debug, info, warn, error or off");
     return common;
+}
+
+std::optional<boost::program_options::variables_map> parse_command_line(
+    const std::vector<std::string>& args, boost::program_options::options_description& options,
+    const boost::program_options::positional_options_description& positional) {
+    namespace po = boost::program_options;
+    options.add(common_options());
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+    if (vm.count("help")) {
+        std::cout << options << '\n';
+        return std::nullopt;
+    }
+    po::notify(vm);
+    set_log_level(vm["log-level"].as<std::string>());
+    return vm;
 }
 
 }  // namespace fastsim::cli

@@ -6,7 +6,12 @@
 #include <memory>
 #include <string>
 
+#include <optional>
+#include <vector>
+
 #include <boost/program_options/options_description.hpp>
+#include <boost/program_options/positional_options.hpp>
+#include <boost/program_options/variables_map.hpp>
 
 namespace fastsim::cli {
 
@@ -19,5 +24,12 @@ void set_log_level(const std::string& name);
 
 /// Options every subcommand accepts: --help, --log-level.
 boost::program_options::options_description common_options();
+
+/// Parses a subcommand's `args` against `options` plus common_options(), `positional` naming
+/// its positional arguments. On --help prints the options to stdout and returns nothing;
+/// otherwise stores the values, sets the log level and returns them.
+std::optional<boost::program_options::variables_map> parse_command_line(
+    const std::vector<std::string>& args, boost::program_options::options_description& options,
+    const boost::program_options::positional_options_description& positional);
 
 }  // namespace fastsim::cli

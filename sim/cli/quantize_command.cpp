@@ -111,17 +111,11 @@ int quantize_command(const std::vector<std::string>& args) {
         "noise-bits", po::value(&noise_bits)->default_value(8), "noise bits added below the LSB")(
         "lfsr-bits", po::value(&lfsr_bits)->default_value(16), "LFSR width (2..32)")(
         "stats", "print max/mean absolute and relative error and SQNR per mantissa width");
-    options.add(common_options());
     po::positional_options_description positional;
     positional.add("input", 1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
-    if (vm.count("help")) {
-        std::cout << options << '\n';
-        return kSuccess;
-    }
-    po::notify(vm);
-    set_log_level(vm["log-level"].as<std::string>());
+    const auto parsed = parse_command_line(args, options, positional);
+    if (!parsed) return kSuccess;
+    const po::variables_map& vm = *parsed;
 
     const auto rounding = bfp::parse_rounding(rounding_name);
     if (!rounding) throw config::UserError("--rounding: expected nearest, even, truncate or stochastic, got '" + rounding_name + "'");

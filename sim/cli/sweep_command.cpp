@@ -57,17 +57,11 @@ int sweep_command(const std::vector<std::string>& args) {
         "point-timeout-s", po::value(&timeout_s), "kill and record as failed a point running longer than this")(
         "list", "print the points (of the shard) and exit")(
         "mpi", "under mpirun -n K (K >= 2): rank 0 hands out points, ranks 1..K-1 run them (needs -DFASTSIM_WITH_MPI=ON)");
-    options.add(common_options());
     po::positional_options_description positional;
     positional.add("sweep", 1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
-    if (vm.count("help")) {
-        std::cout << options << '\n';
-        return kSuccess;
-    }
-    po::notify(vm);
-    set_log_level(vm["log-level"].as<std::string>());
+    const auto parsed = parse_command_line(args, options, positional);
+    if (!parsed) return kSuccess;
+    const po::variables_map& vm = *parsed;
     if (sweep_path.empty()) throw config::UserError("missing SWEEP.yaml: fastsim sweep SWEEP.yaml --out DIR");
     if (jobs == 0) throw config::UserError("--jobs: expected at least 1");
     if (timeout_s < 0) throw config::UserError("--point-timeout-s: expected a positive number of seconds");
@@ -147,17 +141,10 @@ int sweep_merge_command(const std::vector<std::string>& args) {
     std::string out_dir;
     options.add_options()("dirs", po::value(&dirs)->composing(), "shard output directories")(
         "out", po::value(&out_dir), "directory for the merged results.csv and sweep.json");
-    options.add(common_options());
     po::positional_options_description positional;
     positional.add("dirs", -1);
-    po::variables_map vm;
-    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
-    if (vm.count("help")) {
-        std::cout << options << '\n';
-        return kSuccess;
-    }
-    po::notify(vm);
-    set_log_level(vm["log-level"].as<std::string>());
+    const auto parsed = parse_command_line(args, options, positional);
+    if (!parsed) return kSuccess;
     if (dirs.empty() || out_dir.empty()) throw config::UserError("usage: fastsim sweep-merge DIR... --out DIR");
 
     const sweep::SweepIdentity identity = sweep::read_sweep_json(dirs.front());
