@@ -26,5 +26,6 @@ int validate_command(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args);
 int plan_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
+int report_command(const std::vector<std::string>& args);
 
 }  // namespace fastsim::cli
