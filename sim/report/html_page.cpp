@@ -37,6 +37,8 @@ std::string display_number(double value) {
     char buf[48];
     if (std::isfinite(value) && std::abs(value) < 1e15 && value == std::round(value))
         std::snprintf(buf, sizeof buf, "%.0f", value);
+    else if (std::isfinite(value) && std::abs(value) >= 1e5 && std::abs(value) < 1e15)
+        std::snprintf(buf, sizeof buf, "%.1f", value);
     else
         std::snprintf(buf, sizeof buf, "%.6g", value);
     return std::string(buf) == "-0" ? "0" : buf;

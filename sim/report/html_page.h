@@ -6,8 +6,9 @@
 
 namespace fastsim::report {
 
-/// How report pages show a number: integers (|v| < 10^15) in full, anything else with 6
-/// significant digits ("%.6g"); "nan"/"inf" as such.
+/// How report pages show a number: integers (|v| < 10^15) in full; other values with
+/// 10^5 <= |v| < 10^15 with one decimal ("%.1f"); anything else with 6 significant digits
+/// ("%.6g"); "nan"/"inf" as such.
 std::string display_number(double value);
 
 /// A table for an HtmlPage: cells are plain text (escaped when rendered); cells that parse as

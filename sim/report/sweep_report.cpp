@@ -41,10 +41,11 @@ struct SweepSpec {
     throw config::UserError(file + ": " + key + ": " + message);
 }
 
-std::string optional_string(const JsonValue& root, const std::string& file, const std::string& key) {
-    const JsonValue* v = root.find(key);
+/// Member `key` of `object` as a string ("" if absent or null); errors name `path` (default: key).
+std::string optional_string(const JsonValue& object, const std::string& file, const std::string& key, std::string path = "") {
+    const JsonValue* v = object.find(key);
     if (!v || v->kind() == JsonValue::Kind::null) return "";
-    if (!v->is_string()) key_error(file, key, "expected a string");
+    if (!v->is_string()) key_error(file, path.empty() ? key : path, "expected a string");
     return v->as_string();
 }
 
@@ -71,7 +72,7 @@ SweepSpec read_sweep_spec(const std::string& file) {
         const std::string where = "axes[" + std::to_string(a) + "]";
         if (!axis.is_object()) key_error(file, where, "expected an object with name and keys");
         SweepAxis out;
-        out.name = optional_string(axis, file, where + ".name");
+        out.name = optional_string(axis, file, "name", where + ".name");
         const JsonValue* keys = axis.find("keys");
         if (!keys || !keys->is_array() || keys->items().empty()) key_error(file, where + ".keys", "expected a non-empty array of key paths");
         for (const JsonValue& k : keys->items()) {
@@ -86,7 +87,7 @@ SweepSpec read_sweep_spec(const std::string& file) {
     if (spec.axes.size() > 1) spec.plot_series = spec.axes[1].keys[0];
     if (const JsonValue* plot = root.find("plot"); plot && plot->kind() != JsonValue::Kind::null) {
         if (!plot->is_object()) key_error(file, "plot", "expected an object with x and series");
-        if (const std::string x = optional_string(*plot, file, "plot.x"); !x.empty()) spec.plot_x = x;
+        if (const std::string x = optional_string(*plot, file, "x", "plot.x"); !x.empty()) spec.plot_x = x;
         if (const JsonValue* s = plot->find("series"); s && s->kind() != JsonValue::Kind::null) {
             if (!s->is_string()) key_error(file, "plot.series", "expected a string");
             spec.plot_series = s->as_string();
