@@ -158,7 +158,10 @@ private:
             return m_pos > from;
         };
         if (m_text[m_pos] == '-') ++m_pos;
-        if (!digits()) fail("expected digits in a number");
+        if (m_pos < m_text.size() && m_text[m_pos] == '0')
+            ++m_pos;  // no leading zeros: "01" is 0 followed by stray text
+        else if (!digits())
+            fail("expected digits in a number");
         if (m_pos < m_text.size() && m_text[m_pos] == '.') {
             ++m_pos;
             if (!digits()) fail("expected digits after the decimal point");
