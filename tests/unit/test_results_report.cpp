@@ -79,7 +79,7 @@ TEST_CASE("CSV reader errors name the file and line", "[report]") {
     CHECK_FALSE(parse_number("nan"));
 }
 
-TEST_CASE("JSON reader parses objects in order, escapes and numbers; errors give line and column", "[report]") {
+TEST_CASE("JSON reader parses objects in order, escapes and numbers, and errors give line and column", "[report]") {
     const JsonValue v = parse_json(R"({"a": [1, -2.5e3, true, null], "s": "\u00b5J \"q\"\n", "o": {}})", "x.json");
     REQUIRE(v.is_object());
     REQUIRE(v.members().size() == 3);
