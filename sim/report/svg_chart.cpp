@@ -140,7 +140,7 @@ void draw_legend(SvgBuilder& svg, double x, double y, const std::string& title, 
 }
 
 double legend_width(const std::string& title, const std::vector<std::string>& names) {
-    double w = text_width(title);
+    double w = text_width(title) * 1.15;  // the title is bold
     for (const auto& n : names) w = std::max(w, 28 + text_width(n));
     return w;
 }
