@@ -5,7 +5,6 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
-#include <map>
 #include <optional>
 
 #include "config/errors.h"

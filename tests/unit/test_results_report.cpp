@@ -225,3 +225,21 @@ TEST_CASE("report directories are told apart, and others are refused by name", "
     dir.write("sweep.json", "{\"axes\": 3}");
     CHECK(error_of([&] { sweep_report(dir.path("")); }) == dir.path("") + "/sweep.json: axes: expected a non-empty array of axes");
 }
+
+TEST_CASE("a one-axis sweep draws one unnamed line, and a sweep with no ok point has nothing to plot", "[report]") {
+    fastsim::test::TempDir dir;
+    dir.write("sweep.json", R"({"format": "fastsim-sweep/1", "name": "rows", "axes": [{"name": "rows", "keys": ["node.array.rows"]}]})");
+    dir.write("results.csv", "point,node.array.rows,status,cycles,energy_uj,energy_fmac_uj\n"
+                             "p0000,8,ok,400,2,1\np0001,16,ok,200,3,1.5\np0002,32,failed,,,\n");
+    const ReportPage page = sweep_report(dir.path(""));
+    REQUIRE(page.plots.size() == 3);  // cycles, energy_uj, energy_breakdown
+    const std::string& cycles = page.plots[0].second;
+    CHECK_THAT(cycles, Contains("<title>8, 400</title>") && Contains("<title>16, 200</title>"));
+    CHECK_THAT(cycles, !Contains("legend-marker"));
+    CHECK_THAT(page.html, Contains("3 points in results.csv: 2 ok, 1 failed"));
+    CHECK_THAT(page.html, Contains("(no " + dir.path("") + "/points/p0002/point.json)"));
+    dir.write("results.csv", "point,node.array.rows,status,cycles\np0000,8,failed,\n");
+    const ReportPage none = sweep_report(dir.path(""));
+    CHECK(none.plots.empty());
+    CHECK_THAT(none.html, Contains("No point succeeded: nothing to plot."));
+}
