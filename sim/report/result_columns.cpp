@@ -7,7 +7,7 @@
 namespace fastsim::report {
 
 std::string column_title(std::string_view column) {
-    static constexpr std::array<std::pair<std::string_view, std::string_view>, 14> kTitles{{
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kTitles{{
         {"cycles", "cycles"},
         {"time_ms", "time (ms)"},
         {"step_ms", "step (ms)"},
@@ -22,6 +22,7 @@ std::string column_title(std::string_view column) {
         {"sram_stall_cycles", "SRAM stall cycles"},
         {"drain_cycles", "drain cycles"},
         {"energy_total_pj", "energy (pJ)"},
+        {"dram_mbit", "DRAM traffic (Mbit)"},
     }};
     for (const auto& [name, title] : kTitles)
         if (name == column) return std::string(title);

@@ -89,11 +89,14 @@ private:
     std::string m_out;
 };
 
-/// A marker of shape `index % 4` (circle, square, triangle, diamond) centred at (x, y).
+constexpr std::size_t kPaletteSize = 8;
+
+/// A marker centred at (x, y) for series `index`: circle, square, triangle, diamond in turn,
+/// shifted by one each time the palette's colours repeat, so no two of 32 series look alike.
 std::string marker(std::size_t index, double x, double y, std::string_view colour, std::string_view css_class) {
     const std::string cls = "class=\"" + std::string(css_class) + "\" ";
     const std::string fill = " fill=\"" + std::string(colour) + "\"";
-    switch (index % 4) {
+    switch ((index + index / kPaletteSize) % 4) {
     case 0:
         return "<circle " + cls + "cx=\"" + px(x) + "\" cy=\"" + px(y) + "\" r=\"3.50\"" + fill + "/>";
     case 1:
@@ -276,7 +279,7 @@ XScale resolve_x_scale(XScale requested, const std::vector<double>& xs, bool has
 
 std::string_view palette_colour(std::size_t index) {
     // Okabe & Ito's colour-blind-safe palette, yellow last (weak on white).
-    static constexpr std::array<std::string_view, 8> kPalette{"#0072B2", "#E69F00", "#009E73", "#D55E00",
+    static constexpr std::array<std::string_view, kPaletteSize> kPalette{"#0072B2", "#E69F00", "#009E73", "#D55E00",
                                                               "#CC79A7", "#56B4E9", "#000000", "#F0E442"};
     return kPalette[index % kPalette.size()];
 }

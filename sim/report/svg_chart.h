@@ -89,7 +89,7 @@ struct LineChart {
 
 /// A standalone SVG document (root <svg> with xmlns) of the chart: axes with ticks and titles,
 /// one coloured line with markers per series (marker shapes cycle too, so series stay apart in
-/// grey print), a legend. Each marker has a <title> "series: x, y" tooltip. A chart with no
+/// grey print and past the 8 colours), a legend. Each marker has a <title> "series: x, y" tooltip. A chart with no
 /// finite point shows "no data".
 std::string render_line_chart(const LineChart& chart, const ChartSize& size = {});
 

@@ -84,13 +84,12 @@ SweepSpec read_sweep_spec(const std::string& file) {
     // 2. Plot choice, defaulting to the first keys of the first two axes.
     spec.plot_x = spec.axes[0].keys[0];
     if (spec.axes.size() > 1) spec.plot_series = spec.axes[1].keys[0];
+    // An empty hint ("series": "", as fastsim sweep writes for a plot: with only x) keeps the default.
     if (const JsonValue* plot = root.find("plot"); plot && plot->kind() != JsonValue::Kind::null) {
         if (!plot->is_object()) key_error(file, "plot", "expected an object with x and series");
         if (const std::string x = optional_string(*plot, file, "x", "plot.x"); !x.empty()) spec.plot_x = x;
-        if (const JsonValue* s = plot->find("series"); s && s->kind() != JsonValue::Kind::null) {
-            if (!s->is_string()) key_error(file, "plot.series", "expected a string");
-            spec.plot_series = s->as_string();
-        }
+        if (const std::string series = optional_string(*plot, file, "series", "plot.series"); !series.empty())
+            spec.plot_series = series;
     }
     return spec;
 }
@@ -100,6 +99,7 @@ struct SweepResults {
     CsvTable csv;
     std::size_t point_column = 0;
     std::size_t status_column = 0;
+    std::optional<std::size_t> error_column;  ///< "error": why a point failed (fastsim sweep writes it last)
     std::vector<std::size_t> axis_columns;  ///< per axis key, axes in order
     std::vector<std::size_t> ok_rows;
     std::vector<std::size_t> failed_rows;
@@ -122,6 +122,7 @@ SweepResults read_results(const std::string& file, const SweepSpec& spec, const 
     r.csv = read_csv_file(file);
     r.point_column = require_column(r.csv, "point", "");
     r.status_column = require_column(r.csv, "status", "");
+    r.error_column = r.csv.column("error");
     for (const auto& axis : spec.axes)
         for (const auto& key : axis.keys) r.axis_columns.push_back(require_column(r.csv, key, " (an axis key of " + sweep_file + ")"));
     // Numeric result columns must hold numbers (or be empty) in rows that succeeded.
@@ -269,8 +270,11 @@ charts::LineChart metric_chart(const SweepResults& r, const LineLayout& layout, 
     return chart;
 }
 
-/// "(no error recorded)" or the "error" string of points/<id>/point.json; problems reading it are shown, not thrown.
-std::string point_error(const std::string& dir, const std::string& point) {
+/// Why a point failed: its results.csv "error" cell, else the "error" string of
+/// points/<id>/point.json; problems reading that file are shown, not thrown.
+std::string point_error(const std::string& dir, const SweepResults& r, std::size_t row) {
+    if (r.error_column && !r.cell(row, *r.error_column).empty()) return r.cell(row, *r.error_column);
+    const std::string& point = r.cell(row, r.point_column);
     const std::string file = dir + "/points/" + point + "/point.json";
     if (!std::filesystem::exists(file)) return "(no " + file + ")";
     try {
@@ -394,7 +398,7 @@ ReportPage sweep_report(const std::string& dir) {
     // 5. Other result columns, then the failed points with their errors.
     std::vector<std::size_t> others;
     for (std::size_t c = 0; c < r.csv.header.size(); ++c) {
-        const bool used = std::find(shown.begin(), shown.end(), c) != shown.end() ||
+        const bool used = std::find(shown.begin(), shown.end(), c) != shown.end() || c == r.error_column ||
                           std::any_of(components.begin(), components.end(), [&](const auto& e) { return e.index == c; });
         if (!used) others.push_back(c);
     }
@@ -416,7 +420,7 @@ ReportPage sweep_report(const std::string& dir) {
         failed.headers = {"point", axis_names(spec), "status", "error"};
         for (const std::size_t row : r.failed_rows)
             failed.rows.push_back({r.cell(row, r.point_column), point_label(r, spec, row), r.cell(row, r.status_column),
-                                   point_error(dir, r.cell(row, r.point_column))});
+                                   point_error(dir, r, row)});
         page.table(failed);
     }
     report.html = page.render();

@@ -91,11 +91,11 @@ TEST_CASE("report bad input exits 2 naming the file and line", "[cli][report]") 
     const std::string sweep = dir.path("sweep");
     std::filesystem::copy(kNodeSweep, sweep, std::filesystem::copy_options::recursive);
     std::string results = slurp(sweep + "/results.csv");
-    results.insert(results.find("p0003"), "p0002,8,\"8\n");  // an unterminated quote on line 5 (header, p0000..p0002)
+    results.insert(results.find("p0003"), "p0002,8,8\n");  // a short row on line 5 (header, p0000..p0002)
     std::ofstream(sweep + "/results.csv") << results;
     r = run_fastsim("report " + sweep);
     CHECK(r.exit_code == 2);
-    CHECK(r.err == "fastsim: error: " + sweep + "/results.csv:5: unterminated quoted cell\n");
+    CHECK(r.err == "fastsim: error: " + sweep + "/results.csv:5: 3 cells, but the header has 24\n");
     CHECK_FALSE(std::filesystem::exists(sweep + "/report.html"));
     r = run_fastsim("report " + sweep + " --bogus");
     CHECK(r.exit_code == 2);

@@ -148,6 +148,8 @@ TEST_CASE("sweep report of a cluster sweep: step time plot, string x values, unk
     CHECK_THAT(page.plots[0].second, Contains(">accpar</text>"));
     CHECK_THAT(page.plots[0].second, !Contains("log2"));
     CHECK_THAT(page.html, Contains("<td>data_parallel, batch 8</td>"));  // the "note" column, quoted in the CSV
+    CHECK_THAT(page.html, !Contains("<th>error</th>"));                   // no failed point: no error column shown
+    CHECK_THAT(page.plots[0].second, Contains(">workload.batch</text>"));  // "series": "" keeps the default: lines per batch
     CHECK_THAT(page.html, Contains("energy links (µJ)"));
 }
 
@@ -155,13 +157,13 @@ TEST_CASE("sweep report errors name the file and line or key", "[report]") {
     fastsim::test::TempDir dir;
     const std::string header = slurp(kNodeSweep + "/results.csv").substr(0, slurp(kNodeSweep + "/results.csv").find('\n') + 1);
     SECTION("a non-number in a result column") {
-        const std::string d = sweep_copy(dir, kNodeSweep, header + "p0000,8,8,2,2,2,ok,123,1,1,1,1,1,1,1,1,1,1,1,1,1,1\n"
-                                                               "p0001,8,8,4,4,4,ok,12x,1,1,1,1,1,1,1,1,1,1,1,1,1,1\n");
+        const std::string d = sweep_copy(dir, kNodeSweep, header + "p0000,8,8,2,2,2,ok,123,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,\n"
+                                                               "p0001,8,8,4,4,4,ok,12x,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,\n");
         CHECK(error_of([&] { sweep_report(d); }) == d + "/results.csv:3: column 'cycles': '12x' is not a number");
     }
     SECTION("a ragged row") {
         const std::string d = sweep_copy(dir, kNodeSweep, header + "p0000,8,8\n");
-        CHECK(error_of([&] { sweep_report(d); }) == d + "/results.csv:2: 3 cells, but the header has 22");
+        CHECK(error_of([&] { sweep_report(d); }) == d + "/results.csv:2: 3 cells, but the header has 24");
     }
     SECTION("an axis key missing from results.csv") {
         const std::string d = sweep_copy(dir, kNodeSweep, "point,status,cycles\np0000,ok,1\n");
@@ -238,6 +240,10 @@ TEST_CASE("a one-axis sweep draws one unnamed line, and a sweep with no ok point
     CHECK_THAT(cycles, !Contains("legend-marker"));
     CHECK_THAT(page.html, Contains("3 points in results.csv: 2 ok, 1 failed"));
     CHECK_THAT(page.html, Contains("(no " + dir.path("") + "/points/p0002/point.json)"));
+    // Without an error column the error comes from point.json.
+    std::filesystem::create_directories(dir.path("points/p0002"));
+    dir.write("points/p0002/point.json", R"({"point": "p0002", "status": "failed", "error": "killed by SIGSEGV"})");
+    CHECK_THAT(sweep_report(dir.path("")).html, Contains("<td>killed by SIGSEGV</td>"));
     dir.write("results.csv", "point,node.array.rows,status,cycles\np0000,8,failed,\n");
     const ReportPage none = sweep_report(dir.path(""));
     CHECK(none.plots.empty());

@@ -172,3 +172,17 @@ TEST_CASE("negative and non-finite bar values draw as nothing, and charts are de
     CHECK_THAT(a, !Contains("nan"));
     CHECK(captured_numbers(a, R"re(class="marker" cx="([0-9.]+)")re").size() == 3);
 }
+
+TEST_CASE("series past the eighth colour get another marker shape", "[charts]") {
+    LineChart chart;
+    for (int i = 0; i < 9; ++i) chart.series.push_back({"s" + std::to_string(i), {{1, 1.0 * i}, {2, 2.0 * i}}});
+    const std::string svg = render_line_chart(chart);
+    // Series 0 and 8 share the first colour; 0 has circles, 8 must not.
+    const auto series_markup = [&](int i) {
+        const std::string begin = "<title>s" + std::to_string(i) + ": 1, ";
+        const auto at = svg.find(begin);
+        return svg.substr(at, svg.find("</g>", at) - at);
+    };
+    CHECK_THAT(series_markup(0), Contains("<circle class=\"marker\"") && Contains("#0072B2"));
+    CHECK_THAT(series_markup(8), !Contains("<circle") && Contains("#0072B2"));
+}

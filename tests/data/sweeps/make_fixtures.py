@@ -3,10 +3,12 @@
 
 Usage: python3 tests/data/sweeps/make_fixtures.py build/fastsim
 
-The directories follow the format of `fastsim sweep --out DIR` (docs/reports.md): sweep.json,
-results.csv and points/<id>/point.json. Only the failed points get a point.json here (the report
-reads nothing else under points/), and their failures are injected by hand: the error texts
-carry <, & and quotes so that tests see them escaped.
+The directories follow the format of `fastsim sweep --out DIR` (docs/sweeps.md, docs/reports.md):
+sweep.json, results.csv (result columns as summary.json has them, then "error") and
+points/<id>/point.json. Only the failed points get a point.json here (the report reads nothing
+else under points/), and their failures are injected by hand: the error texts carry <, & and
+quotes so that tests see them escaped. The cluster sweep adds a column fastsim does not write
+("note", quoted) and a plot hint with an empty series, as `plot: {x: ...}` gives.
 """
 import csv
 import io
@@ -32,26 +34,29 @@ def run(fastsim, config, overrides):
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         with open(os.path.join(out, "report.json")) as f:
             report = json.load(f)
+        with open(os.path.join(out, "layers.csv")) as f:
+            layers = list(csv.DictReader(f))
         nodes = None
         if os.path.exists(os.path.join(out, "nodes.csv")):
             with open(os.path.join(out, "nodes.csv")) as f:
                 nodes = list(csv.DictReader(f))
-    return report, nodes
+    return report, layers, nodes
 
 
 NODE_RESULTS = ["cycles", "time_ms", "macs", "energy_uj", "pj_per_mac", "utilisation_percent", "array_cycles",
-                "load_wait_cycles", "sram_stall_cycles", "drain_cycles", "energy_fmac_uj", "energy_converter_uj",
+                "load_wait_cycles", "sram_stall_cycles", "drain_cycles", "dram_mbit", "energy_fmac_uj", "energy_converter_uj",
                 "energy_sram_uj", "energy_dram_uj", "energy_leakage_uj"]
 CLUSTER_RESULTS = ["step_ms", "planned_step_ms", "comm_mb_planned", "macs", "energy_uj", "pj_per_mac", "energy_fmac_uj",
                    "energy_converter_uj", "energy_sram_uj", "energy_dram_uj", "energy_leakage_uj", "energy_links_uj"]
 
 
-def node_results(r):
+def node_results(r, layers):
     e = r["energy_pj"]
     c = r["cycles"]
+    dram_bits = sum(int(l["dram_read_bits"]) + int(l["dram_write_bits"]) for l in layers)
     return [str(r["total_cycles"]), g(r["total_seconds"] * 1e3), str(r["total_macs"]), g(r["total_energy_pj"] * 1e-6),
             g(r["pj_per_mac"]), g(r["utilisation_percent"]), str(c["array"]), str(c["load_wait"]), str(c["sram_stall"]),
-            str(c["drain"])] + [g(e[k] * 1e-6) for k in ("fmac", "converter", "sram", "dram", "leakage")]
+            str(c["drain"]), g(dram_bits * 1e-6)] + [g(e[k] * 1e-6) for k in ("fmac", "converter", "sram", "dram", "leakage")]
 
 
 def cluster_results(r, nodes):
@@ -62,7 +67,7 @@ def cluster_results(r, nodes):
         [g(e[k] * 1e-6) for k in ("fmac", "converter", "sram", "dram", "leakage", "links")]
 
 
-def write_sweep(name, sweep, header, rows, failures):
+def write_sweep(name, sweep, header, rows, failures, values):
     d = os.path.join(HERE, name)
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "sweep.json"), "w") as f:
@@ -74,10 +79,12 @@ def write_sweep(name, sweep, header, rows, failures):
     w.writerows(rows)
     with open(os.path.join(d, "results.csv"), "w") as f:
         f.write(text.getvalue())
-    for point, error in failures.items():
+    for point, error in failures.items():  # as fastsim sweep writes them (sim/sweep/point_record.cpp)
         os.makedirs(os.path.join(d, "points", point), exist_ok=True)
         with open(os.path.join(d, "points", point, "point.json"), "w") as f:
-            json.dump({"point": point, "status": "failed", "exit_status": 2, "error": error}, f, indent=2)
+            json.dump({"point": point, "index": int(point[1:]), "status": "failed", "exit_status": 2, "signal": None,
+                       "error": error, "wall_s": 0.0123, "base_config": sweep["base_config"], "values": values[point],
+                       "overrides": ["%s=%s" % kv for kv in values[point].items()], "results": {}}, f, indent=2)
             f.write("\n")
 
 
@@ -89,23 +96,24 @@ def node_sweep(fastsim):
         "p0019": "killed after 600 s (timeout) <injected>",
     }
     keys = ["node.array.rows", "node.array.cols", "precision.weights", "precision.activations", "precision.gradients"]
-    header = ["point"] + keys + ["status"] + NODE_RESULTS
-    rows, n = [], 0
+    header = ["point"] + keys + ["status"] + NODE_RESULTS + ["error"]
+    rows, n, point_values = [], 0, {}
     for a in arrays:
         for m in mantissas:
             point = "p%04d" % n
             n += 1
             values = [str(a), str(a), str(m), str(m), str(m)]
+            point_values[point] = dict(zip(keys, values))
             if point in failures:
-                rows.append([point] + values + ["failed"] + [""] * len(NODE_RESULTS))
+                rows.append([point] + values + ["failed"] + [""] * len(NODE_RESULTS) + [failures[point]])
                 continue
-            report, _ = run(fastsim, config, ["%s=%s" % kv for kv in zip(keys, values)])
-            rows.append([point] + values + ["ok"] + node_results(report))
+            report, layers, _ = run(fastsim, config, ["%s=%s" % kv for kv in zip(keys, values)])
+            rows.append([point] + values + ["ok"] + node_results(report, layers) + [""])
     sweep = {"format": "fastsim-sweep/1", "name": "array_precision_resnet18", "sweep_file": "/work/sweeps/array_precision.yaml",
              "base_config": "/work/configs/quickstart.yaml", "fingerprint": "3f9a0c1d2b7e4a65", "points": n,
              "axes": [{"name": "array", "keys": keys[:2]}, {"name": "mantissa", "keys": keys[2:]}],
              "plot": {"x": "node.array.rows", "series": "precision.weights"}}
-    write_sweep("resnet18_array_precision", sweep, header, rows, failures)
+    write_sweep("resnet18_array_precision", sweep, header, rows, failures, point_values)
 
 
 def cluster_sweep(fastsim):
@@ -113,18 +121,19 @@ def cluster_sweep(fastsim):
     planners, batches = ["data_parallel", "owt", "hypar", "accpar", "tofu"], [8, 16]
     keys = ["planner.name", "workload.batch"]
     # An extra column the report does not know, with a comma (so quoted), to test tolerance.
-    header = ["point"] + keys + ["status"] + CLUSTER_RESULTS + ["note"]
+    header = ["point"] + keys + ["status"] + CLUSTER_RESULTS + ["error", "note"]
     rows, n = [], 0
     for p in planners:
         for b in batches:
             point = "p%04d" % n
             n += 1
-            report, nodes = run(fastsim, config, ["planner.name=" + p, "workload.batch=%d" % b])
-            rows.append([point, p, str(b), "ok"] + cluster_results(report, nodes) + ["%s, batch %d" % (p, b)])
+            report, _, nodes = run(fastsim, config, ["planner.name=" + p, "workload.batch=%d" % b])
+            rows.append([point, p, str(b), "ok"] + cluster_results(report, nodes) + ["", "%s, batch %d" % (p, b)])
     sweep = {"format": "fastsim-sweep/1", "name": "tiny_cluster_planners", "sweep_file": "/work/sweeps/planners.yaml",
              "base_config": "/work/configs/tests/tiny_cluster.yaml", "fingerprint": "00c0ffee12345678", "points": n,
-             "axes": [{"name": "planner", "keys": ["planner.name"]}, {"name": "batch", "keys": ["workload.batch"]}]}
-    write_sweep("tiny_cluster_planners", sweep, header, rows, {})
+             "axes": [{"name": "planner", "keys": ["planner.name"]}, {"name": "batch", "keys": ["workload.batch"]}],
+             "plot": {"x": "planner.name", "series": ""}}
+    write_sweep("tiny_cluster_planners", sweep, header, rows, {}, {})
 
 
 if __name__ == "__main__":
