@@ -214,7 +214,6 @@ LineLayout layout_lines(const SweepResults& r, const SweepSpec& spec) {
         name_columns.insert(name_columns.begin(), *s);
         if (std::find(identity_columns.begin(), identity_columns.end(), *s) == identity_columns.end()) identity_columns.push_back(*s);
     }
-    out.legend_title.clear();
     for (const std::size_t c : name_columns) out.legend_title += (out.legend_title.empty() ? "" : ", ") + r.csv.header[c];
     std::vector<std::string> identities;
     for (const std::size_t row : r.ok_rows) {

@@ -92,6 +92,7 @@ col() { tr ',' '\n' <<<"$header" | grep -nx "$1" | cut -d: -f1; }
 c_point=$(col point); c_status=$(col status); c_cycles=$(col cycles); c_energy=$(col energy_uj)
 c_pj=$(col pj_per_mac); c_util=$(col utilisation_percent)
 ok=0 failed=0
+# Split on commas: fine for this fixture, whose only quoted cells (errors) come after the columns read.
 while IFS=, read -r -a cells; do
   point=${cells[c_point - 1]}
   expect_in_dom "$page" "<td>$point</td>" "point $point"
