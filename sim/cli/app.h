@@ -29,5 +29,6 @@ int plan_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
 int sweep_command(const std::vector<std::string>& args);
 int sweep_merge_command(const std::vector<std::string>& args);
+int report_command(const std::vector<std::string>& args);
 
 }  // namespace fastsim::cli

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+// `fastsim report DIR`: an HTML page and SVG plots from a sweep or run directory.
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include <boost/program_options.hpp>
+
+#include "cli/app.h"
+#include "cli/logging.h"
+#include "config/errors.h"
+#include "report/output_files.h"
+#include "report/results_dir.h"
+
+namespace fastsim::cli {
+
+int report_command(const std::vector<std::string>& args) {
+    namespace po = boost::program_options;
+    const std::string usage = "fastsim report DIR [--out FILE] [--plots-dir DIR]";
+    po::options_description options(
+        usage +
+        "\n\nWrites a self-contained HTML page (summary tables, plots, energy breakdown) of a sweep\n"
+        "directory (sweep.json, results.csv) or a run directory (fastsim run --out: report.json,\n"
+        "layers.csv), and each plot as an SVG file.\n\nOptions");
+    std::string dir, out_file, plots_dir;
+    options.add_options()("dir", po::value(&dir), "the sweep or run directory")(
+        "out", po::value(&out_file), "the HTML file to write (default: DIR/report.html)")(
+        "plots-dir", po::value(&plots_dir), "where the SVG plots go (default: DIR/plots)");
+    po::positional_options_description positional;
+    positional.add("dir", 1);
+    if (!parse_command_line(args, options, positional)) return kSuccess;
+    if (dir.empty()) throw config::UserError("missing DIR: " + usage);
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    if (out_file.empty()) out_file = dir + "/report.html";
+    if (plots_dir.empty()) plots_dir = dir + "/plots";
+
+    // 1. Read the directory and build the page; 2. write the plots, then the page, each atomically.
+    const auto start = std::chrono::steady_clock::now();
+    const report::ResultsDirKind kind = report::classify_results_dir(dir);
+    const report::ReportPage page = kind == report::ResultsDirKind::sweep ? report::sweep_report(dir) : report::run_report(dir);
+    for (const auto& [name, svg] : page.plots) report::write_file_atomically(plots_dir + "/" + name, svg);
+    report::write_file_atomically(out_file, page.html);
+    logger("report")->info("{} report of {} in {:.1f} ms", kind == report::ResultsDirKind::sweep ? "sweep" : "run", dir,
+                           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    std::cout << "wrote " << out_file << " and " << page.plots.size() << " plot" << (page.plots.size() == 1 ? "" : "s") << " in "
+              << plots_dir << "\n";
+    return kSuccess;
+}
+
+}  // namespace fastsim::cli

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+#include "report/result_columns.h"
+
+#include <array>
+#include <utility>
+
+namespace fastsim::report {
+
+std::string column_title(std::string_view column) {
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kTitles{{
+        {"cycles", "cycles"},
+        {"time_ms", "time (ms)"},
+        {"step_ms", "step (ms)"},
+        {"planned_step_ms", "planned step (ms)"},
+        {"comm_mb_planned", "planned comm (MB)"},
+        {"macs", "MACs"},
+        {"energy_uj", "energy (µJ)"},
+        {"pj_per_mac", "energy per MAC (pJ)"},
+        {"utilisation_percent", "utilisation (%)"},
+        {"array_cycles", "array cycles"},
+        {"load_wait_cycles", "DRAM-load wait cycles"},
+        {"sram_stall_cycles", "SRAM stall cycles"},
+        {"drain_cycles", "drain cycles"},
+        {"energy_total_pj", "energy (pJ)"},
+        {"dram_mbit", "DRAM traffic (Mbit)"},
+    }};
+    for (const auto& [name, title] : kTitles)
+        if (name == column) return std::string(title);
+    const std::string_view prefix = "energy_";
+    for (const std::string_view unit : {std::string_view("_uj"), std::string_view("_pj")})
+        if (column.size() > prefix.size() + unit.size() && column.substr(0, prefix.size()) == prefix &&
+            column.substr(column.size() - unit.size()) == unit)
+            return "energy " + std::string(column.substr(prefix.size(), column.size() - prefix.size() - unit.size())) +
+                   (unit == "_uj" ? " (µJ)" : " (pJ)");
+    return std::string(column);
+}
+
+const std::vector<std::string_view>& headline_result_columns() {
+    static const std::vector<std::string_view> kColumns{"cycles",   "step_ms",    "planned_step_ms",     "time_ms",
+                                                        "energy_uj", "pj_per_mac", "utilisation_percent", "macs",
+                                                        "comm_mb_planned"};
+    return kColumns;
+}
+
+std::vector<EnergyComponentColumn> energy_component_columns(const std::vector<std::string>& header, std::string_view unit_suffix) {
+    const std::string_view prefix = "energy_";
+    std::vector<EnergyComponentColumn> out;
+    for (std::size_t i = 0; i < header.size(); ++i) {
+        const std::string_view h = header[i];
+        if (h.size() <= prefix.size() + unit_suffix.size() || h.substr(0, prefix.size()) != prefix ||
+            h.substr(h.size() - unit_suffix.size()) != unit_suffix)
+            continue;
+        std::string component(h.substr(prefix.size(), h.size() - prefix.size() - unit_suffix.size()));
+        if (component != "total") out.push_back({i, std::move(component)});
+    }
+    return out;
+}
+
+}  // namespace fastsim::report

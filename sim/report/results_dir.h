@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// `fastsim report`: an HTML page and SVG plots from a finished sweep or run directory.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fastsim::report {
+
+/// What a report consists of: the page and its charts as standalone SVG documents.
+struct ReportPage {
+    std::string html;  ///< a self-contained HTML document (the charts inlined)
+    std::vector<std::pair<std::string, std::string>> plots;  ///< (file name such as "cycles.svg", SVG document)
+};
+
+enum class ResultsDirKind {
+    sweep,  ///< sweep.json and results.csv (fastsim sweep --out DIR)
+    run,    ///< report.json and layers.csv (fastsim run CONFIG --out DIR)
+};
+
+/// Which kind of directory `dir` is. Throws config::UserError naming `dir` if it is missing or
+/// is neither (a sweep takes precedence when both sets of files are present).
+ResultsDirKind classify_results_dir(const std::string& dir);
+
+/// The report of a sweep directory (docs/reports.md). Throws config::UserError naming the file
+/// (and line or key) for a missing or malformed sweep.json or results.csv.
+ReportPage sweep_report(const std::string& dir);
+
+/// The report of a `fastsim run --out` directory, node or cluster (docs/reports.md). Throws
+/// config::UserError naming the file for a missing or malformed report.json, layers.csv or nodes.csv.
+ReportPage run_report(const std::string& dir);
+
+}  // namespace fastsim::report

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+// The report of a `fastsim run --out DIR` directory: report.json, layers.csv, and for a cluster
+// run nodes.csv; summary.json when present.
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+
+#include "config/errors.h"
+#include "report/csv_reader.h"
+#include "report/html_page.h"
+#include "report/json_reader.h"
+#include "report/result_columns.h"
+#include "report/results_dir.h"
+#include "report/svg_chart.h"
+
+namespace fastsim::report {
+namespace {
+
+/// layers.csv columns left out of the per-layer table: detail that the energy breakdown or
+/// report.json already carries.
+bool is_detail_column(const std::string& name) {
+    static const std::vector<std::string> kDetail{"passes_per_group", "tiles", "converter_cycles", "pe_passes",
+                                                  "sram_exponent_read_bits", "sram_exponent_write_bits",
+                                                  "sram_mantissa_read_bits", "sram_mantissa_write_bits",
+                                                  "dram_read_bits", "dram_write_bits"};
+    if (std::find(kDetail.begin(), kDetail.end(), name) != kDetail.end()) return true;
+    return name.rfind("energy_", 0) == 0 && name != "energy_total_pj";
+}
+
+/// A number member of report.json, or a UserError naming the file and key.
+double number_member(const JsonValue& root, const std::string& file, const std::string& key) {
+    const JsonValue* v = root.find(key);
+    if (!v || !v->is_number()) throw config::UserError(file + ": " + key + ": expected a number");
+    return v->as_number();
+}
+
+std::string text_member(const JsonValue& root, const std::string& key) {
+    const JsonValue* v = root.find(key);
+    if (!v) return "";
+    if (v->is_string()) return v->as_string();
+    if (v->is_number()) return display_number(v->as_number());
+    return "";
+}
+
+/// The components of report.json's "energy_pj" object (excluding "total"), in pJ.
+std::vector<std::pair<std::string, double>> energy_components(const JsonValue& root, const std::string& file) {
+    const JsonValue* e = root.find("energy_pj");
+    if (!e || !e->is_object()) throw config::UserError(file + ": energy_pj: expected an object of energies by component");
+    std::vector<std::pair<std::string, double>> out;
+    for (const auto& m : e->members()) {
+        if (m.key == "total") continue;
+        if (!m.value.is_number()) throw config::UserError(file + ": energy_pj." + m.key + ": expected a number");
+        out.emplace_back(m.key, m.value.as_number());
+    }
+    return out;
+}
+
+/// Per-row energy by component of a CSV with energy_<component>_pj columns, summed over rows
+/// that share the value of `group_column` (first-seen order); bars in µJ.
+charts::StackedBarChart energy_bars(const CsvTable& csv, std::size_t group_column, const std::vector<std::string>& labels,
+                                    const std::string& what) {
+    const auto components = energy_component_columns(csv.header, "_pj");
+    charts::StackedBarChart bars;
+    bars.title = "energy by component per " + what;
+    bars.x_title = what;
+    bars.y_title = "energy (µJ)";
+    for (const auto& e : components) bars.components.push_back(e.component);
+    std::vector<std::string> keys;
+    for (std::size_t row = 0; row < csv.rows.size(); ++row) {
+        const std::string& key = csv.rows[row][group_column];
+        auto it = std::find(keys.begin(), keys.end(), key);
+        if (it == keys.end()) {
+            keys.push_back(key);
+            bars.bars.push_back({labels[row], std::vector<double>(components.size(), 0.0)});
+            it = keys.end() - 1;
+        }
+        charts::Bar& bar = bars.bars[static_cast<std::size_t>(it - keys.begin())];
+        for (std::size_t c = 0; c < components.size(); ++c) {
+            const std::string& text = csv.rows[row][components[c].index];
+            const auto v = parse_number(text);
+            if (!v && !text.empty())
+                throw config::UserError(csv.source + ":" + std::to_string(csv.row_lines[row]) + ": column '" +
+                                        csv.header[components[c].index] + "': '" + text + "' is not a number");
+            bar.values[c] += v.value_or(0.0) * 1e-6;
+        }
+    }
+    return bars;
+}
+
+HtmlTable csv_table(const CsvTable& csv, const std::string& caption) {
+    HtmlTable t;
+    t.caption = caption;
+    std::vector<std::size_t> shown;
+    for (std::size_t c = 0; c < csv.header.size(); ++c)
+        if (!is_detail_column(csv.header[c])) {
+            shown.push_back(c);
+            t.headers.push_back(csv.header[c]);
+        }
+    for (const auto& row : csv.rows) {
+        std::vector<std::string> cells;
+        for (const std::size_t c : shown) cells.push_back(row[c]);
+        t.rows.push_back(std::move(cells));
+    }
+    return t;
+}
+
+/// Energy by component (µJ, pJ/MAC, share) from report.json's energy_pj; `macs` may be 0.
+HtmlTable energy_table(const std::vector<std::pair<std::string, double>>& components, double macs) {
+    HtmlTable t;
+    t.caption = "Energy by component";
+    t.headers = {"component", "energy (µJ)", "energy per MAC (pJ)", "share (%)"};
+    double total = 0;
+    for (const auto& [name, pj] : components) total += pj;
+    for (const auto& [name, pj] : components)
+        t.rows.push_back({name, display_number(pj * 1e-6), macs > 0 ? display_number(pj / macs) : "",
+                          total > 0 ? display_number(100 * pj / total) : ""});
+    t.rows.push_back({"total", display_number(total * 1e-6), macs > 0 ? display_number(total / macs) : "", total > 0 ? "100" : ""});
+    return t;
+}
+
+/// summary.json (a flat object of result columns), as a table, if the run wrote one.
+void add_summary_json(HtmlPage& page, const std::string& dir) {
+    const std::string file = dir + "/summary.json";
+    if (!std::filesystem::exists(file)) return;
+    const JsonValue root = read_json_file(file);
+    if (!root.is_object()) throw config::UserError(file + ": expected a JSON object");
+    HtmlTable t;
+    t.caption = "summary.json (the results a sweep collects from this run)";
+    t.headers = {"result", "value"};
+    for (const auto& m : root.members())
+        t.rows.push_back({column_title(m.key), m.value.is_number() ? display_number(m.value.as_number()) : m.value.as_string()});
+    page.table(t);
+}
+
+void training_step_sections(HtmlPage& page, ReportPage& report, const std::string& dir, const JsonValue& root,
+                            const std::string& file, const CsvTable& layers) {
+    // 1. Summary: run identity, then the totals with units.
+    const double cycles = number_member(root, file, "total_cycles");
+    const double seconds = number_member(root, file, "total_seconds");
+    const double macs = number_member(root, file, "total_macs");
+    const double energy_pj = number_member(root, file, "total_energy_pj");
+    HtmlTable summary;
+    summary.headers = {"quantity", "value", "unit"};
+    summary.rows.push_back({"network", text_member(root, "network"), ""});
+    summary.rows.push_back({"batch", text_member(root, "batch"), "samples"});
+    summary.rows.push_back({"fidelity", text_member(root, "fidelity"), ""});
+    if (const JsonValue* node = root.find("node"); node && node->is_object()) {
+        summary.rows.push_back({"array", text_member(*node, "array_rows") + " x " + text_member(*node, "array_cols"), "fMACs"});
+        if (const JsonValue* clock = node->find("clock_hz"); clock && clock->is_number())
+            summary.rows.push_back({"clock", display_number(clock->as_number() * 1e-6), "MHz"});
+    }
+    summary.rows.push_back({"cycles", display_number(cycles), "cycles"});
+    summary.rows.push_back({"time", display_number(seconds * 1e3), "ms"});
+    summary.rows.push_back({"MACs", display_number(macs), "MACs"});
+    summary.rows.push_back({"energy", display_number(energy_pj * 1e-6), "µJ"});
+    summary.rows.push_back({"energy per MAC", display_number(number_member(root, file, "pj_per_mac")), "pJ"});
+    summary.rows.push_back({"utilisation", display_number(number_member(root, file, "utilisation_percent")), "%"});
+    if (const JsonValue* split = root.find("cycles"); split && split->is_object())
+        for (const auto& m : split->members())
+            if (m.value.is_number()) summary.rows.push_back({m.key + " cycles", display_number(m.value.as_number()), "cycles"});
+    page.section("Summary", "summary");
+    page.table(summary);
+    page.table(energy_table(energy_components(root, file), macs));
+    add_summary_json(page, dir);
+
+    // 2. Energy by layer (phases summed), then the per-layer table.
+    const auto layer_column = layers.column("layer");
+    if (!layer_column) throw config::UserError(layers.source + ":1: no column 'layer'");
+    page.section("Energy breakdown", "energy");
+    std::vector<std::string> labels;
+    for (const auto& row : layers.rows) labels.push_back(row[*layer_column]);
+    const std::string svg = charts::render_stacked_bar_chart(energy_bars(layers, *layer_column, labels, "layer"));
+    report.plots.emplace_back("energy_by_layer.svg", svg);
+    page.figure(svg, "Energy per layer by component (its forward, backward-data and weight-gradient phases summed).");
+    page.section("Layers", "layers");
+    page.table(csv_table(layers, "One row per layer and phase (layers.csv; energies in pJ, utilisation in %)"));
+}
+
+void cluster_sections(HtmlPage& page, ReportPage& report, const std::string& dir, const JsonValue& root, const std::string& file,
+                      const CsvTable& layers, const CsvTable& nodes) {
+    // 1. Summary; MACs are the sum over nodes (report.json has no total).
+    double macs = 0;
+    if (const auto c = nodes.column("macs"))
+        for (std::size_t row = 0; row < nodes.rows.size(); ++row) macs += parse_number(nodes.rows[row][*c]).value_or(0.0);
+    const auto components = energy_components(root, file);
+    double energy_pj = 0;
+    for (const auto& [name, pj] : components) energy_pj += pj;
+    HtmlTable summary;
+    summary.headers = {"quantity", "value", "unit"};
+    summary.rows.push_back({"network", text_member(root, "network"), ""});
+    summary.rows.push_back({"batch", text_member(root, "batch"), "samples"});
+    summary.rows.push_back({"nodes", text_member(root, "nodes"), ""});
+    summary.rows.push_back({"planner", text_member(root, "planner"), ""});
+    summary.rows.push_back({"simulated step", display_number(number_member(root, file, "simulated_step_s") * 1e3), "ms"});
+    summary.rows.push_back({"planned step", display_number(number_member(root, file, "planned_step_s") * 1e3), "ms"});
+    summary.rows.push_back({"planned communication", display_number(number_member(root, file, "comm_bytes_planned") * 1e-6), "MB"});
+    summary.rows.push_back({"MACs", display_number(macs), "MACs"});
+    summary.rows.push_back({"energy", display_number(energy_pj * 1e-6), "µJ"});
+    if (macs > 0) summary.rows.push_back({"energy per MAC", display_number(energy_pj / macs), "pJ"});
+    page.section("Summary", "summary");
+    page.table(summary);
+    page.table(energy_table(components, macs));
+    add_summary_json(page, dir);
+
+    // 2. Energy by node (links are shared, so not in the bars), then the tables.
+    const auto node_column = nodes.column("node");
+    if (!node_column) throw config::UserError(nodes.source + ":1: no column 'node'");
+    const auto type_column = nodes.column("type");
+    std::vector<std::string> labels;
+    for (const auto& row : nodes.rows) labels.push_back("node " + row[*node_column] + (type_column ? " (" + row[*type_column] + ")" : ""));
+    page.section("Energy breakdown", "energy");
+    const std::string svg = charts::render_stacked_bar_chart(energy_bars(nodes, *node_column, labels, "node"));
+    report.plots.emplace_back("energy_by_node.svg", svg);
+    page.figure(svg, "Energy per node by component; link energy is the cluster's, in the table above, not any node's.");
+    page.section("Nodes", "nodes");
+    page.table(csv_table(nodes, "One row per node (nodes.csv; times in s, energies in pJ)"));
+    page.section("Layers", "layers");
+    page.table(csv_table(layers, "Planned and simulated time per layer (layers.csv; seconds)"));
+}
+
+}  // namespace
+
+ReportPage run_report(const std::string& dir) {
+    const std::string file = dir + "/report.json";
+    const JsonValue root = read_json_file(file);
+    if (!root.is_object()) throw config::UserError(file + ": expected a JSON object");
+    const CsvTable layers = read_csv_file(dir + "/layers.csv");
+    const bool cluster = root.find("simulated_step_s") != nullptr;
+    if (!cluster && !root.find("total_cycles"))
+        throw config::UserError(file + ": neither total_cycles (a training step) nor simulated_step_s (a cluster run)");
+    ReportPage report;
+    const std::string network = text_member(root, "network");
+    HtmlPage page("fastsim " + std::string(cluster ? "cluster" : "training step") + " report: " + network,
+                  "run of " + text_member(root, "config") + ", from " + dir);
+    if (cluster)
+        cluster_sections(page, report, dir, root, file, layers, read_csv_file(dir + "/nodes.csv"));
+    else
+        training_step_sections(page, report, dir, root, file, layers);
+    report.html = page.render();
+    return report;
+}
+
+ResultsDirKind classify_results_dir(const std::string& dir) {
+    namespace fs = std::filesystem;
+    if (!fs::is_directory(dir)) throw config::UserError(dir + ": not a directory");
+    const auto has = [&](const char* name) { return fs::exists(fs::path(dir) / name); };
+    if (has("sweep.json") || has("results.csv")) {
+        if (!has("results.csv")) throw config::UserError(dir + "/results.csv: cannot open: missing (the sweep has not written results yet?)");
+        if (!has("sweep.json")) throw config::UserError(dir + "/sweep.json: cannot open: missing, though results.csv is there");
+        return ResultsDirKind::sweep;
+    }
+    if (has("report.json")) {
+        if (!has("layers.csv")) throw config::UserError(dir + "/layers.csv: cannot open: missing, though report.json is there");
+        return ResultsDirKind::run;
+    }
+    throw config::UserError(dir + ": neither a sweep directory (sweep.json, results.csv) nor a run directory (report.json, layers.csv)");
+}
+
+}  // namespace fastsim::report

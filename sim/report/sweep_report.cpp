@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: MIT
+// The report of a sweep directory: sweep.json (axes, plot choice), results.csv (one row per
+// point), points/<id>/point.json (the error of a failed point).
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <optional>
+
+#include "config/errors.h"
+#include "report/csv_reader.h"
+#include "report/html_page.h"
+#include "report/json_reader.h"
+#include "report/result_columns.h"
+#include "report/results_dir.h"
+#include "report/svg_chart.h"
+
+namespace fastsim::report {
+namespace {
+
+constexpr std::string_view kSweepFormat = "fastsim-sweep/1";
+
+struct SweepAxis {
+    std::string name;
+    std::vector<std::string> keys;  ///< config key paths varied together
+};
+
+/// sweep.json, with the plot choice resolved to its defaults.
+struct SweepSpec {
+    std::string name;
+    std::string fingerprint;
+    std::string base_config;
+    std::optional<std::size_t> points;  ///< how many points the sweep has (results.csv may have fewer)
+    std::vector<SweepAxis> axes;
+    std::string plot_x;       ///< x of the plots: plot.x, else the first key of the first axis
+    std::string plot_series;  ///< one line per value: plot.series, else the first key of the second axis; may be empty
+};
+
+[[noreturn]] void key_error(const std::string& file, const std::string& key, const std::string& message) {
+    throw config::UserError(file + ": " + key + ": " + message);
+}
+
+/// Member `key` of `object` as a string ("" if absent or null); errors name `path` (default: key).
+std::string optional_string(const JsonValue& object, const std::string& file, const std::string& key, std::string path = "") {
+    const JsonValue* v = object.find(key);
+    if (!v || v->kind() == JsonValue::Kind::null) return "";
+    if (!v->is_string()) key_error(file, path.empty() ? key : path, "expected a string");
+    return v->as_string();
+}
+
+SweepSpec read_sweep_spec(const std::string& file) {
+    const JsonValue root = read_json_file(file);
+    if (!root.is_object()) throw config::UserError(file + ": expected a JSON object");
+    SweepSpec spec;
+    const std::string format = optional_string(root, file, "format");
+    if (!format.empty() && format != kSweepFormat)
+        key_error(file, "format", "this fastsim reads " + std::string(kSweepFormat) + ", got '" + format + "'");
+    spec.name = optional_string(root, file, "name");
+    spec.fingerprint = optional_string(root, file, "fingerprint");
+    spec.base_config = optional_string(root, file, "base_config");
+    if (const JsonValue* p = root.find("points")) {
+        if (!p->is_number() || p->as_number() < 0 || p->as_number() != std::floor(p->as_number()))
+            key_error(file, "points", "expected a whole number");
+        spec.points = static_cast<std::size_t>(p->as_number());
+    }
+    // 1. Axes: a non-empty array of {name, keys: [non-empty strings]}.
+    const JsonValue* axes = root.find("axes");
+    if (!axes || !axes->is_array() || axes->items().empty()) key_error(file, "axes", "expected a non-empty array of axes");
+    for (std::size_t a = 0; a < axes->items().size(); ++a) {
+        const JsonValue& axis = axes->items()[a];
+        const std::string where = "axes[" + std::to_string(a) + "]";
+        if (!axis.is_object()) key_error(file, where, "expected an object with name and keys");
+        SweepAxis out;
+        out.name = optional_string(axis, file, "name", where + ".name");
+        const JsonValue* keys = axis.find("keys");
+        if (!keys || !keys->is_array() || keys->items().empty()) key_error(file, where + ".keys", "expected a non-empty array of key paths");
+        for (const JsonValue& k : keys->items()) {
+            if (!k.is_string() || k.as_string().empty()) key_error(file, where + ".keys", "expected key paths as strings");
+            out.keys.push_back(k.as_string());
+        }
+        if (out.name.empty()) out.name = out.keys.front();
+        spec.axes.push_back(std::move(out));
+    }
+    // 2. Plot choice, defaulting to the first keys of the first two axes.
+    spec.plot_x = spec.axes[0].keys[0];
+    if (spec.axes.size() > 1) spec.plot_series = spec.axes[1].keys[0];
+    // An empty hint ("series": "", as fastsim sweep writes for a plot: with only x) keeps the default.
+    if (const JsonValue* plot = root.find("plot"); plot && plot->kind() != JsonValue::Kind::null) {
+        if (!plot->is_object()) key_error(file, "plot", "expected an object with x and series");
+        if (const std::string x = optional_string(*plot, file, "x", "plot.x"); !x.empty()) spec.plot_x = x;
+        if (const std::string series = optional_string(*plot, file, "series", "plot.series"); !series.empty())
+            spec.plot_series = series;
+    }
+    return spec;
+}
+
+/// results.csv with its columns located and its rows split into ok and failed.
+struct SweepResults {
+    CsvTable csv;
+    std::size_t point_column = 0;
+    std::size_t status_column = 0;
+    std::optional<std::size_t> error_column;  ///< "error": why a point failed (fastsim sweep writes it last)
+    std::vector<std::size_t> axis_columns;  ///< per axis key, axes in order
+    std::vector<std::size_t> ok_rows;
+    std::vector<std::size_t> failed_rows;
+
+    /// The number in `row`, `column` (NaN for an empty cell).
+    [[nodiscard]] double number(std::size_t row, std::size_t column) const {
+        return parse_number(csv.rows[row][column]).value_or(std::numeric_limits<double>::quiet_NaN());
+    }
+    [[nodiscard]] const std::string& cell(std::size_t row, std::size_t column) const { return csv.rows[row][column]; }
+};
+
+std::size_t require_column(const CsvTable& csv, const std::string& name, const std::string& why) {
+    const auto c = csv.column(name);
+    if (!c) throw config::UserError(csv.source + ":1: no column '" + name + "'" + why);
+    return *c;
+}
+
+SweepResults read_results(const std::string& file, const SweepSpec& spec, const std::string& sweep_file) {
+    SweepResults r;
+    r.csv = read_csv_file(file);
+    r.point_column = require_column(r.csv, "point", "");
+    r.status_column = require_column(r.csv, "status", "");
+    r.error_column = r.csv.column("error");
+    for (const auto& axis : spec.axes)
+        for (const auto& key : axis.keys) r.axis_columns.push_back(require_column(r.csv, key, " (an axis key of " + sweep_file + ")"));
+    // Numeric result columns must hold numbers (or be empty) in rows that succeeded.
+    std::vector<std::size_t> numeric;
+    for (const auto name : headline_result_columns())
+        if (const auto c = r.csv.column(name)) numeric.push_back(*c);
+    for (const auto& e : energy_component_columns(r.csv.header, "_uj")) numeric.push_back(e.index);
+    for (std::size_t row = 0; row < r.csv.rows.size(); ++row) {
+        if (r.cell(row, r.status_column) != "ok") {
+            r.failed_rows.push_back(row);
+            continue;
+        }
+        r.ok_rows.push_back(row);
+        for (const std::size_t c : numeric) {
+            const std::string& text = r.cell(row, c);
+            if (!text.empty() && !parse_number(text))
+                throw config::UserError(file + ":" + std::to_string(r.csv.row_lines[row]) + ": column '" + r.csv.header[c] + "': '" +
+                                        text + "' is not a number");
+        }
+    }
+    return r;
+}
+
+/// A point's axis values for people: per axis its key values ("16" when all keys of the axis
+/// agree, else "16/8"), axes joined by ", ".
+std::string point_label(const SweepResults& r, const SweepSpec& spec, std::size_t row) {
+    std::string label;
+    std::size_t column = 0;
+    for (const auto& axis : spec.axes) {
+        std::vector<std::string> values;
+        for (std::size_t k = 0; k < axis.keys.size(); ++k) values.push_back(r.cell(row, r.axis_columns[column++]));
+        const bool same = std::all_of(values.begin(), values.end(), [&](const std::string& v) { return v == values.front(); });
+        std::string joined = values.front();
+        if (!same)
+            for (std::size_t k = 1; k < values.size(); ++k) joined += "/" + values[k];
+        label += (label.empty() ? "" : ", ") + joined;
+    }
+    return label;
+}
+
+std::string axis_names(const SweepSpec& spec) {
+    std::string names;
+    for (const auto& axis : spec.axes) names += (names.empty() ? "" : ", ") + axis.name;
+    return names;
+}
+
+/// The index of the axis holding `key`, or axes.size().
+std::size_t axis_of(const SweepSpec& spec, const std::string& key) {
+    for (std::size_t a = 0; a < spec.axes.size(); ++a)
+        if (std::find(spec.axes[a].keys.begin(), spec.axes[a].keys.end(), key) != spec.axes[a].keys.end()) return a;
+    return spec.axes.size();
+}
+
+/// Groups the ok points into lines for the metric plots: x = plot.x; one line per combination of
+/// the keys outside x's axis (named by plot.series' value, plus other axes' first keys if any).
+struct LineLayout {
+    std::vector<std::string> categories;  ///< non-empty when some x value is not a number
+    std::vector<std::string> series_names;
+    std::vector<std::vector<std::pair<double, std::size_t>>> members;  ///< per series: (x, row), sorted by x
+    std::string legend_title;
+};
+
+LineLayout layout_lines(const SweepResults& r, const SweepSpec& spec) {
+    LineLayout out;
+    const std::size_t x_column = *r.csv.column(spec.plot_x);
+    const std::size_t x_axis = axis_of(spec, spec.plot_x);
+    // 1. x: numbers when every ok point's x is a number, else categories in first-seen order.
+    bool numeric_x = true;
+    for (const std::size_t row : r.ok_rows) numeric_x = numeric_x && parse_number(r.cell(row, x_column)).has_value();
+    if (!numeric_x)
+        for (const std::size_t row : r.ok_rows)
+            if (std::find(out.categories.begin(), out.categories.end(), r.cell(row, x_column)) == out.categories.end())
+                out.categories.push_back(r.cell(row, x_column));
+    // 2. Series identity: every axis key outside x's axis; named by the series key and other axes.
+    std::vector<std::size_t> identity_columns, name_columns;
+    std::size_t column = 0;
+    for (std::size_t a = 0; a < spec.axes.size(); ++a)
+        for (const auto& key : spec.axes[a].keys) {
+            const std::size_t c = r.axis_columns[column++];
+            if (a == x_axis) continue;
+            identity_columns.push_back(c);
+            const bool series_key = key == spec.plot_series;
+            const bool other_axis_head = a != axis_of(spec, spec.plot_series) && key == spec.axes[a].keys.front();
+            if (series_key || other_axis_head) name_columns.push_back(c);
+        }
+    if (const auto s = r.csv.column(spec.plot_series); s && !spec.plot_series.empty()) {
+        // The series key first in names, even when it is not an axis key.
+        name_columns.erase(std::remove(name_columns.begin(), name_columns.end(), *s), name_columns.end());
+        name_columns.insert(name_columns.begin(), *s);
+        if (std::find(identity_columns.begin(), identity_columns.end(), *s) == identity_columns.end()) identity_columns.push_back(*s);
+    }
+    for (const std::size_t c : name_columns) out.legend_title += (out.legend_title.empty() ? "" : ", ") + r.csv.header[c];
+    std::vector<std::string> identities;
+    for (const std::size_t row : r.ok_rows) {
+        std::string identity, name;
+        for (const std::size_t c : identity_columns) identity += r.cell(row, c) + '\x1f';
+        for (const std::size_t c : name_columns) name += (name.empty() ? "" : ", ") + r.cell(row, c);
+        auto it = std::find(identities.begin(), identities.end(), identity);
+        if (it == identities.end()) {
+            identities.push_back(identity);
+            out.series_names.push_back(name);
+            out.members.emplace_back();
+            it = identities.end() - 1;
+        }
+        const double x = numeric_x ? r.number(row, x_column)
+                                   : static_cast<double>(std::find(out.categories.begin(), out.categories.end(), r.cell(row, x_column)) -
+                                                         out.categories.begin());
+        out.members[static_cast<std::size_t>(it - identities.begin())].emplace_back(x, row);
+    }
+    // 3. Points along x; series by their first name value, numerically when they are numbers.
+    for (auto& m : out.members) std::stable_sort(m.begin(), m.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::size_t> order(out.series_names.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    const auto first_number = [&](std::size_t i) {
+        const std::string& n = out.series_names[i];
+        return parse_number(n.substr(0, n.find(", ")));
+    };
+    const bool numeric_series = std::all_of(order.begin(), order.end(), [&](std::size_t i) { return first_number(i).has_value(); });
+    if (numeric_series)
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return *first_number(a) < *first_number(b); });
+    LineLayout sorted = out;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        sorted.series_names[i] = out.series_names[order[i]];
+        sorted.members[i] = out.members[order[i]];
+    }
+    if (name_columns.empty() && sorted.series_names.size() == 1) sorted.series_names[0].clear();
+    return sorted;
+}
+
+charts::LineChart metric_chart(const SweepResults& r, const LineLayout& layout, const SweepSpec& spec, std::size_t column,
+                               const std::string& what) {
+    charts::LineChart chart;
+    chart.title = what + " vs " + spec.plot_x;
+    chart.x_title = spec.plot_x;
+    chart.y_title = column_title(r.csv.header[column]);
+    chart.legend_title = layout.legend_title;
+    chart.categories = layout.categories;
+    for (std::size_t s = 0; s < layout.members.size(); ++s) {
+        charts::LineSeries series;
+        series.name = layout.series_names[s];
+        for (const auto& [x, row] : layout.members[s]) series.points.push_back({x, r.number(row, column)});
+        chart.series.push_back(std::move(series));
+    }
+    return chart;
+}
+
+/// Why a point failed: its results.csv "error" cell, else the "error" string of
+/// points/<id>/point.json; problems reading that file are shown, not thrown.
+std::string point_error(const std::string& dir, const SweepResults& r, std::size_t row) {
+    if (r.error_column && !r.cell(row, *r.error_column).empty()) return r.cell(row, *r.error_column);
+    const std::string& point = r.cell(row, r.point_column);
+    const std::string file = dir + "/points/" + point + "/point.json";
+    if (!std::filesystem::exists(file)) return "(no " + file + ")";
+    try {
+        const JsonValue root = read_json_file(file);
+        const JsonValue* error = root.is_object() ? root.find("error") : nullptr;
+        if (error && error->is_string() && !error->as_string().empty()) return error->as_string();
+        return "(no error recorded in " + file + ")";
+    } catch (const config::UserError& e) {
+        return std::string("(unreadable: ") + e.what() + ")";
+    }
+}
+
+}  // namespace
+
+ReportPage sweep_report(const std::string& dir) {
+    // 1. Inputs.
+    const std::string sweep_file = dir + "/sweep.json";
+    const SweepSpec spec = read_sweep_spec(sweep_file);
+    const SweepResults r = read_results(dir + "/results.csv", spec, sweep_file);
+    if (!r.csv.column(spec.plot_x)) key_error(sweep_file, "plot.x", "'" + spec.plot_x + "' is not a column of " + r.csv.source);
+    if (!spec.plot_series.empty() && !r.csv.column(spec.plot_series))
+        key_error(sweep_file, "plot.series", "'" + spec.plot_series + "' is not a column of " + r.csv.source);
+
+    ReportPage report;
+    std::string subtitle = "sweep " + (spec.name.empty() ? std::string("(unnamed)") : spec.name) + " from " + dir;
+    if (!spec.base_config.empty()) subtitle += "; base config " + spec.base_config;
+    if (!spec.fingerprint.empty()) subtitle += "; fingerprint " + spec.fingerprint;
+    HtmlPage page("fastsim sweep report: " + (spec.name.empty() ? dir : spec.name), subtitle);
+
+    // 2. Summary: every point with its axis values, status and headline results.
+    page.section("Summary", "summary");
+    std::string counts = std::to_string(r.csv.rows.size()) + " points in results.csv";
+    if (spec.points && *spec.points != r.csv.rows.size()) counts += " of the sweep's " + std::to_string(*spec.points);
+    counts += ": " + std::to_string(r.ok_rows.size()) + " ok, " + std::to_string(r.failed_rows.size()) + " failed. Axes: ";
+    for (std::size_t a = 0; a < spec.axes.size(); ++a) {
+        counts += (a ? "; " : "") + spec.axes[a].name + " (";
+        for (std::size_t k = 0; k < spec.axes[a].keys.size(); ++k) counts += (k ? ", " : "") + spec.axes[a].keys[k];
+        counts += ")";
+    }
+    page.paragraph(counts + ".");
+    std::vector<std::size_t> headline, shown;
+    for (const auto name : headline_result_columns())
+        if (const auto c = r.csv.column(name)) headline.push_back(*c);
+    HtmlTable summary;
+    summary.headers.push_back("point");
+    shown.push_back(r.point_column);
+    for (const std::size_t c : r.axis_columns) {
+        summary.headers.push_back(r.csv.header[c]);
+        shown.push_back(c);
+    }
+    summary.headers.push_back("status");
+    shown.push_back(r.status_column);
+    for (const std::size_t c : headline) {
+        summary.headers.push_back(column_title(r.csv.header[c]));
+        shown.push_back(c);
+    }
+    for (const auto& row : r.csv.rows) {
+        std::vector<std::string> cells;
+        for (const std::size_t c : shown) cells.push_back(row[c]);
+        summary.rows.push_back(std::move(cells));
+    }
+    page.table(summary);
+
+    // 3. Metric plots against plot.x, one line per series.
+    const auto components = energy_component_columns(r.csv.header, "_uj");
+    page.section("Plots", "plots");
+    if (r.ok_rows.empty()) {
+        page.paragraph("No point succeeded: nothing to plot.");
+    } else {
+        const LineLayout layout = layout_lines(r, spec);
+        const std::string time_column = r.csv.column("cycles") ? "cycles" : "step_ms";
+        const std::vector<std::pair<std::string, std::string>> metrics{
+            {time_column, time_column == "cycles" ? "cycles per training step" : "simulated step time"},
+            {"energy_uj", "energy per training step"},
+            {"utilisation_percent", "array utilisation"},
+            {"pj_per_mac", "energy per MAC"}};
+        for (const auto& [name, what] : metrics) {
+            const auto c = r.csv.column(name);
+            if (!c) continue;
+            const std::string svg = charts::render_line_chart(metric_chart(r, layout, spec, *c, what));
+            report.plots.emplace_back(name + ".svg", svg);
+            page.figure(svg, column_title(name) + " of each ok point against " + spec.plot_x +
+                                 (layout.legend_title.empty() ? "" : ", one line per " + layout.legend_title) + ".");
+        }
+    }
+
+    // 4. Energy breakdown: a stacked bar per ok point, and the numbers in a table.
+    if (!components.empty() && !r.ok_rows.empty()) {
+        page.section("Energy breakdown", "energy");
+        charts::StackedBarChart bars;
+        bars.title = "energy by component";
+        bars.x_title = "point (" + axis_names(spec) + ")";
+        bars.y_title = "energy (µJ)";
+        HtmlTable table;
+        table.headers = {"point", axis_names(spec)};
+        for (const auto& e : components) {
+            bars.components.push_back(e.component);
+            table.headers.push_back(column_title(r.csv.header[e.index]));
+        }
+        const auto total = r.csv.column("energy_uj");
+        if (total) table.headers.push_back(column_title("energy_uj"));
+        for (const std::size_t row : r.ok_rows) {
+            charts::Bar bar;
+            bar.label = point_label(r, spec, row);
+            std::vector<std::string> cells{r.cell(row, r.point_column), bar.label};
+            for (const auto& e : components) {
+                bar.values.push_back(r.number(row, e.index));
+                cells.push_back(r.cell(row, e.index));
+            }
+            if (total) cells.push_back(r.cell(row, *total));
+            bars.bars.push_back(std::move(bar));
+            table.rows.push_back(std::move(cells));
+        }
+        const std::string svg = charts::render_stacked_bar_chart(bars);
+        report.plots.emplace_back("energy_breakdown.svg", svg);
+        page.figure(svg, "Energy per training step by component for each ok point, labelled by its axis values (" +
+                             axis_names(spec) + ").");
+        page.table(table);
+    }
+
+    // 5. Other result columns, then the failed points with their errors.
+    std::vector<std::size_t> others;
+    for (std::size_t c = 0; c < r.csv.header.size(); ++c) {
+        const bool used = std::find(shown.begin(), shown.end(), c) != shown.end() || c == r.error_column ||
+                          std::any_of(components.begin(), components.end(), [&](const auto& e) { return e.index == c; });
+        if (!used) others.push_back(c);
+    }
+    if (!others.empty()) {
+        page.section("More results", "more");
+        HtmlTable more;
+        more.headers = {"point", axis_names(spec)};
+        for (const std::size_t c : others) more.headers.push_back(column_title(r.csv.header[c]));
+        for (const std::size_t row : r.ok_rows) {
+            std::vector<std::string> cells{r.cell(row, r.point_column), point_label(r, spec, row)};
+            for (const std::size_t c : others) cells.push_back(r.cell(row, c));
+            more.rows.push_back(std::move(cells));
+        }
+        page.table(more);
+    }
+    if (!r.failed_rows.empty()) {
+        page.section("Failed points", "failed");
+        HtmlTable failed;
+        failed.headers = {"point", axis_names(spec), "status", "error"};
+        for (const std::size_t row : r.failed_rows)
+            failed.rows.push_back({r.cell(row, r.point_column), point_label(r, spec, row), r.cell(row, r.status_column),
+                                   point_error(dir, r, row)});
+        page.table(failed);
+    }
+    report.html = page.render();
+    return report;
+}
+
+}  // namespace fastsim::report

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+// `fastsim report`'s library: CSV and JSON readers, number display, and the sweep and run pages
+// built from the fixtures in tests/data/sweeps (made from real runs by make_fixtures.py).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <sstream>
+
+#include "config/errors.h"
+#include "report/csv_reader.h"
+#include "report/html_page.h"
+#include "report/json_reader.h"
+#include "report/results_dir.h"
+#include "support/temp_dir.h"
+
+using namespace fastsim::report;
+using Catch::Matchers::Contains;
+using fastsim::config::UserError;
+
+namespace {
+
+const std::string kNodeSweep = std::string(FASTSIM_SOURCE_DIR) + "/tests/data/sweeps/resnet18_array_precision";
+const std::string kClusterSweep = std::string(FASTSIM_SOURCE_DIR) + "/tests/data/sweeps/tiny_cluster_planners";
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+/// A copy of a fixture sweep in `dir` with `results.csv` replaced by `results` (if non-empty).
+std::string sweep_copy(const fastsim::test::TempDir& dir, const std::string& fixture, const std::string& results = "",
+                       const std::string& sweep_json = "") {
+    const std::string target = dir.path("sweep");
+    std::filesystem::copy(fixture, target, std::filesystem::copy_options::recursive);
+    if (!results.empty()) std::ofstream(target + "/results.csv") << results;
+    if (!sweep_json.empty()) std::ofstream(target + "/sweep.json") << sweep_json;
+    return target;
+}
+
+std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const UserError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+/// "<td class="num">TEXT</td>": how a number appears in a report table.
+std::string number_cell(double v) { return "<td class=\"num\">" + display_number(v) + "</td>"; }
+
+}  // namespace
+
+TEST_CASE("CSV reader follows RFC 4180 and records each row's line", "[report]") {
+    const CsvTable t = parse_csv("a,b,c\r\n1,\"x, y\",\"say \"\"hi\"\"\"\r\n\n2,\"two\nlines\",\n3,,z", "t.csv");
+    REQUIRE(t.header == std::vector<std::string>{"a", "b", "c"});
+    REQUIRE(t.rows.size() == 3);
+    CHECK(t.rows[0] == std::vector<std::string>{"1", "x, y", "say \"hi\""});
+    CHECK(t.rows[1] == std::vector<std::string>{"2", "two\nlines", ""});
+    CHECK(t.rows[2] == std::vector<std::string>{"3", "", "z"});
+    CHECK(t.row_lines == std::vector<int>{2, 4, 6});
+    CHECK(t.column("c") == 2u);
+    CHECK_FALSE(t.column("d"));
+}
+
+TEST_CASE("CSV reader errors name the file and line", "[report]") {
+    CHECK(error_of([] { parse_csv("a,b\n1,2\n3\n", "r.csv"); }) == "r.csv:3: 1 cells, but the header has 2");
+    CHECK(error_of([] { parse_csv("a,b\n1,\"open\n2,3\n", "r.csv"); }) == "r.csv:2: unterminated quoted cell");
+    CHECK(error_of([] { parse_csv("a,b\n1,\"x\"y\n", "r.csv"); }) == "r.csv:2: text after a closing quote");
+    CHECK(error_of([] { parse_csv("\n\n", "r.csv"); }) == "r.csv: empty file, expected a CSV header line");
+    CHECK_THAT(error_of([] { read_csv_file("/nonexistent/results.csv"); }), Contains("/nonexistent/results.csv: cannot open"));
+    CHECK(parse_number(" 12.5 ") == 12.5);
+    CHECK_FALSE(parse_number("12abc"));
+    CHECK_FALSE(parse_number(""));
+    CHECK_FALSE(parse_number("nan"));
+}
+
+TEST_CASE("JSON reader parses objects in order, escapes and numbers, and errors give line and column", "[report]") {
+    const JsonValue v = parse_json(R"({"a": [1, -2.5e3, true, null], "s": "\u00b5J \"q\"\n", "o": {}})", "x.json");
+    REQUIRE(v.is_object());
+    REQUIRE(v.members().size() == 3);
+    CHECK(v.members()[0].key == "a");
+    CHECK(v.find("a")->items()[1].as_number() == -2500);
+    CHECK(v.find("a")->items()[2].as_bool());
+    CHECK(v.find("a")->items()[3].kind() == JsonValue::Kind::null);
+    CHECK(v.find("s")->as_string() == "\xC2\xB5J \"q\"\n");
+    CHECK(v.find("o")->is_object());
+    CHECK(v.find("missing") == nullptr);
+    CHECK(error_of([] { parse_json("{\n  \"a\": 1,\n  \"b\" 2\n}", "x.json"); }) == "x.json:3:7: expected ':' after a member name");
+    CHECK(error_of([] { parse_json("[1, 2", "x.json"); }) == "x.json:1:6: expected ',' or ']' in an array");
+    CHECK(error_of([] { parse_json("{} x", "x.json"); }) == "x.json:1:4: unexpected text after the JSON value");
+    CHECK(error_of([] { parse_json("01", "x.json"); }) == "x.json:1:2: unexpected text after the JSON value");
+}
+
+TEST_CASE("report numbers: integers in full, large values with one decimal, others with 6 digits", "[report]") {
+    CHECK(display_number(353440262) == "353440262");
+    CHECK(display_number(1065471.71) == "1065471.7");
+    CHECK(display_number(353.440262) == "353.44");
+    CHECK(display_number(2.05471737) == "2.05472");
+    CHECK(display_number(0.000123456789) == "0.000123457");
+    CHECK(display_number(-0.0) == "0");
+}
+
+TEST_CASE("sweep report: every point's values in the summary, failed points with escaped errors, five plots",
+          "[report]") {
+    const ReportPage page = sweep_report(kNodeSweep);
+    const CsvTable results = read_csv_file(kNodeSweep + "/results.csv");
+    REQUIRE(results.rows.size() == 20);
+    const std::size_t cycles = *results.column("cycles"), energy = *results.column("energy_uj"),
+                      pj = *results.column("pj_per_mac"), status = *results.column("status");
+    int ok = 0;
+    for (const auto& row : results.rows) {
+        CHECK_THAT(page.html, Contains("<td>" + row[0] + "</td>"));
+        if (row[status] != "ok") continue;
+        ++ok;
+        CHECK_THAT(page.html, Contains(number_cell(*parse_number(row[cycles]))));
+        CHECK_THAT(page.html, Contains(number_cell(*parse_number(row[energy]))));
+        CHECK_THAT(page.html, Contains(number_cell(*parse_number(row[pj]))));
+    }
+    CHECK(ok == 18);
+    CHECK_THAT(page.html, Contains("18 ok, 2 failed"));
+    // Failed points: the error from points/<id>/point.json, escaped.
+    CHECK_THAT(page.html, Contains("fMACs &amp; &quot;m=4&quot; need &gt; 1024 KiB of SRAM &lt;injected&gt;"));
+    CHECK_THAT(page.html, Contains("killed after 600 s (timeout) &lt;injected&gt;"));
+    CHECK_THAT(page.html, !Contains("<injected>"));
+    // Plots: the four metrics against node.array.rows (log2), and the energy breakdown.
+    std::vector<std::string> names;
+    for (const auto& [name, svg] : page.plots) names.push_back(name);
+    CHECK(names == std::vector<std::string>{"cycles.svg", "energy_uj.svg", "utilisation_percent.svg", "pj_per_mac.svg",
+                                            "energy_breakdown.svg"});
+    CHECK_THAT(page.plots[0].second, Contains("node.array.rows (log2 scale)"));
+    for (const char* series : {">2</text>", ">4</text>", ">6</text>", ">8</text>"}) CHECK_THAT(page.plots[0].second, Contains(series));
+    // Self-contained: every plot inlined, no scripts, nothing fetched.
+    for (const auto& [name, svg] : page.plots) CHECK_THAT(page.html, Contains(svg));
+    CHECK_THAT(page.html, !Contains("<script"));
+    CHECK_THAT(page.html, !Contains("src="));
+    CHECK_THAT(page.html, !Contains("href=\"http"));
+}
+
+TEST_CASE("sweep report of a cluster sweep: step time plot, string x values, unknown quoted columns shown", "[report]") {
+    const ReportPage page = sweep_report(kClusterSweep);
+    REQUIRE_FALSE(page.plots.empty());
+    CHECK(page.plots[0].first == "step_ms.svg");
+    CHECK_THAT(page.plots[0].second, Contains(">accpar</text>"));
+    CHECK_THAT(page.plots[0].second, !Contains("log2"));
+    CHECK_THAT(page.html, Contains("<td>data_parallel, batch 8</td>"));  // the "note" column, quoted in the CSV
+    CHECK_THAT(page.html, !Contains("<th>error</th>"));                   // no failed point: no error column shown
+    CHECK_THAT(page.plots[0].second, Contains(">workload.batch</text>"));  // "series": "" keeps the default: lines per batch
+    CHECK_THAT(page.html, Contains("energy links (µJ)"));
+}
+
+TEST_CASE("sweep report errors name the file and line or key", "[report]") {
+    fastsim::test::TempDir dir;
+    const std::string header = slurp(kNodeSweep + "/results.csv").substr(0, slurp(kNodeSweep + "/results.csv").find('\n') + 1);
+    SECTION("a non-number in a result column") {
+        const std::string d = sweep_copy(dir, kNodeSweep, header + "p0000,8,8,2,2,2,ok,123,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,\n"
+                                                               "p0001,8,8,4,4,4,ok,12x,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,\n");
+        CHECK(error_of([&] { sweep_report(d); }) == d + "/results.csv:3: column 'cycles': '12x' is not a number");
+    }
+    SECTION("a ragged row") {
+        const std::string d = sweep_copy(dir, kNodeSweep, header + "p0000,8,8\n");
+        CHECK(error_of([&] { sweep_report(d); }) == d + "/results.csv:2: 3 cells, but the header has 24");
+    }
+    SECTION("an axis key missing from results.csv") {
+        const std::string d = sweep_copy(dir, kNodeSweep, "point,status,cycles\np0000,ok,1\n");
+        CHECK(error_of([&] { sweep_report(d); }) ==
+              d + "/results.csv:1: no column 'node.array.rows' (an axis key of " + d + "/sweep.json)");
+    }
+    SECTION("corrupt sweep.json") {
+        const std::string d = sweep_copy(dir, kNodeSweep, "", "{\"axes\": [}");
+        CHECK(error_of([&] { sweep_report(d); }) == d + "/sweep.json:1:11: expected a JSON value, got '}'");
+    }
+    SECTION("plot.x not a column") {
+        const std::string d = sweep_copy(
+            dir, kNodeSweep, "", R"({"axes": [{"name": "array", "keys": ["node.array.rows"]}], "plot": {"x": "node.array.depth"}})");
+        CHECK(error_of([&] { sweep_report(d); }) ==
+              d + "/sweep.json: plot.x: 'node.array.depth' is not a column of " + d + "/results.csv");
+    }
+    SECTION("axes without keys, and another format") {
+        std::string d = sweep_copy(dir, kNodeSweep, "", R"({"axes": [{"name": "array", "keys": []}]})");
+        CHECK(error_of([&] { sweep_report(d); }) == d + "/sweep.json: axes[0].keys: expected a non-empty array of key paths");
+        std::ofstream(d + "/sweep.json") << R"({"format": "fastsim-sweep/2", "axes": []})";
+        CHECK(error_of([&] { sweep_report(d); }) == d + "/sweep.json: format: this fastsim reads fastsim-sweep/1, got 'fastsim-sweep/2'");
+    }
+}
+
+TEST_CASE("run report sums a layer's phases into one energy bar and shows the totals", "[report]") {
+    fastsim::test::TempDir dir;
+    dir.write("report.json", R"({"config": "c.yaml", "network": "net<1>", "batch": 2, "fidelity": "memo",
+        "node": {"array_rows": 4, "array_cols": 3, "group_size": 16, "clock_hz": 700000000},
+        "total_cycles": 24888, "total_seconds": 3.55542857e-05, "total_macs": 152604, "total_energy_pj": 7023630.5,
+        "energy_pj": {"fmac": 1000000, "converter": 23630.5, "sram": 2000000, "dram": 4000000, "leakage": 0},
+        "pj_per_mac": 46.0252, "utilisation_percent": 27.9331, "cycles": {"array": 23007, "load_wait": 1459, "sram_stall": 0, "drain": 422}})");
+    dir.write("layers.csv", "layer,phase,cycles,energy_fmac_pj,energy_dram_pj,energy_total_pj\n"
+                            "\"a\",\"forward\",10,1000000,500000,1500000\n"
+                            "\"b\",\"forward\",20,0,3000000,3000000\n"
+                            "\"a\",\"backward_data\",30,2000000,0,2000000\n");
+    CHECK(classify_results_dir(dir.path("")) == ResultsDirKind::run);
+    const ReportPage page = run_report(dir.path(""));
+    REQUIRE(page.plots.size() == 1);
+    CHECK(page.plots[0].first == "energy_by_layer.svg");
+    const std::string& svg = page.plots[0].second;
+    CHECK_THAT(svg, Contains("<title>a: fmac = 3</title>"));  // 1 + 2 µJ over a's two phases
+    CHECK_THAT(svg, Contains("<title>a: dram = 0.5</title>"));
+    CHECK_THAT(svg, Contains("<title>b: dram = 3</title>"));
+    CHECK_THAT(page.html, Contains("net&lt;1&gt;"));
+    CHECK_THAT(page.html, Contains(number_cell(24888)));
+    CHECK_THAT(page.html, Contains(number_cell(7023630.5 * 1e-6)));                 // energy, µJ
+    CHECK_THAT(page.html, Contains(number_cell(3.55542857e-05 * 1e3)));             // time, ms
+    CHECK_THAT(page.html, Contains(number_cell(46.0252)));
+    CHECK_THAT(page.html, Contains("<td>backward_data</td>"));
+}
+
+TEST_CASE("report directories are told apart, and others are refused by name", "[report]") {
+    fastsim::test::TempDir dir;
+    CHECK(classify_results_dir(kNodeSweep) == ResultsDirKind::sweep);
+    CHECK(error_of([&] { classify_results_dir(dir.path("")); }) ==
+          dir.path("") + ": neither a sweep directory (sweep.json, results.csv) nor a run directory (report.json, layers.csv)");
+    CHECK(error_of([] { classify_results_dir("/nonexistent/sweep"); }) == "/nonexistent/sweep: not a directory");
+    dir.write("sweep.json", "{}");
+    CHECK_THAT(error_of([&] { classify_results_dir(dir.path("")); }), Contains("results.csv: cannot open"));
+    dir.write("results.csv", "point,status\n");
+    dir.write("sweep.json", "{\"axes\": 3}");
+    CHECK(error_of([&] { sweep_report(dir.path("")); }) == dir.path("") + "/sweep.json: axes: expected a non-empty array of axes");
+}
+
+TEST_CASE("a one-axis sweep draws one unnamed line, and a sweep with no ok point has nothing to plot", "[report]") {
+    fastsim::test::TempDir dir;
+    dir.write("sweep.json", R"({"format": "fastsim-sweep/1", "name": "rows", "axes": [{"name": "rows", "keys": ["node.array.rows"]}]})");
+    dir.write("results.csv", "point,node.array.rows,status,cycles,energy_uj,energy_fmac_uj\n"
+                             "p0000,8,ok,400,2,1\np0001,16,ok,200,3,1.5\np0002,32,failed,,,\n");
+    const ReportPage page = sweep_report(dir.path(""));
+    REQUIRE(page.plots.size() == 3);  // cycles, energy_uj, energy_breakdown
+    const std::string& cycles = page.plots[0].second;
+    CHECK_THAT(cycles, Contains("<title>8, 400</title>") && Contains("<title>16, 200</title>"));
+    CHECK_THAT(cycles, !Contains("legend-marker"));
+    CHECK_THAT(page.html, Contains("3 points in results.csv: 2 ok, 1 failed"));
+    CHECK_THAT(page.html, Contains("(no " + dir.path("") + "/points/p0002/point.json)"));
+    // Without an error column the error comes from point.json.
+    std::filesystem::create_directories(dir.path("points/p0002"));
+    dir.write("points/p0002/point.json", R"({"point": "p0002", "status": "failed", "error": "killed by SIGSEGV"})");
+    CHECK_THAT(sweep_report(dir.path("")).html, Contains("<td>killed by SIGSEGV</td>"));
+    dir.write("results.csv", "point,node.array.rows,status,cycles\np0000,8,failed,\n");
+    const ReportPage none = sweep_report(dir.path(""));
+    CHECK(none.plots.empty());
+    CHECK_THAT(none.html, Contains("No point succeeded: nothing to plot."));
+}
