@@ -194,3 +194,16 @@ TEST_CASE("sweep-merge and sweep refuse directories of another sweep", "[cli][sw
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Contains("broken.yaml:2:") && Contains("axes"));
 }
+
+TEST_CASE("fastsim report of a real sweep directory shows every point and writes its plots", "[cli][sweep][report]") {
+    TempDir dir;
+    const std::string sweep = write_tiny_sweep(dir), out = dir.path("out");
+    REQUIRE(run_fastsim("sweep " + sweep + " --out " + out).exit_code == 0);
+    const Result r = run_fastsim("report " + out);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("wrote " + out + "/report.html and 5 plots in " + out + "/plots"));
+    const std::string html = slurp(out + "/report.html");
+    for (int i = 0; i < 10; ++i) CHECK_THAT(html, Contains("p000" + std::to_string(i)));
+    for (const char* plot : {"cycles", "energy_uj", "utilisation_percent", "pj_per_mac", "energy_breakdown"})
+        CHECK(fs::file_size(out + "/plots/" + plot + ".svg") > 1000);
+}
