@@ -4,22 +4,23 @@
 #include <filesystem>
 #include <sstream>
 
-#include <yaml-cpp/yaml.h>
 
 #include "config/errors.h"
+#include "report/json_reader.h"
 #include "report/output_files.h"
 
 namespace fastsim::sweep {
 namespace {
 
 using report::json_string;
+using report::JsonValue;
 
-YAML::Node load_json(const std::string& path) {
-    try {
-        return YAML::LoadFile(path);
-    } catch (const YAML::Exception& e) {
-        throw config::UserError(path + ": not valid JSON: " + e.msg);
-    }
+/// Member `key` of `object`, of `kind`; config::UserError naming the file and key otherwise.
+const JsonValue& member(const JsonValue& object, const std::string& key, JsonValue::Kind kind, const std::string& path) {
+    const JsonValue* v = object.is_object() ? object.find(key) : nullptr;
+    if (!v || v->kind() != kind)
+        throw config::UserError(path + ": " + key + ": missing or of the wrong type; delete the file to rerun the point");
+    return *v;
 }
 
 }  // namespace
@@ -45,34 +46,33 @@ std::string point_record_json(const PointRecord& r) {
 std::optional<PointRecord> read_point_record(const std::string& path) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
-    const YAML::Node j = load_json(path);
-    try {
-        PointRecord r;
-        r.id = j["point"].as<std::string>();
-        r.index = j["index"].as<std::size_t>();
-        r.ok = j["status"].as<std::string>() == "ok";
-        if (!j["exit_status"].IsNull()) r.exit_status = j["exit_status"].as<int>();
-        if (!j["signal"].IsNull()) r.signal = j["signal"].as<std::string>();
-        r.error = j["error"].as<std::string>();
-        r.wall_s = j["wall_s"].as<double>();
-        r.base_config = j["base_config"].as<std::string>();
-        for (const auto& v : j["values"]) r.values.emplace_back(v.first.as<std::string>(), v.second.as<std::string>());
-        for (const auto& o : j["overrides"]) r.overrides.push_back(o.as<std::string>());
-        for (const auto& v : j["results"]) r.results.emplace_back(v.first.as<std::string>(), v.second.as<double>());
-        return r;
-    } catch (const YAML::Exception& e) {
-        throw config::UserError(path + ": not a fastsim point record (" + e.msg + "); delete it to rerun the point");
-    }
+    using Kind = JsonValue::Kind;
+    const JsonValue j = report::read_json_file(path);
+    PointRecord r;
+    r.id = member(j, "point", Kind::string, path).as_string();
+    r.index = static_cast<std::size_t>(member(j, "index", Kind::number, path).as_number());
+    r.ok = member(j, "status", Kind::string, path).as_string() == "ok";
+    if (const JsonValue* v = j.find("exit_status"); v && v->is_number()) r.exit_status = static_cast<int>(v->as_number());
+    if (const JsonValue* v = j.find("signal"); v && v->is_string()) r.signal = v->as_string();
+    r.error = member(j, "error", Kind::string, path).as_string();
+    r.wall_s = member(j, "wall_s", Kind::number, path).as_number();
+    r.base_config = member(j, "base_config", Kind::string, path).as_string();
+    for (const auto& v : member(j, "values", Kind::object, path).members())
+        if (v.value.is_string()) r.values.emplace_back(v.key, v.value.as_string());
+    for (const auto& o : member(j, "overrides", Kind::array, path).items())
+        if (o.is_string()) r.overrides.push_back(o.as_string());
+    for (const auto& v : member(j, "results", Kind::object, path).members())
+        if (v.value.is_number()) r.results.emplace_back(v.key, v.value.as_number());
+    return r;
 }
 
 report::Summary read_summary(const std::string& path) {
-    const YAML::Node j = load_json(path);
-    if (!j.IsMap()) throw config::UserError(path + ": expected a JSON object of results");
+    const JsonValue j = report::read_json_file(path);
+    if (!j.is_object()) throw config::UserError(path + ": expected a JSON object of results");
     report::Summary s;
-    try {
-        for (const auto& v : j) s.emplace_back(v.first.as<std::string>(), v.second.as<double>());
-    } catch (const YAML::Exception& e) {
-        throw config::UserError(path + ": expected numbers only (" + e.msg + ")");
+    for (const auto& v : j.members()) {
+        if (!v.value.is_number()) throw config::UserError(path + ": " + v.key + ": expected a number");
+        s.emplace_back(v.key, v.value.as_number());
     }
     return s;
 }

@@ -5,9 +5,9 @@
 #include <set>
 #include <sstream>
 
-#include <yaml-cpp/yaml.h>
 
 #include "config/errors.h"
+#include "report/json_reader.h"
 #include "report/output_files.h"
 
 namespace fastsim::sweep {
@@ -54,29 +54,36 @@ SweepIdentity read_sweep_json(const std::string& dir) {
     const std::string path = (fs::path(dir) / "sweep.json").string();
     std::error_code ec;
     if (!fs::is_regular_file(path, ec)) throw config::UserError(dir + ": not a sweep output directory (no sweep.json)");
-    try {
-        const YAML::Node j = YAML::LoadFile(path);
-        if (!j["format"] || j["format"].as<std::string>() != kFormat)
-            throw config::UserError(path + ": expected \"format\": \"" + kFormat + "\"");
-        SweepIdentity id;
-        id.name = j["name"].as<std::string>();
-        id.sweep_file = j["sweep_file"].as<std::string>();
-        id.base_config = j["base_config"].as<std::string>();
-        id.fingerprint = j["fingerprint"].as<std::string>();
-        id.points = j["points"].as<std::size_t>();
-        for (const auto& a : j["axes"]) {
-            SweepIdentity::AxisColumns axis{a["name"].as<std::string>(), {}};
-            for (const auto& k : a["keys"]) axis.keys.push_back(k.as<std::string>());
-            id.axes.push_back(std::move(axis));
-        }
-        if (const YAML::Node plot = j["plot"]) {
-            id.plot_x = plot["x"].as<std::string>();
-            id.plot_series = plot["series"].as<std::string>();
-        }
-        return id;
-    } catch (const YAML::Exception& e) {
-        throw config::UserError(path + ": not a fastsim sweep.json (" + e.msg + ")");
+    using report::JsonValue;
+    const JsonValue j = report::read_json_file(path);
+    const auto text = [&](const JsonValue& object, const std::string& key) {
+        const JsonValue* v = object.is_object() ? object.find(key) : nullptr;
+        if (!v || !v->is_string()) throw config::UserError(path + ": " + key + ": expected a string");
+        return v->as_string();
+    };
+    if (text(j, "format") != kFormat) throw config::UserError(path + ": format: expected \"" + std::string(kFormat) + "\"");
+    SweepIdentity id;
+    id.name = text(j, "name");
+    id.sweep_file = text(j, "sweep_file");
+    id.base_config = text(j, "base_config");
+    id.fingerprint = text(j, "fingerprint");
+    const JsonValue* points = j.find("points");
+    const JsonValue* axes = j.find("axes");
+    if (!points || !points->is_number()) throw config::UserError(path + ": points: expected a number");
+    if (!axes || !axes->is_array()) throw config::UserError(path + ": axes: expected a list");
+    id.points = static_cast<std::size_t>(points->as_number());
+    for (const JsonValue& a : axes->items()) {
+        SweepIdentity::AxisColumns axis{text(a, "name"), {}};
+        if (const JsonValue* keys = a.find("keys"); keys && keys->is_array())
+            for (const JsonValue& k : keys->items())
+                if (k.is_string()) axis.keys.push_back(k.as_string());
+        id.axes.push_back(std::move(axis));
     }
+    if (const JsonValue* plot = j.find("plot"); plot && plot->is_object()) {
+        id.plot_x = text(*plot, "x");
+        id.plot_series = text(*plot, "series");
+    }
+    return id;
 }
 
 void claim_sweep_dir(const std::string& dir, const SweepIdentity& identity) {
