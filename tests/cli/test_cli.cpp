@@ -4,10 +4,9 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
-#include <sys/wait.h>
 
+#include "support/cli_runner.h"
 #include "support/temp_dir.h"
 
 using Catch::Matchers::Contains;
@@ -15,29 +14,9 @@ using Catch::Matchers::StartsWith;
 
 namespace {
 
-struct Result {
-    int exit_code;
-    std::string out;
-    std::string err;
-};
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-/// Runs `fastsim ARGS` through the shell, stdin from `input`.
-Result run_fastsim(const std::string& args, const std::string& input = "") {
-    fastsim::test::TempDir dir;
-    const std::string in = dir.write("stdin.txt", input);
-    // env -u: fastsim must silence SystemC's banner itself (this test binary sets the variable).
-    const std::string command = "env -u SC_COPYRIGHT_MESSAGE " + std::string(FASTSIM_BINARY) + " " + args + " <" + in + " >" + dir.path("out") + " 2>" +
-                                dir.path("err");
-    const int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir.path("out")), slurp(dir.path("err"))};
-}
+using Result = fastsim::test::CliResult;
+using fastsim::test::run_fastsim;
+using fastsim::test::slurp;
 
 const std::string kBfpReportConfig = std::string(FASTSIM_SOURCE_DIR) + "/configs/bfp_error_report.yaml";
 

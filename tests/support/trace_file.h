@@ -36,7 +36,7 @@ struct TraceEvent {
     std::string name, category, phase;  ///< phase: "X" or "i"
     std::uint64_t pid = 0, tid = 0;
     std::uint64_t start_ps = 0, duration_ps = 0;
-    YAML::Node args;
+    std::map<std::string, std::uint64_t> args;  ///< fastsim's span args are all whole numbers
     [[nodiscard]] std::uint64_t end_ps() const { return start_ps + duration_ps; }
 };
 
@@ -87,7 +87,8 @@ inline TraceFile parse_trace(const std::string& json) {
         }
         if (phase != "X" && phase != "i") throw std::runtime_error("event " + std::to_string(i) + " has ph '" + phase + "'");
         TraceEvent event{name, e["cat"].as<std::string>(""), phase, pid, tid,
-                         microseconds_to_ps(need("ts").as<std::string>()), 0, e["args"]};
+                         microseconds_to_ps(need("ts").as<std::string>()), 0, {}};
+        for (const auto& arg : e["args"]) event.args[arg.first.as<std::string>()] = arg.second.as<std::uint64_t>();
         if (phase == "X") {
             event.duration_ps = microseconds_to_ps(need("dur").as<std::string>());
             file.spans.push_back(event);

@@ -114,10 +114,10 @@ TEST_CASE("trace_json writes Chrome trace events with exact times, names for eve
     CHECK(trace.spans[0].name == "conv1 forward");
     CHECK(trace.spans[0].start_ps == 0);
     CHECK(trace.spans[0].duration_ps == 10'000);
-    CHECK(trace.spans[0].args["tiles"].as<int>() == 2);
+    CHECK(trace.spans[0].args.at("tiles") == 2);
     CHECK(trace.spans[1].name == "tile");
     CHECK(trace.spans[1].duration_ps == 4'286);  // 3 cycles
-    CHECK(trace.spans[1].args["dram_bits"].as<int>() == 64);
+    CHECK(trace.spans[1].args.at("dram_bits") == 64);
     REQUIRE(trace.instants.size() == 1);
     CHECK(trace.instants[0].start_ps == 7'143);
     CHECK(trace.instants[0].tid == 2);
