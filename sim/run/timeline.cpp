@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <utility>
 
 namespace fastsim::run {
@@ -22,7 +23,7 @@ std::uint32_t TimelineBuilder::add_process(std::string name) {
 
 std::uint32_t TimelineBuilder::add_track(std::uint32_t process, std::string name, std::uint64_t sort_index) {
     m_timeline.tracks.push_back({process, std::move(name), sort_index});
-    m_open.emplace_back();
+    m_aggregates.emplace_back();
     return static_cast<std::uint32_t>(m_timeline.tracks.size() - 1);
 }
 
@@ -34,6 +35,28 @@ std::uint32_t TimelineBuilder::name_id(const std::string& name) {
 
 void TimelineBuilder::add_outline(const TimelineSpan& span) { m_timeline.spans.push_back(span); }
 
+void TimelineBuilder::Aggregate::absorb(const TimelineSpan& span) {
+    end = std::max(end, span.end);
+    ++spans;
+    busy += span.end - span.start;
+    if (sum_key && span.args[0].key && std::strcmp(sum_key, span.args[0].key) == 0)
+        sum += span.args[0].value;
+    else
+        sum_key = nullptr;
+}
+
+void TimelineBuilder::Aggregate::merge(const Aggregate& later) {
+    last_group = later.last_group;
+    runs += later.runs;
+    end = std::max(end, later.end);
+    spans += later.spans;
+    busy += later.busy;
+    if (sum_key && later.sum_key && std::strcmp(sum_key, later.sum_key) == 0)
+        sum += later.sum;
+    else
+        sum_key = nullptr;
+}
+
 void TimelineBuilder::add_detail(std::uint32_t group, const TimelineSpan& span) {
     // 1. Keep the span itself while the details stay within the limit.
     if (++m_timeline.detailed_spans <= m_timeline.detail_limit) {
@@ -41,43 +64,81 @@ void TimelineBuilder::add_detail(std::uint32_t group, const TimelineSpan& span) 
     } else if (!m_details.empty()) {
         std::vector<TimelineSpan>().swap(m_details);
     }
-    // 2. Extend the track's open aggregate, or close it and open one for this group.
-    Aggregate& a = m_open[span.track];
-    if (a.open && a.group != group) close(span.track);
-    if (!a.open) {
-        a = Aggregate{true, group, span.start, span.end, 0, 0, span.args[0].key, 0};
+    // 2. Add it to its track's open aggregate: a new group starts a run, and a new aggregate
+    // once the open one covers as many runs as allowed.
+    TrackAggregates& track = m_aggregates[span.track];
+    if (track.has_open && track.open.last_group != group) {
+        if (track.open.runs >= m_runs_per_aggregate) {
+            close(track);
+        } else {
+            track.open.last_group = group;
+            ++track.open.runs;
+        }
     }
-    a.end = std::max(a.end, span.end);
-    ++a.spans;
-    a.busy += span.end - span.start;
-    if (a.sum_key && span.args[0].key && std::strcmp(a.sum_key, span.args[0].key) == 0)
-        a.sum += span.args[0].value;
-    else
-        a.sum_key = nullptr;
+    if (!track.has_open) {
+        track.open = Aggregate{group, group, 1, span.start, span.start, 0, 0, span.args[0].key, 0};
+        track.has_open = true;
+    }
+    track.open.absorb(span);
 }
 
-void TimelineBuilder::close(std::uint32_t track) {
-    Aggregate& a = m_open[track];
-    if (!a.open) return;
-    TimelineSpan s;
-    s.track = track;
-    s.name = a.group;
-    s.category = "aggregate";
-    s.start = a.start;
-    s.end = a.end;
-    s.args[0] = {"spans", a.spans};
-    s.args[1] = {m_timeline.unit == TickUnit::cycles ? "busy_cycles" : "busy_ps", a.busy};
-    if (a.sum_key) s.args[2] = {a.sum_key, a.sum};
-    m_aggregates.push_back(s);
-    a.open = false;
+void TimelineBuilder::close(TrackAggregates& track) {
+    if (!track.has_open) return;
+    track.closed.push_back(track.open);
+    track.has_open = false;
+    if (++m_closed > m_timeline.detail_limit) coarsen();
+}
+
+void TimelineBuilder::coarsen() {
+    bool merged = true;
+    while (m_closed > m_timeline.detail_limit && merged) {
+        merged = false;
+        m_runs_per_aggregate *= 2;
+        m_closed = 0;
+        for (TrackAggregates& track : m_aggregates) {
+            std::vector<Aggregate>& c = track.closed;
+            std::size_t kept = 0;
+            for (std::size_t i = 0; i < c.size(); i += 2, ++kept) {
+                c[kept] = c[i];
+                if (i + 1 < c.size()) {
+                    c[kept].merge(c[i + 1]);
+                    merged = true;
+                }
+            }
+            c.resize(kept);
+            m_closed += kept;
+        }
+    }
 }
 
 Timeline TimelineBuilder::finish(std::uint64_t end) {
-    for (std::uint32_t t = 0; t < m_open.size(); ++t) close(t);
     m_timeline.end = end;
     m_timeline.aggregated = m_timeline.detailed_spans > m_timeline.detail_limit;
-    const std::vector<TimelineSpan>& kept = m_timeline.aggregated ? m_aggregates : m_details;
-    m_timeline.spans.insert(m_timeline.spans.end(), kept.begin(), kept.end());
+    if (!m_timeline.aggregated) {
+        m_timeline.spans.insert(m_timeline.spans.end(), m_details.begin(), m_details.end());
+        return std::move(m_timeline);
+    }
+    for (TrackAggregates& track : m_aggregates) close(track);
+    if (m_runs_per_aggregate > 1)
+        m_timeline.aggregate_rule += "; those exceeded the limit too, so neighbours on a track were merged: up to " +
+                                     std::to_string(m_runs_per_aggregate) +
+                                     " groups per span, named 'FIRST to LAST', with arg groups";
+    for (std::uint32_t t = 0; t < m_aggregates.size(); ++t)
+        for (const Aggregate& a : m_aggregates[t].closed) {
+            TimelineSpan s;
+            s.track = t;
+            s.name = a.first_group == a.last_group && a.runs == 1
+                         ? a.first_group
+                         : name_id(m_timeline.names[a.first_group] + " to " + m_timeline.names[a.last_group]);
+            s.category = "aggregate";
+            s.start = a.start;
+            s.end = a.end;
+            s.args[0] = {"spans", a.spans};
+            s.args[1] = {m_timeline.unit == TickUnit::cycles ? "busy_cycles" : "busy_ps", a.busy};
+            if (a.sum_key) s.args[2] = {a.sum_key, a.sum};
+            if (a.runs > 1) s.args[3] = {"groups", a.runs};
+            m_timeline.spans.push_back(s);
+        }
     return std::move(m_timeline);
 }
 

@@ -61,10 +61,15 @@ struct Timeline {
 };
 
 /// Builds a Timeline. Detailed spans are kept while their number stays within the limit;
-/// beyond it they are all replaced by aggregates: each run of consecutive detailed spans of
-/// one group on one track becomes one span [first start, last end], named after the group,
-/// with args `spans` (count), `busy_cycles` or `busy_ps` (sum of durations) and the sum of
-/// args[0] when every span of the run has the same args[0] key.
+/// beyond it they are all replaced by aggregates, at most max(limit, tracks used) of them:
+///   1. each run of consecutive detailed spans of one group on one track becomes one span
+///      [first start, last end], named after the group, with args `spans` (count),
+///      `busy_cycles` or `busy_ps` (sum of durations) and the sum of args[0] when every span
+///      has the same args[0] key;
+///   2. while those are more than the limit, neighbouring aggregates on each track merge
+///      pairwise (every aggregate then covers up to 2, 4, 8, ... runs); a merged one is named
+///      "FIRST to LAST" after its first and last group and has an arg `groups` (runs covered).
+/// Memory stays within the limit's worth of spans whatever the run's size.
 ///
 /// Contract: on each track, detailed spans arrive in time order and do not overlap, so the
 /// aggregates do not overlap either. Outline spans are always kept.
@@ -89,19 +94,32 @@ public:
 
 private:
     struct Aggregate {
-        bool open = false;
-        std::uint32_t group = 0;
+        std::uint32_t first_group = 0, last_group = 0;
+        std::uint64_t runs = 0;  ///< runs of one group it covers
         std::uint64_t start = 0, end = 0, spans = 0, busy = 0;
         const char* sum_key = nullptr;  ///< args[0]'s key, nullptr once two spans disagree
         std::uint64_t sum = 0;
+        /// One more span of its last run.
+        void absorb(const TimelineSpan& span);
+        /// `later` (of the same track, after it) joins it.
+        void merge(const Aggregate& later);
     };
-    void close(std::uint32_t track);
+    struct TrackAggregates {
+        std::vector<Aggregate> closed;  ///< in time order
+        Aggregate open;
+        bool has_open = false;
+    };
+    void close(TrackAggregates& track);
+    /// Doubles the runs an aggregate may cover, merging every track's closed ones pairwise,
+    /// until they fit the limit (or each track has one).
+    void coarsen();
 
     Timeline m_timeline;
     std::unordered_map<std::string, std::uint32_t> m_name_ids;
-    std::vector<TimelineSpan> m_details;     ///< emptied once the limit is passed
-    std::vector<TimelineSpan> m_aggregates;  ///< closed aggregates
-    std::vector<Aggregate> m_open;           ///< per track
+    std::vector<TimelineSpan> m_details;  ///< emptied once the limit is passed
+    std::vector<TrackAggregates> m_aggregates;  ///< by track
+    std::uint64_t m_closed = 0;           ///< closed aggregates over all tracks
+    std::uint64_t m_runs_per_aggregate = 1;
 };
 
 }  // namespace fastsim::run

@@ -202,14 +202,15 @@ TEST_CASE("above --trace-detail-limit the timeline aggregates per phase and labe
           "[cli][node][cluster][timeline]") {
     fastsim::test::TempDir full_dir, small_dir;
     const TracedRun full = traced_run(full_dir, kTinyNode);
-    const TracedRun aggregated = traced_run(small_dir, kTinyNode + " --trace-detail-limit 10");
-    CHECK_THAT(aggregated.result.err, Contains("exceed --trace-detail-limit 10"));
+    // 442 detailed spans against a limit of 100: 21 aggregates, one per phase and unit.
+    const TracedRun aggregated = traced_run(small_dir, kTinyNode + " --trace-detail-limit 100");
+    CHECK_THAT(aggregated.result.err, Contains("exceed --trace-detail-limit 100"));
     CHECK_THAT(aggregated.result.out, Contains("spans, aggregated)"));
     const TraceFile& trace = aggregated.trace;
     check_names_and_nesting(trace);
     const std::vector<TraceEvent> phases = check_units_inside_phases(trace);
     CHECK(trace.other_data["detail"].as<std::string>() == "aggregated");
-    CHECK(trace.other_data["detail_limit"].as<int>() == 10);
+    CHECK(trace.other_data["detail_limit"].as<int>() == 100);
     CHECK(trace.other_data["detailed_spans"].as<std::uint64_t>() ==
           full.trace.other_data["detailed_spans"].as<std::uint64_t>());
     CHECK_THAT(trace.other_data["aggregation"].as<std::string>(), Contains("one span per layer and phase"));
@@ -230,7 +231,12 @@ TEST_CASE("above --trace-detail-limit the timeline aggregates per phase and labe
     check_names_and_nesting(cluster.trace);
     CHECK(cluster.trace.instants.empty());
     CHECK(cluster.trace.spans.size() < cluster_full.trace.spans.size() + cluster_full.trace.instants.size());
-    for (const TraceEvent& s : cluster.trace.spans) CHECK(s.category == "aggregate");
+    std::map<std::pair<std::uint64_t, std::uint64_t>, int> per_track;
+    for (const TraceEvent& s : cluster.trace.spans) {
+        CHECK(s.category == "aggregate");
+        ++per_track[{s.pid, s.tid}];
+    }
+    for (const auto& [track, spans] : per_track) CHECK(spans == 1);  // limit 0: one per track used
     std::uint64_t full_bytes = 0, bytes = 0;
     for (const TraceEvent& s : cluster_full.trace.spans)
         if (s.category == "transfer") full_bytes += s.args.at("bytes");

@@ -3,6 +3,9 @@
 // become (exact picosecond times, metadata, nesting).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <random>
+
 #include "report/trace_json.h"
 #include "run/timeline.h"
 #include "support/trace_file.h"
@@ -68,6 +71,79 @@ TEST_CASE("a timeline keeps its detailed spans up to the limit, then one aggrega
     CHECK((b.start == 30 && b.end == 50));
     CHECK(b.args[1].value == 10 + 5);  // busy time, not the span's length
     CHECK(b.args[2].value == 10);
+}
+
+TEST_CASE("aggregates beyond the limit merge pairwise on each track until they fit", "[timeline]") {
+    // One track, groups g0 .. g7 of one span each ([10 i, 10 i + 4)), limit 3: the eight runs
+    // become two aggregates of four runs each.
+    run::TimelineBuilder b(run::TickUnit::ps, 1'000'000'000'000ull, {3}, "rule");
+    const std::uint32_t links = b.add_process("links");
+    const std::uint32_t channel = b.add_track(links, "channel 0", 0);
+    b.add_track(links, "unused", 1);
+    const std::uint32_t transfer = b.name_id("transfer");
+    for (std::uint64_t i = 0; i < 8; ++i) {
+        run::TimelineSpan s = span(channel, transfer, 10 * i, 10 * i + 4, 100 + i);
+        s.args[0].key = "bytes";
+        b.add_detail(b.name_id("g" + std::to_string(i)), s);
+    }
+    const run::Timeline t = b.finish(74);
+    CHECK(t.aggregated);
+    CHECK(t.aggregate_rule == "rule; those exceeded the limit too, so neighbours on a track were merged: up to 4 groups "
+                              "per span, named 'FIRST to LAST', with arg groups");
+    REQUIRE(t.spans.size() == 2);
+    for (std::size_t k = 0; k < 2; ++k) {
+        const run::TimelineSpan& a = t.spans[k];
+        INFO("aggregate " << k);
+        CHECK(t.names[a.name] == "g" + std::to_string(4 * k) + " to g" + std::to_string(4 * k + 3));
+        CHECK((a.start == 40 * k && a.end == 40 * k + 34));
+        CHECK((std::string(a.args[0].key) == "spans" && a.args[0].value == 4));
+        CHECK((std::string(a.args[1].key) == "busy_ps" && a.args[1].value == 16));
+        CHECK((std::string(a.args[2].key) == "bytes" && a.args[2].value == 4 * 100 + (4 * k) * 4 + 6));
+        CHECK((std::string(a.args[3].key) == "groups" && a.args[3].value == 4));
+    }
+    // A limit of 0 leaves one aggregate per track used.
+    run::TimelineBuilder none(run::TickUnit::ps, 1'000'000'000'000ull, {0}, "rule");
+    const std::uint32_t p = none.add_process("links");
+    const std::uint32_t c0 = none.add_track(p, "channel 0", 0), c1 = none.add_track(p, "channel 1", 1);
+    for (std::uint64_t i = 0; i < 5; ++i)
+        for (const std::uint32_t c : {c0, c1}) none.add_detail(none.name_id("g" + std::to_string(i)), span(c, transfer, i, i + 1, 1));
+    const run::Timeline one = none.finish(5);
+    REQUIRE(one.spans.size() == 2);
+    CHECK((one.spans[0].start == 0 && one.spans[0].end == 5 && one.spans[0].args[0].value == 5));
+}
+
+TEST_CASE("aggregates never exceed the limit (or one per track used) and stay disjoint on each track",
+          "[timeline]") {
+    std::mt19937_64 rng(11);
+    for (const std::uint64_t limit : {0u, 7u, 40u, 500u}) {
+        run::TimelineBuilder b(run::TickUnit::ps, 1'000'000'000'000ull, {limit}, "rule");
+        const std::uint32_t p = b.add_process("p");
+        std::vector<std::uint32_t> tracks;
+        std::vector<std::uint64_t> clock(30, 0);
+        for (int t = 0; t < 30; ++t) tracks.push_back(b.add_track(p, "t" + std::to_string(t), static_cast<std::uint64_t>(t)));
+        std::vector<std::uint32_t> groups;
+        for (int g = 0; g < 25; ++g) groups.push_back(b.name_id("g" + std::to_string(g)));
+        std::size_t group = 0;
+        for (int i = 0; i < 20'000; ++i) {
+            if (rng() % 8 == 0) group = (group + 1) % groups.size();
+            const std::size_t t = rng() % tracks.size();
+            const std::uint64_t start = clock[t] + rng() % 5, end = start + rng() % 9;
+            clock[t] = end;
+            b.add_detail(groups[group], span(tracks[t], groups[group], start, end, 1));
+        }
+        const run::Timeline timeline = b.finish(0);
+        INFO("limit " << limit);
+        CHECK(timeline.aggregated);
+        CHECK(timeline.spans.size() <= std::max<std::uint64_t>(limit, tracks.size()));
+        std::uint64_t spans = 0;
+        std::vector<std::uint64_t> last_end(tracks.size(), 0);
+        for (const run::TimelineSpan& s : timeline.spans) {  // per track in time order
+            CHECK(s.start >= last_end[s.track]);
+            last_end[s.track] = s.end;
+            spans += s.args[0].value;
+        }
+        CHECK(spans == 20'000);
+    }
 }
 
 TEST_CASE("ticks become picoseconds rounded to nearest, monotone", "[timeline]") {
