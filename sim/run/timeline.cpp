@@ -62,7 +62,7 @@ void TimelineBuilder::add_detail(std::uint32_t group, const TimelineSpan& span) 
     if (++m_timeline.detailed_spans <= m_timeline.detail_limit) {
         m_details.push_back(span);
     } else if (!m_details.empty()) {
-        std::vector<TimelineSpan>().swap(m_details);
+        std::deque<TimelineSpan>().swap(m_details);
     }
     // 2. Add it to its track's open aggregate: a new group starts a run, and a new aggregate
     // once the open one covers as many runs as allowed.
@@ -115,7 +115,8 @@ Timeline TimelineBuilder::finish(std::uint64_t end) {
     m_timeline.end = end;
     m_timeline.aggregated = m_timeline.detailed_spans > m_timeline.detail_limit;
     if (!m_timeline.aggregated) {
-        m_timeline.spans.insert(m_timeline.spans.end(), m_details.begin(), m_details.end());
+        m_details.insert(m_details.end(), m_timeline.spans.begin(), m_timeline.spans.end());  // the outline
+        m_timeline.spans = std::move(m_details);
         return std::move(m_timeline);
     }
     for (TrackAggregates& track : m_aggregates) close(track);

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -53,7 +54,9 @@ struct Timeline {
     std::vector<std::string> processes;
     std::vector<TimelineTrack> tracks;
     std::vector<std::string> names;
-    std::vector<TimelineSpan> spans;     ///< outline spans, then the details or their aggregates
+    /// Outline spans and the details or their aggregates, any order. A deque: a large run's
+    /// spans grow without being copied.
+    std::deque<TimelineSpan> spans;
     std::uint64_t detailed_spans = 0;    ///< detailed spans the run produced, kept or not
     std::uint64_t detail_limit = 0;
     bool aggregated = false;             ///< detailed_spans > detail_limit: details replaced by aggregates
@@ -116,7 +119,7 @@ private:
 
     Timeline m_timeline;
     std::unordered_map<std::string, std::uint32_t> m_name_ids;
-    std::vector<TimelineSpan> m_details;  ///< emptied once the limit is passed
+    std::deque<TimelineSpan> m_details;   ///< emptied once the limit is passed
     std::vector<TrackAggregates> m_aggregates;  ///< by track
     std::uint64_t m_closed = 0;           ///< closed aggregates over all tracks
     std::uint64_t m_runs_per_aggregate = 1;
