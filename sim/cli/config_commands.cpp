@@ -80,7 +80,8 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
                               "Perfetto or chrome://tracing)")(
             "trace-detail-limit", po::value(&detail_limit),
             ("with --trace: the most detailed spans (tile stages, ops, transfers) kept; beyond it they are "
-             "aggregated per layer and phase (default " + std::to_string(run::kDefaultTimelineDetailLimit) + ")").c_str());
+             "aggregated per layer and phase or schedule label (default " +
+             std::to_string(run::kDefaultTimelineDetailLimit) + ")").c_str());
     options.add_options()("config", po::value(&config_path), "YAML config file")(
         "param,p", po::value(&overrides)->composing(), "override a config key: -p key.path=value (repeatable)")(
         "dump-config", "print the effective config (every default filled in) as YAML");
