@@ -99,7 +99,7 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     if (config_path.empty()) throw config::UserError("missing CONFIG: " + usage);
     std::optional<run::TimelineRequest> timeline;
     if (vm.count("trace-detail-limit") && !vm.count("trace")) throw config::UserError("--trace-detail-limit needs --trace FILE");
-    if (vm.count("trace")) {
+    if (take.timeline && vm.count("trace")) {
         if (timeline_path.empty()) throw config::UserError("--trace: expected a file name, got ''");
         timeline.emplace();
         if (vm.count("trace-detail-limit")) timeline->detail_limit = parse_detail_limit(detail_limit);

@@ -246,6 +246,13 @@ TEST_CASE("above --trace-detail-limit the timeline aggregates per phase and labe
     CHECK(cluster.trace.end_ps() == cluster_full.trace.end_ps());
 }
 
+TEST_CASE("compare --trace still takes network traces, not a timeline file", "[cli][cluster][timeline]") {
+    const auto r = run_fastsim("compare " + kTinyCluster + " --trace " + std::string(FASTSIM_SOURCE_DIR) + "/traces/tiny_cnn.yaml");
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("tiny_cnn") && Contains("geomean"));
+    CHECK(run_fastsim("compare " + kTinyCluster + " --trace-detail-limit 5").exit_code == 2);  // not an option of compare
+}
+
 TEST_CASE("run --trace errors: bfp_report configs, bad limits and a limit without a file exit 2", "[cli][timeline]") {
     fastsim::test::TempDir dir;
     const std::string bfp_report = std::string(FASTSIM_SOURCE_DIR) + "/configs/bfp_error_report.yaml";
