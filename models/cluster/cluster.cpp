@@ -146,10 +146,12 @@ Compiled compile(const std::vector<NodeProgram>& programs) {
 /// The cluster: one thread per node walking its compiled program.
 class ClusterModule : public sc_core::sc_module {
 public:
-    ClusterModule(const sc_core::sc_module_name& name, const interconnect::Topology& topology, Compiled& compiled)
+    ClusterModule(const sc_core::sc_module_name& name, const interconnect::Topology& topology, Compiled& compiled,
+                  ClusterRecorder* recorder)
         : sc_core::sc_module(name),
           m_network(topology),
           m_compiled(compiled),
+          m_recorder(recorder),
           m_nodes(compiled.ops.size()),
           m_events(new sc_core::sc_event[compiled.ops.size()]),
           m_ticks_per_ps(sc_core::sc_time(1, sc_core::SC_PS).value()) {
@@ -189,6 +191,7 @@ private:
             LabelAcc& label = m_compiled.labels[op.label];
             switch (op.kind) {
                 case Kind::compute:
+                    if (m_recorder) m_recorder->op({n, pc, OpKind::compute, label.label, 0, 0, 0, t, t + op.value});
                     label.span(t, t + op.value);
                     label.stats.compute_ps += op.value;
                     stats.compute_ps += op.value;
@@ -198,8 +201,13 @@ private:
                     if (m_error) return;
                     sync(t);
                     Message& m = m_compiled.messages[op.slot];
-                    m.arrival_ps = m_network.transfer(n, m.dst, m.bytes, t);
+                    m.arrival_ps = m_network.transfer(n, m.dst, m.bytes, t, m_recorder ? &m_hops : nullptr);
                     m.posted = true;
+                    if (m_recorder) {
+                        for (const interconnect::HopInterval& hop : m_hops)
+                            m_recorder->channel({hop.channel, n, m.dst, m.bytes, m.tag, label.label, hop.start_ps, hop.end_ps});
+                        m_recorder->op({n, pc, OpKind::send, label.label, m.dst, m.bytes, m.tag, t, m.arrival_ps});
+                    }
                     if (m_nodes[m.dst].waiting_slot == op.slot) m_events[m.dst].notify();
                     label.span(t, m.arrival_ps);
                     label.stats.bytes_sent += m.bytes;
@@ -220,6 +228,7 @@ private:
                         state.waiting_slot = kNoSlot;
                     }
                     const std::uint64_t done = std::max(t, m.arrival_ps);
+                    if (m_recorder) m_recorder->op({n, pc, OpKind::recv, label.label, m.src, m.bytes, m.tag, t, done});
                     m.consumed = true;
                     label.span(t, done);
                     label.stats.wait_ps += done - t;
@@ -238,6 +247,8 @@ private:
 
     interconnect::Network m_network;
     Compiled& m_compiled;
+    ClusterRecorder* m_recorder;                    ///< optional
+    std::vector<interconnect::HopInterval> m_hops;  ///< for the recorder: the current Send's route
     std::vector<NodeState> m_nodes;
     std::unique_ptr<sc_core::sc_event[]> m_events;  ///< per node: a message it waits for was posted
     std::uint64_t m_ticks_per_ps;
@@ -246,7 +257,8 @@ private:
 
 }  // namespace
 
-ClusterResult run_cluster(const interconnect::Topology& topology, const std::vector<NodeProgram>& programs) {
+ClusterResult run_cluster(const interconnect::Topology& topology, const std::vector<NodeProgram>& programs,
+                          ClusterRecorder* recorder) {
     // 1. Check and compile the programs.
     if (programs.size() != topology.node_count())
         throw std::invalid_argument("run_cluster: " + std::to_string(programs.size()) + " programs for " +
@@ -254,7 +266,7 @@ ClusterResult run_cluster(const interconnect::Topology& topology, const std::vec
     Compiled compiled = compile(programs);
 
     // 2. Elaborate and run.
-    ClusterModule cluster("cluster", topology, compiled);
+    ClusterModule cluster("cluster", topology, compiled, recorder);
     sc_core::sc_start();
     if (cluster.error()) std::rethrow_exception(cluster.error());
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <vector>
 
+#include "cluster/cluster_recorder.h"
 #include "interconnect/network.h"
 #include "interconnect/program.h"
 #include "interconnect/topology.h"
@@ -53,7 +54,11 @@ struct ClusterResult {
 /// Throws std::invalid_argument for a bad program (peer out of range, two Sends or two Recvs
 /// with the same (src, dst, tag)), and std::runtime_error after the run if a node did not finish
 /// (deadlock: names node, op index, peer and tag) or a message was never received.
+///
+/// With `recorder`, also reports every op and every channel reservation to it as they happen
+/// (cluster_recorder.h), spans of zero length included.
 ClusterResult run_cluster(const interconnect::Topology& topology,
-                          const std::vector<interconnect::NodeProgram>& programs);
+                          const std::vector<interconnect::NodeProgram>& programs,
+                          ClusterRecorder* recorder = nullptr);
 
 }  // namespace fastsim::cluster

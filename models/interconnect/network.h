@@ -16,6 +16,14 @@ struct ChannelStats {
     double energy_pj = 0;         ///< bits * energy_pj_per_bit
 };
 
+/// When a transfer held one directed channel of its route: [start_ps, end_ps) = [start_k, end_k)
+/// of the timing below.
+struct HopInterval {
+    ChannelId channel = 0;
+    std::uint64_t start_ps = 0;
+    std::uint64_t end_ps = 0;
+};
+
 /// Link state over a Topology, loosely timed: each directed channel keeps the time it is free
 /// at, and a transfer reserves the channels of its route when it is issued.
 ///
@@ -38,8 +46,10 @@ public:
     explicit Network(const Topology& topology);
 
     /// Reserves the route from vertex `src` to `dst` for `bytes` ready at `ready_ps`; returns
-    /// the time the tail arrives at dst, ps.
-    std::uint64_t transfer(std::size_t src, std::size_t dst, std::uint64_t bytes, std::uint64_t ready_ps);
+    /// the time the tail arrives at dst, ps. With `hops`, also fills it (cleared first) with
+    /// the interval each channel of the route is held, in route order.
+    std::uint64_t transfer(std::size_t src, std::size_t dst, std::uint64_t bytes, std::uint64_t ready_ps,
+                           std::vector<HopInterval>* hops = nullptr);
 
     [[nodiscard]] const std::vector<ChannelStats>& stats() const { return m_stats; }
     [[nodiscard]] std::uint64_t free_at_ps(ChannelId channel) const { return m_free_at_ps.at(channel); }

@@ -45,7 +45,7 @@ Node::Node(const sc_core::sc_module_name& name, const NodeParams& params)
     : sc_core::sc_module(name), m_params(params), m_array("array", array::ArrayParams{params.array, kCycle}) {}
 
 PhaseCounters Node::run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, const bfp::BfpMatrix& y_transposed,
-                              std::vector<float>& out) {
+                              std::vector<float>& out, TileStageLog* stages) {
     const fmac::GemmShape& s = job.shape;
     if (x.rows != s.m || y_transposed.rows != s.n || x.groups_per_row != y_transposed.groups_per_row)
         throw std::invalid_argument(std::string(name()) + ": operands do not match the job's shape");
@@ -69,18 +69,26 @@ PhaseCounters Node::run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, cons
     const sc_core::sc_time start = sc_core::sc_time_stamp();
     const auto g = static_cast<std::size_t>(m_params.array.group_size);
     sc_core::sc_time end_compute = start;
+    const auto log = [&](TileStage stage, std::size_t tile, std::uint64_t start_cycle, std::uint64_t quantity) {
+        const std::uint64_t end_cycle = cycles_since(start);
+        if (stages && end_cycle > start_cycle) stages->push_back({stage, tile, start_cycle, end_cycle, quantity});
+    };
 
     auto dma = [&] {
         for (std::size_t i = 0; i <= tiles; ++i) {
             if (i < tiles) {  // load i, after tile i-2 freed its buffer
                 while (i >= 2 && computed < i - 1) wait(computed_event);
+                const std::uint64_t load_start = cycles_since(start);
                 wait(kCycle * static_cast<double>(work[i].load_cycles));
+                log(TileStage::load, i, load_start, work[i].load.total());
                 loaded = i + 1;
                 loaded_event.notify(sc_core::SC_ZERO_TIME);
             }
             if (i >= 1 && work[i - 1].write_cycles > 0) {  // write-back of tile i-1
                 while (converted < i) wait(converted_event);
+                const std::uint64_t write_start = cycles_since(start);
                 wait(kCycle * static_cast<double>(work[i - 1].write_cycles));
+                log(TileStage::write_back, i - 1, write_start, work[i - 1].write_bits);
             }
         }
         dma_done.notify(sc_core::SC_ZERO_TIME);
@@ -102,6 +110,7 @@ PhaseCounters Node::run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, cons
                 for (std::size_t r = 0; r < w.m; ++r)
                     std::copy_n(&out[(row0 + r) * s.n + col0], w.n, &tile_out[r * w.n]);
             const array::ArrayStats before = m_array.stats();
+            const std::uint64_t compute_start = cycles_since(start);
             const sc_core::sc_time array_start = sc_core::sc_time_stamp();
             m_array.start({&x_tile, &y_tile, &tile_out, index.k > 0});
             wait(m_array.done());
@@ -114,6 +123,7 @@ PhaseCounters Node::run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, cons
             for (std::size_t r = 0; r < w.m; ++r)
                 std::copy_n(&tile_out[r * w.n], w.n, &out[(row0 + r) * s.n + col0]);
             if (w.sram_stall_cycles > 0) wait(kCycle * static_cast<double>(w.sram_stall_cycles));
+            log(TileStage::compute, i, compute_start, w.array.macs);
             add_tile_counts(counters, measured);
             end_compute = sc_core::sc_time_stamp();
             computed = i + 1;
@@ -125,7 +135,9 @@ PhaseCounters Node::run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, cons
         for (std::size_t i = 0; i < tiles; ++i) {
             if (work[i].last_k) {
                 while (computed <= i) wait(computed_event);
+                const std::uint64_t convert_start = cycles_since(start);
                 wait(kCycle * static_cast<double>(work[i].conversion.cycles));
+                log(TileStage::convert, i, convert_start, work[i].conversion.groups);
             }
             converted = i + 1;
             converted_event.notify(sc_core::SC_ZERO_TIME);

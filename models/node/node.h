@@ -22,9 +22,10 @@ public:
     /// Runs one phase on data and returns its counters; call from an SC_THREAD (it blocks
     /// for the phase's simulated time). `x` (m rows) and `y_transposed` (n rows) are grouped
     /// along k with the node's g and carry job.x/y_mantissa_bits; `out` becomes the m x n
-    /// fp32 result, bit-identical to bfp::gemm(x, y_transposed).
+    /// fp32 result, bit-identical to bfp::gemm(x, y_transposed). With `stages`, also appends
+    /// every tile stage's timing, the same as run_phase_memo's (tile_stage_log.h).
     PhaseCounters run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, const bfp::BfpMatrix& y_transposed,
-                            std::vector<float>& out);
+                            std::vector<float>& out, TileStageLog* stages = nullptr);
 
     [[nodiscard]] const NodeParams& params() const { return m_params; }
 

@@ -220,7 +220,8 @@ void add_tile_counts(PhaseCounters& c, const TileWork& w) {
     c.dram_write_bits += w.write_bits;
 }
 
-PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayTimingMemo& memo) {
+PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayTimingMemo& memo,
+                             TileStageLog* stages) {
     PhaseCounters c;
     const TilePlan plan = plan_tiles(job, node);
     if (plan.count() == 0) return c;
@@ -230,9 +231,15 @@ PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayT
     TileWork pending_write;                          // tile i-1, written after load i
     bool has_pending = false;
     std::uint64_t pending_end_convert = 0;
-    auto write_back = [&](const TileWork& w, std::uint64_t ready) {
+    const auto log = [stages](TileStage stage, std::uint64_t tile, std::uint64_t start, std::uint64_t end,
+                              std::uint64_t quantity) {
+        if (stages && end > start) stages->push_back({stage, tile, start, end, quantity});
+    };
+    auto write_back = [&](const TileWork& w, std::uint64_t tile, std::uint64_t ready) {
         if (w.write_cycles == 0) return;
-        dma_free = std::max(dma_free, ready) + w.write_cycles;
+        const std::uint64_t start = std::max(dma_free, ready);
+        dma_free = start + w.write_cycles;
+        log(TileStage::write_back, tile, start, dma_free, w.write_bits);
     };
     TileIndex previous;
     std::uint64_t i = 0;
@@ -241,22 +248,27 @@ PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayT
         // (1) Load i, in DMA order, after tile i-2 freed its buffer. Consecutive tiles never
         // share both operands, so every tile loads something.
         const std::uint64_t buffer_free = i >= 2 ? end_compute_history[0] : 0;
-        const std::uint64_t end_load = std::max(dma_free, buffer_free) + w.load_cycles;
+        const std::uint64_t start_load = std::max(dma_free, buffer_free);
+        const std::uint64_t end_load = start_load + w.load_cycles;
         dma_free = end_load;
+        log(TileStage::load, i, start_load, end_load, w.load.total());
         // (2) Compute i, after its load and tile i-1.
         const std::uint64_t start = std::max(end_load, end_compute);
         c.load_wait_cycles += start - end_compute;
         end_compute = start + w.array.cycles + w.sram_stall_cycles;
+        log(TileStage::compute, i, start, end_compute, w.array.macs);
         end_compute_history[0] = end_compute_history[1];
         end_compute_history[1] = end_compute;
         // (3) Convert i (a finished output tile), after tile i's compute and the previous conversion.
         std::uint64_t convert_done = end_convert;
         if (w.last_k) {
-            convert_done = std::max(end_compute, end_convert) + w.conversion.cycles;
+            const std::uint64_t start_convert = std::max(end_compute, end_convert);
+            convert_done = start_convert + w.conversion.cycles;
             end_convert = convert_done;
+            log(TileStage::convert, i, start_convert, convert_done, w.conversion.groups);
         }
         // (4) Write-back of tile i-1 follows load i in DMA order.
-        if (has_pending) write_back(pending_write, pending_end_convert);
+        if (has_pending) write_back(pending_write, i - 1, pending_end_convert);
         add_tile_counts(c, w);
         pending_write = w;
         pending_end_convert = convert_done;
@@ -264,7 +276,7 @@ PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayT
         previous = index;
         ++i;
     });
-    write_back(pending_write, pending_end_convert);
+    write_back(pending_write, i - 1, pending_end_convert);
     c.cycles = std::max({end_compute, end_convert, dma_free});
     c.drain_cycles = c.cycles - end_compute;
     return c;

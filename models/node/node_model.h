@@ -11,6 +11,7 @@
 #include "converter/converter_model.h"
 #include "fmac/timing.h"
 #include "memory/memory.h"
+#include "node/tile_stage_log.h"
 
 namespace fastsim::node {
 
@@ -141,8 +142,10 @@ void add_tile_counts(PhaseCounters& counters, const TileWork& work);
 
 /// The tile pipeline of docs/node.md, "Double buffering", as a recurrence over the tiles:
 /// the memoised fidelity. The SystemC node (fidelity stepped) runs the same rules with
-/// events and must give identical counters.
-PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayTimingMemo& memo);
+/// events and must give identical counters. With `stages`, also appends every tile stage's
+/// timing to it (tile_stage_log.h).
+PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayTimingMemo& memo,
+                             TileStageLog* stages = nullptr);
 
 /// Visits the tiles of a plan in run order.
 template <typename Visit>

@@ -12,13 +12,16 @@
 #include "report/output_files.h"
 #include "report/summary.h"
 #include "report/table.h"
+#include "report/trace_json.h"
 #include "report/training_report.h"
 #include "run/bfp_error_report.h"
 #include "run/cluster_step.h"
 #include "run/training_step.h"
 
+#include <charconv>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <unistd.h>
 
 namespace fastsim::cli {
@@ -33,6 +36,8 @@ struct ConfigInvocation {
     std::vector<std::string> traces;  ///< compare: networks to compare
     bool simulate = false;            ///< compare: simulate every plan instead of predicting it
     std::vector<std::string> overrides;
+    std::string timeline_path;                       ///< run --trace: where the timeline goes
+    std::optional<run::TimelineRequest> timeline;    ///< run --trace: set when a timeline is wanted
 };
 
 /// Which options a command takes beyond CONFIG, -p and --dump-config.
@@ -40,15 +45,25 @@ struct CommandOptions {
     bool out = false;
     bool fidelity = false;
     bool planner = false;  ///< --planner, --comm-only, --equal-split
-    bool compare = false;  ///< --trace, --simulate
+    bool compare = false;  ///< --trace (network traces), --simulate
+    bool timeline = false; ///< --trace FILE (a timeline of the run), --trace-detail-limit
 };
+
+/// --trace-detail-limit: a whole number from 0 to 2^64 - 1 (Boost would wrap "-1").
+std::uint64_t parse_detail_limit(const std::string& text) {
+    std::uint64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size())
+        throw config::UserError("--trace-detail-limit: expected a whole number of spans from 0 to 2^64-1, got '" + text + "'");
+    return value;
+}
 
 /// Parses CONFIG, -p overrides, --dump-config and the common options (and, for `run`,
 /// --out and --fidelity). Empty on --help.
 std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>& args, const std::string& usage,
                                                   const CommandOptions& take) {
     po::options_description options(usage + "\n\nOptions");
-    std::string config_path, out_dir, fidelity, planner_name;
+    std::string config_path, out_dir, fidelity, planner_name, timeline_path, detail_limit;
     std::vector<std::string> overrides, traces;
     if (take.out) options.add_options()("out", po::value(&out_dir), "write the report files (JSON and CSV) into this folder");
     if (take.fidelity)
@@ -60,6 +75,14 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     if (take.compare)
         options.add_options()("trace", po::value(&traces)->composing(), "a network trace to compare on (repeatable; default: the config's)")(
             "simulate", "simulate every plan on the cluster instead of using the planner's prediction");
+    if (take.timeline)
+        options.add_options()("trace", po::value(&timeline_path),
+                              "write a timeline of the run to this file as Chrome trace-event JSON (open it in "
+                              "Perfetto or chrome://tracing)")(
+            "trace-detail-limit", po::value(&detail_limit),
+            ("with --trace: the most detailed spans (tile stages, ops, transfers) kept; beyond it they are "
+             "aggregated per layer and phase or schedule label (default " +
+             std::to_string(run::kDefaultTimelineDetailLimit) + ")").c_str());
     options.add_options()("config", po::value(&config_path), "YAML config file")(
         "param,p", po::value(&overrides)->composing(), "override a config key: -p key.path=value (repeatable)")(
         "dump-config", "print the effective config (every default filled in) as YAML");
@@ -69,6 +92,13 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     if (!parsed) return std::nullopt;
     const po::variables_map& vm = *parsed;
     if (config_path.empty()) throw config::UserError("missing CONFIG: " + usage);
+    std::optional<run::TimelineRequest> timeline;
+    if (vm.count("trace-detail-limit") && !vm.count("trace")) throw config::UserError("--trace-detail-limit needs --trace FILE");
+    if (take.timeline && vm.count("trace")) {
+        if (timeline_path.empty()) throw config::UserError("--trace: expected a file name, got ''");
+        timeline.emplace();
+        if (vm.count("trace-detail-limit")) timeline->detail_limit = parse_detail_limit(detail_limit);
+    }
     if (!fidelity.empty()) {
         if (!config::parse_fidelity(fidelity))
             throw config::UserError("--fidelity: expected memo or stepped, got '" + fidelity + "'");
@@ -82,7 +112,7 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     if (vm.count("comm-only")) overrides.push_back("planner.comm_only=true");
     if (vm.count("equal-split")) overrides.push_back("planner.equal_split=true");
     ConfigInvocation out{config::load(config_path, overrides), vm.count("dump-config") > 0, out_dir, traces,
-                         vm.count("simulate") > 0, overrides};
+                         vm.count("simulate") > 0, overrides, timeline_path, timeline};
     logger("config")->info("loaded {} with {} override(s)", config_path, overrides.size());
     return out;
 }
@@ -115,9 +145,25 @@ run::Progress progress_printer() {
     };
 }
 
-void run_training_step(const config::Params& params, const std::string& out_dir) {
+/// Writes `timeline` as Chrome trace-event JSON to `path` (atomically) and says so on stdout;
+/// an aggregated timeline is also announced on stderr.
+void write_timeline(const std::string& path, const run::Timeline& timeline, const config::Params& params) {
+    if (timeline.aggregated)
+        logger("trace")->warn("{} detailed spans exceed --trace-detail-limit {}: {} shows aggregates ({})",
+                              timeline.detailed_spans, timeline.detail_limit, path, timeline.aggregate_rule);
+    report::write_file_atomically(path, report::trace_json(timeline, {{"generator", "fastsim " FASTSIM_VERSION},
+                                                                      {"config", params.source_file},
+                                                                      {"run_mode", std::string(config::to_string(params.run.mode))},
+                                                                      {"network", params.workload.network.name}}));
+    std::cout << "wrote " << path << " (" << timeline.spans.size() << " spans"
+              << (timeline.aggregated ? ", aggregated" : "") << ")\n";
+}
+
+void run_training_step(const ConfigInvocation& invocation) {
+    const config::Params& params = invocation.params;
+    const std::string& out_dir = invocation.out_dir;
     const auto start = std::chrono::steady_clock::now();
-    const run::TrainingStepResult result = run::run_training_step(params, progress_printer());
+    const run::TrainingStepResult result = run::run_training_step(params, progress_printer(), invocation.timeline);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     logger("run")->info("{} phases simulated in {:.3f} s ({} distinct tile shapes memoised)", result.phases.size(),
                         seconds, result.distinct_tile_shapes);
@@ -128,6 +174,7 @@ void run_training_step(const config::Params& params, const std::string& out_dir)
         report::write_file_atomically(out_dir + "/summary.json", report::summary_json(report::training_step_summary(params, result)));
         std::cout << "wrote report.json, layers.csv and summary.json to " << out_dir << "\n";
     }
+    if (result.timeline) write_timeline(invocation.timeline_path, *result.timeline, params);
 }
 
 void require_cluster(const config::Params& params, const std::string& command) {
@@ -145,10 +192,12 @@ run::ClusterPlan plan_or_user_error(const config::Params& params, const planner:
     }
 }
 
-void run_cluster(const config::Params& params, const std::string& out_dir) {
+void run_cluster(const ConfigInvocation& invocation) {
+    const config::Params& params = invocation.params;
+    const std::string& out_dir = invocation.out_dir;
     run::ClusterStepResult result;
     try {
-        result = run::run_cluster_step(params, params.planner.options());
+        result = run::run_cluster_step(params, params.planner.options(), invocation.timeline);
     } catch (const std::invalid_argument& e) {
         throw config::UserError(params.source_file + ": " + e.what());
     }
@@ -162,6 +211,7 @@ void run_cluster(const config::Params& params, const std::string& out_dir) {
         report::write_file_atomically(out_dir + "/summary.json", report::summary_json(report::cluster_step_summary(result)));
         std::cout << "wrote report.json, layers.csv, nodes.csv, plan.json, plan.csv and summary.json to " << out_dir << "\n";
     }
+    if (result.timeline) write_timeline(invocation.timeline_path, *result.timeline, params);
 }
 
 }  // namespace
@@ -178,21 +228,24 @@ int validate_command(const std::vector<std::string>& args) {
 
 int run_command(const std::vector<std::string>& args) {
     const auto invocation = parse_config_args(
-        args, "fastsim run CONFIG [-p key=value ...] [--out DIR] [--fidelity memo|stepped] [--planner NAME] [--comm-only] [--equal-split] [--dump-config]",
-        {true, true, true, false});
+        args, "fastsim run CONFIG [-p key=value ...] [--out DIR] [--trace FILE [--trace-detail-limit N]] [--fidelity memo|stepped] [--planner NAME] [--comm-only] [--equal-split] [--dump-config]",
+        {true, true, true, false, true});
     if (!invocation) return kSuccess;
     const config::Params& params = invocation->params;
     if (invocation->dump) std::cout << config::dump(params) << '\n';
     switch (params.run.mode) {
     case config::RunMode::bfp_report:
         if (!invocation->out_dir.empty()) throw config::UserError("--out applies to run.mode training_step or cluster");
+        if (invocation->timeline)
+            throw config::UserError("--trace applies to run.mode training_step or cluster (" + params.source_file +
+                                    " has run.mode bfp_report, which simulates no time)");
         print_bfp_error_report(params);
         break;
     case config::RunMode::training_step:
-        run_training_step(params, invocation->out_dir);
+        run_training_step(*invocation);
         break;
     case config::RunMode::cluster:
-        run_cluster(params, invocation->out_dir);
+        run_cluster(*invocation);
         break;
     }
     return kSuccess;

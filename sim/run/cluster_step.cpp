@@ -10,6 +10,7 @@
 #include "memory/memory.h"
 #include "node/training_step.h"
 #include "planner/schedule.h"
+#include "run/cluster_timeline.h"
 #include "run/training_step.h"
 
 namespace fastsim::run {
@@ -142,7 +143,8 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
     return out;
 }
 
-ClusterStepResult run_cluster_step(const config::Params& params, const planner::PlannerOptions& options) {
+ClusterStepResult run_cluster_step(const config::Params& params, const planner::PlannerOptions& options,
+                                   const std::optional<TimelineRequest>& timeline) {
     ClusterStepResult r;
     const config::ClusterParams& c = params.cluster;
     const std::size_t node_count = c.node_type.size();
@@ -172,7 +174,10 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     for (const auto& p : programs) r.ops += p.ops.size();
 
     // (2) One SystemC simulation of the whole step.
-    r.simulated = cluster::run_cluster(*c.topology, programs);
+    std::optional<ClusterTimeline> recorder;
+    if (timeline) recorder.emplace(c, graph, *timeline);
+    r.simulated = cluster::run_cluster(*c.topology, programs, recorder ? &*recorder : nullptr);
+    if (recorder) r.timeline = recorder->finish(r.simulated.end_ps);
     r.simulation_s = seconds_since(start);
     r.step_s = static_cast<double>(r.simulated.end_ps) * 1e-12;
 

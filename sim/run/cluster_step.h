@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "node/node_model.h"
 #include "planner/layer_graph.h"
 #include "planner/planner.h"
+#include "run/timeline.h"
 
 namespace fastsim::run {
 
@@ -86,11 +88,13 @@ struct ClusterStepResult {
     std::vector<double> layer_simulated_s;   ///< mean node's compute + waits under each layer's labels
     double simulation_s = 0;                 ///< wall time of building and running the schedule
     std::size_t ops = 0;
+    std::optional<Timeline> timeline;        ///< when asked for: ops and channel reservations, in ps
 };
 
 /// Plans, builds the schedule and runs it on the SystemC cluster (one elaboration: call once
-/// per sc_simcontext).
-ClusterStepResult run_cluster_step(const config::Params& params, const planner::PlannerOptions& options);
+/// per sc_simcontext). With `timeline`, also records the run's timeline (run/cluster_timeline.h).
+ClusterStepResult run_cluster_step(const config::Params& params, const planner::PlannerOptions& options,
+                                   const std::optional<TimelineRequest>& timeline = std::nullopt);
 
 /// run_cluster_step under a SystemC kernel of its own, created and destroyed around the run,
 /// so one process can simulate several plans (fastsim compare --simulate).

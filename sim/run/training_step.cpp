@@ -8,6 +8,7 @@
 
 #include "fmac/training_gemm.h"
 #include "node/node.h"
+#include "run/node_timeline.h"
 
 namespace fastsim::run {
 namespace {
@@ -21,11 +22,13 @@ std::vector<float> normal_values(std::size_t count, std::mt19937_64& rng) {
 
 /// The stepped fidelity: one SystemC simulation, one thread running the phases in order.
 std::vector<node::PhaseCounters> run_stepped(const config::Params& params, const std::vector<node::StepPhase>& phases,
-                                             const Progress& progress) {
+                                             const Progress& progress, NodeTimeline* timeline) {
     std::vector<node::PhaseCounters> counters(phases.size());
     node::Node fast_node("node", params.node.resolved);
     sc_core::sc_spawn([&] {
         std::mt19937_64 rng(params.run.seed);
+        node::TileStageLog stages;
+        std::uint64_t phase_start = 0;
         for (std::size_t i = 0; i < phases.size(); ++i) {
             const node::StepPhase& s = phases[i];
             const node::TensorPrecision& precision =
@@ -42,8 +45,14 @@ std::vector<node::PhaseCounters> run_stepped(const config::Params& params, const
                 const fmac::PhaseOperands operands =
                     fmac::lower_phase(s.phase, s.dims, a.data(), w.data(), d_out.data(), q_act, q_w, q_grad);
                 std::vector<float> out;
-                counters[i] += fast_node.run_phase(s.job, operands.x, operands.y_transposed, out);
+                stages.clear();
+                const node::PhaseCounters gemm =
+                    fast_node.run_phase(s.job, operands.x, operands.y_transposed, out, timeline ? &stages : nullptr);
+                if (timeline) timeline->add_gemm(s, c, phase_start + counters[i].cycles, stages);
+                counters[i] += gemm;
             }
+            if (timeline) timeline->add_phase(s, phase_start, counters[i]);
+            phase_start += counters[i].cycles;
             if (progress) progress(i + 1, phases.size());
         }
     });
@@ -82,17 +91,31 @@ energy::EnergyBreakdown phase_energy(const config::Params& params, const node::P
                            params.energy.resolved);
 }
 
-TrainingStepResult run_training_step(const config::Params& params, const Progress& progress) {
+TrainingStepResult run_training_step(const config::Params& params, const Progress& progress,
+                                     const std::optional<TimelineRequest>& timeline) {
     const auto phases = node::training_step_phases(params.workload.network, params.workload.batch,
                                                    params.precision.per_layer, params.precision.rounding);
     std::vector<node::PhaseCounters> counters;
     TrainingStepResult result;
+    std::optional<NodeTimeline> recorder;
+    if (timeline) recorder.emplace(params.workload.network, params.node.resolved.clock_hz, *timeline);
     if (params.run.fidelity == config::Fidelity::stepped) {
-        counters = run_stepped(params, phases, progress);
+        counters = run_stepped(params, phases, progress, recorder ? &*recorder : nullptr);
     } else {
         node::ArrayTimingMemo memo;
+        node::TileStageLog stages;
+        std::uint64_t phase_start = 0;
         for (std::size_t i = 0; i < phases.size(); ++i) {
-            counters.push_back(node::run_phase_memo(phases[i].job, params.node.resolved, memo).repeated(phases[i].count));
+            const node::StepPhase& s = phases[i];
+            stages.clear();
+            const node::PhaseCounters gemm =
+                node::run_phase_memo(s.job, params.node.resolved, memo, recorder ? &stages : nullptr);
+            counters.push_back(gemm.repeated(s.count));
+            if (recorder) {
+                for (std::uint64_t c = 0; c < s.count; ++c) recorder->add_gemm(s, c, phase_start + c * gemm.cycles, stages);
+                recorder->add_phase(s, phase_start, counters.back());
+            }
+            phase_start += counters.back().cycles;
             if (progress) progress(i + 1, phases.size());
         }
         result.distinct_tile_shapes = memo.size();
@@ -103,6 +126,7 @@ TrainingStepResult run_training_step(const config::Params& params, const Progres
         result.total_energy += r.energy;
         result.phases.push_back(std::move(r));
     }
+    if (recorder) result.timeline = recorder->finish(result.total.cycles);
     return result;
 }
 

@@ -3,12 +3,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "config/params.h"
 #include "energy/energy.h"
 #include "node/node_model.h"
 #include "node/training_step.h"
+#include "run/timeline.h"
 
 namespace fastsim::run {
 
@@ -24,6 +26,7 @@ struct TrainingStepResult {
     node::PhaseCounters total;
     energy::EnergyBreakdown total_energy;
     std::size_t distinct_tile_shapes = 0;  ///< memo entries (memo fidelity)
+    std::optional<Timeline> timeline;      ///< when asked for: phases and tile stages, in cycles
 };
 
 /// Called after each phase with (phases done, phases in all).
@@ -33,8 +36,10 @@ using Progress = std::function<void(std::size_t, std::size_t)>;
 /// memo = the plain tile recurrence with memoised array timing; stepped = the SystemC node
 /// on synthetic operands (normal values from params.run.seed, quantised per phase), which
 /// must give the same counters. Energy is computed here, from the counters, once each
-/// phase has run.
-TrainingStepResult run_training_step(const config::Params& params, const Progress& progress = {});
+/// phase has run. With `timeline`, also records the step's timeline (run/node_timeline.h);
+/// the phases run back to back, and `count` GEMMs of a phase one after another.
+TrainingStepResult run_training_step(const config::Params& params, const Progress& progress = {},
+                                     const std::optional<TimelineRequest>& timeline = std::nullopt);
 
 /// The energy of `counters` on a node of `arrays` arrays of `node` (each with `sram_kib` of
 /// SRAM), leakage over counters.cycles.

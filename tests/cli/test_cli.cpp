@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
-#include <sys/wait.h>
 
 #include "support/fastsim_process.h"
 #include "support/temp_dir.h"

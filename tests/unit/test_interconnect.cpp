@@ -155,6 +155,30 @@ TEST_CASE("network: transfers sharing a channel serialise, opposite directions d
     CHECK(net.transfer(3, 1, kMB, 0) == 2 * kMB * kPsPerByte + kAlphaPs + kMB * kPsPerByte);
 }
 
+TEST_CASE("network: the hop intervals of a transfer are each channel's reservation", "[interconnect][timeline]") {
+    // 3 -> 1 goes 3-0-1. Hop 3->0 is free: [0, O). Hop 0->1 already carries a transfer until
+    // O, so the head waits: [O, 2 O), and the tail arrives a latency later.
+    const Topology t = Topology::ring(4, kLink);
+    Network net(t);
+    std::vector<interconnect::HopInterval> hops;
+    const std::uint64_t occupancy = kMB * kPsPerByte;
+    net.transfer(0, 1, kMB, 0, &hops);
+    REQUIRE(hops.size() == 1);
+    const ChannelId zero_to_one = hops[0].channel;
+    CHECK(t.channel(zero_to_one).from == 0);
+    CHECK(hops[0].start_ps == 0);
+    CHECK(hops[0].end_ps == occupancy);
+    const std::uint64_t arrival = net.transfer(3, 1, kMB, 0, &hops);
+    REQUIRE(hops.size() == 2);  // cleared first
+    CHECK(t.channel(hops[0].channel).from == 3);
+    CHECK(hops[0].start_ps == 0);
+    CHECK(hops[0].end_ps == occupancy);
+    CHECK(hops[1].channel == zero_to_one);
+    CHECK(hops[1].start_ps == occupancy);
+    CHECK(hops[1].end_ps == 2 * occupancy);
+    CHECK(arrival == hops[1].end_ps + kAlphaPs);
+}
+
 TEST_CASE("routing: least latency first, then fewer hops, then the lowest predecessor id", "[interconnect]") {
     Topology t(4);
     t.add_link(0, 1, {100.0, 1000.0, 0.0});  // direct but slow to start
@@ -349,6 +373,53 @@ TEST_CASE_METHOD(test::FreshSimContext, "run_cluster: a compute-send pipeline gi
     std::uint64_t channel_bytes = 0;
     for (const auto& c : r.channels) channel_bytes += c.bytes;
     CHECK(channel_bytes == 2 * kMB);
+}
+
+namespace {
+
+struct RecordingCluster : cluster::ClusterRecorder {
+    std::vector<cluster::OpSpan> ops;
+    std::vector<cluster::ChannelSpan> channels;
+    void op(const cluster::OpSpan& span) override { ops.push_back(span); }
+    void channel(const cluster::ChannelSpan& span) override { channels.push_back(span); }
+};
+
+}  // namespace
+
+TEST_CASE_METHOD(test::FreshSimContext, "run_cluster: a recorder sees every op and channel span of the pipeline",
+                 "[interconnect][timeline]") {
+    // The pipeline above: node 0 computes 2 us, sends, computes 3 us, waits for the answer;
+    // node 1 waits, computes 1 us, answers. One hop is 0.5 us latency + 10 us occupancy.
+    const Topology t = Topology::ring(2, kLink);
+    std::vector<NodeProgram> programs(2);
+    programs[0].ops = {Compute{2'000'000, 1}, Send{1, kMB, 7, 2}, Compute{3'000'000, 1}, Recv{1, 8, 2}};
+    programs[1].ops = {Recv{0, 7, 2}, Compute{1'000'000, 3}, Send{0, kMB, 8, 2}};
+    RecordingCluster recorder;
+    const auto r = cluster::run_cluster(t, programs, &recorder);
+    const std::uint64_t occupancy = kMB * kPsPerByte, hop = kAlphaPs + occupancy;
+    const std::uint64_t answer = 2'000'000 + hop + 1'000'000;  // node 1 sends back
+    using K = cluster::OpKind;
+    std::vector<cluster::OpSpan> node0, node1;
+    for (const auto& op : recorder.ops) (op.node == 0 ? node0 : node1).push_back(op);
+    REQUIRE(node0.size() == 4);
+    REQUIRE(node1.size() == 3);
+    CHECK((node0[0].kind == K::compute && node0[0].label == 1 && node0[0].start_ps == 0 && node0[0].end_ps == 2'000'000));
+    CHECK((node0[1].kind == K::send && node0[1].peer == 1 && node0[1].bytes == kMB && node0[1].tag == 7));
+    CHECK((node0[1].start_ps == 2'000'000 && node0[1].end_ps == 2'000'000 + hop));
+    CHECK((node0[2].kind == K::compute && node0[2].start_ps == 2'000'000 && node0[2].end_ps == 5'000'000));
+    CHECK((node0[3].kind == K::recv && node0[3].op_index == 3 && node0[3].start_ps == 5'000'000));
+    CHECK(node0[3].end_ps == r.end_ps);
+    CHECK((node1[0].kind == K::recv && node1[0].peer == 0 && node1[0].start_ps == 0 && node1[0].end_ps == 2'000'000 + hop));
+    CHECK((node1[1].kind == K::compute && node1[1].label == 3 && node1[1].end_ps == answer));
+    CHECK((node1[2].kind == K::send && node1[2].start_ps == answer && node1[2].end_ps == answer + hop));
+    REQUIRE(recorder.channels.size() == 2);
+    const cluster::ChannelSpan& out = recorder.channels[0];
+    CHECK((out.src == 0 && out.dst == 1 && out.bytes == kMB && out.label == 2));
+    CHECK(t.channel(out.channel).from == 0);
+    CHECK((out.start_ps == 2'000'000 && out.end_ps == 2'000'000 + occupancy));
+    const cluster::ChannelSpan& back = recorder.channels[1];
+    CHECK((back.src == 1 && back.dst == 0 && back.start_ps == answer && back.end_ps == answer + occupancy));
+    CHECK(t.channel(back.channel).from == 1);
 }
 
 TEST_CASE("run_cluster: a Recv with no Send is a deadlock naming node, op and tag", "[interconnect]") {

@@ -3,7 +3,9 @@
 // memoised recurrence (identical counters) and bfp::gemm (identical bits).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
+#include <tuple>
 #include <functional>
 #include <random>
 
@@ -43,6 +45,7 @@ node::PhaseJob job_of(fmac::GemmShape shape, int x_bits, int y_bits, node::Outpu
 struct SteppedPhase {
     node::PhaseCounters counters;
     std::vector<float> out;
+    node::TileStageLog stages;
 };
 
 SteppedPhase run_stepped(const node::NodeParams& params, const node::PhaseJob& job, const bfp::BfpMatrix& x,
@@ -50,9 +53,17 @@ SteppedPhase run_stepped(const node::NodeParams& params, const node::PhaseJob& j
     test::FreshSimContext kernel;
     node::Node fast_node("node", params);
     SteppedPhase result;
-    sc_core::sc_spawn([&] { result.counters = fast_node.run_phase(job, x, y_t, result.out); });
+    sc_core::sc_spawn([&] { result.counters = fast_node.run_phase(job, x, y_t, result.out, &result.stages); });
     sc_core::sc_start();
     return result;
+}
+
+/// The log ordered by engine, then tile: engines interleave differently in the two fidelities.
+node::TileStageLog by_stage_and_tile(node::TileStageLog log) {
+    std::sort(log.begin(), log.end(), [](const node::TileStageSpan& a, const node::TileStageSpan& b) {
+        return std::tie(a.stage, a.tile) < std::tie(b.stage, b.tile);
+    });
+    return log;
 }
 
 bool bit_equal(const std::vector<float>& a, const std::vector<float>& b) {
@@ -116,6 +127,32 @@ TEST_CASE("a hand-computed two-tile pipeline with fp32 write-back", "[node][pipe
     CHECK(c.dram_write_bits == 256);
     CHECK(c.conversion.cycles == 0);
     CHECK(c.cycles == c.load_wait_cycles + c.array_cycles + c.sram_stall_cycles + c.drain_cycles);
+}
+
+TEST_CASE("the tile stage log of the two-tile pipelines gives every stage's cycles", "[node][pipeline][timeline]") {
+    // The two hand-computed cases above, stage by stage, in the order the recurrence runs
+    // them (load i, compute i, convert i, write-back i-1). MACs per tile 2 x 8 x 2 = 32.
+    using S = node::TileStage;
+    node::NodeParams p = small_node();
+    p.max_tile_rows = 2;
+    node::ArrayTimingMemo memo;
+    node::TileStageLog fp32;
+    const node::PhaseCounters c = node::run_phase_memo(job_of({4, 8, 2}, 2, 2, node::OutputForm::fp32), p, memo, &fp32);
+    // fp32 outputs take no conversion, so no convert span (zero cycles are not logged).
+    const node::TileStageLog expected_fp32 = {{S::load, 0, 0, 30, 160},     {S::compute, 0, 30, 36, 32},
+                                              {S::load, 1, 30, 50, 80},     {S::compute, 1, 50, 56, 32},
+                                              {S::write_back, 0, 50, 76, 128}, {S::write_back, 1, 76, 102, 128}};
+    CHECK(fp32 == expected_fp32);
+    CHECK(fp32.back().end_cycle == c.cycles);
+
+    node::TileStageLog bfp;
+    node::run_phase_memo(job_of({4, 8, 2}, 2, 2, node::OutputForm::bfp_two_groupings), p, memo, &bfp);
+    // One group per grouping: 2 groups per tile; write-back 40 bits.
+    const node::TileStageLog expected_bfp = {{S::load, 0, 0, 30, 160},      {S::compute, 0, 30, 36, 32},
+                                             {S::convert, 0, 36, 48, 2},    {S::load, 1, 30, 50, 80},
+                                             {S::compute, 1, 50, 56, 32},   {S::convert, 1, 56, 68, 2},
+                                             {S::write_back, 0, 50, 65, 40}, {S::write_back, 1, 68, 83, 40}};
+    CHECK(bfp == expected_bfp);
 }
 
 TEST_CASE("a hand-computed pipeline through the converter", "[node][pipeline][converter]") {
@@ -200,6 +237,13 @@ TEST_CASE("the stepped SystemC node equals the memoised pipeline and bfp::gemm",
         INFO("trial " << trial << ": " << shape.m << " x " << shape.k << " x " << shape.n << ", array "
                       << p.array.rows << " x " << p.array.cols << " g " << g << ", tiles " << memo_counters.tiles);
         CHECK(stepped.counters == memo_counters);
+        node::ArrayTimingMemo log_memo;
+        node::TileStageLog memo_stages;
+        node::run_phase_memo(job, p, log_memo, &memo_stages);
+        CHECK(by_stage_and_tile(stepped.stages) == by_stage_and_tile(memo_stages));
+        std::uint64_t last_end = 0;
+        for (const auto& span : memo_stages) last_end = std::max(last_end, span.end_cycle);
+        CHECK(last_end == memo_counters.cycles);
         CHECK(stepped.counters.cycles == memo_counters.cycles);
         CHECK(bit_equal(stepped.out, bfp::gemm(x, y_t)));
         CHECK(memo_counters.cycles == memo_counters.load_wait_cycles + memo_counters.array_cycles +

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The optional timing record of a cluster run, for timelines. Contract: run_cluster calls a
+// recorder only when one is given, once per op as it completes and once per channel a Send
+// reserves; per node in program order, per channel in time order (spans never overlap there).
+
+#include <cstddef>
+#include <cstdint>
+
+#include "interconnect/topology.h"
+
+namespace fastsim::cluster {
+
+enum class OpKind : std::uint8_t { compute, send, recv };
+
+/// One op of a node's program as it ran. Times in ps: Compute [start, end]; Send [posted,
+/// arrival at the peer]; Recv [posted, completed] (end - start is the wait).
+struct OpSpan {
+    std::size_t node = 0;
+    std::size_t op_index = 0;  ///< position in the node's program
+    OpKind kind = OpKind::compute;
+    std::uint32_t label = 0;   ///< the op's label as the program gave it
+    std::size_t peer = 0;      ///< Send: destination; Recv: source; Compute: 0
+    std::uint64_t bytes = 0;   ///< Send, Recv: the message's bytes
+    std::uint64_t tag = 0;     ///< Send, Recv: the message's tag
+    std::uint64_t start_ps = 0;
+    std::uint64_t end_ps = 0;
+};
+
+/// A message holding one directed channel of its route during [start_ps, end_ps).
+struct ChannelSpan {
+    interconnect::ChannelId channel = 0;
+    std::size_t src = 0, dst = 0;  ///< the message's end nodes
+    std::uint64_t bytes = 0;
+    std::uint64_t tag = 0;
+    std::uint32_t label = 0;       ///< the Send's label
+    std::uint64_t start_ps = 0;
+    std::uint64_t end_ps = 0;
+};
+
+class ClusterRecorder {
+public:
+    virtual ~ClusterRecorder() = default;
+    virtual void op(const OpSpan& span) = 0;
+    virtual void channel(const ChannelSpan& span) = 0;
+};
+
+}  // namespace fastsim::cluster

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+#include "run/cluster_timeline.h"
+
+#include <string>
+
+#include "planner/schedule.h"
+
+namespace fastsim::run {
+namespace {
+
+constexpr std::uint64_t kPsPerSecond = 1'000'000'000'000ull;
+
+}  // namespace
+
+ClusterTimeline::ClusterTimeline(const config::ClusterParams& cluster, const planner::LayerGraph& graph,
+                                 const TimelineRequest& request)
+    : m_cluster(cluster),
+      m_graph(graph),
+      m_builder(TickUnit::ps, kPsPerSecond, request,
+                "one span per run of consecutive ops or channel reservations with the same schedule label on each "
+                "track, from the first's start to the last's end; args: spans, busy_ps, and bytes summed"),
+      m_channel_tracks(cluster.topology->channel_count(), kNone),
+      m_recv_names(cluster.node_type.size(), kNone),
+      m_send_names(cluster.node_type.size(), kNone) {
+    const std::size_t nodes = cluster.node_type.size();
+    m_node_tracks.reserve(nodes);
+    for (std::size_t n = 0; n < nodes; ++n) {
+        const std::uint32_t p =
+            m_builder.add_process("node " + std::to_string(n) + " (" + cluster.node_types[cluster.node_type[n]].name + ")");
+        m_node_tracks.push_back({m_builder.add_track(p, "compute", 0), m_builder.add_track(p, "recv waits", 1),
+                                 m_builder.add_track(p, "sends", 2)});
+    }
+    m_links_process = m_builder.add_process("links");
+}
+
+std::uint32_t ClusterTimeline::label_name(std::uint32_t label) {
+    if (label >= m_label_names.size()) m_label_names.resize(label + 1, kNone);
+    std::uint32_t& id = m_label_names[label];
+    if (id == kNone) {
+        static const char* const kParts[planner::kStepParts] = {"forward", "backward", "weight sync"};
+        const std::size_t layer = label / planner::kStepParts;
+        id = m_builder.name_id(layer < m_graph.layers.size()
+                                   ? m_graph.layers[layer].name + " " + kParts[label % planner::kStepParts]
+                                   : "label " + std::to_string(label));
+    }
+    return id;
+}
+
+std::string ClusterTimeline::vertex_name(std::size_t vertex) const {
+    return (vertex < m_cluster.node_type.size() ? "node " : "switch ") + std::to_string(vertex);
+}
+
+std::uint32_t ClusterTimeline::channel_track(interconnect::ChannelId channel) {
+    std::uint32_t& track = m_channel_tracks[channel];
+    if (track == kNone) {
+        const interconnect::Channel& c = m_cluster.topology->channel(channel);
+        track = m_builder.add_track(m_links_process,
+                                    "channel " + std::to_string(channel) + ": " + vertex_name(c.from) + " -> " + vertex_name(c.to),
+                                    channel);
+    }
+    return track;
+}
+
+std::uint32_t ClusterTimeline::peer_name(std::vector<std::uint32_t>& cache, const char* prefix, std::size_t peer) {
+    std::uint32_t& id = cache[peer];
+    if (id == kNone) id = m_builder.name_id(prefix + std::to_string(peer));
+    return id;
+}
+
+void ClusterTimeline::op(const cluster::OpSpan& op) {
+    const NodeTracks& tracks = m_node_tracks[op.node];
+    const std::uint32_t group = label_name(op.label);
+    TimelineSpan s;
+    s.start = op.start_ps;
+    s.end = op.end_ps;
+    switch (op.kind) {
+        case cluster::OpKind::compute:
+            if (s.end == s.start) return;
+            s.track = tracks.compute;
+            s.name = group;
+            s.category = "compute";
+            s.args[1] = {"op", op.op_index};
+            break;
+        case cluster::OpKind::recv:
+            if (s.end == s.start) return;  // the message was already there: no wait to draw
+            s.track = tracks.recv_waits;
+            s.name = peer_name(m_recv_names, "recv from node ", op.peer);
+            s.category = "recv";
+            s.args[0] = {"bytes", op.bytes};
+            s.args[1] = {"from_node", op.peer};
+            s.args[2] = {"op", op.op_index};
+            break;
+        case cluster::OpKind::send:
+            s.track = tracks.sends;
+            s.name = peer_name(m_send_names, "send to node ", op.peer);
+            s.category = "send";
+            s.instant = true;
+            s.end = s.start;
+            s.args[0] = {"bytes", op.bytes};
+            s.args[1] = {"to_node", op.peer};
+            s.args[2] = {"transfer_ps", op.end_ps - op.start_ps};
+            s.args[3] = {"op", op.op_index};
+            break;
+    }
+    m_builder.add_detail(group, s);
+}
+
+void ClusterTimeline::channel(const cluster::ChannelSpan& c) {
+    if (c.end_ps == c.start_ps) return;
+    const std::uint32_t group = label_name(c.label);
+    TimelineSpan s;
+    s.track = channel_track(c.channel);
+    s.name = group;
+    s.category = "transfer";
+    s.start = c.start_ps;
+    s.end = c.end_ps;
+    s.args[0] = {"bytes", c.bytes};
+    s.args[1] = {"from_node", c.src};
+    s.args[2] = {"to_node", c.dst};
+    m_builder.add_detail(group, s);
+}
+
+Timeline ClusterTimeline::finish(std::uint64_t end_ps) { return m_builder.finish(end_ps); }
+
+}  // namespace fastsim::run
