@@ -12,7 +12,7 @@ enum ExitCode : int {
     kSuccess = 0,
     kInternalError = 1,  ///< a bug in fastsim: please report it
     kUserError = 2,      ///< bad config, input or command line: the message says what and where
-    kPointsFailed = 3    ///< fastsim sweep: it ran, but some design points failed (see results.csv)
+    kPointsFailed = 3    ///< fastsim sweep: it ran, but some design points failed or were stopped (see results.csv)
 };
 
 /// Runs `fastsim ARGS...` (args exclude the program name); never throws.

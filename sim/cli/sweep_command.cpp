@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 // `fastsim sweep` and `fastsim sweep-merge` (docs/sweeps.md).
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include <boost/program_options.hpp>
@@ -24,6 +27,15 @@ namespace {
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
+
+constexpr long kMaxJobs = 4096;
+
+/// CPUs in this process's affinity mask (taskset, cgroup cpusets), at least 1.
+long usable_cores() {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+    return std::max(1u, std::thread::hardware_concurrency());
+}
 
 void print_points(const std::vector<sweep::SweepPoint>& points, const sweep::Shard& shard) {
     for (const auto& p : points) {
@@ -47,11 +59,11 @@ int sweep_command(const std::vector<std::string>& args) {
         "Runs every design point of a sweep as its own `fastsim run` process; rerun the same command to\n"
         "resume. Writes DIR/points/<id>/ per point and DIR/results.csv (docs/sweeps.md).\n\nOptions");
     std::string sweep_path, out_dir, shard_text = "1/1";
-    std::size_t jobs = std::max(1u, std::thread::hardware_concurrency());
+    long jobs = usable_cores();
     double timeout_s = 0;
     options.add_options()("sweep", po::value(&sweep_path), "sweep YAML file")(
         "out", po::value(&out_dir), "output directory (created; reused to resume the same sweep)")(
-        "jobs,j", po::value(&jobs)->default_value(jobs), "points run at a time (default: the number of cores)")(
+        "jobs,j", po::value(&jobs)->default_value(jobs), "points run at a time (default: the cores this process may use)")(
         "shard", po::value(&shard_text), "run only shard k of N: the points with index % N == k-1 (k = 1..N)")(
         "retry-failed", "rerun points recorded as failed (finished points are always skipped)")(
         "point-timeout-s", po::value(&timeout_s), "kill and record as failed a point running longer than this")(
@@ -63,8 +75,9 @@ int sweep_command(const std::vector<std::string>& args) {
     if (!parsed) return kSuccess;
     const po::variables_map& vm = *parsed;
     if (sweep_path.empty()) throw config::UserError("missing SWEEP.yaml: fastsim sweep SWEEP.yaml --out DIR");
-    if (jobs == 0) throw config::UserError("--jobs: expected at least 1");
-    if (timeout_s < 0) throw config::UserError("--point-timeout-s: expected a positive number of seconds");
+    if (jobs < 1 || jobs > kMaxJobs) throw config::UserError("--jobs: expected 1 to " + std::to_string(kMaxJobs) + ", got " + std::to_string(jobs));
+    if (!std::isfinite(timeout_s) || timeout_s < 0)
+        throw config::UserError("--point-timeout-s: expected a positive number of seconds (0: no limit)");
     const sweep::Shard shard = sweep::parse_shard(shard_text);
 
     const sweep::SweepSpec spec = sweep::load_sweep(sweep_path);
@@ -75,7 +88,7 @@ int sweep_command(const std::vector<std::string>& args) {
     }
     if (out_dir.empty()) throw config::UserError("missing --out DIR: where the sweep's results go");
     const bool use_mpi = vm.count("mpi") > 0;
-    const sweep::LocalRunOptions run_options{out_dir, sweep::point_executable(), jobs, timeout_s};
+    const sweep::LocalRunOptions run_options{out_dir, sweep::point_executable(), static_cast<std::size_t>(jobs), timeout_s};
     sweep::RunOutcome outcome;
     if (use_mpi && sweep::mpi_rank() != 0) {  // a worker: runs what rank 0 hands out, reports nothing
         sweep::run_points_mpi(points, {}, run_options, nullptr, outcome);
@@ -84,8 +97,10 @@ int sweep_command(const std::vector<std::string>& args) {
     }
     const sweep::SweepIdentity identity = sweep::identity_of(spec, points);
     sweep::PointSelection selection;
+    std::optional<sweep::SweepDirLock> lock;
     try {
         sweep::claim_sweep_dir(out_dir, identity);
+        lock.emplace(out_dir, shard);
         selection = sweep::select_points(points, shard, sweep::read_point_records(out_dir), vm.count("retry-failed") > 0);
     } catch (...) {
         if (use_mpi) {  // release the workers before reporting the error
@@ -101,7 +116,7 @@ int sweep_command(const std::vector<std::string>& args) {
     if (use_mpi) std::cerr << "on the MPI ranks\n";
     else std::cerr << jobs << " at a time\n";
 
-    sweep::ProgressMeter progress(selection.in_shard, selection.already_ok + selection.failed_skipped,
+    sweep::ProgressMeter progress(selection.in_shard, selection.already_ok, selection.failed_skipped,
                                   selection.to_run.size(), ::isatty(STDERR_FILENO) != 0);
     if (use_mpi) {
         sweep::run_points_mpi(points, selection.to_run, run_options, &progress, outcome);
@@ -127,6 +142,11 @@ int sweep_command(const std::vector<std::string>& args) {
     if (failed > 0) {
         std::cerr << "sweep: " << failed << " point(s) failed; their errors are in results.csv and points/<id>/stderr.txt;"
                   << " rerun with --retry-failed to run them again\n";
+        return kPointsFailed;
+    }
+    if (ok < selection.in_shard) {
+        std::cerr << "sweep: " << selection.in_shard - ok << " point(s) were stopped from outside and not recorded;"
+                  << " run the same command again to run them\n";
         return kPointsFailed;
     }
     return kSuccess;
@@ -164,8 +184,11 @@ int sweep_merge_command(const std::vector<std::string>& args) {
     for (std::size_t i = 0; i < identity.points; ++i)
         if (!merged.count(i)) missing.push_back(std::to_string(i));
     std::error_code ec;
-    if (fs::exists(fs::path(out_dir) / "sweep.json", ec) && !sweep::read_sweep_json(out_dir).same_sweep(identity))
-        throw config::UserError(out_dir + " holds another sweep: use another --out");
+    if (fs::exists(fs::path(out_dir) / "sweep.json", ec)) {
+        if (!sweep::read_sweep_json(out_dir).same_sweep(identity)) throw config::UserError(out_dir + " holds another sweep: use another --out");
+    } else if (fs::exists(out_dir, ec) && !fs::is_empty(out_dir, ec)) {
+        throw config::UserError(out_dir + " exists and is not a sweep directory (no sweep.json): use a new or empty --out");
+    }
     report::write_file_atomically((fs::path(out_dir) / "sweep.json").string(), sweep::sweep_json(identity));
     report::write_file_atomically((fs::path(out_dir) / "results.csv").string(), sweep::results_csv(identity, merged));
     std::size_t ok = 0;

@@ -50,7 +50,8 @@ double now_s() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-/// Runs point `index` to completion and returns whether it finished ok.
+/// Runs point `index` to completion: 1 if it finished ok, 0 if it failed (recorded either way),
+/// -1 if a stop signal ended it (left unrecorded, like the local runner).
 int run_one(const std::vector<SweepPoint>& points, std::size_t index, const LocalRunOptions& options) {
     const SweepPoint& p = points.at(index);
     sigset_t mask;
@@ -60,6 +61,7 @@ int run_one(const std::vector<SweepPoint>& points, std::size_t index, const Loca
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    if (WIFSIGNALED(status) && is_stop_signal(WTERMSIG(status))) return -1;
     return finish_point(p, point_dir(options.out_dir, p.id), status, now_s() - start).ok ? 1 : 0;
 }
 
@@ -117,9 +119,11 @@ int run_points_mpi(const std::vector<SweepPoint>& points, const std::vector<std:
         MPI_Status status;
         MPI_Recv(done, 2, MPI_LONG_LONG, MPI_ANY_SOURCE, kDone, MPI_COMM_WORLD, &status);
         --busy;
-        ++outcome.ran;
-        ++(done[1] ? outcome.ok : outcome.failed);
-        if (progress) {
+        if (done[1] >= 0) {
+            ++outcome.ran;
+            ++(done[1] ? outcome.ok : outcome.failed);
+        }
+        if (progress && done[1] >= 0) {
             const SweepPoint& p = points.at(static_cast<std::size_t>(done[0]));
             if (auto record = read_point_record((std::filesystem::path(point_dir(options.out_dir, p.id)) / "point.json").string()))
                 progress->point_finished(*record);

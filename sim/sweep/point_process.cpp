@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -35,6 +36,8 @@ std::string last_line(const std::string& path) {
 
 }  // namespace
 
+bool is_stop_signal(int signal) { return signal == SIGINT || signal == SIGTERM || signal == SIGHUP; }
+
 std::string signal_name(int signal) {
     switch (signal) {
     case SIGSEGV: return "SIGSEGV";
@@ -51,7 +54,27 @@ std::string signal_name(int signal) {
 }
 
 std::string point_executable() {
-    if (const char* exe = std::getenv("FASTSIM_SWEEP_EXE"); exe && *exe) return exe;
+    if (const char* exe = std::getenv("FASTSIM_SWEEP_EXE"); exe && *exe) {
+        std::string found = exe;
+        if (found.find('/') == std::string::npos) {
+            found.clear();
+            std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+            for (std::size_t start = 0; start <= path.size();) {
+                const std::size_t end = std::min(path.find(':', start), path.size());
+                const fs::path candidate = fs::path(path.substr(start, end - start)) / exe;
+                if (::access(candidate.c_str(), X_OK) == 0) {
+                    found = candidate.string();
+                    break;
+                }
+                start = end + 1;
+            }
+        }
+        std::error_code ec;
+        if (found.empty() || !fs::is_regular_file(found, ec) || ::access(found.c_str(), X_OK) != 0)
+            throw config::UserError(std::string("FASTSIM_SWEEP_EXE=") + exe + ": not an executable file" +
+                                    (found.empty() ? " on PATH" : ""));
+        return found;
+    }
     std::error_code ec;
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);
     if (ec) throw config::UserError("cannot find this executable (/proc/self/exe): " + ec.message() + "; set FASTSIM_SWEEP_EXE");
@@ -79,7 +102,9 @@ pid_t start_point(const std::string& exe, const SweepPoint& point, const std::st
 
     const pid_t pid = ::fork();
     if (pid < 0) throw config::UserError(std::string("cannot start a point process: fork: ") + std::strerror(errno));
+    if (pid > 0) ::setpgid(pid, pid);  // also here, so a kill(-pid) right after fork finds the group
     if (pid == 0) {
+        ::setpgid(0, 0);  // its own group: a wrapper's children are stopped with it
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (::getppid() != parent) ::_exit(127);  // the sweep died before prctl took effect
         ::sigprocmask(SIG_SETMASK, &child_signal_mask, nullptr);

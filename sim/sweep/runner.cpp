@@ -11,8 +11,10 @@
 #include <cstdio>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 
 #include "sweep/point_process.h"
+#include "report/output_files.h"
 #include "sweep/sweep_dir.h"
 
 namespace fastsim::sweep {
@@ -29,6 +31,9 @@ std::string clock_text(double seconds) {
     else std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
     return buf;
 }
+
+/// Seconds the points get to end after SIGTERM when the sweep is stopped, before SIGKILL.
+constexpr double kStopGraceS = 5.0;
 
 struct Running {
     std::size_t index;
@@ -52,8 +57,10 @@ PointSelection select_points(const std::vector<SweepPoint>& points, const Shard&
     return s;
 }
 
-ProgressMeter::ProgressMeter(std::size_t in_shard, std::size_t already_done, std::size_t to_run, bool terminal)
-    : m_in_shard(in_shard), m_done(already_done), m_to_run(to_run), m_terminal(terminal), m_start_s(now_s()) {}
+ProgressMeter::ProgressMeter(std::size_t in_shard, std::size_t already_ok, std::size_t already_failed, std::size_t to_run,
+                             bool terminal)
+    : m_in_shard(in_shard), m_done(already_ok + already_failed), m_to_run(to_run), m_failed(already_failed),
+      m_terminal(terminal), m_start_s(now_s()) {}
 
 std::string ProgressMeter::status_text() const {
     std::ostringstream o;
@@ -101,29 +108,42 @@ void ProgressMeter::done() {
 
 RunOutcome run_points_locally(const std::vector<SweepPoint>& points, const std::vector<std::size_t>& to_run,
                               const LocalRunOptions& options, ProgressMeter& progress) {
-    // Signals are taken synchronously (sigtimedwait), so no handler runs inside the loop.
+    // Signals are taken synchronously (sigtimedwait), so no handler runs inside the loop. SIGCHLD
+    // must not be ignored (an inherited SIG_IGN would let the kernel reap the children unseen).
+    struct sigaction default_chld {};
+    default_chld.sa_handler = SIG_DFL;
+    struct sigaction previous_chld {};
+    sigaction(SIGCHLD, &default_chld, &previous_chld);
     sigset_t watched, previous;
     sigemptyset(&watched);
     for (const int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaddset(&watched, s);
     sigprocmask(SIG_BLOCK, &watched, &previous);
 
     RunOutcome outcome;
-    std::map<pid_t, Running> running;
+    std::map<pid_t, Running> running;  // pid = the child's process group
     std::size_t next = 0;
+    double interrupted_at = 0;
     const auto reap = [&](pid_t pid, int status) {
         const auto it = running.find(pid);
         if (it == running.end()) return;
         const Running r = it->second;
         running.erase(it);
+        progress.set_running(running.size());
         const SweepPoint& p = points[r.index];
-        // Once interrupted, a child ended by a signal was in flight: leave it unrecorded.
-        if (outcome.interrupted_by != 0 && WIFSIGNALED(status) && !r.timed_out) return;
-        const std::string failure = r.timed_out ? "timed out after " + std::to_string(options.point_timeout_s) + " s (--point-timeout-s)" : "";
+        const bool timed_out = r.timed_out && WIFSIGNALED(status);
+        // Stopped from outside (Ctrl-C, scancel, kill of the job) or while the sweep stops: the
+        // point was in flight, not failed. Leave it unrecorded so a rerun redoes it.
+        if (!timed_out && WIFSIGNALED(status) && is_stop_signal(WTERMSIG(status))) return;
+        if (!timed_out && outcome.interrupted_by != 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) return;
+        const std::string failure =
+            timed_out ? "timed out after " + report::format_number(options.point_timeout_s) + " s (--point-timeout-s)" : "";
         const PointRecord record = finish_point(p, point_dir(options.out_dir, p.id), status, now_s() - r.start_s, failure);
         ++outcome.ran;
         ++(record.ok ? outcome.ok : outcome.failed);
-        progress.set_running(running.size());
         progress.point_finished(record);
+    };
+    const auto stop_all = [&](int sig) {
+        for (const auto& [group, r] : running) kill(-group, sig);
     };
 
     while (true) {
@@ -137,21 +157,27 @@ RunOutcome run_points_locally(const std::vector<SweepPoint>& points, const std::
         const timespec wait{0, 250'000'000};  // wake to redraw the bar and check timeouts
         siginfo_t info;
         const int sig = sigtimedwait(&watched, &info, &wait);
-        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+        if (is_stop_signal(sig)) {
             if (outcome.interrupted_by == 0) {
                 outcome.interrupted_by = sig;
-                for (const auto& [pid, r] : running) kill(pid, SIGTERM);
+                interrupted_at = now_s();
+                stop_all(SIGTERM);
+            } else {
+                stop_all(SIGKILL);  // a second signal: no more waiting
             }
         }
+        if (outcome.interrupted_by != 0 && now_s() - interrupted_at > kStopGraceS) stop_all(SIGKILL);
         int status = 0;
         pid_t pid;
         while ((pid = waitpid(-1, &status, WNOHANG)) > 0) reap(pid, status);
+        if (pid < 0 && errno == ECHILD && !running.empty())
+            throw std::runtime_error("sweep: " + std::to_string(running.size()) + " point process(es) vanished without an exit status");
         if (options.point_timeout_s > 0) {
             const double now = now_s();
-            for (auto& [child, r] : running)
+            for (auto& [group, r] : running)
                 if (!r.timed_out && now - r.start_s > options.point_timeout_s) {
                     r.timed_out = true;
-                    kill(child, SIGKILL);
+                    kill(-group, SIGKILL);
                 }
         }
         progress.tick();
@@ -161,6 +187,7 @@ RunOutcome run_points_locally(const std::vector<SweepPoint>& points, const std::
     while (sigtimedwait(&watched, &info, &no_wait) > 0) {
     }  // a second Ctrl-C must not kill the sweep before it writes results.csv
     sigprocmask(SIG_SETMASK, &previous, nullptr);
+    sigaction(SIGCHLD, &previous_chld, nullptr);
     return outcome;
 }
 

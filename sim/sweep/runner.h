@@ -24,7 +24,8 @@ PointSelection select_points(const std::vector<SweepPoint>& points, const Shard&
 /// Progress on stderr: a bar redrawn in place on a terminal, a line per finished point otherwise.
 class ProgressMeter {
 public:
-    ProgressMeter(std::size_t in_shard, std::size_t already_done, std::size_t to_run, bool terminal);
+    /// `already_ok` and `already_failed`: recorded before this run and not run again.
+    ProgressMeter(std::size_t in_shard, std::size_t already_ok, std::size_t already_failed, std::size_t to_run, bool terminal);
     void point_finished(const PointRecord& record);
     void set_running(std::size_t running);
     /// Redraws the bar (elapsed time and ETA move on a terminal even when no point finishes).
@@ -33,7 +34,7 @@ public:
 
 private:
     [[nodiscard]] std::string status_text() const;
-    std::size_t m_in_shard, m_done, m_to_run, m_finished = 0, m_failed = 0, m_running = 0;
+    std::size_t m_in_shard, m_done, m_to_run, m_failed, m_finished = 0, m_running = 0;
     bool m_terminal;
     double m_start_s;
 };

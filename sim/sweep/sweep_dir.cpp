@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "sweep/sweep_dir.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <set>
 #include <sstream>
 
@@ -102,6 +109,19 @@ void claim_sweep_dir(const std::string& dir, const SweepIdentity& identity) {
     report::write_file_atomically((fs::path(dir) / "sweep.json").string(), sweep_json(identity));
 }
 
+SweepDirLock::SweepDirLock(const std::string& dir, const Shard& shard) {
+    const std::string path = (fs::path(dir) / (".lock-" + std::to_string(shard.k) + "-of-" + std::to_string(shard.count))).string();
+    m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (m_fd < 0) throw config::UserError(path + ": cannot open the sweep lock: " + std::strerror(errno));
+    if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+        ::close(m_fd);
+        throw config::UserError("another fastsim sweep is running the same points into " + dir + " (" + path +
+                                " is locked); wait for it to finish");
+    }
+}
+
+SweepDirLock::~SweepDirLock() { ::close(m_fd); }
+
 std::string point_dir(const std::string& dir, const std::string& id) { return (fs::path(dir) / "points" / id).string(); }
 
 std::map<std::size_t, PointRecord> read_point_records(const std::string& dir) {
@@ -111,7 +131,11 @@ std::map<std::size_t, PointRecord> read_point_records(const std::string& dir) {
     if (!fs::is_directory(points, ec)) return records;
     for (const auto& entry : fs::directory_iterator(points)) {
         if (!entry.is_directory()) continue;
-        if (auto r = read_point_record((entry.path() / "point.json").string())) records[r->index] = std::move(*r);
+        try {
+            if (auto r = read_point_record((entry.path() / "point.json").string())) records[r->index] = std::move(*r);
+        } catch (const config::UserError& e) {  // cut short by a machine crash before the disk flush
+            std::cerr << "sweep: ignoring an unreadable point record, the point counts as not run: " << e.what() << "\n";
+        }
     }
     return records;
 }

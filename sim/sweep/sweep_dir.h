@@ -35,9 +35,24 @@ SweepIdentity read_sweep_json(const std::string& dir);
 /// that already holds the same sweep (resume), refuses one that holds another.
 void claim_sweep_dir(const std::string& dir, const SweepIdentity& identity);
 
+/// An exclusive lock on DIR/.lock-K-of-N (flock) for the lifetime of the object: two runs of
+/// one shard into one directory would run every point twice (different shards may share it).
+/// config::UserError if another process holds it.
+class SweepDirLock {
+public:
+    SweepDirLock(const std::string& dir, const Shard& shard);
+    ~SweepDirLock();
+    SweepDirLock(const SweepDirLock&) = delete;
+    SweepDirLock& operator=(const SweepDirLock&) = delete;
+
+private:
+    int m_fd = -1;
+};
+
 /// DIR/points/<id>
 std::string point_dir(const std::string& dir, const std::string& id);
-/// Every DIR/points/*/point.json, by point index.
+/// Every readable DIR/points/*/point.json, by point index; an unreadable one (a crash before the
+/// disk flushed it) is reported on stderr and skipped, so its point runs again.
 std::map<std::size_t, PointRecord> read_point_records(const std::string& dir);
 
 /// results.csv: point, every axis key, status, the result columns (union over the points, in

@@ -71,7 +71,7 @@ Axis read_axis(const Document& doc, MapReader& reader) {
     const bool has_key = reader.has("key"), has_zip = reader.has("zip");
     if (has_key == has_zip) throw ConfigError(reader.location(), "an axis has either key: and values:, or zip: (a map of key: [values])");
     if (has_key) {
-        const std::string key = *reader.scalar<std::string>("key").value;
+        const std::string key = key_text(doc, reader.raw("key"), path + ".key");
         axis.keys.push_back(key);
         for (const std::string& v : value_list(doc, reader.raw("values"), path + ".values")) axis.values.push_back({v});
     } else {

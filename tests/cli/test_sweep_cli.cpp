@@ -207,3 +207,44 @@ TEST_CASE("fastsim report of a real sweep directory shows every point and writes
     for (const char* plot : {"cycles", "energy_uj", "utilisation_percent", "pj_per_mac", "energy_breakdown"})
         CHECK(fs::file_size(out + "/plots/" + plot + ".svg") > 1000);
 }
+
+TEST_CASE("points stopped from outside stay unrecorded, not failed, and a rerun runs them", "[cli][sweep]") {
+    TempDir dir;
+    const std::string sweep = write_tiny_sweep(dir), out = dir.path("out");
+    const std::string wrapper = write_wrapper(dir, "0.5");
+    // SIGTERM the running points (as scancel or a job kill would), not the sweep itself.
+    const std::string script = "FASTSIM_SWEEP_EXE=" + wrapper + " " + FASTSIM_BINARY + " sweep " + sweep + " --out " + out +
+                               " --jobs 2 >/dev/null 2>" + dir.path("err") + " & pid=$!; i=0; "
+                               "while [ $(ls -d " + out + "/points/p* 2>/dev/null | wc -l) -lt 2 ] && [ $i -lt 400 ]; do sleep 0.02; i=$((i+1)); done; "
+                               "sleep 0.1; pkill -TERM -P $pid; wait $pid; echo $? >" + dir.path("rc");
+    std::system(("sh -c '" + script + "'").c_str());
+    CHECK(slurp(dir.path("rc")) == "3\n");
+    CHECK_THAT(slurp(dir.path("err")), Contains("point(s) were stopped from outside and not recorded"));
+    const auto rows = rows_of(slurp(out + "/results.csv"));
+    CHECK(rows.size() < 10);
+    for (const auto& row : rows) CHECK_THAT(row, Contains(",ok,"));
+    const Result r = run_fastsim("sweep " + sweep + " --out " + out + " --jobs 2");
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.err, Contains("0 failed before (not retried)"));
+    CHECK(rows_of(slurp(out + "/results.csv")).size() == 10);
+}
+
+TEST_CASE("sweep option and environment errors exit 2 before running anything", "[cli][sweep]") {
+    TempDir dir;
+    const std::string sweep = write_tiny_sweep(dir);
+    Result r = run_fastsim("sweep " + sweep + " --out " + dir.path("a") + " --jobs -1");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("--jobs: expected 1 to 4096"));
+    r = run_fastsim("sweep " + sweep + " --out " + dir.path("a") + " --point-timeout-s nan");
+    CHECK(r.exit_code == 2);
+    r = run_fastsim("sweep " + sweep + " --out " + dir.path("b"), "", "FASTSIM_SWEEP_EXE=no-such-program-here");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("FASTSIM_SWEEP_EXE=no-such-program-here: not an executable file on PATH"));
+    CHECK_FALSE(fs::exists(dir.path("b") + "/points"));
+    REQUIRE(run_fastsim("sweep " + sweep + " --out " + dir.path("c") + " --shard 1/5").exit_code == 0);
+    fs::create_directories(dir.path("junk"));
+    dir.write("junk/results.csv", "mine\n");
+    r = run_fastsim("sweep-merge " + dir.path("c") + " --out " + dir.path("junk"));
+    CHECK(r.exit_code == 2);
+    CHECK(slurp(dir.path("junk") + "/results.csv") == "mine\n");
+}
