@@ -14,84 +14,23 @@
 #include "report/result_columns.h"
 #include "report/results_dir.h"
 #include "report/svg_chart.h"
+#include "sweep/sweep_dir.h"
 
 namespace fastsim::report {
 namespace {
 
-constexpr std::string_view kSweepFormat = "fastsim-sweep/1";
-
-struct SweepAxis {
-    std::string name;
-    std::vector<std::string> keys;  ///< config key paths varied together
-};
-
 /// sweep.json, with the plot choice resolved to its defaults.
-struct SweepSpec {
-    std::string name;
-    std::string fingerprint;
-    std::string base_config;
-    std::optional<std::size_t> points;  ///< how many points the sweep has (results.csv may have fewer)
-    std::vector<SweepAxis> axes;
-    std::string plot_x;       ///< x of the plots: plot.x, else the first key of the first axis
-    std::string plot_series;  ///< one line per value: plot.series, else the first key of the second axis; may be empty
+struct SweepSpec : sweep::SweepIdentity {
+    SweepSpec(sweep::SweepIdentity identity) : sweep::SweepIdentity(std::move(identity)) {
+        // x: plot.x, else the first key of the first axis; one line per value of plot.series,
+        // else of the second axis's first key (none with one axis). An empty hint keeps the default.
+        if (plot_x.empty()) plot_x = axes[0].keys[0];
+        if (plot_series.empty() && axes.size() > 1) plot_series = axes[1].keys[0];
+    }
 };
 
 [[noreturn]] void key_error(const std::string& file, const std::string& key, const std::string& message) {
     throw config::UserError(file + ": " + key + ": " + message);
-}
-
-/// Member `key` of `object` as a string ("" if absent or null); errors name `path` (default: key).
-std::string optional_string(const JsonValue& object, const std::string& file, const std::string& key, std::string path = "") {
-    const JsonValue* v = object.find(key);
-    if (!v || v->kind() == JsonValue::Kind::null) return "";
-    if (!v->is_string()) key_error(file, path.empty() ? key : path, "expected a string");
-    return v->as_string();
-}
-
-SweepSpec read_sweep_spec(const std::string& file) {
-    const JsonValue root = read_json_file(file);
-    if (!root.is_object()) throw config::UserError(file + ": expected a JSON object");
-    SweepSpec spec;
-    const std::string format = optional_string(root, file, "format");
-    if (!format.empty() && format != kSweepFormat)
-        key_error(file, "format", "this fastsim reads " + std::string(kSweepFormat) + ", got '" + format + "'");
-    spec.name = optional_string(root, file, "name");
-    spec.fingerprint = optional_string(root, file, "fingerprint");
-    spec.base_config = optional_string(root, file, "base_config");
-    if (const JsonValue* p = root.find("points")) {
-        if (!p->is_number() || p->as_number() < 0 || p->as_number() != std::floor(p->as_number()))
-            key_error(file, "points", "expected a whole number");
-        spec.points = static_cast<std::size_t>(p->as_number());
-    }
-    // 1. Axes: a non-empty array of {name, keys: [non-empty strings]}.
-    const JsonValue* axes = root.find("axes");
-    if (!axes || !axes->is_array() || axes->items().empty()) key_error(file, "axes", "expected a non-empty array of axes");
-    for (std::size_t a = 0; a < axes->items().size(); ++a) {
-        const JsonValue& axis = axes->items()[a];
-        const std::string where = "axes[" + std::to_string(a) + "]";
-        if (!axis.is_object()) key_error(file, where, "expected an object with name and keys");
-        SweepAxis out;
-        out.name = optional_string(axis, file, "name", where + ".name");
-        const JsonValue* keys = axis.find("keys");
-        if (!keys || !keys->is_array() || keys->items().empty()) key_error(file, where + ".keys", "expected a non-empty array of key paths");
-        for (const JsonValue& k : keys->items()) {
-            if (!k.is_string() || k.as_string().empty()) key_error(file, where + ".keys", "expected key paths as strings");
-            out.keys.push_back(k.as_string());
-        }
-        if (out.name.empty()) out.name = out.keys.front();
-        spec.axes.push_back(std::move(out));
-    }
-    // 2. Plot choice, defaulting to the first keys of the first two axes.
-    spec.plot_x = spec.axes[0].keys[0];
-    if (spec.axes.size() > 1) spec.plot_series = spec.axes[1].keys[0];
-    // An empty hint ("series": "", as fastsim sweep writes for a plot: with only x) keeps the default.
-    if (const JsonValue* plot = root.find("plot"); plot && plot->kind() != JsonValue::Kind::null) {
-        if (!plot->is_object()) key_error(file, "plot", "expected an object with x and series");
-        if (const std::string x = optional_string(*plot, file, "x", "plot.x"); !x.empty()) spec.plot_x = x;
-        if (const std::string series = optional_string(*plot, file, "series", "plot.series"); !series.empty())
-            spec.plot_series = series;
-    }
-    return spec;
 }
 
 /// results.csv with its columns located and its rows split into ok and failed.
@@ -291,7 +230,7 @@ std::string point_error(const std::string& dir, const SweepResults& r, std::size
 ReportPage sweep_report(const std::string& dir) {
     // 1. Inputs.
     const std::string sweep_file = dir + "/sweep.json";
-    const SweepSpec spec = read_sweep_spec(sweep_file);
+    const SweepSpec spec(sweep::read_sweep_json(dir));
     const SweepResults r = read_results(dir + "/results.csv", spec, sweep_file);
     if (!r.csv.column(spec.plot_x)) key_error(sweep_file, "plot.x", "'" + spec.plot_x + "' is not a column of " + r.csv.source);
     if (!spec.plot_series.empty() && !r.csv.column(spec.plot_series))
@@ -306,7 +245,7 @@ ReportPage sweep_report(const std::string& dir) {
     // 2. Summary: every point with its axis values, status and headline results.
     page.section("Summary", "summary");
     std::string counts = std::to_string(r.csv.rows.size()) + " points in results.csv";
-    if (spec.points && *spec.points != r.csv.rows.size()) counts += " of the sweep's " + std::to_string(*spec.points);
+    if (spec.points != 0 && spec.points != r.csv.rows.size()) counts += " of the sweep's " + std::to_string(spec.points);
     counts += ": " + std::to_string(r.ok_rows.size()) + " ok, " + std::to_string(r.failed_rows.size()) + " failed. Axes: ";
     for (std::size_t a = 0; a < spec.axes.size(); ++a) {
         counts += (a ? "; " : "") + spec.axes[a].name + " (";

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -57,38 +58,62 @@ std::string sweep_json(const SweepIdentity& id) {
     return o.str();
 }
 
+namespace {
+
+using report::JsonValue;
+
+[[noreturn]] void key_error(const std::string& file, const std::string& key, const std::string& message) {
+    throw config::UserError(file + ": " + key + ": " + message);
+}
+
+/// Member `key` of `object` as a string ("" if absent or null); errors name `path` (default: key).
+std::string optional_string(const JsonValue& object, const std::string& file, const std::string& key, const std::string& path = "") {
+    const JsonValue* v = object.find(key);
+    if (!v || v->kind() == JsonValue::Kind::null) return "";
+    if (!v->is_string()) key_error(file, path.empty() ? key : path, "expected a string");
+    return v->as_string();
+}
+
+}  // namespace
+
 SweepIdentity read_sweep_json(const std::string& dir) {
-    const std::string path = (fs::path(dir) / "sweep.json").string();
+    const std::string file = dir + "/sweep.json";
     std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) throw config::UserError(dir + ": not a sweep output directory (no sweep.json)");
-    using report::JsonValue;
-    const JsonValue j = report::read_json_file(path);
-    const auto text = [&](const JsonValue& object, const std::string& key) {
-        const JsonValue* v = object.is_object() ? object.find(key) : nullptr;
-        if (!v || !v->is_string()) throw config::UserError(path + ": " + key + ": expected a string");
-        return v->as_string();
-    };
-    if (text(j, "format") != kFormat) throw config::UserError(path + ": format: expected \"" + std::string(kFormat) + "\"");
+    if (!fs::is_regular_file(file, ec)) throw config::UserError(dir + ": not a sweep output directory (no sweep.json)");
+    const JsonValue root = report::read_json_file(file);
+    if (!root.is_object()) throw config::UserError(file + ": expected a JSON object");
     SweepIdentity id;
-    id.name = text(j, "name");
-    id.sweep_file = text(j, "sweep_file");
-    id.base_config = text(j, "base_config");
-    id.fingerprint = text(j, "fingerprint");
-    const JsonValue* points = j.find("points");
-    const JsonValue* axes = j.find("axes");
-    if (!points || !points->is_number()) throw config::UserError(path + ": points: expected a number");
-    if (!axes || !axes->is_array()) throw config::UserError(path + ": axes: expected a list");
-    id.points = static_cast<std::size_t>(points->as_number());
-    for (const JsonValue& a : axes->items()) {
-        SweepIdentity::AxisColumns axis{text(a, "name"), {}};
-        if (const JsonValue* keys = a.find("keys"); keys && keys->is_array())
-            for (const JsonValue& k : keys->items())
-                if (k.is_string()) axis.keys.push_back(k.as_string());
-        id.axes.push_back(std::move(axis));
+    const std::string format = optional_string(root, file, "format");
+    if (!format.empty() && format != kFormat) key_error(file, "format", "this fastsim reads " + std::string(kFormat) + ", got '" + format + "'");
+    id.name = optional_string(root, file, "name");
+    id.sweep_file = optional_string(root, file, "sweep_file");
+    id.base_config = optional_string(root, file, "base_config");
+    id.fingerprint = optional_string(root, file, "fingerprint");
+    if (const JsonValue* p = root.find("points")) {
+        if (!p->is_number() || p->as_number() < 1 || p->as_number() != std::floor(p->as_number()))
+            key_error(file, "points", "expected a whole number");
+        id.points = static_cast<std::size_t>(p->as_number());
     }
-    if (const JsonValue* plot = j.find("plot"); plot && plot->is_object()) {
-        id.plot_x = text(*plot, "x");
-        id.plot_series = text(*plot, "series");
+    const JsonValue* axes = root.find("axes");
+    if (!axes || !axes->is_array() || axes->items().empty()) key_error(file, "axes", "expected a non-empty array of axes");
+    for (std::size_t a = 0; a < axes->items().size(); ++a) {
+        const JsonValue& axis = axes->items()[a];
+        const std::string where = "axes[" + std::to_string(a) + "]";
+        if (!axis.is_object()) key_error(file, where, "expected an object with name and keys");
+        SweepIdentity::AxisColumns out{optional_string(axis, file, "name", where + ".name"), {}};
+        const JsonValue* keys = axis.find("keys");
+        if (!keys || !keys->is_array() || keys->items().empty()) key_error(file, where + ".keys", "expected a non-empty array of key paths");
+        for (const JsonValue& k : keys->items()) {
+            if (!k.is_string() || k.as_string().empty()) key_error(file, where + ".keys", "expected key paths as strings");
+            out.keys.push_back(k.as_string());
+        }
+        if (out.name.empty()) out.name = out.keys.front();
+        id.axes.push_back(std::move(out));
+    }
+    if (const JsonValue* plot = root.find("plot"); plot && plot->kind() != JsonValue::Kind::null) {
+        if (!plot->is_object()) key_error(file, "plot", "expected an object with x and series");
+        id.plot_x = optional_string(*plot, file, "x", "plot.x");
+        id.plot_series = optional_string(*plot, file, "series", "plot.series");
     }
     return id;
 }
