@@ -52,6 +52,21 @@ std::string write_wrapper(const TempDir& dir, const std::string& delay_s, const 
     return path;
 }
 
+/// Starts `fastsim sweep SWEEP --out OUT --jobs 2` in the background with point program `wrapper`,
+/// waits (up to 20 s) until `count` paths match OUT/`pattern`, then runs `signal_command` (which
+/// may use $pid, the sweep's pid) and waits for the sweep. Returns the sweep's exit status; its
+/// stderr is in DIR/err.
+int interrupt_sweep(const TempDir& dir, const std::string& sweep, const std::string& out, const std::string& wrapper,
+                    const std::string& pattern, int count, const std::string& signal_command) {
+    const std::string script = "FASTSIM_SWEEP_EXE=" + wrapper + " " + FASTSIM_BINARY + " sweep " + sweep + " --out " + out +
+                               " --jobs 2 >/dev/null 2>" + dir.path("err") + " & pid=$!; i=0; "
+                               "while [ $(ls -d " + out + "/" + pattern + " 2>/dev/null | wc -l) -lt " + std::to_string(count) +
+                               " ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; " + signal_command +
+                               "; wait $pid; echo $? >" + dir.path("rc");
+    std::system(("sh -c '" + script + "'").c_str());
+    return std::stoi(slurp(dir.path("rc")));
+}
+
 }  // namespace
 
 TEST_CASE("a sweep writes one row per point and a rerun skips finished points", "[cli][sweep]") {
@@ -77,12 +92,8 @@ TEST_CASE("a killed sweep resumes with no duplicate and no missing point", "[cli
     TempDir dir;
     const std::string sweep = write_tiny_sweep(dir), out = dir.path("out");
     const std::string wrapper = write_wrapper(dir, "0.3");
-    // Start the sweep, wait until two points are recorded, then SIGKILL it mid-sweep.
-    const std::string script = "FASTSIM_SWEEP_EXE=" + wrapper + " " + FASTSIM_BINARY + " sweep " + sweep + " --out " + out +
-                               " --jobs 2 >/dev/null 2>&1 & pid=$!; i=0; "
-                               "while [ $(ls " + out + "/points/*/point.json 2>/dev/null | wc -l) -lt 2 ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; "
-                               "kill -KILL $pid; wait $pid; exit 0";
-    REQUIRE(std::system(("sh -c '" + script + "'").c_str()) == 0);
+    // Wait until two points are recorded, then SIGKILL the sweep mid-run.
+    CHECK(interrupt_sweep(dir, sweep, out, wrapper, "points/*/point.json", 2, "kill -KILL $pid") == 128 + 9);
     const std::size_t before = point_records(out);
     CHECK(before >= 2);
     CHECK(before < 10);
@@ -110,12 +121,7 @@ TEST_CASE("SIGTERM stops a sweep, keeps finished points and exits 143", "[cli][s
     TempDir dir;
     const std::string sweep = write_tiny_sweep(dir), out = dir.path("out");
     const std::string wrapper = write_wrapper(dir, "0.3");
-    const std::string script = "FASTSIM_SWEEP_EXE=" + wrapper + " " + FASTSIM_BINARY + " sweep " + sweep + " --out " + out +
-                               " --jobs 2 >/dev/null 2>" + dir.path("err") + " & pid=$!; i=0; "
-                               "while [ $(ls " + out + "/points/*/point.json 2>/dev/null | wc -l) -lt 1 ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; "
-                               "kill -TERM $pid; wait $pid; echo $? >" + dir.path("rc");
-    std::system(("sh -c '" + script + "'").c_str());
-    CHECK(slurp(dir.path("rc")) == "143\n");
+    CHECK(interrupt_sweep(dir, sweep, out, wrapper, "points/*/point.json", 1, "kill -TERM $pid") == 143);
     CHECK_THAT(slurp(dir.path("err")), Contains("sweep interrupted by SIGTERM"));
     const auto rows = rows_of(slurp(out + "/results.csv"));
     CHECK(rows.size() == point_records(out));
@@ -213,12 +219,7 @@ TEST_CASE("points stopped from outside stay unrecorded, not failed, and a rerun 
     const std::string sweep = write_tiny_sweep(dir), out = dir.path("out");
     const std::string wrapper = write_wrapper(dir, "0.5");
     // SIGTERM the running points (as scancel or a job kill would), not the sweep itself.
-    const std::string script = "FASTSIM_SWEEP_EXE=" + wrapper + " " + FASTSIM_BINARY + " sweep " + sweep + " --out " + out +
-                               " --jobs 2 >/dev/null 2>" + dir.path("err") + " & pid=$!; i=0; "
-                               "while [ $(ls -d " + out + "/points/p* 2>/dev/null | wc -l) -lt 2 ] && [ $i -lt 400 ]; do sleep 0.02; i=$((i+1)); done; "
-                               "sleep 0.1; pkill -TERM -P $pid; wait $pid; echo $? >" + dir.path("rc");
-    std::system(("sh -c '" + script + "'").c_str());
-    CHECK(slurp(dir.path("rc")) == "3\n");
+    CHECK(interrupt_sweep(dir, sweep, out, wrapper, "points/p*", 2, "sleep 0.1; pkill -TERM -P $pid") == 3);
     CHECK_THAT(slurp(dir.path("err")), Contains("point(s) were stopped from outside and not recorded"));
     const auto rows = rows_of(slurp(out + "/results.csv"));
     CHECK(rows.size() < 10);
