@@ -46,11 +46,6 @@ void print_points(const std::vector<sweep::SweepPoint>& points, const sweep::Sha
     }
 }
 
-void write_results(const std::string& dir, const sweep::SweepIdentity& identity) {
-    report::write_file_atomically((fs::path(dir) / "results.csv").string(),
-                                  sweep::results_csv(identity, sweep::read_point_records(dir)));
-}
-
 }  // namespace
 
 int sweep_command(const std::vector<std::string>& args) {
@@ -89,9 +84,8 @@ int sweep_command(const std::vector<std::string>& args) {
     if (out_dir.empty()) throw config::UserError("missing --out DIR: where the sweep's results go");
     const bool use_mpi = vm.count("mpi") > 0;
     const sweep::LocalRunOptions run_options{out_dir, sweep::point_executable(), static_cast<std::size_t>(jobs), timeout_s};
-    sweep::RunOutcome outcome;
     if (use_mpi && sweep::mpi_rank() != 0) {  // a worker: runs what rank 0 hands out, reports nothing
-        sweep::run_points_mpi(points, {}, run_options, nullptr, outcome);
+        sweep::run_points_mpi(points, {}, run_options, nullptr);
         sweep::mpi_finalize();
         return kSuccess;
     }
@@ -104,7 +98,7 @@ int sweep_command(const std::vector<std::string>& args) {
         selection = sweep::select_points(points, shard, sweep::read_point_records(out_dir), vm.count("retry-failed") > 0);
     } catch (...) {
         if (use_mpi) {  // release the workers before reporting the error
-            sweep::run_points_mpi(points, {}, run_options, nullptr, outcome);
+            sweep::run_points_mpi(points, {}, run_options, nullptr);
             sweep::mpi_finalize();
         }
         throw;
@@ -118,26 +112,26 @@ int sweep_command(const std::vector<std::string>& args) {
 
     sweep::ProgressMeter progress(selection.in_shard, selection.already_ok, selection.failed_skipped,
                                   selection.to_run.size(), ::isatty(STDERR_FILENO) != 0);
+    int interrupted_by = 0;
     if (use_mpi) {
-        sweep::run_points_mpi(points, selection.to_run, run_options, &progress, outcome);
+        sweep::run_points_mpi(points, selection.to_run, run_options, &progress);
         sweep::mpi_finalize();
     } else {
-        outcome = sweep::run_points_locally(points, selection.to_run, run_options, progress);
+        interrupted_by = sweep::run_points_locally(points, selection.to_run, run_options, progress);
     }
     progress.done();
-    write_results(out_dir, identity);
-
     const auto records = sweep::read_point_records(out_dir);
+    report::write_file_atomically((fs::path(out_dir) / "results.csv").string(), sweep::results_csv(identity, records));
     std::size_t ok = 0, failed = 0;
     for (const auto& [index, r] : records)
         if (shard.contains(index)) ++(r.ok ? ok : failed);
     std::cout << "sweep " << spec.name << ": " << ok << " ok, " << failed << " failed, "
               << selection.in_shard - ok - failed << " not run, of " << selection.in_shard << " points"
               << (shard.count > 1 ? " in shard " + shard_text : "") << "; results in " << out_dir << "/results.csv\n";
-    if (outcome.interrupted_by != 0) {
-        std::cerr << "sweep interrupted by " << sweep::signal_name(outcome.interrupted_by)
+    if (interrupted_by != 0) {
+        std::cerr << "sweep interrupted by " << sweep::signal_name(interrupted_by)
                   << ": finished points are kept; run the same command again to resume\n";
-        return 128 + outcome.interrupted_by;
+        return 128 + interrupted_by;
     }
     if (failed > 0) {
         std::cerr << "sweep: " << failed << " point(s) failed; their errors are in results.csv and points/<id>/stderr.txt;"
@@ -183,13 +177,7 @@ int sweep_merge_command(const std::vector<std::string>& args) {
     std::vector<std::string> missing;
     for (std::size_t i = 0; i < identity.points; ++i)
         if (!merged.count(i)) missing.push_back(std::to_string(i));
-    std::error_code ec;
-    if (fs::exists(fs::path(out_dir) / "sweep.json", ec)) {
-        if (!sweep::read_sweep_json(out_dir).same_sweep(identity)) throw config::UserError(out_dir + " holds another sweep: use another --out");
-    } else if (fs::exists(out_dir, ec) && !fs::is_empty(out_dir, ec)) {
-        throw config::UserError(out_dir + " exists and is not a sweep directory (no sweep.json): use a new or empty --out");
-    }
-    report::write_file_atomically((fs::path(out_dir) / "sweep.json").string(), sweep::sweep_json(identity));
+    sweep::claim_sweep_dir(out_dir, identity);
     report::write_file_atomically((fs::path(out_dir) / "results.csv").string(), sweep::results_csv(identity, merged));
     std::size_t ok = 0;
     for (const auto& [index, r] : merged) ok += r.ok ? 1 : 0;

@@ -29,8 +29,7 @@ namespace {
 bool mpi_available() { return false; }
 int mpi_rank() { no_mpi(); }
 void mpi_finalize() {}
-int run_points_mpi(const std::vector<SweepPoint>&, const std::vector<std::size_t>&, const LocalRunOptions&, ProgressMeter*,
-                   RunOutcome&) {
+void run_points_mpi(const std::vector<SweepPoint>&, const std::vector<std::size_t>&, const LocalRunOptions&, ProgressMeter*) {
     no_mpi();
 }
 
@@ -83,8 +82,8 @@ void mpi_finalize() {
     if (initialised && !finalised) MPI_Finalize();
 }
 
-int run_points_mpi(const std::vector<SweepPoint>& points, const std::vector<std::size_t>& to_run,
-                   const LocalRunOptions& options, ProgressMeter* progress, RunOutcome& outcome) {
+void run_points_mpi(const std::vector<SweepPoint>& points, const std::vector<std::size_t>& to_run,
+                    const LocalRunOptions& options, ProgressMeter* progress) {
     ensure_initialised();
     int rank = 0, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -99,7 +98,7 @@ int run_points_mpi(const std::vector<SweepPoint>& points, const std::vector<std:
             long long done[2] = {index, run_one(points, static_cast<std::size_t>(index), options)};
             MPI_Send(done, 2, MPI_LONG_LONG, 0, kDone, MPI_COMM_WORLD);
         }
-        return rank;
+        return;
     }
     std::size_t next = 0, busy = 0;
     const auto hand_out = [&](int worker) {
@@ -119,10 +118,6 @@ int run_points_mpi(const std::vector<SweepPoint>& points, const std::vector<std:
         MPI_Status status;
         MPI_Recv(done, 2, MPI_LONG_LONG, MPI_ANY_SOURCE, kDone, MPI_COMM_WORLD, &status);
         --busy;
-        if (done[1] >= 0) {
-            ++outcome.ran;
-            ++(done[1] ? outcome.ok : outcome.failed);
-        }
         if (progress && done[1] >= 0) {
             const SweepPoint& p = points.at(static_cast<std::size_t>(done[0]));
             if (auto record = read_point_record((std::filesystem::path(point_dir(options.out_dir, p.id)) / "point.json").string()))
@@ -130,7 +125,6 @@ int run_points_mpi(const std::vector<SweepPoint>& points, const std::vector<std:
         }
         hand_out(status.MPI_SOURCE);
     }
-    return rank;
 }
 
 #endif

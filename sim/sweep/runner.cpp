@@ -106,7 +106,7 @@ void ProgressMeter::done() {
     }
 }
 
-RunOutcome run_points_locally(const std::vector<SweepPoint>& points, const std::vector<std::size_t>& to_run,
+int run_points_locally(const std::vector<SweepPoint>& points, const std::vector<std::size_t>& to_run,
                               const LocalRunOptions& options, ProgressMeter& progress) {
     // Signals are taken synchronously (sigtimedwait), so no handler runs inside the loop. SIGCHLD
     // must not be ignored (an inherited SIG_IGN would let the kernel reap the children unseen).
@@ -119,7 +119,7 @@ RunOutcome run_points_locally(const std::vector<SweepPoint>& points, const std::
     for (const int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaddset(&watched, s);
     sigprocmask(SIG_BLOCK, &watched, &previous);
 
-    RunOutcome outcome;
+    int interrupted_by = 0;
     std::map<pid_t, Running> running;  // pid = the child's process group
     std::size_t next = 0;
     double interrupted_at = 0;
@@ -134,12 +134,10 @@ RunOutcome run_points_locally(const std::vector<SweepPoint>& points, const std::
         // Stopped from outside (Ctrl-C, scancel, kill of the job) or while the sweep stops: the
         // point was in flight, not failed. Leave it unrecorded so a rerun redoes it.
         if (!timed_out && WIFSIGNALED(status) && is_stop_signal(WTERMSIG(status))) return;
-        if (!timed_out && outcome.interrupted_by != 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) return;
+        if (!timed_out && interrupted_by != 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) return;
         const std::string failure =
             timed_out ? "timed out after " + report::format_number(options.point_timeout_s) + " s (--point-timeout-s)" : "";
         const PointRecord record = finish_point(p, point_dir(options.out_dir, p.id), status, now_s() - r.start_s, failure);
-        ++outcome.ran;
-        ++(record.ok ? outcome.ok : outcome.failed);
         progress.point_finished(record);
     };
     const auto stop_all = [&](int sig) {
@@ -147,7 +145,7 @@ RunOutcome run_points_locally(const std::vector<SweepPoint>& points, const std::
     };
 
     while (true) {
-        while (outcome.interrupted_by == 0 && running.size() < options.jobs && next < to_run.size()) {
+        while (interrupted_by == 0 && running.size() < options.jobs && next < to_run.size()) {
             const SweepPoint& p = points[to_run[next++]];
             const pid_t pid = start_point(options.exe, p, point_dir(options.out_dir, p.id), previous);
             running[pid] = Running{p.index, now_s()};
@@ -158,15 +156,15 @@ RunOutcome run_points_locally(const std::vector<SweepPoint>& points, const std::
         siginfo_t info;
         const int sig = sigtimedwait(&watched, &info, &wait);
         if (is_stop_signal(sig)) {
-            if (outcome.interrupted_by == 0) {
-                outcome.interrupted_by = sig;
+            if (interrupted_by == 0) {
+                interrupted_by = sig;
                 interrupted_at = now_s();
                 stop_all(SIGTERM);
             } else {
                 stop_all(SIGKILL);  // a second signal: no more waiting
             }
         }
-        if (outcome.interrupted_by != 0 && now_s() - interrupted_at > kStopGraceS) stop_all(SIGKILL);
+        if (interrupted_by != 0 && now_s() - interrupted_at > kStopGraceS) stop_all(SIGKILL);
         int status = 0;
         pid_t pid;
         while ((pid = waitpid(-1, &status, WNOHANG)) > 0) reap(pid, status);
@@ -188,7 +186,7 @@ RunOutcome run_points_locally(const std::vector<SweepPoint>& points, const std::
     }  // a second Ctrl-C must not kill the sweep before it writes results.csv
     sigprocmask(SIG_SETMASK, &previous, nullptr);
     sigaction(SIGCHLD, &previous_chld, nullptr);
-    return outcome;
+    return interrupted_by;
 }
 
 }  // namespace fastsim::sweep

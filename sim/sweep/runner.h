@@ -46,15 +46,11 @@ struct LocalRunOptions {
     double point_timeout_s = 0;  ///< kill a point after this long; 0: no limit
 };
 
-struct RunOutcome {
-    std::size_t ran = 0, ok = 0, failed = 0;
-    int interrupted_by = 0;  ///< the signal (SIGINT, SIGTERM, SIGHUP) that stopped the sweep, or 0
-};
-
 /// Runs `selection.to_run` as child processes, `jobs` at a time, writing each point's record
 /// as it finishes. On SIGINT/SIGTERM/SIGHUP it stops starting points, ends the running ones
-/// (which stay unrecorded, so a rerun redoes them) and returns.
-RunOutcome run_points_locally(const std::vector<SweepPoint>& points, const std::vector<std::size_t>& to_run,
+/// (which stay unrecorded, so a rerun redoes them) and returns. Returns the signal that stopped
+/// the sweep (SIGINT, SIGTERM or SIGHUP), or 0 when every point ran.
+int run_points_locally(const std::vector<SweepPoint>& points, const std::vector<std::size_t>& to_run,
                               const LocalRunOptions& options, ProgressMeter& progress);
 
 }  // namespace fastsim::sweep
