@@ -28,8 +28,8 @@ ChunkedDot dot_chunked(const std::uint16_t* magnitudes_a, const std::uint8_t* ne
         return negative ? -c : c;
     };
     ChunkedDot result;
-    for (int i = 0; i < mantissa_bits_a / 2; ++i) {
-        for (int j = 0; j < mantissa_bits_b / 2; ++j) {
+    for (int i = 0; i < (mantissa_bits_a + 1) / 2; ++i) {
+        for (int j = 0; j < (mantissa_bits_b + 1) / 2; ++j) {
             std::int64_t tree = 0;
             for (int l = 0; l < group_size; ++l)
                 tree += signed_chunk(magnitudes_a[l], negative_a[l], i) * signed_chunk(magnitudes_b[l], negative_b[l], j);

@@ -49,8 +49,8 @@ std::optional<std::string> validate(const Format& f) {
     using std::to_string;
     if (f.group_size < 1 || f.group_size > kMaxGroupSize)
         return "group_size must be between 1 and " + to_string(kMaxGroupSize) + ", got " + to_string(f.group_size);
-    if (f.mantissa_bits < 2 || f.mantissa_bits > kMaxMantissaBits || f.mantissa_bits % 2 != 0)
-        return "mantissa_bits must be an even number between 2 and 16, got " + to_string(f.mantissa_bits);
+    if (f.mantissa_bits < 2 || f.mantissa_bits > kMaxMantissaBits)
+        return "mantissa_bits must be between 2 and 16, got " + to_string(f.mantissa_bits);
     if (f.exponent_bits < 2 || f.exponent_bits > kMaxExponentBits)
         return "exponent_bits must be between 2 and 8, got " + to_string(f.exponent_bits);
     if (f.max_exponent() > 127)

@@ -37,7 +37,7 @@ inline constexpr int kMaxGroupSize = 1 << 16;
 /// sign-magnitude, value = (-1)^s * k * 2^(E-(m-1)), 0 <= k <= 2^m - 1.
 struct Format {
     int group_size = 16;     ///< g, values per shared exponent, 1..kMaxGroupSize
-    int mantissa_bits = 8;   ///< m, magnitude bits including the leading bit, even, 2..16
+    int mantissa_bits = 8;   ///< m, magnitude bits including the leading bit, 2..16 (odd m: see chunks)
     int exponent_bits = 8;   ///< e, shared-exponent field width, 2..8
     int exponent_bias = 0;   ///< per-tensor bias: E ranges over bias ± (2^(e-1) - 1)
     Overflow overflow = Overflow::nan;
@@ -47,9 +47,10 @@ struct Format {
     [[nodiscard]] int min_exponent() const { return exponent_bias - exponent_limit(); }
     [[nodiscard]] int max_exponent() const { return exponent_bias + exponent_limit(); }
     [[nodiscard]] std::uint32_t max_magnitude() const { return (1u << mantissa_bits) - 1u; }
-    /// Mantissa chunks of 2 bits per element (the fMAC's unit of work).
-    [[nodiscard]] int chunks_per_element() const { return mantissa_bits / 2; }
-    /// FAST memory layout: e + g * (m/2) * 3 bits per group (each 2-bit chunk carries a sign).
+    /// Mantissa chunks of 2 bits per element (the fMAC's unit of work): ceil(m/2), so an
+    /// odd m (MSFP-12's 3-bit magnitude) leaves the top chunk's upper bit zero.
+    [[nodiscard]] int chunks_per_element() const { return (mantissa_bits + 1) / 2; }
+    /// FAST memory layout: e + g * ceil(m/2) * 3 bits per group (each 2-bit chunk carries a sign).
     [[nodiscard]] std::uint64_t bits_per_group() const {
         return static_cast<std::uint64_t>(exponent_bits) +
                static_cast<std::uint64_t>(group_size) * static_cast<std::uint64_t>(chunks_per_element()) * 3u;

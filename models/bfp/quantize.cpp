@@ -175,6 +175,105 @@ BfpTensor Quantizer::quantize(const float* values, std::size_t count) {
     return out;
 }
 
+namespace {
+
+/// 2^e as a double, for |e| < 1000, from its exponent bits (std::ldexp is a libm call).
+double power_of_two(int e) {
+    const std::uint64_t bits = static_cast<std::uint64_t>(e + 1023) << 52;
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+/// quantize_group_impl followed by dequantisation, for one group, in double arithmetic:
+/// t = |x| * 2^-lsb is exact (a float32 times a power of two), and so are floor(t), the
+/// fraction t - floor(t), t + 1/2 wherever it can reach 1, and k * lsb, so k is the integer
+/// the bit-level rules give.
+template <Rounding R>
+void quantize_dequantize_group(const float* values, std::size_t count, const Format& format, const NoiseSpec& noise,
+                               LfsrBank& lfsr, float* out) {
+    const auto g = static_cast<std::size_t>(format.group_size);
+    std::uint32_t max_bits = 0;
+    for (std::size_t i = 0; i < count; ++i) max_bits = std::max(max_bits, float_bits(values[i]) & 0x7FFFFFFFu);
+
+    constexpr std::size_t kStackLanes = 64;
+    std::int64_t lane_noise[kStackLanes];
+    std::vector<std::int64_t> wide_noise;
+    std::int64_t* noise_of_lane = lane_noise;
+    if constexpr (R == Rounding::stochastic) {
+        if (g > kStackLanes) {
+            wide_noise.resize(g);
+            noise_of_lane = wide_noise.data();
+        }
+        const auto lanes = static_cast<std::size_t>(lfsr.lanes());
+        for (std::size_t j = 0; j < g; ++j)
+            noise_of_lane[j] = lfsr.draw(static_cast<int>(j % lanes), noise.noise_bits);
+    }
+
+    const bool non_finite = max_bits >= 0x7F800000u;  // Inf and NaN have the largest magnitude bits
+    int e = max_bits == 0 ? format.min_exponent() : std::max(floor_log2_bits(max_bits), format.min_exponent());
+    const bool overflow = !non_finite && max_bits != 0 && e > format.max_exponent();
+    if (non_finite || (overflow && format.overflow == Overflow::nan)) {
+        std::fill(out, out + count, std::numeric_limits<float>::quiet_NaN());
+        return;
+    }
+    if (overflow) e = format.max_exponent();
+    const int lsb_exponent = e - (format.mantissa_bits - 1);
+    const double down = power_of_two(-lsb_exponent);
+    const double up = power_of_two(lsb_exponent);
+    const auto max_k = static_cast<double>(format.max_magnitude());
+    const double noise_scale = power_of_two(noise.noise_bits);
+    // t <= 2^m - 1 < 2^16 (clamped: saturating overflow can put |x| / lsb far above it, and
+    // the clamp leaves k unchanged), so int32 conversions, which vectorise, hold every k.
+    for (std::size_t i = 0; i < count; ++i) {
+        const double t = std::min(std::fabs(static_cast<double>(values[i])) * down, max_k);
+        double k;
+        if constexpr (R == Rounding::nearest) {
+            k = static_cast<double>(static_cast<std::int32_t>(t + 0.5));
+        } else if constexpr (R == Rounding::truncate) {
+            k = static_cast<double>(static_cast<std::int32_t>(t));
+        } else if constexpr (R == Rounding::even) {
+            constexpr double kTwo52 = 4503599627370496.0;
+            k = (t + kTwo52) - kTwo52;  // the FPU's own round-half-to-even
+        } else {
+            const auto whole = static_cast<std::int64_t>(t);
+            const auto kept = static_cast<std::int64_t>((t - static_cast<double>(whole)) * noise_scale);  // n bits below the LSB
+            k = static_cast<double>(whole + ((kept + noise_of_lane[i]) >> noise.noise_bits));
+        }
+        out[i] = std::copysign(static_cast<float>(k * up), values[i]);
+    }
+}
+
+}  // namespace
+
+void Quantizer::quantize_dequantize(const float* values, std::size_t count, float* out) {
+    const auto g = static_cast<std::size_t>(m_format.group_size);
+    for (std::size_t first = 0; first < count; first += g) {
+        const std::size_t n = std::min(g, count - first);
+        switch (m_rounding) {
+        case Rounding::nearest:
+            quantize_dequantize_group<Rounding::nearest>(values + first, n, m_format, m_noise, m_lfsr, out + first);
+            break;
+        case Rounding::even:
+            quantize_dequantize_group<Rounding::even>(values + first, n, m_format, m_noise, m_lfsr, out + first);
+            break;
+        case Rounding::truncate:
+            quantize_dequantize_group<Rounding::truncate>(values + first, n, m_format, m_noise, m_lfsr, out + first);
+            break;
+        case Rounding::stochastic:
+            quantize_dequantize_group<Rounding::stochastic>(values + first, n, m_format, m_noise, m_lfsr, out + first);
+            break;
+        }
+    }
+}
+
+void Quantizer::set_mantissa_bits(int mantissa_bits) {
+    Format next = m_format;
+    next.mantissa_bits = mantissa_bits;
+    if (auto error = validate(next)) throw std::invalid_argument("BFP format: " + *error);
+    m_format = next;
+}
+
 float dequantize_element(const BfpTensor& tensor, std::size_t i) {
     const std::size_t group = i / static_cast<std::size_t>(tensor.format.group_size);
     if (tensor.is_nan_group(group)) return std::numeric_limits<float>::quiet_NaN();

@@ -51,6 +51,15 @@ public:
     /// Quantises `count` values (contiguous).
     BfpTensor quantize(const float* values, std::size_t count);
 
+    /// dequantize(quantize(values, count)) written to `out` (count floats), bit for bit,
+    /// drawing the same LFSR noise, without building the BfpTensor: the fast path of BFP
+    /// training, whose GEMMs multiply these exactly representable values in fp32.
+    void quantize_dequantize(const float* values, std::size_t count, float* out);
+
+    /// Changes m, keeping g, e, the rounding and the LFSR state (a converter switching
+    /// precision). Throws std::invalid_argument if the new format fails validate().
+    void set_mantissa_bits(int mantissa_bits);
+
     /// Quantises one group: `count` <= g inputs, the remaining slots zero-padded.
     /// Writes the exponent and g magnitudes/signs.
     void quantize_group(const float* values, std::size_t count, std::int16_t& exponent,

@@ -20,9 +20,9 @@ struct ArrayGeometry {
     int group_size = 16;  ///< g: elements per BFP group, one group per fMAC
 };
 
-/// fMAC passes for one group product: (m_x / 2) * (m_y / 2) 2-bit chunk pairs.
+/// fMAC passes for one group product: ceil(m_x / 2) * ceil(m_y / 2) 2-bit chunk pairs.
 inline int passes_per_group(int mantissa_bits_x, int mantissa_bits_y) {
-    return (mantissa_bits_x / 2) * (mantissa_bits_y / 2);
+    return ((mantissa_bits_x + 1) / 2) * ((mantissa_bits_y + 1) / 2);
 }
 
 /// Cycles and work of one GEMM, by the analytic formula of docs/array.md:

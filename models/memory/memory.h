@@ -22,7 +22,7 @@ struct BfpBits {
 /// Bits of `groups` BFP groups of g values with m-bit mantissas and e-bit exponents.
 inline BfpBits bfp_bits(std::uint64_t groups, int group_size, int mantissa_bits, int exponent_bits) {
     return {groups * static_cast<std::uint64_t>(exponent_bits),
-            groups * static_cast<std::uint64_t>(group_size) * static_cast<std::uint64_t>(mantissa_bits / 2) * 3};
+            groups * static_cast<std::uint64_t>(group_size) * static_cast<std::uint64_t>((mantissa_bits + 1) / 2) * 3};
 }
 
 /// Bits of an fp32 value: partial sums and weight gradients live in the mantissa (data) bank.

@@ -19,13 +19,14 @@ struct CommandEntry {
     std::string_view summary;
 };
 
-constexpr std::array<CommandEntry, 8> kCommands{{
+constexpr std::array<CommandEntry, 9> kCommands{{
     {"run", run_command, "run the simulation a config describes and print its report"},
     {"plan", plan_command, "partition a network over a cluster config (run.mode cluster) and print the plan"},
     {"compare", compare_command, "every planner on one cluster: speedup over data parallelism per network"},
     {"sweep", sweep_command, "run every design point of a sweep file (parallel, sharded, resumable)"},
     {"sweep-merge", sweep_merge_command, "join the output directories of a sweep's shards into one results.csv"},
     {"report", report_command, "an HTML page with tables and SVG plots of a sweep or run directory"},
+    {"train", train_command, "BFP training on Fashion-MNIST under precision policies, costed on the node"},
     {"validate", validate_command, "check a config (and -p overrides) without running it"},
     {"quantize", quantize_command, "quantise numbers to BFP, or report quantisation error"},
 }};

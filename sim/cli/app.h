@@ -30,5 +30,6 @@ int compare_command(const std::vector<std::string>& args);
 int sweep_command(const std::vector<std::string>& args);
 int sweep_merge_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
+int train_command(const std::vector<std::string>& args);
 
 }  // namespace fastsim::cli

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "config/load.h"
+#include "config/sections.h"
 
 #include <array>
 #include <cmath>
@@ -345,6 +346,20 @@ void read_training_sections(MapReader& top, RawConfig& raw) {
     }
 }
 
+RawBfp read_raw_bfp(MapReader& top) {
+    RawBfp raw;
+    MapReader bfp = top.map("bfp").value_or(MapReader(*top.document(), YAML::Node(), "bfp"));
+    raw.group_size = bfp.scalar<int>("group_size");
+    raw.exponent_bits = bfp.scalar<int>("exponent_bits");
+    raw.exponent_bias = bfp.scalar<int>("exponent_bias");
+    raw.overflow = bfp.choice<bfp::Overflow>(
+        "overflow", [](const std::string& s) { return bfp::parse_overflow(s); }, "nan, saturate");
+    raw.noise_bits = bfp.scalar<int>("noise_bits");
+    raw.lfsr_bits = bfp.scalar<int>("lfsr_bits");
+    bfp.finish();
+    return raw;
+}
+
 RawConfig read_raw(const Document& doc) {
     RawConfig raw;
     MapReader top(doc, doc.root, "");
@@ -356,15 +371,7 @@ RawConfig read_raw(const Document& doc) {
             "fidelity", [](const std::string& s) { return parse_fidelity(s); }, "memo, stepped");
         run->finish();
     }
-    MapReader bfp = top.map("bfp").value_or(MapReader(doc, YAML::Node(), "bfp"));
-    raw.bfp.group_size = bfp.scalar<int>("group_size");
-    raw.bfp.exponent_bits = bfp.scalar<int>("exponent_bits");
-    raw.bfp.exponent_bias = bfp.scalar<int>("exponent_bias");
-    raw.bfp.overflow = bfp.choice<bfp::Overflow>(
-        "overflow", [](const std::string& s) { return bfp::parse_overflow(s); }, "nan, saturate");
-    raw.bfp.noise_bits = bfp.scalar<int>("noise_bits");
-    raw.bfp.lfsr_bits = bfp.scalar<int>("lfsr_bits");
-    bfp.finish();
+    raw.bfp = read_raw_bfp(top);
     raw.has_report = top.has("bfp_report");
     if (auto report = top.map("bfp_report")) {
         raw.report.mantissa_bits = report->list<int>("mantissa_bits");
@@ -786,6 +793,30 @@ std::vector<TensorSpec> default_report_tensors() {
         {"activations", Distribution::relu_normal, 1.0, 3.0, 65536},
         {"gradients", Distribution::student_t, 1e-4, 3.0, 65536},
     };
+}
+
+BfpParams read_bfp_section(MapReader& top) { return resolve(read_raw_bfp(top)); }
+
+NodeSections read_node_sections(MapReader& top, const BfpParams& bfp_params) {
+    RawNode rn;
+    if (auto n = top.map("node")) {
+        rn = read_node(*n, false);
+        n->finish();
+    }
+    RawConfig raw;
+    if (auto e = top.map("energy")) {
+        RawEnergy re;
+        re.table = e->scalar<std::string>("table");
+        e->finish();
+        raw.energy = re;
+    }
+    NodeSections out;
+    resolve_node(rn, bfp_params, out.node);
+    Params p;
+    resolve_energy_path(raw, *top.document(), p);
+    out.energy = p.energy;
+    out.energy.resolved = load_energy_table(out.energy.table_path, out.node.dram_type, rn.dram_type.where);
+    return out;
 }
 
 Params load(const std::string& path, const std::vector<std::string>& overrides) {

@@ -152,7 +152,7 @@ TEST_CASE("partial last group is zero-padded and padding does not move the expon
 
 TEST_CASE("format validation names the bad field", "[bfp][rules]") {
     Format f;
-    f.mantissa_bits = 3;
+    f.mantissa_bits = 17;
     REQUIRE(validate(f).has_value());
     CHECK(validate(f)->find("mantissa_bits") != std::string::npos);
     f.mantissa_bits = 8;

@@ -69,8 +69,8 @@ TEST_CASE("wrong types are errors naming what was expected", "[config]") {
 }
 
 TEST_CASE("out-of-range values are errors at the offending entry", "[config]") {
-    CHECK_THAT(error_of("bfp_report:\n  mantissa_bits: [2, 3]\n"),
-               Contains("bad.yaml:2:22: bfp_report.mantissa_bits[1]: mantissa_bits must be an even number"));
+    CHECK_THAT(error_of("bfp_report:\n  mantissa_bits: [2, 17]\n"),
+               Contains("bad.yaml:2:22: bfp_report.mantissa_bits[1]: mantissa_bits must be between 2 and 16"));
     CHECK(error_of("bfp:\n  exponent_bits: 9\n") ==
           "bad.yaml:2:18: bfp.exponent_bits: expected a value between 2 and 8, got 9");
     CHECK_THAT(error_of("bfp:\n  lfsr_bits: 12\n  noise_bits: 6\n"), Contains("bad.yaml:3:15: bfp.noise_bits: noise_bits 6 shares a factor"));

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "bfp/quantize.h"
+
+namespace fastsim::training {
+
+/// How a BFP GEMM is computed (docs/fast-training.md, "Two arithmetic paths").
+enum class GemmPath : std::uint8_t {
+    exact,  ///< bfp::gemm: integer group products, one fp32 rounding per group, groups summed in order
+    fast    ///< the same quantised values, dequantised (exact in fp32), multiplied by OpenBLAS sgemm
+};
+
+std::string_view to_string(GemmPath path);
+std::optional<GemmPath> parse_gemm_path(std::string_view name);
+
+/// Reused buffers of the fast path (dequantised operands).
+struct GemmScratch {
+    std::vector<float> a, bt;
+};
+
+/// C (m x n, row-major) = A (m x k, row-major) * B, with B given as its transpose `bt`
+/// (n x k, row-major), so both operands are grouped along k as the FAST array reads them.
+/// A is quantised by `qa` row by row, then `bt` by `qb` (the LFSR draw order of
+/// bfp::quantize_rows). With both quantisers null the operands are used as fp32 (the FP32
+/// policy); otherwise both must be given. Both paths quantise identically; they differ only
+/// in how the exact products are summed (see gemm_agreement_bound).
+void gemm_abt(GemmPath path, const float* a, const float* bt, std::size_t m, std::size_t n, std::size_t k,
+              bfp::Quantizer* qa, bfp::Quantizer* qb, float* c, GemmScratch& scratch);
+
+/// Plain fp32 products through OpenBLAS (the FP32 policy and the fast path's multiply), all
+/// row-major: C (m x n) = A (m x k) * Bt^T, = A (m x k) * B (k x n), = At^T * B with At k x m.
+void sgemm_abt(const float* a, const float* bt, std::size_t m, std::size_t n, std::size_t k, float* c);
+void sgemm_ab(const float* a, const float* b, std::size_t m, std::size_t n, std::size_t k, float* c);
+void sgemm_atb(const float* at, const float* b, std::size_t m, std::size_t n, std::size_t k, float* c);
+
+/// Bound on |C_fast - C_exact| for one output whose quantised operands give
+/// S = sum_q |a_q * b_q| over k terms in `groups` groups: both results are within
+/// (k + groups) * 2^-24 * S of the exact real sum (fast: k fp32 roundings of partial sums,
+/// each at most S; exact: one rounding per group product plus groups - 1 additions), so
+/// they differ by at most the sum of the two. Valid while no partial sum overflows or
+/// becomes subnormal.
+double gemm_agreement_bound(std::size_t k, std::size_t groups, double abs_product_sum);
+
+/// Threads OpenBLAS may use (1 = the single-core figures of docs/performance.md).
+void set_blas_threads(int threads);
+
+}  // namespace fastsim::training

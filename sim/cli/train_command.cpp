@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+// `fastsim train CONFIG`: BFP training of a Fashion-MNIST network under precision policies,
+// costed on the simulated FAST node (docs/fast-training.md).
+#include <cstdio>
+#include <iostream>
+
+#include <boost/program_options.hpp>
+
+#include "cli/app.h"
+#include "cli/logging.h"
+#include "config/errors.h"
+#include "config/train_config.h"
+#include "run/train_run.h"
+#include "training/dataset.h"
+
+namespace fastsim::cli {
+namespace {
+
+std::string percent(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f%%", 100 * v);
+    return text;
+}
+
+std::string ratio(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2fx", v);
+    return text;
+}
+
+}  // namespace
+
+int train_command(const std::vector<std::string>& args) {
+    namespace po = boost::program_options;
+    const std::string usage = "fastsim train CONFIG [--out DIR] [-p key.path=value ...]";
+    po::options_description options(
+        usage +
+        "\n\nTrains the config's network on Fashion-MNIST under each of its precision policies (fp32, fixed\n"
+        "BFP, MSFP-12, FAST's adaptive schedule), costs every iteration's GEMMs on the configured FAST\n"
+        "node, and prints a line per epoch and a comparison. See docs/fast-training.md.\n\nOptions");
+    std::string config_file, out_dir;
+    std::vector<std::string> overrides;
+    options.add_options()("config", po::value(&config_file), "the training config (configs/train/*.yaml)")(
+        "out", po::value(&out_dir),
+        "write accuracy.csv, cost.csv, precision_log.csv, schedule_checks.csv, comparison.csv and plots/*.svg here")(
+        "param,p", po::value(&overrides)->composing(), "override a config value, e.g. -p train.epochs=2 (repeatable)");
+    po::positional_options_description positional;
+    positional.add("config", 1);
+    if (!parse_command_line(args, options, positional)) return kSuccess;
+    if (config_file.empty()) throw config::UserError("missing CONFIG: " + usage);
+
+    const config::TrainConfig config = config::load_train_config(config_file, overrides);
+    training::FashionMnist data;
+    try {
+        data = training::load_fashion_mnist(config.data_dir, config.train_limit, config.test_limit);
+    } catch (const training::DatasetError& e) {
+        throw config::UserError(std::string(e.what()) + " (data.dir in " + config_file + ")");
+    }
+    logger("train")->info("{} training and {} test samples from {}", data.train.count, data.test.count, config.data_dir);
+    std::optional<run::TrainOutputs> outputs;
+    if (!out_dir.empty()) outputs = run::TrainOutputs{out_dir};
+    const run::TrainRunResult result = run::run_training(config, data, std::cout, outputs);
+
+    std::cout << "\npolicy        final test acc   total cycles        total energy (uJ)\n";
+    for (const run::PolicyRun& r : result.policies) {
+        char line[160];
+        if (r.costed && !r.epochs.empty())
+            std::snprintf(line, sizeof line, "%-13s %-16s %-19llu %.1f", r.policy.name.c_str(), percent(r.final_accuracy()).c_str(),
+                          static_cast<unsigned long long>(r.epochs.back().cycles_so_far), r.epochs.back().energy_pj_so_far / 1e6);
+        else
+            std::snprintf(line, sizeof line, "%-13s %-16s %-19s %s", r.policy.name.c_str(), percent(r.final_accuracy()).c_str(),
+                          "n/a (no fp32 datapath)", "n/a");
+        std::cout << line << '\n';
+    }
+    if (!result.speedups.empty()) {
+        std::cout << "\nFAST against each fixed policy (ratios of that policy's figure to FAST's):\n";
+        for (const run::Speedup& s : result.speedups)
+            std::cout << "  " << s.policy << ": cycles " << ratio(s.cycles_ratio) << ", energy " << ratio(s.energy_ratio)
+                      << ", cycles to FAST's final accuracy "
+                      << (s.to_accuracy_ratio ? ratio(*s.to_accuracy_ratio) : std::string("never reached")) << " (final accuracy "
+                      << percent(s.final_accuracy) << ")\n";
+    }
+    if (outputs) std::cout << "\nwrote " << out_dir << "/{accuracy,cost,precision_log,schedule_checks,comparison}.csv and plots/\n";
+    return kSuccess;
+}
+
+}  // namespace fastsim::cli

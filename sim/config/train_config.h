@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "config/params.h"
+#include "training/precision.h"
+#include "training/trainer.h"
+
+namespace fastsim::config {
+
+/// A `fastsim train` config, resolved (docs/fast-training.md, "Config keys").
+struct TrainConfig {
+    std::string source_file;
+    training::TrainParams train;
+    int blas_threads = 1;
+    std::string data_dir = "/usr/share/datasets/fashion-mnist";  ///< resolved against the config's folder
+    std::size_t train_limit = 0, test_limit = 0;                 ///< 0 = the whole split
+    std::vector<training::PolicySpec> policies;                  ///< run in this order
+    BfpParams bfp;
+    training::ClassRounding rounding;
+    training::ScheduleParams schedule;
+    NodeConfig node;      ///< the node every policy is costed on
+    EnergyParams energy;
+};
+
+/// Reads `path`, applies `key.path=value` overrides, checks every key; ConfigError (file,
+/// line, key path) on anything wrong.
+TrainConfig load_train_config(const std::string& path, const std::vector<std::string>& overrides = {});
+
+}  // namespace fastsim::config

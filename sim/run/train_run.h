@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/train_config.h"
+#include "energy/energy.h"
+#include "node/node_model.h"
+#include "training/dataset.h"
+#include "training/trainer.h"
+#include "workload/layer.h"
+
+namespace fastsim::run {
+
+/// What one training iteration costs on the node.
+struct IterationCost {
+    std::uint64_t cycles = 0;
+    double energy_pj = 0;
+    std::uint64_t macs = 0;
+};
+
+/// Costs training iterations of a network on the configured FAST node: forward, backward-
+/// data and weight-gradient GEMMs of every layer at the widths in force, through the
+/// memoised tile path (node::run_phase_memo), energy from the action counts. Iterations with
+/// the same batch and widths cost the same, so each distinct one is simulated once.
+class TrainingCostModel {
+public:
+    TrainingCostModel(const std::vector<training::GemmLayerShape>& layers, const config::NodeConfig& node,
+                      const energy::EnergyTable& table, const training::ClassRounding& rounding);
+
+    /// Widths 0 (fp32) have no BFP datapath on the node: callers must not ask for them.
+    /// An odd width runs as the next even one (the fMAC works on whole 2-bit chunks).
+    const IterationCost& iteration(std::size_t batch, const std::vector<training::LayerBits>& bits);
+    [[nodiscard]] std::size_t distinct_iterations() const { return m_memo.size(); }
+    [[nodiscard]] const workload::Workload& workload() const { return m_workload; }
+
+private:
+    workload::Workload m_workload;
+    config::NodeConfig m_node;
+    energy::EnergyTable m_table;
+    node::TensorRounding m_rounding;
+    node::ArrayTimingMemo m_array_memo;
+    std::map<std::vector<int>, IterationCost> m_memo;
+};
+
+/// One epoch of one policy.
+struct EpochRecord {
+    std::size_t epoch = 0;  ///< from 1
+    double train_loss = 0, train_accuracy = 0, test_loss = 0, test_accuracy = 0;
+    std::uint64_t cycles = 0, cycles_so_far = 0;  ///< simulated, this epoch / since the start
+    double energy_pj = 0, energy_pj_so_far = 0;
+    double wall_seconds = 0;
+    std::vector<training::LayerBits> bits;  ///< in force at the end of the epoch
+};
+
+struct PolicyRun {
+    training::PolicySpec policy;
+    bool costed = false;  ///< false for fp32: the FAST node has no fp32 datapath
+    std::vector<EpochRecord> epochs;
+    /// (first iteration, widths) each time the widths in force change, from iteration 0.
+    std::vector<std::pair<std::size_t, std::vector<training::LayerBits>>> bit_changes;
+    std::size_t iterations = 0;
+    [[nodiscard]] double final_accuracy() const { return epochs.empty() ? 0 : epochs.back().test_accuracy; }
+};
+
+/// The speedup of FAST over one fixed-precision policy.
+struct Speedup {
+    std::string policy;
+    double final_accuracy = 0;
+    double cycles_ratio = 0;  ///< its total cycles / FAST's (same epochs)
+    double energy_ratio = 0;
+    /// Cycles it needs to first reach FAST's final accuracy / FAST's total cycles; empty if it never does.
+    std::optional<double> to_accuracy_ratio;
+};
+
+struct TrainRunResult {
+    std::vector<training::GemmLayerShape> layers;
+    std::vector<PolicyRun> policies;
+    std::vector<Speedup> speedups;  ///< when FAST and fixed policies both ran
+};
+
+/// Where a training run writes as it goes (docs/fast-training.md, "Output files"): CSVs
+/// are appended and flushed per epoch (and per iteration for the precision log), so an
+/// interrupted run keeps everything it finished.
+struct TrainOutputs {
+    std::string dir;
+};
+
+/// Trains every policy of `config` in turn on `data`, costs each iteration on the node,
+/// prints a line per epoch to `progress`, and with `outputs` writes the CSVs as it goes
+/// and the comparison and plots at the end.
+TrainRunResult run_training(const config::TrainConfig& config, const training::FashionMnist& data, std::ostream& progress,
+                            const std::optional<TrainOutputs>& outputs = std::nullopt);
+
+/// The FAST-over-fixed comparison of finished policy runs (empty without a FAST run).
+std::vector<Speedup> fast_speedups(const std::vector<PolicyRun>& runs);
+
+/// Compact widths "fc1 w6 a4 g4 | fc2 ..." for progress lines.
+std::string describe_bits(const std::vector<training::GemmLayerShape>& layers,
+                          const std::vector<training::LayerBits>& bits);
+
+}  // namespace fastsim::run

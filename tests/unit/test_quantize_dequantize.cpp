@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// Quantizer::quantize_dequantize (the fast path of BFP training) against its definition,
+// dequantize(quantize()): bit for bit, LFSR state included, on values chosen to hit every
+// rule (ties, subnormals, zeros of both signs, NaN/Inf, overflow, saturation, ragged tails).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "bfp/quantize.h"
+
+using namespace fastsim::bfp;
+
+namespace {
+
+std::uint32_t bits_of(float v) {
+    std::uint32_t u;
+    std::memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+/// Values of mixed scale: normal, exact ties at several widths, subnormals, signed zeros.
+std::vector<float> awkward_values(std::size_t count, std::mt19937_64& rng) {
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::uniform_int_distribution<int> kind(0, 9), exponent(-140, 20), k(0, 1 << 10);
+    std::vector<float> x(count);
+    for (float& v : x) {
+        switch (kind(rng)) {
+        case 0: v = 0.0f; break;
+        case 1: v = -0.0f; break;
+        case 2: v = std::ldexp(static_cast<float>(k(rng)) + 0.5f, exponent(rng) / 8); break;  // ties
+        case 3: v = std::numeric_limits<float>::denorm_min() * static_cast<float>(k(rng)); break;
+        case 4: v = -std::ldexp(normal(rng), exponent(rng)); break;
+        default: v = normal(rng) * std::ldexp(1.0f, exponent(rng) / 10); break;
+        }
+    }
+    return x;
+}
+
+void require_same(Quantizer fast, Quantizer reference, const std::vector<float>& x) {
+    std::vector<float> out(x.size());
+    for (int repeat = 0; repeat < 3; ++repeat) {  // LFSR state must advance identically
+        fast.quantize_dequantize(x.data(), x.size(), out.data());
+        const std::vector<float> expected = dequantize(reference.quantize(x.data(), x.size()));
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            INFO("element " << i << " of " << x.size() << ", x = " << x[i] << ", repeat " << repeat);
+            REQUIRE(bits_of(out[i]) == bits_of(expected[i]));
+        }
+    }
+    REQUIRE(fast.lfsr().lane(0).state() == reference.lfsr().lane(0).state());
+}
+
+}  // namespace
+
+TEST_CASE("quantize_dequantize equals dequantize(quantize()) bit for bit", "[bfp][fast_path]") {
+    std::mt19937_64 rng(2022);
+    const Rounding roundings[] = {Rounding::nearest, Rounding::even, Rounding::truncate, Rounding::stochastic};
+    for (int g : {1, 5, 16, 32}) {
+        for (int m = 2; m <= 16; ++m) {
+            for (Rounding rounding : roundings) {
+                Format f;
+                f.group_size = g;
+                f.mantissa_bits = m;
+                const std::vector<float> x = awkward_values(static_cast<std::size_t>(g) * 7 + 3, rng);
+                INFO("g = " << g << ", m = " << m << ", rounding " << to_string(rounding));
+                const NoiseSpec noise{8, 16, 77};
+                require_same(Quantizer(f, rounding, noise), Quantizer(f, rounding, noise), x);
+            }
+        }
+    }
+}
+
+TEST_CASE("quantize_dequantize follows overflow, saturation and non-finite groups", "[bfp][fast_path]") {
+    std::mt19937_64 rng(7);
+    std::vector<float> x = awkward_values(64, rng);
+    x[3] = std::numeric_limits<float>::infinity();       // group 0 NaN
+    x[17] = std::numeric_limits<float>::quiet_NaN();     // group 1 NaN
+    x[40] = 300.0f;                                      // overflows e = 4 (E up to 7)
+    x[60] = std::numeric_limits<float>::max();           // far above it: saturation must clamp, not wrap
+    for (Overflow overflow : {Overflow::nan, Overflow::saturate}) {
+        for (Rounding rounding : {Rounding::nearest, Rounding::even, Rounding::truncate, Rounding::stochastic}) {
+            Format f;
+            f.group_size = 16;
+            f.mantissa_bits = 6;
+            f.exponent_bits = 4;
+            f.overflow = overflow;
+            INFO("overflow " << to_string(overflow) << ", rounding " << to_string(rounding));
+            require_same(Quantizer(f, rounding), Quantizer(f, rounding), x);
+        }
+    }
+}
+
+TEST_CASE("set_mantissa_bits changes the width and keeps the LFSR stream", "[bfp][fast_path]") {
+    Format f4;
+    f4.mantissa_bits = 4;
+    Format f8 = f4;
+    f8.mantissa_bits = 8;
+    std::mt19937_64 rng(3);
+    const std::vector<float> x = awkward_values(48, rng);
+    Quantizer switched(f4, Rounding::stochastic), reference(f4, Rounding::stochastic);
+    (void)switched.quantize(x.data(), x.size());
+    (void)reference.quantize(x.data(), x.size());
+    switched.set_mantissa_bits(8);
+    Quantizer at8(f8, Rounding::stochastic);  // a fresh LFSR: must differ from the continued stream
+    const BfpTensor continued = switched.quantize(x.data(), x.size());
+    CHECK(continued.format.mantissa_bits == 8);
+    CHECK(switched.lfsr().lane(3).state() != at8.lfsr().lane(3).state());
+    CHECK_THROWS_AS(switched.set_mantissa_bits(17), std::invalid_argument);
+    CHECK(switched.format().mantissa_bits == 8);
+}
