@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(g++ cmake ninja-build pkg-config
-          libsystemc-dev libboost-program-options-dev libyaml-cpp-dev catch2 libspdlog-dev libbenchmark-dev)
+          libsystemc-dev libboost-program-options-dev libyaml-cpp-dev catch2 libspdlog-dev libbenchmark-dev
+          zlib1g-dev libopenblas-dev dataset-fashion-mnist)
 cmake_args=()
 if [[ ${FASTSIM_WITH_MPI:-OFF} == ON ]]; then
   packages+=(openmpi-bin libopenmpi-dev)

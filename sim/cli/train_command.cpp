@@ -32,24 +32,39 @@ std::string ratio(double v) {
 
 int train_command(const std::vector<std::string>& args) {
     namespace po = boost::program_options;
-    const std::string usage = "fastsim train CONFIG [--out DIR] [-p key.path=value ...]";
+    const std::string usage = "fastsim train CONFIG [--out DIR] [--policy NAME ...] [-p key.path=value ...]";
     po::options_description options(
         usage +
         "\n\nTrains the config's network on Fashion-MNIST under each of its precision policies (fp32, fixed\n"
         "BFP, MSFP-12, FAST's adaptive schedule), costs every iteration's GEMMs on the configured FAST\n"
         "node, and prints a line per epoch and a comparison. See docs/fast-training.md.\n\nOptions");
     std::string config_file, out_dir;
-    std::vector<std::string> overrides;
+    std::vector<std::string> overrides, only;
     options.add_options()("config", po::value(&config_file), "the training config (configs/train/*.yaml)")(
         "out", po::value(&out_dir),
         "write accuracy.csv, cost.csv, precision_log.csv, schedule_checks.csv, comparison.csv and plots/*.svg here")(
-        "param,p", po::value(&overrides)->composing(), "override a config value, e.g. -p train.epochs=2 (repeatable)");
+        "param,p", po::value(&overrides)->composing(), "override a config value, e.g. -p train.epochs=2 (repeatable)")(
+        "policy", po::value(&only)->composing(),
+        "run only this policy of the config's policies list (repeatable): fp32, bfp_m2 .. bfp_m8, msfp12, fast");
     po::positional_options_description positional;
     positional.add("config", 1);
     if (!parse_command_line(args, options, positional)) return kSuccess;
     if (config_file.empty()) throw config::UserError("missing CONFIG: " + usage);
 
-    const config::TrainConfig config = config::load_train_config(config_file, overrides);
+    config::TrainConfig config = config::load_train_config(config_file, overrides);
+    if (!only.empty()) {
+        std::vector<training::PolicySpec> chosen;
+        for (const std::string& name : only) {
+            bool found = false;
+            for (const auto& p : config.policies)
+                if (p.name == name) {
+                    chosen.push_back(p);
+                    found = true;
+                }
+            if (!found) throw config::UserError("--policy " + name + ": not in the policies list of " + config_file);
+        }
+        config.policies = chosen;
+    }
     training::FashionMnist data;
     try {
         data = training::load_fashion_mnist(config.data_dir, config.train_limit, config.test_limit);

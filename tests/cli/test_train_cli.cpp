@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+// `fastsim train` as a user runs it: progress lines, output files, errors.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <sstream>
+
+#include "support/fastsim_process.h"
+#include "support/temp_dir.h"
+
+using Catch::Matchers::Contains;
+using fastsim::test::Result;
+using fastsim::test::run_fastsim;
+using fastsim::test::slurp;
+
+namespace {
+
+const std::string kSliceConfig = std::string(FASTSIM_SOURCE_DIR) + "/tests/data/train/mlp_slice.yaml";
+
+std::size_t count_lines(const std::string& text) {
+    std::size_t n = 0;
+    for (char c : text) n += c == '\n';
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("train prints a line per epoch and writes the CSVs and plots", "[cli][training]") {
+    fastsim::test::TempDir dir;
+    const std::string out = dir.path("run");
+    const Result r = run_fastsim("train " + kSliceConfig + " --out " + out);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    for (const char* policy : {"fp32", "bfp_m8", "fast"})
+        for (int epoch : {1, 2}) CHECK_THAT(r.out, Contains("[" + std::string(policy) + "] epoch " + std::to_string(epoch) + "/2  loss"));
+    CHECK_THAT(r.out, Contains("fc1 w8 a8 g8 | fc2 w8 a8 g8 | fc3 w8 a8 g8  cycles"));
+    CHECK_THAT(r.out, Contains("n/a (fp32)"));
+    CHECK_THAT(r.out, Contains("FAST against each fixed policy") && Contains("  bfp_m8: cycles "));
+
+    // 512 samples / batch 32 = 16 iterations per epoch, 2 epochs; fp32 has no precision rows.
+    const std::string log = slurp(out + "/precision_log.csv");
+    CHECK_THAT(log, Contains("policy,iteration,epoch,fc1.weights_bits,fc1.activations_bits,fc1.gradients_bits,fc2.weights_bits"));
+    CHECK(count_lines(log) == 1 + 2 * 32);
+    CHECK_THAT(log, Contains("\nfast,0,1,2,2,2,2,2,2,2,2,2\n"));  // FAST starts every tensor at 2 bits
+    CHECK_THAT(log, Contains("\nbfp_m8,31,2,8,8,8,8,8,8,8,8,8\n"));
+    const std::string accuracy = slurp(out + "/accuracy.csv");
+    CHECK(count_lines(accuracy) == 1 + 3 * 2);
+    const std::string cost = slurp(out + "/cost.csv");
+    CHECK(count_lines(cost) == 1 + 2 * 2);
+    const std::string checks = slurp(out + "/schedule_checks.csv");
+    CHECK_THAT(checks, Contains("policy,iteration,layer,tensor,bits,r,threshold,raised\nfast,0,fc1,"));
+    const std::string comparison = slurp(out + "/comparison.csv");
+    CHECK_THAT(comparison, Contains("policy,final_test_accuracy,total_cycles,total_energy_uj,fast_speedup_cycles"));
+    // FAST's widths are at most 8 in every iteration, so bfp_m8 costs at least as many cycles.
+    std::istringstream rows(comparison);
+    std::string line;
+    bool found = false;
+    while (std::getline(rows, line))
+        if (line.rfind("bfp_m8,", 0) == 0) {
+            found = true;
+            std::vector<std::string> fields;
+            std::stringstream fs(line);
+            for (std::string f; std::getline(fs, f, ',');) fields.push_back(f);
+            REQUIRE(fields.size() >= 5);
+            CHECK(std::stod(fields[4]) > 1.0);
+        }
+    CHECK(found);
+    for (const char* plot : {"accuracy", "accuracy_vs_cycles", "cycles_per_epoch", "precision_fast"})
+        CHECK_THAT(slurp(out + "/plots/" + plot + ".svg"), Contains("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+}
+
+TEST_CASE("train refuses bad input with exit status 2 and a message naming it", "[cli][training]") {
+    fastsim::test::TempDir dir;
+    Result r = run_fastsim("train " + kSliceConfig + " -p data.dir=" + dir.path("nowhere"));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains(dir.path("nowhere") + "/train-images-idx3-ubyte.gz: no such file") &&
+                          Contains("data.dir in " + kSliceConfig));
+    r = run_fastsim("train " + kSliceConfig + " -p train.epochz=3");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("train.epochz"));
+    r = run_fastsim("train " + kSliceConfig + " --policy msfp12");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("--policy msfp12: not in the policies list of " + kSliceConfig));
+    r = run_fastsim("train");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("missing CONFIG"));
+}
+
+TEST_CASE("train --policy runs only the named policies", "[cli][training]") {
+    const Result r = run_fastsim("train " + kSliceConfig + " --policy fast -p train.epochs=1");
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("[fast] epoch 1/1"));
+    CHECK(r.out.find("[fp32]") == std::string::npos);
+    CHECK(r.out.find("FAST against") == std::string::npos);  // no fixed policy ran
+}

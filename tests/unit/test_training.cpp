@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+// The BFP training engine: data reader, the two GEMM paths, FAST's schedule, training under
+// every policy, reproducibility, and the node costing of iterations.
+#include <catch2/catch.hpp>
+
+#include <zlib.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "bfp/dot.h"
+#include "config/errors.h"
+#include "config/train_config.h"
+#include "run/train_run.h"
+#include "support/temp_dir.h"
+#include "training/dataset.h"
+#include "training/gemm.h"
+#include "training/precision.h"
+#include "training/trainer.h"
+
+using namespace fastsim;
+using namespace fastsim::training;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const std::string kDataDir = kFashionMnistDir;
+
+std::string data_file(const char* name) { return kDataDir + "/" + name; }
+
+/// A gzip file holding `bytes`.
+std::string write_gz(const test::TempDir& dir, const std::string& name, const std::vector<unsigned char>& bytes) {
+    const std::string path = dir.path(name);
+    gzFile f = gzopen(path.c_str(), "wb");
+    gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size()));
+    gzclose(f);
+    return path;
+}
+
+std::vector<unsigned char> idx_header(std::uint32_t magic, std::vector<std::uint32_t> dims) {
+    std::vector<unsigned char> out;
+    dims.insert(dims.begin(), magic);
+    for (std::uint32_t v : dims)
+        for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<unsigned char>(v >> shift));
+    return out;
+}
+
+/// The loaded training split, cut to `count`, shared by the tests (decompressing takes ~0.3 s).
+const Dataset& train_slice() {
+    static const Dataset data = load_idx(data_file("train-images-idx3-ubyte.gz"), data_file("train-labels-idx1-ubyte.gz"), 1024);
+    return data;
+}
+
+PolicySpec policy(const std::string& name, ScheduleParams schedule = {}) {
+    bfp::Format format;
+    return *make_policy(name, format, bfp::NoiseSpec{}, ClassRounding{}, schedule);
+}
+
+}  // namespace
+
+TEST_CASE("Fashion-MNIST loads from the Debian package's IDX files", "[training][data]") {
+    const Dataset& d = train_slice();
+    CHECK(d.count == 1024);
+    CHECK(d.height == 28);
+    CHECK(d.width == 28);
+    // The first training sample is an ankle boot (class 9), the second a T-shirt (0).
+    CHECK(int(d.labels[0]) == 9);
+    CHECK(int(d.labels[1]) == 0);
+    // Pixel 0 of every image is background: (0 / 255 - mean) / std.
+    CHECK(d.images[0] == Approx(-kPixelMean / kPixelStd));
+    const FashionMnist both = load_fashion_mnist(kDataDir, 10, 20);
+    CHECK(both.train.count == 10);
+    CHECK(both.test.count == 20);
+}
+
+TEST_CASE("a missing, corrupt or inconsistent data file is an error naming the file", "[training][data]") {
+    test::TempDir dir;
+    const std::string labels = write_gz(dir, "labels.gz", [] {
+        auto b = idx_header(0x801, {2});
+        b.push_back(1);
+        b.push_back(2);
+        return b;
+    }());
+    CHECK_THROWS_WITH(load_idx(dir.path("nothing.gz"), labels), Contains(dir.path("nothing.gz") + ": no such file") &&
+                                                                    Contains("dataset-fashion-mnist"));
+    // Wrong magic (labels given as images).
+    CHECK_THROWS_WITH(load_idx(labels, labels), Contains(labels + ": not an IDX image file (magic 0x00000801"));
+    // Truncated pixel data: 2 images of 2 x 2 announced, 5 bytes present.
+    auto short_images = idx_header(0x803, {2, 2, 2});
+    short_images.insert(short_images.end(), 5, 0);
+    const std::string truncated = write_gz(dir, "short.gz", short_images);
+    CHECK_THROWS_WITH(load_idx(truncated, labels), Contains(truncated + ": file ends inside the pixel data"));
+    // Counts that disagree.
+    auto three = idx_header(0x803, {3, 2, 2});
+    three.insert(three.end(), 12, 0);
+    const std::string images3 = write_gz(dir, "three.gz", three);
+    CHECK_THROWS_WITH(load_idx(images3, labels), Contains(labels + ": 2 labels for the 3 images"));
+    // A label outside 0..9.
+    auto two = idx_header(0x803, {2, 2, 2});
+    two.insert(two.end(), 8, 0);
+    const std::string images2 = write_gz(dir, "two.gz", two);
+    auto bad = idx_header(0x801, {2});
+    bad.push_back(3);
+    bad.push_back(12);
+    const std::string bad_labels = write_gz(dir, "bad.gz", bad);
+    CHECK_THROWS_WITH(load_idx(images2, bad_labels), Contains(bad_labels + ": label 12 of sample 1"));
+    // Not gzip at all but a damaged gzip stream.
+    const std::string garbage = dir.write("garbage.gz", std::string("\x1f\x8b\x08\x00garbage-garbage-garbage", 27));
+    CHECK_THROWS_AS(load_idx(garbage, labels), DatasetError);
+    CHECK_NOTHROW(load_idx(images2, labels));
+}
+
+TEST_CASE("the fast and exact BFP GEMM paths agree within the documented bound", "[training][gemm]") {
+    std::mt19937_64 rng(5);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    double worst_ratio = 0;
+    std::size_t differing = 0;
+    for (const auto& [m, n, k] : std::vector<std::array<std::size_t, 3>>{{7, 5, 33}, {32, 24, 256}, {16, 10, 784}}) {
+        for (int bits : {2, 4, 8}) {
+            std::vector<float> a(m * k), bt(n * k);
+            for (float& v : a) v = normal(rng) * std::exp2(static_cast<float>(normal(rng)) * 3);
+            for (float& v : bt) v = normal(rng);
+            bfp::Format f;
+            f.mantissa_bits = bits;
+            bfp::Quantizer qa_fast(f, bfp::Rounding::stochastic), qb_fast(f, bfp::Rounding::nearest);
+            bfp::Quantizer qa_exact = qa_fast, qb_exact = qb_fast;
+            std::vector<float> c_fast(m * n), c_exact(m * n);
+            GemmScratch scratch;
+            gemm_abt(GemmPath::fast, a.data(), bt.data(), m, n, k, &qa_fast, &qb_fast, c_fast.data(), scratch);
+            gemm_abt(GemmPath::exact, a.data(), bt.data(), m, n, k, &qa_exact, &qb_exact, c_exact.data(), scratch);
+            // S from the quantised operands, as the bound is stated.
+            bfp::Quantizer qa_s = bfp::Quantizer(f, bfp::Rounding::stochastic), qb_s(f, bfp::Rounding::nearest);
+            std::vector<float> a_q(m * k), bt_q(n * k);
+            for (std::size_t r = 0; r < m; ++r) qa_s.quantize_dequantize(&a[r * k], k, &a_q[r * k]);
+            for (std::size_t r = 0; r < n; ++r) qb_s.quantize_dequantize(&bt[r * k], k, &bt_q[r * k]);
+            const std::size_t groups = (k + 15) / 16;
+            for (std::size_t i = 0; i < m; ++i)
+                for (std::size_t j = 0; j < n; ++j) {
+                    double s = 0;
+                    for (std::size_t q = 0; q < k; ++q) s += std::fabs(double(a_q[i * k + q]) * double(bt_q[j * k + q]));
+                    const double diff = std::fabs(double(c_fast[i * n + j]) - double(c_exact[i * n + j]));
+                    const double bound = gemm_agreement_bound(k, groups, s);
+                    INFO("m n k = " << m << " " << n << " " << k << ", bits " << bits << ", C(" << i << "," << j << ")");
+                    REQUIRE(diff <= bound);
+                    if (diff > 0) ++differing;
+                    if (bound > 0) worst_ratio = std::max(worst_ratio, diff / bound);
+                }
+        }
+    }
+    CHECK(differing > 0);       // the paths really sum differently: the bound is exercised
+    CHECK(worst_ratio < 0.25);  // and is not loose by orders of magnitude
+}
+
+TEST_CASE("r(X) is 0 for a tensor exact at m and large for one far from it", "[training][schedule]") {
+    bfp::Format f;
+    // Exactly representable at m = 2: every group is {±3, ±2, ±1, 0} x 2^(E-1).
+    std::vector<float> exact(64);
+    for (std::size_t i = 0; i < exact.size(); ++i) exact[i] = static_cast<float>(static_cast<int>(i % 7) - 3);
+    CHECK(relative_improvement(exact.data(), exact.size(), f, 2, 2, ImprovementNorm::sum_of_abs) == 0.0);
+    // One group {1, 1.25, ..}: at m=2 with E = 0 the grid is 0.5, so 1.25 -> 1.5 (nearest, ties away),
+    // at m=4 the grid is 0.125 and 1.25 is exact: |1.25 - 1.5| / (1.5 + 1) = 0.1.
+    std::vector<float> two{1.25f, 1.0f};
+    CHECK(relative_improvement(two.data(), 2, f, 2, 2, ImprovementNorm::sum_of_abs) == Approx(0.25 / 2.5));
+    CHECK(relative_improvement(two.data(), 2, f, 2, 2, ImprovementNorm::abs_of_sum) == Approx(0.25 / 2.5));
+    std::vector<float> signs{1.25f, -1.0f};  // |sum| = 0.5 but sum of |.| = 2.5
+    CHECK(relative_improvement(signs.data(), 2, f, 2, 2, ImprovementNorm::abs_of_sum) == Approx(0.25 / 0.5));
+}
+
+TEST_CASE("the schedule raises a width where r(X) is large and keeps it where r(X) is small", "[training][schedule]") {
+    ScheduleParams p;
+    p.alpha = 0.1;
+    p.beta = 0.05;
+    p.check_every_iterations = 1;
+    AdaptiveSchedule s(p, 4, 100);
+    CHECK(s.threshold(0, 0) == Approx(0.1));
+    CHECK(s.threshold(2, 50) == Approx(0.1 - 0.05 * 0.5 - 0.05 * 0.5));
+    bfp::Format f;
+    std::mt19937_64 rng(1);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> noisy(4096);
+    for (float& v : noisy) v = normal(rng);
+    std::vector<float> exact(4096);
+    for (std::size_t i = 0; i < exact.size(); ++i) exact[i] = static_cast<float>(static_cast<int>(i % 7) - 3);
+
+    const double r_noisy = s.consider(0, TensorClass::gradients, 0, noisy.data(), noisy.size(), f);
+    CHECK(r_noisy > 0.1);
+    CHECK(s.bits(0, TensorClass::gradients) == 4);
+    const double r_exact = s.consider(0, TensorClass::weights, 0, exact.data(), exact.size(), f);
+    CHECK(r_exact == 0.0);
+    CHECK(s.bits(0, TensorClass::weights) == 2);
+    // At m = 4, r of normal values (about 0.05) is below 0.1: kept.
+    const double r4 = s.consider(0, TensorClass::gradients, 0, noisy.data(), noisy.size(), f);
+    CHECK(r4 < 0.1);
+    CHECK(r4 < r_noisy / 3);
+    CHECK(s.bits(0, TensorClass::gradients) == 4);
+    // Late in training the threshold has fallen below r: raised step by step up to max_bits,
+    // never beyond, and never lowered when r falls to 0.
+    ScheduleParams low = p;
+    low.alpha = 0.005;
+    AdaptiveSchedule late(low, 4, 100);
+    for (int i = 0; i < 10; ++i) (void)late.consider(0, TensorClass::gradients, 0, noisy.data(), noisy.size(), f);
+    CHECK(late.bits(0, TensorClass::gradients) == 8);
+    CHECK(std::isnan(late.consider(0, TensorClass::gradients, 0, noisy.data(), noisy.size(), f)));
+    CHECK(late.bits(0, TensorClass::gradients) == 8);
+    // Other layers and classes untouched.
+    CHECK(s.bits(1, TensorClass::gradients) == 2);
+    CHECK(s.bits(0, TensorClass::activations) == 2);
+}
+
+TEST_CASE("a few hundred steps on a data slice lower the loss under every policy", "[training][slow]") {
+    const Dataset& data = train_slice();
+    for (const char* name : {"fp32", "bfp_m2", "bfp_m4", "bfp_m8", "msfp12", "fast"}) {
+        TrainParams params;
+        params.batch = 32;
+        params.epochs = 10;
+        params.max_iterations = 300;
+        params.learning_rate = 0.02;
+        Trainer trainer(params, policy(name), data);
+        const double before = trainer.evaluate(data).loss;
+        while (!trainer.finished()) (void)trainer.train_epoch();
+        const Evaluation after = trainer.evaluate(data);
+        INFO("policy " << name << ": loss " << before << " -> " << after.loss << ", accuracy " << after.accuracy);
+        CHECK(trainer.iteration() == 300);
+        CHECK(after.loss < 0.5 * before);
+        CHECK(after.accuracy > 0.7);
+    }
+}
+
+TEST_CASE("the same seed gives the same accuracy and precision log, another seed does not", "[training]") {
+    const Dataset& data = train_slice();
+    ScheduleParams schedule;
+    schedule.check_every_iterations = 3;
+    const auto run = [&](std::uint64_t seed) {
+        TrainParams params;
+        params.batch = 32;
+        params.epochs = 3;
+        params.seed = seed;
+        Trainer trainer(params, policy("fast", schedule), data);
+        std::vector<std::vector<LayerBits>> log;
+        std::vector<double> r;
+        while (!trainer.finished())
+            (void)trainer.train_epoch([&](const IterationRecord& it) {
+                log.push_back(*it.bits);
+                for (const auto& c : *it.checks) r.push_back(c.r);
+            });
+        return std::make_tuple(trainer.evaluate(data).accuracy, log, r);
+    };
+    const auto [acc1, log1, r1] = run(11);
+    const auto [acc2, log2, r2] = run(11);
+    CHECK(acc1 == acc2);
+    CHECK(log1 == log2);
+    CHECK(r1 == r2);
+    CHECK(log1.front() != log1.back());  // the schedule did raise something
+    const auto [acc3, log3, r3] = run(12);
+    CHECK(r3 != r1);
+}
+
+TEST_CASE("iteration costs come from the node model and odd widths cost as the next even one", "[training][cost]") {
+    const fastsim::config::TrainConfig c = fastsim::config::load_train_config(std::string(FASTSIM_SOURCE_DIR) + "/configs/train/mlp.yaml");
+    const auto shapes = Network(NetworkKind::mlp, 1).gemm_shapes();
+    run::TrainingCostModel model(shapes, c.node, c.energy.resolved, c.rounding);
+    const auto uniform = [&](int bits) { return std::vector<LayerBits>(shapes.size(), LayerBits{bits, bits, bits}); };
+    const run::IterationCost m2 = model.iteration(64, uniform(2));
+    const run::IterationCost m3 = model.iteration(64, uniform(3));
+    const run::IterationCost m4 = model.iteration(64, uniform(4));
+    const run::IterationCost m8 = model.iteration(64, uniform(8));
+    CHECK(m3.cycles == m4.cycles);
+    CHECK(m3.energy_pj == m4.energy_pj);
+    CHECK(model.distinct_iterations() == 3);
+    CHECK(m2.cycles < m4.cycles);
+    CHECK(m4.cycles < m8.cycles);
+    // MACs of forward, backward-data (fc2, fc3) and weight-gradient GEMMs of 784-256-128-10, batch 64.
+    const std::uint64_t forward = 64ull * (784 * 256 + 256 * 128 + 128 * 10);
+    CHECK(m8.macs == forward + 64ull * (256 * 128 + 128 * 10) + forward);
+    CHECK(m8.energy_pj > m2.energy_pj);
+}
+
+TEST_CASE("train config errors name the file and key path", "[training][config]") {
+    test::TempDir dir;
+    const auto error_of = [&](const std::string& yaml) -> std::string {
+        const std::string path = dir.write("bad.yaml", yaml);
+        try {
+            (void)fastsim::config::load_train_config(path);
+        } catch (const fastsim::config::ConfigError& e) {
+            return e.what();
+        }
+        return "no error";
+    };
+    CHECK_THAT(error_of("policies: [fp32, fast16]\n"),
+               Contains("bad.yaml:1:18: policies[1]: expected one of fp32, bfp_m2, bfp_m4, bfp_m6, bfp_m8, msfp12, fast, got 'fast16'"));
+    CHECK_THAT(error_of("train:\n  network: resnet\n"), Contains("bad.yaml:2:12: train.network: expected one of mlp, cnn"));
+    CHECK_THAT(error_of("train:\n  batchsize: 3\n"), Contains("train.batchsize"));
+    CHECK_THAT(error_of("schedule:\n  max_bits: 20\n"), Contains("schedule.max_bits: expected a value between 2 and 16"));
+    CHECK_THAT(error_of("policies: [fast, fast]\n"), Contains("policies[1]: policy 'fast' is listed twice"));
+    CHECK_THAT(error_of("node:\n  array: {rows: 0}\n"), Contains("node.array.rows"));
+    const fastsim::config::TrainConfig ok = fastsim::config::load_train_config(dir.write("ok.yaml", "data:\n  dir: here\n"));
+    CHECK(ok.data_dir == dir.path("here"));
+    REQUIRE(ok.policies.size() == 1);
+    CHECK(ok.policies[0].name == "fast");
+}
+
+TEST_CASE("back-propagated weight gradients match finite differences in both networks", "[training][gradient]") {
+    const Dataset& data = train_slice();
+    for (NetworkKind kind : {NetworkKind::mlp, NetworkKind::cnn}) {
+        Network net(kind, 4);
+        Activation input, grad;
+        input.reshape(8, 1, 28, 28);
+        std::copy_n(data.images.begin(), input.data.size(), input.data.begin());
+        GemmContext ctx;
+        const auto loss = [&] {
+            const Activation& logits = net.forward(input, ctx);
+            return softmax_cross_entropy(logits, data.labels.data(), grad).loss;
+        };
+        (void)loss();
+        net.backward(grad, ctx);
+        std::vector<Parameters*> params = net.parameters();
+        std::vector<std::vector<float>> analytic;
+        for (Parameters* p : params) analytic.push_back(p->weight_grad);
+        std::mt19937_64 rng(9);
+        int non_smooth = 0;
+        for (std::size_t l = 0; l < params.size(); ++l) {
+            for (int trial = 0; trial < 6; ++trial) {
+                // The largest of a few random entries, so the difference is well above rounding.
+                std::size_t i = 0;
+                for (int pick = 0; pick < 50; ++pick) {
+                    const std::size_t j = rng() % params[l]->weights.size();
+                    if (std::fabs(analytic[l][j]) > std::fabs(analytic[l][i])) i = j;
+                }
+                const float saved = params[l]->weights[i];
+                const auto central = [&](float h) {
+                    params[l]->weights[i] = saved + h;
+                    const double up = loss();
+                    params[l]->weights[i] = saved - h;
+                    const double down = loss();
+                    params[l]->weights[i] = saved;
+                    return (up - down) / (2 * static_cast<double>(h));
+                };
+                const double numeric = central(4e-3f);
+                // A ReLU input crossing 0 within +-h makes the loss non-smooth there: skip it.
+                if (std::fabs(numeric - central(1e-3f)) > 0.02 * std::fabs(numeric) + 1e-4) {
+                    ++non_smooth;
+                    continue;
+                }
+                CHECK(analytic[l][i] == Approx(numeric).epsilon(0.02).margin(1e-4));
+            }
+        }
+        CHECK(non_smooth <= 3);
+    }
+}
