@@ -44,12 +44,25 @@ std::uint64_t splitmix64(std::uint64_t x) {
     return x ^ (x >> 31);
 }
 
-LfsrBank::LfsrBank(int width_bits, std::uint64_t seed, int lanes) {
-    m_lanes.reserve(static_cast<std::size_t>(lanes));
+LfsrBank::LfsrBank(int width_bits, std::uint64_t seed, int lanes)
+    : m_taps(Lfsr::taps(width_bits)), m_width_bits(width_bits) {
+    m_states.reserve(static_cast<std::size_t>(lanes));
     for (int l = 0; l < lanes; ++l) {
         const std::uint64_t mixed = splitmix64(seed + static_cast<std::uint64_t>(l + 1) * 0x9E3779B97F4A7C15ull);
-        m_lanes.emplace_back(width_bits, static_cast<std::uint32_t>(mixed));
+        m_states.push_back(Lfsr(width_bits, static_cast<std::uint32_t>(mixed)).state());  // masked, never 0
     }
+}
+
+void LfsrBank::draw_lanes(int n, int count, std::uint32_t* out) {
+    std::uint32_t* states = m_states.data();
+    const std::uint32_t taps = m_taps;
+    for (int l = 0; l < count; ++l) out[l] = 0;
+    for (int i = 0; i < n; ++i)
+        for (int l = 0; l < count; ++l) {
+            const std::uint32_t bit = states[l] & 1u;
+            states[l] = (states[l] >> 1) ^ (taps & (0u - bit));
+            out[l] = (out[l] << 1) | bit;
+        }
 }
 
 }  // namespace fastsim::bfp

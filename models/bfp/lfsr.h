@@ -54,13 +54,28 @@ class LfsrBank {
 public:
     LfsrBank(int width_bits, std::uint64_t seed, int lanes);
 
-    /// n-bit noise for `lane`, advancing that lane only.
-    std::uint32_t draw(int lane, int n) { return m_lanes[static_cast<std::size_t>(lane)].draw(n); }
-    [[nodiscard]] int lanes() const { return static_cast<int>(m_lanes.size()); }
-    [[nodiscard]] const Lfsr& lane(int l) const { return m_lanes[static_cast<std::size_t>(l)]; }
+    /// n-bit noise for `lane`, advancing that lane only (the Lfsr::draw of its state).
+    std::uint32_t draw(int lane, int n) {
+        std::uint32_t& state = m_states[static_cast<std::size_t>(lane)];
+        std::uint32_t bits = 0;
+        for (int i = 0; i < n; ++i) {
+            const std::uint32_t out = state & 1u;
+            state = (state >> 1) ^ (m_taps & (0u - out));
+            bits = (bits << 1) | out;
+        }
+        return bits;
+    }
+    /// out[l] = draw(l, n) for l = 0 .. count-1 (count <= lanes()), the lanes stepped
+    /// together: the states are stored side by side, so this loop vectorises.
+    void draw_lanes(int n, int count, std::uint32_t* out);
+    [[nodiscard]] int lanes() const { return static_cast<int>(m_states.size()); }
+    /// Lane l's generator as it stands (a copy).
+    [[nodiscard]] Lfsr lane(int l) const { return Lfsr(m_width_bits, m_states[static_cast<std::size_t>(l)]); }
 
 private:
-    std::vector<Lfsr> m_lanes;
+    std::vector<std::uint32_t> m_states;
+    std::uint32_t m_taps;
+    int m_width_bits;
 };
 
 /// SplitMix64 finaliser (Steele et al. 2014): the project's seed mixer.

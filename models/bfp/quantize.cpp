@@ -84,8 +84,12 @@ void quantize_group_impl(const float* values, std::size_t count, const Format& f
             wide_noise.resize(g);
             noise_of_lane = wide_noise.data();
         }
-        for (std::size_t j = 0; j < g; ++j)
-            noise_of_lane[j] = lfsr.draw(static_cast<int>(j % static_cast<std::size_t>(lfsr.lanes())), noise.noise_bits);
+        if (g <= static_cast<std::size_t>(lfsr.lanes())) {
+            lfsr.draw_lanes(noise.noise_bits, static_cast<int>(g), noise_of_lane);
+        } else {
+            for (std::size_t j = 0; j < g; ++j)
+                noise_of_lane[j] = lfsr.draw(static_cast<int>(j % static_cast<std::size_t>(lfsr.lanes())), noise.noise_bits);
+        }
     }
 
     // (3) Shared exponent: clamp below the range, overflow above it.
@@ -190,24 +194,27 @@ double power_of_two(int e) {
 /// fraction t - floor(t), t + 1/2 wherever it can reach 1, and k * lsb, so k is the integer
 /// the bit-level rules give.
 template <Rounding R>
-void quantize_dequantize_group(const float* values, std::size_t count, const Format& format, const NoiseSpec& noise,
+inline __attribute__((always_inline)) void quantize_dequantize_group(const float* values, std::size_t count, const Format& format, const NoiseSpec& noise,
                                LfsrBank& lfsr, float* out) {
     const auto g = static_cast<std::size_t>(format.group_size);
     std::uint32_t max_bits = 0;
     for (std::size_t i = 0; i < count; ++i) max_bits = std::max(max_bits, float_bits(values[i]) & 0x7FFFFFFFu);
 
     constexpr std::size_t kStackLanes = 64;
-    std::int64_t lane_noise[kStackLanes];
-    std::vector<std::int64_t> wide_noise;
-    std::int64_t* noise_of_lane = lane_noise;
+    std::uint32_t lane_noise[kStackLanes];
+    std::vector<std::uint32_t> wide_noise;
+    std::uint32_t* noise_of_lane = lane_noise;
     if constexpr (R == Rounding::stochastic) {
         if (g > kStackLanes) {
             wide_noise.resize(g);
             noise_of_lane = wide_noise.data();
         }
         const auto lanes = static_cast<std::size_t>(lfsr.lanes());
-        for (std::size_t j = 0; j < g; ++j)
-            noise_of_lane[j] = lfsr.draw(static_cast<int>(j % lanes), noise.noise_bits);
+        if (g <= lanes) {
+            lfsr.draw_lanes(noise.noise_bits, static_cast<int>(g), noise_of_lane);
+        } else {
+            for (std::size_t j = 0; j < g; ++j) noise_of_lane[j] = lfsr.draw(static_cast<int>(j % lanes), noise.noise_bits);
+        }
     }
 
     const bool non_finite = max_bits >= 0x7F800000u;  // Inf and NaN have the largest magnitude bits
@@ -222,6 +229,33 @@ void quantize_dequantize_group(const float* values, std::size_t count, const For
     const double down = power_of_two(-lsb_exponent);
     const double up = power_of_two(lsb_exponent);
     const auto max_k = static_cast<double>(format.max_magnitude());
+    if (lsb_exponent >= -126 && lsb_exponent <= 126 && (R != Rounding::stochastic || noise.noise_bits <= 24)) {
+        // The same steps in float, twice as wide per vector: 2^-lsb and 2^lsb are normal
+        // floats, |x| * 2^-lsb is exact unless it falls below 2^-126 (where k = 0 either
+        // way), t - floor(t) is exact, and k * 2^lsb is a grid value (validate(Format)).
+        const auto down_f = static_cast<float>(down), up_f = static_cast<float>(up);
+        const auto max_kf = static_cast<float>(format.max_magnitude());
+        const auto noise_scale_f = static_cast<float>(power_of_two(noise.noise_bits));
+        for (std::size_t i = 0; i < count; ++i) {
+            float t = std::fabs(values[i]) * down_f;
+            t = t < max_kf ? t : max_kf;
+            const auto whole = static_cast<std::int32_t>(t);
+            const float fraction = t - static_cast<float>(whole);
+            std::int32_t k;
+            if constexpr (R == Rounding::nearest) {
+                k = whole + static_cast<std::int32_t>(fraction >= 0.5f);
+            } else if constexpr (R == Rounding::truncate) {
+                k = whole;
+            } else if constexpr (R == Rounding::even) {
+                k = whole + static_cast<std::int32_t>((fraction > 0.5f) | ((fraction == 0.5f) & ((whole & 1) != 0)));
+            } else {
+                const auto kept = static_cast<std::int32_t>(fraction * noise_scale_f);  // n bits below the LSB
+                k = whole + ((kept + static_cast<std::int32_t>(noise_of_lane[i])) >> noise.noise_bits);
+            }
+            out[i] = std::copysign(static_cast<float>(k) * up_f, values[i]);
+        }
+        return;
+    }
     const double noise_scale = power_of_two(noise.noise_bits);
     // t <= 2^m - 1 < 2^16 (clamped: saturating overflow can put |x| / lsb far above it, and
     // the clamp leaves k unchanged), so int32 conversions, which vectorise, hold every k.
@@ -238,7 +272,7 @@ void quantize_dequantize_group(const float* values, std::size_t count, const For
         } else {
             const auto whole = static_cast<std::int64_t>(t);
             const auto kept = static_cast<std::int64_t>((t - static_cast<double>(whole)) * noise_scale);  // n bits below the LSB
-            k = static_cast<double>(whole + ((kept + noise_of_lane[i]) >> noise.noise_bits));
+            k = static_cast<double>(whole + ((kept + static_cast<std::int64_t>(noise_of_lane[i])) >> noise.noise_bits));
         }
         out[i] = std::copysign(static_cast<float>(k * up), values[i]);
     }
@@ -246,24 +280,34 @@ void quantize_dequantize_group(const float* values, std::size_t count, const For
 
 }  // namespace
 
-void Quantizer::quantize_dequantize(const float* values, std::size_t count, float* out) {
-    const auto g = static_cast<std::size_t>(m_format.group_size);
+namespace {
+
+/// All groups of `count` values; full groups of FAST's g = 16 get a constant trip count,
+/// which lets the compiler unroll and vectorise the element loops without remainders.
+template <Rounding R>
+void quantize_dequantize_all(const float* values, std::size_t count, const Format& format, const NoiseSpec& noise,
+                             LfsrBank& lfsr, float* out) {
+    const auto g = static_cast<std::size_t>(format.group_size);
     for (std::size_t first = 0; first < count; first += g) {
         const std::size_t n = std::min(g, count - first);
-        switch (m_rounding) {
-        case Rounding::nearest:
-            quantize_dequantize_group<Rounding::nearest>(values + first, n, m_format, m_noise, m_lfsr, out + first);
-            break;
-        case Rounding::even:
-            quantize_dequantize_group<Rounding::even>(values + first, n, m_format, m_noise, m_lfsr, out + first);
-            break;
-        case Rounding::truncate:
-            quantize_dequantize_group<Rounding::truncate>(values + first, n, m_format, m_noise, m_lfsr, out + first);
-            break;
-        case Rounding::stochastic:
-            quantize_dequantize_group<Rounding::stochastic>(values + first, n, m_format, m_noise, m_lfsr, out + first);
-            break;
-        }
+        if (n == 16)
+            quantize_dequantize_group<R>(values + first, 16, format, noise, lfsr, out + first);
+        else
+            quantize_dequantize_group<R>(values + first, n, format, noise, lfsr, out + first);
+    }
+}
+
+}  // namespace
+
+void Quantizer::quantize_dequantize(const float* values, std::size_t count, float* out) {
+    switch (m_rounding) {
+    case Rounding::nearest:
+        return quantize_dequantize_all<Rounding::nearest>(values, count, m_format, m_noise, m_lfsr, out);
+    case Rounding::even: return quantize_dequantize_all<Rounding::even>(values, count, m_format, m_noise, m_lfsr, out);
+    case Rounding::truncate:
+        return quantize_dequantize_all<Rounding::truncate>(values, count, m_format, m_noise, m_lfsr, out);
+    case Rounding::stochastic:
+        return quantize_dequantize_all<Rounding::stochastic>(values, count, m_format, m_noise, m_lfsr, out);
     }
 }
 
