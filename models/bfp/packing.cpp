@@ -51,7 +51,7 @@ PackedTensor pack(const BfpTensor& tensor) {
         exponents.put(tensor.is_nan_group(q) ? nan_field : static_cast<std::uint64_t>(tensor.exponents[q] - f.min_exponent()),
                       f.exponent_bits);
         for (int c = 0; c < f.chunks_per_element(); ++c) {
-            const int chunk_shift = f.mantissa_bits - 2 * (c + 1);
+            const int chunk_shift = 2 * (f.chunks_per_element() - 1 - c);  // most significant chunk first
             for (std::size_t j = 0; j < g; ++j) {
                 const std::size_t i = q * g + j;
                 const std::uint64_t chunk = (tensor.magnitudes[i] >> chunk_shift) & 3u;
@@ -81,7 +81,7 @@ BfpTensor unpack(const PackedTensor& packed) {
         out.exponents[q] = field == nan_field ? kNanExponent
                                               : static_cast<std::int16_t>(static_cast<int>(field) + f.min_exponent());
         for (int c = 0; c < f.chunks_per_element(); ++c) {
-            const int chunk_shift = f.mantissa_bits - 2 * (c + 1);
+            const int chunk_shift = 2 * (f.chunks_per_element() - 1 - c);  // most significant chunk first
             for (std::size_t j = 0; j < g; ++j) {
                 const std::size_t i = q * g + j;
                 const std::uint64_t bits = mantissas.get(3);

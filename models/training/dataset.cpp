@@ -6,6 +6,7 @@
 #include <array>
 #include <filesystem>
 #include <memory>
+#include <utility>
 
 namespace fastsim::training {
 namespace {
@@ -90,6 +91,12 @@ Dataset load_idx(const std::string& images_path, const std::string& labels_path,
         throw DatasetError(images_path + ": implausible image size " + std::to_string(height) + " x " +
                            std::to_string(width));
 
+    // Fashion-MNIST holds 70,000 images; a header announcing over 2^31 bytes is corrupt, and
+    // must not become an allocation of that size.
+    if (static_cast<std::uint64_t>(count) * height * width > (std::uint64_t{1} << 31))
+        throw DatasetError(images_path + ": the IDX header announces " + std::to_string(count) + " images of " +
+                           std::to_string(height) + " x " + std::to_string(width) + " (corrupt file?)");
+
     GzipFile labels(labels_path);
     read_magic(labels, kLabelMagic, "label");
     const std::uint32_t label_count = labels.read_u32("IDX header");
@@ -126,6 +133,10 @@ FashionMnist load_fashion_mnist(const std::string& dir, std::size_t train_limit,
                           train_limit);
     data.test = load_idx((base / "t10k-images-idx3-ubyte.gz").string(), (base / "t10k-labels-idx1-ubyte.gz").string(),
                          test_limit);
+    for (const auto& [split, file] : {std::pair{&data.train, "train-images-idx3-ubyte.gz"}, std::pair{&data.test, "t10k-images-idx3-ubyte.gz"}})
+        if (split->height != 28 || split->width != 28)
+            throw DatasetError((base / file).string() + ": images are " + std::to_string(split->height) + " x " +
+                               std::to_string(split->width) + ", the networks take 28 x 28");
     return data;
 }
 

@@ -36,7 +36,7 @@ inline constexpr float kPixelStd = 0.3530f;
 /// 0x00000801), gzip-compressed or plain, keeping the first `limit` samples (0 = all).
 /// Pixels become (p / 255 - kPixelMean) / kPixelStd. Throws DatasetError naming the file for
 /// a missing file, a gzip error, a wrong magic, a short file, trailing bytes, counts that
-/// differ between the two files, or a label above 9.
+/// differ between the two files, a label above 9, or a header announcing over 2^31 pixels.
 Dataset load_idx(const std::string& images_path, const std::string& labels_path, std::size_t limit = 0);
 
 struct FashionMnist {
@@ -44,7 +44,8 @@ struct FashionMnist {
     Dataset test;   ///< t10k-images-idx3-ubyte.gz, 10,000 samples
 };
 
-/// Both splits from `dir` (the four *-ubyte.gz files), each cut to its limit (0 = all).
+/// Both splits from `dir` (the four *-ubyte.gz files), each cut to its limit (0 = all);
+/// DatasetError unless the images are 28 x 28.
 FashionMnist load_fashion_mnist(const std::string& dir, std::size_t train_limit = 0, std::size_t test_limit = 0);
 
 }  // namespace fastsim::training

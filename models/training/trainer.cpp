@@ -170,7 +170,6 @@ Evaluation Trainer::evaluate(const Dataset& data) {
     ctx.quantizers = copies.empty() ? nullptr : &copies;
     Evaluation e;
     constexpr std::size_t kEvalBatch = 500;
-    std::vector<std::size_t> indices(std::min(kEvalBatch, data.count));
     Activation input, grad;
     std::vector<std::uint8_t> labels;
     double loss_sum = 0;

@@ -96,13 +96,13 @@ int quantize_command(const std::vector<std::string>& args) {
                                     "shared exponent (or nan), then the g dequantised values, comma-separated,\n"
                                     "each exact as float32 (%.9g). With --stats, prints error statistics per\n"
                                     "mantissa width instead, with the size of the FAST memory layout\n"
-                                    "(packed_bits: exponent plane + mantissa-chunk plane, e + g(m/2)3 per group).\n\nOptions");
+                                    "(packed_bits: exponent plane + mantissa-chunk plane, e + g*ceil(m/2)*3 per group).\n\nOptions");
     std::string input, widths_text, rounding_name, overflow_name, seed_text;
     int group_size = 16, exponent_bits = 8, exponent_bias = 0, noise_bits = 8, lfsr_bits = 16;
     options.add_options()("input", po::value(&input), "input file (default: stdin, also '-')")(
         "group-size,g", po::value(&group_size)->default_value(16), "values per shared exponent")(
         "mantissa-bits,m", po::value(&widths_text)->default_value("8"),
-        "mantissa width m (even, 2..16); with --stats a list, e.g. 2,4,6,8")(
+        "mantissa width m (2..16); with --stats a list, e.g. 2,4,6,8")(
         "exponent-bits,e", po::value(&exponent_bits)->default_value(8), "shared-exponent width (2..8)")(
         "exponent-bias", po::value(&exponent_bias)->default_value(0), "per-tensor exponent bias")(
         "rounding,r", po::value(&rounding_name)->default_value("nearest"), "nearest, even, truncate or stochastic")(

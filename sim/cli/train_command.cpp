@@ -55,6 +55,8 @@ int train_command(const std::vector<std::string>& args) {
     if (!only.empty()) {
         std::vector<training::PolicySpec> chosen;
         for (const std::string& name : only) {
+            for (const auto& p : chosen)
+                if (p.name == name) throw config::UserError("--policy " + name + " is given twice");
             bool found = false;
             for (const auto& p : config.policies)
                 if (p.name == name) {

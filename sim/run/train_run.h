@@ -87,8 +87,8 @@ struct TrainRunResult {
 };
 
 /// Where a training run writes as it goes (docs/fast-training.md, "Output files"): CSVs
-/// are appended and flushed per epoch (and per iteration for the precision log), so an
-/// interrupted run keeps everything it finished.
+/// are appended and flushed at the end of every epoch, so an interrupted run keeps every
+/// epoch it finished.
 struct TrainOutputs {
     std::string dir;
 };

@@ -50,7 +50,7 @@ void require_same(Quantizer fast, Quantizer reference, const std::vector<float>&
             REQUIRE(bits_of(out[i]) == bits_of(expected[i]));
         }
     }
-    REQUIRE(fast.lfsr().lane(0).state() == reference.lfsr().lane(0).state());
+    for (int l = 0; l < fast.lfsr().lanes(); ++l) REQUIRE(fast.lfsr().lane(l).state() == reference.lfsr().lane(l).state());
 }
 
 }  // namespace
@@ -65,9 +65,13 @@ TEST_CASE("quantize_dequantize equals dequantize(quantize()) bit for bit", "[bfp
                 f.group_size = g;
                 f.mantissa_bits = m;
                 const std::vector<float> x = awkward_values(static_cast<std::size_t>(g) * 7 + 3, rng);
-                INFO("g = " << g << ", m = " << m << ", rounding " << to_string(rounding));
-                const NoiseSpec noise{8, 16, 77};
-                require_same(Quantizer(f, rounding, noise), Quantizer(f, rounding, noise), x);
+                // 8 noise bits (FAST), and the widest the float path takes (24) and beyond it (31).
+                for (const NoiseSpec noise : {NoiseSpec{8, 16, 77}, NoiseSpec{24, 29, 5}, NoiseSpec{31, 32, 6}}) {
+                    if (rounding != Rounding::stochastic && noise.noise_bits != 8) continue;
+                    INFO("g = " << g << ", m = " << m << ", rounding " << to_string(rounding) << ", noise bits "
+                                << noise.noise_bits);
+                    require_same(Quantizer(f, rounding, noise), Quantizer(f, rounding, noise), x);
+                }
             }
         }
     }
