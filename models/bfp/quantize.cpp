@@ -58,6 +58,58 @@ std::uint64_t round_scaled(std::uint64_t significand, int shift, std::uint32_t n
     }
 }
 
+/// Per-lane noise of one group (stochastic rounding): every lane draws once per group,
+/// whatever the group holds, as a hardware converter's lanes do. Element j of the group
+/// uses lane j mod lanes. A stack buffer holds up to 64 lanes, the heap any more.
+class GroupNoise {
+public:
+    GroupNoise() = default;
+    GroupNoise(const GroupNoise&) = delete;  // m_data may point into m_stack
+    GroupNoise& operator=(const GroupNoise&) = delete;
+
+    void draw(std::size_t g, const NoiseSpec& noise, LfsrBank& lfsr) {
+        if (g > kStackLanes) {
+            m_wide.resize(g);
+            m_data = m_wide.data();
+        }
+        const auto lanes = static_cast<std::size_t>(lfsr.lanes());
+        if (g <= lanes) {
+            lfsr.draw_lanes(noise.noise_bits, static_cast<int>(g), m_data);
+        } else {
+            for (std::size_t j = 0; j < g; ++j) m_data[j] = lfsr.draw(static_cast<int>(j % lanes), noise.noise_bits);
+        }
+    }
+    [[nodiscard]] const std::uint32_t* data() const { return m_data; }
+
+private:
+    static constexpr std::size_t kStackLanes = 64;
+    std::uint32_t m_stack[kStackLanes];
+    std::vector<std::uint32_t> m_wide;
+    std::uint32_t* m_data = m_stack;
+};
+
+/// The largest magnitude bits of a group: they compare like the magnitudes, and Inf and
+/// NaN lie above every finite value.
+std::uint32_t max_magnitude_bits(const float* values, std::size_t count) {
+    std::uint32_t max_bits = 0;
+    for (std::size_t i = 0; i < count; ++i) max_bits = std::max(max_bits, float_bits(values[i]) & 0x7FFFFFFFu);
+    return max_bits;
+}
+
+/// Shared exponent E of a group from its largest magnitude bits: clamped below the range;
+/// above it the group overflows (saturates to the maximum, or is NaN). NaN also for Inf/NaN.
+struct SharedExponent {
+    bool nan = false;
+    int e = 0;
+};
+SharedExponent shared_exponent(std::uint32_t max_bits, const Format& format) {
+    const bool non_finite = max_bits >= 0x7F800000u;
+    const int e = max_bits == 0 ? format.min_exponent() : std::max(floor_log2_bits(max_bits), format.min_exponent());
+    const bool overflow = !non_finite && max_bits != 0 && e > format.max_exponent();
+    if (non_finite || (overflow && format.overflow == Overflow::nan)) return {true, 0};
+    return {false, overflow ? format.max_exponent() : e};
+}
+
 template <Rounding R>
 void quantize_group_impl(const float* values, std::size_t count, const Format& format, const NoiseSpec& noise,
                          LfsrBank& lfsr, std::int16_t& exponent, std::uint16_t* magnitudes,
@@ -65,43 +117,17 @@ void quantize_group_impl(const float* values, std::size_t count, const Format& f
     const auto g = static_cast<std::size_t>(format.group_size);
     const std::uint64_t max_k = format.max_magnitude();
 
-    // (1) Largest magnitude, NaN/Inf detection: magnitude bits compare like the values.
-    std::uint32_t max_bits = 0;
-    bool non_finite = false;
-    for (std::size_t i = 0; i < count; ++i) {
-        const std::uint32_t m = float_bits(values[i]) & 0x7FFFFFFFu;
-        non_finite |= m >= 0x7F800000u;
-        max_bits = std::max(max_bits, m);
-    }
-
-    // (2) Every lane draws once per group in stochastic mode, whatever the group holds.
-    constexpr std::size_t kStackLanes = 64;
-    std::uint32_t lane_noise[kStackLanes];
-    std::vector<std::uint32_t> wide_noise;
-    std::uint32_t* noise_of_lane = lane_noise;
-    if constexpr (R == Rounding::stochastic) {
-        if (g > kStackLanes) {
-            wide_noise.resize(g);
-            noise_of_lane = wide_noise.data();
-        }
-        if (g <= static_cast<std::size_t>(lfsr.lanes())) {
-            lfsr.draw_lanes(noise.noise_bits, static_cast<int>(g), noise_of_lane);
-        } else {
-            for (std::size_t j = 0; j < g; ++j)
-                noise_of_lane[j] = lfsr.draw(static_cast<int>(j % static_cast<std::size_t>(lfsr.lanes())), noise.noise_bits);
-        }
-    }
-
-    // (3) Shared exponent: clamp below the range, overflow above it.
-    int e = max_bits == 0 ? format.min_exponent() : std::max(floor_log2_bits(max_bits), format.min_exponent());
-    const bool overflow = !non_finite && max_bits != 0 && e > format.max_exponent();
-    if (non_finite || (overflow && format.overflow == Overflow::nan)) {
+    GroupNoise noise_buffer;
+    if constexpr (R == Rounding::stochastic) noise_buffer.draw(g, noise, lfsr);
+    const std::uint32_t* noise_of_lane = noise_buffer.data();
+    const SharedExponent shared = shared_exponent(max_magnitude_bits(values, count), format);
+    if (shared.nan) {
         exponent = kNanExponent;
         std::fill(magnitudes, magnitudes + g, std::uint16_t{0});
         std::fill(negative, negative + g, std::uint8_t{0});
         return;
     }
-    if (overflow) e = format.max_exponent();
+    const int e = shared.e;
     exponent = static_cast<std::int16_t>(e);
 
     // (4) Each element: t = |x| / 2^(E-(m-1)), rounded, saturated at 2^m - 1.
@@ -189,42 +215,21 @@ double power_of_two(int e) {
     return v;
 }
 
-/// quantize_group_impl followed by dequantisation, for one group, in double arithmetic:
-/// t = |x| * 2^-lsb is exact (a float32 times a power of two), and so are floor(t), the
-/// fraction t - floor(t), t + 1/2 wherever it can reach 1, and k * lsb, so k is the integer
-/// the bit-level rules give.
+/// quantize_group_impl followed by dequantisation, for one group, with the same noise draws
+/// and shared exponent: t = |x| * 2^-lsb is exact (a float32 times a power of two), and so
+/// are floor(t), the fraction t - floor(t) and k * lsb, so k is the integer the bit-level
+/// rules give. In float where 2^-lsb and 2^lsb are normal floats, else in double.
 template <Rounding R>
 inline __attribute__((always_inline)) void quantize_dequantize_group(const float* values, std::size_t count, const Format& format, const NoiseSpec& noise,
-                               LfsrBank& lfsr, float* out) {
-    const auto g = static_cast<std::size_t>(format.group_size);
-    std::uint32_t max_bits = 0;
-    for (std::size_t i = 0; i < count; ++i) max_bits = std::max(max_bits, float_bits(values[i]) & 0x7FFFFFFFu);
-
-    constexpr std::size_t kStackLanes = 64;
-    std::uint32_t lane_noise[kStackLanes];
-    std::vector<std::uint32_t> wide_noise;
-    std::uint32_t* noise_of_lane = lane_noise;
-    if constexpr (R == Rounding::stochastic) {
-        if (g > kStackLanes) {
-            wide_noise.resize(g);
-            noise_of_lane = wide_noise.data();
-        }
-        const auto lanes = static_cast<std::size_t>(lfsr.lanes());
-        if (g <= lanes) {
-            lfsr.draw_lanes(noise.noise_bits, static_cast<int>(g), noise_of_lane);
-        } else {
-            for (std::size_t j = 0; j < g; ++j) noise_of_lane[j] = lfsr.draw(static_cast<int>(j % lanes), noise.noise_bits);
-        }
-    }
-
-    const bool non_finite = max_bits >= 0x7F800000u;  // Inf and NaN have the largest magnitude bits
-    int e = max_bits == 0 ? format.min_exponent() : std::max(floor_log2_bits(max_bits), format.min_exponent());
-    const bool overflow = !non_finite && max_bits != 0 && e > format.max_exponent();
-    if (non_finite || (overflow && format.overflow == Overflow::nan)) {
+                               LfsrBank& lfsr, GroupNoise& noise_buffer, float* out) {
+    if constexpr (R == Rounding::stochastic) noise_buffer.draw(static_cast<std::size_t>(format.group_size), noise, lfsr);
+    const std::uint32_t* noise_of_lane = noise_buffer.data();
+    const SharedExponent shared = shared_exponent(max_magnitude_bits(values, count), format);
+    if (shared.nan) {
         std::fill(out, out + count, std::numeric_limits<float>::quiet_NaN());
         return;
     }
-    if (overflow) e = format.max_exponent();
+    const int e = shared.e;
     const int lsb_exponent = e - (format.mantissa_bits - 1);
     const double down = power_of_two(-lsb_exponent);
     const double up = power_of_two(lsb_exponent);
@@ -258,7 +263,7 @@ inline __attribute__((always_inline)) void quantize_dequantize_group(const float
     }
     const double noise_scale = power_of_two(noise.noise_bits);
     // t <= 2^m - 1 < 2^16 (clamped: saturating overflow can put |x| / lsb far above it, and
-    // the clamp leaves k unchanged), so int32 conversions, which vectorise, hold every k.
+    // the clamp leaves k unchanged), so int32 holds every k.
     for (std::size_t i = 0; i < count; ++i) {
         const double t = std::min(std::fabs(static_cast<double>(values[i])) * down, max_k);
         double k;
@@ -278,22 +283,20 @@ inline __attribute__((always_inline)) void quantize_dequantize_group(const float
     }
 }
 
-}  // namespace
-
-namespace {
-
 /// All groups of `count` values; full groups of FAST's g = 16 get a constant trip count,
 /// which lets the compiler unroll and vectorise the element loops without remainders.
 template <Rounding R>
 void quantize_dequantize_all(const float* values, std::size_t count, const Format& format, const NoiseSpec& noise,
                              LfsrBank& lfsr, float* out) {
     const auto g = static_cast<std::size_t>(format.group_size);
+    GroupNoise noise_buffer;  // one buffer for all groups
     for (std::size_t first = 0; first < count; first += g) {
         const std::size_t n = std::min(g, count - first);
-        if (n == 16)
-            quantize_dequantize_group<R>(values + first, 16, format, noise, lfsr, out + first);
+        constexpr std::size_t kFastGroupSize = 16;  // FAST's g
+        if (n == kFastGroupSize)
+            quantize_dequantize_group<R>(values + first, kFastGroupSize, format, noise, lfsr, noise_buffer, out + first);
         else
-            quantize_dequantize_group<R>(values + first, n, format, noise, lfsr, out + first);
+            quantize_dequantize_group<R>(values + first, n, format, noise, lfsr, noise_buffer, out + first);
     }
 }
 

@@ -52,14 +52,19 @@ std::size_t Trainer::total_iterations() const {
     return m_params.max_iterations == 0 ? all : std::min(all, m_params.max_iterations);
 }
 
-void Trainer::apply_bits() {
-    for (std::size_t l = 0; l < m_quantizers.size(); ++l)
+namespace {
+
+/// Sets every quantiser's mantissa width to its (layer, class) width in `bits`.
+void set_widths(std::vector<LayerQuantizers>& quantizers, const std::vector<LayerBits>& bits) {
+    for (std::size_t l = 0; l < quantizers.size(); ++l)
         for (std::size_t o = 0; o < kOperands; ++o) {
-            bfp::Quantizer& q = m_quantizers[l].operands[o];
-            const int bits = m_bits[l][tensor_class(static_cast<Operand>(o))];
-            if (q.format().mantissa_bits != bits) q.set_mantissa_bits(bits);
+            bfp::Quantizer& q = quantizers[l].operands[o];
+            const int width = bits[l][tensor_class(static_cast<Operand>(o))];
+            if (q.format().mantissa_bits != width) q.set_mantissa_bits(width);
         }
 }
+
+}  // namespace
 
 double Trainer::learning_rate() const {
     if (m_params.lr_schedule == LrSchedule::constant) return m_params.learning_rate;
@@ -128,7 +133,7 @@ EpochResult Trainer::train_epoch(const std::function<void(const IterationRecord&
         const std::size_t count = std::min(m_params.batch, m_train.count - first);
         load_batch(m_train, &m_order[first], count);
         m_checks.clear();
-        apply_bits();
+        set_widths(m_quantizers, m_bits);
         const Activation& logits = m_network.forward(m_input, ctx);
         const LossResult loss = softmax_cross_entropy(logits, m_labels.data(), m_grad_logits);
         m_network.backward(m_grad_logits, ctx);
@@ -159,12 +164,7 @@ EpochResult Trainer::train_epoch(const std::function<void(const IterationRecord&
 
 Evaluation Trainer::evaluate(const Dataset& data) {
     std::vector<LayerQuantizers> copies = m_quantizers;
-    for (std::size_t l = 0; l < copies.size(); ++l)
-        for (std::size_t o = 0; o < kOperands; ++o) {
-            bfp::Quantizer& q = copies[l].operands[o];
-            const int bits = m_bits[l][tensor_class(static_cast<Operand>(o))];
-            if (q.format().mantissa_bits != bits) q.set_mantissa_bits(bits);
-        }
+    set_widths(copies, m_bits);
     GemmContext ctx;
     ctx.path = m_params.path;
     ctx.quantizers = copies.empty() ? nullptr : &copies;

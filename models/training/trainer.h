@@ -98,7 +98,6 @@ public:
     [[nodiscard]] const PolicySpec& policy() const { return m_policy; }
 
 private:
-    void apply_bits();
     [[nodiscard]] double learning_rate() const;
     void update();
     void load_batch(const Dataset& data, const std::size_t* indices, std::size_t count);

@@ -58,15 +58,6 @@ std::optional<E> value_of(const std::array<std::pair<std::string_view, E>, N>& t
     return std::nullopt;
 }
 
-/// Range check for an integer field; `what` completes "expected ...".
-template <typename T>
-T in_range(const Field<T>& field, T fallback, T low, T high) {
-    const T v = field.value_or(fallback);
-    if (v < low || v > high)
-        throw ConfigError(field.where, "expected a value between " + std::to_string(low) + " and " +
-                                           std::to_string(high) + ", got " + std::to_string(v));
-    return v;
-}
 
 // (1) Raw layer: every key optional, every value type-checked where it stands.
 struct RawRun {
@@ -299,6 +290,15 @@ void read_cluster_sections(MapReader& top, RawConfig& raw) {
     }
 }
 
+std::optional<RawEnergy> read_raw_energy(MapReader& top) {
+    auto e = top.map("energy");
+    if (!e) return std::nullopt;
+    RawEnergy re;
+    re.table = e->scalar<std::string>("table");
+    e->finish();
+    return re;
+}
+
 void read_training_sections(MapReader& top, RawConfig& raw) {
     const auto rounding = [](const std::string& s) { return bfp::parse_rounding(s); };
     if (auto w = top.map("workload")) {
@@ -338,12 +338,7 @@ void read_training_sections(MapReader& top, RawConfig& raw) {
         p->finish();
         raw.precision = rp;
     }
-    if (auto e = top.map("energy")) {
-        RawEnergy re;
-        re.table = e->scalar<std::string>("table");
-        e->finish();
-        raw.energy = re;
-    }
+    raw.energy = read_raw_energy(top);
 }
 
 RawBfp read_raw_bfp(MapReader& top) {
@@ -521,9 +516,11 @@ void resolve_workload(const RawConfig& raw, const Document& doc, Params& p) {
 }
 
 /// energy.table as written and resolved against the config's folder (empty = the built-in table).
-void resolve_energy_path(const RawConfig& raw, const Document& doc, Params& p) {
-    p.energy.table = raw.energy.value_or(RawEnergy{}).table.value_or("");
-    p.energy.table_path = p.energy.table.empty() ? "" : resolve_path(doc.file, p.energy.table);
+EnergyParams energy_paths(const std::optional<RawEnergy>& raw, const Document& doc) {
+    EnergyParams energy;
+    energy.table = raw.value_or(RawEnergy{}).table.value_or("");
+    energy.table_path = energy.table.empty() ? "" : resolve_path(doc.file, energy.table);
+    return energy;
 }
 
 /// A node's keys in the config's units (MHz, KiB, GB/s, ns) into cycles and bits.
@@ -615,7 +612,7 @@ void resolve_training(const RawConfig& raw, const Document& doc, Params& p) {
     }
 
     // (4) Energy table, with the node's DRAM type.
-    resolve_energy_path(raw, doc, p);
+    p.energy = energy_paths(raw.energy, doc);
     p.energy.resolved = load_energy_table(p.energy.table_path, nc.dram_type, rn.dram_type.where);
 
     // (5) Every phase must tile onto this node: checked here, where the SRAM keys are known.
@@ -649,7 +646,7 @@ interconnect::Topology build_group(const NodeGroupParams& g) {
 void resolve_cluster(const RawConfig& raw, const Document& doc, Params& p) {
     // (1) Workload and the energy table's path.
     resolve_workload(raw, doc, p);
-    resolve_energy_path(raw, doc, p);
+    p.energy = energy_paths(raw.energy, doc);
     const Location top_where = doc.locate(doc.root, "");
 
     if (p.run.fidelity != Fidelity::memo)
@@ -803,18 +800,9 @@ NodeSections read_node_sections(MapReader& top, const BfpParams& bfp_params) {
         rn = read_node(*n, false);
         n->finish();
     }
-    RawConfig raw;
-    if (auto e = top.map("energy")) {
-        RawEnergy re;
-        re.table = e->scalar<std::string>("table");
-        e->finish();
-        raw.energy = re;
-    }
     NodeSections out;
     resolve_node(rn, bfp_params, out.node);
-    Params p;
-    resolve_energy_path(raw, *top.document(), p);
-    out.energy = p.energy;
+    out.energy = energy_paths(read_raw_energy(top), *top.document());
     out.energy.resolved = load_energy_table(out.energy.table_path, out.node.dram_type, rn.dram_type.where);
     return out;
 }

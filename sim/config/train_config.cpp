@@ -12,15 +12,6 @@
 namespace fastsim::config {
 namespace {
 
-template <typename T>
-T checked(const Field<T>& field, T fallback, T low, T high) {
-    const T v = field.value_or(fallback);
-    if (v < low || v > high)
-        throw ConfigError(field.where, "expected a value between " + std::to_string(low) + " and " +
-                                           std::to_string(high) + ", got " + std::to_string(v));
-    return v;
-}
-
 double checked_real(const Field<double>& field, double fallback, double low, double high, const char* what) {
     const double v = field.value_or(fallback);
     if (!std::isfinite(v) || v < low || v > high)
@@ -50,10 +41,10 @@ training::ScheduleParams read_schedule(MapReader& top) {
     const auto start = reader->scalar<int>("start_bits");
     const auto step = reader->scalar<int>("step_bits");
     const auto max = reader->scalar<int>("max_bits");
-    s.start_bits = checked(start, s.start_bits, 2, 16);
-    s.step_bits = checked(step, s.step_bits, 1, 14);
-    s.max_bits = checked(max, s.max_bits, s.start_bits, 16);
-    s.check_every_iterations = checked<std::uint64_t>(reader->scalar<std::uint64_t>("check_every_iterations"),
+    s.start_bits = in_range(start, s.start_bits, 2, 16);
+    s.step_bits = in_range(step, s.step_bits, 1, 14);
+    s.max_bits = in_range(max, s.max_bits, s.start_bits, 16);
+    s.check_every_iterations = in_range<std::uint64_t>(reader->scalar<std::uint64_t>("check_every_iterations"),
                                                       s.check_every_iterations, 1, 1u << 30);
     s.norm = reader->choice<training::ImprovementNorm>(
                        "norm", [](const std::string& n) { return training::parse_improvement_norm(n); },
@@ -77,8 +68,8 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
     t.network = train.choice<training::NetworkKind>(
                          "network", [](const std::string& s) { return training::parse_network_kind(s); }, "mlp, cnn")
                     .value_or(t.network);
-    t.epochs = checked<std::uint64_t>(train.scalar<std::uint64_t>("epochs"), t.epochs, 1, 1000);
-    t.batch = checked<std::uint64_t>(train.scalar<std::uint64_t>("batch"), t.batch, 1, 60000);
+    t.epochs = in_range<std::uint64_t>(train.scalar<std::uint64_t>("epochs"), t.epochs, 1, 1000);
+    t.batch = in_range<std::uint64_t>(train.scalar<std::uint64_t>("batch"), t.batch, 1, 60000);
     t.learning_rate = checked_real(train.scalar<double>("learning_rate"), t.learning_rate, 1e-12, 100,
                                    "a learning rate between 1e-12 and 100");
     t.lr_schedule = train.choice<training::LrSchedule>(
@@ -92,7 +83,7 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
                       "gemm_path", [](const std::string& s) { return training::parse_gemm_path(s); }, "fast, exact")
                  .value_or(t.path);
     t.max_iterations = train.scalar<std::uint64_t>("max_iterations").value_or(0);
-    c.blas_threads = checked(train.scalar<int>("blas_threads"), c.blas_threads, 1, 1024);
+    c.blas_threads = in_range(train.scalar<int>("blas_threads"), c.blas_threads, 1, 1024);
     train.finish();
 
     MapReader data = top.map("data").value_or(MapReader(doc, YAML::Node(), "data"));

@@ -26,6 +26,16 @@ struct Field {
     [[nodiscard]] T value_or(T fallback) const { return value ? *value : std::move(fallback); }
 };
 
+/// The field's value (or `fallback`), ConfigError at the field unless low <= value <= high.
+template <typename T>
+T in_range(const Field<T>& field, T fallback, T low, T high) {
+    const T v = field.value_or(fallback);
+    if (v < low || v > high)
+        throw ConfigError(field.where, "expected a value between " + std::to_string(low) + " and " +
+                                           std::to_string(high) + ", got " + std::to_string(v));
+    return v;
+}
+
 /// The parsed document: file name, the tree after `-p` overrides, and which key paths
 /// those overrides set (their values have no line in the file).
 struct Document {
