@@ -8,7 +8,7 @@
 
 #include <boost/program_options/errors.hpp>
 
-#include "config/errors.h"
+#include "common/errors.h"
 
 namespace fastsim::cli {
 namespace {
@@ -60,7 +60,7 @@ int run_app(const std::vector<std::string>& args) {
         std::cerr << "fastsim: unknown command '" << name << "'\n\n";
         print_usage(std::cerr);
         return kUserError;
-    } catch (const config::UserError& e) {
+    } catch (const UserError& e) {
         std::cerr << "fastsim: error: " << e.what() << '\n';
         return kUserError;
     } catch (const boost::program_options::error& e) {

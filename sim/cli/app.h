@@ -18,7 +18,7 @@ enum ExitCode : int {
 /// Runs `fastsim ARGS...` (args exclude the program name); never throws.
 int run_app(const std::vector<std::string>& args);
 
-/// A subcommand: parses its own arguments, returns an exit code, throws config::UserError
+/// A subcommand: parses its own arguments, returns an exit code, throws UserError
 /// for anything the user got wrong.
 using Command = int (*)(const std::vector<std::string>& args);
 

@@ -6,7 +6,7 @@
 
 #include "cli/app.h"
 #include "cli/logging.h"
-#include "config/errors.h"
+#include "common/errors.h"
 #include "config/load.h"
 #include "report/cluster_report.h"
 #include "report/output_files.h"
@@ -54,7 +54,7 @@ std::uint64_t parse_detail_limit(const std::string& text) {
     std::uint64_t value = 0;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (text.empty() || error != std::errc() || end != text.data() + text.size())
-        throw config::UserError("--trace-detail-limit: expected a whole number of spans from 0 to 2^64-1, got '" + text + "'");
+        throw UserError("--trace-detail-limit: expected a whole number of spans from 0 to 2^64-1, got '" + text + "'");
     return value;
 }
 
@@ -91,22 +91,22 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     const auto parsed = parse_command_line(args, options, positional);
     if (!parsed) return std::nullopt;
     const po::variables_map& vm = *parsed;
-    if (config_path.empty()) throw config::UserError("missing CONFIG: " + usage);
+    if (config_path.empty()) throw UserError("missing CONFIG: " + usage);
     std::optional<run::TimelineRequest> timeline;
-    if (vm.count("trace-detail-limit") && !vm.count("trace")) throw config::UserError("--trace-detail-limit needs --trace FILE");
+    if (vm.count("trace-detail-limit") && !vm.count("trace")) throw UserError("--trace-detail-limit needs --trace FILE");
     if (take.timeline && vm.count("trace")) {
-        if (timeline_path.empty()) throw config::UserError("--trace: expected a file name, got ''");
+        if (timeline_path.empty()) throw UserError("--trace: expected a file name, got ''");
         timeline.emplace();
         if (vm.count("trace-detail-limit")) timeline->detail_limit = parse_detail_limit(detail_limit);
     }
     if (!fidelity.empty()) {
         if (!config::parse_fidelity(fidelity))
-            throw config::UserError("--fidelity: expected memo or stepped, got '" + fidelity + "'");
+            throw UserError("--fidelity: expected memo or stepped, got '" + fidelity + "'");
         overrides.push_back("run.fidelity=" + fidelity);
     }
     if (!planner_name.empty()) {
         if (!planner::parse_planner(planner_name))
-            throw config::UserError("--planner: expected data_parallel, owt, hypar, accpar or tofu, got '" + planner_name + "'");
+            throw UserError("--planner: expected data_parallel, owt, hypar, accpar or tofu, got '" + planner_name + "'");
         overrides.push_back("planner.name=" + planner_name);
     }
     if (vm.count("comm-only")) overrides.push_back("planner.comm_only=true");
@@ -179,7 +179,7 @@ void run_training_step(const ConfigInvocation& invocation) {
 
 void require_cluster(const config::Params& params, const std::string& command) {
     if (params.run.mode != config::RunMode::cluster)
-        throw config::UserError("fastsim " + command + " needs a config with run.mode cluster (" + params.source_file +
+        throw UserError("fastsim " + command + " needs a config with run.mode cluster (" + params.source_file +
                                 " has run.mode " + std::string(config::to_string(params.run.mode)) + ")");
 }
 
@@ -188,7 +188,7 @@ run::ClusterPlan plan_or_user_error(const config::Params& params, const planner:
     try {
         return run::plan_cluster(params, options, characterisation);
     } catch (const std::invalid_argument& e) {  // planner::PlanError, or a graph the exact DP cannot take
-        throw config::UserError(params.source_file + ": " + e.what());
+        throw UserError(params.source_file + ": " + e.what());
     }
 }
 
@@ -199,7 +199,7 @@ void run_cluster(const ConfigInvocation& invocation) {
     try {
         result = run::run_cluster_step(params, params.planner.options(), invocation.timeline);
     } catch (const std::invalid_argument& e) {
-        throw config::UserError(params.source_file + ": " + e.what());
+        throw UserError(params.source_file + ": " + e.what());
     }
     report::print_cluster_step(std::cout, params, result);
     if (!out_dir.empty()) {
@@ -235,9 +235,9 @@ int run_command(const std::vector<std::string>& args) {
     if (invocation->dump) std::cout << config::dump(params) << '\n';
     switch (params.run.mode) {
     case config::RunMode::bfp_report:
-        if (!invocation->out_dir.empty()) throw config::UserError("--out applies to run.mode training_step or cluster");
+        if (!invocation->out_dir.empty()) throw UserError("--out applies to run.mode training_step or cluster");
         if (invocation->timeline)
-            throw config::UserError("--trace applies to run.mode training_step or cluster (" + params.source_file +
+            throw UserError("--trace applies to run.mode training_step or cluster (" + params.source_file +
                                     " has run.mode bfp_report, which simulates no time)");
         print_bfp_error_report(params);
         break;
@@ -278,7 +278,7 @@ int compare_command(const std::vector<std::string>& args) {
     if (!invocation) return kSuccess;
     require_cluster(invocation->params, "compare");
     for (const std::string& o : invocation->overrides)
-        if (o.rfind("planner.name=", 0) == 0) throw config::UserError("fastsim compare runs every planner: --planner and -p planner.name do not apply");
+        if (o.rfind("planner.name=", 0) == 0) throw UserError("fastsim compare runs every planner: --planner and -p planner.name do not apply");
     std::vector<std::string> traces = invocation->traces;
     if (traces.empty()) traces.push_back(invocation->params.workload.trace_path);
     std::vector<report::ComparisonRow> rows;

@@ -7,7 +7,7 @@
 
 #include <boost/program_options.hpp>
 
-#include "config/errors.h"
+#include "common/errors.h"
 
 namespace fastsim::cli {
 
@@ -22,7 +22,7 @@ std::shared_ptr<spdlog::logger> logger(const std::string& subsystem) {
 void set_log_level(const std::string& name) {
     const auto level = spdlog::level::from_str(name);
     if (level == spdlog::level::off && name != "off")
-        throw config::UserError("--log-level: expected one of trace, debug, info, warn, error, off; got '" + name + "'");
+        throw UserError("--log-level: expected one of trace, debug, info, warn, error, off; got '" + name + "'");
     spdlog::set_level(level);
 }
 

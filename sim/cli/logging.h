@@ -19,7 +19,7 @@ namespace fastsim::cli {
 std::shared_ptr<spdlog::logger> logger(const std::string& subsystem);
 
 /// Sets every logger's level from a name (trace, debug, info, warn, error, off);
-/// config::UserError for an unknown name.
+/// UserError for an unknown name.
 void set_log_level(const std::string& name);
 
 /// Options every subcommand accepts: --help, --log-level.

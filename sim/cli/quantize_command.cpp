@@ -15,7 +15,7 @@
 #include "bfp/quantize.h"
 #include "cli/app.h"
 #include "cli/logging.h"
-#include "config/errors.h"
+#include "common/errors.h"
 #include "report/table.h"
 
 namespace fastsim::cli {
@@ -43,9 +43,9 @@ InputRows read_rows(std::istream& in, const std::string& source) {
             char* end = nullptr;
             const float v = std::strtof(token.c_str(), &end);
             if (end != token.c_str() + token.size())
-                throw config::UserError(source + ":" + std::to_string(number) + ": '" + token + "' is not a number");
+                throw UserError(source + ":" + std::to_string(number) + ": '" + token + "' is not a number");
             if (errno == ERANGE && std::isinf(v))
-                throw config::UserError(source + ":" + std::to_string(number) + ": '" + token + "' is outside float32's range");
+                throw UserError(source + ":" + std::to_string(number) + ": '" + token + "' is outside float32's range");
             row.push_back(v);
         }
         if (row.empty()) continue;
@@ -70,10 +70,10 @@ std::vector<int> parse_widths(const std::string& text) {
         char* end = nullptr;
         const long m = std::strtol(item.c_str(), &end, 10);
         if (item.empty() || *end != '\0')
-            throw config::UserError("--mantissa-bits: '" + item + "' is not an integer");
+            throw UserError("--mantissa-bits: '" + item + "' is not an integer");
         widths.push_back(static_cast<int>(m));
     }
-    if (widths.empty()) throw config::UserError("--mantissa-bits: expected a width such as 8, or a list such as 2,4,6,8");
+    if (widths.empty()) throw UserError("--mantissa-bits: expected a width such as 8, or a list such as 2,4,6,8");
     return widths;
 }
 
@@ -83,7 +83,7 @@ std::uint64_t parse_seed(const std::string& text) {
     char* end = nullptr;
     const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
     if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || *end != '\0' || errno == ERANGE)
-        throw config::UserError("--seed: expected an integer from 0 to 2^64-1, got '" + text + "'");
+        throw UserError("--seed: expected an integer from 0 to 2^64-1, got '" + text + "'");
     return v;
 }
 
@@ -118,33 +118,33 @@ int quantize_command(const std::vector<std::string>& args) {
     const po::variables_map& vm = *parsed;
 
     const auto rounding = bfp::parse_rounding(rounding_name);
-    if (!rounding) throw config::UserError("--rounding: expected nearest, even, truncate or stochastic, got '" + rounding_name + "'");
+    if (!rounding) throw UserError("--rounding: expected nearest, even, truncate or stochastic, got '" + rounding_name + "'");
     const auto overflow = bfp::parse_overflow(overflow_name);
-    if (!overflow) throw config::UserError("--overflow: expected nan or saturate, got '" + overflow_name + "'");
+    if (!overflow) throw UserError("--overflow: expected nan or saturate, got '" + overflow_name + "'");
     const bool stats = vm.count("stats") > 0;
     const std::vector<int> widths = parse_widths(widths_text);
-    if (!stats && widths.size() != 1) throw config::UserError("--mantissa-bits: a list of widths needs --stats");
+    if (!stats && widths.size() != 1) throw UserError("--mantissa-bits: a list of widths needs --stats");
 
     std::vector<bfp::Format> formats;
     const bfp::NoiseSpec noise{noise_bits, lfsr_bits, parse_seed(seed_text)};
     for (const int m : widths) {
         const bfp::Format format{group_size, m, exponent_bits, exponent_bias, *overflow};
-        if (auto error = bfp::validate(format)) throw config::UserError("invalid BFP format: " + *error);
+        if (auto error = bfp::validate(format)) throw UserError("invalid BFP format: " + *error);
         formats.push_back(format);
     }
-    if (auto error = bfp::validate(noise)) throw config::UserError("invalid noise settings: " + *error);
+    if (auto error = bfp::validate(noise)) throw UserError("invalid noise settings: " + *error);
 
     const bool from_stdin = input.empty() || input == "-";
     const std::string source = from_stdin ? "<stdin>" : input;
     std::ifstream file;
     if (!from_stdin) {
         file.open(input);
-        if (!file) throw config::UserError(input + ": cannot open: " + std::strerror(errno));
+        if (!file) throw UserError(input + ": cannot open: " + std::strerror(errno));
     }
     const InputRows in = read_rows(from_stdin ? std::cin : file, source);
     for (std::size_t r = 0; r < in.rows.size(); ++r)
         if (in.rows[r].size() % static_cast<std::size_t>(group_size) != 0)
-            throw config::UserError(source + ":" + std::to_string(in.line_numbers[r]) + ": " +
+            throw UserError(source + ":" + std::to_string(in.line_numbers[r]) + ": " +
                                     std::to_string(in.rows[r].size()) + " values is not a whole number of groups of " +
                                     std::to_string(group_size));
     logger("quantize")->info("{} rows from {}", in.rows.size(), source);

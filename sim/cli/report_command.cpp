@@ -8,7 +8,7 @@
 
 #include "cli/app.h"
 #include "cli/logging.h"
-#include "config/errors.h"
+#include "common/errors.h"
 #include "report/output_files.h"
 #include "report/results_dir.h"
 
@@ -29,7 +29,7 @@ int report_command(const std::vector<std::string>& args) {
     po::positional_options_description positional;
     positional.add("dir", 1);
     if (!parse_command_line(args, options, positional)) return kSuccess;
-    if (dir.empty()) throw config::UserError("missing DIR: " + usage);
+    if (dir.empty()) throw UserError("missing DIR: " + usage);
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
     if (out_file.empty()) out_file = dir + "/report.html";
     if (plots_dir.empty()) plots_dir = dir + "/plots";

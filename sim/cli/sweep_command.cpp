@@ -14,7 +14,7 @@
 
 #include "cli/app.h"
 #include "cli/logging.h"
-#include "config/errors.h"
+#include "common/errors.h"
 #include "report/output_files.h"
 #include "sweep/mpi_runner.h"
 #include "sweep/point_process.h"
@@ -69,10 +69,10 @@ int sweep_command(const std::vector<std::string>& args) {
     const auto parsed = parse_command_line(args, options, positional);
     if (!parsed) return kSuccess;
     const po::variables_map& vm = *parsed;
-    if (sweep_path.empty()) throw config::UserError("missing SWEEP.yaml: fastsim sweep SWEEP.yaml --out DIR");
-    if (jobs < 1 || jobs > kMaxJobs) throw config::UserError("--jobs: expected 1 to " + std::to_string(kMaxJobs) + ", got " + std::to_string(jobs));
+    if (sweep_path.empty()) throw UserError("missing SWEEP.yaml: fastsim sweep SWEEP.yaml --out DIR");
+    if (jobs < 1 || jobs > kMaxJobs) throw UserError("--jobs: expected 1 to " + std::to_string(kMaxJobs) + ", got " + std::to_string(jobs));
     if (!std::isfinite(timeout_s) || timeout_s < 0)
-        throw config::UserError("--point-timeout-s: expected a positive number of seconds (0: no limit)");
+        throw UserError("--point-timeout-s: expected a positive number of seconds (0: no limit)");
     const sweep::Shard shard = sweep::parse_shard(shard_text);
 
     const sweep::SweepSpec spec = sweep::load_sweep(sweep_path);
@@ -81,7 +81,7 @@ int sweep_command(const std::vector<std::string>& args) {
         print_points(points, shard);
         return kSuccess;
     }
-    if (out_dir.empty()) throw config::UserError("missing --out DIR: where the sweep's results go");
+    if (out_dir.empty()) throw UserError("missing --out DIR: where the sweep's results go");
     const bool use_mpi = vm.count("mpi") > 0;
     const sweep::LocalRunOptions run_options{out_dir, sweep::point_executable(), static_cast<std::size_t>(jobs), timeout_s};
     if (use_mpi && sweep::mpi_rank() != 0) {  // a worker: runs what rank 0 hands out, reports nothing
@@ -159,14 +159,14 @@ int sweep_merge_command(const std::vector<std::string>& args) {
     positional.add("dirs", -1);
     const auto parsed = parse_command_line(args, options, positional);
     if (!parsed) return kSuccess;
-    if (dirs.empty() || out_dir.empty()) throw config::UserError("usage: fastsim sweep-merge DIR... --out DIR");
+    if (dirs.empty() || out_dir.empty()) throw UserError("usage: fastsim sweep-merge DIR... --out DIR");
 
     const sweep::SweepIdentity identity = sweep::read_sweep_json(dirs.front());
     std::map<std::size_t, sweep::PointRecord> merged;
     for (const std::string& dir : dirs) {
         const sweep::SweepIdentity other = sweep::read_sweep_json(dir);
         if (!other.same_sweep(identity))
-            throw config::UserError(dir + " holds another sweep than " + dirs.front() + " ('" + other.name + "', fingerprint " +
+            throw UserError(dir + " holds another sweep than " + dirs.front() + " ('" + other.name + "', fingerprint " +
                                     other.fingerprint + ", " + std::to_string(other.points) + " points vs '" + identity.name +
                                     "', " + identity.fingerprint + ", " + std::to_string(identity.points) + " points)");
         for (auto& [index, record] : sweep::read_point_records(dir)) {

@@ -8,7 +8,7 @@
 
 #include "cli/app.h"
 #include "cli/logging.h"
-#include "config/errors.h"
+#include "common/errors.h"
 #include "config/train_config.h"
 #include "run/train_run.h"
 #include "training/dataset.h"
@@ -49,21 +49,21 @@ int train_command(const std::vector<std::string>& args) {
     po::positional_options_description positional;
     positional.add("config", 1);
     if (!parse_command_line(args, options, positional)) return kSuccess;
-    if (config_file.empty()) throw config::UserError("missing CONFIG: " + usage);
+    if (config_file.empty()) throw UserError("missing CONFIG: " + usage);
 
     config::TrainConfig config = config::load_train_config(config_file, overrides);
     if (!only.empty()) {
         std::vector<training::PolicySpec> chosen;
         for (const std::string& name : only) {
             for (const auto& p : chosen)
-                if (p.name == name) throw config::UserError("--policy " + name + " is given twice");
+                if (p.name == name) throw UserError("--policy " + name + " is given twice");
             bool found = false;
             for (const auto& p : config.policies)
                 if (p.name == name) {
                     chosen.push_back(p);
                     found = true;
                 }
-            if (!found) throw config::UserError("--policy " + name + ": not in the policies list of " + config_file);
+            if (!found) throw UserError("--policy " + name + ": not in the policies list of " + config_file);
         }
         config.policies = chosen;
     }
@@ -71,7 +71,7 @@ int train_command(const std::vector<std::string>& args) {
     try {
         data = training::load_fashion_mnist(config.data_dir, config.train_limit, config.test_limit);
     } catch (const training::DatasetError& e) {
-        throw config::UserError(std::string(e.what()) + " (data.dir in " + config_file + ")");
+        throw UserError(std::string(e.what()) + " (data.dir in " + config_file + ")");
     }
     logger("train")->info("{} training and {} test samples from {}", data.train.count, data.test.count, config.data_dir);
     std::optional<run::TrainOutputs> outputs;

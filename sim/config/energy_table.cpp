@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "config/ranges.h"
 #include "config/yaml_reader.h"
 
 namespace fastsim::config {
@@ -12,8 +13,8 @@ extern const char* const kDefaultEnergyTableName;
 
 namespace {
 
-/// One entry: {value: X, source: "..."}; both required.
-double entry(MapReader& section, const std::string& key) {
+/// One entry: {value: X, source: "..."}; both required, the value within `range`.
+double entry(MapReader& section, const std::string& key, const KeyRange& range = kEnergyPj) {
     auto reader = section.map(key);
     if (!reader) throw ConfigError(section.location_of(key), "missing entry: expected {value: number, source: text}");
     const Field<double> value = reader->scalar<double>("value");
@@ -21,16 +22,14 @@ double entry(MapReader& section, const std::string& key) {
     reader->finish();
     if (!value.value) throw ConfigError(reader->location(), "missing value");
     if (!source.value || source.value->empty()) throw ConfigError(reader->location(), "missing source: every figure says where it comes from");
-    if (!(*value.value >= 0) || !std::isfinite(*value.value))
-        throw ConfigError(value.where, "expected a non-negative energy, got " + std::to_string(*value.value));
-    return *value.value;
+    return in_range(value, 0.0, range);
 }
 
 }  // namespace
 
 energy::EnergyTable load_energy_table(const std::string& path, const std::string& dram_type,
                                       const Location& dram_type_where) {
-    const Document doc = path.empty() ? Document::parse(kDefaultEnergyTable, kDefaultEnergyTableName) : Document::load(path);
+    const Document doc = path.empty() ? Document::parse(kDefaultEnergyTable, kDefaultEnergyTableName) : Document::load(path, "energy table");
     MapReader top(doc, doc.root, "");
     energy::EnergyTable t;
     t.name = top.scalar<std::string>("name").value_or(path.empty() ? "fast-45nm" : path);
@@ -71,8 +70,8 @@ energy::EnergyTable load_energy_table(const std::string& path, const std::string
     }
     dram.finish();
     MapReader leak = section("leakage");
-    t.leakage_mw_per_pe = entry(leak, "mw_per_pe");
-    t.leakage_mw_per_sram_kib = entry(leak, "mw_per_sram_kib");
+    t.leakage_mw_per_pe = entry(leak, "mw_per_pe", kLeakageMw);
+    t.leakage_mw_per_sram_kib = entry(leak, "mw_per_sram_kib", kLeakageMw);
     leak.finish();
     top.finish();
     return t;

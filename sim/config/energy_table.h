@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "config/errors.h"
+#include "common/errors.h"
 #include "energy/energy.h"
 
 namespace fastsim::config {

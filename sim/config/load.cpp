@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <utility>
 
+#include "common/checked.h"
 #include "config/energy_table.h"
+#include "config/ranges.h"
 #include "config/trace_reader.h"
 #include "config/yaml_reader.h"
 
@@ -401,11 +403,11 @@ RawConfig read_raw(const Document& doc) {
 // (2) Resolved layer: defaults, ranges, cross-field rules.
 BfpParams resolve(const RawBfp& raw) {
     BfpParams p;
-    p.group_size = in_range(raw.group_size, p.group_size, 1, bfp::kMaxGroupSize);
-    p.exponent_bits = in_range(raw.exponent_bits, p.exponent_bits, 2, bfp::kMaxExponentBits);
-    p.exponent_bias = in_range(raw.exponent_bias, p.exponent_bias, -200, 200);
+    p.group_size = in_range(raw.group_size, p.group_size, kGroupSize);
+    p.exponent_bits = in_range(raw.exponent_bits, p.exponent_bits, kExponentBits);
+    p.exponent_bias = in_range(raw.exponent_bias, p.exponent_bias, kExponentBias);
     p.overflow = raw.overflow.value_or(p.overflow);
-    p.lfsr_bits = in_range(raw.lfsr_bits, p.lfsr_bits, 2, 32);
+    p.lfsr_bits = in_range(raw.lfsr_bits, p.lfsr_bits, kLfsrBits);
     p.noise_bits = in_range(raw.noise_bits, p.noise_bits, 1, p.lfsr_bits);
     // Whole-format rules that hold for every mantissa width: the largest exponent fits
     // float32, the LFSR draws cover its period. The smallest LSB depends on m: see the report.
@@ -420,18 +422,11 @@ TensorSpec resolve(const RawTensor& raw, std::size_t index) {
     TensorSpec t;
     t.name = raw.name.value_or("tensor" + std::to_string(index));
     t.distribution = raw.distribution.value_or(Distribution::normal);
-    t.scale = raw.scale.value_or(1.0);
-    if (!(t.scale > 0) || !std::isfinite(t.scale))
-        throw ConfigError(raw.scale.where, "expected a positive finite scale, got " + std::to_string(t.scale));
+    t.scale = in_range(raw.scale, 1.0, kTensorScale);
     if (raw.dof.value && t.distribution != Distribution::student_t)
         throw ConfigError(raw.dof.where, "dof applies only to distribution student_t");
-    t.dof = raw.dof.value_or(3.0);
-    if (!(t.dof > 2) || !std::isfinite(t.dof))
-        throw ConfigError(raw.dof.where, "expected dof > 2 (finite variance), got " + std::to_string(t.dof));
-    const std::uint64_t count = raw.count.value_or(65536);
-    if (count < 1 || count > (std::uint64_t{1} << 28))
-        throw ConfigError(raw.count.where, "expected a count between 1 and 2^28, got " + std::to_string(count));
-    t.count = static_cast<std::size_t>(count);
+    t.dof = in_range(raw.dof, 3.0, kTensorDof);
+    t.count = static_cast<std::size_t>(in_range<std::uint64_t>(raw.count, 65536, kTensorCount));
     return t;
 }
 
@@ -440,6 +435,7 @@ BfpReportParams resolve(const RawReport& raw, const BfpParams& bfp_params, const
     if (raw.mantissa_bits.value) {
         p.mantissa_bits.clear();
         for (const auto& m : *raw.mantissa_bits.value) {
+            check_range(*m.value, std::to_string(*m.value), kReportMantissaBits, m.where);
             if (auto error = bfp::validate(bfp_params.format(*m.value))) throw ConfigError(m.where, *error);
             p.mantissa_bits.push_back(*m.value);
         }
@@ -468,14 +464,6 @@ BfpReportParams resolve(const RawReport& raw, const BfpParams& bfp_params, const
     return p;
 }
 
-/// A positive finite number from a field.
-double positive(const Field<double>& field, double fallback, const char* what) {
-    const double v = field.value_or(fallback);
-    if (!(v > 0) || !std::isfinite(v))
-        throw ConfigError(field.where, std::string("expected a positive ") + what + ", got " + std::to_string(v));
-    return v;
-}
-
 /// Mantissa widths the fMAC array takes: 2, 4, 6 or 8 bits, valid with the BFP settings.
 int mantissa_width(const Field<int>& field, int fallback, const BfpParams& bfp_params) {
     const int m = field.value_or(fallback);
@@ -493,11 +481,8 @@ std::string resolve_path(const std::string& config_file, const std::string& path
     return (fs::path(config_file).parent_path() / p).lexically_normal().string();
 }
 
-std::uint64_t kib_to_bits(const Field<double>& field, double kib) {
-    const double bits = std::round(kib * 1024 * 8);
-    if (bits < 1 || bits > 0x1p60) throw ConfigError(field.where, "expected a capacity between 1 bit and 2^60 bits");
-    return static_cast<std::uint64_t>(bits);
-}
+/// KiB (a kSramCapacityKib value) in whole bits, at least 1.
+std::uint64_t kib_to_bits(double kib) { return std::max<std::uint64_t>(1, checked_round(kib * 1024 * 8, "SRAM bits")); }
 
 /// The workload section: a trace file and a batch.
 void resolve_workload(const RawConfig& raw, const Document& doc, Params& p) {
@@ -508,7 +493,7 @@ void resolve_workload(const RawConfig& raw, const Document& doc, Params& p) {
                               " needs workload.trace: a network trace (traces/*.yaml or a SCALE-Sim .csv)");
     p.workload.trace = *raw.workload->trace.value;
     p.workload.trace_path = resolve_path(doc.file, p.workload.trace);
-    p.workload.batch = static_cast<std::size_t>(in_range<std::uint64_t>(raw.workload->batch, 32, 1, 1u << 20));
+    p.workload.batch = static_cast<std::size_t>(in_range<std::uint64_t>(raw.workload->batch, 32, kWorkloadBatch));
     if (std::error_code ec; !std::filesystem::is_regular_file(p.workload.trace_path, ec))
         throw ConfigError(raw.workload->trace.where, "no trace file at " + p.workload.trace_path +
                                                          " (a relative path is taken from the config file's folder)");
@@ -526,32 +511,31 @@ EnergyParams energy_paths(const std::optional<RawEnergy>& raw, const Document& d
 /// A node's keys in the config's units (MHz, KiB, GB/s, ns) into cycles and bits.
 void resolve_node(const RawNode& rn, const BfpParams& bfp_params, NodeConfig& nc) {
     node::NodeParams& np = nc.resolved;
-    nc.clock_mhz = positive(rn.clock_mhz, nc.clock_mhz, "clock in MHz");
-    np.clock_hz = static_cast<std::uint64_t>(std::llround(nc.clock_mhz * 1e6));
-    np.array.rows = in_range(rn.rows, 32, 1, 4096);
-    np.array.cols = in_range(rn.cols, 32, 1, 4096);
+    nc.clock_mhz = in_range(rn.clock_mhz, nc.clock_mhz, kClockMhz);
+    np.clock_hz = checked_round(nc.clock_mhz * 1e6, "clock in Hz");
+    np.array.rows = in_range(rn.rows, 32, kArrayDim);
+    np.array.cols = in_range(rn.cols, 32, kArrayDim);
     np.array.group_size = bfp_params.group_size;
     np.converter = converter::ConverterParams::derived_from(bfp_params.group_size);
-    np.converter.lanes = in_range(rn.lanes, np.converter.lanes, 1, 1 << 16);
-    np.converter.pipeline_latency_cycles = in_range(rn.latency_cycles, np.converter.pipeline_latency_cycles, 0, 1 << 16);
-    nc.sram_exponent_kib = positive(rn.exponent_bank.capacity_kib, nc.sram_exponent_kib, "capacity in KiB");
-    nc.sram_mantissa_kib = positive(rn.mantissa_bank.capacity_kib, nc.sram_mantissa_kib, "capacity in KiB");
-    np.sram.exponent_bank.capacity_bits = kib_to_bits(rn.exponent_bank.capacity_kib, nc.sram_exponent_kib);
-    np.sram.mantissa_bank.capacity_bits = kib_to_bits(rn.mantissa_bank.capacity_kib, nc.sram_mantissa_kib);
+    np.converter.lanes = in_range(rn.lanes, np.converter.lanes, kConverterLanes);
+    np.converter.pipeline_latency_cycles =
+        in_range(rn.latency_cycles, np.converter.pipeline_latency_cycles, kConverterLatency);
+    nc.sram_exponent_kib = in_range(rn.exponent_bank.capacity_kib, nc.sram_exponent_kib, kSramCapacityKib);
+    nc.sram_mantissa_kib = in_range(rn.mantissa_bank.capacity_kib, nc.sram_mantissa_kib, kSramCapacityKib);
+    np.sram.exponent_bank.capacity_bits = kib_to_bits(nc.sram_exponent_kib);
+    np.sram.mantissa_bank.capacity_bits = kib_to_bits(nc.sram_mantissa_kib);
     np.sram.exponent_bank.bits_per_cycle =
-        in_range<std::uint64_t>(rn.exponent_bank.bits_per_cycle, np.sram.exponent_bank.bits_per_cycle, 1, 1u << 24);
+        in_range<std::uint64_t>(rn.exponent_bank.bits_per_cycle, np.sram.exponent_bank.bits_per_cycle, kSramBitsPerCycle);
     np.sram.mantissa_bank.bits_per_cycle =
-        in_range<std::uint64_t>(rn.mantissa_bank.bits_per_cycle, np.sram.mantissa_bank.bits_per_cycle, 1, 1u << 24);
+        in_range<std::uint64_t>(rn.mantissa_bank.bits_per_cycle, np.sram.mantissa_bank.bits_per_cycle, kSramBitsPerCycle);
     nc.dram_type = rn.dram_type.value_or(nc.dram_type);
-    nc.dram_bandwidth_gb_per_s = positive(rn.dram_bandwidth_gb_per_s, nc.dram_bandwidth_gb_per_s, "bandwidth in GB/s");
-    np.dram.bandwidth_bits_per_s = static_cast<std::uint64_t>(std::llround(nc.dram_bandwidth_gb_per_s * 8e9));
-    nc.dram_latency_ns = rn.dram_latency_ns.value_or(nc.dram_latency_ns);
-    if (!(nc.dram_latency_ns >= 0) || !std::isfinite(nc.dram_latency_ns))
-        throw ConfigError(rn.dram_latency_ns.where, "expected a latency >= 0 ns");
-    np.dram.latency_cycles = static_cast<std::uint64_t>(std::ceil(nc.dram_latency_ns * nc.clock_mhz / 1000.0 - 1e-9));
+    nc.dram_bandwidth_gb_per_s = in_range(rn.dram_bandwidth_gb_per_s, nc.dram_bandwidth_gb_per_s, kBandwidthGbPerS);
+    np.dram.bandwidth_bits_per_s = checked_round(nc.dram_bandwidth_gb_per_s * 8e9, "DRAM bits per second");
+    nc.dram_latency_ns = in_range(rn.dram_latency_ns, nc.dram_latency_ns, kLatencyNs);
+    np.dram.latency_cycles = checked_ceil(nc.dram_latency_ns * nc.clock_mhz / 1000.0 - 1e-9, "DRAM latency cycles");
     np.exponent_bits = bfp_params.exponent_bits;
     np.noise_bits = bfp_params.noise_bits;
-    np.max_tile_rows = in_range<std::uint64_t>(rn.max_tile_rows, np.max_tile_rows, 1, 1u << 30);
+    np.max_tile_rows = in_range<std::uint64_t>(rn.max_tile_rows, np.max_tile_rows, kMaxTileRows);
 }
 
 /// Throws ConfigError at the bank's capacity key if a phase of `phases` cannot be tiled.
@@ -621,13 +605,9 @@ void resolve_training(const RawConfig& raw, const Document& doc, Params& p) {
 
 interconnect::LinkParams resolve_link(const RawLink& raw) {
     interconnect::LinkParams link;
-    link.bandwidth_gb_per_s = positive(raw.bandwidth_gb_per_s, 100, "bandwidth in GB/s");
-    link.latency_ns = raw.latency_ns.value_or(500);
-    if (!(link.latency_ns >= 0) || !std::isfinite(link.latency_ns))
-        throw ConfigError(raw.latency_ns.where, "expected a latency >= 0 ns");
-    link.energy_pj_per_bit = raw.energy_pj_per_bit.value_or(5);
-    if (!(link.energy_pj_per_bit >= 0) || !std::isfinite(link.energy_pj_per_bit))
-        throw ConfigError(raw.energy_pj_per_bit.where, "expected an energy >= 0 pJ/bit");
+    link.bandwidth_gb_per_s = in_range(raw.bandwidth_gb_per_s, 100.0, kBandwidthGbPerS);
+    link.latency_ns = in_range(raw.latency_ns, 500.0, kLatencyNs);
+    link.energy_pj_per_bit = in_range(raw.energy_pj_per_bit, 5.0, kLinkEnergyPjPerBit);
     return link;
 }
 
@@ -665,14 +645,12 @@ void resolve_cluster(const RawConfig& raw, const Document& doc, Params& p) {
         for (const auto& other : c.node_types)
             if (other.name == t.name) throw ConfigError(rt.name.where, "a second node type named '" + t.name + "'");
         t.source = rt.source.value_or("");
-        t.arrays = in_range(rt.arrays, 1, 1, 64);
+        t.arrays = in_range(rt.arrays, 1, kNodeArrays);
         resolve_node(rt.node, p.bfp, t.node);
         // Each array is modelled as a node of its own with an equal share of the DRAM bandwidth.
         t.node.resolved.dram.bandwidth_bits_per_s =
             std::max<std::uint64_t>(1, t.node.resolved.dram.bandwidth_bits_per_s / static_cast<std::uint64_t>(t.arrays));
-        t.dram_capacity_gib = rt.node.dram_capacity_gib.value_or(0);
-        if (!(t.dram_capacity_gib >= 0) || !std::isfinite(t.dram_capacity_gib))
-            throw ConfigError(rt.node.dram_capacity_gib.where, "expected a capacity >= 0 GiB (0 = not checked)");
+        t.dram_capacity_gib = in_range(rt.node.dram_capacity_gib, 0.0, kDramCapacityGib);
         t.precision.weights = mantissa_width(rt.weights, 8, p.bfp);
         t.precision.activations = mantissa_width(rt.activations, 8, p.bfp);
         t.precision.gradients = mantissa_width(rt.gradients, 8, p.bfp);
@@ -702,20 +680,20 @@ void resolve_cluster(const RawConfig& raw, const Document& doc, Params& p) {
             for (const auto& t : c.node_types) names += (names.empty() ? "" : ", ") + t.name;
             throw ConfigError(rg.node_type.where, "no node type named '" + g.node_type + "' (node_types has " + names + ")");
         }
-        g.count = static_cast<std::size_t>(in_range<std::uint64_t>(rg.count, 1, 1, 1u << 16));
+        g.count = static_cast<std::size_t>(in_range<std::uint64_t>(rg.count, 1, kGroupCount));
         g.topology = rg.topology.value_or(TopologyKind::ring);
         if (g.topology == TopologyKind::torus2d) {
             if (!rg.rows.value || !rg.cols.value)
                 throw ConfigError(rg.where, "topology torus2d needs torus: {rows, cols}");
-            g.torus_rows = static_cast<std::size_t>(*rg.rows.value);
-            g.torus_cols = static_cast<std::size_t>(*rg.cols.value);
+            g.torus_rows = static_cast<std::size_t>(in_range<std::uint64_t>(rg.rows, 1, kGroupCount));
+            g.torus_cols = static_cast<std::size_t>(in_range<std::uint64_t>(rg.cols, 1, kGroupCount));
             if (g.torus_rows * g.torus_cols != g.count)
                 throw ConfigError(rg.rows.where, "torus rows x cols = " + std::to_string(g.torus_rows * g.torus_cols) +
                                                      " but count is " + std::to_string(g.count));
         } else if (rg.rows.value || rg.cols.value) {
             throw ConfigError(rg.rows.where, "torus: applies to topology torus2d only");
         }
-        g.tree_fanout = static_cast<std::size_t>(in_range<std::uint64_t>(rg.fanout, 2, 2, 1024));
+        g.tree_fanout = static_cast<std::size_t>(in_range<std::uint64_t>(rg.fanout, 2, kTreeFanout));
         if (rg.fanout.value && g.topology != TopologyKind::tree)
             throw ConfigError(rg.fanout.where, "tree_fanout applies to topology tree only");
         g.link = resolve_link(rg.link);

@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <cctype>
 #include <set>
 #include <sstream>
 
+#include "common/input_file.h"
+#include "config/ranges.h"
 #include "config/yaml_reader.h"
 
 namespace fastsim::config {
@@ -23,14 +25,11 @@ std::optional<LayerKind> parse_kind(const std::string& s) {
     return std::nullopt;
 }
 
-/// Layer sizes stay below 2^24, so size arithmetic (H + 2p, products in lowering) cannot overflow.
-constexpr int kMaxSize = 1 << 24;
-
+/// A layer size (kLayerSize): sums such as H + 2p stay far below 2^31, and the products of
+/// lowering are checked where the batch joins them (config/load.cpp).
 int positive(const Field<int>& f, const char* what) {
     if (!f.value) throw ConfigError(f.where, std::string("missing ") + what + " (a positive integer)");
-    if (*f.value < 1 || *f.value > kMaxSize)
-        throw ConfigError(f.where, std::string("expected an integer from 1 to 2^24, got ") + std::to_string(*f.value));
-    return *f.value;
+    return in_range(f, 1, kLayerSize);
 }
 
 /// A list of exactly `n` positive integers, e.g. input: [224, 224, 3].
@@ -63,9 +62,7 @@ Layer read_layer(MapReader& m, std::size_t index) {
         const Field<int> stride = m.scalar<int>("stride");
         l.stride = stride.value ? positive(stride, "stride") : 1;
         const Field<int> padding = m.scalar<int>("padding");
-        l.padding = padding.value_or(0);
-        if (l.padding < 0 || l.padding > kMaxSize)
-            throw ConfigError(padding.where, "expected padding from 0 to 2^24, got " + std::to_string(l.padding));
+        l.padding = in_range(padding, 0, kLayerPadding);
         if (l.in_height + 2 * l.padding < l.kernel_height || l.in_width + 2 * l.padding < l.kernel_width)
             throw ConfigError(m.location_of("kernel"), "the kernel is larger than the padded input");
         break;
@@ -103,7 +100,7 @@ void check_graph(const workload::Workload& w, const std::vector<Location>& where
 }
 
 workload::Workload read_yaml_trace(const std::string& path) {
-    const Document doc = Document::load(path);
+    const Document doc = Document::load(path, "trace");
     MapReader top(doc, doc.root, "");
     workload::Workload w;
     w.name = top.scalar<std::string>("network").value_or(path);
@@ -126,13 +123,32 @@ std::string trim(const std::string& s) {
     return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
 }
 
+bool same_name(const std::string& a, const char* b) {
+    const std::size_t n = std::char_traits<char>::length(b);
+    if (a.size() != n) return false;
+    for (std::size_t i = 0; i < n; ++i)
+        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+    return true;
+}
+
+/// True if `fields` are exactly `names` (case and surrounding blanks aside).
+template <std::size_t N>
+bool names_columns(const std::vector<std::string>& fields, const char* const (&names)[N]) {
+    if (fields.size() != N) return false;
+    for (std::size_t i = 0; i < N; ++i)
+        if (!same_name(fields[i], names[i])) return false;
+    return true;
+}
+
 /// SCALE-Sim topology: Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width,
-/// Channels, Num Filter, Strides[,] — one convolution per line, inputs already padded.
+/// Channels, Num Filter, Strides[,] — one convolution per line, inputs already padded. The
+/// first row is a header only if it names exactly these columns (or SCALE-Sim's GEMM form
+/// `Layer, M, N, K`); any other first row is data and is checked as data.
 workload::Workload read_scalesim_csv(const std::string& path) {
     static const char* const kColumns[] = {"Layer name",   "IFMAP Height", "IFMAP Width", "Filter Height",
                                            "Filter Width", "Channels",     "Num Filter",  "Strides"};
-    std::ifstream in(path);
-    if (!in) throw ConfigError({path, 0, 0, ""}, std::string("cannot open trace: ") + std::strerror(errno));
+    static const char* const kGemmColumns[] = {"Layer", "M", "N", "K"};
+    std::istringstream in(read_input_file(path, "trace"));
     workload::Workload w;
     w.name = path;
     w.source = "SCALE-Sim topology CSV";
@@ -146,9 +162,10 @@ workload::Workload read_scalesim_csv(const std::string& path) {
         std::string field;
         while (std::getline(s, field, ',')) fields.push_back(trim(field));
         if (!fields.empty() && fields.back().empty()) fields.pop_back();  // trailing comma
-        // A header is the first row, if its IFMAP Height field is not a number.
-        const bool header = first_row && fields.size() > 1 && !fields[1].empty() &&
-                            fields[1].find_first_not_of("0123456789") != std::string::npos;
+        const bool header = first_row && names_columns(fields, kColumns);
+        if (first_row && names_columns(fields, kGemmColumns))
+            throw ConfigError({path, number, 1, ""}, "SCALE-Sim's GEMM topology form (Layer, M, N, K) is not read yet; "
+                                                     "write the GEMMs as matmul layers of a YAML trace (docs/workloads.md)");
         first_row = false;
         if (header) continue;
         const Location at{path, number, 1, ""};
@@ -159,10 +176,11 @@ workload::Workload read_scalesim_csv(const std::string& path) {
         int v[8] = {};
         for (int f = 1; f < 8; ++f) {
             char* end = nullptr;
+            errno = 0;
             const long value = std::strtol(fields[static_cast<std::size_t>(f)].c_str(), &end, 10);
-            if (fields[static_cast<std::size_t>(f)].empty() || *end != '\0' || value < 1 || value > kMaxSize)
-                throw ConfigError(at, std::string("field '") + kColumns[f] + "': expected an integer from 1 to 2^24, got '" +
-                                          fields[static_cast<std::size_t>(f)] + "'");
+            if (fields[static_cast<std::size_t>(f)].empty() || *end != '\0' || errno == ERANGE || !kLayerSize.admits(double(value)))
+                throw ConfigError(at, std::string("field '") + kColumns[f] + "': expected " +
+                                          kLayerSize.describe("an integer") + ", got '" + fields[static_cast<std::size_t>(f)] + "'");
             v[f] = static_cast<int>(value);
         }
         Layer l;

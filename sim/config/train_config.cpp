@@ -5,19 +5,13 @@
 #include <filesystem>
 #include <set>
 
-#include "config/errors.h"
+#include "common/errors.h"
+#include "config/ranges.h"
 #include "config/sections.h"
 #include "config/yaml_reader.h"
 
 namespace fastsim::config {
 namespace {
-
-double checked_real(const Field<double>& field, double fallback, double low, double high, const char* what) {
-    const double v = field.value_or(fallback);
-    if (!std::isfinite(v) || v < low || v > high)
-        throw ConfigError(field.where, std::string("expected ") + what + ", got " + std::to_string(v));
-    return v;
-}
 
 training::ClassRounding read_rounding(MapReader& top) {
     training::ClassRounding r;
@@ -36,16 +30,16 @@ training::ScheduleParams read_schedule(MapReader& top) {
     training::ScheduleParams s;
     auto reader = top.map("schedule");
     if (!reader) return s;
-    s.alpha = checked_real(reader->scalar<double>("alpha"), s.alpha, -1e9, 1e9, "a finite number");
-    s.beta = checked_real(reader->scalar<double>("beta"), s.beta, -1e9, 1e9, "a finite number");
+    s.alpha = in_range(reader->scalar<double>("alpha"), s.alpha, kScheduleThreshold);
+    s.beta = in_range(reader->scalar<double>("beta"), s.beta, kScheduleThreshold);
     const auto start = reader->scalar<int>("start_bits");
     const auto step = reader->scalar<int>("step_bits");
     const auto max = reader->scalar<int>("max_bits");
-    s.start_bits = in_range(start, s.start_bits, 2, 16);
-    s.step_bits = in_range(step, s.step_bits, 1, 14);
+    s.start_bits = in_range(start, s.start_bits, kScheduleStartBits);
+    s.step_bits = in_range(step, s.step_bits, kScheduleStepBits);
     s.max_bits = in_range(max, s.max_bits, s.start_bits, 16);
     s.check_every_iterations = in_range<std::uint64_t>(reader->scalar<std::uint64_t>("check_every_iterations"),
-                                                      s.check_every_iterations, 1, 1u << 30);
+                                                      s.check_every_iterations, kCheckEvery);
     s.norm = reader->choice<training::ImprovementNorm>(
                        "norm", [](const std::string& n) { return training::parse_improvement_norm(n); },
                        "abs_of_sum, sum_of_abs")
@@ -57,7 +51,7 @@ training::ScheduleParams read_schedule(MapReader& top) {
 }  // namespace
 
 TrainConfig load_train_config(const std::string& path, const std::vector<std::string>& overrides) {
-    Document doc = Document::load(path);
+    Document doc = Document::load(path, "train config");
     for (const auto& o : overrides) doc.apply_override(o);
     MapReader top(doc, doc.root, "");
     TrainConfig c;
@@ -68,22 +62,21 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
     t.network = train.choice<training::NetworkKind>(
                          "network", [](const std::string& s) { return training::parse_network_kind(s); }, "mlp, cnn")
                     .value_or(t.network);
-    t.epochs = in_range<std::uint64_t>(train.scalar<std::uint64_t>("epochs"), t.epochs, 1, 1000);
-    t.batch = in_range<std::uint64_t>(train.scalar<std::uint64_t>("batch"), t.batch, 1, 60000);
-    t.learning_rate = checked_real(train.scalar<double>("learning_rate"), t.learning_rate, 1e-12, 100,
-                                   "a learning rate between 1e-12 and 100");
+    t.epochs = in_range<std::uint64_t>(train.scalar<std::uint64_t>("epochs"), t.epochs, kTrainEpochs);
+    t.batch = in_range<std::uint64_t>(train.scalar<std::uint64_t>("batch"), t.batch, kTrainBatch);
+    t.learning_rate = in_range(train.scalar<double>("learning_rate"), t.learning_rate, kLearningRate);
     t.lr_schedule = train.choice<training::LrSchedule>(
                              "lr_schedule", [](const std::string& s) { return training::parse_lr_schedule(s); },
                              "constant, cosine")
                         .value_or(t.lr_schedule);
-    t.momentum = checked_real(train.scalar<double>("momentum"), t.momentum, 0, 0.999999, "a momentum in [0, 1)");
-    t.weight_decay = checked_real(train.scalar<double>("weight_decay"), t.weight_decay, 0, 1, "a weight decay in [0, 1]");
+    t.momentum = in_range(train.scalar<double>("momentum"), t.momentum, kMomentum);
+    t.weight_decay = in_range(train.scalar<double>("weight_decay"), t.weight_decay, kWeightDecay);
     t.seed = train.scalar<std::uint64_t>("seed").value_or(t.seed);
     t.path = train.choice<training::GemmPath>(
                       "gemm_path", [](const std::string& s) { return training::parse_gemm_path(s); }, "fast, exact")
                  .value_or(t.path);
-    t.max_iterations = train.scalar<std::uint64_t>("max_iterations").value_or(0);
-    c.blas_threads = in_range(train.scalar<int>("blas_threads"), c.blas_threads, 1, 1024);
+    t.max_iterations = in_range<std::uint64_t>(train.scalar<std::uint64_t>("max_iterations"), 0, kMaxIterations);
+    c.blas_threads = in_range(train.scalar<int>("blas_threads"), c.blas_threads, kBlasThreads);
     train.finish();
 
     MapReader data = top.map("data").value_or(MapReader(doc, YAML::Node(), "data"));
@@ -93,8 +86,8 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
         c.data_dir = p.is_absolute() ? p.string()
                                      : (std::filesystem::path(doc.file).parent_path() / p).lexically_normal().string();
     }
-    c.train_limit = data.scalar<std::uint64_t>("train_limit").value_or(0);
-    c.test_limit = data.scalar<std::uint64_t>("test_limit").value_or(0);
+    c.train_limit = in_range<std::uint64_t>(data.scalar<std::uint64_t>("train_limit"), 0, kSampleLimit);
+    c.test_limit = in_range<std::uint64_t>(data.scalar<std::uint64_t>("test_limit"), 0, kSampleLimit);
     data.finish();
 
     c.bfp = read_bfp_section(top);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "config/yaml_reader.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
+#include <yaml-cpp/eventhandler.h>
+
+#include <map>
 #include <sstream>
+
+#include "common/input_file.h"
 
 namespace fastsim::config {
 namespace {
@@ -17,28 +19,184 @@ std::vector<std::string> split_path(const std::string& path) {
     return parts;
 }
 
+/// Refuses what yaml-cpp accepts without a word: a second document, a key given twice in
+/// one map (yaml-cpp keeps the first), a key that is not a plain scalar, and aliases (`*name`,
+/// which could make a small file expand into a huge tree). Reads the event stream, so the
+/// cost is linear in the text.
+class StrictYamlChecker : public YAML::EventHandler {
+public:
+    explicit StrictYamlChecker(std::string file) : m_file(std::move(file)) {}
+
+    void OnDocumentStart(const YAML::Mark&) override {}
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { value(mark, nullptr); }
+    void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
+        fail(mark, path(), "aliases (*name) are not supported: write the value out");
+    }
+    void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string& text) override {
+        value(mark, &text);
+    }
+    void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+        open(mark, false);
+    }
+    void OnSequenceEnd() override { close(); }
+    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+        open(mark, true);
+    }
+    void OnMapEnd() override { close(); }
+
+private:
+    struct Frame {
+        bool map = false;
+        bool expecting_key = true;      ///< maps: the next node is a key
+        std::size_t index = 0;          ///< sequences: the next entry's index
+        std::string key;                ///< maps: the key whose value comes next
+        std::map<std::string, int> keys;  ///< maps: key -> 1-based line
+    };
+
+    [[noreturn]] void fail(const YAML::Mark& mark, const std::string& key_path, const std::string& message) const {
+        throw ConfigError({m_file, mark.line + 1, mark.column + 1, key_path}, message);
+    }
+
+    /// The key path of the node about to be read, in MapReader's spelling.
+    [[nodiscard]] std::string path() const {
+        std::string out;
+        for (const Frame& f : m_frames) {
+            if (f.map) {
+                if (!f.expecting_key) out += (out.empty() ? "" : ".") + f.key;
+            } else {
+                out += "[" + std::to_string(f.index) + "]";
+            }
+        }
+        return out;
+    }
+
+    /// A scalar (`text`) or null (nullptr) node.
+    void value(const YAML::Mark& mark, const std::string* text) {
+        if (!m_frames.empty() && m_frames.back().map && m_frames.back().expecting_key) {
+            Frame& f = m_frames.back();
+            const std::string key = text ? *text : "";
+            const auto [at, fresh] = f.keys.emplace(key, mark.line + 1);
+            f.expecting_key = false;
+            f.key = key;
+            if (!fresh)
+                fail(mark, path(), "the key '" + key + "' is given twice in one map (first at line " +
+                                       std::to_string(at->second) + "); yaml-cpp would silently keep the first");
+            return;
+        }
+        finish_value();
+    }
+
+    void open(const YAML::Mark& mark, bool map) {
+        if (!m_frames.empty() && m_frames.back().map && m_frames.back().expecting_key)
+            fail(mark, path(), "expected a plain key, got a " + std::string(map ? "map" : "list") + " as a key");
+        m_frames.push_back(Frame{map, true, 0, {}, {}});
+    }
+
+    void close() {
+        m_frames.pop_back();
+        finish_value();
+    }
+
+    /// A value is complete: its map expects a key next, its list the next entry.
+    void finish_value() {
+        if (m_frames.empty()) return;
+        Frame& f = m_frames.back();
+        if (f.map)
+            f.expecting_key = true;
+        else
+            ++f.index;
+    }
+
+    std::string m_file;
+    std::vector<Frame> m_frames;
+};
+
+/// Refuses a second document: reports where it starts.
+class SecondDocument : public YAML::EventHandler {
+public:
+    explicit SecondDocument(std::string file) : m_file(std::move(file)) {}
+    void OnDocumentStart(const YAML::Mark& mark) override {
+        throw ConfigError({m_file, mark.line + 1, mark.column + 1, ""},
+                          "a second YAML document starts here ('---'); fastsim reads one document per file");
+    }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+
+private:
+    std::string m_file;
+};
+
 bool is_index(const std::string& s) {
     return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
 }  // namespace
 
-Document Document::load(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw ConfigError({path, 0, 0, ""}, std::string("cannot open config file: ") + std::strerror(errno));
-    std::stringstream text;
-    text << in.rdbuf();
-    return parse(text.str(), path);
+std::optional<std::string> number_syntax_error(const std::string& text, bool integer, bool allow_sign) {
+    std::size_t i = 0;
+    const auto digits = [&] {
+        const std::size_t from = i;
+        while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+        return i - from;
+    };
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
+        if (!allow_sign) return std::string();
+        ++i;
+    }
+    const std::size_t int_start = i;
+    const std::size_t int_digits = digits();
+    bool any_digits = int_digits > 0;
+    if (int_digits > 1 && text[int_start] == '0')
+        return std::string("a leading zero: YAML 1.1 reads it as octal, YAML 1.2 as decimal; write the number without it");
+    if (!integer) {
+        if (i < text.size() && text[i] == '.') {
+            ++i;
+            any_digits = digits() > 0 || any_digits;
+        }
+        if (any_digits && i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+            ++i;
+            if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+            if (digits() == 0) return std::string("an exponent needs digits");
+        }
+    }
+    if (!any_digits || i != text.size())
+        return std::string();
+    return std::nullopt;
+}
+
+YAML::Node parse_strict_yaml(const std::string& text, const std::string& file) {
+    try {
+        {
+            std::istringstream in(text);
+            YAML::Parser parser(in);
+            StrictYamlChecker checker(file);
+            parser.HandleNextDocument(checker);
+            SecondDocument second(file);
+            parser.HandleNextDocument(second);
+        }
+        return YAML::Load(text);
+    } catch (const YAML::ParserException& e) {
+        throw ConfigError({file, e.mark.line + 1, e.mark.column + 1, ""}, "invalid YAML: " + e.msg);
+    } catch (const YAML::Exception& e) {
+        throw ConfigError({file, 0, 0, ""}, std::string("invalid YAML: ") + e.what());
+    }
+}
+
+Document Document::load(const std::string& path, std::string_view what) {
+    return parse(read_input_file(path, what), path);
 }
 
 Document Document::parse(const std::string& text, const std::string& path) {
     Document doc;
     doc.file = path;
-    try {
-        doc.root = YAML::Load(text);
-    } catch (const YAML::ParserException& e) {
-        throw ConfigError({path, e.mark.line + 1, e.mark.column + 1, ""}, "invalid YAML: " + e.msg);
-    }
+    doc.root = parse_strict_yaml(text, path);
     if (doc.root.IsNull()) doc.root = YAML::Node(YAML::NodeType::Map);
     if (!doc.root.IsMap()) throw ConfigError(doc.locate(doc.root, ""), "expected a map of sections at the top level");
     return doc;
@@ -50,12 +208,7 @@ void Document::apply_override(const std::string& assignment) {
     if (eq == std::string::npos || eq == 0)
         throw ConfigError(where, "expected key.path=value (for example bfp.group_size=32)");
     const std::string path = assignment.substr(0, eq);
-    YAML::Node value;
-    try {
-        value = YAML::Load(assignment.substr(eq + 1));
-    } catch (const YAML::ParserException& e) {
-        throw ConfigError(where, "the value is not valid YAML: " + e.msg);
-    }
+    const YAML::Node value = parse_strict_yaml(assignment.substr(eq + 1), where.file);
     // Walk with handles rebound by reset(): assigning one Node to another would copy data.
     YAML::Node node;
     node.reset(root);

@@ -3,7 +3,10 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cerrno>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <type_traits>
@@ -11,9 +14,10 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "config/errors.h"
+#include "common/errors.h"
 
 namespace fastsim::config {
 
@@ -36,6 +40,11 @@ T in_range(const Field<T>& field, T fallback, T low, T high) {
     return v;
 }
 
+/// `text` as one YAML document. ConfigError (with `file`, line and column) for invalid YAML,
+/// and for what yaml-cpp accepts silently: a second document after `---`, a key given twice
+/// in one map, a non-scalar key, an alias (`*name`).
+YAML::Node parse_strict_yaml(const std::string& text, const std::string& file);
+
 /// The parsed document: file name, the tree after `-p` overrides, and which key paths
 /// those overrides set (their values have no line in the file).
 struct Document {
@@ -43,8 +52,10 @@ struct Document {
     YAML::Node root;
     std::vector<std::string> overridden_paths;
 
-    /// Reads and parses `path`; ConfigError if it is missing or not valid YAML.
-    static Document load(const std::string& path);
+    /// Reads and parses `path` (`what` names it in errors: "config file", "trace", ...);
+    /// UserError if it is not a readable regular file, ConfigError if it is not valid YAML
+    /// under parse_strict_yaml's rules.
+    static Document load(const std::string& path, std::string_view what = "config file");
     /// Parses `text` as the contents of a file named `path` (for error messages).
     static Document parse(const std::string& text, const std::string& path);
     /// Applies `key.path=value` (value parsed as YAML; numeric segments index lists).
@@ -113,6 +124,13 @@ constexpr const char* expected_kind() {
     else return "a string";
 }
 
+/// Nothing if `text` is a plain decimal number for YAML keys of type T, else why not (empty
+/// when "expected a number" says it all): integers
+/// are [+-]digits (no sign for unsigned types) and floats [+-]digits[.digits][e[+-]digits],
+/// neither with a leading zero (`010` is octal 8 in YAML 1.1 and 10 in YAML 1.2, so it is
+/// refused), hexadecimal, octal, `.inf` or `.nan`.
+std::optional<std::string> number_syntax_error(const std::string& text, bool integer, bool allow_sign);
+
 template <typename T>
 T MapReader::convert(const YAML::Node& node, const std::string& path) const {
     const Location where = m_doc->locate(node, path);
@@ -120,30 +138,41 @@ T MapReader::convert(const YAML::Node& node, const std::string& path) const {
                                                        (node.IsMap() ? "map" : node.IsSequence() ? "list" : "null"));
     if constexpr (std::is_same_v<T, std::string>) {
         return node.Scalar();
-    } else {
+    } else if constexpr (std::is_same_v<T, bool>) {
         try {
-            if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T> && !std::is_same_v<T, bool>) {
-                // yaml-cpp would wrap "-1" into an unsigned type: refuse any sign.
-                if (node.Scalar().find('-') != std::string::npos)
-                    throw ConfigError(where, std::string("expected ") + expected_kind<T>() + ", got '" + node.Scalar() + "'");
-                const auto wide = node.as<unsigned long long>();
-                if (wide > std::numeric_limits<T>::max())
-                    throw ConfigError(where, std::string("expected ") + expected_kind<T>() + " in range, got '" +
-                                                 node.Scalar() + "'");
-                return static_cast<T>(wide);
-            } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-                // yaml-cpp accepts "1.5" for no integer type.
-                const auto wide = node.as<long long>();
-                if (wide < static_cast<long long>(std::numeric_limits<T>::min()) ||
-                    (wide > 0 && static_cast<unsigned long long>(wide) > std::numeric_limits<T>::max()))
-                    throw ConfigError(where, std::string("expected ") + expected_kind<T>() + " in range, got '" +
-                                                 node.Scalar() + "'");
-                return static_cast<T>(wide);
-            } else {
-                return node.as<T>();
-            }
+            return node.as<bool>();
         } catch (const YAML::BadConversion&) {
             throw ConfigError(where, std::string("expected ") + expected_kind<T>() + ", got '" + node.Scalar() + "'");
+        }
+    } else {
+        const std::string& text = node.Scalar();
+        constexpr bool integer = std::is_integral_v<T>;
+        if (auto error = number_syntax_error(text, integer, !integer || std::is_signed_v<T>))
+            throw ConfigError(where, std::string("expected ") + expected_kind<T>() + ", got '" + text + "'" +
+                                         (error->empty() ? "" : " (" + *error + ")"));
+        if constexpr (integer) {
+            errno = 0;
+            char* end = nullptr;
+            if constexpr (std::is_signed_v<T>) {
+                const long long wide = std::strtoll(text.c_str(), &end, 10);
+                if (errno == ERANGE || wide < static_cast<long long>(std::numeric_limits<T>::min()) ||
+                    wide > static_cast<long long>(std::numeric_limits<T>::max()))
+                    throw ConfigError(where, std::string("expected ") + expected_kind<T>() + " from " +
+                                                 std::to_string(std::numeric_limits<T>::min()) + " to " +
+                                                 std::to_string(std::numeric_limits<T>::max()) + ", got '" + text + "'");
+                return static_cast<T>(wide);
+            } else {
+                const unsigned long long wide = std::strtoull(text.c_str(), &end, 10);
+                if (errno == ERANGE || wide > std::numeric_limits<T>::max())
+                    throw ConfigError(where, std::string("expected ") + expected_kind<T>() + " from 0 to " +
+                                                 std::to_string(std::numeric_limits<T>::max()) + ", got '" + text + "'");
+                return static_cast<T>(wide);
+            }
+        } else {
+            const double value = std::strtod(text.c_str(), nullptr);
+            if (!std::isfinite(value) || static_cast<double>(static_cast<T>(value)) != value)
+                throw ConfigError(where, std::string("expected a finite number, got '") + text + "' (beyond the range of a double)");
+            return static_cast<T>(value);
         }
     }
 }

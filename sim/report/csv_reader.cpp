@@ -8,13 +8,14 @@
 #include <fstream>
 #include <sstream>
 
-#include "config/errors.h"
+#include "common/errors.h"
+#include "common/input_file.h"
 
 namespace fastsim::report {
 namespace {
 
 [[noreturn]] void fail(const std::string& source, int line, const std::string& message) {
-    throw config::UserError(source + ":" + std::to_string(line) + ": " + message);
+    throw UserError(source + ":" + std::to_string(line) + ": " + message);
 }
 
 }  // namespace
@@ -96,17 +97,11 @@ CsvTable parse_csv(std::string_view text, const std::string& source) {
         }
     }
     if (record_has_text || !record.empty()) end_record();
-    if (table.header.empty()) throw config::UserError(source + ": empty file, expected a CSV header line");
+    if (table.header.empty()) throw UserError(source + ": empty file, expected a CSV header line");
     return table;
 }
 
-CsvTable read_csv_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw config::UserError(path + ": cannot open: " + std::strerror(errno));
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_csv(text.str(), path);
-}
+CsvTable read_csv_file(const std::string& path) { return parse_csv(read_input_file(path, "CSV file"), path); }
 
 std::optional<double> parse_number(std::string_view text) {
     const std::string s(text);

@@ -8,7 +8,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "config/errors.h"
+#include "common/errors.h"
+#include "common/input_file.h"
 
 namespace fastsim::report {
 
@@ -82,7 +83,7 @@ private:
                 ++column;
             }
         }
-        throw config::UserError(m_source + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + message);
+        throw UserError(m_source + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + message);
     }
 
     void skip_space() {
@@ -267,12 +268,6 @@ private:
 
 JsonValue parse_json(std::string_view text, const std::string& source) { return JsonParser(text, source).document(); }
 
-JsonValue read_json_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw config::UserError(path + ": cannot open: " + std::strerror(errno));
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_json(text.str(), path);
-}
+JsonValue read_json_file(const std::string& path) { return parse_json(read_input_file(path, "JSON file"), path); }
 
 }  // namespace fastsim::report

@@ -52,7 +52,7 @@ struct JsonMember {
     JsonValue value;
 };
 
-/// Parses one JSON document. Throws config::UserError "SOURCE:LINE:COLUMN: <what was expected>"
+/// Parses one JSON document. Throws UserError "SOURCE:LINE:COLUMN: <what was expected>"
 /// on a syntax error, on nesting deeper than 64, or on text after the document.
 JsonValue parse_json(std::string_view text, const std::string& source);
 

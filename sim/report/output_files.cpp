@@ -10,7 +10,7 @@
 
 #include <unistd.h>
 
-#include "config/errors.h"
+#include "common/errors.h"
 
 namespace fastsim::report {
 
@@ -29,19 +29,19 @@ void write_file_atomically(const std::string& path, const std::string& content) 
     const fs::path target(path);
     std::error_code ec;
     if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-    if (ec) throw config::UserError("cannot create " + target.parent_path().string() + ": " + ec.message());
+    if (ec) throw UserError("cannot create " + target.parent_path().string() + ": " + ec.message());
     const std::string temporary = path + ".tmp." + std::to_string(::getpid());
     {
         std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        if (!out) throw config::UserError("cannot write " + temporary + ": " + std::strerror(errno));
+        if (!out) throw UserError("cannot write " + temporary + ": " + std::strerror(errno));
         out << content;
         out.flush();
-        if (!out) throw config::UserError("cannot write " + temporary + ": " + std::strerror(errno));
+        if (!out) throw UserError("cannot write " + temporary + ": " + std::strerror(errno));
     }
     if (std::rename(temporary.c_str(), path.c_str()) != 0) {
         const std::string reason = std::strerror(errno);
         std::remove(temporary.c_str());
-        throw config::UserError("cannot write " + path + ": " + reason);
+        throw UserError("cannot write " + path + ": " + reason);
     }
 }
 

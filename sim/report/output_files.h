@@ -7,7 +7,7 @@ namespace fastsim::report {
 
 /// Writes `content` to `path` atomically: a temporary file in the same folder, then
 /// rename(), so an interrupted run never leaves a truncated report. Creates the folder.
-/// Throws config::UserError if the folder or file cannot be written.
+/// Throws UserError if the folder or file cannot be written.
 void write_file_atomically(const std::string& path, const std::string& content);
 
 /// How JSON and CSV reports write numbers: whole numbers below 2^53 exactly (cycle, MAC and

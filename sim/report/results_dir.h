@@ -19,16 +19,16 @@ enum class ResultsDirKind {
     run,    ///< report.json and layers.csv (fastsim run CONFIG --out DIR)
 };
 
-/// Which kind of directory `dir` is. Throws config::UserError naming `dir` if it is missing or
+/// Which kind of directory `dir` is. Throws UserError naming `dir` if it is missing or
 /// is neither (a sweep takes precedence when both sets of files are present).
 ResultsDirKind classify_results_dir(const std::string& dir);
 
-/// The report of a sweep directory (docs/reports.md). Throws config::UserError naming the file
+/// The report of a sweep directory (docs/reports.md). Throws UserError naming the file
 /// (and line or key) for a missing or malformed sweep.json or results.csv.
 ReportPage sweep_report(const std::string& dir);
 
 /// The report of a `fastsim run --out` directory, node or cluster (docs/reports.md). Throws
-/// config::UserError naming the file for a missing or malformed report.json, layers.csv or nodes.csv.
+/// UserError naming the file for a missing or malformed report.json, layers.csv or nodes.csv.
 ReportPage run_report(const std::string& dir);
 
 }  // namespace fastsim::report

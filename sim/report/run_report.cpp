@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <limits>
 
-#include "config/errors.h"
+#include "common/errors.h"
 #include "report/csv_reader.h"
 #include "report/html_page.h"
 #include "report/json_reader.h"
@@ -30,7 +30,7 @@ bool is_detail_column(const std::string& name) {
 /// A number member of report.json, or a UserError naming the file and key.
 double number_member(const JsonValue& root, const std::string& file, const std::string& key) {
     const JsonValue* v = root.find(key);
-    if (!v || !v->is_number()) throw config::UserError(file + ": " + key + ": expected a number");
+    if (!v || !v->is_number()) throw UserError(file + ": " + key + ": expected a number");
     return v->as_number();
 }
 
@@ -45,11 +45,11 @@ std::string text_member(const JsonValue& root, const std::string& key) {
 /// The components of report.json's "energy_pj" object (excluding "total"), in pJ.
 std::vector<std::pair<std::string, double>> energy_components(const JsonValue& root, const std::string& file) {
     const JsonValue* e = root.find("energy_pj");
-    if (!e || !e->is_object()) throw config::UserError(file + ": energy_pj: expected an object of energies by component");
+    if (!e || !e->is_object()) throw UserError(file + ": energy_pj: expected an object of energies by component");
     std::vector<std::pair<std::string, double>> out;
     for (const auto& m : e->members()) {
         if (m.key == "total") continue;
-        if (!m.value.is_number()) throw config::UserError(file + ": energy_pj." + m.key + ": expected a number");
+        if (!m.value.is_number()) throw UserError(file + ": energy_pj." + m.key + ": expected a number");
         out.emplace_back(m.key, m.value.as_number());
     }
     return out;
@@ -79,7 +79,7 @@ charts::StackedBarChart energy_bars(const CsvTable& csv, std::size_t group_colum
             const std::string& text = csv.rows[row][components[c].index];
             const auto v = parse_number(text);
             if (!v && !text.empty())
-                throw config::UserError(csv.source + ":" + std::to_string(csv.row_lines[row]) + ": column '" +
+                throw UserError(csv.source + ":" + std::to_string(csv.row_lines[row]) + ": column '" +
                                         csv.header[components[c].index] + "': '" + text + "' is not a number");
             bar.values[c] += v.value_or(0.0) * 1e-6;
         }
@@ -123,7 +123,7 @@ void add_summary_json(HtmlPage& page, const std::string& dir) {
     const std::string file = dir + "/summary.json";
     if (!std::filesystem::exists(file)) return;
     const JsonValue root = read_json_file(file);
-    if (!root.is_object()) throw config::UserError(file + ": expected a JSON object");
+    if (!root.is_object()) throw UserError(file + ": expected a JSON object");
     HtmlTable t;
     t.caption = "summary.json (the results a sweep collects from this run)";
     t.headers = {"result", "value"};
@@ -165,7 +165,7 @@ void training_step_sections(HtmlPage& page, ReportPage& report, const std::strin
 
     // 2. Energy by layer (phases summed), then the per-layer table.
     const auto layer_column = layers.column("layer");
-    if (!layer_column) throw config::UserError(layers.source + ":1: no column 'layer'");
+    if (!layer_column) throw UserError(layers.source + ":1: no column 'layer'");
     page.section("Energy breakdown", "energy");
     std::vector<std::string> labels;
     for (const auto& row : layers.rows) labels.push_back(row[*layer_column]);
@@ -204,7 +204,7 @@ void cluster_sections(HtmlPage& page, ReportPage& report, const std::string& dir
 
     // 2. Energy by node (links are shared, so not in the bars), then the tables.
     const auto node_column = nodes.column("node");
-    if (!node_column) throw config::UserError(nodes.source + ":1: no column 'node'");
+    if (!node_column) throw UserError(nodes.source + ":1: no column 'node'");
     const auto type_column = nodes.column("type");
     std::vector<std::string> labels;
     for (const auto& row : nodes.rows) labels.push_back("node " + row[*node_column] + (type_column ? " (" + row[*type_column] + ")" : ""));
@@ -223,11 +223,11 @@ void cluster_sections(HtmlPage& page, ReportPage& report, const std::string& dir
 ReportPage run_report(const std::string& dir) {
     const std::string file = dir + "/report.json";
     const JsonValue root = read_json_file(file);
-    if (!root.is_object()) throw config::UserError(file + ": expected a JSON object");
+    if (!root.is_object()) throw UserError(file + ": expected a JSON object");
     const CsvTable layers = read_csv_file(dir + "/layers.csv");
     const bool cluster = root.find("simulated_step_s") != nullptr;
     if (!cluster && !root.find("total_cycles"))
-        throw config::UserError(file + ": neither total_cycles (a training step) nor simulated_step_s (a cluster run)");
+        throw UserError(file + ": neither total_cycles (a training step) nor simulated_step_s (a cluster run)");
     ReportPage report;
     const std::string network = text_member(root, "network");
     HtmlPage page("fastsim " + std::string(cluster ? "cluster" : "training step") + " report: " + network,
@@ -242,18 +242,18 @@ ReportPage run_report(const std::string& dir) {
 
 ResultsDirKind classify_results_dir(const std::string& dir) {
     namespace fs = std::filesystem;
-    if (!fs::is_directory(dir)) throw config::UserError(dir + ": not a directory");
+    if (!fs::is_directory(dir)) throw UserError(dir + ": not a directory");
     const auto has = [&](const char* name) { return fs::exists(fs::path(dir) / name); };
     if (has("sweep.json") || has("results.csv")) {
-        if (!has("results.csv")) throw config::UserError(dir + "/results.csv: cannot open: missing (the sweep has not written results yet?)");
-        if (!has("sweep.json")) throw config::UserError(dir + "/sweep.json: cannot open: missing, though results.csv is there");
+        if (!has("results.csv")) throw UserError(dir + "/results.csv: cannot open: missing (the sweep has not written results yet?)");
+        if (!has("sweep.json")) throw UserError(dir + "/sweep.json: cannot open: missing, though results.csv is there");
         return ResultsDirKind::sweep;
     }
     if (has("report.json")) {
-        if (!has("layers.csv")) throw config::UserError(dir + "/layers.csv: cannot open: missing, though report.json is there");
+        if (!has("layers.csv")) throw UserError(dir + "/layers.csv: cannot open: missing, though report.json is there");
         return ResultsDirKind::run;
     }
-    throw config::UserError(dir + ": neither a sweep directory (sweep.json, results.csv) nor a run directory (report.json, layers.csv)");
+    throw UserError(dir + ": neither a sweep directory (sweep.json, results.csv) nor a run directory (report.json, layers.csv)");
 }
 
 }  // namespace fastsim::report

@@ -7,7 +7,7 @@
 #include <limits>
 #include <optional>
 
-#include "config/errors.h"
+#include "common/errors.h"
 #include "report/csv_reader.h"
 #include "report/html_page.h"
 #include "report/json_reader.h"
@@ -30,7 +30,7 @@ struct SweepSpec : sweep::SweepIdentity {
 };
 
 [[noreturn]] void key_error(const std::string& file, const std::string& key, const std::string& message) {
-    throw config::UserError(file + ": " + key + ": " + message);
+    throw UserError(file + ": " + key + ": " + message);
 }
 
 /// results.csv with its columns located and its rows split into ok and failed.
@@ -52,7 +52,7 @@ struct SweepResults {
 
 std::size_t require_column(const CsvTable& csv, const std::string& name, const std::string& why) {
     const auto c = csv.column(name);
-    if (!c) throw config::UserError(csv.source + ":1: no column '" + name + "'" + why);
+    if (!c) throw UserError(csv.source + ":1: no column '" + name + "'" + why);
     return *c;
 }
 
@@ -78,7 +78,7 @@ SweepResults read_results(const std::string& file, const SweepSpec& spec, const 
         for (const std::size_t c : numeric) {
             const std::string& text = r.cell(row, c);
             if (!text.empty() && !parse_number(text))
-                throw config::UserError(file + ":" + std::to_string(r.csv.row_lines[row]) + ": column '" + r.csv.header[c] + "': '" +
+                throw UserError(file + ":" + std::to_string(r.csv.row_lines[row]) + ": column '" + r.csv.header[c] + "': '" +
                                         text + "' is not a number");
         }
     }
@@ -220,7 +220,7 @@ std::string point_error(const std::string& dir, const SweepResults& r, std::size
         const JsonValue* error = root.is_object() ? root.find("error") : nullptr;
         if (error && error->is_string() && !error->as_string().empty()) return error->as_string();
         return "(no error recorded in " + file + ")";
-    } catch (const config::UserError& e) {
+    } catch (const UserError& e) {
         return std::string("(unreadable: ") + e.what() + ")";
     }
 }

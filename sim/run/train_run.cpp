@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "report/svg_chart.h"
-#include "config/errors.h"
+#include "common/errors.h"
 #include "node/training_step.h"
 #include "report/output_files.h"
 #include "run/training_step.h"
@@ -49,7 +49,7 @@ class CsvAppender {
 public:
     CsvAppender() = default;
     CsvAppender(const std::string& path, const std::string& header) : m_path(path), m_out(path, std::ios::trunc) {
-        if (!m_out) throw config::UserError("cannot write " + path);
+        if (!m_out) throw UserError("cannot write " + path);
         m_out << header << '\n';
         m_out.flush();
     }
@@ -57,7 +57,7 @@ public:
         if (!m_out.is_open()) return;
         m_out << line << '\n';
         if (flush) m_out.flush();
-        if (!m_out) throw config::UserError("cannot write " + m_path + " (disk full?)");
+        if (!m_out) throw UserError("cannot write " + m_path + " (disk full?)");
     }
     void flush() {
         if (m_out.is_open()) m_out.flush();
@@ -229,7 +229,7 @@ TrainRunResult run_training(const config::TrainConfig& config, const training::F
     if (outputs) {
         std::error_code ec;
         fs::create_directories(outputs->dir, ec);
-        if (ec) throw config::UserError("cannot create output folder " + outputs->dir + ": " + ec.message());
+        if (ec) throw UserError("cannot create output folder " + outputs->dir + ": " + ec.message());
         const auto path = [&](const char* name) { return (fs::path(outputs->dir) / name).string(); };
         accuracy_csv = CsvAppender(path("accuracy.csv"),
                                    "policy,epoch,train_loss,train_accuracy,test_loss,test_accuracy,wall_s");

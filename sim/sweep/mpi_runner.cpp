@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "sweep/mpi_runner.h"
 
-#include "config/errors.h"
+#include "common/errors.h"
 
 #ifdef FASTSIM_WITH_MPI
 #include <mpi.h>
@@ -22,7 +22,7 @@ namespace fastsim::sweep {
 
 namespace {
 [[noreturn]] void no_mpi() {
-    throw config::UserError("--mpi: this fastsim was built without MPI (configure with cmake -DFASTSIM_WITH_MPI=ON; docs/sweeps.md)");
+    throw UserError("--mpi: this fastsim was built without MPI (configure with cmake -DFASTSIM_WITH_MPI=ON; docs/sweeps.md)");
 }
 }  // namespace
 
@@ -88,7 +88,7 @@ void run_points_mpi(const std::vector<SweepPoint>& points, const std::vector<std
     int rank = 0, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 2) throw config::UserError("--mpi needs at least 2 ranks (rank 0 hands out points, the others run them): mpirun -n K with K >= 2");
+    if (size < 2) throw UserError("--mpi needs at least 2 ranks (rank 0 hands out points, the others run them): mpirun -n K with K >= 2");
     if (rank != 0) {
         while (true) {
             long long index = 0;

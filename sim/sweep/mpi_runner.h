@@ -15,12 +15,12 @@ bool mpi_available();
 /// One process of `mpirun -n K fastsim sweep ... --mpi`. Rank 0 hands out the indices in
 /// `to_run` one at a time and shows progress; ranks 1..K-1 each run a point (as a child process,
 /// exactly like the local runner, writing into the shared `options.out_dir`) and ask for the
-/// next. Throws config::UserError if built without MPI or K < 2. `to_run` and `progress` are
+/// next. Throws UserError if built without MPI or K < 2. `to_run` and `progress` are
 /// only used on rank 0.
 void run_points_mpi(const std::vector<SweepPoint>& points, const std::vector<std::size_t>& to_run,
                     const LocalRunOptions& options, ProgressMeter* progress);
 
-/// Rank of this process in MPI_COMM_WORLD, initialising MPI on first use; config::UserError
+/// Rank of this process in MPI_COMM_WORLD, initialising MPI on first use; UserError
 /// if built without MPI.
 int mpi_rank();
 /// MPI_Finalize if MPI was initialised.

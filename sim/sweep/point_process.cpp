@@ -14,7 +14,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "config/errors.h"
+#include "common/errors.h"
 #include "report/output_files.h"
 
 namespace fastsim::sweep {
@@ -71,13 +71,13 @@ std::string point_executable() {
         }
         std::error_code ec;
         if (found.empty() || !fs::is_regular_file(found, ec) || ::access(found.c_str(), X_OK) != 0)
-            throw config::UserError(std::string("FASTSIM_SWEEP_EXE=") + exe + ": not an executable file" +
+            throw UserError(std::string("FASTSIM_SWEEP_EXE=") + exe + ": not an executable file" +
                                     (found.empty() ? " on PATH" : ""));
         return found;
     }
     std::error_code ec;
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    if (ec) throw config::UserError("cannot find this executable (/proc/self/exe): " + ec.message() + "; set FASTSIM_SWEEP_EXE");
+    if (ec) throw UserError("cannot find this executable (/proc/self/exe): " + ec.message() + "; set FASTSIM_SWEEP_EXE");
     return self.string();
 }
 
@@ -101,7 +101,7 @@ pid_t start_point(const std::string& exe, const SweepPoint& point, const std::st
     const pid_t parent = ::getpid();
 
     const pid_t pid = ::fork();
-    if (pid < 0) throw config::UserError(std::string("cannot start a point process: fork: ") + std::strerror(errno));
+    if (pid < 0) throw UserError(std::string("cannot start a point process: fork: ") + std::strerror(errno));
     if (pid > 0) ::setpgid(pid, pid);  // also here, so a kill(-pid) right after fork finds the group
     if (pid == 0) {
         ::setpgid(0, 0);  // its own group: a wrapper's children are stopped with it
@@ -145,7 +145,7 @@ PointRecord finish_point(const SweepPoint& point, const std::string& point_dir, 
         try {
             r.results = read_summary((fs::path(point_dir) / "summary.json").string());
             r.ok = true;
-        } catch (const config::UserError& e) {
+        } catch (const UserError& e) {
             r.error = std::string("exit status 0 but no results: ") + e.what();
         }
     }

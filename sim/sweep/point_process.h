@@ -13,7 +13,7 @@ namespace fastsim::sweep {
 /// Starts `exe run BASE -p o... --out POINT_DIR` as a child process, its stdout and stderr in
 /// POINT_DIR/stdout.txt and stderr.txt. The child leads a process group of its own (signal it
 /// with kill(-pid, ...)), dies with the caller (PR_SET_PDEATHSIG) and starts with
-/// `child_signal_mask`. Throws config::UserError if it cannot fork.
+/// `child_signal_mask`. Throws UserError if it cannot fork.
 pid_t start_point(const std::string& exe, const SweepPoint& point, const std::string& point_dir,
                   const sigset_t& child_signal_mask);
 
@@ -31,7 +31,7 @@ bool is_stop_signal(int signal);
 std::string signal_name(int signal);
 
 /// The program each point runs: $FASTSIM_SWEEP_EXE if set (a wrapper, for example; looked up on
-/// PATH when it has no '/'), else this executable (/proc/self/exe). config::UserError if it is
+/// PATH when it has no '/'), else this executable (/proc/self/exe). UserError if it is
 /// not an executable file.
 std::string point_executable();
 

@@ -5,7 +5,7 @@
 #include <sstream>
 
 
-#include "config/errors.h"
+#include "common/errors.h"
 #include "report/json_reader.h"
 #include "report/output_files.h"
 
@@ -15,11 +15,11 @@ namespace {
 using report::json_string;
 using report::JsonValue;
 
-/// Member `key` of `object`, of `kind`; config::UserError naming the file and key otherwise.
+/// Member `key` of `object`, of `kind`; UserError naming the file and key otherwise.
 const JsonValue& member(const JsonValue& object, const std::string& key, JsonValue::Kind kind, const std::string& path) {
     const JsonValue* v = object.is_object() ? object.find(key) : nullptr;
     if (!v || v->kind() != kind)
-        throw config::UserError(path + ": " + key + ": missing or of the wrong type; delete the file to rerun the point");
+        throw UserError(path + ": " + key + ": missing or of the wrong type; delete the file to rerun the point");
     return *v;
 }
 
@@ -68,10 +68,10 @@ std::optional<PointRecord> read_point_record(const std::string& path) {
 
 report::Summary read_summary(const std::string& path) {
     const JsonValue j = report::read_json_file(path);
-    if (!j.is_object()) throw config::UserError(path + ": expected a JSON object of results");
+    if (!j.is_object()) throw UserError(path + ": expected a JSON object of results");
     report::Summary s;
     for (const auto& v : j.members()) {
-        if (!v.value.is_number()) throw config::UserError(path + ": " + v.key + ": expected a number");
+        if (!v.value.is_number()) throw UserError(path + ": " + v.key + ": expected a number");
         s.emplace_back(v.key, v.value.as_number());
     }
     return s;

@@ -28,10 +28,10 @@ struct PointRecord {
 };
 
 std::string point_record_json(const PointRecord& record);
-/// Reads a point.json; std::nullopt if it is missing, and config::UserError naming the file if
+/// Reads a point.json; std::nullopt if it is missing, and UserError naming the file if
 /// it is unreadable (a point.json is only ever written whole).
 std::optional<PointRecord> read_point_record(const std::string& path);
-/// Reads a run's summary.json (a flat object of numbers); throws config::UserError naming it.
+/// Reads a run's summary.json (a flat object of numbers); throws UserError naming it.
 report::Summary read_summary(const std::string& path);
 
 }  // namespace fastsim::sweep

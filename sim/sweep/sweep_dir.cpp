@@ -14,7 +14,7 @@
 #include <sstream>
 
 
-#include "config/errors.h"
+#include "common/errors.h"
 #include "report/json_reader.h"
 #include "report/output_files.h"
 
@@ -63,7 +63,7 @@ namespace {
 using report::JsonValue;
 
 [[noreturn]] void key_error(const std::string& file, const std::string& key, const std::string& message) {
-    throw config::UserError(file + ": " + key + ": " + message);
+    throw UserError(file + ": " + key + ": " + message);
 }
 
 /// Member `key` of `object` as a string ("" if absent or null); errors name `path` (default: key).
@@ -79,9 +79,9 @@ std::string optional_string(const JsonValue& object, const std::string& file, co
 SweepIdentity read_sweep_json(const std::string& dir) {
     const std::string file = dir + "/sweep.json";
     std::error_code ec;
-    if (!fs::is_regular_file(file, ec)) throw config::UserError(dir + ": not a sweep output directory (no sweep.json)");
+    if (!fs::is_regular_file(file, ec)) throw UserError(dir + ": not a sweep output directory (no sweep.json)");
     const JsonValue root = report::read_json_file(file);
-    if (!root.is_object()) throw config::UserError(file + ": expected a JSON object");
+    if (!root.is_object()) throw UserError(file + ": expected a JSON object");
     SweepIdentity id;
     const std::string format = optional_string(root, file, "format");
     if (!format.empty() && format != kFormat) key_error(file, "format", "this fastsim reads " + std::string(kFormat) + ", got '" + format + "'");
@@ -123,24 +123,24 @@ void claim_sweep_dir(const std::string& dir, const SweepIdentity& identity) {
     if (fs::exists(fs::path(dir) / "sweep.json", ec)) {
         const SweepIdentity existing = read_sweep_json(dir);
         if (!existing.same_sweep(identity))
-            throw config::UserError(dir + " holds another sweep ('" + existing.name + "', fingerprint " + existing.fingerprint +
+            throw UserError(dir + " holds another sweep ('" + existing.name + "', fingerprint " + existing.fingerprint +
                                     ", " + std::to_string(existing.points) + " points; this one is '" + identity.name + "', " +
                                     identity.fingerprint + ", " + std::to_string(identity.points) +
                                     " points): use another --out, or delete it to start over");
         return;
     }
     if (fs::exists(dir, ec) && !fs::is_empty(dir, ec))
-        throw config::UserError(dir + " exists and is not a sweep output directory (no sweep.json): use another --out");
+        throw UserError(dir + " exists and is not a sweep output directory (no sweep.json): use another --out");
     report::write_file_atomically((fs::path(dir) / "sweep.json").string(), sweep_json(identity));
 }
 
 SweepDirLock::SweepDirLock(const std::string& dir, const Shard& shard) {
     const std::string path = (fs::path(dir) / (".lock-" + std::to_string(shard.k) + "-of-" + std::to_string(shard.count))).string();
     m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (m_fd < 0) throw config::UserError(path + ": cannot open the sweep lock: " + std::strerror(errno));
+    if (m_fd < 0) throw UserError(path + ": cannot open the sweep lock: " + std::strerror(errno));
     if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
         ::close(m_fd);
-        throw config::UserError("another fastsim sweep is running the same points into " + dir + " (" + path +
+        throw UserError("another fastsim sweep is running the same points into " + dir + " (" + path +
                                 " is locked); wait for it to finish");
     }
 }
@@ -158,7 +158,7 @@ std::map<std::size_t, PointRecord> read_point_records(const std::string& dir) {
         if (!entry.is_directory()) continue;
         try {
             if (auto r = read_point_record((entry.path() / "point.json").string())) records[r->index] = std::move(*r);
-        } catch (const config::UserError& e) {  // cut short by a machine crash before the disk flush
+        } catch (const UserError& e) {  // cut short by a machine crash before the disk flush
             std::cerr << "sweep: ignoring an unreadable point record, the point counts as not run: " << e.what() << "\n";
         }
     }

@@ -29,7 +29,7 @@ struct SweepIdentity {
 SweepIdentity identity_of(const SweepSpec& spec, const std::vector<SweepPoint>& points);
 std::string sweep_json(const SweepIdentity& identity);
 /// Reads DIR/sweep.json: `axes` is required, every other field optional (a hand-written file
-/// may leave them out). config::UserError naming the file and key if it is missing or malformed.
+/// may leave them out). UserError naming the file and key if it is missing or malformed.
 SweepIdentity read_sweep_json(const std::string& dir);
 
 /// Makes `dir` hold `identity`: writes sweep.json into a new or empty directory, accepts one
@@ -38,7 +38,7 @@ void claim_sweep_dir(const std::string& dir, const SweepIdentity& identity);
 
 /// An exclusive lock on DIR/.lock-K-of-N (flock) for the lifetime of the object: two runs of
 /// one shard into one directory would run every point twice (different shards may share it).
-/// config::UserError if another process holds it.
+/// UserError if another process holds it.
 class SweepDirLock {
 public:
     SweepDirLock(const std::string& dir, const Shard& shard);

@@ -7,14 +7,14 @@
 #include <map>
 #include <sstream>
 
-#include "config/errors.h"
+#include "common/errors.h"
+#include "common/input_file.h"
 #include "config/yaml_reader.h"
 
 namespace fastsim::sweep {
 namespace {
 
 namespace fs = std::filesystem;
-using config::ConfigError;
 using config::Document;
 using config::MapReader;
 
@@ -94,13 +94,6 @@ Axis read_axis(const Document& doc, MapReader& reader) {
     return axis;
 }
 
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 void fnv1a(std::uint64_t& h, const std::string& bytes) {
     for (const unsigned char c : bytes) {
         h ^= c;
@@ -113,7 +106,7 @@ void fnv1a(std::uint64_t& h, const std::string& bytes) {
 }  // namespace
 
 SweepSpec load_sweep(const std::string& path) {
-    const Document doc = Document::load(path);
+    const Document doc = Document::load(path, "sweep file");
     SweepSpec spec;
     spec.file = fs::absolute(path).lexically_normal().string();
     MapReader top(doc, doc.root, "");
@@ -232,7 +225,7 @@ Shard parse_shard(const std::string& text) {
     const std::size_t k = slash == std::string::npos ? 0 : number(text.substr(0, slash));
     const std::size_t n = slash == std::string::npos ? 0 : number(text.substr(slash + 1));
     if (k == 0 || n == 0 || k > n)
-        throw config::UserError("--shard: expected k/N with 1 <= k <= N (for example 1/4 for the first of four shards), got '" + text + "'");
+        throw UserError("--shard: expected k/N with 1 <= k <= N (for example 1/4 for the first of four shards), got '" + text + "'");
     return {k, n};
 }
 
@@ -241,7 +234,7 @@ std::string fingerprint(const std::vector<SweepPoint>& points) {
     std::map<std::string, std::string> contents;  // base config path -> its text, read once
     for (const SweepPoint& p : points) {
         auto it = contents.find(p.base_config);
-        if (it == contents.end()) it = contents.emplace(p.base_config, read_file(p.base_config)).first;
+        if (it == contents.end()) it = contents.emplace(p.base_config, read_input_file(p.base_config, "config file")).first;
         fnv1a(h, it->second);
         for (const std::string& o : p.overrides) fnv1a(h, o);
         fnv1a(h, "");

@@ -42,7 +42,7 @@ struct SweepPoint {
     std::vector<std::string> overrides;  ///< key.path=value for `-p`, in the order they apply
 };
 
-/// Reads and checks a sweep file. Throws config::ConfigError naming file, line and key path.
+/// Reads and checks a sweep file. Throws ConfigError naming file, line and key path.
 SweepSpec load_sweep(const std::string& path);
 
 /// Every point, in the documented order: the cartesian product of the axes, the last axis
@@ -55,7 +55,7 @@ struct Shard {
     std::size_t k = 1, count = 1;
     [[nodiscard]] bool contains(std::size_t index) const { return index % count == k - 1; }
 };
-/// Parses "k/N"; throws config::UserError naming --shard unless 1 <= k <= N.
+/// Parses "k/N"; throws UserError naming --shard unless 1 <= k <= N.
 Shard parse_shard(const std::string& text);
 
 /// A 16-hex-digit FNV-1a hash of every point's base config (path and contents) and overrides:

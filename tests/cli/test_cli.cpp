@@ -118,7 +118,7 @@ TEST_CASE("config errors exit 2 with file, line and key path, never a crash", "[
     for (const char* command : {"run", "validate"}) {
         const Result r = run_fastsim(std::string(command) + " " + bad);
         CHECK(r.exit_code == 2);
-        CHECK_THAT(r.err, Contains("bad.yaml:2:15: bfp.group_size: expected a value between 1 and 65536, got -4"));
+        CHECK_THAT(r.err, Contains("bad.yaml:2:15: bfp.group_size: expected a value from 1 to 65536, got -4"));
         CHECK_FALSE(r.err.find("terminate") != std::string::npos);
     }
     CHECK(run_fastsim("run").exit_code == 2);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <catch2/catch.hpp>
 
-#include "config/errors.h"
+#include "common/errors.h"
 #include "config/load.h"
 #include "support/temp_dir.h"
 
@@ -18,7 +18,7 @@ std::string error_of(const std::string& yaml, const std::vector<std::string>& ov
     const std::string file = dir.write("bad.yaml", yaml);
     try {
         config::load(file, overrides);
-    } catch (const config::ConfigError& e) {
+    } catch (const ConfigError& e) {
         const std::string what = e.what();
         return what.substr(what.find("bad.yaml"));
     }
@@ -70,9 +70,9 @@ TEST_CASE("wrong types are errors naming what was expected", "[config]") {
 
 TEST_CASE("out-of-range values are errors at the offending entry", "[config]") {
     CHECK_THAT(error_of("bfp_report:\n  mantissa_bits: [2, 17]\n"),
-               Contains("bad.yaml:2:22: bfp_report.mantissa_bits[1]: mantissa_bits must be between 2 and 16"));
+               Contains("bad.yaml:2:22: bfp_report.mantissa_bits[1]: expected a value from 2 to 16 bits, got 17"));
     CHECK(error_of("bfp:\n  exponent_bits: 9\n") ==
-          "bad.yaml:2:18: bfp.exponent_bits: expected a value between 2 and 8, got 9");
+          "bad.yaml:2:18: bfp.exponent_bits: expected a value from 2 to 8 bits, got 9");
     CHECK_THAT(error_of("bfp:\n  lfsr_bits: 12\n  noise_bits: 6\n"), Contains("bad.yaml:3:15: bfp.noise_bits: noise_bits 6 shares a factor"));
     CHECK_THAT(error_of("bfp_report:\n  tensors:\n    - {distribution: normal, dof: 4}\n"),
                Contains("bfp_report.tensors[0].dof: dof applies only to distribution student_t"));

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "config/errors.h"
+#include "common/errors.h"
 #include "report/csv_reader.h"
 #include "report/html_page.h"
 #include "report/json_reader.h"
@@ -17,7 +17,7 @@
 
 using namespace fastsim::report;
 using Catch::Matchers::Contains;
-using fastsim::config::UserError;
+using fastsim::UserError;
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "config/errors.h"
+#include "common/errors.h"
 #include "sweep/sweep_dir.h"
 #include "sweep/sweep_spec.h"
 #include "support/temp_dir.h"
@@ -110,7 +110,7 @@ TEST_CASE("bad sweep files name the file, line and key path", "[sweep]") {
     const auto error_of = [&](const std::string& text) {
         try {
             sweep::load_sweep(dir.write("bad.yaml", text));
-        } catch (const config::UserError& e) {
+        } catch (const UserError& e) {
             return std::string(e.what());
         }
         return std::string("no error");

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "bfp/dot.h"
-#include "config/errors.h"
+#include "common/errors.h"
 #include "config/train_config.h"
 #include "run/train_run.h"
 #include "support/temp_dir.h"
@@ -282,7 +282,7 @@ TEST_CASE("train config errors name the file and key path", "[training][config]"
         const std::string path = dir.write("bad.yaml", yaml);
         try {
             (void)fastsim::config::load_train_config(path);
-        } catch (const fastsim::config::ConfigError& e) {
+        } catch (const fastsim::ConfigError& e) {
             return e.what();
         }
         return "no error";

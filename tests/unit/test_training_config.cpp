@@ -3,7 +3,7 @@
 // table, and errors that name the file, line and key.
 #include <catch2/catch.hpp>
 
-#include "config/errors.h"
+#include "common/errors.h"
 #include "config/load.h"
 #include <fstream>
 #include <sstream>
@@ -27,7 +27,7 @@ std::string error_of(const std::string& yaml) {
     const std::string file = dir.write("bad.yaml", yaml);
     try {
         config::load(file);
-    } catch (const config::ConfigError& e) {
+    } catch (const ConfigError& e) {
         const std::string what = e.what();
         return what.substr(what.find("bad.yaml"));
     }
@@ -91,7 +91,7 @@ TEST_CASE("training_step errors name the file, line and key", "[config][node]") 
                Contains("expected one of forward, backward_data, weight_gradient, got 'sideways'"));
     CHECK_THAT(error_of(config_text("node:\n  dram: {type: ddr9}\n")),
                Contains("node.dram.type: the energy table configs/energy/fast_45nm.yaml (built in) has no DRAM type 'ddr9'"));
-    CHECK_THAT(error_of(config_text("node:\n  clock_mhz: -5\n")), Contains("node.clock_mhz: expected a positive clock in MHz"));
+    CHECK_THAT(error_of(config_text("node:\n  clock_mhz: -5\n")), Contains("node.clock_mhz: expected a value from 1 to 100000 MHz, got -5"));
     CHECK_THAT(error_of(config_text("node:\n  arrray: {rows: 4}\n")), Contains("node.arrray: unknown key"));
     CHECK_THAT(error_of("run: {mode: training_step}\n"), Contains("needs workload.trace"));
     CHECK_THAT(error_of("node: {clock_mhz: 100}\n"), Contains("node: applies only to run.mode training_step"));
@@ -122,7 +122,7 @@ TEST_CASE("energy tables: every entry needs a value and a source", "[config][ene
     try {
         config::load(dir.path("run.yaml"));
         FAIL("an unsourced figure was accepted");
-    } catch (const config::ConfigError& e) {
+    } catch (const ConfigError& e) {
         CHECK_THAT(e.what(), Contains("table.yaml:") && Contains("fmac.psum_add_pj: missing source"));
     }
 }

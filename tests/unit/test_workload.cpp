@@ -2,7 +2,7 @@
 // Shipped traces against published model sizes, lowering to GEMMs, and trace errors.
 #include <catch2/catch.hpp>
 
-#include "config/errors.h"
+#include "common/errors.h"
 #include "config/trace_reader.h"
 #include "support/temp_dir.h"
 
@@ -35,7 +35,7 @@ std::string error_of(const std::string& name, const std::string& text) {
     test::TempDir dir;
     try {
         config::read_trace(dir.write(name, text));
-    } catch (const config::ConfigError& e) {
+    } catch (const ConfigError& e) {
         const std::string what = e.what();
         return what.substr(what.find(name));
     }
@@ -103,14 +103,24 @@ TEST_CASE("SCALE-Sim topology CSV files are read as they are", "[workload]") {
     CHECK(g.dims.in == 147u);
     CHECK(workload::lower(w.layers[1], 2).dims.batch == 2u);
     // A comment before the header; a first data row whose name starts with "Layer".
-    CHECK(config::read_trace(dir.write("c.csv", "# ResNet stem\nLayer name, IFMAP Height, a, b, c, d, e, f\nConv1, 230, 230, 7, 7, 3, 64, 2\n"))
+    CHECK(config::read_trace(dir.write("c.csv", "# ResNet stem\nlayer name,ifmap height,ifmap width,filter height,"
+                                                "filter width,channels,num filter,strides\nConv1, 230, 230, 7, 7, 3, 64, 2\n"))
               .layers.size() == 1);
     CHECK(config::read_trace(dir.write("d.csv", "Layer1, 230, 230, 7, 7, 3, 64, 2\n")).layers.size() == 1);
     CHECK(error_of("bad.csv", "Conv1, 230, 230, 7, 7, 3, 64\n") ==
           "bad.csv:1:1: expected 8 comma-separated fields (Layer name, IFMAP Height, IFMAP Width, Filter Height, "
           "Filter Width, Channels, Num Filter, Strides), got 7");
-    CHECK(error_of("bad.csv", "Layer name,a,b,c,d,e,f,g\nConv1, 230, x, 7, 7, 3, 64, 2\n") ==
-          "bad.csv:2:1: field 'IFMAP Width': expected an integer from 1 to 2^24, got 'x'");
+    CHECK(error_of("bad.csv", "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, "
+                              "Strides\nConv1, 230, x, 7, 7, 3, 64, 2\n") ==
+          "bad.csv:2:1: field 'IFMAP Width': expected an integer from 1 to 16777216, got 'x'");
+    // The header rule is exact: a first row that does not name the columns is data, checked as data.
+    CHECK(error_of("bad.csv", "Layer name,a,b,c,d,e,f,g\nConv1, 230, 23, 7, 7, 3, 64, 2\n") ==
+          "bad.csv:1:1: field 'IFMAP Height': expected an integer from 1 to 16777216, got 'a'");
+    CHECK(error_of("bad.csv", "conv1, 22a, 224, 7, 7, 3, 64, 2\nconv2, 112, 112, 3, 3, 64, 64, 1\n") ==
+          "bad.csv:1:1: field 'IFMAP Height': expected an integer from 1 to 16777216, got '22a'");
+    CHECK(error_of("bad.csv", "conv1, -224, 224, 7, 7, 3, 64, 2\n") ==
+          "bad.csv:1:1: field 'IFMAP Height': expected an integer from 1 to 16777216, got '-224'");
+    CHECK_THAT(error_of("bad.csv", "Layer, M, N, K,\nfc1, 64, 4096, 9216,\n"), Contains("bad.csv:1:1: SCALE-Sim's GEMM"));
     CHECK_THAT(error_of("bad.csv", "C, 5, 5, 7, 7, 3, 64, 1\n"), Contains("bad.csv:1:1: the filter (7x7) is larger"));
 }
 

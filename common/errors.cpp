@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "config/errors.h"
+#include "common/errors.h"
 
-namespace fastsim::config {
+namespace fastsim {
 
 std::string Location::describe() const {
     std::string out = file;
@@ -10,4 +10,4 @@ std::string Location::describe() const {
     return out;
 }
 
-}  // namespace fastsim::config
+}  // namespace fastsim

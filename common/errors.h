@@ -4,10 +4,11 @@
 #include <stdexcept>
 #include <string>
 
-namespace fastsim::config {
+namespace fastsim {
 
-/// Where a config value came from: file, 1-based line and column, and its YAML key path.
-/// A value set by `-p key=value` has file "-p key" and line 0.
+/// Where a user's value came from: file, 1-based line and column, and its key path (a YAML
+/// key such as `node.dram.latency_ns`, or a CSV column). A value set by `-p key=value` has
+/// file "-p key" and line 0.
 struct Location {
     std::string file;
     int line = 0;
@@ -18,14 +19,15 @@ struct Location {
     [[nodiscard]] std::string describe() const;
 };
 
-/// Anything the user got wrong (config, input file, command line). The CLI prints what()
-/// and exits with status 2; models never see one.
+/// Anything the user got wrong (config, input file, command line, a request too large to
+/// run). The CLI prints what() and exits with status 2. Every other exception is a bug
+/// (exit 1).
 class UserError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
 
-/// A config error: what() is "file:line:col: key.path: message".
+/// A user error at a place in a file: what() is "file:line:col: key.path: message".
 class ConfigError : public UserError {
 public:
     ConfigError(const Location& where, const std::string& message)
@@ -36,4 +38,4 @@ private:
     Location m_where;
 };
 
-}  // namespace fastsim::config
+}  // namespace fastsim

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace fastsim {
+
+/// Largest text file fastsim reads whole (configs, traces, energy tables, sweep files,
+/// results): 64 MiB. A larger input is refused, never read into memory.
+inline constexpr std::uint64_t kMaxTextInputBytes = std::uint64_t{64} << 20;
+
+/// UserError naming `path` and `what` ("config file", "trace", ...) unless `path` names an
+/// existing regular file (or a symbolic link to one): a directory, a device such as
+/// /dev/zero, a FIFO or a socket is refused before anything is read.
+void require_regular_file(const std::string& path, std::string_view what);
+
+/// The whole contents of the regular file at `path`; UserError (naming `path` and `what`) if
+/// require_regular_file refuses it, it cannot be read, or it holds more than `max_bytes`.
+std::string read_input_file(const std::string& path, std::string_view what,
+                            std::uint64_t max_bytes = kMaxTextInputBytes);
+
+}  // namespace fastsim
