@@ -42,6 +42,19 @@ inline void checked_accumulate(std::uint64_t& total, std::uint64_t value, const 
     if (__builtin_add_overflow(total, value, &total)) throw SizeOverflow(quantity);
 }
 
+/// a * b, or 2^64 - 1 if the product does not fit: for sizes that are only compared with a
+/// capacity, where "too large" is an answer, not an error.
+[[nodiscard]] inline std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) {
+    std::uint64_t product = 0;
+    return __builtin_mul_overflow(a, b, &product) ? ~std::uint64_t{0} : product;
+}
+
+/// a + b, or 2^64 - 1 if the sum does not fit.
+[[nodiscard]] inline std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+    std::uint64_t sum = 0;
+    return __builtin_add_overflow(a, b, &sum) ? ~std::uint64_t{0} : sum;
+}
+
 /// `value` (finite, >= 0) rounded to the nearest integer; SizeOverflow naming `quantity` if it
 /// is not finite or does not fit 64 bits. A negative value is a bug: std::invalid_argument.
 [[nodiscard]] inline std::uint64_t checked_round(double value, const char* quantity) {

@@ -3,12 +3,26 @@
 
 #include <stdexcept>
 
+#include "common/checked.h"
+
 namespace fastsim::converter {
 
 ConverterParams ConverterParams::derived_from(int group_size) {
     int levels = 0;
     while ((1 << levels) < group_size) ++levels;
     return {group_size, group_size, levels + 3};
+}
+
+ConversionCost& ConversionCost::operator+=(const ConversionCost& o) {
+    constexpr const char* kWhat = "converter counts";
+    checked_accumulate(cycles, o.cycles, kWhat);
+    checked_accumulate(groups, o.groups, kWhat);
+    checked_accumulate(comparator_ops, o.comparator_ops, kWhat);
+    checked_accumulate(subtractor_ops, o.subtractor_ops, kWhat);
+    checked_accumulate(shifter_ops, o.shifter_ops, kWhat);
+    checked_accumulate(noise_adds, o.noise_adds, kWhat);
+    checked_accumulate(lfsr_steps, o.lfsr_steps, kWhat);
+    return *this;
 }
 
 ConversionCost conversion_cost(const ConverterParams& p, std::uint64_t values, bfp::Rounding rounding, int noise_bits) {
@@ -18,15 +32,16 @@ ConversionCost conversion_cost(const ConverterParams& p, std::uint64_t values, b
     if (values == 0) return c;
     const auto g = static_cast<std::uint64_t>(p.group_size);
     const auto lanes = static_cast<std::uint64_t>(p.lanes);
-    c.groups = (values + g - 1) / g;
-    const std::uint64_t slots = c.groups * g;  // padded elements go through the lanes too
-    c.cycles = static_cast<std::uint64_t>(p.pipeline_latency_cycles) + (slots + lanes - 1) / lanes;
-    c.comparator_ops = c.groups * (g - 1);
+    c.groups = values / g + (values % g != 0 ? 1 : 0);
+    const std::uint64_t slots = checked_mul(c.groups, g, "converter slots");  // padded elements use lanes too
+    c.cycles = checked_add(static_cast<std::uint64_t>(p.pipeline_latency_cycles), slots / lanes + (slots % lanes != 0 ? 1 : 0),
+                           "converter cycles");
+    c.comparator_ops = c.groups * (g - 1);  // <= slots
     c.subtractor_ops = slots;
     c.shifter_ops = slots;
     if (rounding == bfp::Rounding::stochastic) {
         c.noise_adds = slots;
-        c.lfsr_steps = slots * static_cast<std::uint64_t>(noise_bits);
+        c.lfsr_steps = checked_mul(slots, static_cast<std::uint64_t>(noise_bits), "LFSR steps");
     }
     return c;
 }

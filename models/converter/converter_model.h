@@ -31,16 +31,8 @@ struct ConversionCost {
     std::uint64_t lfsr_steps = 0;         ///< noise_bits per element, stochastic rounding only
 
     /// Two jobs run back to back on one converter: every count adds, cycles included.
-    ConversionCost& operator+=(const ConversionCost& other) {
-        cycles += other.cycles;
-        groups += other.groups;
-        comparator_ops += other.comparator_ops;
-        subtractor_ops += other.subtractor_ops;
-        shifter_ops += other.shifter_ops;
-        noise_adds += other.noise_adds;
-        lfsr_steps += other.lfsr_steps;
-        return *this;
-    }
+    /// SizeOverflow if a count leaves 64 bits.
+    ConversionCost& operator+=(const ConversionCost& other);
     friend bool operator==(const ConversionCost& a, const ConversionCost& b) {
         return a.cycles == b.cycles && a.groups == b.groups && a.comparator_ops == b.comparator_ops &&
                a.subtractor_ops == b.subtractor_ops && a.shifter_ops == b.shifter_ops && a.noise_adds == b.noise_adds &&

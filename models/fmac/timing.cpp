@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "common/checked.h"
+
 namespace fastsim::fmac {
 
 GemmTiming analytic_gemm_timing(const GemmShape& shape, const ArrayGeometry& array, int mantissa_bits_x,
@@ -17,20 +19,21 @@ GemmTiming analytic_gemm_timing(const GemmShape& shape, const ArrayGeometry& arr
     const std::uint64_t k_folds = (groups + rows - 1) / rows;
     const std::uint64_t n_folds = (shape.n + cols - 1) / cols;
     const auto p = static_cast<std::uint64_t>(t.passes);
-    // Sum over folds; each is full or the last one along each dimension.
-    for (std::uint64_t kf = 0; kf < k_folds; ++kf) {
-        const std::uint64_t r = std::min(rows, groups - kf * rows);
-        for (std::uint64_t nf = 0; nf < n_folds; ++nf) {
-            const std::uint64_t c = std::min(cols, shape.n - nf * cols);
-            t.weight_load_cycles += r;
-            t.stream_cycles += p * (shape.m + r + c - 2);
-        }
-    }
-    t.cycles = t.weight_load_cycles + t.stream_cycles;
-    t.folds = k_folds * n_folds;
-    t.group_products = shape.m * groups * shape.n;
-    t.pe_passes = t.group_products * p;
-    t.macs = shape.m * shape.k * shape.n;
+    // The sum over folds in closed form: fold (kf, nf) holds r_kf k-groups and c_nf columns,
+    // with sum_kf r_kf = groups and sum_nf c_nf = n, so
+    //   sum r_kf over all folds = n_folds * groups,   sum c_nf = k_folds * n,
+    //   stream = P * (folds * m + n_folds * groups + k_folds * n - 2 * folds).
+    constexpr const char* kCycles = "array cycles of a tile";
+    t.folds = checked_mul(k_folds, n_folds, "array folds");
+    t.weight_load_cycles = checked_mul(n_folds, groups, kCycles);
+    const std::uint64_t hops = checked_add(checked_add(checked_mul(t.folds, shape.m, kCycles), t.weight_load_cycles, kCycles),
+                                           checked_mul(k_folds, shape.n, kCycles), kCycles) -
+                               2 * t.folds;  // every fold has r + c >= 2
+    t.stream_cycles = checked_mul(p, hops, kCycles);
+    t.cycles = checked_add(t.weight_load_cycles, t.stream_cycles, kCycles);
+    t.group_products = checked_mul(checked_mul(shape.m, groups, "group products"), shape.n, "group products");
+    t.pe_passes = checked_mul(t.group_products, p, "PE passes");
+    t.macs = checked_mul(checked_mul(shape.m, shape.k, "MACs"), shape.n, "MACs");
     return t;
 }
 

@@ -152,6 +152,7 @@ std::size_t Topology::add_link(std::size_t a, std::size_t b, const LinkParams& l
     m_adjacency[a].push_back({b, forward});
     m_adjacency[b].push_back({a, forward + 1});
     m_trees.clear();
+    m_cached_sources.clear();
     return forward / 2;
 }
 
@@ -161,9 +162,12 @@ void Topology::check_vertex(std::size_t v, const char* what) const {
                                     std::to_string(vertex_count()) + " vertices)");
 }
 
-const Topology::SourceTree& Topology::tree_from(std::size_t src) const {
-    if (m_trees.size() != vertex_count()) m_trees.assign(vertex_count(), nullptr);
-    if (m_trees[src]) return *m_trees[src];
+std::shared_ptr<const Topology::SourceTree> Topology::tree_from(std::size_t src) const {
+    if (m_trees.size() != vertex_count()) {
+        m_trees.assign(vertex_count(), nullptr);
+        m_cached_sources.clear();
+    }
+    if (m_trees[src]) return m_trees[src];
     // Dijkstra on (latency, hops); a vertex keeps the lowest-id predecessor among equal-cost
     // ones. Every hop adds one to the key, so all predecessors are settled before the vertex.
     const std::size_t n = vertex_count();
@@ -205,8 +209,14 @@ const Topology::SourceTree& Topology::tree_from(std::size_t src) const {
             }
         }
     }
+    const std::size_t max_trees = std::max<std::size_t>(1, kMaxCachedRouteEntries / n);
+    while (m_cached_sources.size() >= max_trees) {
+        m_trees[m_cached_sources.front()] = nullptr;
+        m_cached_sources.pop_front();
+    }
     m_trees[src] = tree;
-    return *tree;
+    m_cached_sources.push_back(src);
+    return tree;
 }
 
 void Topology::route_into(std::size_t src, std::size_t dst, std::vector<ChannelId>& out) const {
@@ -214,11 +224,11 @@ void Topology::route_into(std::size_t src, std::size_t dst, std::vector<ChannelI
     check_vertex(dst, "route");
     out.clear();
     if (src == dst) return;
-    const SourceTree& tree = tree_from(src);
-    if (tree.entering[dst] == kNone)
+    const auto tree = tree_from(src);
+    if (tree->entering[dst] == kNone)
         throw std::invalid_argument("route: vertex " + std::to_string(dst) + " is unreachable from vertex " +
                                     std::to_string(src));
-    for (std::size_t v = dst; v != src; v = m_channels[out.back()].from) out.push_back(tree.entering[v]);
+    for (std::size_t v = dst; v != src; v = m_channels[out.back()].from) out.push_back(tree->entering[v]);
     std::reverse(out.begin(), out.end());
 }
 
@@ -232,11 +242,11 @@ std::size_t Topology::hops(std::size_t src, std::size_t dst) const {
     check_vertex(src, "hops");
     check_vertex(dst, "hops");
     if (src == dst) return 0;
-    const SourceTree& tree = tree_from(src);
-    if (tree.entering[dst] == kNone)
+    const auto tree = tree_from(src);
+    if (tree->entering[dst] == kNone)
         throw std::invalid_argument("hops: vertex " + std::to_string(dst) + " is unreachable from vertex " +
                                     std::to_string(src));
-    return tree.hops[dst];
+    return tree->hops[dst];
 }
 
 std::vector<std::size_t> Topology::unreachable_nodes() const {

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,10 @@ enum class UpperKind { ring, fully_connected, switch_star };
 /// vertex id at each step (walking back from the destination), so they are deterministic. They
 /// are computed lazily, one Dijkstra per source on first use, and cached; route queries are
 /// therefore not thread-safe on a shared Topology.
+/// Route-table entries (one per vertex per cached source tree) a Topology keeps: 2^24, about
+/// 200 MB. Beyond it the oldest trees are rebuilt when needed.
+inline constexpr std::size_t kMaxCachedRouteEntries = std::size_t{1} << 24;
+
 class Topology {
 public:
     /// `node_count` compute nodes, `switch_count` switches, no links.
@@ -102,7 +107,9 @@ private:
     };
     static constexpr ChannelId kNone = ~ChannelId{0};
 
-    const SourceTree& tree_from(std::size_t src) const;
+    /// The tree from `src`, from the cache or built (and cached, evicting the oldest trees
+    /// beyond kMaxCachedRouteEntries).
+    std::shared_ptr<const SourceTree> tree_from(std::size_t src) const;
     void check_vertex(std::size_t v, const char* what) const;
 
     std::size_t m_node_count;
@@ -110,7 +117,10 @@ private:
     std::vector<Channel> m_channels;
     std::vector<std::size_t> m_gateways;
     /// Per source, built lazily; immutable once built, so copies of the Topology share them.
+    /// At most kMaxCachedRouteEntries vertices' worth are kept (oldest evicted first), so
+    /// routing a cluster of N nodes takes O(N) memory, not O(N^2).
     mutable std::vector<std::shared_ptr<const SourceTree>> m_trees;
+    mutable std::deque<std::size_t> m_cached_sources;  ///< in build order
 };
 
 }  // namespace fastsim::interconnect

@@ -2,6 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
+
+#include "common/checked.h"
 
 namespace fastsim::memory {
 
@@ -11,18 +14,20 @@ namespace fastsim::memory {
 struct BfpBits {
     std::uint64_t exponent = 0;
     std::uint64_t mantissa = 0;
-    [[nodiscard]] std::uint64_t total() const { return exponent + mantissa; }
+    [[nodiscard]] std::uint64_t total() const { return checked_add(exponent, mantissa, "bits of a BFP tensor"); }
     BfpBits& operator+=(const BfpBits& other) {
-        exponent += other.exponent;
-        mantissa += other.mantissa;
+        checked_accumulate(exponent, other.exponent, "exponent bits");
+        checked_accumulate(mantissa, other.mantissa, "mantissa bits");
         return *this;
     }
 };
 
-/// Bits of `groups` BFP groups of g values with m-bit mantissas and e-bit exponents.
+/// Bits of `groups` BFP groups of g values with m-bit mantissas and e-bit exponents;
+/// SizeOverflow if they do not fit 64 bits.
 inline BfpBits bfp_bits(std::uint64_t groups, int group_size, int mantissa_bits, int exponent_bits) {
-    return {groups * static_cast<std::uint64_t>(exponent_bits),
-            groups * static_cast<std::uint64_t>(group_size) * static_cast<std::uint64_t>((mantissa_bits + 1) / 2) * 3};
+    const auto chunk_bits_per_group = static_cast<std::uint64_t>(group_size) * static_cast<std::uint64_t>((mantissa_bits + 1) / 2) * 3;
+    return {checked_mul(groups, static_cast<std::uint64_t>(exponent_bits), "exponent bits"),
+            checked_mul(groups, chunk_bits_per_group, "mantissa bits")};
 }
 
 /// Bits of an fp32 value: partial sums and weight gradients live in the mantissa (data) bank.
@@ -47,18 +52,19 @@ struct DramParams {
 };
 
 /// Node cycles of one DMA transfer of `bits` at `clock_hz`: latency + ceil(bits / bits per
-/// cycle), computed in integers; 0 bits cost nothing.
+/// cycle), computed in integers; 0 bits cost nothing. SizeOverflow beyond 64 bits.
 inline std::uint64_t dram_transfer_cycles(const DramParams& dram, std::uint64_t clock_hz, std::uint64_t bits) {
     if (bits == 0) return 0;
     __extension__ using Wide = unsigned __int128;  // bits * clock_hz can exceed 64 bits
     const Wide numerator = static_cast<Wide>(bits) * clock_hz;
-    const auto streaming = static_cast<std::uint64_t>((numerator + dram.bandwidth_bits_per_s - 1) / dram.bandwidth_bits_per_s);
-    return dram.latency_cycles + streaming;
+    const Wide streaming = (numerator + dram.bandwidth_bits_per_s - 1) / dram.bandwidth_bits_per_s;
+    if (streaming > std::numeric_limits<std::uint64_t>::max()) throw SizeOverflow("DRAM transfer cycles");
+    return checked_add(dram.latency_cycles, static_cast<std::uint64_t>(streaming), "DRAM transfer cycles");
 }
 
 /// Cycles a bank port needs to move `bits`: ceil(bits / bits_per_cycle).
 inline std::uint64_t bank_cycles(const SramBankParams& bank, std::uint64_t bits) {
-    return (bits + bank.bits_per_cycle - 1) / bank.bits_per_cycle;
+    return bits / bank.bits_per_cycle + (bits % bank.bits_per_cycle != 0 ? 1 : 0);
 }
 
 }  // namespace fastsim::memory

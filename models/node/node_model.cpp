@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/checked.h"
+
 namespace fastsim::node {
 namespace {
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 
 bool fits(const TileFootprint& f, const NodeParams& node) {
     return f.exponent_bits <= node.sram.exponent_bank.capacity_bits &&
@@ -34,17 +36,29 @@ std::uint64_t largest_fitting(std::uint64_t step, std::uint64_t limit, Ok&& ok) 
 
 memory::BfpBits operand_bits(std::uint64_t rows, std::uint64_t k, int mantissa_bits, const NodeParams& node) {
     const auto g = static_cast<std::uint64_t>(node.array.group_size);
-    return memory::bfp_bits(rows * ceil_div(k, g), node.array.group_size, mantissa_bits, node.exponent_bits);
+    return memory::bfp_bits(checked_mul(rows, ceil_div(k, g), "BFP groups of an operand"), node.array.group_size,
+                            mantissa_bits, node.exponent_bits);
+}
+
+/// Bits of `groups` BFP groups, saturated at 2^64 - 1 (only compared with a bank's capacity).
+memory::BfpBits saturated_bits(std::uint64_t rows, std::uint64_t k, int mantissa_bits, const NodeParams& node) {
+    const auto g = static_cast<std::uint64_t>(node.array.group_size);
+    const std::uint64_t groups = saturating_mul(rows, ceil_div(k, g));
+    const auto chunk_bits = static_cast<std::uint64_t>(node.array.group_size) *
+                            static_cast<std::uint64_t>((mantissa_bits + 1) / 2) * 3;
+    return {saturating_mul(groups, static_cast<std::uint64_t>(node.exponent_bits)), saturating_mul(groups, chunk_bits)};
 }
 
 }  // namespace
 
 TileFootprint tile_footprint(const PhaseJob& job, const NodeParams& node, std::uint64_t m, std::uint64_t k,
                              std::uint64_t n) {
-    const memory::BfpBits x = operand_bits(m, k, job.x_mantissa_bits, node);
-    const memory::BfpBits y = operand_bits(n, k, job.y_mantissa_bits, node);
-    const std::uint64_t accumulators = m * n * memory::kFp32Bits;
-    return {2 * (x.exponent + y.exponent), 2 * (x.mantissa + y.mantissa + accumulators)};
+    // Saturated, not checked: a tile too large to count is one that does not fit.
+    const memory::BfpBits x = saturated_bits(m, k, job.x_mantissa_bits, node);
+    const memory::BfpBits y = saturated_bits(n, k, job.y_mantissa_bits, node);
+    const std::uint64_t accumulators = saturating_mul(saturating_mul(m, n), memory::kFp32Bits);
+    return {saturating_mul(2, saturating_add(x.exponent, y.exponent)),
+            saturating_mul(2, saturating_add(saturating_add(x.mantissa, y.mantissa), accumulators))};
 }
 
 TilePlan plan_tiles(const PhaseJob& job, const NodeParams& node) {
@@ -132,14 +146,16 @@ TileWork tile_work(const PhaseJob& job, const NodeParams& node, const TilePlan& 
     // (3) SRAM traffic: DMA fills; Y read once (weight loads); X read once per column fold;
     // fp32 partial sums written by every k-fold and read back by every k-fold but the first
     // of the first k-tile; the finished accumulators read once by the converter / write-back.
+    constexpr const char* kSramBits = "SRAM bits of a tile";
     const std::uint64_t n_folds = ceil_div(w.n, cols);
     const std::uint64_t k_folds = ceil_div(ceil_div(w.k, g), rows);
-    const std::uint64_t psum_bits = w.m * w.n * memory::kFp32Bits;
+    const std::uint64_t psum_bits = checked_mul(checked_mul(w.m, w.n, kSramBits), memory::kFp32Bits, kSramBits);
     w.sram_exponent_write_bits = w.load.exponent;
-    w.sram_mantissa_write_bits = w.load.mantissa + psum_bits * k_folds;
-    w.sram_exponent_read_bits = y.exponent + x.exponent * n_folds;
-    w.sram_mantissa_read_bits = y.mantissa + x.mantissa * n_folds + psum_bits * (k_folds - 1 + (index.k > 0 ? 1 : 0)) +
-                                (w.last_k ? psum_bits : 0);
+    w.sram_mantissa_write_bits = checked_add(w.load.mantissa, checked_mul(psum_bits, k_folds, kSramBits), kSramBits);
+    w.sram_exponent_read_bits = checked_add(y.exponent, checked_mul(x.exponent, n_folds, kSramBits), kSramBits);
+    const std::uint64_t psum_reads = k_folds - 1 + (index.k > 0 ? 1 : 0) + (w.last_k ? 1 : 0);
+    w.sram_mantissa_read_bits = checked_add(checked_add(y.mantissa, checked_mul(x.mantissa, n_folds, kSramBits), kSramBits),
+                                            checked_mul(psum_bits, psum_reads, kSramBits), kSramBits);
     const std::uint64_t port_cycles = std::max({memory::bank_cycles(node.sram.exponent_bank, w.sram_exponent_read_bits),
                                                 memory::bank_cycles(node.sram.exponent_bank, w.sram_exponent_write_bits),
                                                 memory::bank_cycles(node.sram.mantissa_bank, w.sram_mantissa_read_bits),
@@ -148,16 +164,16 @@ TileWork tile_work(const PhaseJob& job, const NodeParams& node, const TilePlan& 
 
     // (4) Output: converted (twice, one per grouping) and written back, or written as fp32.
     if (w.last_k) {
-        const std::uint64_t values = w.m * w.n;
+        const std::uint64_t values = checked_mul(w.m, w.n, "output values of a tile");
         if (job.output == OutputForm::fp32) {
-            w.write_bits = values * memory::kFp32Bits;
+            w.write_bits = checked_mul(values, memory::kFp32Bits, "output bits of a tile");
         } else {
             const converter::ConversionCost once =
                 converter::conversion_cost(node.converter, values, job.output_rounding, node.noise_bits);
             w.conversion += once;  // grouped along rows
             w.conversion += once;  // grouped along columns
-            w.write_bits = 2 * memory::bfp_bits(once.groups, node.array.group_size, job.output_mantissa_bits,
-                                                node.exponent_bits).total();
+            w.write_bits = checked_mul(2, memory::bfp_bits(once.groups, node.array.group_size, job.output_mantissa_bits,
+                                                           node.exponent_bits).total(), "output bits of a tile");
         }
         w.write_cycles = memory::dram_transfer_cycles(node.dram, node.clock_hz, w.write_bits);
     }
@@ -165,31 +181,57 @@ TileWork tile_work(const PhaseJob& job, const NodeParams& node, const TilePlan& 
 }
 
 PhaseCounters& PhaseCounters::operator+=(const PhaseCounters& o) {
-    cycles += o.cycles;
-    array_cycles += o.array_cycles;
-    sram_stall_cycles += o.sram_stall_cycles;
-    load_wait_cycles += o.load_wait_cycles;
-    drain_cycles += o.drain_cycles;
-    tiles += o.tiles;
-    weight_load_cycles += o.weight_load_cycles;
-    folds += o.folds;
-    group_products += o.group_products;
-    pe_passes += o.pe_passes;
-    macs += o.macs;
+    constexpr const char* kWhat = "a counter of the phases";
+    checked_accumulate(cycles, o.cycles, kWhat);
+    checked_accumulate(array_cycles, o.array_cycles, kWhat);
+    checked_accumulate(sram_stall_cycles, o.sram_stall_cycles, kWhat);
+    checked_accumulate(load_wait_cycles, o.load_wait_cycles, kWhat);
+    checked_accumulate(drain_cycles, o.drain_cycles, kWhat);
+    checked_accumulate(tiles, o.tiles, kWhat);
+    checked_accumulate(weight_load_cycles, o.weight_load_cycles, kWhat);
+    checked_accumulate(folds, o.folds, kWhat);
+    checked_accumulate(group_products, o.group_products, kWhat);
+    checked_accumulate(pe_passes, o.pe_passes, kWhat);
+    checked_accumulate(macs, o.macs, kWhat);
     conversion += o.conversion;
-    sram_exponent_read_bits += o.sram_exponent_read_bits;
-    sram_exponent_write_bits += o.sram_exponent_write_bits;
-    sram_mantissa_read_bits += o.sram_mantissa_read_bits;
-    sram_mantissa_write_bits += o.sram_mantissa_write_bits;
-    dram_read_bits += o.dram_read_bits;
-    dram_write_bits += o.dram_write_bits;
+    checked_accumulate(sram_exponent_read_bits, o.sram_exponent_read_bits, kWhat);
+    checked_accumulate(sram_exponent_write_bits, o.sram_exponent_write_bits, kWhat);
+    checked_accumulate(sram_mantissa_read_bits, o.sram_mantissa_read_bits, kWhat);
+    checked_accumulate(sram_mantissa_write_bits, o.sram_mantissa_write_bits, kWhat);
+    checked_accumulate(dram_read_bits, o.dram_read_bits, kWhat);
+    checked_accumulate(dram_write_bits, o.dram_write_bits, kWhat);
     return *this;
 }
 
 PhaseCounters PhaseCounters::repeated(std::uint64_t times) const {
-    PhaseCounters total;
-    for (std::uint64_t i = 0; i < times; ++i) total += *this;  // times is small (attention heads x batch)
-    return total;
+    constexpr const char* kWhat = "a counter of a repeated phase";
+    const auto times_of = [&](std::uint64_t v) { return checked_mul(v, times, kWhat); };
+    PhaseCounters t;
+    t.cycles = times_of(cycles);
+    t.array_cycles = times_of(array_cycles);
+    t.sram_stall_cycles = times_of(sram_stall_cycles);
+    t.load_wait_cycles = times_of(load_wait_cycles);
+    t.drain_cycles = times_of(drain_cycles);
+    t.tiles = times_of(tiles);
+    t.weight_load_cycles = times_of(weight_load_cycles);
+    t.folds = times_of(folds);
+    t.group_products = times_of(group_products);
+    t.pe_passes = times_of(pe_passes);
+    t.macs = times_of(macs);
+    t.conversion.cycles = times_of(conversion.cycles);
+    t.conversion.groups = times_of(conversion.groups);
+    t.conversion.comparator_ops = times_of(conversion.comparator_ops);
+    t.conversion.subtractor_ops = times_of(conversion.subtractor_ops);
+    t.conversion.shifter_ops = times_of(conversion.shifter_ops);
+    t.conversion.noise_adds = times_of(conversion.noise_adds);
+    t.conversion.lfsr_steps = times_of(conversion.lfsr_steps);
+    t.sram_exponent_read_bits = times_of(sram_exponent_read_bits);
+    t.sram_exponent_write_bits = times_of(sram_exponent_write_bits);
+    t.sram_mantissa_read_bits = times_of(sram_mantissa_read_bits);
+    t.sram_mantissa_write_bits = times_of(sram_mantissa_write_bits);
+    t.dram_read_bits = times_of(dram_read_bits);
+    t.dram_write_bits = times_of(dram_write_bits);
+    return t;
 }
 
 bool operator==(const PhaseCounters& a, const PhaseCounters& b) {
@@ -203,21 +245,22 @@ bool operator==(const PhaseCounters& a, const PhaseCounters& b) {
 }
 
 void add_tile_counts(PhaseCounters& c, const TileWork& w) {
+    constexpr const char* kWhat = "a counter of a phase";
     ++c.tiles;
-    c.array_cycles += w.array.cycles;
-    c.sram_stall_cycles += w.sram_stall_cycles;
-    c.weight_load_cycles += w.array.weight_load_cycles;
-    c.folds += w.array.folds;
-    c.group_products += w.array.group_products;
-    c.pe_passes += w.array.pe_passes;
-    c.macs += w.array.macs;
+    checked_accumulate(c.array_cycles, w.array.cycles, kWhat);
+    checked_accumulate(c.sram_stall_cycles, w.sram_stall_cycles, kWhat);
+    checked_accumulate(c.weight_load_cycles, w.array.weight_load_cycles, kWhat);
+    checked_accumulate(c.folds, w.array.folds, kWhat);
+    checked_accumulate(c.group_products, w.array.group_products, kWhat);
+    checked_accumulate(c.pe_passes, w.array.pe_passes, kWhat);
+    checked_accumulate(c.macs, w.array.macs, kWhat);
     c.conversion += w.conversion;
-    c.sram_exponent_read_bits += w.sram_exponent_read_bits;
-    c.sram_exponent_write_bits += w.sram_exponent_write_bits;
-    c.sram_mantissa_read_bits += w.sram_mantissa_read_bits;
-    c.sram_mantissa_write_bits += w.sram_mantissa_write_bits;
-    c.dram_read_bits += w.load.total();
-    c.dram_write_bits += w.write_bits;
+    checked_accumulate(c.sram_exponent_read_bits, w.sram_exponent_read_bits, kWhat);
+    checked_accumulate(c.sram_exponent_write_bits, w.sram_exponent_write_bits, kWhat);
+    checked_accumulate(c.sram_mantissa_read_bits, w.sram_mantissa_read_bits, kWhat);
+    checked_accumulate(c.sram_mantissa_write_bits, w.sram_mantissa_write_bits, kWhat);
+    checked_accumulate(c.dram_read_bits, w.load.total(), kWhat);
+    checked_accumulate(c.dram_write_bits, w.write_bits, kWhat);
 }
 
 PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayTimingMemo& memo,
@@ -226,6 +269,7 @@ PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayT
     const TilePlan plan = plan_tiles(job, node);
     if (plan.count() == 0) return c;
     // Times are in cycles from the phase start.
+    constexpr const char* kCycles = "cycles of a phase";
     std::uint64_t dma_free = 0, end_compute = 0, end_convert = 0;
     std::uint64_t end_compute_history[2] = {0, 0};  // compute ends of tiles i-2, i-1
     TileWork pending_write;                          // tile i-1, written after load i
@@ -238,7 +282,7 @@ PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayT
     auto write_back = [&](const TileWork& w, std::uint64_t tile, std::uint64_t ready) {
         if (w.write_cycles == 0) return;
         const std::uint64_t start = std::max(dma_free, ready);
-        dma_free = start + w.write_cycles;
+        dma_free = checked_add(start, w.write_cycles, kCycles);
         log(TileStage::write_back, tile, start, dma_free, w.write_bits);
     };
     TileIndex previous;
@@ -249,13 +293,13 @@ PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayT
         // share both operands, so every tile loads something.
         const std::uint64_t buffer_free = i >= 2 ? end_compute_history[0] : 0;
         const std::uint64_t start_load = std::max(dma_free, buffer_free);
-        const std::uint64_t end_load = start_load + w.load_cycles;
+        const std::uint64_t end_load = checked_add(start_load, w.load_cycles, kCycles);
         dma_free = end_load;
         log(TileStage::load, i, start_load, end_load, w.load.total());
         // (2) Compute i, after its load and tile i-1.
         const std::uint64_t start = std::max(end_load, end_compute);
         c.load_wait_cycles += start - end_compute;
-        end_compute = start + w.array.cycles + w.sram_stall_cycles;
+        end_compute = checked_add(checked_add(start, w.array.cycles, kCycles), w.sram_stall_cycles, kCycles);
         log(TileStage::compute, i, start, end_compute, w.array.macs);
         end_compute_history[0] = end_compute_history[1];
         end_compute_history[1] = end_compute;
@@ -263,7 +307,7 @@ PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayT
         std::uint64_t convert_done = end_convert;
         if (w.last_k) {
             const std::uint64_t start_convert = std::max(end_compute, end_convert);
-            convert_done = start_convert + w.conversion.cycles;
+            convert_done = checked_add(start_convert, w.conversion.cycles, kCycles);
             end_convert = convert_done;
             log(TileStage::convert, i, start_convert, convert_done, w.conversion.groups);
         }

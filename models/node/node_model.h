@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "bfp/format.h"
+#include "common/checked.h"
 #include "converter/converter_model.h"
 #include "fmac/timing.h"
 #include "memory/memory.h"
@@ -55,7 +56,10 @@ public:
 struct TilePlan {
     std::uint64_t tile_m = 0, tile_k = 0, tile_n = 0;  ///< tile_k is a multiple of g unless it is all of k
     std::uint64_t m_tiles = 0, k_tiles = 0, n_tiles = 0;
-    [[nodiscard]] std::uint64_t count() const { return m_tiles * k_tiles * n_tiles; }
+    /// Tiles in all; SizeOverflow beyond 64 bits.
+    [[nodiscard]] std::uint64_t count() const {
+        return checked_mul(checked_mul(m_tiles, k_tiles, "tiles of a phase"), n_tiles, "tiles of a phase");
+    }
 };
 
 /// SRAM bits a tile (m x k x n) reserves: two buffers each of X, Y and the fp32 accumulators.

@@ -56,8 +56,9 @@ Assignment solve_exact(const LayerGraph& graph, const AssignmentCosts& costs) {
             if (graph.last_consumer[j] > l) next.push_back(j);
         if (graph.last_consumer[l] > l) next.push_back(l);
         if (next.size() > kMaxLive)
-            throw std::invalid_argument("layer graph too wide for the exact planner: " + std::to_string(next.size()) +
-                                        " layers live at '" + graph.layers[l].name + "'");
+            throw PlanError("the layer graph is too wide for the exact planner: " + std::to_string(next.size()) +
+                            " layers' outputs are live at layer '" + graph.layers[l].name + "' (at most " +
+                            std::to_string(kMaxLive) + ")");
         // Where each producer and each kept layer sits in the current state.
         const auto position = [&](std::size_t layer) {
             return static_cast<std::size_t>(std::find(frontier.begin(), frontier.end(), layer) - frontier.begin());
@@ -94,8 +95,7 @@ Assignment solve_exact(const LayerGraph& graph, const AssignmentCosts& costs) {
     }
     // (3) The best final state, then the back-pointers from it.
     const auto best = std::min_element(cost.begin(), cost.end());
-    if (best == cost.end() || *best == kInfinity)
-        throw std::invalid_argument("no partition is feasible for every layer");
+    if (best == cost.end() || *best == kInfinity) throw PlanError("no partition is feasible for every layer");
     Assignment a;
     a.cost = *best;
     a.types.resize(n);
@@ -117,7 +117,7 @@ Assignment solve_brute_force(const LayerGraph& graph, const AssignmentCosts& cos
         const double c = assignment_cost(graph, costs, types);
         if (c < best.cost) best = {types, c};
     }
-    if (best.cost == kInfinity) throw std::invalid_argument("no partition is feasible for every layer");
+    if (best.cost == kInfinity) throw PlanError("no partition is feasible for every layer");
     return best;
 }
 

@@ -5,9 +5,17 @@
 #include <cstddef>
 #include <vector>
 
+#include "common/errors.h"
 #include "planner/layer_graph.h"
 
 namespace fastsim::planner {
+
+/// The input asks for a plan that cannot be made (a layer that cannot be split over the
+/// nodes, a graph too wide for the exact DP): a user error, reported with the config file.
+class PlanError : public UserError {
+public:
+    using UserError::UserError;
+};
 
 /// Cost of choosing a type for each layer at one level of the hierarchy (docs/planner.md,
 /// "The dynamic program"): the sum of every layer's own cost and every edge's conversion cost.

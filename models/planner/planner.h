@@ -139,12 +139,6 @@ struct Plan {
     }
 };
 
-/// A plan is impossible (e.g. Type I with fewer samples than nodes).
-class PlanError : public std::invalid_argument {
-public:
-    using std::invalid_argument::invalid_argument;
-};
-
 /// Plans `graph` over the groups of `bisect` (docs/planner.md). The compute model gives
 /// node-characterised seconds (not peak FLOPs); the exchange costs come from the topology.
 Plan make_plan(const LayerGraph& graph, const ClusterView& cluster, const std::vector<Group>& groups,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "workload/layer.h"
 
+#include "common/checked.h"
+
 namespace fastsim::workload {
 
 const char* to_string(LayerKind kind) {
@@ -12,23 +14,41 @@ const char* to_string(LayerKind kind) {
     return "?";
 }
 
-LayerGemm lower(const Layer& l, std::size_t batch) {
+namespace {
+
+std::uint64_t u64(int v) { return static_cast<std::uint64_t>(v); }
+
+LayerGemm lower_dims(const Layer& l, std::uint64_t batch) {
     switch (l.kind) {
     case LayerKind::conv:
-        return {{batch * static_cast<std::size_t>(l.out_height()) * static_cast<std::size_t>(l.out_width()),
-                 static_cast<std::size_t>(l.kernel_height) * static_cast<std::size_t>(l.kernel_width) *
-                     static_cast<std::size_t>(l.in_channels),
-                 static_cast<std::size_t>(l.filters)},
+        return {{checked_mul(checked_mul(batch, u64(l.out_height()), "GEMM rows (batch x output positions)"),
+                             u64(l.out_width()), "GEMM rows (batch x output positions)"),
+                 checked_mul(checked_mul(u64(l.kernel_height), u64(l.kernel_width), "GEMM reduction (kernel x channels)"),
+                             u64(l.in_channels), "GEMM reduction (kernel x channels)"),
+                 u64(l.filters)},
                 1};
     case LayerKind::fc:
-        return {{batch * static_cast<std::size_t>(l.tokens), static_cast<std::size_t>(l.in_features),
-                 static_cast<std::size_t>(l.out_features)},
+        return {{checked_mul(batch, u64(l.tokens), "GEMM rows (batch x tokens)"), u64(l.in_features), u64(l.out_features)},
                 1};
     case LayerKind::matmul:
-        return {{static_cast<std::size_t>(l.m), static_cast<std::size_t>(l.k), static_cast<std::size_t>(l.n)},
-                batch * static_cast<std::uint64_t>(l.repeat)};
+        return {{u64(l.m), u64(l.k), u64(l.n)}, checked_mul(batch, u64(l.repeat), "GEMMs (batch x repeat)")};
     }
     return {};
 }
+
+}  // namespace
+
+LayerGemm lower(const Layer& l, std::size_t batch) {
+    const LayerGemm gemm = lower_dims(l, batch);
+    (void)gemm.forward_macs();  // throws if the MACs of a phase do not fit 64 bits
+    return gemm;
+}
+
+std::uint64_t LayerGemm::forward_macs() const {
+    constexpr const char* kMacs = "MACs of a phase";
+    return checked_mul(checked_mul(checked_mul(count, dims.batch, kMacs), dims.in, kMacs), dims.out, kMacs);
+}
+
+
 
 }  // namespace fastsim::workload

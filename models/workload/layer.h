@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/errors.h"
 #include "fmac/training_gemm.h"
 
 namespace fastsim::workload {
@@ -39,6 +40,7 @@ struct Layer {
     /// Producers of this layer's input (names of earlier layers, or kNetworkInput); empty =
     /// the previous layer; more than one = a join (residual add, concatenation).
     std::vector<std::string> inputs;
+    Location where;  ///< the layer in its trace file (file, line, column, `layers[i]`); empty if built in
 
     [[nodiscard]] int out_height() const { return (in_height + 2 * padding - kernel_height) / stride + 1; }
     [[nodiscard]] int out_width() const { return (in_width + 2 * padding - kernel_width) / stride + 1; }
@@ -49,19 +51,19 @@ struct LayerGemm {
     fmac::LayerDims dims;
     std::uint64_t count = 1;
 
-    /// Multiply-accumulates of the forward pass (each training phase does the same number).
-    [[nodiscard]] std::uint64_t forward_macs() const {
-        return count * static_cast<std::uint64_t>(dims.batch) * dims.in * dims.out;
-    }
+    /// Multiply-accumulates of the forward pass (each training phase does the same number);
+    /// SizeOverflow beyond 64 bits.
+    [[nodiscard]] std::uint64_t forward_macs() const;
 };
 
 /// Lowers a layer for a batch: conv -> (batch * out_h * out_w) x (k_h * k_w * C_in) x filters
 /// (im2col); fc -> (batch * tokens) x in x out; matmul -> batch * repeat GEMMs of m x k x n.
+/// SizeOverflow if a dimension, the count or the forward MACs do not fit 64 bits.
 LayerGemm lower(const Layer& layer, std::size_t batch);
 
 struct Workload {
     std::string name;
-    std::string source;  ///< where the layer sizes come from
+    std::string source;      ///< where the layer sizes come from
     std::vector<Layer> layers;
 };
 

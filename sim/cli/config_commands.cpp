@@ -6,6 +6,7 @@
 
 #include "cli/app.h"
 #include "cli/logging.h"
+#include "cli/progress.h"
 #include "common/errors.h"
 #include "config/load.h"
 #include "report/cluster_report.h"
@@ -17,6 +18,7 @@
 #include "run/bfp_error_report.h"
 #include "run/cluster_step.h"
 #include "run/training_step.h"
+#include "run/work.h"
 
 #include <charconv>
 #include <chrono>
@@ -38,6 +40,7 @@ struct ConfigInvocation {
     std::vector<std::string> overrides;
     std::string timeline_path;                       ///< run --trace: where the timeline goes
     std::optional<run::TimelineRequest> timeline;    ///< run --trace: set when a timeline is wanted
+    double max_work_s = run::kDefaultMaxWorkSeconds; ///< run, plan, compare: --max-work
 };
 
 /// Which options a command takes beyond CONFIG, -p and --dump-config.
@@ -47,6 +50,7 @@ struct CommandOptions {
     bool planner = false;  ///< --planner, --comm-only, --equal-split
     bool compare = false;  ///< --trace (network traces), --simulate
     bool timeline = false; ///< --trace FILE (a timeline of the run), --trace-detail-limit
+    bool work = false;     ///< --max-work SECONDS
 };
 
 /// --trace-detail-limit: a whole number from 0 to 2^64 - 1 (Boost would wrap "-1").
@@ -63,7 +67,7 @@ std::uint64_t parse_detail_limit(const std::string& text) {
 std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>& args, const std::string& usage,
                                                   const CommandOptions& take) {
     po::options_description options(usage + "\n\nOptions");
-    std::string config_path, out_dir, fidelity, planner_name, timeline_path, detail_limit;
+    std::string config_path, out_dir, fidelity, planner_name, timeline_path, detail_limit, max_work;
     std::vector<std::string> overrides, traces;
     if (take.out) options.add_options()("out", po::value(&out_dir), "write the report files (JSON and CSV) into this folder");
     if (take.fidelity)
@@ -83,6 +87,11 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
             ("with --trace: the most detailed spans (tile stages, ops, transfers) kept; beyond it they are "
              "aggregated per layer and phase or schedule label (default " +
              std::to_string(run::kDefaultTimelineDetailLimit) + ")").c_str());
+    if (take.work)
+        options.add_options()("max-work", po::value(&max_work),
+                              ("refuse runs estimated above this many seconds of work (default " +
+                               std::to_string(static_cast<int>(run::kDefaultMaxWorkSeconds)) +
+                               "; docs/cli.md, \"Work limit\")").c_str());
     options.add_options()("config", po::value(&config_path), "YAML config file")(
         "param,p", po::value(&overrides)->composing(), "override a config key: -p key.path=value (repeatable)")(
         "dump-config", "print the effective config (every default filled in) as YAML");
@@ -92,6 +101,8 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     if (!parsed) return std::nullopt;
     const po::variables_map& vm = *parsed;
     if (config_path.empty()) throw UserError("missing CONFIG: " + usage);
+    if (vm.count("out") && out_dir.empty()) throw UserError("--out: expected a folder name, got ''");
+    const double max_work_s = vm.count("max-work") ? run::parse_max_work(max_work) : run::kDefaultMaxWorkSeconds;
     std::optional<run::TimelineRequest> timeline;
     if (vm.count("trace-detail-limit") && !vm.count("trace")) throw UserError("--trace-detail-limit needs --trace FILE");
     if (take.timeline && vm.count("trace")) {
@@ -112,7 +123,7 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     if (vm.count("comm-only")) overrides.push_back("planner.comm_only=true");
     if (vm.count("equal-split")) overrides.push_back("planner.equal_split=true");
     ConfigInvocation out{config::load(config_path, overrides), vm.count("dump-config") > 0, out_dir, traces,
-                         vm.count("simulate") > 0, overrides, timeline_path, timeline};
+                         vm.count("simulate") > 0, overrides, timeline_path, timeline, max_work_s};
     logger("config")->info("loaded {} with {} override(s)", config_path, overrides.size());
     return out;
 }
@@ -132,19 +143,6 @@ void print_bfp_error_report(const config::Params& params) {
     table.print(std::cout);
 }
 
-/// Progress on stderr: a line that rewrites itself on a terminal, a line per 10% otherwise.
-run::Progress progress_printer() {
-    const bool tty = ::isatty(STDERR_FILENO) != 0;
-    return [tty, last_decile = std::size_t{0}](std::size_t done, std::size_t all) mutable {
-        if (tty) {
-            std::cerr << "\rphases " << done << "/" << all << (done == all ? "\n" : "") << std::flush;
-        } else if (done * 10 / all > last_decile || done == all) {
-            last_decile = done * 10 / all;
-            logger("run")->info("phases {}/{}", done, all);
-        }
-    };
-}
-
 /// Writes `timeline` as Chrome trace-event JSON to `path` (atomically) and says so on stdout;
 /// an aggregated timeline is also announced on stderr.
 void write_timeline(const std::string& path, const run::Timeline& timeline, const config::Params& params) {
@@ -162,8 +160,11 @@ void write_timeline(const std::string& path, const run::Timeline& timeline, cons
 void run_training_step(const ConfigInvocation& invocation) {
     const config::Params& params = invocation.params;
     const std::string& out_dir = invocation.out_dir;
+    const run::WorkEstimate work = run::estimate_training_step(params, invocation.timeline.has_value());
+    run::check_work(work, invocation.max_work_s, params.source_file);
+    ProgressLine progress("training step", work);
     const auto start = std::chrono::steady_clock::now();
-    const run::TrainingStepResult result = run::run_training_step(params, progress_printer(), invocation.timeline);
+    const run::TrainingStepResult result = run::run_training_step(params, progress.callback(), invocation.timeline);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     logger("run")->info("{} phases simulated in {:.3f} s ({} distinct tile shapes memoised)", result.phases.size(),
                         seconds, result.distinct_tile_shapes);
@@ -183,11 +184,12 @@ void require_cluster(const config::Params& params, const std::string& command) {
                                 " has run.mode " + std::string(config::to_string(params.run.mode)) + ")");
 }
 
-run::ClusterPlan plan_or_user_error(const config::Params& params, const planner::PlannerOptions& options,
-                                    run::NodeCharacterisation& characterisation) {
+/// `work()`, with a planner::PlanError (a plan the input makes impossible) named by the config file.
+template <typename Work>
+auto naming_config(const config::Params& params, Work&& work) {
     try {
-        return run::plan_cluster(params, options, characterisation);
-    } catch (const std::invalid_argument& e) {  // planner::PlanError, or a graph the exact DP cannot take
+        return work();
+    } catch (const planner::PlanError& e) {
         throw UserError(params.source_file + ": " + e.what());
     }
 }
@@ -195,12 +197,11 @@ run::ClusterPlan plan_or_user_error(const config::Params& params, const planner:
 void run_cluster(const ConfigInvocation& invocation) {
     const config::Params& params = invocation.params;
     const std::string& out_dir = invocation.out_dir;
-    run::ClusterStepResult result;
-    try {
-        result = run::run_cluster_step(params, params.planner.options(), invocation.timeline);
-    } catch (const std::invalid_argument& e) {
-        throw UserError(params.source_file + ": " + e.what());
-    }
+    const run::WorkEstimate work = run::estimate_cluster(params, true);
+    run::check_work(work, invocation.max_work_s, params.source_file);
+    ProgressLine progress("cluster step", work);
+    const run::ClusterStepResult result = naming_config(
+        params, [&] { return run::run_cluster_step(params, params.planner.options(), invocation.timeline, progress.callback()); });
     report::print_cluster_step(std::cout, params, result);
     if (!out_dir.empty()) {
         report::write_file_atomically(out_dir + "/report.json", report::cluster_step_json(params, result));
@@ -229,7 +230,7 @@ int validate_command(const std::vector<std::string>& args) {
 int run_command(const std::vector<std::string>& args) {
     const auto invocation = parse_config_args(
         args, "fastsim run CONFIG [-p key=value ...] [--out DIR] [--trace FILE [--trace-detail-limit N]] [--fidelity memo|stepped] [--planner NAME] [--comm-only] [--equal-split] [--dump-config]",
-        {true, true, true, false, true});
+        {true, true, true, false, true, true});
     if (!invocation) return kSuccess;
     const config::Params& params = invocation->params;
     if (invocation->dump) std::cout << config::dump(params) << '\n';
@@ -239,6 +240,7 @@ int run_command(const std::vector<std::string>& args) {
         if (invocation->timeline)
             throw UserError("--trace applies to run.mode training_step or cluster (" + params.source_file +
                                     " has run.mode bfp_report, which simulates no time)");
+        run::check_work(run::estimate_bfp_report(params), invocation->max_work_s, params.source_file);
         print_bfp_error_report(params);
         break;
     case config::RunMode::training_step:
@@ -254,14 +256,19 @@ int run_command(const std::vector<std::string>& args) {
 int plan_command(const std::vector<std::string>& args) {
     const auto invocation = parse_config_args(
         args, "fastsim plan CONFIG [-p key=value ...] [--planner NAME] [--comm-only] [--equal-split] [--out DIR]",
-        {true, false, true, false});
+        {true, false, true, false, false, true});
     if (!invocation) return kSuccess;
     const config::Params& params = invocation->params;
     require_cluster(params, "plan");
     if (invocation->dump) std::cout << config::dump(params) << '\n';
+    const run::WorkEstimate work = run::estimate_cluster(params, false);
+    run::check_work(work, invocation->max_work_s, params.source_file);
+    ProgressLine progress("plan", work);
     const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
     run::NodeCharacterisation characterisation(params, graph);
-    const run::ClusterPlan planned = plan_or_user_error(params, params.planner.options(), characterisation);
+    const run::ClusterPlan planned =
+        naming_config(params, [&] { return run::plan_cluster(params, params.planner.options(), characterisation); });
+    logger("plan")->info("characterised {} layer shapes ({} memo tiles)", characterisation.entries(), characterisation.tiles_run());
     report::print_plan(std::cout, params, planned);
     if (!invocation->out_dir.empty()) {
         report::write_file_atomically(invocation->out_dir + "/plan.json", report::plan_json(params, planned));
@@ -274,18 +281,28 @@ int plan_command(const std::vector<std::string>& args) {
 int compare_command(const std::vector<std::string>& args) {
     const auto invocation = parse_config_args(
         args, "fastsim compare CONFIG [--trace FILE ...] [--simulate] [--comm-only] [--equal-split] [--out DIR]",
-        {true, false, true, true});
+        {true, false, true, true, false, true});
     if (!invocation) return kSuccess;
     require_cluster(invocation->params, "compare");
     for (const std::string& o : invocation->overrides)
         if (o.rfind("planner.name=", 0) == 0) throw UserError("fastsim compare runs every planner: --planner and -p planner.name do not apply");
     std::vector<std::string> traces = invocation->traces;
     if (traces.empty()) traces.push_back(invocation->params.workload.trace_path);
-    std::vector<report::ComparisonRow> rows;
+    // (1) Every network's config, and the work of all of them, before anything runs.
+    std::vector<config::Params> networks;
+    run::WorkEstimate work;
     for (const std::string& trace : traces) {
         std::vector<std::string> overrides = invocation->overrides;
         overrides.push_back("workload.trace=" + std::filesystem::absolute(trace).string());
-        const config::Params params = config::load(invocation->params.source_file, overrides);
+        networks.push_back(config::load(invocation->params.source_file, overrides));
+        for (const auto& part : run::estimate_cluster(networks.back(), invocation->simulate, planner::kAllPlanners.size()).parts)
+            work.add(part.what, part.count, part.ns_each);
+    }
+    run::check_work(work, invocation->max_work_s, invocation->params.source_file);
+    ProgressLine progress("compare", work);
+    std::vector<report::ComparisonRow> rows;
+    for (std::size_t net = 0; net < networks.size(); ++net) {
+        const config::Params& params = networks[net];
         report::ComparisonRow row;
         row.network = params.workload.network.name;
         const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
@@ -305,9 +322,11 @@ int compare_command(const std::vector<std::string>& args) {
                     step = p.plan.step_s;
                     bytes = p.plan.comm_bytes;
                 }
-            } catch (const std::invalid_argument& e) {
+            } catch (const planner::PlanError& e) {
                 error = e.what();
             }
+            progress.update(static_cast<double>(net * planner::kAllPlanners.size() + static_cast<std::size_t>(kind) + 1) /
+                            static_cast<double>(networks.size() * planner::kAllPlanners.size()));
             row.step_s.push_back(step);
             row.comm_bytes.push_back(bytes);
             row.error.push_back(error);

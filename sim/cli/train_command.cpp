@@ -8,9 +8,11 @@
 
 #include "cli/app.h"
 #include "cli/logging.h"
+#include "cli/progress.h"
 #include "common/errors.h"
 #include "config/train_config.h"
 #include "run/train_run.h"
+#include "run/work.h"
 #include "training/dataset.h"
 
 namespace fastsim::cli {
@@ -38,18 +40,23 @@ int train_command(const std::vector<std::string>& args) {
         "\n\nTrains the config's network on Fashion-MNIST under each of its precision policies (fp32, fixed\n"
         "BFP, MSFP-12, FAST's adaptive schedule), costs every iteration's GEMMs on the configured FAST\n"
         "node, and prints a line per epoch and a comparison. See docs/fast-training.md.\n\nOptions");
-    std::string config_file, out_dir;
+    std::string config_file, out_dir, max_work;
     std::vector<std::string> overrides, only;
     options.add_options()("config", po::value(&config_file), "the training config (configs/train/*.yaml)")(
         "out", po::value(&out_dir),
         "write accuracy.csv, cost.csv, precision_log.csv, schedule_checks.csv, comparison.csv and plots/*.svg here")(
         "param,p", po::value(&overrides)->composing(), "override a config value, e.g. -p train.epochs=2 (repeatable)")(
         "policy", po::value(&only)->composing(),
-        "run only this policy of the config's policies list (repeatable): fp32, bfp_m2 .. bfp_m8, msfp12, fast");
+        "run only this policy of the config's policies list (repeatable): fp32, bfp_m2 .. bfp_m8, msfp12, fast")(
+        "max-work", po::value(&max_work),
+        ("refuse runs estimated above this many seconds of work (default " +
+         std::to_string(static_cast<int>(run::kDefaultMaxWorkSeconds)) + "; docs/cli.md, \"Work limit\")").c_str());
     po::positional_options_description positional;
     positional.add("config", 1);
-    if (!parse_command_line(args, options, positional)) return kSuccess;
+    const auto vm = parse_command_line(args, options, positional);
+    if (!vm) return kSuccess;
     if (config_file.empty()) throw UserError("missing CONFIG: " + usage);
+    if (vm->count("out") && out_dir.empty()) throw UserError("--out: expected a folder name, got ''");
 
     config::TrainConfig config = config::load_train_config(config_file, overrides);
     if (!only.empty()) {
@@ -74,9 +81,12 @@ int train_command(const std::vector<std::string>& args) {
         throw UserError(std::string(e.what()) + " (data.dir in " + config_file + ")");
     }
     logger("train")->info("{} training and {} test samples from {}", data.train.count, data.test.count, config.data_dir);
+    const run::WorkEstimate work = run::estimate_training(config, data.train.count, data.test.count);
+    run::check_work(work, max_work.empty() ? run::kDefaultMaxWorkSeconds : run::parse_max_work(max_work), config_file);
+    ProgressLine progress("train", work);
     std::optional<run::TrainOutputs> outputs;
     if (!out_dir.empty()) outputs = run::TrainOutputs{out_dir};
-    const run::TrainRunResult result = run::run_training(config, data, std::cout, outputs);
+    const run::TrainRunResult result = run::run_training(config, data, std::cout, outputs, progress.callback());
 
     std::cout << "\npolicy        final test acc   total cycles        total energy (uJ)\n";
     for (const run::PolicyRun& r : result.policies) {

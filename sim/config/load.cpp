@@ -484,6 +484,35 @@ std::string resolve_path(const std::string& config_file, const std::string& path
 /// KiB (a kSramCapacityKib value) in whole bits, at least 1.
 std::uint64_t kib_to_bits(double kib) { return std::max<std::uint64_t>(1, checked_round(kib * 1024 * 8, "SRAM bits")); }
 
+}  // namespace
+
+ConfigError layer_size_error(const workload::Layer& layer, std::uint64_t batch, const Location& batch_where,
+                             const SizeOverflow& overflow) {
+    return ConfigError(layer.where, "layer '" + layer.name + "': its " + overflow.quantity() +
+                                        " overflow 64 bits at workload.batch " + std::to_string(batch) + " (" +
+                                        batch_where.describe() + "); lower the batch or the layer's sizes");
+}
+
+namespace {
+
+/// Every layer's GEMMs, and the MACs of the whole step, fit 64 bits at `batch`: a layer that
+/// does not is an error at the layer in its trace that also names workload.batch.
+void check_lowering(const workload::Workload& w, std::uint64_t batch, const Location& batch_where) {
+    std::uint64_t step_macs = 0;
+    for (const workload::Layer& l : w.layers) {
+        try {
+            step_macs = checked_add(step_macs, checked_mul(3, workload::lower(l, batch).forward_macs(), "MACs of the step"),
+                                    "MACs of the step");
+        } catch (const SizeOverflow& e) {
+            if (std::string_view(e.quantity()) == "MACs of the step")
+                throw ConfigError(batch_where, "the training step's MACs overflow 64 bits at batch " +
+                                                   std::to_string(batch) + " (at layer '" + l.name + "', " +
+                                                   l.where.describe() + "); lower workload.batch");
+            throw layer_size_error(l, batch, batch_where, e);
+        }
+    }
+}
+
 /// The workload section: a trace file and a batch.
 void resolve_workload(const RawConfig& raw, const Document& doc, Params& p) {
     const Location top_where = doc.locate(doc.root, "");
@@ -498,6 +527,8 @@ void resolve_workload(const RawConfig& raw, const Document& doc, Params& p) {
         throw ConfigError(raw.workload->trace.where, "no trace file at " + p.workload.trace_path +
                                                          " (a relative path is taken from the config file's folder)");
     p.workload.network = read_trace(p.workload.trace_path);
+    p.workload.batch_where = raw.workload->batch.where;
+    check_lowering(p.workload.network, p.workload.batch, p.workload.batch_where);
 }
 
 /// energy.table as written and resolved against the config's folder (empty = the built-in table).
@@ -698,6 +729,10 @@ void resolve_cluster(const RawConfig& raw, const Document& doc, Params& p) {
             throw ConfigError(rg.fanout.where, "tree_fanout applies to topology tree only");
         g.link = resolve_link(rg.link);
         group_topologies.push_back(build_group(g));
+        if (c.node_type.size() + g.count > static_cast<std::size_t>(kGroupCount.max))
+            throw ConfigError(rg.count.where, "the groups so far hold " + std::to_string(c.node_type.size() + g.count) +
+                                                  " nodes; a cluster has at most " + format_number(kGroupCount.max) +
+                                                  " nodes in all (" + std::string(kGroupCount.reason) + ")");
         for (std::size_t i = 0; i < g.count; ++i) c.node_type.push_back(g.type_index);
         c.group_first_node.push_back(c.node_type.size() - g.count);
         c.groups.push_back(std::move(g));

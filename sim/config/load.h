@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "common/checked.h"
+#include "common/errors.h"
 #include "config/params.h"
 
 namespace fastsim::config {
@@ -11,6 +13,11 @@ namespace fastsim::config {
 /// Reads `path`, applies each `key.path=value` override in order, checks every key and
 /// value, and returns the resolved Params. Throws ConfigError (file, line, key path).
 Params load(const std::string& path, const std::vector<std::string>& overrides = {});
+
+/// The error for a layer whose sizes at `batch` do not fit 64 bits (`overflow` says which),
+/// located at the layer in its trace and naming workload.batch at `batch_where`.
+ConfigError layer_size_error(const workload::Layer& layer, std::uint64_t batch, const Location& batch_where,
+                             const SizeOverflow& overflow);
 
 /// The effective config as YAML, every default spelled out. load() of it gives the same Params.
 std::string dump(const Params& params);

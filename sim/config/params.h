@@ -87,6 +87,7 @@ struct WorkloadParams {
     std::string trace;        ///< as written in the config
     std::string trace_path;   ///< resolved against the config file's folder
     std::size_t batch = 32;
+    Location batch_where;     ///< where workload.batch is set, for errors about the sizes it scales
     workload::Workload network;
 };
 

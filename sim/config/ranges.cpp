@@ -36,8 +36,8 @@ const KeyRange kDramCapacityGib{"node_types[].dram.capacity_gib", "GiB", 0x1p-20
 const KeyRange kMaxTileRows{"node.tiling.max_tile_rows (and node_types[])", "", 1, 0x1p30, false,
                             "tile rows × columns stay far below 2^64"};
 const KeyRange kNodeArrays{"node_types[].arrays", "", 1, 64, false, "PEs per node ≤ 2^30"};
-const KeyRange kGroupCount{"cluster.groups[].count, cluster.groups[].torus.rows, cluster.groups[].torus.cols", "", 1, 1 << 16, false,
-                           "the planner and the cluster simulation stay within memory (docs/planner.md)"};
+const KeyRange kGroupCount{"cluster.groups[].count, cluster.groups[].torus.rows, cluster.groups[].torus.cols", "", 1, 1 << 14, false,
+                           "16384 nodes in all groups together: planning and simulating them takes about 2 GB"};
 const KeyRange kTreeFanout{"cluster.groups[].tree_fanout", "", 2, 1024, false, "a switch's ports"};
 const KeyRange kLinkEnergyPjPerBit{"cluster.groups[].link.energy_pj_per_bit, cluster.upper.link.energy_pj_per_bit",
                                    "pJ/bit", 0, 1e6, false, "energies stay finite in double precision"};

@@ -44,7 +44,7 @@ extern const KeyRange kLatencyNs;
 extern const KeyRange kDramCapacityGib;
 extern const KeyRange kMaxTileRows;
 extern const KeyRange kNodeArrays;
-extern const KeyRange kGroupCount;
+extern const KeyRange kGroupCount;  ///< also bounds the nodes of all groups together
 extern const KeyRange kTreeFanout;
 extern const KeyRange kLinkEnergyPjPerBit;
 // bfp and bfp_report

@@ -111,6 +111,7 @@ workload::Workload read_yaml_trace(const std::string& path) {
     for (std::size_t i = 0; i < layers.size(); ++i) {
         where.push_back(layers[i].location());
         w.layers.push_back(read_layer(layers[i], i));
+        w.layers.back().where = where.back();
     }
     top.finish();
     check_graph(w, where);
@@ -196,6 +197,7 @@ workload::Workload read_scalesim_csv(const std::string& path) {
         if (l.kernel_height > l.in_height || l.kernel_width > l.in_width)
             throw ConfigError(at, "the filter (" + fields[3] + "x" + fields[4] + ") is larger than the IFMAP (" + fields[1] +
                                       "x" + fields[2] + ")");
+        l.where = at;
         where.push_back(at);
         w.layers.push_back(std::move(l));
     }

@@ -20,19 +20,23 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-/// The counters of one phase job split over `arrays` arrays along its output columns.
+/// The counters of one phase job split over `arrays` arrays along its output columns;
+/// `tiles_run` counts the memo tiles simulated.
 node::PhaseCounters on_arrays(node::PhaseJob job, const node::NodeParams& params, std::uint64_t arrays,
-                              node::ArrayTimingMemo& memo) {
+                              node::ArrayTimingMemo& memo, std::uint64_t& tiles_run) {
     const std::uint64_t n = job.shape.n;
     const std::uint64_t per_array = (n + arrays - 1) / arrays;
     const std::uint64_t busy = (n + per_array - 1) / per_array;
     const std::uint64_t last = n - (busy - 1) * per_array;
     job.shape.n = per_array;
     const node::PhaseCounters full = node::run_phase_memo(job, params, memo);
+    tiles_run += full.tiles;
     node::PhaseCounters total = full.repeated(busy - 1);
     if (last > 0) {
         job.shape.n = last;
-        total += node::run_phase_memo(job, params, memo);
+        const node::PhaseCounters rest = node::run_phase_memo(job, params, memo);
+        tiles_run += rest.tiles;
+        total += rest;
     }
     total.cycles = full.cycles;  // the arrays run side by side
     return total;
@@ -62,7 +66,8 @@ const NodeCharacterisation::LayerCounters& NodeCharacterisation::counters(std::s
         const auto phase = static_cast<fmac::TrainingPhase>(p);
         if (phase == fmac::TrainingPhase::backward_data && node::reads_only_network_input(pl.layer, layer)) continue;
         const node::StepPhase s = node::step_phase(layer, phase, gemm, t.precision, {});
-        c[p] = on_arrays(s.job, t.node.resolved, static_cast<std::uint64_t>(t.arrays), m_memo[type]).repeated(s.count);
+        c[p] = on_arrays(s.job, t.node.resolved, static_cast<std::uint64_t>(t.arrays), m_memo[type], m_tiles_run)
+                   .repeated(s.count);
     }
     return m_cache.emplace(key, c).first->second;
 }
@@ -144,7 +149,10 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
 }
 
 ClusterStepResult run_cluster_step(const config::Params& params, const planner::PlannerOptions& options,
-                                   const std::optional<TimelineRequest>& timeline) {
+                                   const std::optional<TimelineRequest>& timeline, const WorkProgress& progress) {
+    const auto report = [&](double fraction) {
+        if (progress) progress(fraction);
+    };
     ClusterStepResult r;
     const config::ClusterParams& c = params.cluster;
     const std::size_t node_count = c.node_type.size();
@@ -153,6 +161,7 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     r.planned = plan_cluster(params, options, characterisation);
     const planner::Plan& plan = r.planned.plan;
     const std::size_t layers = graph.layers.size();
+    report(0.5);
 
     // (1) The schedule: each node's phases at its share, in its own clock's picoseconds.
     const auto start = std::chrono::steady_clock::now();
@@ -172,6 +181,7 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
             for (const auto& phase : characterisation.counters(c.node_type[n], l, plan.node_dims[n][l]))
                 r.nodes[n].counters += phase;
     for (const auto& p : programs) r.ops += p.ops.size();
+    report(0.6);
 
     // (2) One SystemC simulation of the whole step.
     std::optional<ClusterTimeline> recorder;
@@ -179,6 +189,7 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     r.simulated = cluster::run_cluster(*c.topology, programs, recorder ? &*recorder : nullptr);
     if (recorder) r.timeline = recorder->finish(r.simulated.end_ps);
     r.simulation_s = seconds_since(start);
+    report(1);
     r.step_s = static_cast<double>(r.simulated.end_ps) * 1e-12;
 
     // (3) Per node time and energy (leakage over the whole step), per link energy.

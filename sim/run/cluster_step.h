@@ -15,6 +15,7 @@
 #include "planner/layer_graph.h"
 #include "planner/planner.h"
 #include "run/timeline.h"
+#include "run/work.h"
 
 namespace fastsim::run {
 
@@ -32,6 +33,8 @@ public:
     /// The same as seconds per phase: the planner's compute model.
     planner::PhaseSeconds seconds(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
     [[nodiscard]] std::size_t entries() const { return m_cache.size(); }
+    /// Memo tiles run so far (each entry's phases once, before repeats).
+    [[nodiscard]] std::uint64_t tiles_run() const { return m_tiles_run; }
     /// The layer graph the characterisation (and so every plan made with it) is of.
     [[nodiscard]] const planner::LayerGraph& graph() const { return m_graph; }
 
@@ -50,6 +53,7 @@ private:
     const planner::LayerGraph& m_graph;
     std::vector<node::ArrayTimingMemo> m_memo;  ///< per node type
     std::unordered_map<Key, LayerCounters, KeyHash> m_cache;
+    std::uint64_t m_tiles_run = 0;
 };
 
 /// Exchange cost between two node sets on `topology`, from the routes the schedule's pairs
@@ -93,8 +97,10 @@ struct ClusterStepResult {
 
 /// Plans, builds the schedule and runs it on the SystemC cluster (one elaboration: call once
 /// per sc_simcontext). With `timeline`, also records the run's timeline (run/cluster_timeline.h).
+/// `progress` hears 0.5 once planned, 0.6 once the schedule is built and 1 at the end.
 ClusterStepResult run_cluster_step(const config::Params& params, const planner::PlannerOptions& options,
-                                   const std::optional<TimelineRequest>& timeline = std::nullopt);
+                                   const std::optional<TimelineRequest>& timeline = std::nullopt,
+                                   const WorkProgress& progress = {});
 
 /// run_cluster_step under a SystemC kernel of its own, created and destroyed around the run,
 /// so one process can simulate several plans (fastsim compare --simulate).

@@ -218,7 +218,7 @@ std::vector<Speedup> fast_speedups(const std::vector<PolicyRun>& runs) {
 }
 
 TrainRunResult run_training(const config::TrainConfig& config, const training::FashionMnist& data, std::ostream& progress,
-                            const std::optional<TrainOutputs>& outputs) {
+                            const std::optional<TrainOutputs>& outputs, const WorkProgress& work) {
     namespace fs = std::filesystem;
     training::set_blas_threads(config.blas_threads);
     TrainRunResult result;
@@ -241,6 +241,13 @@ TrainRunResult run_training(const config::TrainConfig& config, const training::F
         checks_csv = CsvAppender(path("schedule_checks.csv"), "policy,iteration,layer,tensor,bits,r,threshold,raised");
     }
 
+    const double batches_per_epoch =
+        std::ceil(static_cast<double>(data.train.count) / static_cast<double>(std::max<std::size_t>(1, config.train.batch)));
+    double iterations_per_policy = batches_per_epoch * static_cast<double>(config.train.epochs);
+    if (config.train.max_iterations > 0)
+        iterations_per_policy = std::min(iterations_per_policy, static_cast<double>(config.train.max_iterations));
+    const double all_iterations = std::max(1.0, iterations_per_policy * static_cast<double>(config.policies.size()));
+    double policies_done = 0;
     for (const training::PolicySpec& policy : config.policies) {
         PolicyRun run;
         run.policy = policy;
@@ -256,6 +263,7 @@ TrainRunResult run_training(const config::TrainConfig& config, const training::F
                 if (run.bit_changes.empty() || run.bit_changes.back().second != *it.bits)
                     run.bit_changes.emplace_back(it.iteration, *it.bits);
                 run.iterations = it.iteration + 1;
+                if (work) work((policies_done * iterations_per_policy + static_cast<double>(run.iterations)) / all_iterations);
                 if (run.costed) {
                     const IterationCost& c = cost.iteration(it.batch, *it.bits);
                     epoch_cycles += c.cycles;
@@ -305,6 +313,7 @@ TrainRunResult run_training(const config::TrainConfig& config, const training::F
                              report::format_number(e.energy_pj_so_far / 1e6));
         }
         result.policies.push_back(std::move(run));
+        ++policies_done;
     }
     result.speedups = fast_speedups(result.policies);
 

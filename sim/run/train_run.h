@@ -15,6 +15,7 @@
 #include "node/node_model.h"
 #include "training/dataset.h"
 #include "training/trainer.h"
+#include "run/work.h"
 #include "workload/layer.h"
 
 namespace fastsim::run {
@@ -96,8 +97,9 @@ struct TrainOutputs {
 /// Trains every policy of `config` in turn on `data`, costs each iteration on the node,
 /// prints a line per epoch to `progress`, and with `outputs` writes the CSVs as it goes
 /// and the comparison and plots at the end.
+/// `work` hears the fraction of all iterations done after each iteration.
 TrainRunResult run_training(const config::TrainConfig& config, const training::FashionMnist& data, std::ostream& progress,
-                            const std::optional<TrainOutputs>& outputs = std::nullopt);
+                            const std::optional<TrainOutputs>& outputs = std::nullopt, const WorkProgress& work = {});
 
 /// The FAST-over-fixed comparison of finished policy runs (empty without a FAST run).
 std::vector<Speedup> fast_speedups(const std::vector<PolicyRun>& runs);

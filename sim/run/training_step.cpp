@@ -8,6 +8,7 @@
 
 #include "fmac/training_gemm.h"
 #include "node/node.h"
+#include "run/layer_errors.h"
 #include "run/node_timeline.h"
 
 namespace fastsim::run {
@@ -22,7 +23,9 @@ std::vector<float> normal_values(std::size_t count, std::mt19937_64& rng) {
 
 /// The stepped fidelity: one SystemC simulation, one thread running the phases in order.
 std::vector<node::PhaseCounters> run_stepped(const config::Params& params, const std::vector<node::StepPhase>& phases,
-                                             const Progress& progress, NodeTimeline* timeline) {
+                                             const WorkProgress& progress, NodeTimeline* timeline) {
+    std::uint64_t gemms = 0, gemms_done = 0;
+    for (const node::StepPhase& s : phases) gemms += s.count;
     std::vector<node::PhaseCounters> counters(phases.size());
     node::Node fast_node("node", params.node.resolved);
     sc_core::sc_spawn([&] {
@@ -49,11 +52,11 @@ std::vector<node::PhaseCounters> run_stepped(const config::Params& params, const
                 const node::PhaseCounters gemm =
                     fast_node.run_phase(s.job, operands.x, operands.y_transposed, out, timeline ? &stages : nullptr);
                 if (timeline) timeline->add_gemm(s, c, phase_start + counters[i].cycles, stages);
-                counters[i] += gemm;
+                counters[i] += gemm;  // cannot overflow: run_training_step counted every phase first
+                if (progress) progress(static_cast<double>(++gemms_done) / static_cast<double>(gemms));
             }
             if (timeline) timeline->add_phase(s, phase_start, counters[i]);
             phase_start += counters[i].cycles;
-            if (progress) progress(i + 1, phases.size());
         }
     });
     sc_core::sc_start();
@@ -91,35 +94,53 @@ energy::EnergyBreakdown phase_energy(const config::Params& params, const node::P
                            params.energy.resolved);
 }
 
-TrainingStepResult run_training_step(const config::Params& params, const Progress& progress,
+TrainingStepResult run_training_step(const config::Params& params, const WorkProgress& progress,
                                      const std::optional<TimelineRequest>& timeline) {
     const auto phases = node::training_step_phases(params.workload.network, params.workload.batch,
                                                    params.precision.per_layer, params.precision.rounding);
-    std::vector<node::PhaseCounters> counters;
     TrainingStepResult result;
     std::optional<NodeTimeline> recorder;
     if (timeline) recorder.emplace(params.workload.network, params.node.resolved.clock_hz, *timeline);
-    if (params.run.fidelity == config::Fidelity::stepped) {
-        counters = run_stepped(params, phases, progress, recorder ? &*recorder : nullptr);
-    } else {
-        node::ArrayTimingMemo memo;
-        node::TileStageLog stages;
-        std::uint64_t phase_start = 0;
-        for (std::size_t i = 0; i < phases.size(); ++i) {
-            const node::StepPhase& s = phases[i];
-            stages.clear();
-            const node::PhaseCounters gemm =
-                node::run_phase_memo(s.job, params.node.resolved, memo, recorder ? &stages : nullptr);
+    const bool stepped = params.run.fidelity == config::Fidelity::stepped;
+    // (1) Every phase on the memo path: the memo fidelity's result, and for stepped the proof,
+    // before any SystemC thread runs, that no count overflows (stepped = memo, tested).
+    std::vector<double> tiles(phases.size());
+    double all_tiles = 0;
+    for (std::size_t i = 0; i < phases.size(); ++i) {
+        tiles[i] = with_layer_named(params, phases[i].layer,
+                                    [&] { return static_cast<double>(node::plan_tiles(phases[i].job, params.node.resolved).count()); });
+        all_tiles += tiles[i];
+    }
+    std::vector<node::PhaseCounters> counters;
+    node::ArrayTimingMemo memo;
+    node::TileStageLog stages;
+    std::uint64_t phase_start = 0;
+    double tiles_done = 0;
+    for (std::size_t i = 0; i < phases.size(); ++i) {
+        const node::StepPhase& s = phases[i];
+        stages.clear();
+        const bool record = recorder && !stepped;
+        with_layer_named(params, s.layer, [&] {
+            const node::PhaseCounters gemm = node::run_phase_memo(s.job, params.node.resolved, memo, record ? &stages : nullptr);
             counters.push_back(gemm.repeated(s.count));
-            if (recorder) {
+            if (record) {
                 for (std::uint64_t c = 0; c < s.count; ++c) recorder->add_gemm(s, c, phase_start + c * gemm.cycles, stages);
                 recorder->add_phase(s, phase_start, counters.back());
             }
-            phase_start += counters.back().cycles;
-            if (progress) progress(i + 1, phases.size());
-        }
-        result.distinct_tile_shapes = memo.size();
+            phase_start = checked_add(phase_start, counters.back().cycles, "cycles of the step");
+            return 0;
+        });
+        tiles_done += tiles[i];
+        if (progress && !stepped) progress(tiles_done / all_tiles);
     }
+    result.distinct_tile_shapes = memo.size();
+    node::PhaseCounters memo_total;
+    for (std::size_t i = 0; i < phases.size(); ++i) with_layer_named(params, phases[i].layer, [&] {
+        memo_total += counters[i];
+        return 0;
+    });
+    // (2) The stepped fidelity: the SystemC node, which must give the same counters.
+    if (stepped) counters = run_stepped(params, phases, progress, recorder ? &*recorder : nullptr);
     for (std::size_t i = 0; i < phases.size(); ++i) {
         PhaseResult r{phases[i], counters[i], phase_energy(params, counters[i])};
         result.total += r.counters;

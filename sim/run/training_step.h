@@ -11,6 +11,7 @@
 #include "node/node_model.h"
 #include "node/training_step.h"
 #include "run/timeline.h"
+#include "run/work.h"
 
 namespace fastsim::run {
 
@@ -29,16 +30,15 @@ struct TrainingStepResult {
     std::optional<Timeline> timeline;      ///< when asked for: phases and tile stages, in cycles
 };
 
-/// Called after each phase with (phases done, phases in all).
-using Progress = std::function<void(std::size_t, std::size_t)>;
-
 /// Runs one training step of params.workload on params.node at params.run.fidelity:
 /// memo = the plain tile recurrence with memoised array timing; stepped = the SystemC node
 /// on synthetic operands (normal values from params.run.seed, quantised per phase), which
 /// must give the same counters. Energy is computed here, from the counters, once each
 /// phase has run. With `timeline`, also records the step's timeline (run/node_timeline.h);
-/// the phases run back to back, and `count` GEMMs of a phase one after another.
-TrainingStepResult run_training_step(const config::Params& params, const Progress& progress = {},
+/// the phases run back to back, and `count` GEMMs of a phase one after another. `progress`
+/// hears the fraction done after each phase (memo) or GEMM (stepped). A count that overflows
+/// 64 bits is a ConfigError naming the layer (config::layer_size_error).
+TrainingStepResult run_training_step(const config::Params& params, const WorkProgress& progress = {},
                                      const std::optional<TimelineRequest>& timeline = std::nullopt);
 
 /// The energy of `counters` on a node of `arrays` arrays of `node` (each with `sram_kib` of

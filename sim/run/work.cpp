@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+#include "run/work.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "common/checked.h"
+#include "common/errors.h"
+#include "fmac/timing.h"
+#include "node/node_model.h"
+#include "node/training_step.h"
+#include "planner/layer_graph.h"
+#include "run/layer_errors.h"
+#include "training/network.h"
+
+namespace fastsim::run {
+namespace {
+
+// Reference-machine prices, ns per unit (docs/performance.md, "Work estimates"; re-measure
+// with scripts/bench_work.sh). They only need to be right within a small factor: they decide
+// whether a run is refused and what its progress line expects.
+constexpr double kNsPerMemoTile = 80;             ///< node::run_phase_memo, per tile
+constexpr double kNsPerTimelineTile = 250;        ///< a tile's stages recorded into a timeline
+constexpr double kNsPerPeCycle = 0.75;            ///< the stepped SystemC array, per PE per cycle
+constexpr double kNsPerSyntheticValue = 8;        ///< stepped: an operand value drawn and quantised
+constexpr double kNsPerRouteVertex = 12;          ///< one shortest-path tree, per vertex of the topology
+constexpr double kNsPerPlanEntry = 600;           ///< the planner's choice of one layer at one group
+/// Building and simulating one op of the schedule: a base cost, a part that grows with the
+/// node count (SystemC's event queue and the caches), and a route-tree rebuild when the route
+/// cache cannot hold a tree per node.
+constexpr double kNsPerClusterOp = 300;
+constexpr double kNsPerClusterOpPerNode = 0.3;
+constexpr double kNsPerClusterOpPerVertexUncached = 0.7;
+constexpr double kNsPerQuantisedValue = 10;       ///< bfp_report: a value drawn, quantised and measured
+/// fastsim train, per MAC of an iteration (forward, backward-data, weight gradient).
+constexpr double kNsPerTrainMacFp32 = 0.03;
+constexpr double kNsPerTrainMacBfpFast = 0.06;
+constexpr double kNsPerTrainMacBfpExact = 2.0;
+/// The CNN's im2col, col2im and layout shuffles cost about this many times its GEMMs' MACs.
+constexpr double kCnnOverhead = 3.0;
+
+std::string format_count(double v) {
+    char text[32];
+    if (v < 1e5)
+        std::snprintf(text, sizeof text, "%.0f", v);
+    else
+        std::snprintf(text, sizeof text, "%.2g", v);
+    return text;
+}
+
+std::string format_seconds(double s) {
+    char text[48];
+    if (s < 120)
+        std::snprintf(text, sizeof text, "%.2g s", s);
+    else if (s < 2 * 3600)
+        std::snprintf(text, sizeof text, "%.0f min", s / 60);
+    else if (s < 2 * 86400)
+        std::snprintf(text, sizeof text, "%.0f h", s / 3600);
+    else
+        std::snprintf(text, sizeof text, "%.2g days", s / 86400);
+    return text;
+}
+
+/// Memo tiles of the three phases of every layer of `network` at `batch` on `node`, each
+/// phase at 8-bit operands (the most tiles); SizeOverflow is named by the caller.
+double step_tiles(const workload::Workload& network, std::size_t batch, const node::NodeParams& node,
+                  const config::Params& params) {
+    const std::vector<node::LayerPrecision> widest(network.layers.size());
+    double tiles = 0;
+    for (const node::StepPhase& s : node::training_step_phases(network, batch, widest, {}))
+        tiles += with_layer_named(params, s.layer, [&] { return static_cast<double>(node::plan_tiles(s.job, node).count()); });
+    return tiles;
+}
+
+}  // namespace
+
+void WorkEstimate::add(std::string what, double count, double ns_each) {
+    if (count > 0) parts.push_back({std::move(what), count, ns_each});
+}
+
+double WorkEstimate::seconds() const {
+    double ns = 0;
+    for (const Part& p : parts) ns += p.count * p.ns_each;
+    return ns * 1e-9;
+}
+
+std::string WorkEstimate::describe() const {
+    std::string out;
+    for (const Part& p : parts) out += (out.empty() ? "" : " + ") + format_count(p.count) + " " + p.what;
+    return (out.empty() ? "no work" : out) + ", about " + format_seconds(seconds());
+}
+
+void check_work(const WorkEstimate& estimate, double max_work_s, const std::string& source) {
+    const double s = estimate.seconds();
+    if (s <= max_work_s) return;
+    // A round value above the estimate: two significant digits.
+    const double scale = std::pow(10.0, std::floor(std::log10(s * 1.5)) - 1);
+    char needed[40];
+    std::snprintf(needed, sizeof needed, "%.0f", std::ceil(s * 1.5 / scale) * scale);
+    throw UserError(source + ": the run's work is estimated at " + estimate.describe() + ", above the work limit of " +
+                    format_seconds(max_work_s) + " (docs/cli.md, \"Work limit\"); if that is meant, pass --max-work " +
+                    needed + " (estimated seconds)");
+}
+
+double parse_max_work(const std::string& text) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || !(v > 0) ||
+        text.find_first_not_of("0123456789.eE+-") != std::string::npos)
+        throw UserError("--max-work: expected estimated seconds of work, a positive number such as 600, got '" + text + "'");
+    return v;
+}
+
+WorkEstimate estimate_training_step(const config::Params& params, bool timeline) {
+    WorkEstimate e;
+    const node::NodeParams& node = params.node.resolved;
+    const auto phases = node::training_step_phases(params.workload.network, params.workload.batch,
+                                                   params.precision.per_layer, params.precision.rounding);
+    double tiles = 0, recorded = 0, pe_cycles = 0, values = 0;
+    const double pes = static_cast<double>(node.array.rows) * static_cast<double>(node.array.cols);
+    for (const node::StepPhase& s : phases) {
+        with_layer_named(params, s.layer, [&] {
+            const auto count = static_cast<double>(s.count);
+            if (params.run.fidelity == config::Fidelity::memo) {
+                const auto t = static_cast<double>(node::plan_tiles(s.job, node).count());
+                tiles += t;
+                if (timeline) recorded += t * count;
+            } else {
+                const fmac::GemmTiming whole =
+                    fmac::analytic_gemm_timing(s.job.shape, node.array, s.job.x_mantissa_bits, s.job.y_mantissa_bits);
+                pe_cycles += static_cast<double>(whole.cycles) * pes * count;
+                const double b = static_cast<double>(s.dims.batch), in = static_cast<double>(s.dims.in),
+                             out = static_cast<double>(s.dims.out);
+                values += (b * in + in * out + b * out) * count;
+            }
+            return 0;
+        });
+    }
+    e.add("memo tiles", tiles, kNsPerMemoTile);
+    e.add("tiles recorded in the timeline", recorded, kNsPerTimelineTile);
+    e.add("PE-cycles stepped", pe_cycles, kNsPerPeCycle);
+    e.add("synthetic operand values", values, kNsPerSyntheticValue);
+    return e;
+}
+
+WorkEstimate estimate_cluster(const config::Params& params, bool simulate, std::size_t planners) {
+    WorkEstimate e;
+    const config::ClusterParams& c = params.cluster;
+    const auto nodes = static_cast<double>(c.node_type.size());
+    const auto vertices = static_cast<double>(c.topology->vertex_count());
+    const auto layers = static_cast<double>(params.workload.network.layers.size());
+    const double depth = std::max(1.0, std::ceil(std::log2(std::max(nodes, 2.0))));
+    // (1) Shortest-path trees from every node, rebuilt at every depth of the bisection when
+    // the route cache cannot hold them all (interconnect::kMaxCachedRouteEntries).
+    const bool cached = nodes * vertices <= static_cast<double>(interconnect::kMaxCachedRouteEntries);
+    e.add("shortest-path trees", nodes * (cached ? 1 : depth), kNsPerRouteVertex * vertices);
+    // (2) The node characterisation: each layer's phases at a node's share of the batch on
+    // each node type used, for the three partition types at every depth of the hierarchy.
+    double tiles = 0;
+    std::vector<bool> used(c.node_types.size(), false);
+    for (const std::size_t t : c.node_type) used[t] = true;
+    const auto share = std::max<std::size_t>(1, params.workload.batch / c.node_type.size());
+    for (std::size_t t = 0; t < c.node_types.size(); ++t)
+        if (used[t]) tiles += 3 * (depth + 1) * step_tiles(params.workload.network, share, c.node_types[t].node.resolved, params);
+    e.add("characterisation tiles", tiles, kNsPerMemoTile);  // shared by every planner
+    // (3) The planner's table: a choice per layer at each of the 2N - 1 groups.
+    e.add("plan entries", static_cast<double>(planners) * (2 * nodes - 1) * layers, kNsPerPlanEntry);
+    // (4) The schedule run on the cluster: per node and layer three computes and the sends and
+    // receives of the exchanges at each depth.
+    if (simulate)
+        e.add("cluster ops", static_cast<double>(planners) * nodes * layers * (4 + 2 * depth),
+              kNsPerClusterOp + kNsPerClusterOpPerNode * nodes + (cached ? 0 : kNsPerClusterOpPerVertexUncached * vertices));
+    return e;
+}
+
+WorkEstimate estimate_bfp_report(const config::Params& params) {
+    double values = 0;
+    for (const config::TensorSpec& t : params.bfp_report.tensors) values += static_cast<double>(t.count);
+    WorkEstimate e;
+    e.add("values quantised",
+          values * static_cast<double>(params.bfp_report.mantissa_bits.size() * params.bfp_report.roundings.size()),
+          kNsPerQuantisedValue);
+    return e;
+}
+
+WorkEstimate estimate_training(const config::TrainConfig& config, std::size_t train_samples, std::size_t test_samples) {
+    WorkEstimate e;
+    const training::TrainParams& t = config.train;
+    double macs_per_sample = 0;
+    for (const training::GemmLayerShape& s : training::Network(t.network, t.seed).gemm_shapes()) {
+        if (s.conv) {
+            const double out_h = s.in_height + 2.0 * s.padding - s.kernel + 1, out_w = s.in_width + 2.0 * s.padding - s.kernel + 1;
+            macs_per_sample += out_h * out_w * s.kernel * s.kernel * s.in_channels * s.filters;
+        } else {
+            macs_per_sample += static_cast<double>(s.in_features) * s.out_features;
+        }
+    }
+    if (t.network == training::NetworkKind::cnn) macs_per_sample *= kCnnOverhead;
+    const double batches_per_epoch = std::ceil(static_cast<double>(train_samples) / static_cast<double>(t.batch));
+    double iterations = static_cast<double>(t.epochs) * batches_per_epoch;
+    if (t.max_iterations > 0) iterations = std::min(iterations, static_cast<double>(t.max_iterations));
+    const double epochs_run = std::ceil(iterations / batches_per_epoch);
+    // An iteration runs three GEMMs per layer on a batch; each epoch ends with a forward pass
+    // over the test set.
+    const double macs_per_policy = iterations * 3 * static_cast<double>(t.batch) * macs_per_sample +
+                                   epochs_run * static_cast<double>(test_samples) * macs_per_sample;
+    double fp32 = 0, bfp = 0;
+    for (const training::PolicySpec& p : config.policies) (p.kind == training::PolicyKind::fp32 ? fp32 : bfp) += macs_per_policy;
+    e.add("fp32 training MACs", fp32, kNsPerTrainMacFp32);
+    e.add("BFP training MACs", bfp, t.path == training::GemmPath::exact ? kNsPerTrainMacBfpExact : kNsPerTrainMacBfpFast);
+    return e;
+}
+
+}  // namespace fastsim::run

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "config/params.h"
+#include "config/train_config.h"
+
+namespace fastsim::run {
+
+/// What a run will do, counted before it starts (docs/cli.md, "Work limit"): each part is a
+/// count of one kind of work (memo tiles, PE-cycles, ops, ...) priced at what it costs on the
+/// reference machine (docs/performance.md, "Work estimates"). The price makes the parts
+/// comparable and gives an expected wall time; the count is exact or a stated upper bound.
+struct WorkEstimate {
+    struct Part {
+        std::string what;     ///< plural noun: "memo tiles", "PE-cycles", "cluster ops"
+        double count = 0;
+        double ns_each = 0;   ///< reference-machine nanoseconds per unit
+    };
+    std::vector<Part> parts;
+
+    void add(std::string what, double count, double ns_each);
+    /// Expected wall seconds on the reference machine.
+    [[nodiscard]] double seconds() const;
+    /// "2.2e+05 memo tiles + 1.4e+03 cluster ops, about 0.03 s".
+    [[nodiscard]] std::string describe() const;
+};
+
+/// Default work limit in estimated seconds: anything above is refused unless --max-work
+/// raises it, so no input runs much longer than this by accident.
+inline constexpr double kDefaultMaxWorkSeconds = 20;
+/// Above this many estimated seconds a run prints its estimate and shows progress.
+inline constexpr double kProgressBudgetSeconds = 2;
+
+/// UserError (exit 2) if `estimate` exceeds `max_work_s`: the message gives the estimate, the
+/// limit and the --max-work value that would admit the run.
+/// `source` (the config file) starts the message.
+void check_work(const WorkEstimate& estimate, double max_work_s, const std::string& source);
+
+/// `text` as a --max-work value: seconds > 0 (a decimal number); UserError otherwise.
+double parse_max_work(const std::string& text);
+
+/// A training step on the configured node (fastsim run, run.mode training_step): memo tiles
+/// for the memo fidelity (per GEMM repeat too when `timeline`), PE-cycles and synthetic
+/// operand values for stepped. SizeOverflow becomes a ConfigError naming the layer.
+WorkEstimate estimate_training_step(const config::Params& params, bool timeline);
+
+/// A cluster plan (fastsim plan), and with `simulate` its run on the cluster (fastsim run):
+/// route trees, the node characterisation (an upper bound), the planner's table and the
+/// schedule's ops; `planners` plans of the same network (fastsim compare runs five).
+WorkEstimate estimate_cluster(const config::Params& params, bool simulate, std::size_t planners = 1);
+
+/// A BFP error report (run.mode bfp_report): every tensor value quantised once per mantissa
+/// width and rounding.
+WorkEstimate estimate_bfp_report(const config::Params& params);
+
+/// fastsim train: iterations of every policy, priced by MACs per iteration and GEMM path.
+WorkEstimate estimate_training(const config::TrainConfig& config, std::size_t train_samples, std::size_t test_samples);
+
+/// Fraction of a run's work done so far (0 … 1), reported at checkpoints.
+using WorkProgress = std::function<void(double fraction_done)>;
+
+}  // namespace fastsim::run
