@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 
@@ -20,5 +21,10 @@ void require_regular_file(const std::string& path, std::string_view what);
 /// require_regular_file refuses it, it cannot be read, or it holds more than `max_bytes`.
 std::string read_input_file(const std::string& path, std::string_view what,
                             std::uint64_t max_bytes = kMaxTextInputBytes);
+
+/// Everything left on `in` (standard input, a pipe), named `source` in errors; UserError if it
+/// holds more than `max_bytes`, so an endless stream such as /dev/zero is refused, not read.
+std::string read_input_stream(std::istream& in, const std::string& source, std::string_view what,
+                              std::uint64_t max_bytes = kMaxTextInputBytes);
 
 }  // namespace fastsim

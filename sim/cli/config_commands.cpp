@@ -6,6 +6,7 @@
 
 #include "cli/app.h"
 #include "cli/logging.h"
+#include "cli/numbers.h"
 #include "cli/progress.h"
 #include "common/errors.h"
 #include "config/load.h"
@@ -53,15 +54,6 @@ struct CommandOptions {
     bool work = false;     ///< --max-work SECONDS
 };
 
-/// --trace-detail-limit: a whole number from 0 to 2^64 - 1 (Boost would wrap "-1").
-std::uint64_t parse_detail_limit(const std::string& text) {
-    std::uint64_t value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || error != std::errc() || end != text.data() + text.size())
-        throw UserError("--trace-detail-limit: expected a whole number of spans from 0 to 2^64-1, got '" + text + "'");
-    return value;
-}
-
 /// Parses CONFIG, -p overrides, --dump-config and the common options (and, for `run`,
 /// --out and --fidelity). Empty on --help.
 std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>& args, const std::string& usage,
@@ -108,7 +100,7 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     if (take.timeline && vm.count("trace")) {
         if (timeline_path.empty()) throw UserError("--trace: expected a file name, got ''");
         timeline.emplace();
-        if (vm.count("trace-detail-limit")) timeline->detail_limit = parse_detail_limit(detail_limit);
+        if (vm.count("trace-detail-limit")) timeline->detail_limit = parse_unsigned_option(detail_limit, "--trace-detail-limit", ~std::uint64_t{0});
     }
     if (!fidelity.empty()) {
         if (!config::parse_fidelity(fidelity))

@@ -15,6 +15,8 @@
 #include "bfp/quantize.h"
 #include "cli/app.h"
 #include "cli/logging.h"
+#include "cli/numbers.h"
+#include "common/input_file.h"
 #include "common/errors.h"
 #include "report/table.h"
 
@@ -29,8 +31,9 @@ struct InputRows {
     std::vector<int> line_numbers;  ///< 1-based source line of each row
 };
 
-InputRows read_rows(std::istream& in, const std::string& source) {
+InputRows read_rows(const std::string& text, const std::string& source) {
     InputRows out;
+    std::istringstream in(text);
     std::string line;
     for (int number = 1; std::getline(in, line); ++number) {
         for (char& c : line)
@@ -66,26 +69,14 @@ std::vector<int> parse_widths(const std::string& text) {
     std::vector<int> widths;
     std::string item;
     std::istringstream in(text);
-    while (std::getline(in, item, ',')) {
-        char* end = nullptr;
-        const long m = std::strtol(item.c_str(), &end, 10);
-        if (item.empty() || *end != '\0')
-            throw UserError("--mantissa-bits: '" + item + "' is not an integer");
-        widths.push_back(static_cast<int>(m));
-    }
+    while (std::getline(in, item, ','))
+        widths.push_back(static_cast<int>(parse_integer_option(item, "--mantissa-bits", 2, 16)));
     if (widths.empty()) throw UserError("--mantissa-bits: expected a width such as 8, or a list such as 2,4,6,8");
     return widths;
 }
 
 /// A decimal 0..2^64-1; Boost would wrap "-1" into 2^64-1.
-std::uint64_t parse_seed(const std::string& text) {
-    errno = 0;
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || *end != '\0' || errno == ERANGE)
-        throw UserError("--seed: expected an integer from 0 to 2^64-1, got '" + text + "'");
-    return v;
-}
+std::uint64_t parse_seed(const std::string& text) { return parse_unsigned_option(text, "--seed", ~std::uint64_t{0}); }
 
 }  // namespace
 
@@ -136,12 +127,8 @@ int quantize_command(const std::vector<std::string>& args) {
 
     const bool from_stdin = input.empty() || input == "-";
     const std::string source = from_stdin ? "<stdin>" : input;
-    std::ifstream file;
-    if (!from_stdin) {
-        file.open(input);
-        if (!file) throw UserError(input + ": cannot open: " + std::strerror(errno));
-    }
-    const InputRows in = read_rows(from_stdin ? std::cin : file, source);
+    const InputRows in = read_rows(
+        from_stdin ? read_input_stream(std::cin, source, "quantize input") : read_input_file(input, "quantize input"), source);
     for (std::size_t r = 0; r < in.rows.size(); ++r)
         if (in.rows[r].size() % static_cast<std::size_t>(group_size) != 0)
             throw UserError(source + ":" + std::to_string(in.line_numbers[r]) + ": " +

@@ -95,7 +95,7 @@ int sweep_command(const std::vector<std::string>& args) {
     try {
         sweep::claim_sweep_dir(out_dir, identity);
         lock.emplace(out_dir, shard);
-        selection = sweep::select_points(points, shard, sweep::read_point_records(out_dir), vm.count("retry-failed") > 0);
+        selection = sweep::select_points(points, shard, sweep::read_point_records(out_dir, identity), vm.count("retry-failed") > 0);
     } catch (...) {
         if (use_mpi) {  // release the workers before reporting the error
             sweep::run_points_mpi(points, {}, run_options, nullptr);
@@ -120,7 +120,7 @@ int sweep_command(const std::vector<std::string>& args) {
         interrupted_by = sweep::run_points_locally(points, selection.to_run, run_options, progress);
     }
     progress.done();
-    const auto records = sweep::read_point_records(out_dir);
+    const auto records = sweep::read_point_records(out_dir, identity);
     report::write_file_atomically((fs::path(out_dir) / "results.csv").string(), sweep::results_csv(identity, records));
     std::size_t ok = 0, failed = 0;
     for (const auto& [index, r] : records)
@@ -169,14 +169,17 @@ int sweep_merge_command(const std::vector<std::string>& args) {
             throw UserError(dir + " holds another sweep than " + dirs.front() + " ('" + other.name + "', fingerprint " +
                                     other.fingerprint + ", " + std::to_string(other.points) + " points vs '" + identity.name +
                                     "', " + identity.fingerprint + ", " + std::to_string(identity.points) + " points)");
-        for (auto& [index, record] : sweep::read_point_records(dir)) {
+        for (auto& [index, record] : sweep::read_point_records(dir, identity)) {
             const auto it = merged.find(index);
             if (it == merged.end() || (!it->second.ok && record.ok)) merged[index] = std::move(record);
         }
     }
-    std::vector<std::string> missing;
-    for (std::size_t i = 0; i < identity.points; ++i)
-        if (!merged.count(i)) missing.push_back(std::to_string(i));
+    // Every record's index is below identity.points (read_point_records), so the missing
+    // points are counted without listing them all; the first 20 are named.
+    const std::size_t missing = identity.points > merged.size() ? identity.points - merged.size() : 0;
+    std::vector<std::string> first_missing;
+    for (std::size_t i = 0; i < identity.points && first_missing.size() < 20; ++i)
+        if (!merged.count(i)) first_missing.push_back(std::to_string(i));
     sweep::claim_sweep_dir(out_dir, identity);
     report::write_file_atomically((fs::path(out_dir) / "results.csv").string(), sweep::results_csv(identity, merged));
     std::size_t ok = 0;
@@ -184,10 +187,10 @@ int sweep_merge_command(const std::vector<std::string>& args) {
     std::cout << "merged " << dirs.size() << " director" << (dirs.size() == 1 ? "y" : "ies") << " of sweep " << identity.name
               << ": " << merged.size() << " of " << identity.points << " points (" << ok << " ok, " << merged.size() - ok
               << " failed) into " << out_dir << "/results.csv\n";
-    if (!missing.empty()) {
-        std::cerr << "sweep-merge: " << missing.size() << " point(s) missing (not run in any directory), indices:";
-        for (std::size_t i = 0; i < missing.size() && i < 20; ++i) std::cerr << ' ' << missing[i];
-        std::cerr << (missing.size() > 20 ? " ..." : "") << "\n";
+    if (missing > 0) {
+        std::cerr << "sweep-merge: " << missing << " point(s) missing (not run in any directory), indices:";
+        for (const std::string& i : first_missing) std::cerr << ' ' << i;
+        std::cerr << (missing > first_missing.size() ? " ..." : "") << "\n";
     }
     return kSuccess;
 }

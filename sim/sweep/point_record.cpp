@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "sweep/point_record.h"
 
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 
@@ -23,7 +24,24 @@ const JsonValue& member(const JsonValue& object, const std::string& key, JsonVal
     return *v;
 }
 
+/// A count or size read back: a whole number from 0 to 2^53.
+std::size_t whole_number(const JsonValue& v, const std::string& key, const std::string& path) {
+    const double x = v.as_number();
+    if (!(x >= 0 && x <= 0x1p53) || x != std::floor(x))
+        throw UserError(path + ": " + key + ": expected a whole number from 0 to 2^53, got " + report::format_number(x) +
+                        "; delete the file to rerun the point");
+    return static_cast<std::size_t>(x);
+}
+
 }  // namespace
+
+bool result_may_be_negative(const std::string& name) {
+    const auto ends_with = [&](const char* suffix) {
+        const std::string s(suffix);
+        return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+    };
+    return ends_with("_error") || ends_with("error_percent");
+}
 
 std::string point_record_json(const PointRecord& r) {
     std::ostringstream o;
@@ -50,19 +68,25 @@ std::optional<PointRecord> read_point_record(const std::string& path) {
     const JsonValue j = report::read_json_file(path);
     PointRecord r;
     r.id = member(j, "point", Kind::string, path).as_string();
-    r.index = static_cast<std::size_t>(member(j, "index", Kind::number, path).as_number());
+    r.index = whole_number(member(j, "index", Kind::number, path), "index", path);
     r.ok = member(j, "status", Kind::string, path).as_string() == "ok";
     if (const JsonValue* v = j.find("exit_status"); v && v->is_number()) r.exit_status = static_cast<int>(v->as_number());
     if (const JsonValue* v = j.find("signal"); v && v->is_string()) r.signal = v->as_string();
     r.error = member(j, "error", Kind::string, path).as_string();
     r.wall_s = member(j, "wall_s", Kind::number, path).as_number();
+    if (!(r.wall_s >= 0)) throw UserError(path + ": wall_s: expected seconds >= 0, got " + report::format_number(r.wall_s));
     r.base_config = member(j, "base_config", Kind::string, path).as_string();
     for (const auto& v : member(j, "values", Kind::object, path).members())
         if (v.value.is_string()) r.values.emplace_back(v.key, v.value.as_string());
     for (const auto& o : member(j, "overrides", Kind::array, path).items())
         if (o.is_string()) r.overrides.push_back(o.as_string());
-    for (const auto& v : member(j, "results", Kind::object, path).members())
-        if (v.value.is_number()) r.results.emplace_back(v.key, v.value.as_number());
+    for (const auto& v : member(j, "results", Kind::object, path).members()) {
+        if (!v.value.is_number()) continue;
+        if (v.value.as_number() < 0 && !result_may_be_negative(v.key))
+            throw UserError(path + ": results." + v.key + ": a result that cannot be negative is " +
+                            report::format_number(v.value.as_number()) + "; delete the file to rerun the point");
+        r.results.emplace_back(v.key, v.value.as_number());
+    }
     return r;
 }
 
@@ -72,6 +96,8 @@ report::Summary read_summary(const std::string& path) {
     report::Summary s;
     for (const auto& v : j.members()) {
         if (!v.value.is_number()) throw UserError(path + ": " + v.key + ": expected a number");
+        if (v.value.as_number() < 0 && !result_may_be_negative(v.key))
+            throw UserError(path + ": " + v.key + ": a result that cannot be negative is " + report::format_number(v.value.as_number()));
         s.emplace_back(v.key, v.value.as_number());
     }
     return s;

@@ -31,6 +31,11 @@ std::string point_record_json(const PointRecord& record);
 /// Reads a point.json; std::nullopt if it is missing, and UserError naming the file if
 /// it is unreadable (a point.json is only ever written whole).
 std::optional<PointRecord> read_point_record(const std::string& path);
+/// True for result columns that are signed (names ending in "_error" or "error_percent"); every
+/// other result (cycles, energies, utilisation, ...) is >= 0, and a negative one read back is
+/// an error.
+bool result_may_be_negative(const std::string& name);
+
 /// Reads a run's summary.json (a flat object of numbers); throws UserError naming it.
 report::Summary read_summary(const std::string& path);
 

@@ -15,6 +15,7 @@
 
 
 #include "common/errors.h"
+#include "sweep/sweep_spec.h"
 #include "report/json_reader.h"
 #include "report/output_files.h"
 
@@ -90,8 +91,10 @@ SweepIdentity read_sweep_json(const std::string& dir) {
     id.base_config = optional_string(root, file, "base_config");
     id.fingerprint = optional_string(root, file, "fingerprint");
     if (const JsonValue* p = root.find("points")) {
-        if (!p->is_number() || p->as_number() < 1 || p->as_number() != std::floor(p->as_number()))
-            key_error(file, "points", "expected a whole number");
+        if (!p->is_number() || p->as_number() < 1 || p->as_number() > static_cast<double>(kMaxPoints) ||
+            p->as_number() != std::floor(p->as_number()))
+            key_error(file, "points", "expected a whole number of points from 1 to " + std::to_string(kMaxPoints) +
+                                          " (the most a sweep has)");
         id.points = static_cast<std::size_t>(p->as_number());
     }
     const JsonValue* axes = root.find("axes");
@@ -149,18 +152,36 @@ SweepDirLock::~SweepDirLock() { ::close(m_fd); }
 
 std::string point_dir(const std::string& dir, const std::string& id) { return (fs::path(dir) / "points" / id).string(); }
 
-std::map<std::size_t, PointRecord> read_point_records(const std::string& dir) {
+std::map<std::size_t, PointRecord> read_point_records(const std::string& dir, const SweepIdentity& identity) {
     std::map<std::size_t, PointRecord> records;
     std::error_code ec;
     const fs::path points = fs::path(dir) / "points";
     if (!fs::is_directory(points, ec)) return records;
     for (const auto& entry : fs::directory_iterator(points)) {
         if (!entry.is_directory()) continue;
+        const std::string file = (entry.path() / "point.json").string();
+        std::optional<PointRecord> r;
         try {
-            if (auto r = read_point_record((entry.path() / "point.json").string())) records[r->index] = std::move(*r);
+            r = read_point_record(file);
         } catch (const UserError& e) {  // cut short by a machine crash before the disk flush
             std::cerr << "sweep: ignoring an unreadable point record, the point counts as not run: " << e.what() << "\n";
+            continue;
         }
+        if (!r) continue;
+        // A whole record that contradicts its folder or the sweep was edited or copied by hand:
+        // trusting it would put results under the wrong point.
+        const std::string folder = entry.path().filename().string();
+        if (identity.points > 0 && r->index >= identity.points)
+            throw UserError(file + ": index: " + std::to_string(r->index) + " is outside the sweep's " +
+                            std::to_string(identity.points) + " points (sweep.json)");
+        const std::string expected = point_id(r->index, identity.points > 0 ? identity.points : r->index + 1);
+        if (r->id != folder || (identity.points > 0 && r->id != expected))
+            throw UserError(file + ": point: the record says point '" + r->id + "' (index " + std::to_string(r->index) +
+                            ", which is '" + expected + "') but lies in folder '" + folder + "'");
+        if (records.count(r->index))
+            throw UserError(file + ": index: point " + std::to_string(r->index) + " is recorded twice (also in " +
+                            records[r->index].id + ")");
+        records[r->index] = std::move(*r);
     }
     return records;
 }

@@ -52,9 +52,11 @@ private:
 
 /// DIR/points/<id>
 std::string point_dir(const std::string& dir, const std::string& id);
-/// Every readable DIR/points/*/point.json, by point index; an unreadable one (a crash before the
-/// disk flushed it) is reported on stderr and skipped, so its point runs again.
-std::map<std::size_t, PointRecord> read_point_records(const std::string& dir);
+/// Every readable DIR/points/*/point.json of the sweep `identity`, by point index; an unreadable
+/// one (a crash before the disk flushed it) is reported on stderr and skipped, so its point runs
+/// again. UserError for a record whose index lies outside the sweep, whose id is not its
+/// folder's or not its index's, or whose index another record holds.
+std::map<std::size_t, PointRecord> read_point_records(const std::string& dir, const SweepIdentity& identity);
 
 /// results.csv: point, every axis key, status, the result columns (union over the points, in
 /// order of first appearance), error. One row per record, in index order.

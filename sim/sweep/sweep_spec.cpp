@@ -19,7 +19,6 @@ using config::Document;
 using config::MapReader;
 
 constexpr const char* kBaseKey = "base";
-constexpr std::size_t kMaxPoints = 1'000'000;
 
 /// A value as `-p` and the CSV take it: a scalar's text, or flow YAML for a list or map.
 std::string value_text(const YAML::Node& node) {
@@ -173,16 +172,20 @@ SweepSpec load_sweep(const std::string& path) {
     return spec;
 }
 
+std::string point_id(std::size_t index, std::size_t count) {
+    const std::size_t width = std::max<std::size_t>(4, std::to_string(count > 0 ? count - 1 : 0).size());
+    const std::string digits = std::to_string(index);
+    return "p" + std::string(width > digits.size() ? width - digits.size() : 0, '0') + digits;
+}
+
 std::vector<SweepPoint> enumerate_points(const SweepSpec& spec) {
     std::size_t count = 1;
     for (const Axis& axis : spec.axes) count *= axis.values.size();
-    const std::size_t width = std::max<std::size_t>(4, std::to_string(count > 0 ? count - 1 : 0).size());
     std::vector<SweepPoint> points(count);
     for (std::size_t i = 0; i < count; ++i) {
         SweepPoint& p = points[i];
         p.index = i;
-        const std::string digits = std::to_string(i);
-        p.id = "p" + std::string(width - digits.size(), '0') + digits;
+        p.id = point_id(i, count);
         p.base_config = spec.base_config;
         for (const auto& [key, value] : spec.set) p.overrides.push_back(key + "=" + value);
         // Mixed-radix digits of i, the last axis least significant.

@@ -50,6 +50,13 @@ SweepSpec load_sweep(const std::string& path);
 /// value in axis order, then every matching `overrides` entry in file order.
 std::vector<SweepPoint> enumerate_points(const SweepSpec& spec);
 
+/// The most points one sweep may have; larger sweeps are split by the user.
+inline constexpr std::size_t kMaxPoints = 1'000'000;
+
+/// The id of point `index` of a sweep of `count` points: "p" and the index, zero-padded to at
+/// least 4 digits and to the digits of count - 1 ("p0007", "p012345").
+std::string point_id(std::size_t index, std::size_t count);
+
 /// A `--shard k/N` selection: k in 1..N; points with index % N == k - 1.
 struct Shard {
     std::size_t k = 1, count = 1;

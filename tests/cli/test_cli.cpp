@@ -50,7 +50,7 @@ TEST_CASE("quantize rejects ragged rows and non-numbers, naming the line", "[cli
     CHECK_THAT(r.err, Contains("/nonexistent/values.txt: cannot open"));
     r = run_fastsim("quantize -m 17", "1 2\n");
     CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Contains("mantissa_bits must be between 2 and 16, got 17"));
+    CHECK_THAT(r.err, Contains("--mantissa-bits: expected an integer from 2 to 16, got '17'"));
     r = run_fastsim("quantize --rounding up", "1 2\n");
     CHECK(r.exit_code == 2);
     r = run_fastsim("quantize --seed -1", "1 2\n");

@@ -263,7 +263,7 @@ TEST_CASE("run --trace errors: bfp_report configs, bad limits and a limit withou
     CHECK(r.out.empty());
     r = run_fastsim("run " + kTinyNode + " --trace " + dir.path("t.json") + " --trace-detail-limit -1");
     CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Contains("--trace-detail-limit: expected a whole number of spans from 0 to 2^64-1, got '-1'"));
+    CHECK_THAT(r.err, Contains("--trace-detail-limit: expected an integer from 0 to 2^64-1, got '-1'"));
     r = run_fastsim("run " + kTinyNode + " --trace-detail-limit 5");
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Contains("--trace-detail-limit needs --trace FILE"));
