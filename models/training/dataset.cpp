@@ -42,6 +42,19 @@ public:
         }
     }
 
+    /// Exactly `bytes` bytes appended to a vector that grows only as data arrives, so a header
+    /// that announces more than the file holds never turns into an allocation of that size.
+    std::vector<unsigned char> read_vector(std::size_t bytes, const std::string& what) {
+        constexpr std::size_t kChunk = std::size_t{1} << 20;
+        std::vector<unsigned char> out;
+        while (out.size() < bytes) {
+            const std::size_t at = out.size();
+            out.resize(at + std::min(kChunk, bytes - at));
+            read(out.data() + at, out.size() - at, what);
+        }
+        return out;
+    }
+
     std::uint32_t read_u32(const std::string& what) {
         std::array<unsigned char, 4> b{};
         read(b.data(), b.size(), what);
@@ -87,6 +100,7 @@ Dataset load_idx(const std::string& images_path, const std::string& labels_path,
     const std::uint32_t count = images.read_u32("IDX header");
     const std::uint32_t height = images.read_u32("IDX header");
     const std::uint32_t width = images.read_u32("IDX header");
+    if (count == 0) throw DatasetError(images_path + ": the IDX header announces no images");
     if (height == 0 || width == 0 || height > 4096 || width > 4096)
         throw DatasetError(images_path + ": implausible image size " + std::to_string(height) + " x " +
                            std::to_string(width));
@@ -108,11 +122,9 @@ Dataset load_idx(const std::string& images_path, const std::string& labels_path,
     d.height = height;
     d.width = width;
     d.count = limit == 0 ? count : std::min<std::size_t>(limit, count);
-    std::vector<unsigned char> pixels(static_cast<std::size_t>(count) * d.pixels());
-    images.read(pixels.data(), pixels.size(), "pixel data");
+    const std::vector<unsigned char> pixels = images.read_vector(static_cast<std::size_t>(count) * d.pixels(), "pixel data");
     images.expect_end();
-    std::vector<unsigned char> raw_labels(count);
-    labels.read(raw_labels.data(), raw_labels.size(), "label data");
+    const std::vector<unsigned char> raw_labels = labels.read_vector(count, "label data");
     labels.expect_end();
 
     d.images.resize(d.count * d.pixels());

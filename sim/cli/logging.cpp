@@ -3,6 +3,7 @@
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include <boost/program_options.hpp>
@@ -46,6 +47,16 @@ std::optional<boost::program_options::variables_map> parse_command_line(
         return std::nullopt;
     }
     po::notify(vm);
+    // An empty value ('') is never meant: refuse it rather than fall back to a default.
+    for (const auto& [name, value] : vm) {
+        const po::option_description* option = options.find_nothrow(name, false);
+        if (value.defaulted() || !option || option->semantic()->max_tokens() == 0) continue;  // a flag holds ""
+        const auto* text = boost::any_cast<std::string>(&value.value());
+        const auto* texts = boost::any_cast<std::vector<std::string>>(&value.value());
+        const bool empty = (text && text->empty()) ||
+                           (texts && std::any_of(texts->begin(), texts->end(), [](const std::string& t) { return t.empty(); }));
+        if (empty) throw UserError("--" + name + ": expected a value, got ''");
+    }
     set_log_level(vm["log-level"].as<std::string>());
     return vm;
 }

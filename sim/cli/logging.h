@@ -27,7 +27,8 @@ boost::program_options::options_description common_options();
 
 /// Parses a subcommand's `args` against `options` plus common_options(), `positional` naming
 /// its positional arguments. On --help prints the options to stdout and returns nothing;
-/// otherwise stores the values, sets the log level and returns them.
+/// otherwise stores the values, sets the log level and returns them. UserError for an empty
+/// value ('') given to any option.
 std::optional<boost::program_options::variables_map> parse_command_line(
     const std::vector<std::string>& args, boost::program_options::options_description& options,
     const boost::program_options::positional_options_description& positional);

@@ -71,6 +71,7 @@ std::vector<int> parse_widths(const std::string& text) {
     std::istringstream in(text);
     while (std::getline(in, item, ','))
         widths.push_back(static_cast<int>(parse_integer_option(item, "--mantissa-bits", 2, 16)));
+    if (!text.empty() && text.back() == ',') throw UserError("--mantissa-bits: '" + text + "' ends with a comma");
     if (widths.empty()) throw UserError("--mantissa-bits: expected a width such as 8, or a list such as 2,4,6,8");
     return widths;
 }

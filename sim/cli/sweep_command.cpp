@@ -14,6 +14,7 @@
 
 #include "cli/app.h"
 #include "cli/logging.h"
+#include "common/machine.h"
 #include "common/errors.h"
 #include "report/output_files.h"
 #include "sweep/mpi_runner.h"
@@ -29,13 +30,6 @@ namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
 constexpr long kMaxJobs = 4096;
-
-/// CPUs in this process's affinity mask (taskset, cgroup cpusets), at least 1.
-long usable_cores() {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-    return std::max(1u, std::thread::hardware_concurrency());
-}
 
 void print_points(const std::vector<sweep::SweepPoint>& points, const sweep::Shard& shard) {
     for (const auto& p : points) {
@@ -71,8 +65,10 @@ int sweep_command(const std::vector<std::string>& args) {
     const po::variables_map& vm = *parsed;
     if (sweep_path.empty()) throw UserError("missing SWEEP.yaml: fastsim sweep SWEEP.yaml --out DIR");
     if (jobs < 1 || jobs > kMaxJobs) throw UserError("--jobs: expected 1 to " + std::to_string(kMaxJobs) + ", got " + std::to_string(jobs));
-    if (!std::isfinite(timeout_s) || timeout_s < 0)
-        throw UserError("--point-timeout-s: expected a positive number of seconds (0: no limit)");
+    // 0 = no limit; else 1 ms … 10^7 s (116 days), which a steady_clock duration holds exactly.
+    if (!(timeout_s == 0 || (timeout_s >= 1e-3 && timeout_s <= 1e7)))
+        throw UserError("--point-timeout-s: expected 0 (no limit) or seconds from 0.001 to 10000000, got " +
+                        std::to_string(timeout_s));
     const sweep::Shard shard = sweep::parse_shard(shard_text);
 
     const sweep::SweepSpec spec = sweep::load_sweep(sweep_path);
@@ -171,7 +167,12 @@ int sweep_merge_command(const std::vector<std::string>& args) {
                                     "', " + identity.fingerprint + ", " + std::to_string(identity.points) + " points)");
         for (auto& [index, record] : sweep::read_point_records(dir, identity)) {
             const auto it = merged.find(index);
-            if (it == merged.end() || (!it->second.ok && record.ok)) merged[index] = std::move(record);
+            if (it == merged.end() || (!it->second.ok && record.ok)) {  // a point retried elsewhere keeps its success
+                merged[index] = std::move(record);
+            } else if (it->second.ok && record.ok && !sweep::same_outcome(it->second, record)) {
+                throw UserError(dir + "/points/" + record.id + "/point.json: point " + record.id +
+                                " is recorded as ok in two directories with different results; keep one of them");
+            }
         }
     }
     // Every record's index is below identity.points (read_point_records), so the missing

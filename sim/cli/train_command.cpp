@@ -8,6 +8,7 @@
 
 #include "cli/app.h"
 #include "cli/logging.h"
+#include "common/machine.h"
 #include "cli/progress.h"
 #include "common/errors.h"
 #include "config/train_config.h"
@@ -73,6 +74,12 @@ int train_command(const std::vector<std::string>& args) {
             if (!found) throw UserError("--policy " + name + ": not in the policies list of " + config_file);
         }
         config.policies = chosen;
+    }
+    if (const int cores = usable_cores(); config.blas_threads > cores) {
+        // Only speed depends on it, and more OpenBLAS threads than cores spin for minutes.
+        logger("train")->warn("train.blas_threads {} is more than the {} core(s) this process may use; using {}",
+                              config.blas_threads, cores, cores);
+        config.blas_threads = cores;
     }
     training::FashionMnist data;
     try {

@@ -179,7 +179,9 @@ workload::Workload read_scalesim_csv(const std::string& path) {
             char* end = nullptr;
             errno = 0;
             const long value = std::strtol(fields[static_cast<std::size_t>(f)].c_str(), &end, 10);
-            if (fields[static_cast<std::size_t>(f)].empty() || *end != '\0' || errno == ERANGE || !kLayerSize.admits(double(value)))
+            const std::string& text = fields[static_cast<std::size_t>(f)];
+            if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || *end != '\0' ||
+                errno == ERANGE || !kLayerSize.admits(double(value)))
                 throw ConfigError(at, std::string("field '") + kColumns[f] + "': expected " +
                                           kLayerSize.describe("an integer") + ", got '" + fields[static_cast<std::size_t>(f)] + "'");
             v[f] = static_cast<int>(value);

@@ -133,8 +133,9 @@ private:
     std::string m_file;
 };
 
+/// A list index as written in a key path: decimal digits, at most 9 of them (no list is longer).
 bool is_index(const std::string& s) {
-    return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+    return !s.empty() && s.size() <= 9 && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
 }  // namespace

@@ -139,11 +139,11 @@ T MapReader::convert(const YAML::Node& node, const std::string& path) const {
     if constexpr (std::is_same_v<T, std::string>) {
         return node.Scalar();
     } else if constexpr (std::is_same_v<T, bool>) {
-        try {
-            return node.as<bool>();
-        } catch (const YAML::BadConversion&) {
-            throw ConfigError(where, std::string("expected ") + expected_kind<T>() + ", got '" + node.Scalar() + "'");
-        }
+        // YAML 1.2's booleans only: yes/no/on/off are booleans in YAML 1.1 and strings in 1.2.
+        const std::string& text = node.Scalar();
+        if (text == "true" || text == "True" || text == "TRUE") return true;
+        if (text == "false" || text == "False" || text == "FALSE") return false;
+        throw ConfigError(where, std::string("expected ") + expected_kind<T>() + ", got '" + text + "'");
     } else {
         const std::string& text = node.Scalar();
         constexpr bool integer = std::is_integral_v<T>;

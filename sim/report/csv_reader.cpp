@@ -10,6 +10,7 @@
 
 #include "common/errors.h"
 #include "common/input_file.h"
+#include "sweep/point_record.h"
 
 namespace fastsim::report {
 namespace {
@@ -104,15 +105,55 @@ CsvTable parse_csv(std::string_view text, const std::string& source) {
 CsvTable read_csv_file(const std::string& path) { return parse_csv(read_input_file(path, "CSV file"), path); }
 
 std::optional<double> parse_number(std::string_view text) {
+    while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+    while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+    // [-]digits[.digits][e[+-]digits]: what fastsim writes; strtod alone would take hex, inf, nan.
+    std::size_t i = 0;
+    const auto digits = [&] {
+        const std::size_t from = i;
+        while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+        return i - from;
+    };
+    if (i < text.size() && text[i] == '-') ++i;
+    std::size_t mantissa_digits = digits();
+    if (i < text.size() && text[i] == '.') {
+        ++i;
+        mantissa_digits += digits();
+    }
+    if (mantissa_digits == 0) return std::nullopt;
+    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+        ++i;
+        if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+        if (digits() == 0) return std::nullopt;
+    }
+    if (i != text.size()) return std::nullopt;
+    const std::string s(text);
+    errno = 0;
+    const double v = std::strtod(s.c_str(), nullptr);
+    if (errno == ERANGE || !std::isfinite(v)) return std::nullopt;
+    return v;
+}
+
+bool is_malformed_number(std::string_view text) {
+    if (parse_number(text)) return false;
     const std::string s(text);
     const char* begin = s.c_str();
     while (*begin == ' ') ++begin;
-    if (*begin == '\0') return std::nullopt;
+    if (*begin == '\0') return false;
     char* end = nullptr;
-    errno = 0;
-    const double v = std::strtod(begin, &end);
+    (void)std::strtod(begin, &end);
     while (*end == ' ') ++end;
-    if (*end != '\0' || errno == ERANGE || !std::isfinite(v)) return std::nullopt;
+    return *end == '\0';
+}
+
+std::optional<double> result_cell(const CsvTable& csv, std::size_t row, std::size_t column) {
+    const std::string& text = csv.rows[row][column];
+    if (text.empty()) return std::nullopt;
+    const auto where = [&] { return csv.source + ":" + std::to_string(csv.row_lines[row]) + ": column '" + csv.header[column] + "': "; };
+    const auto v = parse_number(text);
+    if (!v) throw UserError(where() + "'" + text + "' is not a number");
+    if (*v < 0 && !sweep::result_may_be_negative(csv.header[column]))
+        throw UserError(where() + "a result that cannot be negative is " + text);
     return v;
 }
 

@@ -29,7 +29,17 @@ CsvTable parse_csv(std::string_view text, const std::string& source);
 /// parse_csv of the file at `path` (errors name `path`; "PATH: cannot open: <reason>").
 CsvTable read_csv_file(const std::string& path);
 
-/// `text` parsed as a whole finite number (leading/trailing spaces allowed), or nothing.
+/// `text` parsed as a whole finite decimal number ([-]digits[.digits][e[+-]digits], spaces
+/// around it allowed), or nothing: hex, inf and nan are not numbers here.
 std::optional<double> parse_number(std::string_view text);
+
+/// The result in `row`, `column` of `csv`: nothing for an empty cell, else a finite decimal
+/// number that is >= 0 unless the column is signed (sweep::result_may_be_negative); UserError
+/// "SOURCE:LINE: column 'NAME': ..." otherwise.
+std::optional<double> result_cell(const CsvTable& csv, std::size_t row, std::size_t column);
+
+/// True if `text` reads as a number to strtod but not as a finite decimal number: "nan",
+/// "inf", "0x1A", "1e999". Such a cell in any column is an error, not text.
+bool is_malformed_number(std::string_view text);
 
 }  // namespace fastsim::report

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <unordered_set>
 
 #include "common/errors.h"
 #include "common/input_file.h"
@@ -128,11 +129,17 @@ private:
     JsonValue object(int depth) {
         ++m_pos;  // '{'
         std::vector<JsonMember> members;
+        std::unordered_set<std::string> keys;
         if (consume('}')) return JsonValue::make_object(std::move(members));
         do {
             skip_space();
             if (m_pos >= m_text.size() || m_text[m_pos] != '"') fail("expected a member name in double quotes");
+            const std::size_t key_pos = m_pos;
             std::string key = string();
+            if (!keys.insert(key).second) {
+                m_pos = key_pos;
+                fail("member '" + key + "' is given twice in one object");
+            }
             expect(':', "':' after a member name");
             members.push_back({std::move(key), value(depth + 1)});
         } while (consume(','));

@@ -53,7 +53,8 @@ struct JsonMember {
 };
 
 /// Parses one JSON document. Throws UserError "SOURCE:LINE:COLUMN: <what was expected>"
-/// on a syntax error, on nesting deeper than 64, or on text after the document.
+/// on a syntax error, a member name given twice in one object, nesting deeper than 64, or
+/// text after the document.
 JsonValue parse_json(std::string_view text, const std::string& source);
 
 /// parse_json of the file at `path` ("PATH: cannot open: <reason>" if it cannot be read).

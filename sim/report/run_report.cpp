@@ -2,10 +2,12 @@
 // The report of a `fastsim run --out DIR` directory: report.json, layers.csv, and for a cluster
 // run nodes.csv; summary.json when present.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 
 #include "common/errors.h"
+#include "sweep/point_record.h"
 #include "report/csv_reader.h"
 #include "report/html_page.h"
 #include "report/json_reader.h"
@@ -27,11 +29,20 @@ bool is_detail_column(const std::string& name) {
     return name.rfind("energy_", 0) == 0 && name != "energy_total_pj";
 }
 
-/// A number member of report.json, or a UserError naming the file and key.
+/// A number member of report.json (>= 0 unless the key is signed), or a UserError naming
+/// the file and key.
 double number_member(const JsonValue& root, const std::string& file, const std::string& key) {
     const JsonValue* v = root.find(key);
     if (!v || !v->is_number()) throw UserError(file + ": " + key + ": expected a number");
+    if (v->as_number() < 0 && !sweep::result_may_be_negative(key))
+        throw UserError(file + ": " + key + ": a result that cannot be negative is " + display_number(v->as_number()));
     return v->as_number();
+}
+
+/// `total`, or a UserError if summing `what` overflowed a double.
+double finite_sum(double total, const std::string& where, const std::string& what) {
+    if (!std::isfinite(total)) throw UserError(where + ": " + what + " sum to more than a double holds");
+    return total;
 }
 
 std::string text_member(const JsonValue& root, const std::string& key) {
@@ -49,9 +60,13 @@ std::vector<std::pair<std::string, double>> energy_components(const JsonValue& r
     std::vector<std::pair<std::string, double>> out;
     for (const auto& m : e->members()) {
         if (m.key == "total") continue;
-        if (!m.value.is_number()) throw UserError(file + ": energy_pj." + m.key + ": expected a number");
+        if (!m.value.is_number() || m.value.as_number() < 0)
+            throw UserError(file + ": energy_pj." + m.key + ": expected an energy >= 0");
         out.emplace_back(m.key, m.value.as_number());
     }
+    double total = 0;
+    for (const auto& [name, pj] : out) total += pj;
+    finite_sum(total, file, "the components of energy_pj");
     return out;
 }
 
@@ -75,14 +90,16 @@ charts::StackedBarChart energy_bars(const CsvTable& csv, std::size_t group_colum
             it = keys.end() - 1;
         }
         charts::Bar& bar = bars.bars[static_cast<std::size_t>(it - keys.begin())];
+        double row_total = 0;
         for (std::size_t c = 0; c < components.size(); ++c) {
-            const std::string& text = csv.rows[row][components[c].index];
-            const auto v = parse_number(text);
-            if (!v && !text.empty())
-                throw UserError(csv.source + ":" + std::to_string(csv.row_lines[row]) + ": column '" +
-                                        csv.header[components[c].index] + "': '" + text + "' is not a number");
-            bar.values[c] += v.value_or(0.0) * 1e-6;
+            const double v = result_cell(csv, row, components[c].index).value_or(0.0);
+            bar.values[c] += v * 1e-6;
+            row_total += bar.values[c];
         }
+        finite_sum(row_total, csv.source + ":" + std::to_string(csv.row_lines[row]), "the energy components");
+        double bar_total = 0;
+        for (const double v : bar.values) bar_total += v;
+        finite_sum(bar_total, csv.source + ":" + std::to_string(csv.row_lines[row]), "the energy components of '" + key + "'");
     }
     return bars;
 }
@@ -128,7 +145,7 @@ void add_summary_json(HtmlPage& page, const std::string& dir) {
     t.caption = "summary.json (the results a sweep collects from this run)";
     t.headers = {"result", "value"};
     for (const auto& m : root.members())
-        t.rows.push_back({column_title(m.key), m.value.is_number() ? display_number(m.value.as_number()) : m.value.as_string()});
+        t.rows.push_back({column_title(m.key), display_number(number_member(root, file, m.key))});
     page.table(t);
 }
 
@@ -181,7 +198,8 @@ void cluster_sections(HtmlPage& page, ReportPage& report, const std::string& dir
     // 1. Summary; MACs are the sum over nodes (report.json has no total).
     double macs = 0;
     if (const auto c = nodes.column("macs"))
-        for (std::size_t row = 0; row < nodes.rows.size(); ++row) macs += parse_number(nodes.rows[row][*c]).value_or(0.0);
+        for (std::size_t row = 0; row < nodes.rows.size(); ++row) macs += result_cell(nodes, row, *c).value_or(0.0);
+    finite_sum(macs, nodes.source, "the nodes' MACs");
     const auto components = energy_components(root, file);
     double energy_pj = 0;
     for (const auto& [name, pj] : components) energy_pj += pj;
@@ -228,6 +246,8 @@ ReportPage run_report(const std::string& dir) {
     const bool cluster = root.find("simulated_step_s") != nullptr;
     if (!cluster && !root.find("total_cycles"))
         throw UserError(file + ": neither total_cycles (a training step) nor simulated_step_s (a cluster run)");
+    if (cluster && root.find("total_cycles"))
+        throw UserError(file + ": both total_cycles (a training step) and simulated_step_s (a cluster run)");
     ReportPage report;
     const std::string network = text_member(root, "network");
     HtmlPage page("fastsim " + std::string(cluster ? "cluster" : "training step") + " report: " + network,

@@ -200,6 +200,9 @@ std::vector<double> nice_ticks(double lo, double hi, int max_intervals) {
         }
     }
     max_intervals = std::max(max_intervals, 1);
+    // A span no double holds (e.g. -1e308 to 1e308), or one below the smallest normal step:
+    // the two ends are the only ticks.
+    if (!std::isfinite(hi - lo) || (hi - lo) / max_intervals < 1e-300) return {lo, hi};
     // 1. Raw step from the range, then rounded up to 1, 2 or 5 x 10^e.
     const double raw = (hi - lo) / max_intervals;
     const int e = static_cast<int>(std::floor(std::log10(raw)));
@@ -211,6 +214,7 @@ std::vector<double> nice_ticks(double lo, double hi, int max_intervals) {
         return e >= 0 ? whole * power_of_ten(e) : whole / power_of_ten(-e);
     };
     const double step = value(1);
+    if (!(step > 0) || !std::isfinite(lo / step) || !std::isfinite(hi / step)) return {lo, hi};
     const auto first = static_cast<long long>(std::floor(lo / step + 1e-9));
     const auto last = static_cast<long long>(std::ceil(hi / step - 1e-9));
     std::vector<double> ticks;
@@ -263,7 +267,9 @@ AxisMap AxisMap::log2(double lo, double hi, double pixel_lo, double pixel_hi) {
 double AxisMap::operator()(double value) const {
     const double v = m_log ? std::log2(value) : value;
     if (m_hi == m_lo) return (m_pixel_lo + m_pixel_hi) / 2;
-    return m_pixel_lo + (v - m_lo) / (m_hi - m_lo) * (m_pixel_hi - m_pixel_lo);
+    // Halved first, so a range such as -1e308 … 1e308 does not overflow to inf.
+    const double fraction = (v / 2 - m_lo / 2) / (m_hi / 2 - m_lo / 2);
+    return m_pixel_lo + (std::isfinite(fraction) ? fraction : 0.5) * (m_pixel_hi - m_pixel_lo);
 }
 
 XScale resolve_x_scale(XScale requested, const std::vector<double>& xs, bool has_categories) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <limits>
 #include <optional>
 
@@ -64,23 +65,37 @@ SweepResults read_results(const std::string& file, const SweepSpec& spec, const 
     r.error_column = r.csv.column("error");
     for (const auto& axis : spec.axes)
         for (const auto& key : axis.keys) r.axis_columns.push_back(require_column(r.csv, key, " (an axis key of " + sweep_file + ")"));
-    // Numeric result columns must hold numbers (or be empty) in rows that succeeded.
-    std::vector<std::size_t> numeric;
+    // The known result columns, in rows that succeeded: empty or a finite decimal number,
+    // >= 0 unless the column is signed. Other columns may hold text, but not a malformed
+    // number (nan, inf, hex).
+    std::vector<std::size_t> results;
     for (const auto name : headline_result_columns())
-        if (const auto c = r.csv.column(name)) numeric.push_back(*c);
-    for (const auto& e : energy_component_columns(r.csv.header, "_uj")) numeric.push_back(e.index);
+        if (const auto c = r.csv.column(name)) results.push_back(*c);
+    for (const auto& e : energy_component_columns(r.csv.header, "_uj")) results.push_back(e.index);
+    std::map<std::string, int> seen;  // point id -> line
     for (std::size_t row = 0; row < r.csv.rows.size(); ++row) {
-        if (r.cell(row, r.status_column) != "ok") {
+        const std::string& point = r.cell(row, r.point_column);
+        const std::string at = file + ":" + std::to_string(r.csv.row_lines[row]);
+        if (const auto [it, fresh] = seen.emplace(point, r.csv.row_lines[row]); !fresh)
+            throw UserError(at + ": point '" + point + "' has a second row (the first is on line " +
+                            std::to_string(it->second) + ")");
+        if (spec.points > 0 && seen.size() > spec.points)
+            throw UserError(at + ": more rows than the " + std::to_string(spec.points) + " points of " + sweep_file);
+        const std::string& status = r.cell(row, r.status_column);
+        if (status != "ok" && status != "failed")
+            throw UserError(at + ": column 'status': expected ok or failed, got '" + status + "'");
+        if (status != "ok") {
             r.failed_rows.push_back(row);
             continue;
         }
         r.ok_rows.push_back(row);
-        for (const std::size_t c : numeric) {
-            const std::string& text = r.cell(row, c);
-            if (!text.empty() && !parse_number(text))
-                throw UserError(file + ":" + std::to_string(r.csv.row_lines[row]) + ": column '" + r.csv.header[c] + "': '" +
-                                        text + "' is not a number");
-        }
+        for (const std::size_t c : results) (void)result_cell(r.csv, row, c);
+        double energy = 0;  // the stacked bars add the components up
+        for (const auto& e : energy_component_columns(r.csv.header, "_uj")) energy += result_cell(r.csv, row, e.index).value_or(0);
+        if (!std::isfinite(energy)) throw UserError(at + ": the energy components sum to more than a double holds");
+        for (std::size_t c = 0; c < r.csv.header.size(); ++c)
+            if (is_malformed_number(r.cell(row, c)))
+                throw UserError(at + ": column '" + r.csv.header[c] + "': '" + r.cell(row, c) + "' is not a finite number");
     }
     return r;
 }

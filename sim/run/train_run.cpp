@@ -263,6 +263,11 @@ TrainRunResult run_training(const config::TrainConfig& config, const training::F
                 if (run.bit_changes.empty() || run.bit_changes.back().second != *it.bits)
                     run.bit_changes.emplace_back(it.iteration, *it.bits);
                 run.iterations = it.iteration + 1;
+                if (!std::isfinite(it.loss))
+                    throw UserError(config.source_file + ": train.learning_rate: training diverged under policy '" +
+                                    policy.name + "': the loss is " + report::format_number(it.loss) + " at iteration " +
+                                    std::to_string(it.iteration + 1) + " (epoch " + std::to_string(it.epoch + 1) +
+                                    "); lower train.learning_rate (" + report::format_number(config.train.learning_rate) + ")");
                 if (work) work((policies_done * iterations_per_policy + static_cast<double>(run.iterations)) / all_iterations);
                 if (run.costed) {
                     const IterationCost& c = cost.iteration(it.batch, *it.bits);

@@ -62,15 +62,36 @@ std::string format_seconds(double s) {
     return text;
 }
 
-/// Memo tiles of the three phases of every layer of `network` at `batch` on `node`, each
-/// phase at 8-bit operands (the most tiles); SizeOverflow is named by the caller.
-double step_tiles(const workload::Workload& network, std::size_t batch, const node::NodeParams& node,
-                  const config::Params& params) {
-    const std::vector<node::LayerPrecision> widest(network.layers.size());
+/// "layer 'conv1' (forward) at traces/x.yaml:4:5: layers[0]".
+std::string layer_text(const config::Params& params, const node::StepPhase& s) {
+    const workload::Layer& l = params.workload.network.layers.at(s.layer);
+    return "layer '" + l.name + "' (" + fmac::to_string(s.phase) + ")" + (l.where.file.empty() ? "" : " at " + l.where.describe());
+}
+
+/// Tiles per phase, and which phase has the most.
+struct TileCount {
     double tiles = 0;
+    double most = 0;
+    std::string largest;
+    void add(double t, const std::function<std::string()>& name) {
+        tiles += t;
+        if (t > most) {
+            most = t;
+            largest = name();
+        }
+    }
+};
+
+/// Memo tiles of the three phases of every layer of `network` at `batch` on `node`, each
+/// phase at 8-bit operands (the most tiles).
+TileCount step_tiles(std::size_t batch, const node::NodeParams& node, const config::Params& params) {
+    const workload::Workload& network = params.workload.network;
+    const std::vector<node::LayerPrecision> widest(network.layers.size());
+    TileCount count;
     for (const node::StepPhase& s : node::training_step_phases(network, batch, widest, {}))
-        tiles += with_layer_named(params, s.layer, [&] { return static_cast<double>(node::plan_tiles(s.job, node).count()); });
-    return tiles;
+        count.add(with_layer_named(params, s.layer, [&] { return static_cast<double>(node::plan_tiles(s.job, node).count()); }),
+                  [&] { return layer_text(params, s); });
+    return count;
 }
 
 }  // namespace
@@ -88,7 +109,8 @@ double WorkEstimate::seconds() const {
 std::string WorkEstimate::describe() const {
     std::string out;
     for (const Part& p : parts) out += (out.empty() ? "" : " + ") + format_count(p.count) + " " + p.what;
-    return (out.empty() ? "no work" : out) + ", about " + format_seconds(seconds());
+    return (out.empty() ? "no work" : out) + ", about " + format_seconds(seconds()) +
+           (largest.empty() ? "" : ", most of it in " + largest);
 }
 
 void check_work(const WorkEstimate& estimate, double max_work_s, const std::string& source) {
@@ -117,25 +139,31 @@ WorkEstimate estimate_training_step(const config::Params& params, bool timeline)
     const node::NodeParams& node = params.node.resolved;
     const auto phases = node::training_step_phases(params.workload.network, params.workload.batch,
                                                    params.precision.per_layer, params.precision.rounding);
-    double tiles = 0, recorded = 0, pe_cycles = 0, values = 0;
+    double tiles = 0, recorded = 0, pe_cycles = 0, values = 0, most_ns = 0;
     const double pes = static_cast<double>(node.array.rows) * static_cast<double>(node.array.cols);
     for (const node::StepPhase& s : phases) {
-        with_layer_named(params, s.layer, [&] {
+        const double ns = with_layer_named(params, s.layer, [&] {
             const auto count = static_cast<double>(s.count);
             if (params.run.fidelity == config::Fidelity::memo) {
                 const auto t = static_cast<double>(node::plan_tiles(s.job, node).count());
                 tiles += t;
                 if (timeline) recorded += t * count;
-            } else {
-                const fmac::GemmTiming whole =
-                    fmac::analytic_gemm_timing(s.job.shape, node.array, s.job.x_mantissa_bits, s.job.y_mantissa_bits);
-                pe_cycles += static_cast<double>(whole.cycles) * pes * count;
-                const double b = static_cast<double>(s.dims.batch), in = static_cast<double>(s.dims.in),
-                             out = static_cast<double>(s.dims.out);
-                values += (b * in + in * out + b * out) * count;
+                return t * (kNsPerMemoTile + (timeline ? count * kNsPerTimelineTile : 0));
             }
-            return 0;
+            const fmac::GemmTiming whole =
+                fmac::analytic_gemm_timing(s.job.shape, node.array, s.job.x_mantissa_bits, s.job.y_mantissa_bits);
+            const double c = static_cast<double>(whole.cycles) * pes * count;
+            const double b = static_cast<double>(s.dims.batch), in = static_cast<double>(s.dims.in),
+                         out = static_cast<double>(s.dims.out);
+            const double v = (b * in + in * out + b * out) * count;
+            pe_cycles += c;
+            values += v;
+            return c * kNsPerPeCycle + v * kNsPerSyntheticValue;
         });
+        if (ns > most_ns) {
+            most_ns = ns;
+            e.largest = layer_text(params, s);
+        }
     }
     e.add("memo tiles", tiles, kNsPerMemoTile);
     e.add("tiles recorded in the timeline", recorded, kNsPerTimelineTile);
@@ -157,12 +185,19 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate, std::
     e.add("shortest-path trees", nodes * (cached ? 1 : depth), kNsPerRouteVertex * vertices);
     // (2) The node characterisation: each layer's phases at a node's share of the batch on
     // each node type used, for the three partition types at every depth of the hierarchy.
-    double tiles = 0;
+    double tiles = 0, most = 0;
     std::vector<bool> used(c.node_types.size(), false);
     for (const std::size_t t : c.node_type) used[t] = true;
     const auto share = std::max<std::size_t>(1, params.workload.batch / c.node_type.size());
-    for (std::size_t t = 0; t < c.node_types.size(); ++t)
-        if (used[t]) tiles += 3 * (depth + 1) * step_tiles(params.workload.network, share, c.node_types[t].node.resolved, params);
+    for (std::size_t t = 0; t < c.node_types.size(); ++t) {
+        if (!used[t]) continue;
+        const TileCount count = step_tiles(share, c.node_types[t].node.resolved, params);
+        tiles += 3 * (depth + 1) * count.tiles;
+        if (count.most > most) {
+            most = count.most;
+            e.largest = count.largest + " on node type '" + c.node_types[t].name + "'";
+        }
+    }
     e.add("characterisation tiles", tiles, kNsPerMemoTile);  // shared by every planner
     // (3) The planner's table: a choice per layer at each of the 2N - 1 groups.
     e.add("plan entries", static_cast<double>(planners) * (2 * nodes - 1) * layers, kNsPerPlanEntry);
@@ -176,8 +211,18 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate, std::
 
 WorkEstimate estimate_bfp_report(const config::Params& params) {
     double values = 0;
-    for (const config::TensorSpec& t : params.bfp_report.tensors) values += static_cast<double>(t.count);
     WorkEstimate e;
+    for (std::size_t i = 0, most = 0; i < params.bfp_report.tensors.size(); ++i) {
+        const config::TensorSpec& t = params.bfp_report.tensors[i];
+        values += static_cast<double>(t.count);
+        if (t.count > most) {
+            most = t.count;
+            e.largest = "tensor '" + t.name + "' (bfp_report.tensors[" + std::to_string(i) + "].count = " +
+                        std::to_string(t.count) + ", times " + std::to_string(params.bfp_report.mantissa_bits.size()) +
+                        " bfp_report.mantissa_bits and " + std::to_string(params.bfp_report.roundings.size()) +
+                        " bfp_report.rounding modes)";
+        }
+    }
     e.add("values quantised",
           values * static_cast<double>(params.bfp_report.mantissa_bits.size() * params.bfp_report.roundings.size()),
           kNsPerQuantisedValue);
@@ -207,6 +252,11 @@ WorkEstimate estimate_training(const config::TrainConfig& config, std::size_t tr
                                    epochs_run * static_cast<double>(test_samples) * macs_per_sample;
     double fp32 = 0, bfp = 0;
     for (const training::PolicySpec& p : config.policies) (p.kind == training::PolicyKind::fp32 ? fp32 : bfp) += macs_per_policy;
+    char iterations_text[32];
+    std::snprintf(iterations_text, sizeof iterations_text, "%.0f", iterations);
+    e.largest = std::to_string(config.policies.size()) + " policies of " + iterations_text + " iterations each (train.epochs " +
+                std::to_string(t.epochs) + ", train.batch " + std::to_string(t.batch) + ", train.max_iterations " +
+                std::to_string(t.max_iterations) + ")";
     e.add("fp32 training MACs", fp32, kNsPerTrainMacFp32);
     e.add("BFP training MACs", bfp, t.path == training::GemmPath::exact ? kNsPerTrainMacBfpExact : kNsPerTrainMacBfpFast);
     return e;

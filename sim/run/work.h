@@ -21,11 +21,14 @@ struct WorkEstimate {
         double ns_each = 0;   ///< reference-machine nanoseconds per unit
     };
     std::vector<Part> parts;
+    /// Where most of the work is, for people deciding what to shrink: "layer 'conv1'
+    /// (forward) at traces/x.yaml:4:5" (empty when nothing stands out).
+    std::string largest;
 
     void add(std::string what, double count, double ns_each);
     /// Expected wall seconds on the reference machine.
     [[nodiscard]] double seconds() const;
-    /// "2.2e+05 memo tiles + 1.4e+03 cluster ops, about 0.03 s".
+    /// "2.2e+05 memo tiles + 1.4e+03 cluster ops, about 0.03 s[, most of it in ...]".
     [[nodiscard]] std::string describe() const;
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "sweep/point_record.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -35,10 +36,9 @@ std::size_t whole_number(const JsonValue& v, const std::string& key, const std::
 
 }  // namespace
 
-bool result_may_be_negative(const std::string& name) {
-    const auto ends_with = [&](const char* suffix) {
-        const std::string s(suffix);
-        return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+bool result_may_be_negative(std::string_view name) {
+    const auto ends_with = [&](std::string_view suffix) {
+        return name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
     };
     return ends_with("_error") || ends_with("error_percent");
 }
@@ -65,7 +65,12 @@ std::optional<PointRecord> read_point_record(const std::string& path) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
     using Kind = JsonValue::Kind;
-    const JsonValue j = report::read_json_file(path);
+    JsonValue j;
+    try {
+        j = report::read_json_file(path);
+    } catch (const UserError& e) {
+        throw UnreadablePointRecord(e.what());
+    }
     PointRecord r;
     r.id = member(j, "point", Kind::string, path).as_string();
     r.index = whole_number(member(j, "index", Kind::number, path), "index", path);
@@ -76,18 +81,31 @@ std::optional<PointRecord> read_point_record(const std::string& path) {
     r.wall_s = member(j, "wall_s", Kind::number, path).as_number();
     if (!(r.wall_s >= 0)) throw UserError(path + ": wall_s: expected seconds >= 0, got " + report::format_number(r.wall_s));
     r.base_config = member(j, "base_config", Kind::string, path).as_string();
-    for (const auto& v : member(j, "values", Kind::object, path).members())
-        if (v.value.is_string()) r.values.emplace_back(v.key, v.value.as_string());
-    for (const auto& o : member(j, "overrides", Kind::array, path).items())
-        if (o.is_string()) r.overrides.push_back(o.as_string());
+    for (const auto& v : member(j, "values", Kind::object, path).members()) {
+        if (!v.value.is_string()) throw UserError(path + ": values." + v.key + ": expected the value as a string");
+        r.values.emplace_back(v.key, v.value.as_string());
+    }
+    for (const auto& o : member(j, "overrides", Kind::array, path).items()) {
+        if (!o.is_string()) throw UserError(path + ": overrides: expected key=value strings");
+        r.overrides.push_back(o.as_string());
+    }
+    // Each axis value was given to the point as an override (the base config aside).
+    for (const auto& [key, value] : r.values)
+        if (key != kBaseKey && std::find(r.overrides.begin(), r.overrides.end(), key + "=" + value) == r.overrides.end())
+            throw UserError(path + ": values." + key + ": '" + value + "' is not among the point's overrides; the record " +
+                            "was edited: delete the file to rerun the point");
     for (const auto& v : member(j, "results", Kind::object, path).members()) {
-        if (!v.value.is_number()) continue;
+        if (!v.value.is_number()) throw UserError(path + ": results." + v.key + ": expected a number");
         if (v.value.as_number() < 0 && !result_may_be_negative(v.key))
             throw UserError(path + ": results." + v.key + ": a result that cannot be negative is " +
                             report::format_number(v.value.as_number()) + "; delete the file to rerun the point");
         r.results.emplace_back(v.key, v.value.as_number());
     }
     return r;
+}
+
+bool same_outcome(const PointRecord& a, const PointRecord& b) {
+    return a.ok == b.ok && a.results == b.results && a.error == b.error;
 }
 
 report::Summary read_summary(const std::string& path) {

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,13 +29,26 @@ struct PointRecord {
 };
 
 std::string point_record_json(const PointRecord& record);
-/// Reads a point.json; std::nullopt if it is missing, and UserError naming the file if
-/// it is unreadable (a point.json is only ever written whole).
+
+/// A point.json that is not valid JSON: cut short by a crash before the disk flushed it (a
+/// point.json is only ever written whole), so its point counts as not run.
+class UnreadablePointRecord : public UserError {
+public:
+    using UserError::UserError;
+};
+
+/// Reads a point.json; std::nullopt if it is missing, UnreadablePointRecord if it is not JSON,
+/// and UserError naming the file and key for valid JSON that is not a point record (a missing
+/// or mistyped member, an index that is not a whole number, a result that is not a number or is
+/// negative where results cannot be).
 std::optional<PointRecord> read_point_record(const std::string& path);
+
+/// True when two records of the same point give the same outcome and results.
+bool same_outcome(const PointRecord& a, const PointRecord& b);
 /// True for result columns that are signed (names ending in "_error" or "error_percent"); every
-/// other result (cycles, energies, utilisation, ...) is >= 0, and a negative one read back is
-/// an error.
-bool result_may_be_negative(const std::string& name);
+/// other result fastsim writes (cycles, seconds, MACs, bits, energies, utilisation) is >= 0, and
+/// a negative one read back is an error, not a plot.
+bool result_may_be_negative(std::string_view name);
 
 /// Reads a run's summary.json (a flat object of numbers); throws UserError naming it.
 report::Summary read_summary(const std::string& path);

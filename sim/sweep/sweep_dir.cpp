@@ -163,7 +163,7 @@ std::map<std::size_t, PointRecord> read_point_records(const std::string& dir, co
         std::optional<PointRecord> r;
         try {
             r = read_point_record(file);
-        } catch (const UserError& e) {  // cut short by a machine crash before the disk flush
+        } catch (const UnreadablePointRecord& e) {  // cut short by a machine crash before the disk flush
             std::cerr << "sweep: ignoring an unreadable point record, the point counts as not run: " << e.what() << "\n";
             continue;
         }

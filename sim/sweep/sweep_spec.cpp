@@ -18,7 +18,6 @@ namespace fs = std::filesystem;
 using config::Document;
 using config::MapReader;
 
-constexpr const char* kBaseKey = "base";
 
 /// A value as `-p` and the CSV take it: a scalar's text, or flow YAML for a list or map.
 std::string value_text(const YAML::Node& node) {

@@ -50,6 +50,9 @@ SweepSpec load_sweep(const std::string& path);
 /// value in axis order, then every matching `overrides` entry in file order.
 std::vector<SweepPoint> enumerate_points(const SweepSpec& spec);
 
+/// The axis key that swaps a point's whole base config instead of overriding a key.
+inline constexpr const char* kBaseKey = "base";
+
 /// The most points one sweep may have; larger sweeps are split by the user.
 inline constexpr std::size_t kMaxPoints = 1'000'000;
 
