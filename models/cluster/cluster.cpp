@@ -11,6 +11,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "common/checked.h"
+
 namespace fastsim::cluster {
 namespace {
 
@@ -143,6 +145,28 @@ Compiled compile(const std::vector<NodeProgram>& programs) {
     return c;
 }
 
+/// The longest time the simulation can reach: every compute, and every message over every hop
+/// of its route (occupancy and latency), one after another. Checked before any thread runs, so
+/// the threads' time arithmetic cannot overflow; SizeOverflow beyond 2^62 ps (53 days).
+void check_time_bound(const interconnect::Topology& topology, const Compiled& c) {
+    constexpr const char* kWhat = "picoseconds of the simulated step";
+    std::uint64_t bound = 0;
+    for (const auto& ops : c.ops)
+        for (const CompiledOp& op : ops)
+            if (op.kind == Kind::compute) checked_accumulate(bound, op.value, kWhat);
+    std::vector<interconnect::ChannelId> route;
+    for (const Message& m : c.messages) {
+        if (!m.has_send) continue;
+        topology.route_into(m.src, m.dst, route);
+        for (const interconnect::ChannelId id : route) {
+            const interconnect::LinkTiming& t = topology.channel(id).timing;
+            checked_accumulate(bound, interconnect::occupancy_ps(m.bytes, t.bits_per_s), kWhat);
+            checked_accumulate(bound, t.latency_ps, kWhat);
+        }
+    }
+    if (bound > (std::uint64_t{1} << 62)) throw SizeOverflow(kWhat);
+}
+
 /// The cluster: one thread per node walking its compiled program.
 class ClusterModule : public sc_core::sc_module {
 public:
@@ -264,6 +288,7 @@ ClusterResult run_cluster(const interconnect::Topology& topology, const std::vec
         throw std::invalid_argument("run_cluster: " + std::to_string(programs.size()) + " programs for " +
                                     std::to_string(topology.node_count()) + " nodes");
     Compiled compiled = compile(programs);
+    check_time_bound(topology, compiled);
 
     // 2. Elaborate and run.
     ClusterModule cluster("cluster", topology, compiled, recorder);

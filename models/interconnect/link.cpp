@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/checked.h"
+
 namespace fastsim::interconnect {
 namespace {
 
@@ -36,7 +38,7 @@ std::uint64_t occupancy_ps(std::uint64_t bytes, std::uint64_t bits_per_s) {
     const Uint128 scaled = Uint128{bytes} * 8u * kPsPerSecond;  // < 2^64 * 2^3 * 2^40
     const Uint128 ps = (scaled + bits_per_s - 1) / bits_per_s;
     if (ps > std::numeric_limits<std::uint64_t>::max())
-        throw std::overflow_error("occupancy_ps: " + std::to_string(bytes) + " bytes overflow 64-bit picoseconds");
+        throw SizeOverflow("picoseconds a link is busy");
     return static_cast<std::uint64_t>(ps);
 }
 

@@ -24,7 +24,7 @@ struct LinkTiming {
 LinkTiming link_timing(const LinkParams& params);
 
 /// Time a channel of `bits_per_s` is busy carrying `bytes`: ceil(bytes * 8 * 1e12 / bits_per_s)
-/// ps, exact in 128-bit integers. Throws std::overflow_error if the result exceeds 64 bits.
+/// ps, exact in 128-bit integers. Throws SizeOverflow if the result exceeds 64 bits.
 std::uint64_t occupancy_ps(std::uint64_t bytes, std::uint64_t bits_per_s);
 
 }  // namespace fastsim::interconnect

@@ -11,6 +11,7 @@
 #include "node/training_step.h"
 #include "planner/schedule.h"
 #include "run/cluster_timeline.h"
+#include "run/layer_errors.h"
 #include "run/training_step.h"
 
 namespace fastsim::run {
@@ -60,15 +61,19 @@ const NodeCharacterisation::LayerCounters& NodeCharacterisation::counters(std::s
     if (auto it = m_cache.find(key); it != m_cache.end()) return it->second;
     const config::NodeTypeParams& t = m_params.cluster.node_types[type];
     const planner::PlanLayer& pl = m_graph.layers[layer];
-    const workload::LayerGemm gemm = workload::lower(pl.with_dims(dims), dims.batch);
+    const workload::LayerGemm gemm =
+        with_layer_named(m_params, layer, [&] { return workload::lower(pl.with_dims(dims), dims.batch); });
     LayerCounters c{};
-    for (std::size_t p = 0; p < 3; ++p) {
-        const auto phase = static_cast<fmac::TrainingPhase>(p);
-        if (phase == fmac::TrainingPhase::backward_data && node::reads_only_network_input(pl.layer, layer)) continue;
-        const node::StepPhase s = node::step_phase(layer, phase, gemm, t.precision, {});
-        c[p] = on_arrays(s.job, t.node.resolved, static_cast<std::uint64_t>(t.arrays), m_memo[type], m_tiles_run)
-                   .repeated(s.count);
-    }
+    with_layer_named(m_params, layer, [&] {
+        for (std::size_t p = 0; p < 3; ++p) {
+            const auto phase = static_cast<fmac::TrainingPhase>(p);
+            if (phase == fmac::TrainingPhase::backward_data && node::reads_only_network_input(pl.layer, layer)) continue;
+            const node::StepPhase s = node::step_phase(layer, phase, gemm, t.precision, {});
+            c[p] = on_arrays(s.job, t.node.resolved, static_cast<std::uint64_t>(t.arrays), m_memo[type], m_tiles_run)
+                       .repeated(s.count);
+        }
+        return 0;
+    });
     return m_cache.emplace(key, c).first->second;
 }
 
@@ -171,8 +176,11 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
         const auto& counters = characterisation.counters(type, layer, plan.node_dims[node][layer]);
         const double ps_per_cycle = 1e12 / static_cast<double>(c.node_types[type].node.resolved.clock_hz);
         std::array<std::uint64_t, 3> ps{};
-        for (std::size_t p = 0; p < 3; ++p)
-            ps[p] = static_cast<std::uint64_t>(std::llround(static_cast<double>(counters[p].cycles) * ps_per_cycle));
+        with_layer_named(params, layer, [&] {
+            for (std::size_t p = 0; p < 3; ++p)
+                ps[p] = checked_round(static_cast<double>(counters[p].cycles) * ps_per_cycle, "picoseconds of a phase");
+            return 0;
+        });
         return ps;
     };
     const auto programs = planner::build_schedule(graph, plan, node_count, compute_ps);
@@ -186,7 +194,13 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     // (2) One SystemC simulation of the whole step.
     std::optional<ClusterTimeline> recorder;
     if (timeline) recorder.emplace(c, graph, *timeline);
-    r.simulated = cluster::run_cluster(*c.topology, programs, recorder ? &*recorder : nullptr);
+    try {
+        r.simulated = cluster::run_cluster(*c.topology, programs, recorder ? &*recorder : nullptr);
+    } catch (const SizeOverflow&) {
+        throw ConfigError(params.workload.batch_where,
+                          "the simulated step could last more than 2^62 ps (53 days), more than the simulation counts: "
+                          "the cluster's links or clocks are too slow for this batch and network");
+    }
     if (recorder) r.timeline = recorder->finish(r.simulated.end_ps);
     r.simulation_s = seconds_since(start);
     report(1);
