@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "common/checked.h"
+#include "common/input_file.h"
 #include "config/energy_table.h"
 #include "config/ranges.h"
 #include "config/trace_reader.h"
@@ -563,7 +564,7 @@ void resolve_node(const RawNode& rn, const BfpParams& bfp_params, NodeConfig& nc
     nc.dram_bandwidth_gb_per_s = in_range(rn.dram_bandwidth_gb_per_s, nc.dram_bandwidth_gb_per_s, kBandwidthGbPerS);
     np.dram.bandwidth_bits_per_s = checked_round(nc.dram_bandwidth_gb_per_s * 8e9, "DRAM bits per second");
     nc.dram_latency_ns = in_range(rn.dram_latency_ns, nc.dram_latency_ns, kLatencyNs);
-    np.dram.latency_cycles = checked_ceil(nc.dram_latency_ns * nc.clock_mhz / 1000.0 - 1e-9, "DRAM latency cycles");
+    np.dram.latency_cycles = checked_ceil(std::max(0.0, nc.dram_latency_ns * nc.clock_mhz / 1000.0 - 1e-9), "DRAM latency cycles");
     np.exponent_bits = bfp_params.exponent_bits;
     np.noise_bits = bfp_params.noise_bits;
     np.max_tile_rows = in_range<std::uint64_t>(rn.max_tile_rows, np.max_tile_rows, kMaxTileRows);
@@ -821,7 +822,11 @@ NodeSections read_node_sections(MapReader& top, const BfpParams& bfp_params) {
 }
 
 Params load(const std::string& path, const std::vector<std::string>& overrides) {
-    Document doc = Document::load(path);
+    return load_text(read_input_file(path, "config file"), path, overrides);
+}
+
+Params load_text(const std::string& text, const std::string& path, const std::vector<std::string>& overrides) {
+    Document doc = Document::parse(text, path);
     for (const auto& o : overrides) doc.apply_override(o);
     const RawConfig raw = read_raw(doc);
     Params p;

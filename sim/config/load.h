@@ -14,6 +14,10 @@ namespace fastsim::config {
 /// value, and returns the resolved Params. Throws ConfigError (file, line, key path).
 Params load(const std::string& path, const std::vector<std::string>& overrides = {});
 
+/// load() of `text` as the contents of a config file at `path` (relative paths in it are
+/// taken from path's folder; errors name path).
+Params load_text(const std::string& text, const std::string& path, const std::vector<std::string>& overrides = {});
+
 /// The error for a layer whose sizes at `batch` do not fit 64 bits (`overflow` says which),
 /// located at the layer in its trace and naming workload.batch at `batch_where`.
 ConfigError layer_size_error(const workload::Layer& layer, std::uint64_t batch, const Location& batch_where,

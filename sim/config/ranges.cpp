@@ -64,7 +64,8 @@ const KeyRange kTrainBatch{"train.batch", "", 1, 60000, false, "at most the trai
 const KeyRange kLearningRate{"train.learning_rate", "", 1e-12, 100, false, "finite weights"};
 const KeyRange kMomentum{"train.momentum", "", 0, 0.999999, false, "[0, 1): the velocity stays bounded"};
 const KeyRange kWeightDecay{"train.weight_decay", "", 0, 1, false, "a fraction of the weight per step"};
-const KeyRange kBlasThreads{"train.blas_threads", "", 1, 1024, false, "OpenBLAS's limit"};
+const KeyRange kBlasThreads{"train.blas_threads", "", 1, 1024, false,
+                             "OpenBLAS's limit; lowered to the cores this process may use, with a warning"};
 const KeyRange kMaxIterations{"train.max_iterations", "", 0, 0x1p40, false, "0 = every epoch"};
 const KeyRange kSampleLimit{"data.train_limit, data.test_limit", "", 0, 0x1p32, false,
                             "0 = the whole split"};

@@ -99,8 +99,8 @@ void check_graph(const workload::Workload& w, const std::vector<Location>& where
     }
 }
 
-workload::Workload read_yaml_trace(const std::string& path) {
-    const Document doc = Document::load(path, "trace");
+workload::Workload read_yaml_trace(const std::string& text, const std::string& path) {
+    const Document doc = Document::parse(text, path);
     MapReader top(doc, doc.root, "");
     workload::Workload w;
     w.name = top.scalar<std::string>("network").value_or(path);
@@ -145,11 +145,11 @@ bool names_columns(const std::vector<std::string>& fields, const char* const (&n
 /// Channels, Num Filter, Strides[,] — one convolution per line, inputs already padded. The
 /// first row is a header only if it names exactly these columns (or SCALE-Sim's GEMM form
 /// `Layer, M, N, K`); any other first row is data and is checked as data.
-workload::Workload read_scalesim_csv(const std::string& path) {
+workload::Workload read_scalesim_csv(const std::string& text, const std::string& path) {
     static const char* const kColumns[] = {"Layer name",   "IFMAP Height", "IFMAP Width", "Filter Height",
                                            "Filter Width", "Channels",     "Num Filter",  "Strides"};
     static const char* const kGemmColumns[] = {"Layer", "M", "N", "K"};
-    std::istringstream in(read_input_file(path, "trace"));
+    std::istringstream in(text);
     workload::Workload w;
     w.name = path;
     w.source = "SCALE-Sim topology CSV";
@@ -215,8 +215,14 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }  // namespace
 
 workload::Workload read_trace(const std::string& path) {
-    if (ends_with(path, ".csv")) return read_scalesim_csv(path);
-    if (ends_with(path, ".yaml") || ends_with(path, ".yml")) return read_yaml_trace(path);
+    if (!ends_with(path, ".csv") && !ends_with(path, ".yaml") && !ends_with(path, ".yml"))
+        throw ConfigError({path, 0, 0, ""}, "unknown trace format: expected a .yaml/.yml fastsim trace or a .csv SCALE-Sim topology");
+    return read_trace_text(read_input_file(path, "trace"), path);
+}
+
+workload::Workload read_trace_text(const std::string& text, const std::string& path) {
+    if (ends_with(path, ".csv")) return read_scalesim_csv(text, path);
+    if (ends_with(path, ".yaml") || ends_with(path, ".yml")) return read_yaml_trace(text, path);
     throw ConfigError({path, 0, 0, ""}, "unknown trace format: expected a .yaml/.yml fastsim trace or a .csv SCALE-Sim topology");
 }
 

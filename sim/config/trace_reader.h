@@ -11,4 +11,7 @@ namespace fastsim::config {
 /// SCALE-Sim topology CSV (.csv). Throws ConfigError naming the file, line and field.
 workload::Workload read_trace(const std::string& path);
 
+/// read_trace() of `text` as the contents of the file at `path` (its ending picks the format).
+workload::Workload read_trace_text(const std::string& text, const std::string& path);
+
 }  // namespace fastsim::config

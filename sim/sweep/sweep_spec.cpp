@@ -103,8 +103,10 @@ void fnv1a(std::uint64_t& h, const std::string& bytes) {
 
 }  // namespace
 
-SweepSpec load_sweep(const std::string& path) {
-    const Document doc = Document::load(path, "sweep file");
+SweepSpec load_sweep(const std::string& path) { return load_sweep_text(read_input_file(path, "sweep file"), path); }
+
+SweepSpec load_sweep_text(const std::string& text, const std::string& path) {
+    const Document doc = Document::parse(text, path);
     SweepSpec spec;
     spec.file = fs::absolute(path).lexically_normal().string();
     MapReader top(doc, doc.root, "");

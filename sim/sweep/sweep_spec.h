@@ -44,6 +44,8 @@ struct SweepPoint {
 
 /// Reads and checks a sweep file. Throws ConfigError naming file, line and key path.
 SweepSpec load_sweep(const std::string& path);
+/// load_sweep() of `text` as the contents of the sweep file at `path`.
+SweepSpec load_sweep_text(const std::string& text, const std::string& path);
 
 /// Every point, in the documented order: the cartesian product of the axes, the last axis
 /// varying fastest (nested loops in file order). Overrides apply as: `set`, then each axis
