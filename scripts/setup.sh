@@ -2,6 +2,8 @@
 # Installs the Debian packages fastsim needs (only those missing) and builds it in build/.
 # Idempotent: with everything present it only runs an incremental build.
 # FASTSIM_WITH_MPI=ON also installs Open MPI and builds `fastsim sweep --mpi` (docs/sweeps.md).
+# FASTSIM_FUZZ=ON also installs Clang and libFuzzer, for scripts/sanitize.sh and scripts/fuzz.sh
+# (docs/robustness.md); the build in build/ is the same either way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +14,9 @@ cmake_args=()
 if [[ ${FASTSIM_WITH_MPI:-OFF} == ON ]]; then
   packages+=(openmpi-bin libopenmpi-dev)
   cmake_args+=(-DFASTSIM_WITH_MPI=ON)
+fi
+if [[ ${FASTSIM_FUZZ:-OFF} == ON ]]; then
+  packages+=(clang libfuzzer-14-dev)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The whole test suite under AddressSanitizer and UndefinedBehaviorSanitizer, built with Clang in
+# build-san/ together with the libFuzzer harnesses (docs/robustness.md). Any sanitizer finding
+# aborts its test (-fno-sanitize-recover). Installs Clang and libFuzzer when missing.
+#   bash scripts/sanitize.sh [extra ctest arguments]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FASTSIM_FUZZ=ON bash scripts/setup.sh
+if [[ ! -f build-san/build.ninja ]]; then
+  cmake -S . -B build-san -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+        -DFASTSIM_ENABLE_ASAN=ON -DFASTSIM_BUILD_FUZZERS=ON -DFASTSIM_BUILD_BENCHMARKS=OFF >&2
+fi
+cmake --build build-san >&2
+# Leaks are findings too; SystemC's kernel keeps its objects to exit by design, so its
+# allocations are suppressed (tests/fuzz/lsan.supp).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+ctest --test-dir build-san --output-on-failure -j2 -LE chromium "$@"

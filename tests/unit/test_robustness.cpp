@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: MIT
+// What keeps bad input from crashing, hanging or giving a silently wrong number
+// (docs/robustness.md): strict readers, the range table, checked sizes and work limits. The
+// end-to-end classes are in tests/bad_inputs (CTest bad_inputs.*).
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "common/checked.h"
+#include "common/errors.h"
+#include "common/input_file.h"
+#include "config/load.h"
+#include "config/ranges.h"
+#include "config/yaml_reader.h"
+#include "fmac/timing.h"
+#include "node/node_model.h"
+#include "node/training_step.h"
+#include "report/csv_reader.h"
+#include "report/json_reader.h"
+#include "run/work.h"
+#include "support/temp_dir.h"
+
+using namespace fastsim;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::string yaml_error(const std::string& text) {
+    try {
+        (void)config::parse_strict_yaml(text, "f.yaml");
+    } catch (const ConfigError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::string load_error(const std::string& text, const std::string& path = std::string(FASTSIM_SOURCE_DIR) + "/configs/t.yaml") {
+    try {
+        (void)config::load_text(text, path);
+    } catch (const UserError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+/// The array formula summed fold by fold, as docs/array.md states it.
+fmac::GemmTiming folds_one_by_one(const fmac::GemmShape& s, const fmac::ArrayGeometry& a, int mx, int my) {
+    fmac::GemmTiming t;
+    const auto g = static_cast<std::uint64_t>(a.group_size), rows = static_cast<std::uint64_t>(a.rows),
+               cols = static_cast<std::uint64_t>(a.cols);
+    const std::uint64_t groups = (s.k + g - 1) / g;
+    const auto p = static_cast<std::uint64_t>(fmac::passes_per_group(mx, my));
+    for (std::uint64_t kf = 0; kf * rows < groups; ++kf)
+        for (std::uint64_t nf = 0; nf * cols < s.n; ++nf) {
+            const std::uint64_t r = std::min(rows, groups - kf * rows), c = std::min(cols, s.n - nf * cols);
+            t.weight_load_cycles += r;
+            t.stream_cycles += p * (s.m + r + c - 2);
+            ++t.folds;
+        }
+    t.cycles = t.weight_load_cycles + t.stream_cycles;
+    return t;
+}
+
+}  // namespace
+
+TEST_CASE("docs/config.md's range table is the code's", "[config][docs]") {
+    const std::string path = std::string(FASTSIM_SOURCE_DIR) + "/docs/config.md";
+    const std::string doc = slurp(path);
+    const std::string begin = "<!-- ranges:begin -->\n", end = "<!-- ranges:end -->";
+    const auto from = doc.find(begin), to = doc.find(end);
+    REQUIRE(from != std::string::npos);
+    REQUIRE(to != std::string::npos);
+    const std::string table = config::key_range_table_markdown();
+    if (std::getenv("FASTSIM_UPDATE_DOCS")) {
+        std::ofstream(path) << doc.substr(0, from + begin.size()) + table + doc.substr(to);
+        SUCCEED("docs/config.md rewritten");
+        return;
+    }
+    CHECK(doc.substr(from + begin.size(), to - from - begin.size()) == table);
+}
+
+TEST_CASE("every range admits its documented bounds and nothing beyond", "[config]") {
+    for (const config::KeyRange* r : config::all_key_ranges()) {
+        INFO(r->keys);
+        CHECK(r->min <= r->max);
+        CHECK(r->admits(r->min));
+        CHECK(r->admits(r->max));
+        CHECK_FALSE(r->admits(std::nextafter(r->max, 1e300)));
+        CHECK(r->admits(0) == (r->zero_allowed || r->min <= 0));
+    }
+    // The bounds the issue fixes: 10,000 GB/s, 1 ns and 1,000 ms are valid.
+    CHECK(config::kBandwidthGbPerS.admits(10000));
+    CHECK(config::kLatencyNs.admits(1));
+    CHECK(config::kLatencyNs.admits(1e9));
+    CHECK_FALSE(config::kLatencyNs.admits(1e-4));
+    CHECK(config::kClockMhz.admits(1));
+    CHECK_FALSE(config::kClockMhz.admits(0.999));
+}
+
+TEST_CASE("YAML that yaml-cpp would read silently is refused at its line", "[config]") {
+    CHECK(yaml_error("a: 1\nb:\n  c: 2\n  c: 3\n") ==
+          "f.yaml:4:3: b.c: the key 'c' is given twice in one map (first at line 3); yaml-cpp would silently keep the first");
+    CHECK_THAT(yaml_error("l:\n  - {x: 1}\n  - {x: 1, x: 2}\n"), Contains("f.yaml:3:12: l[1].x: the key 'x' is given twice"));
+    CHECK_THAT(yaml_error("a: 1\n---\na: 2\n"), Contains("f.yaml:2:1: a second YAML document"));
+    CHECK_THAT(yaml_error("a: &x 1\nb: *x\n"), Contains("f.yaml:2:4: b: aliases (*name) are not supported"));
+    CHECK_THAT(yaml_error("? [1, 2]\n: 3\n"), Contains("expected a plain key"));
+    CHECK(yaml_error("---\na: 1\n...\n").empty());
+    CHECK(yaml_error("a: [1, 1]\nb: {c: 1, d: 1}\n").empty());  // repeated values are fine
+}
+
+TEST_CASE("numbers are plain decimals: no octal, hex, infinities or YAML 1.1 booleans", "[config]") {
+    const std::string q = std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml";
+    const std::string base = slurp(q);
+    const auto error_with = [&](const std::string& key, const std::string& value) {
+        try {
+            (void)config::load(q, {key + "=" + value});
+        } catch (const UserError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    CHECK_THAT(error_with("workload.batch", "010"), Contains("got '010' (a leading zero"));
+    CHECK_THAT(error_with("workload.batch", "0x10"), Contains("expected a non-negative integer, got '0x10'"));
+    CHECK_THAT(error_with("workload.batch", "+8"), Contains("got '+8'"));
+    CHECK_THAT(error_with("node.clock_mhz", ".inf"), Contains("expected a number, got '.inf'"));
+    CHECK_THAT(error_with("node.clock_mhz", "007.5"), Contains("a leading zero"));
+    CHECK_THAT(error_with("node.clock_mhz", "1e400"), Contains("expected a finite number, got '1e400'"));
+    CHECK(error_with("node.clock_mhz", "0.5e3").empty());
+    CHECK(error_with("node.clock_mhz", "1500").empty());
+    const std::string cluster = std::string(FASTSIM_SOURCE_DIR) + "/configs/cluster/fast_4node.yaml";
+    try {
+        (void)config::load(cluster, {"planner.comm_only=yes"});
+        FAIL("yes was taken for a boolean");
+    } catch (const ConfigError& e) {
+        CHECK_THAT(e.what(), Contains("planner.comm_only: expected true or false, got 'yes'"));
+    }
+    CHECK_NOTHROW(config::load(cluster, {"planner.comm_only=True"}));
+}
+
+TEST_CASE("values at the edge of a range: in is accepted, out names the key and the range", "[config]") {
+    const std::string q = std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml";
+    CHECK_NOTHROW(config::load(q, {"node.dram.bandwidth_gb_per_s=10000", "node.dram.latency_ns=1", "node.clock_mhz=100000"}));
+    CHECK_NOTHROW(config::load(q, {"node.dram.latency_ns=0"}));
+    CHECK_THROWS_WITH(config::load(q, {"node.dram.bandwidth_gb_per_s=1.0e-12"}),
+                      Contains("node.dram.bandwidth_gb_per_s: expected a value from 0.000125 to 12500 GB/s, got 1e-12"));
+    CHECK_THROWS_WITH(config::load(q, {"node.dram.latency_ns=1e300"}),
+                      Contains("node.dram.latency_ns: expected 0, or a value from 0.001 to 1000000000 ns, got 1e+300"));
+    CHECK_THROWS_WITH(config::load(q, {"node.clock_mhz=1e-9"}), Contains("node.clock_mhz: expected a value from 1 to 100000 MHz"));
+    const std::string cluster = std::string(FASTSIM_SOURCE_DIR) + "/configs/cluster/fast_4node.yaml";
+    CHECK_THROWS_WITH(config::load(cluster, {"node_types.0.clock_mhz=1e-9"}), Contains("node_types[0].clock_mhz: expected"));
+    CHECK_THROWS_WITH(config::load(cluster, {"cluster.groups.0.link.latency_ns=2e9"}),
+                      Contains("cluster.groups[0].link.latency_ns: expected 0, or"));
+    CHECK_THROWS_WITH(config::load(cluster, {"cluster.groups.0.count=16385"}), Contains("cluster.groups[0].count"));
+}
+
+TEST_CASE("a layer whose GEMM overflows 64 bits is an error at the layer naming workload.batch", "[config][workload]") {
+    test::TempDir dir;
+    const std::string trace = dir.write("big.yaml",
+                                        "layers:\n  - {name: ok, type: fc, in_features: 4, out_features: 4}\n"
+                                        "  - {name: huge, type: conv, input: [16777216, 16777216, 3], kernel: [1, 1], filters: 8}\n");
+    const std::string config =
+        "run: {mode: training_step}\nworkload: {trace: " + trace + ", batch: 1048576}\n";
+    const std::string error = load_error(config, dir.path("c.yaml"));
+    CHECK_THAT(error, Contains(trace + ":3:5: layers[1]: layer 'huge': its GEMM rows (batch x output positions) "
+                                       "overflow 64 bits at workload.batch 1048576 (" + dir.path("c.yaml") + ":2:"));
+    CHECK_THAT(error, Contains("workload.batch); lower the batch or the layer's sizes"));
+    // Each product fits, the step's MACs do not: named at workload.batch.
+    const std::string steps = dir.write("steps.yaml", "layers:\n  - {name: wide, type: matmul, m: 16777216, k: 16777216, n: 2048}\n");
+    CHECK_THAT(load_error("run: {mode: training_step}\nworkload: {trace: " + steps + ", batch: 16}\n", dir.path("c.yaml")),
+               Contains("workload.batch: the training step's MACs overflow 64 bits at batch 16 (at layer 'wide'"));
+}
+
+TEST_CASE("checked arithmetic throws SizeOverflow naming the quantity, saturating arithmetic caps", "[common]") {
+    constexpr std::uint64_t kMax = ~std::uint64_t{0};
+    CHECK(checked_mul(1ull << 32, (1ull << 32) - 1, "x") == (1ull << 32) * ((1ull << 32) - 1));
+    CHECK_THROWS_WITH(checked_mul(1ull << 32, 1ull << 32, "tiles of a phase"), "tiles of a phase overflows 64 bits");
+    CHECK_THROWS_AS(checked_add(kMax, 1, "x"), SizeOverflow);
+    CHECK(checked_add(kMax - 1, 1, "x") == kMax);
+    CHECK(saturating_mul(1ull << 40, 1ull << 40) == kMax);
+    CHECK(saturating_add(kMax, 5) == kMax);
+    CHECK(checked_round(1e19, "x") == 10'000'000'000'000'000'000ull);
+    CHECK_THROWS_AS(checked_round(2e19, "x"), SizeOverflow);
+    CHECK_THROWS_AS(checked_ceil(1e300, "x"), SizeOverflow);
+    CHECK(checked_ceil(2.0000001, "x") == 3);
+}
+
+TEST_CASE("the closed-form array formula equals the fold-by-fold sum", "[fmac]") {
+    std::mt19937_64 rng(7);
+    for (int trial = 0; trial < 2000; ++trial) {
+        std::uniform_int_distribution<std::uint64_t> dim(1, 300);
+        const fmac::GemmShape s{dim(rng), dim(rng) * (trial % 3 + 1), dim(rng)};
+        const fmac::ArrayGeometry a{static_cast<int>(dim(rng) % 17 + 1), static_cast<int>(dim(rng) % 13 + 1),
+                                    static_cast<int>(dim(rng) % 20 + 1)};
+        const int mx = static_cast<int>(dim(rng) % 8 + 1), my = static_cast<int>(dim(rng) % 8 + 1);
+        const fmac::GemmTiming closed = fmac::analytic_gemm_timing(s, a, mx, my);
+        const fmac::GemmTiming loop = folds_one_by_one(s, a, mx, my);
+        INFO(s.m << " x " << s.k << " x " << s.n << " on " << a.rows << " x " << a.cols << ", g " << a.group_size);
+        CHECK(closed.cycles == loop.cycles);
+        CHECK(closed.weight_load_cycles == loop.weight_load_cycles);
+        CHECK(closed.folds == loop.folds);
+    }
+    // A tile of 2^40 k-groups is counted at once, not fold by fold.
+    const fmac::GemmTiming huge = fmac::analytic_gemm_timing({1, 1ull << 44, 1}, {32, 32, 16}, 8, 8);
+    CHECK(huge.folds == (1ull << 40) / 32);
+}
+
+TEST_CASE("work is estimated before a run, and runs over the limit are refused with the way out", "[run]") {
+    const config::Params quickstart = config::load(std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml");
+    const run::WorkEstimate e = run::estimate_training_step(quickstart, false);
+    double tiles = 0;
+    for (const auto& s : node::training_step_phases(quickstart.workload.network, quickstart.workload.batch,
+                                                    quickstart.precision.per_layer, quickstart.precision.rounding))
+        tiles += static_cast<double>(node::plan_tiles(s.job, quickstart.node.resolved).count());
+    REQUIRE(e.parts.size() == 1);
+    CHECK(e.parts[0].what == "memo tiles");
+    CHECK(e.parts[0].count == tiles);
+    CHECK(e.seconds() < 1);
+    CHECK_NOTHROW(run::check_work(e, run::kDefaultMaxWorkSeconds, "q.yaml"));
+
+    test::TempDir dir;
+    const std::string trace = dir.write("pad.yaml", "layers:\n  - {name: c, type: conv, input: [6, 6, 3], kernel: [3, 3], "
+                                                    "filters: 8, padding: 65535}\n");
+    const config::Params padded = config::load(std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml",
+                                               {"workload.trace=" + trace, "precision.layers=[]"});
+    const run::WorkEstimate big = run::estimate_training_step(padded, false);
+    CHECK(big.seconds() > run::kDefaultMaxWorkSeconds);
+    CHECK_THAT(big.largest, Contains("layer 'c' (") && Contains(trace + ":2:5"));
+    CHECK_THROWS_WITH(run::check_work(big, run::kDefaultMaxWorkSeconds, "q.yaml"),
+                      Contains("q.yaml: the run's work is estimated at ") && Contains("above the work limit of 20 s") &&
+                          Contains("pass --max-work "));
+    CHECK_NOTHROW(run::check_work(big, big.seconds() * 2, "q.yaml"));
+    CHECK(run::parse_max_work("600") == 600);
+    CHECK_THROWS_AS(run::parse_max_work("0"), UserError);
+    CHECK_THROWS_AS(run::parse_max_work("inf"), UserError);
+    CHECK_THROWS_AS(run::parse_max_work("1e400"), UserError);
+}
+
+TEST_CASE("input files must be regular files of bounded size", "[common]") {
+    test::TempDir dir;
+    CHECK_THROWS_WITH(read_input_file(dir.path(""), "config file"), Contains("expected a config file (a regular file), got a directory"));
+    CHECK_THROWS_WITH(read_input_file("/dev/zero", "trace"), Contains("/dev/zero: expected a trace (a regular file), got a character device"));
+    CHECK_THROWS_WITH(read_input_file(dir.path("missing.yaml"), "config file"), Contains("cannot open config file"));
+    const std::string file = dir.write("f.txt", std::string(100, 'x'));
+    CHECK(read_input_file(file, "x", 100).size() == 100);
+    CHECK_THROWS_WITH(read_input_file(file, "energy table", 99), Contains("the energy table is larger than 99 bytes"));
+}
+
+TEST_CASE("read-back JSON refuses a member given twice, and CSV numbers are plain decimals", "[report]") {
+    CHECK_THROWS_WITH(report::parse_json("{\"points\": 2,\n \"points\": 3}", "s.json"),
+                      "s.json:2:2: member 'points' is given twice in one object");
+    CHECK(report::parse_number(" 12.5e3 ") == 12500.0);
+    CHECK(report::parse_number("-0.25") == -0.25);
+    for (const char* bad : {"0x10", "nan", "inf", "-inf", "1e999", "+5", "1.2.3", "", "e5"}) {
+        INFO(bad);
+        CHECK_FALSE(report::parse_number(bad));
+    }
+    CHECK(report::is_malformed_number("nan"));
+    CHECK(report::is_malformed_number("0x1A"));
+    CHECK_FALSE(report::is_malformed_number("data_parallel"));
+    const report::CsvTable csv = report::parse_csv("point,cycles,prediction_error\np0,-5,-0.5\n", "r.csv");
+    CHECK_THROWS_WITH(report::result_cell(csv, 0, 1), "r.csv:2: column 'cycles': a result that cannot be negative is -5");
+    CHECK(report::result_cell(csv, 0, 2) == -0.5);
+}
