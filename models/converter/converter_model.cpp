@@ -13,18 +13,6 @@ ConverterParams ConverterParams::derived_from(int group_size) {
     return {group_size, group_size, levels + 3};
 }
 
-ConversionCost& ConversionCost::operator+=(const ConversionCost& o) {
-    constexpr const char* kWhat = "converter counts";
-    checked_accumulate(cycles, o.cycles, kWhat);
-    checked_accumulate(groups, o.groups, kWhat);
-    checked_accumulate(comparator_ops, o.comparator_ops, kWhat);
-    checked_accumulate(subtractor_ops, o.subtractor_ops, kWhat);
-    checked_accumulate(shifter_ops, o.shifter_ops, kWhat);
-    checked_accumulate(noise_adds, o.noise_adds, kWhat);
-    checked_accumulate(lfsr_steps, o.lfsr_steps, kWhat);
-    return *this;
-}
-
 ConversionCost conversion_cost(const ConverterParams& p, std::uint64_t values, bfp::Rounding rounding, int noise_bits) {
     if (p.group_size < 1 || p.lanes < 1 || p.pipeline_latency_cycles < 0)
         throw std::invalid_argument("converter: group_size and lanes must be >= 1 and the latency >= 0");

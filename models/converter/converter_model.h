@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "bfp/format.h"
+#include "common/checked.h"
 
 namespace fastsim::converter {
 
@@ -32,7 +33,17 @@ struct ConversionCost {
 
     /// Two jobs run back to back on one converter: every count adds, cycles included.
     /// SizeOverflow if a count leaves 64 bits.
-    ConversionCost& operator+=(const ConversionCost& other);
+    ConversionCost& operator+=(const ConversionCost& o) {
+        constexpr const char* kWhat = "converter counts";
+        checked_accumulate(cycles, o.cycles, kWhat);
+        checked_accumulate(groups, o.groups, kWhat);
+        checked_accumulate(comparator_ops, o.comparator_ops, kWhat);
+        checked_accumulate(subtractor_ops, o.subtractor_ops, kWhat);
+        checked_accumulate(shifter_ops, o.shifter_ops, kWhat);
+        checked_accumulate(noise_adds, o.noise_adds, kWhat);
+        checked_accumulate(lfsr_steps, o.lfsr_steps, kWhat);
+        return *this;
+    }
     friend bool operator==(const ConversionCost& a, const ConversionCost& b) {
         return a.cycles == b.cycles && a.groups == b.groups && a.comparator_ops == b.comparator_ops &&
                a.subtractor_ops == b.subtractor_ops && a.shifter_ops == b.shifter_ops && a.noise_adds == b.noise_adds &&

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "config/yaml_reader.h"
 
-#include <yaml-cpp/eventhandler.h>
-
 #include <map>
 #include <sstream>
 
@@ -19,118 +17,46 @@ std::vector<std::string> split_path(const std::string& path) {
     return parts;
 }
 
-/// Refuses what yaml-cpp accepts without a word: a second document, a key given twice in
-/// one map (yaml-cpp keeps the first), a key that is not a plain scalar, and aliases (`*name`,
-/// which could make a small file expand into a huge tree). Reads the event stream, so the
-/// cost is linear in the text.
-class StrictYamlChecker : public YAML::EventHandler {
+/// Walks a loaded document and refuses what yaml-cpp accepts without a word: a key given twice
+/// in one map (yaml-cpp keeps both and finds the first), a key that is not a plain scalar, and a
+/// document that aliases (`*name`) expand to more nodes than its text could hold.
+class StrictYamlWalk {
 public:
-    explicit StrictYamlChecker(std::string file) : m_file(std::move(file)) {}
+    StrictYamlWalk(std::string file, std::size_t text_size) : m_file(std::move(file)), m_budget(2 * text_size + 64) {}
 
-    void OnDocumentStart(const YAML::Mark&) override {}
-    void OnDocumentEnd() override {}
-    void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { value(mark, nullptr); }
-    void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
-        fail(mark, path(), "aliases (*name) are not supported: write the value out");
-    }
-    void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string& text) override {
-        value(mark, &text);
-    }
-    void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
-        open(mark, false);
-    }
-    void OnSequenceEnd() override { close(); }
-    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
-        open(mark, true);
-    }
-    void OnMapEnd() override { close(); }
-
-private:
-    struct Frame {
-        bool map = false;
-        bool expecting_key = true;      ///< maps: the next node is a key
-        std::size_t index = 0;          ///< sequences: the next entry's index
-        std::string key;                ///< maps: the key whose value comes next
-        std::map<std::string, int> keys;  ///< maps: key -> 1-based line
-    };
-
-    [[noreturn]] void fail(const YAML::Mark& mark, const std::string& key_path, const std::string& message) const {
-        throw ConfigError({m_file, mark.line + 1, mark.column + 1, key_path}, message);
-    }
-
-    /// The key path of the node about to be read, in MapReader's spelling.
-    [[nodiscard]] std::string path() const {
-        std::string out;
-        for (const Frame& f : m_frames) {
-            if (f.map) {
-                if (!f.expecting_key) out += (out.empty() ? "" : ".") + f.key;
-            } else {
-                out += "[" + std::to_string(f.index) + "]";
+    void walk(const YAML::Node& node, const std::string& path) {
+        // Without aliases every node takes at least half a character of text.
+        if (m_budget-- == 0)
+            fail(node.Mark(), path, "the document expands to more nodes than it has characters: aliases (*name) "
+                                    "that repeat large parts are not supported; write the values out");
+        if (node.IsMap()) {
+            std::map<std::string, int> keys;  // key -> 1-based line
+            for (const auto& entry : node) {
+                if (!entry.first.IsScalar())
+                    fail(entry.first.Mark(), path, "expected a plain key, got a " +
+                                                       std::string(entry.first.IsMap() ? "map" : "list") + " as a key");
+                const std::string& key = entry.first.Scalar();
+                const std::string child = path.empty() ? key : path + "." + key;
+                const auto [at, fresh] = keys.emplace(key, entry.first.Mark().line + 1);
+                if (!fresh)
+                    fail(entry.first.Mark(), child, "the key '" + key + "' is given twice in one map (first at line " +
+                                                        std::to_string(at->second) +
+                                                        "); yaml-cpp would silently keep the first");
+                walk(entry.second, child);
             }
+        } else if (node.IsSequence()) {
+            for (std::size_t i = 0; i < node.size(); ++i) walk(node[i], path + "[" + std::to_string(i) + "]");
         }
-        return out;
     }
-
-    /// A scalar (`text`) or null (nullptr) node.
-    void value(const YAML::Mark& mark, const std::string* text) {
-        if (!m_frames.empty() && m_frames.back().map && m_frames.back().expecting_key) {
-            Frame& f = m_frames.back();
-            const std::string key = text ? *text : "";
-            const auto [at, fresh] = f.keys.emplace(key, mark.line + 1);
-            f.expecting_key = false;
-            f.key = key;
-            if (!fresh)
-                fail(mark, path(), "the key '" + key + "' is given twice in one map (first at line " +
-                                       std::to_string(at->second) + "); yaml-cpp would silently keep the first");
-            return;
-        }
-        finish_value();
-    }
-
-    void open(const YAML::Mark& mark, bool map) {
-        if (!m_frames.empty() && m_frames.back().map && m_frames.back().expecting_key)
-            fail(mark, path(), "expected a plain key, got a " + std::string(map ? "map" : "list") + " as a key");
-        m_frames.push_back(Frame{map, true, 0, {}, {}});
-    }
-
-    void close() {
-        m_frames.pop_back();
-        finish_value();
-    }
-
-    /// A value is complete: its map expects a key next, its list the next entry.
-    void finish_value() {
-        if (m_frames.empty()) return;
-        Frame& f = m_frames.back();
-        if (f.map)
-            f.expecting_key = true;
-        else
-            ++f.index;
-    }
-
-    std::string m_file;
-    std::vector<Frame> m_frames;
-};
-
-/// Refuses a second document: reports where it starts.
-class SecondDocument : public YAML::EventHandler {
-public:
-    explicit SecondDocument(std::string file) : m_file(std::move(file)) {}
-    void OnDocumentStart(const YAML::Mark& mark) override {
-        throw ConfigError({m_file, mark.line + 1, mark.column + 1, ""},
-                          "a second YAML document starts here ('---'); fastsim reads one document per file");
-    }
-    void OnDocumentEnd() override {}
-    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-    void OnSequenceEnd() override {}
-    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-    void OnMapEnd() override {}
 
 private:
+    [[noreturn]] void fail(const YAML::Mark& mark, const std::string& key_path, const std::string& message) const {
+        throw ConfigError({m_file, mark.is_null() ? 0 : mark.line + 1, mark.is_null() ? 0 : mark.column + 1, key_path},
+                          message);
+    }
+
     std::string m_file;
+    std::size_t m_budget;
 };
 
 /// A list index as written in a key path: decimal digits, at most 9 of them (no list is longer).
@@ -173,21 +99,22 @@ std::optional<std::string> number_syntax_error(const std::string& text, bool int
 }
 
 YAML::Node parse_strict_yaml(const std::string& text, const std::string& file) {
+    std::vector<YAML::Node> documents;
     try {
-        {
-            std::istringstream in(text);
-            YAML::Parser parser(in);
-            StrictYamlChecker checker(file);
-            parser.HandleNextDocument(checker);
-            SecondDocument second(file);
-            parser.HandleNextDocument(second);
-        }
-        return YAML::Load(text);
+        documents = YAML::LoadAll(text);
     } catch (const YAML::ParserException& e) {
         throw ConfigError({file, e.mark.line + 1, e.mark.column + 1, ""}, "invalid YAML: " + e.msg);
     } catch (const YAML::Exception& e) {
         throw ConfigError({file, 0, 0, ""}, std::string("invalid YAML: ") + e.what());
     }
+    if (documents.empty()) return YAML::Node();
+    if (documents.size() > 1) {
+        const YAML::Mark mark = documents[1].Mark();
+        throw ConfigError({file, mark.is_null() ? 0 : mark.line + 1, mark.is_null() ? 0 : mark.column + 1, ""},
+                          "a second YAML document (after '---') starts here; fastsim reads one document per file");
+    }
+    StrictYamlWalk(file, text.size()).walk(documents.front(), "");
+    return documents.front();
 }
 
 Document Document::load(const std::string& path, std::string_view what) {

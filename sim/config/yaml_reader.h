@@ -42,7 +42,8 @@ T in_range(const Field<T>& field, T fallback, T low, T high) {
 
 /// `text` as one YAML document. ConfigError (with `file`, line and column) for invalid YAML,
 /// and for what yaml-cpp accepts silently: a second document after `---`, a key given twice
-/// in one map, a non-scalar key, an alias (`*name`).
+/// in one map, a non-scalar key, and aliases (`*name`) that make the document expand to more
+/// nodes than its text could hold.
 YAML::Node parse_strict_yaml(const std::string& text, const std::string& file);
 
 /// The parsed document: file name, the tree after `-p` overrides, and which key paths

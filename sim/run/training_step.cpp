@@ -104,18 +104,10 @@ TrainingStepResult run_training_step(const config::Params& params, const WorkPro
     const bool stepped = params.run.fidelity == config::Fidelity::stepped;
     // (1) Every phase on the memo path: the memo fidelity's result, and for stepped the proof,
     // before any SystemC thread runs, that no count overflows (stepped = memo, tested).
-    std::vector<double> tiles(phases.size());
-    double all_tiles = 0;
-    for (std::size_t i = 0; i < phases.size(); ++i) {
-        tiles[i] = with_layer_named(params, phases[i].layer,
-                                    [&] { return static_cast<double>(node::plan_tiles(phases[i].job, params.node.resolved).count()); });
-        all_tiles += tiles[i];
-    }
     std::vector<node::PhaseCounters> counters;
     node::ArrayTimingMemo memo;
     node::TileStageLog stages;
     std::uint64_t phase_start = 0;
-    double tiles_done = 0;
     for (std::size_t i = 0; i < phases.size(); ++i) {
         const node::StepPhase& s = phases[i];
         stages.clear();
@@ -130,8 +122,7 @@ TrainingStepResult run_training_step(const config::Params& params, const WorkPro
             phase_start = checked_add(phase_start, counters.back().cycles, "cycles of the step");
             return 0;
         });
-        tiles_done += tiles[i];
-        if (progress && !stepped) progress(tiles_done / all_tiles);
+        if (progress && !stepped) progress(static_cast<double>(i + 1) / static_cast<double>(phases.size()));
     }
     result.distinct_tile_shapes = memo.size();
     node::PhaseCounters memo_total;
