@@ -28,7 +28,7 @@ std::string duration_text(double s) {
 ProgressLine::ProgressLine(std::string what, const run::WorkEstimate& estimate)
     : m_what(std::move(what)), m_estimate_s(estimate.seconds()), m_tty(::isatty(STDERR_FILENO) != 0),
       m_start(std::chrono::steady_clock::now()) {
-    logger("work")->info("{}: estimated {}", m_what, estimate.describe());
+    logger("work")->info("{}: estimated {:.3f} s: {}", m_what, m_estimate_s, estimate.describe());
     if (m_estimate_s <= run::kProgressBudgetSeconds) return;
     std::cerr << "fastsim: " << m_what << ": " << estimate.describe() << std::endl;
     m_thread = std::thread([this] { heartbeat(); });
