@@ -182,7 +182,8 @@ auto naming_config(const config::Params& params, Work&& work) {
     try {
         return work();
     } catch (const planner::PlanError& e) {
-        throw UserError(params.source_file + ": " + e.what());
+        throw UserError(params.source_file + ": " + e.what() + " (workload.batch " + std::to_string(params.workload.batch) +
+                        ", planner.name " + std::string(planner::to_string(params.planner.kind)) + ")");
     }
 }
 
@@ -221,7 +222,7 @@ int validate_command(const std::vector<std::string>& args) {
 
 int run_command(const std::vector<std::string>& args) {
     const auto invocation = parse_config_args(
-        args, "fastsim run CONFIG [-p key=value ...] [--out DIR] [--trace FILE [--trace-detail-limit N]] [--fidelity memo|stepped] [--planner NAME] [--comm-only] [--equal-split] [--dump-config]",
+        args, "fastsim run CONFIG [-p key=value ...] [--out DIR] [--trace FILE [--trace-detail-limit N]] [--fidelity memo|stepped] [--planner NAME] [--comm-only] [--equal-split] [--max-work SECONDS] [--dump-config]",
         {true, true, true, false, true, true});
     if (!invocation) return kSuccess;
     const config::Params& params = invocation->params;
@@ -247,7 +248,7 @@ int run_command(const std::vector<std::string>& args) {
 
 int plan_command(const std::vector<std::string>& args) {
     const auto invocation = parse_config_args(
-        args, "fastsim plan CONFIG [-p key=value ...] [--planner NAME] [--comm-only] [--equal-split] [--out DIR]",
+        args, "fastsim plan CONFIG [-p key=value ...] [--planner NAME] [--comm-only] [--equal-split] [--out DIR] [--max-work SECONDS]",
         {true, false, true, false, false, true});
     if (!invocation) return kSuccess;
     const config::Params& params = invocation->params;
@@ -272,7 +273,7 @@ int plan_command(const std::vector<std::string>& args) {
 
 int compare_command(const std::vector<std::string>& args) {
     const auto invocation = parse_config_args(
-        args, "fastsim compare CONFIG [--trace FILE ...] [--simulate] [--comm-only] [--equal-split] [--out DIR]",
+        args, "fastsim compare CONFIG [--trace FILE ...] [--simulate] [--comm-only] [--equal-split] [--out DIR] [--max-work SECONDS]",
         {true, false, true, true, false, true});
     if (!invocation) return kSuccess;
     require_cluster(invocation->params, "compare");

@@ -35,7 +35,7 @@ std::string ratio(double v) {
 
 int train_command(const std::vector<std::string>& args) {
     namespace po = boost::program_options;
-    const std::string usage = "fastsim train CONFIG [--out DIR] [--policy NAME ...] [-p key.path=value ...]";
+    const std::string usage = "fastsim train CONFIG [--out DIR] [--policy NAME ...] [-p key.path=value ...] [--max-work SECONDS]";
     po::options_description options(
         usage +
         "\n\nTrains the config's network on Fashion-MNIST under each of its precision policies (fp32, fixed\n"
