@@ -93,7 +93,6 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     if (!parsed) return std::nullopt;
     const po::variables_map& vm = *parsed;
     if (config_path.empty()) throw UserError("missing CONFIG: " + usage);
-    if (vm.count("out") && out_dir.empty()) throw UserError("--out: expected a folder name, got ''");
     const double max_work_s = vm.count("max-work") ? run::parse_max_work(max_work) : run::kDefaultMaxWorkSeconds;
     std::optional<run::TimelineRequest> timeline;
     if (vm.count("trace-detail-limit") && !vm.count("trace")) throw UserError("--trace-detail-limit needs --trace FILE");
@@ -120,8 +119,11 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     return out;
 }
 
-void print_bfp_error_report(const config::Params& params) {
-    const auto rows = run::bfp_error_report(params);
+void print_bfp_error_report(const config::Params& params, double max_work_s) {
+    const run::WorkEstimate work = run::estimate_bfp_report(params);
+    run::check_work(work, max_work_s, params.source_file);
+    ProgressLine progress("BFP error report", work);
+    const auto rows = run::bfp_error_report(params, progress.callback());
     std::cout << "BFP quantisation error (g=" << params.bfp.group_size << ", e=" << params.bfp.exponent_bits
               << ", stochastic noise " << params.bfp.noise_bits << " bits from a " << params.bfp.lfsr_bits
               << "-bit LFSR, seed " << params.run.seed << ")\n\n";
@@ -233,8 +235,7 @@ int run_command(const std::vector<std::string>& args) {
         if (invocation->timeline)
             throw UserError("--trace applies to run.mode training_step or cluster (" + params.source_file +
                                     " has run.mode bfp_report, which simulates no time)");
-        run::check_work(run::estimate_bfp_report(params), invocation->max_work_s, params.source_file);
-        print_bfp_error_report(params);
+        print_bfp_error_report(params, invocation->max_work_s);
         break;
     case config::RunMode::training_step:
         run_training_step(*invocation);
@@ -288,8 +289,7 @@ int compare_command(const std::vector<std::string>& args) {
         std::vector<std::string> overrides = invocation->overrides;
         overrides.push_back("workload.trace=" + std::filesystem::absolute(trace).string());
         networks.push_back(config::load(invocation->params.source_file, overrides));
-        for (const auto& part : run::estimate_cluster(networks.back(), invocation->simulate, planner::kAllPlanners.size()).parts)
-            work.add(part.what, part.count, part.ns_each);
+        work.merge(run::estimate_cluster(networks.back(), invocation->simulate, planner::kAllPlanners.size()));
     }
     run::check_work(work, invocation->max_work_s, invocation->params.source_file);
     ProgressLine progress("compare", work);

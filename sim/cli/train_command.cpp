@@ -57,7 +57,6 @@ int train_command(const std::vector<std::string>& args) {
     const auto vm = parse_command_line(args, options, positional);
     if (!vm) return kSuccess;
     if (config_file.empty()) throw UserError("missing CONFIG: " + usage);
-    if (vm->count("out") && out_dir.empty()) throw UserError("--out: expected a folder name, got ''");
 
     config::TrainConfig config = config::load_train_config(config_file, overrides);
     if (!only.empty()) {

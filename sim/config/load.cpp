@@ -409,6 +409,7 @@ BfpParams resolve(const RawBfp& raw) {
     p.exponent_bias = in_range(raw.exponent_bias, p.exponent_bias, kExponentBias);
     p.overflow = raw.overflow.value_or(p.overflow);
     p.lfsr_bits = in_range(raw.lfsr_bits, p.lfsr_bits, kLfsrBits);
+    p.noise_bits = in_range(raw.noise_bits, p.noise_bits, kNoiseBits);
     p.noise_bits = in_range(raw.noise_bits, p.noise_bits, 1, p.lfsr_bits);
     // Whole-format rules that hold for every mantissa width: the largest exponent fits
     // float32, the LFSR draws cover its period. The smallest LSB depends on m: see the report.
@@ -501,16 +502,17 @@ namespace {
 void check_lowering(const workload::Workload& w, std::uint64_t batch, const Location& batch_where) {
     std::uint64_t step_macs = 0;
     for (const workload::Layer& l : w.layers) {
+        std::uint64_t layer_macs = 0;
         try {
-            step_macs = checked_add(step_macs, checked_mul(3, workload::lower(l, batch).forward_macs(), "MACs of the step"),
-                                    "MACs of the step");
+            layer_macs = workload::lower(l, batch).forward_macs();
         } catch (const SizeOverflow& e) {
-            if (std::string_view(e.quantity()) == "MACs of the step")
-                throw ConfigError(batch_where, "the training step's MACs overflow 64 bits at batch " +
-                                                   std::to_string(batch) + " (at layer '" + l.name + "', " +
-                                                   l.where.describe() + "); lower workload.batch");
             throw layer_size_error(l, batch, batch_where, e);
         }
+        const bool fits = !__builtin_mul_overflow(layer_macs, std::uint64_t{3}, &layer_macs) &&
+                          !__builtin_add_overflow(step_macs, layer_macs, &step_macs);
+        if (!fits)
+            throw ConfigError(batch_where, "the training step's MACs overflow 64 bits at batch " + std::to_string(batch) +
+                                               " (at layer '" + l.name + "', " + l.where.describe() + "); lower workload.batch");
     }
 }
 
@@ -643,6 +645,33 @@ interconnect::LinkParams resolve_link(const RawLink& raw) {
     return link;
 }
 
+/// The most links a cluster may have: routing keeps state per link (a fully connected group
+/// grows as count^2: 16384 nodes would be 134 million links and many gigabytes).
+constexpr std::uint64_t kMaxLinks = std::uint64_t{1} << 20;
+
+/// Links `kind` uses to join `count` nodes (trees: at most 2 per node, switches included).
+std::uint64_t topology_links(TopologyKind kind, std::uint64_t count) {
+    switch (kind) {
+    case TopologyKind::fully_connected: return count * (count - 1) / 2;
+    case TopologyKind::torus2d:
+    case TopologyKind::tree: return 2 * count;
+    case TopologyKind::ring:
+    case TopologyKind::switch_star: return count;
+    }
+    return count;
+}
+
+/// `total` + `more` links, or a ConfigError at the topology key beyond kMaxLinks.
+std::uint64_t add_links(std::uint64_t total, std::uint64_t more, const Location& where, TopologyKind kind,
+                        std::uint64_t count) {
+    if (total + more > kMaxLinks)
+        throw ConfigError(where, "topology " + std::string(to_string(kind)) + " joins " + std::to_string(count) +
+                                     " nodes with " + std::to_string(more) + " links, which brings the cluster to " +
+                                     std::to_string(total + more) + "; a cluster has at most " + std::to_string(kMaxLinks) +
+                                     " links (routing keeps state per link): join large groups with switch, torus2d or tree");
+    return total + more;
+}
+
 interconnect::Topology build_group(const NodeGroupParams& g) {
     using interconnect::Topology;
     switch (g.topology) {
@@ -700,6 +729,7 @@ void resolve_cluster(const RawConfig& raw, const Document& doc, Params& p) {
                           "run.mode cluster needs cluster.groups: a list of {node_type, count, topology, link}");
     const RawCluster& rc = *raw.cluster;
     std::vector<interconnect::Topology> group_topologies;
+    std::uint64_t links = 0;
     for (const RawGroup& rg : rc.groups) {
         NodeGroupParams g;
         if (!rg.node_type.value) throw ConfigError(rg.where, "expected node_type: the name of one of node_types");
@@ -729,11 +759,12 @@ void resolve_cluster(const RawConfig& raw, const Document& doc, Params& p) {
         if (rg.fanout.value && g.topology != TopologyKind::tree)
             throw ConfigError(rg.fanout.where, "tree_fanout applies to topology tree only");
         g.link = resolve_link(rg.link);
-        group_topologies.push_back(build_group(g));
         if (c.node_type.size() + g.count > static_cast<std::size_t>(kGroupCount.max))
             throw ConfigError(rg.count.where, "the groups so far hold " + std::to_string(c.node_type.size() + g.count) +
                                                   " nodes; a cluster has at most " + format_number(kGroupCount.max) +
                                                   " nodes in all (" + std::string(kGroupCount.reason) + ")");
+        links = add_links(links, topology_links(g.topology, g.count), rg.topology.where, g.topology, g.count);
+        group_topologies.push_back(build_group(g));
         for (std::size_t i = 0; i < g.count; ++i) c.node_type.push_back(g.type_index);
         c.group_first_node.push_back(c.node_type.size() - g.count);
         c.groups.push_back(std::move(g));
@@ -746,6 +777,8 @@ void resolve_cluster(const RawConfig& raw, const Document& doc, Params& p) {
             *c.upper_topology != TopologyKind::switch_star)
             throw ConfigError(rc.upper_topology->where, "expected one of ring, fully_connected, switch");
         c.upper_link = resolve_link(rc.upper_link);
+        links = add_links(links, topology_links(*c.upper_topology, c.groups.size()), rc.upper_topology->where,
+                          *c.upper_topology, c.groups.size());
     }
     if (group_topologies.size() == 1) {
         if (c.upper_topology) throw ConfigError(rc.upper_where, "cluster.upper joins groups, and there is only one group");

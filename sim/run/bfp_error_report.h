@@ -7,6 +7,7 @@
 #include "bfp/error_stats.h"
 #include "bfp/format.h"
 #include "config/params.h"
+#include "run/work.h"
 
 namespace fastsim::run {
 
@@ -20,7 +21,8 @@ struct ErrorReportRow {
 };
 
 /// For every tensor of params.bfp_report x mantissa width x rounding mode (in that nesting
-/// order): generate the tensor, quantise it with params.bfp, measure the error.
-std::vector<ErrorReportRow> bfp_error_report(const config::Params& params);
+/// order): generate the tensor, quantise it with params.bfp, measure the error. `progress`
+/// hears the fraction of rows done after each.
+std::vector<ErrorReportRow> bfp_error_report(const config::Params& params, const WorkProgress& progress = {});
 
 }  // namespace fastsim::run

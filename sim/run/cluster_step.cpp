@@ -72,7 +72,6 @@ const NodeCharacterisation::LayerCounters& NodeCharacterisation::counters(std::s
             c[p] = on_arrays(s.job, t.node.resolved, static_cast<std::uint64_t>(t.arrays), m_memo[type], m_tiles_run)
                        .repeated(s.count);
         }
-        return 0;
     });
     return m_cache.emplace(key, c).first->second;
 }
@@ -179,7 +178,6 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
         with_layer_named(params, layer, [&] {
             for (std::size_t p = 0; p < 3; ++p)
                 ps[p] = checked_round(static_cast<double>(counters[p].cycles) * ps_per_cycle, "picoseconds of a phase");
-            return 0;
         });
         return ps;
     };

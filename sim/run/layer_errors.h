@@ -9,10 +9,11 @@
 
 namespace fastsim::run {
 
-/// `work()`, with a SizeOverflow from the models turned into config::layer_size_error for
-/// layer `layer` of params.workload (located at the layer, naming workload.batch).
+/// `work()` (and what it returns), with a SizeOverflow from the models turned into
+/// config::layer_size_error for layer `layer` of params.workload (located at the layer, naming
+/// workload.batch).
 template <typename Work>
-auto with_layer_named(const config::Params& params, std::size_t layer, Work&& work) {
+auto with_layer_named(const config::Params& params, std::size_t layer, Work&& work) -> decltype(work()) {
     try {
         return work();
     } catch (const SizeOverflow& overflow) {

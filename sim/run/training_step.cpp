@@ -115,26 +115,25 @@ TrainingStepResult run_training_step(const config::Params& params, const WorkPro
         with_layer_named(params, s.layer, [&] {
             const node::PhaseCounters gemm = node::run_phase_memo(s.job, params.node.resolved, memo, record ? &stages : nullptr);
             counters.push_back(gemm.repeated(s.count));
+            result.total += counters.back();  // the step's sums fit 64 bits, or the layer is named
             if (record) {
                 for (std::uint64_t c = 0; c < s.count; ++c) recorder->add_gemm(s, c, phase_start + c * gemm.cycles, stages);
                 recorder->add_phase(s, phase_start, counters.back());
             }
-            phase_start = checked_add(phase_start, counters.back().cycles, "cycles of the step");
-            return 0;
+            phase_start = result.total.cycles;
         });
         if (progress && !stepped) progress(static_cast<double>(i + 1) / static_cast<double>(phases.size()));
     }
     result.distinct_tile_shapes = memo.size();
-    node::PhaseCounters memo_total;
-    for (std::size_t i = 0; i < phases.size(); ++i) with_layer_named(params, phases[i].layer, [&] {
-        memo_total += counters[i];
-        return 0;
-    });
-    // (2) The stepped fidelity: the SystemC node, which must give the same counters.
-    if (stepped) counters = run_stepped(params, phases, progress, recorder ? &*recorder : nullptr);
+    // (2) The stepped fidelity: the SystemC node, which must give the same counters (tested), so
+    // the memo path's totals are its totals too and its own sums cannot overflow.
+    if (stepped) {
+        const std::vector<node::PhaseCounters> memo_counters = counters;
+        counters = run_stepped(params, phases, progress, recorder ? &*recorder : nullptr);
+        if (counters != memo_counters) throw std::logic_error("the stepped node's counters differ from the memo path's");
+    }
     for (std::size_t i = 0; i < phases.size(); ++i) {
         PhaseResult r{phases[i], counters[i], phase_energy(params, counters[i])};
-        result.total += r.counters;
         result.total_energy += r.energy;
         result.phases.push_back(std::move(r));
     }

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <unistd.h>
+
 #include "common/checked.h"
 #include "common/errors.h"
 #include "fmac/timing.h"
@@ -23,8 +25,10 @@ namespace {
 constexpr double kNsPerMemoTile = 80;             ///< node::run_phase_memo, per tile
 constexpr double kNsPerTimelineTile = 250;        ///< a tile's stages recorded into a timeline
 constexpr double kNsPerPeCycle = 0.75;            ///< the stepped SystemC array, per PE per cycle
+constexpr double kNsPerSteppedCycle = 10;         ///< the stepped array's method, per cycle whatever its size
+constexpr double kNsPerSteppedTile = 3500;        ///< the stepped node's DMA, converter and thread events, per tile
 constexpr double kNsPerSyntheticValue = 8;        ///< stepped: an operand value drawn and quantised
-constexpr double kNsPerRouteVertex = 12;          ///< one shortest-path tree, per vertex of the topology
+constexpr double kNsPerRouteEntry = 12;           ///< one shortest-path tree, per vertex and channel of the topology
 constexpr double kNsPerPlanEntry = 600;           ///< the planner's choice of one layer at one group
 /// Building and simulating one op of the schedule: a base cost, a part that grows with the
 /// node count (SystemC's event queue and the caches), and a route-tree rebuild when the route
@@ -32,13 +36,22 @@ constexpr double kNsPerPlanEntry = 600;           ///< the planner's choice of o
 constexpr double kNsPerClusterOp = 300;
 constexpr double kNsPerClusterOpPerNode = 0.3;
 constexpr double kNsPerClusterOpPerVertexUncached = 0.7;
-constexpr double kNsPerQuantisedValue = 10;       ///< bfp_report: a value drawn, quantised and measured
+constexpr double kNsPerDrawnValue = 30;           ///< bfp_report: a synthetic value drawn
+constexpr double kNsPerQuantisedValue = 10;       ///< bfp_report: a value quantised, dequantised and measured
 /// fastsim train, per MAC of an iteration (forward, backward-data, weight gradient).
 constexpr double kNsPerTrainMacFp32 = 0.03;
 constexpr double kNsPerTrainMacBfpFast = 0.06;
 constexpr double kNsPerTrainMacBfpExact = 2.0;
 /// The CNN's im2col, col2im and layout shuffles cost about this many times its GEMMs' MACs.
 constexpr double kCnnOverhead = 3.0;
+// Memory, bytes per unit (measured peaks, docs/performance.md).
+constexpr double kBytesPerSteppedValue = 16;      ///< a GEMM's operands: floats, quantised groups, chunk planes
+constexpr double kBytesPerReportValue = 12;       ///< a report tensor: floats, BFP, dequantised copy
+constexpr double kBytesPerRouteEntry = 12;        ///< a cached shortest-path tree entry
+constexpr double kBytesPerPlanEntry = 250;        ///< a layer choice at a group
+constexpr double kBytesPerClusterOp = 48;         ///< a compiled op and its share of the messages
+constexpr double kBytesPerClusterNode = 64 * 1024;  ///< a node's SystemC thread stack as used
+constexpr double kBytesPerTrainPixel = 4.8;       ///< a normalised pixel and its share of the batches
 
 std::string format_count(double v) {
     char text[32];
@@ -62,6 +75,12 @@ std::string format_seconds(double s) {
     return text;
 }
 
+std::string format_bytes(double b) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GiB", b / (1024.0 * 1024 * 1024));
+    return text;
+}
+
 /// "layer 'conv1' (forward) at traces/x.yaml:4:5: layers[0]".
 std::string layer_text(const config::Params& params, const node::StepPhase& s) {
     const workload::Layer& l = params.workload.network.layers.at(s.layer);
@@ -82,7 +101,7 @@ struct TileCount {
     }
 };
 
-/// Memo tiles of the three phases of every layer of `network` at `batch` on `node`, each
+/// Memo tiles of the three phases of every layer of the workload at `batch` on `node`, each
 /// phase at 8-bit operands (the most tiles).
 TileCount step_tiles(std::size_t batch, const node::NodeParams& node, const config::Params& params) {
     const workload::Workload& network = params.workload.network;
@@ -96,8 +115,16 @@ TileCount step_tiles(std::size_t batch, const node::NodeParams& node, const conf
 
 }  // namespace
 
-void WorkEstimate::add(std::string what, double count, double ns_each) {
-    if (count > 0) parts.push_back({std::move(what), count, ns_each});
+void WorkEstimate::add(std::string what, double count, double ns_each, std::string where) {
+    if (count > 0) parts.push_back({std::move(what), count, ns_each, std::move(where)});
+}
+
+void WorkEstimate::merge(const WorkEstimate& other) {
+    parts.insert(parts.end(), other.parts.begin(), other.parts.end());
+    if (other.memory_bytes > memory_bytes) {
+        memory_bytes = other.memory_bytes;
+        memory_where = other.memory_where;
+    }
 }
 
 double WorkEstimate::seconds() const {
@@ -108,18 +135,34 @@ double WorkEstimate::seconds() const {
 
 std::string WorkEstimate::describe() const {
     std::string out;
-    for (const Part& p : parts) out += (out.empty() ? "" : " + ") + format_count(p.count) + " " + p.what;
-    return (out.empty() ? "no work" : out) + ", about " + format_seconds(seconds()) +
-           (largest.empty() ? "" : ", most of it in " + largest);
+    const Part* costliest = nullptr;
+    for (const Part& p : parts) {
+        out += (out.empty() ? "" : " + ") + format_count(p.count) + " " + p.what;
+        if (!costliest || p.count * p.ns_each > costliest->count * costliest->ns_each) costliest = &p;
+    }
+    out = (out.empty() ? "no work" : out) + ", about " + format_seconds(seconds());
+    if (costliest && parts.size() > 1) out += ", most of it " + costliest->what;
+    if (costliest && !costliest->where.empty()) out += (parts.size() > 1 ? " in " : ", most of it in ") + costliest->where;
+    return out;
+}
+
+double run_memory_limit_bytes() {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? 0.75 * static_cast<double>(pages) * static_cast<double>(page) : 0x1p34;
 }
 
 void check_work(const WorkEstimate& estimate, double max_work_s, const std::string& source) {
+    if (estimate.memory_bytes > run_memory_limit_bytes())
+        throw UserError(source + ": the run would need about " + format_bytes(estimate.memory_bytes) + " of memory for " +
+                        estimate.memory_where + ", more than the " + format_bytes(run_memory_limit_bytes()) +
+                        " this machine allows a run (three quarters of its memory)");
     const double s = estimate.seconds();
     if (s <= max_work_s) return;
-    // A round value above the estimate: two significant digits.
-    const double scale = std::pow(10.0, std::floor(std::log10(s * 1.5)) - 1);
+    // A round value above the estimate: two significant digits, and at least 1.
+    const double wanted = std::max(1.0, s * 1.5);
+    const double scale = std::pow(10.0, std::max(0.0, std::floor(std::log10(wanted)) - 1));
     char needed[40];
-    std::snprintf(needed, sizeof needed, "%.0f", std::ceil(s * 1.5 / scale) * scale);
+    std::snprintf(needed, sizeof needed, "%.0f", std::ceil(wanted / scale) * scale);
     throw UserError(source + ": the run's work is estimated at " + estimate.describe() + ", above the work limit of " +
                     format_seconds(max_work_s) + " (docs/cli.md, \"Work limit\"); if that is meant, pass --max-work " +
                     needed + " (estimated seconds)");
@@ -139,36 +182,50 @@ WorkEstimate estimate_training_step(const config::Params& params, bool timeline)
     const node::NodeParams& node = params.node.resolved;
     const auto phases = node::training_step_phases(params.workload.network, params.workload.batch,
                                                    params.precision.per_layer, params.precision.rounding);
-    double tiles = 0, recorded = 0, pe_cycles = 0, values = 0, most_ns = 0;
+    const bool stepped = params.run.fidelity == config::Fidelity::stepped;
+    double tiles = 0, recorded = 0, stepped_tiles = 0, cycles = 0, pe_cycles = 0, values = 0, most_ns = 0;
+    std::string where;
     const double pes = static_cast<double>(node.array.rows) * static_cast<double>(node.array.cols);
     for (const node::StepPhase& s : phases) {
         const double ns = with_layer_named(params, s.layer, [&] {
             const auto count = static_cast<double>(s.count);
-            if (params.run.fidelity == config::Fidelity::memo) {
-                const auto t = static_cast<double>(node::plan_tiles(s.job, node).count());
-                tiles += t;
-                if (timeline) recorded += t * count;
-                return t * (kNsPerMemoTile + (timeline ? count * kNsPerTimelineTile : 0));
+            // Every run plans and runs each phase on the memo path (stepped runs first, to find
+            // any overflow before a SystemC thread starts).
+            const auto t = static_cast<double>(node::plan_tiles(s.job, node).count());
+            tiles += t;
+            double phase_ns = t * kNsPerMemoTile;
+            if (timeline) {
+                recorded += t * count;
+                phase_ns += t * count * kNsPerTimelineTile;
             }
+            if (!stepped) return phase_ns;
             const fmac::GemmTiming whole =
                 fmac::analytic_gemm_timing(s.job.shape, node.array, s.job.x_mantissa_bits, s.job.y_mantissa_bits);
-            const double c = static_cast<double>(whole.cycles) * pes * count;
             const double b = static_cast<double>(s.dims.batch), in = static_cast<double>(s.dims.in),
                          out = static_cast<double>(s.dims.out);
-            const double v = (b * in + in * out + b * out) * count;
-            pe_cycles += c;
-            values += v;
-            return c * kNsPerPeCycle + v * kNsPerSyntheticValue;
+            const double operands = b * in + in * out + b * out;
+            stepped_tiles += t * count;
+            cycles += static_cast<double>(whole.cycles) * count;
+            pe_cycles += static_cast<double>(whole.cycles) * pes * count;
+            values += operands * count;
+            if (operands * kBytesPerSteppedValue > e.memory_bytes) {
+                e.memory_bytes = operands * kBytesPerSteppedValue;
+                e.memory_where = "the operands of " + layer_text(params, s);
+            }
+            return phase_ns + count * (t * kNsPerSteppedTile + static_cast<double>(whole.cycles) * (kNsPerSteppedCycle + pes * kNsPerPeCycle) +
+                                       operands * kNsPerSyntheticValue);
         });
         if (ns > most_ns) {
             most_ns = ns;
-            e.largest = layer_text(params, s);
+            where = layer_text(params, s);
         }
     }
-    e.add("memo tiles", tiles, kNsPerMemoTile);
-    e.add("tiles recorded in the timeline", recorded, kNsPerTimelineTile);
-    e.add("PE-cycles stepped", pe_cycles, kNsPerPeCycle);
-    e.add("synthetic operand values", values, kNsPerSyntheticValue);
+    e.add("memo tiles", tiles, kNsPerMemoTile, where);
+    e.add("tiles recorded in the timeline", recorded, kNsPerTimelineTile, where);
+    e.add("tiles stepped", stepped_tiles, kNsPerSteppedTile, where);
+    e.add("array cycles stepped", cycles, kNsPerSteppedCycle, where);
+    e.add("PE-cycles stepped", pe_cycles, kNsPerPeCycle, where);
+    e.add("synthetic operand values", values, kNsPerSyntheticValue, where);
     return e;
 }
 
@@ -177,15 +234,20 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate, std::
     const config::ClusterParams& c = params.cluster;
     const auto nodes = static_cast<double>(c.node_type.size());
     const auto vertices = static_cast<double>(c.topology->vertex_count());
+    const auto channels = static_cast<double>(c.topology->channel_count());
     const auto layers = static_cast<double>(params.workload.network.layers.size());
     const double depth = std::max(1.0, std::ceil(std::log2(std::max(nodes, 2.0))));
+    const std::string topology = "a topology of " + format_count(vertices) + " vertices and " + format_count(channels) +
+                                 " channels (cluster.groups)";
     // (1) Shortest-path trees from every node, rebuilt at every depth of the bisection when
     // the route cache cannot hold them all (interconnect::kMaxCachedRouteEntries).
-    const bool cached = nodes * vertices <= static_cast<double>(interconnect::kMaxCachedRouteEntries);
-    e.add("shortest-path trees", nodes * (cached ? 1 : depth), kNsPerRouteVertex * vertices);
+    const auto cache = static_cast<double>(interconnect::kMaxCachedRouteEntries);
+    const bool cached = nodes * vertices <= cache;
+    e.add("shortest-path trees", nodes * (cached ? 1 : depth), kNsPerRouteEntry * (vertices + channels), "routing on " + topology);
     // (2) The node characterisation: each layer's phases at a node's share of the batch on
     // each node type used, for the three partition types at every depth of the hierarchy.
     double tiles = 0, most = 0;
+    std::string where;
     std::vector<bool> used(c.node_types.size(), false);
     for (const std::size_t t : c.node_type) used[t] = true;
     const auto share = std::max<std::size_t>(1, params.workload.batch / c.node_type.size());
@@ -195,37 +257,47 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate, std::
         tiles += 3 * (depth + 1) * count.tiles;
         if (count.most > most) {
             most = count.most;
-            e.largest = count.largest + " on node type '" + c.node_types[t].name + "'";
+            where = count.largest + " on node type '" + c.node_types[t].name + "'";
         }
     }
-    e.add("characterisation tiles", tiles, kNsPerMemoTile);  // shared by every planner
+    e.add("characterisation tiles", tiles, kNsPerMemoTile, where);  // shared by every planner
     // (3) The planner's table: a choice per layer at each of the 2N - 1 groups.
-    e.add("plan entries", static_cast<double>(planners) * (2 * nodes - 1) * layers, kNsPerPlanEntry);
+    const double entries = static_cast<double>(planners) * (2 * nodes - 1) * layers;
+    e.add("plan entries", entries, kNsPerPlanEntry,
+          "planning " + format_count(layers) + " layers over " + format_count(2 * nodes - 1) + " groups of nodes");
     // (4) The schedule run on the cluster: per node and layer three computes and the sends and
     // receives of the exchanges at each depth.
+    const double ops = nodes * layers * (4 + 2 * depth);
     if (simulate)
-        e.add("cluster ops", static_cast<double>(planners) * nodes * layers * (4 + 2 * depth),
-              kNsPerClusterOp + kNsPerClusterOpPerNode * nodes + (cached ? 0 : kNsPerClusterOpPerVertexUncached * vertices));
+        e.add("cluster ops", static_cast<double>(planners) * ops,
+              kNsPerClusterOp + kNsPerClusterOpPerNode * nodes + (cached ? 0 : kNsPerClusterOpPerVertexUncached * vertices),
+              "simulating " + format_count(nodes) + " nodes on " + topology);
+    e.memory_bytes = std::min(nodes * vertices, cache) * kBytesPerRouteEntry + entries / static_cast<double>(planners) * kBytesPerPlanEntry +
+                     (simulate ? ops * kBytesPerClusterOp + nodes * kBytesPerClusterNode : 0);
+    e.memory_where = "planning and simulating " + format_count(nodes) + " nodes";
     return e;
 }
 
 WorkEstimate estimate_bfp_report(const config::Params& params) {
+    const auto& report = params.bfp_report;
+    const auto passes = static_cast<double>(report.mantissa_bits.size() * report.roundings.size());
     double values = 0;
     WorkEstimate e;
-    for (std::size_t i = 0, most = 0; i < params.bfp_report.tensors.size(); ++i) {
-        const config::TensorSpec& t = params.bfp_report.tensors[i];
+    std::string where;
+    for (std::size_t i = 0, most = 0; i < report.tensors.size(); ++i) {
+        const config::TensorSpec& t = report.tensors[i];
         values += static_cast<double>(t.count);
         if (t.count > most) {
             most = t.count;
-            e.largest = "tensor '" + t.name + "' (bfp_report.tensors[" + std::to_string(i) + "].count = " +
-                        std::to_string(t.count) + ", times " + std::to_string(params.bfp_report.mantissa_bits.size()) +
-                        " bfp_report.mantissa_bits and " + std::to_string(params.bfp_report.roundings.size()) +
-                        " bfp_report.rounding modes)";
+            where = "tensor '" + t.name + "' (bfp_report.tensors[" + std::to_string(i) + "].count = " + std::to_string(t.count) +
+                    ", times " + std::to_string(report.mantissa_bits.size()) + " bfp_report.mantissa_bits and " +
+                    std::to_string(report.roundings.size()) + " bfp_report.rounding modes)";
+            e.memory_bytes = static_cast<double>(t.count) * kBytesPerReportValue;
+            e.memory_where = "tensor '" + t.name + "' (bfp_report.tensors[" + std::to_string(i) + "].count)";
         }
     }
-    e.add("values quantised",
-          values * static_cast<double>(params.bfp_report.mantissa_bits.size() * params.bfp_report.roundings.size()),
-          kNsPerQuantisedValue);
+    e.add("values drawn", values, kNsPerDrawnValue, where);
+    e.add("values quantised", values * passes, kNsPerQuantisedValue, where);
     return e;
 }
 
@@ -254,11 +326,13 @@ WorkEstimate estimate_training(const config::TrainConfig& config, std::size_t tr
     for (const training::PolicySpec& p : config.policies) (p.kind == training::PolicyKind::fp32 ? fp32 : bfp) += macs_per_policy;
     char iterations_text[32];
     std::snprintf(iterations_text, sizeof iterations_text, "%.0f", iterations);
-    e.largest = std::to_string(config.policies.size()) + " policies of " + iterations_text + " iterations each (train.epochs " +
-                std::to_string(t.epochs) + ", train.batch " + std::to_string(t.batch) + ", train.max_iterations " +
-                std::to_string(t.max_iterations) + ")";
-    e.add("fp32 training MACs", fp32, kNsPerTrainMacFp32);
-    e.add("BFP training MACs", bfp, t.path == training::GemmPath::exact ? kNsPerTrainMacBfpExact : kNsPerTrainMacBfpFast);
+    const std::string where = std::to_string(config.policies.size()) + " policies of " + iterations_text +
+                              " iterations each (train.epochs " + std::to_string(t.epochs) + ", train.batch " +
+                              std::to_string(t.batch) + ", train.max_iterations " + std::to_string(t.max_iterations) + ")";
+    e.add("fp32 training MACs", fp32, kNsPerTrainMacFp32, where);
+    e.add("BFP training MACs", bfp, t.path == training::GemmPath::exact ? kNsPerTrainMacBfpExact : kNsPerTrainMacBfpFast, where);
+    e.memory_bytes = static_cast<double>(train_samples + test_samples) * 784 * kBytesPerTrainPixel;
+    e.memory_where = "the Fashion-MNIST images";
     return e;
 }
 

@@ -13,22 +13,25 @@ namespace fastsim::run {
 /// What a run will do, counted before it starts (docs/cli.md, "Work limit"): each part is a
 /// count of one kind of work (memo tiles, PE-cycles, ops, ...) priced at what it costs on the
 /// reference machine (docs/performance.md, "Work estimates"). The price makes the parts
-/// comparable and gives an expected wall time; the count is exact or a stated upper bound.
+/// comparable and gives an expected wall time; the count is exact or a stated bound. The
+/// memory is the estimated peak of the largest structure the run holds.
 struct WorkEstimate {
     struct Part {
-        std::string what;     ///< plural noun: "memo tiles", "PE-cycles", "cluster ops"
+        std::string what;     ///< plural noun: "memo tiles", "PE-cycles stepped", "cluster ops"
         double count = 0;
         double ns_each = 0;   ///< reference-machine nanoseconds per unit
+        std::string where;    ///< what most of this part is, for people: "layer 'conv1' (forward) at t.yaml:4:5"
     };
     std::vector<Part> parts;
-    /// Where most of the work is, for people deciding what to shrink: "layer 'conv1'
-    /// (forward) at traces/x.yaml:4:5" (empty when nothing stands out).
-    std::string largest;
+    double memory_bytes = 0;
+    std::string memory_where;  ///< what takes the memory
 
-    void add(std::string what, double count, double ns_each);
+    void add(std::string what, double count, double ns_each, std::string where = "");
+    /// Adds another estimate's parts and keeps the larger memory peak.
+    void merge(const WorkEstimate& other);
     /// Expected wall seconds on the reference machine.
     [[nodiscard]] double seconds() const;
-    /// "2.2e+05 memo tiles + 1.4e+03 cluster ops, about 0.03 s[, most of it in ...]".
+    /// "2.2e+05 memo tiles + 1.4e+03 cluster ops, about 0.03 s, most of it in <where>".
     [[nodiscard]] std::string describe() const;
 };
 
@@ -38,26 +41,30 @@ inline constexpr double kDefaultMaxWorkSeconds = 20;
 /// Above this many estimated seconds a run prints its estimate and shows progress.
 inline constexpr double kProgressBudgetSeconds = 2;
 
-/// UserError (exit 2) if `estimate` exceeds `max_work_s`: the message gives the estimate, the
-/// limit and the --max-work value that would admit the run.
-/// `source` (the config file) starts the message.
+/// UserError (exit 2), starting with `source` (the config file), if `estimate` exceeds
+/// `max_work_s` (the message gives the estimate, the limit and the --max-work value that admits
+/// the run), or if its memory exceeds what this machine has (run_memory_limit_bytes()).
 void check_work(const WorkEstimate& estimate, double max_work_s, const std::string& source);
+
+/// The memory a run may take: three quarters of this machine's physical memory.
+double run_memory_limit_bytes();
 
 /// `text` as a --max-work value: seconds > 0 (a decimal number); UserError otherwise.
 double parse_max_work(const std::string& text);
 
 /// A training step on the configured node (fastsim run, run.mode training_step): memo tiles
-/// for the memo fidelity (per GEMM repeat too when `timeline`), PE-cycles and synthetic
-/// operand values for stepped. SizeOverflow becomes a ConfigError naming the layer.
+/// for the memo fidelity (per GEMM repeat too when `timeline`); for stepped, also its tiles,
+/// cycles and PE-cycles, and the synthetic operands it draws. A SizeOverflow becomes a
+/// ConfigError naming the layer.
 WorkEstimate estimate_training_step(const config::Params& params, bool timeline);
 
 /// A cluster plan (fastsim plan), and with `simulate` its run on the cluster (fastsim run):
-/// route trees, the node characterisation (an upper bound), the planner's table and the
-/// schedule's ops; `planners` plans of the same network (fastsim compare runs five).
+/// route trees, the node characterisation, the planner's table and the schedule's ops;
+/// `planners` plans of the same network (fastsim compare runs five).
 WorkEstimate estimate_cluster(const config::Params& params, bool simulate, std::size_t planners = 1);
 
-/// A BFP error report (run.mode bfp_report): every tensor value quantised once per mantissa
-/// width and rounding.
+/// A BFP error report (run.mode bfp_report): every tensor drawn, then quantised once per
+/// mantissa width and rounding.
 WorkEstimate estimate_bfp_report(const config::Params& params);
 
 /// fastsim train: iterations of every policy, priced by MACs per iteration and GEMM path.

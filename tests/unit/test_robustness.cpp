@@ -238,7 +238,7 @@ TEST_CASE("work is estimated before a run, and runs over the limit are refused w
                                                {"workload.trace=" + trace, "precision.layers=[]"});
     const run::WorkEstimate big = run::estimate_training_step(padded, false);
     CHECK(big.seconds() > run::kDefaultMaxWorkSeconds);
-    CHECK_THAT(big.largest, Contains("layer 'c' (") && Contains(trace + ":2:5"));
+    CHECK_THAT(big.describe(), Contains("most of it in layer 'c' (") && Contains(trace + ":2:5"));
     CHECK_THROWS_WITH(run::check_work(big, run::kDefaultMaxWorkSeconds, "q.yaml"),
                       Contains("q.yaml: the run's work is estimated at ") && Contains("above the work limit of 20 s") &&
                           Contains("pass --max-work "));
