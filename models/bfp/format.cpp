@@ -53,12 +53,16 @@ std::optional<std::string> validate(const Format& f) {
         return "mantissa_bits must be between 2 and 16, got " + to_string(f.mantissa_bits);
     if (f.exponent_bits < 2 || f.exponent_bits > kMaxExponentBits)
         return "exponent_bits must be between 2 and 8, got " + to_string(f.exponent_bits);
-    if (f.max_exponent() > 127)
+    // In 64 bits: the bias is a user's number, and bias + limit must not overflow an int.
+    const std::int64_t limit = f.exponent_limit();
+    const std::int64_t max_exponent = std::int64_t{f.exponent_bias} + limit;
+    const std::int64_t min_lsb = std::int64_t{f.exponent_bias} - limit - (f.mantissa_bits - 1);
+    if (max_exponent > 127)
         return "exponent_bias " + to_string(f.exponent_bias) + " puts the largest shared exponent at " +
-               to_string(f.max_exponent()) + ", above float32's 127";
-    if (f.min_exponent() - (f.mantissa_bits - 1) < -149)
-        return "exponent_bias " + to_string(f.exponent_bias) + " puts the smallest LSB at 2^" +
-               to_string(f.min_exponent() - (f.mantissa_bits - 1)) + ", below float32's 2^-149";
+               to_string(max_exponent) + ", above float32's 127";
+    if (min_lsb < -149)
+        return "exponent_bias " + to_string(f.exponent_bias) + " puts the smallest LSB at 2^" + to_string(min_lsb) +
+               ", below float32's 2^-149";
     return std::nullopt;
 }
 

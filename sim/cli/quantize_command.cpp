@@ -90,18 +90,18 @@ int quantize_command(const std::vector<std::string>& args) {
                                     "mantissa width instead, with the size of the FAST memory layout\n"
                                     "(packed_bits: exponent plane + mantissa-chunk plane, e + g*ceil(m/2)*3 per group).\n\nOptions");
     std::string input, widths_text, rounding_name, overflow_name, seed_text;
-    int group_size = 16, exponent_bits = 8, exponent_bias = 0, noise_bits = 8, lfsr_bits = 16;
+    std::string group_text = "16", exponent_text = "8", bias_text = "0", noise_text = "8", lfsr_text = "16";
     options.add_options()("input", po::value(&input), "input file (default: stdin, also '-')")(
-        "group-size,g", po::value(&group_size)->default_value(16), "values per shared exponent")(
+        "group-size,g", po::value(&group_text)->default_value(group_text), "values per shared exponent (1..65536)")(
         "mantissa-bits,m", po::value(&widths_text)->default_value("8"),
         "mantissa width m (2..16); with --stats a list, e.g. 2,4,6,8")(
-        "exponent-bits,e", po::value(&exponent_bits)->default_value(8), "shared-exponent width (2..8)")(
-        "exponent-bias", po::value(&exponent_bias)->default_value(0), "per-tensor exponent bias")(
+        "exponent-bits,e", po::value(&exponent_text)->default_value(exponent_text), "shared-exponent width (2..8)")(
+        "exponent-bias", po::value(&bias_text)->default_value(bias_text), "per-tensor exponent bias (-200..200)")(
         "rounding,r", po::value(&rounding_name)->default_value("nearest"), "nearest, even, truncate or stochastic")(
         "overflow", po::value(&overflow_name)->default_value("nan"), "nan or saturate")(
         "seed", po::value(&seed_text)->default_value("1"), "LFSR seed, 0..2^64-1 (stochastic rounding)")(
-        "noise-bits", po::value(&noise_bits)->default_value(8), "noise bits added below the LSB")(
-        "lfsr-bits", po::value(&lfsr_bits)->default_value(16), "LFSR width (2..32)")(
+        "noise-bits", po::value(&noise_text)->default_value(noise_text), "noise bits added below the LSB (1..lfsr-bits)")(
+        "lfsr-bits", po::value(&lfsr_text)->default_value(lfsr_text), "LFSR width (2..32)")(
         "stats", "print max/mean absolute and relative error and SQNR per mantissa width");
     po::positional_options_description positional;
     positional.add("input", 1);
@@ -114,6 +114,15 @@ int quantize_command(const std::vector<std::string>& args) {
     const auto overflow = bfp::parse_overflow(overflow_name);
     if (!overflow) throw UserError("--overflow: expected nan or saturate, got '" + overflow_name + "'");
     const bool stats = vm.count("stats") > 0;
+    // The ranges of the config keys these options mirror (bfp.*, docs/config.md#ranges).
+    const auto int_option = [](const std::string& text, const char* option, std::int64_t min, std::int64_t max) {
+        return static_cast<int>(parse_integer_option(text, option, min, max));
+    };
+    const int group_size = int_option(group_text, "--group-size", 1, bfp::kMaxGroupSize);
+    const int exponent_bits = int_option(exponent_text, "--exponent-bits", 2, bfp::kMaxExponentBits);
+    const int exponent_bias = int_option(bias_text, "--exponent-bias", -200, 200);
+    const int lfsr_bits = int_option(lfsr_text, "--lfsr-bits", 2, 32);
+    const int noise_bits = int_option(noise_text, "--noise-bits", 1, lfsr_bits);
     const std::vector<int> widths = parse_widths(widths_text);
     if (!stats && widths.size() != 1) throw UserError("--mantissa-bits: a list of widths needs --stats");
 
