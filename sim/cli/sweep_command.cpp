@@ -17,6 +17,7 @@
 #include "common/machine.h"
 #include "common/errors.h"
 #include "report/output_files.h"
+#include "run/work.h"
 #include "sweep/mpi_runner.h"
 #include "sweep/point_process.h"
 #include "sweep/runner.h"
@@ -44,10 +45,10 @@ void print_points(const std::vector<sweep::SweepPoint>& points, const sweep::Sha
 
 int sweep_command(const std::vector<std::string>& args) {
     po::options_description options(
-        "fastsim sweep SWEEP.yaml --out DIR [--jobs N] [--shard k/N] [--retry-failed] [--point-timeout-s S] [--list]\n\n"
+        "fastsim sweep SWEEP.yaml --out DIR [--jobs N] [--shard k/N] [--retry-failed] [--point-timeout-s S] [--max-work S] [--list]\n\n"
         "Runs every design point of a sweep as its own `fastsim run` process; rerun the same command to\n"
         "resume. Writes DIR/points/<id>/ per point and DIR/results.csv (docs/sweeps.md).\n\nOptions");
-    std::string sweep_path, out_dir, shard_text = "1/1";
+    std::string sweep_path, out_dir, shard_text = "1/1", max_work;
     long jobs = usable_cores();
     double timeout_s = 0;
     options.add_options()("sweep", po::value(&sweep_path), "sweep YAML file")(
@@ -56,6 +57,8 @@ int sweep_command(const std::vector<std::string>& args) {
         "shard", po::value(&shard_text), "run only shard k of N: the points with index % N == k-1 (k = 1..N)")(
         "retry-failed", "rerun points recorded as failed (finished points are always skipped)")(
         "point-timeout-s", po::value(&timeout_s), "kill and record as failed a point running longer than this")(
+        "max-work", po::value(&max_work),
+        "each point's work limit in estimated seconds (fastsim run --max-work; default 20, docs/cli.md)")(
         "list", "print the points (of the shard) and exit")(
         "mpi", "under mpirun -n K (K >= 2): rank 0 hands out points, ranks 1..K-1 run them (needs -DFASTSIM_WITH_MPI=ON)");
     po::positional_options_description positional;
@@ -68,7 +71,7 @@ int sweep_command(const std::vector<std::string>& args) {
     // 0 = no limit; else 1 ms … 10^7 s (116 days), which a steady_clock duration holds exactly.
     if (!(timeout_s == 0 || (timeout_s >= 1e-3 && timeout_s <= 1e7)))
         throw UserError("--point-timeout-s: expected 0 (no limit) or seconds from 0.001 to 10000000, got " +
-                        std::to_string(timeout_s));
+                        report::format_number(timeout_s));
     const sweep::Shard shard = sweep::parse_shard(shard_text);
 
     const sweep::SweepSpec spec = sweep::load_sweep(sweep_path);
@@ -79,7 +82,8 @@ int sweep_command(const std::vector<std::string>& args) {
     }
     if (out_dir.empty()) throw UserError("missing --out DIR: where the sweep's results go");
     const bool use_mpi = vm.count("mpi") > 0;
-    const sweep::LocalRunOptions run_options{out_dir, sweep::point_executable(), static_cast<std::size_t>(jobs), timeout_s};
+    sweep::LocalRunOptions run_options{out_dir, sweep::point_executable(), static_cast<std::size_t>(jobs), timeout_s, {}};
+    if (vm.count("max-work")) run_options.point_args = {"--max-work", report::format_number(run::parse_max_work(max_work))};
     if (use_mpi && sweep::mpi_rank() != 0) {  // a worker: runs what rank 0 hands out, reports nothing
         sweep::run_points_mpi(points, {}, run_options, nullptr);
         sweep::mpi_finalize();

@@ -149,7 +149,8 @@ workload::Workload read_scalesim_csv(const std::string& text, const std::string&
     static const char* const kColumns[] = {"Layer name",   "IFMAP Height", "IFMAP Width", "Filter Height",
                                            "Filter Width", "Channels",     "Num Filter",  "Strides"};
     static const char* const kGemmColumns[] = {"Layer", "M", "N", "K"};
-    std::istringstream in(text);
+    // A byte-order mark (spreadsheet exports start with one) is not part of the first field.
+    std::istringstream in(text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? text.substr(3) : text);
     workload::Workload w;
     w.name = path;
     w.source = "SCALE-Sim topology CSV";

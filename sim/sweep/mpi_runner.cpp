@@ -56,7 +56,7 @@ int run_one(const std::vector<SweepPoint>& points, std::size_t index, const Loca
     sigset_t mask;
     sigprocmask(SIG_SETMASK, nullptr, &mask);
     const double start = now_s();
-    const pid_t pid = start_point(options.exe, p, point_dir(options.out_dir, p.id), mask);
+    const pid_t pid = start_point(options.exe, p, point_dir(options.out_dir, p.id), options.point_args, mask);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }

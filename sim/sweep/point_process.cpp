@@ -82,7 +82,7 @@ std::string point_executable() {
 }
 
 pid_t start_point(const std::string& exe, const SweepPoint& point, const std::string& point_dir,
-                  const sigset_t& child_signal_mask) {
+                  const std::vector<std::string>& extra_args, const sigset_t& child_signal_mask) {
     fs::create_directories(point_dir);
     std::error_code ec;
     fs::remove(fs::path(point_dir) / "summary.json", ec);  // a rerun must not read an earlier run's results
@@ -92,6 +92,7 @@ pid_t start_point(const std::string& exe, const SweepPoint& point, const std::st
         args.push_back(o);
     }
     args.insert(args.end(), {"--out", point_dir});
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
     // Everything the child needs is prepared before fork(): after it only async-signal-safe calls.
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());

@@ -10,11 +10,12 @@
 
 namespace fastsim::sweep {
 
-/// Starts `exe run BASE -p o... --out POINT_DIR` as a child process, its stdout and stderr in
+/// Starts `exe run BASE -p o... --out POINT_DIR EXTRA_ARGS...` as a child process, its stdout and stderr in
 /// POINT_DIR/stdout.txt and stderr.txt. The child leads a process group of its own (signal it
 /// with kill(-pid, ...)), dies with the caller (PR_SET_PDEATHSIG) and starts with
 /// `child_signal_mask`. Throws UserError if it cannot fork.
 pid_t start_point(const std::string& exe, const SweepPoint& point, const std::string& point_dir,
+                  const std::vector<std::string>& extra_args,
                   const sigset_t& child_signal_mask);
 
 /// Records a point whose child ended with `wait_status` (from waitpid) after `wall_s` seconds:

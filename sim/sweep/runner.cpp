@@ -147,7 +147,7 @@ int run_points_locally(const std::vector<SweepPoint>& points, const std::vector<
     while (true) {
         while (interrupted_by == 0 && running.size() < options.jobs && next < to_run.size()) {
             const SweepPoint& p = points[to_run[next++]];
-            const pid_t pid = start_point(options.exe, p, point_dir(options.out_dir, p.id), previous);
+            const pid_t pid = start_point(options.exe, p, point_dir(options.out_dir, p.id), options.point_args, previous);
             running[pid] = Running{p.index, now_s()};
             progress.set_running(running.size());
         }

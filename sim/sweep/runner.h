@@ -44,6 +44,7 @@ struct LocalRunOptions {
     std::string exe;          ///< what each point runs (point_executable())
     std::size_t jobs = 1;     ///< points at a time
     double point_timeout_s = 0;  ///< kill a point after this long; 0: no limit
+    std::vector<std::string> point_args;  ///< given to every point's `fastsim run` after its own (--max-work)
 };
 
 /// Runs `selection.to_run` as child processes, `jobs` at a time, writing each point's record

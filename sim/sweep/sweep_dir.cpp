@@ -90,13 +90,6 @@ SweepIdentity read_sweep_json(const std::string& dir) {
     id.sweep_file = optional_string(root, file, "sweep_file");
     id.base_config = optional_string(root, file, "base_config");
     id.fingerprint = optional_string(root, file, "fingerprint");
-    if (const JsonValue* p = root.find("points")) {
-        if (!p->is_number() || p->as_number() < 1 || p->as_number() > static_cast<double>(kMaxPoints) ||
-            p->as_number() != std::floor(p->as_number()))
-            key_error(file, "points", "expected a whole number of points from 1 to " + std::to_string(kMaxPoints) +
-                                          " (the most a sweep has)");
-        id.points = static_cast<std::size_t>(p->as_number());
-    }
     const JsonValue* axes = root.find("axes");
     if (!axes || !axes->is_array() || axes->items().empty()) key_error(file, "axes", "expected a non-empty array of axes");
     for (std::size_t a = 0; a < axes->items().size(); ++a) {
@@ -113,6 +106,13 @@ SweepIdentity read_sweep_json(const std::string& dir) {
         if (out.name.empty()) out.name = out.keys.front();
         id.axes.push_back(std::move(out));
     }
+    // The count bounds every index read back (read_point_records), so it is required.
+    const JsonValue* p = root.find("points");
+    if (!p || !p->is_number() || p->as_number() < 1 || p->as_number() > static_cast<double>(kMaxPoints) ||
+        p->as_number() != std::floor(p->as_number()))
+        key_error(file, "points", "expected a whole number of points from 1 to " + std::to_string(kMaxPoints) +
+                                      " (the most a sweep has)");
+    id.points = static_cast<std::size_t>(p->as_number());
     if (const JsonValue* plot = root.find("plot"); plot && plot->kind() != JsonValue::Kind::null) {
         if (!plot->is_object()) key_error(file, "plot", "expected an object with x and series");
         id.plot_x = optional_string(*plot, file, "x", "plot.x");

@@ -13,7 +13,7 @@ namespace fastsim::sweep {
 /// DIR/sweep.json: which sweep a directory holds (docs/sweeps.md, "Output").
 struct SweepIdentity {
     std::string name, sweep_file, base_config, fingerprint;  ///< "" when sweep.json leaves one out
-    std::size_t points = 0;                                   ///< 0 when sweep.json does not say
+    std::size_t points = 0;                                   ///< the sweep's points, from 1
     struct AxisColumns {
         std::string name;
         std::vector<std::string> keys;
@@ -28,8 +28,8 @@ struct SweepIdentity {
 
 SweepIdentity identity_of(const SweepSpec& spec, const std::vector<SweepPoint>& points);
 std::string sweep_json(const SweepIdentity& identity);
-/// Reads DIR/sweep.json: `axes` is required, every other field optional (a hand-written file
-/// may leave them out). UserError naming the file and key if it is missing or malformed.
+/// Reads DIR/sweep.json: `axes` and `points` are required, every other field optional (a
+/// hand-written file may leave them out). UserError naming the file and key if it is missing or malformed.
 SweepIdentity read_sweep_json(const std::string& dir);
 
 /// Makes `dir` hold `identity`: writes sweep.json into a new or empty directory, accepts one

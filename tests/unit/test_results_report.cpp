@@ -176,7 +176,7 @@ TEST_CASE("sweep report errors name the file and line or key", "[report]") {
     }
     SECTION("plot.x not a column") {
         const std::string d = sweep_copy(
-            dir, kNodeSweep, "", R"({"axes": [{"name": "array", "keys": ["node.array.rows"]}], "plot": {"x": "node.array.depth"}})");
+            dir, kNodeSweep, "", R"({"axes": [{"name": "array", "keys": ["node.array.rows"]}], "points": 20, "plot": {"x": "node.array.depth"}})");
         CHECK(error_of([&] { sweep_report(d); }) ==
               d + "/sweep.json: plot.x: 'node.array.depth' is not a column of " + d + "/results.csv");
     }
@@ -230,7 +230,7 @@ TEST_CASE("report directories are told apart, and others are refused by name", "
 
 TEST_CASE("a one-axis sweep draws one unnamed line, and a sweep with no ok point has nothing to plot", "[report]") {
     fastsim::test::TempDir dir;
-    dir.write("sweep.json", R"({"format": "fastsim-sweep/1", "name": "rows", "axes": [{"name": "rows", "keys": ["node.array.rows"]}]})");
+    dir.write("sweep.json", R"({"format": "fastsim-sweep/1", "name": "rows", "points": 3, "axes": [{"name": "rows", "keys": ["node.array.rows"]}]})");
     dir.write("results.csv", "point,node.array.rows,status,cycles,energy_uj,energy_fmac_uj\n"
                              "p0000,8,ok,400,2,1\np0001,16,ok,200,3,1.5\np0002,32,failed,,,\n");
     const ReportPage page = sweep_report(dir.path(""));
