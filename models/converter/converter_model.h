@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 
 #include "bfp/format.h"
 #include "common/checked.h"
@@ -32,24 +33,31 @@ struct ConversionCost {
     std::uint64_t lfsr_steps = 0;         ///< noise_bits per element, stochastic rounding only
 
     /// Two jobs run back to back on one converter: every count adds, cycles included.
-    /// SizeOverflow if a count leaves 64 bits.
-    ConversionCost& operator+=(const ConversionCost& o) {
-        constexpr const char* kWhat = "converter counts";
-        checked_accumulate(cycles, o.cycles, kWhat);
-        checked_accumulate(groups, o.groups, kWhat);
-        checked_accumulate(comparator_ops, o.comparator_ops, kWhat);
-        checked_accumulate(subtractor_ops, o.subtractor_ops, kWhat);
-        checked_accumulate(shifter_ops, o.shifter_ops, kWhat);
-        checked_accumulate(noise_adds, o.noise_adds, kWhat);
-        checked_accumulate(lfsr_steps, o.lfsr_steps, kWhat);
-        return *this;
-    }
-    friend bool operator==(const ConversionCost& a, const ConversionCost& b) {
-        return a.cycles == b.cycles && a.groups == b.groups && a.comparator_ops == b.comparator_ops &&
-               a.subtractor_ops == b.subtractor_ops && a.shifter_ops == b.shifter_ops && a.noise_adds == b.noise_adds &&
-               a.lfsr_steps == b.lfsr_steps;
-    }
+    /// Two jobs run back to back on one converter: every count adds, cycles included; SizeOverflow
+    /// if a count leaves 64 bits.
+    ConversionCost& operator+=(const ConversionCost& o);
+    friend bool operator==(const ConversionCost& a, const ConversionCost& b);
 };
+
+/// Every counter of ConversionCost: the one list that +=, == and PhaseCounters::repeated walk.
+inline constexpr std::uint64_t ConversionCost::*kConversionCostFields[] = {
+    &ConversionCost::cycles,         &ConversionCost::groups,      &ConversionCost::comparator_ops,
+    &ConversionCost::subtractor_ops, &ConversionCost::shifter_ops, &ConversionCost::noise_adds,
+    &ConversionCost::lfsr_steps,
+};
+static_assert(sizeof(ConversionCost) == std::size(kConversionCostFields) * sizeof(std::uint64_t),
+              "every ConversionCost member is in kConversionCostFields");
+
+inline ConversionCost& ConversionCost::operator+=(const ConversionCost& o) {
+    for (const auto field : kConversionCostFields) checked_accumulate(this->*field, o.*field, "converter counts");
+    return *this;
+}
+
+inline bool operator==(const ConversionCost& a, const ConversionCost& b) {
+    for (const auto field : kConversionCostFields)
+        if (a.*field != b.*field) return false;
+    return true;
+}
 
 /// Cost of converting `values` values (zero-padded to whole groups) with `rounding`:
 /// cycles = latency + ceil(groups * g / lanes); a job of 0 values costs nothing.

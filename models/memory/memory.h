@@ -22,12 +22,23 @@ struct BfpBits {
     }
 };
 
+/// Mantissa-bank bits of one group: g values of ceil(m/2) 3-bit chunks.
+inline std::uint64_t chunk_bits_per_group(int group_size, int mantissa_bits) {
+    return static_cast<std::uint64_t>(group_size) * static_cast<std::uint64_t>((mantissa_bits + 1) / 2) * 3;
+}
+
 /// Bits of `groups` BFP groups of g values with m-bit mantissas and e-bit exponents;
 /// SizeOverflow if they do not fit 64 bits.
 inline BfpBits bfp_bits(std::uint64_t groups, int group_size, int mantissa_bits, int exponent_bits) {
-    const auto chunk_bits_per_group = static_cast<std::uint64_t>(group_size) * static_cast<std::uint64_t>((mantissa_bits + 1) / 2) * 3;
     return {checked_mul(groups, static_cast<std::uint64_t>(exponent_bits), "exponent bits"),
-            checked_mul(groups, chunk_bits_per_group, "mantissa bits")};
+            checked_mul(groups, chunk_bits_per_group(group_size, mantissa_bits), "mantissa bits")};
+}
+
+/// bfp_bits() saturated at 2^64 - 1 instead of checked: for sizes only compared with a bank's
+/// capacity, where "too large to count" means "does not fit".
+inline BfpBits bfp_bits_saturated(std::uint64_t groups, int group_size, int mantissa_bits, int exponent_bits) {
+    return {saturating_mul(groups, static_cast<std::uint64_t>(exponent_bits)),
+            saturating_mul(groups, chunk_bits_per_group(group_size, mantissa_bits))};
 }
 
 /// Bits of an fp32 value: partial sums and weight gradients live in the mantissa (data) bank.

@@ -2,6 +2,7 @@
 #include "node/node_model.h"
 
 #include <algorithm>
+#include <iterator>
 #include <vector>
 
 #include "common/checked.h"
@@ -40,13 +41,11 @@ memory::BfpBits operand_bits(std::uint64_t rows, std::uint64_t k, int mantissa_b
                             mantissa_bits, node.exponent_bits);
 }
 
-/// Bits of `groups` BFP groups, saturated at 2^64 - 1 (only compared with a bank's capacity).
+/// operand_bits() saturated at 2^64 - 1 (only compared with a bank's capacity).
 memory::BfpBits saturated_bits(std::uint64_t rows, std::uint64_t k, int mantissa_bits, const NodeParams& node) {
     const auto g = static_cast<std::uint64_t>(node.array.group_size);
-    const std::uint64_t groups = saturating_mul(rows, ceil_div(k, g));
-    const auto chunk_bits = static_cast<std::uint64_t>(node.array.group_size) *
-                            static_cast<std::uint64_t>((mantissa_bits + 1) / 2) * 3;
-    return {saturating_mul(groups, static_cast<std::uint64_t>(node.exponent_bits)), saturating_mul(groups, chunk_bits)};
+    return memory::bfp_bits_saturated(saturating_mul(rows, ceil_div(k, g)), node.array.group_size, mantissa_bits,
+                                      node.exponent_bits);
 }
 
 }  // namespace
@@ -180,68 +179,47 @@ TileWork tile_work(const PhaseJob& job, const NodeParams& node, const TilePlan& 
     return w;
 }
 
+namespace {
+
+/// Every 64-bit counter of PhaseCounters (its ConversionCost apart): the one list that +=,
+/// repeated() and == walk, so a counter added to the struct and here is summed, scaled and
+/// compared everywhere.
+constexpr std::uint64_t PhaseCounters::*kPhaseCounterFields[] = {
+    &PhaseCounters::cycles,           &PhaseCounters::array_cycles,
+    &PhaseCounters::sram_stall_cycles, &PhaseCounters::load_wait_cycles,
+    &PhaseCounters::drain_cycles,     &PhaseCounters::tiles,
+    &PhaseCounters::weight_load_cycles, &PhaseCounters::folds,
+    &PhaseCounters::group_products,   &PhaseCounters::pe_passes,
+    &PhaseCounters::macs,             &PhaseCounters::sram_exponent_read_bits,
+    &PhaseCounters::sram_exponent_write_bits, &PhaseCounters::sram_mantissa_read_bits,
+    &PhaseCounters::sram_mantissa_write_bits, &PhaseCounters::dram_read_bits,
+    &PhaseCounters::dram_write_bits,
+};
+// Every member is listed: PhaseCounters is these counters and one ConversionCost.
+static_assert(sizeof(PhaseCounters) == std::size(kPhaseCounterFields) * sizeof(std::uint64_t) + sizeof(converter::ConversionCost),
+              "every PhaseCounters member is in kPhaseCounterFields");
+
+}  // namespace
+
 PhaseCounters& PhaseCounters::operator+=(const PhaseCounters& o) {
-    constexpr const char* kWhat = "a counter of the phases";
-    checked_accumulate(cycles, o.cycles, kWhat);
-    checked_accumulate(array_cycles, o.array_cycles, kWhat);
-    checked_accumulate(sram_stall_cycles, o.sram_stall_cycles, kWhat);
-    checked_accumulate(load_wait_cycles, o.load_wait_cycles, kWhat);
-    checked_accumulate(drain_cycles, o.drain_cycles, kWhat);
-    checked_accumulate(tiles, o.tiles, kWhat);
-    checked_accumulate(weight_load_cycles, o.weight_load_cycles, kWhat);
-    checked_accumulate(folds, o.folds, kWhat);
-    checked_accumulate(group_products, o.group_products, kWhat);
-    checked_accumulate(pe_passes, o.pe_passes, kWhat);
-    checked_accumulate(macs, o.macs, kWhat);
+    for (const auto field : kPhaseCounterFields) checked_accumulate(this->*field, o.*field, "a counter of the phases");
     conversion += o.conversion;
-    checked_accumulate(sram_exponent_read_bits, o.sram_exponent_read_bits, kWhat);
-    checked_accumulate(sram_exponent_write_bits, o.sram_exponent_write_bits, kWhat);
-    checked_accumulate(sram_mantissa_read_bits, o.sram_mantissa_read_bits, kWhat);
-    checked_accumulate(sram_mantissa_write_bits, o.sram_mantissa_write_bits, kWhat);
-    checked_accumulate(dram_read_bits, o.dram_read_bits, kWhat);
-    checked_accumulate(dram_write_bits, o.dram_write_bits, kWhat);
     return *this;
 }
 
 PhaseCounters PhaseCounters::repeated(std::uint64_t times) const {
     constexpr const char* kWhat = "a counter of a repeated phase";
-    const auto times_of = [&](std::uint64_t v) { return checked_mul(v, times, kWhat); };
     PhaseCounters t;
-    t.cycles = times_of(cycles);
-    t.array_cycles = times_of(array_cycles);
-    t.sram_stall_cycles = times_of(sram_stall_cycles);
-    t.load_wait_cycles = times_of(load_wait_cycles);
-    t.drain_cycles = times_of(drain_cycles);
-    t.tiles = times_of(tiles);
-    t.weight_load_cycles = times_of(weight_load_cycles);
-    t.folds = times_of(folds);
-    t.group_products = times_of(group_products);
-    t.pe_passes = times_of(pe_passes);
-    t.macs = times_of(macs);
-    t.conversion.cycles = times_of(conversion.cycles);
-    t.conversion.groups = times_of(conversion.groups);
-    t.conversion.comparator_ops = times_of(conversion.comparator_ops);
-    t.conversion.subtractor_ops = times_of(conversion.subtractor_ops);
-    t.conversion.shifter_ops = times_of(conversion.shifter_ops);
-    t.conversion.noise_adds = times_of(conversion.noise_adds);
-    t.conversion.lfsr_steps = times_of(conversion.lfsr_steps);
-    t.sram_exponent_read_bits = times_of(sram_exponent_read_bits);
-    t.sram_exponent_write_bits = times_of(sram_exponent_write_bits);
-    t.sram_mantissa_read_bits = times_of(sram_mantissa_read_bits);
-    t.sram_mantissa_write_bits = times_of(sram_mantissa_write_bits);
-    t.dram_read_bits = times_of(dram_read_bits);
-    t.dram_write_bits = times_of(dram_write_bits);
+    for (const auto field : kPhaseCounterFields) t.*field = checked_mul(this->*field, times, kWhat);
+    for (const auto field : converter::kConversionCostFields)
+        t.conversion.*field = checked_mul(conversion.*field, times, kWhat);
     return t;
 }
 
 bool operator==(const PhaseCounters& a, const PhaseCounters& b) {
-    auto tie = [](const PhaseCounters& c) {
-        return std::make_tuple(c.cycles, c.array_cycles, c.sram_stall_cycles, c.load_wait_cycles, c.drain_cycles,
-                               c.tiles, c.weight_load_cycles, c.folds, c.group_products, c.pe_passes, c.macs,
-                               c.sram_exponent_read_bits, c.sram_exponent_write_bits, c.sram_mantissa_read_bits, c.sram_mantissa_write_bits,
-                               c.dram_read_bits, c.dram_write_bits);
-    };
-    return tie(a) == tie(b) && a.conversion == b.conversion;
+    for (const auto field : kPhaseCounterFields)
+        if (a.*field != b.*field) return false;
+    return a.conversion == b.conversion;
 }
 
 void add_tile_counts(PhaseCounters& c, const TileWork& w) {
