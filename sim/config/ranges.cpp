@@ -46,6 +46,8 @@ const KeyRange kExponentBits{"bfp.exponent_bits", "bits", 2, 8, false, "shared e
 const KeyRange kExponentBias{"bfp.exponent_bias", "", -200, 200, false,
                              "then also the float32 rules of bfp.md (checked separately)"};
 const KeyRange kLfsrBits{"bfp.lfsr_bits", "bits", 2, 32, false, "maximal-length LFSR taps are tabulated for 2 … 32"};
+const KeyRange kNoiseBits{"bfp.noise_bits", "bits", 1, 32, false,
+                          "then at most bfp.lfsr_bits and coprime with the LFSR's period (checked separately)"};
 const KeyRange kReportMantissaBits{"bfp_report.mantissa_bits[]", "bits", 2, 16, false, "the BFP library's widths"};
 const KeyRange kTensorScale{"bfp_report.tensors[].scale", "", 1e-30, 1e30, false,
                             "synthetic values stay finite, normal float32 numbers"};
@@ -72,16 +74,17 @@ const KeyRange kSampleLimit{"data.train_limit, data.test_limit", "", 0, 0x1p32, 
 const KeyRange kScheduleThreshold{"schedule.alpha, schedule.beta", "", -1e9, 1e9, false, "finite thresholds"};
 const KeyRange kScheduleStartBits{"schedule.start_bits", "bits", 2, 16, false, "the BFP library's widths"};
 const KeyRange kScheduleStepBits{"schedule.step_bits", "bits", 1, 14, false, "the BFP library's widths"};
+const KeyRange kScheduleMaxBits{"schedule.max_bits", "bits", 2, 16, false, "then at least schedule.start_bits"};
 const KeyRange kCheckEvery{"schedule.check_every_iterations", "", 1, 0x1p30, false, "a period"};
 
 const std::vector<const KeyRange*>& all_key_ranges() {
     static const std::vector<const KeyRange*> all{
         &kWorkloadBatch, &kClockMhz, &kArrayDim, &kConverterLanes, &kConverterLatency, &kSramCapacityKib,
         &kSramBitsPerCycle, &kBandwidthGbPerS, &kLatencyNs, &kDramCapacityGib, &kMaxTileRows, &kNodeArrays,
-        &kGroupCount, &kTreeFanout, &kLinkEnergyPjPerBit, &kGroupSize, &kExponentBits, &kExponentBias, &kLfsrBits,
+        &kGroupCount, &kTreeFanout, &kLinkEnergyPjPerBit, &kGroupSize, &kExponentBits, &kExponentBias, &kLfsrBits, &kNoiseBits,
         &kReportMantissaBits, &kTensorScale, &kTensorDof, &kTensorCount, &kEnergyPj, &kLeakageMw, &kLayerSize,
         &kLayerPadding, &kTrainEpochs, &kTrainBatch, &kLearningRate, &kMomentum, &kWeightDecay, &kBlasThreads,
-        &kMaxIterations, &kSampleLimit, &kScheduleThreshold, &kScheduleStartBits, &kScheduleStepBits, &kCheckEvery};
+        &kMaxIterations, &kSampleLimit, &kScheduleThreshold, &kScheduleStartBits, &kScheduleStepBits, &kScheduleMaxBits, &kCheckEvery};
     return all;
 }
 

@@ -52,6 +52,7 @@ extern const KeyRange kGroupSize;
 extern const KeyRange kExponentBits;
 extern const KeyRange kExponentBias;
 extern const KeyRange kLfsrBits;
+extern const KeyRange kNoiseBits;
 extern const KeyRange kReportMantissaBits;
 extern const KeyRange kTensorScale;
 extern const KeyRange kTensorDof;
@@ -74,6 +75,7 @@ extern const KeyRange kSampleLimit;
 extern const KeyRange kScheduleThreshold;
 extern const KeyRange kScheduleStartBits;
 extern const KeyRange kScheduleStepBits;
+extern const KeyRange kScheduleMaxBits;
 extern const KeyRange kCheckEvery;
 
 /// Every range above, in the order of docs/config.md's table.

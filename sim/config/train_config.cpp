@@ -37,6 +37,7 @@ training::ScheduleParams read_schedule(MapReader& top) {
     const auto max = reader->scalar<int>("max_bits");
     s.start_bits = in_range(start, s.start_bits, kScheduleStartBits);
     s.step_bits = in_range(step, s.step_bits, kScheduleStepBits);
+    s.max_bits = in_range(max, s.max_bits, kScheduleMaxBits);
     s.max_bits = in_range(max, s.max_bits, s.start_bits, 16);
     s.check_every_iterations = in_range<std::uint64_t>(reader->scalar<std::uint64_t>("check_every_iterations"),
                                                       s.check_every_iterations, kCheckEvery);

@@ -81,7 +81,8 @@ std::optional<std::string> number_syntax_error(const std::string& text, bool int
     const std::size_t int_digits = digits();
     bool any_digits = int_digits > 0;
     if (int_digits > 1 && text[int_start] == '0')
-        return std::string("a leading zero: YAML 1.1 reads it as octal, YAML 1.2 as decimal; write the number without it");
+        return std::string(integer ? "a leading zero: YAML 1.1 reads it as octal, YAML 1.2 as decimal; write the number without it"
+                                   : "a leading zero: write the number without it");
     if (!integer) {
         if (i < text.size() && text[i] == '.') {
             ++i;

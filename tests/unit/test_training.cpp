@@ -291,7 +291,7 @@ TEST_CASE("train config errors name the file and key path", "[training][config]"
                Contains("bad.yaml:1:18: policies[1]: expected one of fp32, bfp_m2, bfp_m4, bfp_m6, bfp_m8, msfp12, fast, got 'fast16'"));
     CHECK_THAT(error_of("train:\n  network: resnet\n"), Contains("bad.yaml:2:12: train.network: expected one of mlp, cnn"));
     CHECK_THAT(error_of("train:\n  batchsize: 3\n"), Contains("train.batchsize"));
-    CHECK_THAT(error_of("schedule:\n  max_bits: 20\n"), Contains("schedule.max_bits: expected a value between 2 and 16"));
+    CHECK_THAT(error_of("schedule:\n  max_bits: 20\n"), Contains("schedule.max_bits: expected a value from 2 to 16 bits, got 20"));
     CHECK_THAT(error_of("policies: [fast, fast]\n"), Contains("policies[1]: policy 'fast' is listed twice"));
     CHECK_THAT(error_of("node:\n  array: {rows: 0}\n"), Contains("node.array.rows"));
     const fastsim::config::TrainConfig ok = fastsim::config::load_train_config(dir.write("ok.yaml", "data:\n  dir: here\n"));
