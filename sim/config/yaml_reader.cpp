@@ -59,6 +59,41 @@ private:
     std::size_t m_budget;
 };
 
+/// The 1-based line where a second YAML document starts, or 0. Markers stand at the start of a
+/// line: `---` (a document starts) and `...` (one ends); they cannot occur inside a scalar. A
+/// `---` is the first document's start only if no content comes before it.
+int second_document_line(const std::string& text) {
+    bool started = false;  // an explicit "---" was seen
+    bool content = false;  // the first document has content
+    bool ended = false;    // "..." was seen
+    int line_number = 0;
+    for (std::size_t start = 0; start < text.size();) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string_view line(text.data() + start, end - start);
+        ++line_number;
+        start = end + 1;
+        const auto is_marker = [&](std::string_view marker) {
+            return line.substr(0, 3) == marker && (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r');
+        };
+        if (is_marker("---")) {
+            if (started || content || ended) return line_number;
+            started = true;
+            continue;
+        }
+        if (is_marker("...")) {
+            ended = true;
+            continue;
+        }
+        const std::size_t first = line.find_first_not_of(" \t\r");
+        if (first == std::string_view::npos || line[first] == '#') continue;    // blank or comment
+        if (!started && !content && line[0] == '%') continue;                 // a directive
+        if (ended) return line_number;
+        content = true;
+    }
+    return 0;
+}
+
 /// A list index as written in a key path: decimal digits, at most 9 of them (no list is longer).
 bool is_index(const std::string& s) {
     return !s.empty() && s.size() <= 9 && s.find_first_not_of("0123456789") == std::string::npos;
@@ -100,22 +135,20 @@ std::optional<std::string> number_syntax_error(const std::string& text, bool int
 }
 
 YAML::Node parse_strict_yaml(const std::string& text, const std::string& file) {
-    std::vector<YAML::Node> documents;
+    // Document markers are found in the text: yaml-cpp 0.7's LoadAll loops forever on some
+    // inputs (", " is one; found by fuzzing), and a second parse would double the cost.
+    if (const int line = second_document_line(text))
+        throw ConfigError({file, line, 1, ""}, "a second YAML document starts here; fastsim reads one document per file");
+    YAML::Node root;
     try {
-        documents = YAML::LoadAll(text);
+        root = YAML::Load(text);
     } catch (const YAML::ParserException& e) {
         throw ConfigError({file, e.mark.line + 1, e.mark.column + 1, ""}, "invalid YAML: " + e.msg);
     } catch (const YAML::Exception& e) {
         throw ConfigError({file, 0, 0, ""}, std::string("invalid YAML: ") + e.what());
     }
-    if (documents.empty()) return YAML::Node();
-    if (documents.size() > 1) {
-        const YAML::Mark mark = documents[1].Mark();
-        throw ConfigError({file, mark.is_null() ? 0 : mark.line + 1, mark.is_null() ? 0 : mark.column + 1, ""},
-                          "a second YAML document (after '---') starts here; fastsim reads one document per file");
-    }
-    StrictYamlWalk(file, text.size()).walk(documents.front(), "");
-    return documents.front();
+    StrictYamlWalk(file, text.size()).walk(root, "");
+    return root;
 }
 
 Document Document::load(const std::string& path, std::string_view what) {
