@@ -82,7 +82,7 @@ LayerGraph build_layer_graph(const workload::Workload& workload, std::uint64_t b
             break;
         }
         if (l.inputs.empty()) {
-            if (i > 0) p.producers.push_back({i - 1, false});
+            if (i > 0) p.producers.push_back({i - 1, EdgeKind::producer_output});
         } else {
             for (const std::string& input : l.inputs) {
                 if (input == workload::kNetworkInput) continue;
@@ -91,7 +91,8 @@ LayerGraph build_layer_graph(const workload::Workload& workload, std::uint64_t b
                     if (layers[j].name == input) from = j;
                 if (from == i)
                     throw std::invalid_argument("layer '" + l.name + "' reads '" + input + "', which is no earlier layer");
-                p.producers.push_back({from, !p.producers.empty()});
+                const bool block = !p.producers.empty() && workload.shortcuts == workload::ShortcutConvention::accpar;
+                p.producers.push_back({from, block ? EdgeKind::accpar_block : EdgeKind::producer_output});
             }
         }
         graph.layers.push_back(std::move(p));

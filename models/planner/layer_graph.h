@@ -35,10 +35,21 @@ struct LayerDims {
     }
 };
 
-/// One edge of the layer graph: `from` produces (part of) the input of the layer that lists it.
+/// Which tensor an edge of the layer graph moves (docs/planner.md, "Ownership").
+enum class EdgeKind : std::uint8_t {
+    /// The producer's output is (part of) the consumer's input: a chain edge, and a shortcut in
+    /// fastsim's traces (workload::ShortcutConvention::producer).
+    producer_output,
+    /// AccPar's block shortcut (its code's Com_Cost_Inter_Layer_Block, traces with
+    /// `shortcuts: accpar`): the tensor the edge's `from` layer takes as input, moved into the
+    /// layout of the consumer's output.
+    accpar_block
+};
+
+/// One edge of the layer graph into the layer that lists it.
 struct Edge {
     std::size_t from = 0;
-    bool shortcut = false;  ///< a second or later input of a join (ResNet shortcut, residual)
+    EdgeKind kind = EdgeKind::producer_output;
 };
 
 /// One weighted layer as the planner sees it.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <unordered_map>
 
 namespace fastsim::planner {
 namespace {
@@ -51,8 +52,16 @@ double total(const PhaseSeconds& s) { return s[0] + s[1] + s[2]; }
 class Planning {
 public:
     Planning(const LayerGraph& graph, const ClusterView& cluster, const std::vector<Group>& groups,
-             const ComputeModel& compute, const ElementBytes& bytes, Plan& plan)
-        : m_graph(graph), m_groups(groups), m_compute(compute), m_bytes(bytes), m_plan(plan) {
+             const ComputeModel& compute, const ElementBytes& bytes, const Plan& rules)
+        : m_graph(graph),
+          m_cluster(cluster),
+          m_groups(groups),
+          m_compute(compute),
+          m_bytes(bytes),
+          m_kind(rules.options.kind),
+          m_objective(rules.objective),
+          m_split(rules.split),
+          m_correction(groups.size(), std::vector<double>(graph.layers.size(), 1.0)) {
         std::size_t type_count = 0;
         for (std::size_t t : cluster.node_type) type_count = std::max(type_count, t + 1);
         m_type_counts.assign(groups.size(), std::vector<std::size_t>(type_count, 0));
@@ -64,9 +73,15 @@ public:
                 m_consumers[graph.layers[l].producers[e].from].push_back({l, e});
     }
 
-    /// Seconds a side (the nodes of group `g`) takes for layer l at `dims`, assuming its
-    /// nodes share the work in proportion to their speed.
+    /// Seconds a side (the nodes of group `g`) takes for layer l at `dims`: the estimate from
+    /// its nodes' speeds, scaled by the group's calibration.
     double side_seconds(std::size_t g, std::size_t l, const LayerDims& dims) const {
+        return m_correction[g][l] * speed_estimate(g, l, dims);
+    }
+
+    /// Seconds a side takes for layer l at `dims`, assuming its nodes share the work in
+    /// proportion to their speed and each node's share is the largest dimension halved.
+    double speed_estimate(std::size_t g, std::size_t l, const LayerDims& dims) const {
         const std::size_t nodes = m_groups[g].nodes.size();
         const LayerDims share = per_node_share(dims, nodes);
         const auto& count = m_type_counts[g];
@@ -76,75 +91,130 @@ public:
         return static_cast<double>(nodes) / rate;
     }
 
-    void plan_group(std::size_t g, const std::vector<LayerDims>& dims);
+    /// Chooses every layer's partition at group g, whose layers are `dims`, into `choices`.
+    void plan_group(std::size_t g, const std::vector<LayerDims>& dims, std::vector<LayerChoice>& choices);
+
+    /// The inputs of plan_group at group g, as bytes: equal keys, equal choices.
+    std::string subproblem_key(std::size_t g, const std::vector<LayerDims>& dims) const;
+    void solve_group(std::size_t g, const std::vector<LayerDims>& dims, std::vector<LayerChoice>& choices);
+
+    /// Sets each group's calibration to what its slowest node takes for each layer under
+    /// `plan` (whose groups had `dims`) over the speed estimate at those dims.
+    void calibrate(const Plan& plan, const std::vector<std::vector<LayerDims>>& dims);
 
 private:
+    /// One candidate for a layer at a group: a partition type and side A's part of the split
+    /// dimension, with each side's compute at that split.
     struct Option {
-        bool feasible = false;
+        PartitionType type = PartitionType::batch;
         double alpha = 0;
         std::uint64_t split_a = 0;
         double compute_a_s = 0, compute_b_s = 0;
+        [[nodiscard]] SplitChoice choice() const { return {type, alpha}; }
     };
     struct ConsumerEdge {
         std::size_t consumer = 0;
         std::size_t edge = 0;  ///< index in the consumer's producers
     };
 
-    Option split_option(std::size_t g, std::size_t l, const LayerDims& dims, PartitionType type);
+    /// Each side's compute when side A takes `split_a` of the layer's `type` dimension.
+    Option option_at(std::size_t g, std::size_t l, const LayerDims& dims, PartitionType type, std::uint64_t split_a) const;
+    /// The split of the planner's rule (balanced or equal); nullopt if the dimension has < 2.
+    std::optional<Option> rule_option(std::size_t g, std::size_t l, const LayerDims& dims, PartitionType type) const;
+    /// Side A's share of the whole network's compute, balanced: the share every layer can keep
+    /// so that no data moves between layers of the same type.
+    double common_share(std::size_t g, const std::vector<LayerDims>& dims) const;
     SideVolumes intra_bytes(std::size_t l, PartitionType type, const LayerDims& dims) const;
+    /// Bytes of F and E each side receives on edge e into layer l between two options.
+    std::pair<SideVolumes, SideVolumes> edge_bytes(std::size_t l, std::size_t e, const LayerDims& dims, const Option& from,
+                                                   const Option& to) const;
 
     const LayerGraph& m_graph;
+    const ClusterView& m_cluster;
     const std::vector<Group>& m_groups;
     const ComputeModel& m_compute;
     const ElementBytes& m_bytes;
-    Plan& m_plan;
+    PlannerKind m_kind;
+    Objective m_objective;
+    SplitRule m_split;
     std::vector<std::vector<std::size_t>> m_type_counts;  ///< per group, nodes of each type
     std::vector<std::vector<ConsumerEdge>> m_consumers;
+    std::vector<std::vector<double>> m_correction;        ///< per group, per layer: real / estimated compute
+    std::unordered_map<std::string, std::vector<LayerChoice>> m_solved;  ///< by subproblem_key
 };
 
-Planning::Option Planning::split_option(std::size_t g, std::size_t l, const LayerDims& dims, PartitionType type) {
-    const Group& group = m_groups[g];
-    Option o;
-    const std::uint64_t d = dims.along(type);
-    if (d < 2) return o;
-    o.feasible = true;
-    const auto at = [&](std::uint64_t split) {
-        LayerDims a = dims, b = dims;
-        a.along(type) = split;
-        b.along(type) = d - split;
-        return std::pair{side_seconds(static_cast<std::size_t>(group.side_a), l, a),
-                         side_seconds(static_cast<std::size_t>(group.side_b), l, b)};
-    };
-    const auto round_split = [d](double alpha) {
-        const double s = std::round(alpha * static_cast<double>(d));
-        return static_cast<std::uint64_t>(std::clamp(s, 1.0, static_cast<double>(d - 1)));
-    };
-    const double nodes_a = static_cast<double>(m_groups[static_cast<std::size_t>(group.side_a)].nodes.size());
-    if (m_plan.split == SplitRule::equal) {
-        o.split_a = round_split(nodes_a / static_cast<double>(group.nodes.size()));
-        std::tie(o.compute_a_s, o.compute_b_s) = at(o.split_a);
-    } else {
-        // Solve alpha * T_a = (1 - alpha) * T_b with each side's time linear in its share,
-        // then once more with the slopes measured at that split (tiling is not linear).
-        const auto [half_a, half_b] = at(d / 2);
-        const double slope_a = half_a / (static_cast<double>(d / 2) / static_cast<double>(d));
-        const double slope_b = half_b / (static_cast<double>(d - d / 2) / static_cast<double>(d));
-        o.split_a = round_split(slope_b / (slope_a + slope_b));
-        std::tie(o.compute_a_s, o.compute_b_s) = at(o.split_a);
-        const double alpha = static_cast<double>(o.split_a) / static_cast<double>(d);
-        const double measured_a = o.compute_a_s / alpha, measured_b = o.compute_b_s / (1 - alpha);
-        const std::uint64_t refined = round_split(measured_b / (measured_a + measured_b));
-        if (refined != o.split_a) {
-            const auto [ra, rb] = at(refined);
-            if (std::max(ra, rb) < std::max(o.compute_a_s, o.compute_b_s)) {
-                o.split_a = refined;
-                o.compute_a_s = ra;
-                o.compute_b_s = rb;
+void Planning::calibrate(const Plan& plan, const std::vector<std::vector<LayerDims>>& dims) {
+    // The slowest node of each group, per layer: leaves first (bisect lists parents first).
+    const std::size_t n = m_graph.layers.size();
+    std::vector<std::vector<double>> slowest(m_groups.size(), std::vector<double>(n, 0.0));
+    for (std::size_t g = m_groups.size(); g-- > 0;) {
+        const Group& group = m_groups[g];
+        for (std::size_t l = 0; l < n; ++l) {
+            if (group.leaf()) {
+                const std::size_t node = group.nodes.front();
+                slowest[g][l] = total(m_compute(m_cluster.node_type[node], l, plan.node_dims[node][l]));
+            } else {
+                slowest[g][l] = std::max(slowest[static_cast<std::size_t>(group.side_a)][l],
+                                         slowest[static_cast<std::size_t>(group.side_b)][l]);
             }
+            const double estimate = speed_estimate(g, l, dims[g][l]);
+            m_correction[g][l] = estimate > 0 && slowest[g][l] > 0 ? slowest[g][l] / estimate : 1.0;
         }
     }
-    o.alpha = static_cast<double>(o.split_a) / static_cast<double>(d);
+}
+
+std::uint64_t round_split(double alpha, std::uint64_t d) {
+    const double s = std::round(alpha * static_cast<double>(d));
+    return static_cast<std::uint64_t>(std::clamp(s, 1.0, static_cast<double>(d - 1)));
+}
+
+Planning::Option Planning::option_at(std::size_t g, std::size_t l, const LayerDims& dims, PartitionType type,
+                                     std::uint64_t split_a) const {
+    const Group& group = m_groups[g];
+    const std::uint64_t d = dims.along(type);
+    LayerDims a = dims, b = dims;
+    a.along(type) = split_a;
+    b.along(type) = d - split_a;
+    Option o;
+    o.type = type;
+    o.split_a = split_a;
+    o.alpha = static_cast<double>(split_a) / static_cast<double>(d);
+    o.compute_a_s = side_seconds(static_cast<std::size_t>(group.side_a), l, a);
+    o.compute_b_s = side_seconds(static_cast<std::size_t>(group.side_b), l, b);
     return o;
+}
+
+std::optional<Planning::Option> Planning::rule_option(std::size_t g, std::size_t l, const LayerDims& dims,
+                                                      PartitionType type) const {
+    const Group& group = m_groups[g];
+    const std::uint64_t d = dims.along(type);
+    if (d < 2) return std::nullopt;
+    const double nodes_a = static_cast<double>(m_groups[static_cast<std::size_t>(group.side_a)].nodes.size());
+    if (m_split == SplitRule::equal)
+        return option_at(g, l, dims, type, round_split(nodes_a / static_cast<double>(group.nodes.size()), d));
+    // Solve alpha * T_a = (1 - alpha) * T_b with each side's time linear in its share,
+    // then once more with the slopes measured at that split (tiling is not linear).
+    const Option half = option_at(g, l, dims, type, d / 2);
+    const double slope_a = half.compute_a_s / (static_cast<double>(d / 2) / static_cast<double>(d));
+    const double slope_b = half.compute_b_s / (static_cast<double>(d - d / 2) / static_cast<double>(d));
+    Option o = option_at(g, l, dims, type, round_split(slope_b / (slope_a + slope_b), d));
+    const double measured_a = o.compute_a_s / o.alpha, measured_b = o.compute_b_s / (1 - o.alpha);
+    const std::uint64_t refined = round_split(measured_b / (measured_a + measured_b), d);
+    if (refined != o.split_a) {
+        const Option r = option_at(g, l, dims, type, refined);
+        if (std::max(r.compute_a_s, r.compute_b_s) < std::max(o.compute_a_s, o.compute_b_s)) o = r;
+    }
+    return o;
+}
+
+double Planning::common_share(std::size_t g, const std::vector<LayerDims>& dims) const {
+    const Group& group = m_groups[g];
+    double a = 0, b = 0;
+    for (std::size_t l = 0; l < dims.size(); ++l) {
+        a += side_seconds(static_cast<std::size_t>(group.side_a), l, dims[l]);
+        b += side_seconds(static_cast<std::size_t>(group.side_b), l, dims[l]);
+    }
+    return b / (a + b);
 }
 
 SideVolumes Planning::intra_bytes(std::size_t l, PartitionType type, const LayerDims& dims) const {
@@ -155,72 +225,118 @@ SideVolumes Planning::intra_bytes(std::size_t l, PartitionType type, const Layer
     return {elements * width, elements * width};
 }
 
-void Planning::plan_group(std::size_t g, const std::vector<LayerDims>& dims) {
+std::pair<SideVolumes, SideVolumes> Planning::edge_bytes(std::size_t l, std::size_t e, const LayerDims& dims,
+                                                          const Option& from, const Option& to) const {
+    // The boundary tensor is the consumer's input at this group: rows = samples, columns =
+    // input channels x positions (channel-major, so a channel split is a column split).
+    const PlanLayer& layer = m_graph.layers[l];
+    const EdgeTransfer x = edge_transfer(layer.producers[e].kind, from.choice(), to.choice(), dims.batch,
+                                         dims.in_channels * layer.in_positions);
+    return {x.forward.scaled(m_bytes.activations), x.backward.scaled(m_bytes.gradients)};
+}
+
+std::string Planning::subproblem_key(std::size_t g, const std::vector<LayerDims>& dims) const {
+    // Everything plan_group reads: the dims, each side's node types and calibration, the
+    // exchange cost. Groups of a homogeneous torus or switch repeat it many times over.
+    std::string key;
+    const auto put = [&key](const auto& value) {
+        key.append(reinterpret_cast<const char*>(&value), sizeof value);
+    };
+    for (const LayerDims& d : dims) {
+        put(d.batch);
+        put(d.in_channels);
+        put(d.out_channels);
+    }
+    const Group& group = m_groups[g];
+    for (const int side : {group.side_a, group.side_b}) {
+        const auto s = static_cast<std::size_t>(side);
+        put(m_groups[s].nodes.size());
+        for (std::size_t count : m_type_counts[s]) put(count);
+        for (double c : m_correction[s]) put(c);
+    }
+    put(group.exchange.latency_s);
+    put(group.exchange.seconds_per_byte_to_a);
+    put(group.exchange.seconds_per_byte_to_b);
+    return key;
+}
+
+void Planning::plan_group(std::size_t g, const std::vector<LayerDims>& dims, std::vector<LayerChoice>& choices) {
+    std::string key = subproblem_key(g, dims);
+    if (const auto it = m_solved.find(key); it != m_solved.end()) {
+        choices = it->second;
+        return;
+    }
+    solve_group(g, dims, choices);
+    m_solved.emplace(std::move(key), choices);
+}
+
+void Planning::solve_group(std::size_t g, const std::vector<LayerDims>& dims, std::vector<LayerChoice>& choices) {
     const Group& group = m_groups[g];
     const std::size_t n = m_graph.layers.size();
-    const bool by_time = m_plan.objective == Objective::time;
+    const bool by_time = m_objective == Objective::time;
     const auto cost_of = [&](const SideVolumes& v) { return by_time ? group.exchange.seconds(v) : v.max(); };
 
-    // (1) Per layer and type: the split, each side's compute and the layer's own reduction.
-    std::vector<std::array<Option, kPartitionTypes>> options(n);
+    // (1) Per layer, the candidates: each allowed type at the rule's split and, when splits
+    // are balanced, also at the network's common share (so that consecutive layers of one type
+    // can keep their samples or channels where they are).
+    const bool two_shares = m_split == SplitRule::balanced;
+    const double common = two_shares ? common_share(g, dims) : 0;
+    std::vector<std::vector<Option>> options(n);
     AssignmentCosts costs;
     costs.layer.resize(n);
     costs.edge.resize(n);
     for (std::size_t l = 0; l < n; ++l) {
-        const auto allowed = allowed_types(m_plan.options.kind, m_graph.layers[l]);
-        bool any = false;
+        const auto allowed = allowed_types(m_kind, m_graph.layers[l]);
         for (std::size_t t = 0; t < kPartitionTypes; ++t) {
             const auto type = static_cast<PartitionType>(t);
-            costs.layer[l][t] = kInfinity;
             if (!allowed[t]) continue;
-            options[l][t] = split_option(g, l, dims[l], type);
-            const Option& o = options[l][t];
-            if (!o.feasible) continue;
-            any = true;
-            costs.layer[l][t] = cost_of(intra_bytes(l, type, dims[l])) + (by_time ? std::max(o.compute_a_s, o.compute_b_s) : 0);
+            const std::optional<Option> o = rule_option(g, l, dims[l], type);
+            if (!o) continue;
+            options[l].push_back(*o);
+            if (two_shares) {
+                const std::uint64_t split = round_split(common, dims[l].along(type));
+                if (split != o->split_a) options[l].push_back(option_at(g, l, dims[l], type, split));
+            }
         }
-        if (!any) {
+        for (const Option& o : options[l])
+            costs.layer[l].push_back(cost_of(intra_bytes(l, o.type, dims[l])) +
+                                     (by_time ? std::max(o.compute_a_s, o.compute_b_s) : 0));
+        if (options[l].empty()) {
             std::string types;
             for (std::size_t t = 0; t < kPartitionTypes; ++t)
                 if (allowed[t]) types += std::string(types.empty() ? "" : "/") + to_string(static_cast<PartitionType>(t));
             const LayerDims& d = dims[l];
             throw PlanError("layer '" + m_graph.layers[l].name + "' cannot be split over " +
-                            std::to_string(group.nodes.size()) + " nodes by " + std::string(to_string(m_plan.options.kind)) +
+                            std::to_string(group.nodes.size()) + " nodes by " + std::string(to_string(m_kind)) +
                             " (Type " + types + "): at this level it has batch " + std::to_string(d.batch) +
                             ", " + std::to_string(d.in_channels) + " input and " + std::to_string(d.out_channels) +
                             " output channels, and a split needs at least 2");
         }
     }
-    // (2) Per edge and type pair: converting the boundary tensors.
-    const auto edge_bytes = [&](std::size_t l, std::size_t e, std::size_t tf, std::size_t tt) {
-        const Edge& edge = m_graph.layers[l].producers[e];
-        const double elements = static_cast<double>(m_graph.layers[l].input_elements(dims[l]));
-        const EdgeTransfer x = edge_transfer(static_cast<PartitionType>(tf), static_cast<PartitionType>(tt), edge.shortcut,
-                                             options[edge.from][tf].alpha, options[l][tt].alpha, elements);
-        return std::pair{x.forward.scaled(m_bytes.activations), x.backward.scaled(m_bytes.gradients)};
-    };
+    // (2) Per edge and option pair: re-partitioning the boundary tensors.
     for (std::size_t l = 0; l < n; ++l) {
         const auto& producers = m_graph.layers[l].producers;
-        costs.edge[l].resize(producers.size());
-        for (std::size_t e = 0; e < producers.size(); ++e)
-            for (std::size_t tf = 0; tf < kPartitionTypes; ++tf)
-                for (std::size_t tt = 0; tt < kPartitionTypes; ++tt) {
-                    double& c = costs.edge[l][e][tf][tt];
-                    c = 0;
-                    if (!options[producers[e].from][tf].feasible || !options[l][tt].feasible) continue;
-                    const auto [fwd, bwd] = edge_bytes(l, e, tf, tt);
-                    c = cost_of(fwd) + cost_of(bwd);
+        for (std::size_t e = 0; e < producers.size(); ++e) {
+            const auto& from = options[producers[e].from];
+            AssignmentCosts::EdgeCosts edge;
+            edge.to_options = options[l].size();
+            edge.cost.reserve(from.size() * options[l].size());
+            for (const Option& f : from)
+                for (const Option& t : options[l]) {
+                    const auto [fwd, bwd] = edge_bytes(l, e, dims[l], f, t);
+                    edge.cost.push_back(cost_of(fwd) + cost_of(bwd));
                 }
+            costs.edge[l].push_back(std::move(edge));
+        }
     }
     // (3) The exact DP, then the record of what was chosen.
     const Assignment best = solve_exact(m_graph, costs);
-    auto& choices = m_plan.choices[g];
+    const auto chosen = [&](std::size_t l) -> const Option& { return options[l][best.options[l]]; };
     choices.resize(n);
     for (std::size_t l = 0; l < n; ++l) {
         LayerChoice& c = choices[l];
-        const auto t = static_cast<std::size_t>(best.types[l]);
-        const Option& o = options[l][t];
-        c.type = best.types[l];
+        const Option& o = chosen(l);
+        c.type = o.type;
         c.alpha = o.alpha;
         c.split_a = o.split_a;
         c.dims = dims[l];
@@ -234,17 +350,12 @@ void Planning::plan_group(std::size_t g, const std::vector<LayerDims>& dims) {
     for (std::size_t l = 0; l < n; ++l) {
         const auto& producers = m_graph.layers[l].producers;
         choices[l].forward_in.resize(producers.size());
-        for (std::size_t e = 0; e < producers.size(); ++e) {
-            choices[l].forward_in[e] = edge_bytes(l, e, static_cast<std::size_t>(best.types[producers[e].from]),
-                                                  static_cast<std::size_t>(best.types[l]))
-                                           .first;
-        }
+        for (std::size_t e = 0; e < producers.size(); ++e)
+            choices[l].forward_in[e] = edge_bytes(l, e, dims[l], chosen(producers[e].from), chosen(l)).first;
         choices[l].backward_in.clear();
-        for (const ConsumerEdge& ce : m_consumers[l]) {
-            choices[l].backward_in.push_back(edge_bytes(ce.consumer, ce.edge, static_cast<std::size_t>(best.types[l]),
-                                                        static_cast<std::size_t>(best.types[ce.consumer]))
-                                                 .second);
-        }
+        for (const ConsumerEdge& ce : m_consumers[l])
+            choices[l].backward_in.push_back(
+                edge_bytes(ce.consumer, ce.edge, dims[ce.consumer], chosen(l), chosen(ce.consumer)).second);
     }
 }
 
@@ -320,21 +431,14 @@ std::vector<Group> bisect(const ClusterView& cluster, const ExchangeModel& excha
     return groups;
 }
 
-Plan make_plan(const LayerGraph& graph, const ClusterView& cluster, const std::vector<Group>& groups,
-               const ComputeModel& compute, const ElementBytes& bytes, const PlannerOptions& options) {
-    Plan plan;
-    plan.options = options;
-    const bool searches = options.kind == PlannerKind::accpar;
-    plan.objective = searches && !options.comm_only ? Objective::time : Objective::comm_volume;
-    plan.split = searches && !options.equal_split ? SplitRule::balanced : SplitRule::equal;
-    plan.groups = groups;
-    plan.choices.resize(groups.size());
-    const std::size_t n = graph.layers.size();
-    plan.node_dims.resize(cluster.node_type.size());
+namespace {
 
-    // (1) Top down: each group's DP, then its layers' dims handed to its two sides.
-    Planning planning(graph, cluster, groups, compute, bytes, plan);
-    std::vector<std::vector<LayerDims>> dims(groups.size());
+/// Top down: each group's DP, then its layers' dims handed to its two sides. Fills
+/// plan.choices, plan.node_dims and `dims` (per group, per layer).
+void plan_top_down(const LayerGraph& graph, Planning& planning, Plan& plan, std::vector<std::vector<LayerDims>>& dims) {
+    const std::size_t n = graph.layers.size();
+    const std::vector<Group>& groups = plan.groups;
+    dims.assign(groups.size(), {});
     dims[0].resize(n);
     for (std::size_t l = 0; l < n; ++l) dims[0][l] = graph.layers[l].dims;
     for (std::size_t g = 0; g < groups.size(); ++g) {
@@ -343,7 +447,7 @@ Plan make_plan(const LayerGraph& graph, const ClusterView& cluster, const std::v
             plan.node_dims[group.nodes.front()] = dims[g];
             continue;
         }
-        planning.plan_group(g, dims[g]);
+        planning.plan_group(g, dims[g], plan.choices[g]);
         auto& a = dims[static_cast<std::size_t>(group.side_a)];
         auto& b = dims[static_cast<std::size_t>(group.side_b)];
         a = b = dims[g];
@@ -353,11 +457,18 @@ Plan make_plan(const LayerGraph& graph, const ClusterView& cluster, const std::v
             b[l].along(c.type) = dims[g][l].along(c.type) - c.split_a;
         }
     }
-    // (2) Predictions: each node's exact share, and the communication of every depth.
+}
+
+/// The plan's predictions: each node's exact share, and the communication of every depth.
+void predict(const LayerGraph& graph, const ClusterView& cluster, const ComputeModel& compute, Plan& plan) {
+    const std::size_t n = graph.layers.size();
+    const std::vector<Group>& groups = plan.groups;
     plan.compute_s.assign(n, PhaseSeconds{});
     plan.forward_comm_s.assign(n, 0);
     plan.backward_comm_s.assign(n, 0);
     plan.sync_comm_s.assign(n, 0);
+    plan.comm_bytes = 0;
+    plan.step_s = 0;
     for (std::size_t node = 0; node < cluster.node_type.size(); ++node)
         for (std::size_t l = 0; l < n; ++l) {
             const PhaseSeconds s = compute(cluster.node_type[node], l, plan.node_dims[node][l]);
@@ -381,6 +492,46 @@ Plan make_plan(const LayerGraph& graph, const ClusterView& cluster, const std::v
             plan.sync_comm_s[l] += sync;
         }
     for (std::size_t l = 0; l < n; ++l) plan.step_s += plan.layer_s(l);
+}
+
+bool same_choices(const Plan& a, const Plan& b) {
+    for (std::size_t g = 0; g < a.choices.size(); ++g)
+        for (std::size_t l = 0; l < a.choices[g].size(); ++l)
+            if (a.choices[g][l].type != b.choices[g][l].type || a.choices[g][l].split_a != b.choices[g][l].split_a)
+                return false;
+    return true;
+}
+
+}  // namespace
+
+Plan make_plan(const LayerGraph& graph, const ClusterView& cluster, const std::vector<Group>& groups,
+               const ComputeModel& compute, const ElementBytes& bytes, const PlannerOptions& options) {
+    Plan plan;
+    plan.options = options;
+    const bool searches = options.kind == PlannerKind::accpar;
+    plan.objective = searches && !options.comm_only ? Objective::time : Objective::comm_volume;
+    plan.split = searches && !options.equal_split ? SplitRule::balanced : SplitRule::equal;
+    plan.groups = groups;
+    plan.choices.resize(groups.size());
+    plan.node_dims.resize(cluster.node_type.size());
+
+    Planning planning(graph, cluster, groups, compute, bytes, plan);
+    std::vector<std::vector<LayerDims>> dims;
+    plan_top_down(graph, planning, plan, dims);
+    predict(graph, cluster, compute, plan);
+    if (plan.objective != Objective::time) return plan;
+    // AccPar's estimate from the levels below (docs/planner.md, "Estimates from the levels
+    // below"): a side's compute at a cut is first estimated from its nodes' speeds; once a
+    // plan exists, each group's estimate is scaled by what its nodes really take under that
+    // plan, and the hierarchy is planned again, keeping the best prediction.
+    for (int round = 0; round < kRefinementRounds; ++round) {
+        planning.calibrate(plan, dims);
+        Plan next = plan;
+        plan_top_down(graph, planning, next, dims);
+        predict(graph, cluster, compute, next);
+        if (same_choices(next, plan) || !(next.step_s < plan.step_s)) break;
+        plan = std::move(next);
+    }
     return plan;
 }
 

@@ -12,7 +12,7 @@
 
 #include "planner/assignment.h"
 #include "planner/layer_graph.h"
-#include "planner/transfers.h"
+#include "planner/ownership.h"
 
 namespace fastsim::planner {
 
@@ -138,6 +138,9 @@ struct Plan {
                sync_comm_s[l];
     }
 };
+
+/// How many times AccPar re-plans with its estimates calibrated by the previous plan.
+inline constexpr int kRefinementRounds = 3;
 
 /// Plans `graph` over the groups of `bisect` (docs/planner.md). The compute model gives
 /// node-characterised seconds (not peak FLOPs); the exchange costs come from the topology.

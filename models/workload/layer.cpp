@@ -14,6 +14,10 @@ const char* to_string(LayerKind kind) {
     return "?";
 }
 
+const char* to_string(ShortcutConvention convention) {
+    return convention == ShortcutConvention::accpar ? "accpar" : "producer";
+}
+
 namespace {
 
 std::uint64_t u64(int v) { return static_cast<std::uint64_t>(v); }

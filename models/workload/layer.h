@@ -61,10 +61,22 @@ struct LayerGemm {
 /// SizeOverflow if a dimension, the count or the forward MACs do not fit 64 bits.
 LayerGemm lower(const Layer& layer, std::size_t batch);
 
+/// What a second or later entry of a layer's `inputs` names (docs/workloads.md, "Shortcuts").
+enum class ShortcutConvention : std::uint8_t {
+    /// The producer of the tensor added to the layer's input (fastsim's traces): the edge moves
+    /// that producer's output into the layer's input layout.
+    producer,
+    /// The first layer of the block the shortcut skips (AccPar's code): the edge moves that
+    /// layer's input into the layout of this layer's output, as AccPar's block table does.
+    accpar
+};
+const char* to_string(ShortcutConvention convention);
+
 struct Workload {
     std::string name;
     std::string source;      ///< where the layer sizes come from
     std::vector<Layer> layers;
+    ShortcutConvention shortcuts = ShortcutConvention::producer;
 };
 
 }  // namespace fastsim::workload

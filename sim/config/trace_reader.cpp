@@ -105,6 +105,15 @@ workload::Workload read_yaml_trace(const std::string& text, const std::string& p
     workload::Workload w;
     w.name = top.scalar<std::string>("network").value_or(path);
     w.source = top.scalar<std::string>("source").value_or("");
+    const Field<workload::ShortcutConvention> shortcuts = top.choice<workload::ShortcutConvention>(
+        "shortcuts",
+        [](const std::string& v) -> std::optional<workload::ShortcutConvention> {
+            if (v == "producer") return workload::ShortcutConvention::producer;
+            if (v == "accpar") return workload::ShortcutConvention::accpar;
+            return std::nullopt;
+        },
+        "producer, accpar");
+    w.shortcuts = shortcuts.value.value_or(workload::ShortcutConvention::producer);
     std::vector<Location> where;
     auto layers = top.maps("layers");
     if (layers.empty()) throw ConfigError(top.location_of("layers"), "expected a non-empty list of layers");
@@ -180,11 +189,11 @@ workload::Workload read_scalesim_csv(const std::string& text, const std::string&
             char* end = nullptr;
             errno = 0;
             const long value = std::strtol(fields[static_cast<std::size_t>(f)].c_str(), &end, 10);
-            const std::string& text = fields[static_cast<std::size_t>(f)];
-            if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || *end != '\0' ||
+            const std::string& digits = fields[static_cast<std::size_t>(f)];
+            if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || *end != '\0' ||
                 errno == ERANGE || !kLayerSize.admits(double(value)))
                 throw ConfigError(at, std::string("field '") + kColumns[f] + "': expected " +
-                                          kLayerSize.describe("an integer") + ", got '" + fields[static_cast<std::size_t>(f)] + "'");
+                                          kLayerSize.describe("an integer") + ", got '" + digits + "'");
             v[f] = static_cast<int>(value);
         }
         Layer l;

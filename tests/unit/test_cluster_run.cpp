@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <map>
 
 #include "config/load.h"
 #include "run/cluster_step.h"
@@ -61,14 +62,25 @@ TEST_CASE("Balanced splits even out TPU-v2-like and TPU-v3-like nodes on the nod
     REQUIRE(planned.plan.groups[0].nodes.size() == 16);
     // The first cut is between the kinds (the slow switch links): 8 v2-like against 8 v3-like.
     CHECK(planned.plan.groups[static_cast<std::size_t>(planned.plan.groups[0].side_a)].nodes.size() == 8);
+    // Each layer takes either its own balanced share or the share common to the network, which
+    // every Type I layer can keep without moving samples across the switch. Over the network
+    // the sides stay within 25% of each other.
     double imbalance = 0, busiest = 0, alpha = 0;
+    std::map<std::uint64_t, std::size_t> batch_splits;
     for (const auto& c : root) {
         imbalance += std::abs(c.compute_a_s - c.compute_b_s);
         busiest += std::max(c.compute_a_s, c.compute_b_s);
         alpha += c.alpha / static_cast<double>(root.size());
-        CHECK(std::abs(c.compute_a_s - c.compute_b_s) <= 0.15 * std::max(c.compute_a_s, c.compute_b_s));
+        if (c.type == planner::PartitionType::batch) ++batch_splits[c.split_a];
     }
-    CHECK(imbalance / busiest < 0.03);
+    CHECK(imbalance / busiest < 0.25);
+    REQUIRE(!batch_splits.empty());
+    std::size_t kept = 0, batch_layers = 0;
+    for (const auto& [split, count] : batch_splits) {
+        kept = std::max(kept, count);
+        batch_layers += count;
+    }
+    CHECK(kept * 2 > batch_layers);
     // The v2-like side gets well under half: its arrays x clock are 1400 vs 3760 MHz-arrays.
     CHECK(alpha > 0.2);
     CHECK(alpha < 0.45);

@@ -8,7 +8,7 @@
 #include "planner/assignment.h"
 #include "planner/layer_graph.h"
 #include "planner/planner.h"
-#include "planner/transfers.h"
+#include "planner/ownership.h"
 
 using namespace fastsim;
 using planner::PartitionType;
@@ -69,19 +69,27 @@ workload::Workload dense_net() {
     return w;
 }
 
+/// Random costs with 1 to 4 options per layer (a type at one or two shares).
 planner::AssignmentCosts random_costs(const planner::LayerGraph& g, std::mt19937_64& rng) {
     std::uniform_real_distribution<double> u(0.0, 10.0);
+    std::uniform_int_distribution<std::size_t> option_count(1, 4);  // 4^10 assignments at most
     std::bernoulli_distribution forbid(0.1);
     planner::AssignmentCosts c;
-    for (const auto& layer : g.layers) {
-        planner::AssignmentCosts::TypeCosts t{};
-        for (auto& v : t) v = forbid(rng) ? std::numeric_limits<double>::infinity() : u(rng);
-        t[0] = u(rng);  // keep one type feasible
-        c.layer.push_back(t);
-        std::vector<planner::AssignmentCosts::EdgeCosts> edges(layer.producers.size());
-        for (auto& e : edges)
-            for (auto& row : e)
-                for (auto& v : row) v = u(rng);
+    for (std::size_t l = 0; l < g.layers.size(); ++l) {
+        std::vector<double> options(option_count(rng));
+        for (auto& v : options) v = forbid(rng) ? std::numeric_limits<double>::infinity() : u(rng);
+        options[0] = u(rng);  // keep one option feasible
+        c.layer.push_back(options);
+    }
+    for (std::size_t l = 0; l < g.layers.size(); ++l) {
+        std::vector<planner::AssignmentCosts::EdgeCosts> edges;
+        for (const auto& e : g.layers[l].producers) {
+            planner::AssignmentCosts::EdgeCosts edge;
+            edge.to_options = c.layer[l].size();
+            edge.cost.resize(c.layer[e.from].size() * edge.to_options);
+            for (auto& v : edge.cost) v = u(rng);
+            edges.push_back(edge);
+        }
         c.edge.push_back(edges);
     }
     return c;
@@ -131,7 +139,7 @@ TEST_CASE("Exact DP equals brute force on chain, residual and dense graphs", "[p
             const auto brute = planner::solve_brute_force(graph, costs);
             INFO(name << " trial " << trial);
             REQUIRE(dp.cost == Approx(brute.cost).epsilon(1e-12));
-            REQUIRE(planner::assignment_cost(graph, costs, dp.types) == Approx(dp.cost).epsilon(1e-12));
+            REQUIRE(planner::assignment_cost(graph, costs, dp.options) == Approx(dp.cost).epsilon(1e-12));
         }
     }
 }
@@ -146,20 +154,21 @@ TEST_CASE("A shortcut edge sees its producer's chosen type, not a back-pointer's
     planner::AssignmentCosts c;
     const double inf = std::numeric_limits<double>::infinity();
     c.layer = {{0, 1, inf}, {5, 0, inf}, {5, 0, inf}, {0, 3, inf}};
-    planner::AssignmentCosts::EdgeCosts zero{}, i_to_ii{}, agree{};
-    i_to_ii[0][1] = 2;
+    const auto edge = [](std::vector<double> cost) { return planner::AssignmentCosts::EdgeCosts{3, std::move(cost)}; };
+    const auto zero = edge(std::vector<double>(9, 0.0));
+    auto i_to_ii = zero, agree = zero;
+    i_to_ii.cost[0 * 3 + 1] = 2;
     for (std::size_t f = 0; f < 3; ++f)
-        for (std::size_t t = 0; t < 3; ++t) agree[f][t] = f == t ? 0 : 10;
+        for (std::size_t t = 0; t < 3; ++t) agree.cost[f * 3 + t] = f == t ? 0 : 10;
     c.edge = {{}, {i_to_ii}, {zero}, {zero, agree}};
     const auto dp = planner::solve_exact(graph, c);
     CHECK(dp.cost == 2.0);
-    CHECK(dp.types == std::vector<PartitionType>{PartitionType::batch, PartitionType::in_channels,
-                                                 PartitionType::in_channels, PartitionType::batch});
+    CHECK(dp.options == std::vector<std::size_t>{0, 1, 1, 0});
     CHECK(planner::solve_brute_force(graph, c).cost == dp.cost);
 }
 
-TEST_CASE("Transfer tables at equal halves are AccPar's, and follow the shares otherwise", "[planner]") {
-    const double F = 96;  // the boundary tensor's elements
+TEST_CASE("Ownership at equal halves gives AccPar's chain and block tables", "[planner][ownership]") {
+    const std::uint64_t rows = 8, columns = 12;  // the boundary tensor: F = 96 elements
     using P = PartitionType;
     const P I = P::batch, II = P::in_channels, III = P::out_channels;
     struct Row {
@@ -170,28 +179,120 @@ TEST_CASE("Transfer tables at equal halves are AccPar's, and follow the shares o
     const std::vector<Row> chain{{I, I, 0, 0},    {I, II, 24, 24},  {I, III, 48, 0}, {II, I, 0, 48},   {II, II, 0, 48},
                                  {II, III, 0, 0}, {III, I, 24, 24}, {III, II, 0, 0}, {III, III, 48, 0}};
     // Com_Cost_Inter_Layer_Block: I->II 0.5F, I->III 0.25(F+E), II->I 0.25(F+E), II->II 0.5F, III->I 0.5E, III->III 0.5E.
-    const std::vector<Row> shortcut{{I, I, 0, 0},    {I, II, 48, 0},  {I, III, 24, 24}, {II, I, 24, 24},  {II, II, 48, 0},
-                                    {II, III, 0, 0}, {III, I, 0, 48}, {III, II, 0, 0},  {III, III, 0, 48}};
-    for (const auto& [rows, is_shortcut] : {std::pair{chain, false}, std::pair{shortcut, true}})
-        for (const Row& r : rows) {
-            const auto x = planner::edge_transfer(r.from, r.to, is_shortcut, 0.5, 0.5, F);
-            INFO(planner::to_string(r.from) << " -> " << planner::to_string(r.to) << (is_shortcut ? " shortcut" : ""));
+    const std::vector<Row> block{{I, I, 0, 0},    {I, II, 48, 0},  {I, III, 24, 24}, {II, I, 24, 24},  {II, II, 48, 0},
+                                 {II, III, 0, 0}, {III, I, 0, 48}, {III, II, 0, 0},  {III, III, 0, 48}};
+    for (const auto& [table, kind] : {std::pair{chain, planner::EdgeKind::producer_output},
+                                      std::pair{block, planner::EdgeKind::accpar_block}})
+        for (const Row& r : table) {
+            const auto x = planner::edge_transfer(kind, {r.from, 0.5}, {r.to, 0.5}, rows, columns);
+            INFO(planner::to_string(r.from) << " -> " << planner::to_string(r.to)
+                                            << (kind == planner::EdgeKind::accpar_block ? " block" : " chain"));
             CHECK(x.forward.to_a == r.forward);
             CHECK(x.forward.to_b == r.forward);
             CHECK(x.backward.to_a == r.backward);
             CHECK(x.backward.to_b == r.backward);
         }
-    // Unequal shares: I (A holds 1/4 of the rows) -> III (both need all of F): A fetches 3/4, B 1/4.
-    auto x = planner::edge_transfer(I, III, false, 0.25, 0.5, F);
-    CHECK(x.forward.to_a == 72);
-    CHECK(x.forward.to_b == 24);
-    // I (A holds 1/4 of the rows) -> II (A needs 3/4 of the columns, of every row): 3/4 * 3/4 F to A, 1/4 * 1/4 F to B;
-    // E goes back: A holds 3/4 of E's columns and needs 1/4 of its rows.
-    x = planner::edge_transfer(I, II, false, 0.25, 0.75, F);
-    CHECK(x.forward.to_a == Approx(0.75 * 0.75 * F));
-    CHECK(x.forward.to_b == Approx(0.25 * 0.25 * F));
-    CHECK(x.backward.to_a == Approx(0.25 * 0.25 * F));
-    CHECK(x.backward.to_b == Approx(0.75 * 0.75 * F));
+}
+
+TEST_CASE("Ownership with unequal shares: every same-type pair by hand", "[planner][ownership]") {
+    // 8 rows x 12 columns; the producer's side A holds 1/4, the consumer's side A takes 3/4
+    // (rows 0-1 then 0-5; columns 0-2 then 0-8).
+    const std::uint64_t rows = 8, columns = 12;
+    using P = PartitionType;
+    const auto x = [&](planner::EdgeKind kind, P type) {
+        return planner::edge_transfer(kind, {type, 0.25}, {type, 0.75}, rows, columns);
+    };
+    const auto chain = planner::EdgeKind::producer_output, block = planner::EdgeKind::accpar_block;
+    // I -> I: F's rows 2-5 move to A (4 rows x 12); E flows back, rows 2-5 to B.
+    auto t = x(chain, P::batch);
+    CHECK(t.forward.to_a == 48);
+    CHECK(t.forward.to_b == 0);
+    CHECK(t.backward.to_a == 0);
+    CHECK(t.backward.to_b == 48);
+    // II -> II: the producer's output is whole after its partial sums, so F moves nothing; the
+    // consumer's E is split by columns (A 0-8, B 9-11) and the producer needs all of it.
+    t = x(chain, P::in_channels);
+    CHECK(t.forward.to_a == 0);
+    CHECK(t.forward.to_b == 0);
+    CHECK(t.backward.to_a == 3 * 8);
+    CHECK(t.backward.to_b == 9 * 8);
+    // III -> III: the producer's output columns 0-2 | 3-11, the consumer needs all of F; E is
+    // whole after the consumer's partial sums.
+    t = x(chain, P::out_channels);
+    CHECK(t.forward.to_a == 9 * 8);
+    CHECK(t.forward.to_b == 3 * 8);
+    CHECK(t.backward.to_a == 0);
+    CHECK(t.backward.to_b == 0);
+    // Block, I -> I: held by rows at 1/4, needed by rows at 3/4, as the chain.
+    t = x(block, P::batch);
+    CHECK(t.forward.to_a == 48);
+    CHECK(t.backward.to_b == 48);
+    // Block, II -> II: held by columns (0-2 | 3-11), needed whole; E the other way is free.
+    t = x(block, P::in_channels);
+    CHECK(t.forward.to_a == 9 * 8);
+    CHECK(t.forward.to_b == 3 * 8);
+    CHECK(t.backward.to_a + t.backward.to_b == 0);
+    // Block, III -> III: F held whole; E held by the consumer's columns (0-8 | 9-11), needed whole.
+    t = x(block, P::out_channels);
+    CHECK(t.forward.to_a + t.forward.to_b == 0);
+    CHECK(t.backward.to_a == 3 * 8);
+    CHECK(t.backward.to_b == 9 * 8);
+    // Equal shares of one type move nothing forward, on either kind of edge.
+    for (const auto kind : {chain, block})
+        CHECK(planner::edge_transfer(kind, {P::batch, 0.3}, {P::batch, 0.3}, rows, columns).forward.max() == 0);
+}
+
+namespace {
+
+/// Element-by-element reference: does side A (or B) hold element (r, c) when a layer of
+/// `type` at share `alpha` holds its input (or output) tensor? From the table in
+/// docs/planner.md, "Ownership", written out independently of models/planner/ownership.cpp.
+bool holds(PartitionType type, bool input, double alpha, bool side_a, std::uint64_t r, std::uint64_t c,
+           std::uint64_t rows, std::uint64_t columns) {
+    const auto first = [&](std::uint64_t i, std::uint64_t extent) {
+        return static_cast<double>(i) < std::round(alpha * static_cast<double>(extent));
+    };
+    switch (type) {
+    case PartitionType::batch: return first(r, rows) == side_a;
+    case PartitionType::in_channels: return input ? first(c, columns) == side_a : true;
+    case PartitionType::out_channels: return input ? true : first(c, columns) == side_a;
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("Ownership equals an element-by-element count on random unequal cases", "[planner][ownership]") {
+    std::mt19937_64 rng(11);
+    std::uniform_int_distribution<std::uint64_t> extent(2, 17);
+    std::uniform_real_distribution<double> share(0.05, 0.95);
+    std::uniform_int_distribution<int> type(0, 2);
+    for (int trial = 0; trial < 400; ++trial) {
+        const std::uint64_t rows = extent(rng), columns = extent(rng);
+        const planner::SplitChoice from{PartitionType(type(rng)), share(rng)}, to{PartitionType(type(rng)), share(rng)};
+        const bool block = trial % 2 == 1;
+        const auto x = planner::edge_transfer(block ? planner::EdgeKind::accpar_block : planner::EdgeKind::producer_output,
+                                              from, to, rows, columns);
+        // Chain: F held as `from`'s output, needed as `to`'s input. Block: held as `from`'s
+        // input, needed as `to`'s output. E: the reverse of each.
+        const bool from_input = block, to_input = !block;
+        double f_a = 0, f_b = 0, e_a = 0, e_b = 0;
+        for (std::uint64_t r = 0; r < rows; ++r)
+            for (std::uint64_t c = 0; c < columns; ++c)
+                for (const bool a : {true, false}) {
+                    const bool from_has = holds(from.type, from_input, from.alpha, a, r, c, rows, columns);
+                    const bool to_has = holds(to.type, to_input, to.alpha, a, r, c, rows, columns);
+                    (a ? f_a : f_b) += to_has && !from_has;
+                    (a ? e_a : e_b) += from_has && !to_has;
+                }
+        INFO("trial " << trial << ": " << planner::to_string(from.type) << "@" << from.alpha << " -> "
+                      << planner::to_string(to.type) << "@" << to.alpha << (block ? " block " : " chain ") << rows << "x"
+                      << columns);
+        REQUIRE(x.forward.to_a == f_a);
+        REQUIRE(x.forward.to_b == f_b);
+        REQUIRE(x.backward.to_a == e_a);
+        REQUIRE(x.backward.to_b == e_b);
+    }
 }
 
 TEST_CASE("Two nodes: every type pair of a two-layer net costs what the tables say", "[planner]") {
@@ -216,7 +317,8 @@ TEST_CASE("Two nodes: every type pair of a two-layer net costs what the tables s
     const auto plan = planner::make_plan(graph, uniform_cluster(2), groups, compute, one, options);
     for (std::size_t a = 0; a < 3; ++a)
         for (std::size_t b = 0; b < 3; ++b) {
-            const auto x = planner::edge_transfer(PartitionType(a), PartitionType(b), false, 0.5, 0.5, 48);
+            const auto x = planner::edge_transfer(planner::EdgeKind::producer_output, {PartitionType(a), 0.5},
+                                                  {PartitionType(b), 0.5}, 8, 6);
             CHECK(x.forward.max() + x.backward.max() == edge[a][b]);
         }
     CHECK(best == 72);  // fc0 III (its input error is never needed) + fc1 III (48) + III->III (24)
@@ -304,4 +406,18 @@ TEST_CASE("Data parallelism with fewer samples than nodes is a clear error", "[p
     // AccPar splits channels instead.
     options.kind = planner::PlannerKind::accpar;
     CHECK_NOTHROW(planner::make_plan(graph, uniform_cluster(4), groups, linear_compute(graph, {1.0}), {}, options));
+}
+
+TEST_CASE("Shortcut edges follow the trace's convention", "[planner]") {
+    workload::Workload w;
+    w.layers = {fc("a", 8, 8), fc("b", 8, 8, {"a"}), fc("c", 8, 8, {"b"}), fc("d", 8, 8, {"c", "b"})};
+    auto graph = planner::build_layer_graph(w, 4);
+    REQUIRE(graph.layers[3].producers.size() == 2);
+    CHECK(graph.layers[3].producers[0].kind == planner::EdgeKind::producer_output);
+    CHECK(graph.layers[3].producers[1].kind == planner::EdgeKind::producer_output);
+    w.shortcuts = workload::ShortcutConvention::accpar;
+    graph = planner::build_layer_graph(w, 4);
+    CHECK(graph.layers[3].producers[0].kind == planner::EdgeKind::producer_output);  // the chain edge stays
+    CHECK(graph.layers[3].producers[1].kind == planner::EdgeKind::accpar_block);
+    CHECK(graph.layers[3].producers[1].from == 1);
 }

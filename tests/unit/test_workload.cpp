@@ -140,3 +140,19 @@ TEST_CASE("malformed traces are errors with file, line and key path", "[workload
     CHECK_THAT(error_of("t.yaml", "layers: []\n"), Contains("layers: expected a non-empty list of layers"));
     CHECK_THAT(error_of("t.txt", "x"), Contains("unknown trace format"));
 }
+
+TEST_CASE("A trace's shortcuts key says what a join's later inputs name", "[workload]") {
+    test::TempDir dir;
+    const std::string layers =
+        "layers:\n"
+        "  - {name: a, type: fc, in_features: 4, out_features: 4}\n"
+        "  - {name: b, type: fc, in_features: 4, out_features: 4}\n"
+        "  - {name: c, type: fc, in_features: 4, out_features: 4}\n"
+        "  - {name: d, type: fc, in_features: 4, out_features: 4, inputs: [c, b]}\n";
+    const auto producer = config::read_trace(dir.write("p.yaml", layers));
+    CHECK(producer.shortcuts == workload::ShortcutConvention::producer);
+    const auto accpar = config::read_trace(dir.write("a.yaml", "shortcuts: accpar\n" + layers));
+    CHECK(accpar.shortcuts == workload::ShortcutConvention::accpar);
+    CHECK_THAT(error_of("t.yaml", "shortcuts: block\n" + layers),
+               Contains("t.yaml:1:12: shortcuts: expected one of producer, accpar, got 'block'"));
+}
