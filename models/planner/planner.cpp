@@ -12,8 +12,9 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-constexpr std::array<std::pair<std::string_view, PlannerKind>, 5> kPlannerNames{{
+constexpr std::array<std::pair<std::string_view, PlannerKind>, 6> kPlannerNames{{
     {"data_parallel", PlannerKind::data_parallel},
+    {"data_parallel_balanced", PlannerKind::data_parallel_balanced},
     {"owt", PlannerKind::owt},
     {"hypar", PlannerKind::hypar},
     {"accpar", PlannerKind::accpar},
@@ -23,7 +24,8 @@ constexpr std::array<std::pair<std::string_view, PlannerKind>, 5> kPlannerNames{
 /// Which types a planner may give a layer.
 std::array<bool, kPartitionTypes> allowed_types(PlannerKind kind, const PlanLayer& layer) {
     switch (kind) {
-    case PlannerKind::data_parallel: return {true, false, false};
+    case PlannerKind::data_parallel:
+    case PlannerKind::data_parallel_balanced: return {true, false, false};
     case PlannerKind::owt:
         return layer.layer.kind == workload::LayerKind::conv ? std::array<bool, 3>{true, false, false}
                                                              : std::array<bool, 3>{false, true, false};
@@ -290,8 +292,12 @@ void Planning::solve_group(std::size_t g, const std::vector<LayerDims>& dims, st
         for (std::size_t t = 0; t < kPartitionTypes; ++t) {
             const auto type = static_cast<PartitionType>(t);
             if (!allowed[t]) continue;
+            if (dims[l].along(type) < 2) continue;
+            if (m_kind == PlannerKind::data_parallel_balanced && two_shares) {  // one share per node, network-wide
+                options[l].push_back(option_at(g, l, dims[l], type, round_split(common, dims[l].along(type))));
+                continue;
+            }
             const std::optional<Option> o = rule_option(g, l, dims[l], type);
-            if (!o) continue;
             options[l].push_back(*o);
             if (two_shares) {
                 const std::uint64_t split = round_split(common, dims[l].along(type));
@@ -371,6 +377,24 @@ std::optional<PlannerKind> parse_planner(std::string_view name) {
     for (const auto& [n, k] : kPlannerNames)
         if (n == name) return k;
     return std::nullopt;
+}
+
+std::string planner_name_list() {
+    std::string list;
+    for (const PlannerKind k : kAllPlanners) list += (list.empty() ? "" : ", ") + std::string(to_string(k));
+    return list;
+}
+
+Objective objective_of(const PlannerOptions& options) {
+    return options.kind == PlannerKind::accpar && !options.comm_only ? Objective::time : Objective::comm_volume;
+}
+
+bool equal_split_matters(PlannerKind kind) {
+    return kind == PlannerKind::accpar || kind == PlannerKind::data_parallel_balanced;
+}
+
+SplitRule split_of(const PlannerOptions& options) {
+    return equal_split_matters(options.kind) && !options.equal_split ? SplitRule::balanced : SplitRule::equal;
 }
 
 double LayerChoice::forward_comm_s(const ExchangeCost& x) const {
@@ -494,6 +518,19 @@ void predict(const LayerGraph& graph, const ClusterView& cluster, const ComputeM
     for (std::size_t l = 0; l < n; ++l) plan.step_s += plan.layer_s(l);
 }
 
+/// A planner that puts a layer on Type I needs a sample per node: one message for it, whatever
+/// the command.
+void check_batch(const LayerGraph& graph, const ClusterView& cluster, PlannerKind kind) {
+    const std::size_t nodes = cluster.node_type.size();
+    for (const PlanLayer& layer : graph.layers) {
+        const auto allowed = allowed_types(kind, layer);
+        if (allowed[0] && !allowed[1] && !allowed[2] && layer.dims.batch < nodes)
+            throw PlanError("planner " + std::string(to_string(kind)) + " splits the batch of layer '" + layer.name +
+                            "' over every node: batch " + std::to_string(layer.dims.batch) + " is smaller than the " +
+                            std::to_string(nodes) + " nodes");
+    }
+}
+
 bool same_choices(const Plan& a, const Plan& b) {
     for (std::size_t g = 0; g < a.choices.size(); ++g)
         for (std::size_t l = 0; l < a.choices[g].size(); ++l)
@@ -506,11 +543,11 @@ bool same_choices(const Plan& a, const Plan& b) {
 
 Plan make_plan(const LayerGraph& graph, const ClusterView& cluster, const std::vector<Group>& groups,
                const ComputeModel& compute, const ElementBytes& bytes, const PlannerOptions& options) {
+    check_batch(graph, cluster, options.kind);
     Plan plan;
     plan.options = options;
-    const bool searches = options.kind == PlannerKind::accpar;
-    plan.objective = searches && !options.comm_only ? Objective::time : Objective::comm_volume;
-    plan.split = searches && !options.equal_split ? SplitRule::balanced : SplitRule::equal;
+    plan.objective = objective_of(options);
+    plan.split = split_of(options);
     plan.groups = groups;
     plan.choices.resize(groups.size());
     plan.node_dims.resize(cluster.node_type.size());
@@ -519,7 +556,7 @@ Plan make_plan(const LayerGraph& graph, const ClusterView& cluster, const std::v
     std::vector<std::vector<LayerDims>> dims;
     plan_top_down(graph, planning, plan, dims);
     predict(graph, cluster, compute, plan);
-    if (plan.objective != Objective::time) return plan;
+    if (plan.split != SplitRule::balanced) return plan;
     // AccPar's estimate from the levels below (docs/planner.md, "Estimates from the levels
     // below"): a side's compute at a cut is first estimated from its nodes' speeds; once a
     // plan exists, each group's estimate is scaled by what its nodes really take under that

@@ -18,16 +18,20 @@ namespace fastsim::planner {
 
 /// The planners of docs/planner.md, "Planners".
 enum class PlannerKind : std::uint8_t {
-    data_parallel,  ///< Type I everywhere
-    owt,            ///< "one weird trick": convolutions Type I, the rest Type II
-    hypar,          ///< DP over {I, II} minimising communication (HyPar)
-    accpar,         ///< DP over {I, II, III} minimising compute + communication time, balanced splits
-    tofu            ///< recursive cuts minimising communication over {I, II, III} with equal halves (Tofu-style)
+    data_parallel,           ///< Type I everywhere, the batch split by node count (as the papers)
+    data_parallel_balanced,  ///< Type I everywhere, the batch split by measured node speed
+    owt,                     ///< "one weird trick": convolutions Type I, the rest Type II
+    hypar,                   ///< DP over {I, II} minimising communication (HyPar)
+    accpar,                  ///< DP over {I, II, III} minimising compute + communication time, balanced splits
+    tofu                     ///< recursive cuts minimising communication over {I, II, III} with equal halves (Tofu-style)
 };
-inline constexpr std::array<PlannerKind, 5> kAllPlanners{PlannerKind::data_parallel, PlannerKind::owt,
-                                                         PlannerKind::hypar, PlannerKind::accpar, PlannerKind::tofu};
+inline constexpr std::array<PlannerKind, 6> kAllPlanners{PlannerKind::data_parallel, PlannerKind::data_parallel_balanced,
+                                                         PlannerKind::owt,           PlannerKind::hypar,
+                                                         PlannerKind::accpar,        PlannerKind::tofu};
 std::string_view to_string(PlannerKind kind);
 std::optional<PlannerKind> parse_planner(std::string_view name);
+/// Every planner's name, in kAllPlanners order, joined by ", " (for help and messages).
+std::string planner_name_list();
 
 /// What the DP minimises.
 enum class Objective : std::uint8_t {
@@ -43,9 +47,17 @@ enum class SplitRule : std::uint8_t {
 
 struct PlannerOptions {
     PlannerKind kind = PlannerKind::accpar;
-    bool comm_only = false;    ///< objective = communication volume, for every planner
+    bool comm_only = false;    ///< objective = communication volume, and AccPar's 2-byte elements, for every planner
     bool equal_split = false;  ///< split = equal, for every planner
 };
+
+/// What a planner minimises and how it splits, given the options (docs/planner.md, "Planners"):
+/// AccPar minimises time unless comm_only; every other planner minimises volume. AccPar and
+/// data_parallel_balanced balance their splits unless equal_split; the others split equally.
+Objective objective_of(const PlannerOptions& options);
+SplitRule split_of(const PlannerOptions& options);
+/// Whether equal_split changes what `kind` plans (it does only for planners that balance).
+bool equal_split_matters(PlannerKind kind);
 
 /// Bytes per element of each tensor class as it crosses a link.
 struct ElementBytes {

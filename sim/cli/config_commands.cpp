@@ -65,7 +65,7 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     if (take.fidelity)
         options.add_options()("fidelity", po::value(&fidelity), "memo (default: memoised tile timing) or stepped (the SystemC array, cycle by cycle); same as -p run.fidelity=...");
     if (take.planner)
-        options.add_options()("planner", po::value(&planner_name), "data_parallel, owt, hypar, accpar or tofu; same as -p planner.name=...")(
+        options.add_options()("planner", po::value(&planner_name), (planner::planner_name_list() + "; same as -p planner.name=...").c_str())(
             "comm-only", "minimise and report communication volume only (AccPar/HyPar accounting)")(
             "equal-split", "split every dimension in proportion to node counts (1/2 for equal halves), not by speed");
     if (take.compare)
@@ -108,7 +108,7 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     }
     if (!planner_name.empty()) {
         if (!planner::parse_planner(planner_name))
-            throw UserError("--planner: expected data_parallel, owt, hypar, accpar or tofu, got '" + planner_name + "'");
+            throw UserError("--planner: expected one of " + planner::planner_name_list() + ", got '" + planner_name + "'");
         overrides.push_back("planner.name=" + planner_name);
     }
     if (vm.count("comm-only")) overrides.push_back("planner.comm_only=true");

@@ -285,7 +285,7 @@ void read_cluster_sections(MapReader& top, RawConfig& raw) {
     if (auto p = top.map("planner")) {
         RawPlanner rp;
         rp.name = p->choice<planner::PlannerKind>(
-            "name", [](const std::string& s) { return planner::parse_planner(s); }, "data_parallel, owt, hypar, accpar, tofu");
+            "name", [](const std::string& s) { return planner::parse_planner(s); }, planner::planner_name_list());
         rp.comm_only = p->scalar<bool>("comm_only");
         rp.equal_split = p->scalar<bool>("equal_split");
         p->finish();
@@ -800,16 +800,11 @@ void resolve_cluster(const RawConfig& raw, const Document& doc, Params& p) {
     if (const auto lost = c.topology->unreachable_nodes(); !lost.empty())
         throw ConfigError(rc.where, "the topology leaves node " + std::to_string(lost.front()) + " unconnected");
 
-    // (4) The planner; data parallelism needs a sample per node.
+    // (4) The planner (a batch too small for it is the planner's PlanError, in every command).
     const RawPlanner rp = raw.planner.value_or(RawPlanner{});
     p.planner.kind = rp.name.value_or(p.planner.kind);
     p.planner.comm_only = rp.comm_only.value_or(false);
     p.planner.equal_split = rp.equal_split.value_or(false);
-    if (p.planner.kind == planner::PlannerKind::data_parallel && p.workload.batch < c.node_type.size())
-        throw ConfigError(raw.workload->batch.where,
-                          "planner data_parallel splits the batch over every node: batch " +
-                              std::to_string(p.workload.batch) + " is smaller than the " +
-                              std::to_string(c.node_type.size()) + " nodes");
 }
 
 std::string format_double(double v) {

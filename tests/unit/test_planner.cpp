@@ -401,8 +401,11 @@ TEST_CASE("Data parallelism with fewer samples than nodes is a clear error", "[p
     const auto groups = planner::bisect(uniform_cluster(4), flat_exchange(0, 1));
     planner::PlannerOptions options;
     options.kind = planner::PlannerKind::data_parallel;
-    REQUIRE_THROWS_WITH(planner::make_plan(graph, uniform_cluster(4), groups, linear_compute(graph, {1.0}), {}, options),
-                        Catch::Contains("layer 'fc0' cannot be split over 2 nodes") && Catch::Contains("batch 1"));
+    for (const auto kind : {planner::PlannerKind::data_parallel, planner::PlannerKind::data_parallel_balanced}) {
+        options.kind = kind;
+        REQUIRE_THROWS_WITH(planner::make_plan(graph, uniform_cluster(4), groups, linear_compute(graph, {1.0}), {}, options),
+                            Catch::Contains("splits the batch of layer 'fc0' over every node: batch 2 is smaller than the 4 nodes"));
+    }
     // AccPar splits channels instead.
     options.kind = planner::PlannerKind::accpar;
     CHECK_NOTHROW(planner::make_plan(graph, uniform_cluster(4), groups, linear_compute(graph, {1.0}), {}, options));
@@ -420,4 +423,70 @@ TEST_CASE("Shortcut edges follow the trace's convention", "[planner]") {
     CHECK(graph.layers[3].producers[0].kind == planner::EdgeKind::producer_output);  // the chain edge stays
     CHECK(graph.layers[3].producers[1].kind == planner::EdgeKind::accpar_block);
     CHECK(graph.layers[3].producers[1].from == 1);
+}
+
+TEST_CASE("data_parallel_balanced splits the batch by node speed, data_parallel equally", "[planner]") {
+    // Node 1 is three times as fast as node 0 on every layer: it takes 3/4 of the batch.
+    workload::Workload w;
+    w.layers = {fc("fc0", 64, 64), fc("fc1", 64, 64, {"fc0"})};
+    const auto graph = planner::build_layer_graph(w, 64);
+    planner::ClusterView cluster = uniform_cluster(2);
+    cluster.node_type = {0, 1};
+    const auto groups = planner::bisect(cluster, flat_exchange(1e-6, 1e9));
+    const auto compute = linear_compute(graph, {1e9, 3e9});
+    planner::PlannerOptions options;
+    options.kind = planner::PlannerKind::data_parallel_balanced;
+    const auto balanced = planner::make_plan(graph, cluster, groups, compute, {}, options);
+    for (const auto& c : balanced.choices[0]) {
+        CHECK(c.type == PartitionType::batch);
+        CHECK(c.split_a == 16);
+    }
+    CHECK(balanced.node_dims[1][0].batch == 48);
+    options.kind = planner::PlannerKind::data_parallel;
+    const auto equal = planner::make_plan(graph, cluster, groups, compute, {}, options);
+    CHECK(equal.choices[0][0].split_a == 32);
+    // Equal halves leave the fast node waiting: 32 samples on the slow node take twice as long as 16.
+    CHECK(equal.compute_s[0][0] == Approx(2 * balanced.compute_s[0][0]));
+    // --equal-split makes the balanced planner the plain one.
+    options.kind = planner::PlannerKind::data_parallel_balanced;
+    options.equal_split = true;
+    CHECK(planner::make_plan(graph, cluster, groups, compute, {}, options).choices[0][0].split_a == 32);
+    CHECK(planner::equal_split_matters(planner::PlannerKind::data_parallel_balanced));
+    CHECK(!planner::equal_split_matters(planner::PlannerKind::hypar));
+}
+
+TEST_CASE("Shares stay constant where moving samples costs more than the imbalance", "[planner]") {
+    // One feature in and out, so only Type I is feasible. Node 1 is 3x as fast on fc0 and as
+    // fast on fc1: node 0's balanced shares are 16 and 32 of the 64 samples; the network's common
+    // share is (64/3e9 + 64/1e9) / (2 * 64/1e9 + 64/3e9 + 64/1e9) = 0.4, 26 samples.
+    workload::Workload w;
+    w.layers = {fc("fc0", 1, 1), fc("fc1", 1, 1, {"fc0"})};
+    const auto graph = planner::build_layer_graph(w, 64);
+    planner::ClusterView cluster = uniform_cluster(2);
+    cluster.node_type = {0, 1};
+    const planner::ComputeModel compute = [](std::size_t type, std::size_t l, const planner::LayerDims& d) {
+        const double speed = type == 1 && l == 0 ? 3e9 : 1e9;
+        const double s = static_cast<double>(d.batch * d.in_channels * d.out_channels) / speed;
+        return planner::PhaseSeconds{s, s, s};
+    };
+    const planner::PlannerOptions accpar;
+    // Free links: each layer takes its own balanced share and 16 samples move to node 0.
+    auto plan = planner::make_plan(graph, cluster, planner::bisect(cluster, flat_exchange(0, 1e30)), compute, {}, accpar);
+    CHECK(plan.choices[0][0].split_a == 16);
+    CHECK(plan.choices[0][1].split_a == 32);
+    CHECK(plan.choices[0][1].forward_in[0].to_a == 16 * 2);  // 16 samples x 1 feature x 2 bytes
+    CHECK(plan.choices[0][1].forward_in[0].to_b == 0);
+    CHECK(plan.choices[0][0].backward_in[0].to_b == 16 * 2);  // and their errors back
+    // Slow links: both layers keep the common share, and nothing moves between them.
+    plan = planner::make_plan(graph, cluster, planner::bisect(cluster, flat_exchange(0, 1e3)), compute, {}, accpar);
+    CHECK(plan.choices[0][0].split_a == 26);
+    CHECK(plan.choices[0][1].split_a == 26);
+    CHECK(plan.choices[0][1].forward_in[0].empty());
+    CHECK(plan.choices[0][0].backward_in[0].empty());
+    // data_parallel_balanced always keeps one share per node for the whole network.
+    planner::PlannerOptions balanced_dp;
+    balanced_dp.kind = planner::PlannerKind::data_parallel_balanced;
+    plan = planner::make_plan(graph, cluster, planner::bisect(cluster, flat_exchange(0, 1e30)), compute, {}, balanced_dp);
+    CHECK(plan.choices[0][0].split_a == 26);
+    CHECK(plan.choices[0][1].split_a == 26);
 }
