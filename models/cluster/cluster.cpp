@@ -20,6 +20,9 @@ using interconnect::Compute;
 using interconnect::NodeProgram;
 using interconnect::Recv;
 using interconnect::Send;
+using interconnect::Signal;
+using interconnect::WaitFor;
+using interconnect::kStreams;
 
 constexpr std::uint32_t kNoSlot = std::numeric_limits<std::uint32_t>::max();
 
@@ -48,12 +51,21 @@ struct MessageKeyHash {
     }
 };
 
-enum class Kind : std::uint8_t { compute, send, recv };
+/// One node-local event, matched before the run.
+struct Event {
+    std::size_t node = 0;
+    std::uint32_t event = 0;
+    bool has_signal = false;
+    bool signalled = false;
+    std::uint64_t time_ps = 0;  ///< when it was signalled
+};
 
-/// An op with its message slot and dense label index resolved.
+enum class Kind : std::uint8_t { compute, send, recv, signal, wait };
+
+/// An op with its message or event slot and dense label index resolved.
 struct CompiledOp {
     std::uint64_t value;  ///< duration_ps of a Compute
-    std::uint32_t slot;   ///< message of a Send or Recv
+    std::uint32_t slot;   ///< message of a Send or Recv, event of a Signal or WaitFor
     std::uint32_t label;  ///< index into the label table
     Kind kind;
 };
@@ -68,31 +80,42 @@ struct LabelAcc {
     }
 };
 
-struct NodeState {
+/// A lane is one stream of one node: lane = node * kStreams + stream.
+struct LaneState {
     std::size_t pc = 0;
     bool finished = false;
-    std::uint32_t waiting_slot = kNoSlot;  ///< the message this node's thread is blocked on
-    NodeStats stats;
+    std::uint64_t end_ps = 0;
+    std::uint32_t waiting_message = kNoSlot;  ///< the message this lane's thread is blocked on
+    std::uint32_t waiting_event = kNoSlot;    ///< the event this lane's thread is blocked on
 };
+
+const char* stream_name(std::size_t lane) { return lane % kStreams == 0 ? "" : " (comm stream)"; }
 
 std::string op_name(const interconnect::Op& op) {
     if (const auto* s = std::get_if<Send>(&op))
         return "Send to node " + std::to_string(s->peer) + ", tag " + std::to_string(s->tag);
     if (const auto* r = std::get_if<Recv>(&op))
         return "Recv from node " + std::to_string(r->peer) + ", tag " + std::to_string(r->tag);
+    if (const auto* g = std::get_if<Signal>(&op)) return "Signal event " + std::to_string(g->event);
+    if (const auto* w = std::get_if<WaitFor>(&op)) return "WaitFor event " + std::to_string(w->event);
     return "Compute";
 }
 
-/// The programs with messages matched and labels made dense; checks peers and duplicates.
+const std::vector<interconnect::Op>& stream_ops(const NodeProgram& p, std::size_t stream) {
+    return stream == 0 ? p.ops : p.comm_ops;
+}
+
+/// The programs with messages and events matched and labels made dense; checks peers and duplicates.
 struct Compiled {
-    std::vector<std::vector<CompiledOp>> ops;
+    std::vector<std::vector<CompiledOp>> ops;  ///< per lane
     std::vector<Message> messages;
+    std::vector<Event> events;
     std::vector<LabelAcc> labels;
 };
 
 Compiled compile(const std::vector<NodeProgram>& programs) {
     Compiled c;
-    c.ops.resize(programs.size());
+    c.ops.resize(programs.size() * kStreams);
     std::unordered_map<MessageKey, std::uint32_t, MessageKeyHash> slots;
     std::unordered_map<std::uint32_t, std::uint32_t> label_index;
     const auto label_of = [&](std::uint32_t label) {
@@ -116,29 +139,51 @@ Compiled compile(const std::vector<NodeProgram>& programs) {
         return it->second;
     };
     for (std::size_t n = 0; n < programs.size(); ++n) {
-        auto& out = c.ops[n];
-        out.reserve(programs[n].ops.size());
-        for (std::size_t i = 0; i < programs[n].ops.size(); ++i) {
-            const interconnect::Op& op = programs[n].ops[i];
-            const auto where = [&] { return "run_cluster: node " + std::to_string(n) + " op " + std::to_string(i) + " (" + op_name(op) + ")"; };
-            if (const auto* compute = std::get_if<Compute>(&op)) {
-                out.push_back({compute->duration_ps, kNoSlot, label_of(compute->label), Kind::compute});
-            } else if (const auto* send = std::get_if<Send>(&op)) {
-                if (send->peer >= programs.size()) throw std::invalid_argument(where() + ": peer out of range");
-                const std::uint32_t slot = slot_of({n, send->peer, send->tag});
-                Message& m = c.messages[slot];
-                if (m.has_send) throw std::invalid_argument(where() + ": a second Send with this (src, dst, tag)");
-                m.has_send = true;
-                m.bytes = send->bytes;
-                out.push_back({send->bytes, slot, label_of(send->label), Kind::send});
-            } else {
-                const auto& recv = std::get<Recv>(op);
-                if (recv.peer >= programs.size()) throw std::invalid_argument(where() + ": peer out of range");
-                const std::uint32_t slot = slot_of({recv.peer, n, recv.tag});
-                Message& m = c.messages[slot];
-                if (m.has_recv) throw std::invalid_argument(where() + ": a second Recv with this (src, dst, tag)");
-                m.has_recv = true;
-                out.push_back({0, slot, label_of(recv.label), Kind::recv});
+        std::unordered_map<std::uint32_t, std::uint32_t> events;  // this node's event id -> slot
+        const auto event_of = [&](std::uint32_t event) {
+            const auto [it, inserted] = events.emplace(event, static_cast<std::uint32_t>(c.events.size()));
+            if (inserted) {
+                if (c.events.size() >= kNoSlot) throw std::length_error("run_cluster: too many events");
+                c.events.push_back({n, event});
+            }
+            return it->second;
+        };
+        for (std::size_t stream = 0; stream < kStreams; ++stream) {
+            const auto& ops = stream_ops(programs[n], stream);
+            auto& out = c.ops[n * kStreams + stream];
+            out.reserve(ops.size());
+            for (std::size_t i = 0; i < ops.size(); ++i) {
+                const interconnect::Op& op = ops[i];
+                const auto where = [&] {
+                    return "run_cluster: node " + std::to_string(n) + stream_name(n * kStreams + stream) + " op " +
+                           std::to_string(i) + " (" + op_name(op) + ")";
+                };
+                if (const auto* compute = std::get_if<Compute>(&op)) {
+                    out.push_back({compute->duration_ps, kNoSlot, label_of(compute->label), Kind::compute});
+                } else if (const auto* send = std::get_if<Send>(&op)) {
+                    if (send->peer >= programs.size()) throw std::invalid_argument(where() + ": peer out of range");
+                    const std::uint32_t slot = slot_of({n, send->peer, send->tag});
+                    Message& m = c.messages[slot];
+                    if (m.has_send) throw std::invalid_argument(where() + ": a second Send with this (src, dst, tag)");
+                    m.has_send = true;
+                    m.bytes = send->bytes;
+                    out.push_back({send->bytes, slot, label_of(send->label), Kind::send});
+                } else if (const auto* recv = std::get_if<Recv>(&op)) {
+                    if (recv->peer >= programs.size()) throw std::invalid_argument(where() + ": peer out of range");
+                    const std::uint32_t slot = slot_of({recv->peer, n, recv->tag});
+                    Message& m = c.messages[slot];
+                    if (m.has_recv) throw std::invalid_argument(where() + ": a second Recv with this (src, dst, tag)");
+                    m.has_recv = true;
+                    out.push_back({0, slot, label_of(recv->label), Kind::recv});
+                } else if (const auto* signal = std::get_if<Signal>(&op)) {
+                    const std::uint32_t slot = event_of(signal->event);
+                    if (c.events[slot].has_signal) throw std::invalid_argument(where() + ": the event is signalled twice");
+                    c.events[slot].has_signal = true;
+                    out.push_back({0, slot, label_of(signal->label), Kind::signal});
+                } else {
+                    const auto& wait = std::get<WaitFor>(op);
+                    out.push_back({0, event_of(wait.event), label_of(wait.label), Kind::wait});
+                }
             }
         }
     }
@@ -167,7 +212,7 @@ void check_time_bound(const interconnect::Topology& topology, const Compiled& c)
     if (bound > (std::uint64_t{1} << 62)) throw SizeOverflow(kWhat);
 }
 
-/// The cluster: one thread per node walking its compiled program.
+/// The cluster: one thread per non-empty stream of each node, walking its compiled ops.
 class ClusterModule : public sc_core::sc_module {
 public:
     ClusterModule(const sc_core::sc_module_name& name, const interconnect::Topology& topology, Compiled& compiled,
@@ -176,46 +221,71 @@ public:
           m_network(topology),
           m_compiled(compiled),
           m_recorder(recorder),
-          m_nodes(compiled.ops.size()),
-          m_events(new sc_core::sc_event[compiled.ops.size()]),
+          m_lanes(compiled.ops.size()),
+          m_stats(compiled.ops.size() / kStreams),
+          m_wakeups(new sc_core::sc_event[compiled.ops.size()]),
           m_ticks_per_ps(sc_core::sc_time(1, sc_core::SC_PS).value()) {
         if (m_ticks_per_ps == 0) throw std::logic_error("run_cluster: SystemC time resolution is coarser than 1 ps");
-        for (std::size_t n = 0; n < m_nodes.size(); ++n)
-            sc_core::sc_spawn([this, n] { run_node_guarded(n); }, sc_core::sc_gen_unique_name("node"));
+        for (std::size_t lane = 0; lane < m_lanes.size(); ++lane) {
+            if (lane % kStreams != 0 && compiled.ops[lane].empty()) {
+                m_lanes[lane].finished = true;  // no comm stream: no thread
+                continue;
+            }
+            sc_core::sc_spawn([this, lane] { run_lane_guarded(lane); }, sc_core::sc_gen_unique_name("stream"));
+        }
     }
 
     [[nodiscard]] const interconnect::Network& network() const { return m_network; }
-    [[nodiscard]] const std::vector<NodeState>& nodes() const { return m_nodes; }
+    [[nodiscard]] const std::vector<LaneState>& lanes() const { return m_lanes; }
+    [[nodiscard]] const std::vector<NodeStats>& stats() const { return m_stats; }
     [[nodiscard]] const std::exception_ptr& error() const { return m_error; }
 
 private:
-    void run_node_guarded(std::size_t n) {
+    void run_lane_guarded(std::size_t lane) {
         try {
-            run_node(n);
+            run_lane(lane);
         } catch (...) {
             if (!m_error) m_error = std::current_exception();  // the other threads stop at their next message
         }
     }
 
-    /// Brings SystemC time up to the node's local time `t_ps`.
+    /// Brings SystemC time up to the lane's local time `t_ps`.
     void sync(std::uint64_t t_ps) {
         const std::uint64_t now_ps = sc_core::sc_time_stamp().value() / m_ticks_per_ps;
         if (t_ps > now_ps) sc_core::wait(sc_core::sc_time::from_value((t_ps - now_ps) * m_ticks_per_ps));
     }
 
-    /// Walks node n's program. Computes and already-arrived Recvs only advance the local time
+    /// Wakes the lanes of `node` blocked on message `slot` (or event `slot` with `event`).
+    void wake(std::size_t node, std::uint32_t slot, bool event) {
+        for (std::size_t s = 0; s < kStreams; ++s) {
+            const std::size_t lane = node * kStreams + s;
+            if ((event ? m_lanes[lane].waiting_event : m_lanes[lane].waiting_message) == slot) m_wakeups[lane].notify();
+        }
+    }
+
+    /// Walks one lane's ops. Computes, signals and satisfied waits only advance the local time
     /// `t`; a Send first synchronises so the network sees reservations in time order.
-    void run_node(std::size_t n) {
-        NodeState& state = m_nodes[n];
-        NodeStats& stats = state.stats;
-        const std::vector<CompiledOp>& ops = m_compiled.ops[n];
+    void run_lane(std::size_t lane) {
+        LaneState& state = m_lanes[lane];
+        const std::size_t n = lane / kStreams;
+        const bool main_stream = lane % kStreams == 0;
+        const auto stream = static_cast<std::uint8_t>(lane % kStreams);
+        NodeStats& stats = m_stats[n];
+        const std::vector<CompiledOp>& ops = m_compiled.ops[lane];
         std::uint64_t t = 0;
+        const auto blocked = [&](LabelAcc& label, std::uint64_t from, std::uint64_t until) {
+            label.span(from, until);
+            if (main_stream) {  // only the main stream's blocking is the node waiting
+                label.stats.wait_ps += until - from;
+                stats.wait_ps += until - from;
+            }
+        };
         for (std::size_t pc = 0; pc < ops.size(); ++pc) {
             const CompiledOp& op = ops[pc];
             LabelAcc& label = m_compiled.labels[op.label];
             switch (op.kind) {
                 case Kind::compute:
-                    if (m_recorder) m_recorder->op({n, pc, OpKind::compute, label.label, 0, 0, 0, t, t + op.value});
+                    if (m_recorder) m_recorder->op({n, pc, OpKind::compute, label.label, 0, 0, 0, t, t + op.value, stream});
                     label.span(t, t + op.value);
                     label.stats.compute_ps += op.value;
                     stats.compute_ps += op.value;
@@ -230,9 +300,9 @@ private:
                     if (m_recorder) {
                         for (const interconnect::HopInterval& hop : m_hops)
                             m_recorder->channel({hop.channel, n, m.dst, m.bytes, m.tag, label.label, hop.start_ps, hop.end_ps});
-                        m_recorder->op({n, pc, OpKind::send, label.label, m.dst, m.bytes, m.tag, t, m.arrival_ps});
+                        m_recorder->op({n, pc, OpKind::send, label.label, m.dst, m.bytes, m.tag, t, m.arrival_ps, stream});
                     }
-                    if (m_nodes[m.dst].waiting_slot == op.slot) m_events[m.dst].notify();
+                    wake(m.dst, op.slot, false);
                     label.span(t, m.arrival_ps);
                     label.stats.bytes_sent += m.bytes;
                     ++stats.send_count;
@@ -244,21 +314,46 @@ private:
                     Message& m = m_compiled.messages[op.slot];
                     if (!m.posted) {
                         state.pc = pc;
-                        state.waiting_slot = op.slot;
+                        state.waiting_message = op.slot;
                         while (!m.posted) {
-                            sc_core::wait(m_events[n]);
+                            sc_core::wait(m_wakeups[lane]);
                             if (m_error) return;
                         }
-                        state.waiting_slot = kNoSlot;
+                        state.waiting_message = kNoSlot;
                     }
                     const std::uint64_t done = std::max(t, m.arrival_ps);
-                    if (m_recorder) m_recorder->op({n, pc, OpKind::recv, label.label, m.src, m.bytes, m.tag, t, done});
+                    if (m_recorder) m_recorder->op({n, pc, OpKind::recv, label.label, m.src, m.bytes, m.tag, t, done, stream});
                     m.consumed = true;
-                    label.span(t, done);
-                    label.stats.wait_ps += done - t;
-                    stats.wait_ps += done - t;
+                    blocked(label, t, done);
                     ++stats.recv_count;
                     stats.bytes_received += m.bytes;
+                    t = done;
+                    break;
+                }
+                case Kind::signal: {
+                    Event& e = m_compiled.events[op.slot];
+                    e.signalled = true;
+                    e.time_ps = t;
+                    if (m_recorder) m_recorder->op({n, pc, OpKind::signal, label.label, 0, 0, e.event, t, t, stream});
+                    label.span(t, t);
+                    wake(n, op.slot, true);
+                    break;
+                }
+                case Kind::wait: {
+                    if (m_error) return;
+                    Event& e = m_compiled.events[op.slot];
+                    if (!e.signalled) {
+                        state.pc = pc;
+                        state.waiting_event = op.slot;
+                        while (!e.signalled) {
+                            sc_core::wait(m_wakeups[lane]);
+                            if (m_error) return;
+                        }
+                        state.waiting_event = kNoSlot;
+                    }
+                    const std::uint64_t done = std::max(t, e.time_ps);
+                    if (m_recorder) m_recorder->op({n, pc, OpKind::wait, label.label, 0, 0, e.event, t, done, stream});
+                    blocked(label, t, done);
                     t = done;
                     break;
                 }
@@ -266,15 +361,17 @@ private:
         }
         state.pc = ops.size();
         state.finished = true;
-        stats.finish_ps = t;
+        state.end_ps = t;
+        stats.finish_ps = std::max(stats.finish_ps, t);
     }
 
     interconnect::Network m_network;
     Compiled& m_compiled;
     ClusterRecorder* m_recorder;                    ///< optional
     std::vector<interconnect::HopInterval> m_hops;  ///< for the recorder: the current Send's route
-    std::vector<NodeState> m_nodes;
-    std::unique_ptr<sc_core::sc_event[]> m_events;  ///< per node: a message it waits for was posted
+    std::vector<LaneState> m_lanes;
+    std::vector<NodeStats> m_stats;                 ///< per node
+    std::unique_ptr<sc_core::sc_event[]> m_wakeups; ///< per lane: a message or event it waits for was posted
     std::uint64_t m_ticks_per_ps;
     std::exception_ptr m_error;
 };
@@ -295,22 +392,31 @@ ClusterResult run_cluster(const interconnect::Topology& topology, const std::vec
     sc_core::sc_start();
     if (cluster.error()) std::rethrow_exception(cluster.error());
 
-    // 3. Deadlocks: a node that did not finish is blocked in a Recv. List them all (a few).
+    // 3. Deadlocks: a stream that did not finish is blocked in a Recv or a WaitFor. List a few.
     std::string blocked;
     std::size_t blocked_count = 0;
-    for (std::size_t n = 0; n < programs.size(); ++n) {
-        const NodeState& state = cluster.nodes()[n];
+    for (std::size_t lane = 0; lane < cluster.lanes().size(); ++lane) {
+        const LaneState& state = cluster.lanes()[lane];
         if (state.finished) continue;
         if (++blocked_count > 8) continue;
-        const auto& recv = std::get<Recv>(programs[n].ops[state.pc]);
-        const Message& m = compiled.messages[compiled.ops[n][state.pc].slot];
-        blocked += (blocked.empty() ? "" : "; ") + ("node " + std::to_string(n) + " blocked at op " +
-                   std::to_string(state.pc) + " (Recv from node " + std::to_string(recv.peer) + ", tag " +
-                   std::to_string(recv.tag) + (m.has_send ? "; its Send was never reached)" : "; no matching Send)"));
+        const std::size_t n = lane / kStreams;
+        const interconnect::Op& op = stream_ops(programs[n], lane % kStreams)[state.pc];
+        const CompiledOp& compiled_op = compiled.ops[lane][state.pc];
+        std::string why;
+        if (compiled_op.kind == Kind::wait) {
+            why = "WaitFor event " + std::to_string(std::get<WaitFor>(op).event) +
+                  (compiled.events[compiled_op.slot].has_signal ? "; its Signal was never reached)" : "; no Signal)");
+        } else {
+            const auto& recv = std::get<Recv>(op);
+            why = "Recv from node " + std::to_string(recv.peer) + ", tag " + std::to_string(recv.tag) +
+                  (compiled.messages[compiled_op.slot].has_send ? "; its Send was never reached)" : "; no matching Send)");
+        }
+        blocked += (blocked.empty() ? "" : "; ") +
+                   ("node " + std::to_string(n) + stream_name(lane) + " blocked at op " + std::to_string(state.pc) + " (" + why);
     }
     if (blocked_count > 0)
         throw std::runtime_error("run_cluster: deadlock: " + blocked +
-                                 (blocked_count > 8 ? "; ... (" + std::to_string(blocked_count) + " nodes blocked)" : ""));
+                                 (blocked_count > 8 ? "; ... (" + std::to_string(blocked_count) + " streams blocked)" : ""));
     // 4. Messages sent but never received.
     for (const Message& m : compiled.messages)
         if (m.posted && !m.consumed)
@@ -320,11 +426,8 @@ ClusterResult run_cluster(const interconnect::Topology& topology, const std::vec
 
     // 5. Results.
     ClusterResult result;
-    result.nodes.reserve(programs.size());
-    for (const NodeState& state : cluster.nodes()) {
-        result.nodes.push_back(state.stats);
-        result.end_ps = std::max(result.end_ps, state.stats.finish_ps);
-    }
+    result.nodes = cluster.stats();
+    for (const NodeStats& stats : result.nodes) result.end_ps = std::max(result.end_ps, stats.finish_ps);
     result.channels = cluster.network().stats();
     for (const LabelAcc& acc : compiled.labels) {
         LabelStats s = acc.stats;

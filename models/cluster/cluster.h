@@ -15,21 +15,21 @@ namespace fastsim::cluster {
 /// What one compute node did. Times in ps.
 struct NodeStats {
     std::uint64_t compute_ps = 0;      ///< sum of its Compute durations
-    std::uint64_t wait_ps = 0;         ///< time blocked in Recv (from posting to the message's arrival)
-    std::uint64_t finish_ps = 0;       ///< when its last op finished
+    std::uint64_t wait_ps = 0;         ///< main stream blocked in Recv or WaitFor (from posting to arrival)
+    std::uint64_t finish_ps = 0;       ///< when its last op finished, on either stream
     std::uint64_t send_count = 0;
     std::uint64_t recv_count = 0;
     std::uint64_t bytes_sent = 0;
     std::uint64_t bytes_received = 0;
 };
 
-/// The ops carrying one label, over all nodes. An op's span: Compute [start, end]; Send
-/// [posted, arrival at the peer]; Recv [posted, completed].
+/// The ops carrying one label, over all nodes and streams. An op's span: Compute [start, end];
+/// Send [posted, arrival at the peer]; Recv, WaitFor [posted, completed]; Signal [t, t].
 struct LabelStats {
     std::uint64_t first_start_ps = 0;  ///< earliest span start
     std::uint64_t last_end_ps = 0;     ///< latest span end
     std::uint64_t compute_ps = 0;      ///< Compute durations summed over nodes
-    std::uint64_t wait_ps = 0;         ///< Recv blocking summed over nodes
+    std::uint64_t wait_ps = 0;         ///< main-stream Recv and WaitFor blocking summed over nodes
     std::uint64_t bytes_sent = 0;
     std::uint64_t op_count = 0;
 };
@@ -42,18 +42,20 @@ struct ClusterResult {
 };
 
 /// Runs one program per compute node (programs.size() == topology.node_count()) on the
-/// topology, every node starting at t = 0, and returns the stats. One SystemC module with an
-/// SC_THREAD per node; messages travel over an interconnect::Network (loosely timed, see
-/// network.h). Consecutive Computes of a node are accumulated locally and the thread
-/// synchronises with SystemC time before each Send, so reservations are made in time order.
+/// topology, every stream starting at t = 0, and returns the stats. One SystemC module with an
+/// SC_THREAD per node stream (the comm stream only if it has ops); messages travel over an
+/// interconnect::Network (loosely timed, see network.h). Consecutive Computes of a stream are
+/// accumulated locally and the thread synchronises with SystemC time before each Send, so
+/// reservations are made in time order; a WaitFor resumes at the Signal's time.
 ///
 /// Caller contract: elaborates and calls sc_start(), so call it once per sc_simcontext (once
 /// per process, or under a fresh context as tests/support/systemc_fixture.h does), and not from
 /// inside a running simulation. The time resolution must be 1 ps or finer.
 ///
 /// Throws std::invalid_argument for a bad program (peer out of range, two Sends or two Recvs
-/// with the same (src, dst, tag)), and std::runtime_error after the run if a node did not finish
-/// (deadlock: names node, op index, peer and tag) or a message was never received.
+/// with the same (src, dst, tag), an event signalled twice), and std::runtime_error after the
+/// run if a stream did not finish (deadlock: names node, stream, op index and the message or
+/// event) or a message was never received.
 ///
 /// With `recorder`, also reports every op and every channel reservation to it as they happen
 /// (cluster_recorder.h), spans of zero length included.

@@ -3,7 +3,7 @@
 
 // The optional timing record of a cluster run, for timelines. Contract: run_cluster calls a
 // recorder only when one is given, once per op as it completes and once per channel a Send
-// reserves; per node in program order, per channel in time order (spans never overlap there).
+// reserves; per node stream in program order, per channel in time order (spans never overlap there).
 
 #include <cstddef>
 #include <cstdint>
@@ -12,20 +12,22 @@
 
 namespace fastsim::cluster {
 
-enum class OpKind : std::uint8_t { compute, send, recv };
+enum class OpKind : std::uint8_t { compute, send, recv, signal, wait };
 
 /// One op of a node's program as it ran. Times in ps: Compute [start, end]; Send [posted,
-/// arrival at the peer]; Recv [posted, completed] (end - start is the wait).
+/// arrival at the peer]; Recv, WaitFor [posted, completed] (end - start is the wait); Signal
+/// [t, t].
 struct OpSpan {
     std::size_t node = 0;
-    std::size_t op_index = 0;  ///< position in the node's program
+    std::size_t op_index = 0;  ///< position in its stream of the node's program
     OpKind kind = OpKind::compute;
     std::uint32_t label = 0;   ///< the op's label as the program gave it
-    std::size_t peer = 0;      ///< Send: destination; Recv: source; Compute: 0
+    std::size_t peer = 0;      ///< Send: destination; Recv: source; otherwise 0
     std::uint64_t bytes = 0;   ///< Send, Recv: the message's bytes
-    std::uint64_t tag = 0;     ///< Send, Recv: the message's tag
+    std::uint64_t tag = 0;     ///< Send, Recv: the message's tag; Signal, WaitFor: the event
     std::uint64_t start_ps = 0;
     std::uint64_t end_ps = 0;
+    std::uint8_t stream = 0;   ///< 0 = the main stream, 1 = the comm stream (interconnect::Stream)
 };
 
 /// A message holding one directed channel of its route during [start_ps, end_ps).

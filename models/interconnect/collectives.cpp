@@ -107,6 +107,105 @@ std::uint64_t tree_all_reduce(std::vector<NodeProgram>& programs, const std::vec
     return bcast + rounds;
 }
 
+std::uint64_t halving_doubling_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                                          std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
+    check_ranks(programs, ranks, "halving_doubling_all_reduce");
+    const std::size_t p = ranks.size();
+    if (p < 2) return tag_base;
+    std::size_t core = 1, steps = 0;  // p' and log2 p'
+    while (core * 2 <= p) {
+        core *= 2;
+        ++steps;
+    }
+    const std::size_t extra = p - core;
+    // 1. Fold the extra ranks into the first ones.
+    for (std::size_t i = 0; i < extra; ++i) {
+        send(programs, ranks[core + i], ranks[i], bytes, tag_base, label);
+        recv(programs, ranks[i], ranks[core + i], tag_base, label);
+    }
+    // 2. Recursive halving: every rank's segment [lo, hi) of the buffer halves each step.
+    struct Segment {
+        std::uint64_t lo, hi;
+    };
+    std::vector<Segment> segment(core, Segment{0, bytes});
+    std::vector<std::vector<Segment>> history(core);  // the segment before each step
+    for (std::size_t k = 0; k < steps; ++k) {
+        const std::size_t distance = core >> (k + 1);
+        for (std::size_t i = 0; i < core; ++i) {
+            const std::size_t partner = i ^ distance;
+            const Segment seg = segment[i];
+            const std::uint64_t mid = seg.lo + (seg.hi - seg.lo) / 2;
+            const bool lower = i < partner;
+            const std::uint64_t sent = lower ? seg.hi - mid : mid - seg.lo;  // the half the partner keeps
+            send(programs, ranks[i], ranks[partner], sent, tag_base + 1 + k, label);
+            recv(programs, ranks[i], ranks[partner], tag_base + 1 + k, label);
+        }
+        for (std::size_t i = 0; i < core; ++i) {
+            history[i].push_back(segment[i]);
+            const std::uint64_t mid = segment[i].lo + (segment[i].hi - segment[i].lo) / 2;
+            segment[i] = i < (i ^ distance) ? Segment{segment[i].lo, mid} : Segment{mid, segment[i].hi};
+        }
+    }
+    // 3. Recursive doubling: the steps mirrored, each rank sending the segment it holds.
+    const std::uint64_t gather = tag_base + 1 + steps;
+    for (std::size_t k = steps; k-- > 0;) {
+        const std::size_t distance = core >> (k + 1);
+        for (std::size_t i = 0; i < core; ++i) {
+            const std::size_t partner = i ^ distance;
+            send(programs, ranks[i], ranks[partner], segment[i].hi - segment[i].lo, gather + k, label);
+            recv(programs, ranks[i], ranks[partner], gather + k, label);
+        }
+        for (std::size_t i = 0; i < core; ++i) segment[i] = history[i][k];
+    }
+    // 4. Unfold: the extra ranks get the result.
+    const std::uint64_t unfold = gather + steps;
+    for (std::size_t i = 0; i < extra; ++i) {
+        send(programs, ranks[i], ranks[core + i], bytes, unfold, label);
+        recv(programs, ranks[core + i], ranks[i], unfold, label);
+    }
+    return unfold + 1;
+}
+
+std::uint64_t direct_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                                std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
+    check_ranks(programs, ranks, "direct_all_reduce");
+    const std::size_t p = ranks.size();
+    if (p < 2) return tag_base;
+    for (std::size_t phase = 0; phase < 2; ++phase) {  // reduce-scatter, then all-gather
+        const std::uint64_t tag = tag_base + phase;
+        for (std::size_t i = 0; i < p; ++i) {
+            for (std::size_t s = 1; s < p; ++s) {
+                const std::size_t to = (i + s) % p;
+                send(programs, ranks[i], ranks[to], chunk_bytes(bytes, p, phase == 0 ? to : i), tag, label);
+            }
+            for (std::size_t s = 1; s < p; ++s) recv(programs, ranks[i], ranks[(i + p - s) % p], tag, label);
+        }
+    }
+    return tag_base + 2;
+}
+
+const char* to_string(AllReduceAlgorithm algorithm) {
+    switch (algorithm) {
+    case AllReduceAlgorithm::ring: return "ring";
+    case AllReduceAlgorithm::tree: return "tree";
+    case AllReduceAlgorithm::halving_doubling: return "halving_doubling";
+    case AllReduceAlgorithm::direct: return "direct";
+    }
+    return "?";
+}
+
+std::uint64_t all_reduce(AllReduceAlgorithm algorithm, std::vector<NodeProgram>& programs,
+                         const std::vector<std::size_t>& ranks, std::uint64_t bytes, std::uint64_t tag_base,
+                         std::uint32_t label) {
+    switch (algorithm) {
+    case AllReduceAlgorithm::ring: return ring_all_reduce(programs, ranks, bytes, tag_base, label);
+    case AllReduceAlgorithm::tree: return tree_all_reduce(programs, ranks, bytes, tag_base, label);
+    case AllReduceAlgorithm::halving_doubling: return halving_doubling_all_reduce(programs, ranks, bytes, tag_base, label);
+    case AllReduceAlgorithm::direct: return direct_all_reduce(programs, ranks, bytes, tag_base, label);
+    }
+    return tag_base;
+}
+
 std::uint64_t all_to_all(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
                          std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
     check_ranks(programs, ranks, "all_to_all");

@@ -55,6 +55,35 @@ std::uint64_t ring_all_gather(std::vector<NodeProgram>& programs, const std::vec
 std::uint64_t tree_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
                               std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
 
+/// Halving-doubling (Rabenseifner) all-reduce, any p. With p' the largest power of two <= p
+/// and r = p - p': rank p' + i (i < r) first sends its n bytes to rank i (fold); ranks 0..p'-1
+/// then reduce-scatter by recursive halving (step k: partner i xor p'/2^(k+1), each sends the
+/// half of its segment the partner keeps, the lower rank keeping the lower half) and all-gather
+/// by recursive doubling (the steps mirrored); rank i finally sends the result to p' + i
+/// (unfold). For p a power of two: 2 log2 p alpha + 2(p-1)/p n beta. Uses 2 log2 p' + 2 tags.
+std::uint64_t halving_doubling_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                                          std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
+
+/// Direct all-reduce: a direct reduce-scatter (rank i sends chunk j to rank j, for every j,
+/// starting at i + 1) then a direct all-gather (rank i sends its reduced chunk i to every other
+/// rank): 2(p-1) messages per rank, all posted at once per phase. 2 (alpha + n/p beta) where a
+/// rank's sends use distinct links (fully connected); 2 (alpha + (p-1)/p n beta) where they share
+/// the rank's one link. Uses 2 tags.
+std::uint64_t direct_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                                std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
+
+/// The all-reduce algorithms a schedule can choose from (docs/interconnect.md, "Collectives").
+enum class AllReduceAlgorithm : std::uint8_t { ring, tree, halving_doubling, direct };
+inline constexpr AllReduceAlgorithm kAllReduceAlgorithms[] = {AllReduceAlgorithm::ring, AllReduceAlgorithm::tree,
+                                                              AllReduceAlgorithm::halving_doubling,
+                                                              AllReduceAlgorithm::direct};
+const char* to_string(AllReduceAlgorithm algorithm);
+
+/// The all-reduce of `algorithm` (ring_all_reduce, tree_all_reduce, ...).
+std::uint64_t all_reduce(AllReduceAlgorithm algorithm, std::vector<NodeProgram>& programs,
+                         const std::vector<std::size_t>& ranks, std::uint64_t bytes, std::uint64_t tag_base,
+                         std::uint32_t label);
+
 /// Pairwise-exchange all-to-all: each rank holds n bytes, block j (chunk_bytes(n, p, j)) for
 /// rank j. In step s = 1 .. p-1 rank i sends its block for i+s to rank i+s and receives its
 /// block from rank i-s, then moves on (Send then Recv). (p-1) alpha + (p-1)/p n beta, alpha the

@@ -36,11 +36,32 @@ struct Recv {
     std::uint32_t label = 0;
 };
 
-using Op = std::variant<Compute, Send, Recv>;
+/// Marks the node-local event `event` as happened at the stream's current time (Signal) or
+/// blocks the stream until it has (WaitFor; at once if it already has). Orders a node's two
+/// streams: e.g. a gradient all-reduce on the comm stream waits for the weight-gradient compute
+/// on the main stream. Each event of a node is signalled exactly once.
+struct Signal {
+    std::uint32_t event = 0;
+    std::uint32_t label = 0;
+};
+struct WaitFor {
+    std::uint32_t event = 0;
+    std::uint32_t label = 0;
+};
 
-/// The ops of one node, run in order.
+using Op = std::variant<Compute, Send, Recv, Signal, WaitFor>;
+
+/// The ops of one node: two streams that run concurrently, each in order. `ops` is the main
+/// stream (compute and the exchanges on the critical path); `comm_ops` a second stream for
+/// communication that overlaps it (gradient all-reduces). Only the main stream's blocking
+/// counts as the node waiting.
 struct NodeProgram {
     std::vector<Op> ops;
+    std::vector<Op> comm_ops;
 };
+
+/// Which of a node's streams an op belongs to.
+enum class Stream : std::uint8_t { main = 0, comm = 1 };
+inline constexpr std::size_t kStreams = 2;
 
 }  // namespace fastsim::interconnect

@@ -546,6 +546,7 @@ Plan make_plan(const LayerGraph& graph, const ClusterView& cluster, const std::v
     check_batch(graph, cluster, options.kind);
     Plan plan;
     plan.options = options;
+    plan.bytes = bytes;
     plan.objective = objective_of(options);
     plan.split = split_of(options);
     plan.groups = groups;

@@ -133,6 +133,7 @@ struct LayerChoice {
 /// The finished plan: a choice per layer at every non-leaf group, and each node's share.
 struct Plan {
     PlannerOptions options;
+    ElementBytes bytes;  ///< the widths the plan's volumes were counted with
     Objective objective = Objective::time;
     SplitRule split = SplitRule::balanced;
     std::vector<Group> groups;                      ///< groups[0] = the whole cluster

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "planner/schedule.h"
 
+#include "planner/replicas.h"
+
 #include <cmath>
 #include <utility>
 
@@ -14,10 +16,11 @@ using interconnect::Send;
 
 class ScheduleBuilder {
 public:
-    ScheduleBuilder(const Plan& plan, std::size_t node_count) : m_plan(plan), m_programs(node_count), m_deferred(node_count) {}
+    ScheduleBuilder(const Plan& plan, std::size_t node_count)
+        : m_plan(plan), m_programs(node_count), m_scratch(node_count), m_synced(node_count) {}
 
     /// Appends one exchange at group g: bytes.to_a into side A, bytes.to_b into side B.
-    void exchange(std::size_t g, const SideVolumes& bytes, std::uint32_t label, bool defer_receives) {
+    void exchange(std::size_t g, const SideVolumes& bytes, std::uint32_t label) {
         if (bytes.empty()) return;
         const Group& group = m_plan.groups[g];
         const auto& a = m_plan.groups[static_cast<std::size_t>(group.side_a)].nodes;
@@ -33,8 +36,8 @@ public:
             const std::uint64_t tag = (id << 21) | (static_cast<std::uint64_t>(i) << 1);
             if (to_b > 0) m_programs[na].ops.push_back(Send{nb, to_b, tag, label});
             if (to_a > 0) m_programs[nb].ops.push_back(Send{na, to_a, tag | 1, label});
-            if (to_a > 0) receive(na, Recv{nb, tag | 1, label}, defer_receives);
-            if (to_b > 0) receive(nb, Recv{na, tag, label}, defer_receives);
+            if (to_a > 0) m_pending.emplace_back(na, Recv{nb, tag | 1, label});
+            if (to_b > 0) m_pending.emplace_back(nb, Recv{na, tag, label});
         }
         // Receives after all of this exchange's sends, so no node waits on a send it has not issued.
         for (const auto& [node, r] : m_pending) m_programs[node].ops.push_back(r);
@@ -45,31 +48,60 @@ public:
         if (ps > 0) m_programs[node].ops.push_back(Compute{ps, label});
     }
 
+    /// After layer l's weight-gradient phase: its all-reduces over `sets` on the comm stream of
+    /// every node in them, each node's comm stream first waiting for its own weight gradient.
+    void all_reduce_gradients(std::size_t layer, const std::vector<ReplicaSet>& sets, double bytes_per_element,
+                              const ChooseAllReduce& choose) {
+        if (sets.empty()) return;
+        const std::uint32_t label = step_label(layer, StepPart::weight_sync);
+        std::vector<bool> taking_part(m_programs.size(), false);
+        for (const ReplicaSet& set : sets)
+            for (const std::size_t n : set.nodes) taking_part[n] = true;
+        for (std::size_t n = 0; n < m_programs.size(); ++n)
+            if (taking_part[n]) {
+                m_programs[n].ops.push_back(interconnect::Signal{gradient_ready_event(layer), label});
+                m_programs[n].comm_ops.push_back(interconnect::WaitFor{gradient_ready_event(layer), label});
+            }
+        for (const ReplicaSet& set : sets) {
+            const auto bytes = static_cast<std::uint64_t>(std::ceil(static_cast<double>(set.elements) * bytes_per_element));
+            m_collective_tag = interconnect::all_reduce(choose(set.nodes, bytes), m_scratch, set.nodes, bytes,
+                                                        m_collective_tag, label);
+            for (const std::size_t n : set.nodes) {
+                auto& ops = m_scratch[n].ops;
+                m_programs[n].comm_ops.insert(m_programs[n].comm_ops.end(), ops.begin(), ops.end());
+                ops.clear();
+            }
+        }
+        for (std::size_t n = 0; n < m_programs.size(); ++n)
+            if (taking_part[n]) {
+                m_programs[n].comm_ops.push_back(interconnect::Signal{gradient_synced_event(layer), label});
+                m_synced[n].push_back(interconnect::WaitFor{gradient_synced_event(layer), label});
+            }
+    }
+
     std::vector<NodeProgram> finish() {
         for (std::size_t n = 0; n < m_programs.size(); ++n)
-            for (const Recv& r : m_deferred[n]) m_programs[n].ops.push_back(r);
+            for (const interconnect::WaitFor& w : m_synced[n]) m_programs[n].ops.push_back(w);
         return std::move(m_programs);
     }
 
 private:
-    void receive(std::size_t node, const Recv& r, bool defer) {
-        if (defer)
-            m_deferred[node].push_back(r);
-        else
-            m_pending.emplace_back(node, r);
-    }
+    /// Collective tags start here, above every exchange's (id << 21 | pair << 1 | direction).
+    static constexpr std::uint64_t kCollectiveTags = std::uint64_t{1} << 62;
 
     const Plan& m_plan;
     std::vector<NodeProgram> m_programs;
-    std::vector<std::vector<Recv>> m_deferred;
+    std::vector<NodeProgram> m_scratch;                   ///< one collective's ops, before they join the comm streams
+    std::vector<std::vector<interconnect::WaitFor>> m_synced;  ///< per node: the main stream's final waits
     std::vector<std::pair<std::size_t, Recv>> m_pending;  ///< this exchange's receives, by node
     std::uint64_t m_next_exchange = 0;
+    std::uint64_t m_collective_tag = kCollectiveTags;
 };
 
 }  // namespace
 
 std::vector<interconnect::NodeProgram> build_schedule(const LayerGraph& graph, const Plan& plan, std::size_t node_count,
-                                                      const ComputePicoseconds& compute_ps) {
+                                                      const ComputePicoseconds& compute_ps, const ChooseAllReduce& choose) {
     ScheduleBuilder s(plan, node_count);
     const std::size_t n = graph.layers.size();
     std::vector<std::size_t> inner;  // non-leaf groups, parents first (bisect's order)
@@ -84,19 +116,19 @@ std::vector<interconnect::NodeProgram> build_schedule(const LayerGraph& graph, c
         for (std::size_t node = 0; node < node_count; ++node) times[node] = compute_ps(node, l);
         const std::uint32_t label = step_label(l, StepPart::forward);
         for (std::size_t g : inner)
-            for (const SideVolumes& v : plan.choices[g][l].forward_in) s.exchange(g, v, label, false);
+            for (const SideVolumes& v : plan.choices[g][l].forward_in) s.exchange(g, v, label);
         compute_all(0, label);
-        for (std::size_t g : inner) s.exchange(g, plan.choices[g][l].forward_out, label, false);
+        for (std::size_t g : inner) s.exchange(g, plan.choices[g][l].forward_out, label);
     }
     for (std::size_t l = n; l-- > 0;) {
         for (std::size_t node = 0; node < node_count; ++node) times[node] = compute_ps(node, l);
         const std::uint32_t label = step_label(l, StepPart::backward);
         for (std::size_t g : inner)
-            for (const SideVolumes& v : plan.choices[g][l].backward_in) s.exchange(g, v, label, false);
+            for (const SideVolumes& v : plan.choices[g][l].backward_in) s.exchange(g, v, label);
         compute_all(1, label);
-        for (std::size_t g : inner) s.exchange(g, plan.choices[g][l].backward_out, label, false);
+        for (std::size_t g : inner) s.exchange(g, plan.choices[g][l].backward_out, label);
         compute_all(2, label);
-        for (std::size_t g : inner) s.exchange(g, plan.choices[g][l].weight_sync, step_label(l, StepPart::weight_sync), true);
+        s.all_reduce_gradients(l, weight_replica_sets(graph, plan, l), plan.bytes.weight_gradients, choose);
     }
     return s.finish();
 }

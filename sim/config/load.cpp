@@ -31,6 +31,13 @@ constexpr std::array<std::pair<std::string_view, TopologyKind>, 5> kTopologies{{
     {"torus2d", TopologyKind::torus2d},
     {"tree", TopologyKind::tree},
 }};
+constexpr std::array<std::pair<std::string_view, GradientSyncAlgorithm>, 5> kGradientSync{{
+    {"best", GradientSyncAlgorithm::best},
+    {"ring", GradientSyncAlgorithm::ring},
+    {"tree", GradientSyncAlgorithm::tree},
+    {"halving_doubling", GradientSyncAlgorithm::halving_doubling},
+    {"direct", GradientSyncAlgorithm::direct},
+}};
 constexpr std::array<std::pair<std::string_view, Fidelity>, 2> kFidelities{{
     {"memo", Fidelity::memo},
     {"stepped", Fidelity::stepped},
@@ -134,6 +141,7 @@ struct RawCluster {
     std::optional<Field<TopologyKind>> upper_topology;
     RawLink upper_link;
     Location upper_where;
+    Field<GradientSyncAlgorithm> gradient_sync;
 };
 
 struct RawPlanner {
@@ -278,6 +286,12 @@ void read_cluster_sections(MapReader& top, RawConfig& raw) {
             rc.upper_topology = u->choice<TopologyKind>("topology", topology, "ring, fully_connected, switch");
             rc.upper_link = read_link(*u);
             u->finish();
+        }
+        if (auto sync = c->map("gradient_sync")) {
+            rc.gradient_sync = sync->choice<GradientSyncAlgorithm>(
+                "algorithm", [](const std::string& v) { return value_of(kGradientSync, v); },
+                "best, ring, tree, halving_doubling, direct");
+            sync->finish();
         }
         c->finish();
         raw.cluster = std::move(rc);
@@ -780,6 +794,7 @@ void resolve_cluster(const RawConfig& raw, const Document& doc, Params& p) {
         links = add_links(links, topology_links(*c.upper_topology, c.groups.size()), rc.upper_topology->where,
                           *c.upper_topology, c.groups.size());
     }
+    c.gradient_sync = rc.gradient_sync.value.value_or(GradientSyncAlgorithm::best);
     if (group_topologies.size() == 1) {
         if (c.upper_topology) throw ConfigError(rc.upper_where, "cluster.upper joins groups, and there is only one group");
         c.topology = std::make_shared<interconnect::Topology>(std::move(group_topologies.front()));
@@ -825,6 +840,7 @@ std::string_view to_string(Distribution d) { return name_of(kDistributions, d); 
 std::optional<RunMode> parse_run_mode(std::string_view name) { return value_of(kRunModes, name); }
 std::optional<Distribution> parse_distribution(std::string_view name) { return value_of(kDistributions, name); }
 std::string_view to_string(TopologyKind kind) { return name_of(kTopologies, kind); }
+std::string_view to_string(GradientSyncAlgorithm algorithm) { return name_of(kGradientSync, algorithm); }
 
 std::vector<TensorSpec> default_report_tensors() {
     return {
@@ -969,6 +985,8 @@ void dump_cluster(YAML::Emitter& out, const Params& p) {
         dump_link(out, p.cluster.upper_link);
         out << YAML::EndMap;
     }
+    out << YAML::Key << "gradient_sync" << YAML::Value << YAML::BeginMap << YAML::Key << "algorithm" << YAML::Value
+        << std::string(to_string(p.cluster.gradient_sync)) << YAML::EndMap;
     out << YAML::EndMap;
     out << YAML::Key << "planner" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "name" << YAML::Value << std::string(planner::to_string(p.planner.kind));

@@ -147,11 +147,17 @@ struct NodeGroupParams {
     interconnect::LinkParams link;
 };
 
+/// How weight gradients are all-reduced (cluster.gradient_sync.algorithm): `best` chooses, per
+/// all-reduce, the algorithm whose measured cost is lowest for its bytes and nodes.
+enum class GradientSyncAlgorithm : std::uint8_t { best, ring, tree, halving_doubling, direct };
+std::string_view to_string(GradientSyncAlgorithm algorithm);
+
 struct ClusterParams {
     std::vector<NodeTypeParams> node_types;
     std::vector<NodeGroupParams> groups;
     std::optional<TopologyKind> upper_topology;  ///< joins the groups' first nodes (ring, fully_connected, switch)
     interconnect::LinkParams upper_link;
+    GradientSyncAlgorithm gradient_sync = GradientSyncAlgorithm::best;
     // resolved
     std::shared_ptr<const interconnect::Topology> topology;
     std::vector<std::size_t> node_type;         ///< per node id

@@ -7,6 +7,7 @@
 
 #include <systemc>
 
+#include "interconnect/collective_cost.h"
 #include "memory/memory.h"
 #include "node/training_step.h"
 #include "planner/schedule.h"
@@ -44,6 +45,17 @@ node::PhaseCounters on_arrays(node::PhaseJob job, const node::NodeParams& params
 }
 
 }  // namespace
+
+std::optional<interconnect::AllReduceAlgorithm> all_reduce_algorithm(config::GradientSyncAlgorithm setting) {
+    switch (setting) {
+    case config::GradientSyncAlgorithm::best: return std::nullopt;
+    case config::GradientSyncAlgorithm::ring: return interconnect::AllReduceAlgorithm::ring;
+    case config::GradientSyncAlgorithm::tree: return interconnect::AllReduceAlgorithm::tree;
+    case config::GradientSyncAlgorithm::halving_doubling: return interconnect::AllReduceAlgorithm::halving_doubling;
+    case config::GradientSyncAlgorithm::direct: return interconnect::AllReduceAlgorithm::direct;
+    }
+    return std::nullopt;
+}
 
 std::size_t NodeCharacterisation::KeyHash::operator()(const Key& k) const {
     // Fibonacci hashing of the type, then FNV-1a-style mixing of the dims.
@@ -181,7 +193,10 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
         });
         return ps;
     };
-    const auto programs = planner::build_schedule(graph, plan, node_count, compute_ps);
+    interconnect::AllReduceChooser chooser(*c.topology, all_reduce_algorithm(c.gradient_sync));
+    const auto programs = planner::build_schedule(
+        graph, plan, node_count, compute_ps,
+        [&](const std::vector<std::size_t>& ranks, std::uint64_t bytes) { return chooser.choose(ranks, static_cast<double>(bytes)).first; });
     for (std::size_t n = 0; n < node_count; ++n)
         for (std::size_t l = 0; l < layers; ++l)
             for (const auto& phase : characterisation.counters(c.node_type[n], l, plan.node_dims[n][l]))

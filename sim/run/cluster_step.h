@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cluster/cluster.h"
+#include "interconnect/collectives.h"
 #include "config/params.h"
 #include "energy/energy.h"
 #include "node/node_model.h"
@@ -61,6 +62,9 @@ private:
 /// over its bandwidth (docs/planner.md, "Communication time").
 planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, const std::vector<std::size_t>& side_a,
                                     const std::vector<std::size_t>& side_b);
+
+/// The algorithm cluster.gradient_sync.algorithm asks for; nullopt for `best` (chosen per all-reduce).
+std::optional<interconnect::AllReduceAlgorithm> all_reduce_algorithm(config::GradientSyncAlgorithm setting);
 
 /// Bytes per element crossing a link: BFP storage width of the widest node type (or 2 bytes
 /// for every tensor with comm_only, AccPar's bf16 accounting); partial and weight-gradient sums fp32.

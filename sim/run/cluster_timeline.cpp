@@ -28,7 +28,7 @@ ClusterTimeline::ClusterTimeline(const config::ClusterParams& cluster, const pla
         const std::uint32_t p =
             m_builder.add_process("node " + std::to_string(n) + " (" + cluster.node_types[cluster.node_type[n]].name + ")");
         m_node_tracks.push_back({m_builder.add_track(p, "compute", 0), m_builder.add_track(p, "recv waits", 1),
-                                 m_builder.add_track(p, "sends", 2)});
+                                 m_builder.add_track(p, "sends", 2), m_builder.add_track(p, "comm stream waits", 3)});
     }
     m_links_process = m_builder.add_process("links");
 }
@@ -81,9 +81,18 @@ void ClusterTimeline::op(const cluster::OpSpan& op) {
             s.category = "compute";
             s.args[1] = {"op", op.op_index};
             break;
+        case cluster::OpKind::signal: return;
+        case cluster::OpKind::wait:
+            if (s.end == s.start) return;
+            s.track = op.stream == 0 ? tracks.recv_waits : tracks.comm_waits;
+            s.name = group;
+            s.category = "wait";
+            s.args[0] = {"event", op.tag};
+            s.args[1] = {"op", op.op_index};
+            break;
         case cluster::OpKind::recv:
             if (s.end == s.start) return;  // the message was already there: no wait to draw
-            s.track = tracks.recv_waits;
+            s.track = op.stream == 0 ? tracks.recv_waits : tracks.comm_waits;
             s.name = peer_name(m_recv_names, "recv from node ", op.peer);
             s.category = "recv";
             s.args[0] = {"bytes", op.bytes};

@@ -37,7 +37,7 @@ private:
 
     static constexpr std::uint32_t kNone = 0xffffffffu;
     struct NodeTracks {
-        std::uint32_t compute = 0, recv_waits = 0, sends = 0;
+        std::uint32_t compute = 0, recv_waits = 0, sends = 0, comm_waits = 0;
     };
 
     const config::ClusterParams& m_cluster;

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "cluster/cluster.h"
+#include "interconnect/collective_cost.h"
 #include "interconnect/collectives.h"
 #include "interconnect/link.h"
 #include "interconnect/network.h"
@@ -422,6 +423,39 @@ TEST_CASE_METHOD(test::FreshSimContext, "run_cluster: a recorder sees every op a
     CHECK(t.channel(back.channel).from == 1);
 }
 
+TEST_CASE("run_cluster: the comm stream overlaps compute, and WaitFor resumes at the Signal", "[interconnect]") {
+    // Node 0 computes 5 us, signals its comm stream, which exchanges 1 MB with node 1 (one hop:
+    // 0.5 us + 10 us) while the main stream computes on; the main stream then waits for the
+    // exchange. Node 1's comm stream sends at once and receives node 0's message at 15.5 us.
+    using interconnect::Signal;
+    using interconnect::WaitFor;
+    const Topology t = Topology::ring(2, kLink);
+    const std::uint64_t hop = kAlphaPs + kMB * kPsPerByte;
+    for (const std::uint64_t second_compute : {std::uint64_t{10'000'000}, std::uint64_t{2'000'000}}) {
+        std::vector<NodeProgram> programs(2);
+        programs[0].ops = {Compute{5'000'000, 1}, Signal{1, 1}, Compute{second_compute, 1}, WaitFor{2, 2}};
+        programs[0].comm_ops = {WaitFor{1, 2}, Send{1, kMB, 7, 2}, Recv{1, 8, 2}, Signal{2, 2}};
+        programs[1].ops = {Compute{1'000'000, 3}};
+        programs[1].comm_ops = {Send{0, kMB, 8, 2}, Recv{0, 7, 2}};
+        RecordingCluster recorder;
+        fastsim::test::FreshSimContext fresh;
+        const auto r = cluster::run_cluster(t, programs, &recorder);
+        const std::uint64_t exchanged = hop;  // node 1's message, sent at 0, is there at 10.5 us
+        const std::uint64_t main_done = 5'000'000 + second_compute;
+        INFO("second compute " << second_compute << " ps");
+        CHECK(r.nodes[0].compute_ps == main_done);
+        CHECK(r.nodes[0].wait_ps == (main_done < exchanged ? exchanged - main_done : 0));
+        CHECK(r.nodes[0].finish_ps == std::max(main_done, exchanged));
+        CHECK(r.nodes[1].wait_ps == 0);  // the comm stream's blocking is not the node waiting
+        CHECK(r.nodes[1].finish_ps == 5'000'000 + hop);
+        CHECK(r.end_ps == 5'000'000 + hop);
+        CHECK(r.labels.at(2).wait_ps == r.nodes[0].wait_ps);
+        std::size_t comm_spans = 0;
+        for (const auto& op : recorder.ops) comm_spans += op.stream == 1;
+        CHECK(comm_spans == 6);
+    }
+}
+
 TEST_CASE("run_cluster: a Recv with no Send is a deadlock naming node, op and tag", "[interconnect]") {
     const Topology t = Topology::ring(3, kLink);
     std::vector<NodeProgram> programs(3);
@@ -442,6 +476,14 @@ TEST_CASE("run_cluster: a Recv with no Send is a deadlock naming node, op and ta
     programs[1].ops = {Recv{0, 2, 0}, Send{0, 8, 1, 0}};
     programs[2].ops.clear();
     CHECK_THROWS_WITH(run_fresh(t, programs), Catch::Contains("deadlock") && Catch::Contains("never reached"));
+    // A WaitFor with no Signal, on the comm stream.
+    programs[0].ops = {Compute{10, 0}};
+    programs[1].ops.clear();
+    programs[0].comm_ops = {interconnect::WaitFor{5, 0}};
+    CHECK_THROWS_WITH(run_fresh(t, programs),
+                      Catch::Contains("node 0 (comm stream) blocked at op 0 (WaitFor event 5; no Signal)"));
+    programs[0].comm_ops = {interconnect::Signal{5, 0}, interconnect::Signal{5, 0}};
+    CHECK_THROWS_WITH(run_fresh(t, programs), Catch::Contains("signalled twice"));
 }
 
 TEST_CASE("run_cluster: unreceived messages and malformed programs are reported", "[interconnect]") {
@@ -481,4 +523,68 @@ TEST_CASE("run_cluster speed: 16 nodes x ~2000 ops of ring all-reduces and compu
     }
     std::printf("run_cluster: %zu nodes, %zu ops, best of 5: %.3f ms, %.1f ns/op\n", p, ops, best * 1e3,
                 best * 1e9 / double(ops));
+}
+
+TEST_CASE("collectives: halving-doubling and direct all-reduce schedules", "[interconnect]") {
+    // p = 6: ranks 4 and 5 fold into 0 and 1; 0..3 halve twice and double twice; then unfold.
+    std::vector<NodeProgram> programs(6);
+    const std::uint64_t n = 1001;
+    CHECK(interconnect::halving_doubling_all_reduce(programs, iota_ranks(6), n, 10, 3) == 10 + 2 * 2 + 2);
+    std::uint64_t core_sent = 0;
+    for (std::size_t r = 0; r < 4; ++r)
+        for (const auto& op : programs[r].ops)
+            if (const auto* s = std::get_if<Send>(&op)) core_sent += s->bytes;
+    // Each core rank sends all but its final quarter in the reduce-scatter and again in the
+    // all-gather (4 ranks: 2 * 3n); ranks 0 and 1 also unfold n to ranks 4 and 5.
+    CHECK(core_sent == 6 * n + 2 * n);
+    for (std::size_t r : {4, 5}) CHECK(programs[r].ops.size() == 2);  // one Send (fold), one Recv (unfold)
+    std::vector<NodeProgram> direct(4);
+    CHECK(interconnect::direct_all_reduce(direct, iota_ranks(4), 4000, 0, 0) == 2);
+    for (const auto& p : direct) CHECK(p.ops.size() == 2 * (3 + 3));
+    CHECK(interconnect::all_reduce(interconnect::AllReduceAlgorithm::tree, programs, {0, 1}, 8, 50, 0) == 52);
+    CHECK(std::string(interconnect::to_string(interconnect::AllReduceAlgorithm::halving_doubling)) == "halving_doubling");
+}
+
+TEST_CASE("collectives: halving-doubling on a fully connected network is 2 log2 p alpha + 2(p-1)/p n beta",
+          "[interconnect]") {
+    const std::uint64_t n = 8 * kMB;
+    for (const std::size_t p : {2, 4, 8}) {
+        CAPTURE(p);
+        std::vector<NodeProgram> programs(p);
+        interconnect::halving_doubling_all_reduce(programs, iota_ranks(p), n, 0, 0);
+        const double expected = 2 * std::log2(double(p)) * kAlphaPs + 2.0 * double(p - 1) / double(p) * double(n) * kPsPerByte;
+        CHECK(double(run_fresh(Topology::fully_connected(p, kLink), programs).end_ps) == Approx(expected));
+    }
+    // Direct on a fully connected network: 2 (alpha + n/p beta).
+    for (const std::size_t p : {3, 4, 6}) {
+        CAPTURE(p);
+        std::vector<NodeProgram> programs(p);
+        interconnect::direct_all_reduce(programs, iota_ranks(p), n, 0, 0);
+        CHECK(double(run_fresh(Topology::fully_connected(p, kLink), programs).end_ps) ==
+              Approx(2.0 * (kAlphaPs + double(n) / double(p) * kPsPerByte)).epsilon(1e-6));
+    }
+}
+
+TEST_CASE("collectives: the measured cost of every all-reduce against its simulated time", "[interconnect]") {
+    const std::uint64_t n = 6 * kMB;
+    struct Case {
+        const char* name;
+        Topology topology;
+    };
+    const std::vector<Case> cases{{"ring 8", Topology::ring(8, kLink)},
+                                  {"ring 5", Topology::ring(5, kLink)},
+                                  {"switch 6", Topology::switch_star(6, kLink)},
+                                  {"fully connected 5", Topology::fully_connected(5, kLink)},
+                                  {"torus 2x4", Topology::torus2d(2, 4, kLink)}};
+    for (const Case& c : cases)
+        for (const auto algorithm : interconnect::kAllReduceAlgorithms) {
+            const std::size_t p = c.topology.node_count();
+            std::vector<NodeProgram> programs(p);
+            interconnect::all_reduce(algorithm, programs, iota_ranks(p), n, 0, 0);
+            const double simulated = double(run_fresh(c.topology, programs).end_ps) * 1e-12;
+            const double predicted = interconnect::all_reduce_cost(c.topology, iota_ranks(p), algorithm).seconds(double(n));
+            INFO(c.name << ", " << interconnect::to_string(algorithm) << ": predicted " << predicted << " s, simulated "
+                        << simulated << " s");
+            CHECK(predicted == Approx(simulated).epsilon(0.02));
+        }
 }

@@ -9,33 +9,17 @@
 #include "planner/layer_graph.h"
 #include "planner/planner.h"
 #include "planner/ownership.h"
+#include "support/plan_helpers.h"
 
 using namespace fastsim;
 using planner::PartitionType;
+using test::conv;
+using test::fc;
+using test::flat_exchange;
+using test::linear_compute;
+using test::uniform_cluster;
 
 namespace {
-
-workload::Layer fc(const std::string& name, int in, int out, std::vector<std::string> inputs = {}) {
-    workload::Layer l;
-    l.name = name;
-    l.kind = workload::LayerKind::fc;
-    l.in_features = in;
-    l.out_features = out;
-    l.inputs = std::move(inputs);
-    return l;
-}
-
-workload::Layer conv(const std::string& name, int hw, int c_in, int filters, int kernel) {
-    workload::Layer l;
-    l.name = name;
-    l.kind = workload::LayerKind::conv;
-    l.in_height = l.in_width = hw;
-    l.in_channels = c_in;
-    l.kernel_height = l.kernel_width = kernel;
-    l.filters = filters;
-    l.padding = kernel / 2;
-    return l;
-}
 
 /// A ResNet-like graph: a stem, blocks of two layers with a shortcut from the block input.
 workload::Workload residual_net(int blocks) {
@@ -93,30 +77,6 @@ planner::AssignmentCosts random_costs(const planner::LayerGraph& g, std::mt19937
         c.edge.push_back(edges);
     }
     return c;
-}
-
-/// Time proportional to the layer's MACs over the node type's speed (MACs per second).
-planner::ComputeModel linear_compute(const planner::LayerGraph& graph, std::vector<double> speed) {
-    return [&graph, speed](std::size_t type, std::size_t l, const planner::LayerDims& d) {
-        const auto& layer = graph.layers[l];
-        const double macs = static_cast<double>(d.batch * d.in_channels * d.out_channels * layer.kernel_area *
-                                                layer.out_positions);
-        const double s = macs / speed[type];
-        return planner::PhaseSeconds{s, s, s};
-    };
-}
-
-planner::ClusterView uniform_cluster(std::size_t nodes, std::size_t type = 0) {
-    planner::ClusterView v;
-    v.node_type.assign(nodes, type);
-    for (std::size_t i = 0; i < nodes; ++i) v.order.push_back(i);
-    return v;
-}
-
-planner::ExchangeModel flat_exchange(double latency_s, double bytes_per_s) {
-    return [=](const std::vector<std::size_t>&, const std::vector<std::size_t>&) {
-        return planner::ExchangeCost{latency_s, 1 / bytes_per_s, 1 / bytes_per_s};
-    };
 }
 
 }  // namespace

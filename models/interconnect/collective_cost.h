@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The alpha-beta cost of an all-reduce on a topology (docs/interconnect.md, "Collective costs"),
+// measured: the collective's own program replayed alone on the network model at two buffer
+// sizes, and a line fitted through them. Plain C++; the schedule uses it to choose an algorithm
+// and the planner to predict the collective's time.
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "interconnect/collectives.h"
+#include "interconnect/topology.h"
+
+namespace fastsim::interconnect {
+
+/// Seconds of one collective as latency_s + bytes * seconds_per_byte (n = the buffer each rank
+/// holds): alpha and beta of the whole collective. Each message carries a fixed fraction of n,
+/// so the time is affine in n where contention does not change its pattern.
+struct CollectiveCost {
+    double latency_s = 0;
+    double seconds_per_byte = 0;
+    [[nodiscard]] double seconds(double bytes) const { return latency_s + bytes * seconds_per_byte; }
+};
+
+/// The cost of `algorithm` over `ranks` (as the generators in collectives.h order them) on
+/// `topology`, from replays at n = 4 KiB and 1 MiB per rank. Ranks must be distinct compute
+/// nodes; fewer than 2 cost nothing.
+CollectiveCost all_reduce_cost(const Topology& topology, const std::vector<std::size_t>& ranks,
+                               AllReduceAlgorithm algorithm);
+
+/// Direct all-reduce posts p(p - 1) messages per phase; choose_all_reduce considers it only up
+/// to this many ranks (it stays available when asked for by name).
+inline constexpr std::size_t kMaxDirectRanks = 64;
+
+/// The algorithm, and its cost, that all-reduces `bytes` over `ranks` fastest by all_reduce_cost,
+/// or `forced`'s cost if given. Memoises per (ranks, algorithm).
+class AllReduceChooser {
+public:
+    AllReduceChooser(const Topology& topology, std::optional<AllReduceAlgorithm> forced)
+        : m_topology(topology), m_forced(forced) {}
+
+    std::pair<AllReduceAlgorithm, double> choose(const std::vector<std::size_t>& ranks, double bytes);
+
+private:
+    const CollectiveCost& cost(const std::vector<std::size_t>& ranks, AllReduceAlgorithm algorithm);
+
+    const Topology& m_topology;
+    std::optional<AllReduceAlgorithm> m_forced;
+    std::map<std::pair<std::vector<std::size_t>, AllReduceAlgorithm>, CollectiveCost> m_costs;
+};
+
+}  // namespace fastsim::interconnect

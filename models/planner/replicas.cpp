@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+#include "planner/replicas.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace fastsim::planner {
+namespace {
+
+/// A node's rows [in_lo, in_hi) and columns [out_lo, out_hi) of the weight matrix.
+struct Region {
+    std::uint64_t in_lo = 0, in_hi = 0, out_lo = 0, out_hi = 0;
+    bool operator<(const Region& o) const {
+        return std::tie(in_lo, in_hi, out_lo, out_hi) < std::tie(o.in_lo, o.in_hi, o.out_lo, o.out_hi);
+    }
+};
+
+std::size_t index_of(const std::vector<std::uint64_t>& cuts, std::uint64_t value) {
+    return static_cast<std::size_t>(std::lower_bound(cuts.begin(), cuts.end(), value) - cuts.begin());
+}
+
+}  // namespace
+
+std::vector<ReplicaSet> weight_replica_sets(const LayerGraph& graph, const Plan& plan, std::size_t layer) {
+    const PlanLayer& pl = graph.layers[layer];
+    if (!pl.has_weights) return {};
+    // (1) Each node's region, top down through the groups (parents come first).
+    std::vector<Region> region(plan.groups.size());
+    region[0] = {0, pl.dims.in_channels, 0, pl.dims.out_channels};
+    std::map<Region, std::vector<std::size_t>> holders;  // distinct region -> its nodes
+    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+        const Group& group = plan.groups[g];
+        if (group.leaf()) {
+            holders[region[g]].push_back(group.nodes.front());
+            continue;
+        }
+        const LayerChoice& c = plan.choices[g][layer];
+        Region a = region[g], b = region[g];
+        if (c.type == PartitionType::in_channels) a.in_hi = b.in_lo = region[g].in_lo + c.split_a;
+        if (c.type == PartitionType::out_channels) a.out_hi = b.out_lo = region[g].out_lo + c.split_a;
+        region[static_cast<std::size_t>(group.side_a)] = a;
+        region[static_cast<std::size_t>(group.side_b)] = b;
+    }
+    // (2) The cells between every region's cut lines, and which regions hold each.
+    std::vector<std::uint64_t> in_cuts, out_cuts;
+    for (const auto& [r, nodes] : holders) {
+        in_cuts.insert(in_cuts.end(), {r.in_lo, r.in_hi});
+        out_cuts.insert(out_cuts.end(), {r.out_lo, r.out_hi});
+    }
+    for (auto* cuts : {&in_cuts, &out_cuts}) {
+        std::sort(cuts->begin(), cuts->end());
+        cuts->erase(std::unique(cuts->begin(), cuts->end()), cuts->end());
+    }
+    const std::size_t columns = out_cuts.size() - 1;
+    std::vector<std::vector<std::size_t>> cell_holders((in_cuts.size() - 1) * columns);
+    std::vector<const std::vector<std::size_t>*> region_nodes;
+    for (const auto& [r, nodes] : holders) {
+        const std::size_t id = region_nodes.size();
+        region_nodes.push_back(&nodes);
+        for (std::size_t i = index_of(in_cuts, r.in_lo); i < index_of(in_cuts, r.in_hi); ++i)
+            for (std::size_t o = index_of(out_cuts, r.out_lo); o < index_of(out_cuts, r.out_hi); ++o)
+                cell_holders[i * columns + o].push_back(id);
+    }
+    // (3) Cells with the same holders, summed; their nodes.
+    std::map<std::vector<std::size_t>, std::uint64_t> elements;
+    for (std::size_t cell = 0; cell < cell_holders.size(); ++cell) {
+        const std::size_t i = cell / columns, o = cell % columns;
+        const auto& ids = cell_holders[cell];
+        std::size_t nodes = 0;
+        for (const std::size_t id : ids) nodes += region_nodes[id]->size();
+        if (nodes < 2) continue;
+        elements[ids] += (in_cuts[i + 1] - in_cuts[i]) * (out_cuts[o + 1] - out_cuts[o]) * pl.kernel_area;
+    }
+    std::vector<ReplicaSet> sets;
+    for (const auto& [ids, count] : elements) {
+        ReplicaSet s;
+        for (const std::size_t id : ids) s.nodes.insert(s.nodes.end(), region_nodes[id]->begin(), region_nodes[id]->end());
+        std::sort(s.nodes.begin(), s.nodes.end());
+        s.elements = count;
+        sets.push_back(std::move(s));
+    }
+    std::sort(sets.begin(), sets.end(), [](const ReplicaSet& x, const ReplicaSet& y) { return x.nodes < y.nodes; });
+    return sets;
+}
+
+}  // namespace fastsim::planner

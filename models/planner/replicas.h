@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "planner/planner.h"
+
+namespace fastsim::planner {
+
+/// Part of a layer's weights that several nodes hold copies of, and so whose gradients they
+/// all-reduce after the weight-gradient phase: the nodes (ascending ids) and the elements.
+struct ReplicaSet {
+    std::vector<std::size_t> nodes;
+    std::uint64_t elements = 0;
+};
+
+/// The weight-gradient all-reduces of layer `layer` under `plan` (docs/planner.md, "Gradient
+/// synchronisation"). Each node holds a rectangle of the layer's D_i x D_o weight matrix (times
+/// the kernel area): Type II cuts split its rows, Type III its columns, Type I none. The
+/// rectangles' cut lines divide the matrix into cells; cells held by the same set of two or
+/// more nodes form one ReplicaSet. With equal sub-plans this is the usual replica groups (data
+/// parallelism: every node, the whole matrix); with unequal ones a node can be in several sets.
+/// Sets are in ascending order of their node lists. Empty for a layer without weights.
+std::vector<ReplicaSet> weight_replica_sets(const LayerGraph& graph, const Plan& plan, std::size_t layer);
+
+}  // namespace fastsim::planner

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+// Weight-gradient replica sets against a per-element reference, and the schedule's gradient
+// all-reduces on the comm stream, overlapping the backward pass.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <random>
+#include <set>
+
+#include "cluster/cluster.h"
+#include "interconnect/topology.h"
+#include "planner/replicas.h"
+#include "planner/schedule.h"
+#include "support/plan_helpers.h"
+#include "support/systemc_fixture.h"
+
+using namespace fastsim;
+using planner::PartitionType;
+
+namespace {
+
+/// A plan over `nodes` nodes with the choices given per group (bisect's order) for one layer.
+planner::Plan hand_plan(std::size_t nodes, const std::vector<std::pair<PartitionType, std::uint64_t>>& choices,
+                        const planner::LayerDims& dims) {
+    planner::Plan plan;
+    plan.groups = planner::bisect(test::uniform_cluster(nodes), test::flat_exchange(0, 1));
+    plan.choices.resize(plan.groups.size());
+    std::size_t next = 0;
+    std::vector<planner::LayerDims> at(plan.groups.size());
+    at[0] = dims;
+    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+        if (plan.groups[g].leaf()) continue;
+        planner::LayerChoice c;
+        c.type = choices.at(next).first;
+        c.split_a = choices.at(next).second;
+        ++next;
+        c.dims = at[g];
+        plan.choices[g] = {c};
+        auto a = at[g], b = at[g];
+        a.along(c.type) = c.split_a;
+        b.along(c.type) = at[g].along(c.type) - c.split_a;
+        at[static_cast<std::size_t>(plan.groups[g].side_a)] = a;
+        at[static_cast<std::size_t>(plan.groups[g].side_b)] = b;
+    }
+    return plan;
+}
+
+planner::LayerGraph one_fc(int in, int out, std::uint64_t batch) {
+    workload::Workload w;
+    w.layers = {test::fc("fc", in, out)};
+    return planner::build_layer_graph(w, batch);
+}
+
+/// Per weight element: the nodes holding it, by descending the groups from the root (Type I:
+/// both sides; II: the side whose rows contain i; III: the side whose columns contain o).
+std::map<std::set<std::size_t>, std::uint64_t> reference_sets(const planner::Plan& plan, std::uint64_t in, std::uint64_t out) {
+    std::map<std::set<std::size_t>, std::uint64_t> sets;
+    for (std::uint64_t i = 0; i < in; ++i)
+        for (std::uint64_t o = 0; o < out; ++o) {
+            std::set<std::size_t> holders;
+            std::vector<std::tuple<std::size_t, std::uint64_t, std::uint64_t>> stack{{0, i, o}};  // group, i, o relative
+            while (!stack.empty()) {
+                const auto [g, ri, ro] = stack.back();
+                stack.pop_back();
+                const planner::Group& group = plan.groups[g];
+                if (group.leaf()) {
+                    holders.insert(group.nodes.front());
+                    continue;
+                }
+                const auto& c = plan.choices[g][0];
+                const auto a = static_cast<std::size_t>(group.side_a), b = static_cast<std::size_t>(group.side_b);
+                if (c.type == PartitionType::batch) {
+                    stack.emplace_back(a, ri, ro);
+                    stack.emplace_back(b, ri, ro);
+                } else if (c.type == PartitionType::in_channels) {
+                    ri < c.split_a ? stack.emplace_back(a, ri, ro) : stack.emplace_back(b, ri - c.split_a, ro);
+                } else {
+                    ro < c.split_a ? stack.emplace_back(a, ri, ro) : stack.emplace_back(b, ri, ro - c.split_a);
+                }
+            }
+            if (holders.size() > 1) ++sets[holders];
+        }
+    return sets;
+}
+
+std::map<std::set<std::size_t>, std::uint64_t> as_map(const std::vector<planner::ReplicaSet>& sets) {
+    std::map<std::set<std::size_t>, std::uint64_t> m;
+    for (const auto& s : sets) m[{s.nodes.begin(), s.nodes.end()}] += s.elements;
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("Replica sets: data parallelism, aligned halves and unequal sub-splits by hand", "[planner][schedule]") {
+    const auto graph = one_fc(4, 8, 16);
+    const planner::LayerDims dims{16, 4, 8};
+    using P = PartitionType;
+    // Data parallelism over 4 nodes: one all-reduce of all 32 weights.
+    auto sets = planner::weight_replica_sets(graph, hand_plan(4, {{P::batch, 8}, {P::batch, 4}, {P::batch, 4}}, dims), 0);
+    REQUIRE(sets.size() == 1);
+    CHECK(sets[0].nodes == std::vector<std::size_t>{0, 1, 2, 3});
+    CHECK(sets[0].elements == 32);
+    // Type I at the root, Type III below with equal halves: {0, 2} and {1, 3}, 16 weights each.
+    sets = planner::weight_replica_sets(graph, hand_plan(4, {{P::batch, 8}, {P::out_channels, 4}, {P::out_channels, 4}}, dims), 0);
+    REQUIRE(sets.size() == 2);
+    CHECK(sets[0].nodes == std::vector<std::size_t>{0, 2});
+    CHECK(sets[1].nodes == std::vector<std::size_t>{1, 3});
+    CHECK(sets[0].elements == 16);
+    // Unequal sub-splits: side A cuts the columns at 4, side B at 3. Columns 0-2 are on {0, 2},
+    // column 3 on {0, 3}, columns 4-7 on {1, 3}: three all-reduces, node 0 and 3 in two each.
+    sets = planner::weight_replica_sets(graph, hand_plan(4, {{P::batch, 8}, {P::out_channels, 4}, {P::out_channels, 3}}, dims), 0);
+    CHECK(as_map(sets) == std::map<std::set<std::size_t>, std::uint64_t>{{{0, 2}, 12}, {{0, 3}, 4}, {{1, 3}, 16}});
+    // Fully split (II then III): nothing is held twice.
+    CHECK(planner::weight_replica_sets(graph, hand_plan(4, {{P::in_channels, 2}, {P::out_channels, 4}, {P::out_channels, 4}}, dims), 0)
+              .empty());
+}
+
+TEST_CASE("Replica sets equal a per-element count on random plans", "[planner][schedule]") {
+    std::mt19937_64 rng(5);
+    std::uniform_int_distribution<int> type(0, 2);
+    for (int trial = 0; trial < 200; ++trial) {
+        const std::size_t nodes = 2 + static_cast<std::size_t>(trial % 6);
+        const std::uint64_t in = 3 + static_cast<std::uint64_t>(trial % 7), out = 4 + static_cast<std::uint64_t>(trial % 5);
+        const planner::LayerDims dims{64, in, out};
+        // Random choices, each split drawn within the group's extent.
+        planner::Plan plan;
+        plan.groups = planner::bisect(test::uniform_cluster(nodes), test::flat_exchange(0, 1));
+        plan.choices.resize(plan.groups.size());
+        std::vector<planner::LayerDims> at(plan.groups.size());
+        at[0] = dims;
+        for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+            if (plan.groups[g].leaf()) continue;
+            planner::LayerChoice c;
+            do c.type = PartitionType(type(rng));
+            while (at[g].along(c.type) < 2);
+            c.split_a = std::uniform_int_distribution<std::uint64_t>(1, at[g].along(c.type) - 1)(rng);
+            plan.choices[g] = {c};
+            auto a = at[g], b = at[g];
+            a.along(c.type) = c.split_a;
+            b.along(c.type) = at[g].along(c.type) - c.split_a;
+            at[static_cast<std::size_t>(plan.groups[g].side_a)] = a;
+            at[static_cast<std::size_t>(plan.groups[g].side_b)] = b;
+        }
+        INFO("trial " << trial << ", " << nodes << " nodes, " << in << " x " << out);
+        REQUIRE(as_map(planner::weight_replica_sets(one_fc(int(in), int(out), 64), plan, 0)) == reference_sets(plan, in, out));
+    }
+}
+
+TEST_CASE_METHOD(test::FreshSimContext, "Gradient all-reduces run on the comm stream and overlap the backward pass",
+                 "[planner][schedule]") {
+    // Data parallelism over 4 nodes on a 25 GB/s ring: two fc layers of 1024 x 1024 weights
+    // (4 MiB of fp32 gradients each); every phase 1 ms.
+    workload::Workload w;
+    w.layers = {test::fc("fc0", 1024, 1024), test::fc("fc1", 1024, 1024, {"fc0"})};
+    const auto graph = planner::build_layer_graph(w, 64);
+    const auto view = test::uniform_cluster(4);
+    const auto groups = planner::bisect(view, test::flat_exchange(1e-6, 25e9));
+    planner::PlannerOptions options;
+    options.kind = planner::PlannerKind::data_parallel;
+    planner::ElementBytes bytes;
+    bytes.weight_gradients = 4;
+    const auto plan = planner::make_plan(graph, view, groups, test::linear_compute(graph, {1.0}), bytes, options);
+    const std::uint64_t phase_ps = 1'000'000'000;
+    const auto compute_ps = [&](std::size_t, std::size_t) { return std::array<std::uint64_t, 3>{phase_ps, phase_ps, phase_ps}; };
+    const interconnect::Topology ring = interconnect::Topology::ring(4, {25.0, 500.0, 1.0});
+    const auto programs = planner::build_schedule(graph, plan, 4, compute_ps, [](const auto&, std::uint64_t) {
+        return interconnect::AllReduceAlgorithm::ring;
+    });
+    const std::uint64_t gradient_bytes = 1024 * 1024 * 4;
+    for (const auto& p : programs) {
+        // Main stream: 6 computes, 2 Signals, 2 final WaitFors; comm stream: per layer a WaitFor,
+        // a ring all-reduce (6 steps of a Send and a Recv) and a Signal.
+        CHECK(p.ops.size() == 10);
+        CHECK(p.comm_ops.size() == 2 * (1 + 12 + 1));
+        std::uint64_t sent = 0;
+        for (const auto& op : p.comm_ops)
+            if (const auto* s = std::get_if<interconnect::Send>(&op)) sent += s->bytes;
+        CHECK(sent == 2 * 2 * 3 * gradient_bytes / 4);  // two layers, 2(p-1)/p of the gradient each
+    }
+    const auto r = cluster::run_cluster(ring, programs);
+    // fc1's all-reduce (ready at 4 ms) overlaps fc0's backward (4-6 ms); fc0's (ready at 6 ms)
+    // is exposed. A ring all-reduce of 4 MiB over 4 nodes: 6 steps of 1 MiB at 25 GB/s + 0.5 us.
+    const double all_reduce_s = 6 * (0.5e-6 + double(gradient_bytes / 4) / 25e9);
+    CHECK(double(r.end_ps) * 1e-12 == Approx(6e-3 + all_reduce_s).epsilon(1e-3));
+    for (const auto& node : r.nodes) CHECK(double(node.wait_ps) * 1e-12 == Approx(all_reduce_s).epsilon(1e-3));
+}
