@@ -20,6 +20,7 @@ std::uint64_t Network::transfer(std::size_t src, std::size_t dst, std::uint64_t 
         m_free_at_ps[id] = end;
         if (hops) hops->push_back({id, start, end});
         ChannelStats& s = m_stats[id];
+        if (s.transfers == 0) m_used.push_back(id);
         s.busy_ps += end - start;
         s.bytes += bytes;
         s.transfers += 1;
@@ -32,8 +33,11 @@ std::uint64_t Network::transfer(std::size_t src, std::size_t dst, std::uint64_t 
 }
 
 void Network::reset() {
-    std::fill(m_free_at_ps.begin(), m_free_at_ps.end(), 0);
-    std::fill(m_stats.begin(), m_stats.end(), ChannelStats{});
+    for (const ChannelId id : m_used) {
+        m_free_at_ps[id] = 0;
+        m_stats[id] = ChannelStats{};
+    }
+    m_used.clear();
 }
 
 }  // namespace fastsim::interconnect

@@ -55,7 +55,7 @@ public:
     [[nodiscard]] std::uint64_t free_at_ps(ChannelId channel) const { return m_free_at_ps.at(channel); }
     [[nodiscard]] const Topology& topology() const { return m_topology; }
 
-    /// All channels free at 0, all stats zero.
+    /// All channels free at 0, all stats zero. Takes time in the channels used since the last reset.
     void reset();
 
 private:
@@ -63,6 +63,7 @@ private:
     std::vector<std::uint64_t> m_free_at_ps;
     std::vector<ChannelStats> m_stats;
     std::vector<ChannelId> m_route;  ///< scratch, reused by every transfer
+    std::vector<ChannelId> m_used;   ///< channels with a transfer since the last reset
 };
 
 }  // namespace fastsim::interconnect

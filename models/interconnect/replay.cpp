@@ -3,75 +3,121 @@
 
 #include <algorithm>
 #include <functional>
-#include <map>
+#include <limits>
 #include <queue>
 #include <stdexcept>
 #include <string>
-#include <tuple>
+#include <unordered_map>
 
 #include "interconnect/network.h"
 
 namespace fastsim::interconnect {
+namespace {
 
-std::uint64_t replay_messages(const Topology& topology, const std::vector<NodeProgram>& programs) {
-    Network network(topology);
-    struct MessageState {
-        bool sent = false;
-        std::uint64_t arrival_ps = 0;
-        std::size_t waiting = SIZE_MAX;  ///< the node blocked on it
-    };
-    std::map<std::tuple<std::size_t, std::size_t, std::uint64_t>, MessageState> messages;
+constexpr std::uint32_t kNobody = std::numeric_limits<std::uint32_t>::max();
+
+/// An op with its message matched: slot into the message table.
+struct Step {
+    std::uint32_t slot;
+    std::uint32_t peer;
+    std::uint64_t bytes;
+    bool send;
+};
+
+struct Message {
+    bool sent = false;
+    std::uint64_t arrival_ps = 0;
+    std::uint32_t waiting = kNobody;  ///< the node blocked on it
+};
+
+}  // namespace
+
+std::uint64_t replay_messages(Network& network, const std::vector<NodeProgram>& programs,
+                              const std::vector<std::size_t>& node_of) {
+    if (node_of.size() != programs.size()) throw std::invalid_argument("replay_messages: one node per program");
+    // (1) Match every Send and Recv to a message slot once, so the loop below indexes arrays.
     const std::size_t n = programs.size();
-    std::vector<std::size_t> pc(n, 0);
-    std::vector<std::uint64_t> time(n, 0);
-    using Entry = std::pair<std::uint64_t, std::size_t>;  // (time, node): the earliest runs first
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
+    std::vector<std::vector<Step>> steps(n);
+    struct Key {
+        std::size_t src, dst;
+        std::uint64_t tag;
+        bool operator==(const Key& o) const { return src == o.src && dst == o.dst && tag == o.tag; }
+    };
+    struct KeyHash {
+        std::size_t operator()(const Key& k) const {
+            std::uint64_t h = k.tag * 0x9E3779B97F4A7C15ull;
+            h ^= k.src + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
+            h ^= k.dst * 0xC2B2AE3D27D4EB4Full + (h << 6) + (h >> 2);
+            return static_cast<std::size_t>(h);
+        }
+    };
+    std::unordered_map<Key, std::uint32_t, KeyHash> slot_of;
+    std::size_t op_count = 0;
+    for (const NodeProgram& p : programs) op_count += p.ops.size();
+    slot_of.reserve(op_count / 2 + 1);
+    const auto slot = [&](std::size_t src, std::size_t dst, std::uint64_t tag) {
+        return slot_of.emplace(Key{src, dst, tag}, static_cast<std::uint32_t>(slot_of.size())).first->second;
+    };
     for (std::size_t node = 0; node < n; ++node) {
         if (!programs[node].comm_ops.empty()) throw std::invalid_argument("replay_messages: comm streams are not replayed");
-        ready.push({0, node});
+        steps[node].reserve(programs[node].ops.size());
+        for (const Op& op : programs[node].ops) {
+            if (const auto* s = std::get_if<Send>(&op); s && s->peer >= n)
+                throw std::invalid_argument("replay_messages: peer out of range");
+            if (const auto* r = std::get_if<Recv>(&op); r && r->peer >= n)
+                throw std::invalid_argument("replay_messages: peer out of range");
+            if (const auto* s = std::get_if<Send>(&op))
+                steps[node].push_back({slot(node, s->peer, s->tag), static_cast<std::uint32_t>(s->peer), s->bytes, true});
+            else if (const auto* r = std::get_if<Recv>(&op))
+                steps[node].push_back({slot(r->peer, node, r->tag), static_cast<std::uint32_t>(r->peer), 0, false});
+            else
+                throw std::invalid_argument("replay_messages: node " + std::to_string(node) + " has an op other than Send or Recv");
+        }
     }
+    // (2) Run the nodes in global time order (ties: the lower node), as the executor does.
+    network.reset();
+    std::vector<Message> messages(slot_of.size());
+    std::vector<std::size_t> pc(n, 0);
+    std::vector<std::uint64_t> time(n, 0);
+    using Entry = std::pair<std::uint64_t, std::size_t>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
+    for (std::size_t node = 0; node < n; ++node)
+        if (!steps[node].empty()) ready.push({0, node});
     std::uint64_t end_ps = 0;
     while (!ready.empty()) {
-        const auto [t, node] = ready.top();
+        const std::size_t node = ready.top().second;
         ready.pop();
-        const auto& ops = programs[node].ops;
-        bool blocked = false;
-        while (pc[node] < ops.size() && !blocked) {
-            if (time[node] > t) {  // moved on past other nodes' times: keep the global time order
+        const std::uint64_t start = time[node];
+        while (pc[node] < steps[node].size()) {
+            if (time[node] > start) {  // moved past other nodes' times: keep the global order
                 ready.push({time[node], node});
-                blocked = true;
                 break;
             }
-            const Op& op = ops[pc[node]];
-            if (const auto* send = std::get_if<Send>(&op)) {
-                MessageState& m = messages[{node, send->peer, send->tag}];
+            const Step& s = steps[node][pc[node]];
+            Message& m = messages[s.slot];
+            if (s.send) {
                 m.sent = true;
-                m.arrival_ps = network.transfer(node, send->peer, send->bytes, time[node]);
-                if (m.waiting != SIZE_MAX) {
-                    time[m.waiting] = std::max(time[m.waiting], m.arrival_ps);
-                    ++pc[m.waiting];
-                    ready.push({std::max(time[m.waiting], time[node]), m.waiting});
-                    m.waiting = SIZE_MAX;
+                m.arrival_ps = network.transfer(node_of[node], node_of[s.peer], s.bytes, time[node]);
+                if (m.waiting != kNobody) {
+                    const std::uint32_t w = m.waiting;
+                    time[w] = std::max(time[w], m.arrival_ps);
+                    ++pc[w];
+                    ready.push({time[w], w});
+                    m.waiting = kNobody;
                 }
                 ++pc[node];
-            } else if (const auto* recv = std::get_if<Recv>(&op)) {
-                MessageState& m = messages[{recv->peer, node, recv->tag}];
-                if (m.sent) {
-                    time[node] = std::max(time[node], m.arrival_ps);
-                    ++pc[node];
-                } else {
-                    m.waiting = node;
-                    blocked = true;
-                }
+            } else if (m.sent) {
+                time[node] = std::max(time[node], m.arrival_ps);
+                ++pc[node];
             } else {
-                throw std::invalid_argument("replay_messages: node " + std::to_string(node) +
-                                            " has an op other than Send or Recv");
+                m.waiting = static_cast<std::uint32_t>(node);
+                break;
             }
         }
-        if (pc[node] == ops.size()) end_ps = std::max(end_ps, time[node]);
+        if (pc[node] == steps[node].size()) end_ps = std::max(end_ps, time[node]);
     }
     for (std::size_t node = 0; node < n; ++node)
-        if (pc[node] < programs[node].ops.size())
+        if (pc[node] < steps[node].size())
             throw std::invalid_argument("replay_messages: node " + std::to_string(node) + " never completes op " +
                                         std::to_string(pc[node]));
     return end_ps;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "planner/planner.h"
 
+#include "planner/prediction.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -146,7 +148,8 @@ private:
 };
 
 void Planning::calibrate(const Plan& plan, const std::vector<std::vector<LayerDims>>& dims) {
-    // The slowest node of each group, per layer: leaves first (bisect lists parents first).
+    // The slowest node of each group, per layer: leaves first (bisect lists parents first). A
+    // leaf's estimate is its own node's time, so its calibration stays 1.
     const std::size_t n = m_graph.layers.size();
     std::vector<std::vector<double>> slowest(m_groups.size(), std::vector<double>(n, 0.0));
     for (std::size_t g = m_groups.size(); g-- > 0;) {
@@ -155,10 +158,10 @@ void Planning::calibrate(const Plan& plan, const std::vector<std::vector<LayerDi
             if (group.leaf()) {
                 const std::size_t node = group.nodes.front();
                 slowest[g][l] = total(m_compute(m_cluster.node_type[node], l, plan.node_dims[node][l]));
-            } else {
-                slowest[g][l] = std::max(slowest[static_cast<std::size_t>(group.side_a)][l],
-                                         slowest[static_cast<std::size_t>(group.side_b)][l]);
+                continue;
             }
+            slowest[g][l] = std::max(slowest[static_cast<std::size_t>(group.side_a)][l],
+                                     slowest[static_cast<std::size_t>(group.side_b)][l]);
             const double estimate = speed_estimate(g, l, dims[g][l]);
             m_correction[g][l] = estimate > 0 && slowest[g][l] > 0 ? slowest[g][l] / estimate : 1.0;
         }
@@ -483,39 +486,38 @@ void plan_top_down(const LayerGraph& graph, Planning& planning, Plan& plan, std:
     }
 }
 
-/// The plan's predictions: each node's exact share, and the communication of every depth.
-void predict(const LayerGraph& graph, const ClusterView& cluster, const ComputeModel& compute, Plan& plan) {
+/// The plan's predictions: each node's exact share, the communication of every depth, and the
+/// step walked with every node's clocks (predict_step).
+void predict(const LayerGraph& graph, const ClusterView& cluster, const ComputeModel& compute,
+             const AllReduceModel& all_reduce, Plan& plan) {
     const std::size_t n = graph.layers.size();
     const std::vector<Group>& groups = plan.groups;
-    plan.compute_s.assign(n, PhaseSeconds{});
     plan.forward_comm_s.assign(n, 0);
     plan.backward_comm_s.assign(n, 0);
-    plan.sync_comm_s.assign(n, 0);
     plan.comm_bytes = 0;
-    plan.step_s = 0;
-    for (std::size_t node = 0; node < cluster.node_type.size(); ++node)
-        for (std::size_t l = 0; l < n; ++l) {
-            const PhaseSeconds s = compute(cluster.node_type[node], l, plan.node_dims[node][l]);
-            for (std::size_t p = 0; p < 3; ++p) plan.compute_s[l][p] = std::max(plan.compute_s[l][p], s[p]);
-        }
     std::size_t depths = 0;
     for (const Group& g : groups) depths = std::max(depths, g.depth + 1);
+    std::vector<double> fwd(n * depths, 0.0), bwd(n * depths, 0.0);  // per layer and depth: the slowest group
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        if (groups[g].leaf()) continue;
+        const std::size_t d = groups[g].depth;
+        for (std::size_t l = 0; l < n; ++l) {
+            const LayerChoice& c = plan.choices[g][l];
+            fwd[l * depths + d] = std::max(fwd[l * depths + d], c.forward_comm_s(groups[g].exchange));
+            bwd[l * depths + d] = std::max(bwd[l * depths + d], c.backward_comm_s(groups[g].exchange));
+            plan.comm_bytes += c.comm_bytes();
+        }
+    }
     for (std::size_t l = 0; l < n; ++l)
         for (std::size_t d = 0; d < depths; ++d) {
-            double fwd = 0, bwd = 0, sync = 0;
-            for (std::size_t g = 0; g < groups.size(); ++g) {
-                if (groups[g].depth != d || groups[g].leaf()) continue;
-                const LayerChoice& c = plan.choices[g][l];
-                fwd = std::max(fwd, c.forward_comm_s(groups[g].exchange));
-                bwd = std::max(bwd, c.backward_comm_s(groups[g].exchange));
-                sync = std::max(sync, c.sync_comm_s(groups[g].exchange));
-                plan.comm_bytes += c.comm_bytes();
-            }
-            plan.forward_comm_s[l] += fwd;
-            plan.backward_comm_s[l] += bwd;
-            plan.sync_comm_s[l] += sync;
+            plan.forward_comm_s[l] += fwd[l * depths + d];
+            plan.backward_comm_s[l] += bwd[l * depths + d];
         }
-    for (std::size_t l = 0; l < n; ++l) plan.step_s += plan.layer_s(l);
+    const StepPrediction step = predict_step(graph, plan, cluster.node_type, compute, all_reduce);
+    plan.step_s = step.step_s;
+    plan.compute_s = step.compute_s;
+    plan.layer_step_s = step.layer_s;
+    plan.sync_comm_s = step.sync_s;
 }
 
 /// A planner that puts a layer on Type I needs a sample per node: one message for it, whatever
@@ -541,11 +543,16 @@ bool same_choices(const Plan& a, const Plan& b) {
 
 }  // namespace
 
-Plan make_plan(const LayerGraph& graph, const ClusterView& cluster, const std::vector<Group>& groups,
-               const ComputeModel& compute, const ElementBytes& bytes, const PlannerOptions& options) {
+namespace {
+
+/// The plan of `options.kind`'s own rules: top down, then (balanced splits) calibration rounds.
+Plan plan_by_rules(const LayerGraph& graph, const ClusterView& cluster, const std::vector<Group>& groups,
+                   const ComputeModel& compute, const ElementBytes& bytes, const PlannerOptions& options,
+                   const AllReduceModel& all_reduce) {
     check_batch(graph, cluster, options.kind);
     Plan plan;
     plan.options = options;
+    plan.chosen_from = options.kind;
     plan.bytes = bytes;
     plan.objective = objective_of(options);
     plan.split = split_of(options);
@@ -556,7 +563,7 @@ Plan make_plan(const LayerGraph& graph, const ClusterView& cluster, const std::v
     Planning planning(graph, cluster, groups, compute, bytes, plan);
     std::vector<std::vector<LayerDims>> dims;
     plan_top_down(graph, planning, plan, dims);
-    predict(graph, cluster, compute, plan);
+    predict(graph, cluster, compute, all_reduce, plan);
     if (plan.split != SplitRule::balanced) return plan;
     // AccPar's estimate from the levels below (docs/planner.md, "Estimates from the levels
     // below"): a side's compute at a cut is first estimated from its nodes' speeds; once a
@@ -564,13 +571,53 @@ Plan make_plan(const LayerGraph& graph, const ClusterView& cluster, const std::v
     // plan, and the hierarchy is planned again, keeping the best prediction.
     for (int round = 0; round < kRefinementRounds; ++round) {
         planning.calibrate(plan, dims);
-        Plan next = plan;
+        Plan next;
+        next.options = plan.options;
+        next.chosen_from = plan.chosen_from;
+        next.bytes = plan.bytes;
+        next.objective = plan.objective;
+        next.split = plan.split;
+        next.groups = plan.groups;
+        next.choices.resize(plan.groups.size());
+        next.node_dims.resize(plan.node_dims.size());
         plan_top_down(graph, planning, next, dims);
-        predict(graph, cluster, compute, next);
+        predict(graph, cluster, compute, all_reduce, next);
         if (same_choices(next, plan) || !(next.step_s < plan.step_s)) break;
         plan = std::move(next);
     }
     return plan;
+}
+
+double objective_value(const Plan& plan, Objective objective) {
+    return objective == Objective::time ? plan.step_s : plan.comm_bytes;
+}
+
+}  // namespace
+
+Plan make_plan(const LayerGraph& graph, const ClusterView& cluster, const std::vector<Group>& groups,
+               const ComputeModel& compute, const ElementBytes& bytes, const PlannerOptions& options,
+               const AllReduceModel& all_reduce) {
+    Plan best = plan_by_rules(graph, cluster, groups, compute, bytes, options, all_reduce);
+    if (options.kind != PlannerKind::accpar) return best;
+    // AccPar's search space holds every other planner's plan (each layer a type at a split), but
+    // its per-level DP cannot see the whole step; so their plans are candidates too, judged on
+    // AccPar's objective, and AccPar is never beaten on it (docs/planner.md, "Planners").
+    for (const PlannerKind other : kAllPlanners) {
+        if (other == PlannerKind::accpar) continue;
+        PlannerOptions o = options;
+        o.kind = other;
+        try {
+            Plan candidate = plan_by_rules(graph, cluster, groups, compute, bytes, o, all_reduce);
+            if (!(objective_value(candidate, best.objective) < objective_value(best, best.objective))) continue;
+            candidate.options = options;
+            candidate.objective = best.objective;
+            candidate.chosen_from = other;
+            best = std::move(candidate);
+        } catch (const PlanError&) {
+            // e.g. data parallelism with fewer samples than nodes: not a candidate
+        }
+    }
+    return best;
 }
 
 }  // namespace fastsim::planner

@@ -94,6 +94,8 @@ struct Group {
 /// node of `node_type` with the layer reduced to `dims`. Callers memoise.
 using PhaseSeconds = std::array<double, 3>;
 using ComputeModel = std::function<PhaseSeconds(std::size_t node_type, std::size_t layer, const LayerDims& dims)>;
+/// Seconds of an all-reduce of `bytes` over `ranks` (ascending node ids) on the cluster.
+using AllReduceModel = std::function<double(const std::vector<std::size_t>& ranks, double bytes)>;
 /// The exchange cost between two disjoint node sets.
 using ExchangeModel = std::function<ExchangeCost(const std::vector<std::size_t>& side_a, const std::vector<std::size_t>& side_b)>;
 
@@ -133,31 +135,34 @@ struct LayerChoice {
 /// The finished plan: a choice per layer at every non-leaf group, and each node's share.
 struct Plan {
     PlannerOptions options;
+    /// Whose rules made the choices: options.kind, or for AccPar the other planner whose plan
+    /// it kept because that plan did better on AccPar's objective.
+    PlannerKind chosen_from = PlannerKind::accpar;
     ElementBytes bytes;  ///< the widths the plan's volumes were counted with
     Objective objective = Objective::time;
     SplitRule split = SplitRule::balanced;
     std::vector<Group> groups;                      ///< groups[0] = the whole cluster
     std::vector<std::vector<LayerChoice>> choices;  ///< per group (empty for leaves), per layer
     std::vector<std::vector<LayerDims>> node_dims;  ///< per node id, per layer
-    // Predictions (seconds) per layer: slowest node per phase; communication summed over
-    // depths, the slowest group at each depth.
+    // Predictions (seconds; docs/planner.md, "Predictions"). Per layer: the slowest node per
+    // phase; exchange seconds summed over depths, the slowest group at each depth; the slowest
+    // of the layer's gradient all-reduces; and the predicted mean node's compute + waits.
     std::vector<PhaseSeconds> compute_s;
     std::vector<double> forward_comm_s, backward_comm_s, sync_comm_s;
-    double step_s = 0;      ///< sum over layers of compute + communication
-    double comm_bytes = 0;  ///< every group's exchanges (busiest direction each)
-
-    [[nodiscard]] double layer_s(std::size_t l) const {
-        return compute_s[l][0] + compute_s[l][1] + compute_s[l][2] + forward_comm_s[l] + backward_comm_s[l] +
-               sync_comm_s[l];
-    }
+    std::vector<double> layer_step_s;
+    double step_s = 0;      ///< the predicted training step (predict_step)
+    double comm_bytes = 0;  ///< every group's exchanges (busiest direction of each), AccPar's accounting
 };
 
 /// How many times AccPar re-plans with its estimates calibrated by the previous plan.
 inline constexpr int kRefinementRounds = 3;
 
 /// Plans `graph` over the groups of `bisect` (docs/planner.md). The compute model gives
-/// node-characterised seconds (not peak FLOPs); the exchange costs come from the topology.
+/// node-characterised seconds (not peak FLOPs); the exchange costs come from the topology, the
+/// all-reduce costs from the collectives measured on it. The plan's predictions are those of
+/// predict_step (planner/prediction.h).
 Plan make_plan(const LayerGraph& graph, const ClusterView& cluster, const std::vector<Group>& groups,
-               const ComputeModel& compute, const ElementBytes& bytes, const PlannerOptions& options);
+               const ComputeModel& compute, const ElementBytes& bytes, const PlannerOptions& options,
+               const AllReduceModel& all_reduce);
 
 }  // namespace fastsim::planner

@@ -14,14 +14,20 @@ using interconnect::NodeProgram;
 using interconnect::Recv;
 using interconnect::Send;
 
-class ScheduleBuilder {
+class ScheduleBuilder final : public StepVisitor {
 public:
-    ScheduleBuilder(const Plan& plan, std::size_t node_count)
-        : m_plan(plan), m_programs(node_count), m_scratch(node_count), m_synced(node_count) {}
+    ScheduleBuilder(const Plan& plan, std::size_t node_count, const ComputePicoseconds& compute_ps,
+                    const ChooseAllReduce& choose)
+        : m_plan(plan),
+          m_compute_ps(compute_ps),
+          m_choose(choose),
+          m_programs(node_count),
+          m_scratch(node_count),
+          m_synced(node_count),
+          m_times(node_count) {}
 
     /// Appends one exchange at group g: bytes.to_a into side A, bytes.to_b into side B.
-    void exchange(std::size_t g, const SideVolumes& bytes, std::uint32_t label) {
-        if (bytes.empty()) return;
+    void exchange(std::size_t g, const SideVolumes& bytes, std::uint32_t label) override {
         const Group& group = m_plan.groups[g];
         const auto& a = m_plan.groups[static_cast<std::size_t>(group.side_a)].nodes;
         const auto& b = m_plan.groups[static_cast<std::size_t>(group.side_b)].nodes;
@@ -44,16 +50,18 @@ public:
         m_pending.clear();
     }
 
-    void compute(std::size_t node, std::uint64_t ps, std::uint32_t label) {
-        if (ps > 0) m_programs[node].ops.push_back(Compute{ps, label});
+    void compute(std::size_t layer, std::size_t phase, std::uint32_t label) override {
+        if (layer != m_times_layer) {
+            for (std::size_t node = 0; node < m_programs.size(); ++node) m_times[node] = m_compute_ps(node, layer);
+            m_times_layer = layer;
+        }
+        for (std::size_t node = 0; node < m_programs.size(); ++node)
+            if (m_times[node][phase] > 0) m_programs[node].ops.push_back(Compute{m_times[node][phase], label});
     }
 
     /// After layer l's weight-gradient phase: its all-reduces over `sets` on the comm stream of
     /// every node in them, each node's comm stream first waiting for its own weight gradient.
-    void all_reduce_gradients(std::size_t layer, const std::vector<ReplicaSet>& sets, double bytes_per_element,
-                              const ChooseAllReduce& choose) {
-        if (sets.empty()) return;
-        const std::uint32_t label = step_label(layer, StepPart::weight_sync);
+    void all_reduce(std::size_t layer, const std::vector<ReplicaSet>& sets, std::uint32_t label) override {
         std::vector<bool> taking_part(m_programs.size(), false);
         for (const ReplicaSet& set : sets)
             for (const std::size_t n : set.nodes) taking_part[n] = true;
@@ -63,8 +71,8 @@ public:
                 m_programs[n].comm_ops.push_back(interconnect::WaitFor{gradient_ready_event(layer), label});
             }
         for (const ReplicaSet& set : sets) {
-            const auto bytes = static_cast<std::uint64_t>(std::ceil(static_cast<double>(set.elements) * bytes_per_element));
-            m_collective_tag = interconnect::all_reduce(choose(set.nodes, bytes), m_scratch, set.nodes, bytes,
+            const std::uint64_t bytes = gradient_bytes(m_plan, set);
+            m_collective_tag = interconnect::all_reduce(m_choose(set.nodes, bytes), m_scratch, set.nodes, bytes,
                                                         m_collective_tag, label);
             for (const std::size_t n : set.nodes) {
                 auto& ops = m_scratch[n].ops;
@@ -90,47 +98,56 @@ private:
     static constexpr std::uint64_t kCollectiveTags = std::uint64_t{1} << 62;
 
     const Plan& m_plan;
+    const ComputePicoseconds& m_compute_ps;
+    const ChooseAllReduce& m_choose;
     std::vector<NodeProgram> m_programs;
     std::vector<NodeProgram> m_scratch;                   ///< one collective's ops, before they join the comm streams
     std::vector<std::vector<interconnect::WaitFor>> m_synced;  ///< per node: the main stream's final waits
     std::vector<std::pair<std::size_t, Recv>> m_pending;  ///< this exchange's receives, by node
     std::uint64_t m_next_exchange = 0;
     std::uint64_t m_collective_tag = kCollectiveTags;
+    std::vector<std::array<std::uint64_t, 3>> m_times;  ///< per node: the phases of m_times_layer
+    std::size_t m_times_layer = SIZE_MAX;
 };
 
 }  // namespace
 
-std::vector<interconnect::NodeProgram> build_schedule(const LayerGraph& graph, const Plan& plan, std::size_t node_count,
-                                                      const ComputePicoseconds& compute_ps, const ChooseAllReduce& choose) {
-    ScheduleBuilder s(plan, node_count);
+void walk_step(const LayerGraph& graph, const Plan& plan, StepVisitor& visitor) {
     const std::size_t n = graph.layers.size();
     std::vector<std::size_t> inner;  // non-leaf groups, parents first (bisect's order)
     for (std::size_t g = 0; g < plan.groups.size(); ++g)
         if (!plan.groups[g].leaf()) inner.push_back(g);
-    std::vector<std::array<std::uint64_t, 3>> times(node_count);
-    const auto compute_all = [&](std::size_t phase, std::uint32_t label) {
-        for (std::size_t node = 0; node < node_count; ++node) s.compute(node, times[node][phase], label);
+    const auto exchange = [&](std::size_t g, const SideVolumes& v, std::uint32_t label) {
+        if (!v.empty()) visitor.exchange(g, v, label);
     };
-
     for (std::size_t l = 0; l < n; ++l) {
-        for (std::size_t node = 0; node < node_count; ++node) times[node] = compute_ps(node, l);
         const std::uint32_t label = step_label(l, StepPart::forward);
         for (std::size_t g : inner)
-            for (const SideVolumes& v : plan.choices[g][l].forward_in) s.exchange(g, v, label);
-        compute_all(0, label);
-        for (std::size_t g : inner) s.exchange(g, plan.choices[g][l].forward_out, label);
+            for (const SideVolumes& v : plan.choices[g][l].forward_in) exchange(g, v, label);
+        visitor.compute(l, 0, label);
+        for (std::size_t g : inner) exchange(g, plan.choices[g][l].forward_out, label);
     }
     for (std::size_t l = n; l-- > 0;) {
-        for (std::size_t node = 0; node < node_count; ++node) times[node] = compute_ps(node, l);
         const std::uint32_t label = step_label(l, StepPart::backward);
         for (std::size_t g : inner)
-            for (const SideVolumes& v : plan.choices[g][l].backward_in) s.exchange(g, v, label);
-        compute_all(1, label);
-        for (std::size_t g : inner) s.exchange(g, plan.choices[g][l].backward_out, label);
-        compute_all(2, label);
-        s.all_reduce_gradients(l, weight_replica_sets(graph, plan, l), plan.bytes.weight_gradients, choose);
+            for (const SideVolumes& v : plan.choices[g][l].backward_in) exchange(g, v, label);
+        visitor.compute(l, 1, label);
+        for (std::size_t g : inner) exchange(g, plan.choices[g][l].backward_out, label);
+        visitor.compute(l, 2, label);
+        const std::vector<ReplicaSet> sets = weight_replica_sets(graph, plan, l);
+        if (!sets.empty()) visitor.all_reduce(l, sets, step_label(l, StepPart::weight_sync));
     }
-    return s.finish();
+}
+
+std::uint64_t gradient_bytes(const Plan& plan, const ReplicaSet& set) {
+    return static_cast<std::uint64_t>(std::ceil(static_cast<double>(set.elements) * plan.bytes.weight_gradients));
+}
+
+std::vector<interconnect::NodeProgram> build_schedule(const LayerGraph& graph, const Plan& plan, std::size_t node_count,
+                                                      const ComputePicoseconds& compute_ps, const ChooseAllReduce& choose) {
+    ScheduleBuilder builder(plan, node_count, compute_ps, choose);
+    walk_step(graph, plan, builder);
+    return builder.finish();
 }
 
 }  // namespace fastsim::planner

@@ -9,6 +9,7 @@
 #include "interconnect/collectives.h"
 #include "interconnect/program.h"
 #include "planner/planner.h"
+#include "planner/replicas.h"
 
 namespace fastsim::planner {
 
@@ -16,7 +17,7 @@ namespace fastsim::planner {
 enum class StepPart : std::uint8_t {
     forward,     ///< F conversions in, forward compute, Type II partial sums
     backward,    ///< E conversions in, backward-data, Type III partial sums, weight-gradient
-    weight_sync  ///< Type I weight-gradient sums (received at the end of the step)
+    weight_sync  ///< weight-gradient all-reduces (on the comm stream; waited for at the end of the step)
 };
 inline constexpr std::uint32_t kStepParts = 3;
 [[nodiscard]] inline std::uint32_t step_label(std::size_t layer, StepPart part) {
@@ -37,6 +38,25 @@ using ChooseAllReduce =
 [[nodiscard]] inline std::uint32_t gradient_synced_event(std::size_t layer) {
     return static_cast<std::uint32_t>(2 * layer + 1);
 }
+
+/// The order of a training step under a plan (docs/planner.md, "Schedule and cluster run"), as
+/// calls to a visitor: build_schedule turns them into programs, predict_step into times. Forward
+/// of every layer in order, then backward in reverse, each layer's exchanges at every non-leaf
+/// group, root first.
+class StepVisitor {
+public:
+    virtual ~StepVisitor() = default;
+    /// An exchange at group g: bytes.to_a into side A, bytes.to_b into side B (never empty).
+    virtual void exchange(std::size_t group, const SideVolumes& bytes, std::uint32_t label) = 0;
+    /// Every node computes its `phase` (0 forward, 1 backward-data, 2 weight-gradient) of `layer`.
+    virtual void compute(std::size_t layer, std::size_t phase, std::uint32_t label) = 0;
+    /// Layer l's weight gradients are ready: all-reduce each of `sets` (non-empty).
+    virtual void all_reduce(std::size_t layer, const std::vector<ReplicaSet>& sets, std::uint32_t label) = 0;
+};
+void walk_step(const LayerGraph& graph, const Plan& plan, StepVisitor& visitor);
+
+/// Bytes of one replica set's all-reduce: its elements at the plan's weight-gradient width.
+std::uint64_t gradient_bytes(const Plan& plan, const ReplicaSet& set);
 
 /// The plan as one program per node (docs/planner.md, "Schedule"): forward of every layer in
 /// order, then backward in reverse, each layer's exchanges at every group the node belongs

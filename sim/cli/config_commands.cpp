@@ -259,10 +259,10 @@ int plan_command(const std::vector<std::string>& args) {
     run::check_work(work, invocation->max_work_s, params.source_file);
     ProgressLine progress("plan", work);
     const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
-    run::NodeCharacterisation characterisation(params, graph);
+    run::ClusterCosts costs(params, graph);
     const run::ClusterPlan planned =
-        naming_config(params, [&] { return run::plan_cluster(params, params.planner.options(), characterisation); });
-    logger("plan")->info("characterised {} layer shapes ({} memo tiles)", characterisation.entries(), characterisation.tiles_run());
+        naming_config(params, [&] { return run::plan_cluster(params, params.planner.options(), costs); });
+    logger("plan")->info("characterised {} layer shapes ({} memo tiles)", costs.compute.entries(), costs.compute.tiles_run());
     report::print_plan(std::cout, params, planned);
     if (!invocation->out_dir.empty()) {
         report::write_file_atomically(invocation->out_dir + "/plan.json", report::plan_json(params, planned));
@@ -299,38 +299,45 @@ int compare_command(const std::vector<std::string>& args) {
         report::ComparisonRow row;
         row.network = params.workload.network.name;
         const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
-        run::NodeCharacterisation characterisation(params, graph);
+        run::ClusterCosts costs(params, graph);
         for (const planner::PlannerKind kind : planner::kAllPlanners) {
             planner::PlannerOptions options = params.planner.options();
             options.kind = kind;
-            double step = 0, bytes = 0;
-            std::string error;
+            report::ComparisonCell cell;
             try {
+                const auto note = [&](const planner::Plan& plan) {
+                    if (options.equal_split && kind == planner::PlannerKind::data_parallel_balanced)
+                        cell.note = "with --equal-split this is data_parallel";
+                    else if (options.equal_split && !planner::equal_split_matters(kind))
+                        cell.note = "splits by node count already; --equal-split changes nothing";
+                    if (plan.chosen_from != kind)
+                        cell.note = "kept " + std::string(planner::to_string(plan.chosen_from)) +
+                                    "'s plan, which does better on AccPar's objective than its own DP's";
+                    cell.planned_step_s = plan.step_s;
+                    cell.comm_bytes = plan.comm_bytes;
+                };
                 if (invocation->simulate) {
                     const run::ClusterStepResult r = run::run_cluster_step_in_fresh_kernel(params, options);
-                    step = r.step_s;
-                    bytes = r.planned.plan.comm_bytes;
+                    note(r.planned.plan);
+                    cell.simulated_step_s = r.step_s;
                 } else {
-                    const run::ClusterPlan p = run::plan_cluster(params, options, characterisation);
-                    step = p.plan.step_s;
-                    bytes = p.plan.comm_bytes;
+                    note(run::plan_cluster(params, options, costs).plan);
                 }
             } catch (const planner::PlanError& e) {
-                error = e.what();
+                cell.error = e.what();
             }
             progress.update(static_cast<double>(net * planner::kAllPlanners.size() + static_cast<std::size_t>(kind) + 1) /
                             static_cast<double>(networks.size() * planner::kAllPlanners.size()));
-            row.step_s.push_back(step);
-            row.comm_bytes.push_back(bytes);
-            row.error.push_back(error);
-            logger("compare")->info("{} {}: {:.6f} s, {:.3f} MB{}", row.network, planner::to_string(kind), step, bytes / 1e6,
-                                    error.empty() ? "" : " (" + error + ")");
+            logger("compare")->info("{} {}: {:.6f} s, {:.3f} MB{}", row.network, planner::to_string(kind), cell.step_s(),
+                                    cell.comm_bytes / 1e6, cell.error.empty() ? "" : " (" + cell.error + ")");
+            row.cells.push_back(std::move(cell));
         }
         rows.push_back(std::move(row));
     }
     report::print_comparison(std::cout, rows, invocation->params.planner.comm_only, invocation->simulate);
     if (!invocation->out_dir.empty()) {
-        report::write_file_atomically(invocation->out_dir + "/compare.csv", report::comparison_csv(rows));
+        report::write_file_atomically(invocation->out_dir + "/compare.csv",
+                                      report::comparison_csv(rows, invocation->params.planner.comm_only));
         std::cout << "wrote " << invocation->out_dir << "/compare.csv\n";
     }
     return kSuccess;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <sstream>
 
 #include "report/output_files.h"
@@ -36,6 +37,8 @@ std::string planner_label(const planner::Plan& plan) {
     std::string s(planner::to_string(plan.options.kind));
     s += plan.objective == planner::Objective::time ? ", minimising time" : ", minimising communication volume";
     s += plan.split == planner::SplitRule::balanced ? ", balanced splits" : ", equal splits";
+    if (plan.chosen_from != plan.options.kind)
+        s += "; the plan is " + std::string(planner::to_string(plan.chosen_from)) + "'s, which does better on this objective than the DP's";
     return s;
 }
 
@@ -60,22 +63,24 @@ void print_plan(std::ostream& out, const config::Params& params, const run::Clus
     out << "planner: " << planner_label(plan) << "; " << depth << " levels of bisection\n\n";
     const auto path = path_to(plan, 0);
     Table t({"layer", "types_root_to_node0", "root_alpha", "compute_ms", "forward_comm_ms", "backward_comm_ms",
-             "sync_comm_ms", "total_ms"});
+             "sync_comm_ms", "predicted_ms"});
     for (std::size_t l = 0; l < planned.graph.layers.size(); ++l) {
         const double compute = plan.compute_s[l][0] + plan.compute_s[l][1] + plan.compute_s[l][2];
         t.add_row({planned.graph.layers[l].name, types_along(plan, path, l),
                    plan.groups[0].leaf() ? "-" : Table::fixed(plan.choices[0][l].alpha, 3), Table::fixed(ms(compute), 3),
                    Table::fixed(ms(plan.forward_comm_s[l]), 3), Table::fixed(ms(plan.backward_comm_s[l]), 3),
-                   Table::fixed(ms(plan.sync_comm_s[l]), 3), Table::fixed(ms(plan.layer_s(l)), 3)});
+                   Table::fixed(ms(plan.sync_comm_s[l]), 3), Table::fixed(ms(plan.layer_step_s[l]), 3)});
     }
     t.print(out);
-    double compute = 0, comm = 0;
+    double compute = 0, exchanges = 0, sync = 0;
     for (std::size_t l = 0; l < planned.graph.layers.size(); ++l) {
         compute += plan.compute_s[l][0] + plan.compute_s[l][1] + plan.compute_s[l][2];
-        comm += plan.forward_comm_s[l] + plan.backward_comm_s[l] + plan.sync_comm_s[l];
+        exchanges += plan.forward_comm_s[l] + plan.backward_comm_s[l];
+        sync += plan.sync_comm_s[l];
     }
-    out << "\npredicted step: " << Table::fixed(ms(plan.step_s), 3) << " ms (compute " << Table::fixed(ms(compute), 3)
-        << " ms, communication " << Table::fixed(ms(comm), 3) << " ms)\n"
+    out << "\npredicted step: " << Table::fixed(ms(plan.step_s), 3) << " ms (slowest node per phase, summed: compute "
+        << Table::fixed(ms(compute), 3) << " ms; exchanges " << Table::fixed(ms(exchanges), 3)
+        << " ms; gradient all-reduces " << Table::fixed(ms(sync), 3) << " ms, overlapping the backward pass)\n"
         << "communication volume: " << Table::fixed(plan.comm_bytes / 1e6, 3)
         << " MB (every group's exchanges, busiest direction of each)\n"
         << "planned in " << Table::fixed(planned.planning_s * 1e3, 1) << " ms\n";
@@ -90,6 +95,7 @@ std::string plan_json(const config::Params& params, const run::ClusterPlan& plan
       << json_string(std::string(planner::to_string(plan.options.kind))) << ",\n  \"objective\": "
       << json_string(plan.objective == planner::Objective::time ? "time" : "comm_volume") << ",\n  \"split\": "
       << json_string(plan.split == planner::SplitRule::balanced ? "balanced" : "equal")
+      << ",\n  \"chosen_from\": " << json_string(std::string(planner::to_string(plan.chosen_from)))
       << ",\n  \"predicted_step_s\": " << format_number(plan.step_s) << ",\n  \"comm_bytes\": " << format_number(plan.comm_bytes)
       << ",\n  \"planning_s\": " << format_number(planned.planning_s) << ",\n  \"layers\": [\n";
     for (std::size_t l = 0; l < planned.graph.layers.size(); ++l) {
@@ -97,7 +103,7 @@ std::string plan_json(const config::Params& params, const run::ClusterPlan& plan
           << format_number(plan.compute_s[l][0]) << ", " << format_number(plan.compute_s[l][1]) << ", " << format_number(plan.compute_s[l][2])
           << "], \"forward_comm_s\": " << format_number(plan.forward_comm_s[l]) << ", \"backward_comm_s\": "
           << format_number(plan.backward_comm_s[l]) << ", \"sync_comm_s\": " << format_number(plan.sync_comm_s[l])
-          << ", \"predicted_s\": " << format_number(plan.layer_s(l)) << "}" << (l + 1 < planned.graph.layers.size() ? "," : "")
+          << ", \"predicted_s\": " << format_number(plan.layer_step_s[l]) << "}" << (l + 1 < planned.graph.layers.size() ? "," : "")
           << "\n";
     }
     j << "  ],\n  \"groups\": [\n";
@@ -150,7 +156,7 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const r
     const auto path = path_to(plan, 0);
     Table t({"layer", "types_root_to_node0", "planned_ms", "simulated_mean_node_ms", "error_percent"});
     for (std::size_t l = 0; l < layers.size(); ++l) {
-        const double planned = plan.layer_s(l);
+        const double planned = plan.layer_step_s[l];
         const double simulated = r.layer_simulated_s[l];
         t.add_row({layers[l].name, types_along(plan, path, l), Table::fixed(ms(planned), 3), Table::fixed(ms(simulated), 3),
                    simulated > 0 ? Table::fixed(100 * (planned - simulated) / simulated, 1) : "-"});
@@ -226,7 +232,7 @@ std::string cluster_layers_csv(const config::Params&, const run::ClusterStepResu
           << (plan.groups[0].leaf() ? "-" : planner::to_string(plan.choices[0][l].type)) << ','
           << format_number(plan.compute_s[l][0]) << ',' << format_number(plan.compute_s[l][1]) << ',' << format_number(plan.compute_s[l][2])
           << ',' << format_number(plan.forward_comm_s[l]) << ',' << format_number(plan.backward_comm_s[l]) << ','
-          << format_number(plan.sync_comm_s[l]) << ',' << format_number(plan.layer_s(l)) << ','
+          << format_number(plan.sync_comm_s[l]) << ',' << format_number(plan.layer_step_s[l]) << ','
           << format_number(r.layer_simulated_s[l]) << '\n';
     return c.str();
 }
@@ -246,53 +252,109 @@ std::string cluster_nodes_csv(const config::Params& params, const run::ClusterSt
     return c.str();
 }
 
-void print_comparison(std::ostream& out, const std::vector<ComparisonRow>& rows, bool comm_only, bool simulated) {
+namespace {
+
+constexpr std::size_t kDataParallel = 0, kDataParallelBalanced = 1;
+static_assert(planner::kAllPlanners[kDataParallel] == planner::PlannerKind::data_parallel &&
+              planner::kAllPlanners[kDataParallelBalanced] == planner::PlannerKind::data_parallel_balanced);
+
+/// The baseline's step (or volume) over the planner's; nullopt where either could not plan.
+std::optional<double> speedup(const ComparisonRow& row, std::size_t baseline, std::size_t k, bool comm_only) {
+    const ComparisonCell& base = row.cells[baseline];
+    const ComparisonCell& mine = row.cells[k];
+    if (!base.error.empty() || !mine.error.empty()) return std::nullopt;
+    const double b = comm_only ? base.comm_bytes : base.step_s(), m = comm_only ? mine.comm_bytes : mine.step_s();
+    if (m <= 0 || b <= 0) return std::nullopt;
+    return b / m;
+}
+
+std::optional<double> prediction_error(const ComparisonCell& cell) {
+    if (!cell.error.empty() || !cell.simulated_step_s || *cell.simulated_step_s <= 0) return std::nullopt;
+    return (cell.planned_step_s - *cell.simulated_step_s) / *cell.simulated_step_s;
+}
+
+/// One table: a row per network, a column per planner, and a geomean row over the networks.
+void print_ratio_table(std::ostream& out, const std::vector<ComparisonRow>& rows,
+                       const std::function<std::optional<double>(const ComparisonRow&, std::size_t)>& cell,
+                       bool with_geomean, int decimals) {
     std::vector<std::string> headers{"network"};
     for (auto k : planner::kAllPlanners) headers.push_back(std::string(planner::to_string(k)));
-    out << (comm_only ? "communication volume of data parallelism / planner (higher is better)"
-                      : std::string("speedup over data parallelism, ") + (simulated ? "simulated" : "predicted") +
-                            " step time")
-        << "\n\n";
     Table t(headers);
     std::vector<double> log_sum(planner::kAllPlanners.size(), 0);
     std::vector<std::size_t> counted(planner::kAllPlanners.size(), 0);
     for (const auto& row : rows) {
         std::vector<std::string> cells{row.network};
         for (std::size_t k = 0; k < planner::kAllPlanners.size(); ++k) {
-            const bool ok = row.error[k].empty() && row.error[0].empty();
-            const double base = comm_only ? row.comm_bytes[0] : row.step_s[0];
-            const double mine = comm_only ? row.comm_bytes[k] : row.step_s[k];
-            if (!ok || mine <= 0) {
-                cells.push_back(row.error[k].empty() ? "-" : "n/a");
+            const std::optional<double> v = cell(row, k);
+            if (!v) {
+                cells.push_back(row.cells[k].error.empty() ? "-" : "n/a");
                 continue;
             }
-            const double ratio = base / mine;
-            cells.push_back(Table::fixed(ratio, 2));
-            log_sum[k] += std::log(ratio);
-            ++counted[k];
+            cells.push_back(Table::fixed(*v, decimals));
+            if (*v > 0) {
+                log_sum[k] += std::log(*v);
+                ++counted[k];
+            }
         }
         t.add_row(cells);
     }
-    std::vector<std::string> gmean{"geomean"};
-    for (std::size_t k = 0; k < planner::kAllPlanners.size(); ++k)
-        gmean.push_back(counted[k] ? Table::fixed(std::exp(log_sum[k] / static_cast<double>(counted[k])), 2) : "-");
-    t.add_row(gmean);
-    t.print(out);
-    for (const auto& row : rows)
+    if (with_geomean) {
+        std::vector<std::string> gmean{"geomean"};
         for (std::size_t k = 0; k < planner::kAllPlanners.size(); ++k)
-            if (!row.error[k].empty())
-                out << "n/a: " << row.network << ", " << planner::to_string(planner::kAllPlanners[k]) << ": " << row.error[k] << "\n";
+            gmean.push_back(counted[k] ? Table::fixed(std::exp(log_sum[k] / static_cast<double>(counted[k])), decimals) : "-");
+        t.add_row(gmean);
+    }
+    t.print(out);
 }
 
-std::string comparison_csv(const std::vector<ComparisonRow>& rows) {
-    std::ostringstream c;
-    c << "network,planner,step_s,comm_bytes,speedup_over_data_parallel,error\n";
+}  // namespace
+
+void print_comparison(std::ostream& out, const std::vector<ComparisonRow>& rows, bool comm_only, bool simulated) {
+    const std::string what = comm_only ? "communication volume of " : std::string("speedup over ");
+    const std::string tail = comm_only ? " / planner (higher is better)"
+                                       : std::string(", ") + (simulated ? "simulated" : "predicted") + " step time";
+    for (const std::size_t baseline : {kDataParallel, kDataParallelBalanced}) {
+        out << what << (baseline == kDataParallel ? "data parallelism" : "balanced data parallelism") << tail << "\n\n";
+        print_ratio_table(
+            out, rows, [&](const ComparisonRow& row, std::size_t k) { return speedup(row, baseline, k, comm_only); }, true, 2);
+        out << "\n";
+    }
+    if (simulated) {
+        out << "prediction error, (planned - simulated) / simulated, percent\n\n";
+        print_ratio_table(
+            out, rows,
+            [](const ComparisonRow& row, std::size_t k) -> std::optional<double> {
+                const auto e = prediction_error(row.cells[k]);
+                return e ? std::optional<double>(100 * *e) : std::nullopt;
+            },
+            false, 1);
+        out << "\n";
+    }
     for (const auto& row : rows)
         for (std::size_t k = 0; k < planner::kAllPlanners.size(); ++k) {
-            const bool ok = row.error[k].empty() && row.error[0].empty() && row.step_s[k] > 0;
-            c << row.network << ',' << planner::to_string(planner::kAllPlanners[k]) << ',' << format_number(row.step_s[k]) << ','
-              << format_number(row.comm_bytes[k]) << ',' << (ok ? format_number(row.step_s[0] / row.step_s[k]) : "") << ','
-              << json_string(row.error[k]) << '\n';
+            const ComparisonCell& c = row.cells[k];
+            const std::string who = row.network + ", " + std::string(planner::to_string(planner::kAllPlanners[k])) + ": ";
+            if (!c.note.empty()) out << "note: " << who << c.note << "\n";
+            if (!c.error.empty()) out << "n/a: " << who << c.error << "\n";
+        }
+}
+
+std::string comparison_csv(const std::vector<ComparisonRow>& rows, bool comm_only) {
+    const auto optional_number = [](const std::optional<double>& v) { return v ? format_number(*v) : std::string(); };
+    std::ostringstream c;
+    c << "network,planner,step_s,planned_step_s,simulated_step_s,prediction_error,comm_bytes,speedup_over_data_parallel,"
+         "speedup_over_data_parallel_balanced,note,error\n";
+    for (const auto& row : rows)
+        for (std::size_t k = 0; k < planner::kAllPlanners.size(); ++k) {
+            const ComparisonCell& cell = row.cells[k];
+            const bool ok = cell.error.empty();
+            c << row.network << ',' << planner::to_string(planner::kAllPlanners[k]) << ','
+              << (ok ? format_number(cell.step_s()) : "") << ',' << (ok ? format_number(cell.planned_step_s) : "") << ','
+              << (ok ? optional_number(cell.simulated_step_s) : "") << ',' << optional_number(prediction_error(cell)) << ','
+              << (ok ? std::to_string(std::llround(cell.comm_bytes)) : "") << ','
+              << optional_number(speedup(row, kDataParallel, k, comm_only)) << ','
+              << optional_number(speedup(row, kDataParallelBalanced, k, comm_only)) << ',' << json_string(cell.note) << ','
+              << json_string(cell.error) << '\n';
         }
     return c.str();
 }

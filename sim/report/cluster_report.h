@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -27,15 +28,28 @@ std::string cluster_step_json(const config::Params& params, const run::ClusterSt
 std::string cluster_layers_csv(const config::Params& params, const run::ClusterStepResult& result);
 std::string cluster_nodes_csv(const config::Params& params, const run::ClusterStepResult& result);
 
-/// One network's row of `fastsim compare`.
+/// One planner's result in `fastsim compare`.
+struct ComparisonCell {
+    double planned_step_s = 0;                ///< the planner's prediction
+    std::optional<double> simulated_step_s;   ///< with --simulate
+    double comm_bytes = 0;                    ///< AccPar's accounting (every group's exchanges)
+    std::string note;                         ///< e.g. what --equal-split means for this planner
+    std::string error;                        ///< why it could not plan, or empty
+    /// The step compare ranks by: simulated with --simulate, else planned.
+    [[nodiscard]] double step_s() const { return simulated_step_s ? *simulated_step_s : planned_step_s; }
+};
+
+/// One network's row of `fastsim compare`: a cell per planner, in planner::kAllPlanners order.
 struct ComparisonRow {
     std::string network;
-    std::vector<double> step_s;      ///< per planner in planner::kAllPlanners order (simulated or predicted)
-    std::vector<double> comm_bytes;  ///< per planner
-    std::vector<std::string> error;  ///< per planner: why it could not plan, or empty
+    std::vector<ComparisonCell> cells;
 };
-/// AccPar's results table: per network the speedup of every planner over data parallelism.
+
+/// AccPar's results table: per network the speedup of every planner over data parallelism and
+/// over balanced data parallelism (or, with comm_only, their volume over the planner's); with
+/// --simulate also the prediction error; then each note and error.
 void print_comparison(std::ostream& out, const std::vector<ComparisonRow>& rows, bool comm_only, bool simulated);
-std::string comparison_csv(const std::vector<ComparisonRow>& rows);
+/// compare.csv: one row per network and planner (docs/cli.md, "compare").
+std::string comparison_csv(const std::vector<ComparisonRow>& rows, bool comm_only);
 
 }  // namespace fastsim::report

@@ -64,6 +64,12 @@ std::size_t NodeCharacterisation::KeyHash::operator()(const Key& k) const {
     return h;
 }
 
+std::size_t NodeCharacterisation::PhaseKeyHash::operator()(const PhaseKey& k) const {
+    std::size_t h = k.type * 0x9E3779B97F4A7C15ull ^ k.phase;
+    for (std::uint64_t v : {k.m, k.k, k.n, k.count}) h = (h ^ v) * 0x100000001B3ull;
+    return h;
+}
+
 NodeCharacterisation::NodeCharacterisation(const config::Params& params, const planner::LayerGraph& graph)
     : m_params(params), m_graph(graph), m_memo(params.cluster.node_types.size()) {}
 
@@ -81,8 +87,15 @@ const NodeCharacterisation::LayerCounters& NodeCharacterisation::counters(std::s
             const auto phase = static_cast<fmac::TrainingPhase>(p);
             if (phase == fmac::TrainingPhase::backward_data && node::reads_only_network_input(pl.layer, layer)) continue;
             const node::StepPhase s = node::step_phase(layer, phase, gemm, t.precision, {});
-            c[p] = on_arrays(s.job, t.node.resolved, static_cast<std::uint64_t>(t.arrays), m_memo[type], m_tiles_run)
-                       .repeated(s.count);
+            const PhaseKey key{type, p, s.job.shape.m, s.job.shape.k, s.job.shape.n, s.count};
+            auto it = m_phases.find(key);
+            if (it == m_phases.end())
+                it = m_phases
+                         .emplace(key, on_arrays(s.job, t.node.resolved, static_cast<std::uint64_t>(t.arrays), m_memo[type],
+                                                 m_tiles_run)
+                                           .repeated(s.count))
+                         .first;
+            c[p] = it->second;
         }
     });
     return m_cache.emplace(key, c).first->second;
@@ -144,8 +157,8 @@ planner::ElementBytes element_bytes(const config::Params& params, bool comm_only
     return {bytes(activations), bytes(gradients), fp32, fp32};
 }
 
-ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOptions& options,
-                         NodeCharacterisation& characterisation) {
+ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOptions& options, ClusterCosts& costs) {
+    NodeCharacterisation& characterisation = costs.compute;
     const auto start = std::chrono::steady_clock::now();
     ClusterPlan out;
     out.graph = characterisation.graph();
@@ -159,7 +172,8 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
     out.plan = planner::make_plan(
         out.graph, view, groups,
         [&](std::size_t type, std::size_t layer, const planner::LayerDims& d) { return characterisation.seconds(type, layer, d); },
-        element_bytes(params, options.comm_only), options);
+        element_bytes(params, options.comm_only), options,
+        [&](const std::vector<std::size_t>& ranks, double bytes) { return costs.all_reduce.choose(ranks, bytes).second; });
     out.planning_s = seconds_since(start);
     return out;
 }
@@ -173,8 +187,9 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     const config::ClusterParams& c = params.cluster;
     const std::size_t node_count = c.node_type.size();
     const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
-    NodeCharacterisation characterisation(params, graph);
-    r.planned = plan_cluster(params, options, characterisation);
+    ClusterCosts costs(params, graph);
+    NodeCharacterisation& characterisation = costs.compute;
+    r.planned = plan_cluster(params, options, costs);
     const planner::Plan& plan = r.planned.plan;
     const std::size_t layers = graph.layers.size();
     report(0.5);
@@ -193,10 +208,10 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
         });
         return ps;
     };
-    interconnect::AllReduceChooser chooser(*c.topology, all_reduce_algorithm(c.gradient_sync));
     const auto programs = planner::build_schedule(
-        graph, plan, node_count, compute_ps,
-        [&](const std::vector<std::size_t>& ranks, std::uint64_t bytes) { return chooser.choose(ranks, static_cast<double>(bytes)).first; });
+        graph, plan, node_count, compute_ps, [&](const std::vector<std::size_t>& ranks, std::uint64_t bytes) {
+            return costs.all_reduce.choose(ranks, static_cast<double>(bytes)).first;
+        });
     for (std::size_t n = 0; n < node_count; ++n)
         for (std::size_t l = 0; l < layers; ++l)
             for (const auto& phase : characterisation.counters(c.node_type[n], l, plan.node_dims[n][l]))

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cluster/cluster.h"
-#include "interconnect/collectives.h"
+#include "interconnect/collective_cost.h"
 #include "config/params.h"
 #include "energy/energy.h"
 #include "node/node_model.h"
@@ -50,10 +50,22 @@ private:
     struct KeyHash {
         std::size_t operator()(const Key& k) const;
     };
+    /// One phase's job on one node type: repeated layers (ResNet blocks) lower to the same jobs.
+    struct PhaseKey {
+        std::size_t type, phase;
+        std::uint64_t m, k, n, count;
+        bool operator==(const PhaseKey& o) const {
+            return std::tie(type, phase, m, k, n, count) == std::tie(o.type, o.phase, o.m, o.k, o.n, o.count);
+        }
+    };
+    struct PhaseKeyHash {
+        std::size_t operator()(const PhaseKey& k) const;
+    };
     const config::Params& m_params;
     const planner::LayerGraph& m_graph;
     std::vector<node::ArrayTimingMemo> m_memo;  ///< per node type
     std::unordered_map<Key, LayerCounters, KeyHash> m_cache;
+    std::unordered_map<PhaseKey, node::PhaseCounters, PhaseKeyHash> m_phases;
     std::uint64_t m_tiles_run = 0;
 };
 
@@ -76,9 +88,17 @@ struct ClusterPlan {
     double planning_s = 0;  ///< wall time of bisection + DP + predictions
 };
 
-/// Plans characterisation.graph() (params.workload) over params.cluster with `options`.
-ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOptions& options,
-                         NodeCharacterisation& characterisation);
+/// What the planner measures on the cluster's models, memoised across plans: node compute on
+/// the node model, and gradient all-reduces on the network model with the configured algorithm.
+struct ClusterCosts {
+    ClusterCosts(const config::Params& params, const planner::LayerGraph& graph)
+        : compute(params, graph), all_reduce(*params.cluster.topology, all_reduce_algorithm(params.cluster.gradient_sync)) {}
+    NodeCharacterisation compute;
+    interconnect::AllReduceChooser all_reduce;
+};
+
+/// Plans costs.compute.graph() (params.workload) over params.cluster with `options`.
+ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOptions& options, ClusterCosts& costs);
 
 struct NodeReport {
     double compute_s = 0, wait_s = 0, idle_s = 0;

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "planner/planner.h"
+#include "report/csv_reader.h"
 #include "support/fastsim_process.h"
 #include "support/temp_dir.h"
 
@@ -260,6 +262,38 @@ TEST_CASE("compare prints every planner's speedup over data parallelism and a ge
     const Result volume = run_fastsim("compare " + kTinyCluster + " --comm-only --equal-split");
     REQUIRE(volume.exit_code == 0);
     CHECK_THAT(volume.out, Contains("communication volume of data parallelism / planner"));
+}
+
+TEST_CASE("compare.csv has planned and simulated steps, integer bytes and both baselines", "[cli][cluster]") {
+    fastsim::test::TempDir dir;
+    const Result r = run_fastsim("compare " + kTinyCluster + " --simulate --equal-split --out " + dir.path("cmp"));
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("speedup over balanced data parallelism, simulated") &&
+                          Contains("prediction error, (planned - simulated) / simulated, percent") &&
+                          Contains("note: tiny_cnn, data_parallel_balanced: with --equal-split this is data_parallel") &&
+                          Contains("note: tiny_cnn, hypar: splits by node count already"));
+    const auto csv = fastsim::report::read_csv_file(dir.path("cmp/compare.csv"));
+    REQUIRE(csv.rows.size() == fastsim::planner::kAllPlanners.size());
+    const auto col = [&](const char* name) { return *csv.column(name); };
+    for (const auto& row : csv.rows) {
+        INFO(row[col("planner")]);
+        const double planned = *fastsim::report::parse_number(row[col("planned_step_s")]);
+        const double simulated = *fastsim::report::parse_number(row[col("simulated_step_s")]);
+        CHECK(*fastsim::report::parse_number(row[col("prediction_error")]) == Approx((planned - simulated) / simulated).margin(1e-6));
+        CHECK(row[col("step_s")] == row[col("simulated_step_s")]);
+        CHECK(row[col("comm_bytes")].find_first_not_of("0123456789") == std::string::npos);  // an integer, no exponent
+        CHECK(!row[col("speedup_over_data_parallel_balanced")].empty());
+    }
+    // --equal-split turns data_parallel_balanced into data_parallel: the same step.
+    CHECK(csv.rows[1][col("simulated_step_s")] == csv.rows[0][col("simulated_step_s")]);
+    // With --comm-only the speedup columns are volume ratios.
+    const Result volume = run_fastsim("compare " + kTinyCluster + " --comm-only --out " + dir.path("vol"));
+    REQUIRE(volume.exit_code == 0);
+    const auto v = fastsim::report::read_csv_file(dir.path("vol/compare.csv"));
+    const double dp_bytes = *fastsim::report::parse_number(v.rows[0][*v.column("comm_bytes")]);
+    const double accpar_bytes = *fastsim::report::parse_number(v.rows[4][*v.column("comm_bytes")]);
+    CHECK(v.rows[4][*v.column("planner")] == "accpar");
+    CHECK(*fastsim::report::parse_number(v.rows[4][*v.column("speedup_over_data_parallel")]) == Approx(dp_bytes / accpar_bytes));
 }
 
 TEST_CASE("Bad cluster configs name the key and exit 2", "[cli][cluster]") {

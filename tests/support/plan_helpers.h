@@ -57,4 +57,9 @@ inline planner::ExchangeModel flat_exchange(double latency_s, double bytes_per_s
     };
 }
 
+/// Gradient all-reduces that take no time, for tests about something else.
+inline planner::AllReduceModel free_all_reduce() {
+    return [](const std::vector<std::size_t>&, double) { return 0.0; };
+}
+
 }  // namespace fastsim::test

@@ -3,7 +3,9 @@
 // balance with the real node model, and the shipped cluster configs plan and simulate.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 
 #include "config/load.h"
@@ -56,8 +58,8 @@ TEST_CASE_METHOD(test::FreshSimContext, "A one-node cluster takes exactly the no
 TEST_CASE("Balanced splits even out TPU-v2-like and TPU-v3-like nodes on the node model", "[cluster]") {
     const auto params = config::load(kSource + "/configs/cluster/tpu_v2_v3.yaml");
     const auto graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
-    run::NodeCharacterisation characterisation(params, graph);
-    const auto planned = run::plan_cluster(params, params.planner.options(), characterisation);
+    run::ClusterCosts costs(params, graph);
+    const auto planned = run::plan_cluster(params, params.planner.options(), costs);
     const auto& root = planned.plan.choices[0];
     REQUIRE(planned.plan.groups[0].nodes.size() == 16);
     // The first cut is between the kinds (the slow switch links): 8 v2-like against 8 v3-like.
@@ -87,7 +89,7 @@ TEST_CASE("Balanced splits even out TPU-v2-like and TPU-v3-like nodes on the nod
     // Equal halves are slower on this cluster.
     planner::PlannerOptions equal = params.planner.options();
     equal.equal_split = true;
-    CHECK(run::plan_cluster(params, equal, characterisation).plan.step_s > 1.05 * planned.plan.step_s);
+    CHECK(run::plan_cluster(params, equal, costs).plan.step_s > 1.05 * planned.plan.step_s);
 }
 
 TEST_CASE_METHOD(test::FreshSimContext, "The 16-node heterogeneous ResNet-50 step simulates with every node busy", "[cluster]") {
@@ -135,4 +137,56 @@ TEST_CASE("Every shipped cluster config loads, and its dump loads back to the sa
     CHECK(tree.cluster.gradient_sync == config::GradientSyncAlgorithm::tree);
     test::TempDir dir;
     CHECK(config::load(dir.write("tree.yaml", config::dump(tree))).cluster.gradient_sync == config::GradientSyncAlgorithm::tree);
+}
+
+namespace {
+
+/// Every cluster config shipped in configs/cluster, sorted: the standing rules below cover
+/// configs added later without editing the tests.
+std::vector<std::string> shipped_cluster_configs() {
+    std::vector<std::string> out;
+    for (const auto& entry : std::filesystem::directory_iterator(kSource + "/configs/cluster"))
+        if (entry.path().extension() == ".yaml") out.push_back(entry.path().string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("Every shipped cluster x planner: the prediction is within 5% of the simulation", "[cluster]") {
+    const auto configs = shipped_cluster_configs();
+    REQUIRE(configs.size() >= 3);
+    for (const std::string& path : configs) {
+        const auto params = config::load(path);
+        for (const planner::PlannerKind kind : planner::kAllPlanners) {
+            planner::PlannerOptions options = params.planner.options();
+            options.kind = kind;
+            const auto r = run::run_cluster_step_in_fresh_kernel(params, options);
+            const double error = (r.planned.plan.step_s - r.step_s) / r.step_s;
+            INFO(path << ", " << planner::to_string(kind) << ": planned " << r.planned.plan.step_s << " s, simulated "
+                      << r.step_s << " s");
+            CHECK(std::abs(error) <= 0.05);
+        }
+    }
+}
+
+TEST_CASE("AccPar is never beaten on its objective by another planner, on any shipped network and cluster",
+          "[cluster]") {
+    for (const std::string& path : shipped_cluster_configs())
+        for (const std::string trace : {"alexnet", "vgg11", "resnet18", "resnet50", "bert_base_encoder"})
+            for (const bool comm_only : {false, true}) {
+                const auto params = config::load(path, {"workload.trace=" + kSource + "/traces/" + trace + ".yaml"});
+                const auto graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
+                run::ClusterCosts costs(params, graph);
+                planner::PlannerOptions options = params.planner.options();
+                options.kind = planner::PlannerKind::accpar;
+                options.comm_only = comm_only;
+                const auto objective = [&](const planner::Plan& p) { return comm_only ? p.comm_bytes : p.step_s; };
+                const double accpar = objective(run::plan_cluster(params, options, costs).plan);
+                for (const planner::PlannerKind kind : planner::kAllPlanners) {
+                    options.kind = kind;
+                    INFO(path << ", " << trace << (comm_only ? ", comm-only, " : ", ") << planner::to_string(kind));
+                    CHECK(accpar <= objective(run::plan_cluster(params, options, costs).plan));
+                }
+            }
 }

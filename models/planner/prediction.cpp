@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+#include "planner/prediction.h"
+
+#include <algorithm>
+
+#include "planner/schedule.h"
+
+namespace fastsim::planner {
+namespace {
+
+class Predictor final : public StepVisitor {
+public:
+    Predictor(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
+              const ComputeModel& compute, const AllReduceModel& all_reduce)
+        : m_graph(graph),
+          m_plan(plan),
+          m_node_type(node_type),
+          m_compute(compute),
+          m_all_reduce(all_reduce),
+          m_main(node_type.size(), 0.0),
+          m_comm(node_type.size(), 0.0),
+          m_sent(node_type.size(), 0.0),
+          m_synced(node_type.size()),
+          m_times(graph.layers.size()),
+          m_layer_total(graph.layers.size(), 0.0),
+          m_sync(graph.layers.size(), 0.0),
+          m_slowest(graph.layers.size(), PhaseSeconds{}) {}
+
+    void exchange(std::size_t g, const SideVolumes& bytes, std::uint32_t label) override {
+        const Group& group = m_plan.groups[g];
+        const auto& a = m_plan.groups[static_cast<std::size_t>(group.side_a)].nodes;
+        const auto& b = m_plan.groups[static_cast<std::size_t>(group.side_b)].nodes;
+        const ExchangeCost& x = group.exchange;
+        const double to_a = bytes.to_a > 0 ? x.latency_s + bytes.to_a * x.seconds_per_byte_to_a : 0;
+        const double to_b = bytes.to_b > 0 ? x.latency_s + bytes.to_b * x.seconds_per_byte_to_b : 0;
+        // Every node sends at its clock before any receives: arrivals use the clocks before.
+        for (const std::size_t n : a) m_sent[n] = m_main[n];
+        for (const std::size_t n : b) m_sent[n] = m_main[n];
+        const std::size_t pairs = std::max(a.size(), b.size());
+        for (std::size_t i = 0; i < pairs; ++i) {
+            const std::size_t na = a[i % a.size()], nb = b[i % b.size()];
+            if (bytes.to_a > 0) arrive(na, m_sent[nb] + to_a, label);
+            if (bytes.to_b > 0) arrive(nb, m_sent[na] + to_b, label);
+        }
+    }
+
+    void compute(std::size_t layer, std::size_t phase, std::uint32_t) override {
+        std::vector<PhaseSeconds>& times = m_times[layer];
+        if (times.empty()) {  // each layer's phases once, on its forward pass
+            times.resize(m_main.size());
+            for (std::size_t n = 0; n < m_main.size(); ++n) {
+                times[n] = m_compute(m_node_type[n], layer, m_plan.node_dims[n][layer]);
+                for (std::size_t p = 0; p < 3; ++p) m_slowest[layer][p] = std::max(m_slowest[layer][p], times[n][p]);
+            }
+        }
+        for (std::size_t n = 0; n < m_main.size(); ++n) {
+            m_main[n] += times[n][phase];
+            m_layer_total[layer] += times[n][phase];
+        }
+    }
+
+    void all_reduce(std::size_t layer, const std::vector<ReplicaSet>& sets, std::uint32_t) override {
+        for (const ReplicaSet& set : sets)
+            for (const std::size_t n : set.nodes) m_comm[n] = std::max(m_comm[n], m_main[n]);  // the gradient is ready
+        for (const ReplicaSet& set : sets) {
+            double start = 0;
+            for (const std::size_t n : set.nodes) start = std::max(start, m_comm[n]);
+            const double seconds = m_all_reduce(set.nodes, static_cast<double>(gradient_bytes(m_plan, set)));
+            for (const std::size_t n : set.nodes) m_comm[n] = start + seconds;
+            m_sync[layer] = std::max(m_sync[layer], seconds);
+        }
+        std::vector<bool> taking_part(m_main.size(), false);
+        for (const ReplicaSet& set : sets)
+            for (const std::size_t n : set.nodes) taking_part[n] = true;
+        for (std::size_t n = 0; n < m_main.size(); ++n)
+            if (taking_part[n]) m_synced[n].emplace_back(layer, m_comm[n]);
+    }
+
+    StepPrediction finish() {
+        StepPrediction p;
+        for (std::size_t n = 0; n < m_main.size(); ++n) {
+            for (const auto& [layer, done] : m_synced[n]) {  // the final waits, in the order signalled
+                if (done > m_main[n]) {
+                    m_layer_total[layer] += done - m_main[n];
+                    m_main[n] = done;
+                }
+            }
+            p.step_s = std::max(p.step_s, m_main[n]);
+        }
+        p.layer_s.resize(m_layer_total.size());
+        for (std::size_t l = 0; l < m_layer_total.size(); ++l)
+            p.layer_s[l] = m_layer_total[l] / static_cast<double>(m_main.size());
+        p.sync_s = m_sync;
+        p.compute_s = m_slowest;
+        return p;
+    }
+
+private:
+    void arrive(std::size_t n, double at, std::uint32_t label) {
+        if (at <= m_main[n]) return;
+        m_layer_total[label / kStepParts] += at - m_main[n];
+        m_main[n] = at;
+    }
+
+    const LayerGraph& m_graph;
+    const Plan& m_plan;
+    const std::vector<std::size_t>& m_node_type;
+    const ComputeModel& m_compute;
+    const AllReduceModel& m_all_reduce;
+    std::vector<double> m_main, m_comm;                              ///< per node: the two clocks, s
+    std::vector<double> m_sent;                                      ///< per node: its clock when the exchange sent
+    std::vector<std::vector<std::pair<std::size_t, double>>> m_synced;  ///< per node: (layer, all-reduces done)
+    std::vector<std::vector<PhaseSeconds>> m_times;                  ///< per layer, per node (once computed)
+    std::vector<double> m_layer_total;                               ///< per layer: Σ over nodes of compute + waits
+    std::vector<double> m_sync;
+    std::vector<PhaseSeconds> m_slowest;                             ///< per layer: the slowest node per phase
+};
+
+}  // namespace
+
+StepPrediction predict_step(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
+                            const ComputeModel& compute, const AllReduceModel& all_reduce) {
+    Predictor predictor(graph, plan, node_type, compute, all_reduce);
+    walk_step(graph, plan, predictor);
+    return predictor.finish();
+}
+
+}  // namespace fastsim::planner
