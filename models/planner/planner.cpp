@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <optional>
 #include <limits>
 #include <string>
 #include <unordered_map>
@@ -55,26 +57,28 @@ double total(const PhaseSeconds& s) { return s[0] + s[1] + s[2]; }
 /// The planner's working state for one make_plan call.
 class Planning {
 public:
-    Planning(const LayerGraph& graph, const ClusterView& cluster, const std::vector<Group>& groups,
-             const ComputeModel& compute, const ElementBytes& bytes, const Plan& rules)
-        : m_graph(graph),
-          m_cluster(cluster),
-          m_groups(groups),
-          m_compute(compute),
-          m_bytes(bytes),
+    /// `memory_weight` > 0 adds the memory penalty to every option (docs/planner.md, "Memory").
+    Planning(const PlanningInputs& in, const Plan& rules, double memory_weight)
+        : m_graph(in.graph),
+          m_cluster(in.cluster),
+          m_groups(in.groups),
+          m_compute(in.compute),
+          m_bytes(in.bytes),
+          m_memory(in.memory),
+          m_memory_weight(memory_weight),
           m_kind(rules.options.kind),
           m_objective(rules.objective),
           m_split(rules.split),
-          m_correction(groups.size(), std::vector<double>(graph.layers.size(), 1.0)) {
+          m_correction(in.groups.size(), std::vector<double>(in.graph.layers.size(), 1.0)) {
         std::size_t type_count = 0;
-        for (std::size_t t : cluster.node_type) type_count = std::max(type_count, t + 1);
-        m_type_counts.assign(groups.size(), std::vector<std::size_t>(type_count, 0));
-        for (std::size_t g = 0; g < groups.size(); ++g)
-            for (std::size_t n : groups[g].nodes) ++m_type_counts[g][cluster.node_type[n]];
-        m_consumers.resize(graph.layers.size());
-        for (std::size_t l = 0; l < graph.layers.size(); ++l)
-            for (std::size_t e = 0; e < graph.layers[l].producers.size(); ++e)
-                m_consumers[graph.layers[l].producers[e].from].push_back({l, e});
+        for (std::size_t t : m_cluster.node_type) type_count = std::max(type_count, t + 1);
+        m_type_counts.assign(m_groups.size(), std::vector<std::size_t>(type_count, 0));
+        for (std::size_t g = 0; g < m_groups.size(); ++g)
+            for (std::size_t n : m_groups[g].nodes) ++m_type_counts[g][m_cluster.node_type[n]];
+        m_consumers.resize(m_graph.layers.size());
+        for (std::size_t l = 0; l < m_graph.layers.size(); ++l)
+            for (std::size_t e = 0; e < m_graph.layers[l].producers.size(); ++e)
+                m_consumers[m_graph.layers[l].producers[e].from].push_back({l, e});
     }
 
     /// Seconds a side (the nodes of group `g`) takes for layer l at `dims`: the estimate from
@@ -129,6 +133,10 @@ private:
     /// so that no data moves between layers of the same type.
     double common_share(std::size_t g, const std::vector<LayerDims>& dims) const;
     SideVolumes intra_bytes(std::size_t l, PartitionType type, const LayerDims& dims) const;
+    /// The memory penalty of an option: over the two sides, the larger estimated per-node
+    /// footprint of the layer at the side's dims (its nodes sharing it evenly) over the smallest
+    /// capacity among the side's nodes; 0 when memory is not checked.
+    double memory_penalty(std::size_t g, std::size_t l, const LayerDims& dims, const Option& o) const;
     /// Bytes of F and E each side receives on edge e into layer l between two options.
     std::pair<SideVolumes, SideVolumes> edge_bytes(std::size_t l, std::size_t e, const LayerDims& dims, const Option& from,
                                                    const Option& to) const;
@@ -138,6 +146,8 @@ private:
     const std::vector<Group>& m_groups;
     const ComputeModel& m_compute;
     const ElementBytes& m_bytes;
+    const MemoryModel& m_memory;
+    double m_memory_weight;
     PlannerKind m_kind;
     Objective m_objective;
     SplitRule m_split;
@@ -220,6 +230,33 @@ double Planning::common_share(std::size_t g, const std::vector<LayerDims>& dims)
         b += side_seconds(static_cast<std::size_t>(group.side_b), l, dims[l]);
     }
     return b / (a + b);
+}
+
+double Planning::memory_penalty(std::size_t g, std::size_t l, const LayerDims& dims, const Option& o) const {
+    const Group& group = m_groups[g];
+    const PlanLayer& layer = m_graph.layers[l];
+    double worst = 0;
+    for (const bool side_a : {true, false}) {
+        const Group& side = m_groups[static_cast<std::size_t>(side_a ? group.side_a : group.side_b)];
+        LayerDims d = dims;
+        d.along(o.type) = side_a ? o.split_a : dims.along(o.type) - o.split_a;
+        double capacity = 0;
+        std::size_t type = 0;
+        for (const std::size_t n : side.nodes) {
+            const double c = m_memory.capacity_bytes[m_cluster.node_type[n]];
+            if (c > 0 && (capacity == 0 || c < capacity)) {
+                capacity = c;
+                type = m_cluster.node_type[n];
+            }
+        }
+        if (capacity == 0) continue;
+        const std::uint64_t w = layer.weight_elements(d);
+        const double bytes = m_memory.bytes(type, Stored::weights, w) + m_memory.bytes(type, Stored::weight_gradients, w) +
+                             m_memory.optimizer_copies * m_memory.bytes(type, Stored::optimizer_state, w) +
+                             m_memory.bytes(type, Stored::activations, layer.input_elements(d));
+        worst = std::max(worst, bytes / static_cast<double>(side.nodes.size()) / capacity);
+    }
+    return worst;
 }
 
 SideVolumes Planning::intra_bytes(std::size_t l, PartitionType type, const LayerDims& dims) const {
@@ -309,7 +346,8 @@ void Planning::solve_group(std::size_t g, const std::vector<LayerDims>& dims, st
         }
         for (const Option& o : options[l])
             costs.layer[l].push_back(cost_of(intra_bytes(l, o.type, dims[l])) +
-                                     (by_time ? std::max(o.compute_a_s, o.compute_b_s) : 0));
+                                     (by_time ? std::max(o.compute_a_s, o.compute_b_s) : 0) +
+                                     (m_memory_weight > 0 ? m_memory_weight * memory_penalty(g, l, dims[l], o) : 0));
         if (options[l].empty()) {
             std::string types;
             for (std::size_t t = 0; t < kPartitionTypes; ++t)
@@ -380,6 +418,14 @@ std::optional<PlannerKind> parse_planner(std::string_view name) {
     for (const auto& [n, k] : kPlannerNames)
         if (n == name) return k;
     return std::nullopt;
+}
+
+bool same_partition(const Plan& a, const Plan& b) {
+    for (std::size_t g = 0; g < a.choices.size(); ++g)
+        for (std::size_t l = 0; l < a.choices[g].size(); ++l)
+            if (a.choices[g][l].type != b.choices[g][l].type || a.choices[g][l].split_a != b.choices[g][l].split_a)
+                return false;
+    return true;
 }
 
 std::string planner_name_list() {
@@ -488,8 +534,8 @@ void plan_top_down(const LayerGraph& graph, Planning& planning, Plan& plan, std:
 
 /// The plan's predictions: each node's exact share, the communication of every depth, and the
 /// step walked with every node's clocks (predict_step).
-void predict(const LayerGraph& graph, const ClusterView& cluster, const ComputeModel& compute,
-             const AllReduceModel& all_reduce, Plan& plan) {
+void predict(const PlanningInputs& in, Plan& plan) {
+    const LayerGraph& graph = in.graph;
     const std::size_t n = graph.layers.size();
     const std::vector<Group>& groups = plan.groups;
     plan.forward_comm_s.assign(n, 0);
@@ -513,11 +559,13 @@ void predict(const LayerGraph& graph, const ClusterView& cluster, const ComputeM
             plan.forward_comm_s[l] += fwd[l * depths + d];
             plan.backward_comm_s[l] += bwd[l * depths + d];
         }
-    const StepPrediction step = predict_step(graph, plan, cluster.node_type, compute, all_reduce);
+    const StepPrediction step = predict_step(graph, plan, in.cluster.node_type, in.compute, in.all_reduce);
     plan.step_s = step.step_s;
     plan.compute_s = step.compute_s;
     plan.layer_step_s = step.layer_s;
     plan.sync_comm_s = step.sync_s;
+    plan.footprint = plan_footprint(graph, plan, in.cluster.node_type, in.memory);
+    plan.memory_shortfalls = memory_shortfalls(plan.footprint, in.cluster.node_type, in.memory);
 }
 
 /// A planner that puts a layer on Type I needs a sample per node: one message for it, whatever
@@ -533,42 +581,32 @@ void check_batch(const LayerGraph& graph, const ClusterView& cluster, PlannerKin
     }
 }
 
-bool same_choices(const Plan& a, const Plan& b) {
-    for (std::size_t g = 0; g < a.choices.size(); ++g)
-        for (std::size_t l = 0; l < a.choices[g].size(); ++l)
-            if (a.choices[g][l].type != b.choices[g][l].type || a.choices[g][l].split_a != b.choices[g][l].split_a)
-                return false;
-    return true;
-}
 
 }  // namespace
 
 namespace {
 
 /// The plan of `options.kind`'s own rules: top down, then (balanced splits) calibration rounds.
-Plan plan_by_rules(const LayerGraph& graph, const ClusterView& cluster, const std::vector<Group>& groups,
-                   const ComputeModel& compute, const ElementBytes& bytes, const PlannerOptions& options,
-                   const AllReduceModel& all_reduce) {
-    check_batch(graph, cluster, options.kind);
+Plan plan_by_rules(const PlanningInputs& in, const PlannerOptions& options, double memory_weight = 0) {
+    check_batch(in.graph, in.cluster, options.kind);
     Plan plan;
     plan.options = options;
     plan.chosen_from = options.kind;
-    plan.bytes = bytes;
+    plan.bytes = in.bytes;
     plan.objective = objective_of(options);
     plan.split = split_of(options);
-    plan.groups = groups;
-    plan.choices.resize(groups.size());
-    plan.node_dims.resize(cluster.node_type.size());
-
-    Planning planning(graph, cluster, groups, compute, bytes, plan);
+    plan.groups = in.groups;
+    plan.choices.resize(in.groups.size());
+    plan.node_dims.resize(in.cluster.node_type.size());
+    Planning planning(in, plan, memory_weight);
     std::vector<std::vector<LayerDims>> dims;
-    plan_top_down(graph, planning, plan, dims);
-    predict(graph, cluster, compute, all_reduce, plan);
-    if (plan.split != SplitRule::balanced) return plan;
-    // AccPar's estimate from the levels below (docs/planner.md, "Estimates from the levels
-    // below"): a side's compute at a cut is first estimated from its nodes' speeds; once a
-    // plan exists, each group's estimate is scaled by what its nodes really take under that
-    // plan, and the hierarchy is planned again, keeping the best prediction.
+    plan_top_down(in.graph, planning, plan, dims);
+    predict(in, plan);
+    if (plan.split != SplitRule::balanced || memory_weight > 0) return plan;
+    // AccPar's estimate from the levels below (docs/planner.md, "A side's time"): a side's
+    // compute at a cut is first estimated from its nodes' speeds; once a plan exists, each
+    // group's estimate is scaled by what its nodes really take under that plan, and the
+    // hierarchy is planned again, keeping the best prediction.
     for (int round = 0; round < kRefinementRounds; ++round) {
         planning.calibrate(plan, dims);
         Plan next;
@@ -580,9 +618,9 @@ Plan plan_by_rules(const LayerGraph& graph, const ClusterView& cluster, const st
         next.groups = plan.groups;
         next.choices.resize(plan.groups.size());
         next.node_dims.resize(plan.node_dims.size());
-        plan_top_down(graph, planning, next, dims);
-        predict(graph, cluster, compute, all_reduce, next);
-        if (same_choices(next, plan) || !(next.step_s < plan.step_s)) break;
+        plan_top_down(in.graph, planning, next, dims);
+        predict(in, next);
+        if (same_partition(next, plan) || !(next.step_s < plan.step_s)) break;
         plan = std::move(next);
     }
     return plan;
@@ -592,32 +630,70 @@ double objective_value(const Plan& plan, Objective objective) {
     return objective == Objective::time ? plan.step_s : plan.comm_bytes;
 }
 
-}  // namespace
+bool fits(const Plan& plan) { return plan.memory_shortfalls.empty(); }
 
-Plan make_plan(const LayerGraph& graph, const ClusterView& cluster, const std::vector<Group>& groups,
-               const ComputeModel& compute, const ElementBytes& bytes, const PlannerOptions& options,
-               const AllReduceModel& all_reduce) {
-    Plan best = plan_by_rules(graph, cluster, groups, compute, bytes, options, all_reduce);
-    if (options.kind != PlannerKind::accpar) return best;
-    // AccPar's search space holds every other planner's plan (each layer a type at a split), but
-    // its per-level DP cannot see the whole step; so their plans are candidates too, judged on
-    // AccPar's objective, and AccPar is never beaten on it (docs/planner.md, "Planners").
+/// AccPar's answer: its own DP's plan and every other planner's, the best on its objective among
+/// those that fit; if none fits, DP plans with the memory penalty weighted ever more.
+Plan accpar_plan(const PlanningInputs& in, const PlannerOptions& options) {
+    std::optional<Plan> best;
+    Plan smallest_shortfall;  // for the error when nothing fits
+    const auto consider = [&](Plan candidate, PlannerKind from) {
+        candidate.options = options;
+        candidate.objective = objective_of(options);
+        candidate.chosen_from = from;
+        if (!fits(candidate)) {
+            const auto over = [](const Plan& p) {
+                return p.memory_shortfalls.empty() ? 0.0 : p.memory_shortfalls.front().footprint_bytes / p.memory_shortfalls.front().capacity_bytes;
+            };
+            if (smallest_shortfall.groups.empty() || over(candidate) < over(smallest_shortfall)) smallest_shortfall = candidate;
+            return;
+        }
+        if (!best || objective_value(candidate, best->objective) < objective_value(*best, best->objective)) best = std::move(candidate);
+    };
+    consider(plan_by_rules(in, options), PlannerKind::accpar);
+    // Every other planner's plan is in AccPar's search space (each layer a type at a split), and
+    // its per-level DP cannot see the whole step; so those plans are candidates too, and AccPar
+    // is never beaten on its objective (docs/planner.md, "Planners").
     for (const PlannerKind other : kAllPlanners) {
         if (other == PlannerKind::accpar) continue;
         PlannerOptions o = options;
         o.kind = other;
         try {
-            Plan candidate = plan_by_rules(graph, cluster, groups, compute, bytes, o, all_reduce);
-            if (!(objective_value(candidate, best.objective) < objective_value(best, best.objective))) continue;
-            candidate.options = options;
-            candidate.objective = best.objective;
-            candidate.chosen_from = other;
-            best = std::move(candidate);
+            consider(plan_by_rules(in, o), other);
         } catch (const PlanError&) {
             // e.g. data parallelism with fewer samples than nodes: not a candidate
         }
     }
-    return best;
+    // Nothing fits: the DP again with its options' memory weighed in, ever more heavily
+    // (a Lagrangian relaxation of the capacity constraint).
+    const double unit = objective_value(smallest_shortfall, objective_of(options)) /
+                        static_cast<double>(std::max<std::size_t>(1, in.graph.layers.size()));
+    for (int k = 0; !best && k < kMemoryPenaltyRounds; ++k)
+        consider(plan_by_rules(in, options, unit * std::pow(4.0, k)), PlannerKind::accpar);
+    if (best) return std::move(*best);
+    return smallest_shortfall;
+}
+
+std::string describe_shortfall(const Plan& plan, const ClusterView& cluster, const std::vector<std::string>& type_names) {
+    const MemoryShortfall& s = plan.memory_shortfalls.front();
+    const auto gib = [](double bytes) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.3f", bytes / double(1ull << 30));
+        return std::string(buf);
+    };
+    const std::size_t type = cluster.node_type[s.node];
+    return "no plan of " + std::string(to_string(plan.options.kind)) + " fits in memory: node " + std::to_string(s.node) +
+           " (" + (type < type_names.size() ? type_names[type] : "type " + std::to_string(type)) + ") needs " +
+           gib(s.footprint_bytes) + " GiB of its " + gib(s.capacity_bytes) + " GiB, " + gib(s.footprint_bytes - s.capacity_bytes) +
+           " GiB short (" + std::to_string(plan.memory_shortfalls.size()) + " nodes over capacity)";
+}
+
+}  // namespace
+
+Plan make_plan(const PlanningInputs& in, const PlannerOptions& options) {
+    Plan plan = options.kind == PlannerKind::accpar ? accpar_plan(in, options) : plan_by_rules(in, options);
+    if (!fits(plan)) throw PlanError(describe_shortfall(plan, in.cluster, in.node_type_names));
+    return plan;
 }
 
 }  // namespace fastsim::planner

@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
 
 #include "planner/assignment.h"
+#include "planner/footprint.h"
 #include "planner/layer_graph.h"
 #include "planner/ownership.h"
 
@@ -152,17 +154,37 @@ struct Plan {
     std::vector<double> layer_step_s;
     double step_s = 0;      ///< the predicted training step (predict_step)
     double comm_bytes = 0;  ///< every group's exchanges (busiest direction of each), AccPar's accounting
+    std::vector<Footprint> footprint;                ///< per node id
+    std::vector<MemoryShortfall> memory_shortfalls;  ///< nodes over capacity, worst first (empty: it fits)
 };
 
 /// How many times AccPar re-plans with its estimates calibrated by the previous plan.
 inline constexpr int kRefinementRounds = 3;
 
-/// Plans `graph` over the groups of `bisect` (docs/planner.md). The compute model gives
-/// node-characterised seconds (not peak FLOPs); the exchange costs come from the topology, the
-/// all-reduce costs from the collectives measured on it. The plan's predictions are those of
-/// predict_step (planner/prediction.h).
-Plan make_plan(const LayerGraph& graph, const ClusterView& cluster, const std::vector<Group>& groups,
-               const ComputeModel& compute, const ElementBytes& bytes, const PlannerOptions& options,
-               const AllReduceModel& all_reduce);
+/// True if two plans (of the same groups) choose the same type and split everywhere.
+bool same_partition(const Plan& a, const Plan& b);
+
+/// Everything a planner is given (docs/planner.md, "Planners"): the layer graph, the cluster
+/// and its bisection (`bisect`), and the cost models: node-characterised compute seconds (not
+/// peak FLOPs), element widths, all-reduce seconds measured on the topology, and the memory model.
+struct PlanningInputs {
+    const LayerGraph& graph;
+    const ClusterView& cluster;
+    const std::vector<Group>& groups;
+    ComputeModel compute;
+    ElementBytes bytes;
+    AllReduceModel all_reduce;
+    MemoryModel memory;                         ///< capacities empty: memory is not checked
+    std::vector<std::string> node_type_names;  ///< for messages; may be empty
+};
+
+/// How many times AccPar re-plans with a heavier memory penalty when no plan fits.
+inline constexpr int kMemoryPenaltyRounds = 8;
+
+/// Plans with `options` (docs/planner.md). The plan's predictions are those of predict_step
+/// (planner/prediction.h) and its footprint that of plan_footprint. PlanError if the planner
+/// cannot split a layer, or no plan it can make fits every node's memory: "no plan of owt fits
+/// in memory: node 3 (fast32) needs 9.125 GiB of its 8.000 GiB, 1.125 GiB short (...)".
+Plan make_plan(const PlanningInputs& inputs, const PlannerOptions& options);
 
 }  // namespace fastsim::planner

@@ -38,6 +38,11 @@ constexpr std::array<std::pair<std::string_view, GradientSyncAlgorithm>, 5> kGra
     {"halving_doubling", GradientSyncAlgorithm::halving_doubling},
     {"direct", GradientSyncAlgorithm::direct},
 }};
+constexpr std::array<std::pair<std::string_view, OptimizerKind>, 3> kOptimizers{{
+    {"sgd", OptimizerKind::sgd},
+    {"momentum", OptimizerKind::momentum},
+    {"adam", OptimizerKind::adam},
+}};
 constexpr std::array<std::pair<std::string_view, Fidelity>, 2> kFidelities{{
     {"memo", Fidelity::memo},
     {"stepped", Fidelity::stepped},
@@ -142,6 +147,7 @@ struct RawCluster {
     RawLink upper_link;
     Location upper_where;
     Field<GradientSyncAlgorithm> gradient_sync;
+    Field<OptimizerKind> optimizer;
 };
 
 struct RawPlanner {
@@ -287,6 +293,8 @@ void read_cluster_sections(MapReader& top, RawConfig& raw) {
             rc.upper_link = read_link(*u);
             u->finish();
         }
+        rc.optimizer = c->choice<OptimizerKind>(
+            "optimizer", [](const std::string& v) { return value_of(kOptimizers, v); }, "sgd, momentum, adam");
         if (auto sync = c->map("gradient_sync")) {
             rc.gradient_sync = sync->choice<GradientSyncAlgorithm>(
                 "algorithm", [](const std::string& v) { return value_of(kGradientSync, v); },
@@ -795,6 +803,7 @@ void resolve_cluster(const RawConfig& raw, const Document& doc, Params& p) {
                           *c.upper_topology, c.groups.size());
     }
     c.gradient_sync = rc.gradient_sync.value.value_or(GradientSyncAlgorithm::best);
+    c.optimizer = rc.optimizer.value.value_or(OptimizerKind::momentum);
     if (group_topologies.size() == 1) {
         if (c.upper_topology) throw ConfigError(rc.upper_where, "cluster.upper joins groups, and there is only one group");
         c.topology = std::make_shared<interconnect::Topology>(std::move(group_topologies.front()));
@@ -841,6 +850,15 @@ std::optional<RunMode> parse_run_mode(std::string_view name) { return value_of(k
 std::optional<Distribution> parse_distribution(std::string_view name) { return value_of(kDistributions, name); }
 std::string_view to_string(TopologyKind kind) { return name_of(kTopologies, kind); }
 std::string_view to_string(GradientSyncAlgorithm algorithm) { return name_of(kGradientSync, algorithm); }
+std::string_view to_string(OptimizerKind kind) { return name_of(kOptimizers, kind); }
+int optimizer_state_copies(OptimizerKind kind) {
+    switch (kind) {
+    case OptimizerKind::sgd: return 0;
+    case OptimizerKind::momentum: return 1;
+    case OptimizerKind::adam: return 2;
+    }
+    return 1;
+}
 
 std::vector<TensorSpec> default_report_tensors() {
     return {
@@ -985,6 +1003,7 @@ void dump_cluster(YAML::Emitter& out, const Params& p) {
         dump_link(out, p.cluster.upper_link);
         out << YAML::EndMap;
     }
+    out << YAML::Key << "optimizer" << YAML::Value << std::string(to_string(p.cluster.optimizer));
     out << YAML::Key << "gradient_sync" << YAML::Value << YAML::BeginMap << YAML::Key << "algorithm" << YAML::Value
         << std::string(to_string(p.cluster.gradient_sync)) << YAML::EndMap;
     out << YAML::EndMap;

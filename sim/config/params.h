@@ -147,6 +147,12 @@ struct NodeGroupParams {
     interconnect::LinkParams link;
 };
 
+/// The optimiser whose state every node keeps beside its weights (cluster.optimizer): fp32
+/// values per weight, sgd 0, momentum 1, adam 2.
+enum class OptimizerKind : std::uint8_t { sgd, momentum, adam };
+std::string_view to_string(OptimizerKind kind);
+int optimizer_state_copies(OptimizerKind kind);
+
 /// How weight gradients are all-reduced (cluster.gradient_sync.algorithm): `best` chooses, per
 /// all-reduce, the algorithm whose measured cost is lowest for its bytes and nodes.
 enum class GradientSyncAlgorithm : std::uint8_t { best, ring, tree, halving_doubling, direct };
@@ -158,6 +164,7 @@ struct ClusterParams {
     std::optional<TopologyKind> upper_topology;  ///< joins the groups' first nodes (ring, fully_connected, switch)
     interconnect::LinkParams upper_link;
     GradientSyncAlgorithm gradient_sync = GradientSyncAlgorithm::best;
+    OptimizerKind optimizer = OptimizerKind::momentum;
     // resolved
     std::shared_ptr<const interconnect::Topology> topology;
     std::vector<std::size_t> node_type;         ///< per node id

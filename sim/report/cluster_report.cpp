@@ -53,6 +53,30 @@ void print_cluster_summary(std::ostream& out, const config::Params& params) {
     out << "), " << params.workload.network.name << " batch " << params.workload.batch << "\n";
 }
 
+/// "memory: node 3 (fast32) is the fullest, 1.234 of 8.000 GiB (weights …)", or that it is not checked.
+std::string memory_line(const config::Params& params, const planner::Plan& plan) {
+    if (plan.footprint.empty()) return "";
+    std::size_t fullest = 0;
+    double fullest_share = -1;
+    for (std::size_t n = 0; n < plan.footprint.size(); ++n) {
+        const double capacity = params.cluster.node_types[params.cluster.node_type[n]].dram_capacity_gib * 0x1p30;
+        const double share = capacity > 0 ? plan.footprint[n].total() / capacity : plan.footprint[n].total() * 1e-30;
+        if (share > fullest_share) {
+            fullest_share = share;
+            fullest = n;
+        }
+    }
+    const planner::Footprint& f = plan.footprint[fullest];
+    const config::NodeTypeParams& t = params.cluster.node_types[params.cluster.node_type[fullest]];
+    const auto gib = [](double bytes) { return Table::fixed(bytes / 0x1p30, 3); };
+    std::string line = "memory: node " + std::to_string(fullest) + " (" + t.name + ") is the fullest, " + gib(f.total()) +
+                       (t.dram_capacity_gib > 0 ? " of " + gib(t.dram_capacity_gib * 0x1p30) + " GiB" : " GiB (capacity not given)") +
+                       " = weights " + gib(f.weights) + " + weight gradients " + gib(f.weight_gradients) + " + optimiser state " +
+                       gib(f.optimizer_state) + " + stashed activations " + gib(f.stashed_activations) + " + buffers " +
+                       gib(f.buffers) + "\n";
+    return line;
+}
+
 }  // namespace
 
 void print_plan(std::ostream& out, const config::Params& params, const run::ClusterPlan& planned) {
@@ -83,7 +107,7 @@ void print_plan(std::ostream& out, const config::Params& params, const run::Clus
         << " ms; gradient all-reduces " << Table::fixed(ms(sync), 3) << " ms, overlapping the backward pass)\n"
         << "communication volume: " << Table::fixed(plan.comm_bytes / 1e6, 3)
         << " MB (every group's exchanges, busiest direction of each)\n"
-        << "planned in " << Table::fixed(planned.planning_s * 1e3, 1) << " ms\n";
+        << memory_line(params, plan) << "planned in " << Table::fixed(planned.planning_s * 1e3, 1) << " ms\n";
 }
 
 std::string plan_json(const config::Params& params, const run::ClusterPlan& planned) {
@@ -121,6 +145,17 @@ std::string plan_json(const config::Params& params, const run::ClusterPlan& plan
             j << "]";
         }
         j << "}" << (g + 1 < plan.groups.size() ? "," : "") << "\n";
+    }
+    j << "  ],\n  \"memory\": [\n";
+    for (std::size_t n = 0; n < plan.footprint.size(); ++n) {
+        const planner::Footprint& f = plan.footprint[n];
+        const config::NodeTypeParams& t = params.cluster.node_types[params.cluster.node_type[n]];
+        j << "    {\"node\": " << n << ", \"memory_bytes\": " << std::llround(f.total())
+          << ", \"capacity_bytes\": " << std::llround(t.dram_capacity_gib * 0x1p30) << ", \"weights_bytes\": "
+          << std::llround(f.weights) << ", \"weight_gradients_bytes\": " << std::llround(f.weight_gradients)
+          << ", \"optimizer_state_bytes\": " << std::llround(f.optimizer_state) << ", \"stashed_activations_bytes\": "
+          << std::llround(f.stashed_activations) << ", \"buffers_bytes\": " << std::llround(f.buffers) << "}"
+          << (n + 1 < plan.footprint.size() ? "," : "") << "\n";
     }
     j << "  ]\n}\n";
     return j.str();

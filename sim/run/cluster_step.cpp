@@ -157,6 +157,31 @@ planner::ElementBytes element_bytes(const config::Params& params, bool comm_only
     return {bytes(activations), bytes(gradients), fp32, fp32};
 }
 
+planner::MemoryModel memory_model(const config::Params& params) {
+    planner::MemoryModel m;
+    const auto& types = params.cluster.node_types;
+    for (const auto& t : types) m.capacity_bytes.push_back(t.dram_capacity_gib * 0x1p30);
+    m.optimizer_copies = config::optimizer_state_copies(params.cluster.optimizer);
+    const int g = params.bfp.group_size, e = params.bfp.exponent_bits;
+    m.bytes = [&types, g, e](std::size_t type, planner::Stored what, std::uint64_t elements) {
+        const auto bfp = [&](int mantissa_bits) {
+            const std::uint64_t groups = elements / static_cast<std::uint64_t>(g) + (elements % static_cast<std::uint64_t>(g) != 0);
+            const memory::BfpBits bits = memory::bfp_bits_saturated(groups, g, mantissa_bits, e);
+            return (static_cast<double>(bits.exponent) + static_cast<double>(bits.mantissa)) / 8;
+        };
+        const node::TensorPrecision& p = types[type].precision;
+        switch (what) {
+        case planner::Stored::weights: return bfp(p.weights);
+        case planner::Stored::activations: return bfp(p.activations);
+        case planner::Stored::gradients: return bfp(p.gradients);
+        case planner::Stored::weight_gradients:
+        case planner::Stored::optimizer_state: return static_cast<double>(elements) * memory::kFp32Bits / 8;
+        }
+        return 0.0;
+    };
+    return m;
+}
+
 ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOptions& options, ClusterCosts& costs) {
     NodeCharacterisation& characterisation = costs.compute;
     const auto start = std::chrono::steady_clock::now();
@@ -169,11 +194,17 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
     view.preferred_cuts.assign(c.group_first_node.begin() + 1, c.group_first_node.end());
     const interconnect::Topology& topology = *c.topology;
     const auto groups = planner::bisect(view, [&](const auto& a, const auto& b) { return exchange_cost(topology, a, b); });
-    out.plan = planner::make_plan(
-        out.graph, view, groups,
+    planner::PlanningInputs inputs{
+        out.graph,
+        view,
+        groups,
         [&](std::size_t type, std::size_t layer, const planner::LayerDims& d) { return characterisation.seconds(type, layer, d); },
-        element_bytes(params, options.comm_only), options,
-        [&](const std::vector<std::size_t>& ranks, double bytes) { return costs.all_reduce.choose(ranks, bytes).second; });
+        element_bytes(params, options.comm_only),
+        [&](const std::vector<std::size_t>& ranks, double bytes) { return costs.all_reduce.choose(ranks, bytes).second; },
+        memory_model(params),
+        {}};
+    for (const auto& t : c.node_types) inputs.node_type_names.push_back(t.name);
+    out.plan = planner::make_plan(inputs, options);
     out.planning_s = seconds_since(start);
     return out;
 }

@@ -88,6 +88,11 @@ struct ClusterPlan {
     double planning_s = 0;  ///< wall time of bisection + DP + predictions
 };
 
+/// The memory side of the cluster for the planner (docs/planner.md, "Memory"): each node type's
+/// `dram.capacity_gib`, its BFP storage of weights, activations and gradients (the FAST layout,
+/// node.md), fp32 weight gradients and optimiser state, and cluster.optimizer's copies.
+planner::MemoryModel memory_model(const config::Params& params);
+
 /// What the planner measures on the cluster's models, memoised across plans: node compute on
 /// the node model, and gradient all-reduces on the network model with the configured algorithm.
 struct ClusterCosts {

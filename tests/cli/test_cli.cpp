@@ -296,6 +296,23 @@ TEST_CASE("compare.csv has planned and simulated steps, integer bytes and both b
     CHECK(*fastsim::report::parse_number(v.rows[4][*v.column("speedup_over_data_parallel")]) == Approx(dp_bytes / accpar_bytes));
 }
 
+TEST_CASE("Memory capacity: plan.json lists every node footprint, and a plan that cannot fit is exit 2",
+          "[cli][cluster][memory]") {
+    const std::string config = std::string(FASTSIM_SOURCE_DIR) + "/configs/cluster/fast_4node.yaml";
+    fastsim::test::TempDir dir;
+    // 0.08 GiB: data parallelism's copies of ResNet-18's weights do not fit; AccPar splits them.
+    const Result refused = run_fastsim("plan " + config + " -p node_types.0.dram.capacity_gib=0.08 --planner data_parallel");
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.err, Contains("no plan of data_parallel fits in memory: node 0 (fast32) needs") &&
+                                Contains("GiB of its 0.080 GiB") && Contains("GiB short"));
+    const Result fits = run_fastsim("plan " + config + " -p node_types.0.dram.capacity_gib=0.08 --out " + dir.path("p"));
+    REQUIRE(fits.exit_code == 0);
+    CHECK_THAT(fits.out, Contains("memory: node") && Contains("of 0.080 GiB"));
+    const std::string json = slurp(dir.path("p/plan.json"));
+    CHECK_THAT(json, Contains("\"memory\": [") && Contains("{\"node\": 3, \"memory_bytes\": ") &&
+                         Contains("\"capacity_bytes\": 85899346"));
+}
+
 TEST_CASE("Bad cluster configs name the key and exit 2", "[cli][cluster]") {
     Result r = run_fastsim("run " + kTinyCluster + " -p cluster.groups.0.node_type=nope");
     CHECK(r.exit_code == 2);

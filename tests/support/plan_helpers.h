@@ -62,4 +62,11 @@ inline planner::AllReduceModel free_all_reduce() {
     return [](const std::vector<std::size_t>&, double) { return 0.0; };
 }
 
+/// make_plan with free all-reduces and memory not checked.
+inline planner::Plan plan_with(const planner::LayerGraph& graph, const planner::ClusterView& cluster,
+                               const std::vector<planner::Group>& groups, const planner::ComputeModel& compute,
+                               const planner::ElementBytes& bytes, const planner::PlannerOptions& options) {
+    return planner::make_plan({graph, cluster, groups, compute, bytes, free_all_reduce(), {}, {}}, options);
+}
+
 }  // namespace fastsim::test

@@ -274,7 +274,7 @@ TEST_CASE("Two nodes: every type pair of a two-layer net costs what the tables s
     options.comm_only = true;
     options.equal_split = true;
     const planner::ElementBytes one{1, 1, 1, 1};
-    const auto plan = planner::make_plan(graph, uniform_cluster(2), groups, compute, one, options, test::free_all_reduce());
+    const auto plan = test::plan_with(graph, uniform_cluster(2), groups, compute, one, options);
     for (std::size_t a = 0; a < 3; ++a)
         for (std::size_t b = 0; b < 3; ++b) {
             const auto x = planner::edge_transfer(planner::EdgeKind::producer_output, {PartitionType(a), 0.5},
@@ -287,7 +287,7 @@ TEST_CASE("Two nodes: every type pair of a two-layer net costs what the tables s
     CHECK(plan.choices[0][1].type == PartitionType::out_channels);
     // Data parallelism pays both weight-gradient sums: 24 + 60.
     options.kind = planner::PlannerKind::data_parallel;
-    CHECK(planner::make_plan(graph, uniform_cluster(2), groups, compute, one, options, test::free_all_reduce()).comm_bytes == 84);
+    CHECK(test::plan_with(graph, uniform_cluster(2), groups, compute, one, options).comm_bytes == 84);
 }
 
 TEST_CASE("Balanced split: alpha gives each side the same compute time", "[planner]") {
@@ -299,7 +299,7 @@ TEST_CASE("Balanced split: alpha gives each side the same compute time", "[plann
     cluster.node_type = {0, 1};
     const auto groups = planner::bisect(cluster, flat_exchange(1e-6, 1e9));
     const auto compute = linear_compute(graph, {1e9, 3e9});
-    const auto plan = planner::make_plan(graph, cluster, groups, compute, {}, {}, test::free_all_reduce());
+    const auto plan = test::plan_with(graph, cluster, groups, compute, {}, {});
     for (const auto& c : plan.choices[0]) {
         CHECK(c.alpha == 0.25);
         CHECK(c.compute_a_s == Approx(c.compute_b_s).epsilon(1e-12));
@@ -307,7 +307,7 @@ TEST_CASE("Balanced split: alpha gives each side the same compute time", "[plann
     // Equal halves leave the fast node idle half the time.
     planner::PlannerOptions equal;
     equal.equal_split = true;
-    const auto halves = planner::make_plan(graph, cluster, groups, compute, {}, equal, test::free_all_reduce());
+    const auto halves = test::plan_with(graph, cluster, groups, compute, {}, equal);
     CHECK(halves.choices[0][0].alpha == 0.5);
     CHECK(halves.choices[0][0].compute_a_s == Approx(3 * halves.choices[0][0].compute_b_s));
     CHECK(halves.step_s > plan.step_s);
@@ -329,13 +329,13 @@ TEST_CASE("Comm-only, equal halves, 4 nodes: DP and OWT volumes by hand", "[plan
     // Data parallel: every group sums every weight gradient; weights are never split.
     // A(W) = 4*8*9 + 8*8*9 + 512*10 = 288 + 576 + 5120 = 5984; 3 groups -> 3 * 5984 * 2 bytes.
     options.kind = planner::PlannerKind::data_parallel;
-    CHECK(planner::make_plan(graph, uniform_cluster(4), groups, compute, two, options, test::free_all_reduce()).comm_bytes == 3 * 5984 * 2);
+    CHECK(test::plan_with(graph, uniform_cluster(4), groups, compute, two, options).comm_bytes == 3 * 5984 * 2);
     // OWT: convs I, fc II. Root: conv dW 864; fc partial sums A(F out) = 16 * 10 = 160;
     // c1 (I) -> fc (II): 0.25 (F + E) with F = 16 * 512 = 8192 -> 4096. Sum 5120.
     // Depth 1 (two groups): batch halved for the convs (dW unchanged, 864), fc D_i halved:
     // fc partial sums 160, edge F = 16 * 256 = 4096 -> 0.25 * 8192 = 2048. Each group 3072.
     options.kind = planner::PlannerKind::owt;
-    const auto owt = planner::make_plan(graph, uniform_cluster(4), groups, compute, two, options, test::free_all_reduce());
+    const auto owt = test::plan_with(graph, uniform_cluster(4), groups, compute, two, options);
     CHECK(owt.comm_bytes == (5120 + 2 * 3072) * 2);
     CHECK(owt.choices[0][2].type == PartitionType::in_channels);
     CHECK(owt.node_dims[3][2].in_channels == 128);
@@ -363,12 +363,12 @@ TEST_CASE("Data parallelism with fewer samples than nodes is a clear error", "[p
     options.kind = planner::PlannerKind::data_parallel;
     for (const auto kind : {planner::PlannerKind::data_parallel, planner::PlannerKind::data_parallel_balanced}) {
         options.kind = kind;
-        REQUIRE_THROWS_WITH(planner::make_plan(graph, uniform_cluster(4), groups, linear_compute(graph, {1.0}), {}, options, test::free_all_reduce()),
+        REQUIRE_THROWS_WITH(test::plan_with(graph, uniform_cluster(4), groups, linear_compute(graph, {1.0}), {}, options),
                             Catch::Contains("splits the batch of layer 'fc0' over every node: batch 2 is smaller than the 4 nodes"));
     }
     // AccPar splits channels instead.
     options.kind = planner::PlannerKind::accpar;
-    CHECK_NOTHROW(planner::make_plan(graph, uniform_cluster(4), groups, linear_compute(graph, {1.0}), {}, options, test::free_all_reduce()));
+    CHECK_NOTHROW(test::plan_with(graph, uniform_cluster(4), groups, linear_compute(graph, {1.0}), {}, options));
 }
 
 TEST_CASE("Shortcut edges follow the trace's convention", "[planner]") {
@@ -396,21 +396,21 @@ TEST_CASE("data_parallel_balanced splits the batch by node speed, data_parallel 
     const auto compute = linear_compute(graph, {1e9, 3e9});
     planner::PlannerOptions options;
     options.kind = planner::PlannerKind::data_parallel_balanced;
-    const auto balanced = planner::make_plan(graph, cluster, groups, compute, {}, options, test::free_all_reduce());
+    const auto balanced = test::plan_with(graph, cluster, groups, compute, {}, options);
     for (const auto& c : balanced.choices[0]) {
         CHECK(c.type == PartitionType::batch);
         CHECK(c.split_a == 16);
     }
     CHECK(balanced.node_dims[1][0].batch == 48);
     options.kind = planner::PlannerKind::data_parallel;
-    const auto equal = planner::make_plan(graph, cluster, groups, compute, {}, options, test::free_all_reduce());
+    const auto equal = test::plan_with(graph, cluster, groups, compute, {}, options);
     CHECK(equal.choices[0][0].split_a == 32);
     // Equal halves leave the fast node waiting: 32 samples on the slow node take twice as long as 16.
     CHECK(equal.compute_s[0][0] == Approx(2 * balanced.compute_s[0][0]));
     // --equal-split makes the balanced planner the plain one.
     options.kind = planner::PlannerKind::data_parallel_balanced;
     options.equal_split = true;
-    CHECK(planner::make_plan(graph, cluster, groups, compute, {}, options, test::free_all_reduce()).choices[0][0].split_a == 32);
+    CHECK(test::plan_with(graph, cluster, groups, compute, {}, options).choices[0][0].split_a == 32);
     CHECK(planner::equal_split_matters(planner::PlannerKind::data_parallel_balanced));
     CHECK(!planner::equal_split_matters(planner::PlannerKind::hypar));
 }
@@ -431,14 +431,14 @@ TEST_CASE("Shares stay constant where moving samples costs more than the imbalan
     };
     const planner::PlannerOptions accpar;
     // Free links: each layer takes its own balanced share and 16 samples move to node 0.
-    auto plan = planner::make_plan(graph, cluster, planner::bisect(cluster, flat_exchange(0, 1e30)), compute, {}, accpar, test::free_all_reduce());
+    auto plan = test::plan_with(graph, cluster, planner::bisect(cluster, flat_exchange(0, 1e30)), compute, {}, accpar);
     CHECK(plan.choices[0][0].split_a == 16);
     CHECK(plan.choices[0][1].split_a == 32);
     CHECK(plan.choices[0][1].forward_in[0].to_a == 16 * 2);  // 16 samples x 1 feature x 2 bytes
     CHECK(plan.choices[0][1].forward_in[0].to_b == 0);
     CHECK(plan.choices[0][0].backward_in[0].to_b == 16 * 2);  // and their errors back
     // Slow links: both layers keep the common share, and nothing moves between them.
-    plan = planner::make_plan(graph, cluster, planner::bisect(cluster, flat_exchange(0, 1e3)), compute, {}, accpar, test::free_all_reduce());
+    plan = test::plan_with(graph, cluster, planner::bisect(cluster, flat_exchange(0, 1e3)), compute, {}, accpar);
     CHECK(plan.choices[0][0].split_a == 26);
     CHECK(plan.choices[0][1].split_a == 26);
     CHECK(plan.choices[0][1].forward_in[0].empty());
@@ -446,7 +446,86 @@ TEST_CASE("Shares stay constant where moving samples costs more than the imbalan
     // data_parallel_balanced always keeps one share per node for the whole network.
     planner::PlannerOptions balanced_dp;
     balanced_dp.kind = planner::PlannerKind::data_parallel_balanced;
-    plan = planner::make_plan(graph, cluster, planner::bisect(cluster, flat_exchange(0, 1e30)), compute, {}, balanced_dp, test::free_all_reduce());
+    plan = test::plan_with(graph, cluster, planner::bisect(cluster, flat_exchange(0, 1e30)), compute, {}, balanced_dp);
     CHECK(plan.choices[0][0].split_a == 26);
     CHECK(plan.choices[0][1].split_a == 26);
+}
+
+namespace {
+
+/// 1 byte per weight, 4 per weight gradient and optimiser value, 2 per activation or gradient.
+planner::MemoryModel simple_memory(double capacity_bytes) {
+    planner::MemoryModel m;
+    m.capacity_bytes = {capacity_bytes};
+    m.optimizer_copies = 1;
+    m.bytes = [](std::size_t, planner::Stored what, std::uint64_t elements) {
+        const double e = static_cast<double>(elements);
+        switch (what) {
+        case planner::Stored::weights: return e;
+        case planner::Stored::weight_gradients:
+        case planner::Stored::optimizer_state: return 4 * e;
+        case planner::Stored::activations:
+        case planner::Stored::gradients: return 2 * e;
+        }
+        return 0.0;
+    };
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("Memory: each node's footprint term by term", "[planner][memory]") {
+    // Data parallelism over 2 nodes, batch 8: fc0 (4 -> 6), fc1 (6 -> 10). Each node holds all
+    // 24 + 60 weights and 4 samples: inputs 4x4 and 4x6, outputs 4x6 and 4x10.
+    workload::Workload w;
+    w.layers = {fc("fc0", 4, 6), fc("fc1", 6, 10, {"fc0"})};
+    const auto graph = planner::build_layer_graph(w, 8);
+    const auto cluster = uniform_cluster(2);
+    const auto groups = planner::bisect(cluster, flat_exchange(0, 1));
+    planner::PlannerOptions options;
+    options.kind = planner::PlannerKind::data_parallel;
+    const planner::MemoryModel memory = simple_memory(0);
+    const auto plan = planner::make_plan({graph, cluster, groups, linear_compute(graph, {1.0}), {}, test::free_all_reduce(), memory, {}},
+                                         options);
+    REQUIRE(plan.footprint.size() == 2);
+    const planner::Footprint& f = plan.footprint[0];
+    CHECK(f.weights == 84);
+    CHECK(f.weight_gradients == 4 * 84);
+    CHECK(f.optimizer_state == 4 * 84);
+    CHECK(f.stashed_activations == 2 * (16 + 24));
+    CHECK(f.buffers == 2 * 40 + 2 * 40 + 2 * 24);  // fc1: output, its error, and the input error
+    CHECK(f.total() == 84 + 336 + 336 + 80 + 208);
+    CHECK(plan.memory_shortfalls.empty());  // capacity 0: not checked
+}
+
+TEST_CASE("Memory: a plan that does not fit is refused, and capacity changes AccPar's plan", "[planner][memory]") {
+    // One wide fc layer over 4 nodes: data parallelism holds all 256 x 256 weights everywhere.
+    workload::Workload w;
+    w.layers = {fc("fc0", 256, 256), fc("fc1", 256, 256, {"fc0"})};
+    const auto graph = planner::build_layer_graph(w, 16);
+    const auto cluster = uniform_cluster(4);
+    const auto groups = planner::bisect(cluster, flat_exchange(1e-6, 1e9));
+    const auto compute = linear_compute(graph, {1e9});
+    planner::PlannerOptions options;
+    const auto unconstrained = planner::make_plan({graph, cluster, groups, compute, {}, test::free_all_reduce(), simple_memory(0), {}}, options);
+    double fullest = 0;
+    for (const auto& f : unconstrained.footprint) fullest = std::max(fullest, f.total());
+    // Data parallelism needs 2 x 65536 x (1 + 4 + 4) bytes of weights alone on every node.
+    options.kind = planner::PlannerKind::data_parallel;
+    const double capacity = 0.6 * 2 * 65536 * 9;
+    REQUIRE_THROWS_WITH(planner::make_plan({graph, cluster, groups, compute, {}, test::free_all_reduce(), simple_memory(capacity), {"n"}},
+                                           options),
+                        Catch::Contains("no plan of data_parallel fits in memory: node 0 (n) needs") &&
+                            Catch::Contains("GiB short (4 nodes over capacity)"));
+    // AccPar splits the weights instead, and the plan it returns fits.
+    options.kind = planner::PlannerKind::accpar;
+    const auto constrained = planner::make_plan({graph, cluster, groups, compute, {}, test::free_all_reduce(), simple_memory(capacity), {"n"}},
+                                                options);
+    for (const auto& f : constrained.footprint) CHECK(f.total() <= capacity);
+    REQUIRE(fullest > capacity);  // AccPar's plan without a capacity does not fit it
+    CHECK(!planner::same_partition(unconstrained, constrained));
+    bool splits_weights = false;
+    for (const auto& g : constrained.choices)
+        for (const auto& c : g) splits_weights |= c.type != PartitionType::batch;
+    CHECK(splits_weights);
 }

@@ -159,7 +159,7 @@ TEST_CASE_METHOD(test::FreshSimContext, "Gradient all-reduces run on the comm st
     options.kind = planner::PlannerKind::data_parallel;
     planner::ElementBytes bytes;
     bytes.weight_gradients = 4;
-    const auto plan = planner::make_plan(graph, view, groups, test::linear_compute(graph, {1.0}), bytes, options, test::free_all_reduce());
+    const auto plan = test::plan_with(graph, view, groups, test::linear_compute(graph, {1.0}), bytes, options);
     const std::uint64_t phase_ps = 1'000'000'000;
     const auto compute_ps = [&](std::size_t, std::size_t) { return std::array<std::uint64_t, 3>{phase_ps, phase_ps, phase_ps}; };
     const interconnect::Topology ring = interconnect::Topology::ring(4, {25.0, 500.0, 1.0});
