@@ -125,6 +125,182 @@ def bert_encoder():
            "(output + that sum) has no consumer inside one block, so it does not appear."])
 
 
+# AccPar's own layer shapes (github.com/linghaosong/AccPar, commit 8f28c36: networks/Alexnet.txt,
+# networks/Vgg11.txt, src/helper.cpp gen_resnet), as its code builds them: (name, kind, input
+# channels, output channels, input side, output side, kernel side). Its ResNets have no
+# downsample layers and simplified stage transitions; its ResNet-18/34 fc reads 2048 features.
+ACCPAR_LAYERS = {
+    'alexnet': [
+        ('conv1', 'conv', 3, 96, 224, 55, 11),
+        ('conv2', 'conv', 96, 256, 55, 27, 5),
+        ('conv3', 'conv', 256, 384, 27, 13, 3),
+        ('conv4', 'conv', 384, 384, 13, 13, 3),
+        ('conv5', 'conv', 384, 256, 13, 6, 3),
+        ('fc1', 'fc', 9216, 4096, 1, 1, 1),
+        ('fc2', 'fc', 4096, 4096, 1, 1, 1),
+        ('fc3', 'fc', 4096, 1000, 1, 1, 1),
+    ],
+    'vgg11': [
+        ('conv1', 'conv', 3, 64, 224, 112, 3),
+        ('conv2', 'conv', 64, 128, 112, 56, 3),
+        ('conv31', 'conv', 128, 256, 56, 56, 3),
+        ('conv32', 'conv', 256, 256, 56, 28, 3),
+        ('conv41', 'conv', 256, 512, 28, 28, 3),
+        ('conv42', 'conv', 512, 512, 28, 14, 3),
+        ('conv51', 'conv', 512, 512, 14, 14, 3),
+        ('conv52', 'conv', 512, 512, 14, 7, 3),
+        ('fc1', 'fc', 25088, 4096, 1, 1, 1),
+        ('fc2', 'fc', 4096, 4096, 1, 1, 1),
+        ('fc3', 'fc', 4096, 1000, 1, 1, 1),
+    ],
+    'resnet18': [
+        ('cv1', 'conv', 3, 64, 224, 56, 7),
+        ('cv22', 'conv', 64, 64, 56, 56, 3),
+        ('cv23', 'conv', 64, 64, 56, 56, 3),
+        ('cv24', 'conv', 64, 64, 56, 56, 3),
+        ('cv25', 'conv', 64, 64, 56, 56, 3),
+        ('cv36', 'conv', 128, 128, 28, 28, 3),
+        ('cv37', 'conv', 128, 128, 28, 28, 3),
+        ('cv38', 'conv', 128, 128, 28, 28, 3),
+        ('cv39', 'conv', 128, 128, 28, 28, 3),
+        ('cv410', 'conv', 256, 256, 14, 14, 3),
+        ('cv411', 'conv', 256, 256, 14, 14, 3),
+        ('cv412', 'conv', 256, 256, 14, 14, 3),
+        ('cv413', 'conv', 256, 256, 14, 14, 3),
+        ('cv514', 'conv', 512, 512, 7, 7, 3),
+        ('cv515', 'conv', 512, 512, 7, 7, 3),
+        ('cv516', 'conv', 512, 512, 7, 7, 3),
+        ('cv517', 'conv', 512, 512, 7, 7, 3),
+        ('fc', 'fc', 2048, 1000, 1, 1, 1),
+    ],
+    'resnet34': [
+        ('cv1', 'conv', 3, 64, 224, 56, 7),
+        ('cv22', 'conv', 64, 64, 56, 56, 3),
+        ('cv23', 'conv', 64, 64, 56, 56, 3),
+        ('cv24', 'conv', 64, 64, 56, 56, 3),
+        ('cv25', 'conv', 64, 64, 56, 56, 3),
+        ('cv26', 'conv', 64, 64, 56, 56, 3),
+        ('cv27', 'conv', 64, 64, 56, 56, 3),
+        ('cv38', 'conv', 128, 128, 28, 28, 3),
+        ('cv39', 'conv', 128, 128, 28, 28, 3),
+        ('cv310', 'conv', 128, 128, 28, 28, 3),
+        ('cv311', 'conv', 128, 128, 28, 28, 3),
+        ('cv312', 'conv', 128, 128, 28, 28, 3),
+        ('cv313', 'conv', 128, 128, 28, 28, 3),
+        ('cv314', 'conv', 128, 128, 28, 28, 3),
+        ('cv315', 'conv', 128, 128, 28, 28, 3),
+        ('cv416', 'conv', 256, 256, 14, 14, 3),
+        ('cv417', 'conv', 256, 256, 14, 14, 3),
+        ('cv418', 'conv', 256, 256, 14, 14, 3),
+        ('cv419', 'conv', 256, 256, 14, 14, 3),
+        ('cv420', 'conv', 256, 256, 14, 14, 3),
+        ('cv421', 'conv', 256, 256, 14, 14, 3),
+        ('cv422', 'conv', 256, 256, 14, 14, 3),
+        ('cv423', 'conv', 256, 256, 14, 14, 3),
+        ('cv424', 'conv', 256, 256, 14, 14, 3),
+        ('cv425', 'conv', 256, 256, 14, 14, 3),
+        ('cv426', 'conv', 256, 256, 14, 14, 3),
+        ('cv427', 'conv', 256, 256, 14, 14, 3),
+        ('cv528', 'conv', 512, 512, 7, 7, 3),
+        ('cv529', 'conv', 512, 512, 7, 7, 3),
+        ('cv530', 'conv', 512, 512, 7, 7, 3),
+        ('cv531', 'conv', 512, 512, 7, 7, 3),
+        ('cv532', 'conv', 512, 512, 7, 7, 3),
+        ('cv533', 'conv', 512, 512, 7, 7, 3),
+        ('fc', 'fc', 2048, 1000, 1, 1, 1),
+    ],
+    'resnet50': [
+        ('cv1', 'conv', 3, 64, 224, 56, 7),
+        ('cv22', 'conv', 64, 64, 56, 56, 1),
+        ('cv23', 'conv', 64, 64, 56, 56, 3),
+        ('cv24', 'conv', 64, 256, 56, 56, 1),
+        ('cv25', 'conv', 64, 64, 56, 56, 1),
+        ('cv26', 'conv', 64, 64, 56, 56, 3),
+        ('cv27', 'conv', 64, 256, 56, 56, 1),
+        ('cv28', 'conv', 64, 64, 56, 56, 1),
+        ('cv29', 'conv', 64, 64, 56, 56, 3),
+        ('cv210', 'conv', 64, 256, 56, 56, 1),
+        ('cv311', 'conv', 128, 128, 28, 28, 1),
+        ('cv312', 'conv', 128, 128, 28, 28, 3),
+        ('cv313', 'conv', 128, 512, 28, 28, 1),
+        ('cv314', 'conv', 128, 128, 28, 28, 1),
+        ('cv315', 'conv', 128, 128, 28, 28, 3),
+        ('cv316', 'conv', 128, 512, 28, 28, 1),
+        ('cv317', 'conv', 128, 128, 28, 28, 1),
+        ('cv318', 'conv', 128, 128, 28, 28, 3),
+        ('cv319', 'conv', 128, 512, 28, 28, 1),
+        ('cv320', 'conv', 128, 128, 28, 28, 1),
+        ('cv321', 'conv', 128, 128, 28, 28, 3),
+        ('cv322', 'conv', 128, 512, 28, 28, 1),
+        ('cv423', 'conv', 256, 256, 14, 14, 1),
+        ('cv424', 'conv', 256, 256, 14, 14, 3),
+        ('cv425', 'conv', 256, 1024, 14, 14, 1),
+        ('cv426', 'conv', 256, 256, 14, 14, 1),
+        ('cv427', 'conv', 256, 256, 14, 14, 3),
+        ('cv428', 'conv', 256, 1024, 14, 14, 1),
+        ('cv429', 'conv', 256, 256, 14, 14, 1),
+        ('cv430', 'conv', 256, 256, 14, 14, 3),
+        ('cv431', 'conv', 256, 1024, 14, 14, 1),
+        ('cv432', 'conv', 256, 256, 14, 14, 1),
+        ('cv433', 'conv', 256, 256, 14, 14, 3),
+        ('cv434', 'conv', 256, 1024, 14, 14, 1),
+        ('cv435', 'conv', 256, 256, 14, 14, 1),
+        ('cv436', 'conv', 256, 256, 14, 14, 3),
+        ('cv437', 'conv', 256, 1024, 14, 14, 1),
+        ('cv438', 'conv', 256, 256, 14, 14, 1),
+        ('cv439', 'conv', 256, 256, 14, 14, 3),
+        ('cv440', 'conv', 256, 1024, 14, 14, 1),
+        ('cv541', 'conv', 512, 512, 7, 7, 1),
+        ('cv542', 'conv', 512, 512, 7, 7, 3),
+        ('cv543', 'conv', 512, 2048, 7, 7, 1),
+        ('cv544', 'conv', 512, 512, 7, 7, 1),
+        ('cv545', 'conv', 512, 512, 7, 7, 3),
+        ('cv546', 'conv', 512, 2048, 7, 7, 1),
+        ('cv547', 'conv', 512, 512, 7, 7, 1),
+        ('cv548', 'conv', 512, 512, 7, 7, 3),
+        ('cv549', 'conv', 512, 2048, 7, 7, 1),
+        ('fc', 'fc', 2048, 1000, 1, 1, 1),
+    ],
+}
+
+
+def accpar_conv(name, c_in, c_out, side_in, side_out, k, inputs):
+    """A conv whose output side is side_out: stride and padding chosen to give it."""
+    for stride in range(1, 9):
+        for padding in range(0, k):
+            if (side_in + 2 * padding - k) // stride + 1 == side_out:
+                layer, out = conv(name, side_in, side_in, c_in, k, c_out, stride, padding, inputs)
+                assert out == side_out
+                return layer
+    raise ValueError(f"no stride and padding take {name} from {side_in} to {side_out}")
+
+
+def accpar_trace(network, shortcut_span):
+    """traces/accpar/NETWORK.yaml in AccPar's shortcut convention: a block's first layer l joins
+    layer l - shortcut_span (AccPar's is_layer_short_cut_in: l odd and > 2, or l % 3 == 1 and
+    l > 3 for ResNet-50)."""
+    rows = ACCPAR_LAYERS[network]
+    layers = []
+    for i, (name, kind, c_in, c_out, side_in, side_out, k) in enumerate(rows):
+        joins = shortcut_span and (i > 2 and i % 2 == 1 if shortcut_span == 2 else i > 3 and i % 3 == 1)
+        inputs = [rows[i - 1][0], rows[i - shortcut_span][0]] if joins else None
+        if kind == "fc":
+            layers.append(fc(name, c_in * side_in * side_in, c_out, inputs=inputs))
+        else:
+            layers.append(accpar_conv(name, c_in, c_out, side_in, side_out, k, inputs))
+    path = os.path.join(OUT, "accpar", f"{network}.yaml")
+    with open(path, "w") as f:
+        f.write(f"# {network} with AccPar's layer shapes: generated by scripts/gen_traces.py; format in docs/workloads.md.\n")
+        f.write("# For comparisons with AccPar's code (docs/planner.md, Results). Sizes reproduce its element counts:\n")
+        f.write("# stride and padding are chosen to give its output sides; pools are folded into them.\n")
+        f.write(f"network: accpar_{network}\nsource: \"AccPar code, github.com/linghaosong/AccPar 8f28c36\"\n")
+        if shortcut_span:
+            f.write("shortcuts: accpar\n")
+        f.write("layers:\n")
+        for layer in layers:
+            f.write("  - {" + ", ".join(f"{key}: {v}" for key, v in layer.items()) + "}\n")
+
+
 if __name__ == "__main__":
     alexnet()
     vgg("vgg11", [64, "M", 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"],
@@ -135,3 +311,9 @@ if __name__ == "__main__":
     resnet("resnet50", [3, 4, 6, 3], True, "He et al., CVPR 2016, 50-layer v1.5 (stride on the 3x3, torchvision)")
     resnet("resnet152", [3, 8, 36, 3], True, "He et al., CVPR 2016, 152-layer v1.5 (stride on the 3x3, torchvision)")
     bert_encoder()
+    os.makedirs(os.path.join(OUT, "accpar"), exist_ok=True)
+    accpar_trace("alexnet", 0)
+    accpar_trace("vgg11", 0)
+    accpar_trace("resnet18", 2)
+    accpar_trace("resnet34", 2)
+    accpar_trace("resnet50", 3)

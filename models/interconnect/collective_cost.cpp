@@ -101,13 +101,6 @@ CollectiveCost all_reduce_cost(Network& network, const std::vector<std::size_t>&
     const std::uint64_t small = p * 4096, large = p * (std::uint64_t{1} << 20);
     const auto seconds_at = [&](std::uint64_t bytes) {
         std::vector<NodeProgram> programs(q);
-        if (algorithm == AllReduceAlgorithm::ring) {
-            // 2(p - 1) identical steps, each waiting for the last: time one, every rank sending
-            // its chunk to the next.
-            for (std::size_t i = 0; i < q; ++i) programs[i].ops.emplace_back(Send{(i + 1) % q, chunk_bytes(bytes, q, 0), 0, 0});
-            for (std::size_t i = 0; i < q; ++i) programs[i].ops.emplace_back(Recv{(i + q - 1) % q, 0, 0});
-            return static_cast<double>(2 * (p - 1)) * static_cast<double>(replay_messages(network, programs, ranks)) * 1e-12;
-        }
         all_reduce(algorithm, programs, compact, bytes, 0, 0);
         return static_cast<double>(replay_messages(network, programs, ranks)) * 1e-12;
     };

@@ -75,6 +75,10 @@ struct ExchangeCost {
     double latency_s = 0;
     double seconds_per_byte_to_a = 0;
     double seconds_per_byte_to_b = 0;
+    /// The fraction of the pairs whose message into side A (B) crosses the channel that sets
+    /// seconds_per_byte_to_a (_b): 1 when every pair shares one bottleneck, 1/pairs when none do.
+    double bottleneck_share_to_a = 1;
+    double bottleneck_share_to_b = 1;
 
     [[nodiscard]] double seconds(const SideVolumes& bytes) const {
         if (bytes.empty()) return 0;

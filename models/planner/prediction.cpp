@@ -2,6 +2,7 @@
 #include "planner/prediction.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "planner/schedule.h"
 
@@ -31,17 +32,18 @@ public:
         const auto& a = m_plan.groups[static_cast<std::size_t>(group.side_a)].nodes;
         const auto& b = m_plan.groups[static_cast<std::size_t>(group.side_b)].nodes;
         const ExchangeCost& x = group.exchange;
-        const double to_a = bytes.to_a > 0 ? x.latency_s + bytes.to_a * x.seconds_per_byte_to_a : 0;
-        const double to_b = bytes.to_b > 0 ? x.latency_s + bytes.to_b * x.seconds_per_byte_to_b : 0;
         // Every node sends at its clock before any receives: arrivals use the clocks before.
         for (const std::size_t n : a) m_sent[n] = m_main[n];
         for (const std::size_t n : b) m_sent[n] = m_main[n];
         const std::size_t pairs = std::max(a.size(), b.size());
-        for (std::size_t i = 0; i < pairs; ++i) {
-            const std::size_t na = a[i % a.size()], nb = b[i % b.size()];
-            if (bytes.to_a > 0) arrive(na, m_sent[nb] + to_a, label);
-            if (bytes.to_b > 0) arrive(nb, m_sent[na] + to_b, label);
-        }
+        m_arrivals.clear();
+        if (bytes.to_a > 0)
+            queue(pairs, bytes.to_a * x.seconds_per_byte_to_a, x.bottleneck_share_to_a, x.latency_s,
+                  [&](std::size_t i) { return std::pair{b[i % b.size()], a[i % a.size()]}; });
+        if (bytes.to_b > 0)
+            queue(pairs, bytes.to_b * x.seconds_per_byte_to_b, x.bottleneck_share_to_b, x.latency_s,
+                  [&](std::size_t i) { return std::pair{a[i % a.size()], b[i % b.size()]}; });
+        for (const auto& [node, at] : m_arrivals) arrive(node, at, label);
     }
 
     void compute(std::size_t layer, std::size_t phase, std::uint32_t) override {
@@ -96,6 +98,33 @@ public:
     }
 
 private:
+    /// One direction of an exchange: the pairs' messages (sender, receiver) = pair(i), sent at
+    /// the senders' clocks. Its bottleneck channel carries k = share x pairs of them, so the
+    /// messages queue, in the order sent (ties: the lower sender), at pairs / k bottlenecks
+    /// in parallel, each message holding one for busiest_s / k; a message arrives latency_s
+    /// after its turn ends. All sent at once, the last arrives busiest_s + latency_s after.
+    template <typename PairAt>
+    void queue(std::size_t pairs, double busiest_s, double share, double latency_s, const PairAt& pair) {
+        const double k = std::clamp(std::round(share * static_cast<double>(pairs)), 1.0, static_cast<double>(pairs));
+        const auto servers = static_cast<std::size_t>(std::max(1.0, std::floor(static_cast<double>(pairs) / k)));
+        const double hold = busiest_s / k;
+        m_order.clear();
+        for (std::size_t i = 0; i < pairs; ++i) m_order.push_back(i);
+        std::sort(m_order.begin(), m_order.end(), [&](std::size_t x, std::size_t y) {
+            const auto [sx, rx] = pair(x);
+            const auto [sy, ry] = pair(y);
+            return m_sent[sx] != m_sent[sy] ? m_sent[sx] < m_sent[sy] : sx < sy;
+        });
+        m_free.assign(servers, 0.0);
+        for (std::size_t j = 0; j < m_order.size(); ++j) {
+            const auto [sender, receiver] = pair(m_order[j]);
+            double& free = m_free[j % servers];
+            const double start = std::max(m_sent[sender], free);
+            free = start + hold;
+            m_arrivals.emplace_back(receiver, free + latency_s);
+        }
+    }
+
     void arrive(std::size_t n, double at, std::uint32_t label) {
         if (at <= m_main[n]) return;
         m_layer_total[label / kStepParts] += at - m_main[n];
@@ -109,6 +138,9 @@ private:
     const AllReduceModel& m_all_reduce;
     std::vector<double> m_main, m_comm;                              ///< per node: the two clocks, s
     std::vector<double> m_sent;                                      ///< per node: its clock when the exchange sent
+    std::vector<std::size_t> m_order;                                ///< an exchange direction's pairs, in send order
+    std::vector<double> m_free;                                      ///< when each bottleneck is next free
+    std::vector<std::pair<std::size_t, double>> m_arrivals;          ///< (receiver, arrival) of this exchange
     std::vector<std::vector<std::pair<std::size_t, double>>> m_synced;  ///< per node: (layer, all-reduces done)
     std::vector<std::vector<PhaseSeconds>> m_times;                  ///< per layer, per node (once computed)
     std::vector<double> m_layer_total;                               ///< per layer: Σ over nodes of compute + waits

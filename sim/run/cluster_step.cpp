@@ -134,8 +134,14 @@ planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, cons
     for (std::size_t c = 0; c < load_to_a.size(); ++c) {
         const double bits_per_s = static_cast<double>(topology.channel(static_cast<interconnect::ChannelId>(c)).timing.bits_per_s);
         const double both = (load_to_a[c] + load_to_b[c]) * 8 / bits_per_s;
-        if (load_to_a[c] > 0) cost.seconds_per_byte_to_a = std::max(cost.seconds_per_byte_to_a, both);
-        if (load_to_b[c] > 0) cost.seconds_per_byte_to_b = std::max(cost.seconds_per_byte_to_b, both);
+        if (load_to_a[c] > 0 && both > cost.seconds_per_byte_to_a) {
+            cost.seconds_per_byte_to_a = both;
+            cost.bottleneck_share_to_a = load_to_a[c];
+        }
+        if (load_to_b[c] > 0 && both > cost.seconds_per_byte_to_b) {
+            cost.seconds_per_byte_to_b = both;
+            cost.bottleneck_share_to_b = load_to_b[c];
+        }
     }
     return cost;
 }
