@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -189,4 +190,27 @@ TEST_CASE("AccPar is never beaten on its objective by another planner, on any sh
                     CHECK(accpar <= objective(run::plan_cluster(params, options, costs).plan));
                 }
             }
+}
+
+TEST_CASE("AccPar's own layer shapes at 128 nodes: volumes equal AccPar's code to the byte", "[cluster]") {
+    // AccPar's code (github.com/linghaosong/AccPar 8f28c36), Sum_h 2^h com_cost[h] x 2 bytes, for
+    // data parallelism, OWT, HyPar and AccPar (docs/planner.md, "Results").
+    const std::map<std::string, std::array<double, 4>> accpar_code{
+        {"alexnet", {15841415104, 2209230784, 1488990144, 1125527488}},
+        {"vgg11", {33744253568, 3655979648, 2792149632, 2367804032}}};
+    const planner::PlannerKind kinds[4] = {planner::PlannerKind::data_parallel, planner::PlannerKind::owt,
+                                           planner::PlannerKind::hypar, planner::PlannerKind::accpar};
+    for (const auto& [network, bytes] : accpar_code) {
+        const auto params = config::load(kSource + "/configs/cluster/fast_16node.yaml",
+                                         {"workload.trace=" + kSource + "/traces/accpar/" + network + ".yaml",
+                                          "cluster.groups.0.count=128", "cluster.groups.0.torus.rows=8",
+                                          "cluster.groups.0.torus.cols=16", "workload.batch=512"});
+        const auto graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
+        run::ClusterCosts costs(params, graph);
+        for (std::size_t k = 0; k < 4; ++k) {
+            planner::PlannerOptions options{kinds[k], true, true};
+            INFO(network << ", " << planner::to_string(kinds[k]));
+            CHECK(std::llround(run::plan_cluster(params, options, costs).plan.comm_bytes) == std::llround(bytes[k]));
+        }
+    }
 }
