@@ -13,6 +13,7 @@
 
 #include "planner/assignment.h"
 #include "planner/footprint.h"
+#include "planner/gradient_sync.h"
 #include "planner/layer_graph.h"
 #include "planner/ownership.h"
 
@@ -100,8 +101,6 @@ struct Group {
 /// node of `node_type` with the layer reduced to `dims`. Callers memoise.
 using PhaseSeconds = std::array<double, 3>;
 using ComputeModel = std::function<PhaseSeconds(std::size_t node_type, std::size_t layer, const LayerDims& dims)>;
-/// Seconds of an all-reduce of `bytes` over `ranks` (ascending node ids) on the cluster.
-using AllReduceModel = std::function<double(const std::vector<std::size_t>& ranks, double bytes)>;
 /// The exchange cost between two disjoint node sets.
 using ExchangeModel = std::function<ExchangeCost(const std::vector<std::size_t>& side_a, const std::vector<std::size_t>& side_b)>;
 
@@ -170,14 +169,15 @@ bool same_partition(const Plan& a, const Plan& b);
 
 /// Everything a planner is given (docs/planner.md, "Planners"): the layer graph, the cluster
 /// and its bisection (`bisect`), and the cost models: node-characterised compute seconds (not
-/// peak FLOPs), element widths, all-reduce seconds measured on the topology, and the memory model.
+/// peak FLOPs), element widths, the gradient synchronisation scheme (whose time is measured on
+/// the topology), and the memory model.
 struct PlanningInputs {
     const LayerGraph& graph;
     const ClusterView& cluster;
     const std::vector<Group>& groups;
     ComputeModel compute;
     ElementBytes bytes;
-    AllReduceModel all_reduce;
+    GradientSync* gradient_sync;                ///< how replica sets' gradients are synchronised, and their time
     MemoryModel memory;                         ///< capacities empty: memory is not checked
     std::vector<std::string> node_type_names;  ///< for messages; may be empty
 };

@@ -12,19 +12,19 @@ namespace {
 class Predictor final : public StepVisitor {
 public:
     Predictor(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
-              const ComputeModel& compute, const AllReduceModel& all_reduce)
+              const ComputeModel& compute, GradientSync& gradient_sync)
         : m_graph(graph),
           m_plan(plan),
           m_node_type(node_type),
           m_compute(compute),
-          m_all_reduce(all_reduce),
+          m_sync(gradient_sync),
           m_main(node_type.size(), 0.0),
           m_comm(node_type.size(), 0.0),
           m_sent(node_type.size(), 0.0),
           m_synced(node_type.size()),
           m_times(graph.layers.size()),
           m_layer_total(graph.layers.size(), 0.0),
-          m_sync(graph.layers.size(), 0.0),
+          m_sync_s(graph.layers.size(), 0.0),
           m_slowest(graph.layers.size(), PhaseSeconds{}) {}
 
     void exchange(std::size_t g, const SideVolumes& bytes, std::uint32_t label) override {
@@ -67,9 +67,9 @@ public:
         for (const ReplicaSet& set : sets) {
             double start = 0;
             for (const std::size_t n : set.nodes) start = std::max(start, m_comm[n]);
-            const double seconds = m_all_reduce(set.nodes, static_cast<double>(gradient_bytes(m_plan, set)));
+            const double seconds = m_sync.seconds(set.nodes, static_cast<double>(gradient_bytes(m_plan, set)));
             for (const std::size_t n : set.nodes) m_comm[n] = start + seconds;
-            m_sync[layer] = std::max(m_sync[layer], seconds);
+            m_sync_s[layer] = std::max(m_sync_s[layer], seconds);
         }
         std::vector<bool> taking_part(m_main.size(), false);
         for (const ReplicaSet& set : sets)
@@ -92,7 +92,7 @@ public:
         p.layer_s.resize(m_layer_total.size());
         for (std::size_t l = 0; l < m_layer_total.size(); ++l)
             p.layer_s[l] = m_layer_total[l] / static_cast<double>(m_main.size());
-        p.sync_s = m_sync;
+        p.sync_s = m_sync_s;
         p.compute_s = m_slowest;
         return p;
     }
@@ -135,7 +135,7 @@ private:
     const Plan& m_plan;
     const std::vector<std::size_t>& m_node_type;
     const ComputeModel& m_compute;
-    const AllReduceModel& m_all_reduce;
+    GradientSync& m_sync;
     std::vector<double> m_main, m_comm;                              ///< per node: the two clocks, s
     std::vector<double> m_sent;                                      ///< per node: its clock when the exchange sent
     std::vector<std::size_t> m_order;                                ///< an exchange direction's pairs, in send order
@@ -144,15 +144,15 @@ private:
     std::vector<std::vector<std::pair<std::size_t, double>>> m_synced;  ///< per node: (layer, all-reduces done)
     std::vector<std::vector<PhaseSeconds>> m_times;                  ///< per layer, per node (once computed)
     std::vector<double> m_layer_total;                               ///< per layer: Σ over nodes of compute + waits
-    std::vector<double> m_sync;
+    std::vector<double> m_sync_s;                                    ///< per layer: its slowest all-reduce
     std::vector<PhaseSeconds> m_slowest;                             ///< per layer: the slowest node per phase
 };
 
 }  // namespace
 
 StepPrediction predict_step(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
-                            const ComputeModel& compute, const AllReduceModel& all_reduce) {
-    Predictor predictor(graph, plan, node_type, compute, all_reduce);
+                            const ComputeModel& compute, GradientSync& gradient_sync) {
+    Predictor predictor(graph, plan, node_type, compute, gradient_sync);
     walk_step(graph, plan, predictor);
     return predictor.finish();
 }

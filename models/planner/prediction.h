@@ -21,9 +21,9 @@ struct StepPrediction {
 /// at a group delivers each pair's message at the sender's clock + the group's exchange cost
 /// (latency + the receiving side's bytes x seconds per byte), and the receiver goes on at the
 /// later of its clock and the arrival; a layer's all-reduces start on the comm clocks once
-/// every member's weight gradient is ready and its comm clock is free, and take `all_reduce`'s
-/// seconds; each node's main clock finally waits for its comm clock.
+/// every member's weight gradient is ready and its comm clock is free, and take
+/// `gradient_sync`'s seconds; each node's main clock finally waits for its comm clock.
 StepPrediction predict_step(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
-                            const ComputeModel& compute, const AllReduceModel& all_reduce);
+                            const ComputeModel& compute, GradientSync& gradient_sync);
 
 }  // namespace fastsim::planner

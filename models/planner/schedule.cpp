@@ -17,10 +17,10 @@ using interconnect::Send;
 class ScheduleBuilder final : public StepVisitor {
 public:
     ScheduleBuilder(const Plan& plan, std::size_t node_count, const ComputePicoseconds& compute_ps,
-                    const ChooseAllReduce& choose)
+                    GradientSync& gradient_sync)
         : m_plan(plan),
           m_compute_ps(compute_ps),
-          m_choose(choose),
+          m_sync(gradient_sync),
           m_programs(node_count),
           m_scratch(node_count),
           m_synced(node_count),
@@ -72,8 +72,7 @@ public:
             }
         for (const ReplicaSet& set : sets) {
             const std::uint64_t bytes = gradient_bytes(m_plan, set);
-            m_collective_tag = interconnect::all_reduce(m_choose(set.nodes, bytes), m_scratch, set.nodes, bytes,
-                                                        m_collective_tag, label);
+            m_collective_tag = m_sync.lower(m_scratch, set.nodes, bytes, m_collective_tag, label);
             for (const std::size_t n : set.nodes) {
                 auto& ops = m_scratch[n].ops;
                 m_programs[n].comm_ops.insert(m_programs[n].comm_ops.end(), ops.begin(), ops.end());
@@ -99,7 +98,7 @@ private:
 
     const Plan& m_plan;
     const ComputePicoseconds& m_compute_ps;
-    const ChooseAllReduce& m_choose;
+    GradientSync& m_sync;
     std::vector<NodeProgram> m_programs;
     std::vector<NodeProgram> m_scratch;                   ///< one collective's ops, before they join the comm streams
     std::vector<std::vector<interconnect::WaitFor>> m_synced;  ///< per node: the main stream's final waits
@@ -144,8 +143,8 @@ std::uint64_t gradient_bytes(const Plan& plan, const ReplicaSet& set) {
 }
 
 std::vector<interconnect::NodeProgram> build_schedule(const LayerGraph& graph, const Plan& plan, std::size_t node_count,
-                                                      const ComputePicoseconds& compute_ps, const ChooseAllReduce& choose) {
-    ScheduleBuilder builder(plan, node_count, compute_ps, choose);
+                                                      const ComputePicoseconds& compute_ps, GradientSync& gradient_sync) {
+    ScheduleBuilder builder(plan, node_count, compute_ps, gradient_sync);
     walk_step(graph, plan, builder);
     return builder.finish();
 }

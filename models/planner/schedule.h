@@ -28,9 +28,6 @@ inline constexpr std::uint32_t kStepParts = 3;
 /// weight-gradient; 0 for a phase the layer does not have).
 using ComputePicoseconds = std::function<std::array<std::uint64_t, 3>(std::size_t node, std::size_t layer)>;
 
-/// The all-reduce algorithm for `bytes` over `ranks` (ascending node ids).
-using ChooseAllReduce =
-    std::function<interconnect::AllReduceAlgorithm(const std::vector<std::size_t>& ranks, std::uint64_t bytes)>;
 
 /// Events of the schedule's Signal/WaitFor ops: layer l's weight gradient is ready on the main
 /// stream, and its all-reduces are done on the comm stream.
@@ -62,11 +59,11 @@ std::uint64_t gradient_bytes(const Plan& plan, const ReplicaSet& set);
 /// order, then backward in reverse, each layer's exchanges at every group the node belongs
 /// to, root first. An exchange at a group pairs side A's i-th node with side B's (i mod |B|)
 /// (round robin over the larger side) and splits each side's bytes evenly over the pairs;
-/// a pair sends both ways, then receives. Weight gradients are all-reduced over their replica
+/// a pair sends both ways, then receives. Weight gradients are synchronised over their replica
 /// sets (weight_replica_sets) on the comm stream, each layer's once its weight-gradient phase
-/// is done, with `choose`'s algorithm, so they overlap the rest of the backward pass; the main
-/// stream waits for them all at the end.
+/// is done, as `gradient_sync` lowers them, so they overlap the rest of the backward pass; the
+/// main stream waits for them all at the end.
 std::vector<interconnect::NodeProgram> build_schedule(const LayerGraph& graph, const Plan& plan, std::size_t node_count,
-                                                      const ComputePicoseconds& compute_ps, const ChooseAllReduce& choose);
+                                                      const ComputePicoseconds& compute_ps, GradientSync& gradient_sync);
 
 }  // namespace fastsim::planner

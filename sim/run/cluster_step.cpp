@@ -206,7 +206,7 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
         groups,
         [&](std::size_t type, std::size_t layer, const planner::LayerDims& d) { return characterisation.seconds(type, layer, d); },
         element_bytes(params, options.comm_only),
-        [&](const std::vector<std::size_t>& ranks, double bytes) { return costs.all_reduce.choose(ranks, bytes).second; },
+        &costs.gradient_sync,
         memory_model(params),
         {}};
     for (const auto& t : c.node_types) inputs.node_type_names.push_back(t.name);
@@ -245,10 +245,7 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
         });
         return ps;
     };
-    const auto programs = planner::build_schedule(
-        graph, plan, node_count, compute_ps, [&](const std::vector<std::size_t>& ranks, std::uint64_t bytes) {
-            return costs.all_reduce.choose(ranks, static_cast<double>(bytes)).first;
-        });
+    const auto programs = planner::build_schedule(graph, plan, node_count, compute_ps, costs.gradient_sync);
     for (std::size_t n = 0; n < node_count; ++n)
         for (std::size_t l = 0; l < layers; ++l)
             for (const auto& phase : characterisation.counters(c.node_type[n], l, plan.node_dims[n][l]))

@@ -97,9 +97,12 @@ planner::MemoryModel memory_model(const config::Params& params);
 /// the node model, and gradient all-reduces on the network model with the configured algorithm.
 struct ClusterCosts {
     ClusterCosts(const config::Params& params, const planner::LayerGraph& graph)
-        : compute(params, graph), all_reduce(*params.cluster.topology, all_reduce_algorithm(params.cluster.gradient_sync)) {}
+        : compute(params, graph),
+          all_reduce(*params.cluster.topology, all_reduce_algorithm(params.cluster.gradient_sync)),
+          gradient_sync(all_reduce) {}
     NodeCharacterisation compute;
     interconnect::AllReduceChooser all_reduce;
+    planner::AllReduceSync gradient_sync;  ///< the scheme the planner and the schedule use
 };
 
 /// Plans costs.compute.graph() (params.workload) over params.cluster with `options`.

@@ -57,9 +57,19 @@ inline planner::ExchangeModel flat_exchange(double latency_s, double bytes_per_s
     };
 }
 
-/// Gradient all-reduces that take no time, for tests about something else.
-inline planner::AllReduceModel free_all_reduce() {
-    return [](const std::vector<std::size_t>&, double) { return 0.0; };
+/// Gradient synchronisation that takes no time and lowers to nothing, for tests about
+/// something else.
+class FreeSync final : public planner::GradientSync {
+public:
+    std::uint64_t lower(std::vector<interconnect::NodeProgram>&, const std::vector<std::size_t>&, std::uint64_t,
+                        std::uint64_t tag, std::uint32_t) override {
+        return tag;
+    }
+    double seconds(const std::vector<std::size_t>&, double) override { return 0; }
+};
+inline planner::GradientSync* free_all_reduce() {
+    static FreeSync sync;
+    return &sync;
 }
 
 /// make_plan with free all-reduces and memory not checked.

@@ -163,9 +163,9 @@ TEST_CASE_METHOD(test::FreshSimContext, "Gradient all-reduces run on the comm st
     const std::uint64_t phase_ps = 1'000'000'000;
     const auto compute_ps = [&](std::size_t, std::size_t) { return std::array<std::uint64_t, 3>{phase_ps, phase_ps, phase_ps}; };
     const interconnect::Topology ring = interconnect::Topology::ring(4, {25.0, 500.0, 1.0});
-    const auto programs = planner::build_schedule(graph, plan, 4, compute_ps, [](const auto&, std::uint64_t) {
-        return interconnect::AllReduceAlgorithm::ring;
-    });
+    interconnect::AllReduceChooser ring_only(ring, interconnect::AllReduceAlgorithm::ring);
+    planner::AllReduceSync sync(ring_only);
+    const auto programs = planner::build_schedule(graph, plan, 4, compute_ps, sync);
     const std::uint64_t gradient_bytes = 1024 * 1024 * 4;
     for (const auto& p : programs) {
         // Main stream: 6 computes, 2 Signals, 2 final WaitFors; comm stream: per layer a WaitFor,

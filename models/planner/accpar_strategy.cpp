@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+// AccPar (docs/planner.md, "Planners"): a DP over Types I, II and III minimising predicted time
+// with balanced splits, which also weighs every other planner's plan on its objective and, when
+// nothing fits in memory, re-plans with a memory penalty.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "planner/strategy.h"
+
+namespace fastsim::planner {
+namespace {
+
+double objective_value(const Plan& plan, Objective objective) {
+    return objective == Objective::time ? plan.step_s : plan.comm_bytes;
+}
+
+bool fits(const Plan& plan) { return plan.memory_shortfalls.empty(); }
+
+/// AccPar's answer: its own DP's plan and every other planner's, the best on its objective among
+/// those that fit; if none fits, DP plans with the memory penalty weighted ever more.
+Plan accpar_plan(const PlanningInputs& in, const PlannerOptions& options, const PartitionRules& own) {
+    std::optional<Plan> best;
+    Plan smallest_shortfall;  // for the error when nothing fits
+    const auto consider = [&](Plan candidate, PlannerKind from) {
+        candidate.options = options;
+        candidate.objective = own.objective;
+        candidate.chosen_from = from;
+        if (!fits(candidate)) {
+            const auto over = [](const Plan& p) {
+                return p.memory_shortfalls.empty() ? 0.0 : p.memory_shortfalls.front().footprint_bytes / p.memory_shortfalls.front().capacity_bytes;
+            };
+            if (smallest_shortfall.groups.empty() || over(candidate) < over(smallest_shortfall)) smallest_shortfall = candidate;
+            return;
+        }
+        if (!best || objective_value(candidate, best->objective) < objective_value(*best, best->objective)) best = std::move(candidate);
+    };
+    consider(plan_hierarchy(in, own, options), PlannerKind::accpar);
+    // Every other planner's plan is in AccPar's search space (each layer a type at a split), and
+    // its per-level DP cannot see the whole step; so those plans are candidates too, and AccPar
+    // is never beaten on its objective (docs/planner.md, "Planners").
+    for (const PlannerKind other : kAllPlanners) {
+        if (other == PlannerKind::accpar) continue;
+        PlannerOptions o = options;
+        o.kind = other;
+        try {
+            consider(strategy_of(other).plan(in, o), other);
+        } catch (const PlanError&) {
+            // e.g. data parallelism with fewer samples than nodes: not a candidate
+        }
+    }
+    // Nothing fits: the DP again with its options' memory weighed in, ever more heavily
+    // (a Lagrangian relaxation of the capacity constraint).
+    const double unit = objective_value(smallest_shortfall, own.objective) /
+                        static_cast<double>(std::max<std::size_t>(1, in.graph.layers.size()));
+    for (int k = 0; !best && k < kMemoryPenaltyRounds; ++k)
+        consider(plan_hierarchy(in, own, options, unit * std::pow(4.0, k)), PlannerKind::accpar);
+    if (best) return std::move(*best);
+    return smallest_shortfall;
+}
+
+
+class AccParStrategy final : public Strategy {
+public:
+    [[nodiscard]] PlannerKind kind() const override { return PlannerKind::accpar; }
+    [[nodiscard]] bool equal_split_matters() const override { return true; }
+    [[nodiscard]] PartitionRules rules(const PlannerOptions& options) const override {
+        PartitionRules r;
+        r.allowed = [](const PlanLayer&) { return std::array<bool, kPartitionTypes>{true, true, true}; };
+        r.objective = options.comm_only ? Objective::comm_volume : Objective::time;
+        r.split = options.equal_split ? SplitRule::equal : SplitRule::balanced;
+        return r;
+    }
+    [[nodiscard]] Plan plan(const PlanningInputs& inputs, const PlannerOptions& options) const override {
+        return accpar_plan(inputs, options, rules(options));
+    }
+};
+
+}  // namespace
+
+const Strategy& accpar_strategy() {
+    static const AccParStrategy accpar;
+    return accpar;
+}
+
+}  // namespace fastsim::planner

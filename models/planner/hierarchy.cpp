@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: MIT
+#include "planner/hierarchy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "planner/prediction.h"
+
+namespace fastsim::planner {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+/// The per-node dims a side of `nodes` nodes works on, for estimating its time: the
+/// largest dimension halved (ceiling) until the halvings cover the nodes.
+LayerDims per_node_share(LayerDims d, std::size_t nodes) {
+    for (std::size_t left = nodes; left > 1; left = (left + 1) / 2) {
+        std::uint64_t* largest = &d.batch;
+        if (d.in_channels > *largest) largest = &d.in_channels;
+        if (d.out_channels > *largest) largest = &d.out_channels;
+        *largest = (*largest + 1) / 2;
+    }
+    return d;
+}
+
+double total(const PhaseSeconds& s) { return s[0] + s[1] + s[2]; }
+
+/// The planner's working state for one make_plan call.
+class Planning {
+public:
+    /// `memory_weight` > 0 adds the memory penalty to every option (docs/planner.md, "Memory").
+    Planning(const PlanningInputs& in, const PartitionRules& rules, std::string_view planner, double memory_weight)
+        : m_graph(in.graph),
+          m_cluster(in.cluster),
+          m_groups(in.groups),
+          m_compute(in.compute),
+          m_bytes(in.bytes),
+          m_memory(in.memory),
+          m_memory_weight(memory_weight),
+          m_rules(rules),
+          m_planner(planner),
+          m_correction(in.groups.size(), std::vector<double>(in.graph.layers.size(), 1.0)) {
+        std::size_t type_count = 0;
+        for (std::size_t t : m_cluster.node_type) type_count = std::max(type_count, t + 1);
+        m_type_counts.assign(m_groups.size(), std::vector<std::size_t>(type_count, 0));
+        for (std::size_t g = 0; g < m_groups.size(); ++g)
+            for (std::size_t n : m_groups[g].nodes) ++m_type_counts[g][m_cluster.node_type[n]];
+        m_consumers.resize(m_graph.layers.size());
+        for (std::size_t l = 0; l < m_graph.layers.size(); ++l)
+            for (std::size_t e = 0; e < m_graph.layers[l].producers.size(); ++e)
+                m_consumers[m_graph.layers[l].producers[e].from].push_back({l, e});
+    }
+
+    /// Seconds a side (the nodes of group `g`) takes for layer l at `dims`: the estimate from
+    /// its nodes' speeds, scaled by the group's calibration.
+    double side_seconds(std::size_t g, std::size_t l, const LayerDims& dims) const {
+        return m_correction[g][l] * speed_estimate(g, l, dims);
+    }
+
+    /// Seconds a side takes for layer l at `dims`, assuming its nodes share the work in
+    /// proportion to their speed and each node's share is the largest dimension halved.
+    double speed_estimate(std::size_t g, std::size_t l, const LayerDims& dims) const {
+        const std::size_t nodes = m_groups[g].nodes.size();
+        const LayerDims share = per_node_share(dims, nodes);
+        const auto& count = m_type_counts[g];
+        double rate = 0;  // layers per second of the whole side
+        for (std::size_t t = 0; t < count.size(); ++t)
+            if (count[t] > 0) rate += static_cast<double>(count[t]) / total(m_compute(t, l, share));
+        return static_cast<double>(nodes) / rate;
+    }
+
+    /// Chooses every layer's partition at group g, whose layers are `dims`, into `choices`.
+    void plan_group(std::size_t g, const std::vector<LayerDims>& dims, std::vector<LayerChoice>& choices);
+
+    /// The inputs of plan_group at group g, as bytes: equal keys, equal choices.
+    std::string subproblem_key(std::size_t g, const std::vector<LayerDims>& dims) const;
+    void solve_group(std::size_t g, const std::vector<LayerDims>& dims, std::vector<LayerChoice>& choices);
+
+    /// Sets each group's calibration to what its slowest node takes for each layer under
+    /// `plan` (whose groups had `dims`) over the speed estimate at those dims.
+    void calibrate(const Plan& plan, const std::vector<std::vector<LayerDims>>& dims);
+
+private:
+    /// One candidate for a layer at a group: a partition type and side A's part of the split
+    /// dimension, with each side's compute at that split.
+    struct Option {
+        PartitionType type = PartitionType::batch;
+        double alpha = 0;
+        std::uint64_t split_a = 0;
+        double compute_a_s = 0, compute_b_s = 0;
+        [[nodiscard]] SplitChoice choice() const { return {type, alpha}; }
+    };
+    struct ConsumerEdge {
+        std::size_t consumer = 0;
+        std::size_t edge = 0;  ///< index in the consumer's producers
+    };
+
+    /// Each side's compute when side A takes `split_a` of the layer's `type` dimension.
+    Option option_at(std::size_t g, std::size_t l, const LayerDims& dims, PartitionType type, std::uint64_t split_a) const;
+    /// The split of the planner's rule (balanced or equal); nullopt if the dimension has < 2.
+    std::optional<Option> rule_option(std::size_t g, std::size_t l, const LayerDims& dims, PartitionType type) const;
+    /// Side A's share of the whole network's compute, balanced: the share every layer can keep
+    /// so that no data moves between layers of the same type.
+    double common_share(std::size_t g, const std::vector<LayerDims>& dims) const;
+    SideVolumes intra_bytes(std::size_t l, PartitionType type, const LayerDims& dims) const;
+    /// The memory penalty of an option: over the two sides, the larger estimated per-node
+    /// footprint of the layer at the side's dims (its nodes sharing it evenly) over the smallest
+    /// capacity among the side's nodes; 0 when memory is not checked.
+    double memory_penalty(std::size_t g, std::size_t l, const LayerDims& dims, const Option& o) const;
+    /// Bytes of F and E each side receives on edge e into layer l between two options.
+    std::pair<SideVolumes, SideVolumes> edge_bytes(std::size_t l, std::size_t e, const LayerDims& dims, const Option& from,
+                                                   const Option& to) const;
+
+    const LayerGraph& m_graph;
+    const ClusterView& m_cluster;
+    const std::vector<Group>& m_groups;
+    const ComputeModel& m_compute;
+    const ElementBytes& m_bytes;
+    const MemoryModel& m_memory;
+    double m_memory_weight;
+    const PartitionRules& m_rules;
+    std::string_view m_planner;  ///< for messages
+    std::vector<std::vector<std::size_t>> m_type_counts;  ///< per group, nodes of each type
+    std::vector<std::vector<ConsumerEdge>> m_consumers;
+    std::vector<std::vector<double>> m_correction;        ///< per group, per layer: real / estimated compute
+    std::unordered_map<std::string, std::vector<LayerChoice>> m_solved;  ///< by subproblem_key
+};
+
+void Planning::calibrate(const Plan& plan, const std::vector<std::vector<LayerDims>>& dims) {
+    // The slowest node of each group, per layer: leaves first (bisect lists parents first). A
+    // leaf's estimate is its own node's time, so its calibration stays 1.
+    const std::size_t n = m_graph.layers.size();
+    std::vector<std::vector<double>> slowest(m_groups.size(), std::vector<double>(n, 0.0));
+    for (std::size_t g = m_groups.size(); g-- > 0;) {
+        const Group& group = m_groups[g];
+        for (std::size_t l = 0; l < n; ++l) {
+            if (group.leaf()) {
+                const std::size_t node = group.nodes.front();
+                slowest[g][l] = total(m_compute(m_cluster.node_type[node], l, plan.node_dims[node][l]));
+                continue;
+            }
+            slowest[g][l] = std::max(slowest[static_cast<std::size_t>(group.side_a)][l],
+                                     slowest[static_cast<std::size_t>(group.side_b)][l]);
+            const double estimate = speed_estimate(g, l, dims[g][l]);
+            m_correction[g][l] = estimate > 0 && slowest[g][l] > 0 ? slowest[g][l] / estimate : 1.0;
+        }
+    }
+}
+
+std::uint64_t round_split(double alpha, std::uint64_t d) {
+    const double s = std::round(alpha * static_cast<double>(d));
+    return static_cast<std::uint64_t>(std::clamp(s, 1.0, static_cast<double>(d - 1)));
+}
+
+Planning::Option Planning::option_at(std::size_t g, std::size_t l, const LayerDims& dims, PartitionType type,
+                                     std::uint64_t split_a) const {
+    const Group& group = m_groups[g];
+    const std::uint64_t d = dims.along(type);
+    LayerDims a = dims, b = dims;
+    a.along(type) = split_a;
+    b.along(type) = d - split_a;
+    Option o;
+    o.type = type;
+    o.split_a = split_a;
+    o.alpha = static_cast<double>(split_a) / static_cast<double>(d);
+    o.compute_a_s = side_seconds(static_cast<std::size_t>(group.side_a), l, a);
+    o.compute_b_s = side_seconds(static_cast<std::size_t>(group.side_b), l, b);
+    return o;
+}
+
+std::optional<Planning::Option> Planning::rule_option(std::size_t g, std::size_t l, const LayerDims& dims,
+                                                      PartitionType type) const {
+    const Group& group = m_groups[g];
+    const std::uint64_t d = dims.along(type);
+    if (d < 2) return std::nullopt;
+    const double nodes_a = static_cast<double>(m_groups[static_cast<std::size_t>(group.side_a)].nodes.size());
+    if (m_rules.split == SplitRule::equal)
+        return option_at(g, l, dims, type, round_split(nodes_a / static_cast<double>(group.nodes.size()), d));
+    // Solve alpha * T_a = (1 - alpha) * T_b with each side's time linear in its share,
+    // then once more with the slopes measured at that split (tiling is not linear).
+    const Option half = option_at(g, l, dims, type, d / 2);
+    const double slope_a = half.compute_a_s / (static_cast<double>(d / 2) / static_cast<double>(d));
+    const double slope_b = half.compute_b_s / (static_cast<double>(d - d / 2) / static_cast<double>(d));
+    Option o = option_at(g, l, dims, type, round_split(slope_b / (slope_a + slope_b), d));
+    const double measured_a = o.compute_a_s / o.alpha, measured_b = o.compute_b_s / (1 - o.alpha);
+    const std::uint64_t refined = round_split(measured_b / (measured_a + measured_b), d);
+    if (refined != o.split_a) {
+        const Option r = option_at(g, l, dims, type, refined);
+        if (std::max(r.compute_a_s, r.compute_b_s) < std::max(o.compute_a_s, o.compute_b_s)) o = r;
+    }
+    return o;
+}
+
+double Planning::common_share(std::size_t g, const std::vector<LayerDims>& dims) const {
+    const Group& group = m_groups[g];
+    double a = 0, b = 0;
+    for (std::size_t l = 0; l < dims.size(); ++l) {
+        a += side_seconds(static_cast<std::size_t>(group.side_a), l, dims[l]);
+        b += side_seconds(static_cast<std::size_t>(group.side_b), l, dims[l]);
+    }
+    return b / (a + b);
+}
+
+double Planning::memory_penalty(std::size_t g, std::size_t l, const LayerDims& dims, const Option& o) const {
+    const Group& group = m_groups[g];
+    const PlanLayer& layer = m_graph.layers[l];
+    double worst = 0;
+    for (const bool side_a : {true, false}) {
+        const Group& side = m_groups[static_cast<std::size_t>(side_a ? group.side_a : group.side_b)];
+        LayerDims d = dims;
+        d.along(o.type) = side_a ? o.split_a : dims.along(o.type) - o.split_a;
+        double capacity = 0;
+        std::size_t type = 0;
+        for (const std::size_t n : side.nodes) {
+            const double c = m_memory.capacity_bytes[m_cluster.node_type[n]];
+            if (c > 0 && (capacity == 0 || c < capacity)) {
+                capacity = c;
+                type = m_cluster.node_type[n];
+            }
+        }
+        if (capacity == 0) continue;
+        const std::uint64_t w = layer.weight_elements(d);
+        const double bytes = m_memory.bytes(type, Stored::weights, w) + m_memory.bytes(type, Stored::weight_gradients, w) +
+                             m_memory.optimizer_copies * m_memory.bytes(type, Stored::optimizer_state, w) +
+                             m_memory.bytes(type, Stored::activations, layer.input_elements(d));
+        worst = std::max(worst, bytes / static_cast<double>(side.nodes.size()) / capacity);
+    }
+    return worst;
+}
+
+SideVolumes Planning::intra_bytes(std::size_t l, PartitionType type, const LayerDims& dims) const {
+    const PlanLayer& layer = m_graph.layers[l];
+    if (type == PartitionType::out_channels && layer.producers.empty()) return {};  // no backward-data, no E_l
+    const double elements = intra_elements(layer, type, dims);
+    const double width = type == PartitionType::batch ? m_bytes.weight_gradients : m_bytes.partial_sums;
+    return {elements * width, elements * width};
+}
+
+std::pair<SideVolumes, SideVolumes> Planning::edge_bytes(std::size_t l, std::size_t e, const LayerDims& dims,
+                                                          const Option& from, const Option& to) const {
+    // The boundary tensor is the consumer's input at this group: rows = samples, columns =
+    // input channels x positions (channel-major, so a channel split is a column split).
+    const PlanLayer& layer = m_graph.layers[l];
+    const EdgeTransfer x = edge_transfer(layer.producers[e].kind, from.choice(), to.choice(), dims.batch,
+                                         dims.in_channels * layer.in_positions);
+    return {x.forward.scaled(m_bytes.activations), x.backward.scaled(m_bytes.gradients)};
+}
+
+std::string Planning::subproblem_key(std::size_t g, const std::vector<LayerDims>& dims) const {
+    // Everything plan_group reads: the dims, each side's node types and calibration, the
+    // exchange cost. Groups of a homogeneous torus or switch repeat it many times over.
+    std::string key;
+    const auto put = [&key](const auto& value) {
+        key.append(reinterpret_cast<const char*>(&value), sizeof value);
+    };
+    for (const LayerDims& d : dims) {
+        put(d.batch);
+        put(d.in_channels);
+        put(d.out_channels);
+    }
+    const Group& group = m_groups[g];
+    for (const int side : {group.side_a, group.side_b}) {
+        const auto s = static_cast<std::size_t>(side);
+        put(m_groups[s].nodes.size());
+        for (std::size_t count : m_type_counts[s]) put(count);
+        for (double c : m_correction[s]) put(c);
+    }
+    put(group.exchange.latency_s);
+    put(group.exchange.seconds_per_byte_to_a);
+    put(group.exchange.seconds_per_byte_to_b);
+    return key;
+}
+
+void Planning::plan_group(std::size_t g, const std::vector<LayerDims>& dims, std::vector<LayerChoice>& choices) {
+    std::string key = subproblem_key(g, dims);
+    if (const auto it = m_solved.find(key); it != m_solved.end()) {
+        choices = it->second;
+        return;
+    }
+    solve_group(g, dims, choices);
+    m_solved.emplace(std::move(key), choices);
+}
+
+void Planning::solve_group(std::size_t g, const std::vector<LayerDims>& dims, std::vector<LayerChoice>& choices) {
+    const Group& group = m_groups[g];
+    const std::size_t n = m_graph.layers.size();
+    const bool by_time = m_rules.objective == Objective::time;
+    const auto cost_of = [&](const SideVolumes& v) { return by_time ? group.exchange.seconds(v) : v.max(); };
+
+    // (1) Per layer, the candidates: each allowed type at the rule's split and, when splits
+    // are balanced, also at the network's common share (so that consecutive layers of one type
+    // can keep their samples or channels where they are).
+    const bool two_shares = m_rules.split == SplitRule::balanced;
+    const double common = two_shares ? common_share(g, dims) : 0;
+    std::vector<std::vector<Option>> options(n);
+    AssignmentCosts costs;
+    costs.layer.resize(n);
+    costs.edge.resize(n);
+    for (std::size_t l = 0; l < n; ++l) {
+        const auto allowed = m_rules.allowed(m_graph.layers[l]);
+        for (std::size_t t = 0; t < kPartitionTypes; ++t) {
+            const auto type = static_cast<PartitionType>(t);
+            if (!allowed[t]) continue;
+            if (dims[l].along(type) < 2) continue;
+            if (m_rules.one_share && two_shares) {  // one share per node, network-wide
+                options[l].push_back(option_at(g, l, dims[l], type, round_split(common, dims[l].along(type))));
+                continue;
+            }
+            const std::optional<Option> o = rule_option(g, l, dims[l], type);
+            options[l].push_back(*o);
+            if (two_shares) {
+                const std::uint64_t split = round_split(common, dims[l].along(type));
+                if (split != o->split_a) options[l].push_back(option_at(g, l, dims[l], type, split));
+            }
+        }
+        for (const Option& o : options[l])
+            costs.layer[l].push_back(cost_of(intra_bytes(l, o.type, dims[l])) +
+                                     (by_time ? std::max(o.compute_a_s, o.compute_b_s) : 0) +
+                                     (m_memory_weight > 0 ? m_memory_weight * memory_penalty(g, l, dims[l], o) : 0));
+        if (options[l].empty()) {
+            std::string types;
+            for (std::size_t t = 0; t < kPartitionTypes; ++t)
+                if (allowed[t]) types += std::string(types.empty() ? "" : "/") + to_string(static_cast<PartitionType>(t));
+            const LayerDims& d = dims[l];
+            throw PlanError("layer '" + m_graph.layers[l].name + "' cannot be split over " +
+                            std::to_string(group.nodes.size()) + " nodes by " + std::string(m_planner) +
+                            " (Type " + types + "): at this level it has batch " + std::to_string(d.batch) +
+                            ", " + std::to_string(d.in_channels) + " input and " + std::to_string(d.out_channels) +
+                            " output channels, and a split needs at least 2");
+        }
+    }
+    // (2) Per edge and option pair: re-partitioning the boundary tensors.
+    for (std::size_t l = 0; l < n; ++l) {
+        const auto& producers = m_graph.layers[l].producers;
+        for (std::size_t e = 0; e < producers.size(); ++e) {
+            const auto& from = options[producers[e].from];
+            AssignmentCosts::EdgeCosts edge;
+            edge.to_options = options[l].size();
+            edge.cost.reserve(from.size() * options[l].size());
+            for (const Option& f : from)
+                for (const Option& t : options[l]) {
+                    const auto [fwd, bwd] = edge_bytes(l, e, dims[l], f, t);
+                    edge.cost.push_back(cost_of(fwd) + cost_of(bwd));
+                }
+            costs.edge[l].push_back(std::move(edge));
+        }
+    }
+    // (3) The exact DP, then the record of what was chosen.
+    const Assignment best = solve_exact(m_graph, costs);
+    const auto chosen = [&](std::size_t l) -> const Option& { return options[l][best.options[l]]; };
+    choices.resize(n);
+    for (std::size_t l = 0; l < n; ++l) {
+        LayerChoice& c = choices[l];
+        const Option& o = chosen(l);
+        c.type = o.type;
+        c.alpha = o.alpha;
+        c.split_a = o.split_a;
+        c.dims = dims[l];
+        c.compute_a_s = o.compute_a_s;
+        c.compute_b_s = o.compute_b_s;
+        const SideVolumes own = intra_bytes(l, c.type, dims[l]);
+        c.forward_out = c.type == PartitionType::in_channels ? own : SideVolumes{};
+        c.backward_out = c.type == PartitionType::out_channels ? own : SideVolumes{};
+        c.weight_sync = c.type == PartitionType::batch ? own : SideVolumes{};
+    }
+    for (std::size_t l = 0; l < n; ++l) {
+        const auto& producers = m_graph.layers[l].producers;
+        choices[l].forward_in.resize(producers.size());
+        for (std::size_t e = 0; e < producers.size(); ++e)
+            choices[l].forward_in[e] = edge_bytes(l, e, dims[l], chosen(producers[e].from), chosen(l)).first;
+        choices[l].backward_in.clear();
+        for (const ConsumerEdge& ce : m_consumers[l])
+            choices[l].backward_in.push_back(
+                edge_bytes(ce.consumer, ce.edge, dims[ce.consumer], chosen(l), chosen(ce.consumer)).second);
+    }
+}
+
+
+/// Top down: each group's DP, then its layers' dims handed to its two sides. Fills
+/// plan.choices, plan.node_dims and `dims` (per group, per layer).
+void plan_top_down(const LayerGraph& graph, Planning& planning, Plan& plan, std::vector<std::vector<LayerDims>>& dims) {
+    const std::size_t n = graph.layers.size();
+    const std::vector<Group>& groups = plan.groups;
+    dims.assign(groups.size(), {});
+    dims[0].resize(n);
+    for (std::size_t l = 0; l < n; ++l) dims[0][l] = graph.layers[l].dims;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        const Group& group = groups[g];
+        if (group.leaf()) {
+            plan.node_dims[group.nodes.front()] = dims[g];
+            continue;
+        }
+        planning.plan_group(g, dims[g], plan.choices[g]);
+        auto& a = dims[static_cast<std::size_t>(group.side_a)];
+        auto& b = dims[static_cast<std::size_t>(group.side_b)];
+        a = b = dims[g];
+        for (std::size_t l = 0; l < n; ++l) {
+            const LayerChoice& c = plan.choices[g][l];
+            a[l].along(c.type) = c.split_a;
+            b[l].along(c.type) = dims[g][l].along(c.type) - c.split_a;
+        }
+    }
+}
+
+/// The plan's predictions: each node's exact share, the communication of every depth, and the
+/// step walked with every node's clocks (predict_step).
+void predict(const PlanningInputs& in, Plan& plan) {
+    const LayerGraph& graph = in.graph;
+    const std::size_t n = graph.layers.size();
+    const std::vector<Group>& groups = plan.groups;
+    plan.forward_comm_s.assign(n, 0);
+    plan.backward_comm_s.assign(n, 0);
+    plan.comm_bytes = 0;
+    std::size_t depths = 0;
+    for (const Group& g : groups) depths = std::max(depths, g.depth + 1);
+    std::vector<double> fwd(n * depths, 0.0), bwd(n * depths, 0.0);  // per layer and depth: the slowest group
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        if (groups[g].leaf()) continue;
+        const std::size_t d = groups[g].depth;
+        for (std::size_t l = 0; l < n; ++l) {
+            const LayerChoice& c = plan.choices[g][l];
+            fwd[l * depths + d] = std::max(fwd[l * depths + d], c.forward_comm_s(groups[g].exchange));
+            bwd[l * depths + d] = std::max(bwd[l * depths + d], c.backward_comm_s(groups[g].exchange));
+            plan.comm_bytes += c.comm_bytes();
+        }
+    }
+    for (std::size_t l = 0; l < n; ++l)
+        for (std::size_t d = 0; d < depths; ++d) {
+            plan.forward_comm_s[l] += fwd[l * depths + d];
+            plan.backward_comm_s[l] += bwd[l * depths + d];
+        }
+    const StepPrediction step = predict_step(graph, plan, in.cluster.node_type, in.compute, *in.gradient_sync);
+    plan.step_s = step.step_s;
+    plan.compute_s = step.compute_s;
+    plan.layer_step_s = step.layer_s;
+    plan.sync_comm_s = step.sync_s;
+    plan.footprint = plan_footprint(graph, plan, in.cluster.node_type, in.memory);
+    plan.memory_shortfalls = memory_shortfalls(plan.footprint, in.cluster.node_type, in.memory);
+}
+
+void check_batch_impl(const LayerGraph& graph, const ClusterView& cluster, const PartitionRules& rules, std::string_view planner) {
+    const std::size_t nodes = cluster.node_type.size();
+    for (const PlanLayer& layer : graph.layers) {
+        const auto allowed = rules.allowed(layer);
+        if (allowed[0] && !allowed[1] && !allowed[2] && layer.dims.batch < nodes)
+            throw PlanError("planner " + std::string(planner) + " splits the batch of layer '" + layer.name +
+                            "' over every node: batch " + std::to_string(layer.dims.batch) + " is smaller than the " +
+                            std::to_string(nodes) + " nodes");
+    }
+}
+
+
+}  // namespace
+
+void check_batch(const LayerGraph& graph, const ClusterView& cluster, const PartitionRules& rules, std::string_view planner) {
+    check_batch_impl(graph, cluster, rules, planner);
+}
+
+Plan plan_hierarchy(const PlanningInputs& in, const PartitionRules& rules, const PlannerOptions& options,
+                    double memory_weight) {
+    const std::string_view name = to_string(options.kind);
+    check_batch_impl(in.graph, in.cluster, rules, name);
+    Plan plan;
+    plan.options = options;
+    plan.chosen_from = options.kind;
+    plan.bytes = in.bytes;
+    plan.objective = rules.objective;
+    plan.split = rules.split;
+    plan.groups = in.groups;
+    plan.choices.resize(in.groups.size());
+    plan.node_dims.resize(in.cluster.node_type.size());
+    Planning planning(in, rules, name, memory_weight);
+    std::vector<std::vector<LayerDims>> dims;
+    plan_top_down(in.graph, planning, plan, dims);
+    predict(in, plan);
+    if (plan.split != SplitRule::balanced || memory_weight > 0) return plan;
+    // AccPar's estimate from the levels below (docs/planner.md, "A side's time"): a side's
+    // compute at a cut is first estimated from its nodes' speeds; once a plan exists, each
+    // group's estimate is scaled by what its nodes really take under that plan, and the
+    // hierarchy is planned again, keeping the best prediction.
+    for (int round = 0; round < kRefinementRounds; ++round) {
+        planning.calibrate(plan, dims);
+        Plan next;
+        next.options = plan.options;
+        next.chosen_from = plan.chosen_from;
+        next.bytes = plan.bytes;
+        next.objective = plan.objective;
+        next.split = plan.split;
+        next.groups = plan.groups;
+        next.choices.resize(plan.groups.size());
+        next.node_dims.resize(plan.node_dims.size());
+        plan_top_down(in.graph, planning, next, dims);
+        predict(in, next);
+        if (same_partition(next, plan) || !(next.step_s < plan.step_s)) break;
+        plan = std::move(next);
+    }
+    return plan;
+}
+
+}  // namespace fastsim::planner

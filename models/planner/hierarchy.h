@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The hierarchy of two-way cuts that the intra-layer planners plan (docs/planner.md,
+// "Hierarchy", "The dynamic program"): a DP per group, top down, under a strategy's rules.
+
+#include <array>
+#include <functional>
+#include <string_view>
+
+#include "planner/planner.h"
+
+namespace fastsim::planner {
+
+/// How a strategy plans each group of the hierarchy.
+struct PartitionRules {
+    /// The partition types a layer may take.
+    std::function<std::array<bool, kPartitionTypes>(const PlanLayer& layer)> allowed;
+    Objective objective = Objective::comm_volume;
+    SplitRule split = SplitRule::equal;
+    /// Every layer at its group's common share (one batch share per node, network-wide).
+    bool one_share = false;
+};
+
+/// The whole hierarchy planned under `rules` (plan.options = `options`): each group's DP top
+/// down, then, for balanced splits, the calibration rounds (docs/planner.md, "A side's time"),
+/// and the plan's predictions and footprint. `memory_weight` > 0 adds the memory penalty to
+/// every option (docs/planner.md, "Memory"). PlanError as check_batch, or for a layer a group
+/// cannot split.
+Plan plan_hierarchy(const PlanningInputs& inputs, const PartitionRules& rules, const PlannerOptions& options,
+                    double memory_weight = 0);
+
+/// PlanError if `rules` put some layer on Type I alone and the batch is smaller than the node
+/// count: "planner owt splits the batch of layer 'conv1' over every node: batch 1 is smaller
+/// than the 16 nodes", the same message from every command.
+void check_batch(const LayerGraph& graph, const ClusterView& cluster, const PartitionRules& rules, std::string_view planner);
+
+}  // namespace fastsim::planner

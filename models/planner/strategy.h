@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// One extension point for parallelisation strategies (docs/planner.md, "Adding a planner"): a
+// planner is one implementation of Strategy (graph, cluster, cost models -> plan); the plan
+// becomes per-node programs of the op IR through walk_step / build_schedule.
+
+#include "planner/hierarchy.h"
+#include "planner/planner.h"
+
+namespace fastsim::planner {
+
+class Strategy {
+public:
+    virtual ~Strategy() = default;
+    [[nodiscard]] virtual PlannerKind kind() const = 0;
+    /// The rules each group of its hierarchy is planned with under `options`.
+    [[nodiscard]] virtual PartitionRules rules(const PlannerOptions& options) const = 0;
+    /// Whether --equal-split changes what it plans.
+    [[nodiscard]] virtual bool equal_split_matters() const = 0;
+    /// Its plan; by default the hierarchy planned with its rules. May return a plan that does not
+    /// fit in memory (Plan::memory_shortfalls); make_plan refuses it.
+    [[nodiscard]] virtual Plan plan(const PlanningInputs& inputs, const PlannerOptions& options) const {
+        return plan_hierarchy(inputs, rules(options), options);
+    }
+};
+
+/// The strategy of a planner (models/planner/strategies.cpp, accpar_strategy.cpp).
+const Strategy& strategy_of(PlannerKind kind);
+/// The AccPar strategy (accpar_strategy.cpp).
+const Strategy& accpar_strategy();
+
+}  // namespace fastsim::planner
