@@ -192,7 +192,7 @@ auto naming_config(const config::Params& params, Work&& work) {
 void run_cluster(const ConfigInvocation& invocation) {
     const config::Params& params = invocation.params;
     const std::string& out_dir = invocation.out_dir;
-    const run::WorkEstimate work = run::estimate_cluster(params, true);
+    const run::WorkEstimate work = run::estimate_cluster(params, true, {params.planner.kind});
     run::check_work(work, invocation.max_work_s, params.source_file);
     ProgressLine progress("cluster step", work);
     const run::ClusterStepResult result = naming_config(
@@ -255,7 +255,7 @@ int plan_command(const std::vector<std::string>& args) {
     const config::Params& params = invocation->params;
     require_cluster(params, "plan");
     if (invocation->dump) std::cout << config::dump(params) << '\n';
-    const run::WorkEstimate work = run::estimate_cluster(params, false);
+    const run::WorkEstimate work = run::estimate_cluster(params, false, {params.planner.kind});
     run::check_work(work, invocation->max_work_s, params.source_file);
     ProgressLine progress("plan", work);
     const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
@@ -289,7 +289,8 @@ int compare_command(const std::vector<std::string>& args) {
         std::vector<std::string> overrides = invocation->overrides;
         overrides.push_back("workload.trace=" + std::filesystem::absolute(trace).string());
         networks.push_back(config::load(invocation->params.source_file, overrides));
-        work.merge(run::estimate_cluster(networks.back(), invocation->simulate, planner::kAllPlanners.size()));
+        work.merge(run::estimate_cluster(networks.back(), invocation->simulate,
+                                         {planner::kAllPlanners.begin(), planner::kAllPlanners.end()}));
     }
     run::check_work(work, invocation->max_work_s, invocation->params.source_file);
     ProgressLine progress("compare", work);

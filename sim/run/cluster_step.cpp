@@ -87,11 +87,11 @@ const NodeCharacterisation::LayerCounters& NodeCharacterisation::counters(std::s
             const auto phase = static_cast<fmac::TrainingPhase>(p);
             if (phase == fmac::TrainingPhase::backward_data && node::reads_only_network_input(pl.layer, layer)) continue;
             const node::StepPhase s = node::step_phase(layer, phase, gemm, t.precision, {});
-            const PhaseKey key{type, p, s.job.shape.m, s.job.shape.k, s.job.shape.n, s.count};
-            auto it = m_phases.find(key);
+            const PhaseKey phase_key{type, p, s.job.shape.m, s.job.shape.k, s.job.shape.n, s.count};
+            auto it = m_phases.find(phase_key);
             if (it == m_phases.end())
                 it = m_phases
-                         .emplace(key, on_arrays(s.job, t.node.resolved, static_cast<std::uint64_t>(t.arrays), m_memo[type],
+                         .emplace(phase_key, on_arrays(s.job, t.node.resolved, static_cast<std::uint64_t>(t.arrays), m_memo[type],
                                                  m_tiles_run)
                                            .repeated(s.count))
                          .first;

@@ -229,7 +229,19 @@ WorkEstimate estimate_training_step(const config::Params& params, bool timeline)
     return e;
 }
 
-WorkEstimate estimate_cluster(const config::Params& params, bool simulate, std::size_t planners) {
+std::size_t plans_made(planner::PlannerKind kind) {
+    switch (kind) {
+    case planner::PlannerKind::accpar:  // its DP and a calibration round, then every other planner's plan
+        return 2 + (planner::kAllPlanners.size() - 1) + 1;
+    case planner::PlannerKind::data_parallel_balanced: return 2;  // and a calibration round
+    default: return 1;
+    }
+}
+
+WorkEstimate estimate_cluster(const config::Params& params, bool simulate, const std::vector<planner::PlannerKind>& kinds) {
+    const auto planners = kinds.size();
+    std::size_t plans = 0;
+    for (const planner::PlannerKind k : kinds) plans += plans_made(k);
     WorkEstimate e;
     const config::ClusterParams& c = params.cluster;
     const auto nodes = static_cast<double>(c.node_type.size());
@@ -261,8 +273,9 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate, std::
         }
     }
     e.add("characterisation tiles", tiles, kNsPerMemoTile, where);  // shared by every planner
-    // (3) The planner's table: a choice per layer at each of the 2N - 1 groups.
-    const double entries = static_cast<double>(planners) * (2 * nodes - 1) * layers;
+    // (3) The planner's table: a choice per layer at each of the 2N - 1 groups, for every plan
+    // made (AccPar also makes the other planners' plans).
+    const double entries = static_cast<double>(plans) * (2 * nodes - 1) * layers;
     e.add("plan entries", entries, kNsPerPlanEntry,
           "planning " + format_count(layers) + " layers over " + format_count(2 * nodes - 1) + " groups of nodes");
     // (4) The schedule run on the cluster: per node and layer three computes and the sends and
@@ -272,7 +285,7 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate, std::
         e.add("cluster ops", static_cast<double>(planners) * ops,
               kNsPerClusterOp + kNsPerClusterOpPerNode * nodes + (cached ? 0 : kNsPerClusterOpPerVertexUncached * vertices),
               "simulating " + format_count(nodes) + " nodes on " + topology);
-    e.memory_bytes = std::min(nodes * vertices, cache) * kBytesPerRouteEntry + entries / static_cast<double>(planners) * kBytesPerPlanEntry +
+    e.memory_bytes = std::min(nodes * vertices, cache) * kBytesPerRouteEntry + entries / static_cast<double>(plans) * kBytesPerPlanEntry +
                      (simulate ? ops * kBytesPerClusterOp + nodes * kBytesPerClusterNode : 0);
     e.memory_where = "planning and simulating " + format_count(nodes) + " nodes";
     return e;

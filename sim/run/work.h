@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config/params.h"
+#include "planner/planner.h"
 #include "config/train_config.h"
 
 namespace fastsim::run {
@@ -59,9 +60,14 @@ double parse_max_work(const std::string& text);
 WorkEstimate estimate_training_step(const config::Params& params, bool timeline);
 
 /// A cluster plan (fastsim plan), and with `simulate` its run on the cluster (fastsim run):
-/// route trees, the node characterisation, the planner's table and the schedule's ops;
-/// `planners` plans of the same network (fastsim compare runs five).
-WorkEstimate estimate_cluster(const config::Params& params, bool simulate, std::size_t planners = 1);
+/// route trees, the node characterisation, the planner's table and the schedule's ops; one plan
+/// per planner in `kinds` (fastsim compare plans with all of them), each counting the plans it
+/// makes (plans_made).
+WorkEstimate estimate_cluster(const config::Params& params, bool simulate, const std::vector<planner::PlannerKind>& kinds);
+
+/// How many hierarchies planning with `kind` plans: AccPar its own DP, a calibration round and
+/// every other planner's plan; balanced data parallelism a calibration round too.
+std::size_t plans_made(planner::PlannerKind kind);
 
 /// A BFP error report (run.mode bfp_report): every tensor drawn, then quantised once per
 /// mantissa width and rounding.

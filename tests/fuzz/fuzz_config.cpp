@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         case config::RunMode::bfp_report: (void)run::estimate_bfp_report(params); break;
         case config::RunMode::training_step: (void)run::estimate_training_step(params, true); break;
         case config::RunMode::cluster:
-            (void)run::estimate_cluster(params, true, 5);
+            (void)run::estimate_cluster(params, true, {planner::kAllPlanners.begin(), planner::kAllPlanners.end()});
             (void)planner::build_layer_graph(params.workload.network, params.workload.batch);
             break;
         }
