@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -12,8 +11,6 @@
 
 namespace fastsim::planner {
 namespace {
-
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 /// The per-node dims a side of `nodes` nodes works on, for estimating its time: the
 /// largest dimension halved (ceiling) until the halvings cover the nodes.

@@ -13,8 +13,7 @@ class Predictor final : public StepVisitor {
 public:
     Predictor(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
               const ComputeModel& compute, GradientSync& gradient_sync)
-        : m_graph(graph),
-          m_plan(plan),
+        : m_plan(plan),
           m_node_type(node_type),
           m_compute(compute),
           m_sync(gradient_sync),
@@ -131,7 +130,6 @@ private:
         m_main[n] = at;
     }
 
-    const LayerGraph& m_graph;
     const Plan& m_plan;
     const std::vector<std::size_t>& m_node_type;
     const ComputeModel& m_compute;

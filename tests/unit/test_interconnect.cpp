@@ -476,14 +476,20 @@ TEST_CASE("run_cluster: a Recv with no Send is a deadlock naming node, op and ta
     programs[1].ops = {Recv{0, 2, 0}, Send{0, 8, 1, 0}};
     programs[2].ops.clear();
     CHECK_THROWS_WITH(run_fresh(t, programs), Catch::Contains("deadlock") && Catch::Contains("never reached"));
-    // A WaitFor with no Signal, on the comm stream.
+}
+
+TEST_CASE("run_cluster: an event signalled twice is refused, and a WaitFor never signalled is a deadlock",
+          "[interconnect]") {
+    // Its own test case, so its own process: under AddressSanitizer an exception after a run
+    // that left SystemC coroutines blocked is misreported (docs/robustness.md, "Sanitizers").
+    const Topology t = Topology::ring(3, kLink);
+    std::vector<NodeProgram> programs(3);
     programs[0].ops = {Compute{10, 0}};
-    programs[1].ops.clear();
+    programs[0].comm_ops = {interconnect::Signal{5, 0}, interconnect::Signal{5, 0}};
+    CHECK_THROWS_WITH(run_fresh(t, programs), Catch::Contains("signalled twice"));
     programs[0].comm_ops = {interconnect::WaitFor{5, 0}};
     CHECK_THROWS_WITH(run_fresh(t, programs),
                       Catch::Contains("node 0 (comm stream) blocked at op 0 (WaitFor event 5; no Signal)"));
-    programs[0].comm_ops = {interconnect::Signal{5, 0}, interconnect::Signal{5, 0}};
-    CHECK_THROWS_WITH(run_fresh(t, programs), Catch::Contains("signalled twice"));
 }
 
 TEST_CASE("run_cluster: unreceived messages and malformed programs are reported", "[interconnect]") {
