@@ -112,26 +112,40 @@ private:
 }  // namespace
 
 void walk_step(const LayerGraph& graph, const Plan& plan, StepVisitor& visitor) {
+    // Each layer's non-empty exchanges, per part, root first: gathered group by group (each
+    // group's choices are contiguous), then visited layer by layer.
     const std::size_t n = graph.layers.size();
-    std::vector<std::size_t> inner;  // non-leaf groups, parents first (bisect's order)
-    for (std::size_t g = 0; g < plan.groups.size(); ++g)
-        if (!plan.groups[g].leaf()) inner.push_back(g);
-    const auto exchange = [&](std::size_t g, const SideVolumes& v, std::uint32_t label) {
-        if (!v.empty()) visitor.exchange(g, v, label);
+    struct Exchange {
+        std::size_t group;
+        const SideVolumes* bytes;
+    };
+    std::vector<std::vector<Exchange>> forward_in(n), forward_out(n), backward_in(n), backward_out(n);
+    for (std::size_t g = 0; g < plan.groups.size(); ++g) {  // parents first (bisect's order)
+        if (plan.groups[g].leaf()) continue;
+        for (std::size_t l = 0; l < n; ++l) {
+            const LayerChoice& c = plan.choices[g][l];
+            for (const SideVolumes& v : c.forward_in)
+                if (!v.empty()) forward_in[l].push_back({g, &v});
+            if (!c.forward_out.empty()) forward_out[l].push_back({g, &c.forward_out});
+            for (const SideVolumes& v : c.backward_in)
+                if (!v.empty()) backward_in[l].push_back({g, &v});
+            if (!c.backward_out.empty()) backward_out[l].push_back({g, &c.backward_out});
+        }
+    }
+    const auto exchanges = [&](const std::vector<Exchange>& list, std::uint32_t label) {
+        for (const Exchange& x : list) visitor.exchange(x.group, *x.bytes, label);
     };
     for (std::size_t l = 0; l < n; ++l) {
         const std::uint32_t label = step_label(l, StepPart::forward);
-        for (std::size_t g : inner)
-            for (const SideVolumes& v : plan.choices[g][l].forward_in) exchange(g, v, label);
+        exchanges(forward_in[l], label);
         visitor.compute(l, 0, label);
-        for (std::size_t g : inner) exchange(g, plan.choices[g][l].forward_out, label);
+        exchanges(forward_out[l], label);
     }
     for (std::size_t l = n; l-- > 0;) {
         const std::uint32_t label = step_label(l, StepPart::backward);
-        for (std::size_t g : inner)
-            for (const SideVolumes& v : plan.choices[g][l].backward_in) exchange(g, v, label);
+        exchanges(backward_in[l], label);
         visitor.compute(l, 1, label);
-        for (std::size_t g : inner) exchange(g, plan.choices[g][l].backward_out, label);
+        exchanges(backward_out[l], label);
         visitor.compute(l, 2, label);
         const std::vector<ReplicaSet> sets = weight_replica_sets(graph, plan, l);
         if (!sets.empty()) visitor.all_reduce(l, sets, step_label(l, StepPart::weight_sync));
