@@ -287,8 +287,10 @@ private:
                 case Kind::compute:
                     if (m_recorder) m_recorder->op({n, pc, OpKind::compute, label.label, 0, 0, 0, t, t + op.value, stream});
                     label.span(t, t + op.value);
-                    label.stats.compute_ps += op.value;
-                    stats.compute_ps += op.value;
+                    if (main_stream) {  // on the comm stream a Compute only delays the communication
+                        label.stats.compute_ps += op.value;
+                        stats.compute_ps += op.value;
+                    }
                     t += op.value;
                     break;
                 case Kind::send: {

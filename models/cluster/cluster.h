@@ -14,7 +14,7 @@ namespace fastsim::cluster {
 
 /// What one compute node did. Times in ps.
 struct NodeStats {
-    std::uint64_t compute_ps = 0;      ///< sum of its Compute durations
+    std::uint64_t compute_ps = 0;      ///< sum of its main stream's Compute durations (on the comm stream a Compute is a delay)
     std::uint64_t wait_ps = 0;         ///< main stream blocked in Recv or WaitFor (from posting to arrival)
     std::uint64_t finish_ps = 0;       ///< when its last op finished, on either stream
     std::uint64_t send_count = 0;
@@ -28,7 +28,7 @@ struct NodeStats {
 struct LabelStats {
     std::uint64_t first_start_ps = 0;  ///< earliest span start
     std::uint64_t last_end_ps = 0;     ///< latest span end
-    std::uint64_t compute_ps = 0;      ///< Compute durations summed over nodes
+    std::uint64_t compute_ps = 0;      ///< main-stream Compute durations summed over nodes
     std::uint64_t wait_ps = 0;         ///< main-stream Recv and WaitFor blocking summed over nodes
     std::uint64_t bytes_sent = 0;
     std::uint64_t op_count = 0;

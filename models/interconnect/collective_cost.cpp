@@ -7,91 +7,122 @@
 namespace fastsim::interconnect {
 namespace {
 
-/// One message of a synchronous step: from, to, and its share of the buffer n.
+/// One message of a synchronous step: from, to, its step, and its share of the buffer n.
 struct StepMessage {
     std::size_t from = 0, to = 0;
+    std::size_t step = 0;
     double fraction = 0;
 };
 
-/// The synchronous-step (fluid) model of a collective: a step takes its longest route latency
-/// plus its busiest channel's share of n over that channel's bandwidth; steps add up.
+/// A synchronous step of one algorithm, taken `repeat` times.
+struct FluidStep {
+    std::size_t algorithm = 0;  ///< index into the algorithms being costed
+    double repeat = 0;
+};
+
+}  // namespace
+
+/// The synchronous-step (fluid) model of collectives: a step takes its longest route latency
+/// plus its busiest channel's share of n over that channel's bandwidth; steps add up. The
+/// messages of every step of every algorithm are routed source by source, so each source's
+/// shortest-path tree is built once even when the topology's route cache cannot hold them all.
 class FluidModel {
 public:
-    explicit FluidModel(const Topology& topology) : m_topology(topology), m_load(topology.channel_count(), 0.0) {}
+    explicit FluidModel(const Topology& topology) : m_topology(topology) {}
 
-    void add_step(const std::vector<StepMessage>& step, double repeat, CollectiveCost& cost) {
-        std::uint64_t latency_ps = 0;
-        for (const StepMessage& m : step) {
+    std::vector<CollectiveCost> all_reduce(const std::vector<std::size_t>& ranks, const std::vector<AllReduceAlgorithm>& algorithms) {
+        m_steps.clear();
+        m_messages.clear();
+        for (std::size_t a = 0; a < algorithms.size(); ++a) add_steps(a, ranks, algorithms[a]);
+        std::stable_sort(m_messages.begin(), m_messages.end(),
+                         [](const StepMessage& x, const StepMessage& y) { return x.from < y.from; });
+        const std::size_t channels = m_topology.channel_count();
+        if (m_load.size() < m_steps.size() * channels) m_load.resize(m_steps.size() * channels, 0.0);
+        m_used.resize(std::max(m_used.size(), m_steps.size()));
+        std::vector<std::uint64_t> latency_ps(m_steps.size(), 0);
+        for (const StepMessage& m : m_messages) {
             m_topology.route_into(m.from, m.to, m_route);
             std::uint64_t path_ps = 0;
+            double* load = &m_load[m.step * channels];
             for (const ChannelId c : m_route) {
-                if (m_load[c] == 0) m_used.push_back(c);
-                m_load[c] += m.fraction;
+                if (load[c] == 0) m_used[m.step].push_back(c);
+                load[c] += m.fraction;
                 path_ps += m_topology.channel(c).timing.latency_ps;
             }
-            latency_ps = std::max(latency_ps, path_ps);
+            latency_ps[m.step] = std::max(latency_ps[m.step], path_ps);
         }
-        double per_byte = 0;
-        for (const ChannelId c : m_used) {
-            per_byte = std::max(per_byte, m_load[c] * 8 / static_cast<double>(m_topology.channel(c).timing.bits_per_s));
-            m_load[c] = 0;
+        std::vector<CollectiveCost> costs(algorithms.size());
+        for (std::size_t s = 0; s < m_steps.size(); ++s) {
+            double per_byte = 0;
+            for (const ChannelId c : m_used[s]) {
+                per_byte = std::max(per_byte, m_load[s * channels + c] * 8 /
+                                                  static_cast<double>(m_topology.channel(c).timing.bits_per_s));
+                m_load[s * channels + c] = 0;  // ready for the next call
+            }
+            m_used[s].clear();
+            CollectiveCost& cost = costs[m_steps[s].algorithm];
+            cost.latency_s += m_steps[s].repeat * static_cast<double>(latency_ps[s]) * 1e-12;
+            cost.seconds_per_byte += m_steps[s].repeat * per_byte;
         }
-        m_used.clear();
-        cost.latency_s += repeat * static_cast<double>(latency_ps) * 1e-12;
-        cost.seconds_per_byte += repeat * per_byte;
+        return costs;
     }
 
-    CollectiveCost all_reduce(const std::vector<std::size_t>& ranks, AllReduceAlgorithm algorithm) {
+private:
+    void add_steps(std::size_t a, const std::vector<std::size_t>& ranks, AllReduceAlgorithm algorithm) {
         const std::size_t p = ranks.size();
-        CollectiveCost cost;
-        std::vector<StepMessage> step;
+        const auto step = [&](double repeat) {
+            m_steps.push_back({a, repeat});
+            return m_steps.size() - 1;
+        };
         switch (algorithm) {
-        case AllReduceAlgorithm::ring:
-            for (std::size_t i = 0; i < p; ++i) step.push_back({ranks[i], ranks[(i + 1) % p], 1.0 / static_cast<double>(p)});
-            add_step(step, static_cast<double>(2 * (p - 1)), cost);
+        case AllReduceAlgorithm::ring: {
+            const std::size_t s = step(static_cast<double>(2 * (p - 1)));
+            for (std::size_t i = 0; i < p; ++i) m_messages.push_back({ranks[i], ranks[(i + 1) % p], s, 1.0 / static_cast<double>(p)});
             break;
+        }
         case AllReduceAlgorithm::tree:  // the binomial reduce's rounds, then the broadcast's
             for (std::size_t bit = 1; bit < p; bit <<= 1) {
-                step.clear();
-                for (std::size_t i = bit; i < p; i += 2 * bit) step.push_back({ranks[i], ranks[i - bit], 1.0});
-                add_step(step, 2, cost);
+                const std::size_t s = step(2);
+                for (std::size_t i = bit; i < p; i += 2 * bit) m_messages.push_back({ranks[i], ranks[i - bit], s, 1.0});
             }
             break;
         case AllReduceAlgorithm::halving_doubling: {
             std::size_t core = 1;
             while (core * 2 <= p) core *= 2;
-            for (std::size_t i = 0; core + i < p; ++i) step.push_back({ranks[core + i], ranks[i], 1.0});
-            if (!step.empty()) add_step(step, 2, cost);  // fold, and unfold
+            if (core < p) {  // fold, and unfold
+                const std::size_t s = step(2);
+                for (std::size_t i = 0; core + i < p; ++i) m_messages.push_back({ranks[core + i], ranks[i], s, 1.0});
+            }
             double fraction = 1.0;
             for (std::size_t distance = core / 2; distance >= 1; distance /= 2) {
                 fraction /= 2;
-                step.clear();
-                for (std::size_t i = 0; i < core; ++i) step.push_back({ranks[i], ranks[i ^ distance], fraction});
-                add_step(step, 2, cost);  // the halving step and its doubling mirror
+                const std::size_t s = step(2);  // the halving step and its doubling mirror
+                for (std::size_t i = 0; i < core; ++i) m_messages.push_back({ranks[i], ranks[i ^ distance], s, fraction});
             }
             break;
         }
-        case AllReduceAlgorithm::direct:
+        case AllReduceAlgorithm::direct: {
+            const std::size_t s = step(2);
             for (std::size_t i = 0; i < p; ++i)
                 for (std::size_t j = 0; j < p; ++j)
-                    if (i != j) step.push_back({ranks[i], ranks[j], 1.0 / static_cast<double>(p)});
-            add_step(step, 2, cost);
+                    if (i != j) m_messages.push_back({ranks[i], ranks[j], s, 1.0 / static_cast<double>(p)});
             break;
         }
-        return cost;
+        }
     }
 
-private:
     const Topology& m_topology;
-    std::vector<double> m_load;  ///< per channel: the fraction of n the current step puts on it
-    std::vector<ChannelId> m_used, m_route;
+    std::vector<FluidStep> m_steps;
+    std::vector<StepMessage> m_messages;
+    std::vector<double> m_load;  ///< per step and channel: the fraction of n the step puts on it (zero between calls)
+    std::vector<std::vector<ChannelId>> m_used;  ///< per step: the channels it loads
+    std::vector<ChannelId> m_route;
 };
 
-}  // namespace
 
 CollectiveCost all_reduce_cost(Network& network, const std::vector<std::size_t>& ranks, AllReduceAlgorithm algorithm) {
     if (ranks.size() < 2) return {};
-    if (ranks.size() > kMaxReplayRanks) return FluidModel(network.topology()).all_reduce(ranks, algorithm);
+    if (ranks.size() > kMaxReplayRanks) return FluidModel(network.topology()).all_reduce(ranks, {algorithm}).front();
     // Replay the collective, on the ranks alone, at two buffer sizes (whole bytes per chunk)
     // and fit the line.
     const std::size_t q = ranks.size();
@@ -117,17 +148,64 @@ CollectiveCost all_reduce_cost(const Topology& topology, const std::vector<std::
     return all_reduce_cost(network, ranks, algorithm);
 }
 
+std::uint64_t simulated_all_reduce(const Topology& topology, AllReduceAlgorithm algorithm,
+                                   std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                                   std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
+    const std::size_t p = ranks.size();
+    if (algorithm != AllReduceAlgorithm::ring || p <= kMaxReplayRanks)
+        return all_reduce(algorithm, programs, ranks, bytes, tag_base, label);
+    std::vector<std::uint64_t> step_latency_ps(p, 0);
+    std::vector<ChannelId> route;
+    for (std::size_t i = 0; i < p; ++i) {
+        topology.route_into(ranks[i], ranks[(i + 1) % p], route);
+        for (const ChannelId c : route) step_latency_ps[i] += topology.channel(c).timing.latency_ps;
+    }
+    return coalesced_ring_all_reduce(programs, ranks, bytes, tag_base, label, 2 * (kMaxReplayRanks - 1), step_latency_ps);
+}
+
+std::uint64_t simulated_all_reduce_ops_per_rank(AllReduceAlgorithm algorithm, std::size_t p) {
+    if (p < 2) return 0;
+    std::uint64_t log2p = 0;  // ceil(log2 p)
+    while ((std::uint64_t{1} << log2p) < p) ++log2p;
+    switch (algorithm) {
+    case AllReduceAlgorithm::ring:
+        return p <= kMaxReplayRanks ? 4 * (p - 1) : 3 * 2 * (kMaxReplayRanks - 1);  // (Compute,) Send, Recv per round
+    case AllReduceAlgorithm::tree:  // a rank sends and receives at most once per round, each way
+    case AllReduceAlgorithm::halving_doubling: return 4 * log2p + 2;  // (and the fold and unfold)
+    case AllReduceAlgorithm::direct: return 4 * (p - 1);
+    }
+    return 0;
+}
+
+AllReduceChooser::AllReduceChooser(const Topology& topology, std::optional<AllReduceAlgorithm> forced)
+    : m_network(topology), m_fluid(std::make_unique<FluidModel>(topology)), m_forced(forced) {}
+
+AllReduceChooser::~AllReduceChooser() = default;
+
+std::vector<AllReduceAlgorithm> AllReduceChooser::candidates(std::size_t ranks) const {
+    if (m_forced) return {*m_forced};
+    std::vector<AllReduceAlgorithm> out;
+    for (const AllReduceAlgorithm a : kAllReduceAlgorithms)
+        if (a != AllReduceAlgorithm::direct || ranks <= kMaxDirectRanks) out.push_back(a);
+    return out;
+}
+
 const CollectiveCost& AllReduceChooser::cost(const std::vector<std::size_t>& ranks, AllReduceAlgorithm algorithm) {
     const auto key = std::make_pair(ranks, algorithm);
     if (const auto it = m_costs.find(key); it != m_costs.end()) return it->second;
+    if (ranks.size() > kMaxReplayRanks) {  // every candidate at once: one pass over the sources
+        std::vector<AllReduceAlgorithm> algorithms = candidates(ranks.size());
+        if (std::find(algorithms.begin(), algorithms.end(), algorithm) == algorithms.end()) algorithms.push_back(algorithm);
+        const std::vector<CollectiveCost> costs = m_fluid->all_reduce(ranks, algorithms);
+        for (std::size_t i = 0; i < algorithms.size(); ++i) m_costs.emplace(std::make_pair(ranks, algorithms[i]), costs[i]);
+        return m_costs.at(key);
+    }
     return m_costs.emplace(key, all_reduce_cost(m_network, ranks, algorithm)).first->second;
 }
 
 std::pair<AllReduceAlgorithm, double> AllReduceChooser::choose(const std::vector<std::size_t>& ranks, double bytes) {
-    if (m_forced) return {*m_forced, cost(ranks, *m_forced).seconds(bytes)};
     std::pair<AllReduceAlgorithm, double> best{AllReduceAlgorithm::ring, -1};
-    for (const AllReduceAlgorithm a : kAllReduceAlgorithms) {
-        if (a == AllReduceAlgorithm::direct && ranks.size() > kMaxDirectRanks) continue;
+    for (const AllReduceAlgorithm a : candidates(ranks.size())) {
         const double s = cost(ranks, a).seconds(bytes);
         if (best.second < 0 || s < best.second) best = {a, s};
     }

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -42,23 +43,44 @@ CollectiveCost all_reduce_cost(Network& network, const std::vector<std::size_t>&
 /// where the replay and the simulation give 428 us for halving-doubling on a ring of 8).
 inline constexpr std::size_t kMaxReplayRanks = 16;
 
+/// The all-reduce of `algorithm` as the cluster simulates it: the plain algorithm's program
+/// (all_reduce), except a ring over more than kMaxReplayRanks ranks, which is merged into the
+/// 2(kMaxReplayRanks - 1) rounds of coalesced_ring_all_reduce (its step latencies the route
+/// latencies on `topology`): p x 30 messages instead of 2p(p - 1), the same timing as the
+/// fluid model the planner predicts it with where nothing contends.
+std::uint64_t simulated_all_reduce(const Topology& topology, AllReduceAlgorithm algorithm,
+                                   std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                                   std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
+
+/// Ops on each rank's stream, at most, of simulated_all_reduce over p ranks (for work estimates).
+std::uint64_t simulated_all_reduce_ops_per_rank(AllReduceAlgorithm algorithm, std::size_t p);
+
 /// Direct all-reduce posts p(p - 1) messages per phase; choose_all_reduce considers it only up
 /// to this many ranks (it stays available when asked for by name).
 inline constexpr std::size_t kMaxDirectRanks = 64;
 
 /// The algorithm, and its cost, that all-reduces `bytes` over `ranks` fastest by all_reduce_cost,
 /// or `forced`'s cost if given. Memoises per (ranks, algorithm).
+class FluidModel;
+
 class AllReduceChooser {
 public:
-    AllReduceChooser(const Topology& topology, std::optional<AllReduceAlgorithm> forced)
-        : m_network(topology), m_forced(forced) {}
+    AllReduceChooser(const Topology& topology, std::optional<AllReduceAlgorithm> forced);
+    ~AllReduceChooser();
+    AllReduceChooser(const AllReduceChooser&) = delete;
+    AllReduceChooser& operator=(const AllReduceChooser&) = delete;
 
     std::pair<AllReduceAlgorithm, double> choose(const std::vector<std::size_t>& ranks, double bytes);
+    [[nodiscard]] const Topology& topology() const { return m_network.topology(); }
 
 private:
+    /// The algorithms choose() compares over `ranks` ranks: the forced one, or all but direct
+    /// beyond kMaxDirectRanks.
+    [[nodiscard]] std::vector<AllReduceAlgorithm> candidates(std::size_t ranks) const;
     const CollectiveCost& cost(const std::vector<std::size_t>& ranks, AllReduceAlgorithm algorithm);
 
-    Network m_network;  ///< replays the collectives
+    Network m_network;                    ///< replays the collectives up to kMaxReplayRanks
+    std::unique_ptr<FluidModel> m_fluid;  ///< costs them beyond, all candidates in one pass
     std::optional<AllReduceAlgorithm> m_forced;
     std::map<std::pair<std::vector<std::size_t>, AllReduceAlgorithm>, CollectiveCost> m_costs;
 };

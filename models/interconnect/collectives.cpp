@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "interconnect/collectives.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <unordered_set>
+
+#include "common/checked.h"
 
 namespace fastsim::interconnect {
 namespace {
@@ -68,6 +71,36 @@ std::uint64_t ring_all_reduce(std::vector<NodeProgram>& programs, const std::vec
     check_ranks(programs, ranks, "ring_all_reduce");
     const std::uint64_t next = ring_steps(programs, ranks, bytes, tag_base, label, 0);
     return ring_steps(programs, ranks, bytes, next, label, 1);
+}
+
+std::uint64_t coalesced_ring_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                                        std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label,
+                                        std::size_t max_rounds, const std::vector<std::uint64_t>& step_latency_ps) {
+    check_ranks(programs, ranks, "coalesced_ring_all_reduce");
+    const std::size_t p = ranks.size();
+    if (step_latency_ps.size() != p) throw std::invalid_argument("coalesced_ring_all_reduce: one step latency per rank");
+    if (max_rounds == 0) throw std::invalid_argument("coalesced_ring_all_reduce: zero rounds");
+    if (p < 2) return tag_base;
+    const std::size_t steps = 2 * (p - 1), rounds = std::min(max_rounds, steps);
+    // Step s (< p - 1: reduce-scatter, offset 0; else all-gather, offset 1) sends chunk
+    // (i + offset + p - s') mod p, s' the step within its phase, as ring_steps does.
+    const auto chunk_of = [p](std::size_t i, std::size_t s) {
+        const std::size_t offset = s < p - 1 ? 0 : 1, within = s < p - 1 ? s : s - (p - 1);
+        return (i + offset + p - within) % p;
+    };
+    for (std::size_t r = 0; r < rounds; ++r) {
+        const std::size_t first = r * steps / rounds, last = (r + 1) * steps / rounds;  // steps [first, last)
+        const std::uint64_t merged = last - first;
+        for (std::size_t i = 0; i < p; ++i) {
+            std::uint64_t round_bytes = 0;
+            for (std::size_t s = first; s < last; ++s) round_bytes += chunk_bytes(bytes, p, chunk_of(i, s));
+            if (merged > 1 && step_latency_ps[i] > 0)
+                programs[ranks[i]].ops.emplace_back(Compute{checked_mul(merged - 1, step_latency_ps[i], "picoseconds of merged ring steps"), label});
+            send(programs, ranks[i], ranks[(i + 1) % p], round_bytes, tag_base + r, label);
+            recv(programs, ranks[i], ranks[(i + p - 1) % p], tag_base + r, label);
+        }
+    }
+    return tag_base + rounds;
 }
 
 std::uint64_t tree_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,

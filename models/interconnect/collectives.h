@@ -46,6 +46,18 @@ std::uint64_t ring_reduce_scatter(std::vector<NodeProgram>& programs, const std:
 std::uint64_t ring_all_gather(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
                               std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
 
+/// The ring all-reduce with its 2(p-1) steps merged into at most `max_rounds` rounds (for
+/// large p, where the plain ring's 2p(p-1) messages cost more to simulate than they tell):
+/// round r carries, in one message from rank i to rank i+1, the chunks of the k steps it
+/// merges, preceded on rank i's stream by a Compute of (k - 1) x step_latency_ps[i], the
+/// latency the merged steps' own messages would have added (step_latency_ps[i]: the route
+/// latency from rank i to rank i+1). Uncontended it takes the plain ring's 2(p-1) alpha +
+/// 2(p-1)/p n beta; same bytes on the same channels. With max_rounds >= 2(p-1) it is
+/// ring_all_reduce plus zero-length Computes skipped. Uses max_rounds tags at most.
+std::uint64_t coalesced_ring_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                                        std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label,
+                                        std::size_t max_rounds, const std::vector<std::uint64_t>& step_latency_ps);
+
 /// Binomial-tree reduce of the full n bytes to ranks[0], then binomial broadcast back, any p.
 /// Reduce round k: a rank whose lowest set bit (relative index) is k sends to index - 2^k, after
 /// receiving from index + 2^j for all j < k that exist. Broadcast mirrors it. On a network where

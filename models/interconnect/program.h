@@ -54,7 +54,8 @@ using Op = std::variant<Compute, Send, Recv, Signal, WaitFor>;
 /// The ops of one node: two streams that run concurrently, each in order. `ops` is the main
 /// stream (compute and the exchanges on the critical path); `comm_ops` a second stream for
 /// communication that overlaps it (gradient all-reduces). Only the main stream's blocking
-/// counts as the node waiting.
+/// counts as the node waiting, and only its Computes as the node computing: a Compute on the
+/// comm stream is a delay of the communication (the latency of merged collective steps).
 struct NodeProgram {
     std::vector<Op> ops;
     std::vector<Op> comm_ops;

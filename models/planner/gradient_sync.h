@@ -33,8 +33,8 @@ public:
     explicit AllReduceSync(interconnect::AllReduceChooser& chooser) : m_chooser(chooser) {}
     std::uint64_t lower(std::vector<interconnect::NodeProgram>& programs, const std::vector<std::size_t>& ranks,
                         std::uint64_t bytes, std::uint64_t tag, std::uint32_t label) override {
-        return interconnect::all_reduce(m_chooser.choose(ranks, static_cast<double>(bytes)).first, programs, ranks, bytes,
-                                        tag, label);
+        return interconnect::simulated_all_reduce(m_chooser.topology(), m_chooser.choose(ranks, static_cast<double>(bytes)).first,
+                                                  programs, ranks, bytes, tag, label);
     }
     double seconds(const std::vector<std::size_t>& ranks, double bytes) override {
         return m_chooser.choose(ranks, bytes).second;

@@ -437,6 +437,7 @@ void predict(const PlanningInputs& in, Plan& plan) {
     plan.sync_comm_s = step.sync_s;
     plan.footprint = plan_footprint(graph, plan, in.cluster.node_type, in.memory);
     plan.memory_shortfalls = memory_shortfalls(plan.footprint, in.cluster.node_type, in.memory);
+    if (in.plan_made) in.plan_made();
 }
 
 void check_batch_impl(const LayerGraph& graph, const ClusterView& cluster, const PartitionRules& rules, std::string_view planner) {

@@ -180,6 +180,7 @@ struct PlanningInputs {
     GradientSync* gradient_sync;                ///< how replica sets' gradients are synchronised, and their time
     MemoryModel memory;                         ///< capacities empty: memory is not checked
     std::vector<std::string> node_type_names;  ///< for messages; may be empty
+    std::function<void()> plan_made;           ///< called as each plan is made and predicted (progress); may be empty
 };
 
 /// How many times AccPar re-plans with a heavier memory penalty when no plan fits.

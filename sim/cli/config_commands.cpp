@@ -261,7 +261,7 @@ int plan_command(const std::vector<std::string>& args) {
     const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
     run::ClusterCosts costs(params, graph);
     const run::ClusterPlan planned =
-        naming_config(params, [&] { return run::plan_cluster(params, params.planner.options(), costs); });
+        naming_config(params, [&] { return run::plan_cluster(params, params.planner.options(), costs, progress.callback()); });
     logger("plan")->info("characterised {} layer shapes ({} memo tiles)", costs.compute.entries(), costs.compute.tiles_run());
     report::print_plan(std::cout, params, planned);
     if (!invocation->out_dir.empty()) {

@@ -188,7 +188,8 @@ planner::MemoryModel memory_model(const config::Params& params) {
     return m;
 }
 
-ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOptions& options, ClusterCosts& costs) {
+ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOptions& options, ClusterCosts& costs,
+                         const WorkProgress& progress) {
     NodeCharacterisation& characterisation = costs.compute;
     const auto start = std::chrono::steady_clock::now();
     ClusterPlan out;
@@ -208,8 +209,12 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
         element_bytes(params, options.comm_only),
         &costs.gradient_sync,
         memory_model(params),
+        {},
         {}};
     for (const auto& t : c.node_types) inputs.node_type_names.push_back(t.name);
+    std::size_t made = 0;
+    const auto expected = static_cast<double>(plans_made(options.kind));
+    if (progress) inputs.plan_made = [&] { progress(std::min(0.99, static_cast<double>(++made) / expected)); };
     out.plan = planner::make_plan(inputs, options);
     out.planning_s = seconds_since(start);
     return out;
@@ -226,7 +231,7 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
     ClusterCosts costs(params, graph);
     NodeCharacterisation& characterisation = costs.compute;
-    r.planned = plan_cluster(params, options, costs);
+    r.planned = plan_cluster(params, options, costs, [&](double planned) { report(0.5 * planned); });
     const planner::Plan& plan = r.planned.plan;
     const std::size_t layers = graph.layers.size();
     report(0.5);
@@ -250,7 +255,7 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
         for (std::size_t l = 0; l < layers; ++l)
             for (const auto& phase : characterisation.counters(c.node_type[n], l, plan.node_dims[n][l]))
                 r.nodes[n].counters += phase;
-    for (const auto& p : programs) r.ops += p.ops.size();
+    for (const auto& p : programs) r.ops += p.ops.size() + p.comm_ops.size();
     report(0.6);
 
     // (2) One SystemC simulation of the whole step.

@@ -105,8 +105,10 @@ struct ClusterCosts {
     planner::AllReduceSync gradient_sync;  ///< the scheme the planner and the schedule use
 };
 
-/// Plans costs.compute.graph() (params.workload) over params.cluster with `options`.
-ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOptions& options, ClusterCosts& costs);
+/// Plans costs.compute.graph() (params.workload) over params.cluster with `options`; reports
+/// the fraction of its plans made (plans_made in run/work.h) to `progress`.
+ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOptions& options, ClusterCosts& costs,
+                         const WorkProgress& progress = {});
 
 struct NodeReport {
     double compute_s = 0, wait_s = 0, idle_s = 0;

@@ -10,9 +10,11 @@
 #include "common/checked.h"
 #include "common/errors.h"
 #include "fmac/timing.h"
+#include "interconnect/collective_cost.h"
 #include "node/node_model.h"
 #include "node/training_step.h"
 #include "planner/layer_graph.h"
+#include "run/cluster_step.h"
 #include "run/layer_errors.h"
 #include "training/network.h"
 
@@ -278,9 +280,19 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate, const
     const double entries = static_cast<double>(plans) * (2 * nodes - 1) * layers;
     e.add("plan entries", entries, kNsPerPlanEntry,
           "planning " + format_count(layers) + " layers over " + format_count(2 * nodes - 1) + " groups of nodes");
-    // (4) The schedule run on the cluster: per node and layer three computes and the sends and
-    // receives of the exchanges at each depth.
-    const double ops = nodes * layers * (4 + 2 * depth);
+    // (4) The schedule run on the cluster: per node and layer three computes, the sends and
+    // receives of the exchanges at each depth, and the ops of the gradient all-reduce.
+    // Bound: every layer's gradients all-reduced over all the nodes, by the forced algorithm
+    // or the one of most ops the chooser considers.
+    double sync_ops = 0;
+    const auto p = c.node_type.size();
+    const auto forced = all_reduce_algorithm(c.gradient_sync);
+    for (const interconnect::AllReduceAlgorithm a : interconnect::kAllReduceAlgorithms) {
+        if (forced ? a != *forced : a == interconnect::AllReduceAlgorithm::direct && p > interconnect::kMaxDirectRanks)
+            continue;
+        sync_ops = std::max(sync_ops, static_cast<double>(interconnect::simulated_all_reduce_ops_per_rank(a, p)));
+    }
+    const double ops = nodes * layers * (4 + 2 * depth + sync_ops);
     if (simulate)
         e.add("cluster ops", static_cast<double>(planners) * ops,
               kNsPerClusterOp + kNsPerClusterOpPerNode * nodes + (cached ? 0 : kNsPerClusterOpPerVertexUncached * vertices),

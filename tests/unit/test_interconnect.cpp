@@ -15,6 +15,7 @@
 #include "interconnect/link.h"
 #include "interconnect/network.h"
 #include "interconnect/program.h"
+#include "interconnect/replay.h"
 #include "interconnect/topology.h"
 #include "support/systemc_fixture.h"
 
@@ -609,5 +610,75 @@ TEST_CASE("collectives: the measured cost of every all-reduce against its simula
         INFO(interconnect::to_string(algorithm) << " over " << p << " ranks");
         CHECK(interconnect::all_reduce_cost(topology, iota_ranks(p), algorithm).seconds(double(n)) ==
               Approx(simulated).epsilon(0.01));
+    }
+}
+
+TEST_CASE("collectives: a coalesced ring takes the plain ring's time where nothing contends", "[interconnect]") {
+    // On a ring of p nodes each step is one hop: 2(p-1) (alpha + n/p beta) either way, the
+    // merged steps' latencies waited as comm-stream delays that do not count as computing.
+    const std::size_t p = 40;
+    const Topology t = Topology::ring(p, kLink);
+    for (const std::uint64_t n : {8'000'000ull, 1'000'003ull}) {
+        CAPTURE(n);
+        std::vector<NodeProgram> plain(p), merged(p);
+        interconnect::ring_all_reduce(plain, iota_ranks(p), n, 0, 1);
+        const std::uint64_t next =
+            interconnect::coalesced_ring_all_reduce(merged, iota_ranks(p), n, 0, 1, 30, std::vector<std::uint64_t>(p, kAlphaPs));
+        CHECK(next == 30);
+        std::size_t messages = 0;
+        std::uint64_t bytes_sent = 0;
+        for (const NodeProgram& program : merged)
+            for (const auto& op : program.ops)
+                if (const auto* s = std::get_if<Send>(&op)) {
+                    ++messages;
+                    bytes_sent += s->bytes;
+                }
+        CHECK(messages == p * 30);
+        // The plain ring's bytes, 2(p-1)/p n in all when p divides n.
+        if (n % p == 0) CHECK(bytes_sent == 2 * (p - 1) * n);
+        std::uint64_t plain_bytes = 0;
+        for (const NodeProgram& program : plain)
+            for (const auto& op : program.ops)
+                if (const auto* s = std::get_if<Send>(&op)) plain_bytes += s->bytes;
+        CHECK(bytes_sent == plain_bytes);
+        for (NodeProgram& program : merged) program.comm_ops.swap(program.ops);  // as the schedule places it
+        const auto a = run_fresh(t, plain), b = run_fresh(t, merged);
+        if (n % p == 0) CHECK(b.end_ps == a.end_ps);
+        CHECK(double(b.end_ps) == Approx(double(a.end_ps)).epsilon(0.001));
+        CHECK(b.nodes[0].compute_ps == 0);
+    }
+    // With as many rounds as steps it is the plain ring.
+    std::vector<NodeProgram> plain(5), full(5);
+    interconnect::ring_all_reduce(plain, iota_ranks(5), 1003, 0, 1);
+    interconnect::coalesced_ring_all_reduce(full, iota_ranks(5), 1003, 0, 1, 100, std::vector<std::uint64_t>(5, kAlphaPs));
+    const Topology ring5 = Topology::ring(5, kLink);
+    Network network(ring5);
+    const std::uint64_t plain_ps = interconnect::replay_messages(network, plain, iota_ranks(5));
+    CHECK(interconnect::replay_messages(network, full, iota_ranks(5)) == plain_ps);
+    CHECK_THROWS_AS(interconnect::coalesced_ring_all_reduce(full, iota_ranks(5), 1, 0, 1, 0, std::vector<std::uint64_t>(5)),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(interconnect::coalesced_ring_all_reduce(full, iota_ranks(5), 1, 0, 1, 3, std::vector<std::uint64_t>(4)),
+                    std::invalid_argument);
+}
+
+TEST_CASE("collectives: the simulated all-reduce stays within its op bound and the fluid cost", "[interconnect]") {
+    // Beyond kMaxReplayRanks the ring is coalesced; its simulated time is the fluid model's
+    // where ring neighbours are one hop apart, and no rank has more ops than the work estimate
+    // counts.
+    const std::uint64_t n = 6 * kMB;
+    for (const std::size_t p : {std::size_t{9}, interconnect::kMaxReplayRanks * 3}) {
+        const Topology t = Topology::ring(p, kLink);
+        for (const auto algorithm : interconnect::kAllReduceAlgorithms) {
+            CAPTURE(p, interconnect::to_string(algorithm));
+            std::vector<NodeProgram> programs(p);
+            interconnect::simulated_all_reduce(t, algorithm, programs, iota_ranks(p), n, 0, 0);
+            for (const NodeProgram& program : programs)
+                CHECK(program.ops.size() <= interconnect::simulated_all_reduce_ops_per_rank(algorithm, p));
+            if (algorithm == interconnect::AllReduceAlgorithm::ring) {
+                const double simulated = double(run_fresh(t, programs).end_ps) * 1e-12;
+                CHECK(interconnect::all_reduce_cost(t, iota_ranks(p), algorithm).seconds(double(n)) ==
+                      Approx(simulated).epsilon(0.01));
+            }
+        }
     }
 }
