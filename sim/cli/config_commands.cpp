@@ -11,7 +11,7 @@
 #include "common/errors.h"
 #include "config/load.h"
 #include "report/cluster_report.h"
-#include "report/output_files.h"
+#include "common/output_files.h"
 #include "report/summary.h"
 #include "report/table.h"
 #include "report/trace_json.h"
@@ -143,7 +143,7 @@ void write_timeline(const std::string& path, const run::Timeline& timeline, cons
     if (timeline.aggregated)
         logger("trace")->warn("{} detailed spans exceed --trace-detail-limit {}: {} shows aggregates ({})",
                               timeline.detailed_spans, timeline.detail_limit, path, timeline.aggregate_rule);
-    report::write_file_atomically(path, report::trace_json(timeline, {{"generator", "fastsim " FASTSIM_VERSION},
+    fastsim::write_file_atomically(path, report::trace_json(timeline, {{"generator", "fastsim " FASTSIM_VERSION},
                                                                       {"config", params.source_file},
                                                                       {"run_mode", std::string(config::to_string(params.run.mode))},
                                                                       {"network", params.workload.network.name}}));
@@ -164,9 +164,9 @@ void run_training_step(const ConfigInvocation& invocation) {
                         seconds, result.distinct_tile_shapes);
     report::print_training_step(std::cout, params, result);
     if (!out_dir.empty()) {
-        report::write_file_atomically(out_dir + "/report.json", report::training_step_json(params, result));
-        report::write_file_atomically(out_dir + "/layers.csv", report::training_step_csv(params, result));
-        report::write_file_atomically(out_dir + "/summary.json", report::summary_json(report::training_step_summary(params, result)));
+        fastsim::write_file_atomically(out_dir + "/report.json", report::training_step_json(params, result));
+        fastsim::write_file_atomically(out_dir + "/layers.csv", report::training_step_csv(params, result));
+        fastsim::write_file_atomically(out_dir + "/summary.json", report::summary_json(report::training_step_summary(params, result)));
         std::cout << "wrote report.json, layers.csv and summary.json to " << out_dir << "\n";
     }
     if (result.timeline) write_timeline(invocation.timeline_path, *result.timeline, params);
@@ -199,12 +199,12 @@ void run_cluster(const ConfigInvocation& invocation) {
         params, [&] { return run::run_cluster_step(params, params.planner.options(), invocation.timeline, progress.callback()); });
     report::print_cluster_step(std::cout, params, result);
     if (!out_dir.empty()) {
-        report::write_file_atomically(out_dir + "/report.json", report::cluster_step_json(params, result));
-        report::write_file_atomically(out_dir + "/layers.csv", report::cluster_layers_csv(params, result));
-        report::write_file_atomically(out_dir + "/nodes.csv", report::cluster_nodes_csv(params, result));
-        report::write_file_atomically(out_dir + "/plan.json", report::plan_json(params, result.planned));
-        report::write_file_atomically(out_dir + "/plan.csv", report::plan_csv(params, result.planned));
-        report::write_file_atomically(out_dir + "/summary.json", report::summary_json(report::cluster_step_summary(result)));
+        fastsim::write_file_atomically(out_dir + "/report.json", report::cluster_step_json(params, result));
+        fastsim::write_file_atomically(out_dir + "/layers.csv", report::cluster_layers_csv(params, result));
+        fastsim::write_file_atomically(out_dir + "/nodes.csv", report::cluster_nodes_csv(params, result));
+        fastsim::write_file_atomically(out_dir + "/plan.json", report::plan_json(params, result.planned));
+        fastsim::write_file_atomically(out_dir + "/plan.csv", report::plan_csv(params, result.planned));
+        fastsim::write_file_atomically(out_dir + "/summary.json", report::summary_json(report::cluster_step_summary(result)));
         std::cout << "wrote report.json, layers.csv, nodes.csv, plan.json, plan.csv and summary.json to " << out_dir << "\n";
     }
     if (result.timeline) write_timeline(invocation.timeline_path, *result.timeline, params);
@@ -265,8 +265,8 @@ int plan_command(const std::vector<std::string>& args) {
     logger("plan")->info("characterised {} layer shapes ({} memo tiles)", costs.compute.entries(), costs.compute.tiles_run());
     report::print_plan(std::cout, params, planned);
     if (!invocation->out_dir.empty()) {
-        report::write_file_atomically(invocation->out_dir + "/plan.json", report::plan_json(params, planned));
-        report::write_file_atomically(invocation->out_dir + "/plan.csv", report::plan_csv(params, planned));
+        fastsim::write_file_atomically(invocation->out_dir + "/plan.json", report::plan_json(params, planned));
+        fastsim::write_file_atomically(invocation->out_dir + "/plan.csv", report::plan_csv(params, planned));
         std::cout << "wrote " << invocation->out_dir << "/plan.json and " << invocation->out_dir << "/plan.csv\n";
     }
     return kSuccess;
@@ -337,7 +337,7 @@ int compare_command(const std::vector<std::string>& args) {
     }
     report::print_comparison(std::cout, rows, invocation->params.planner.comm_only, invocation->simulate);
     if (!invocation->out_dir.empty()) {
-        report::write_file_atomically(invocation->out_dir + "/compare.csv",
+        fastsim::write_file_atomically(invocation->out_dir + "/compare.csv",
                                       report::comparison_csv(rows, invocation->params.planner.comm_only));
         std::cout << "wrote " << invocation->out_dir << "/compare.csv\n";
     }

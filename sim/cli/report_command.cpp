@@ -9,7 +9,7 @@
 #include "cli/app.h"
 #include "cli/logging.h"
 #include "common/errors.h"
-#include "report/output_files.h"
+#include "common/output_files.h"
 #include "report/results_dir.h"
 
 namespace fastsim::cli {
@@ -38,8 +38,8 @@ int report_command(const std::vector<std::string>& args) {
     const auto start = std::chrono::steady_clock::now();
     const report::ResultsDirKind kind = report::classify_results_dir(dir);
     const report::ReportPage page = kind == report::ResultsDirKind::sweep ? report::sweep_report(dir) : report::run_report(dir);
-    for (const auto& [name, svg] : page.plots) report::write_file_atomically(plots_dir + "/" + name, svg);
-    report::write_file_atomically(out_file, page.html);
+    for (const auto& [name, svg] : page.plots) fastsim::write_file_atomically(plots_dir + "/" + name, svg);
+    fastsim::write_file_atomically(out_file, page.html);
     logger("report")->info("{} report of {} in {:.1f} ms", kind == report::ResultsDirKind::sweep ? "sweep" : "run", dir,
                            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     std::cout << "wrote " << out_file << " and " << page.plots.size() << " plot" << (page.plots.size() == 1 ? "" : "s") << " in "

@@ -16,7 +16,7 @@
 #include "cli/logging.h"
 #include "common/machine.h"
 #include "common/errors.h"
-#include "report/output_files.h"
+#include "common/output_files.h"
 #include "run/work.h"
 #include "sweep/mpi_runner.h"
 #include "sweep/point_process.h"
@@ -71,7 +71,7 @@ int sweep_command(const std::vector<std::string>& args) {
     // 0 = no limit; else 1 ms … 10^7 s (116 days), which a steady_clock duration holds exactly.
     if (!(timeout_s == 0 || (timeout_s >= 1e-3 && timeout_s <= 1e7)))
         throw UserError("--point-timeout-s: expected 0 (no limit) or seconds from 0.001 to 10000000, got " +
-                        report::format_number(timeout_s));
+                        fastsim::format_number(timeout_s));
     const sweep::Shard shard = sweep::parse_shard(shard_text);
 
     const sweep::SweepSpec spec = sweep::load_sweep(sweep_path);
@@ -83,7 +83,7 @@ int sweep_command(const std::vector<std::string>& args) {
     if (out_dir.empty()) throw UserError("missing --out DIR: where the sweep's results go");
     const bool use_mpi = vm.count("mpi") > 0;
     sweep::LocalRunOptions run_options{out_dir, sweep::point_executable(), static_cast<std::size_t>(jobs), timeout_s, {}};
-    if (vm.count("max-work")) run_options.point_args = {"--max-work", report::format_number(run::parse_max_work(max_work))};
+    if (vm.count("max-work")) run_options.point_args = {"--max-work", fastsim::format_number(run::parse_max_work(max_work))};
     if (use_mpi && sweep::mpi_rank() != 0) {  // a worker: runs what rank 0 hands out, reports nothing
         sweep::run_points_mpi(points, {}, run_options, nullptr);
         sweep::mpi_finalize();
@@ -121,7 +121,7 @@ int sweep_command(const std::vector<std::string>& args) {
     }
     progress.done();
     const auto records = sweep::read_point_records(out_dir, identity);
-    report::write_file_atomically((fs::path(out_dir) / "results.csv").string(), sweep::results_csv(identity, records));
+    fastsim::write_file_atomically((fs::path(out_dir) / "results.csv").string(), sweep::results_csv(identity, records));
     std::size_t ok = 0, failed = 0;
     for (const auto& [index, r] : records)
         if (shard.contains(index)) ++(r.ok ? ok : failed);
@@ -186,7 +186,7 @@ int sweep_merge_command(const std::vector<std::string>& args) {
     for (std::size_t i = 0; i < identity.points && first_missing.size() < 20; ++i)
         if (!merged.count(i)) first_missing.push_back(std::to_string(i));
     sweep::claim_sweep_dir(out_dir, identity);
-    report::write_file_atomically((fs::path(out_dir) / "results.csv").string(), sweep::results_csv(identity, merged));
+    fastsim::write_file_atomically((fs::path(out_dir) / "results.csv").string(), sweep::results_csv(identity, merged));
     std::size_t ok = 0;
     for (const auto& [index, r] : merged) ok += r.ok ? 1 : 0;
     std::cout << "merged " << dirs.size() << " director" << (dirs.size() == 1 ? "y" : "ies") << " of sweep " << identity.name

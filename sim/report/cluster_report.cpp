@@ -6,7 +6,7 @@
 #include <functional>
 #include <sstream>
 
-#include "report/output_files.h"
+#include "common/output_files.h"
 #include "report/table.h"
 
 namespace fastsim::report {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "report/csv_reader.h"
+#include "common/csv_reader.h"
 #include "report/svg_chart.h"
 
 namespace fastsim::report {

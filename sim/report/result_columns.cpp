@@ -4,6 +4,9 @@
 #include <array>
 #include <utility>
 
+#include "common/errors.h"
+#include "sweep/point_record.h"
+
 namespace fastsim::report {
 
 std::string column_title(std::string_view column) {
@@ -54,6 +57,17 @@ std::vector<EnergyComponentColumn> energy_component_columns(const std::vector<st
         if (component != "total") out.push_back({i, std::move(component)});
     }
     return out;
+}
+
+std::optional<double> result_cell(const CsvTable& csv, std::size_t row, std::size_t column) {
+    const std::string& text = csv.rows[row][column];
+    if (text.empty()) return std::nullopt;
+    const auto where = [&] { return csv.source + ":" + std::to_string(csv.row_lines[row]) + ": column '" + csv.header[column] + "': "; };
+    const auto v = parse_number(text);
+    if (!v) throw UserError(where() + "'" + text + "' is not a number");
+    if (*v < 0 && !sweep::result_may_be_negative(csv.header[column]))
+        throw UserError(where() + "a result that cannot be negative is " + text);
+    return v;
 }
 
 }  // namespace fastsim::report

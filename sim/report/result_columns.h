@@ -3,11 +3,21 @@
 // summary.json, layers.csv), shared by the sweep and run reports.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/csv_reader.h"
+
 namespace fastsim::report {
+
+/// The result in `row`, `column` of `csv`: nothing for an empty cell, else a finite decimal
+/// number that is >= 0 unless the column is signed (sweep::result_may_be_negative); UserError
+/// "SOURCE:LINE: column 'NAME': ..." otherwise.
+std::optional<double> result_cell(const CsvTable& csv, std::size_t row, std::size_t column);
+
 
 /// A column header for people: "energy (µJ)" for energy_uj, the raw name for unknown columns.
 std::string column_title(std::string_view column);

@@ -8,9 +8,9 @@
 
 #include "common/errors.h"
 #include "sweep/point_record.h"
-#include "report/csv_reader.h"
+#include "common/csv_reader.h"
 #include "report/html_page.h"
-#include "report/json_reader.h"
+#include "common/json_reader.h"
 #include "report/result_columns.h"
 #include "report/results_dir.h"
 #include "report/svg_chart.h"

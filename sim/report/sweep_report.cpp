@@ -9,9 +9,9 @@
 #include <optional>
 
 #include "common/errors.h"
-#include "report/csv_reader.h"
+#include "common/csv_reader.h"
 #include "report/html_page.h"
-#include "report/json_reader.h"
+#include "common/json_reader.h"
 #include "report/result_columns.h"
 #include "report/results_dir.h"
 #include "report/svg_chart.h"

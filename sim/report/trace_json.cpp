@@ -5,7 +5,7 @@
 #include <charconv>
 #include <numeric>
 
-#include "report/output_files.h"
+#include "common/output_files.h"
 
 namespace fastsim::report {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "report/output_files.h"
+#include "common/output_files.h"
 #include "report/table.h"
 
 namespace fastsim::report {

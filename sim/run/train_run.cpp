@@ -11,7 +11,7 @@
 #include "report/svg_chart.h"
 #include "common/errors.h"
 #include "node/training_step.h"
-#include "report/output_files.h"
+#include "common/output_files.h"
 #include "run/training_step.h"
 #include "training/gemm.h"
 
@@ -115,7 +115,7 @@ void write_plots(const std::string& dir, const TrainRunResult& result) {
         for (const EpochRecord& e : run.epochs) series.points.push_back({static_cast<double>(e.epoch), static_cast<double>(e.cycles)});
         per_epoch.series.push_back(series);
     }
-    report::write_file_atomically((fs::path(plots) / "cycles_per_epoch.svg").string(), charts::render_line_chart(per_epoch));
+    fastsim::write_file_atomically((fs::path(plots) / "cycles_per_epoch.svg").string(), charts::render_line_chart(per_epoch));
     for (const PolicyRun& run : result.policies) {
         if (run.policy.kind != training::PolicyKind::adaptive || run.bit_changes.empty()) continue;
         charts::LineChart precision;
@@ -137,11 +137,11 @@ void write_plots(const std::string& dir, const TrainRunResult& result) {
                 series.points.push_back({static_cast<double>(run.iterations), static_cast<double>(previous)});
                 precision.series.push_back(series);
             }
-        report::write_file_atomically((fs::path(plots) / ("precision_" + run.policy.name + ".svg")).string(),
+        fastsim::write_file_atomically((fs::path(plots) / ("precision_" + run.policy.name + ".svg")).string(),
                                       charts::render_line_chart(precision));
     }
-    report::write_file_atomically((fs::path(plots) / "accuracy.svg").string(), charts::render_line_chart(accuracy));
-    report::write_file_atomically((fs::path(plots) / "accuracy_vs_cycles.svg").string(),
+    fastsim::write_file_atomically((fs::path(plots) / "accuracy.svg").string(), charts::render_line_chart(accuracy));
+    fastsim::write_file_atomically((fs::path(plots) / "accuracy_vs_cycles.svg").string(),
                                   charts::render_line_chart(versus_cycles));
 }
 
@@ -265,9 +265,9 @@ TrainRunResult run_training(const config::TrainConfig& config, const training::F
                 run.iterations = it.iteration + 1;
                 if (!std::isfinite(it.loss))
                     throw UserError(config.source_file + ": train.learning_rate: training diverged under policy '" +
-                                    policy.name + "': the loss is " + report::format_number(it.loss) + " at iteration " +
+                                    policy.name + "': the loss is " + fastsim::format_number(it.loss) + " at iteration " +
                                     std::to_string(it.iteration + 1) + " (epoch " + std::to_string(it.epoch + 1) +
-                                    "); lower train.learning_rate (" + report::format_number(config.train.learning_rate) + ")");
+                                    "); lower train.learning_rate (" + fastsim::format_number(config.train.learning_rate) + ")");
                 if (work) work((policies_done * iterations_per_policy + static_cast<double>(run.iterations)) / all_iterations);
                 if (run.costed) {
                     const IterationCost& c = cost.iteration(it.batch, *it.bits);
@@ -281,8 +281,8 @@ TrainRunResult run_training(const config::TrainConfig& config, const training::F
                 for (const training::ScheduleCheck& check : *it.checks)
                     checks_csv.row(policy.name + "," + std::to_string(it.iteration) + "," + result.layers[check.layer].name +
                                        "," + std::string(training::to_string(check.tensor)) + "," +
-                                       std::to_string(check.bits) + "," + report::format_number(check.r) + "," +
-                                       report::format_number(check.threshold) + "," + (check.raised ? "1" : "0"),
+                                       std::to_string(check.bits) + "," + fastsim::format_number(check.r) + "," +
+                                       fastsim::format_number(check.threshold) + "," + (check.raised ? "1" : "0"),
                                    false);
             });
             precision_csv.flush();
@@ -309,13 +309,13 @@ TrainRunResult run_training(const config::TrainConfig& config, const training::F
                      << fixed(100 * e.test_accuracy, 2) << "%  " << describe_bits(result.layers, e.bits) << "  cycles "
                      << (run.costed ? cycles_text(static_cast<double>(cycles_so_far)) : std::string("n/a (fp32)")) << "  ("
                      << fixed(e.wall_seconds, 1) << " s)" << std::endl;
-            accuracy_csv.row(policy.name + "," + std::to_string(e.epoch) + "," + report::format_number(e.train_loss) + "," +
-                             report::format_number(e.train_accuracy) + "," + report::format_number(e.test_loss) + "," +
-                             report::format_number(e.test_accuracy) + "," + fixed(e.wall_seconds, 3));
+            accuracy_csv.row(policy.name + "," + std::to_string(e.epoch) + "," + fastsim::format_number(e.train_loss) + "," +
+                             fastsim::format_number(e.train_accuracy) + "," + fastsim::format_number(e.test_loss) + "," +
+                             fastsim::format_number(e.test_accuracy) + "," + fixed(e.wall_seconds, 3));
             if (run.costed)
                 cost_csv.row(policy.name + "," + std::to_string(e.epoch) + "," + std::to_string(e.cycles) + "," +
-                             report::format_number(e.energy_pj / 1e6) + "," + std::to_string(e.cycles_so_far) + "," +
-                             report::format_number(e.energy_pj_so_far / 1e6));
+                             fastsim::format_number(e.energy_pj / 1e6) + "," + std::to_string(e.cycles_so_far) + "," +
+                             fastsim::format_number(e.energy_pj_so_far / 1e6));
         }
         result.policies.push_back(std::move(run));
         ++policies_done;
@@ -327,19 +327,19 @@ TrainRunResult run_training(const config::TrainConfig& config, const training::F
         table << "policy,final_test_accuracy,total_cycles,total_energy_uj,fast_speedup_cycles,fast_energy_ratio,"
                  "fast_speedup_to_fast_accuracy\n";
         for (const PolicyRun& r : result.policies) {
-            table << r.policy.name << "," << report::format_number(r.final_accuracy()) << ",";
+            table << r.policy.name << "," << fastsim::format_number(r.final_accuracy()) << ",";
             if (r.costed && !r.epochs.empty())
-                table << r.epochs.back().cycles_so_far << "," << report::format_number(r.epochs.back().energy_pj_so_far / 1e6);
+                table << r.epochs.back().cycles_so_far << "," << fastsim::format_number(r.epochs.back().energy_pj_so_far / 1e6);
             else
                 table << ",";
             std::string speedup = ",,";
             for (const Speedup& s : result.speedups)
                 if (s.policy == r.policy.name)
-                    speedup = report::format_number(s.cycles_ratio) + "," + report::format_number(s.energy_ratio) + "," +
-                              (s.to_accuracy_ratio ? report::format_number(*s.to_accuracy_ratio) : std::string());
+                    speedup = fastsim::format_number(s.cycles_ratio) + "," + fastsim::format_number(s.energy_ratio) + "," +
+                              (s.to_accuracy_ratio ? fastsim::format_number(*s.to_accuracy_ratio) : std::string());
             table << "," << speedup << "\n";
         }
-        report::write_file_atomically((fs::path(outputs->dir) / "comparison.csv").string(), table.str());
+        fastsim::write_file_atomically((fs::path(outputs->dir) / "comparison.csv").string(), table.str());
         write_plots(outputs->dir, result);
     }
     return result;

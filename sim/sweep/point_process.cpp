@@ -15,7 +15,7 @@
 #include <fstream>
 
 #include "common/errors.h"
-#include "report/output_files.h"
+#include "common/output_files.h"
 
 namespace fastsim::sweep {
 namespace {
@@ -150,7 +150,7 @@ PointRecord finish_point(const SweepPoint& point, const std::string& point_dir, 
             r.error = std::string("exit status 0 but no results: ") + e.what();
         }
     }
-    report::write_file_atomically((fs::path(point_dir) / "point.json").string(), point_record_json(r));
+    fastsim::write_file_atomically((fs::path(point_dir) / "point.json").string(), point_record_json(r));
     return r;
 }
 

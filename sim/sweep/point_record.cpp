@@ -8,14 +8,14 @@
 
 
 #include "common/errors.h"
-#include "report/json_reader.h"
-#include "report/output_files.h"
+#include "common/json_reader.h"
+#include "common/output_files.h"
 
 namespace fastsim::sweep {
 namespace {
 
-using report::json_string;
-using report::JsonValue;
+using fastsim::json_string;
+using fastsim::JsonValue;
 
 /// Member `key` of `object`, of `kind`; UserError naming the file and key otherwise.
 const JsonValue& member(const JsonValue& object, const std::string& key, JsonValue::Kind kind, const std::string& path) {
@@ -29,7 +29,7 @@ const JsonValue& member(const JsonValue& object, const std::string& key, JsonVal
 std::size_t whole_number(const JsonValue& v, const std::string& key, const std::string& path) {
     const double x = v.as_number();
     if (!(x >= 0 && x <= 0x1p53) || x != std::floor(x))
-        throw UserError(path + ": " + key + ": expected a whole number from 0 to 2^53, got " + report::format_number(x) +
+        throw UserError(path + ": " + key + ": expected a whole number from 0 to 2^53, got " + fastsim::format_number(x) +
                         "; delete the file to rerun the point");
     return static_cast<std::size_t>(x);
 }
@@ -48,7 +48,7 @@ std::string point_record_json(const PointRecord& r) {
     o << "{\n  \"point\": " << json_string(r.id) << ",\n  \"index\": " << r.index << ",\n  \"status\": "
       << json_string(r.ok ? "ok" : "failed") << ",\n  \"exit_status\": " << (r.exit_status ? std::to_string(*r.exit_status) : "null")
       << ",\n  \"signal\": " << (r.signal.empty() ? "null" : json_string(r.signal)) << ",\n  \"error\": " << json_string(r.error)
-      << ",\n  \"wall_s\": " << report::format_number(r.wall_s) << ",\n  \"base_config\": " << json_string(r.base_config)
+      << ",\n  \"wall_s\": " << fastsim::format_number(r.wall_s) << ",\n  \"base_config\": " << json_string(r.base_config)
       << ",\n  \"values\": {";
     for (std::size_t i = 0; i < r.values.size(); ++i)
         o << (i ? ", " : "") << json_string(r.values[i].first) << ": " << json_string(r.values[i].second);
@@ -56,7 +56,7 @@ std::string point_record_json(const PointRecord& r) {
     for (std::size_t i = 0; i < r.overrides.size(); ++i) o << (i ? ", " : "") << json_string(r.overrides[i]);
     o << "],\n  \"results\": {";
     for (std::size_t i = 0; i < r.results.size(); ++i)
-        o << (i ? ", " : "") << json_string(r.results[i].first) << ": " << report::format_number(r.results[i].second);
+        o << (i ? ", " : "") << json_string(r.results[i].first) << ": " << fastsim::format_number(r.results[i].second);
     o << "}\n}\n";
     return o.str();
 }
@@ -67,7 +67,7 @@ std::optional<PointRecord> read_point_record(const std::string& path) {
     using Kind = JsonValue::Kind;
     JsonValue j;
     try {
-        j = report::read_json_file(path);
+        j = fastsim::read_json_file(path);
     } catch (const UserError& e) {
         throw UnreadablePointRecord(e.what());
     }
@@ -79,7 +79,7 @@ std::optional<PointRecord> read_point_record(const std::string& path) {
     if (const JsonValue* v = j.find("signal"); v && v->is_string()) r.signal = v->as_string();
     r.error = member(j, "error", Kind::string, path).as_string();
     r.wall_s = member(j, "wall_s", Kind::number, path).as_number();
-    if (!(r.wall_s >= 0)) throw UserError(path + ": wall_s: expected seconds >= 0, got " + report::format_number(r.wall_s));
+    if (!(r.wall_s >= 0)) throw UserError(path + ": wall_s: expected seconds >= 0, got " + fastsim::format_number(r.wall_s));
     r.base_config = member(j, "base_config", Kind::string, path).as_string();
     for (const auto& v : member(j, "values", Kind::object, path).members()) {
         if (!v.value.is_string()) throw UserError(path + ": values." + v.key + ": expected the value as a string");
@@ -98,7 +98,7 @@ std::optional<PointRecord> read_point_record(const std::string& path) {
         if (!v.value.is_number()) throw UserError(path + ": results." + v.key + ": expected a number");
         if (v.value.as_number() < 0 && !result_may_be_negative(v.key))
             throw UserError(path + ": results." + v.key + ": a result that cannot be negative is " +
-                            report::format_number(v.value.as_number()) + "; delete the file to rerun the point");
+                            fastsim::format_number(v.value.as_number()) + "; delete the file to rerun the point");
         r.results.emplace_back(v.key, v.value.as_number());
     }
     return r;
@@ -109,13 +109,13 @@ bool same_outcome(const PointRecord& a, const PointRecord& b) {
 }
 
 report::Summary read_summary(const std::string& path) {
-    const JsonValue j = report::read_json_file(path);
+    const JsonValue j = fastsim::read_json_file(path);
     if (!j.is_object()) throw UserError(path + ": expected a JSON object of results");
     report::Summary s;
     for (const auto& v : j.members()) {
         if (!v.value.is_number()) throw UserError(path + ": " + v.key + ": expected a number");
         if (v.value.as_number() < 0 && !result_may_be_negative(v.key))
-            throw UserError(path + ": " + v.key + ": a result that cannot be negative is " + report::format_number(v.value.as_number()));
+            throw UserError(path + ": " + v.key + ": a result that cannot be negative is " + fastsim::format_number(v.value.as_number()));
         s.emplace_back(v.key, v.value.as_number());
     }
     return s;

@@ -14,7 +14,7 @@
 #include <stdexcept>
 
 #include "sweep/point_process.h"
-#include "report/output_files.h"
+#include "common/output_files.h"
 #include "sweep/sweep_dir.h"
 
 namespace fastsim::sweep {
@@ -136,7 +136,7 @@ int run_points_locally(const std::vector<SweepPoint>& points, const std::vector<
         if (!timed_out && WIFSIGNALED(status) && is_stop_signal(WTERMSIG(status))) return;
         if (!timed_out && interrupted_by != 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) return;
         const std::string failure =
-            timed_out ? "timed out after " + report::format_number(options.point_timeout_s) + " s (--point-timeout-s)" : "";
+            timed_out ? "timed out after " + fastsim::format_number(options.point_timeout_s) + " s (--point-timeout-s)" : "";
         const PointRecord record = finish_point(p, point_dir(options.out_dir, p.id), status, now_s() - r.start_s, failure);
         progress.point_finished(record);
     };

@@ -16,14 +16,14 @@
 
 #include "common/errors.h"
 #include "sweep/sweep_spec.h"
-#include "report/json_reader.h"
-#include "report/output_files.h"
+#include "common/json_reader.h"
+#include "common/output_files.h"
 
 namespace fastsim::sweep {
 namespace {
 
 namespace fs = std::filesystem;
-using report::json_string;
+using fastsim::json_string;
 
 constexpr const char* kFormat = "fastsim-sweep/1";
 
@@ -61,7 +61,7 @@ std::string sweep_json(const SweepIdentity& id) {
 
 namespace {
 
-using report::JsonValue;
+using fastsim::JsonValue;
 
 [[noreturn]] void key_error(const std::string& file, const std::string& key, const std::string& message) {
     throw UserError(file + ": " + key + ": " + message);
@@ -81,7 +81,7 @@ SweepIdentity read_sweep_json(const std::string& dir) {
     const std::string file = dir + "/sweep.json";
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) throw UserError(dir + ": not a sweep output directory (no sweep.json)");
-    const JsonValue root = report::read_json_file(file);
+    const JsonValue root = fastsim::read_json_file(file);
     if (!root.is_object()) throw UserError(file + ": expected a JSON object");
     SweepIdentity id;
     const std::string format = optional_string(root, file, "format");
@@ -134,7 +134,7 @@ void claim_sweep_dir(const std::string& dir, const SweepIdentity& identity) {
     }
     if (fs::exists(dir, ec) && !fs::is_empty(dir, ec))
         throw UserError(dir + " exists and is not a sweep output directory (no sweep.json): use another --out");
-    report::write_file_atomically((fs::path(dir) / "sweep.json").string(), sweep_json(identity));
+    fastsim::write_file_atomically((fs::path(dir) / "sweep.json").string(), sweep_json(identity));
 }
 
 SweepDirLock::SweepDirLock(const std::string& dir, const Shard& shard) {
@@ -219,7 +219,7 @@ std::string results_csv(const SweepIdentity& identity, const std::map<std::size_
         for (const auto& c : result_columns) {
             o << ',';
             for (const auto& [name, value] : r.results)
-                if (name == c) o << report::format_number(value);
+                if (name == c) o << fastsim::format_number(value);
         }
         o << ',' << csv_cell(r.error) << '\n';
     }

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "planner/planner.h"
-#include "report/csv_reader.h"
+#include "common/csv_reader.h"
 #include "support/fastsim_process.h"
 #include "support/temp_dir.h"
 
@@ -272,14 +272,14 @@ TEST_CASE("compare.csv has planned and simulated steps, integer bytes and both b
                           Contains("prediction error, (planned - simulated) / simulated, percent") &&
                           Contains("note: tiny_cnn, data_parallel_balanced: with --equal-split this is data_parallel") &&
                           Contains("note: tiny_cnn, hypar: splits by node count already"));
-    const auto csv = fastsim::report::read_csv_file(dir.path("cmp/compare.csv"));
+    const auto csv = fastsim::read_csv_file(dir.path("cmp/compare.csv"));
     REQUIRE(csv.rows.size() == fastsim::planner::kAllPlanners.size());
     const auto col = [&](const char* name) { return *csv.column(name); };
     for (const auto& row : csv.rows) {
         INFO(row[col("planner")]);
-        const double planned = *fastsim::report::parse_number(row[col("planned_step_s")]);
-        const double simulated = *fastsim::report::parse_number(row[col("simulated_step_s")]);
-        CHECK(*fastsim::report::parse_number(row[col("prediction_error")]) == Approx((planned - simulated) / simulated).margin(1e-6));
+        const double planned = *fastsim::parse_number(row[col("planned_step_s")]);
+        const double simulated = *fastsim::parse_number(row[col("simulated_step_s")]);
+        CHECK(*fastsim::parse_number(row[col("prediction_error")]) == Approx((planned - simulated) / simulated).margin(1e-6));
         CHECK(row[col("step_s")] == row[col("simulated_step_s")]);
         CHECK(row[col("comm_bytes")].find_first_not_of("0123456789") == std::string::npos);  // an integer, no exponent
         CHECK(!row[col("speedup_over_data_parallel_balanced")].empty());
@@ -289,11 +289,11 @@ TEST_CASE("compare.csv has planned and simulated steps, integer bytes and both b
     // With --comm-only the speedup columns are volume ratios.
     const Result volume = run_fastsim("compare " + kTinyCluster + " --comm-only --out " + dir.path("vol"));
     REQUIRE(volume.exit_code == 0);
-    const auto v = fastsim::report::read_csv_file(dir.path("vol/compare.csv"));
-    const double dp_bytes = *fastsim::report::parse_number(v.rows[0][*v.column("comm_bytes")]);
-    const double accpar_bytes = *fastsim::report::parse_number(v.rows[4][*v.column("comm_bytes")]);
+    const auto v = fastsim::read_csv_file(dir.path("vol/compare.csv"));
+    const double dp_bytes = *fastsim::parse_number(v.rows[0][*v.column("comm_bytes")]);
+    const double accpar_bytes = *fastsim::parse_number(v.rows[4][*v.column("comm_bytes")]);
     CHECK(v.rows[4][*v.column("planner")] == "accpar");
-    CHECK(*fastsim::report::parse_number(v.rows[4][*v.column("speedup_over_data_parallel")]) == Approx(dp_bytes / accpar_bytes));
+    CHECK(*fastsim::parse_number(v.rows[4][*v.column("speedup_over_data_parallel")]) == Approx(dp_bytes / accpar_bytes));
 }
 
 TEST_CASE("Memory capacity: plan.json lists every node footprint, and a plan that cannot fit is exit 2",

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <sys/wait.h>
 
-#include "report/json_reader.h"
+#include "common/json_reader.h"
 #include "support/fastsim_process.h"
 #include "support/temp_dir.h"
 
@@ -53,7 +53,7 @@ TEST_CASE("report of a run --out directory shows the run's totals", "[cli][repor
     REQUIRE(run_fastsim("run " + std::string(FASTSIM_SOURCE_DIR) + "/configs/tests/tiny_node.yaml --out " + dir.path("run")).exit_code == 0);
     const Result r = run_fastsim("report " + dir.path("run"));
     REQUIRE(r.exit_code == 0);
-    const auto report = fastsim::report::read_json_file(dir.path("run/report.json"));
+    const auto report = fastsim::read_json_file(dir.path("run/report.json"));
     const std::string html = slurp(dir.path("run/report.html"));
     CHECK_THAT(html, Contains("<td class=\"num\">" + std::to_string(static_cast<long long>(report.find("total_cycles")->as_number())) + "</td>"));
     CHECK_THAT(html, Contains("tiny_cnn"));

@@ -2,7 +2,8 @@
 // The CSV reader of fastsim report, and the reports built from it: the input as a sweep's
 // results.csv (beside a fixed sweep.json) and as a run's layers.csv (beside a fixed report.json).
 #include "fuzz_support.h"
-#include "report/csv_reader.h"
+#include "common/csv_reader.h"
+#include "report/result_columns.h"
 #include "report/results_dir.h"
 
 namespace {
@@ -22,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     using namespace fastsim;
     const std::string text(reinterpret_cast<const char*>(data), size);
     fuzz::refusing_only_user_errors([&] {
-        const report::CsvTable csv = report::parse_csv(text, "fuzz.csv");
+        const fastsim::CsvTable csv = fastsim::parse_csv(text, "fuzz.csv");
         for (std::size_t row = 0; row < csv.rows.size(); ++row)
             for (std::size_t column = 0; column < csv.header.size(); ++column)
                 fuzz::refusing_only_user_errors([&] { (void)report::result_cell(csv, row, column); });

@@ -9,12 +9,13 @@
 #include <sstream>
 
 #include "common/errors.h"
-#include "report/csv_reader.h"
+#include "common/csv_reader.h"
 #include "report/html_page.h"
-#include "report/json_reader.h"
+#include "common/json_reader.h"
 #include "report/results_dir.h"
 #include "support/temp_dir.h"
 
+using namespace fastsim;
 using namespace fastsim::report;
 using Catch::Matchers::Contains;
 using fastsim::UserError;

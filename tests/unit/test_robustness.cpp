@@ -18,8 +18,9 @@
 #include "fmac/timing.h"
 #include "node/node_model.h"
 #include "node/training_step.h"
-#include "report/csv_reader.h"
-#include "report/json_reader.h"
+#include "common/csv_reader.h"
+#include "common/json_reader.h"
+#include "report/result_columns.h"
 #include "run/work.h"
 #include "support/temp_dir.h"
 
@@ -265,18 +266,18 @@ TEST_CASE("input files must be regular files of bounded size", "[common]") {
 }
 
 TEST_CASE("read-back JSON refuses a member given twice, and CSV numbers are plain decimals", "[report]") {
-    CHECK_THROWS_WITH(report::parse_json("{\"points\": 2,\n \"points\": 3}", "s.json"),
+    CHECK_THROWS_WITH(fastsim::parse_json("{\"points\": 2,\n \"points\": 3}", "s.json"),
                       "s.json:2:2: member 'points' is given twice in one object");
-    CHECK(report::parse_number(" 12.5e3 ") == 12500.0);
-    CHECK(report::parse_number("-0.25") == -0.25);
+    CHECK(fastsim::parse_number(" 12.5e3 ") == 12500.0);
+    CHECK(fastsim::parse_number("-0.25") == -0.25);
     for (const char* bad : {"0x10", "nan", "inf", "-inf", "1e999", "+5", "1.2.3", "", "e5"}) {
         INFO(bad);
-        CHECK_FALSE(report::parse_number(bad));
+        CHECK_FALSE(fastsim::parse_number(bad));
     }
-    CHECK(report::is_malformed_number("nan"));
-    CHECK(report::is_malformed_number("0x1A"));
-    CHECK_FALSE(report::is_malformed_number("data_parallel"));
-    const report::CsvTable csv = report::parse_csv("point,cycles,prediction_error\np0,-5,-0.5\n", "r.csv");
+    CHECK(fastsim::is_malformed_number("nan"));
+    CHECK(fastsim::is_malformed_number("0x1A"));
+    CHECK_FALSE(fastsim::is_malformed_number("data_parallel"));
+    const fastsim::CsvTable csv = fastsim::parse_csv("point,cycles,prediction_error\np0,-5,-0.5\n", "r.csv");
     CHECK_THROWS_WITH(report::result_cell(csv, 0, 1), "r.csv:2: column 'cycles': a result that cannot be negative is -5");
     CHECK(report::result_cell(csv, 0, 2) == -0.5);
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "report/output_files.h"
+#include "common/output_files.h"
 
 #include <cerrno>
 #include <cmath>
@@ -12,7 +12,7 @@
 
 #include "common/errors.h"
 
-namespace fastsim::report {
+namespace fastsim {
 
 std::string format_number(double value) {
     char buf[32];
@@ -63,4 +63,4 @@ std::string json_string(const std::string& text) {
     return out + "\"";
 }
 
-}  // namespace fastsim::report
+}  // namespace fastsim

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace fastsim::report {
+namespace fastsim {
 
 /// A CSV file read whole: a header row and data rows of the same width, all cells as text.
 struct CsvTable {
@@ -33,13 +33,8 @@ CsvTable read_csv_file(const std::string& path);
 /// around it allowed), or nothing: hex, inf and nan are not numbers here.
 std::optional<double> parse_number(std::string_view text);
 
-/// The result in `row`, `column` of `csv`: nothing for an empty cell, else a finite decimal
-/// number that is >= 0 unless the column is signed (sweep::result_may_be_negative); UserError
-/// "SOURCE:LINE: column 'NAME': ..." otherwise.
-std::optional<double> result_cell(const CsvTable& csv, std::size_t row, std::size_t column);
-
 /// True if `text` reads as a number to strtod but not as a finite decimal number: "nan",
 /// "inf", "0x1A", "1e999". Such a cell in any column is an error, not text.
 bool is_malformed_number(std::string_view text);
 
-}  // namespace fastsim::report
+}  // namespace fastsim

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace fastsim::report {
+namespace fastsim {
 
 struct JsonMember;
 
@@ -60,4 +60,4 @@ JsonValue parse_json(std::string_view text, const std::string& source);
 /// parse_json of the file at `path` ("PATH: cannot open: <reason>" if it cannot be read).
 JsonValue read_json_file(const std::string& path);
 
-}  // namespace fastsim::report
+}  // namespace fastsim

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "report/json_reader.h"
+#include "common/json_reader.h"
 
 #include <cerrno>
 #include <cmath>
@@ -12,7 +12,7 @@
 #include "common/errors.h"
 #include "common/input_file.h"
 
-namespace fastsim::report {
+namespace fastsim {
 
 JsonValue JsonValue::make_bool(bool value) {
     JsonValue v;
@@ -277,4 +277,4 @@ JsonValue parse_json(std::string_view text, const std::string& source) { return 
 
 JsonValue read_json_file(const std::string& path) { return parse_json(read_input_file(path, "JSON file"), path); }
 
-}  // namespace fastsim::report
+}  // namespace fastsim

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "report/csv_reader.h"
+#include "common/csv_reader.h"
 
 #include <cerrno>
 #include <cmath>
@@ -10,9 +10,8 @@
 
 #include "common/errors.h"
 #include "common/input_file.h"
-#include "sweep/point_record.h"
 
-namespace fastsim::report {
+namespace fastsim {
 namespace {
 
 [[noreturn]] void fail(const std::string& source, int line, const std::string& message) {
@@ -146,15 +145,5 @@ bool is_malformed_number(std::string_view text) {
     return *end == '\0';
 }
 
-std::optional<double> result_cell(const CsvTable& csv, std::size_t row, std::size_t column) {
-    const std::string& text = csv.rows[row][column];
-    if (text.empty()) return std::nullopt;
-    const auto where = [&] { return csv.source + ":" + std::to_string(csv.row_lines[row]) + ": column '" + csv.header[column] + "': "; };
-    const auto v = parse_number(text);
-    if (!v) throw UserError(where() + "'" + text + "' is not a number");
-    if (*v < 0 && !sweep::result_may_be_negative(csv.header[column]))
-        throw UserError(where() + "a result that cannot be negative is " + text);
-    return v;
-}
 
-}  // namespace fastsim::report
+}  // namespace fastsim

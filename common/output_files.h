@@ -3,7 +3,7 @@
 
 #include <string>
 
-namespace fastsim::report {
+namespace fastsim {
 
 /// Writes `content` to `path` atomically: a temporary file in the same folder, then
 /// rename(), so an interrupted run never leaves a truncated report. Creates the folder.
@@ -17,4 +17,4 @@ std::string format_number(double value);
 /// `text` as a JSON string literal, quotes included.
 std::string json_string(const std::string& text);
 
-}  // namespace fastsim::report
+}  // namespace fastsim
