@@ -10,12 +10,12 @@
 #include "cli/progress.h"
 #include "common/errors.h"
 #include "config/load.h"
-#include "report/cluster_report.h"
+#include "run/cluster_report.h"
 #include "common/output_files.h"
-#include "report/summary.h"
-#include "report/table.h"
-#include "report/trace_json.h"
-#include "report/training_report.h"
+#include "run/run_summary.h"
+#include "run/table.h"
+#include "run/trace_json.h"
+#include "run/training_report.h"
 #include "run/bfp_error_report.h"
 #include "run/cluster_step.h"
 #include "run/training_step.h"
@@ -127,13 +127,13 @@ void print_bfp_error_report(const config::Params& params, double max_work_s) {
     std::cout << "BFP quantisation error (g=" << params.bfp.group_size << ", e=" << params.bfp.exponent_bits
               << ", stochastic noise " << params.bfp.noise_bits << " bits from a " << params.bfp.lfsr_bits
               << "-bit LFSR, seed " << params.run.seed << ")\n\n";
-    report::Table table({"tensor", "distribution", "mantissa_bits", "rounding", "sqnr_db", "mean_rel_error",
+    run::Table table({"tensor", "distribution", "mantissa_bits", "rounding", "sqnr_db", "mean_rel_error",
                          "max_rel_error", "mean_abs_error"});
     for (const auto& r : rows)
         table.add_row({r.tensor, std::string(config::to_string(r.distribution)), std::to_string(r.mantissa_bits),
-                       std::string(bfp::to_string(r.rounding)), report::Table::fixed(r.stats.sqnr_db, 2),
-                       report::Table::scientific(r.stats.mean_rel_error), report::Table::scientific(r.stats.max_rel_error),
-                       report::Table::scientific(r.stats.mean_abs_error)});
+                       std::string(bfp::to_string(r.rounding)), run::Table::fixed(r.stats.sqnr_db, 2),
+                       run::Table::scientific(r.stats.mean_rel_error), run::Table::scientific(r.stats.max_rel_error),
+                       run::Table::scientific(r.stats.mean_abs_error)});
     table.print(std::cout);
 }
 
@@ -143,7 +143,7 @@ void write_timeline(const std::string& path, const run::Timeline& timeline, cons
     if (timeline.aggregated)
         logger("trace")->warn("{} detailed spans exceed --trace-detail-limit {}: {} shows aggregates ({})",
                               timeline.detailed_spans, timeline.detail_limit, path, timeline.aggregate_rule);
-    fastsim::write_file_atomically(path, report::trace_json(timeline, {{"generator", "fastsim " FASTSIM_VERSION},
+    fastsim::write_file_atomically(path, run::trace_json(timeline, {{"generator", "fastsim " FASTSIM_VERSION},
                                                                       {"config", params.source_file},
                                                                       {"run_mode", std::string(config::to_string(params.run.mode))},
                                                                       {"network", params.workload.network.name}}));
@@ -162,11 +162,11 @@ void run_training_step(const ConfigInvocation& invocation) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     logger("run")->info("{} phases simulated in {:.3f} s ({} distinct tile shapes memoised)", result.phases.size(),
                         seconds, result.distinct_tile_shapes);
-    report::print_training_step(std::cout, params, result);
+    run::print_training_step(std::cout, params, result);
     if (!out_dir.empty()) {
-        fastsim::write_file_atomically(out_dir + "/report.json", report::training_step_json(params, result));
-        fastsim::write_file_atomically(out_dir + "/layers.csv", report::training_step_csv(params, result));
-        fastsim::write_file_atomically(out_dir + "/summary.json", report::summary_json(report::training_step_summary(params, result)));
+        fastsim::write_file_atomically(out_dir + "/report.json", run::training_step_json(params, result));
+        fastsim::write_file_atomically(out_dir + "/layers.csv", run::training_step_csv(params, result));
+        fastsim::write_file_atomically(out_dir + "/summary.json", fastsim::summary_json(run::training_step_summary(params, result)));
         std::cout << "wrote report.json, layers.csv and summary.json to " << out_dir << "\n";
     }
     if (result.timeline) write_timeline(invocation.timeline_path, *result.timeline, params);
@@ -197,14 +197,14 @@ void run_cluster(const ConfigInvocation& invocation) {
     ProgressLine progress("cluster step", work);
     const run::ClusterStepResult result = naming_config(
         params, [&] { return run::run_cluster_step(params, params.planner.options(), invocation.timeline, progress.callback()); });
-    report::print_cluster_step(std::cout, params, result);
+    run::print_cluster_step(std::cout, params, result);
     if (!out_dir.empty()) {
-        fastsim::write_file_atomically(out_dir + "/report.json", report::cluster_step_json(params, result));
-        fastsim::write_file_atomically(out_dir + "/layers.csv", report::cluster_layers_csv(params, result));
-        fastsim::write_file_atomically(out_dir + "/nodes.csv", report::cluster_nodes_csv(params, result));
-        fastsim::write_file_atomically(out_dir + "/plan.json", report::plan_json(params, result.planned));
-        fastsim::write_file_atomically(out_dir + "/plan.csv", report::plan_csv(params, result.planned));
-        fastsim::write_file_atomically(out_dir + "/summary.json", report::summary_json(report::cluster_step_summary(result)));
+        fastsim::write_file_atomically(out_dir + "/report.json", run::cluster_step_json(params, result));
+        fastsim::write_file_atomically(out_dir + "/layers.csv", run::cluster_layers_csv(params, result));
+        fastsim::write_file_atomically(out_dir + "/nodes.csv", run::cluster_nodes_csv(params, result));
+        fastsim::write_file_atomically(out_dir + "/plan.json", run::plan_json(params, result.planned));
+        fastsim::write_file_atomically(out_dir + "/plan.csv", run::plan_csv(params, result.planned));
+        fastsim::write_file_atomically(out_dir + "/summary.json", fastsim::summary_json(run::cluster_step_summary(result)));
         std::cout << "wrote report.json, layers.csv, nodes.csv, plan.json, plan.csv and summary.json to " << out_dir << "\n";
     }
     if (result.timeline) write_timeline(invocation.timeline_path, *result.timeline, params);
@@ -263,10 +263,10 @@ int plan_command(const std::vector<std::string>& args) {
     const run::ClusterPlan planned =
         naming_config(params, [&] { return run::plan_cluster(params, params.planner.options(), costs, progress.callback()); });
     logger("plan")->info("characterised {} layer shapes ({} memo tiles)", costs.compute.entries(), costs.compute.tiles_run());
-    report::print_plan(std::cout, params, planned);
+    run::print_plan(std::cout, params, planned);
     if (!invocation->out_dir.empty()) {
-        fastsim::write_file_atomically(invocation->out_dir + "/plan.json", report::plan_json(params, planned));
-        fastsim::write_file_atomically(invocation->out_dir + "/plan.csv", report::plan_csv(params, planned));
+        fastsim::write_file_atomically(invocation->out_dir + "/plan.json", run::plan_json(params, planned));
+        fastsim::write_file_atomically(invocation->out_dir + "/plan.csv", run::plan_csv(params, planned));
         std::cout << "wrote " << invocation->out_dir << "/plan.json and " << invocation->out_dir << "/plan.csv\n";
     }
     return kSuccess;
@@ -294,17 +294,17 @@ int compare_command(const std::vector<std::string>& args) {
     }
     run::check_work(work, invocation->max_work_s, invocation->params.source_file);
     ProgressLine progress("compare", work);
-    std::vector<report::ComparisonRow> rows;
+    std::vector<run::ComparisonRow> rows;
     for (std::size_t net = 0; net < networks.size(); ++net) {
         const config::Params& params = networks[net];
-        report::ComparisonRow row;
+        run::ComparisonRow row;
         row.network = params.workload.network.name;
         const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
         run::ClusterCosts costs(params, graph);
         for (const planner::PlannerKind kind : planner::kAllPlanners) {
             planner::PlannerOptions options = params.planner.options();
             options.kind = kind;
-            report::ComparisonCell cell;
+            run::ComparisonCell cell;
             try {
                 const auto note = [&](const planner::Plan& plan) {
                     if (options.equal_split && kind == planner::PlannerKind::data_parallel_balanced)
@@ -335,10 +335,10 @@ int compare_command(const std::vector<std::string>& args) {
         }
         rows.push_back(std::move(row));
     }
-    report::print_comparison(std::cout, rows, invocation->params.planner.comm_only, invocation->simulate);
+    run::print_comparison(std::cout, rows, invocation->params.planner.comm_only, invocation->simulate);
     if (!invocation->out_dir.empty()) {
         fastsim::write_file_atomically(invocation->out_dir + "/compare.csv",
-                                      report::comparison_csv(rows, invocation->params.planner.comm_only));
+                                      run::comparison_csv(rows, invocation->params.planner.comm_only));
         std::cout << "wrote " << invocation->out_dir << "/compare.csv\n";
     }
     return kSuccess;

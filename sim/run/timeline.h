@@ -2,7 +2,7 @@
 #pragma once
 
 // What a run did over time, as processes holding tracks of spans: the value `fastsim run
-// --trace` hands to report::trace_json (docs/cli.md, "Timeline traces").
+// --trace` hands to run::trace_json (docs/cli.md, "Timeline traces").
 
 #include <array>
 #include <cstdint>

@@ -108,10 +108,10 @@ bool same_outcome(const PointRecord& a, const PointRecord& b) {
     return a.ok == b.ok && a.results == b.results && a.error == b.error;
 }
 
-report::Summary read_summary(const std::string& path) {
+fastsim::Summary read_summary(const std::string& path) {
     const JsonValue j = fastsim::read_json_file(path);
     if (!j.is_object()) throw UserError(path + ": expected a JSON object of results");
-    report::Summary s;
+    fastsim::Summary s;
     for (const auto& v : j.members()) {
         if (!v.value.is_number()) throw UserError(path + ": " + v.key + ": expected a number");
         if (v.value.as_number() < 0 && !result_may_be_negative(v.key))

@@ -7,7 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "report/summary.h"
+#include "common/errors.h"
+#include "common/summary.h"
 #include "sweep/sweep_spec.h"
 
 namespace fastsim::sweep {
@@ -25,7 +26,7 @@ struct PointRecord {
     std::string base_config;
     std::vector<std::pair<std::string, std::string>> values;  ///< axis key -> value text
     std::vector<std::string> overrides;
-    report::Summary results;  ///< summary.json's fields, empty when failed
+    fastsim::Summary results;  ///< summary.json's fields, empty when failed
 };
 
 std::string point_record_json(const PointRecord& record);
@@ -51,6 +52,6 @@ bool same_outcome(const PointRecord& a, const PointRecord& b);
 bool result_may_be_negative(std::string_view name);
 
 /// Reads a run's summary.json (a flat object of numbers); throws UserError naming it.
-report::Summary read_summary(const std::string& path);
+fastsim::Summary read_summary(const std::string& path);
 
 }  // namespace fastsim::sweep

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "report/cluster_report.h"
+#include "run/cluster_report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,9 +7,9 @@
 #include <sstream>
 
 #include "common/output_files.h"
-#include "report/table.h"
+#include "run/table.h"
 
-namespace fastsim::report {
+namespace fastsim::run {
 namespace {
 
 double ms(double s) { return s * 1e3; }
@@ -79,7 +79,7 @@ std::string memory_line(const config::Params& params, const planner::Plan& plan)
 
 }  // namespace
 
-void print_plan(std::ostream& out, const config::Params& params, const run::ClusterPlan& planned) {
+void print_plan(std::ostream& out, const config::Params& params, const ClusterPlan& planned) {
     const planner::Plan& plan = planned.plan;
     print_cluster_summary(out, params);
     std::size_t depth = 0;
@@ -110,7 +110,7 @@ void print_plan(std::ostream& out, const config::Params& params, const run::Clus
         << memory_line(params, plan) << "planned in " << Table::fixed(planned.planning_s * 1e3, 1) << " ms\n";
 }
 
-std::string plan_json(const config::Params& params, const run::ClusterPlan& planned) {
+std::string plan_json(const config::Params& params, const ClusterPlan& planned) {
     const planner::Plan& plan = planned.plan;
     std::ostringstream j;
     j << "{\n  \"config\": " << json_string(params.source_file) << ",\n  \"network\": "
@@ -161,7 +161,7 @@ std::string plan_json(const config::Params& params, const run::ClusterPlan& plan
     return j.str();
 }
 
-std::string plan_csv(const config::Params&, const run::ClusterPlan& planned) {
+std::string plan_csv(const config::Params&, const ClusterPlan& planned) {
     const planner::Plan& plan = planned.plan;
     std::ostringstream c;
     c << "group,depth,nodes,side_a_nodes,layer,type,alpha,split_a,batch,in_channels,out_channels,compute_a_s,"
@@ -183,7 +183,7 @@ std::string plan_csv(const config::Params&, const run::ClusterPlan& planned) {
     return c.str();
 }
 
-void print_cluster_step(std::ostream& out, const config::Params& params, const run::ClusterStepResult& r) {
+void print_cluster_step(std::ostream& out, const config::Params& params, const ClusterStepResult& r) {
     const planner::Plan& plan = r.planned.plan;
     const auto& layers = r.planned.graph.layers;
     print_cluster_summary(out, params);
@@ -232,7 +232,7 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const r
         << Table::fixed(r.planned.planning_s * 1e3, 1) << " ms\n";
 }
 
-std::string cluster_step_json(const config::Params& params, const run::ClusterStepResult& r) {
+std::string cluster_step_json(const config::Params& params, const ClusterStepResult& r) {
     const auto& e = r.compute_energy;
     std::ostringstream j;
     j << "{\n  \"config\": " << json_string(params.source_file) << ",\n  \"network\": "
@@ -257,7 +257,7 @@ std::string cluster_step_json(const config::Params& params, const run::ClusterSt
     return j.str();
 }
 
-std::string cluster_layers_csv(const config::Params&, const run::ClusterStepResult& r) {
+std::string cluster_layers_csv(const config::Params&, const ClusterStepResult& r) {
     const planner::Plan& plan = r.planned.plan;
     std::ostringstream c;
     c << "layer,type_root,compute_forward_s,compute_backward_data_s,compute_weight_gradient_s,forward_comm_s,"
@@ -272,7 +272,7 @@ std::string cluster_layers_csv(const config::Params&, const run::ClusterStepResu
     return c.str();
 }
 
-std::string cluster_nodes_csv(const config::Params& params, const run::ClusterStepResult& r) {
+std::string cluster_nodes_csv(const config::Params& params, const ClusterStepResult& r) {
     std::ostringstream c;
     c << "node,type,compute_s,comm_wait_s,idle_s,macs,energy_fmac_pj,energy_converter_pj,energy_sram_pj,"
          "energy_dram_pj,energy_leakage_pj,bytes_sent,bytes_received\n";
@@ -394,4 +394,4 @@ std::string comparison_csv(const std::vector<ComparisonRow>& rows, bool comm_onl
     return c.str();
 }
 
-}  // namespace fastsim::report
+}  // namespace fastsim::run

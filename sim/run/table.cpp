@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-#include "report/table.h"
+#include "run/table.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
-namespace fastsim::report {
+namespace fastsim::run {
 namespace {
 
 bool looks_numeric(const std::string& s) {
@@ -59,4 +59,4 @@ void Table::print(std::ostream& out) const {
     for (const auto& row : m_rows) line(row);
 }
 
-}  // namespace fastsim::report
+}  // namespace fastsim::run

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "report/trace_json.h"
+#include "run/trace_json.h"
 
 #include <algorithm>
 #include <charconv>
@@ -7,7 +7,7 @@
 
 #include "common/output_files.h"
 
-namespace fastsim::report {
+namespace fastsim::run {
 namespace {
 
 constexpr std::uint64_t kPsPerSecond = 1'000'000'000'000ull;
@@ -61,7 +61,7 @@ std::uint64_t ticks_to_ps(std::uint64_t ticks, std::uint64_t ticks_per_second) {
     return static_cast<std::uint64_t>(scaled / ticks_per_second);
 }
 
-std::string trace_json(const run::Timeline& timeline, const std::vector<std::pair<std::string, std::string>>& about) {
+std::string trace_json(const Timeline& timeline, const std::vector<std::pair<std::string, std::string>>& about) {
     const std::uint64_t tps = timeline.ticks_per_second;
     std::string out;
     out.reserve(256 + timeline.spans.size() * 128);
@@ -73,7 +73,7 @@ std::string trace_json(const run::Timeline& timeline, const std::vector<std::pai
         append_metadata(out, "process_sort_index", p + 1, 0, "sort_index", uint_string(p));
     }
     for (std::size_t t = 0; t < timeline.tracks.size(); ++t) {
-        const run::TimelineTrack& track = timeline.tracks[t];
+        const TimelineTrack& track = timeline.tracks[t];
         append_metadata(out, "thread_name", track.process + 1, t + 1, "name", json_string(track.name));
         append_metadata(out, "thread_sort_index", track.process + 1, t + 1, "sort_index", uint_string(track.sort_index));
     }
@@ -82,15 +82,15 @@ std::string trace_json(const run::Timeline& timeline, const std::vector<std::pai
     std::vector<std::uint32_t> order(timeline.spans.size());
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-        const run::TimelineSpan& x = timeline.spans[a];
-        const run::TimelineSpan& y = timeline.spans[b];
+        const TimelineSpan& x = timeline.spans[a];
+        const TimelineSpan& y = timeline.spans[b];
         return x.start != y.start ? x.start < y.start : x.end > y.end;
     });
     std::vector<std::string> names;
     names.reserve(timeline.names.size());
     for (const std::string& n : timeline.names) names.push_back(json_string(n));
     for (const std::uint32_t index : order) {
-        const run::TimelineSpan& s = timeline.spans[index];
+        const TimelineSpan& s = timeline.spans[index];
         const std::uint64_t start_ps = ticks_to_ps(s.start, tps);
         out += "{\"name\":";
         out += names[s.name];
@@ -108,7 +108,7 @@ std::string trace_json(const run::Timeline& timeline, const std::vector<std::pai
         append_uint(out, s.track + 1);
         out += ",\"args\":{";
         bool first = true;
-        for (const run::TimelineArg& arg : s.args) {
+        for (const TimelineArg& arg : s.args) {
             if (!arg.key) continue;
             out += first ? "\"" : ",\"";
             out += arg.key;
@@ -129,7 +129,7 @@ std::string trace_json(const run::Timeline& timeline, const std::vector<std::pai
         out += ',';
     }
     out += "\"tick_unit\":";
-    out += timeline.unit == run::TickUnit::cycles ? "\"cycles\"" : "\"ps\"";
+    out += timeline.unit == TickUnit::cycles ? "\"cycles\"" : "\"ps\"";
     out += ",\"ticks_per_second\":";
     append_uint(out, tps);
     out += ",\"end_ticks\":";
@@ -150,4 +150,4 @@ std::string trace_json(const run::Timeline& timeline, const std::vector<std::pai
     return out;
 }
 
-}  // namespace fastsim::report
+}  // namespace fastsim::run

@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: MIT
-#include "report/summary.h"
+#include "run/run_summary.h"
 
-#include <sstream>
+#include "run/training_report.h"
 
-#include "common/output_files.h"
-#include "report/training_report.h"
-
-namespace fastsim::report {
+namespace fastsim::run {
 namespace {
 
 constexpr double kMicroPerPico = 1e-6;
@@ -21,7 +18,7 @@ void add_energy(Summary& s, const energy::EnergyBreakdown& e) {
 
 }  // namespace
 
-Summary training_step_summary(const config::Params& params, const run::TrainingStepResult& result) {
+Summary training_step_summary(const config::Params& params, const TrainingStepResult& result) {
     const node::PhaseCounters& t = result.total;
     const double macs = static_cast<double>(t.macs);
     const double total_pj = result.total_energy.total_pj();
@@ -42,9 +39,9 @@ Summary training_step_summary(const config::Params& params, const run::TrainingS
     return s;
 }
 
-Summary cluster_step_summary(const run::ClusterStepResult& result) {
+Summary cluster_step_summary(const ClusterStepResult& result) {
     double macs = 0;
-    for (const run::NodeReport& n : result.nodes) macs += static_cast<double>(n.counters.macs);
+    for (const NodeReport& n : result.nodes) macs += static_cast<double>(n.counters.macs);
     const double total_pj = result.compute_energy.total_pj() + result.link_energy_pj;
     Summary s{
         {"step_ms", result.step_s * 1e3},
@@ -59,14 +56,4 @@ Summary cluster_step_summary(const run::ClusterStepResult& result) {
     return s;
 }
 
-std::string summary_json(const Summary& summary) {
-    std::ostringstream o;
-    o << "{\n";
-    for (std::size_t i = 0; i < summary.size(); ++i)
-        o << "  " << json_string(summary[i].first) << ": " << format_number(summary[i].second)
-          << (i + 1 < summary.size() ? "," : "") << "\n";
-    o << "}\n";
-    return o.str();
-}
-
-}  // namespace fastsim::report
+}  // namespace fastsim::run

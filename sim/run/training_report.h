@@ -7,19 +7,19 @@
 #include "config/params.h"
 #include "run/training_step.h"
 
-namespace fastsim::report {
+namespace fastsim::run {
 
 /// The terminal report of a training step: a table per layer and phase, then totals with
 /// pJ/MAC by component (docs/cli.md, "fastsim run: training_step").
-void print_training_step(std::ostream& out, const config::Params& params, const run::TrainingStepResult& result);
+void print_training_step(std::ostream& out, const config::Params& params, const TrainingStepResult& result);
 
 /// report.json: run summary (total_cycles, total_energy_pj, ...) and one entry per layer and phase.
-std::string training_step_json(const config::Params& params, const run::TrainingStepResult& result);
+std::string training_step_json(const config::Params& params, const TrainingStepResult& result);
 
 /// layers.csv: one row per layer and phase; every column name carries its unit.
-std::string training_step_csv(const config::Params& params, const run::TrainingStepResult& result);
+std::string training_step_csv(const config::Params& params, const TrainingStepResult& result);
 
 /// Fraction of PE-cycles that did a chunk pass: pe_passes / (cycles x R x C).
 double utilisation(const config::Params& params, const node::PhaseCounters& counters);
 
-}  // namespace fastsim::report
+}  // namespace fastsim::run

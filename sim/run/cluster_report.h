@@ -9,24 +9,24 @@
 #include "config/params.h"
 #include "run/cluster_step.h"
 
-namespace fastsim::report {
+namespace fastsim::run {
 
 /// `fastsim plan`: per layer the type at each depth along node 0's path, the root split and
 /// the predicted compute and communication; then totals.
-void print_plan(std::ostream& out, const config::Params& params, const run::ClusterPlan& planned);
+void print_plan(std::ostream& out, const config::Params& params, const ClusterPlan& planned);
 /// plan.json: options, groups, totals, and per group and layer the choice and its costs.
-std::string plan_json(const config::Params& params, const run::ClusterPlan& planned);
+std::string plan_json(const config::Params& params, const ClusterPlan& planned);
 /// plan.csv: one row per (group, layer), units in the column names.
-std::string plan_csv(const config::Params& params, const run::ClusterPlan& planned);
+std::string plan_csv(const config::Params& params, const ClusterPlan& planned);
 
 /// `fastsim run` of a cluster config: step time, per node busy/idle/communication, links,
 /// energy by component and node, planned vs simulated time per layer.
-void print_cluster_step(std::ostream& out, const config::Params& params, const run::ClusterStepResult& result);
+void print_cluster_step(std::ostream& out, const config::Params& params, const ClusterStepResult& result);
 /// report.json of a cluster run.
-std::string cluster_step_json(const config::Params& params, const run::ClusterStepResult& result);
+std::string cluster_step_json(const config::Params& params, const ClusterStepResult& result);
 /// layers.csv (planned vs simulated per layer) and nodes.csv (per node time and energy).
-std::string cluster_layers_csv(const config::Params& params, const run::ClusterStepResult& result);
-std::string cluster_nodes_csv(const config::Params& params, const run::ClusterStepResult& result);
+std::string cluster_layers_csv(const config::Params& params, const ClusterStepResult& result);
+std::string cluster_nodes_csv(const config::Params& params, const ClusterStepResult& result);
 
 /// One planner's result in `fastsim compare`.
 struct ComparisonCell {
@@ -52,4 +52,4 @@ void print_comparison(std::ostream& out, const std::vector<ComparisonRow>& rows,
 /// compare.csv: one row per network and planner (docs/cli.md, "compare").
 std::string comparison_csv(const std::vector<ComparisonRow>& rows, bool comm_only);
 
-}  // namespace fastsim::report
+}  // namespace fastsim::run

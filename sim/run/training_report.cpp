@@ -1,22 +1,22 @@
 // SPDX-License-Identifier: MIT
-#include "report/training_report.h"
+#include "run/training_report.h"
 
 #include <sstream>
 
 #include "common/output_files.h"
-#include "report/table.h"
+#include "run/table.h"
 
-namespace fastsim::report {
+namespace fastsim::run {
 namespace {
 
-const std::string& layer_name(const config::Params& params, const run::PhaseResult& r) {
+const std::string& layer_name(const config::Params& params, const PhaseResult& r) {
     return params.workload.network.layers[r.step.layer].name;
 }
 
 double micro(double pj) { return pj * 1e-6; }
 
 /// The CSV / JSON fields of one phase, in order: name, value.
-std::vector<std::pair<std::string, std::string>> phase_fields(const config::Params& params, const run::PhaseResult& r) {
+std::vector<std::pair<std::string, std::string>> phase_fields(const config::Params& params, const PhaseResult& r) {
     const node::PhaseCounters& c = r.counters;
     const node::PhaseJob& j = r.step.job;
     const auto u = [](std::uint64_t v) { return std::to_string(v); };
@@ -68,7 +68,7 @@ double utilisation(const config::Params& params, const node::PhaseCounters& c) {
     return pe_cycles > 0 ? static_cast<double>(c.pe_passes) / pe_cycles : 0.0;
 }
 
-void print_training_step(std::ostream& out, const config::Params& params, const run::TrainingStepResult& result) {
+void print_training_step(std::ostream& out, const config::Params& params, const TrainingStepResult& result) {
     const node::NodeParams& n = params.node.resolved;
     out << "Training step of " << params.workload.network.name << " (batch " << params.workload.batch << ") on a "
         << n.array.rows << "x" << n.array.cols << " FAST node, g=" << n.array.group_size << ", "
@@ -109,7 +109,7 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
         << Table::fixed(per_mac(e.dram_pj), 3) << " + leakage " << Table::fixed(per_mac(e.leakage_pj), 3) << "\n";
 }
 
-std::string training_step_json(const config::Params& params, const run::TrainingStepResult& result) {
+std::string training_step_json(const config::Params& params, const TrainingStepResult& result) {
     const node::NodeParams& n = params.node.resolved;
     const node::PhaseCounters& t = result.total;
     std::ostringstream o;
@@ -142,7 +142,7 @@ std::string training_step_json(const config::Params& params, const run::Training
     return o.str();
 }
 
-std::string training_step_csv(const config::Params& params, const run::TrainingStepResult& result) {
+std::string training_step_csv(const config::Params& params, const TrainingStepResult& result) {
     std::ostringstream o;
     bool header = true;
     for (const auto& r : result.phases) {
@@ -158,4 +158,4 @@ std::string training_step_csv(const config::Params& params, const run::TrainingS
     return o.str();
 }
 
-}  // namespace fastsim::report
+}  // namespace fastsim::run

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/summary.h"
+#include "config/params.h"
+#include "run/cluster_step.h"
+#include "run/training_step.h"
+
+namespace fastsim::run {
+
+/// cycles, time_ms, macs, energy_uj, pj_per_mac, utilisation_percent, the cycle breakdown and
+/// energy_<component>_uj.
+Summary training_step_summary(const config::Params& params, const TrainingStepResult& result);
+/// step_ms (simulated), planned_step_ms, comm_mb_planned, macs, energy_uj, pj_per_mac and
+/// energy_<component>_uj including links.
+Summary cluster_step_summary(const ClusterStepResult& result);
+
+}  // namespace fastsim::run
