@@ -11,6 +11,7 @@
 #include "common/errors.h"
 #include "config/load.h"
 #include "run/cluster_report.h"
+#include "run/compare.h"
 #include "common/output_files.h"
 #include "run/run_summary.h"
 #include "run/table.h"
@@ -294,47 +295,12 @@ int compare_command(const std::vector<std::string>& args) {
     }
     run::check_work(work, invocation->max_work_s, invocation->params.source_file);
     ProgressLine progress("compare", work);
-    std::vector<run::ComparisonRow> rows;
-    for (std::size_t net = 0; net < networks.size(); ++net) {
-        const config::Params& params = networks[net];
-        run::ComparisonRow row;
-        row.network = params.workload.network.name;
-        const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
-        run::ClusterCosts costs(params, graph);
-        for (const planner::PlannerKind kind : planner::kAllPlanners) {
-            planner::PlannerOptions options = params.planner.options();
-            options.kind = kind;
-            run::ComparisonCell cell;
-            try {
-                const auto note = [&](const planner::Plan& plan) {
-                    if (options.equal_split && kind == planner::PlannerKind::data_parallel_balanced)
-                        cell.note = "with --equal-split this is data_parallel";
-                    else if (options.equal_split && !planner::equal_split_matters(kind))
-                        cell.note = "splits by node count already; --equal-split changes nothing";
-                    if (plan.chosen_from != kind)
-                        cell.note = "kept " + std::string(planner::to_string(plan.chosen_from)) +
-                                    "'s plan, which does better on AccPar's objective than its own DP's";
-                    cell.planned_step_s = plan.step_s;
-                    cell.comm_bytes = plan.comm_bytes;
-                };
-                if (invocation->simulate) {
-                    const run::ClusterStepResult r = run::run_cluster_step_in_fresh_kernel(params, options);
-                    note(r.planned.plan);
-                    cell.simulated_step_s = r.step_s;
-                } else {
-                    note(run::plan_cluster(params, options, costs).plan);
-                }
-            } catch (const planner::PlanError& e) {
-                cell.error = e.what();
-            }
-            progress.update(static_cast<double>(net * planner::kAllPlanners.size() + static_cast<std::size_t>(kind) + 1) /
-                            static_cast<double>(networks.size() * planner::kAllPlanners.size()));
+    const std::vector<run::ComparisonRow> rows = run::compare_planners(
+        networks, invocation->simulate, progress.callback(),
+        [](const run::ComparisonRow& row, planner::PlannerKind kind, const run::ComparisonCell& cell) {
             logger("compare")->info("{} {}: {:.6f} s, {:.3f} MB{}", row.network, planner::to_string(kind), cell.step_s(),
                                     cell.comm_bytes / 1e6, cell.error.empty() ? "" : " (" + cell.error + ")");
-            row.cells.push_back(std::move(cell));
-        }
-        rows.push_back(std::move(row));
-    }
+        });
     run::print_comparison(std::cout, rows, invocation->params.planner.comm_only, invocation->simulate);
     if (!invocation->out_dir.empty()) {
         fastsim::write_file_atomically(invocation->out_dir + "/compare.csv",
