@@ -90,7 +90,8 @@ TilePlan plan_tiles(const PhaseJob& job, const NodeParams& node) {
     if (tile_k == 0) {
         const TileFootprint f = tile_footprint(job, node, 1, std::min(s.k, g), 1);
         const bool exponent_short = f.exponent_bits > node.sram.exponent_bank.capacity_bits;
-        throw TilingError(std::string("the smallest tile (1 x ") + std::to_string(std::min(s.k, g)) +
+        throw TilingError(exponent_short ? SramBank::exponent : SramBank::mantissa,
+                          std::string("the smallest tile (1 x ") + std::to_string(std::min(s.k, g)) +
                           " x 1, double-buffered) needs " +
                           std::to_string(exponent_short ? f.exponent_bits : f.mantissa_bits) + " bits of the " +
                           (exponent_short ? "exponent" : "mantissa") + " bank, which holds " +

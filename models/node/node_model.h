@@ -45,10 +45,17 @@ struct PhaseJob {
     bfp::Rounding output_rounding = bfp::Rounding::nearest;
 };
 
-/// A phase does not fit the node's SRAM even with the smallest tile.
+/// The two SRAM banks of a node (docs/node.md, "Memory").
+enum class SramBank : std::uint8_t { exponent, mantissa };
+
+/// A phase does not fit the node's SRAM even with the smallest tile; `bank()` is the one too small.
 class TilingError : public std::runtime_error {
 public:
-    using std::runtime_error::runtime_error;
+    TilingError(SramBank bank, const std::string& what) : std::runtime_error(what), m_bank(bank) {}
+    [[nodiscard]] SramBank bank() const { return m_bank; }
+
+private:
+    SramBank m_bank;
 };
 
 /// Tile sizes of one phase and how many tiles along each dimension (docs/node.md, "Tiling").

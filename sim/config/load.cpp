@@ -601,8 +601,7 @@ void check_tiling(const std::vector<node::StepPhase>& phases, const node::NodePa
         try {
             (void)node::plan_tiles(phase.job, np);
         } catch (const node::TilingError& e) {
-            const bool exponent = std::string(e.what()).find("exponent bank") != std::string::npos;
-            const RawBank& bank = exponent ? rn.exponent_bank : rn.mantissa_bank;
+            const RawBank& bank = e.bank() == node::SramBank::exponent ? rn.exponent_bank : rn.mantissa_bank;
             throw ConfigError(bank.capacity_kib.where, "layer '" + p.workload.network.layers[phase.layer].name + "' (" +
                                                            fmac::to_string(phase.phase) + ") cannot be tiled: " +
                                                            e.what() + "; enlarge the bank");

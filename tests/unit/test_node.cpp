@@ -106,6 +106,15 @@ TEST_CASE("tiling sizes rows first, then k in whole array folds, then column fol
         node::plan_tiles(job, p);
     } catch (const node::TilingError& e) {
         CHECK(std::string(e.what()).find("mantissa bank") != std::string::npos);
+        CHECK(e.bank() == node::SramBank::mantissa);
+    }
+    p.sram.mantissa_bank.capacity_bits = 1u << 20;
+    p.sram.exponent_bank.capacity_bits = 1;  // now the exponent bank is the one too small
+    try {
+        node::plan_tiles(job, p);
+        FAIL("a 1-bit exponent bank tiles");
+    } catch (const node::TilingError& e) {
+        CHECK(e.bank() == node::SramBank::exponent);
     }
 }
 
