@@ -782,7 +782,7 @@ void resolve_cluster(const RawConfig& raw, const Document& doc, Params& p) {
         g.link = resolve_link(rg.link);
         if (c.node_type.size() + g.count > static_cast<std::size_t>(kGroupCount.max))
             throw ConfigError(rg.count.where, "the groups so far hold " + std::to_string(c.node_type.size() + g.count) +
-                                                  " nodes; a cluster has at most " + format_number(kGroupCount.max) +
+                                                  " nodes; a cluster has at most " + exact_number(kGroupCount.max) +
                                                   " nodes in all (" + std::string(kGroupCount.reason) + ")");
         links = add_links(links, topology_links(g.topology, g.count), rg.topology.where, g.topology, g.count);
         group_topologies.push_back(build_group(g));

@@ -88,7 +88,7 @@ const std::vector<const KeyRange*>& all_key_ranges() {
     return all;
 }
 
-std::string format_number(double v) {
+std::string exact_number(double v) {
     if (v == std::floor(v) && std::fabs(v) < 0x1p53) {
         char buf[32];
         std::snprintf(buf, sizeof buf, "%.0f", v);
@@ -104,15 +104,15 @@ std::string format_number(double v) {
 
 std::string KeyRange::describe(std::string_view noun) const {
     const std::string u = unit.empty() ? "" : " " + std::string(unit);
-    return std::string(zero_allowed ? "0, or " : "") + std::string(noun) + " from " + format_number(min) + " to " +
-           format_number(max) + u;
+    return std::string(zero_allowed ? "0, or " : "") + std::string(noun) + " from " + exact_number(min) + " to " +
+           exact_number(max) + u;
 }
 
 std::string key_range_table_markdown() {
     std::string out = "| keys | allowed | unit | why |\n|---|---|---|---|\n";
     for (const KeyRange* r : all_key_ranges())
-        out += "| " + std::string(r->keys) + " | " + (r->zero_allowed ? "0, or " : "") + format_number(r->min) +
-               " … " + format_number(r->max) + " | " + std::string(r->unit.empty() ? "—" : r->unit) + " | " +
+        out += "| " + std::string(r->keys) + " | " + (r->zero_allowed ? "0, or " : "") + exact_number(r->min) +
+               " … " + exact_number(r->max) + " | " + std::string(r->unit.empty() ? "—" : r->unit) + " | " +
                std::string(r->reason) + " |\n";
     return out;
 }

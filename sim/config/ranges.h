@@ -27,9 +27,9 @@ struct KeyRange {
     [[nodiscard]] std::string describe(std::string_view noun = "a value") const;
 };
 
-/// Formats a bound or value the way messages and docs print them: integers below 2^53 in
-/// full, other numbers in the shortest form that reads back exactly.
-std::string format_number(double v);
+/// A bound or value as messages and docs print it (report files use fastsim::format_number):
+/// integers below 2^53 in full, other numbers in the shortest form that reads back exactly.
+std::string exact_number(double v);
 
 // Run configs (fastsim run, validate, plan, compare; nodes also in fastsim train).
 extern const KeyRange kWorkloadBatch;
@@ -95,7 +95,7 @@ T in_range(const Field<T>& field, T fallback, const KeyRange& range) {
     if constexpr (std::is_integral_v<T>)
         check_range(static_cast<double>(v), std::to_string(v), range, field.where);
     else
-        check_range(static_cast<double>(v), format_number(static_cast<double>(v)), range, field.where);
+        check_range(static_cast<double>(v), exact_number(static_cast<double>(v)), range, field.where);
     return v;
 }
 
