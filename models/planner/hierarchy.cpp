@@ -462,15 +462,19 @@ Plan plan_hierarchy(const PlanningInputs& in, const PartitionRules& rules, const
                     double memory_weight) {
     const std::string_view name = to_string(options.kind);
     check_batch_impl(in.graph, in.cluster, rules, name);
-    Plan plan;
-    plan.options = options;
-    plan.chosen_from = options.kind;
-    plan.bytes = in.bytes;
-    plan.objective = rules.objective;
-    plan.split = rules.split;
-    plan.groups = in.groups;
-    plan.choices.resize(in.groups.size());
-    plan.node_dims.resize(in.cluster.node_type.size());
+    const auto unplanned = [&] {  // the plan's settings, its choices still to make
+        Plan p;
+        p.options = options;
+        p.chosen_from = options.kind;
+        p.bytes = in.bytes;
+        p.objective = rules.objective;
+        p.split = rules.split;
+        p.groups = in.groups;
+        p.choices.resize(in.groups.size());
+        p.node_dims.resize(in.cluster.node_type.size());
+        return p;
+    };
+    Plan plan = unplanned();
     Planning planning(in, rules, name, memory_weight);
     std::vector<std::vector<LayerDims>> dims;
     plan_top_down(in.graph, planning, plan, dims);
@@ -482,15 +486,7 @@ Plan plan_hierarchy(const PlanningInputs& in, const PartitionRules& rules, const
     // hierarchy is planned again, keeping the best prediction.
     for (int round = 0; round < kRefinementRounds; ++round) {
         planning.calibrate(plan, dims);
-        Plan next;
-        next.options = plan.options;
-        next.chosen_from = plan.chosen_from;
-        next.bytes = plan.bytes;
-        next.objective = plan.objective;
-        next.split = plan.split;
-        next.groups = plan.groups;
-        next.choices.resize(plan.groups.size());
-        next.node_dims.resize(plan.node_dims.size());
+        Plan next = unplanned();
         plan_top_down(in.graph, planning, next, dims);
         predict(in, next);
         if (same_partition(next, plan) || !(next.step_s < plan.step_s)) break;
