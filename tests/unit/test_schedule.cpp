@@ -6,6 +6,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "cluster/cluster.h"
 #include "interconnect/topology.h"
@@ -19,21 +20,19 @@ using planner::PartitionType;
 
 namespace {
 
-/// A plan over `nodes` nodes with the choices given per group (bisect's order) for one layer.
-planner::Plan hand_plan(std::size_t nodes, const std::vector<std::pair<PartitionType, std::uint64_t>>& choices,
-                        const planner::LayerDims& dims) {
+/// A plan over `nodes` nodes for one layer of `dims`: each group (bisect's order) takes the
+/// choice `choose` makes for the layer's extent at that group.
+template <typename Choose>
+planner::Plan plan_by(std::size_t nodes, const planner::LayerDims& dims, Choose choose) {
     planner::Plan plan;
     plan.groups = planner::bisect(test::uniform_cluster(nodes), test::flat_exchange(0, 1));
     plan.choices.resize(plan.groups.size());
-    std::size_t next = 0;
     std::vector<planner::LayerDims> at(plan.groups.size());
     at[0] = dims;
     for (std::size_t g = 0; g < plan.groups.size(); ++g) {
         if (plan.groups[g].leaf()) continue;
         planner::LayerChoice c;
-        c.type = choices.at(next).first;
-        c.split_a = choices.at(next).second;
-        ++next;
+        std::tie(c.type, c.split_a) = choose(at[g]);
         c.dims = at[g];
         plan.choices[g] = {c};
         auto a = at[g], b = at[g];
@@ -43,6 +42,13 @@ planner::Plan hand_plan(std::size_t nodes, const std::vector<std::pair<Partition
         at[static_cast<std::size_t>(plan.groups[g].side_b)] = b;
     }
     return plan;
+}
+
+/// A plan over `nodes` nodes with the choices given per group (bisect's order) for one layer.
+planner::Plan hand_plan(std::size_t nodes, const std::vector<std::pair<PartitionType, std::uint64_t>>& choices,
+                        const planner::LayerDims& dims) {
+    std::size_t next = 0;
+    return plan_by(nodes, dims, [&](const planner::LayerDims&) { return choices.at(next++); });
 }
 
 planner::LayerGraph one_fc(int in, int out, std::uint64_t batch) {
@@ -123,24 +129,12 @@ TEST_CASE("Replica sets equal a per-element count on random plans", "[planner][s
         const std::uint64_t in = 3 + static_cast<std::uint64_t>(trial % 7), out = 4 + static_cast<std::uint64_t>(trial % 5);
         const planner::LayerDims dims{64, in, out};
         // Random choices, each split drawn within the group's extent.
-        planner::Plan plan;
-        plan.groups = planner::bisect(test::uniform_cluster(nodes), test::flat_exchange(0, 1));
-        plan.choices.resize(plan.groups.size());
-        std::vector<planner::LayerDims> at(plan.groups.size());
-        at[0] = dims;
-        for (std::size_t g = 0; g < plan.groups.size(); ++g) {
-            if (plan.groups[g].leaf()) continue;
-            planner::LayerChoice c;
-            do c.type = PartitionType(type(rng));
-            while (at[g].along(c.type) < 2);
-            c.split_a = std::uniform_int_distribution<std::uint64_t>(1, at[g].along(c.type) - 1)(rng);
-            plan.choices[g] = {c};
-            auto a = at[g], b = at[g];
-            a.along(c.type) = c.split_a;
-            b.along(c.type) = at[g].along(c.type) - c.split_a;
-            at[static_cast<std::size_t>(plan.groups[g].side_a)] = a;
-            at[static_cast<std::size_t>(plan.groups[g].side_b)] = b;
-        }
+        const planner::Plan plan = plan_by(nodes, dims, [&](const planner::LayerDims& extent) {
+            PartitionType t;
+            do t = PartitionType(type(rng));
+            while (extent.along(t) < 2);
+            return std::pair{t, std::uniform_int_distribution<std::uint64_t>(1, extent.along(t) - 1)(rng)};
+        });
         INFO("trial " << trial << ", " << nodes << " nodes, " << in << " x " << out);
         REQUIRE(as_map(planner::weight_replica_sets(one_fc(int(in), int(out), 64), plan, 0)) == reference_sets(plan, in, out));
     }
