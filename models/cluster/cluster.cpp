@@ -17,6 +17,8 @@ namespace fastsim::cluster {
 namespace {
 
 using interconnect::Compute;
+using interconnect::MessageKey;
+using interconnect::MessageKeyHash;
 using interconnect::NodeProgram;
 using interconnect::Recv;
 using interconnect::Send;
@@ -34,21 +36,6 @@ struct Message {
     std::uint64_t arrival_ps = 0;
     bool has_send = false, has_recv = false;
     bool posted = false, consumed = false;
-};
-
-struct MessageKey {
-    std::size_t src, dst;
-    std::uint64_t tag;
-    bool operator==(const MessageKey& o) const { return src == o.src && dst == o.dst && tag == o.tag; }
-};
-
-struct MessageKeyHash {
-    std::size_t operator()(const MessageKey& k) const {
-        std::uint64_t h = k.tag * 0x9E3779B97F4A7C15ull;
-        h ^= (k.src + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2));
-        h ^= (k.dst * 0xC2B2AE3D27D4EB4Full + (h << 6) + (h >> 2));
-        return static_cast<std::size_t>(h);
-    }
 };
 
 /// One node-local event, matched before the run.

@@ -51,6 +51,23 @@ struct WaitFor {
 
 using Op = std::variant<Compute, Send, Recv, Signal, WaitFor>;
 
+/// What identifies a message: (src, dst, tag), whichever streams send and receive it. With its
+/// hash, the key of the executor's and the replay's message tables.
+struct MessageKey {
+    std::size_t src, dst;
+    std::uint64_t tag;
+    bool operator==(const MessageKey& o) const { return src == o.src && dst == o.dst && tag == o.tag; }
+};
+
+struct MessageKeyHash {
+    std::size_t operator()(const MessageKey& k) const {
+        std::uint64_t h = k.tag * 0x9E3779B97F4A7C15ull;
+        h ^= k.src + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
+        h ^= k.dst * 0xC2B2AE3D27D4EB4Full + (h << 6) + (h >> 2);
+        return static_cast<std::size_t>(h);
+    }
+};
+
 /// The ops of one node: two streams that run concurrently, each in order. `ops` is the main
 /// stream (compute and the exchanges on the critical path); `comm_ops` a second stream for
 /// communication that overlaps it (gradient all-reduces). Only the main stream's blocking

@@ -38,25 +38,12 @@ std::uint64_t replay_messages(Network& network, const std::vector<NodeProgram>& 
     // (1) Match every Send and Recv to a message slot once, so the loop below indexes arrays.
     const std::size_t n = programs.size();
     std::vector<std::vector<Step>> steps(n);
-    struct Key {
-        std::size_t src, dst;
-        std::uint64_t tag;
-        bool operator==(const Key& o) const { return src == o.src && dst == o.dst && tag == o.tag; }
-    };
-    struct KeyHash {
-        std::size_t operator()(const Key& k) const {
-            std::uint64_t h = k.tag * 0x9E3779B97F4A7C15ull;
-            h ^= k.src + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
-            h ^= k.dst * 0xC2B2AE3D27D4EB4Full + (h << 6) + (h >> 2);
-            return static_cast<std::size_t>(h);
-        }
-    };
-    std::unordered_map<Key, std::uint32_t, KeyHash> slot_of;
+    std::unordered_map<MessageKey, std::uint32_t, MessageKeyHash> slot_of;
     std::size_t op_count = 0;
     for (const NodeProgram& p : programs) op_count += p.ops.size();
     slot_of.reserve(op_count / 2 + 1);
     const auto slot = [&](std::size_t src, std::size_t dst, std::uint64_t tag) {
-        return slot_of.emplace(Key{src, dst, tag}, static_cast<std::uint32_t>(slot_of.size())).first->second;
+        return slot_of.emplace(MessageKey{src, dst, tag}, static_cast<std::uint32_t>(slot_of.size())).first->second;
     };
     for (std::size_t node = 0; node < n; ++node) {
         if (!programs[node].comm_ops.empty()) throw std::invalid_argument("replay_messages: comm streams are not replayed");
