@@ -14,7 +14,7 @@
 #include "config/train_config.h"
 #include "run/train_run.h"
 #include "run/work.h"
-#include "training/dataset.h"
+#include "learning/dataset.h"
 
 namespace fastsim::cli {
 namespace {
@@ -60,7 +60,7 @@ int train_command(const std::vector<std::string>& args) {
 
     config::TrainConfig config = config::load_train_config(config_file, overrides);
     if (!only.empty()) {
-        std::vector<training::PolicySpec> chosen;
+        std::vector<learning::PolicySpec> chosen;
         for (const std::string& name : only) {
             for (const auto& p : chosen)
                 if (p.name == name) throw UserError("--policy " + name + " is given twice");
@@ -80,10 +80,10 @@ int train_command(const std::vector<std::string>& args) {
                               config.blas_threads, cores, cores);
         config.blas_threads = cores;
     }
-    training::FashionMnist data;
+    learning::FashionMnist data;
     try {
-        data = training::load_fashion_mnist(config.data_dir, config.train_limit, config.test_limit);
-    } catch (const training::DatasetError& e) {
+        data = learning::load_fashion_mnist(config.data_dir, config.train_limit, config.test_limit);
+    } catch (const learning::DatasetError& e) {
         throw UserError(std::string(e.what()) + " (data.dir in " + config_file + ")");
     }
     logger("train")->info("{} training and {} test samples from {}", data.train.count, data.test.count, config.data_dir);
@@ -92,7 +92,7 @@ int train_command(const std::vector<std::string>& args) {
     ProgressLine progress("train", work);
     std::optional<run::TrainOutputs> outputs;
     if (!out_dir.empty()) outputs = run::TrainOutputs{out_dir};
-    const run::TrainRunResult result = run::run_training(config, data, std::cout, outputs, progress.callback());
+    const run::LearningRunResult result = run::run_learning(config, data, std::cout, outputs, progress.callback());
 
     std::cout << "\npolicy        final test acc   total cycles        total energy (uJ)\n";
     for (const run::PolicyRun& r : result.policies) {

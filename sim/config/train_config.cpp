@@ -13,8 +13,8 @@
 namespace fastsim::config {
 namespace {
 
-training::ClassRounding read_rounding(MapReader& top) {
-    training::ClassRounding r;
+learning::ClassRounding read_rounding(MapReader& top) {
+    learning::ClassRounding r;
     auto reader = top.map("rounding");
     if (!reader) return r;
     const auto parse = [](const std::string& s) { return bfp::parse_rounding(s); };
@@ -26,8 +26,8 @@ training::ClassRounding read_rounding(MapReader& top) {
     return r;
 }
 
-training::ScheduleParams read_schedule(MapReader& top) {
-    training::ScheduleParams s;
+learning::ScheduleParams read_schedule(MapReader& top) {
+    learning::ScheduleParams s;
     auto reader = top.map("schedule");
     if (!reader) return s;
     s.alpha = in_range(reader->scalar<double>("alpha"), s.alpha, kScheduleThreshold);
@@ -41,8 +41,8 @@ training::ScheduleParams read_schedule(MapReader& top) {
     s.max_bits = in_range(max, s.max_bits, s.start_bits, 16);
     s.check_every_iterations = in_range<std::uint64_t>(reader->scalar<std::uint64_t>("check_every_iterations"),
                                                       s.check_every_iterations, kCheckEvery);
-    s.norm = reader->choice<training::ImprovementNorm>(
-                       "norm", [](const std::string& n) { return training::parse_improvement_norm(n); },
+    s.norm = reader->choice<learning::ImprovementNorm>(
+                       "norm", [](const std::string& n) { return learning::parse_improvement_norm(n); },
                        "abs_of_sum, sum_of_abs")
                  .value_or(s.norm);
     reader->finish();
@@ -59,22 +59,22 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
     c.source_file = path;
 
     MapReader train = top.map("train").value_or(MapReader(doc, YAML::Node(), "train"));
-    training::TrainParams& t = c.train;
-    t.network = train.choice<training::NetworkKind>(
-                         "network", [](const std::string& s) { return training::parse_network_kind(s); }, "mlp, cnn")
+    learning::TrainParams& t = c.train;
+    t.network = train.choice<learning::NetworkKind>(
+                         "network", [](const std::string& s) { return learning::parse_network_kind(s); }, "mlp, cnn")
                     .value_or(t.network);
     t.epochs = in_range<std::uint64_t>(train.scalar<std::uint64_t>("epochs"), t.epochs, kTrainEpochs);
     t.batch = in_range<std::uint64_t>(train.scalar<std::uint64_t>("batch"), t.batch, kTrainBatch);
     t.learning_rate = in_range(train.scalar<double>("learning_rate"), t.learning_rate, kLearningRate);
-    t.lr_schedule = train.choice<training::LrSchedule>(
-                             "lr_schedule", [](const std::string& s) { return training::parse_lr_schedule(s); },
+    t.lr_schedule = train.choice<learning::LrSchedule>(
+                             "lr_schedule", [](const std::string& s) { return learning::parse_lr_schedule(s); },
                              "constant, cosine")
                         .value_or(t.lr_schedule);
     t.momentum = in_range(train.scalar<double>("momentum"), t.momentum, kMomentum);
     t.weight_decay = in_range(train.scalar<double>("weight_decay"), t.weight_decay, kWeightDecay);
     t.seed = train.scalar<std::uint64_t>("seed").value_or(t.seed);
-    t.path = train.choice<training::GemmPath>(
-                      "gemm_path", [](const std::string& s) { return training::parse_gemm_path(s); }, "fast, exact")
+    t.path = train.choice<learning::GemmPath>(
+                      "gemm_path", [](const std::string& s) { return learning::parse_gemm_path(s); }, "fast, exact")
                  .value_or(t.path);
     t.max_iterations = in_range<std::uint64_t>(train.scalar<std::uint64_t>("max_iterations"), 0, kMaxIterations);
     c.blas_threads = in_range(train.scalar<int>("blas_threads"), c.blas_threads, kBlasThreads);
@@ -101,17 +101,17 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
     const auto names = top.list<std::string>("policies");
     const std::vector<Field<std::string>> chosen =
         names.value ? *names.value : std::vector<Field<std::string>>{{std::string("fast"), names.where}};
-    if (chosen.empty()) throw ConfigError(names.where, "expected at least one policy of " + std::string(training::kPolicyNames));
+    if (chosen.empty()) throw ConfigError(names.where, "expected at least one policy of " + std::string(learning::kPolicyNames));
     std::set<std::string> seen;
     for (const auto& name : chosen) {
-        auto policy = training::make_policy(*name.value, c.bfp.format(8), c.bfp.noise(c.train.seed), c.rounding, c.schedule);
+        auto policy = learning::make_policy(*name.value, c.bfp.format(8), c.bfp.noise(c.train.seed), c.rounding, c.schedule);
         if (!policy)
-            throw ConfigError(name.where, "expected one of " + std::string(training::kPolicyNames) + ", got '" +
+            throw ConfigError(name.where, "expected one of " + std::string(learning::kPolicyNames) + ", got '" +
                                               *name.value + "'");
         if (!seen.insert(*name.value).second) throw ConfigError(name.where, "policy '" + *name.value + "' is listed twice");
-        if (policy->kind != training::PolicyKind::fp32) {
+        if (policy->kind != learning::PolicyKind::fp32) {
             bfp::Format f = policy->format;
-            f.mantissa_bits = policy->kind == training::PolicyKind::fixed ? policy->fixed_bits : c.schedule.max_bits;
+            f.mantissa_bits = policy->kind == learning::PolicyKind::fixed ? policy->fixed_bits : c.schedule.max_bits;
             if (auto error = bfp::validate(f)) throw ConfigError(name.where, *error);
         }
         c.policies.push_back(*policy);

@@ -6,22 +6,22 @@
 #include <vector>
 
 #include "config/params.h"
-#include "training/precision.h"
-#include "training/trainer.h"
+#include "learning/precision.h"
+#include "learning/trainer.h"
 
 namespace fastsim::config {
 
 /// A `fastsim train` config, resolved (docs/fast-training.md, "Config keys").
 struct TrainConfig {
     std::string source_file;
-    training::TrainParams train;
+    learning::TrainParams train;
     int blas_threads = 1;
     std::string data_dir = "/usr/share/datasets/fashion-mnist";  ///< resolved against the config's folder
     std::size_t train_limit = 0, test_limit = 0;                 ///< 0 = the whole split
-    std::vector<training::PolicySpec> policies;                  ///< run in this order
+    std::vector<learning::PolicySpec> policies;                  ///< run in this order
     BfpParams bfp;
-    training::ClassRounding rounding;
-    training::ScheduleParams schedule;
+    learning::ClassRounding rounding;
+    learning::ScheduleParams schedule;
     NodeConfig node;      ///< the node every policy is costed on
     EnergyParams energy;
 };

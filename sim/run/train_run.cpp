@@ -13,7 +13,7 @@
 #include "node/training_step.h"
 #include "common/output_files.h"
 #include "run/training_step.h"
-#include "training/gemm.h"
+#include "learning/gemm.h"
 
 namespace fastsim::run {
 namespace {
@@ -21,7 +21,7 @@ namespace {
 /// The widths the node runs: odd widths take their top chunk whole.
 int hardware_bits(int bits) { return bits + (bits & 1); }
 
-workload::Layer workload_layer(const training::GemmLayerShape& s) {
+workload::Layer workload_layer(const learning::GemmLayerShape& s) {
     workload::Layer l;
     l.name = s.name;
     if (s.conv) {
@@ -40,8 +40,8 @@ workload::Layer workload_layer(const training::GemmLayerShape& s) {
     return l;
 }
 
-std::string column_name(const training::GemmLayerShape& layer, training::TensorClass c) {
-    return layer.name + "." + std::string(training::to_string(c));
+std::string column_name(const learning::GemmLayerShape& layer, learning::TensorClass c) {
+    return layer.name + "." + std::string(learning::to_string(c));
 }
 
 /// A CSV file appended to and flushed row by row, so an interrupted run keeps its rows.
@@ -82,7 +82,7 @@ std::string cycles_text(double cycles) {
     return text;
 }
 
-void write_plots(const std::string& dir, const TrainRunResult& result) {
+void write_plots(const std::string& dir, const LearningRunResult& result) {
     namespace fs = std::filesystem;
     const std::string plots = (fs::path(dir) / "plots").string();
     charts::LineChart accuracy;
@@ -117,7 +117,7 @@ void write_plots(const std::string& dir, const TrainRunResult& result) {
     }
     fastsim::write_file_atomically((fs::path(plots) / "cycles_per_epoch.svg").string(), charts::render_line_chart(per_epoch));
     for (const PolicyRun& run : result.policies) {
-        if (run.policy.kind != training::PolicyKind::adaptive || run.bit_changes.empty()) continue;
+        if (run.policy.kind != learning::PolicyKind::adaptive || run.bit_changes.empty()) continue;
         charts::LineChart precision;
         precision.title = "Mantissa width per layer and tensor: " + run.policy.name;
         precision.x_title = "iteration";
@@ -125,7 +125,7 @@ void write_plots(const std::string& dir, const TrainRunResult& result) {
         precision.legend_title = "layer.tensor";
         precision.x_scale = charts::XScale::linear;
         for (std::size_t l = 0; l < result.layers.size(); ++l)
-            for (training::TensorClass c : training::kTensorClasses) {
+            for (learning::TensorClass c : learning::kTensorClasses) {
                 charts::LineSeries series{column_name(result.layers[l], c), {}};
                 int previous = 0;
                 for (const auto& [iteration, bits] : run.bit_changes) {
@@ -147,8 +147,8 @@ void write_plots(const std::string& dir, const TrainRunResult& result) {
 
 }  // namespace
 
-TrainingCostModel::TrainingCostModel(const std::vector<training::GemmLayerShape>& layers, const config::NodeConfig& node,
-                                     const energy::EnergyTable& table, const training::ClassRounding& rounding)
+TrainingCostModel::TrainingCostModel(const std::vector<learning::GemmLayerShape>& layers, const config::NodeConfig& node,
+                                     const energy::EnergyTable& table, const learning::ClassRounding& rounding)
     : m_node(node), m_table(table) {
     m_workload.name = "training network";
     for (const auto& s : layers) m_workload.layers.push_back(workload_layer(s));
@@ -156,10 +156,10 @@ TrainingCostModel::TrainingCostModel(const std::vector<training::GemmLayerShape>
     m_rounding.gradients = rounding.gradients;
 }
 
-const IterationCost& TrainingCostModel::iteration(std::size_t batch, const std::vector<training::LayerBits>& bits) {
+const IterationCost& TrainingCostModel::iteration(std::size_t batch, const std::vector<learning::LayerBits>& bits) {
     std::vector<int> key{static_cast<int>(batch)};
     for (const auto& b : bits)
-        for (training::TensorClass c : training::kTensorClasses) key.push_back(hardware_bits(b[c]));
+        for (learning::TensorClass c : learning::kTensorClasses) key.push_back(hardware_bits(b[c]));
     if (auto found = m_memo.find(key); found != m_memo.end()) return found->second;
 
     std::vector<node::LayerPrecision> precision;
@@ -178,8 +178,8 @@ const IterationCost& TrainingCostModel::iteration(std::size_t batch, const std::
     return m_memo.emplace(std::move(key), cost).first->second;
 }
 
-std::string describe_bits(const std::vector<training::GemmLayerShape>& layers,
-                          const std::vector<training::LayerBits>& bits) {
+std::string describe_bits(const std::vector<learning::GemmLayerShape>& layers,
+                          const std::vector<learning::LayerBits>& bits) {
     std::string out;
     for (std::size_t l = 0; l < bits.size() && l < layers.size(); ++l) {
         if (!out.empty()) out += " | ";
@@ -196,12 +196,12 @@ std::string describe_bits(const std::vector<training::GemmLayerShape>& layers,
 std::vector<Speedup> fast_speedups(const std::vector<PolicyRun>& runs) {
     const PolicyRun* fast = nullptr;
     for (const auto& r : runs)
-        if (r.policy.kind == training::PolicyKind::adaptive && r.costed && !r.epochs.empty()) fast = &r;
+        if (r.policy.kind == learning::PolicyKind::adaptive && r.costed && !r.epochs.empty()) fast = &r;
     std::vector<Speedup> out;
     if (fast == nullptr) return out;
     const EpochRecord& fast_end = fast->epochs.back();
     for (const auto& r : runs) {
-        if (r.policy.kind != training::PolicyKind::fixed || !r.costed || r.epochs.empty()) continue;
+        if (r.policy.kind != learning::PolicyKind::fixed || !r.costed || r.epochs.empty()) continue;
         Speedup s;
         s.policy = r.policy.name;
         s.final_accuracy = r.final_accuracy();
@@ -217,12 +217,12 @@ std::vector<Speedup> fast_speedups(const std::vector<PolicyRun>& runs) {
     return out;
 }
 
-TrainRunResult run_training(const config::TrainConfig& config, const training::FashionMnist& data, std::ostream& progress,
+LearningRunResult run_learning(const config::TrainConfig& config, const learning::FashionMnist& data, std::ostream& progress,
                             const std::optional<TrainOutputs>& outputs, const WorkProgress& work) {
     namespace fs = std::filesystem;
-    training::set_blas_threads(config.blas_threads);
-    TrainRunResult result;
-    result.layers = training::Network(config.train.network, config.train.seed).gemm_shapes();
+    learning::set_blas_threads(config.blas_threads);
+    LearningRunResult result;
+    result.layers = learning::Network(config.train.network, config.train.seed).gemm_shapes();
     TrainingCostModel cost(result.layers, config.node, config.energy.resolved, config.rounding);
 
     CsvAppender accuracy_csv, cost_csv, precision_csv, checks_csv;
@@ -236,7 +236,7 @@ TrainRunResult run_training(const config::TrainConfig& config, const training::F
         cost_csv = CsvAppender(path("cost.csv"), "policy,epoch,cycles,energy_uj,cycles_so_far,energy_so_far_uj");
         std::string header = "policy,iteration,epoch";
         for (const auto& layer : result.layers)
-            for (training::TensorClass c : training::kTensorClasses) header += "," + column_name(layer, c) + "_bits";
+            for (learning::TensorClass c : learning::kTensorClasses) header += "," + column_name(layer, c) + "_bits";
         precision_csv = CsvAppender(path("precision_log.csv"), header);
         checks_csv = CsvAppender(path("schedule_checks.csv"), "policy,iteration,layer,tensor,bits,r,threshold,raised");
     }
@@ -248,18 +248,18 @@ TrainRunResult run_training(const config::TrainConfig& config, const training::F
         iterations_per_policy = std::min(iterations_per_policy, static_cast<double>(config.train.max_iterations));
     const double all_iterations = std::max(1.0, iterations_per_policy * static_cast<double>(config.policies.size()));
     double policies_done = 0;
-    for (const training::PolicySpec& policy : config.policies) {
+    for (const learning::PolicySpec& policy : config.policies) {
         PolicyRun run;
         run.policy = policy;
-        run.costed = policy.kind != training::PolicyKind::fp32;
-        training::Trainer trainer(config.train, policy, data.train);
+        run.costed = policy.kind != learning::PolicyKind::fp32;
+        learning::Trainer trainer(config.train, policy, data.train);
         std::uint64_t cycles_so_far = 0;
         double energy_so_far = 0;
         while (!trainer.finished()) {
             const auto started = std::chrono::steady_clock::now();
             std::uint64_t epoch_cycles = 0;
             double epoch_energy = 0;
-            const training::EpochResult epoch = trainer.train_epoch([&](const training::IterationRecord& it) {
+            const learning::EpochResult epoch = trainer.train_epoch([&](const learning::IterationRecord& it) {
                 if (run.bit_changes.empty() || run.bit_changes.back().second != *it.bits)
                     run.bit_changes.emplace_back(it.iteration, *it.bits);
                 run.iterations = it.iteration + 1;
@@ -275,19 +275,19 @@ TrainRunResult run_training(const config::TrainConfig& config, const training::F
                     epoch_energy += c.energy_pj;
                     std::string line = policy.name + "," + std::to_string(it.iteration) + "," + std::to_string(it.epoch + 1);
                     for (const auto& b : *it.bits)
-                        for (training::TensorClass cls : training::kTensorClasses) line += "," + std::to_string(b[cls]);
+                        for (learning::TensorClass cls : learning::kTensorClasses) line += "," + std::to_string(b[cls]);
                     precision_csv.row(line, false);
                 }
-                for (const training::ScheduleCheck& check : *it.checks)
+                for (const learning::ScheduleCheck& check : *it.checks)
                     checks_csv.row(policy.name + "," + std::to_string(it.iteration) + "," + result.layers[check.layer].name +
-                                       "," + std::string(training::to_string(check.tensor)) + "," +
+                                       "," + std::string(learning::to_string(check.tensor)) + "," +
                                        std::to_string(check.bits) + "," + fastsim::format_number(check.r) + "," +
                                        fastsim::format_number(check.threshold) + "," + (check.raised ? "1" : "0"),
                                    false);
             });
             precision_csv.flush();
             checks_csv.flush();
-            const training::Evaluation test = trainer.evaluate(data.test);
+            const learning::Evaluation test = trainer.evaluate(data.test);
             cycles_so_far += epoch_cycles;
             energy_so_far += epoch_energy;
             EpochRecord e;

@@ -13,8 +13,8 @@
 #include "config/train_config.h"
 #include "energy/energy.h"
 #include "node/node_model.h"
-#include "training/dataset.h"
-#include "training/trainer.h"
+#include "learning/dataset.h"
+#include "learning/trainer.h"
 #include "run/work.h"
 #include "workload/layer.h"
 
@@ -33,12 +33,12 @@ struct IterationCost {
 /// the same batch and widths cost the same, so each distinct one is simulated once.
 class TrainingCostModel {
 public:
-    TrainingCostModel(const std::vector<training::GemmLayerShape>& layers, const config::NodeConfig& node,
-                      const energy::EnergyTable& table, const training::ClassRounding& rounding);
+    TrainingCostModel(const std::vector<learning::GemmLayerShape>& layers, const config::NodeConfig& node,
+                      const energy::EnergyTable& table, const learning::ClassRounding& rounding);
 
     /// Widths 0 (fp32) have no BFP datapath on the node: callers must not ask for them.
     /// An odd width runs as the next even one (the fMAC works on whole 2-bit chunks).
-    const IterationCost& iteration(std::size_t batch, const std::vector<training::LayerBits>& bits);
+    const IterationCost& iteration(std::size_t batch, const std::vector<learning::LayerBits>& bits);
     [[nodiscard]] std::size_t distinct_iterations() const { return m_memo.size(); }
     [[nodiscard]] const workload::Workload& workload() const { return m_workload; }
 
@@ -58,15 +58,15 @@ struct EpochRecord {
     std::uint64_t cycles = 0, cycles_so_far = 0;  ///< simulated, this epoch / since the start
     double energy_pj = 0, energy_pj_so_far = 0;
     double wall_seconds = 0;
-    std::vector<training::LayerBits> bits;  ///< in force at the end of the epoch
+    std::vector<learning::LayerBits> bits;  ///< in force at the end of the epoch
 };
 
 struct PolicyRun {
-    training::PolicySpec policy;
+    learning::PolicySpec policy;
     bool costed = false;  ///< false for fp32: the FAST node has no fp32 datapath
     std::vector<EpochRecord> epochs;
     /// (first iteration, widths) each time the widths in force change, from iteration 0.
-    std::vector<std::pair<std::size_t, std::vector<training::LayerBits>>> bit_changes;
+    std::vector<std::pair<std::size_t, std::vector<learning::LayerBits>>> bit_changes;
     std::size_t iterations = 0;
     [[nodiscard]] double final_accuracy() const { return epochs.empty() ? 0 : epochs.back().test_accuracy; }
 };
@@ -81,8 +81,8 @@ struct Speedup {
     std::optional<double> to_accuracy_ratio;
 };
 
-struct TrainRunResult {
-    std::vector<training::GemmLayerShape> layers;
+struct LearningRunResult {
+    std::vector<learning::GemmLayerShape> layers;
     std::vector<PolicyRun> policies;
     std::vector<Speedup> speedups;  ///< when FAST and fixed policies both ran
 };
@@ -98,14 +98,14 @@ struct TrainOutputs {
 /// prints a line per epoch to `progress`, and with `outputs` writes the CSVs as it goes
 /// and the comparison and plots at the end.
 /// `work` hears the fraction of all iterations done after each iteration.
-TrainRunResult run_training(const config::TrainConfig& config, const training::FashionMnist& data, std::ostream& progress,
+LearningRunResult run_learning(const config::TrainConfig& config, const learning::FashionMnist& data, std::ostream& progress,
                             const std::optional<TrainOutputs>& outputs = std::nullopt, const WorkProgress& work = {});
 
 /// The FAST-over-fixed comparison of finished policy runs (empty without a FAST run).
 std::vector<Speedup> fast_speedups(const std::vector<PolicyRun>& runs);
 
 /// Compact widths "fc1 w6 a4 g4 | fc2 ..." for progress lines.
-std::string describe_bits(const std::vector<training::GemmLayerShape>& layers,
-                          const std::vector<training::LayerBits>& bits);
+std::string describe_bits(const std::vector<learning::GemmLayerShape>& layers,
+                          const std::vector<learning::LayerBits>& bits);
 
 }  // namespace fastsim::run

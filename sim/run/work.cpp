@@ -16,7 +16,7 @@
 #include "planner/layer_graph.h"
 #include "run/cluster_step.h"
 #include "run/layer_errors.h"
-#include "training/network.h"
+#include "learning/network.h"
 
 namespace fastsim::run {
 namespace {
@@ -328,9 +328,9 @@ WorkEstimate estimate_bfp_report(const config::Params& params) {
 
 WorkEstimate estimate_training(const config::TrainConfig& config, std::size_t train_samples, std::size_t test_samples) {
     WorkEstimate e;
-    const training::TrainParams& t = config.train;
+    const learning::TrainParams& t = config.train;
     double macs_per_sample = 0;
-    for (const training::GemmLayerShape& s : training::Network(t.network, t.seed).gemm_shapes()) {
+    for (const learning::GemmLayerShape& s : learning::Network(t.network, t.seed).gemm_shapes()) {
         if (s.conv) {
             const double out_h = s.in_height + 2.0 * s.padding - s.kernel + 1, out_w = s.in_width + 2.0 * s.padding - s.kernel + 1;
             macs_per_sample += out_h * out_w * s.kernel * s.kernel * s.in_channels * s.filters;
@@ -338,7 +338,7 @@ WorkEstimate estimate_training(const config::TrainConfig& config, std::size_t tr
             macs_per_sample += static_cast<double>(s.in_features) * s.out_features;
         }
     }
-    if (t.network == training::NetworkKind::cnn) macs_per_sample *= kCnnOverhead;
+    if (t.network == learning::NetworkKind::cnn) macs_per_sample *= kCnnOverhead;
     const double batches_per_epoch = std::ceil(static_cast<double>(train_samples) / static_cast<double>(t.batch));
     double iterations = static_cast<double>(t.epochs) * batches_per_epoch;
     if (t.max_iterations > 0) iterations = std::min(iterations, static_cast<double>(t.max_iterations));
@@ -348,14 +348,14 @@ WorkEstimate estimate_training(const config::TrainConfig& config, std::size_t tr
     const double macs_per_policy = iterations * 3 * static_cast<double>(t.batch) * macs_per_sample +
                                    epochs_run * static_cast<double>(test_samples) * macs_per_sample;
     double fp32 = 0, bfp = 0;
-    for (const training::PolicySpec& p : config.policies) (p.kind == training::PolicyKind::fp32 ? fp32 : bfp) += macs_per_policy;
+    for (const learning::PolicySpec& p : config.policies) (p.kind == learning::PolicyKind::fp32 ? fp32 : bfp) += macs_per_policy;
     char iterations_text[32];
     std::snprintf(iterations_text, sizeof iterations_text, "%.0f", iterations);
     const std::string where = std::to_string(config.policies.size()) + " policies of " + iterations_text +
                               " iterations each (train.epochs " + std::to_string(t.epochs) + ", train.batch " +
                               std::to_string(t.batch) + ", train.max_iterations " + std::to_string(t.max_iterations) + ")";
     e.add("fp32 training MACs", fp32, kNsPerTrainMacFp32, where);
-    e.add("BFP training MACs", bfp, t.path == training::GemmPath::exact ? kNsPerTrainMacBfpExact : kNsPerTrainMacBfpFast, where);
+    e.add("BFP training MACs", bfp, t.path == learning::GemmPath::exact ? kNsPerTrainMacBfpExact : kNsPerTrainMacBfpFast, where);
     e.memory_bytes = static_cast<double>(train_samples + test_samples) * 784 * kBytesPerTrainPixel;
     e.memory_where = "the Fashion-MNIST images";
     return e;

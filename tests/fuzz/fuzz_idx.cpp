@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "fuzz_support.h"
-#include "training/dataset.h"
+#include "learning/dataset.h"
 
 namespace {
 
@@ -32,8 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     write_gzip(dir / "images.gz", data, split);
     write_gzip(dir / "labels.gz", data + split, size - split);
     try {
-        (void)training::load_idx((dir / "images.gz").string(), (dir / "labels.gz").string(), 0);
-    } catch (const training::DatasetError&) {  // what fastsim train reports as a data error (exit 2)
+        (void)learning::load_idx((dir / "images.gz").string(), (dir / "labels.gz").string(), 0);
+    } catch (const learning::DatasetError&) {  // what fastsim train reports as a data error (exit 2)
     }
     return 0;
 }

@@ -8,12 +8,12 @@
 #include <string_view>
 #include <vector>
 
-#include "training/dataset.h"
-#include "training/gemm.h"
-#include "training/network.h"
-#include "training/precision.h"
+#include "learning/dataset.h"
+#include "learning/gemm.h"
+#include "learning/network.h"
+#include "learning/precision.h"
 
-namespace fastsim::training {
+namespace fastsim::learning {
 
 enum class LrSchedule : std::uint8_t {
     constant,  ///< learning_rate throughout
@@ -116,4 +116,4 @@ private:
     std::vector<std::size_t> m_order;
 };
 
-}  // namespace fastsim::training
+}  // namespace fastsim::learning

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace fastsim::training {
+namespace fastsim::learning {
 
 /// Where Debian's dataset-fashion-mnist package installs the IDX files.
 inline constexpr const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
@@ -48,4 +48,4 @@ struct FashionMnist {
 /// DatasetError unless the images are 28 x 28.
 FashionMnist load_fashion_mnist(const std::string& dir, std::size_t train_limit = 0, std::size_t test_limit = 0);
 
-}  // namespace fastsim::training
+}  // namespace fastsim::learning

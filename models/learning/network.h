@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "bfp/quantize.h"
-#include "training/gemm.h"
-#include "training/precision.h"
+#include "learning/gemm.h"
+#include "learning/precision.h"
 
-namespace fastsim::training {
+namespace fastsim::learning {
 
 /// A batch of samples, NCHW: batch x channels x height x width floats (a vector is C x 1 x 1).
 struct Activation {
@@ -144,4 +144,4 @@ LossResult softmax_cross_entropy(const Activation& logits, const std::uint8_t* l
 /// out (cols x rows) = in (rows x cols) transposed.
 void transpose(const float* in, std::size_t rows, std::size_t cols, float* out);
 
-}  // namespace fastsim::training
+}  // namespace fastsim::learning

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "training/dataset.h"
+#include "learning/dataset.h"
 
 #include <zlib.h>
 
@@ -8,7 +8,7 @@
 #include <memory>
 #include <utility>
 
-namespace fastsim::training {
+namespace fastsim::learning {
 namespace {
 
 constexpr std::uint32_t kImageMagic = 0x00000803;
@@ -152,4 +152,4 @@ FashionMnist load_fashion_mnist(const std::string& dir, std::size_t train_limit,
     return data;
 }
 
-}  // namespace fastsim::training
+}  // namespace fastsim::learning

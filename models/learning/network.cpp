@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
-#include "training/network.h"
+#include "learning/network.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
-#include "training/dataset.h"
+#include "learning/dataset.h"
 
-namespace fastsim::training {
+namespace fastsim::learning {
 
 TensorClass tensor_class(Operand operand) {
     switch (operand) {
@@ -381,4 +381,4 @@ LossResult softmax_cross_entropy(const Activation& logits, const std::uint8_t* l
     return result;
 }
 
-}  // namespace fastsim::training
+}  // namespace fastsim::learning

@@ -14,13 +14,13 @@
 #include "config/train_config.h"
 #include "run/train_run.h"
 #include "support/temp_dir.h"
-#include "training/dataset.h"
-#include "training/gemm.h"
-#include "training/precision.h"
-#include "training/trainer.h"
+#include "learning/dataset.h"
+#include "learning/gemm.h"
+#include "learning/precision.h"
+#include "learning/trainer.h"
 
 using namespace fastsim;
-using namespace fastsim::training;
+using namespace fastsim::learning;
 using Catch::Matchers::Contains;
 
 namespace {

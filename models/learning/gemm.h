@@ -9,7 +9,7 @@
 
 #include "bfp/quantize.h"
 
-namespace fastsim::training {
+namespace fastsim::learning {
 
 /// How a BFP GEMM is computed (docs/fast-training.md, "Two arithmetic paths").
 enum class GemmPath : std::uint8_t {
@@ -51,4 +51,4 @@ double gemm_agreement_bound(std::size_t k, std::size_t groups, double abs_produc
 /// Threads OpenBLAS may use (1 = the single-core figures of docs/performance.md).
 void set_blas_threads(int threads);
 
-}  // namespace fastsim::training
+}  // namespace fastsim::learning

@@ -11,7 +11,7 @@
 
 #include "bfp/format.h"
 
-namespace fastsim::training {
+namespace fastsim::learning {
 
 /// The three tensor classes whose precision is chosen per layer.
 enum class TensorClass : std::uint8_t { weights, activations, gradients };
@@ -117,4 +117,4 @@ private:
     std::vector<LayerBits> m_bits;
 };
 
-}  // namespace fastsim::training
+}  // namespace fastsim::learning

@@ -3,8 +3,8 @@
 # OpenBLAS SGEMM on the MLP's shapes, and one MLP epoch under the FAST policy, on one core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake --build build --target fastsim fastsim_bench_training >&2
-taskset -c 0 build/tests/bench/fastsim_bench_training --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
+cmake --build build --target fastsim fastsim_bench_learning >&2
+taskset -c 0 build/tests/bench/fastsim_bench_learning --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 # The whole process: start, reading the 60,000 + 10,000 images (about 0.4 s), one epoch of
 # 938 iterations with the node costing, the test-set evaluation.
 hyperfine -N -w 1 -r 5 \

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The fast path of BFP training against plain fp32 SGEMM from the same OpenBLAS, on the
 // GEMM shapes one MLP training iteration runs (batch 64, 784-256-128-10), one thread:
-//   build/tests/bench/fastsim_bench_training --benchmark_counters_tabular=true
+//   build/tests/bench/fastsim_bench_learning --benchmark_counters_tabular=true
 // Each BFP case quantises both operands (the stochastic-rounding one, like gradients,
 // draws LFSR noise) and multiplies; the SGEMM case only multiplies. Figures: docs/performance.md.
 #include <benchmark/benchmark.h>
@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "training/gemm.h"
+#include "learning/gemm.h"
 
 using namespace fastsim;
 
@@ -44,10 +44,10 @@ void set_flops(benchmark::State& state, const Shape& s) {
 
 void BM_sgemm(benchmark::State& state) {
     const Shape& s = kShapes[state.range(0)];
-    training::set_blas_threads(1);
+    learning::set_blas_threads(1);
     Operands o(s);
     for (auto _ : state) {
-        training::sgemm_abt(o.a.data(), o.bt.data(), s.m, s.n, s.k, o.c.data());
+        learning::sgemm_abt(o.a.data(), o.bt.data(), s.m, s.n, s.k, o.c.data());
         benchmark::DoNotOptimize(o.c.data());
     }
     state.SetLabel(s.name);
@@ -57,14 +57,14 @@ void BM_sgemm(benchmark::State& state) {
 void BM_bfp_fast_path(benchmark::State& state) {
     const Shape& s = kShapes[state.range(0)];
     const auto rounding_a = state.range(1) ? bfp::Rounding::stochastic : bfp::Rounding::nearest;
-    training::set_blas_threads(1);
+    learning::set_blas_threads(1);
     Operands o(s);
     bfp::Format f;
     f.mantissa_bits = 4;
     bfp::Quantizer qa(f, rounding_a), qb(f, bfp::Rounding::nearest);
-    training::GemmScratch scratch;
+    learning::GemmScratch scratch;
     for (auto _ : state) {
-        training::gemm_abt(training::GemmPath::fast, o.a.data(), o.bt.data(), s.m, s.n, s.k, &qa, &qb, o.c.data(), scratch);
+        learning::gemm_abt(learning::GemmPath::fast, o.a.data(), o.bt.data(), s.m, s.n, s.k, &qa, &qb, o.c.data(), scratch);
         benchmark::DoNotOptimize(o.c.data());
     }
     state.SetLabel(std::string(s.name) + (state.range(1) ? " A stochastic" : " nearest"));

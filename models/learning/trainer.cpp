@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "training/trainer.h"
+#include "learning/trainer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include "bfp/lfsr.h"
 
-namespace fastsim::training {
+namespace fastsim::learning {
 
 std::string_view to_string(LrSchedule schedule) { return schedule == LrSchedule::constant ? "constant" : "cosine"; }
 
@@ -189,4 +189,4 @@ Evaluation Trainer::evaluate(const Dataset& data) {
     return e;
 }
 
-}  // namespace fastsim::training
+}  // namespace fastsim::learning

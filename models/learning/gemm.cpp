@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "training/gemm.h"
+#include "learning/gemm.h"
 
 #include <cblas.h>
 
@@ -11,7 +11,7 @@
 
 #include "bfp/dot.h"
 
-namespace fastsim::training {
+namespace fastsim::learning {
 namespace {
 
 constexpr std::array<std::pair<std::string_view, GemmPath>, 2> kPaths{{
@@ -88,4 +88,4 @@ double gemm_agreement_bound(std::size_t k, std::size_t groups, double abs_produc
 
 void set_blas_threads(int threads) { openblas_set_num_threads(std::max(1, threads)); }
 
-}  // namespace fastsim::training
+}  // namespace fastsim::learning

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "training/precision.h"
+#include "learning/precision.h"
 
 #include <cmath>
 #include <limits>
@@ -8,7 +8,7 @@
 
 #include "bfp/quantize.h"
 
-namespace fastsim::training {
+namespace fastsim::learning {
 
 std::string_view to_string(TensorClass c) {
     switch (c) {
@@ -105,4 +105,4 @@ double AdaptiveSchedule::consider(std::size_t layer, TensorClass c, std::size_t 
     return r;
 }
 
-}  // namespace fastsim::training
+}  // namespace fastsim::learning
