@@ -6,43 +6,19 @@
 #include <utility>
 
 namespace fastsim::bfp {
-namespace {
-
-constexpr std::array<std::pair<std::string_view, Rounding>, 4> kRoundingNames{{
-    {"nearest", Rounding::nearest},
-    {"even", Rounding::even},
-    {"truncate", Rounding::truncate},
-    {"stochastic", Rounding::stochastic},
-}};
-constexpr std::array<std::pair<std::string_view, Overflow>, 2> kOverflowNames{{
-    {"nan", Overflow::nan},
-    {"saturate", Overflow::saturate},
-}};
-
-}  // namespace
-
-std::string_view to_string(Rounding rounding) {
-    for (const auto& [name, value] : kRoundingNames)
-        if (value == rounding) return name;
-    return "?";
+const EnumNames<Rounding, 4>& enum_names(Rounding) {
+    static constexpr EnumNames<Rounding, 4> kNames{{
+        {"nearest", Rounding::nearest},
+        {"even", Rounding::even},
+        {"truncate", Rounding::truncate},
+        {"stochastic", Rounding::stochastic},
+    }};
+    return kNames;
 }
 
-std::string_view to_string(Overflow overflow) {
-    for (const auto& [name, value] : kOverflowNames)
-        if (value == overflow) return name;
-    return "?";
-}
-
-std::optional<Rounding> parse_rounding(std::string_view name) {
-    for (const auto& [candidate, value] : kRoundingNames)
-        if (candidate == name) return value;
-    return std::nullopt;
-}
-
-std::optional<Overflow> parse_overflow(std::string_view name) {
-    for (const auto& [candidate, value] : kOverflowNames)
-        if (candidate == name) return value;
-    return std::nullopt;
+const EnumNames<Overflow, 2>& enum_names(Overflow) {
+    static constexpr EnumNames<Overflow, 2> kNames{{{"nan", Overflow::nan}, {"saturate", Overflow::saturate}}};
+    return kNames;
 }
 
 std::optional<std::string> validate(const Format& f) {

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/enum_names.h"
+
 namespace fastsim::bfp {
 
 /// How t = |x| / 2^(E-(m-1)) becomes the integer magnitude k (docs/bfp.md §4).
@@ -22,10 +24,12 @@ enum class Overflow : std::uint8_t {
     saturate  ///< E is clamped to the maximum; magnitudes are then capped at 2^m - 1
 };
 
-std::string_view to_string(Rounding rounding);
-std::string_view to_string(Overflow overflow);
-std::optional<Rounding> parse_rounding(std::string_view name);
-std::optional<Overflow> parse_overflow(std::string_view name);
+const EnumNames<Rounding, 4>& enum_names(Rounding);
+const EnumNames<Overflow, 2>& enum_names(Overflow);
+inline std::string_view to_string(Rounding rounding) { return name_of(rounding); }
+inline std::string_view to_string(Overflow overflow) { return name_of(overflow); }
+inline std::optional<Rounding> parse_rounding(std::string_view name) { return parse_name<Rounding>(name); }
+inline std::optional<Overflow> parse_overflow(std::string_view name) { return parse_name<Overflow>(name); }
 
 /// Largest supported shared-exponent field; E8 already spans float32's exponent range.
 inline constexpr int kMaxExponentBits = 8;

@@ -3,13 +3,13 @@
 
 namespace fastsim::fmac {
 
-const char* to_string(TrainingPhase phase) {
-    switch (phase) {
-    case TrainingPhase::forward: return "forward";
-    case TrainingPhase::backward_data: return "backward_data";
-    case TrainingPhase::weight_gradient: return "weight_gradient";
-    }
-    return "?";
+const EnumNames<TrainingPhase, 3>& enum_names(TrainingPhase) {
+    static constexpr EnumNames<TrainingPhase, 3> kNames{{
+        {"forward", TrainingPhase::forward},
+        {"backward_data", TrainingPhase::backward_data},
+        {"weight_gradient", TrainingPhase::weight_gradient},
+    }};
+    return kNames;
 }
 
 PhaseOperands lower_phase(TrainingPhase phase, const LayerDims& d, const float* a, const float* w, const float* d_out,

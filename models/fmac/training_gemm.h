@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "bfp/dot.h"
+#include "common/enum_names.h"
 #include "fmac/timing.h"
 
 namespace fastsim::fmac {
@@ -16,7 +17,8 @@ enum class TrainingPhase : std::uint8_t {
     weight_gradient   ///< dW = A^T dO        X = A^T (along M), stationary dO  (along M)
 };
 
-const char* to_string(TrainingPhase phase);
+const EnumNames<TrainingPhase, 3>& enum_names(TrainingPhase);
+inline const char* to_string(TrainingPhase phase) { return name_of(phase).data(); }
 
 /// Layer GEMM dimensions: A is batch x in (B x D_i), W is in x out (D_i x D_o).
 struct LayerDims {

@@ -14,11 +14,6 @@
 namespace fastsim::learning {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, GemmPath>, 2> kPaths{{
-    {"exact", GemmPath::exact},
-    {"fast", GemmPath::fast},
-}};
-
 void quantize_rows_dequantized(const float* values, std::size_t rows, std::size_t cols, bfp::Quantizer& q,
                                std::vector<float>& out) {
     out.resize(rows * cols);
@@ -27,16 +22,9 @@ void quantize_rows_dequantized(const float* values, std::size_t rows, std::size_
 
 }  // namespace
 
-std::string_view to_string(GemmPath path) {
-    for (const auto& [name, value] : kPaths)
-        if (value == path) return name;
-    return "?";
-}
-
-std::optional<GemmPath> parse_gemm_path(std::string_view name) {
-    for (const auto& [candidate, value] : kPaths)
-        if (candidate == name) return value;
-    return std::nullopt;
+const EnumNames<GemmPath, 2>& enum_names(GemmPath) {
+    static constexpr EnumNames<GemmPath, 2> kNames{{{"exact", GemmPath::exact}, {"fast", GemmPath::fast}}};
+    return kNames;
 }
 
 void sgemm_abt(const float* a, const float* bt, std::size_t m, std::size_t n, std::size_t k, float* c) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bfp/quantize.h"
+#include "common/enum_names.h"
 
 namespace fastsim::learning {
 
@@ -17,8 +18,9 @@ enum class GemmPath : std::uint8_t {
     fast    ///< the same quantised values, dequantised (exact in fp32), multiplied by OpenBLAS sgemm
 };
 
-std::string_view to_string(GemmPath path);
-std::optional<GemmPath> parse_gemm_path(std::string_view name);
+const EnumNames<GemmPath, 2>& enum_names(GemmPath);
+inline std::string_view to_string(GemmPath path) { return name_of(path); }
+inline std::optional<GemmPath> parse_gemm_path(std::string_view name) { return parse_name<GemmPath>(name); }
 
 /// Reused buffers of the fast path (dequantised operands).
 struct GemmScratch {

@@ -22,12 +22,9 @@ TensorClass tensor_class(Operand operand) {
     return TensorClass::weights;
 }
 
-std::string_view to_string(NetworkKind kind) { return kind == NetworkKind::mlp ? "mlp" : "cnn"; }
-
-std::optional<NetworkKind> parse_network_kind(std::string_view name) {
-    if (name == "mlp") return NetworkKind::mlp;
-    if (name == "cnn") return NetworkKind::cnn;
-    return std::nullopt;
+const EnumNames<NetworkKind, 2>& enum_names(NetworkKind) {
+    static constexpr EnumNames<NetworkKind, 2> kNames{{{"mlp", NetworkKind::mlp}, {"cnn", NetworkKind::cnn}}};
+    return kNames;
 }
 
 void transpose(const float* in, std::size_t rows, std::size_t cols, float* out) {

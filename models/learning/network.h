@@ -15,6 +15,8 @@
 #include "learning/gemm.h"
 #include "learning/precision.h"
 
+#include "common/enum_names.h"
+
 namespace fastsim::learning {
 
 /// A batch of samples, NCHW: batch x channels x height x width floats (a vector is C x 1 x 1).
@@ -104,8 +106,8 @@ enum class NetworkKind : std::uint8_t {
     mlp,  ///< 784-256-128-10, ReLU
     cnn   ///< conv3x3(16) ReLU pool2, conv3x3(32) ReLU pool2, fc 1568-128 ReLU, fc 128-10
 };
-std::string_view to_string(NetworkKind kind);
-std::optional<NetworkKind> parse_network_kind(std::string_view name);
+const EnumNames<NetworkKind, 2>& enum_names(NetworkKind);
+inline std::string_view to_string(NetworkKind kind) { return name_of(kind); }
 
 /// A feed-forward network on 28 x 28 single-channel images with 10 classes.
 class Network {

@@ -19,14 +19,10 @@ std::string_view to_string(TensorClass c) {
     return "?";
 }
 
-std::string_view to_string(ImprovementNorm norm) {
-    return norm == ImprovementNorm::abs_of_sum ? "abs_of_sum" : "sum_of_abs";
-}
-
-std::optional<ImprovementNorm> parse_improvement_norm(std::string_view name) {
-    if (name == "abs_of_sum") return ImprovementNorm::abs_of_sum;
-    if (name == "sum_of_abs") return ImprovementNorm::sum_of_abs;
-    return std::nullopt;
+const EnumNames<ImprovementNorm, 2>& enum_names(ImprovementNorm) {
+    static constexpr EnumNames<ImprovementNorm, 2> kNames{
+        {{"abs_of_sum", ImprovementNorm::abs_of_sum}, {"sum_of_abs", ImprovementNorm::sum_of_abs}}};
+    return kNames;
 }
 
 std::optional<PolicySpec> make_policy(std::string_view name, const bfp::Format& format, const bfp::NoiseSpec& noise,

@@ -11,6 +11,8 @@
 
 #include "bfp/format.h"
 
+#include "common/enum_names.h"
+
 namespace fastsim::learning {
 
 /// The three tensor classes whose precision is chosen per layer.
@@ -54,8 +56,8 @@ enum class ImprovementNorm : std::uint8_t {
     abs_of_sum,  ///< |sum BFP(X, m)|: the formula as FAST's notes print it
     sum_of_abs   ///< sum |BFP(X, m)|: a relative L1 change, stable for zero-mean tensors
 };
-std::string_view to_string(ImprovementNorm norm);
-std::optional<ImprovementNorm> parse_improvement_norm(std::string_view name);
+const EnumNames<ImprovementNorm, 2>& enum_names(ImprovementNorm);
+inline std::string_view to_string(ImprovementNorm norm) { return name_of(norm); }
 
 /// FAST's schedule: eps(l, i) = alpha - beta * i / I - beta * l / L, for iteration i of I and
 /// GEMM layer l of L, both counted from 0.

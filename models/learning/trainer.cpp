@@ -10,12 +10,9 @@
 
 namespace fastsim::learning {
 
-std::string_view to_string(LrSchedule schedule) { return schedule == LrSchedule::constant ? "constant" : "cosine"; }
-
-std::optional<LrSchedule> parse_lr_schedule(std::string_view name) {
-    if (name == "constant") return LrSchedule::constant;
-    if (name == "cosine") return LrSchedule::cosine;
-    return std::nullopt;
+const EnumNames<LrSchedule, 2>& enum_names(LrSchedule) {
+    static constexpr EnumNames<LrSchedule, 2> kNames{{{"constant", LrSchedule::constant}, {"cosine", LrSchedule::cosine}}};
+    return kNames;
 }
 
 Trainer::Trainer(const TrainParams& params, const PolicySpec& policy, const Dataset& train)

@@ -13,14 +13,16 @@
 #include "learning/network.h"
 #include "learning/precision.h"
 
+#include "common/enum_names.h"
+
 namespace fastsim::learning {
 
 enum class LrSchedule : std::uint8_t {
     constant,  ///< learning_rate throughout
     cosine     ///< learning_rate * (1 + cos(pi * i / I)) / 2 over all I iterations
 };
-std::string_view to_string(LrSchedule schedule);
-std::optional<LrSchedule> parse_lr_schedule(std::string_view name);
+const EnumNames<LrSchedule, 2>& enum_names(LrSchedule);
+inline std::string_view to_string(LrSchedule schedule) { return name_of(schedule); }
 
 /// Hyper-parameters of one training run (docs/fast-training.md, "Config").
 struct TrainParams {

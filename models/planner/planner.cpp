@@ -14,15 +14,6 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-constexpr std::array<std::pair<std::string_view, PlannerKind>, 6> kPlannerNames{{
-    {"data_parallel", PlannerKind::data_parallel},
-    {"data_parallel_balanced", PlannerKind::data_parallel_balanced},
-    {"owt", PlannerKind::owt},
-    {"hypar", PlannerKind::hypar},
-    {"accpar", PlannerKind::accpar},
-    {"tofu", PlannerKind::tofu},
-}};
-
 std::string describe_shortfall(const Plan& plan, const ClusterView& cluster, const std::vector<std::string>& type_names) {
     const MemoryShortfall& s = plan.memory_shortfalls.front();
     const auto gib = [](double bytes) {
@@ -39,16 +30,16 @@ std::string describe_shortfall(const Plan& plan, const ClusterView& cluster, con
 
 }  // namespace
 
-std::string_view to_string(PlannerKind kind) {
-    for (const auto& [name, k] : kPlannerNames)
-        if (k == kind) return name;
-    return "?";
-}
-
-std::optional<PlannerKind> parse_planner(std::string_view name) {
-    for (const auto& [n, k] : kPlannerNames)
-        if (n == name) return k;
-    return std::nullopt;
+const EnumNames<PlannerKind, 6>& enum_names(PlannerKind) {
+    static constexpr EnumNames<PlannerKind, 6> kNames{{
+        {"data_parallel", PlannerKind::data_parallel},
+        {"data_parallel_balanced", PlannerKind::data_parallel_balanced},
+        {"owt", PlannerKind::owt},
+        {"hypar", PlannerKind::hypar},
+        {"accpar", PlannerKind::accpar},
+        {"tofu", PlannerKind::tofu},
+    }};
+    return kNames;
 }
 
 bool same_partition(const Plan& a, const Plan& b) {
@@ -57,12 +48,6 @@ bool same_partition(const Plan& a, const Plan& b) {
             if (a.choices[g][l].type != b.choices[g][l].type || a.choices[g][l].split_a != b.choices[g][l].split_a)
                 return false;
     return true;
-}
-
-std::string planner_name_list() {
-    std::string list;
-    for (const PlannerKind k : kAllPlanners) list += (list.empty() ? "" : ", ") + std::string(to_string(k));
-    return list;
 }
 
 Objective objective_of(const PlannerOptions& options) { return strategy_of(options.kind).rules(options).objective; }

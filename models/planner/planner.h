@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/enum_names.h"
 #include "planner/assignment.h"
 #include "planner/footprint.h"
 #include "planner/gradient_sync.h"
@@ -31,10 +32,10 @@ enum class PlannerKind : std::uint8_t {
 inline constexpr std::array<PlannerKind, 6> kAllPlanners{PlannerKind::data_parallel, PlannerKind::data_parallel_balanced,
                                                          PlannerKind::owt,           PlannerKind::hypar,
                                                          PlannerKind::accpar,        PlannerKind::tofu};
-std::string_view to_string(PlannerKind kind);
-std::optional<PlannerKind> parse_planner(std::string_view name);
-/// Every planner's name, in kAllPlanners order, joined by ", " (for help and messages).
-std::string planner_name_list();
+/// Every planner's name, in kAllPlanners order.
+const EnumNames<PlannerKind, 6>& enum_names(PlannerKind);
+inline std::string_view to_string(PlannerKind kind) { return name_of(kind); }
+inline std::optional<PlannerKind> parse_planner(std::string_view name) { return parse_name<PlannerKind>(name); }
 
 /// What the DP minimises.
 enum class Objective : std::uint8_t {

@@ -66,7 +66,7 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     if (take.fidelity)
         options.add_options()("fidelity", po::value(&fidelity), "memo (default: memoised tile timing) or stepped (the SystemC array, cycle by cycle); same as -p run.fidelity=...");
     if (take.planner)
-        options.add_options()("planner", po::value(&planner_name), (planner::planner_name_list() + "; same as -p planner.name=...").c_str())(
+        options.add_options()("planner", po::value(&planner_name), (name_list<planner::PlannerKind>() + "; same as -p planner.name=...").c_str())(
             "comm-only", "minimise and report communication volume only (AccPar/HyPar accounting)")(
             "equal-split", "split every dimension in proportion to node counts (1/2 for equal halves), not by speed");
     if (take.compare)
@@ -103,13 +103,13 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
         if (vm.count("trace-detail-limit")) timeline->detail_limit = parse_unsigned_option(detail_limit, "--trace-detail-limit", ~std::uint64_t{0});
     }
     if (!fidelity.empty()) {
-        if (!config::parse_fidelity(fidelity))
+        if (!parse_name<config::Fidelity>(fidelity))
             throw UserError("--fidelity: expected memo or stepped, got '" + fidelity + "'");
         overrides.push_back("run.fidelity=" + fidelity);
     }
     if (!planner_name.empty()) {
         if (!planner::parse_planner(planner_name))
-            throw UserError("--planner: expected one of " + planner::planner_name_list() + ", got '" + planner_name + "'");
+            throw UserError("--planner: expected one of " + name_list<planner::PlannerKind>() + ", got '" + planner_name + "'");
         overrides.push_back("planner.name=" + planner_name);
     }
     if (vm.count("comm-only")) overrides.push_back("planner.comm_only=true");
@@ -282,7 +282,7 @@ int compare_command(const std::vector<std::string>& args) {
     for (const std::string& o : invocation->overrides)
         if (o.rfind("planner.name=", 0) == 0) throw UserError("fastsim compare runs every planner: --planner and -p planner.name do not apply");
     std::vector<std::string> traces = invocation->traces;
-    if (traces.empty()) traces.push_back(invocation->params.workload.trace_path);
+    if (traces.empty()) traces.push_back(invocation->params.workload.trace.resolved);
     // (1) Every network's config, and the work of all of them, before anything runs.
     std::vector<config::Params> networks;
     run::WorkEstimate work;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/checked.h"
@@ -25,5 +26,9 @@ ConfigError layer_size_error(const workload::Layer& layer, std::uint64_t batch, 
 
 /// The effective config as YAML, every default spelled out. load() of it gives the same Params.
 std::string dump(const Params& params);
+
+/// docs/config.md's key tables, generated from the sections' key lists: (marker name, Markdown),
+/// each table between `<!-- keys:NAME:begin -->` and `<!-- keys:NAME:end -->`.
+std::vector<std::pair<std::string, std::string>> key_tables();
 
 }  // namespace fastsim::config

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "bfp/format.h"
+#include "common/enum_names.h"
+#include "config/file_path.h"
 #include "energy/energy.h"
 #include "interconnect/topology.h"
 #include "planner/planner.h"
@@ -40,12 +42,12 @@ enum class Distribution : std::uint8_t {
     student_t     ///< scale * t(dof): heavy-tailed, like gradients
 };
 
-std::string_view to_string(RunMode mode);
-std::string_view to_string(Fidelity fidelity);
-std::optional<Fidelity> parse_fidelity(std::string_view name);
-std::string_view to_string(Distribution distribution);
-std::optional<RunMode> parse_run_mode(std::string_view name);
-std::optional<Distribution> parse_distribution(std::string_view name);
+const EnumNames<RunMode, 3>& enum_names(RunMode);
+const EnumNames<Fidelity, 2>& enum_names(Fidelity);
+const EnumNames<Distribution, 4>& enum_names(Distribution);
+inline std::string_view to_string(RunMode mode) { return name_of(mode); }
+inline std::string_view to_string(Fidelity fidelity) { return name_of(fidelity); }
+inline std::string_view to_string(Distribution distribution) { return name_of(distribution); }
 
 struct RunParams {
     RunMode mode = RunMode::bfp_report;
@@ -84,20 +86,26 @@ struct BfpReportParams {
 
 /// The network and batch of a training step.
 struct WorkloadParams {
-    std::string trace;        ///< as written in the config
-    std::string trace_path;   ///< resolved against the config file's folder
+    FilePath trace;
     std::size_t batch = 32;
     Location batch_where;     ///< where workload.batch is set, for errors about the sizes it scales
     workload::Workload network;
 };
 
-/// The node as configured, in the config's units (for dump) and resolved (node::NodeParams).
+/// The node as configured, in the config's units (its keys: node_keys in node_section.h),
+/// and resolved into the models' units (node::NodeParams).
 struct NodeConfig {
     double clock_mhz = 1000;
+    int rows = 32, cols = 32;
+    std::optional<int> converter_lanes;            ///< unset: derived from bfp.group_size
+    std::optional<int> converter_latency_cycles;   ///< unset: derived from bfp.group_size
     double sram_exponent_kib = 64, sram_mantissa_kib = 1024;
+    std::uint64_t sram_exponent_bits_per_cycle = memory::SramParams{}.exponent_bank.bits_per_cycle;
+    std::uint64_t sram_mantissa_bits_per_cycle = memory::SramParams{}.mantissa_bank.bits_per_cycle;
+    std::string dram_type = "hbm2";
     double dram_bandwidth_gb_per_s = 256;
     double dram_latency_ns = 100;
-    std::string dram_type = "hbm2";
+    std::uint64_t max_tile_rows = node::NodeParams{}.max_tile_rows;
     node::NodeParams resolved;
 };
 
@@ -116,8 +124,7 @@ struct PrecisionParams {
 };
 
 struct EnergyParams {
-    std::string table;       ///< as written; empty = the built-in configs/energy/fast_45nm.yaml
-    std::string table_path;  ///< resolved against the config file's folder
+    FilePath table;  ///< empty = the built-in configs/energy/fast_45nm.yaml
     energy::EnergyTable resolved;
 };
 
@@ -134,7 +141,11 @@ struct NodeTypeParams {
 };
 
 enum class TopologyKind : std::uint8_t { ring, fully_connected, switch_star, torus2d, tree };
-std::string_view to_string(TopologyKind kind);
+const EnumNames<TopologyKind, 5>& enum_names(TopologyKind);
+inline std::string_view to_string(TopologyKind kind) { return name_of(kind); }
+
+/// A config's link defaults: 100 GB/s, 500 ns per hop, 5 pJ per bit per hop.
+inline constexpr interconnect::LinkParams kDefaultLink{100, 500, 5};
 
 /// Nodes of one type and the topology joining them.
 struct NodeGroupParams {
@@ -144,25 +155,27 @@ struct NodeGroupParams {
     TopologyKind topology = TopologyKind::ring;
     std::size_t torus_rows = 0, torus_cols = 0;  ///< torus2d
     std::size_t tree_fanout = 2;                 ///< tree
-    interconnect::LinkParams link;
+    interconnect::LinkParams link = kDefaultLink;
 };
 
 /// The optimiser whose state every node keeps beside its weights (cluster.optimizer): fp32
 /// values per weight, sgd 0, momentum 1, adam 2.
 enum class OptimizerKind : std::uint8_t { sgd, momentum, adam };
-std::string_view to_string(OptimizerKind kind);
+const EnumNames<OptimizerKind, 3>& enum_names(OptimizerKind);
+inline std::string_view to_string(OptimizerKind kind) { return name_of(kind); }
 int optimizer_state_copies(OptimizerKind kind);
 
 /// How weight gradients are all-reduced (cluster.gradient_sync.algorithm): `best` chooses, per
 /// all-reduce, the algorithm whose measured cost is lowest for its bytes and nodes.
 enum class GradientSyncAlgorithm : std::uint8_t { best, ring, tree, halving_doubling, direct };
-std::string_view to_string(GradientSyncAlgorithm algorithm);
+const EnumNames<GradientSyncAlgorithm, 5>& enum_names(GradientSyncAlgorithm);
+inline std::string_view to_string(GradientSyncAlgorithm algorithm) { return name_of(algorithm); }
 
 struct ClusterParams {
     std::vector<NodeTypeParams> node_types;
     std::vector<NodeGroupParams> groups;
     std::optional<TopologyKind> upper_topology;  ///< joins the groups' first nodes (ring, fully_connected, switch)
-    interconnect::LinkParams upper_link;
+    interconnect::LinkParams upper_link = kDefaultLink;
     GradientSyncAlgorithm gradient_sync = GradientSyncAlgorithm::best;
     OptimizerKind optimizer = OptimizerKind::momentum;
     // resolved

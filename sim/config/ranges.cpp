@@ -53,6 +53,9 @@ const KeyRange kTensorScale{"bfp_report.tensors[].scale", "", 1e-30, 1e30, false
                             "synthetic values stay finite, normal float32 numbers"};
 const KeyRange kTensorDof{"bfp_report.tensors[].dof", "", 2.000001, 1e6, false, "dof > 2: a finite variance"};
 const KeyRange kTensorCount{"bfp_report.tensors[].count", "", 1, 1 << 28, false, "1 GiB of floats at most"};
+const KeyRange kMantissaWidth{"precision.weights, precision.activations, precision.gradients (and layers[], "
+                              "node_types[].precision)",
+                              "bits", 2, 8, false, "the fMAC multiplies whole 2-bit chunks", 2};
 const KeyRange kEnergyPj{"energy table: every fmac, converter, sram and dram_pj_per_bit value", "pJ", 0, 1e6, false,
                          "energy = counts (< 2^64) × pJ stays finite in double precision"};
 const KeyRange kLeakageMw{"energy table: leakage.mw_per_pe, leakage.mw_per_sram_kib", "mW", 0, 1e6, false,
@@ -82,7 +85,7 @@ const std::vector<const KeyRange*>& all_key_ranges() {
         &kWorkloadBatch, &kClockMhz, &kArrayDim, &kConverterLanes, &kConverterLatency, &kSramCapacityKib,
         &kSramBitsPerCycle, &kBandwidthGbPerS, &kLatencyNs, &kDramCapacityGib, &kMaxTileRows, &kNodeArrays,
         &kGroupCount, &kTreeFanout, &kLinkEnergyPjPerBit, &kGroupSize, &kExponentBits, &kExponentBias, &kLfsrBits, &kNoiseBits,
-        &kReportMantissaBits, &kTensorScale, &kTensorDof, &kTensorCount, &kEnergyPj, &kLeakageMw, &kLayerSize,
+        &kReportMantissaBits, &kTensorScale, &kTensorDof, &kTensorCount, &kMantissaWidth, &kEnergyPj, &kLeakageMw, &kLayerSize,
         &kLayerPadding, &kTrainEpochs, &kTrainBatch, &kLearningRate, &kMomentum, &kWeightDecay, &kBlasThreads,
         &kMaxIterations, &kSampleLimit, &kScheduleThreshold, &kScheduleStartBits, &kScheduleStepBits, &kScheduleMaxBits, &kCheckEvery};
     return all;
@@ -102,8 +105,26 @@ std::string exact_number(double v) {
     return buf;
 }
 
+namespace {
+
+/// The values of a stepped range, "2, 4, 6" and `last` "8".
+std::string stepped_values(const KeyRange& r, std::string_view last_separator) {
+    std::string out;
+    for (double v = r.min; v <= r.max; v += r.step)
+        out += (out.empty() ? "" : v + r.step > r.max ? std::string(last_separator) : ", ") + exact_number(v);
+    return out;
+}
+
+}  // namespace
+
+std::string KeyRange::table_text() const {
+    if (step > 0) return stepped_values(*this, ", ");
+    return (zero_allowed ? "0, or " : "") + exact_number(min) + " … " + exact_number(max);
+}
+
 std::string KeyRange::describe(std::string_view noun) const {
     const std::string u = unit.empty() ? "" : " " + std::string(unit);
+    if (step > 0) return stepped_values(*this, " or ") + u + " (" + std::string(reason) + ")";
     return std::string(zero_allowed ? "0, or " : "") + std::string(noun) + " from " + exact_number(min) + " to " +
            exact_number(max) + u;
 }
@@ -111,8 +132,7 @@ std::string KeyRange::describe(std::string_view noun) const {
 std::string key_range_table_markdown() {
     std::string out = "| keys | allowed | unit | why |\n|---|---|---|---|\n";
     for (const KeyRange* r : all_key_ranges())
-        out += "| " + std::string(r->keys) + " | " + (r->zero_allowed ? "0, or " : "") + exact_number(r->min) +
-               " … " + exact_number(r->max) + " | " + std::string(r->unit.empty() ? "—" : r->unit) + " | " +
+        out += "| " + std::string(r->keys) + " | " + r->table_text() + " | " + std::string(r->unit.empty() ? "—" : r->unit) + " | " +
                std::string(r->reason) + " |\n";
     return out;
 }

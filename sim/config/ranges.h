@@ -20,11 +20,18 @@ struct KeyRange {
     double min = 0, max = 0;
     bool zero_allowed = false;   ///< 0 is accepted below a positive `min` (a latency of 0 or 1 ps … 1 s)
     std::string_view reason;     ///< why these bounds
+    double step = 0;             ///< if > 0, only min, min + step, … max (whole 2-bit chunks)
 
-    [[nodiscard]] bool admits(double v) const { return (v >= min && v <= max) || (zero_allowed && v == 0); }
+    [[nodiscard]] bool admits(double v) const {
+        return (v >= min && v <= max && (step == 0 || std::fmod(v - min, step) == 0)) || (zero_allowed && v == 0);
+    }
     /// `noun` with the range, as messages print it: "a value from 1 to 100000 MHz", or
-    /// "0, or a value from 0.001 to 1000000000 ns" when zero is allowed.
+    /// "0, or a value from 0.001 to 1000000000 ns" when zero is allowed, or "2, 4, 6 or 8 bits"
+    /// for a stepped range.
     [[nodiscard]] std::string describe(std::string_view noun = "a value") const;
+    /// The range as docs/config.md's tables print it: "1 … 4096", "0, or 0.001 … 1000000000",
+    /// "2, 4, 6, 8".
+    [[nodiscard]] std::string table_text() const;
 };
 
 /// A bound or value as messages and docs print it (report files use fastsim::format_number):
@@ -57,6 +64,7 @@ extern const KeyRange kReportMantissaBits;
 extern const KeyRange kTensorScale;
 extern const KeyRange kTensorDof;
 extern const KeyRange kTensorCount;
+extern const KeyRange kMantissaWidth;  ///< the fMAC array's widths: whole 2-bit chunks
 // energy tables
 extern const KeyRange kEnergyPj;
 extern const KeyRange kLeakageMw;

@@ -1,16 +1,44 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/keys.h"
 #include "config/params.h"
 #include "config/yaml_reader.h"
 
 namespace fastsim::config {
 
-// Sections that other config files (fastsim train) share with run configs, read and
-// checked by the same code so their keys, defaults and errors are identical.
+// The sections of a config file (docs/config.md), one source file each: its key list, its
+// resolution (defaults the key list cannot express, cross-field rules, unit conversion), its
+// part of dump() and its docs tables. fastsim train's config shares bfp, node and energy.
 
-/// The optional `bfp:` map under `top` (docs/config.md#bfp).
-BfpParams read_bfp_section(MapReader& top);
+// run_section.cpp: run, bfp, bfp_report
+/// The `run:` map; the reader stays open for the locations of its keys (finished).
+KeyReader read_run_section(MapReader& top, RunParams& run);
+/// The optional `bfp:` map under `top` (docs/config.md#bfp); `bias_where`, if given, receives
+/// where bfp.exponent_bias is (or would be).
+BfpParams read_bfp_section(MapReader& top, Location* bias_where = nullptr);
+/// The `bfp_report:` map, checked against the BFP settings (errors of the default widths at
+/// `bias_where`).
+BfpReportParams read_bfp_report_section(MapReader& top, const BfpParams& bfp, const Location& bias_where);
+void dump_run_sections(YAML::Emitter& out, const Params& p);
+
+// node_section.cpp: node (and node_types' node keys), energy
+/// Reads a node's keys (the `node:` map or one node type) from `reader` into `node`.
+void read_node_keys(KeyReader& reader, NodeConfig& node);
+/// Converts a node's keys into the models' units (cycles, bits) with the BFP settings.
+void resolve_node(NodeConfig& node, const BfpParams& bfp);
+/// Writes a node's keys into the map the caller opened on `out`.
+void dump_node_keys(YAML::Emitter& out, const NodeConfig& node);
+/// ConfigError at the failing bank's capacity key (located by `reader`) unless every phase tiles.
+void check_tiling(const std::vector<node::StepPhase>& phases, const NodeConfig& node, const KeyReader& reader,
+                  const workload::Workload& network);
+/// The `energy:` map: the table's path, resolved against the config's folder (not loaded).
+EnergyParams read_energy_section(MapReader& top);
+void dump_energy_section(YAML::Emitter& out, const EnergyParams& energy);
 
 /// The node as the `node:` map under `top` describes it (docs/config.md#training_step),
 /// resolved with the BFP settings; the `energy:` map's table loaded for the node's DRAM
@@ -20,5 +48,31 @@ struct NodeSections {
     EnergyParams energy;
 };
 NodeSections read_node_sections(MapReader& top, const BfpParams& bfp);
+
+// training_section.cpp: workload, precision; run.mode training_step
+/// The workload section: a trace file and a batch, the trace read and its sizes checked.
+void read_workload_section(MapReader& top, const RunParams& run, Params& p);
+void dump_workload_section(YAML::Emitter& out, const WorkloadParams& workload);
+void resolve_training(MapReader& top, Params& p);
+void dump_training(YAML::Emitter& out, const Params& p);
+
+// cluster_section.cpp: node_types, cluster, planner; run.mode cluster
+void resolve_cluster(MapReader& top, const KeyReader& run, Params& p);
+void dump_cluster(YAML::Emitter& out, const Params& p);
+/// Reads the keys of one entry of cluster.groups into `g`; the caller resolves and finishes.
+KeyReader read_group(MapReader entry, NodeGroupParams& g);
+// cluster_topology.cpp
+/// cluster.groups and cluster.upper (read into p.cluster by `cluster_keys`) resolved into
+/// p.cluster's groups, node numbering and topology.
+void resolve_groups(MapReader& cluster, const KeyReader& cluster_keys, Params& p);
+
+/// `path` resolved against the folder of `config_file` (absolute paths as they are).
+std::string resolve_path(const std::string& config_file, const std::string& path);
+
+/// Every docs/config.md key table, by its marker name (`<!-- keys:NAME:begin -->`).
+std::vector<std::pair<std::string, std::string>> run_key_tables();
+std::vector<std::pair<std::string, std::string>> node_key_tables();
+std::vector<std::pair<std::string, std::string>> training_key_tables();
+std::vector<std::pair<std::string, std::string>> cluster_key_tables();
 
 }  // namespace fastsim::config

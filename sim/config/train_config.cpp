@@ -1,53 +1,64 @@
 // SPDX-License-Identifier: MIT
 #include "config/train_config.h"
 
-#include <cmath>
-#include <filesystem>
 #include <set>
 
 #include "common/errors.h"
 #include "config/ranges.h"
 #include "config/sections.h"
-#include "config/yaml_reader.h"
 
 namespace fastsim::config {
 namespace {
 
-learning::ClassRounding read_rounding(MapReader& top) {
-    learning::ClassRounding r;
-    auto reader = top.map("rounding");
-    if (!reader) return r;
-    const auto parse = [](const std::string& s) { return bfp::parse_rounding(s); };
-    const std::string names = "nearest, even, truncate, stochastic";
-    r.weights = reader->choice<bfp::Rounding>("weights", parse, names).value_or(r.weights);
-    r.activations = reader->choice<bfp::Rounding>("activations", parse, names).value_or(r.activations);
-    r.gradients = reader->choice<bfp::Rounding>("gradients", parse, names).value_or(r.gradients);
-    reader->finish();
-    return r;
+template <typename Visit, typename C>
+void train_keys(Visit& visit, C& c) {
+    auto& t = c.train;
+    visit(t.network, {"network", "the network trained"});
+    visit(t.epochs, {"epochs", "epochs per policy", &kTrainEpochs});
+    visit(t.batch, {"batch", "mini-batch size; the last batch of an epoch may be short", &kTrainBatch});
+    visit(t.learning_rate, {"learning_rate", "peak learning rate (the CNN config uses 0.01)", &kLearningRate});
+    visit(t.lr_schedule, {"lr_schedule", "`cosine` (over all iterations) or `constant`"});
+    visit(t.momentum, {"momentum", "SGD momentum", &kMomentum});
+    visit(t.weight_decay, {"weight_decay", "L2 on weights (not biases), added to the gradient", &kWeightDecay});
+    visit(t.seed, {"seed", "weights, shuffling and every LFSR derive from it", nullptr, {}, "0 … 2^64 - 1"});
+    visit(t.path, {"gemm_path", "how BFP GEMMs are computed (above)"});
+    visit(t.max_iterations, {"max_iterations", "stop each policy after this many mini-batches (0 = all epochs)",
+                             &kMaxIterations});
+    visit(c.blas_threads, {"blas_threads",
+                           "OpenBLAS threads; above the cores this process may use, it is lowered to them with a "
+                           "warning (more threads than cores spin for minutes)",
+                           &kBlasThreads});
 }
 
-learning::ScheduleParams read_schedule(MapReader& top) {
-    learning::ScheduleParams s;
-    auto reader = top.map("schedule");
-    if (!reader) return s;
-    s.alpha = in_range(reader->scalar<double>("alpha"), s.alpha, kScheduleThreshold);
-    s.beta = in_range(reader->scalar<double>("beta"), s.beta, kScheduleThreshold);
-    const auto start = reader->scalar<int>("start_bits");
-    const auto step = reader->scalar<int>("step_bits");
-    const auto max = reader->scalar<int>("max_bits");
-    s.start_bits = in_range(start, s.start_bits, kScheduleStartBits);
-    s.step_bits = in_range(step, s.step_bits, kScheduleStepBits);
-    s.max_bits = in_range(max, s.max_bits, kScheduleMaxBits);
-    s.max_bits = in_range(max, s.max_bits, s.start_bits, 16);
-    s.check_every_iterations = in_range<std::uint64_t>(reader->scalar<std::uint64_t>("check_every_iterations"),
-                                                      s.check_every_iterations, kCheckEvery);
-    s.norm = reader->choice<learning::ImprovementNorm>(
-                       "norm", [](const std::string& n) { return learning::parse_improvement_norm(n); },
-                       "abs_of_sum, sum_of_abs")
-                 .value_or(s.norm);
-    reader->finish();
-    return s;
+template <typename Visit, typename C>
+void data_keys(Visit& visit, C& c) {
+    visit(c.data_dir, {"dir", "the Fashion-MNIST IDX files; relative paths are taken from the config's folder"});
+    visit(c.train_limit, {"train_limit", "first N training samples (0 = all 60,000)", &kSampleLimit});
+    visit(c.test_limit, {"test_limit", "first N test samples (0 = all 10,000)", &kSampleLimit});
 }
+
+template <typename Visit, typename R>
+void rounding_keys(Visit& visit, R& r) {
+    visit(r.weights, {"weights", "rounding of weights"});
+    visit(r.activations, {"activations", "rounding of activations"});
+    visit(r.gradients, {"gradients", "rounding of gradients"});
+}
+
+template <typename Visit, typename S>
+void schedule_keys(Visit& visit, S& s) {
+    visit(s.alpha, {"alpha", "α of the threshold ε(l, i) = α − β·i/I − β·l/L", &kScheduleThreshold});
+    visit(s.beta, {"beta", "β of the threshold", &kScheduleThreshold});
+    visit(s.start_bits, {"start_bits", "the width every tensor starts at", &kScheduleStartBits});
+    visit(s.step_bits, {"step_bits", "the width added when r(X) falls below the threshold", &kScheduleStepBits});
+    visit(s.max_bits, {"max_bits", "the widest; at least `start_bits`", &kScheduleMaxBits});
+    visit(s.check_every_iterations, {"check_every_iterations", "r(X) measured when i % this = 0", &kCheckEvery});
+    visit(s.norm, {"norm", "denominator of r(X)"});
+}
+
+constexpr auto kTrainKeys = [](auto& visit, auto& c) { train_keys(visit, c); };
+constexpr auto kDataKeys = [](auto& visit, auto& c) { data_keys(visit, c); };
+constexpr auto kRoundingKeys = [](auto& visit, auto& r) { rounding_keys(visit, r); };
+constexpr auto kScheduleKeys = [](auto& visit, auto& s) { schedule_keys(visit, s); };
 
 }  // namespace
 
@@ -58,42 +69,17 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
     TrainConfig c;
     c.source_file = path;
 
-    MapReader train = top.map("train").value_or(MapReader(doc, YAML::Node(), "train"));
-    learning::TrainParams& t = c.train;
-    t.network = train.choice<learning::NetworkKind>(
-                         "network", [](const std::string& s) { return learning::parse_network_kind(s); }, "mlp, cnn")
-                    .value_or(t.network);
-    t.epochs = in_range<std::uint64_t>(train.scalar<std::uint64_t>("epochs"), t.epochs, kTrainEpochs);
-    t.batch = in_range<std::uint64_t>(train.scalar<std::uint64_t>("batch"), t.batch, kTrainBatch);
-    t.learning_rate = in_range(train.scalar<double>("learning_rate"), t.learning_rate, kLearningRate);
-    t.lr_schedule = train.choice<learning::LrSchedule>(
-                             "lr_schedule", [](const std::string& s) { return learning::parse_lr_schedule(s); },
-                             "constant, cosine")
-                        .value_or(t.lr_schedule);
-    t.momentum = in_range(train.scalar<double>("momentum"), t.momentum, kMomentum);
-    t.weight_decay = in_range(train.scalar<double>("weight_decay"), t.weight_decay, kWeightDecay);
-    t.seed = train.scalar<std::uint64_t>("seed").value_or(t.seed);
-    t.path = train.choice<learning::GemmPath>(
-                      "gemm_path", [](const std::string& s) { return learning::parse_gemm_path(s); }, "fast, exact")
-                 .value_or(t.path);
-    t.max_iterations = in_range<std::uint64_t>(train.scalar<std::uint64_t>("max_iterations"), 0, kMaxIterations);
-    c.blas_threads = in_range(train.scalar<int>("blas_threads"), c.blas_threads, kBlasThreads);
-    train.finish();
-
-    MapReader data = top.map("data").value_or(MapReader(doc, YAML::Node(), "data"));
-    const Field<std::string> dir = data.scalar<std::string>("dir");
-    if (dir.value) {
-        const std::filesystem::path p(*dir.value);
-        c.data_dir = p.is_absolute() ? p.string()
-                                     : (std::filesystem::path(doc.file).parent_path() / p).lexically_normal().string();
-    }
-    c.train_limit = in_range<std::uint64_t>(data.scalar<std::uint64_t>("train_limit"), 0, kSampleLimit);
-    c.test_limit = in_range<std::uint64_t>(data.scalar<std::uint64_t>("test_limit"), 0, kSampleLimit);
-    data.finish();
+    read_keys(top, "train", c, kTrainKeys).finish();
+    read_keys(top, "data", c, kDataKeys).finish();
+    c.data_dir = resolve_path(doc.file, c.data_dir);
 
     c.bfp = read_bfp_section(top);
-    c.rounding = read_rounding(top);
-    c.schedule = read_schedule(top);
+    read_keys(top, "rounding", c.rounding, kRoundingKeys).finish();
+    KeyReader schedule = read_keys(top, "schedule", c.schedule, kScheduleKeys);
+    schedule.finish();
+    if (c.schedule.max_bits < c.schedule.start_bits)
+        throw ConfigError(schedule.where("max_bits"), "expected a value between " + std::to_string(c.schedule.start_bits) +
+                                                          " and 16, got " + std::to_string(c.schedule.max_bits));
     const NodeSections node = read_node_sections(top, c.bfp);
     c.node = node.node;
     c.energy = node.energy;
@@ -118,6 +104,13 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
     }
     top.finish();
     return c;
+}
+
+std::vector<std::pair<std::string, std::string>> train_key_tables() {
+    return {{"train", key_table<TrainConfig>(kTrainKeys)},
+            {"data", key_table<TrainConfig>(kDataKeys)},
+            {"rounding", key_table<learning::ClassRounding>(kRoundingKeys)},
+            {"schedule", key_table<learning::ScheduleParams>(kScheduleKeys)}};
 }
 
 }  // namespace fastsim::config

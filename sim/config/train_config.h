@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/params.h"
@@ -29,5 +30,8 @@ struct TrainConfig {
 /// Reads `path`, applies `key.path=value` overrides, checks every key; ConfigError (file,
 /// line, key path) on anything wrong.
 TrainConfig load_train_config(const std::string& path, const std::vector<std::string>& overrides = {});
+
+/// docs/fast-training.md's key tables (as config::key_tables() for docs/config.md).
+std::vector<std::pair<std::string, std::string>> train_key_tables();
 
 }  // namespace fastsim::config

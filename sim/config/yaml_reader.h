@@ -90,10 +90,13 @@ public:
     /// Each element of a list of maps.
     std::vector<MapReader> maps(const std::string& key);
 
+    /// Whether `key` has a non-null value.
     [[nodiscard]] bool has(const std::string& key) const {
         const YAML::Node node = get(key);
         return node && !node.IsNull();
     }
+    /// Whether `key` is written at all, with a value or without (`upper:`).
+    [[nodiscard]] bool contains(const std::string& key) const { return static_cast<bool>(get(key)); }
     /// ConfigError naming the first key that was never read, and the keys that exist.
     void finish() const;
     [[nodiscard]] Location location() const { return m_doc->locate(m_node, m_path); }

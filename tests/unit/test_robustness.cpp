@@ -14,6 +14,7 @@
 #include "common/input_file.h"
 #include "config/load.h"
 #include "config/ranges.h"
+#include "config/train_config.h"
 #include "config/yaml_reader.h"
 #include "fmac/timing.h"
 #include "node/node_model.h"
@@ -88,6 +89,38 @@ TEST_CASE("docs/config.md's range table is the code's", "[config][docs]") {
         return;
     }
     CHECK(doc.substr(from + begin.size(), to - from - begin.size()) == table);
+}
+
+namespace {
+
+/// Each (name, table) is the text between `<!-- keys:NAME:begin -->` and its end marker in the
+/// doc at `relative_path`; FASTSIM_UPDATE_DOCS=1 rewrites them instead.
+void check_key_tables(const std::string& relative_path, const std::vector<std::pair<std::string, std::string>>& tables) {
+    const std::string path = std::string(FASTSIM_SOURCE_DIR) + "/" + relative_path;
+    std::string doc = slurp(path);
+    const bool update = std::getenv("FASTSIM_UPDATE_DOCS") != nullptr;
+    for (const auto& [name, table] : tables) {
+        INFO("<!-- keys:" + name + " --> in " + relative_path);
+        const std::string begin = "<!-- keys:" + name + ":begin -->\n", end = "<!-- keys:" + name + ":end -->";
+        const auto from = doc.find(begin), to = doc.find(end);
+        REQUIRE(from != std::string::npos);
+        REQUIRE(to != std::string::npos);
+        if (update)
+            doc = doc.substr(0, from + begin.size()) + table + doc.substr(to);
+        else
+            CHECK(doc.substr(from + begin.size(), to - from - begin.size()) == table);
+    }
+    if (update) std::ofstream(path) << doc;
+}
+
+}  // namespace
+
+TEST_CASE("docs/config.md's key tables are the sections' key lists", "[config][docs]") {
+    check_key_tables("docs/config.md", config::key_tables());
+}
+
+TEST_CASE("docs/fast-training.md's key tables are the train config's key lists", "[config][docs]") {
+    check_key_tables("docs/fast-training.md", config::train_key_tables());
 }
 
 TEST_CASE("every range admits its documented bounds and nothing beyond", "[config]") {

@@ -86,7 +86,7 @@ TEST_CASE("training_step errors name the file, line and key", "[config][node]") 
     CHECK_THAT(error_of(config_text("precision:\n  layers:\n    - {layer: conv9, weights: 8}\n")),
                Contains("precision.layers[0].layer: no layer named 'conv9'"));
     CHECK_THAT(error_of(config_text("precision:\n  weights: 3\n")),
-               Contains("bad.yaml:6:12: precision.weights: expected a mantissa width of 2, 4, 6 or 8 bits"));
+               Contains("bad.yaml:6:12: precision.weights: expected 2, 4, 6 or 8 bits (the fMAC multiplies whole 2-bit chunks), got 3"));
     CHECK_THAT(error_of(config_text("precision:\n  layers:\n    - {layer: fc, phase: sideways}\n")),
                Contains("expected one of forward, backward_data, weight_gradient, got 'sideways'"));
     CHECK_THAT(error_of(config_text("node:\n  dram: {type: ddr9}\n")),

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+// The node_types, cluster and planner sections, and run.mode cluster
+// (docs/config.md#cluster).
+#include "config/sections.h"
+
+#include <algorithm>
+
+#include "config/energy_table.h"
+#include "config/node_keys.h"
+
+namespace fastsim::config {
+
+const EnumNames<TopologyKind, 5>& enum_names(TopologyKind) {
+    static constexpr EnumNames<TopologyKind, 5> kNames{{
+        {"ring", TopologyKind::ring},
+        {"fully_connected", TopologyKind::fully_connected},
+        {"switch", TopologyKind::switch_star},
+        {"torus2d", TopologyKind::torus2d},
+        {"tree", TopologyKind::tree},
+    }};
+    return kNames;
+}
+
+const EnumNames<OptimizerKind, 3>& enum_names(OptimizerKind) {
+    static constexpr EnumNames<OptimizerKind, 3> kNames{
+        {{"sgd", OptimizerKind::sgd}, {"momentum", OptimizerKind::momentum}, {"adam", OptimizerKind::adam}}};
+    return kNames;
+}
+
+const EnumNames<GradientSyncAlgorithm, 5>& enum_names(GradientSyncAlgorithm) {
+    static constexpr EnumNames<GradientSyncAlgorithm, 5> kNames{{
+        {"best", GradientSyncAlgorithm::best},
+        {"ring", GradientSyncAlgorithm::ring},
+        {"tree", GradientSyncAlgorithm::tree},
+        {"halving_doubling", GradientSyncAlgorithm::halving_doubling},
+        {"direct", GradientSyncAlgorithm::direct},
+    }};
+    return kNames;
+}
+
+int optimizer_state_copies(OptimizerKind kind) {
+    switch (kind) {
+    case OptimizerKind::sgd: return 0;
+    case OptimizerKind::momentum: return 1;
+    case OptimizerKind::adam: return 2;
+    }
+    return 1;
+}
+
+namespace {
+
+/// A node type: its own keys around a node's keys.
+template <typename Visit, typename T>
+void node_type_keys(Visit& visit, T& t) {
+    visit(t.name, {"name", "what `cluster.groups[].node_type` refers to; unique among the node types", nullptr,
+                   "— (required)"});
+    visit(t.source, {"source", "where the figures come from; free text, dumped, not used"});
+    visit(t.arrays, {"arrays",
+                     "FAST arrays per node; each has the SRAM of `sram` and an equal share of `dram.bandwidth_gb_per_s`, "
+                     "and every phase's output columns are split over them ([planner.md](planner.md#compute-time))",
+                     &kNodeArrays});
+    if constexpr (!std::is_same_v<Visit, KeyTable>) node_keys(visit, t.node);  // the node table documents them
+    visit(t.dram_capacity_gib, {"dram.capacity_gib",
+                                "DRAM per node in GiB (2^30 bytes): every plan must fit each node's footprint in it "
+                                "([planner.md](planner.md#memory)); 0 = not checked",
+                                &kDramCapacityGib});
+    visit(t.precision.weights, {"precision.weights", "mantissa bits of weights on this node type", &kMantissaWidth});
+    visit(t.precision.activations, {"precision.activations", "mantissa bits of activations", &kMantissaWidth});
+    visit(t.precision.gradients, {"precision.gradients", "mantissa bits of gradients", &kMantissaWidth});
+}
+
+template <typename Visit, typename L>
+void link_keys(Visit& visit, L& l) {
+    visit(l.bandwidth_gb_per_s, {"link.bandwidth_gb_per_s", "per direction of every link (links are full duplex)",
+                                 &kBandwidthGbPerS});
+    visit(l.latency_ns, {"link.latency_ns", "per hop", &kLatencyNs});
+    visit(l.energy_pj_per_bit, {"link.energy_pj_per_bit", "per bit per hop", &kLinkEnergyPjPerBit});
+}
+
+template <typename Visit, typename G>
+void group_keys(Visit& visit, G& g) {
+    visit(g.node_type, {"node_type", "the kind of every node of the group: a `node_types[].name`", nullptr,
+                        "— (required)"});
+    visit(g.count, {"count", "nodes in the group; at most 16384 over all groups", &kGroupCount});
+    visit(g.topology, {"topology",
+                       "how the group's nodes are joined ([interconnect.md](interconnect.md#topologies)); `switch` is a "
+                       "star around one switch"});
+    if (Visit::kEveryKey || g.topology == TopologyKind::torus2d) {
+        visit(g.torus_rows, {"torus.rows", "rows of a `torus2d`: node id = row · cols + col; rows × cols = `count`",
+                             &kGroupCount, "— (required with `torus2d`)"});
+        visit(g.torus_cols, {"torus.cols", "columns of a `torus2d`", &kGroupCount, "— (required with `torus2d`)"});
+    }
+    if (Visit::kEveryKey || g.topology == TopologyKind::tree)
+        visit(g.tree_fanout, {"tree_fanout", "children per switch of a `tree` (2 = HyPar's H-tree)", &kTreeFanout});
+    link_keys(visit, g.link);
+}
+
+/// cluster.upper, and the keys of cluster itself.
+template <typename Visit, typename C>
+void cluster_keys(Visit& visit, C& c) {
+    visit(c.upper_topology, {"upper.topology", "the level over the groups' gateways; required with more than one group",
+                             nullptr, "— (required with `upper`)", "`ring`, `fully_connected`, `switch`"});
+    if (Visit::kEveryKey || c.upper_topology) {
+        visit(c.upper_link.bandwidth_gb_per_s, {"upper.link.bandwidth_gb_per_s", "the upper links' bandwidth",
+                                                &kBandwidthGbPerS});
+        visit(c.upper_link.latency_ns, {"upper.link.latency_ns", "per hop", &kLatencyNs});
+        visit(c.upper_link.energy_pj_per_bit, {"upper.link.energy_pj_per_bit", "per bit per hop", &kLinkEnergyPjPerBit});
+    }
+    visit(c.optimizer, {"optimizer", "the optimiser whose fp32 state (0, 1 or 2 values per weight) each node keeps "
+                                     "beside its weights ([planner.md](planner.md#memory))"});
+    visit(c.gradient_sync, {"gradient_sync.algorithm",
+                            "the all-reduce of weight gradients ([interconnect.md](interconnect.md#collectives)); `best` "
+                            "chooses, per all-reduce, the lowest measured α–β cost (`direct` only up to 64 nodes)"});
+}
+
+template <typename Visit, typename P>
+void planner_keys(Visit& visit, P& p) {
+    visit(p.kind, {"name", "the partition planner ([planner.md](planner.md#planners))"});
+    visit(p.comm_only, {"comm_only", "minimise communication volume instead of time, and count every element as 2 bytes"});
+    visit(p.equal_split, {"equal_split", "split every dimension by node count instead of by speed"});
+}
+
+constexpr auto kNodeTypeKeys = [](auto& visit, auto& t) { node_type_keys(visit, t); };
+constexpr auto kGroupKeys = [](auto& visit, auto& g) { group_keys(visit, g); };
+constexpr auto kClusterKeys = [](auto& visit, auto& c) { cluster_keys(visit, c); };
+constexpr auto kPlannerKeys = [](auto& visit, auto& p) { planner_keys(visit, p); };
+
+}  // namespace
+
+void resolve_cluster(MapReader& top, const KeyReader& run, Params& p) {
+    // (1) Workload and the energy table's path.
+    read_workload_section(top, p.run, p);
+    p.energy = read_energy_section(top);
+    if (p.run.fidelity != Fidelity::memo)
+        throw ConfigError(run.where("fidelity"), "cluster runs time nodes with the memo node model; run.fidelity stepped "
+                                                 "applies to run.mode training_step");
+
+    // (2) Node types: a node's keys, plus name, arrays, precision and DRAM capacity.
+    std::vector<MapReader> types = top.maps("node_types");
+    if (types.empty())
+        throw ConfigError(top.has("node_types") ? top.location_of("node_types") : top.location(),
+                          "run.mode cluster needs node_types: a list of {name, arrays, clock_mhz, array, sram, dram, precision}");
+    ClusterParams& c = p.cluster;
+    for (MapReader& entry : types) {
+        const Location entry_where = entry.location();
+        NodeTypeParams t;
+        KeyReader reader = read_keys(std::move(entry), t, kNodeTypeKeys);
+        reader.finish();
+        if (!reader.given("name")) throw ConfigError(entry_where, "expected name: what cluster.groups[].node_type refers to");
+        for (const auto& other : c.node_types)
+            if (other.name == t.name) throw ConfigError(reader.where("name"), "a second node type named '" + t.name + "'");
+        for (const auto& [key, m] : {std::pair{"precision.weights", t.precision.weights},
+                                     {"precision.activations", t.precision.activations},
+                                     {"precision.gradients", t.precision.gradients}})
+            if (auto error = bfp::validate(p.bfp.format(m))) throw ConfigError(reader.where(key), *error);
+        resolve_node(t.node, p.bfp);
+        // Each array is modelled as a node of its own with an equal share of the DRAM bandwidth.
+        t.node.resolved.dram.bandwidth_bits_per_s =
+            std::max<std::uint64_t>(1, t.node.resolved.dram.bandwidth_bits_per_s / static_cast<std::uint64_t>(t.arrays));
+        t.energy = load_energy_table(p.energy.table.resolved, t.node.dram_type, reader.where("dram.type"));
+        const std::vector<node::LayerPrecision> precision(p.workload.network.layers.size(),
+                                                          node::LayerPrecision{t.precision, t.precision, t.precision});
+        check_tiling(node::training_step_phases(p.workload.network, p.workload.batch, precision, {}), t.node, reader,
+                     p.workload.network);
+        c.node_types.push_back(std::move(t));
+    }
+
+    // (3) Groups of nodes and the topology joining them.
+    KeyReader cluster = read_keys(top, "cluster", c, kClusterKeys);
+    resolve_groups(cluster.section(), cluster, p);
+    cluster.finish();
+
+    // (4) The planner (a batch too small for it is the planner's PlanError, in every command).
+    read_keys(top, "planner", p.planner, kPlannerKeys).finish();
+}
+
+/// Reads cluster.groups[i] into `g` (resolved by the caller).
+KeyReader read_group(MapReader entry, NodeGroupParams& g) { return read_keys(std::move(entry), g, kGroupKeys); }
+
+void dump_cluster(YAML::Emitter& out, const Params& p) {
+    dump_workload_section(out, p.workload);
+    out << YAML::Key << "node_types" << YAML::Value << YAML::BeginSeq;
+    for (const NodeTypeParams& t : p.cluster.node_types) {
+        out << YAML::BeginMap;
+        write_keys(out, t, kNodeTypeKeys);
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    out << YAML::Key << "cluster" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "groups" << YAML::Value << YAML::BeginSeq;
+    for (const NodeGroupParams& g : p.cluster.groups) {
+        out << YAML::BeginMap;
+        write_keys(out, g, kGroupKeys);
+        out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    write_keys(out, p.cluster, kClusterKeys);
+    out << YAML::EndMap;
+    out << YAML::Key << "planner" << YAML::Value << YAML::BeginMap;
+    write_keys(out, p.planner, kPlannerKeys);
+    out << YAML::EndMap;
+    dump_energy_section(out, p.energy);
+}
+
+std::vector<std::pair<std::string, std::string>> cluster_key_tables() {
+    return {{"node_types", key_table<NodeTypeParams>(kNodeTypeKeys)},
+            {"cluster.groups", key_table<NodeGroupParams>(kGroupKeys)},
+            {"cluster", key_table<ClusterParams>(kClusterKeys)},
+            {"planner", key_table<PlannerParams>(kPlannerKeys)}};
+}
+
+}  // namespace fastsim::config

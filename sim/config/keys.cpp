@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+#include "config/keys.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace fastsim::config {
+
+MapReader submap(MapReader& parent, const std::string& key) {
+    return parent.map(key).value_or(
+        MapReader(*parent.document(), YAML::Node(), parent.path().empty() ? key : parent.path() + "." + key));
+}
+
+MapReader& KeyReader::parent_of(std::string_view path, std::string& leaf) {
+    const auto dot = path.rfind('.');
+    if (dot == std::string_view::npos) {
+        leaf = std::string(path);
+        return m_section;
+    }
+    leaf = std::string(path.substr(dot + 1));
+    const std::string_view prefix = path.substr(0, dot);
+    if (auto it = m_maps.find(prefix); it != m_maps.end()) return it->second;
+    std::string parent_leaf;
+    MapReader& parent = parent_of(prefix, parent_leaf);
+    return m_maps.emplace(std::string(prefix), submap(parent, parent_leaf)).first->second;
+}
+
+void KeyReader::note(std::string_view path, const Location& where, bool given) {
+    m_keys.insert_or_assign(std::string(path), std::make_pair(where, given));
+}
+
+void KeyReader::finish() const {
+    // Deepest maps first, so an unknown key is reported in the map that holds it.
+    for (auto it = m_maps.rbegin(); it != m_maps.rend(); ++it) it->second.finish();
+    m_section.finish();
+}
+
+Location KeyReader::where(std::string_view path) const {
+    if (auto it = m_keys.find(path); it != m_keys.end()) return it->second.first;
+    return m_section.location_of(std::string(path));
+}
+
+bool KeyReader::given(std::string_view path) const {
+    auto it = m_keys.find(path);
+    return it != m_keys.end() && it->second.second;
+}
+
+std::string dump_number(double v) {
+    char buf[32];
+    for (int precision = 6; precision <= 17; ++precision) {
+        std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+        if (std::strtod(buf, nullptr) == v) break;
+    }
+    return buf;
+}
+
+namespace {
+
+/// Keys grouped into nested maps, each map in the order its first key was listed.
+struct KeyNode {
+    std::string name;
+    const std::vector<std::string>* items = nullptr;  ///< a leaf's value
+    bool list = false;
+    std::vector<KeyNode> children;
+
+    KeyNode& child(const std::string& child_name) {
+        for (KeyNode& c : children)
+            if (c.name == child_name) return c;
+        children.push_back(KeyNode{child_name, nullptr, false, {}});
+        return children.back();
+    }
+    [[nodiscard]] bool only_leaves() const {
+        for (const KeyNode& c : children)
+            if (!c.items) return false;
+        return true;
+    }
+};
+
+void emit_node(YAML::Emitter& out, const KeyNode& node) {
+    for (const KeyNode& c : node.children) {
+        out << YAML::Key << c.name << YAML::Value;
+        if (c.items && c.list) {
+            out << YAML::Flow << YAML::BeginSeq;
+            for (const std::string& item : *c.items) out << item;
+            out << YAML::EndSeq;
+        } else if (c.items) {
+            out << c.items->front();
+        } else {
+            if (c.only_leaves()) out << YAML::Flow;
+            out << YAML::BeginMap;
+            emit_node(out, c);
+            out << YAML::EndMap;
+        }
+    }
+}
+
+}  // namespace
+
+void KeyWriter::emit(YAML::Emitter& out) const {
+    KeyNode root;
+    for (const auto& [path, value] : m_values) {
+        KeyNode* node = &root;
+        std::size_t from = 0;
+        for (auto dot = path.find('.'); dot != std::string::npos; dot = path.find('.', from)) {
+            node = &node->child(path.substr(from, dot - from));
+            from = dot + 1;
+        }
+        KeyNode& leaf = node->child(path.substr(from));
+        leaf.items = &value.items;
+        leaf.list = value.list;
+    }
+    emit_node(out, root);
+}
+
+void KeyTable::row(const KeyDoc& key, std::string type, std::string default_value, std::string allowed) {
+    const std::string unit = key.range && !key.range->unit.empty() ? std::string(key.range->unit) : "—";
+    m_rows.push_back("| `" + std::string(key.path) + "` | " + type + " | " +
+                     (key.default_text.empty() ? default_value : std::string(key.default_text)) + " | " +
+                     (key.allowed_text.empty() ? allowed : std::string(key.allowed_text)) + " | " + unit + " | " +
+                     std::string(key.meaning) + " |\n");
+}
+
+std::string KeyTable::markdown() const {
+    std::string out = "| key | type | default | allowed | unit | meaning |\n|---|---|---|---|---|---|\n";
+    for (const std::string& r : m_rows) out += r;
+    return out;
+}
+
+}  // namespace fastsim::config

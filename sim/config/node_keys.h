@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "config/keys.h"
+#include "config/params.h"
+
+namespace fastsim::config {
+
+/// The key list of a node: the `node:` section, and every entry of `node_types:`
+/// (docs/config.md#node).
+template <typename Visit, typename N>
+void node_keys(Visit& visit, N& n) {
+    visit(n.clock_mhz, {"clock_mhz", "node clock; turns cycles into seconds and DRAM figures into cycles", &kClockMhz});
+    visit(n.rows, {"array.rows", "R, fMAC rows of the array; g is `bfp.group_size`", &kArrayDim});
+    visit(n.cols, {"array.cols", "C, fMAC columns of the array", &kArrayDim});
+    visit(n.converter_lanes, {"converter.lanes", "values the converter takes per cycle", &kConverterLanes, "g"});
+    visit(n.converter_latency_cycles, {"converter.pipeline_latency_cycles",
+                                       "converter fill latency ([converter.md](converter.md))", &kConverterLatency,
+                                       "⌈log2 g⌉ + 3"});
+    visit(n.sram_exponent_kib, {"sram.exponent_bank.capacity_kib", "shared exponents", &kSramCapacityKib});
+    visit(n.sram_exponent_bits_per_cycle, {"sram.exponent_bank.bits_per_cycle",
+                                           "width of each of its read and write ports", &kSramBitsPerCycle});
+    visit(n.sram_mantissa_kib, {"sram.mantissa_bank.capacity_kib", "mantissa chunks and fp32 partial sums",
+                                &kSramCapacityKib});
+    visit(n.sram_mantissa_bits_per_cycle, {"sram.mantissa_bank.bits_per_cycle",
+                                           "width of each of its read and write ports", &kSramBitsPerCycle});
+    visit(n.dram_type, {"dram.type", "picks the DRAM energy per bit", nullptr, {},
+                        "an entry of the energy table's `dram_pj_per_bit`"});
+    visit(n.dram_bandwidth_gb_per_s, {"dram.bandwidth_gb_per_s", "DMA bandwidth (GB = 10^9 bytes)", &kBandwidthGbPerS});
+    visit(n.dram_latency_ns, {"dram.latency_ns", "per transfer; rounded up to whole cycles", &kLatencyNs});
+    visit(n.max_tile_rows, {"tiling.max_tile_rows", "cap on the rows of X per tile ([node.md](node.md#tiling))",
+                            &kMaxTileRows});
+}
+
+}  // namespace fastsim::config
