@@ -11,7 +11,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "common/checked.h"
+#include "common/units.h"
 
 namespace fastsim::cluster {
 namespace {
@@ -33,7 +33,7 @@ struct Message {
     std::size_t src = 0, dst = 0;
     std::uint64_t tag = 0;
     std::uint64_t bytes = 0;
-    std::uint64_t arrival_ps = 0;
+    Picoseconds arrival_ps{0};
     bool has_send = false, has_recv = false;
     bool posted = false, consumed = false;
 };
@@ -44,7 +44,7 @@ struct Event {
     std::uint32_t event = 0;
     bool has_signal = false;
     bool signalled = false;
-    std::uint64_t time_ps = 0;  ///< when it was signalled
+    Picoseconds time_ps{0};  ///< when it was signalled
 };
 
 enum class Kind : std::uint8_t { compute, send, recv, signal, wait };
@@ -59,8 +59,8 @@ struct CompiledOp {
 
 struct LabelAcc {
     std::uint32_t label = 0;
-    LabelStats stats{std::numeric_limits<std::uint64_t>::max(), 0, 0, 0, 0, 0};
-    void span(std::uint64_t start, std::uint64_t end) {
+    LabelStats stats{Picoseconds(std::numeric_limits<std::uint64_t>::max()), Picoseconds(0), Picoseconds(0), Picoseconds(0), 0, 0};
+    void span(Picoseconds start, Picoseconds end) {
         stats.first_start_ps = std::min(stats.first_start_ps, start);
         stats.last_end_ps = std::max(stats.last_end_ps, end);
         ++stats.op_count;
@@ -71,7 +71,7 @@ struct LabelAcc {
 struct LaneState {
     std::size_t pc = 0;
     bool finished = false;
-    std::uint64_t end_ps = 0;
+    Picoseconds end_ps{0};
     std::uint32_t waiting_message = kNoSlot;  ///< the message this lane's thread is blocked on
     std::uint32_t waiting_event = kNoSlot;    ///< the event this lane's thread is blocked on
 };
@@ -146,7 +146,7 @@ Compiled compile(const std::vector<NodeProgram>& programs) {
                            std::to_string(i) + " (" + op_name(op) + ")";
                 };
                 if (const auto* compute = std::get_if<Compute>(&op)) {
-                    out.push_back({compute->duration_ps, kNoSlot, label_of(compute->label), Kind::compute});
+                    out.push_back({compute->duration_ps.count(), kNoSlot, label_of(compute->label), Kind::compute});
                 } else if (const auto* send = std::get_if<Send>(&op)) {
                     if (send->peer >= programs.size()) throw std::invalid_argument(where() + ": peer out of range");
                     const std::uint32_t slot = slot_of({n, send->peer, send->tag});
@@ -182,10 +182,10 @@ Compiled compile(const std::vector<NodeProgram>& programs) {
 /// the threads' time arithmetic cannot overflow; SizeOverflow beyond 2^62 ps (53 days).
 void check_time_bound(const interconnect::Topology& topology, const Compiled& c) {
     constexpr const char* kWhat = "picoseconds of the simulated step";
-    std::uint64_t bound = 0;
+    Picoseconds bound{0};
     for (const auto& ops : c.ops)
         for (const CompiledOp& op : ops)
-            if (op.kind == Kind::compute) checked_accumulate(bound, op.value, kWhat);
+            if (op.kind == Kind::compute) checked_accumulate(bound, Picoseconds(op.value), kWhat);
     std::vector<interconnect::ChannelId> route;
     for (const Message& m : c.messages) {
         if (!m.has_send) continue;
@@ -196,7 +196,7 @@ void check_time_bound(const interconnect::Topology& topology, const Compiled& c)
             checked_accumulate(bound, t.latency_ps, kWhat);
         }
     }
-    if (bound > (std::uint64_t{1} << 62)) throw SizeOverflow(kWhat);
+    if (bound > Picoseconds(std::uint64_t{1} << 62)) throw SizeOverflow(kWhat);
 }
 
 /// The cluster: one thread per non-empty stream of each node, walking its compiled ops.
@@ -236,10 +236,10 @@ private:
         }
     }
 
-    /// Brings SystemC time up to the lane's local time `t_ps`.
-    void sync(std::uint64_t t_ps) {
-        const std::uint64_t now_ps = sc_core::sc_time_stamp().value() / m_ticks_per_ps;
-        if (t_ps > now_ps) sc_core::wait(sc_core::sc_time::from_value((t_ps - now_ps) * m_ticks_per_ps));
+    /// Brings SystemC time up to the lane's local time `t`.
+    void sync(Picoseconds t) {
+        const Picoseconds now(sc_core::sc_time_stamp().value() / m_ticks_per_ps);
+        if (t > now) sc_core::wait(sc_core::sc_time::from_value((t - now).count() * m_ticks_per_ps));
     }
 
     /// Wakes the lanes of `node` blocked on message `slot` (or event `slot` with `event`).
@@ -259,8 +259,8 @@ private:
         const auto stream = static_cast<std::uint8_t>(lane % kStreams);
         NodeStats& stats = m_stats[n];
         const std::vector<CompiledOp>& ops = m_compiled.ops[lane];
-        std::uint64_t t = 0;
-        const auto blocked = [&](LabelAcc& label, std::uint64_t from, std::uint64_t until) {
+        Picoseconds t{0};
+        const auto blocked = [&](LabelAcc& label, Picoseconds from, Picoseconds until) {
             label.span(from, until);
             if (main_stream) {  // only the main stream's blocking is the node waiting
                 label.stats.wait_ps += until - from;
@@ -271,15 +271,17 @@ private:
             const CompiledOp& op = ops[pc];
             LabelAcc& label = m_compiled.labels[op.label];
             switch (op.kind) {
-                case Kind::compute:
-                    if (m_recorder) m_recorder->op({n, pc, OpKind::compute, label.label, 0, 0, 0, t, t + op.value, stream});
-                    label.span(t, t + op.value);
+                case Kind::compute: {
+                    const Picoseconds duration(op.value);
+                    if (m_recorder) m_recorder->op({n, pc, OpKind::compute, label.label, 0, 0, 0, t, t + duration, stream});
+                    label.span(t, t + duration);
                     if (main_stream) {  // on the comm stream a Compute only delays the communication
-                        label.stats.compute_ps += op.value;
-                        stats.compute_ps += op.value;
+                        label.stats.compute_ps += duration;
+                        stats.compute_ps += duration;
                     }
-                    t += op.value;
+                    t += duration;
                     break;
+                }
                 case Kind::send: {
                     if (m_error) return;
                     sync(t);
@@ -310,7 +312,7 @@ private:
                         }
                         state.waiting_message = kNoSlot;
                     }
-                    const std::uint64_t done = std::max(t, m.arrival_ps);
+                    const Picoseconds done = std::max(t, m.arrival_ps);
                     if (m_recorder) m_recorder->op({n, pc, OpKind::recv, label.label, m.src, m.bytes, m.tag, t, done, stream});
                     m.consumed = true;
                     blocked(label, t, done);
@@ -340,7 +342,7 @@ private:
                         }
                         state.waiting_event = kNoSlot;
                     }
-                    const std::uint64_t done = std::max(t, e.time_ps);
+                    const Picoseconds done = std::max(t, e.time_ps);
                     if (m_recorder) m_recorder->op({n, pc, OpKind::wait, label.label, 0, 0, e.event, t, done, stream});
                     blocked(label, t, done);
                     t = done;
@@ -420,7 +422,7 @@ ClusterResult run_cluster(const interconnect::Topology& topology, const std::vec
     result.channels = cluster.network().stats();
     for (const LabelAcc& acc : compiled.labels) {
         LabelStats s = acc.stats;
-        if (s.op_count == 0) s.first_start_ps = 0;
+        if (s.op_count == 0) s.first_start_ps = Picoseconds(0);
         result.labels.emplace(acc.label, s);
     }
     return result;

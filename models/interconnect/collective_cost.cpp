@@ -39,10 +39,10 @@ public:
         const std::size_t channels = m_topology.channel_count();
         if (m_load.size() < m_steps.size() * channels) m_load.resize(m_steps.size() * channels, 0.0);
         m_used.resize(std::max(m_used.size(), m_steps.size()));
-        std::vector<std::uint64_t> latency_ps(m_steps.size(), 0);
+        std::vector<Picoseconds> latency_ps(m_steps.size(), Picoseconds(0));
         for (const StepMessage& m : m_messages) {
             m_topology.route_into(m.from, m.to, m_route);
-            std::uint64_t path_ps = 0;
+            Picoseconds path_ps{0};
             double* load = &m_load[m.step * channels];
             for (const ChannelId c : m_route) {
                 if (load[c] == 0) m_used[m.step].push_back(c);
@@ -61,7 +61,7 @@ public:
             }
             m_used[s].clear();
             CollectiveCost& cost = costs[m_steps[s].algorithm];
-            cost.latency_s += m_steps[s].repeat * static_cast<double>(latency_ps[s]) * 1e-12;
+            cost.latency_s += m_steps[s].repeat * static_cast<double>(latency_ps[s].count()) * 1e-12;
             cost.seconds_per_byte += m_steps[s].repeat * per_byte;
         }
         return costs;
@@ -133,7 +133,7 @@ CollectiveCost all_reduce_cost(Network& network, const std::vector<std::size_t>&
     const auto seconds_at = [&](std::uint64_t bytes) {
         std::vector<NodeProgram> programs(q);
         all_reduce(algorithm, programs, compact, bytes, 0, 0);
-        return static_cast<double>(replay_messages(network, programs, ranks)) * 1e-12;
+        return to_seconds(replay_messages(network, programs, ranks));
     };
     const double t_small = seconds_at(small), t_large = seconds_at(large);
     CollectiveCost cost;
@@ -154,7 +154,7 @@ std::uint64_t simulated_all_reduce(const Topology& topology, AllReduceAlgorithm 
     const std::size_t p = ranks.size();
     if (algorithm != AllReduceAlgorithm::ring || p <= kMaxReplayRanks)
         return all_reduce(algorithm, programs, ranks, bytes, tag_base, label);
-    std::vector<std::uint64_t> step_latency_ps(p, 0);
+    std::vector<Picoseconds> step_latency_ps(p, Picoseconds(0));
     std::vector<ChannelId> route;
     for (std::size_t i = 0; i < p; ++i) {
         topology.route_into(ranks[i], ranks[(i + 1) % p], route);

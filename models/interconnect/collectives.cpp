@@ -6,7 +6,7 @@
 #include <string>
 #include <unordered_set>
 
-#include "common/checked.h"
+#include "common/units.h"
 
 namespace fastsim::interconnect {
 namespace {
@@ -75,7 +75,7 @@ std::uint64_t ring_all_reduce(std::vector<NodeProgram>& programs, const std::vec
 
 std::uint64_t coalesced_ring_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
                                         std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label,
-                                        std::size_t max_rounds, const std::vector<std::uint64_t>& step_latency_ps) {
+                                        std::size_t max_rounds, const std::vector<Picoseconds>& step_latency_ps) {
     check_ranks(programs, ranks, "coalesced_ring_all_reduce");
     const std::size_t p = ranks.size();
     if (step_latency_ps.size() != p) throw std::invalid_argument("coalesced_ring_all_reduce: one step latency per rank");
@@ -94,7 +94,7 @@ std::uint64_t coalesced_ring_all_reduce(std::vector<NodeProgram>& programs, cons
         for (std::size_t i = 0; i < p; ++i) {
             std::uint64_t round_bytes = 0;
             for (std::size_t s = first; s < last; ++s) round_bytes += chunk_bytes(bytes, p, chunk_of(i, s));
-            if (merged > 1 && step_latency_ps[i] > 0)
+            if (merged > 1 && step_latency_ps[i] > Picoseconds(0))
                 programs[ranks[i]].ops.emplace_back(Compute{checked_mul(merged - 1, step_latency_ps[i], "picoseconds of merged ring steps"), label});
             send(programs, ranks[i], ranks[(i + 1) % p], round_bytes, tag_base + r, label);
             recv(programs, ranks[i], ranks[(i + p - 1) % p], tag_base + r, label);

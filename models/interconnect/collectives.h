@@ -56,7 +56,7 @@ std::uint64_t ring_all_gather(std::vector<NodeProgram>& programs, const std::vec
 /// ring_all_reduce plus zero-length Computes skipped. Uses max_rounds tags at most.
 std::uint64_t coalesced_ring_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
                                         std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label,
-                                        std::size_t max_rounds, const std::vector<std::uint64_t>& step_latency_ps);
+                                        std::size_t max_rounds, const std::vector<Picoseconds>& step_latency_ps);
 
 /// Binomial-tree reduce of the full n bytes to ranks[0], then binomial broadcast back, any p.
 /// Reduce round k: a rank whose lowest set bit (relative index) is k sends to index - 2^k, after

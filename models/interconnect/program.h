@@ -9,11 +9,13 @@
 #include <variant>
 #include <vector>
 
+#include "common/units.h"
+
 namespace fastsim::interconnect {
 
 /// The node computes for `duration_ps`.
 struct Compute {
-    std::uint64_t duration_ps = 0;
+    Picoseconds duration_ps{0};
     std::uint32_t label = 0;  ///< caller's attribution key (layer, phase); copied into the stats
 };
 

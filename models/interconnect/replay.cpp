@@ -26,14 +26,14 @@ struct Step {
 
 struct Message {
     bool sent = false;
-    std::uint64_t arrival_ps = 0;
+    Picoseconds arrival_ps{0};
     std::uint32_t waiting = kNobody;  ///< the node blocked on it
 };
 
 }  // namespace
 
-std::uint64_t replay_messages(Network& network, const std::vector<NodeProgram>& programs,
-                              const std::vector<std::size_t>& node_of) {
+Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& programs,
+                            const std::vector<std::size_t>& node_of) {
     if (node_of.size() != programs.size()) throw std::invalid_argument("replay_messages: one node per program");
     // (1) Match every Send and Recv to a message slot once, so the loop below indexes arrays.
     const std::size_t n = programs.size();
@@ -65,16 +65,16 @@ std::uint64_t replay_messages(Network& network, const std::vector<NodeProgram>& 
     network.reset();
     std::vector<Message> messages(slot_of.size());
     std::vector<std::size_t> pc(n, 0);
-    std::vector<std::uint64_t> time(n, 0);
-    using Entry = std::pair<std::uint64_t, std::size_t>;
+    std::vector<Picoseconds> time(n, Picoseconds(0));
+    using Entry = std::pair<Picoseconds, std::size_t>;
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
     for (std::size_t node = 0; node < n; ++node)
-        if (!steps[node].empty()) ready.push({0, node});
-    std::uint64_t end_ps = 0;
+        if (!steps[node].empty()) ready.push({Picoseconds(0), node});
+    Picoseconds end_ps{0};
     while (!ready.empty()) {
         const std::size_t node = ready.top().second;
         ready.pop();
-        const std::uint64_t start = time[node];
+        const Picoseconds start = time[node];
         while (pc[node] < steps[node].size()) {
             if (time[node] > start) {  // moved past other nodes' times: keep the global order
                 ready.push({time[node], node});

@@ -56,7 +56,7 @@ public:
             m_times_layer = layer;
         }
         for (std::size_t node = 0; node < m_programs.size(); ++node)
-            if (m_times[node][phase] > 0) m_programs[node].ops.push_back(Compute{m_times[node][phase], label});
+            if (m_times[node][phase] > Picoseconds(0)) m_programs[node].ops.push_back(Compute{m_times[node][phase], label});
     }
 
     /// After layer l's weight-gradient phase: its all-reduces over `sets` on the comm stream of
@@ -105,7 +105,7 @@ private:
     std::vector<std::pair<std::size_t, Recv>> m_pending;  ///< this exchange's receives, by node
     std::uint64_t m_next_exchange = 0;
     std::uint64_t m_collective_tag = kCollectiveTags;
-    std::vector<std::array<std::uint64_t, 3>> m_times;  ///< per node: the phases of m_times_layer
+    std::vector<std::array<Picoseconds, 3>> m_times;  ///< per node: the phases of m_times_layer
     std::size_t m_times_layer = SIZE_MAX;
 };
 

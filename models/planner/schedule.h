@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "common/units.h"
 #include "interconnect/collectives.h"
 #include "interconnect/program.h"
 #include "planner/planner.h"
@@ -24,9 +25,9 @@ inline constexpr std::uint32_t kStepParts = 3;
     return static_cast<std::uint32_t>(layer) * kStepParts + static_cast<std::uint32_t>(part);
 }
 
-/// Compute picoseconds of layer `layer` on node `node`, per phase (forward, backward-data,
+/// Compute time of layer `layer` on node `node`, per phase (forward, backward-data,
 /// weight-gradient; 0 for a phase the layer does not have).
-using ComputePicoseconds = std::function<std::array<std::uint64_t, 3>(std::size_t node, std::size_t layer)>;
+using ComputePicoseconds = std::function<std::array<Picoseconds, 3>(std::size_t node, std::size_t layer)>;
 
 
 /// Events of the schedule's Signal/WaitFor ops: layer l's weight gradient is ready on the main

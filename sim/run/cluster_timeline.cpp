@@ -71,8 +71,8 @@ void ClusterTimeline::op(const cluster::OpSpan& op) {
     const NodeTracks& tracks = m_node_tracks[op.node];
     const std::uint32_t group = label_name(op.label);
     TimelineSpan s;
-    s.start = op.start_ps;
-    s.end = op.end_ps;
+    s.start = op.start_ps.count();
+    s.end = op.end_ps.count();
     switch (op.kind) {
         case cluster::OpKind::compute:
             if (s.end == s.start) return;
@@ -107,7 +107,7 @@ void ClusterTimeline::op(const cluster::OpSpan& op) {
             s.end = s.start;
             s.args[0] = {"bytes", op.bytes};
             s.args[1] = {"to_node", op.peer};
-            s.args[2] = {"transfer_ps", op.end_ps - op.start_ps};
+            s.args[2] = {"transfer_ps", (op.end_ps - op.start_ps).count()};
             s.args[3] = {"op", op.op_index};
             break;
     }
@@ -121,14 +121,14 @@ void ClusterTimeline::channel(const cluster::ChannelSpan& c) {
     s.track = channel_track(c.channel);
     s.name = group;
     s.category = "transfer";
-    s.start = c.start_ps;
-    s.end = c.end_ps;
+    s.start = c.start_ps.count();
+    s.end = c.end_ps.count();
     s.args[0] = {"bytes", c.bytes};
     s.args[1] = {"from_node", c.src};
     s.args[2] = {"to_node", c.dst};
     m_builder.add_detail(group, s);
 }
 
-Timeline ClusterTimeline::finish(std::uint64_t end_ps) { return m_builder.finish(end_ps); }
+Timeline ClusterTimeline::finish(Picoseconds end_ps) { return m_builder.finish(end_ps.count()); }
 
 }  // namespace fastsim::run

@@ -154,8 +154,8 @@ TEST_CASE_METHOD(test::FreshSimContext, "Gradient all-reduces run on the comm st
     planner::ElementBytes bytes;
     bytes.weight_gradients = 4;
     const auto plan = test::plan_with(graph, view, groups, test::linear_compute(graph, {1.0}), bytes, options);
-    const std::uint64_t phase_ps = 1'000'000'000;
-    const auto compute_ps = [&](std::size_t, std::size_t) { return std::array<std::uint64_t, 3>{phase_ps, phase_ps, phase_ps}; };
+    const Picoseconds phase_ps(1'000'000'000);
+    const auto compute_ps = [&](std::size_t, std::size_t) { return std::array<Picoseconds, 3>{phase_ps, phase_ps, phase_ps}; };
     const interconnect::Topology ring = interconnect::Topology::ring(4, {25.0, 500.0, 1.0});
     interconnect::AllReduceChooser ring_only(ring, interconnect::AllReduceAlgorithm::ring);
     planner::AllReduceSync sync(ring_only);
@@ -175,6 +175,6 @@ TEST_CASE_METHOD(test::FreshSimContext, "Gradient all-reduces run on the comm st
     // fc1's all-reduce (ready at 4 ms) overlaps fc0's backward (4-6 ms); fc0's (ready at 6 ms)
     // is exposed. A ring all-reduce of 4 MiB over 4 nodes: 6 steps of 1 MiB at 25 GB/s + 0.5 us.
     const double all_reduce_s = 6 * (0.5e-6 + double(gradient_bytes / 4) / 25e9);
-    CHECK(double(r.end_ps) * 1e-12 == Approx(6e-3 + all_reduce_s).epsilon(1e-3));
-    for (const auto& node : r.nodes) CHECK(double(node.wait_ps) * 1e-12 == Approx(all_reduce_s).epsilon(1e-3));
+    CHECK(double(r.end_ps.count()) * 1e-12 == Approx(6e-3 + all_reduce_s).epsilon(1e-3));
+    for (const auto& node : r.nodes) CHECK(double(node.wait_ps.count()) * 1e-12 == Approx(all_reduce_s).epsilon(1e-3));
 }
