@@ -9,7 +9,7 @@ namespace {
 
 /// One message of a synchronous step: from, to, its step, and its share of the buffer n.
 struct StepMessage {
-    std::size_t from = 0, to = 0;
+    NodeId from, to;
     std::size_t step = 0;
     double fraction = 0;
 };
@@ -30,7 +30,7 @@ class FluidModel {
 public:
     explicit FluidModel(const Topology& topology) : m_topology(topology) {}
 
-    std::vector<CollectiveCost> all_reduce(const std::vector<std::size_t>& ranks, const std::vector<AllReduceAlgorithm>& algorithms) {
+    std::vector<CollectiveCost> all_reduce(const std::vector<NodeId>& ranks, const std::vector<AllReduceAlgorithm>& algorithms) {
         m_steps.clear();
         m_messages.clear();
         for (std::size_t a = 0; a < algorithms.size(); ++a) add_steps(a, ranks, algorithms[a]);
@@ -41,7 +41,7 @@ public:
         m_used.resize(std::max(m_used.size(), m_steps.size()));
         std::vector<Picoseconds> latency_ps(m_steps.size(), Picoseconds(0));
         for (const StepMessage& m : m_messages) {
-            m_topology.route_into(m.from, m.to, m_route);
+            m_topology.route_into(m.from.value(), m.to.value(), m_route);
             Picoseconds path_ps{0};
             double* load = &m_load[m.step * channels];
             for (const ChannelId c : m_route) {
@@ -68,7 +68,7 @@ public:
     }
 
 private:
-    void add_steps(std::size_t a, const std::vector<std::size_t>& ranks, AllReduceAlgorithm algorithm) {
+    void add_steps(std::size_t a, const std::vector<NodeId>& ranks, AllReduceAlgorithm algorithm) {
         const std::size_t p = ranks.size();
         const auto step = [&](double repeat) {
             m_steps.push_back({a, repeat});
@@ -120,15 +120,15 @@ private:
 };
 
 
-CollectiveCost all_reduce_cost(Network& network, const std::vector<std::size_t>& ranks, AllReduceAlgorithm algorithm) {
+CollectiveCost all_reduce_cost(Network& network, const std::vector<NodeId>& ranks, AllReduceAlgorithm algorithm) {
     if (ranks.size() < 2) return {};
     if (ranks.size() > kMaxReplayRanks) return FluidModel(network.topology()).all_reduce(ranks, {algorithm}).front();
     // Replay the collective, on the ranks alone, at two buffer sizes (whole bytes per chunk)
     // and fit the line.
     const std::size_t q = ranks.size();
     const auto p = static_cast<std::uint64_t>(q);
-    std::vector<std::size_t> compact(q);
-    for (std::size_t i = 0; i < q; ++i) compact[i] = i;
+    std::vector<NodeId> compact(q);
+    for (std::size_t i = 0; i < q; ++i) compact[i] = NodeId(i);
     const std::uint64_t small = p * 4096, large = p * (std::uint64_t{1} << 20);
     const auto seconds_at = [&](std::uint64_t bytes) {
         std::vector<NodeProgram> programs(q);
@@ -142,14 +142,14 @@ CollectiveCost all_reduce_cost(Network& network, const std::vector<std::size_t>&
     return cost;
 }
 
-CollectiveCost all_reduce_cost(const Topology& topology, const std::vector<std::size_t>& ranks,
+CollectiveCost all_reduce_cost(const Topology& topology, const std::vector<NodeId>& ranks,
                                AllReduceAlgorithm algorithm) {
     Network network(topology);
     return all_reduce_cost(network, ranks, algorithm);
 }
 
 std::uint64_t simulated_all_reduce(const Topology& topology, AllReduceAlgorithm algorithm,
-                                   std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                                   std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                                    std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
     const std::size_t p = ranks.size();
     if (algorithm != AllReduceAlgorithm::ring || p <= kMaxReplayRanks)
@@ -157,7 +157,7 @@ std::uint64_t simulated_all_reduce(const Topology& topology, AllReduceAlgorithm 
     std::vector<Picoseconds> step_latency_ps(p, Picoseconds(0));
     std::vector<ChannelId> route;
     for (std::size_t i = 0; i < p; ++i) {
-        topology.route_into(ranks[i], ranks[(i + 1) % p], route);
+        topology.route_into(ranks[i].value(), ranks[(i + 1) % p].value(), route);
         for (const ChannelId c : route) step_latency_ps[i] += topology.channel(c).timing.latency_ps;
     }
     return coalesced_ring_all_reduce(programs, ranks, bytes, tag_base, label, 2 * (kMaxReplayRanks - 1), step_latency_ps);
@@ -190,7 +190,7 @@ std::vector<AllReduceAlgorithm> AllReduceChooser::candidates(std::size_t ranks) 
     return out;
 }
 
-const CollectiveCost& AllReduceChooser::cost(const std::vector<std::size_t>& ranks, AllReduceAlgorithm algorithm) {
+const CollectiveCost& AllReduceChooser::cost(const std::vector<NodeId>& ranks, AllReduceAlgorithm algorithm) {
     const auto key = std::make_pair(ranks, algorithm);
     if (const auto it = m_costs.find(key); it != m_costs.end()) return it->second;
     if (ranks.size() > kMaxReplayRanks) {  // every candidate at once: one pass over the sources
@@ -203,7 +203,7 @@ const CollectiveCost& AllReduceChooser::cost(const std::vector<std::size_t>& ran
     return m_costs.emplace(key, all_reduce_cost(m_network, ranks, algorithm)).first->second;
 }
 
-std::pair<AllReduceAlgorithm, double> AllReduceChooser::choose(const std::vector<std::size_t>& ranks, double bytes) {
+std::pair<AllReduceAlgorithm, double> AllReduceChooser::choose(const std::vector<NodeId>& ranks, double bytes) {
     std::pair<AllReduceAlgorithm, double> best{AllReduceAlgorithm::ring, -1};
     for (const AllReduceAlgorithm a : candidates(ranks.size())) {
         const double s = cost(ranks, a).seconds(bytes);

@@ -21,6 +21,6 @@ namespace fastsim::interconnect {
 /// network's topology. Only the main streams' Send and Recv ops are allowed
 /// (std::invalid_argument otherwise, or for a Recv that never completes).
 Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& programs,
-                              const std::vector<std::size_t>& node_of);
+                              const std::vector<NodeId>& node_of);
 
 }  // namespace fastsim::interconnect

@@ -62,17 +62,17 @@ public:
 
     void all_reduce(std::size_t layer, const std::vector<ReplicaSet>& sets, std::uint32_t) override {
         for (const ReplicaSet& set : sets)
-            for (const std::size_t n : set.nodes) m_comm[n] = std::max(m_comm[n], m_main[n]);  // the gradient is ready
+            for (const NodeId n : set.nodes) m_comm[n.value()] = std::max(m_comm[n.value()], m_main[n.value()]);  // the gradient is ready
         for (const ReplicaSet& set : sets) {
             double start = 0;
-            for (const std::size_t n : set.nodes) start = std::max(start, m_comm[n]);
+            for (const NodeId n : set.nodes) start = std::max(start, m_comm[n.value()]);
             const double seconds = m_sync.seconds(set.nodes, static_cast<double>(gradient_bytes(m_plan, set)));
-            for (const std::size_t n : set.nodes) m_comm[n] = start + seconds;
+            for (const NodeId n : set.nodes) m_comm[n.value()] = start + seconds;
             m_sync_s[layer] = std::max(m_sync_s[layer], seconds);
         }
         std::vector<bool> taking_part(m_main.size(), false);
         for (const ReplicaSet& set : sets)
-            for (const std::size_t n : set.nodes) taking_part[n] = true;
+            for (const NodeId n : set.nodes) taking_part[n.value()] = true;
         for (std::size_t n = 0; n < m_main.size(); ++n)
             if (taking_part[n]) m_synced[n].emplace_back(layer, m_comm[n]);
     }

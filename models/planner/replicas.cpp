@@ -75,7 +75,8 @@ std::vector<ReplicaSet> weight_replica_sets(const LayerGraph& graph, const Plan&
     std::vector<ReplicaSet> sets;
     for (const auto& [ids, count] : elements) {
         ReplicaSet s;
-        for (const std::size_t id : ids) s.nodes.insert(s.nodes.end(), region_nodes[id]->begin(), region_nodes[id]->end());
+        for (const std::size_t id : ids)
+            for (const std::size_t n : *region_nodes[id]) s.nodes.emplace_back(n);
         std::sort(s.nodes.begin(), s.nodes.end());
         s.elements = count;
         sets.push_back(std::move(s));

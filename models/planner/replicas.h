@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/units.h"
 #include "planner/planner.h"
 
 namespace fastsim::planner {
@@ -12,7 +13,7 @@ namespace fastsim::planner {
 /// Part of a layer's weights that several nodes hold copies of, and so whose gradients they
 /// all-reduce after the weight-gradient phase: the nodes (ascending ids) and the elements.
 struct ReplicaSet {
-    std::vector<std::size_t> nodes;
+    std::vector<NodeId> nodes;
     std::uint64_t elements = 0;
 };
 

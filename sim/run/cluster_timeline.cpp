@@ -61,14 +61,14 @@ std::uint32_t ClusterTimeline::channel_track(interconnect::ChannelId channel) {
     return track;
 }
 
-std::uint32_t ClusterTimeline::peer_name(std::vector<std::uint32_t>& cache, const char* prefix, std::size_t peer) {
-    std::uint32_t& id = cache[peer];
-    if (id == kNone) id = m_builder.name_id(prefix + std::to_string(peer));
+std::uint32_t ClusterTimeline::peer_name(std::vector<std::uint32_t>& cache, const char* prefix, NodeId peer) {
+    std::uint32_t& id = cache[peer.value()];
+    if (id == kNone) id = m_builder.name_id(prefix + std::to_string(peer.value()));
     return id;
 }
 
 void ClusterTimeline::op(const cluster::OpSpan& op) {
-    const NodeTracks& tracks = m_node_tracks[op.node];
+    const NodeTracks& tracks = m_node_tracks[op.node.value()];
     const std::uint32_t group = label_name(op.label);
     TimelineSpan s;
     s.start = op.start_ps.count();
@@ -96,7 +96,7 @@ void ClusterTimeline::op(const cluster::OpSpan& op) {
             s.name = peer_name(m_recv_names, "recv from node ", op.peer);
             s.category = "recv";
             s.args[0] = {"bytes", op.bytes};
-            s.args[1] = {"from_node", op.peer};
+            s.args[1] = {"from_node", op.peer.value()};
             s.args[2] = {"op", op.op_index};
             break;
         case cluster::OpKind::send:
@@ -106,7 +106,7 @@ void ClusterTimeline::op(const cluster::OpSpan& op) {
             s.instant = true;
             s.end = s.start;
             s.args[0] = {"bytes", op.bytes};
-            s.args[1] = {"to_node", op.peer};
+            s.args[1] = {"to_node", op.peer.value()};
             s.args[2] = {"transfer_ps", (op.end_ps - op.start_ps).count()};
             s.args[3] = {"op", op.op_index};
             break;
@@ -124,8 +124,8 @@ void ClusterTimeline::channel(const cluster::ChannelSpan& c) {
     s.start = c.start_ps.count();
     s.end = c.end_ps.count();
     s.args[0] = {"bytes", c.bytes};
-    s.args[1] = {"from_node", c.src};
-    s.args[2] = {"to_node", c.dst};
+    s.args[1] = {"from_node", c.src.value()};
+    s.args[2] = {"to_node", c.dst.value()};
     m_builder.add_detail(group, s);
 }
 

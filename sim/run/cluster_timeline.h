@@ -33,7 +33,7 @@ public:
 private:
     std::uint32_t label_name(std::uint32_t label);
     std::uint32_t channel_track(interconnect::ChannelId channel);
-    std::uint32_t peer_name(std::vector<std::uint32_t>& cache, const char* prefix, std::size_t peer);
+    std::uint32_t peer_name(std::vector<std::uint32_t>& cache, const char* prefix, NodeId peer);
     [[nodiscard]] std::string vertex_name(std::size_t vertex) const;
 
     static constexpr std::uint32_t kNone = 0xffffffffu;

@@ -46,9 +46,15 @@ std::vector<std::size_t> vertices_of(const Topology& t, std::size_t src, std::si
     return out;
 }
 
-std::vector<std::size_t> iota_ranks(std::size_t p) {
-    std::vector<std::size_t> r(p);
-    for (std::size_t i = 0; i < p; ++i) r[i] = i;
+std::vector<NodeId> iota_ranks(std::size_t p) {
+    std::vector<NodeId> r;
+    for (std::size_t i = 0; i < p; ++i) r.emplace_back(i);
+    return r;
+}
+
+std::vector<NodeId> nodes(std::initializer_list<std::size_t> ids) {
+    std::vector<NodeId> r;
+    for (const std::size_t i : ids) r.emplace_back(i);
     return r;
 }
 
@@ -261,7 +267,7 @@ TEST_CASE("topology: nodes that cannot reach node 0 are reported", "[interconnec
 
 TEST_CASE("collectives: schedules have the documented messages and unique tags", "[interconnect]") {
     std::vector<NodeProgram> programs(5);
-    const std::uint64_t next = interconnect::ring_all_reduce(programs, {0, 1, 2, 3, 4}, 1003, 10, 7);
+    const std::uint64_t next = interconnect::ring_all_reduce(programs, nodes({0, 1, 2, 3, 4}), 1003, 10, 7);
     CHECK(next == 10 + 8);
     std::uint64_t sent = 0;
     for (const auto& p : programs) {
@@ -275,11 +281,11 @@ TEST_CASE("collectives: schedules have the documented messages and unique tags",
     CHECK(sent == 2 * 4 * 1003);  // every rank sends every chunk but one, twice
     CHECK(interconnect::chunk_bytes(1003, 5, 2) == 201);
     CHECK(interconnect::chunk_bytes(1003, 5, 3) == 200);
-    CHECK(interconnect::tree_all_reduce(programs, {0, 1, 2, 3, 4}, 1, 100, 0) == 106);
-    CHECK(interconnect::all_to_all(programs, {4, 3}, 1, 200, 0) == 201);
-    CHECK(interconnect::ring_all_reduce(programs, {3}, 1, 300, 0) == 300);
-    CHECK_THROWS_AS(interconnect::ring_all_reduce(programs, {0, 0}, 1, 0, 0), std::invalid_argument);
-    CHECK_THROWS_AS(interconnect::all_to_all(programs, {0, 5}, 1, 0, 0), std::invalid_argument);
+    CHECK(interconnect::tree_all_reduce(programs, nodes({0, 1, 2, 3, 4}), 1, 100, 0) == 106);
+    CHECK(interconnect::all_to_all(programs, nodes({4, 3}), 1, 200, 0) == 201);
+    CHECK(interconnect::ring_all_reduce(programs, nodes({3}), 1, 300, 0) == 300);
+    CHECK_THROWS_AS(interconnect::ring_all_reduce(programs, nodes({0, 0}), 1, 0, 0), std::invalid_argument);
+    CHECK_THROWS_AS(interconnect::all_to_all(programs, nodes({0, 5}), 1, 0, 0), std::invalid_argument);
 }
 
 TEST_CASE("collectives: ring all-reduce on a ring is 2(p-1) alpha + 2(p-1)/p n beta", "[interconnect]") {
@@ -350,8 +356,8 @@ TEST_CASE_METHOD(test::FreshSimContext, "run_cluster: a compute-send pipeline gi
                  "[interconnect]") {
     const Topology t = Topology::ring(2, kLink);
     std::vector<NodeProgram> programs(2);
-    programs[0].ops = {Compute{ps(2'000'000), 1}, Send{1, kMB, 7, 2}, Compute{ps(3'000'000), 1}, Recv{1, 8, 2}};
-    programs[1].ops = {Recv{0, 7, 2}, Compute{ps(1'000'000), 3}, Send{0, kMB, 8, 2}};
+    programs[0].ops = {Compute{ps(2'000'000), 1}, Send{NodeId(1), kMB, 7, 2}, Compute{ps(3'000'000), 1}, Recv{NodeId(1), 8, 2}};
+    programs[1].ops = {Recv{NodeId(0), 7, 2}, Compute{ps(1'000'000), 3}, Send{NodeId(0), kMB, 8, 2}};
     const auto r = cluster::run_cluster(t, programs);
     const std::uint64_t hop = kAlphaPs + kMB * kPsPerByte;  // 10.5 us
     // Node 0 sends at 2 us; node 1 has it at 12.5 us, computes 1 us, answers; back at 24 us.
@@ -396,33 +402,33 @@ TEST_CASE_METHOD(test::FreshSimContext, "run_cluster: a recorder sees every op a
     // node 1 waits, computes 1 us, answers. One hop is 0.5 us latency + 10 us occupancy.
     const Topology t = Topology::ring(2, kLink);
     std::vector<NodeProgram> programs(2);
-    programs[0].ops = {Compute{ps(2'000'000), 1}, Send{1, kMB, 7, 2}, Compute{ps(3'000'000), 1}, Recv{1, 8, 2}};
-    programs[1].ops = {Recv{0, 7, 2}, Compute{ps(1'000'000), 3}, Send{0, kMB, 8, 2}};
+    programs[0].ops = {Compute{ps(2'000'000), 1}, Send{NodeId(1), kMB, 7, 2}, Compute{ps(3'000'000), 1}, Recv{NodeId(1), 8, 2}};
+    programs[1].ops = {Recv{NodeId(0), 7, 2}, Compute{ps(1'000'000), 3}, Send{NodeId(0), kMB, 8, 2}};
     RecordingCluster recorder;
     const auto r = cluster::run_cluster(t, programs, &recorder);
     const std::uint64_t occupancy = kMB * kPsPerByte, hop = kAlphaPs + occupancy;
     const std::uint64_t answer = 2'000'000 + hop + 1'000'000;  // node 1 sends back
     using K = cluster::OpKind;
     std::vector<cluster::OpSpan> node0, node1;
-    for (const auto& op : recorder.ops) (op.node == 0 ? node0 : node1).push_back(op);
+    for (const auto& op : recorder.ops) (op.node == NodeId(0) ? node0 : node1).push_back(op);
     REQUIRE(node0.size() == 4);
     REQUIRE(node1.size() == 3);
     CHECK((node0[0].kind == K::compute && node0[0].label == 1 && node0[0].start_ps.count() == 0 && node0[0].end_ps.count() == 2'000'000));
-    CHECK((node0[1].kind == K::send && node0[1].peer == 1 && node0[1].bytes == kMB && node0[1].tag == 7));
+    CHECK((node0[1].kind == K::send && node0[1].peer == NodeId(1) && node0[1].bytes == kMB && node0[1].tag == 7));
     CHECK((node0[1].start_ps.count() == 2'000'000 && node0[1].end_ps.count() == 2'000'000 + hop));
     CHECK((node0[2].kind == K::compute && node0[2].start_ps.count() == 2'000'000 && node0[2].end_ps.count() == 5'000'000));
     CHECK((node0[3].kind == K::recv && node0[3].op_index == 3 && node0[3].start_ps.count() == 5'000'000));
     CHECK(node0[3].end_ps.count() == r.end_ps.count());
-    CHECK((node1[0].kind == K::recv && node1[0].peer == 0 && node1[0].start_ps.count() == 0 && node1[0].end_ps.count() == 2'000'000 + hop));
+    CHECK((node1[0].kind == K::recv && node1[0].peer == NodeId(0) && node1[0].start_ps.count() == 0 && node1[0].end_ps.count() == 2'000'000 + hop));
     CHECK((node1[1].kind == K::compute && node1[1].label == 3 && node1[1].end_ps.count() == answer));
     CHECK((node1[2].kind == K::send && node1[2].start_ps.count() == answer && node1[2].end_ps.count() == answer + hop));
     REQUIRE(recorder.channels.size() == 2);
     const cluster::ChannelSpan& out = recorder.channels[0];
-    CHECK((out.src == 0 && out.dst == 1 && out.bytes == kMB && out.label == 2));
+    CHECK((out.src == NodeId(0) && out.dst == NodeId(1) && out.bytes == kMB && out.label == 2));
     CHECK(t.channel(out.channel).from == 0);
     CHECK((out.start_ps.count() == 2'000'000 && out.end_ps.count() == 2'000'000 + occupancy));
     const cluster::ChannelSpan& back = recorder.channels[1];
-    CHECK((back.src == 1 && back.dst == 0 && back.start_ps.count() == answer && back.end_ps.count() == answer + occupancy));
+    CHECK((back.src == NodeId(1) && back.dst == NodeId(0) && back.start_ps.count() == answer && back.end_ps.count() == answer + occupancy));
     CHECK(t.channel(back.channel).from == 1);
 }
 
@@ -437,9 +443,9 @@ TEST_CASE("run_cluster: the comm stream overlaps compute, and WaitFor resumes at
     for (const std::uint64_t second_compute : {std::uint64_t{10'000'000}, std::uint64_t{2'000'000}}) {
         std::vector<NodeProgram> programs(2);
         programs[0].ops = {Compute{ps(5'000'000), 1}, Signal{1, 1}, Compute{ps(second_compute), 1}, WaitFor{2, 2}};
-        programs[0].comm_ops = {WaitFor{1, 2}, Send{1, kMB, 7, 2}, Recv{1, 8, 2}, Signal{2, 2}};
+        programs[0].comm_ops = {WaitFor{1, 2}, Send{NodeId(1), kMB, 7, 2}, Recv{NodeId(1), 8, 2}, Signal{2, 2}};
         programs[1].ops = {Compute{ps(1'000'000), 3}};
-        programs[1].comm_ops = {Send{0, kMB, 8, 2}, Recv{0, 7, 2}};
+        programs[1].comm_ops = {Send{NodeId(0), kMB, 8, 2}, Recv{NodeId(0), 7, 2}};
         RecordingCluster recorder;
         fastsim::test::FreshSimContext fresh;
         const auto r = cluster::run_cluster(t, programs, &recorder);
@@ -463,7 +469,7 @@ TEST_CASE("run_cluster: a Recv with no Send is a deadlock naming node, op and ta
     const Topology t = Topology::ring(3, kLink);
     std::vector<NodeProgram> programs(3);
     programs[0].ops = {Compute{ps(10), 0}};
-    programs[1].ops = {Compute{ps(10), 0}, Recv{2, 42, 0}};
+    programs[1].ops = {Compute{ps(10), 0}, Recv{NodeId(2), 42, 0}};
     try {
         run_fresh(t, programs);
         FAIL("a Recv without a Send ran to the end");
@@ -475,8 +481,8 @@ TEST_CASE("run_cluster: a Recv with no Send is a deadlock naming node, op and ta
         CHECK(what.find("no matching Send") != std::string::npos);
     }
     // Two Recvs first, then the Sends: each waits for the other.
-    programs[0].ops = {Recv{1, 1, 0}, Send{1, 8, 2, 0}};
-    programs[1].ops = {Recv{0, 2, 0}, Send{0, 8, 1, 0}};
+    programs[0].ops = {Recv{NodeId(1), 1, 0}, Send{NodeId(1), 8, 2, 0}};
+    programs[1].ops = {Recv{NodeId(0), 2, 0}, Send{NodeId(0), 8, 1, 0}};
     programs[2].ops.clear();
     CHECK_THROWS_WITH(run_fresh(t, programs), Catch::Contains("deadlock") && Catch::Contains("never reached"));
 }
@@ -498,17 +504,17 @@ TEST_CASE("run_cluster: an event signalled twice is refused, and a WaitFor never
 TEST_CASE("run_cluster: unreceived messages and malformed programs are reported", "[interconnect]") {
     const Topology t = Topology::ring(2, kLink);
     std::vector<NodeProgram> programs(2);
-    programs[0].ops = {Send{1, 100, 5, 0}};
+    programs[0].ops = {Send{NodeId(1), 100, 5, 0}};
     CHECK_THROWS_WITH(run_fresh(t, programs), Catch::Contains("node 0 to node 1, tag 5 was never received"));
-    programs[0].ops = {Send{1, 100, 5, 0}, Send{1, 100, 5, 0}};
-    programs[1].ops = {Recv{0, 5, 0}, Recv{0, 5, 0}};
+    programs[0].ops = {Send{NodeId(1), 100, 5, 0}, Send{NodeId(1), 100, 5, 0}};
+    programs[1].ops = {Recv{NodeId(0), 5, 0}, Recv{NodeId(0), 5, 0}};
     CHECK_THROWS_AS(run_fresh(t, programs), std::invalid_argument);
-    programs[0].ops = {Send{2, 100, 5, 0}};
+    programs[0].ops = {Send{NodeId(2), 100, 5, 0}};
     CHECK_THROWS_AS(run_fresh(t, programs), std::invalid_argument);
     CHECK_THROWS_AS(run_fresh(t, std::vector<NodeProgram>(3)), std::invalid_argument);
     Topology split(2);
-    programs[0].ops = {Send{1, 100, 5, 0}};
-    programs[1].ops = {Recv{0, 5, 0}};
+    programs[0].ops = {Send{NodeId(1), 100, 5, 0}};
+    programs[1].ops = {Recv{NodeId(0), 5, 0}};
     CHECK_THROWS_WITH(run_fresh(split, programs), Catch::Contains("unreachable"));
 }
 
@@ -550,7 +556,7 @@ TEST_CASE("collectives: halving-doubling and direct all-reduce schedules", "[int
     std::vector<NodeProgram> direct(4);
     CHECK(interconnect::direct_all_reduce(direct, iota_ranks(4), 4000, 0, 0) == 2);
     for (const auto& p : direct) CHECK(p.ops.size() == 2 * (3 + 3));
-    CHECK(interconnect::all_reduce(interconnect::AllReduceAlgorithm::tree, programs, {0, 1}, 8, 50, 0) == 52);
+    CHECK(interconnect::all_reduce(interconnect::AllReduceAlgorithm::tree, programs, nodes({0, 1}), 8, 50, 0) == 52);
     CHECK(std::string(interconnect::to_string(interconnect::AllReduceAlgorithm::halving_doubling)) == "halving_doubling");
 }
 

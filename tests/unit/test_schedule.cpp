@@ -91,7 +91,11 @@ std::map<std::set<std::size_t>, std::uint64_t> reference_sets(const planner::Pla
 
 std::map<std::set<std::size_t>, std::uint64_t> as_map(const std::vector<planner::ReplicaSet>& sets) {
     std::map<std::set<std::size_t>, std::uint64_t> m;
-    for (const auto& s : sets) m[{s.nodes.begin(), s.nodes.end()}] += s.elements;
+    for (const auto& s : sets) {
+        std::set<std::size_t> nodes;
+        for (const NodeId n : s.nodes) nodes.insert(n.value());
+        m[nodes] += s.elements;
+    }
     return m;
 }
 
@@ -104,13 +108,13 @@ TEST_CASE("Replica sets: data parallelism, aligned halves and unequal sub-splits
     // Data parallelism over 4 nodes: one all-reduce of all 32 weights.
     auto sets = planner::weight_replica_sets(graph, hand_plan(4, {{P::batch, 8}, {P::batch, 4}, {P::batch, 4}}, dims), 0);
     REQUIRE(sets.size() == 1);
-    CHECK(sets[0].nodes == std::vector<std::size_t>{0, 1, 2, 3});
+    CHECK(sets[0].nodes == test::node_ids({0, 1, 2, 3}));
     CHECK(sets[0].elements == 32);
     // Type I at the root, Type III below with equal halves: {0, 2} and {1, 3}, 16 weights each.
     sets = planner::weight_replica_sets(graph, hand_plan(4, {{P::batch, 8}, {P::out_channels, 4}, {P::out_channels, 4}}, dims), 0);
     REQUIRE(sets.size() == 2);
-    CHECK(sets[0].nodes == std::vector<std::size_t>{0, 2});
-    CHECK(sets[1].nodes == std::vector<std::size_t>{1, 3});
+    CHECK(sets[0].nodes == test::node_ids({0, 2}));
+    CHECK(sets[1].nodes == test::node_ids({1, 3}));
     CHECK(sets[0].elements == 16);
     // Unequal sub-splits: side A cuts the columns at 4, side B at 3. Columns 0-2 are on {0, 2},
     // column 3 on {0, 3}, columns 4-7 on {1, 3}: three all-reduces, node 0 and 3 in two each.
