@@ -22,8 +22,8 @@ std::size_t index_of(const std::vector<std::uint64_t>& cuts, std::uint64_t value
 
 }  // namespace
 
-std::vector<ReplicaSet> weight_replica_sets(const LayerGraph& graph, const Plan& plan, std::size_t layer) {
-    const PlanLayer& pl = graph.layers[layer];
+std::vector<ReplicaSet> weight_replica_sets(const LayerGraph& graph, const Plan& plan, LayerId layer) {
+    const PlanLayer& pl = graph.layers[layer.value()];
     if (!pl.has_weights) return {};
     // (1) Each node's region, top down through the groups (parents come first).
     std::vector<Region> region(plan.groups.size());
@@ -35,7 +35,7 @@ std::vector<ReplicaSet> weight_replica_sets(const LayerGraph& graph, const Plan&
             holders[region[g]].push_back(group.nodes.front());
             continue;
         }
-        const LayerChoice& c = plan.choices[g][layer];
+        const LayerChoice& c = plan.choices[g][layer.value()];
         Region a = region[g], b = region[g];
         if (c.type == PartitionType::in_channels) a.in_hi = b.in_lo = region[g].in_lo + c.split_a;
         if (c.type == PartitionType::out_channels) a.out_hi = b.out_lo = region[g].out_lo + c.split_a;

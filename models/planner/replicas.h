@@ -24,6 +24,6 @@ struct ReplicaSet {
 /// more nodes form one ReplicaSet. With equal sub-plans this is the usual replica groups (data
 /// parallelism: every node, the whole matrix); with unequal ones a node can be in several sets.
 /// Sets are in ascending order of their node lists. Empty for a layer without weights.
-std::vector<ReplicaSet> weight_replica_sets(const LayerGraph& graph, const Plan& plan, std::size_t layer);
+std::vector<ReplicaSet> weight_replica_sets(const LayerGraph& graph, const Plan& plan, LayerId layer);
 
 }  // namespace fastsim::planner

@@ -50,9 +50,9 @@ public:
         m_pending.clear();
     }
 
-    void compute(std::size_t layer, std::size_t phase, std::uint32_t label) override {
+    void compute(LayerId layer, std::size_t phase, std::uint32_t label) override {
         if (layer != m_times_layer) {
-            for (std::size_t node = 0; node < m_programs.size(); ++node) m_times[node] = m_compute_ps(node, layer);
+            for (std::size_t node = 0; node < m_programs.size(); ++node) m_times[node] = m_compute_ps(NodeId(node), layer);
             m_times_layer = layer;
         }
         for (std::size_t node = 0; node < m_programs.size(); ++node)
@@ -61,7 +61,7 @@ public:
 
     /// After layer l's weight-gradient phase: its all-reduces over `sets` on the comm stream of
     /// every node in them, each node's comm stream first waiting for its own weight gradient.
-    void all_reduce(std::size_t layer, const std::vector<ReplicaSet>& sets, std::uint32_t label) override {
+    void all_reduce(LayerId layer, const std::vector<ReplicaSet>& sets, std::uint32_t label) override {
         std::vector<bool> taking_part(m_programs.size(), false);
         for (const ReplicaSet& set : sets)
             for (const NodeId n : set.nodes) taking_part[n.value()] = true;
@@ -107,7 +107,7 @@ private:
     std::uint64_t m_next_exchange = 0;
     std::uint64_t m_collective_tag = kCollectiveTags;
     std::vector<std::array<Picoseconds, 3>> m_times;  ///< per node: the phases of m_times_layer
-    std::size_t m_times_layer = SIZE_MAX;
+    LayerId m_times_layer{SIZE_MAX};
 };
 
 }  // namespace
@@ -137,19 +137,21 @@ void walk_step(const LayerGraph& graph, const Plan& plan, StepVisitor& visitor) 
         for (const Exchange& x : list) visitor.exchange(x.group, *x.bytes, label);
     };
     for (std::size_t l = 0; l < n; ++l) {
-        const std::uint32_t label = step_label(l, StepPart::forward);
+        const LayerId layer(l);
+        const std::uint32_t label = step_label(layer, StepPart::forward);
         exchanges(forward_in[l], label);
-        visitor.compute(l, 0, label);
+        visitor.compute(layer, 0, label);
         exchanges(forward_out[l], label);
     }
     for (std::size_t l = n; l-- > 0;) {
-        const std::uint32_t label = step_label(l, StepPart::backward);
+        const LayerId layer(l);
+        const std::uint32_t label = step_label(layer, StepPart::backward);
         exchanges(backward_in[l], label);
-        visitor.compute(l, 1, label);
+        visitor.compute(layer, 1, label);
         exchanges(backward_out[l], label);
-        visitor.compute(l, 2, label);
-        const std::vector<ReplicaSet> sets = weight_replica_sets(graph, plan, l);
-        if (!sets.empty()) visitor.all_reduce(l, sets, step_label(l, StepPart::weight_sync));
+        visitor.compute(layer, 2, label);
+        const std::vector<ReplicaSet> sets = weight_replica_sets(graph, plan, layer);
+        if (!sets.empty()) visitor.all_reduce(layer, sets, step_label(layer, StepPart::weight_sync));
     }
 }
 

@@ -205,7 +205,7 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
         out.graph,
         view,
         groups,
-        [&](std::size_t type, std::size_t layer, const planner::LayerDims& d) { return characterisation.seconds(type, layer, d); },
+        [&](std::size_t type, LayerId layer, const planner::LayerDims& d) { return characterisation.seconds(type, layer.value(), d); },
         element_bytes(params, options.comm_only),
         &costs.gradient_sync,
         memory_model(params),
@@ -239,12 +239,12 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     // (1) The schedule: each node's phases at its share, in its own clock's picoseconds.
     const auto start = std::chrono::steady_clock::now();
     r.nodes.resize(node_count);
-    const auto compute_ps = [&](std::size_t node, std::size_t layer) {
-        const std::size_t type = c.node_type[node];
-        const auto& counters = characterisation.counters(type, layer, plan.node_dims[node][layer]);
+    const auto compute_ps = [&](NodeId node, LayerId layer) {
+        const std::size_t type = c.node_type[node.value()];
+        const auto& counters = characterisation.counters(type, layer.value(), plan.node_dims[node.value()][layer.value()]);
         const std::uint64_t hz = c.node_types[type].node.resolved.clock_hz;
         std::array<Picoseconds, 3> ps{};
-        with_layer_named(params, layer, [&] {
+        with_layer_named(params, layer.value(), [&] {
             for (std::size_t p = 0; p < 3; ++p) ps[p] = to_picoseconds(Cycles(counters[p].cycles), hz, "picoseconds of a phase");
         });
         return ps;
@@ -294,7 +294,7 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     r.layer_simulated_s.assign(layers, 0);
     for (std::size_t l = 0; l < layers; ++l)
         for (auto part : {planner::StepPart::forward, planner::StepPart::backward, planner::StepPart::weight_sync}) {
-            const auto it = r.simulated.labels.find(planner::step_label(l, part));
+            const auto it = r.simulated.labels.find(planner::step_label(LayerId(l), part));
             if (it != r.simulated.labels.end())
                 r.layer_simulated_s[l] += to_seconds(it->second.compute_ps + it->second.wait_ps) /
                                           static_cast<double>(node_count);

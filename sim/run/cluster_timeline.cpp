@@ -38,7 +38,7 @@ std::uint32_t ClusterTimeline::label_name(std::uint32_t label) {
     std::uint32_t& id = m_label_names[label];
     if (id == kNone) {
         static const char* const kParts[planner::kStepParts] = {"forward", "backward", "weight sync"};
-        const std::size_t layer = label / planner::kStepParts;
+        const std::size_t layer = planner::step_layer(label).value();
         id = m_builder.name_id(layer < m_graph.layers.size()
                                    ? m_graph.layers[layer].name + " " + kParts[label % planner::kStepParts]
                                    : "label " + std::to_string(label));

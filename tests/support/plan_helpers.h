@@ -37,8 +37,8 @@ inline workload::Layer conv(const std::string& name, int hw, int c_in, int filte
 
 /// Time proportional to the layer's MACs over the node type's speed (MACs per second).
 inline planner::ComputeModel linear_compute(const planner::LayerGraph& graph, std::vector<double> speed) {
-    return [&graph, speed](std::size_t type, std::size_t l, const planner::LayerDims& d) {
-        const auto& layer = graph.layers[l];
+    return [&graph, speed](std::size_t type, LayerId l, const planner::LayerDims& d) {
+        const auto& layer = graph.layers[l.value()];
         const double macs = static_cast<double>(d.batch * d.in_channels * d.out_channels * layer.kernel_area *
                                                 layer.out_positions);
         const double s = macs / speed[type];

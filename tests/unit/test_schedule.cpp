@@ -106,22 +106,22 @@ TEST_CASE("Replica sets: data parallelism, aligned halves and unequal sub-splits
     const planner::LayerDims dims{16, 4, 8};
     using P = PartitionType;
     // Data parallelism over 4 nodes: one all-reduce of all 32 weights.
-    auto sets = planner::weight_replica_sets(graph, hand_plan(4, {{P::batch, 8}, {P::batch, 4}, {P::batch, 4}}, dims), 0);
+    auto sets = planner::weight_replica_sets(graph, hand_plan(4, {{P::batch, 8}, {P::batch, 4}, {P::batch, 4}}, dims), LayerId(0));
     REQUIRE(sets.size() == 1);
     CHECK(sets[0].nodes == test::node_ids({0, 1, 2, 3}));
     CHECK(sets[0].elements == 32);
     // Type I at the root, Type III below with equal halves: {0, 2} and {1, 3}, 16 weights each.
-    sets = planner::weight_replica_sets(graph, hand_plan(4, {{P::batch, 8}, {P::out_channels, 4}, {P::out_channels, 4}}, dims), 0);
+    sets = planner::weight_replica_sets(graph, hand_plan(4, {{P::batch, 8}, {P::out_channels, 4}, {P::out_channels, 4}}, dims), LayerId(0));
     REQUIRE(sets.size() == 2);
     CHECK(sets[0].nodes == test::node_ids({0, 2}));
     CHECK(sets[1].nodes == test::node_ids({1, 3}));
     CHECK(sets[0].elements == 16);
     // Unequal sub-splits: side A cuts the columns at 4, side B at 3. Columns 0-2 are on {0, 2},
     // column 3 on {0, 3}, columns 4-7 on {1, 3}: three all-reduces, node 0 and 3 in two each.
-    sets = planner::weight_replica_sets(graph, hand_plan(4, {{P::batch, 8}, {P::out_channels, 4}, {P::out_channels, 3}}, dims), 0);
+    sets = planner::weight_replica_sets(graph, hand_plan(4, {{P::batch, 8}, {P::out_channels, 4}, {P::out_channels, 3}}, dims), LayerId(0));
     CHECK(as_map(sets) == std::map<std::set<std::size_t>, std::uint64_t>{{{0, 2}, 12}, {{0, 3}, 4}, {{1, 3}, 16}});
     // Fully split (II then III): nothing is held twice.
-    CHECK(planner::weight_replica_sets(graph, hand_plan(4, {{P::in_channels, 2}, {P::out_channels, 4}, {P::out_channels, 4}}, dims), 0)
+    CHECK(planner::weight_replica_sets(graph, hand_plan(4, {{P::in_channels, 2}, {P::out_channels, 4}, {P::out_channels, 4}}, dims), LayerId(0))
               .empty());
 }
 
@@ -140,7 +140,7 @@ TEST_CASE("Replica sets equal a per-element count on random plans", "[planner][s
             return std::pair{t, std::uniform_int_distribution<std::uint64_t>(1, extent.along(t) - 1)(rng)};
         });
         INFO("trial " << trial << ", " << nodes << " nodes, " << in << " x " << out);
-        REQUIRE(as_map(planner::weight_replica_sets(one_fc(int(in), int(out), 64), plan, 0)) == reference_sets(plan, in, out));
+        REQUIRE(as_map(planner::weight_replica_sets(one_fc(int(in), int(out), 64), plan, LayerId(0))) == reference_sets(plan, in, out));
     }
 }
 
@@ -159,7 +159,7 @@ TEST_CASE_METHOD(test::FreshSimContext, "Gradient all-reduces run on the comm st
     bytes.weight_gradients = 4;
     const auto plan = test::plan_with(graph, view, groups, test::linear_compute(graph, {1.0}), bytes, options);
     const Picoseconds phase_ps(1'000'000'000);
-    const auto compute_ps = [&](std::size_t, std::size_t) { return std::array<Picoseconds, 3>{phase_ps, phase_ps, phase_ps}; };
+    const auto compute_ps = [&](NodeId, LayerId) { return std::array<Picoseconds, 3>{phase_ps, phase_ps, phase_ps}; };
     const interconnect::Topology ring = interconnect::Topology::ring(4, {25.0, 500.0, 1.0});
     interconnect::AllReduceChooser ring_only(ring, interconnect::AllReduceAlgorithm::ring);
     planner::AllReduceSync sync(ring_only);
