@@ -11,7 +11,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "common/checked.h"
+#include "common/units.h"
 
 namespace fastsim::cluster {
 namespace {
@@ -30,10 +30,10 @@ constexpr std::uint32_t kNoSlot = std::numeric_limits<std::uint32_t>::max();
 
 /// One message (src, dst, tag), matched before the run.
 struct Message {
-    std::size_t src = 0, dst = 0;
+    NodeId src, dst;
     std::uint64_t tag = 0;
     std::uint64_t bytes = 0;
-    std::uint64_t arrival_ps = 0;
+    Picoseconds arrival_ps{0};
     bool has_send = false, has_recv = false;
     bool posted = false, consumed = false;
 };
@@ -44,7 +44,7 @@ struct Event {
     std::uint32_t event = 0;
     bool has_signal = false;
     bool signalled = false;
-    std::uint64_t time_ps = 0;  ///< when it was signalled
+    Picoseconds time_ps{0};  ///< when it was signalled
 };
 
 enum class Kind : std::uint8_t { compute, send, recv, signal, wait };
@@ -59,8 +59,8 @@ struct CompiledOp {
 
 struct LabelAcc {
     std::uint32_t label = 0;
-    LabelStats stats{std::numeric_limits<std::uint64_t>::max(), 0, 0, 0, 0, 0};
-    void span(std::uint64_t start, std::uint64_t end) {
+    LabelStats stats{Picoseconds(std::numeric_limits<std::uint64_t>::max()), Picoseconds(0), Picoseconds(0), Picoseconds(0), 0, 0};
+    void span(Picoseconds start, Picoseconds end) {
         stats.first_start_ps = std::min(stats.first_start_ps, start);
         stats.last_end_ps = std::max(stats.last_end_ps, end);
         ++stats.op_count;
@@ -71,7 +71,7 @@ struct LabelAcc {
 struct LaneState {
     std::size_t pc = 0;
     bool finished = false;
-    std::uint64_t end_ps = 0;
+    Picoseconds end_ps{0};
     std::uint32_t waiting_message = kNoSlot;  ///< the message this lane's thread is blocked on
     std::uint32_t waiting_event = kNoSlot;    ///< the event this lane's thread is blocked on
 };
@@ -80,9 +80,9 @@ const char* stream_name(std::size_t lane) { return lane % kStreams == 0 ? "" : "
 
 std::string op_name(const interconnect::Op& op) {
     if (const auto* s = std::get_if<Send>(&op))
-        return "Send to node " + std::to_string(s->peer) + ", tag " + std::to_string(s->tag);
+        return "Send to node " + std::to_string(s->peer.value()) + ", tag " + std::to_string(s->tag);
     if (const auto* r = std::get_if<Recv>(&op))
-        return "Recv from node " + std::to_string(r->peer) + ", tag " + std::to_string(r->tag);
+        return "Recv from node " + std::to_string(r->peer.value()) + ", tag " + std::to_string(r->tag);
     if (const auto* g = std::get_if<Signal>(&op)) return "Signal event " + std::to_string(g->event);
     if (const auto* w = std::get_if<WaitFor>(&op)) return "WaitFor event " + std::to_string(w->event);
     return "Compute";
@@ -146,18 +146,18 @@ Compiled compile(const std::vector<NodeProgram>& programs) {
                            std::to_string(i) + " (" + op_name(op) + ")";
                 };
                 if (const auto* compute = std::get_if<Compute>(&op)) {
-                    out.push_back({compute->duration_ps, kNoSlot, label_of(compute->label), Kind::compute});
+                    out.push_back({compute->duration_ps.count(), kNoSlot, label_of(compute->label), Kind::compute});
                 } else if (const auto* send = std::get_if<Send>(&op)) {
-                    if (send->peer >= programs.size()) throw std::invalid_argument(where() + ": peer out of range");
-                    const std::uint32_t slot = slot_of({n, send->peer, send->tag});
+                    if (send->peer.value() >= programs.size()) throw std::invalid_argument(where() + ": peer out of range");
+                    const std::uint32_t slot = slot_of({NodeId(n), send->peer, send->tag});
                     Message& m = c.messages[slot];
                     if (m.has_send) throw std::invalid_argument(where() + ": a second Send with this (src, dst, tag)");
                     m.has_send = true;
                     m.bytes = send->bytes;
                     out.push_back({send->bytes, slot, label_of(send->label), Kind::send});
                 } else if (const auto* recv = std::get_if<Recv>(&op)) {
-                    if (recv->peer >= programs.size()) throw std::invalid_argument(where() + ": peer out of range");
-                    const std::uint32_t slot = slot_of({recv->peer, n, recv->tag});
+                    if (recv->peer.value() >= programs.size()) throw std::invalid_argument(where() + ": peer out of range");
+                    const std::uint32_t slot = slot_of({recv->peer, NodeId(n), recv->tag});
                     Message& m = c.messages[slot];
                     if (m.has_recv) throw std::invalid_argument(where() + ": a second Recv with this (src, dst, tag)");
                     m.has_recv = true;
@@ -182,21 +182,21 @@ Compiled compile(const std::vector<NodeProgram>& programs) {
 /// the threads' time arithmetic cannot overflow; SizeOverflow beyond 2^62 ps (53 days).
 void check_time_bound(const interconnect::Topology& topology, const Compiled& c) {
     constexpr const char* kWhat = "picoseconds of the simulated step";
-    std::uint64_t bound = 0;
+    Picoseconds bound{0};
     for (const auto& ops : c.ops)
         for (const CompiledOp& op : ops)
-            if (op.kind == Kind::compute) checked_accumulate(bound, op.value, kWhat);
+            if (op.kind == Kind::compute) checked_accumulate(bound, Picoseconds(op.value), kWhat);
     std::vector<interconnect::ChannelId> route;
     for (const Message& m : c.messages) {
         if (!m.has_send) continue;
-        topology.route_into(m.src, m.dst, route);
+        topology.route_into(m.src.value(), m.dst.value(), route);
         for (const interconnect::ChannelId id : route) {
             const interconnect::LinkTiming& t = topology.channel(id).timing;
             checked_accumulate(bound, interconnect::occupancy_ps(m.bytes, t.bits_per_s), kWhat);
             checked_accumulate(bound, t.latency_ps, kWhat);
         }
     }
-    if (bound > (std::uint64_t{1} << 62)) throw SizeOverflow(kWhat);
+    if (bound > Picoseconds(std::uint64_t{1} << 62)) throw SizeOverflow(kWhat);
 }
 
 /// The cluster: one thread per non-empty stream of each node, walking its compiled ops.
@@ -236,10 +236,10 @@ private:
         }
     }
 
-    /// Brings SystemC time up to the lane's local time `t_ps`.
-    void sync(std::uint64_t t_ps) {
-        const std::uint64_t now_ps = sc_core::sc_time_stamp().value() / m_ticks_per_ps;
-        if (t_ps > now_ps) sc_core::wait(sc_core::sc_time::from_value((t_ps - now_ps) * m_ticks_per_ps));
+    /// Brings SystemC time up to the lane's local time `t`.
+    void sync(Picoseconds t) {
+        const Picoseconds now(sc_core::sc_time_stamp().value() / m_ticks_per_ps);
+        if (t > now) sc_core::wait(sc_core::sc_time::from_value((t - now).count() * m_ticks_per_ps));
     }
 
     /// Wakes the lanes of `node` blocked on message `slot` (or event `slot` with `event`).
@@ -255,12 +255,13 @@ private:
     void run_lane(std::size_t lane) {
         LaneState& state = m_lanes[lane];
         const std::size_t n = lane / kStreams;
+        const NodeId node(n);
         const bool main_stream = lane % kStreams == 0;
         const auto stream = static_cast<std::uint8_t>(lane % kStreams);
         NodeStats& stats = m_stats[n];
         const std::vector<CompiledOp>& ops = m_compiled.ops[lane];
-        std::uint64_t t = 0;
-        const auto blocked = [&](LabelAcc& label, std::uint64_t from, std::uint64_t until) {
+        Picoseconds t{0};
+        const auto blocked = [&](LabelAcc& label, Picoseconds from, Picoseconds until) {
             label.span(from, until);
             if (main_stream) {  // only the main stream's blocking is the node waiting
                 label.stats.wait_ps += until - from;
@@ -271,27 +272,29 @@ private:
             const CompiledOp& op = ops[pc];
             LabelAcc& label = m_compiled.labels[op.label];
             switch (op.kind) {
-                case Kind::compute:
-                    if (m_recorder) m_recorder->op({n, pc, OpKind::compute, label.label, 0, 0, 0, t, t + op.value, stream});
-                    label.span(t, t + op.value);
+                case Kind::compute: {
+                    const Picoseconds duration(op.value);
+                    if (m_recorder) m_recorder->op({node, pc, OpKind::compute, label.label, NodeId(), 0, 0, t, t + duration, stream});
+                    label.span(t, t + duration);
                     if (main_stream) {  // on the comm stream a Compute only delays the communication
-                        label.stats.compute_ps += op.value;
-                        stats.compute_ps += op.value;
+                        label.stats.compute_ps += duration;
+                        stats.compute_ps += duration;
                     }
-                    t += op.value;
+                    t += duration;
                     break;
+                }
                 case Kind::send: {
                     if (m_error) return;
                     sync(t);
                     Message& m = m_compiled.messages[op.slot];
-                    m.arrival_ps = m_network.transfer(n, m.dst, m.bytes, t, m_recorder ? &m_hops : nullptr);
+                    m.arrival_ps = m_network.transfer(n, m.dst.value(), m.bytes, t, m_recorder ? &m_hops : nullptr);
                     m.posted = true;
                     if (m_recorder) {
                         for (const interconnect::HopInterval& hop : m_hops)
-                            m_recorder->channel({hop.channel, n, m.dst, m.bytes, m.tag, label.label, hop.start_ps, hop.end_ps});
-                        m_recorder->op({n, pc, OpKind::send, label.label, m.dst, m.bytes, m.tag, t, m.arrival_ps, stream});
+                            m_recorder->channel({hop.channel, node, m.dst, m.bytes, m.tag, label.label, hop.start_ps, hop.end_ps});
+                        m_recorder->op({node, pc, OpKind::send, label.label, m.dst, m.bytes, m.tag, t, m.arrival_ps, stream});
                     }
-                    wake(m.dst, op.slot, false);
+                    wake(m.dst.value(), op.slot, false);
                     label.span(t, m.arrival_ps);
                     label.stats.bytes_sent += m.bytes;
                     ++stats.send_count;
@@ -310,8 +313,8 @@ private:
                         }
                         state.waiting_message = kNoSlot;
                     }
-                    const std::uint64_t done = std::max(t, m.arrival_ps);
-                    if (m_recorder) m_recorder->op({n, pc, OpKind::recv, label.label, m.src, m.bytes, m.tag, t, done, stream});
+                    const Picoseconds done = std::max(t, m.arrival_ps);
+                    if (m_recorder) m_recorder->op({node, pc, OpKind::recv, label.label, m.src, m.bytes, m.tag, t, done, stream});
                     m.consumed = true;
                     blocked(label, t, done);
                     ++stats.recv_count;
@@ -323,7 +326,7 @@ private:
                     Event& e = m_compiled.events[op.slot];
                     e.signalled = true;
                     e.time_ps = t;
-                    if (m_recorder) m_recorder->op({n, pc, OpKind::signal, label.label, 0, 0, e.event, t, t, stream});
+                    if (m_recorder) m_recorder->op({node, pc, OpKind::signal, label.label, NodeId(), 0, e.event, t, t, stream});
                     label.span(t, t);
                     wake(n, op.slot, true);
                     break;
@@ -340,8 +343,8 @@ private:
                         }
                         state.waiting_event = kNoSlot;
                     }
-                    const std::uint64_t done = std::max(t, e.time_ps);
-                    if (m_recorder) m_recorder->op({n, pc, OpKind::wait, label.label, 0, 0, e.event, t, done, stream});
+                    const Picoseconds done = std::max(t, e.time_ps);
+                    if (m_recorder) m_recorder->op({node, pc, OpKind::wait, label.label, NodeId(), 0, e.event, t, done, stream});
                     blocked(label, t, done);
                     t = done;
                     break;
@@ -397,7 +400,7 @@ ClusterResult run_cluster(const interconnect::Topology& topology, const std::vec
                   (compiled.events[compiled_op.slot].has_signal ? "; its Signal was never reached)" : "; no Signal)");
         } else {
             const auto& recv = std::get<Recv>(op);
-            why = "Recv from node " + std::to_string(recv.peer) + ", tag " + std::to_string(recv.tag) +
+            why = "Recv from node " + std::to_string(recv.peer.value()) + ", tag " + std::to_string(recv.tag) +
                   (compiled.messages[compiled_op.slot].has_send ? "; its Send was never reached)" : "; no matching Send)");
         }
         blocked += (blocked.empty() ? "" : "; ") +
@@ -409,8 +412,8 @@ ClusterResult run_cluster(const interconnect::Topology& topology, const std::vec
     // 4. Messages sent but never received.
     for (const Message& m : compiled.messages)
         if (m.posted && !m.consumed)
-            throw std::runtime_error("run_cluster: message from node " + std::to_string(m.src) + " to node " +
-                                     std::to_string(m.dst) + ", tag " + std::to_string(m.tag) +
+            throw std::runtime_error("run_cluster: message from node " + std::to_string(m.src.value()) + " to node " +
+                                     std::to_string(m.dst.value()) + ", tag " + std::to_string(m.tag) +
                                      " was never received (no matching Recv)");
 
     // 5. Results.
@@ -420,7 +423,7 @@ ClusterResult run_cluster(const interconnect::Topology& topology, const std::vec
     result.channels = cluster.network().stats();
     for (const LabelAcc& acc : compiled.labels) {
         LabelStats s = acc.stats;
-        if (s.op_count == 0) s.first_start_ps = 0;
+        if (s.op_count == 0) s.first_start_ps = Picoseconds(0);
         result.labels.emplace(acc.label, s);
     }
     return result;

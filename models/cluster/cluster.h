@@ -6,17 +6,18 @@
 #include <vector>
 
 #include "cluster/cluster_recorder.h"
+#include "common/units.h"
 #include "interconnect/network.h"
 #include "interconnect/program.h"
 #include "interconnect/topology.h"
 
 namespace fastsim::cluster {
 
-/// What one compute node did. Times in ps.
+/// What one compute node did.
 struct NodeStats {
-    std::uint64_t compute_ps = 0;      ///< sum of its main stream's Compute durations (on the comm stream a Compute is a delay)
-    std::uint64_t wait_ps = 0;         ///< main stream blocked in Recv or WaitFor (from posting to arrival)
-    std::uint64_t finish_ps = 0;       ///< when its last op finished, on either stream
+    Picoseconds compute_ps{0};         ///< sum of its main stream's Compute durations (on the comm stream a Compute is a delay)
+    Picoseconds wait_ps{0};            ///< main stream blocked in Recv or WaitFor (from posting to arrival)
+    Picoseconds finish_ps{0};          ///< when its last op finished, on either stream
     std::uint64_t send_count = 0;
     std::uint64_t recv_count = 0;
     std::uint64_t bytes_sent = 0;
@@ -26,16 +27,16 @@ struct NodeStats {
 /// The ops carrying one label, over all nodes and streams. An op's span: Compute [start, end];
 /// Send [posted, arrival at the peer]; Recv, WaitFor [posted, completed]; Signal [t, t].
 struct LabelStats {
-    std::uint64_t first_start_ps = 0;  ///< earliest span start
-    std::uint64_t last_end_ps = 0;     ///< latest span end
-    std::uint64_t compute_ps = 0;      ///< main-stream Compute durations summed over nodes
-    std::uint64_t wait_ps = 0;         ///< main-stream Recv and WaitFor blocking summed over nodes
+    Picoseconds first_start_ps{0};     ///< earliest span start
+    Picoseconds last_end_ps{0};        ///< latest span end
+    Picoseconds compute_ps{0};         ///< main-stream Compute durations summed over nodes
+    Picoseconds wait_ps{0};            ///< main-stream Recv and WaitFor blocking summed over nodes
     std::uint64_t bytes_sent = 0;
     std::uint64_t op_count = 0;
 };
 
 struct ClusterResult {
-    std::uint64_t end_ps = 0;                                ///< the last op finished anywhere
+    Picoseconds end_ps{0};                                   ///< the last op finished anywhere
     std::vector<NodeStats> nodes;                            ///< by node id
     std::vector<interconnect::ChannelStats> channels;        ///< by channel id (Topology::channels())
     std::map<std::uint32_t, LabelStats> labels;              ///< by label, for the labels used

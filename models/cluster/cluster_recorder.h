@@ -8,37 +8,37 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/units.h"
 #include "interconnect/topology.h"
 
 namespace fastsim::cluster {
 
 enum class OpKind : std::uint8_t { compute, send, recv, signal, wait };
 
-/// One op of a node's program as it ran. Times in ps: Compute [start, end]; Send [posted,
-/// arrival at the peer]; Recv, WaitFor [posted, completed] (end - start is the wait); Signal
-/// [t, t].
+/// One op of a node's program as it ran. Compute [start, end]; Send [posted, arrival at the
+/// peer]; Recv, WaitFor [posted, completed] (end - start is the wait); Signal [t, t].
 struct OpSpan {
-    std::size_t node = 0;
+    NodeId node;
     std::size_t op_index = 0;  ///< position in its stream of the node's program
     OpKind kind = OpKind::compute;
     std::uint32_t label = 0;   ///< the op's label as the program gave it
-    std::size_t peer = 0;      ///< Send: destination; Recv: source; otherwise 0
+    NodeId peer;               ///< Send: destination; Recv: source; otherwise 0
     std::uint64_t bytes = 0;   ///< Send, Recv: the message's bytes
     std::uint64_t tag = 0;     ///< Send, Recv: the message's tag; Signal, WaitFor: the event
-    std::uint64_t start_ps = 0;
-    std::uint64_t end_ps = 0;
+    Picoseconds start_ps{0};
+    Picoseconds end_ps{0};
     std::uint8_t stream = 0;   ///< 0 = the main stream, 1 = the comm stream (interconnect::Stream)
 };
 
 /// A message holding one directed channel of its route during [start_ps, end_ps).
 struct ChannelSpan {
     interconnect::ChannelId channel = 0;
-    std::size_t src = 0, dst = 0;  ///< the message's end nodes
+    NodeId src, dst;               ///< the message's end nodes
     std::uint64_t bytes = 0;
     std::uint64_t tag = 0;
     std::uint32_t label = 0;       ///< the Send's label
-    std::uint64_t start_ps = 0;
-    std::uint64_t end_ps = 0;
+    Picoseconds start_ps{0};
+    Picoseconds end_ps{0};
 };
 
 class ClusterRecorder {

@@ -9,7 +9,7 @@ namespace {
 
 /// One message of a synchronous step: from, to, its step, and its share of the buffer n.
 struct StepMessage {
-    std::size_t from = 0, to = 0;
+    NodeId from, to;
     std::size_t step = 0;
     double fraction = 0;
 };
@@ -30,7 +30,7 @@ class FluidModel {
 public:
     explicit FluidModel(const Topology& topology) : m_topology(topology) {}
 
-    std::vector<CollectiveCost> all_reduce(const std::vector<std::size_t>& ranks, const std::vector<AllReduceAlgorithm>& algorithms) {
+    std::vector<CollectiveCost> all_reduce(const std::vector<NodeId>& ranks, const std::vector<AllReduceAlgorithm>& algorithms) {
         m_steps.clear();
         m_messages.clear();
         for (std::size_t a = 0; a < algorithms.size(); ++a) add_steps(a, ranks, algorithms[a]);
@@ -39,10 +39,10 @@ public:
         const std::size_t channels = m_topology.channel_count();
         if (m_load.size() < m_steps.size() * channels) m_load.resize(m_steps.size() * channels, 0.0);
         m_used.resize(std::max(m_used.size(), m_steps.size()));
-        std::vector<std::uint64_t> latency_ps(m_steps.size(), 0);
+        std::vector<Picoseconds> latency_ps(m_steps.size(), Picoseconds(0));
         for (const StepMessage& m : m_messages) {
-            m_topology.route_into(m.from, m.to, m_route);
-            std::uint64_t path_ps = 0;
+            m_topology.route_into(m.from.value(), m.to.value(), m_route);
+            Picoseconds path_ps{0};
             double* load = &m_load[m.step * channels];
             for (const ChannelId c : m_route) {
                 if (load[c] == 0) m_used[m.step].push_back(c);
@@ -61,14 +61,14 @@ public:
             }
             m_used[s].clear();
             CollectiveCost& cost = costs[m_steps[s].algorithm];
-            cost.latency_s += m_steps[s].repeat * static_cast<double>(latency_ps[s]) * 1e-12;
+            cost.latency_s += m_steps[s].repeat * static_cast<double>(latency_ps[s].count()) * 1e-12;
             cost.seconds_per_byte += m_steps[s].repeat * per_byte;
         }
         return costs;
     }
 
 private:
-    void add_steps(std::size_t a, const std::vector<std::size_t>& ranks, AllReduceAlgorithm algorithm) {
+    void add_steps(std::size_t a, const std::vector<NodeId>& ranks, AllReduceAlgorithm algorithm) {
         const std::size_t p = ranks.size();
         const auto step = [&](double repeat) {
             m_steps.push_back({a, repeat});
@@ -120,20 +120,20 @@ private:
 };
 
 
-CollectiveCost all_reduce_cost(Network& network, const std::vector<std::size_t>& ranks, AllReduceAlgorithm algorithm) {
+CollectiveCost all_reduce_cost(Network& network, const std::vector<NodeId>& ranks, AllReduceAlgorithm algorithm) {
     if (ranks.size() < 2) return {};
     if (ranks.size() > kMaxReplayRanks) return FluidModel(network.topology()).all_reduce(ranks, {algorithm}).front();
     // Replay the collective, on the ranks alone, at two buffer sizes (whole bytes per chunk)
     // and fit the line.
     const std::size_t q = ranks.size();
     const auto p = static_cast<std::uint64_t>(q);
-    std::vector<std::size_t> compact(q);
-    for (std::size_t i = 0; i < q; ++i) compact[i] = i;
+    std::vector<NodeId> compact(q);
+    for (std::size_t i = 0; i < q; ++i) compact[i] = NodeId(i);
     const std::uint64_t small = p * 4096, large = p * (std::uint64_t{1} << 20);
     const auto seconds_at = [&](std::uint64_t bytes) {
         std::vector<NodeProgram> programs(q);
         all_reduce(algorithm, programs, compact, bytes, 0, 0);
-        return static_cast<double>(replay_messages(network, programs, ranks)) * 1e-12;
+        return to_seconds(replay_messages(network, programs, ranks));
     };
     const double t_small = seconds_at(small), t_large = seconds_at(large);
     CollectiveCost cost;
@@ -142,22 +142,22 @@ CollectiveCost all_reduce_cost(Network& network, const std::vector<std::size_t>&
     return cost;
 }
 
-CollectiveCost all_reduce_cost(const Topology& topology, const std::vector<std::size_t>& ranks,
+CollectiveCost all_reduce_cost(const Topology& topology, const std::vector<NodeId>& ranks,
                                AllReduceAlgorithm algorithm) {
     Network network(topology);
     return all_reduce_cost(network, ranks, algorithm);
 }
 
 std::uint64_t simulated_all_reduce(const Topology& topology, AllReduceAlgorithm algorithm,
-                                   std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                                   std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                                    std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
     const std::size_t p = ranks.size();
     if (algorithm != AllReduceAlgorithm::ring || p <= kMaxReplayRanks)
         return all_reduce(algorithm, programs, ranks, bytes, tag_base, label);
-    std::vector<std::uint64_t> step_latency_ps(p, 0);
+    std::vector<Picoseconds> step_latency_ps(p, Picoseconds(0));
     std::vector<ChannelId> route;
     for (std::size_t i = 0; i < p; ++i) {
-        topology.route_into(ranks[i], ranks[(i + 1) % p], route);
+        topology.route_into(ranks[i].value(), ranks[(i + 1) % p].value(), route);
         for (const ChannelId c : route) step_latency_ps[i] += topology.channel(c).timing.latency_ps;
     }
     return coalesced_ring_all_reduce(programs, ranks, bytes, tag_base, label, 2 * (kMaxReplayRanks - 1), step_latency_ps);
@@ -190,7 +190,7 @@ std::vector<AllReduceAlgorithm> AllReduceChooser::candidates(std::size_t ranks) 
     return out;
 }
 
-const CollectiveCost& AllReduceChooser::cost(const std::vector<std::size_t>& ranks, AllReduceAlgorithm algorithm) {
+const CollectiveCost& AllReduceChooser::cost(const std::vector<NodeId>& ranks, AllReduceAlgorithm algorithm) {
     const auto key = std::make_pair(ranks, algorithm);
     if (const auto it = m_costs.find(key); it != m_costs.end()) return it->second;
     if (ranks.size() > kMaxReplayRanks) {  // every candidate at once: one pass over the sources
@@ -203,7 +203,7 @@ const CollectiveCost& AllReduceChooser::cost(const std::vector<std::size_t>& ran
     return m_costs.emplace(key, all_reduce_cost(m_network, ranks, algorithm)).first->second;
 }
 
-std::pair<AllReduceAlgorithm, double> AllReduceChooser::choose(const std::vector<std::size_t>& ranks, double bytes) {
+std::pair<AllReduceAlgorithm, double> AllReduceChooser::choose(const std::vector<NodeId>& ranks, double bytes) {
     std::pair<AllReduceAlgorithm, double> best{AllReduceAlgorithm::ring, -1};
     for (const AllReduceAlgorithm a : candidates(ranks.size())) {
         const double s = cost(ranks, a).seconds(bytes);

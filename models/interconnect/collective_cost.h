@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/units.h"
 #include "interconnect/collectives.h"
 #include "interconnect/network.h"
 #include "interconnect/topology.h"
@@ -31,10 +32,10 @@ struct CollectiveCost {
 /// The cost of `algorithm` over `ranks` (as the generators in collectives.h order them) on
 /// `topology`, from replays at n = 4 KiB and 1 MiB per rank. Ranks must be distinct compute
 /// nodes; fewer than 2 cost nothing.
-CollectiveCost all_reduce_cost(const Topology& topology, const std::vector<std::size_t>& ranks,
+CollectiveCost all_reduce_cost(const Topology& topology, const std::vector<NodeId>& ranks,
                                AllReduceAlgorithm algorithm);
 /// The same on a network of the topology that the caller keeps (reset before each replay).
-CollectiveCost all_reduce_cost(Network& network, const std::vector<std::size_t>& ranks, AllReduceAlgorithm algorithm);
+CollectiveCost all_reduce_cost(Network& network, const std::vector<NodeId>& ranks, AllReduceAlgorithm algorithm);
 
 /// Beyond this many ranks, replaying a collective costs too much planning time for how often
 /// it is asked for; the cost then comes from the synchronous-step (fluid) model instead: each
@@ -49,7 +50,7 @@ inline constexpr std::size_t kMaxReplayRanks = 16;
 /// latencies on `topology`): p x 30 messages instead of 2p(p - 1), the same timing as the
 /// fluid model the planner predicts it with where nothing contends.
 std::uint64_t simulated_all_reduce(const Topology& topology, AllReduceAlgorithm algorithm,
-                                   std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+                                   std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                                    std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
 
 /// Ops on each rank's stream, at most, of simulated_all_reduce over p ranks (for work estimates).
@@ -70,19 +71,19 @@ public:
     AllReduceChooser(const AllReduceChooser&) = delete;
     AllReduceChooser& operator=(const AllReduceChooser&) = delete;
 
-    std::pair<AllReduceAlgorithm, double> choose(const std::vector<std::size_t>& ranks, double bytes);
+    std::pair<AllReduceAlgorithm, double> choose(const std::vector<NodeId>& ranks, double bytes);
     [[nodiscard]] const Topology& topology() const { return m_network.topology(); }
 
 private:
     /// The algorithms choose() compares over `ranks` ranks: the forced one, or all but direct
     /// beyond kMaxDirectRanks.
     [[nodiscard]] std::vector<AllReduceAlgorithm> candidates(std::size_t ranks) const;
-    const CollectiveCost& cost(const std::vector<std::size_t>& ranks, AllReduceAlgorithm algorithm);
+    const CollectiveCost& cost(const std::vector<NodeId>& ranks, AllReduceAlgorithm algorithm);
 
     Network m_network;                    ///< replays the collectives up to kMaxReplayRanks
     std::unique_ptr<FluidModel> m_fluid;  ///< costs them beyond, all candidates in one pass
     std::optional<AllReduceAlgorithm> m_forced;
-    std::map<std::pair<std::vector<std::size_t>, AllReduceAlgorithm>, CollectiveCost> m_costs;
+    std::map<std::pair<std::vector<NodeId>, AllReduceAlgorithm>, CollectiveCost> m_costs;
 };
 
 }  // namespace fastsim::interconnect

@@ -6,35 +6,34 @@
 #include <string>
 #include <unordered_set>
 
-#include "common/checked.h"
+#include "common/units.h"
 
 namespace fastsim::interconnect {
 namespace {
 
-void check_ranks(const std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks, const char* what) {
-    std::unordered_set<std::size_t> seen;
-    for (const std::size_t r : ranks) {
-        if (r >= programs.size())
-            throw std::invalid_argument(std::string(what) + ": rank " + std::to_string(r) + " out of range (" +
+void check_ranks(const std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks, const char* what) {
+    std::unordered_set<NodeId> seen;
+    for (const NodeId r : ranks) {
+        if (r.value() >= programs.size())
+            throw std::invalid_argument(std::string(what) + ": rank " + std::to_string(r.value()) + " out of range (" +
                                         std::to_string(programs.size()) + " programs)");
         if (!seen.insert(r).second)
-            throw std::invalid_argument(std::string(what) + ": rank " + std::to_string(r) + " appears twice");
+            throw std::invalid_argument(std::string(what) + ": rank " + std::to_string(r.value()) + " appears twice");
     }
 }
 
-void send(std::vector<NodeProgram>& programs, std::size_t from, std::size_t to, std::uint64_t bytes,
-          std::uint64_t tag, std::uint32_t label) {
-    programs[from].ops.emplace_back(Send{to, bytes, tag, label});
+void send(std::vector<NodeProgram>& programs, NodeId from, NodeId to, std::uint64_t bytes, std::uint64_t tag,
+          std::uint32_t label) {
+    programs[from.value()].ops.emplace_back(Send{to, bytes, tag, label});
 }
 
-void recv(std::vector<NodeProgram>& programs, std::size_t at, std::size_t from, std::uint64_t tag,
-          std::uint32_t label) {
-    programs[at].ops.emplace_back(Recv{from, tag, label});
+void recv(std::vector<NodeProgram>& programs, NodeId at, NodeId from, std::uint64_t tag, std::uint32_t label) {
+    programs[at.value()].ops.emplace_back(Recv{from, tag, label});
 }
 
 /// p-1 ring steps: in step s rank i sends chunk (i + first_offset - s) mod p to rank i+1, then
 /// receives from rank i-1. Shared by reduce-scatter (offset 0) and all-gather (offset 1).
-std::uint64_t ring_steps(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+std::uint64_t ring_steps(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                          std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label, std::size_t first_offset) {
     const std::size_t p = ranks.size();
     if (p < 2) return tag_base;
@@ -54,28 +53,28 @@ std::uint64_t chunk_bytes(std::uint64_t bytes, std::size_t parts, std::size_t in
     return bytes / parts + (index < bytes % parts ? 1 : 0);
 }
 
-std::uint64_t ring_reduce_scatter(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+std::uint64_t ring_reduce_scatter(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                                   std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
     check_ranks(programs, ranks, "ring_reduce_scatter");
     return ring_steps(programs, ranks, bytes, tag_base, label, 0);
 }
 
-std::uint64_t ring_all_gather(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+std::uint64_t ring_all_gather(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                               std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
     check_ranks(programs, ranks, "ring_all_gather");
     return ring_steps(programs, ranks, bytes, tag_base, label, 1);
 }
 
-std::uint64_t ring_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+std::uint64_t ring_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                               std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
     check_ranks(programs, ranks, "ring_all_reduce");
     const std::uint64_t next = ring_steps(programs, ranks, bytes, tag_base, label, 0);
     return ring_steps(programs, ranks, bytes, next, label, 1);
 }
 
-std::uint64_t coalesced_ring_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+std::uint64_t coalesced_ring_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                                         std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label,
-                                        std::size_t max_rounds, const std::vector<std::uint64_t>& step_latency_ps) {
+                                        std::size_t max_rounds, const std::vector<Picoseconds>& step_latency_ps) {
     check_ranks(programs, ranks, "coalesced_ring_all_reduce");
     const std::size_t p = ranks.size();
     if (step_latency_ps.size() != p) throw std::invalid_argument("coalesced_ring_all_reduce: one step latency per rank");
@@ -94,8 +93,8 @@ std::uint64_t coalesced_ring_all_reduce(std::vector<NodeProgram>& programs, cons
         for (std::size_t i = 0; i < p; ++i) {
             std::uint64_t round_bytes = 0;
             for (std::size_t s = first; s < last; ++s) round_bytes += chunk_bytes(bytes, p, chunk_of(i, s));
-            if (merged > 1 && step_latency_ps[i] > 0)
-                programs[ranks[i]].ops.emplace_back(Compute{checked_mul(merged - 1, step_latency_ps[i], "picoseconds of merged ring steps"), label});
+            if (merged > 1 && step_latency_ps[i] > Picoseconds(0))
+                programs[ranks[i].value()].ops.emplace_back(Compute{checked_mul(merged - 1, step_latency_ps[i], "picoseconds of merged ring steps"), label});
             send(programs, ranks[i], ranks[(i + 1) % p], round_bytes, tag_base + r, label);
             recv(programs, ranks[i], ranks[(i + p - 1) % p], tag_base + r, label);
         }
@@ -103,7 +102,7 @@ std::uint64_t coalesced_ring_all_reduce(std::vector<NodeProgram>& programs, cons
     return tag_base + rounds;
 }
 
-std::uint64_t tree_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+std::uint64_t tree_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                               std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
     check_ranks(programs, ranks, "tree_all_reduce");
     const std::size_t p = ranks.size();
@@ -140,7 +139,7 @@ std::uint64_t tree_all_reduce(std::vector<NodeProgram>& programs, const std::vec
     return bcast + rounds;
 }
 
-std::uint64_t halving_doubling_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+std::uint64_t halving_doubling_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                                           std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
     check_ranks(programs, ranks, "halving_doubling_all_reduce");
     const std::size_t p = ranks.size();
@@ -199,7 +198,7 @@ std::uint64_t halving_doubling_all_reduce(std::vector<NodeProgram>& programs, co
     return unfold + 1;
 }
 
-std::uint64_t direct_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+std::uint64_t direct_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                                 std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
     check_ranks(programs, ranks, "direct_all_reduce");
     const std::size_t p = ranks.size();
@@ -228,7 +227,7 @@ const char* to_string(AllReduceAlgorithm algorithm) {
 }
 
 std::uint64_t all_reduce(AllReduceAlgorithm algorithm, std::vector<NodeProgram>& programs,
-                         const std::vector<std::size_t>& ranks, std::uint64_t bytes, std::uint64_t tag_base,
+                         const std::vector<NodeId>& ranks, std::uint64_t bytes, std::uint64_t tag_base,
                          std::uint32_t label) {
     switch (algorithm) {
     case AllReduceAlgorithm::ring: return ring_all_reduce(programs, ranks, bytes, tag_base, label);
@@ -239,7 +238,7 @@ std::uint64_t all_reduce(AllReduceAlgorithm algorithm, std::vector<NodeProgram>&
     return tag_base;
 }
 
-std::uint64_t all_to_all(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+std::uint64_t all_to_all(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                          std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
     check_ranks(programs, ranks, "all_to_all");
     const std::size_t p = ranks.size();
@@ -253,7 +252,7 @@ std::uint64_t all_to_all(std::vector<NodeProgram>& programs, const std::vector<s
     return tag_base + (p - 1);
 }
 
-std::uint64_t point_to_point(std::vector<NodeProgram>& programs, std::size_t src, std::size_t dst,
+std::uint64_t point_to_point(std::vector<NodeProgram>& programs, NodeId src, NodeId dst,
                              std::uint64_t bytes, std::uint64_t tag, std::uint32_t label) {
     check_ranks(programs, {src}, "point_to_point");
     check_ranks(programs, {dst}, "point_to_point");

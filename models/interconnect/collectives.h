@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/units.h"
 #include "interconnect/program.h"
 
 namespace fastsim::interconnect {
@@ -32,18 +33,18 @@ std::uint64_t chunk_bytes(std::uint64_t bytes, std::size_t parts, std::size_t in
 /// Ring all-reduce = ring reduce-scatter then ring all-gather: 2(p-1) steps; in each, rank i
 /// sends one chunk to rank i+1 and receives one from rank i-1 (Send then Recv). Uncontended:
 /// 2(p-1) alpha + 2(p-1)/p n beta. Uses 2(p-1) tags.
-std::uint64_t ring_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+std::uint64_t ring_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                               std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
 
 /// Ring reduce-scatter: p-1 steps, in step s rank i sends chunk (i - s) mod p to rank i+1; rank
 /// i ends owning chunk (i + 1) mod p. (p-1) alpha + (p-1)/p n beta. Uses p-1 tags.
-std::uint64_t ring_reduce_scatter(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+std::uint64_t ring_reduce_scatter(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                                   std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
 
 /// Ring all-gather of n bytes, rank i contributing chunk (i + 1) mod p (what reduce-scatter
 /// leaves): p-1 steps, in step s rank i forwards chunk (i + 1 - s) mod p to rank i+1.
 /// (p-1) alpha + (p-1)/p n beta. Uses p-1 tags.
-std::uint64_t ring_all_gather(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+std::uint64_t ring_all_gather(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                               std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
 
 /// The ring all-reduce with its 2(p-1) steps merged into at most `max_rounds` rounds (for
@@ -54,9 +55,9 @@ std::uint64_t ring_all_gather(std::vector<NodeProgram>& programs, const std::vec
 /// latency from rank i to rank i+1). Uncontended it takes the plain ring's 2(p-1) alpha +
 /// 2(p-1)/p n beta; same bytes on the same channels. With max_rounds >= 2(p-1) it is
 /// ring_all_reduce plus zero-length Computes skipped. Uses max_rounds tags at most.
-std::uint64_t coalesced_ring_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+std::uint64_t coalesced_ring_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                                         std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label,
-                                        std::size_t max_rounds, const std::vector<std::uint64_t>& step_latency_ps);
+                                        std::size_t max_rounds, const std::vector<Picoseconds>& step_latency_ps);
 
 /// Binomial-tree reduce of the full n bytes to ranks[0], then binomial broadcast back, any p.
 /// Reduce round k: a rank whose lowest set bit (relative index) is k sends to index - 2^k, after
@@ -64,7 +65,7 @@ std::uint64_t coalesced_ring_all_reduce(std::vector<NodeProgram>& programs, cons
 /// a node's sends use distinct links (fully connected) it takes 2 floor(log2 p) (alpha + n beta),
 /// the depth of the binomial tree; = 2 log2 p (alpha + n beta) for p a power of two. Uses
 /// 2 ceil(log2 p) tags.
-std::uint64_t tree_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+std::uint64_t tree_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                               std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
 
 /// Halving-doubling (Rabenseifner) all-reduce, any p. With p' the largest power of two <= p
@@ -73,7 +74,7 @@ std::uint64_t tree_all_reduce(std::vector<NodeProgram>& programs, const std::vec
 /// half of its segment the partner keeps, the lower rank keeping the lower half) and all-gather
 /// by recursive doubling (the steps mirrored); rank i finally sends the result to p' + i
 /// (unfold). For p a power of two: 2 log2 p alpha + 2(p-1)/p n beta. Uses 2 log2 p' + 2 tags.
-std::uint64_t halving_doubling_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+std::uint64_t halving_doubling_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                                           std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
 
 /// Direct all-reduce: a direct reduce-scatter (rank i sends chunk j to rank j, for every j,
@@ -81,7 +82,7 @@ std::uint64_t halving_doubling_all_reduce(std::vector<NodeProgram>& programs, co
 /// rank): 2(p-1) messages per rank, all posted at once per phase. 2 (alpha + n/p beta) where a
 /// rank's sends use distinct links (fully connected); 2 (alpha + (p-1)/p n beta) where they share
 /// the rank's one link. Uses 2 tags.
-std::uint64_t direct_all_reduce(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+std::uint64_t direct_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                                 std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
 
 /// The all-reduce algorithms a schedule can choose from (docs/interconnect.md, "Collectives").
@@ -93,19 +94,19 @@ const char* to_string(AllReduceAlgorithm algorithm);
 
 /// The all-reduce of `algorithm` (ring_all_reduce, tree_all_reduce, ...).
 std::uint64_t all_reduce(AllReduceAlgorithm algorithm, std::vector<NodeProgram>& programs,
-                         const std::vector<std::size_t>& ranks, std::uint64_t bytes, std::uint64_t tag_base,
+                         const std::vector<NodeId>& ranks, std::uint64_t bytes, std::uint64_t tag_base,
                          std::uint32_t label);
 
 /// Pairwise-exchange all-to-all: each rank holds n bytes, block j (chunk_bytes(n, p, j)) for
 /// rank j. In step s = 1 .. p-1 rank i sends its block for i+s to rank i+s and receives its
 /// block from rank i-s, then moves on (Send then Recv). (p-1) alpha + (p-1)/p n beta, alpha the
 /// end-to-end latency of one path. Uses p-1 tags.
-std::uint64_t all_to_all(std::vector<NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+std::uint64_t all_to_all(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                          std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
 
 /// One message of `bytes` from node src to node dst with `tag`: a Send at src, a Recv at dst.
 /// Returns tag + 1.
-std::uint64_t point_to_point(std::vector<NodeProgram>& programs, std::size_t src, std::size_t dst,
+std::uint64_t point_to_point(std::vector<NodeProgram>& programs, NodeId src, NodeId dst,
                              std::uint64_t bytes, std::uint64_t tag, std::uint32_t label);
 
 }  // namespace fastsim::interconnect

@@ -29,17 +29,17 @@ LinkTiming link_timing(const LinkParams& params) {
                                     std::to_string(params.energy_pj_per_bit));
     LinkTiming t;
     t.bits_per_s = static_cast<std::uint64_t>(std::llround(bits_per_s));
-    t.latency_ps = static_cast<std::uint64_t>(std::llround(params.latency_ns * 1000.0));
+    t.latency_ps = Picoseconds(static_cast<std::uint64_t>(std::llround(params.latency_ns * 1000.0)));
     return t;
 }
 
-std::uint64_t occupancy_ps(std::uint64_t bytes, std::uint64_t bits_per_s) {
+Picoseconds occupancy_ps(std::uint64_t bytes, std::uint64_t bits_per_s) {
     if (bits_per_s == 0) throw std::invalid_argument("occupancy_ps: zero bandwidth");
     const Uint128 scaled = Uint128{bytes} * 8u * kPsPerSecond;  // < 2^64 * 2^3 * 2^40
     const Uint128 ps = (scaled + bits_per_s - 1) / bits_per_s;
     if (ps > std::numeric_limits<std::uint64_t>::max())
         throw SizeOverflow("picoseconds a link is busy");
-    return static_cast<std::uint64_t>(ps);
+    return Picoseconds(static_cast<std::uint64_t>(ps));
 }
 
 }  // namespace fastsim::interconnect

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include "common/units.h"
+
 namespace fastsim::interconnect {
 
 /// One full-duplex link: two directed channels, each with these parameters and its own
@@ -16,7 +18,7 @@ struct LinkParams {
 /// A link's parameters in the integer units the timing uses, each rounded once from LinkParams.
 struct LinkTiming {
     std::uint64_t bits_per_s = 0;   ///< llround(bandwidth_gb_per_s * 8e9), >= 1
-    std::uint64_t latency_ps = 0;   ///< llround(latency_ns * 1000)
+    Picoseconds latency_ps{0};      ///< llround(latency_ns * 1000)
 };
 
 /// Checks `params` (bandwidth finite and > 0 and at least 1 bit/s, latency and energy finite
@@ -25,6 +27,6 @@ LinkTiming link_timing(const LinkParams& params);
 
 /// Time a channel of `bits_per_s` is busy carrying `bytes`: ceil(bytes * 8 * 1e12 / bits_per_s)
 /// ps, exact in 128-bit integers. Throws SizeOverflow if the result exceeds 64 bits.
-std::uint64_t occupancy_ps(std::uint64_t bytes, std::uint64_t bits_per_s);
+Picoseconds occupancy_ps(std::uint64_t bytes, std::uint64_t bits_per_s);
 
 }  // namespace fastsim::interconnect

@@ -6,17 +6,17 @@
 namespace fastsim::interconnect {
 
 Network::Network(const Topology& topology)
-    : m_topology(topology), m_free_at_ps(topology.channel_count(), 0), m_stats(topology.channel_count()) {}
+    : m_topology(topology), m_free_at_ps(topology.channel_count(), Picoseconds(0)), m_stats(topology.channel_count()) {}
 
-std::uint64_t Network::transfer(std::size_t src, std::size_t dst, std::uint64_t bytes, std::uint64_t ready_ps,
-                               std::vector<HopInterval>* hops) {
+Picoseconds Network::transfer(std::size_t src, std::size_t dst, std::uint64_t bytes, Picoseconds ready_ps,
+                             std::vector<HopInterval>* hops) {
     m_topology.route_into(src, dst, m_route);
     if (hops) hops->clear();
-    std::uint64_t head = ready_ps, tail_in = ready_ps, arrival = ready_ps;
+    Picoseconds head = ready_ps, tail_in = ready_ps, arrival = ready_ps;
     for (const ChannelId id : m_route) {
         const Channel& ch = m_topology.channels()[id];
-        const std::uint64_t start = std::max(head, m_free_at_ps[id]);
-        const std::uint64_t end = std::max(start + occupancy_ps(bytes, ch.timing.bits_per_s), tail_in);
+        const Picoseconds start = std::max(head, m_free_at_ps[id]);
+        const Picoseconds end = std::max(start + occupancy_ps(bytes, ch.timing.bits_per_s), tail_in);
         m_free_at_ps[id] = end;
         if (hops) hops->push_back({id, start, end});
         ChannelStats& s = m_stats[id];
@@ -34,7 +34,7 @@ std::uint64_t Network::transfer(std::size_t src, std::size_t dst, std::uint64_t 
 
 void Network::reset() {
     for (const ChannelId id : m_used) {
-        m_free_at_ps[id] = 0;
+        m_free_at_ps[id] = Picoseconds(0);
         m_stats[id] = ChannelStats{};
     }
     m_used.clear();

@@ -4,13 +4,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/units.h"
 #include "interconnect/topology.h"
 
 namespace fastsim::interconnect {
 
 /// What one directed channel carried.
 struct ChannelStats {
-    std::uint64_t busy_ps = 0;    ///< sum of reserved intervals (occupancy, stretched by a slower upstream hop)
+    Picoseconds busy_ps{0};       ///< sum of reserved intervals (occupancy, stretched by a slower upstream hop)
     std::uint64_t bytes = 0;
     std::uint64_t transfers = 0;
     double energy_pj = 0;         ///< bits * energy_pj_per_bit
@@ -20,8 +21,8 @@ struct ChannelStats {
 /// of the timing below.
 struct HopInterval {
     ChannelId channel = 0;
-    std::uint64_t start_ps = 0;
-    std::uint64_t end_ps = 0;
+    Picoseconds start_ps{0};
+    Picoseconds end_ps{0};
 };
 
 /// Link state over a Topology, loosely timed: each directed channel keeps the time it is free
@@ -46,13 +47,13 @@ public:
     explicit Network(const Topology& topology);
 
     /// Reserves the route from vertex `src` to `dst` for `bytes` ready at `ready_ps`; returns
-    /// the time the tail arrives at dst, ps. With `hops`, also fills it (cleared first) with
-    /// the interval each channel of the route is held, in route order.
-    std::uint64_t transfer(std::size_t src, std::size_t dst, std::uint64_t bytes, std::uint64_t ready_ps,
-                           std::vector<HopInterval>* hops = nullptr);
+    /// the time the tail arrives at dst. With `hops`, also fills it (cleared first) with the
+    /// interval each channel of the route is held, in route order.
+    Picoseconds transfer(std::size_t src, std::size_t dst, std::uint64_t bytes, Picoseconds ready_ps,
+                         std::vector<HopInterval>* hops = nullptr);
 
     [[nodiscard]] const std::vector<ChannelStats>& stats() const { return m_stats; }
-    [[nodiscard]] std::uint64_t free_at_ps(ChannelId channel) const { return m_free_at_ps.at(channel); }
+    [[nodiscard]] Picoseconds free_at_ps(ChannelId channel) const { return m_free_at_ps.at(channel); }
     [[nodiscard]] const Topology& topology() const { return m_topology; }
 
     /// All channels free at 0, all stats zero. Takes time in the channels used since the last reset.
@@ -60,7 +61,7 @@ public:
 
 private:
     const Topology& m_topology;
-    std::vector<std::uint64_t> m_free_at_ps;
+    std::vector<Picoseconds> m_free_at_ps;
     std::vector<ChannelStats> m_stats;
     std::vector<ChannelId> m_route;  ///< scratch, reused by every transfer
     std::vector<ChannelId> m_used;   ///< channels with a transfer since the last reset

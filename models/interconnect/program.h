@@ -9,11 +9,13 @@
 #include <variant>
 #include <vector>
 
+#include "common/units.h"
+
 namespace fastsim::interconnect {
 
 /// The node computes for `duration_ps`.
 struct Compute {
-    std::uint64_t duration_ps = 0;
+    Picoseconds duration_ps{0};
     std::uint32_t label = 0;  ///< caller's attribution key (layer, phase); copied into the stats
 };
 
@@ -21,7 +23,7 @@ struct Compute {
 /// the node's current time and the message is delivered at its arrival time. The node goes on
 /// at once. (this node, peer, tag) must be unique among the Sends of one run.
 struct Send {
-    std::size_t peer = 0;
+    NodeId peer;
     std::uint64_t bytes = 0;
     std::uint64_t tag = 0;
     std::uint32_t label = 0;
@@ -31,7 +33,7 @@ struct Send {
 /// it already has). A Recv posted before its Send waits for it. (peer, this node, tag) must be
 /// unique among the Recvs of one run.
 struct Recv {
-    std::size_t peer = 0;
+    NodeId peer;
     std::uint64_t tag = 0;
     std::uint32_t label = 0;
 };
@@ -54,7 +56,7 @@ using Op = std::variant<Compute, Send, Recv, Signal, WaitFor>;
 /// What identifies a message: (src, dst, tag), whichever streams send and receive it. With its
 /// hash, the key of the executor's and the replay's message tables.
 struct MessageKey {
-    std::size_t src, dst;
+    NodeId src, dst;
     std::uint64_t tag;
     bool operator==(const MessageKey& o) const { return src == o.src && dst == o.dst && tag == o.tag; }
 };
@@ -62,8 +64,8 @@ struct MessageKey {
 struct MessageKeyHash {
     std::size_t operator()(const MessageKey& k) const {
         std::uint64_t h = k.tag * 0x9E3779B97F4A7C15ull;
-        h ^= k.src + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
-        h ^= k.dst * 0xC2B2AE3D27D4EB4Full + (h << 6) + (h >> 2);
+        h ^= k.src.value() + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2);
+        h ^= k.dst.value() * 0xC2B2AE3D27D4EB4Full + (h << 6) + (h >> 2);
         return static_cast<std::size_t>(h);
     }
 };

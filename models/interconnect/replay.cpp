@@ -26,14 +26,14 @@ struct Step {
 
 struct Message {
     bool sent = false;
-    std::uint64_t arrival_ps = 0;
+    Picoseconds arrival_ps{0};
     std::uint32_t waiting = kNobody;  ///< the node blocked on it
 };
 
 }  // namespace
 
-std::uint64_t replay_messages(Network& network, const std::vector<NodeProgram>& programs,
-                              const std::vector<std::size_t>& node_of) {
+Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& programs,
+                            const std::vector<NodeId>& node_of) {
     if (node_of.size() != programs.size()) throw std::invalid_argument("replay_messages: one node per program");
     // (1) Match every Send and Recv to a message slot once, so the loop below indexes arrays.
     const std::size_t n = programs.size();
@@ -42,21 +42,21 @@ std::uint64_t replay_messages(Network& network, const std::vector<NodeProgram>& 
     std::size_t op_count = 0;
     for (const NodeProgram& p : programs) op_count += p.ops.size();
     slot_of.reserve(op_count / 2 + 1);
-    const auto slot = [&](std::size_t src, std::size_t dst, std::uint64_t tag) {
+    const auto slot = [&](NodeId src, NodeId dst, std::uint64_t tag) {
         return slot_of.emplace(MessageKey{src, dst, tag}, static_cast<std::uint32_t>(slot_of.size())).first->second;
     };
     for (std::size_t node = 0; node < n; ++node) {
         if (!programs[node].comm_ops.empty()) throw std::invalid_argument("replay_messages: comm streams are not replayed");
         steps[node].reserve(programs[node].ops.size());
         for (const Op& op : programs[node].ops) {
-            if (const auto* s = std::get_if<Send>(&op); s && s->peer >= n)
+            if (const auto* s = std::get_if<Send>(&op); s && s->peer.value() >= n)
                 throw std::invalid_argument("replay_messages: peer out of range");
-            if (const auto* r = std::get_if<Recv>(&op); r && r->peer >= n)
+            if (const auto* r = std::get_if<Recv>(&op); r && r->peer.value() >= n)
                 throw std::invalid_argument("replay_messages: peer out of range");
             if (const auto* s = std::get_if<Send>(&op))
-                steps[node].push_back({slot(node, s->peer, s->tag), static_cast<std::uint32_t>(s->peer), s->bytes, true});
+                steps[node].push_back({slot(NodeId(node), s->peer, s->tag), static_cast<std::uint32_t>(s->peer.value()), s->bytes, true});
             else if (const auto* r = std::get_if<Recv>(&op))
-                steps[node].push_back({slot(r->peer, node, r->tag), static_cast<std::uint32_t>(r->peer), 0, false});
+                steps[node].push_back({slot(r->peer, NodeId(node), r->tag), static_cast<std::uint32_t>(r->peer.value()), 0, false});
             else
                 throw std::invalid_argument("replay_messages: node " + std::to_string(node) + " has an op other than Send or Recv");
         }
@@ -65,16 +65,16 @@ std::uint64_t replay_messages(Network& network, const std::vector<NodeProgram>& 
     network.reset();
     std::vector<Message> messages(slot_of.size());
     std::vector<std::size_t> pc(n, 0);
-    std::vector<std::uint64_t> time(n, 0);
-    using Entry = std::pair<std::uint64_t, std::size_t>;
+    std::vector<Picoseconds> time(n, Picoseconds(0));
+    using Entry = std::pair<Picoseconds, std::size_t>;
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
     for (std::size_t node = 0; node < n; ++node)
-        if (!steps[node].empty()) ready.push({0, node});
-    std::uint64_t end_ps = 0;
+        if (!steps[node].empty()) ready.push({Picoseconds(0), node});
+    Picoseconds end_ps{0};
     while (!ready.empty()) {
         const std::size_t node = ready.top().second;
         ready.pop();
-        const std::uint64_t start = time[node];
+        const Picoseconds start = time[node];
         while (pc[node] < steps[node].size()) {
             if (time[node] > start) {  // moved past other nodes' times: keep the global order
                 ready.push({time[node], node});
@@ -84,7 +84,7 @@ std::uint64_t replay_messages(Network& network, const std::vector<NodeProgram>& 
             Message& m = messages[s.slot];
             if (s.send) {
                 m.sent = true;
-                m.arrival_ps = network.transfer(node_of[node], node_of[s.peer], s.bytes, time[node]);
+                m.arrival_ps = network.transfer(node_of[node].value(), node_of[s.peer].value(), s.bytes, time[node]);
                 if (m.waiting != kNobody) {
                     const std::uint32_t w = m.waiting;
                     time[w] = std::max(time[w], m.arrival_ps);

@@ -9,17 +9,18 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/units.h"
 #include "interconnect/network.h"
 #include "interconnect/program.h"
 #include "interconnect/topology.h"
 
 namespace fastsim::interconnect {
 
-/// Picoseconds until the last of `programs`' ops completes, every program starting at 0 on a
+/// The time until the last of `programs`' ops completes, every program starting at 0 on a
 /// `network` reset first. Program i (and a peer i in its ops) is node node_of[i] of the
 /// network's topology. Only the main streams' Send and Recv ops are allowed
 /// (std::invalid_argument otherwise, or for a Recv that never completes).
-std::uint64_t replay_messages(Network& network, const std::vector<NodeProgram>& programs,
-                              const std::vector<std::size_t>& node_of);
+Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& programs,
+                              const std::vector<NodeId>& node_of);
 
 }  // namespace fastsim::interconnect

@@ -187,7 +187,7 @@ std::shared_ptr<const Topology::SourceTree> Topology::tree_from(std::size_t src)
         if (lat != latency[u] || hop != tree->hops[u]) continue;
         for (const Adjacent& edge : m_adjacency[u]) {
             const Channel& ch = m_channels[edge.channel];
-            const std::uint64_t l = lat + ch.timing.latency_ps;
+            const std::uint64_t l = lat + ch.timing.latency_ps.count();
             const std::uint32_t h = hop + 1;
             const std::size_t v = edge.vertex;
             const ChannelId old = tree->entering[v];

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/units.h"
 #include "interconnect/collective_cost.h"
 #include "interconnect/program.h"
 
@@ -20,10 +21,10 @@ public:
     /// Appends to `programs` (indexed by node id; the caller moves them onto the comm streams)
     /// the ops that synchronise `bytes` of gradients over `ranks` (ascending node ids), using
     /// tags from `tag` on; returns the first tag not used.
-    virtual std::uint64_t lower(std::vector<interconnect::NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+    virtual std::uint64_t lower(std::vector<interconnect::NodeProgram>& programs, const std::vector<NodeId>& ranks,
                                 std::uint64_t bytes, std::uint64_t tag, std::uint32_t label) = 0;
     /// Seconds the synchronisation takes on its own.
-    virtual double seconds(const std::vector<std::size_t>& ranks, double bytes) = 0;
+    virtual double seconds(const std::vector<NodeId>& ranks, double bytes) = 0;
 };
 
 /// An all-reduce with the algorithm `chooser` picks (cluster.gradient_sync.algorithm: one
@@ -31,12 +32,12 @@ public:
 class AllReduceSync final : public GradientSync {
 public:
     explicit AllReduceSync(interconnect::AllReduceChooser& chooser) : m_chooser(chooser) {}
-    std::uint64_t lower(std::vector<interconnect::NodeProgram>& programs, const std::vector<std::size_t>& ranks,
+    std::uint64_t lower(std::vector<interconnect::NodeProgram>& programs, const std::vector<NodeId>& ranks,
                         std::uint64_t bytes, std::uint64_t tag, std::uint32_t label) override {
         return interconnect::simulated_all_reduce(m_chooser.topology(), m_chooser.choose(ranks, static_cast<double>(bytes)).first,
                                                   programs, ranks, bytes, tag, label);
     }
-    double seconds(const std::vector<std::size_t>& ranks, double bytes) override {
+    double seconds(const std::vector<NodeId>& ranks, double bytes) override {
         return m_chooser.choose(ranks, bytes).second;
     }
 

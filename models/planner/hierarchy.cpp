@@ -66,7 +66,7 @@ public:
         const auto& count = m_type_counts[g];
         double rate = 0;  // layers per second of the whole side
         for (std::size_t t = 0; t < count.size(); ++t)
-            if (count[t] > 0) rate += static_cast<double>(count[t]) / total(m_compute(t, l, share));
+            if (count[t] > 0) rate += static_cast<double>(count[t]) / total(m_compute(t, LayerId(l), share));
         return static_cast<double>(nodes) / rate;
     }
 
@@ -137,7 +137,7 @@ void Planning::calibrate(const Plan& plan, const std::vector<std::vector<LayerDi
         for (std::size_t l = 0; l < n; ++l) {
             if (group.leaf()) {
                 const std::size_t node = group.nodes.front();
-                slowest[g][l] = total(m_compute(m_cluster.node_type[node], l, plan.node_dims[node][l]));
+                slowest[g][l] = total(m_compute(m_cluster.node_type[node], LayerId(l), plan.node_dims[node][l]));
                 continue;
             }
             slowest[g][l] = std::max(slowest[static_cast<std::size_t>(group.side_a)][l],

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/enum_names.h"
+#include "common/units.h"
 #include "planner/assignment.h"
 #include "planner/footprint.h"
 #include "planner/gradient_sync.h"
@@ -101,7 +102,7 @@ struct Group {
 /// Compute seconds of a layer's forward, backward-data and weight-gradient phases on one
 /// node of `node_type` with the layer reduced to `dims`. Callers memoise.
 using PhaseSeconds = std::array<double, 3>;
-using ComputeModel = std::function<PhaseSeconds(std::size_t node_type, std::size_t layer, const LayerDims& dims)>;
+using ComputeModel = std::function<PhaseSeconds(std::size_t node_type, LayerId layer, const LayerDims& dims)>;
 /// The exchange cost between two disjoint node sets.
 using ExchangeModel = std::function<ExchangeCost(const std::vector<std::size_t>& side_a, const std::vector<std::size_t>& side_b)>;
 

@@ -45,34 +45,35 @@ public:
         for (const auto& [node, at] : m_arrivals) arrive(node, at, label);
     }
 
-    void compute(std::size_t layer, std::size_t phase, std::uint32_t) override {
-        std::vector<PhaseSeconds>& times = m_times[layer];
+    void compute(LayerId layer, std::size_t phase, std::uint32_t) override {
+        const std::size_t l = layer.value();
+        std::vector<PhaseSeconds>& times = m_times[l];
         if (times.empty()) {  // each layer's phases once, on its forward pass
             times.resize(m_main.size());
             for (std::size_t n = 0; n < m_main.size(); ++n) {
-                times[n] = m_compute(m_node_type[n], layer, m_plan.node_dims[n][layer]);
-                for (std::size_t p = 0; p < 3; ++p) m_slowest[layer][p] = std::max(m_slowest[layer][p], times[n][p]);
+                times[n] = m_compute(m_node_type[n], layer, m_plan.node_dims[n][l]);
+                for (std::size_t p = 0; p < 3; ++p) m_slowest[l][p] = std::max(m_slowest[l][p], times[n][p]);
             }
         }
         for (std::size_t n = 0; n < m_main.size(); ++n) {
             m_main[n] += times[n][phase];
-            m_layer_total[layer] += times[n][phase];
+            m_layer_total[l] += times[n][phase];
         }
     }
 
-    void all_reduce(std::size_t layer, const std::vector<ReplicaSet>& sets, std::uint32_t) override {
+    void all_reduce(LayerId layer, const std::vector<ReplicaSet>& sets, std::uint32_t) override {
         for (const ReplicaSet& set : sets)
-            for (const std::size_t n : set.nodes) m_comm[n] = std::max(m_comm[n], m_main[n]);  // the gradient is ready
+            for (const NodeId n : set.nodes) m_comm[n.value()] = std::max(m_comm[n.value()], m_main[n.value()]);  // the gradient is ready
         for (const ReplicaSet& set : sets) {
             double start = 0;
-            for (const std::size_t n : set.nodes) start = std::max(start, m_comm[n]);
+            for (const NodeId n : set.nodes) start = std::max(start, m_comm[n.value()]);
             const double seconds = m_sync.seconds(set.nodes, static_cast<double>(gradient_bytes(m_plan, set)));
-            for (const std::size_t n : set.nodes) m_comm[n] = start + seconds;
-            m_sync_s[layer] = std::max(m_sync_s[layer], seconds);
+            for (const NodeId n : set.nodes) m_comm[n.value()] = start + seconds;
+            m_sync_s[layer.value()] = std::max(m_sync_s[layer.value()], seconds);
         }
         std::vector<bool> taking_part(m_main.size(), false);
         for (const ReplicaSet& set : sets)
-            for (const std::size_t n : set.nodes) taking_part[n] = true;
+            for (const NodeId n : set.nodes) taking_part[n.value()] = true;
         for (std::size_t n = 0; n < m_main.size(); ++n)
             if (taking_part[n]) m_synced[n].emplace_back(layer, m_comm[n]);
     }
@@ -82,7 +83,7 @@ public:
         for (std::size_t n = 0; n < m_main.size(); ++n) {
             for (const auto& [layer, done] : m_synced[n]) {  // the final waits, in the order signalled
                 if (done > m_main[n]) {
-                    m_layer_total[layer] += done - m_main[n];
+                    m_layer_total[layer.value()] += done - m_main[n];
                     m_main[n] = done;
                 }
             }
@@ -126,7 +127,7 @@ private:
 
     void arrive(std::size_t n, double at, std::uint32_t label) {
         if (at <= m_main[n]) return;
-        m_layer_total[label / kStepParts] += at - m_main[n];
+        m_layer_total[step_layer(label).value()] += at - m_main[n];
         m_main[n] = at;
     }
 
@@ -139,7 +140,7 @@ private:
     std::vector<std::size_t> m_order;                                ///< an exchange direction's pairs, in send order
     std::vector<double> m_free;                                      ///< when each bottleneck is next free
     std::vector<std::pair<std::size_t, double>> m_arrivals;          ///< (receiver, arrival) of this exchange
-    std::vector<std::vector<std::pair<std::size_t, double>>> m_synced;  ///< per node: (layer, all-reduces done)
+    std::vector<std::vector<std::pair<LayerId, double>>> m_synced;   ///< per node: (layer, all-reduces done)
     std::vector<std::vector<PhaseSeconds>> m_times;                  ///< per layer, per node (once computed)
     std::vector<double> m_layer_total;                               ///< per layer: Σ over nodes of compute + waits
     std::vector<double> m_sync_s;                                    ///< per layer: its slowest all-reduce

@@ -22,8 +22,8 @@ std::size_t index_of(const std::vector<std::uint64_t>& cuts, std::uint64_t value
 
 }  // namespace
 
-std::vector<ReplicaSet> weight_replica_sets(const LayerGraph& graph, const Plan& plan, std::size_t layer) {
-    const PlanLayer& pl = graph.layers[layer];
+std::vector<ReplicaSet> weight_replica_sets(const LayerGraph& graph, const Plan& plan, LayerId layer) {
+    const PlanLayer& pl = graph.layers[layer.value()];
     if (!pl.has_weights) return {};
     // (1) Each node's region, top down through the groups (parents come first).
     std::vector<Region> region(plan.groups.size());
@@ -35,7 +35,7 @@ std::vector<ReplicaSet> weight_replica_sets(const LayerGraph& graph, const Plan&
             holders[region[g]].push_back(group.nodes.front());
             continue;
         }
-        const LayerChoice& c = plan.choices[g][layer];
+        const LayerChoice& c = plan.choices[g][layer.value()];
         Region a = region[g], b = region[g];
         if (c.type == PartitionType::in_channels) a.in_hi = b.in_lo = region[g].in_lo + c.split_a;
         if (c.type == PartitionType::out_channels) a.out_hi = b.out_lo = region[g].out_lo + c.split_a;
@@ -75,7 +75,8 @@ std::vector<ReplicaSet> weight_replica_sets(const LayerGraph& graph, const Plan&
     std::vector<ReplicaSet> sets;
     for (const auto& [ids, count] : elements) {
         ReplicaSet s;
-        for (const std::size_t id : ids) s.nodes.insert(s.nodes.end(), region_nodes[id]->begin(), region_nodes[id]->end());
+        for (const std::size_t id : ids)
+            for (const std::size_t n : *region_nodes[id]) s.nodes.emplace_back(n);
         std::sort(s.nodes.begin(), s.nodes.end());
         s.elements = count;
         sets.push_back(std::move(s));

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/units.h"
 #include "planner/planner.h"
 
 namespace fastsim::planner {
@@ -12,7 +13,7 @@ namespace fastsim::planner {
 /// Part of a layer's weights that several nodes hold copies of, and so whose gradients they
 /// all-reduce after the weight-gradient phase: the nodes (ascending ids) and the elements.
 struct ReplicaSet {
-    std::vector<std::size_t> nodes;
+    std::vector<NodeId> nodes;
     std::uint64_t elements = 0;
 };
 
@@ -23,6 +24,6 @@ struct ReplicaSet {
 /// more nodes form one ReplicaSet. With equal sub-plans this is the usual replica groups (data
 /// parallelism: every node, the whole matrix); with unequal ones a node can be in several sets.
 /// Sets are in ascending order of their node lists. Empty for a layer without weights.
-std::vector<ReplicaSet> weight_replica_sets(const LayerGraph& graph, const Plan& plan, std::size_t layer);
+std::vector<ReplicaSet> weight_replica_sets(const LayerGraph& graph, const Plan& plan, LayerId layer);
 
 }  // namespace fastsim::planner

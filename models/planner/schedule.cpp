@@ -38,33 +38,33 @@ public:
         const std::uint64_t to_a = share(bytes.to_a), to_b = share(bytes.to_b);
         const std::uint64_t id = m_next_exchange++;
         for (std::size_t i = 0; i < pairs; ++i) {
-            const std::size_t na = a[i % a.size()], nb = b[i % b.size()];
+            const NodeId na(a[i % a.size()]), nb(b[i % b.size()]);
             const std::uint64_t tag = (id << 21) | (static_cast<std::uint64_t>(i) << 1);
-            if (to_b > 0) m_programs[na].ops.push_back(Send{nb, to_b, tag, label});
-            if (to_a > 0) m_programs[nb].ops.push_back(Send{na, to_a, tag | 1, label});
+            if (to_b > 0) m_programs[na.value()].ops.push_back(Send{nb, to_b, tag, label});
+            if (to_a > 0) m_programs[nb.value()].ops.push_back(Send{na, to_a, tag | 1, label});
             if (to_a > 0) m_pending.emplace_back(na, Recv{nb, tag | 1, label});
             if (to_b > 0) m_pending.emplace_back(nb, Recv{na, tag, label});
         }
         // Receives after all of this exchange's sends, so no node waits on a send it has not issued.
-        for (const auto& [node, r] : m_pending) m_programs[node].ops.push_back(r);
+        for (const auto& [node, r] : m_pending) m_programs[node.value()].ops.push_back(r);
         m_pending.clear();
     }
 
-    void compute(std::size_t layer, std::size_t phase, std::uint32_t label) override {
+    void compute(LayerId layer, std::size_t phase, std::uint32_t label) override {
         if (layer != m_times_layer) {
-            for (std::size_t node = 0; node < m_programs.size(); ++node) m_times[node] = m_compute_ps(node, layer);
+            for (std::size_t node = 0; node < m_programs.size(); ++node) m_times[node] = m_compute_ps(NodeId(node), layer);
             m_times_layer = layer;
         }
         for (std::size_t node = 0; node < m_programs.size(); ++node)
-            if (m_times[node][phase] > 0) m_programs[node].ops.push_back(Compute{m_times[node][phase], label});
+            if (m_times[node][phase] > Picoseconds(0)) m_programs[node].ops.push_back(Compute{m_times[node][phase], label});
     }
 
     /// After layer l's weight-gradient phase: its all-reduces over `sets` on the comm stream of
     /// every node in them, each node's comm stream first waiting for its own weight gradient.
-    void all_reduce(std::size_t layer, const std::vector<ReplicaSet>& sets, std::uint32_t label) override {
+    void all_reduce(LayerId layer, const std::vector<ReplicaSet>& sets, std::uint32_t label) override {
         std::vector<bool> taking_part(m_programs.size(), false);
         for (const ReplicaSet& set : sets)
-            for (const std::size_t n : set.nodes) taking_part[n] = true;
+            for (const NodeId n : set.nodes) taking_part[n.value()] = true;
         for (std::size_t n = 0; n < m_programs.size(); ++n)
             if (taking_part[n]) {
                 m_programs[n].ops.push_back(interconnect::Signal{gradient_ready_event(layer), label});
@@ -73,9 +73,10 @@ public:
         for (const ReplicaSet& set : sets) {
             const std::uint64_t bytes = gradient_bytes(m_plan, set);
             m_collective_tag = m_sync.lower(m_scratch, set.nodes, bytes, m_collective_tag, label);
-            for (const std::size_t n : set.nodes) {
-                auto& ops = m_scratch[n].ops;
-                m_programs[n].comm_ops.insert(m_programs[n].comm_ops.end(), ops.begin(), ops.end());
+            for (const NodeId n : set.nodes) {
+                auto& ops = m_scratch[n.value()].ops;
+                auto& comm_ops = m_programs[n.value()].comm_ops;
+                comm_ops.insert(comm_ops.end(), ops.begin(), ops.end());
                 ops.clear();
             }
         }
@@ -102,11 +103,11 @@ private:
     std::vector<NodeProgram> m_programs;
     std::vector<NodeProgram> m_scratch;                   ///< one collective's ops, before they join the comm streams
     std::vector<std::vector<interconnect::WaitFor>> m_synced;  ///< per node: the main stream's final waits
-    std::vector<std::pair<std::size_t, Recv>> m_pending;  ///< this exchange's receives, by node
+    std::vector<std::pair<NodeId, Recv>> m_pending;       ///< this exchange's receives, by node
     std::uint64_t m_next_exchange = 0;
     std::uint64_t m_collective_tag = kCollectiveTags;
-    std::vector<std::array<std::uint64_t, 3>> m_times;  ///< per node: the phases of m_times_layer
-    std::size_t m_times_layer = SIZE_MAX;
+    std::vector<std::array<Picoseconds, 3>> m_times;  ///< per node: the phases of m_times_layer
+    LayerId m_times_layer{SIZE_MAX};
 };
 
 }  // namespace
@@ -136,19 +137,21 @@ void walk_step(const LayerGraph& graph, const Plan& plan, StepVisitor& visitor) 
         for (const Exchange& x : list) visitor.exchange(x.group, *x.bytes, label);
     };
     for (std::size_t l = 0; l < n; ++l) {
-        const std::uint32_t label = step_label(l, StepPart::forward);
+        const LayerId layer(l);
+        const std::uint32_t label = step_label(layer, StepPart::forward);
         exchanges(forward_in[l], label);
-        visitor.compute(l, 0, label);
+        visitor.compute(layer, 0, label);
         exchanges(forward_out[l], label);
     }
     for (std::size_t l = n; l-- > 0;) {
-        const std::uint32_t label = step_label(l, StepPart::backward);
+        const LayerId layer(l);
+        const std::uint32_t label = step_label(layer, StepPart::backward);
         exchanges(backward_in[l], label);
-        visitor.compute(l, 1, label);
+        visitor.compute(layer, 1, label);
         exchanges(backward_out[l], label);
-        visitor.compute(l, 2, label);
-        const std::vector<ReplicaSet> sets = weight_replica_sets(graph, plan, l);
-        if (!sets.empty()) visitor.all_reduce(l, sets, step_label(l, StepPart::weight_sync));
+        visitor.compute(layer, 2, label);
+        const std::vector<ReplicaSet> sets = weight_replica_sets(graph, plan, layer);
+        if (!sets.empty()) visitor.all_reduce(layer, sets, step_label(layer, StepPart::weight_sync));
     }
 }
 

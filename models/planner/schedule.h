@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "common/units.h"
 #include "interconnect/collectives.h"
 #include "interconnect/program.h"
 #include "planner/planner.h"
@@ -20,20 +21,21 @@ enum class StepPart : std::uint8_t {
     weight_sync  ///< weight-gradient all-reduces (on the comm stream; waited for at the end of the step)
 };
 inline constexpr std::uint32_t kStepParts = 3;
-[[nodiscard]] inline std::uint32_t step_label(std::size_t layer, StepPart part) {
-    return static_cast<std::uint32_t>(layer) * kStepParts + static_cast<std::uint32_t>(part);
+[[nodiscard]] inline std::uint32_t step_label(LayerId layer, StepPart part) {
+    return static_cast<std::uint32_t>(layer.value()) * kStepParts + static_cast<std::uint32_t>(part);
 }
+/// The layer of a step_label.
+[[nodiscard]] inline LayerId step_layer(std::uint32_t label) { return LayerId(label / kStepParts); }
 
-/// Compute picoseconds of layer `layer` on node `node`, per phase (forward, backward-data,
+/// Compute time of layer `layer` on node `node`, per phase (forward, backward-data,
 /// weight-gradient; 0 for a phase the layer does not have).
-using ComputePicoseconds = std::function<std::array<std::uint64_t, 3>(std::size_t node, std::size_t layer)>;
-
+using ComputePicoseconds = std::function<std::array<Picoseconds, 3>(NodeId node, LayerId layer)>;
 
 /// Events of the schedule's Signal/WaitFor ops: layer l's weight gradient is ready on the main
 /// stream, and its all-reduces are done on the comm stream.
-[[nodiscard]] inline std::uint32_t gradient_ready_event(std::size_t layer) { return static_cast<std::uint32_t>(2 * layer); }
-[[nodiscard]] inline std::uint32_t gradient_synced_event(std::size_t layer) {
-    return static_cast<std::uint32_t>(2 * layer + 1);
+[[nodiscard]] inline std::uint32_t gradient_ready_event(LayerId layer) { return static_cast<std::uint32_t>(2 * layer.value()); }
+[[nodiscard]] inline std::uint32_t gradient_synced_event(LayerId layer) {
+    return static_cast<std::uint32_t>(2 * layer.value() + 1);
 }
 
 /// The order of a training step under a plan (docs/planner.md, "Schedule and cluster run"), as
@@ -46,9 +48,9 @@ public:
     /// An exchange at group g: bytes.to_a into side A, bytes.to_b into side B (never empty).
     virtual void exchange(std::size_t group, const SideVolumes& bytes, std::uint32_t label) = 0;
     /// Every node computes its `phase` (0 forward, 1 backward-data, 2 weight-gradient) of `layer`.
-    virtual void compute(std::size_t layer, std::size_t phase, std::uint32_t label) = 0;
+    virtual void compute(LayerId layer, std::size_t phase, std::uint32_t label) = 0;
     /// Layer l's weight gradients are ready: all-reduce each of `sets` (non-empty).
-    virtual void all_reduce(std::size_t layer, const std::vector<ReplicaSet>& sets, std::uint32_t label) = 0;
+    virtual void all_reduce(LayerId layer, const std::vector<ReplicaSet>& sets, std::uint32_t label) = 0;
 };
 void walk_step(const LayerGraph& graph, const Plan& plan, StepVisitor& visitor);
 

@@ -7,12 +7,18 @@
 #include <sstream>
 
 #include "common/output_files.h"
+#include "common/units.h"
 #include "run/table.h"
 
 namespace fastsim::run {
 namespace {
 
 double ms(double s) { return s * 1e3; }
+
+/// The fraction of a step of `step` a channel busy for `busy` was busy; 0 for an empty step.
+double utilisation(Picoseconds busy, Picoseconds step) {
+    return step > Picoseconds(0) ? static_cast<double>(busy.count()) / static_cast<double>(step.count()) : 0;
+}
 
 /// The groups from the root to node `node`'s leaf, non-leaves only.
 std::vector<std::size_t> path_to(const planner::Plan& plan, std::size_t node) {
@@ -210,7 +216,7 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const C
     double busiest = 0, mean = 0;
     std::size_t used = 0;
     for (const auto& ch : r.simulated.channels) {
-        const double u = r.simulated.end_ps ? static_cast<double>(ch.busy_ps) / static_cast<double>(r.simulated.end_ps) : 0;
+        const double u = utilisation(ch.busy_ps, r.simulated.end_ps);
         busiest = std::max(busiest, u);
         if (ch.transfers > 0) {
             mean += u;
@@ -249,8 +255,8 @@ std::string cluster_step_json(const config::Params& params, const ClusterStepRes
     for (std::size_t c = 0; c < r.simulated.channels.size(); ++c) {
         const auto& s = r.simulated.channels[c];
         j << "    {\"from\": " << channels[c].from << ", \"to\": " << channels[c].to << ", \"bytes\": " << s.bytes
-          << ", \"busy_s\": " << format_number(static_cast<double>(s.busy_ps) * 1e-12) << ", \"utilisation\": "
-          << format_number(r.simulated.end_ps ? static_cast<double>(s.busy_ps) / static_cast<double>(r.simulated.end_ps) : 0)
+          << ", \"busy_s\": " << format_number(to_seconds(s.busy_ps)) << ", \"utilisation\": "
+          << format_number(utilisation(s.busy_ps, r.simulated.end_ps))
           << "}" << (c + 1 < r.simulated.channels.size() ? "," : "") << "\n";
     }
     j << "  ]\n}\n";

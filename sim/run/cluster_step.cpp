@@ -7,6 +7,7 @@
 
 #include <systemc>
 
+#include "common/units.h"
 #include "interconnect/collective_cost.h"
 #include "memory/memory.h"
 #include "node/training_step.h"
@@ -103,9 +104,8 @@ const NodeCharacterisation::LayerCounters& NodeCharacterisation::counters(std::s
 
 planner::PhaseSeconds NodeCharacterisation::seconds(std::size_t type, std::size_t layer, const planner::LayerDims& dims) {
     const LayerCounters& c = counters(type, layer, dims);
-    const double hz = static_cast<double>(m_params.cluster.node_types[type].node.resolved.clock_hz);
-    return {static_cast<double>(c[0].cycles) / hz, static_cast<double>(c[1].cycles) / hz,
-            static_cast<double>(c[2].cycles) / hz};
+    const std::uint64_t hz = m_params.cluster.node_types[type].node.resolved.clock_hz;
+    return {to_seconds(Cycles(c[0].cycles), hz), to_seconds(Cycles(c[1].cycles), hz), to_seconds(Cycles(c[2].cycles), hz)};
 }
 
 planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, const std::vector<std::size_t>& side_a,
@@ -114,14 +114,14 @@ planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, cons
     // Per channel, the share of each direction's bytes it carries; a channel both directions
     // use is charged their sum in both (exact when the two volumes are equal).
     std::vector<double> load_to_a(topology.channel_count(), 0.0), load_to_b(topology.channel_count(), 0.0);
-    std::uint64_t latency_ps = 0;
+    Picoseconds latency_ps{0};
     std::vector<interconnect::ChannelId> route;
     const double share = 1.0 / static_cast<double>(pairs);
     for (std::size_t i = 0; i < pairs; ++i) {
         const std::size_t a = side_a[i % side_a.size()], b = side_b[i % side_b.size()];
         for (const auto& [from, to, towards_a] : {std::tuple{a, b, false}, std::tuple{b, a, true}}) {
             topology.route_into(from, to, route);
-            std::uint64_t path_ps = 0;
+            Picoseconds path_ps{0};
             for (interconnect::ChannelId c : route) {
                 (towards_a ? load_to_a : load_to_b)[c] += share;
                 path_ps += topology.channel(c).timing.latency_ps;
@@ -130,7 +130,7 @@ planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, cons
         }
     }
     planner::ExchangeCost cost;
-    cost.latency_s = static_cast<double>(latency_ps) * 1e-12;
+    cost.latency_s = to_seconds(latency_ps);
     for (std::size_t c = 0; c < load_to_a.size(); ++c) {
         const double bits_per_s = static_cast<double>(topology.channel(static_cast<interconnect::ChannelId>(c)).timing.bits_per_s);
         const double both = (load_to_a[c] + load_to_b[c]) * 8 / bits_per_s;
@@ -205,7 +205,7 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
         out.graph,
         view,
         groups,
-        [&](std::size_t type, std::size_t layer, const planner::LayerDims& d) { return characterisation.seconds(type, layer, d); },
+        [&](std::size_t type, LayerId layer, const planner::LayerDims& d) { return characterisation.seconds(type, layer.value(), d); },
         element_bytes(params, options.comm_only),
         &costs.gradient_sync,
         memory_model(params),
@@ -239,14 +239,13 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     // (1) The schedule: each node's phases at its share, in its own clock's picoseconds.
     const auto start = std::chrono::steady_clock::now();
     r.nodes.resize(node_count);
-    const auto compute_ps = [&](std::size_t node, std::size_t layer) {
-        const std::size_t type = c.node_type[node];
-        const auto& counters = characterisation.counters(type, layer, plan.node_dims[node][layer]);
-        const double ps_per_cycle = 1e12 / static_cast<double>(c.node_types[type].node.resolved.clock_hz);
-        std::array<std::uint64_t, 3> ps{};
-        with_layer_named(params, layer, [&] {
-            for (std::size_t p = 0; p < 3; ++p)
-                ps[p] = checked_round(static_cast<double>(counters[p].cycles) * ps_per_cycle, "picoseconds of a phase");
+    const auto compute_ps = [&](NodeId node, LayerId layer) {
+        const std::size_t type = c.node_type[node.value()];
+        const auto& counters = characterisation.counters(type, layer.value(), plan.node_dims[node.value()][layer.value()]);
+        const std::uint64_t hz = c.node_types[type].node.resolved.clock_hz;
+        std::array<Picoseconds, 3> ps{};
+        with_layer_named(params, layer.value(), [&] {
+            for (std::size_t p = 0; p < 3; ++p) ps[p] = to_picoseconds(Cycles(counters[p].cycles), hz, "picoseconds of a phase");
         });
         return ps;
     };
@@ -271,18 +270,18 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     if (recorder) r.timeline = recorder->finish(r.simulated.end_ps);
     r.simulation_s = seconds_since(start);
     report(1);
-    r.step_s = static_cast<double>(r.simulated.end_ps) * 1e-12;
+    r.step_s = to_seconds(r.simulated.end_ps);
 
     // (3) Per node time and energy (leakage over the whole step), per link energy.
     for (std::size_t n = 0; n < node_count; ++n) {
         NodeReport& node = r.nodes[n];
         const cluster::NodeStats& s = r.simulated.nodes[n];
-        node.compute_s = static_cast<double>(s.compute_ps) * 1e-12;
-        node.wait_s = static_cast<double>(s.wait_ps) * 1e-12;
+        node.compute_s = to_seconds(s.compute_ps);
+        node.wait_s = to_seconds(s.wait_ps);
         node.idle_s = std::max(0.0, r.step_s - node.compute_s - node.wait_s);
         const config::NodeTypeParams& t = c.node_types[c.node_type[n]];
         node::PhaseCounters for_energy = node.counters;
-        for_energy.cycles = static_cast<std::uint64_t>(std::llround(r.step_s * static_cast<double>(t.node.resolved.clock_hz)));
+        for_energy.cycles = to_cycles(r.simulated.end_ps, t.node.resolved.clock_hz).count();
         node.energy = counters_energy(for_energy, t.node.resolved, t.node.sram_exponent_kib + t.node.sram_mantissa_kib,
                                       static_cast<std::uint64_t>(t.arrays), t.energy);
         r.compute_energy += node.energy;
@@ -295,9 +294,9 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     r.layer_simulated_s.assign(layers, 0);
     for (std::size_t l = 0; l < layers; ++l)
         for (auto part : {planner::StepPart::forward, planner::StepPart::backward, planner::StepPart::weight_sync}) {
-            const auto it = r.simulated.labels.find(planner::step_label(l, part));
+            const auto it = r.simulated.labels.find(planner::step_label(LayerId(l), part));
             if (it != r.simulated.labels.end())
-                r.layer_simulated_s[l] += static_cast<double>(it->second.compute_ps + it->second.wait_ps) * 1e-12 /
+                r.layer_simulated_s[l] += to_seconds(it->second.compute_ps + it->second.wait_ps) /
                                           static_cast<double>(node_count);
         }
     return r;

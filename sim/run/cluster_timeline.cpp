@@ -38,7 +38,7 @@ std::uint32_t ClusterTimeline::label_name(std::uint32_t label) {
     std::uint32_t& id = m_label_names[label];
     if (id == kNone) {
         static const char* const kParts[planner::kStepParts] = {"forward", "backward", "weight sync"};
-        const std::size_t layer = label / planner::kStepParts;
+        const std::size_t layer = planner::step_layer(label).value();
         id = m_builder.name_id(layer < m_graph.layers.size()
                                    ? m_graph.layers[layer].name + " " + kParts[label % planner::kStepParts]
                                    : "label " + std::to_string(label));
@@ -61,18 +61,18 @@ std::uint32_t ClusterTimeline::channel_track(interconnect::ChannelId channel) {
     return track;
 }
 
-std::uint32_t ClusterTimeline::peer_name(std::vector<std::uint32_t>& cache, const char* prefix, std::size_t peer) {
-    std::uint32_t& id = cache[peer];
-    if (id == kNone) id = m_builder.name_id(prefix + std::to_string(peer));
+std::uint32_t ClusterTimeline::peer_name(std::vector<std::uint32_t>& cache, const char* prefix, NodeId peer) {
+    std::uint32_t& id = cache[peer.value()];
+    if (id == kNone) id = m_builder.name_id(prefix + std::to_string(peer.value()));
     return id;
 }
 
 void ClusterTimeline::op(const cluster::OpSpan& op) {
-    const NodeTracks& tracks = m_node_tracks[op.node];
+    const NodeTracks& tracks = m_node_tracks[op.node.value()];
     const std::uint32_t group = label_name(op.label);
     TimelineSpan s;
-    s.start = op.start_ps;
-    s.end = op.end_ps;
+    s.start = op.start_ps.count();
+    s.end = op.end_ps.count();
     switch (op.kind) {
         case cluster::OpKind::compute:
             if (s.end == s.start) return;
@@ -96,7 +96,7 @@ void ClusterTimeline::op(const cluster::OpSpan& op) {
             s.name = peer_name(m_recv_names, "recv from node ", op.peer);
             s.category = "recv";
             s.args[0] = {"bytes", op.bytes};
-            s.args[1] = {"from_node", op.peer};
+            s.args[1] = {"from_node", op.peer.value()};
             s.args[2] = {"op", op.op_index};
             break;
         case cluster::OpKind::send:
@@ -106,8 +106,8 @@ void ClusterTimeline::op(const cluster::OpSpan& op) {
             s.instant = true;
             s.end = s.start;
             s.args[0] = {"bytes", op.bytes};
-            s.args[1] = {"to_node", op.peer};
-            s.args[2] = {"transfer_ps", op.end_ps - op.start_ps};
+            s.args[1] = {"to_node", op.peer.value()};
+            s.args[2] = {"transfer_ps", (op.end_ps - op.start_ps).count()};
             s.args[3] = {"op", op.op_index};
             break;
     }
@@ -121,14 +121,14 @@ void ClusterTimeline::channel(const cluster::ChannelSpan& c) {
     s.track = channel_track(c.channel);
     s.name = group;
     s.category = "transfer";
-    s.start = c.start_ps;
-    s.end = c.end_ps;
+    s.start = c.start_ps.count();
+    s.end = c.end_ps.count();
     s.args[0] = {"bytes", c.bytes};
-    s.args[1] = {"from_node", c.src};
-    s.args[2] = {"to_node", c.dst};
+    s.args[1] = {"from_node", c.src.value()};
+    s.args[2] = {"to_node", c.dst.value()};
     m_builder.add_detail(group, s);
 }
 
-Timeline ClusterTimeline::finish(std::uint64_t end_ps) { return m_builder.finish(end_ps); }
+Timeline ClusterTimeline::finish(Picoseconds end_ps) { return m_builder.finish(end_ps.count()); }
 
 }  // namespace fastsim::run

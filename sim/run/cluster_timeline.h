@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cluster/cluster_recorder.h"
+#include "common/units.h"
 #include "config/params.h"
 #include "planner/layer_graph.h"
 #include "run/timeline.h"
@@ -27,12 +28,12 @@ public:
     void channel(const cluster::ChannelSpan& span) override;
 
     /// The timeline of a run that ended at `end_ps`. The ClusterTimeline is spent afterwards.
-    Timeline finish(std::uint64_t end_ps);
+    Timeline finish(Picoseconds end_ps);
 
 private:
     std::uint32_t label_name(std::uint32_t label);
     std::uint32_t channel_track(interconnect::ChannelId channel);
-    std::uint32_t peer_name(std::vector<std::uint32_t>& cache, const char* prefix, std::size_t peer);
+    std::uint32_t peer_name(std::vector<std::uint32_t>& cache, const char* prefix, NodeId peer);
     [[nodiscard]] std::string vertex_name(std::size_t vertex) const;
 
     static constexpr std::uint32_t kNone = 0xffffffffu;

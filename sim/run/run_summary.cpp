@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "run/run_summary.h"
 
+#include "common/units.h"
 #include "run/training_report.h"
 
 namespace fastsim::run {
@@ -24,7 +25,7 @@ Summary training_step_summary(const config::Params& params, const TrainingStepRe
     const double total_pj = result.total_energy.total_pj();
     Summary s{
         {"cycles", static_cast<double>(t.cycles)},
-        {"time_ms", static_cast<double>(t.cycles) / static_cast<double>(params.node.resolved.clock_hz) * 1e3},
+        {"time_ms", to_seconds(Cycles(t.cycles), params.node.resolved.clock_hz) * 1e3},
         {"macs", macs},
         {"energy_uj", total_pj * kMicroPerPico},
         {"pj_per_mac", macs > 0 ? total_pj / macs : 0.0},

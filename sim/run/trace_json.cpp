@@ -6,11 +6,11 @@
 #include <numeric>
 
 #include "common/output_files.h"
+#include "common/units.h"
 
 namespace fastsim::run {
 namespace {
 
-constexpr std::uint64_t kPsPerSecond = 1'000'000'000'000ull;
 constexpr std::uint64_t kPsPerMicrosecond = 1'000'000;
 
 void append_uint(std::string& out, std::uint64_t value) {
@@ -56,9 +56,7 @@ std::string uint_string(std::uint64_t value) {
 }  // namespace
 
 std::uint64_t ticks_to_ps(std::uint64_t ticks, std::uint64_t ticks_per_second) {
-    __extension__ using Wide = unsigned __int128;  // ticks * 10^12 exceeds 64 bits past 0.2 s of cycles
-    const Wide scaled = static_cast<Wide>(ticks) * kPsPerSecond + ticks_per_second / 2;
-    return static_cast<std::uint64_t>(scaled / ticks_per_second);
+    return to_picoseconds_exact(Cycles(ticks), ticks_per_second).count();
 }
 
 std::string trace_json(const Timeline& timeline, const std::vector<std::pair<std::string, std::string>>& about) {

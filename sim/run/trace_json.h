@@ -10,9 +10,9 @@
 
 namespace fastsim::run {
 
-/// `ticks` of a timeline as whole picoseconds, rounded to nearest (exact for a cluster run's
-/// ps; a node cycle at a clock that does not divide 10^12 is off by at most 0.5 ps). Monotone,
-/// so spans that nest in ticks still nest.
+/// `ticks` of a timeline as whole picoseconds: to_picoseconds_exact of ticks as cycles of a
+/// clock at ticks_per_second (exact for a cluster run's ps; a node cycle at a clock that does
+/// not divide 10^12 is off by at most 0.5 ps). Monotone, so spans that nest in ticks still nest.
 std::uint64_t ticks_to_ps(std::uint64_t ticks, std::uint64_t ticks_per_second);
 
 /// The timeline as Chrome trace-event JSON (Perfetto, chrome://tracing; docs/cli.md,

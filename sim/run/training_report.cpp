@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "common/output_files.h"
+#include "common/units.h"
 #include "run/table.h"
 
 namespace fastsim::run {
@@ -98,7 +99,7 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
     const energy::EnergyBreakdown& e = result.total_energy;
     const double macs = static_cast<double>(t.macs);
     const auto per_mac = [&](double pj) { return macs > 0 ? pj / macs : 0.0; };
-    out << "\ntotal: " << t.cycles << " cycles (" << Table::fixed(static_cast<double>(t.cycles) / static_cast<double>(n.clock_hz) * 1e3, 3)
+    out << "\ntotal: " << t.cycles << " cycles (" << Table::fixed(to_seconds(Cycles(t.cycles), n.clock_hz) * 1e3, 3)
         << " ms at " << params.node.clock_mhz << " MHz), " << Table::fixed(macs * 1e-9, 3) << " GMAC, utilisation "
         << Table::fixed(100.0 * utilisation(params, t), 1) << "%\n";
     out << "cycles: array " << t.array_cycles << ", waiting for DRAM loads " << t.load_wait_cycles << ", SRAM stalls "
@@ -122,7 +123,7 @@ std::string training_step_json(const config::Params& params, const TrainingStepR
       << ", \"group_size\": " << n.array.group_size << ", \"clock_hz\": " << n.clock_hz << "},\n";
     o << "  \"energy_table\": " << json_string(params.energy.resolved.name) << ",\n";
     o << "  \"total_cycles\": " << t.cycles << ",\n";
-    o << "  \"total_seconds\": " << format_number(static_cast<double>(t.cycles) / static_cast<double>(n.clock_hz)) << ",\n";
+    o << "  \"total_seconds\": " << format_number(to_seconds(Cycles(t.cycles), n.clock_hz)) << ",\n";
     o << "  \"total_macs\": " << t.macs << ",\n";
     o << "  \"total_energy_pj\": " << format_number(result.total_energy.total_pj()) << ",\n";
     o << "  \"energy_pj\": " << energy_json(result.total_energy) << ",\n";

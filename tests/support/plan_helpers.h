@@ -3,9 +3,11 @@
 
 // Small layer graphs and clusters for the planner and schedule tests.
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
+#include "common/units.h"
 #include "planner/planner.h"
 #include "workload/layer.h"
 
@@ -35,8 +37,8 @@ inline workload::Layer conv(const std::string& name, int hw, int c_in, int filte
 
 /// Time proportional to the layer's MACs over the node type's speed (MACs per second).
 inline planner::ComputeModel linear_compute(const planner::LayerGraph& graph, std::vector<double> speed) {
-    return [&graph, speed](std::size_t type, std::size_t l, const planner::LayerDims& d) {
-        const auto& layer = graph.layers[l];
+    return [&graph, speed](std::size_t type, LayerId l, const planner::LayerDims& d) {
+        const auto& layer = graph.layers[l.value()];
         const double macs = static_cast<double>(d.batch * d.in_channels * d.out_channels * layer.kernel_area *
                                                 layer.out_positions);
         const double s = macs / speed[type];
@@ -57,15 +59,22 @@ inline planner::ExchangeModel flat_exchange(double latency_s, double bytes_per_s
     };
 }
 
+/// Node ids from plain numbers, e.g. for a ReplicaSet's expected nodes.
+inline std::vector<NodeId> node_ids(std::initializer_list<std::size_t> ids) {
+    std::vector<NodeId> out;
+    for (const std::size_t id : ids) out.emplace_back(id);
+    return out;
+}
+
 /// Gradient synchronisation that takes no time and lowers to nothing, for tests about
 /// something else.
 class FreeSync final : public planner::GradientSync {
 public:
-    std::uint64_t lower(std::vector<interconnect::NodeProgram>&, const std::vector<std::size_t>&, std::uint64_t,
+    std::uint64_t lower(std::vector<interconnect::NodeProgram>&, const std::vector<NodeId>&, std::uint64_t,
                         std::uint64_t tag, std::uint32_t) override {
         return tag;
     }
-    double seconds(const std::vector<std::size_t>&, double) override { return 0; }
+    double seconds(const std::vector<NodeId>&, double) override { return 0; }
 };
 inline planner::GradientSync* free_all_reduce() {
     static FreeSync sync;

@@ -37,6 +37,8 @@ constexpr std::uint64_t kAlphaPs = 500'000;
 constexpr std::uint64_t kPsPerByte = 10;
 constexpr std::uint64_t kMB = 1'000'000;
 
+constexpr Picoseconds ps(std::uint64_t count) { return Picoseconds(count); }
+
 /// The vertices a route visits, src first.
 std::vector<std::size_t> vertices_of(const Topology& t, std::size_t src, std::size_t dst) {
     std::vector<std::size_t> out{src};
@@ -44,9 +46,15 @@ std::vector<std::size_t> vertices_of(const Topology& t, std::size_t src, std::si
     return out;
 }
 
-std::vector<std::size_t> iota_ranks(std::size_t p) {
-    std::vector<std::size_t> r(p);
-    for (std::size_t i = 0; i < p; ++i) r[i] = i;
+std::vector<NodeId> iota_ranks(std::size_t p) {
+    std::vector<NodeId> r;
+    for (std::size_t i = 0; i < p; ++i) r.emplace_back(i);
+    return r;
+}
+
+std::vector<NodeId> nodes(std::initializer_list<std::size_t> ids) {
+    std::vector<NodeId> r;
+    for (const std::size_t i : ids) r.emplace_back(i);
     return r;
 }
 
@@ -61,13 +69,13 @@ cluster::ClusterResult run_fresh(const Topology& t, const std::vector<NodeProgra
 TEST_CASE("link timing: occupancy is ceil(bits * 1e12 / bits_per_s) ps, latency rounds to ps once", "[interconnect]") {
     const auto t = interconnect::link_timing(kLink);
     CHECK(t.bits_per_s == 800'000'000'000ull);
-    CHECK(t.latency_ps == kAlphaPs);
-    CHECK(interconnect::occupancy_ps(kMB, t.bits_per_s) == 10'000'000);  // 1 MB at 100 GB/s = 10 us
-    CHECK(interconnect::occupancy_ps(1, 3'000'000'000ull) == 2667);       // 8e12 / 3e9 = 2666.67, rounded up
-    CHECK(interconnect::occupancy_ps(0, t.bits_per_s) == 0);
+    CHECK(t.latency_ps.count() == kAlphaPs);
+    CHECK(interconnect::occupancy_ps(kMB, t.bits_per_s).count() == 10'000'000);  // 1 MB at 100 GB/s = 10 us
+    CHECK(interconnect::occupancy_ps(1, 3'000'000'000ull).count() == 2667);       // 8e12 / 3e9 = 2666.67, rounded up
+    CHECK(interconnect::occupancy_ps(0, t.bits_per_s).count() == 0);
     const auto hgx = interconnect::link_timing({12.5, 936.25, 0.0});
     CHECK(hgx.bits_per_s == 100'000'000'000ull);
-    CHECK(hgx.latency_ps == 936'250);
+    CHECK(hgx.latency_ps.count() == 936'250);
     CHECK_THROWS_AS(interconnect::link_timing({0.0, 1.0, 0.0}), std::invalid_argument);
     CHECK_THROWS_AS(interconnect::link_timing({1.0, -1.0, 0.0}), std::invalid_argument);
     CHECK_THROWS_AS(interconnect::link_timing({NAN, 1.0, 0.0}), std::invalid_argument);
@@ -104,17 +112,17 @@ TEST_CASE("builders: link and vertex counts of each topology", "[interconnect]")
 TEST_CASE("network: one hop takes latency + occupancy exactly, and stats count it", "[interconnect]") {
     const Topology t = Topology::ring(2, kLink);
     Network net(t);
-    CHECK(net.transfer(0, 1, kMB, 1000) == 1000 + kAlphaPs + kMB * kPsPerByte);
+    CHECK(net.transfer(0, 1, kMB, ps(1000)).count() == 1000 + kAlphaPs + kMB * kPsPerByte);
     const ChannelId c = t.route(0, 1).at(0);
-    CHECK(net.stats()[c].busy_ps == kMB * kPsPerByte);
+    CHECK(net.stats()[c].busy_ps.count() == kMB * kPsPerByte);
     CHECK(net.stats()[c].bytes == kMB);
     CHECK(net.stats()[c].transfers == 1);
     CHECK(net.stats()[c].energy_pj == Approx(8e6));
-    CHECK(net.transfer(1, 1, kMB, 77) == 77);                                 // self: no link
-    CHECK(net.transfer(1, 0, 0, 5) == 5 + kAlphaPs);                           // zero bytes: latency only
+    CHECK(net.transfer(1, 1, kMB, ps(77)).count() == 77);                                 // self: no link
+    CHECK(net.transfer(1, 0, 0, ps(5)).count() == 5 + kAlphaPs);                           // zero bytes: latency only
     net.reset();
     CHECK(net.stats()[c].bytes == 0);
-    CHECK(net.free_at_ps(c) == 0);
+    CHECK(net.free_at_ps(c) == ps(0));
 }
 
 TEST_CASE("network: a multi-hop path takes h latencies + one occupancy (cut-through)", "[interconnect]") {
@@ -123,14 +131,14 @@ TEST_CASE("network: a multi-hop path takes h latencies + one occupancy (cut-thro
     CHECK(vertices_of(ring, 0, 5) == std::vector<std::size_t>{0, 7, 6, 5});  // the short way round
     CHECK(vertices_of(ring, 0, 4) == std::vector<std::size_t>{0, 1, 2, 3, 4});  // tie: lower predecessor id
     Network net(ring);
-    CHECK(net.transfer(0, 5, kMB, 0) == 3 * kAlphaPs + kMB * kPsPerByte);
+    CHECK(net.transfer(0, 5, kMB, ps(0)).count() == 3 * kAlphaPs + kMB * kPsPerByte);
 
     const Topology torus = Topology::torus2d(4, 4, kLink);
     CHECK(torus.hops(0, 10) == 4);  // (0,0) -> (2,2)
     CHECK(torus.hops(0, 15) == 2);  // (0,0) -> (3,3) by both wraps
     CHECK(torus.hops(5, 6) == 1);
     Network tnet(torus);
-    CHECK(tnet.transfer(0, 10, 2 * kMB, 100) == 100 + 4 * kAlphaPs + 2 * kMB * kPsPerByte);
+    CHECK(tnet.transfer(0, 10, 2 * kMB, ps(100)).count() == 100 + 4 * kAlphaPs + 2 * kMB * kPsPerByte);
 }
 
 TEST_CASE("network: the slowest hop sets the tail, wherever it is on the path", "[interconnect]") {
@@ -140,21 +148,21 @@ TEST_CASE("network: the slowest hop sets the tail, wherever it is on the path", 
     t.add_link(1, 2, slow);
     Network net(t);
     const std::uint64_t expected = 100'000 + 300'000 + kMB * 100;
-    CHECK(net.transfer(0, 2, kMB, 0) == expected);  // fast then slow
+    CHECK(net.transfer(0, 2, kMB, ps(0)).count() == expected);  // fast then slow
     net.reset();
-    CHECK(net.transfer(2, 0, kMB, 0) == expected);  // slow then fast: the tail cannot overtake
+    CHECK(net.transfer(2, 0, kMB, ps(0)).count() == expected);  // slow then fast: the tail cannot overtake
 }
 
 TEST_CASE("network: transfers sharing a channel serialise, opposite directions do not", "[interconnect]") {
     const Topology t = Topology::ring(4, kLink);
     Network net(t);
-    const std::uint64_t first = net.transfer(0, 1, kMB, 0);
+    const std::uint64_t first = net.transfer(0, 1, kMB, ps(0)).count();
     CHECK(first == kAlphaPs + kMB * kPsPerByte);
-    CHECK(net.transfer(0, 1, kMB, 0) == first + kMB * kPsPerByte);
-    CHECK(net.transfer(1, 0, kMB, 0) == first);  // the other direction of the same link
+    CHECK(net.transfer(0, 1, kMB, ps(0)).count() == first + kMB * kPsPerByte);
+    CHECK(net.transfer(1, 0, kMB, ps(0)).count() == first);  // the other direction of the same link
     // 3 -> 1 goes 3-0-1 (lower predecessor id) and queues behind both transfers on 0 -> 1.
     CHECK(vertices_of(t, 3, 1) == std::vector<std::size_t>{3, 0, 1});
-    CHECK(net.transfer(3, 1, kMB, 0) == 2 * kMB * kPsPerByte + kAlphaPs + kMB * kPsPerByte);
+    CHECK(net.transfer(3, 1, kMB, ps(0)).count() == 2 * kMB * kPsPerByte + kAlphaPs + kMB * kPsPerByte);
 }
 
 TEST_CASE("network: the hop intervals of a transfer are each channel's reservation", "[interconnect][timeline]") {
@@ -164,21 +172,21 @@ TEST_CASE("network: the hop intervals of a transfer are each channel's reservati
     Network net(t);
     std::vector<interconnect::HopInterval> hops;
     const std::uint64_t occupancy = kMB * kPsPerByte;
-    net.transfer(0, 1, kMB, 0, &hops);
+    net.transfer(0, 1, kMB, ps(0), &hops);
     REQUIRE(hops.size() == 1);
     const ChannelId zero_to_one = hops[0].channel;
     CHECK(t.channel(zero_to_one).from == 0);
-    CHECK(hops[0].start_ps == 0);
-    CHECK(hops[0].end_ps == occupancy);
-    const std::uint64_t arrival = net.transfer(3, 1, kMB, 0, &hops);
+    CHECK(hops[0].start_ps.count() == 0);
+    CHECK(hops[0].end_ps.count() == occupancy);
+    const std::uint64_t arrival = net.transfer(3, 1, kMB, ps(0), &hops).count();
     REQUIRE(hops.size() == 2);  // cleared first
     CHECK(t.channel(hops[0].channel).from == 3);
-    CHECK(hops[0].start_ps == 0);
-    CHECK(hops[0].end_ps == occupancy);
+    CHECK(hops[0].start_ps.count() == 0);
+    CHECK(hops[0].end_ps.count() == occupancy);
     CHECK(hops[1].channel == zero_to_one);
-    CHECK(hops[1].start_ps == occupancy);
-    CHECK(hops[1].end_ps == 2 * occupancy);
-    CHECK(arrival == hops[1].end_ps + kAlphaPs);
+    CHECK(hops[1].start_ps.count() == occupancy);
+    CHECK(hops[1].end_ps.count() == 2 * occupancy);
+    CHECK(arrival == hops[1].end_ps.count() + kAlphaPs);
 }
 
 TEST_CASE("routing: least latency first, then fewer hops, then the lowest predecessor id", "[interconnect]") {
@@ -230,7 +238,7 @@ TEST_CASE("hierarchical: fast groups joined at their gateways by a slower ring",
     CHECK(vertices_of(t, 1, 3) == std::vector<std::size_t>{1, 12, 3});  // stays inside its group
     Network net(t);
     // Four inner hops and one upper hop; the upper link is the bottleneck (40 ps per byte).
-    CHECK(net.transfer(5, 10, kMB, 0) == 4 * 100'000 + 1'000'000 + kMB * 40);
+    CHECK(net.transfer(5, 10, kMB, ps(0)).count() == 4 * 100'000 + 1'000'000 + kMB * 40);
     CHECK(t.channel(t.route(5, 10)[2]).params.bandwidth_gb_per_s == 25.0);
 
     const Topology star_of_rings = Topology::hierarchical(
@@ -259,7 +267,7 @@ TEST_CASE("topology: nodes that cannot reach node 0 are reported", "[interconnec
 
 TEST_CASE("collectives: schedules have the documented messages and unique tags", "[interconnect]") {
     std::vector<NodeProgram> programs(5);
-    const std::uint64_t next = interconnect::ring_all_reduce(programs, {0, 1, 2, 3, 4}, 1003, 10, 7);
+    const std::uint64_t next = interconnect::ring_all_reduce(programs, nodes({0, 1, 2, 3, 4}), 1003, 10, 7);
     CHECK(next == 10 + 8);
     std::uint64_t sent = 0;
     for (const auto& p : programs) {
@@ -273,11 +281,11 @@ TEST_CASE("collectives: schedules have the documented messages and unique tags",
     CHECK(sent == 2 * 4 * 1003);  // every rank sends every chunk but one, twice
     CHECK(interconnect::chunk_bytes(1003, 5, 2) == 201);
     CHECK(interconnect::chunk_bytes(1003, 5, 3) == 200);
-    CHECK(interconnect::tree_all_reduce(programs, {0, 1, 2, 3, 4}, 1, 100, 0) == 106);
-    CHECK(interconnect::all_to_all(programs, {4, 3}, 1, 200, 0) == 201);
-    CHECK(interconnect::ring_all_reduce(programs, {3}, 1, 300, 0) == 300);
-    CHECK_THROWS_AS(interconnect::ring_all_reduce(programs, {0, 0}, 1, 0, 0), std::invalid_argument);
-    CHECK_THROWS_AS(interconnect::all_to_all(programs, {0, 5}, 1, 0, 0), std::invalid_argument);
+    CHECK(interconnect::tree_all_reduce(programs, nodes({0, 1, 2, 3, 4}), 1, 100, 0) == 106);
+    CHECK(interconnect::all_to_all(programs, nodes({4, 3}), 1, 200, 0) == 201);
+    CHECK(interconnect::ring_all_reduce(programs, nodes({3}), 1, 300, 0) == 300);
+    CHECK_THROWS_AS(interconnect::ring_all_reduce(programs, nodes({0, 0}), 1, 0, 0), std::invalid_argument);
+    CHECK_THROWS_AS(interconnect::all_to_all(programs, nodes({0, 5}), 1, 0, 0), std::invalid_argument);
 }
 
 TEST_CASE("collectives: ring all-reduce on a ring is 2(p-1) alpha + 2(p-1)/p n beta", "[interconnect]") {
@@ -289,9 +297,9 @@ TEST_CASE("collectives: ring all-reduce on a ring is 2(p-1) alpha + 2(p-1)/p n b
             interconnect::ring_all_reduce(programs, iota_ranks(p), n, 0, 1);
             const auto r = run_fresh(t, programs);
             const double expected = 2.0 * double(p - 1) * kAlphaPs + 2.0 * double(p - 1) / double(p) * double(n) * kPsPerByte;
-            CHECK(double(r.end_ps) == Approx(expected).epsilon(0.01));
-            if (n % p == 0) CHECK(double(r.end_ps) == expected);  // exact when chunks are equal
-            CHECK(r.labels.at(1).last_end_ps == r.end_ps);
+            CHECK(double(r.end_ps.count()) == Approx(expected).epsilon(0.01));
+            if (n % p == 0) CHECK(double(r.end_ps.count()) == expected);  // exact when chunks are equal
+            CHECK(r.labels.at(1).last_end_ps.count() == r.end_ps.count());
         }
     }
 }
@@ -305,8 +313,8 @@ TEST_CASE("collectives: ring reduce-scatter and all-gather are (p-1) alpha + (p-
         std::vector<NodeProgram> rs(p), ag(p);
         interconnect::ring_reduce_scatter(rs, iota_ranks(p), n, 0, 0);
         interconnect::ring_all_gather(ag, iota_ranks(p), n, 0, 0);
-        CHECK(double(run_fresh(t, rs).end_ps) == Approx(expected).epsilon(0.01));
-        CHECK(double(run_fresh(t, ag).end_ps) == Approx(expected).epsilon(0.01));
+        CHECK(double(run_fresh(t, rs).end_ps.count()) == Approx(expected).epsilon(0.01));
+        CHECK(double(run_fresh(t, ag).end_ps.count()) == Approx(expected).epsilon(0.01));
     }
 }
 
@@ -317,7 +325,7 @@ TEST_CASE("collectives: tree all-reduce on a fully connected network is 2 log2 p
         CAPTURE(p);
         std::vector<NodeProgram> programs(p);
         interconnect::tree_all_reduce(programs, iota_ranks(p), n, 0, 0);
-        CHECK(double(run_fresh(Topology::fully_connected(p, kLink), programs).end_ps) ==
+        CHECK(double(run_fresh(Topology::fully_connected(p, kLink), programs).end_ps.count()) ==
               Approx(2.0 * std::log2(double(p)) * step).epsilon(0.01));
     }
     // Not a power of two: the binomial tree is floor(log2 p) deep, and sends to different
@@ -326,7 +334,7 @@ TEST_CASE("collectives: tree all-reduce on a fully connected network is 2 log2 p
         CAPTURE(p);
         std::vector<NodeProgram> programs(p);
         interconnect::tree_all_reduce(programs, iota_ranks(p), n, 0, 0);
-        CHECK(double(run_fresh(Topology::fully_connected(p, kLink), programs).end_ps) == Approx(4.0 * step));
+        CHECK(double(run_fresh(Topology::fully_connected(p, kLink), programs).end_ps.count()) == Approx(4.0 * step));
     }
 }
 
@@ -339,7 +347,7 @@ TEST_CASE("collectives: pairwise all-to-all on a switch is (p-1) alpha + (p-1)/p
         interconnect::all_to_all(programs, iota_ranks(p), n, 0, 0);
         const auto r = run_fresh(t, programs);
         const double alpha = 2.0 * kAlphaPs;  // node -> switch -> node
-        CHECK(double(r.end_ps) == Approx(double(p - 1) * alpha + double(p - 1) / double(p) * double(n) * kPsPerByte));
+        CHECK(double(r.end_ps.count()) == Approx(double(p - 1) * alpha + double(p - 1) / double(p) * double(n) * kPsPerByte));
         for (std::size_t c = 0; c < t.channel_count(); ++c) CHECK(r.channels[c].bytes == (p - 1) * n / p);
     }
 }
@@ -348,30 +356,30 @@ TEST_CASE_METHOD(test::FreshSimContext, "run_cluster: a compute-send pipeline gi
                  "[interconnect]") {
     const Topology t = Topology::ring(2, kLink);
     std::vector<NodeProgram> programs(2);
-    programs[0].ops = {Compute{2'000'000, 1}, Send{1, kMB, 7, 2}, Compute{3'000'000, 1}, Recv{1, 8, 2}};
-    programs[1].ops = {Recv{0, 7, 2}, Compute{1'000'000, 3}, Send{0, kMB, 8, 2}};
+    programs[0].ops = {Compute{ps(2'000'000), 1}, Send{NodeId(1), kMB, 7, 2}, Compute{ps(3'000'000), 1}, Recv{NodeId(1), 8, 2}};
+    programs[1].ops = {Recv{NodeId(0), 7, 2}, Compute{ps(1'000'000), 3}, Send{NodeId(0), kMB, 8, 2}};
     const auto r = cluster::run_cluster(t, programs);
     const std::uint64_t hop = kAlphaPs + kMB * kPsPerByte;  // 10.5 us
     // Node 0 sends at 2 us; node 1 has it at 12.5 us, computes 1 us, answers; back at 24 us.
-    CHECK(r.end_ps == 2'000'000 + hop + 1'000'000 + hop);
-    CHECK(r.nodes[0].compute_ps == 5'000'000);
-    CHECK(r.nodes[0].wait_ps == r.end_ps - 5'000'000);
-    CHECK(r.nodes[0].finish_ps == r.end_ps);
-    CHECK(r.nodes[1].compute_ps == 1'000'000);
-    CHECK(r.nodes[1].wait_ps == 2'000'000 + hop);
-    CHECK(r.nodes[1].finish_ps == 3'000'000 + hop);
+    CHECK(r.end_ps.count() == 2'000'000 + hop + 1'000'000 + hop);
+    CHECK(r.nodes[0].compute_ps.count() == 5'000'000);
+    CHECK(r.nodes[0].wait_ps.count() == r.end_ps.count() - 5'000'000);
+    CHECK(r.nodes[0].finish_ps.count() == r.end_ps.count());
+    CHECK(r.nodes[1].compute_ps.count() == 1'000'000);
+    CHECK(r.nodes[1].wait_ps.count() == 2'000'000 + hop);
+    CHECK(r.nodes[1].finish_ps.count() == 3'000'000 + hop);
     CHECK(r.nodes[0].send_count == 1);
     CHECK(r.nodes[0].bytes_sent == kMB);
     CHECK(r.nodes[0].bytes_received == kMB);
     CHECK(r.labels.size() == 3);
-    CHECK(r.labels.at(1).first_start_ps == 0);
-    CHECK(r.labels.at(1).last_end_ps == 5'000'000);
-    CHECK(r.labels.at(1).compute_ps == 5'000'000);
-    CHECK(r.labels.at(2).first_start_ps == 0);  // node 1's Recv is posted at 0
-    CHECK(r.labels.at(2).last_end_ps == r.end_ps);
-    CHECK(r.labels.at(2).wait_ps == r.nodes[0].wait_ps + r.nodes[1].wait_ps);
+    CHECK(r.labels.at(1).first_start_ps.count() == 0);
+    CHECK(r.labels.at(1).last_end_ps.count() == 5'000'000);
+    CHECK(r.labels.at(1).compute_ps.count() == 5'000'000);
+    CHECK(r.labels.at(2).first_start_ps.count() == 0);  // node 1's Recv is posted at 0
+    CHECK(r.labels.at(2).last_end_ps.count() == r.end_ps.count());
+    CHECK(r.labels.at(2).wait_ps.count() == r.nodes[0].wait_ps.count() + r.nodes[1].wait_ps.count());
     CHECK(r.labels.at(2).bytes_sent == 2 * kMB);
-    CHECK(r.labels.at(3).first_start_ps == 2'000'000 + hop);
+    CHECK(r.labels.at(3).first_start_ps.count() == 2'000'000 + hop);
     std::uint64_t channel_bytes = 0;
     for (const auto& c : r.channels) channel_bytes += c.bytes;
     CHECK(channel_bytes == 2 * kMB);
@@ -394,33 +402,33 @@ TEST_CASE_METHOD(test::FreshSimContext, "run_cluster: a recorder sees every op a
     // node 1 waits, computes 1 us, answers. One hop is 0.5 us latency + 10 us occupancy.
     const Topology t = Topology::ring(2, kLink);
     std::vector<NodeProgram> programs(2);
-    programs[0].ops = {Compute{2'000'000, 1}, Send{1, kMB, 7, 2}, Compute{3'000'000, 1}, Recv{1, 8, 2}};
-    programs[1].ops = {Recv{0, 7, 2}, Compute{1'000'000, 3}, Send{0, kMB, 8, 2}};
+    programs[0].ops = {Compute{ps(2'000'000), 1}, Send{NodeId(1), kMB, 7, 2}, Compute{ps(3'000'000), 1}, Recv{NodeId(1), 8, 2}};
+    programs[1].ops = {Recv{NodeId(0), 7, 2}, Compute{ps(1'000'000), 3}, Send{NodeId(0), kMB, 8, 2}};
     RecordingCluster recorder;
     const auto r = cluster::run_cluster(t, programs, &recorder);
     const std::uint64_t occupancy = kMB * kPsPerByte, hop = kAlphaPs + occupancy;
     const std::uint64_t answer = 2'000'000 + hop + 1'000'000;  // node 1 sends back
     using K = cluster::OpKind;
     std::vector<cluster::OpSpan> node0, node1;
-    for (const auto& op : recorder.ops) (op.node == 0 ? node0 : node1).push_back(op);
+    for (const auto& op : recorder.ops) (op.node == NodeId(0) ? node0 : node1).push_back(op);
     REQUIRE(node0.size() == 4);
     REQUIRE(node1.size() == 3);
-    CHECK((node0[0].kind == K::compute && node0[0].label == 1 && node0[0].start_ps == 0 && node0[0].end_ps == 2'000'000));
-    CHECK((node0[1].kind == K::send && node0[1].peer == 1 && node0[1].bytes == kMB && node0[1].tag == 7));
-    CHECK((node0[1].start_ps == 2'000'000 && node0[1].end_ps == 2'000'000 + hop));
-    CHECK((node0[2].kind == K::compute && node0[2].start_ps == 2'000'000 && node0[2].end_ps == 5'000'000));
-    CHECK((node0[3].kind == K::recv && node0[3].op_index == 3 && node0[3].start_ps == 5'000'000));
-    CHECK(node0[3].end_ps == r.end_ps);
-    CHECK((node1[0].kind == K::recv && node1[0].peer == 0 && node1[0].start_ps == 0 && node1[0].end_ps == 2'000'000 + hop));
-    CHECK((node1[1].kind == K::compute && node1[1].label == 3 && node1[1].end_ps == answer));
-    CHECK((node1[2].kind == K::send && node1[2].start_ps == answer && node1[2].end_ps == answer + hop));
+    CHECK((node0[0].kind == K::compute && node0[0].label == 1 && node0[0].start_ps.count() == 0 && node0[0].end_ps.count() == 2'000'000));
+    CHECK((node0[1].kind == K::send && node0[1].peer == NodeId(1) && node0[1].bytes == kMB && node0[1].tag == 7));
+    CHECK((node0[1].start_ps.count() == 2'000'000 && node0[1].end_ps.count() == 2'000'000 + hop));
+    CHECK((node0[2].kind == K::compute && node0[2].start_ps.count() == 2'000'000 && node0[2].end_ps.count() == 5'000'000));
+    CHECK((node0[3].kind == K::recv && node0[3].op_index == 3 && node0[3].start_ps.count() == 5'000'000));
+    CHECK(node0[3].end_ps.count() == r.end_ps.count());
+    CHECK((node1[0].kind == K::recv && node1[0].peer == NodeId(0) && node1[0].start_ps.count() == 0 && node1[0].end_ps.count() == 2'000'000 + hop));
+    CHECK((node1[1].kind == K::compute && node1[1].label == 3 && node1[1].end_ps.count() == answer));
+    CHECK((node1[2].kind == K::send && node1[2].start_ps.count() == answer && node1[2].end_ps.count() == answer + hop));
     REQUIRE(recorder.channels.size() == 2);
     const cluster::ChannelSpan& out = recorder.channels[0];
-    CHECK((out.src == 0 && out.dst == 1 && out.bytes == kMB && out.label == 2));
+    CHECK((out.src == NodeId(0) && out.dst == NodeId(1) && out.bytes == kMB && out.label == 2));
     CHECK(t.channel(out.channel).from == 0);
-    CHECK((out.start_ps == 2'000'000 && out.end_ps == 2'000'000 + occupancy));
+    CHECK((out.start_ps.count() == 2'000'000 && out.end_ps.count() == 2'000'000 + occupancy));
     const cluster::ChannelSpan& back = recorder.channels[1];
-    CHECK((back.src == 1 && back.dst == 0 && back.start_ps == answer && back.end_ps == answer + occupancy));
+    CHECK((back.src == NodeId(1) && back.dst == NodeId(0) && back.start_ps.count() == answer && back.end_ps.count() == answer + occupancy));
     CHECK(t.channel(back.channel).from == 1);
 }
 
@@ -434,23 +442,23 @@ TEST_CASE("run_cluster: the comm stream overlaps compute, and WaitFor resumes at
     const std::uint64_t hop = kAlphaPs + kMB * kPsPerByte;
     for (const std::uint64_t second_compute : {std::uint64_t{10'000'000}, std::uint64_t{2'000'000}}) {
         std::vector<NodeProgram> programs(2);
-        programs[0].ops = {Compute{5'000'000, 1}, Signal{1, 1}, Compute{second_compute, 1}, WaitFor{2, 2}};
-        programs[0].comm_ops = {WaitFor{1, 2}, Send{1, kMB, 7, 2}, Recv{1, 8, 2}, Signal{2, 2}};
-        programs[1].ops = {Compute{1'000'000, 3}};
-        programs[1].comm_ops = {Send{0, kMB, 8, 2}, Recv{0, 7, 2}};
+        programs[0].ops = {Compute{ps(5'000'000), 1}, Signal{1, 1}, Compute{ps(second_compute), 1}, WaitFor{2, 2}};
+        programs[0].comm_ops = {WaitFor{1, 2}, Send{NodeId(1), kMB, 7, 2}, Recv{NodeId(1), 8, 2}, Signal{2, 2}};
+        programs[1].ops = {Compute{ps(1'000'000), 3}};
+        programs[1].comm_ops = {Send{NodeId(0), kMB, 8, 2}, Recv{NodeId(0), 7, 2}};
         RecordingCluster recorder;
         fastsim::test::FreshSimContext fresh;
         const auto r = cluster::run_cluster(t, programs, &recorder);
         const std::uint64_t exchanged = hop;  // node 1's message, sent at 0, is there at 10.5 us
         const std::uint64_t main_done = 5'000'000 + second_compute;
         INFO("second compute " << second_compute << " ps");
-        CHECK(r.nodes[0].compute_ps == main_done);
-        CHECK(r.nodes[0].wait_ps == (main_done < exchanged ? exchanged - main_done : 0));
-        CHECK(r.nodes[0].finish_ps == std::max(main_done, exchanged));
-        CHECK(r.nodes[1].wait_ps == 0);  // the comm stream's blocking is not the node waiting
-        CHECK(r.nodes[1].finish_ps == 5'000'000 + hop);
-        CHECK(r.end_ps == 5'000'000 + hop);
-        CHECK(r.labels.at(2).wait_ps == r.nodes[0].wait_ps);
+        CHECK(r.nodes[0].compute_ps.count() == main_done);
+        CHECK(r.nodes[0].wait_ps.count() == (main_done < exchanged ? exchanged - main_done : 0));
+        CHECK(r.nodes[0].finish_ps.count() == std::max(main_done, exchanged));
+        CHECK(r.nodes[1].wait_ps.count() == 0);  // the comm stream's blocking is not the node waiting
+        CHECK(r.nodes[1].finish_ps.count() == 5'000'000 + hop);
+        CHECK(r.end_ps.count() == 5'000'000 + hop);
+        CHECK(r.labels.at(2).wait_ps.count() == r.nodes[0].wait_ps.count());
         std::size_t comm_spans = 0;
         for (const auto& op : recorder.ops) comm_spans += op.stream == 1;
         CHECK(comm_spans == 6);
@@ -460,8 +468,8 @@ TEST_CASE("run_cluster: the comm stream overlaps compute, and WaitFor resumes at
 TEST_CASE("run_cluster: a Recv with no Send is a deadlock naming node, op and tag", "[interconnect]") {
     const Topology t = Topology::ring(3, kLink);
     std::vector<NodeProgram> programs(3);
-    programs[0].ops = {Compute{10, 0}};
-    programs[1].ops = {Compute{10, 0}, Recv{2, 42, 0}};
+    programs[0].ops = {Compute{ps(10), 0}};
+    programs[1].ops = {Compute{ps(10), 0}, Recv{NodeId(2), 42, 0}};
     try {
         run_fresh(t, programs);
         FAIL("a Recv without a Send ran to the end");
@@ -473,8 +481,8 @@ TEST_CASE("run_cluster: a Recv with no Send is a deadlock naming node, op and ta
         CHECK(what.find("no matching Send") != std::string::npos);
     }
     // Two Recvs first, then the Sends: each waits for the other.
-    programs[0].ops = {Recv{1, 1, 0}, Send{1, 8, 2, 0}};
-    programs[1].ops = {Recv{0, 2, 0}, Send{0, 8, 1, 0}};
+    programs[0].ops = {Recv{NodeId(1), 1, 0}, Send{NodeId(1), 8, 2, 0}};
+    programs[1].ops = {Recv{NodeId(0), 2, 0}, Send{NodeId(0), 8, 1, 0}};
     programs[2].ops.clear();
     CHECK_THROWS_WITH(run_fresh(t, programs), Catch::Contains("deadlock") && Catch::Contains("never reached"));
 }
@@ -485,7 +493,7 @@ TEST_CASE("run_cluster: an event signalled twice is refused, and a WaitFor never
     // that left SystemC coroutines blocked is misreported (docs/robustness.md, "Sanitizers").
     const Topology t = Topology::ring(3, kLink);
     std::vector<NodeProgram> programs(3);
-    programs[0].ops = {Compute{10, 0}};
+    programs[0].ops = {Compute{ps(10), 0}};
     programs[0].comm_ops = {interconnect::Signal{5, 0}, interconnect::Signal{5, 0}};
     CHECK_THROWS_WITH(run_fresh(t, programs), Catch::Contains("signalled twice"));
     programs[0].comm_ops = {interconnect::WaitFor{5, 0}};
@@ -496,17 +504,17 @@ TEST_CASE("run_cluster: an event signalled twice is refused, and a WaitFor never
 TEST_CASE("run_cluster: unreceived messages and malformed programs are reported", "[interconnect]") {
     const Topology t = Topology::ring(2, kLink);
     std::vector<NodeProgram> programs(2);
-    programs[0].ops = {Send{1, 100, 5, 0}};
+    programs[0].ops = {Send{NodeId(1), 100, 5, 0}};
     CHECK_THROWS_WITH(run_fresh(t, programs), Catch::Contains("node 0 to node 1, tag 5 was never received"));
-    programs[0].ops = {Send{1, 100, 5, 0}, Send{1, 100, 5, 0}};
-    programs[1].ops = {Recv{0, 5, 0}, Recv{0, 5, 0}};
+    programs[0].ops = {Send{NodeId(1), 100, 5, 0}, Send{NodeId(1), 100, 5, 0}};
+    programs[1].ops = {Recv{NodeId(0), 5, 0}, Recv{NodeId(0), 5, 0}};
     CHECK_THROWS_AS(run_fresh(t, programs), std::invalid_argument);
-    programs[0].ops = {Send{2, 100, 5, 0}};
+    programs[0].ops = {Send{NodeId(2), 100, 5, 0}};
     CHECK_THROWS_AS(run_fresh(t, programs), std::invalid_argument);
     CHECK_THROWS_AS(run_fresh(t, std::vector<NodeProgram>(3)), std::invalid_argument);
     Topology split(2);
-    programs[0].ops = {Send{1, 100, 5, 0}};
-    programs[1].ops = {Recv{0, 5, 0}};
+    programs[0].ops = {Send{NodeId(1), 100, 5, 0}};
+    programs[1].ops = {Recv{NodeId(0), 5, 0}};
     CHECK_THROWS_WITH(run_fresh(split, programs), Catch::Contains("unreachable"));
 }
 
@@ -516,7 +524,7 @@ TEST_CASE("run_cluster speed: 16 nodes x ~2000 ops of ring all-reduces and compu
     std::vector<NodeProgram> programs(p);
     std::uint64_t tag = 0;
     for (std::uint32_t layer = 0; programs[0].ops.size() < 2000; ++layer) {
-        for (auto& program : programs) program.ops.emplace_back(Compute{1'000'000 + 1000 * layer, layer});
+        for (auto& program : programs) program.ops.emplace_back(Compute{ps(1'000'000 + 1000 * layer), layer});
         tag = interconnect::ring_all_reduce(programs, iota_ranks(p), 4 * kMB, tag, layer);
     }
     std::size_t ops = 0;
@@ -526,7 +534,7 @@ TEST_CASE("run_cluster speed: 16 nodes x ~2000 ops of ring all-reduces and compu
         const auto t0 = std::chrono::steady_clock::now();
         const auto r = run_fresh(t, programs);
         best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-        CHECK(r.end_ps > 0);
+        CHECK(r.end_ps.count() > 0);
     }
     std::printf("run_cluster: %zu nodes, %zu ops, best of 5: %.3f ms, %.1f ns/op\n", p, ops, best * 1e3,
                 best * 1e9 / double(ops));
@@ -548,7 +556,7 @@ TEST_CASE("collectives: halving-doubling and direct all-reduce schedules", "[int
     std::vector<NodeProgram> direct(4);
     CHECK(interconnect::direct_all_reduce(direct, iota_ranks(4), 4000, 0, 0) == 2);
     for (const auto& p : direct) CHECK(p.ops.size() == 2 * (3 + 3));
-    CHECK(interconnect::all_reduce(interconnect::AllReduceAlgorithm::tree, programs, {0, 1}, 8, 50, 0) == 52);
+    CHECK(interconnect::all_reduce(interconnect::AllReduceAlgorithm::tree, programs, nodes({0, 1}), 8, 50, 0) == 52);
     CHECK(std::string(interconnect::to_string(interconnect::AllReduceAlgorithm::halving_doubling)) == "halving_doubling");
 }
 
@@ -560,14 +568,14 @@ TEST_CASE("collectives: halving-doubling on a fully connected network is 2 log2 
         std::vector<NodeProgram> programs(p);
         interconnect::halving_doubling_all_reduce(programs, iota_ranks(p), n, 0, 0);
         const double expected = 2 * std::log2(double(p)) * kAlphaPs + 2.0 * double(p - 1) / double(p) * double(n) * kPsPerByte;
-        CHECK(double(run_fresh(Topology::fully_connected(p, kLink), programs).end_ps) == Approx(expected));
+        CHECK(double(run_fresh(Topology::fully_connected(p, kLink), programs).end_ps.count()) == Approx(expected));
     }
     // Direct on a fully connected network: 2 (alpha + n/p beta).
     for (const std::size_t p : {3, 4, 6}) {
         CAPTURE(p);
         std::vector<NodeProgram> programs(p);
         interconnect::direct_all_reduce(programs, iota_ranks(p), n, 0, 0);
-        CHECK(double(run_fresh(Topology::fully_connected(p, kLink), programs).end_ps) ==
+        CHECK(double(run_fresh(Topology::fully_connected(p, kLink), programs).end_ps.count()) ==
               Approx(2.0 * (kAlphaPs + double(n) / double(p) * kPsPerByte)).epsilon(1e-6));
     }
 }
@@ -588,7 +596,7 @@ TEST_CASE("collectives: the measured cost of every all-reduce against its simula
             const std::size_t p = c.topology.node_count();
             std::vector<NodeProgram> programs(p);
             interconnect::all_reduce(algorithm, programs, iota_ranks(p), n, 0, 0);
-            const double simulated = double(run_fresh(c.topology, programs).end_ps) * 1e-12;
+            const double simulated = double(run_fresh(c.topology, programs).end_ps.count()) * 1e-12;
             const double predicted = interconnect::all_reduce_cost(c.topology, iota_ranks(p), algorithm).seconds(double(n));
             INFO(c.name << ", " << interconnect::to_string(algorithm) << ": predicted " << predicted << " s, simulated "
                         << simulated << " s");
@@ -606,7 +614,7 @@ TEST_CASE("collectives: the measured cost of every all-reduce against its simula
           std::pair{Topology::fully_connected(p, kLink), interconnect::AllReduceAlgorithm::tree}}) {
         std::vector<NodeProgram> programs(p);
         interconnect::all_reduce(algorithm, programs, iota_ranks(p), n, 0, 0);
-        const double simulated = double(run_fresh(topology, programs).end_ps) * 1e-12;
+        const double simulated = double(run_fresh(topology, programs).end_ps.count()) * 1e-12;
         INFO(interconnect::to_string(algorithm) << " over " << p << " ranks");
         CHECK(interconnect::all_reduce_cost(topology, iota_ranks(p), algorithm).seconds(double(n)) ==
               Approx(simulated).epsilon(0.01));
@@ -623,7 +631,7 @@ TEST_CASE("collectives: a coalesced ring takes the plain ring's time where nothi
         std::vector<NodeProgram> plain(p), merged(p);
         interconnect::ring_all_reduce(plain, iota_ranks(p), n, 0, 1);
         const std::uint64_t next =
-            interconnect::coalesced_ring_all_reduce(merged, iota_ranks(p), n, 0, 1, 30, std::vector<std::uint64_t>(p, kAlphaPs));
+            interconnect::coalesced_ring_all_reduce(merged, iota_ranks(p), n, 0, 1, 30, std::vector<Picoseconds>(p, ps(kAlphaPs)));
         CHECK(next == 30);
         std::size_t messages = 0;
         std::uint64_t bytes_sent = 0;
@@ -643,21 +651,21 @@ TEST_CASE("collectives: a coalesced ring takes the plain ring's time where nothi
         CHECK(bytes_sent == plain_bytes);
         for (NodeProgram& program : merged) program.comm_ops.swap(program.ops);  // as the schedule places it
         const auto a = run_fresh(t, plain), b = run_fresh(t, merged);
-        if (n % p == 0) CHECK(b.end_ps == a.end_ps);
-        CHECK(double(b.end_ps) == Approx(double(a.end_ps)).epsilon(0.001));
-        CHECK(b.nodes[0].compute_ps == 0);
+        if (n % p == 0) CHECK(b.end_ps.count() == a.end_ps.count());
+        CHECK(double(b.end_ps.count()) == Approx(double(a.end_ps.count())).epsilon(0.001));
+        CHECK(b.nodes[0].compute_ps.count() == 0);
     }
     // With as many rounds as steps it is the plain ring.
     std::vector<NodeProgram> plain(5), full(5);
     interconnect::ring_all_reduce(plain, iota_ranks(5), 1003, 0, 1);
-    interconnect::coalesced_ring_all_reduce(full, iota_ranks(5), 1003, 0, 1, 100, std::vector<std::uint64_t>(5, kAlphaPs));
+    interconnect::coalesced_ring_all_reduce(full, iota_ranks(5), 1003, 0, 1, 100, std::vector<Picoseconds>(5, ps(kAlphaPs)));
     const Topology ring5 = Topology::ring(5, kLink);
     Network network(ring5);
-    const std::uint64_t plain_ps = interconnect::replay_messages(network, plain, iota_ranks(5));
-    CHECK(interconnect::replay_messages(network, full, iota_ranks(5)) == plain_ps);
-    CHECK_THROWS_AS(interconnect::coalesced_ring_all_reduce(full, iota_ranks(5), 1, 0, 1, 0, std::vector<std::uint64_t>(5)),
+    const std::uint64_t plain_ps = interconnect::replay_messages(network, plain, iota_ranks(5)).count();
+    CHECK(interconnect::replay_messages(network, full, iota_ranks(5)).count() == plain_ps);
+    CHECK_THROWS_AS(interconnect::coalesced_ring_all_reduce(full, iota_ranks(5), 1, 0, 1, 0, std::vector<Picoseconds>(5)),
                     std::invalid_argument);
-    CHECK_THROWS_AS(interconnect::coalesced_ring_all_reduce(full, iota_ranks(5), 1, 0, 1, 3, std::vector<std::uint64_t>(4)),
+    CHECK_THROWS_AS(interconnect::coalesced_ring_all_reduce(full, iota_ranks(5), 1, 0, 1, 3, std::vector<Picoseconds>(4)),
                     std::invalid_argument);
 }
 
@@ -675,7 +683,7 @@ TEST_CASE("collectives: the simulated all-reduce stays within its op bound and t
             for (const NodeProgram& program : programs)
                 CHECK(program.ops.size() <= interconnect::simulated_all_reduce_ops_per_rank(algorithm, p));
             if (algorithm == interconnect::AllReduceAlgorithm::ring) {
-                const double simulated = double(run_fresh(t, programs).end_ps) * 1e-12;
+                const double simulated = double(run_fresh(t, programs).end_ps.count()) * 1e-12;
                 CHECK(interconnect::all_reduce_cost(t, iota_ranks(p), algorithm).seconds(double(n)) ==
                       Approx(simulated).epsilon(0.01));
             }

@@ -424,8 +424,8 @@ TEST_CASE("Shares stay constant where moving samples costs more than the imbalan
     const auto graph = planner::build_layer_graph(w, 64);
     planner::ClusterView cluster = uniform_cluster(2);
     cluster.node_type = {0, 1};
-    const planner::ComputeModel compute = [](std::size_t type, std::size_t l, const planner::LayerDims& d) {
-        const double speed = type == 1 && l == 0 ? 3e9 : 1e9;
+    const planner::ComputeModel compute = [](std::size_t type, LayerId l, const planner::LayerDims& d) {
+        const double speed = type == 1 && l == LayerId(0) ? 3e9 : 1e9;
         const double s = static_cast<double>(d.batch * d.in_channels * d.out_channels) / speed;
         return planner::PhaseSeconds{s, s, s};
     };

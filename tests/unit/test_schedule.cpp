@@ -91,7 +91,11 @@ std::map<std::set<std::size_t>, std::uint64_t> reference_sets(const planner::Pla
 
 std::map<std::set<std::size_t>, std::uint64_t> as_map(const std::vector<planner::ReplicaSet>& sets) {
     std::map<std::set<std::size_t>, std::uint64_t> m;
-    for (const auto& s : sets) m[{s.nodes.begin(), s.nodes.end()}] += s.elements;
+    for (const auto& s : sets) {
+        std::set<std::size_t> nodes;
+        for (const NodeId n : s.nodes) nodes.insert(n.value());
+        m[nodes] += s.elements;
+    }
     return m;
 }
 
@@ -102,22 +106,22 @@ TEST_CASE("Replica sets: data parallelism, aligned halves and unequal sub-splits
     const planner::LayerDims dims{16, 4, 8};
     using P = PartitionType;
     // Data parallelism over 4 nodes: one all-reduce of all 32 weights.
-    auto sets = planner::weight_replica_sets(graph, hand_plan(4, {{P::batch, 8}, {P::batch, 4}, {P::batch, 4}}, dims), 0);
+    auto sets = planner::weight_replica_sets(graph, hand_plan(4, {{P::batch, 8}, {P::batch, 4}, {P::batch, 4}}, dims), LayerId(0));
     REQUIRE(sets.size() == 1);
-    CHECK(sets[0].nodes == std::vector<std::size_t>{0, 1, 2, 3});
+    CHECK(sets[0].nodes == test::node_ids({0, 1, 2, 3}));
     CHECK(sets[0].elements == 32);
     // Type I at the root, Type III below with equal halves: {0, 2} and {1, 3}, 16 weights each.
-    sets = planner::weight_replica_sets(graph, hand_plan(4, {{P::batch, 8}, {P::out_channels, 4}, {P::out_channels, 4}}, dims), 0);
+    sets = planner::weight_replica_sets(graph, hand_plan(4, {{P::batch, 8}, {P::out_channels, 4}, {P::out_channels, 4}}, dims), LayerId(0));
     REQUIRE(sets.size() == 2);
-    CHECK(sets[0].nodes == std::vector<std::size_t>{0, 2});
-    CHECK(sets[1].nodes == std::vector<std::size_t>{1, 3});
+    CHECK(sets[0].nodes == test::node_ids({0, 2}));
+    CHECK(sets[1].nodes == test::node_ids({1, 3}));
     CHECK(sets[0].elements == 16);
     // Unequal sub-splits: side A cuts the columns at 4, side B at 3. Columns 0-2 are on {0, 2},
     // column 3 on {0, 3}, columns 4-7 on {1, 3}: three all-reduces, node 0 and 3 in two each.
-    sets = planner::weight_replica_sets(graph, hand_plan(4, {{P::batch, 8}, {P::out_channels, 4}, {P::out_channels, 3}}, dims), 0);
+    sets = planner::weight_replica_sets(graph, hand_plan(4, {{P::batch, 8}, {P::out_channels, 4}, {P::out_channels, 3}}, dims), LayerId(0));
     CHECK(as_map(sets) == std::map<std::set<std::size_t>, std::uint64_t>{{{0, 2}, 12}, {{0, 3}, 4}, {{1, 3}, 16}});
     // Fully split (II then III): nothing is held twice.
-    CHECK(planner::weight_replica_sets(graph, hand_plan(4, {{P::in_channels, 2}, {P::out_channels, 4}, {P::out_channels, 4}}, dims), 0)
+    CHECK(planner::weight_replica_sets(graph, hand_plan(4, {{P::in_channels, 2}, {P::out_channels, 4}, {P::out_channels, 4}}, dims), LayerId(0))
               .empty());
 }
 
@@ -136,7 +140,7 @@ TEST_CASE("Replica sets equal a per-element count on random plans", "[planner][s
             return std::pair{t, std::uniform_int_distribution<std::uint64_t>(1, extent.along(t) - 1)(rng)};
         });
         INFO("trial " << trial << ", " << nodes << " nodes, " << in << " x " << out);
-        REQUIRE(as_map(planner::weight_replica_sets(one_fc(int(in), int(out), 64), plan, 0)) == reference_sets(plan, in, out));
+        REQUIRE(as_map(planner::weight_replica_sets(one_fc(int(in), int(out), 64), plan, LayerId(0))) == reference_sets(plan, in, out));
     }
 }
 
@@ -154,8 +158,8 @@ TEST_CASE_METHOD(test::FreshSimContext, "Gradient all-reduces run on the comm st
     planner::ElementBytes bytes;
     bytes.weight_gradients = 4;
     const auto plan = test::plan_with(graph, view, groups, test::linear_compute(graph, {1.0}), bytes, options);
-    const std::uint64_t phase_ps = 1'000'000'000;
-    const auto compute_ps = [&](std::size_t, std::size_t) { return std::array<std::uint64_t, 3>{phase_ps, phase_ps, phase_ps}; };
+    const Picoseconds phase_ps(1'000'000'000);
+    const auto compute_ps = [&](NodeId, LayerId) { return std::array<Picoseconds, 3>{phase_ps, phase_ps, phase_ps}; };
     const interconnect::Topology ring = interconnect::Topology::ring(4, {25.0, 500.0, 1.0});
     interconnect::AllReduceChooser ring_only(ring, interconnect::AllReduceAlgorithm::ring);
     planner::AllReduceSync sync(ring_only);
@@ -175,6 +179,6 @@ TEST_CASE_METHOD(test::FreshSimContext, "Gradient all-reduces run on the comm st
     // fc1's all-reduce (ready at 4 ms) overlaps fc0's backward (4-6 ms); fc0's (ready at 6 ms)
     // is exposed. A ring all-reduce of 4 MiB over 4 nodes: 6 steps of 1 MiB at 25 GB/s + 0.5 us.
     const double all_reduce_s = 6 * (0.5e-6 + double(gradient_bytes / 4) / 25e9);
-    CHECK(double(r.end_ps) * 1e-12 == Approx(6e-3 + all_reduce_s).epsilon(1e-3));
-    for (const auto& node : r.nodes) CHECK(double(node.wait_ps) * 1e-12 == Approx(all_reduce_s).epsilon(1e-3));
+    CHECK(double(r.end_ps.count()) * 1e-12 == Approx(6e-3 + all_reduce_s).epsilon(1e-3));
+    for (const auto& node : r.nodes) CHECK(double(node.wait_ps.count()) * 1e-12 == Approx(all_reduce_s).epsilon(1e-3));
 }
