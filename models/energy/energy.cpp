@@ -9,9 +9,9 @@ EnergyBreakdown energy_of(const ActionCounts& n, const EnergyTable& t, const Sta
     EnergyBreakdown e;
     e.fmac_pj = d(n.pe_passes) * (g * t.chunk_multiply_pj + (g - 1) * t.adder_tree_add_pj + t.pass_accumulate_pj) +
                 d(n.group_products) * (t.exponent_add_pj + t.psum_add_pj);
-    e.converter_pj = d(n.comparator_ops) * t.comparator_pj + d(n.subtractor_ops) * t.subtractor_pj +
-                     d(n.shifter_ops) * t.shifter_pj + d(n.noise_adds) * t.noise_add_pj +
-                     d(n.lfsr_steps) * t.lfsr_step_pj;
+    const converter::ConversionCost& c = n.conversion;
+    e.converter_pj = d(c.comparator_ops) * t.comparator_pj + d(c.subtractor_ops) * t.subtractor_pj +
+                     d(c.shifter_ops) * t.shifter_pj + d(c.noise_adds) * t.noise_add_pj + d(c.lfsr_steps) * t.lfsr_step_pj;
     e.sram_pj = d(n.sram_exponent_read_bits) * t.sram_exponent_read_pj_per_bit +
                 d(n.sram_exponent_write_bits) * t.sram_exponent_write_pj_per_bit +
                 d(n.sram_mantissa_read_bits) * t.sram_mantissa_read_pj_per_bit +

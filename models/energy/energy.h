@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "converter/converter_model.h"
+
 namespace fastsim::energy {
 
 /// Energy per action, pJ (docs/energy.md). Loaded from a YAML table (configs/energy/) by
@@ -37,7 +39,7 @@ struct EnergyTable {
 struct ActionCounts {
     std::uint64_t pe_passes = 0;
     std::uint64_t group_products = 0;
-    std::uint64_t comparator_ops = 0, subtractor_ops = 0, shifter_ops = 0, noise_adds = 0, lfsr_steps = 0;
+    converter::ConversionCost conversion;
     std::uint64_t sram_exponent_read_bits = 0, sram_exponent_write_bits = 0;
     std::uint64_t sram_mantissa_read_bits = 0, sram_mantissa_write_bits = 0;
     std::uint64_t dram_bits = 0;

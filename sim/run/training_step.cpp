@@ -70,11 +70,7 @@ energy::EnergyBreakdown counters_energy(const node::PhaseCounters& c, const node
     energy::ActionCounts n;
     n.pe_passes = c.pe_passes;
     n.group_products = c.group_products;
-    n.comparator_ops = c.conversion.comparator_ops;
-    n.subtractor_ops = c.conversion.subtractor_ops;
-    n.shifter_ops = c.conversion.shifter_ops;
-    n.noise_adds = c.conversion.noise_adds;
-    n.lfsr_steps = c.conversion.lfsr_steps;
+    n.conversion = c.conversion;
     n.sram_exponent_read_bits = c.sram_exponent_read_bits;
     n.sram_exponent_write_bits = c.sram_exponent_write_bits;
     n.sram_mantissa_read_bits = c.sram_mantissa_read_bits;

@@ -28,11 +28,11 @@ TEST_CASE("energy_of: actions times the table, leakage over wall time", "[energy
     energy::ActionCounts n;
     n.pe_passes = 100;
     n.group_products = 10;
-    n.comparator_ops = 1;
-    n.subtractor_ops = 1;
-    n.shifter_ops = 1;
-    n.noise_adds = 1;
-    n.lfsr_steps = 1;
+    n.conversion.comparator_ops = 1;
+    n.conversion.subtractor_ops = 1;
+    n.conversion.shifter_ops = 1;
+    n.conversion.noise_adds = 1;
+    n.conversion.lfsr_steps = 1;
     n.sram_exponent_read_bits = 10;
     n.sram_exponent_write_bits = 10;
     n.sram_mantissa_read_bits = 10;
