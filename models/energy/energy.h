@@ -5,6 +5,8 @@
 #include <string>
 
 #include "converter/converter_model.h"
+#include "fmac/timing.h"
+#include "memory/memory.h"
 
 namespace fastsim::energy {
 
@@ -35,14 +37,11 @@ struct EnergyTable {
     double leakage_mw_per_sram_kib = 0;
 };
 
-/// What the node did, as counts of actions; filled from node::PhaseCounters.
+/// What the node did, as the counters of the parts that did it; filled from node::PhaseCounters.
 struct ActionCounts {
-    std::uint64_t pe_passes = 0;
-    std::uint64_t group_products = 0;
+    fmac::ArrayCounters array;
     converter::ConversionCost conversion;
-    std::uint64_t sram_exponent_read_bits = 0, sram_exponent_write_bits = 0;
-    std::uint64_t sram_mantissa_read_bits = 0, sram_mantissa_write_bits = 0;
-    std::uint64_t dram_bits = 0;
+    memory::Traffic traffic;
     std::uint64_t cycles = 0;  ///< wall cycles: leakage accrues through stalls too
 };
 

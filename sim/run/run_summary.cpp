@@ -33,7 +33,7 @@ Summary training_step_summary(const config::Params& params, const TrainingStepRe
         {"load_wait_cycles", static_cast<double>(t.load_wait_cycles)},
         {"sram_stall_cycles", static_cast<double>(t.sram_stall_cycles)},
         {"drain_cycles", static_cast<double>(t.drain_cycles)},
-        {"dram_mbit", static_cast<double>(t.dram_read_bits + t.dram_write_bits) * 1e-6},
+        {"dram_mbit", static_cast<double>(t.traffic.dram_bits()) * 1e-6},
     };
     add_energy(s, result.total_energy);
     return s;

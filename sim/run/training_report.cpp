@@ -39,13 +39,13 @@ std::vector<std::pair<std::string, std::string>> phase_fields(const config::Para
         {"drain_cycles", u(c.drain_cycles)},
         {"converter_cycles", u(c.conversion.cycles)},
         {"utilisation_percent", format_number(100.0 * utilisation(params, c))},
-        {"pe_passes", u(c.pe_passes)},
-        {"sram_exponent_read_bits", u(c.sram_exponent_read_bits)},
-        {"sram_exponent_write_bits", u(c.sram_exponent_write_bits)},
-        {"sram_mantissa_read_bits", u(c.sram_mantissa_read_bits)},
-        {"sram_mantissa_write_bits", u(c.sram_mantissa_write_bits)},
-        {"dram_read_bits", u(c.dram_read_bits)},
-        {"dram_write_bits", u(c.dram_write_bits)},
+        {"pe_passes", u(c.array.pe_passes)},
+        {"sram_exponent_read_bits", u(c.traffic.sram_exponent_read_bits)},
+        {"sram_exponent_write_bits", u(c.traffic.sram_exponent_write_bits)},
+        {"sram_mantissa_read_bits", u(c.traffic.sram_mantissa_read_bits)},
+        {"sram_mantissa_write_bits", u(c.traffic.sram_mantissa_write_bits)},
+        {"dram_read_bits", u(c.traffic.dram_read_bits)},
+        {"dram_write_bits", u(c.traffic.dram_write_bits)},
         {"energy_fmac_pj", format_number(r.energy.fmac_pj)},
         {"energy_converter_pj", format_number(r.energy.converter_pj)},
         {"energy_sram_pj", format_number(r.energy.sram_pj)},
@@ -63,9 +63,7 @@ std::string energy_json(const energy::EnergyBreakdown& e) {
 }  // namespace
 
 double utilisation(const config::Params& params, const node::PhaseCounters& c) {
-    const auto& a = params.node.resolved.array;
-    const double pe_cycles = static_cast<double>(c.cycles) * a.rows * a.cols;
-    return pe_cycles > 0 ? static_cast<double>(c.pe_passes) / pe_cycles : 0.0;
+    return c.array.utilisation(c.cycles, params.node.resolved.array);
 }
 
 void print_training_step(std::ostream& out, const config::Params& params, const TrainingStepResult& result) {
@@ -79,8 +77,7 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
     for (const auto& r : result.phases) {
         const node::PhaseCounters& c = r.counters;
         const node::PhaseJob& j = r.step.job;
-        const double sram_bits = static_cast<double>(c.sram_exponent_read_bits + c.sram_exponent_write_bits +
-                                                     c.sram_mantissa_read_bits + c.sram_mantissa_write_bits);
+        const double sram_bits = static_cast<double>(c.traffic.sram_bits());
         std::string shape = std::to_string(j.shape.m) + "x" + std::to_string(j.shape.k) + "x" + std::to_string(j.shape.n);
         if (r.step.count > 1) shape += " (x" + std::to_string(r.step.count) + ")";
         table.add_row({layer_name(params, r), fmac::to_string(r.step.phase), shape,
@@ -88,7 +85,7 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
                        Table::fixed(static_cast<double>(c.macs) * 1e-6, 1), std::to_string(c.cycles),
                        std::to_string(c.array_cycles), std::to_string(c.cycles - c.array_cycles),
                        Table::fixed(100.0 * utilisation(params, c), 1), Table::fixed(sram_bits * 1e-6, 1),
-                       Table::fixed(static_cast<double>(c.dram_read_bits + c.dram_write_bits) * 1e-6, 1),
+                       Table::fixed(static_cast<double>(c.traffic.dram_bits()) * 1e-6, 1),
                        Table::fixed(micro(r.energy.fmac_pj), 2), Table::fixed(micro(r.energy.converter_pj), 2),
                        Table::fixed(micro(r.energy.sram_pj), 2), Table::fixed(micro(r.energy.dram_pj), 2),
                        Table::fixed(micro(r.energy.leakage_pj), 2), Table::fixed(micro(r.energy.total_pj()), 2)});
