@@ -22,7 +22,8 @@
 #   4 no-run-cli-in-report-sweep   sim/report and sim/sweep include nothing from sim/run, sim/cli
 #   5 no-systemc-link              the report, sweep, JSON and chart targets link no SystemC
 #   6 config-file-size             no source file under sim/config over 400 lines
-#   7 counter-spread               a PhaseCounters field spelled in at most 4 files of models/, sim/
+#   7 counter-spread               a PhaseCounters counter (a field of it, or of a models/ struct it
+#                                  holds) spelled in at most 4 files of models/, sim/
 #
 # Folders are common, models/<lib> and sim/<folder>. Includes are written relative to those roots
 # ("planner/planner.h", "config/params.h", "common/errors.h"), so an include's first path
@@ -35,7 +36,7 @@ SYSTEMC_TARGETS="fastsim_array fastsim_node fastsim_cluster fastsim_run fastsim"
 # Targets that must link no SystemC (rule 5); a name may be an alias (fastsim::charts).
 NO_SYSTEMC_LINK_TARGETS="fastsim::results_report fastsim::sweep fastsim::charts"
 CONFIG_FILE_LIMIT=400   # rule 6, lines per file under sim/config
-COUNTER_FILE_LIMIT=4    # rule 7, files naming one PhaseCounters field
+COUNTER_FILE_LIMIT=4    # rule 7, files naming one PhaseCounters counter
 set -euo pipefail
 export LC_ALL=C
 
@@ -44,7 +45,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     -v) verbose=1 ;;
     --keys) keys_only=1 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     -*) echo "check_layering.sh: unknown option $1" >&2; exit 2 ;;
     *) root=$1 ;;
   esac
@@ -252,34 +253,65 @@ find sim/config -type f \( -name '*.h' -o -name '*.hpp' -o -name '*.cpp' -o -nam
   done >> "$tmp/violations"
 
 # --- Rule 7: one counter, few spellings -----------------------------------------------------
-# Every field of node::PhaseCounters that is spelled out in many files (summing, printing, CSV
+# Every counter of node::PhaseCounters that is spelled out in many files (summing, printing, CSV
 # and JSON columns, energy) makes adding a counter a shotgun edit; past the limit it belongs in
-# one table that the others iterate. Only names with an underscore are counted: a one-word
-# field (cycles, tiles, folds, macs, conversion) is an ordinary word elsewhere in the code, and
-# its file count says nothing about the counter.
-pc=$(grep -rlE --include='*.h' 'struct[[:space:]]+PhaseCounters([[:space:]]|\{|$)' models | head -n 1 || true)
-if [ -z "$pc" ]; then
-  printf 'counter-spread|PhaseCounters|struct not found\tcounter-spread: models: struct PhaseCounters not found (update rule 7)\n' \
-    >> "$tmp/violations"
-else
-  # The data members: declarations at depth 1 of the struct body, without parentheses.
-  awk '
-    !inside && /struct[ \t]+PhaseCounters([ \t]|\{|$)/ { inside = 1; depth = 0 }
+# one table that the others iterate. The counters are PhaseCounters' data members and, through
+# members whose type is a struct declared in a models/ header (the array's, the converter's and
+# the memory traffic's counters), that struct's data members, at any depth. Only names with an
+# underscore are counted: a one-word field (cycles, tiles, folds, macs, conversion) is an
+# ordinary word elsewhere in the code, and its file count says nothing about the counter.
+
+# The header under models/ that declares struct $1 (first in path order), or nothing.
+struct_header() {
+  grep -rlE --include='*.h' "struct[[:space:]]+$1([[:space:]]|\{|\$)" models | sort | head -n 1 || true
+}
+# The data members of struct $2 in header $1, one "name type" a line: declarations at depth 1 of
+# the struct body, without parentheses.
+struct_members() {
+  awk -v name="$2" '
+    !inside && $0 ~ ("struct[ \t]+" name "([ \t]|\\{|$)") { inside = 1; depth = 0 }
     inside {
       s = $0; sub(/\/\/.*/, "", s); gsub(/\/\*[^*]*\*\//, "", s)
       if (depth == 1 && s ~ /;[ \t]*$/ && s !~ /[()]/ &&
           s !~ /^[ \t]*(using|static|friend|typedef|enum|struct|class|template)[ \t]/) {
         d = s; gsub(/\{[^}]*\}/, "", d); gsub(/=[^,;]*/, "", d); sub(/;[ \t]*$/, "", d)
-        n = split(d, part, ",")
+        n = split(d, part, ","); type = ""
         for (i = 1; i <= n; i++) {
           p = part[i]; gsub(/\[[^]]*\]/, "", p); sub(/[ \t]+$/, "", p)
-          if (match(p, /[A-Za-z_][A-Za-z0-9_]*$/)) print substr(p, RSTART, RLENGTH)
+          if (!match(p, /[A-Za-z_][A-Za-z0-9_]*$/)) continue
+          member = substr(p, RSTART, RLENGTH)
+          if (i == 1) { type = substr(p, 1, RSTART - 1); gsub(/^[ \t]+|[ \t]+$/, "", type) }
+          print member, type
         }
       }
       depth += gsub(/\{/, "{", s) - gsub(/\}/, "}", s)
       if (depth == 0 && index($0, "}")) exit
     }
-  ' "$pc" | grep '_' | sort -u > "$tmp/counters" || true
+  ' "$1"
+}
+pc=$(struct_header PhaseCounters)
+if [ -z "$pc" ]; then
+  printf 'counter-spread|PhaseCounters|struct not found\tcounter-spread: models: struct PhaseCounters not found (update rule 7)\n' \
+    >> "$tmp/violations"
+else
+  # The structs to read, "name header" a line, in the order found: PhaseCounters, then the
+  # models/ structs its members' types name, and theirs.
+  printf 'PhaseCounters %s\n' "$pc" > "$tmp/structs"
+  : > "$tmp/members"
+  read_structs=0
+  while [ "$read_structs" -lt "$(wc -l < "$tmp/structs")" ]; do
+    read_structs=$((read_structs + 1))
+    read -r name file < <(sed -n "${read_structs}p" "$tmp/structs")
+    while read -r member type; do
+      echo "$member" >> "$tmp/members"
+      t=${type##*::}; t=${t##* }
+      if [[ $t =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] && ! grep -q "^$t " "$tmp/structs"; then
+        h=$(struct_header "$t")
+        [ -z "$h" ] || printf '%s %s\n' "$t" "$h" >> "$tmp/structs"
+      fi
+    done < <(struct_members "$file" "$name")
+  done
+  grep '_' "$tmp/members" | sort -u > "$tmp/counters" || true
   if [ -s "$tmp/counters" ]; then
     # file:name for each counter spelled as a whole word, then one line per counter over the limit.
     grep -rowE --include='*.h' --include='*.hpp' --include='*.cpp' --include='*.cc' \

@@ -75,7 +75,7 @@ void SystolicArray::begin_fold() {
     m_load_row = 0;
     std::fill(m_stationary_group.begin(), m_stationary_group.end(), -1);
     std::fill(m_stationary_chunks.begin(), m_stationary_chunks.end(), nullptr);
-    ++m_stats.folds;
+    ++m_stats.counts.folds;
 }
 
 void SystolicArray::band(std::size_t r, std::ptrdiff_t& first, std::ptrdiff_t& last) const {
@@ -96,7 +96,7 @@ void SystolicArray::load_row() {
         m_stationary_group[r * cols + c] = static_cast<std::int64_t>(group);
         m_stationary_chunks[r * cols + c] = m_job.y_transposed->group_chunks(group);
     }
-    ++m_stats.weight_load_cycles;
+    ++m_stats.counts.weight_load_cycles;
     if (++m_load_row == m_fold_rows) {
         // (2) Stream phase: empty pipeline but for X row 0 entering PE (0, 0) in step 0.
         m_phase = Phase::stream;
@@ -141,8 +141,8 @@ void SystolicArray::compute_step() {
         }
         if (last >= first) {
             const auto active = static_cast<std::uint64_t>(last - first + 1);
-            m_stats.group_products += active;
-            m_stats.pe_passes += active * static_cast<std::uint64_t>(m_passes);
+            m_stats.counts.group_products += active;
+            m_stats.counts.pe_passes += active * static_cast<std::uint64_t>(m_passes);
         }
     }
 }

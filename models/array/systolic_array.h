@@ -31,11 +31,8 @@ struct ArrayJob {
 
 /// Counters of the array, incremented in the hot loop; energy is derived in the report.
 struct ArrayStats {
-    std::uint64_t busy_cycles = 0;         ///< cycles with a job in flight
-    std::uint64_t weight_load_cycles = 0;  ///< of which loading stationary groups
-    std::uint64_t folds = 0;
-    std::uint64_t pe_passes = 0;           ///< fMAC chunk passes done (one per active PE per cycle)
-    std::uint64_t group_products = 0;      ///< fMAC group products completed
+    std::uint64_t busy_cycles = 0;  ///< cycles with a job in flight
+    fmac::ArrayCounters counts;     ///< as the analytic formula counts them, one chunk pass per active PE per cycle
 };
 
 /// Weight-stationary R x C array of fMACs, modelled cycle by cycle (docs/array.md).

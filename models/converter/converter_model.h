@@ -6,6 +6,7 @@
 
 #include "bfp/format.h"
 #include "common/checked.h"
+#include "common/counter_fields.h"
 
 namespace fastsim::converter {
 
@@ -32,31 +33,33 @@ struct ConversionCost {
     std::uint64_t noise_adds = 0;         ///< one per element, stochastic rounding only
     std::uint64_t lfsr_steps = 0;         ///< noise_bits per element, stochastic rounding only
 
-    /// Two jobs run back to back on one converter: every count adds, cycles included.
     /// Two jobs run back to back on one converter: every count adds, cycles included; SizeOverflow
     /// if a count leaves 64 bits.
     ConversionCost& operator+=(const ConversionCost& o);
     friend bool operator==(const ConversionCost& a, const ConversionCost& b);
 };
 
-/// Every counter of ConversionCost: the one list that +=, == and PhaseCounters::repeated walk.
-inline constexpr std::uint64_t ConversionCost::*kConversionCostFields[] = {
-    &ConversionCost::cycles,         &ConversionCost::groups,      &ConversionCost::comparator_ops,
-    &ConversionCost::subtractor_ops, &ConversionCost::shifter_ops, &ConversionCost::noise_adds,
-    &ConversionCost::lfsr_steps,
+/// Every counter of ConversionCost, in report order (common/counter_fields.h): the one list that
+/// +=, == and node::PhaseCounters walk.
+inline constexpr CounterField<ConversionCost> kConversionCostFields[] = {
+    {&ConversionCost::cycles, {"converter_cycles", "converter cycles", CounterKind::work, CounterShow::detail}},
+    {&ConversionCost::groups, {"converter_groups", "converter groups", CounterKind::work, CounterShow::hidden}},
+    {&ConversionCost::comparator_ops, {"comparator_ops", "comparator ops", CounterKind::action, CounterShow::hidden}},
+    {&ConversionCost::subtractor_ops, {"subtractor_ops", "subtractor ops", CounterKind::action, CounterShow::hidden}},
+    {&ConversionCost::shifter_ops, {"shifter_ops", "shifter ops", CounterKind::action, CounterShow::hidden}},
+    {&ConversionCost::noise_adds, {"noise_adds", "noise adds", CounterKind::action, CounterShow::hidden}},
+    {&ConversionCost::lfsr_steps, {"lfsr_steps", "LFSR steps", CounterKind::action, CounterShow::hidden}},
 };
 static_assert(sizeof(ConversionCost) == std::size(kConversionCostFields) * sizeof(std::uint64_t),
               "every ConversionCost member is in kConversionCostFields");
 
 inline ConversionCost& ConversionCost::operator+=(const ConversionCost& o) {
-    for (const auto field : kConversionCostFields) checked_accumulate(this->*field, o.*field, "converter counts");
+    add_counters(*this, o, kConversionCostFields, "converter counts");
     return *this;
 }
 
 inline bool operator==(const ConversionCost& a, const ConversionCost& b) {
-    for (const auto field : kConversionCostFields)
-        if (a.*field != b.*field) return false;
-    return true;
+    return equal_counters(a, b, kConversionCostFields);
 }
 
 /// Cost of converting `values` values (zero-padded to whole groups) with `rounding`:

@@ -7,16 +7,18 @@ EnergyBreakdown energy_of(const ActionCounts& n, const EnergyTable& t, const Sta
     const auto d = [](std::uint64_t v) { return static_cast<double>(v); };
     const double g = context.group_size;
     EnergyBreakdown e;
-    e.fmac_pj = d(n.pe_passes) * (g * t.chunk_multiply_pj + (g - 1) * t.adder_tree_add_pj + t.pass_accumulate_pj) +
-                d(n.group_products) * (t.exponent_add_pj + t.psum_add_pj);
-    e.converter_pj = d(n.comparator_ops) * t.comparator_pj + d(n.subtractor_ops) * t.subtractor_pj +
-                     d(n.shifter_ops) * t.shifter_pj + d(n.noise_adds) * t.noise_add_pj +
-                     d(n.lfsr_steps) * t.lfsr_step_pj;
-    e.sram_pj = d(n.sram_exponent_read_bits) * t.sram_exponent_read_pj_per_bit +
-                d(n.sram_exponent_write_bits) * t.sram_exponent_write_pj_per_bit +
-                d(n.sram_mantissa_read_bits) * t.sram_mantissa_read_pj_per_bit +
-                d(n.sram_mantissa_write_bits) * t.sram_mantissa_write_pj_per_bit;
-    e.dram_pj = d(n.dram_bits) * t.dram_pj_per_bit;
+    const fmac::ArrayCounters& a = n.array;
+    e.fmac_pj = d(a.pe_passes) * (g * t.chunk_multiply_pj + (g - 1) * t.adder_tree_add_pj + t.pass_accumulate_pj) +
+                d(a.group_products) * (t.exponent_add_pj + t.psum_add_pj);
+    const converter::ConversionCost& c = n.conversion;
+    e.converter_pj = d(c.comparator_ops) * t.comparator_pj + d(c.subtractor_ops) * t.subtractor_pj +
+                     d(c.shifter_ops) * t.shifter_pj + d(c.noise_adds) * t.noise_add_pj + d(c.lfsr_steps) * t.lfsr_step_pj;
+    const memory::Traffic& m = n.traffic;
+    e.sram_pj = d(m.sram_exponent_read_bits) * t.sram_exponent_read_pj_per_bit +
+                d(m.sram_exponent_write_bits) * t.sram_exponent_write_pj_per_bit +
+                d(m.sram_mantissa_read_bits) * t.sram_mantissa_read_pj_per_bit +
+                d(m.sram_mantissa_write_bits) * t.sram_mantissa_write_pj_per_bit;
+    e.dram_pj = d(m.dram_bits()) * t.dram_pj_per_bit;
     const double leakage_mw = d(context.pes) * t.leakage_mw_per_pe + context.sram_kib * t.leakage_mw_per_sram_kib;
     e.leakage_pj = leakage_mw * 1e-3 * (d(n.cycles) / context.clock_hz) * 1e12;  // mW * s -> pJ
     return e;

@@ -4,6 +4,10 @@
 #include <cstdint>
 #include <string>
 
+#include "converter/converter_model.h"
+#include "fmac/timing.h"
+#include "memory/memory.h"
+
 namespace fastsim::energy {
 
 /// Energy per action, pJ (docs/energy.md). Loaded from a YAML table (configs/energy/) by
@@ -33,14 +37,11 @@ struct EnergyTable {
     double leakage_mw_per_sram_kib = 0;
 };
 
-/// What the node did, as counts of actions; filled from node::PhaseCounters.
+/// What the node did, as the counters of the parts that did it; filled from node::PhaseCounters.
 struct ActionCounts {
-    std::uint64_t pe_passes = 0;
-    std::uint64_t group_products = 0;
-    std::uint64_t comparator_ops = 0, subtractor_ops = 0, shifter_ops = 0, noise_adds = 0, lfsr_steps = 0;
-    std::uint64_t sram_exponent_read_bits = 0, sram_exponent_write_bits = 0;
-    std::uint64_t sram_mantissa_read_bits = 0, sram_mantissa_write_bits = 0;
-    std::uint64_t dram_bits = 0;
+    fmac::ArrayCounters array;
+    converter::ConversionCost conversion;
+    memory::Traffic traffic;
     std::uint64_t cycles = 0;  ///< wall cycles: leakage accrues through stalls too
 };
 

@@ -24,15 +24,16 @@ GemmTiming analytic_gemm_timing(const GemmShape& shape, const ArrayGeometry& arr
     //   sum r_kf over all folds = n_folds * groups,   sum c_nf = k_folds * n,
     //   stream = P * (folds * m + n_folds * groups + k_folds * n - 2 * folds).
     constexpr const char* kCycles = "array cycles of a tile";
-    t.folds = checked_mul(k_folds, n_folds, "array folds");
-    t.weight_load_cycles = checked_mul(n_folds, groups, kCycles);
-    const std::uint64_t hops = checked_add(checked_add(checked_mul(t.folds, shape.m, kCycles), t.weight_load_cycles, kCycles),
+    ArrayCounters& counts = t.counts;
+    counts.folds = checked_mul(k_folds, n_folds, "array folds");
+    counts.weight_load_cycles = checked_mul(n_folds, groups, kCycles);
+    const std::uint64_t hops = checked_add(checked_add(checked_mul(counts.folds, shape.m, kCycles), counts.weight_load_cycles, kCycles),
                                            checked_mul(k_folds, shape.n, kCycles), kCycles) -
-                               2 * t.folds;  // every fold has r + c >= 2
+                               2 * counts.folds;  // every fold has r + c >= 2
     t.stream_cycles = checked_mul(p, hops, kCycles);
-    t.cycles = checked_add(t.weight_load_cycles, t.stream_cycles, kCycles);
-    t.group_products = checked_mul(checked_mul(shape.m, groups, "group products"), shape.n, "group products");
-    t.pe_passes = checked_mul(t.group_products, p, "PE passes");
+    t.cycles = checked_add(counts.weight_load_cycles, t.stream_cycles, kCycles);
+    counts.group_products = checked_mul(checked_mul(shape.m, groups, "group products"), shape.n, "group products");
+    counts.pe_passes = checked_mul(counts.group_products, p, "PE passes");
     t.macs = checked_mul(checked_mul(shape.m, shape.k, "MACs"), shape.n, "MACs");
     return t;
 }

@@ -2,6 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
+
+#include "common/counter_fields.h"
 
 namespace fastsim::fmac {
 
@@ -25,6 +28,53 @@ inline int passes_per_group(int mantissa_bits_x, int mantissa_bits_y) {
     return ((mantissa_bits_x + 1) / 2) * ((mantissa_bits_y + 1) / 2);
 }
 
+/// What the array did, counted alike by the analytic formula (analytic_gemm_timing) and by the
+/// stepped array (array::SystolicArray); node::PhaseCounters sums it per phase and energy
+/// charges for its actions.
+struct ArrayCounters {
+    std::uint64_t weight_load_cycles = 0;  ///< loading stationary groups, one array row per cycle
+    std::uint64_t folds = 0;
+    std::uint64_t group_products = 0;      ///< m * groups(k) * n: fMAC group operations
+    std::uint64_t pe_passes = 0;           ///< group_products * P: chunk passes actually done
+
+    /// Share of the PE-cycles of `cycles` wall cycles on `array` that did a chunk pass: pe_passes /
+    /// (cycles x R x C), 0 for no cycles.
+    [[nodiscard]] double utilisation(std::uint64_t cycles, const ArrayGeometry& array) const {
+        const double pe_cycles = static_cast<double>(cycles) * array.rows * array.cols;
+        return pe_cycles > 0 ? static_cast<double>(pe_passes) / pe_cycles : 0.0;
+    }
+    /// Every count adds; SizeOverflow if one leaves 64 bits.
+    ArrayCounters& operator+=(const ArrayCounters& o);
+    /// The counts between an earlier reading `b` and a later one `a` of the same array.
+    friend ArrayCounters operator-(ArrayCounters a, const ArrayCounters& b);
+    friend bool operator==(const ArrayCounters& a, const ArrayCounters& b);
+};
+
+/// Every counter of ArrayCounters, in report order (common/counter_fields.h): the one list that
+/// +=, -, == and node::PhaseCounters walk.
+inline constexpr CounterField<ArrayCounters> kArrayCounterFields[] = {
+    {&ArrayCounters::weight_load_cycles, {"weight_load_cycles", "weight-load cycles", CounterKind::work, CounterShow::hidden}},
+    {&ArrayCounters::folds, {"folds", "folds", CounterKind::work, CounterShow::hidden}},
+    {&ArrayCounters::group_products, {"group_products", "group products", CounterKind::action, CounterShow::hidden}},
+    {&ArrayCounters::pe_passes, {"pe_passes", "PE passes", CounterKind::action, CounterShow::detail}},
+};
+static_assert(sizeof(ArrayCounters) == std::size(kArrayCounterFields) * sizeof(std::uint64_t),
+              "every ArrayCounters member is in kArrayCounterFields");
+
+inline ArrayCounters& ArrayCounters::operator+=(const ArrayCounters& o) {
+    add_counters(*this, o, kArrayCounterFields, "array counters");
+    return *this;
+}
+
+inline ArrayCounters operator-(ArrayCounters a, const ArrayCounters& b) {
+    subtract_counters(a, b, kArrayCounterFields);
+    return a;
+}
+
+inline bool operator==(const ArrayCounters& a, const ArrayCounters& b) {
+    return equal_counters(a, b, kArrayCounterFields);
+}
+
 /// Cycles and work of one GEMM, by the analytic formula of docs/array.md:
 /// for every fold f (k-groups r_f <= R by columns c_f <= C),
 ///   cycles_f = r_f                              weight load, one array row per cycle
@@ -32,12 +82,9 @@ inline int passes_per_group(int mantissa_bits_x, int mantissa_bits_y) {
 /// where P = passes_per_group. Folds run back to back, n-fold outer, k-fold inner (no overlap).
 struct GemmTiming {
     std::uint64_t cycles = 0;
-    std::uint64_t weight_load_cycles = 0;
-    std::uint64_t stream_cycles = 0;   ///< cycles - weight_load_cycles
-    std::uint64_t folds = 0;
-    std::uint64_t group_products = 0;  ///< m * groups(k) * n: fMAC group operations
-    std::uint64_t pe_passes = 0;       ///< group_products * P: chunk passes actually done
+    std::uint64_t stream_cycles = 0;   ///< cycles - counts.weight_load_cycles
     std::uint64_t macs = 0;            ///< m * k * n useful multiply-accumulates
+    ArrayCounters counts;
     int passes = 0;                    ///< P
 };
 

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <limits>
 
 #include "common/checked.h"
+#include "common/counter_fields.h"
 
 namespace fastsim::memory {
 
@@ -21,6 +23,38 @@ struct BfpBits {
         return *this;
     }
 };
+
+/// Bits a node moves through its SRAM banks and DRAM: counted per tile by the node model
+/// (node::tile_work), summed per phase in node::PhaseCounters, charged per bit by energy.
+struct Traffic {
+    std::uint64_t sram_exponent_read_bits = 0;
+    std::uint64_t sram_exponent_write_bits = 0;
+    std::uint64_t sram_mantissa_read_bits = 0;
+    std::uint64_t sram_mantissa_write_bits = 0;
+    std::uint64_t dram_read_bits = 0;
+    std::uint64_t dram_write_bits = 0;
+
+    /// Bits read and written in both SRAM banks; SizeOverflow beyond 64 bits.
+    [[nodiscard]] std::uint64_t sram_bits() const {
+        constexpr const char* kWhat = "SRAM bits";
+        return checked_add(checked_add(sram_exponent_read_bits, sram_exponent_write_bits, kWhat),
+                           checked_add(sram_mantissa_read_bits, sram_mantissa_write_bits, kWhat), kWhat);
+    }
+    /// Bits read and written in DRAM; SizeOverflow beyond 64 bits.
+    [[nodiscard]] std::uint64_t dram_bits() const { return checked_add(dram_read_bits, dram_write_bits, "DRAM bits"); }
+};
+
+/// Every counter of Traffic, in report order (common/counter_fields.h): the one list that
+/// node::PhaseCounters walks.
+inline constexpr CounterField<Traffic> kTrafficFields[] = {
+    {&Traffic::sram_exponent_read_bits, {"sram_exponent_read_bits", "SRAM exponent read bits", CounterKind::action, CounterShow::detail}},
+    {&Traffic::sram_exponent_write_bits, {"sram_exponent_write_bits", "SRAM exponent write bits", CounterKind::action, CounterShow::detail}},
+    {&Traffic::sram_mantissa_read_bits, {"sram_mantissa_read_bits", "SRAM mantissa read bits", CounterKind::action, CounterShow::detail}},
+    {&Traffic::sram_mantissa_write_bits, {"sram_mantissa_write_bits", "SRAM mantissa write bits", CounterKind::action, CounterShow::detail}},
+    {&Traffic::dram_read_bits, {"dram_read_bits", "DRAM read bits", CounterKind::action, CounterShow::detail}},
+    {&Traffic::dram_write_bits, {"dram_write_bits", "DRAM write bits", CounterKind::action, CounterShow::detail}},
+};
+static_assert(sizeof(Traffic) == std::size(kTrafficFields) * sizeof(std::uint64_t), "every Traffic member is in kTrafficFields");
 
 /// Mantissa-bank bits of one group: g values of ceil(m/2) 3-bit chunks.
 inline std::uint64_t chunk_bits_per_group(int group_size, int mantissa_bits) {

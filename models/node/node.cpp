@@ -80,7 +80,7 @@ PhaseCounters Node::run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, cons
                 while (i >= 2 && computed < i - 1) wait(computed_event);
                 const std::uint64_t load_start = cycles_since(start);
                 wait(kCycle * static_cast<double>(work[i].load_cycles));
-                log(TileStage::load, i, load_start, work[i].load.total());
+                log(TileStage::load, i, load_start, work[i].traffic.dram_read_bits);
                 loaded = i + 1;
                 loaded_event.notify(sc_core::SC_ZERO_TIME);
             }
@@ -88,7 +88,7 @@ PhaseCounters Node::run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, cons
                 while (converted < i) wait(converted_event);
                 const std::uint64_t write_start = cycles_since(start);
                 wait(kCycle * static_cast<double>(work[i - 1].write_cycles));
-                log(TileStage::write_back, i - 1, write_start, work[i - 1].write_bits);
+                log(TileStage::write_back, i - 1, write_start, work[i - 1].traffic.dram_write_bits);
             }
         }
         dma_done.notify(sc_core::SC_ZERO_TIME);
@@ -109,17 +109,14 @@ PhaseCounters Node::run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, cons
             if (index.k > 0)
                 for (std::size_t r = 0; r < w.m; ++r)
                     std::copy_n(&out[(row0 + r) * s.n + col0], w.n, &tile_out[r * w.n]);
-            const array::ArrayStats before = m_array.stats();
+            const fmac::ArrayCounters before = m_array.stats().counts;
             const std::uint64_t compute_start = cycles_since(start);
             const sc_core::sc_time array_start = sc_core::sc_time_stamp();
             m_array.start({&x_tile, &y_tile, &tile_out, index.k > 0});
             wait(m_array.done());
             TileWork measured = w;
             measured.array.cycles = cycles_since(array_start);
-            measured.array.weight_load_cycles = m_array.stats().weight_load_cycles - before.weight_load_cycles;
-            measured.array.folds = m_array.stats().folds - before.folds;
-            measured.array.group_products = m_array.stats().group_products - before.group_products;
-            measured.array.pe_passes = m_array.stats().pe_passes - before.pe_passes;
+            measured.array.counts = m_array.stats().counts - before;
             for (std::size_t r = 0; r < w.m; ++r)
                 std::copy_n(&tile_out[r * w.n], w.n, &out[(row0 + r) * s.n + col0]);
             if (w.sram_stall_cycles > 0) wait(kCycle * static_cast<double>(w.sram_stall_cycles));

@@ -2,7 +2,6 @@
 #include "node/node_model.h"
 
 #include <algorithm>
-#include <iterator>
 #include <vector>
 
 #include "common/checked.h"
@@ -130,6 +129,7 @@ TileWork tile_work(const PhaseJob& job, const NodeParams& node, const TilePlan& 
     const std::uint64_t cols = static_cast<std::uint64_t>(node.array.cols);
     const std::uint64_t rows = static_cast<std::uint64_t>(node.array.rows);
     const std::uint64_t g = static_cast<std::uint64_t>(node.array.group_size);
+    memory::Traffic& t = w.traffic;
 
     // (1) DMA load of the operands not already resident from the previous tile.
     const memory::BfpBits x = operand_bits(w.m, w.k, job.x_mantissa_bits, node);
@@ -138,7 +138,8 @@ TileWork tile_work(const PhaseJob& job, const NodeParams& node, const TilePlan& 
     const bool y_resident = previous && previous->n == index.n && previous->k == index.k;
     if (!x_resident) w.load += x;
     if (!y_resident) w.load += y;
-    w.load_cycles = memory::dram_transfer_cycles(node.dram, node.clock_hz, w.load.total());
+    t.dram_read_bits = w.load.total();
+    w.load_cycles = memory::dram_transfer_cycles(node.dram, node.clock_hz, t.dram_read_bits);
 
     // (2) Array: the memoised tile timing.
     w.array = memo.timing({w.m, w.k, w.n}, node.array, job.x_mantissa_bits, job.y_mantissa_bits);
@@ -150,96 +151,45 @@ TileWork tile_work(const PhaseJob& job, const NodeParams& node, const TilePlan& 
     const std::uint64_t n_folds = ceil_div(w.n, cols);
     const std::uint64_t k_folds = ceil_div(ceil_div(w.k, g), rows);
     const std::uint64_t psum_bits = checked_mul(checked_mul(w.m, w.n, kSramBits), memory::kFp32Bits, kSramBits);
-    w.sram_exponent_write_bits = w.load.exponent;
-    w.sram_mantissa_write_bits = checked_add(w.load.mantissa, checked_mul(psum_bits, k_folds, kSramBits), kSramBits);
-    w.sram_exponent_read_bits = checked_add(y.exponent, checked_mul(x.exponent, n_folds, kSramBits), kSramBits);
+    t.sram_exponent_write_bits = w.load.exponent;
+    t.sram_mantissa_write_bits = checked_add(w.load.mantissa, checked_mul(psum_bits, k_folds, kSramBits), kSramBits);
+    t.sram_exponent_read_bits = checked_add(y.exponent, checked_mul(x.exponent, n_folds, kSramBits), kSramBits);
     const std::uint64_t psum_reads = k_folds - 1 + (index.k > 0 ? 1 : 0) + (w.last_k ? 1 : 0);
-    w.sram_mantissa_read_bits = checked_add(checked_add(y.mantissa, checked_mul(x.mantissa, n_folds, kSramBits), kSramBits),
+    t.sram_mantissa_read_bits = checked_add(checked_add(y.mantissa, checked_mul(x.mantissa, n_folds, kSramBits), kSramBits),
                                             checked_mul(psum_bits, psum_reads, kSramBits), kSramBits);
-    const std::uint64_t port_cycles = std::max({memory::bank_cycles(node.sram.exponent_bank, w.sram_exponent_read_bits),
-                                                memory::bank_cycles(node.sram.exponent_bank, w.sram_exponent_write_bits),
-                                                memory::bank_cycles(node.sram.mantissa_bank, w.sram_mantissa_read_bits),
-                                                memory::bank_cycles(node.sram.mantissa_bank, w.sram_mantissa_write_bits)});
+    const std::uint64_t port_cycles = std::max({memory::bank_cycles(node.sram.exponent_bank, t.sram_exponent_read_bits),
+                                                memory::bank_cycles(node.sram.exponent_bank, t.sram_exponent_write_bits),
+                                                memory::bank_cycles(node.sram.mantissa_bank, t.sram_mantissa_read_bits),
+                                                memory::bank_cycles(node.sram.mantissa_bank, t.sram_mantissa_write_bits)});
     w.sram_stall_cycles = port_cycles > w.array.cycles ? port_cycles - w.array.cycles : 0;
 
     // (4) Output: converted (twice, one per grouping) and written back, or written as fp32.
     if (w.last_k) {
         const std::uint64_t values = checked_mul(w.m, w.n, "output values of a tile");
         if (job.output == OutputForm::fp32) {
-            w.write_bits = checked_mul(values, memory::kFp32Bits, "output bits of a tile");
+            t.dram_write_bits = checked_mul(values, memory::kFp32Bits, "output bits of a tile");
         } else {
             const converter::ConversionCost once =
                 converter::conversion_cost(node.converter, values, job.output_rounding, node.noise_bits);
             w.conversion += once;  // grouped along rows
             w.conversion += once;  // grouped along columns
-            w.write_bits = checked_mul(2, memory::bfp_bits(once.groups, node.array.group_size, job.output_mantissa_bits,
-                                                           node.exponent_bits).total(), "output bits of a tile");
+            t.dram_write_bits = checked_mul(2, memory::bfp_bits(once.groups, node.array.group_size, job.output_mantissa_bits,
+                                                                node.exponent_bits).total(), "output bits of a tile");
         }
-        w.write_cycles = memory::dram_transfer_cycles(node.dram, node.clock_hz, w.write_bits);
+        w.write_cycles = memory::dram_transfer_cycles(node.dram, node.clock_hz, t.dram_write_bits);
     }
     return w;
-}
-
-namespace {
-
-/// Every 64-bit counter of PhaseCounters (its ConversionCost apart): the one list that +=,
-/// repeated() and == walk, so a counter added to the struct and here is summed, scaled and
-/// compared everywhere.
-constexpr std::uint64_t PhaseCounters::*kPhaseCounterFields[] = {
-    &PhaseCounters::cycles,           &PhaseCounters::array_cycles,
-    &PhaseCounters::sram_stall_cycles, &PhaseCounters::load_wait_cycles,
-    &PhaseCounters::drain_cycles,     &PhaseCounters::tiles,
-    &PhaseCounters::weight_load_cycles, &PhaseCounters::folds,
-    &PhaseCounters::group_products,   &PhaseCounters::pe_passes,
-    &PhaseCounters::macs,             &PhaseCounters::sram_exponent_read_bits,
-    &PhaseCounters::sram_exponent_write_bits, &PhaseCounters::sram_mantissa_read_bits,
-    &PhaseCounters::sram_mantissa_write_bits, &PhaseCounters::dram_read_bits,
-    &PhaseCounters::dram_write_bits,
-};
-// Every member is listed: PhaseCounters is these counters and one ConversionCost.
-static_assert(sizeof(PhaseCounters) == std::size(kPhaseCounterFields) * sizeof(std::uint64_t) + sizeof(converter::ConversionCost),
-              "every PhaseCounters member is in kPhaseCounterFields");
-
-}  // namespace
-
-PhaseCounters& PhaseCounters::operator+=(const PhaseCounters& o) {
-    for (const auto field : kPhaseCounterFields) checked_accumulate(this->*field, o.*field, "a counter of the phases");
-    conversion += o.conversion;
-    return *this;
-}
-
-PhaseCounters PhaseCounters::repeated(std::uint64_t times) const {
-    constexpr const char* kWhat = "a counter of a repeated phase";
-    PhaseCounters t;
-    for (const auto field : kPhaseCounterFields) t.*field = checked_mul(this->*field, times, kWhat);
-    for (const auto field : converter::kConversionCostFields)
-        t.conversion.*field = checked_mul(conversion.*field, times, kWhat);
-    return t;
-}
-
-bool operator==(const PhaseCounters& a, const PhaseCounters& b) {
-    for (const auto field : kPhaseCounterFields)
-        if (a.*field != b.*field) return false;
-    return a.conversion == b.conversion;
 }
 
 void add_tile_counts(PhaseCounters& c, const TileWork& w) {
     constexpr const char* kWhat = "a counter of a phase";
     ++c.tiles;
+    checked_accumulate(c.macs, w.array.macs, kWhat);
     checked_accumulate(c.array_cycles, w.array.cycles, kWhat);
     checked_accumulate(c.sram_stall_cycles, w.sram_stall_cycles, kWhat);
-    checked_accumulate(c.weight_load_cycles, w.array.weight_load_cycles, kWhat);
-    checked_accumulate(c.folds, w.array.folds, kWhat);
-    checked_accumulate(c.group_products, w.array.group_products, kWhat);
-    checked_accumulate(c.pe_passes, w.array.pe_passes, kWhat);
-    checked_accumulate(c.macs, w.array.macs, kWhat);
+    add_counters(c.array, w.array.counts, fmac::kArrayCounterFields, kWhat);
     c.conversion += w.conversion;
-    checked_accumulate(c.sram_exponent_read_bits, w.sram_exponent_read_bits, kWhat);
-    checked_accumulate(c.sram_exponent_write_bits, w.sram_exponent_write_bits, kWhat);
-    checked_accumulate(c.sram_mantissa_read_bits, w.sram_mantissa_read_bits, kWhat);
-    checked_accumulate(c.sram_mantissa_write_bits, w.sram_mantissa_write_bits, kWhat);
-    checked_accumulate(c.dram_read_bits, w.load.total(), kWhat);
-    checked_accumulate(c.dram_write_bits, w.write_bits, kWhat);
+    add_counters(c.traffic, w.traffic, memory::kTrafficFields, kWhat);
 }
 
 PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayTimingMemo& memo,
@@ -262,7 +212,7 @@ PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayT
         if (w.write_cycles == 0) return;
         const std::uint64_t start = std::max(dma_free, ready);
         dma_free = checked_add(start, w.write_cycles, kCycles);
-        log(TileStage::write_back, tile, start, dma_free, w.write_bits);
+        log(TileStage::write_back, tile, start, dma_free, w.traffic.dram_write_bits);
     };
     TileIndex previous;
     std::uint64_t i = 0;
@@ -274,7 +224,7 @@ PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayT
         const std::uint64_t start_load = std::max(dma_free, buffer_free);
         const std::uint64_t end_load = checked_add(start_load, w.load_cycles, kCycles);
         dma_free = end_load;
-        log(TileStage::load, i, start_load, end_load, w.load.total());
+        log(TileStage::load, i, start_load, end_load, w.traffic.dram_read_bits);
         // (2) Compute i, after its load and tile i-1.
         const std::uint64_t start = std::max(end_load, end_compute);
         c.load_wait_cycles += start - end_compute;

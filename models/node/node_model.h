@@ -12,6 +12,7 @@
 #include "converter/converter_model.h"
 #include "fmac/timing.h"
 #include "memory/memory.h"
+#include "node/phase_counters.h"
 #include "node/tile_stage_log.h"
 
 namespace fastsim::node {
@@ -83,36 +84,6 @@ TileFootprint tile_footprint(const PhaseJob& job, const NodeParams& node, std::u
 /// needed, if a 1 x min(k, g) x 1 tile does not fit.
 TilePlan plan_tiles(const PhaseJob& job, const NodeParams& node);
 
-/// Action counts and time of one or more phases on one node; energy is derived from these
-/// in the report step. cycles = load_wait + array + sram_stall + drain.
-struct PhaseCounters {
-    std::uint64_t cycles = 0;              ///< first load issued to last write-back done
-    std::uint64_t array_cycles = 0;        ///< array busy (weight loads + streaming)
-    std::uint64_t sram_stall_cycles = 0;   ///< array held by an SRAM port slower than it
-    std::uint64_t load_wait_cycles = 0;    ///< array idle, waiting for a DMA load
-    std::uint64_t drain_cycles = 0;        ///< after the last tile: conversion and write-back
-    std::uint64_t tiles = 0;
-    // array
-    std::uint64_t weight_load_cycles = 0;
-    std::uint64_t folds = 0;
-    std::uint64_t group_products = 0;
-    std::uint64_t pe_passes = 0;
-    std::uint64_t macs = 0;
-    converter::ConversionCost conversion;  ///< converter busy cycles and actions
-    // memories, in bits
-    std::uint64_t sram_exponent_read_bits = 0;
-    std::uint64_t sram_exponent_write_bits = 0;
-    std::uint64_t sram_mantissa_read_bits = 0;
-    std::uint64_t sram_mantissa_write_bits = 0;
-    std::uint64_t dram_read_bits = 0;
-    std::uint64_t dram_write_bits = 0;
-
-    PhaseCounters& operator+=(const PhaseCounters& other);
-    /// The counters of `times` identical phases run back to back.
-    [[nodiscard]] PhaseCounters repeated(std::uint64_t times) const;
-    friend bool operator==(const PhaseCounters& a, const PhaseCounters& b);
-};
-
 /// Work and stage durations of one tile (cycles), as both fidelities use them.
 struct TileWork {
     std::uint64_t m = 0, k = 0, n = 0;         ///< this tile's dimensions
@@ -122,10 +93,8 @@ struct TileWork {
     std::uint64_t sram_stall_cycles = 0;
     bool last_k = false;                       ///< completes an output tile
     converter::ConversionCost conversion;      ///< output conversion (last k-tile only)
-    std::uint64_t write_bits = 0;              ///< output written to DRAM (last k-tile only)
     std::uint64_t write_cycles = 0;            ///< DMA write
-    std::uint64_t sram_exponent_read_bits = 0, sram_exponent_write_bits = 0;
-    std::uint64_t sram_mantissa_read_bits = 0, sram_mantissa_write_bits = 0;
+    memory::Traffic traffic;                   ///< SRAM bits; DRAM bits: the load and the output written (last k-tile only)
 };
 
 /// Memo of the array's per-tile timing: it depends only on (m, k, n, m_x, m_y) for a

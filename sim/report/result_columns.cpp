@@ -5,25 +5,22 @@
 #include <utility>
 
 #include "common/errors.h"
+#include "node/phase_counters.h"
 #include "sweep/point_record.h"
 
 namespace fastsim::report {
 
 std::string column_title(std::string_view column) {
-    static constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kTitles{{
-        {"cycles", "cycles"},
+    for (const CounterInfo& counter : node::counter_infos())
+        if (counter.name == column) return std::string(counter.title);
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kTitles{{
         {"time_ms", "time (ms)"},
         {"step_ms", "step (ms)"},
         {"planned_step_ms", "planned step (ms)"},
         {"comm_mb_planned", "planned comm (MB)"},
-        {"macs", "MACs"},
         {"energy_uj", "energy (µJ)"},
         {"pj_per_mac", "energy per MAC (pJ)"},
         {"utilisation_percent", "utilisation (%)"},
-        {"array_cycles", "array cycles"},
-        {"load_wait_cycles", "DRAM-load wait cycles"},
-        {"sram_stall_cycles", "SRAM stall cycles"},
-        {"drain_cycles", "drain cycles"},
         {"energy_total_pj", "energy (pJ)"},
         {"dram_mbit", "DRAM traffic (Mbit)"},
     }};

@@ -19,7 +19,8 @@ namespace fastsim::report {
 std::optional<double> result_cell(const CsvTable& csv, std::size_t row, std::size_t column);
 
 
-/// A column header for people: "energy (µJ)" for energy_uj, the raw name for unknown columns.
+/// A column header for people: a counter's title (node::counter_infos), "energy (µJ)" for
+/// energy_uj, the raw name for unknown columns.
 std::string column_title(std::string_view column);
 
 /// The "headline" result columns of results.csv / summary.json, in the order tables show them.

@@ -10,6 +10,7 @@
 #include "sweep/point_record.h"
 #include "common/csv_reader.h"
 #include "report/html_page.h"
+#include "node/phase_counters.h"
 #include "common/json_reader.h"
 #include "report/result_columns.h"
 #include "report/results_dir.h"
@@ -19,13 +20,11 @@ namespace fastsim::report {
 namespace {
 
 /// layers.csv columns left out of the per-layer table: detail that the energy breakdown or
-/// report.json already carries.
+/// report.json already carries (passes_per_group, the counters shown as detail, the energy components).
 bool is_detail_column(const std::string& name) {
-    static const std::vector<std::string> kDetail{"passes_per_group", "tiles", "converter_cycles", "pe_passes",
-                                                  "sram_exponent_read_bits", "sram_exponent_write_bits",
-                                                  "sram_mantissa_read_bits", "sram_mantissa_write_bits",
-                                                  "dram_read_bits", "dram_write_bits"};
-    if (std::find(kDetail.begin(), kDetail.end(), name) != kDetail.end()) return true;
+    if (name == "passes_per_group") return true;
+    for (const CounterInfo& counter : node::counter_infos())
+        if (counter.name == name) return counter.show == CounterShow::detail;
     return name.rfind("energy_", 0) == 0 && name != "energy_total_pj";
 }
 

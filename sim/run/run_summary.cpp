@@ -30,12 +30,10 @@ Summary training_step_summary(const config::Params& params, const TrainingStepRe
         {"energy_uj", total_pj * kMicroPerPico},
         {"pj_per_mac", macs > 0 ? total_pj / macs : 0.0},
         {"utilisation_percent", 100.0 * utilisation(params, t)},
-        {"array_cycles", static_cast<double>(t.array_cycles)},
-        {"load_wait_cycles", static_cast<double>(t.load_wait_cycles)},
-        {"sram_stall_cycles", static_cast<double>(t.sram_stall_cycles)},
-        {"drain_cycles", static_cast<double>(t.drain_cycles)},
-        {"dram_mbit", static_cast<double>(t.dram_read_bits + t.dram_write_bits) * 1e-6},
     };
+    for (const node::CyclePart& part : node::kCycleParts)
+        s.emplace_back(std::string(node::counter_info(part.member).name), static_cast<double>(t.*part.member));
+    s.emplace_back("dram_mbit", static_cast<double>(t.traffic.dram_bits()) * 1e-6);
     add_energy(s, result.total_energy);
     return s;
 }

@@ -12,8 +12,8 @@
 
 namespace fastsim::run {
 
-/// cycles, time_ms, macs, energy_uj, pj_per_mac, utilisation_percent, the cycle breakdown and
-/// energy_<component>_uj.
+/// cycles, time_ms, macs, energy_uj, pj_per_mac, utilisation_percent, the cycle breakdown
+/// (node::kCycleParts), dram_mbit and energy_<component>_uj.
 Summary training_step_summary(const config::Params& params, const TrainingStepResult& result);
 /// step_ms (simulated), planned_step_ms, comm_mb_planned, macs, energy_uj, pj_per_mac and
 /// energy_<component>_uj including links.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "run/training_report.h"
 
+#include <iterator>
 #include <sstream>
 
 #include "common/output_files.h"
@@ -16,12 +17,13 @@ const std::string& layer_name(const config::Params& params, const PhaseResult& r
 
 double micro(double pj) { return pj * 1e-6; }
 
-/// The CSV / JSON fields of one phase, in order: name, value.
+/// The CSV / JSON fields of one phase, in order: name, value. After the job come the work
+/// counters, utilisation_percent, the action counters (node::counter_values, those shown), then energy.
 std::vector<std::pair<std::string, std::string>> phase_fields(const config::Params& params, const PhaseResult& r) {
     const node::PhaseCounters& c = r.counters;
     const node::PhaseJob& j = r.step.job;
     const auto u = [](std::uint64_t v) { return std::to_string(v); };
-    return {
+    std::vector<std::pair<std::string, std::string>> fields{
         {"layer", json_string(layer_name(params, r))},
         {"phase", json_string(fmac::to_string(r.step.phase))},
         {"gemm_count", u(r.step.count)},
@@ -31,29 +33,24 @@ std::vector<std::pair<std::string, std::string>> phase_fields(const config::Para
         {"x_mantissa_bits", std::to_string(j.x_mantissa_bits)},
         {"y_mantissa_bits", std::to_string(j.y_mantissa_bits)},
         {"passes_per_group", std::to_string(fmac::passes_per_group(j.x_mantissa_bits, j.y_mantissa_bits))},
-        {"macs", u(c.macs)},
-        {"tiles", u(c.tiles)},
-        {"cycles", u(c.cycles)},
-        {"array_cycles", u(c.array_cycles)},
-        {"load_wait_cycles", u(c.load_wait_cycles)},
-        {"sram_stall_cycles", u(c.sram_stall_cycles)},
-        {"drain_cycles", u(c.drain_cycles)},
-        {"converter_cycles", u(c.conversion.cycles)},
-        {"utilisation_percent", format_number(100.0 * utilisation(params, c))},
-        {"pe_passes", u(c.pe_passes)},
-        {"sram_exponent_read_bits", u(c.sram_exponent_read_bits)},
-        {"sram_exponent_write_bits", u(c.sram_exponent_write_bits)},
-        {"sram_mantissa_read_bits", u(c.sram_mantissa_read_bits)},
-        {"sram_mantissa_write_bits", u(c.sram_mantissa_write_bits)},
-        {"dram_read_bits", u(c.dram_read_bits)},
-        {"dram_write_bits", u(c.dram_write_bits)},
+    };
+    const std::vector<node::CounterValue> counters = node::counter_values(c);
+    const auto add_counters = [&](CounterKind kind) {
+        for (const node::CounterValue& v : counters)
+            if (v.info.kind == kind && v.info.show != CounterShow::hidden) fields.emplace_back(v.info.name, u(v.value));
+    };
+    add_counters(CounterKind::work);
+    fields.emplace_back("utilisation_percent", format_number(100.0 * utilisation(params, c)));
+    add_counters(CounterKind::action);
+    fields.insert(fields.end(), {
         {"energy_fmac_pj", format_number(r.energy.fmac_pj)},
         {"energy_converter_pj", format_number(r.energy.converter_pj)},
         {"energy_sram_pj", format_number(r.energy.sram_pj)},
         {"energy_dram_pj", format_number(r.energy.dram_pj)},
         {"energy_leakage_pj", format_number(r.energy.leakage_pj)},
         {"energy_total_pj", format_number(r.energy.total_pj())},
-    };
+    });
+    return fields;
 }
 
 std::string energy_json(const energy::EnergyBreakdown& e) {
@@ -64,9 +61,7 @@ std::string energy_json(const energy::EnergyBreakdown& e) {
 }  // namespace
 
 double utilisation(const config::Params& params, const node::PhaseCounters& c) {
-    const auto& a = params.node.resolved.array;
-    const double pe_cycles = static_cast<double>(c.cycles) * a.rows * a.cols;
-    return pe_cycles > 0 ? static_cast<double>(c.pe_passes) / pe_cycles : 0.0;
+    return c.array.utilisation(c.cycles, params.node.resolved.array);
 }
 
 void print_training_step(std::ostream& out, const config::Params& params, const TrainingStepResult& result) {
@@ -80,8 +75,7 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
     for (const auto& r : result.phases) {
         const node::PhaseCounters& c = r.counters;
         const node::PhaseJob& j = r.step.job;
-        const double sram_bits = static_cast<double>(c.sram_exponent_read_bits + c.sram_exponent_write_bits +
-                                                     c.sram_mantissa_read_bits + c.sram_mantissa_write_bits);
+        const double sram_bits = static_cast<double>(c.traffic.sram_bits());
         std::string shape = std::to_string(j.shape.m) + "x" + std::to_string(j.shape.k) + "x" + std::to_string(j.shape.n);
         if (r.step.count > 1) shape += " (x" + std::to_string(r.step.count) + ")";
         table.add_row({layer_name(params, r), fmac::to_string(r.step.phase), shape,
@@ -89,7 +83,7 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
                        Table::fixed(static_cast<double>(c.macs) * 1e-6, 1), std::to_string(c.cycles),
                        std::to_string(c.array_cycles), std::to_string(c.cycles - c.array_cycles),
                        Table::fixed(100.0 * utilisation(params, c), 1), Table::fixed(sram_bits * 1e-6, 1),
-                       Table::fixed(static_cast<double>(c.dram_read_bits + c.dram_write_bits) * 1e-6, 1),
+                       Table::fixed(static_cast<double>(c.traffic.dram_bits()) * 1e-6, 1),
                        Table::fixed(micro(r.energy.fmac_pj), 2), Table::fixed(micro(r.energy.converter_pj), 2),
                        Table::fixed(micro(r.energy.sram_pj), 2), Table::fixed(micro(r.energy.dram_pj), 2),
                        Table::fixed(micro(r.energy.leakage_pj), 2), Table::fixed(micro(r.energy.total_pj()), 2)});
@@ -102,8 +96,10 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
     out << "\ntotal: " << t.cycles << " cycles (" << Table::fixed(to_seconds(Cycles(t.cycles), n.clock_hz) * 1e3, 3)
         << " ms at " << params.node.clock_mhz << " MHz), " << Table::fixed(macs * 1e-9, 3) << " GMAC, utilisation "
         << Table::fixed(100.0 * utilisation(params, t), 1) << "%\n";
-    out << "cycles: array " << t.array_cycles << ", waiting for DRAM loads " << t.load_wait_cycles << ", SRAM stalls "
-        << t.sram_stall_cycles << ", drain " << t.drain_cycles << "\n";
+    out << "cycles:";
+    for (std::size_t i = 0; i < std::size(node::kCycleParts); ++i)
+        out << (i ? ", " : " ") << node::kCycleParts[i].phrase << " " << t.*node::kCycleParts[i].member;
+    out << "\n";
     out << "energy: " << Table::fixed(micro(e.total_pj()), 2) << " uJ, " << Table::fixed(per_mac(e.total_pj()), 3)
         << " pJ/MAC = fmac " << Table::fixed(per_mac(e.fmac_pj), 3) << " + converter "
         << Table::fixed(per_mac(e.converter_pj), 3) << " + sram " << Table::fixed(per_mac(e.sram_pj), 3) << " + dram "
@@ -129,8 +125,10 @@ std::string training_step_json(const config::Params& params, const TrainingStepR
     o << "  \"energy_pj\": " << energy_json(result.total_energy) << ",\n";
     o << "  \"pj_per_mac\": " << format_number(t.macs ? result.total_energy.total_pj() / static_cast<double>(t.macs) : 0.0) << ",\n";
     o << "  \"utilisation_percent\": " << format_number(100.0 * utilisation(params, t)) << ",\n";
-    o << "  \"cycles\": {\"array\": " << t.array_cycles << ", \"load_wait\": " << t.load_wait_cycles
-      << ", \"sram_stall\": " << t.sram_stall_cycles << ", \"drain\": " << t.drain_cycles << "},\n";
+    o << "  \"cycles\": {";
+    for (std::size_t i = 0; i < std::size(node::kCycleParts); ++i)
+        o << (i ? ", " : "") << json_string(std::string(node::kCycleParts[i].key)) << ": " << t.*node::kCycleParts[i].member;
+    o << "},\n";
     o << "  \"phases\": [\n";
     for (std::size_t i = 0; i < result.phases.size(); ++i) {
         o << "    {";

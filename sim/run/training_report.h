@@ -19,7 +19,8 @@ std::string training_step_json(const config::Params& params, const TrainingStepR
 /// layers.csv: one row per layer and phase; every column name carries its unit.
 std::string training_step_csv(const config::Params& params, const TrainingStepResult& result);
 
-/// Fraction of PE-cycles that did a chunk pass: pe_passes / (cycles x R x C).
+/// Share of PE-cycles that did a chunk pass over the counters' wall cycles on the configured
+/// array (fmac::ArrayCounters::utilisation).
 double utilisation(const config::Params& params, const node::PhaseCounters& counters);
 
 }  // namespace fastsim::run

@@ -67,20 +67,7 @@ std::vector<node::PhaseCounters> run_stepped(const config::Params& params, const
 
 energy::EnergyBreakdown counters_energy(const node::PhaseCounters& c, const node::NodeParams& node, double sram_kib,
                                         std::uint64_t arrays, const energy::EnergyTable& table) {
-    energy::ActionCounts n;
-    n.pe_passes = c.pe_passes;
-    n.group_products = c.group_products;
-    n.comparator_ops = c.conversion.comparator_ops;
-    n.subtractor_ops = c.conversion.subtractor_ops;
-    n.shifter_ops = c.conversion.shifter_ops;
-    n.noise_adds = c.conversion.noise_adds;
-    n.lfsr_steps = c.conversion.lfsr_steps;
-    n.sram_exponent_read_bits = c.sram_exponent_read_bits;
-    n.sram_exponent_write_bits = c.sram_exponent_write_bits;
-    n.sram_mantissa_read_bits = c.sram_mantissa_read_bits;
-    n.sram_mantissa_write_bits = c.sram_mantissa_write_bits;
-    n.dram_bits = c.dram_read_bits + c.dram_write_bits;
-    n.cycles = c.cycles;
+    const energy::ActionCounts n{c.array, c.conversion, c.traffic, c.cycles};
     energy::StaticContext context;
     context.group_size = node.array.group_size;
     context.pes = static_cast<std::uint64_t>(node.array.rows) * static_cast<std::uint64_t>(node.array.cols) * arrays;

@@ -46,8 +46,8 @@ int sc_main(int argc, char* argv[]) {
     const double pe_cycles = double(s.busy_cycles) * geometry.rows * geometry.cols;
     std::printf("array %dx%d g=16, gemm %zux%zux%zu, m=%d: %llu cycles, %llu PE-passes, %.3f s\n", geometry.rows,
                 geometry.cols, m, k, n, bits, static_cast<unsigned long long>(s.busy_cycles),
-                static_cast<unsigned long long>(s.pe_passes), seconds);
-    std::printf("%.3f ns per PE-pass, %.3f ns per PE-cycle (utilisation %.1f%%)\n", seconds * 1e9 / double(s.pe_passes),
-                seconds * 1e9 / pe_cycles, 100.0 * double(s.pe_passes) / pe_cycles);
+                static_cast<unsigned long long>(s.counts.pe_passes), seconds);
+    std::printf("%.3f ns per PE-pass, %.3f ns per PE-cycle (utilisation %.1f%%)\n", seconds * 1e9 / double(s.counts.pe_passes),
+                seconds * 1e9 / pe_cycles, 100.0 * double(s.counts.pe_passes) / pe_cycles);
     return 0;
 }

@@ -8,6 +8,9 @@
 #include <tuple>
 #include <functional>
 #include <random>
+#include <set>
+#include <string_view>
+#include <vector>
 
 #include "node/node.h"
 #include "node/node_model.h"
@@ -132,8 +135,8 @@ TEST_CASE("a hand-computed two-tile pipeline with fp32 write-back", "[node][pipe
     CHECK(c.load_wait_cycles == 30 + 14);
     CHECK(c.drain_cycles == 46);
     CHECK(c.sram_stall_cycles == 0);
-    CHECK(c.dram_read_bits == 240);
-    CHECK(c.dram_write_bits == 256);
+    CHECK(c.traffic.dram_read_bits == 240);
+    CHECK(c.traffic.dram_write_bits == 256);
     CHECK(c.conversion.cycles == 0);
     CHECK(c.cycles == c.load_wait_cycles + c.array_cycles + c.sram_stall_cycles + c.drain_cycles);
 }
@@ -178,7 +181,38 @@ TEST_CASE("a hand-computed pipeline through the converter", "[node][pipeline][co
     CHECK(c.conversion.groups == 4);
     CHECK(c.conversion.comparator_ops == 4 * 3);
     CHECK(c.drain_cycles == 83 - 56);
-    CHECK(c.dram_write_bits == 80);
+    CHECK(c.traffic.dram_write_bits == 80);
+}
+
+TEST_CASE("the counter field lists: every counter once, named, summed and compared", "[node][counters]") {
+    const std::vector<CounterInfo>& infos = node::counter_infos();
+    CHECK(infos.size() == sizeof(node::PhaseCounters) / sizeof(std::uint64_t));
+    std::set<std::string_view> names;
+    for (const CounterInfo& info : infos) {
+        CHECK(!info.name.empty());
+        CHECK(!info.title.empty());
+        names.insert(info.name);
+    }
+    CHECK(names.size() == infos.size());
+
+    node::NodeParams p = small_node();
+    p.max_tile_rows = 2;
+    node::ArrayTimingMemo memo;
+    const node::PhaseCounters c =
+        node::run_phase_memo(job_of({4, 8, 2}, 2, 2, node::OutputForm::bfp_two_groupings), p, memo);
+    std::uint64_t parts = 0;
+    for (const node::CyclePart& part : node::kCycleParts) parts += c.*part.member;
+    CHECK(parts == c.cycles);
+    const std::vector<node::CounterValue> values = node::counter_values(c);
+    REQUIRE(values.size() == infos.size());
+
+    node::PhaseCounters three;
+    for (int i = 0; i < 3; ++i) three += c;
+    CHECK(three == c.repeated(3));
+    CHECK_FALSE(three == c);
+    CHECK(three.array - c.array == c.repeated(2).array);
+    const std::vector<node::CounterValue> tripled = node::counter_values(three);
+    for (std::size_t i = 0; i < values.size(); ++i) CHECK(tripled[i].value == 3 * values[i].value);
 }
 
 TEST_CASE("an SRAM port slower than the array stalls it", "[node][pipeline][memory]") {
@@ -192,8 +226,8 @@ TEST_CASE("an SRAM port slower than the array stalls it", "[node][pipeline][memo
     node::ArrayTimingMemo memo;
     const node::TilePlan plan = node::plan_tiles(job, p);
     const node::TileWork w = node::tile_work(job, p, plan, {0, 0, 0}, nullptr, memo);
-    CHECK(w.sram_mantissa_read_bits == 224);
-    CHECK(w.sram_mantissa_write_bits == 224);
+    CHECK(w.traffic.sram_mantissa_read_bits == 224);
+    CHECK(w.traffic.sram_mantissa_write_bits == 224);
     CHECK(w.sram_stall_cycles == 8);
     // Tile 1 fills only X (write 48 + 128 = 176 bits, 11 cycles) but still reads 224: 8 more.
     CHECK(node::run_phase_memo(job, p, memo).sram_stall_cycles == 8 + 8);
@@ -299,8 +333,8 @@ TEST_CASE("precision reaches the cycles through the pass count", "[node][precisi
     const node::PhaseCounters low = node::run_phase_memo(job_of({512, 1024, 64}, 4, 4, node::OutputForm::fp32), p, memo);
     const node::PhaseCounters high = node::run_phase_memo(job_of({512, 1024, 64}, 8, 8, node::OutputForm::fp32), p, memo);
     const node::PhaseCounters mixed = node::run_phase_memo(job_of({512, 1024, 64}, 2, 8, node::OutputForm::fp32), p, memo);
-    CHECK(high.group_products == low.group_products);
-    CHECK(high.pe_passes == 4 * low.pe_passes);
-    CHECK(mixed.pe_passes == low.pe_passes);  // (2/2)(8/2) = (4/2)(4/2) = 4 passes
-    CHECK(high.array_cycles - high.weight_load_cycles == 4 * (low.array_cycles - low.weight_load_cycles));
+    CHECK(high.array.group_products == low.array.group_products);
+    CHECK(high.array.pe_passes == 4 * low.array.pe_passes);
+    CHECK(mixed.array.pe_passes == low.array.pe_passes);  // (2/2)(8/2) = (4/2)(4/2) = 4 passes
+    CHECK(high.array_cycles - high.array.weight_load_cycles == 4 * (low.array_cycles - low.array.weight_load_cycles));
 }

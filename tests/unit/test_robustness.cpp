@@ -65,11 +65,11 @@ fmac::GemmTiming folds_one_by_one(const fmac::GemmShape& s, const fmac::ArrayGeo
     for (std::uint64_t kf = 0; kf * rows < groups; ++kf)
         for (std::uint64_t nf = 0; nf * cols < s.n; ++nf) {
             const std::uint64_t r = std::min(rows, groups - kf * rows), c = std::min(cols, s.n - nf * cols);
-            t.weight_load_cycles += r;
+            t.counts.weight_load_cycles += r;
             t.stream_cycles += p * (s.m + r + c - 2);
-            ++t.folds;
+            ++t.counts.folds;
         }
-    t.cycles = t.weight_load_cycles + t.stream_cycles;
+    t.cycles = t.counts.weight_load_cycles + t.stream_cycles;
     return t;
 }
 
@@ -249,12 +249,12 @@ TEST_CASE("the closed-form array formula equals the fold-by-fold sum", "[fmac]")
         const fmac::GemmTiming loop = folds_one_by_one(s, a, mx, my);
         INFO(s.m << " x " << s.k << " x " << s.n << " on " << a.rows << " x " << a.cols << ", g " << a.group_size);
         CHECK(closed.cycles == loop.cycles);
-        CHECK(closed.weight_load_cycles == loop.weight_load_cycles);
-        CHECK(closed.folds == loop.folds);
+        CHECK(closed.counts.weight_load_cycles == loop.counts.weight_load_cycles);
+        CHECK(closed.counts.folds == loop.counts.folds);
     }
     // A tile of 2^40 k-groups is counted at once, not fold by fold.
     const fmac::GemmTiming huge = fmac::analytic_gemm_timing({1, 1ull << 44, 1}, {32, 32, 16}, 8, 8);
-    CHECK(huge.folds == (1ull << 40) / 32);
+    CHECK(huge.counts.folds == (1ull << 40) / 32);
 }
 
 TEST_CASE("work is estimated before a run, and runs over the limit are refused with the way out", "[run]") {
