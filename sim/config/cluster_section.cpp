@@ -152,7 +152,7 @@ void resolve_cluster(MapReader& top, const KeyReader& run, Params& p) {
         for (const auto& [key, m] : {std::pair{"precision.weights", t.precision.weights},
                                      {"precision.activations", t.precision.activations},
                                      {"precision.gradients", t.precision.gradients}})
-            if (auto error = bfp::validate(p.bfp.format(m))) throw ConfigError(reader.where(key), *error);
+            check_mantissa_format(p.bfp, m, reader.where(key));
         resolve_node(t.node, p.bfp);
         // Each array is modelled as a node of its own with an equal share of the DRAM bandwidth.
         t.node.resolved.dram.bandwidth_bits_per_s =

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "config/keys.h"
 
-#include <cstdio>
-#include <cstdlib>
-
 namespace fastsim::config {
 
 MapReader submap(MapReader& parent, const std::string& key) {
@@ -43,15 +40,6 @@ Location KeyReader::where(std::string_view path) const {
 bool KeyReader::given(std::string_view path) const {
     auto it = m_keys.find(path);
     return it != m_keys.end() && it->second.second;
-}
-
-std::string dump_number(double v) {
-    char buf[32];
-    for (int precision = 6; precision <= 17; ++precision) {
-        std::snprintf(buf, sizeof buf, "%.*g", precision, v);
-        if (std::strtod(buf, nullptr) == v) break;
-    }
-    return buf;
 }
 
 namespace {

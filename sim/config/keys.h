@@ -84,10 +84,6 @@ private:
     std::map<std::string, std::pair<Location, bool>, std::less<>> m_keys;
 };
 
-/// A number as dump writes it: integers in full, doubles in the shortest form of at least six
-/// significant digits that reads back exactly.
-std::string dump_number(double v);
-
 /// Writes a section's keys as YAML into the map the caller opened: nested maps in the order
 /// their first key is listed, maps of scalars in flow style.
 class KeyWriter {
@@ -170,11 +166,7 @@ void KeyReader::operator()(T& member, const KeyDoc& key) {
 template <typename T>
 bool KeyReader::read(MapReader& map, const std::string& leaf, T& out, const KeyDoc& key) {
     const auto check = [&key](auto v, const Location& where) {
-        if (!key.range) return;
-        if constexpr (std::is_integral_v<decltype(v)>)
-            check_range(static_cast<double>(v), std::to_string(v), *key.range, where);
-        else
-            check_range(static_cast<double>(v), exact_number(static_cast<double>(v)), *key.range, where);
+        if (key.range) check_in_range(v, *key.range, where);
     };
     if constexpr (keys_detail::is_vector<T>::value) {
         using Item = typename T::value_type;
@@ -226,7 +218,7 @@ std::string scalar_text(const T& v) {
     if constexpr (std::is_enum_v<T>) return std::string(name_of(v));
     else if constexpr (std::is_same_v<T, bool>) return v ? "true" : "false";
     else if constexpr (std::is_same_v<T, std::string>) return v;
-    else if constexpr (std::is_floating_point_v<T>) return dump_number(v);
+    else if constexpr (std::is_floating_point_v<T>) return exact_number(v);
     else return std::to_string(v);
 }
 }  // namespace keys_detail

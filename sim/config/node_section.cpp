@@ -34,8 +34,6 @@ std::string resolve_path(const std::string& config_file, const std::string& path
     return (fs::path(config_file).parent_path() / p).lexically_normal().string();
 }
 
-void read_node_keys(KeyReader& reader, NodeConfig& node) { node_keys(reader, node); }
-
 void resolve_node(NodeConfig& nc, const BfpParams& bfp) {
     node::NodeParams& np = nc.resolved;
     np.clock_hz = checked_round(nc.clock_mhz * 1e6, "clock in Hz");

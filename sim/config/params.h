@@ -92,7 +92,7 @@ struct WorkloadParams {
     workload::Workload network;
 };
 
-/// The node as configured, in the config's units (its keys: node_keys in node_section.h),
+/// The node as configured, in the config's units (its keys: node_keys in node_keys.h),
 /// and resolved into the models' units (node::NodeParams).
 struct NodeConfig {
     double clock_mhz = 1000;

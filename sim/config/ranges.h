@@ -95,15 +95,21 @@ std::string key_range_table_markdown();
 /// ConfigError at `where` naming the range unless `range` admits `v` (`text`: v as written).
 void check_range(double v, const std::string& text, const KeyRange& range, const Location& where);
 
+/// ConfigError at `where` naming the range unless `range` admits `v` (integers printed whole).
+template <typename T>
+void check_in_range(T v, const KeyRange& range, const Location& where) {
+    static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>);
+    if constexpr (std::is_integral_v<T>)
+        check_range(static_cast<double>(v), std::to_string(v), range, where);
+    else
+        check_range(static_cast<double>(v), exact_number(static_cast<double>(v)), range, where);
+}
+
 /// The field's value (or `fallback`), checked against `range`.
 template <typename T>
 T in_range(const Field<T>& field, T fallback, const KeyRange& range) {
-    static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>);
     const T v = field.value_or(fallback);
-    if constexpr (std::is_integral_v<T>)
-        check_range(static_cast<double>(v), std::to_string(v), range, field.where);
-    else
-        check_range(static_cast<double>(v), exact_number(static_cast<double>(v)), range, field.where);
+    check_in_range(v, range, field.where);
     return v;
 }
 

@@ -78,12 +78,11 @@ constexpr auto kBfpKeys = [](auto& visit, auto& b) { bfp_keys(visit, b); };
 constexpr auto kReportKeys = [](auto& visit, auto& r) { bfp_report_keys(visit, r); };
 constexpr auto kTensorKeys = [](auto& visit, auto& t) { tensor_keys(visit, t); };
 
-/// A mantissa width `m` is a valid format with the BFP settings, else ConfigError at `where`.
-void check_format(const BfpParams& bfp, int m, const Location& where) {
+}  // namespace
+
+void check_mantissa_format(const BfpParams& bfp, int m, const Location& where) {
     if (auto error = bfp::validate(bfp.format(m))) throw ConfigError(where, *error);
 }
-
-}  // namespace
 
 KeyReader read_run_section(MapReader& top, RunParams& run) {
     KeyReader reader = read_keys(top, "run", run, kRunKeys);
@@ -101,7 +100,7 @@ BfpParams read_bfp_section(MapReader& top, Location* bias_where) {
                                                           ", got " + std::to_string(p.noise_bits));
     // Whole-format rules that hold for every mantissa width: the largest exponent fits
     // float32, the LFSR draws cover its period. The smallest LSB depends on m: see the report.
-    check_format(p, 2, reader.where("exponent_bias"));
+    check_mantissa_format(p, 2, reader.where("exponent_bias"));
     if (auto error = bfp::validate(p.noise(1))) throw ConfigError(reader.where("noise_bits"), *error);
     return p;
 }
@@ -128,7 +127,7 @@ BfpReportParams read_bfp_report_section(MapReader& top, const BfpParams& bfp, co
     // Every width in use meets the float32 LSB rule: a listed one at its entry, the defaults at
     // bfp.exponent_bias (a bias that pushes their LSB below float32's range is still an error).
     for (std::size_t i = 0; i < p.mantissa_bits.size(); ++i)
-        check_format(bfp, p.mantissa_bits[i],
+        check_mantissa_format(bfp, p.mantissa_bits[i],
                      reader.given("mantissa_bits") ? reader.where("mantissa_bits[" + std::to_string(i) + "]") : bias_where);
     return p;
 }

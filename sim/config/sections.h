@@ -25,10 +25,10 @@ BfpParams read_bfp_section(MapReader& top, Location* bias_where = nullptr);
 /// `bias_where`).
 BfpReportParams read_bfp_report_section(MapReader& top, const BfpParams& bfp, const Location& bias_where);
 void dump_run_sections(YAML::Emitter& out, const Params& p);
+/// ConfigError at `where` unless mantissa width `m` makes a valid format with the BFP settings.
+void check_mantissa_format(const BfpParams& bfp, int m, const Location& where);
 
 // node_section.cpp: node (and node_types' node keys), energy
-/// Reads a node's keys (the `node:` map or one node type) from `reader` into `node`.
-void read_node_keys(KeyReader& reader, NodeConfig& node);
 /// Converts a node's keys into the models' units (cycles, bits) with the BFP settings.
 void resolve_node(NodeConfig& node, const BfpParams& bfp);
 /// Writes a node's keys into the map the caller opened on `out`.

@@ -7,6 +7,7 @@
 
 #include "config/energy_table.h"
 #include "config/load.h"
+#include "config/node_keys.h"
 #include "config/trace_reader.h"
 
 namespace fastsim::config {
@@ -62,11 +63,6 @@ void check_lowering(const workload::Workload& w, std::uint64_t batch, const Loca
     }
 }
 
-/// A width valid with the BFP settings, else ConfigError at `where`.
-void check_width(const BfpParams& bfp, int m, const Location& where) {
-    if (auto error = bfp::validate(bfp.format(m))) throw ConfigError(where, *error);
-}
-
 }  // namespace
 
 ConfigError layer_size_error(const workload::Layer& layer, std::uint64_t batch, const Location& batch_where,
@@ -103,7 +99,7 @@ void resolve_training(MapReader& top, Params& p) {
     // (1) Workload, (2) node.
     read_workload_section(top, p.run, p);
     KeyReader node(submap(top, "node"));
-    read_node_keys(node, p.node);
+    node_keys(node, p.node);
     node.finish();
     resolve_node(p.node, p.bfp);
 
@@ -112,7 +108,7 @@ void resolve_training(MapReader& top, Params& p) {
     KeyReader precision = read_keys(top, "precision", pp, kPrecisionKeys);
     for (const auto& [key, width] : {std::pair{"weights", pp.defaults.weights}, {"activations", pp.defaults.activations},
                                      {"gradients", pp.defaults.gradients}})
-        check_width(p.bfp, width, precision.where(key));
+        check_mantissa_format(p.bfp, width, precision.where(key));
     const auto& layers = p.workload.network.layers;
     pp.per_layer.assign(layers.size(), node::LayerPrecision{pp.defaults, pp.defaults, pp.defaults});
     for (MapReader& entry : precision.section().maps("layers")) {
@@ -124,7 +120,7 @@ void resolve_training(MapReader& top, Params& p) {
             throw ConfigError(entry_where, "expected layer: the name of a layer in " + p.workload.trace.written);
         for (const auto& [key, width] : {std::pair{"weights", o.weights}, {"activations", o.activations},
                                          {"gradients", o.gradients}})
-            if (width) check_width(p.bfp, *width, reader.where(key));
+            if (width) check_mantissa_format(p.bfp, *width, reader.where(key));
         std::size_t index = layers.size();
         for (std::size_t l = 0; l < layers.size(); ++l)
             if (layers[l].name == o.layer) index = l;

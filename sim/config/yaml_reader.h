@@ -30,16 +30,6 @@ struct Field {
     [[nodiscard]] T value_or(T fallback) const { return value ? *value : std::move(fallback); }
 };
 
-/// The field's value (or `fallback`), ConfigError at the field unless low <= value <= high.
-template <typename T>
-T in_range(const Field<T>& field, T fallback, T low, T high) {
-    const T v = field.value_or(fallback);
-    if (v < low || v > high)
-        throw ConfigError(field.where, "expected a value between " + std::to_string(low) + " and " +
-                                           std::to_string(high) + ", got " + std::to_string(v));
-    return v;
-}
-
 /// `text` as one YAML document. ConfigError (with `file`, line and column) for invalid YAML,
 /// and for what yaml-cpp accepts silently: a second document after `---`, a key given twice
 /// in one map, a non-scalar key, and aliases (`*name`) that make the document expand to more
