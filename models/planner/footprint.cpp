@@ -11,7 +11,7 @@ std::vector<Footprint> plan_footprint(const LayerGraph& graph, const Plan& plan,
                                       const MemoryModel& memory) {
     std::vector<Footprint> out(node_type.size());
     if (!memory.bytes) return out;
-    for (std::size_t n = 0; n < node_type.size(); ++n) {
+    for (const std::size_t n : plan.groups.front().nodes) {
         Footprint& f = out[n];
         const std::size_t t = node_type[n];
         for (std::size_t l = 0; l < graph.layers.size(); ++l) {

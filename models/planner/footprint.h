@@ -37,7 +37,7 @@ struct Footprint {
 };
 
 /// Every node's footprint under `plan`, from its dims (Plan::node_dims) of every layer (all
-/// zero for a model without `bytes`).
+/// zero for a model without `bytes`, and for the nodes the plan does not use), by node id.
 std::vector<Footprint> plan_footprint(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
                                       const MemoryModel& memory);
 

@@ -441,7 +441,7 @@ void predict(const PlanningInputs& in, Plan& plan) {
 }
 
 void check_batch_impl(const LayerGraph& graph, const ClusterView& cluster, const PartitionRules& rules, std::string_view planner) {
-    const std::size_t nodes = cluster.node_type.size();
+    const std::size_t nodes = cluster.order.size();
     for (const PlanLayer& layer : graph.layers) {
         const auto allowed = rules.allowed(layer);
         if (allowed[0] && !allowed[1] && !allowed[2] && layer.dims.batch < nodes)

@@ -14,6 +14,7 @@ public:
     Predictor(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
               const ComputeModel& compute, GradientSync& gradient_sync)
         : m_plan(plan),
+          m_nodes(plan.groups.front().nodes),
           m_node_type(node_type),
           m_compute(compute),
           m_sync(gradient_sync),
@@ -26,7 +27,7 @@ public:
           m_sync_s(graph.layers.size(), 0.0),
           m_slowest(graph.layers.size(), PhaseSeconds{}) {}
 
-    void exchange(std::size_t g, const SideVolumes& bytes, std::uint32_t label) override {
+    void exchange(std::size_t g, const SideVolumes& bytes, const StepTag& tag) override {
         const Group& group = m_plan.groups[g];
         const auto& a = m_plan.groups[static_cast<std::size_t>(group.side_a)].nodes;
         const auto& b = m_plan.groups[static_cast<std::size_t>(group.side_b)].nodes;
@@ -42,26 +43,27 @@ public:
         if (bytes.to_b > 0)
             queue(pairs, bytes.to_b * x.seconds_per_byte_to_b, x.bottleneck_share_to_b, x.latency_s,
                   [&](std::size_t i) { return std::pair{a[i % a.size()], b[i % b.size()]}; });
-        for (const auto& [node, at] : m_arrivals) arrive(node, at, label);
+        for (const auto& [node, at] : m_arrivals) arrive(node, at, tag.layer);
     }
 
-    void compute(LayerId layer, std::size_t phase, std::uint32_t) override {
-        const std::size_t l = layer.value();
+    void compute(std::size_t phase, const StepTag& tag) override {
+        const std::size_t l = tag.layer.value();
         std::vector<PhaseSeconds>& times = m_times[l];
-        if (times.empty()) {  // each layer's phases once, on its forward pass
+        if (times.empty()) {  // each layer's phases once, when first walked
             times.resize(m_main.size());
-            for (std::size_t n = 0; n < m_main.size(); ++n) {
-                times[n] = m_compute(m_node_type[n], layer, m_plan.node_dims[n][l]);
+            for (const std::size_t n : m_nodes) {
+                times[n] = m_compute(m_node_type[n], tag.layer, m_plan.node_dims[n][l]);
                 for (std::size_t p = 0; p < 3; ++p) m_slowest[l][p] = std::max(m_slowest[l][p], times[n][p]);
             }
         }
-        for (std::size_t n = 0; n < m_main.size(); ++n) {
+        for (const std::size_t n : m_nodes) {
             m_main[n] += times[n][phase];
             m_layer_total[l] += times[n][phase];
         }
     }
 
-    void all_reduce(LayerId layer, const std::vector<ReplicaSet>& sets, std::uint32_t) override {
+    void all_reduce(const std::vector<ReplicaSet>& sets, const StepTag& tag) override {
+        const LayerId layer = tag.layer;
         for (const ReplicaSet& set : sets)
             for (const NodeId n : set.nodes) m_comm[n.value()] = std::max(m_comm[n.value()], m_main[n.value()]);  // the gradient is ready
         for (const ReplicaSet& set : sets) {
@@ -80,7 +82,7 @@ public:
 
     StepPrediction finish() {
         StepPrediction p;
-        for (std::size_t n = 0; n < m_main.size(); ++n) {
+        for (const std::size_t n : m_nodes) {
             for (const auto& [layer, done] : m_synced[n]) {  // the final waits, in the order signalled
                 if (done > m_main[n]) {
                     m_layer_total[layer.value()] += done - m_main[n];
@@ -91,7 +93,7 @@ public:
         }
         p.layer_s.resize(m_layer_total.size());
         for (std::size_t l = 0; l < m_layer_total.size(); ++l)
-            p.layer_s[l] = m_layer_total[l] / static_cast<double>(m_main.size());
+            p.layer_s[l] = m_layer_total[l] / static_cast<double>(m_nodes.size());
         p.sync_s = m_sync_s;
         p.compute_s = m_slowest;
         return p;
@@ -125,13 +127,14 @@ private:
         }
     }
 
-    void arrive(std::size_t n, double at, std::uint32_t label) {
+    void arrive(std::size_t n, double at, LayerId layer) {
         if (at <= m_main[n]) return;
-        m_layer_total[step_layer(label).value()] += at - m_main[n];
+        m_layer_total[layer.value()] += at - m_main[n];
         m_main[n] = at;
     }
 
     const Plan& m_plan;
+    const std::vector<std::size_t>& m_nodes;  ///< the plan's nodes (ids)
     const std::vector<std::size_t>& m_node_type;
     const ComputeModel& m_compute;
     GradientSync& m_sync;
@@ -150,9 +153,9 @@ private:
 }  // namespace
 
 StepPrediction predict_step(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
-                            const ComputeModel& compute, GradientSync& gradient_sync) {
+                            const ComputeModel& compute, GradientSync& gradient_sync, const StepWalk& walk) {
     Predictor predictor(graph, plan, node_type, compute, gradient_sync);
-    walk_step(graph, plan, predictor);
+    walk_step(graph, plan, predictor, walk);
     return predictor.finish();
 }
 

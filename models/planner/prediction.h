@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "planner/planner.h"
+#include "planner/schedule.h"
 
 namespace fastsim::planner {
 
@@ -22,8 +23,10 @@ struct StepPrediction {
 /// (latency + the receiving side's bytes x seconds per byte), and the receiver goes on at the
 /// later of its clock and the arrival; a layer's all-reduces start on the comm clocks once
 /// every member's weight gradient is ready and its comm clock is free, and take
-/// `gradient_sync`'s seconds; each node's main clock finally waits for its comm clock.
+/// `gradient_sync`'s seconds; each node's main clock finally waits for its comm clock. Every
+/// clock starts at 0; `walk` chooses the part of the step (a pipeline stage's forward or
+/// backward of one micro-batch). Only the plan's nodes (plan.groups[0].nodes) take part.
 StepPrediction predict_step(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
-                            const ComputeModel& compute, GradientSync& gradient_sync);
+                            const ComputeModel& compute, GradientSync& gradient_sync, const StepWalk& walk = {});
 
 }  // namespace fastsim::planner

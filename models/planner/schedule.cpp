@@ -14,108 +14,96 @@ using interconnect::NodeProgram;
 using interconnect::Recv;
 using interconnect::Send;
 
-class ScheduleBuilder final : public StepVisitor {
-public:
-    ScheduleBuilder(const Plan& plan, std::size_t node_count, const ComputePicoseconds& compute_ps,
-                    GradientSync& gradient_sync)
-        : m_plan(plan),
-          m_compute_ps(compute_ps),
-          m_sync(gradient_sync),
-          m_programs(node_count),
-          m_scratch(node_count),
-          m_synced(node_count),
-          m_times(node_count) {}
-
-    /// Appends one exchange at group g: bytes.to_a into side A, bytes.to_b into side B.
-    void exchange(std::size_t g, const SideVolumes& bytes, std::uint32_t label) override {
-        const Group& group = m_plan.groups[g];
-        const auto& a = m_plan.groups[static_cast<std::size_t>(group.side_a)].nodes;
-        const auto& b = m_plan.groups[static_cast<std::size_t>(group.side_b)].nodes;
-        const std::size_t pairs = std::max(a.size(), b.size());
-        const auto share = [pairs](double total) {
-            return static_cast<std::uint64_t>(std::ceil(total / static_cast<double>(pairs)));
-        };
-        const std::uint64_t to_a = share(bytes.to_a), to_b = share(bytes.to_b);
-        const std::uint64_t id = m_next_exchange++;
-        for (std::size_t i = 0; i < pairs; ++i) {
-            const NodeId na(a[i % a.size()]), nb(b[i % b.size()]);
-            const std::uint64_t tag = (id << 21) | (static_cast<std::uint64_t>(i) << 1);
-            if (to_b > 0) m_programs[na.value()].ops.push_back(Send{nb, to_b, tag, label});
-            if (to_a > 0) m_programs[nb.value()].ops.push_back(Send{na, to_a, tag | 1, label});
-            if (to_a > 0) m_pending.emplace_back(na, Recv{nb, tag | 1, label});
-            if (to_b > 0) m_pending.emplace_back(nb, Recv{na, tag, label});
-        }
-        // Receives after all of this exchange's sends, so no node waits on a send it has not issued.
-        for (const auto& [node, r] : m_pending) m_programs[node.value()].ops.push_back(r);
-        m_pending.clear();
-    }
-
-    void compute(LayerId layer, std::size_t phase, std::uint32_t label) override {
-        if (layer != m_times_layer) {
-            for (std::size_t node = 0; node < m_programs.size(); ++node) m_times[node] = m_compute_ps(NodeId(node), layer);
-            m_times_layer = layer;
-        }
-        for (std::size_t node = 0; node < m_programs.size(); ++node)
-            if (m_times[node][phase] > Picoseconds(0)) m_programs[node].ops.push_back(Compute{m_times[node][phase], label});
-    }
-
-    /// After layer l's weight-gradient phase: its all-reduces over `sets` on the comm stream of
-    /// every node in them, each node's comm stream first waiting for its own weight gradient.
-    void all_reduce(LayerId layer, const std::vector<ReplicaSet>& sets, std::uint32_t label) override {
-        std::vector<bool> taking_part(m_programs.size(), false);
-        for (const ReplicaSet& set : sets)
-            for (const NodeId n : set.nodes) taking_part[n.value()] = true;
-        for (std::size_t n = 0; n < m_programs.size(); ++n)
-            if (taking_part[n]) {
-                m_programs[n].ops.push_back(interconnect::Signal{gradient_ready_event(layer), label});
-                m_programs[n].comm_ops.push_back(interconnect::WaitFor{gradient_ready_event(layer), label});
-            }
-        for (const ReplicaSet& set : sets) {
-            const std::uint64_t bytes = gradient_bytes(m_plan, set);
-            m_collective_tag = m_sync.lower(m_scratch, set.nodes, bytes, m_collective_tag, label);
-            for (const NodeId n : set.nodes) {
-                auto& ops = m_scratch[n.value()].ops;
-                auto& comm_ops = m_programs[n.value()].comm_ops;
-                comm_ops.insert(comm_ops.end(), ops.begin(), ops.end());
-                ops.clear();
-            }
-        }
-        for (std::size_t n = 0; n < m_programs.size(); ++n)
-            if (taking_part[n]) {
-                m_programs[n].comm_ops.push_back(interconnect::Signal{gradient_synced_event(layer), label});
-                m_synced[n].push_back(interconnect::WaitFor{gradient_synced_event(layer), label});
-            }
-    }
-
-    std::vector<NodeProgram> finish() {
-        for (std::size_t n = 0; n < m_programs.size(); ++n)
-            for (const interconnect::WaitFor& w : m_synced[n]) m_programs[n].ops.push_back(w);
-        return std::move(m_programs);
-    }
-
-private:
-    /// Collective tags start here, above every exchange's (id << 21 | pair << 1 | direction).
-    static constexpr std::uint64_t kCollectiveTags = std::uint64_t{1} << 62;
-
-    const Plan& m_plan;
-    const ComputePicoseconds& m_compute_ps;
-    GradientSync& m_sync;
-    std::vector<NodeProgram> m_programs;
-    std::vector<NodeProgram> m_scratch;                   ///< one collective's ops, before they join the comm streams
-    std::vector<std::vector<interconnect::WaitFor>> m_synced;  ///< per node: the main stream's final waits
-    std::vector<std::pair<NodeId, Recv>> m_pending;       ///< this exchange's receives, by node
-    std::uint64_t m_next_exchange = 0;
-    std::uint64_t m_collective_tag = kCollectiveTags;
-    std::vector<std::array<Picoseconds, 3>> m_times;  ///< per node: the phases of m_times_layer
-    LayerId m_times_layer{SIZE_MAX};
-};
-
 }  // namespace
 
-void walk_step(const LayerGraph& graph, const Plan& plan, StepVisitor& visitor) {
+ScheduleBuilder::ScheduleBuilder(const Plan& plan, std::size_t node_count, const ComputePicoseconds& compute_ps,
+                                 GradientSync& gradient_sync)
+    : m_plan(plan),
+      m_compute_ps(compute_ps),
+      m_sync(gradient_sync),
+      m_programs(node_count),
+      m_scratch(node_count),
+      m_synced(node_count),
+      m_times(node_count) {}
+
+void ScheduleBuilder::exchange(std::size_t g, const SideVolumes& bytes, const StepTag& step) {
+    const std::uint32_t label = step.label;
+    const Group& group = m_plan.groups[g];
+    const auto& a = m_plan.groups[static_cast<std::size_t>(group.side_a)].nodes;
+    const auto& b = m_plan.groups[static_cast<std::size_t>(group.side_b)].nodes;
+    const std::size_t pairs = std::max(a.size(), b.size());
+    const auto share = [pairs](double total) {
+        return static_cast<std::uint64_t>(std::ceil(total / static_cast<double>(pairs)));
+    };
+    const std::uint64_t to_a = share(bytes.to_a), to_b = share(bytes.to_b);
+    const std::uint64_t id = m_next_exchange++;
+    for (std::size_t i = 0; i < pairs; ++i) {
+        const NodeId na(a[i % a.size()]), nb(b[i % b.size()]);
+        const std::uint64_t tag = (id << 21) | (static_cast<std::uint64_t>(i) << 1);
+        if (to_b > 0) m_programs[na.value()].ops.push_back(Send{nb, to_b, tag, label});
+        if (to_a > 0) m_programs[nb.value()].ops.push_back(Send{na, to_a, tag | 1, label});
+        if (to_a > 0) m_pending.emplace_back(na, Recv{nb, tag | 1, label});
+        if (to_b > 0) m_pending.emplace_back(nb, Recv{na, tag, label});
+    }
+    // Receives after all of this exchange's sends, so no node waits on a send it has not issued.
+    for (const auto& [node, r] : m_pending) m_programs[node.value()].ops.push_back(r);
+    m_pending.clear();
+}
+
+void ScheduleBuilder::compute(std::size_t phase, const StepTag& step) {
+    const auto& nodes = m_plan.groups.front().nodes;
+    if (step.network_layer != m_times_layer) {
+        for (const std::size_t node : nodes) m_times[node] = m_compute_ps(NodeId(node), step.network_layer);
+        m_times_layer = step.network_layer;
+    }
+    for (const std::size_t node : nodes)
+        if (m_times[node][phase] > Picoseconds(0)) m_programs[node].ops.push_back(Compute{m_times[node][phase], step.label});
+}
+
+/// After a layer's weight-gradient phase: its all-reduces over `sets` on the comm stream of
+/// every node in them, each node's comm stream first waiting for its own weight gradient.
+void ScheduleBuilder::all_reduce(const std::vector<ReplicaSet>& sets, const StepTag& step) {
+    const std::uint32_t label = step.label;
+    std::vector<bool> taking_part(m_programs.size(), false);
+    for (const ReplicaSet& set : sets)
+        for (const NodeId n : set.nodes) taking_part[n.value()] = true;
+    for (std::size_t n = 0; n < m_programs.size(); ++n)
+        if (taking_part[n]) {
+            m_programs[n].ops.push_back(interconnect::Signal{gradient_ready_event(step.layer), label});
+            m_programs[n].comm_ops.push_back(interconnect::WaitFor{gradient_ready_event(step.layer), label});
+        }
+    for (const ReplicaSet& set : sets) {
+        const std::uint64_t bytes = gradient_bytes(m_plan, set);
+        m_collective_tag = m_sync.lower(m_scratch, set.nodes, bytes, m_collective_tag, label);
+        for (const NodeId n : set.nodes) {
+            auto& ops = m_scratch[n.value()].ops;
+            auto& comm_ops = m_programs[n.value()].comm_ops;
+            comm_ops.insert(comm_ops.end(), ops.begin(), ops.end());
+            ops.clear();
+        }
+    }
+    for (std::size_t n = 0; n < m_programs.size(); ++n)
+        if (taking_part[n]) {
+            m_programs[n].comm_ops.push_back(interconnect::Signal{gradient_synced_event(step.layer), label});
+            m_synced[n].push_back(interconnect::WaitFor{gradient_synced_event(step.layer), label});
+        }
+}
+
+std::vector<NodeProgram> ScheduleBuilder::finish() {
+    for (std::size_t n = 0; n < m_programs.size(); ++n)
+        for (const interconnect::WaitFor& w : m_synced[n]) m_programs[n].ops.push_back(w);
+    return std::move(m_programs);
+}
+
+void walk_step(const LayerGraph& graph, const Plan& plan, StepVisitor& visitor, const StepWalk& walk) {
     // Each layer's non-empty exchanges, per part, root first: gathered group by group (each
     // group's choices are contiguous), then visited layer by layer.
     const std::size_t n = graph.layers.size();
+    const StepLabels labels{walk.network_layers > 0 ? walk.network_layers : n};
+    const auto tag = [&](std::size_t l, StepPart part) {
+        const LayerId network(walk.first_layer + l);
+        return StepTag{LayerId(l), network, labels.label(network, part, walk.microbatch)};
+    };
     struct Exchange {
         std::size_t group;
         const SideVolumes* bytes;
@@ -125,33 +113,38 @@ void walk_step(const LayerGraph& graph, const Plan& plan, StepVisitor& visitor) 
         if (plan.groups[g].leaf()) continue;
         for (std::size_t l = 0; l < n; ++l) {
             const LayerChoice& c = plan.choices[g][l];
-            for (const SideVolumes& v : c.forward_in)
-                if (!v.empty()) forward_in[l].push_back({g, &v});
-            if (!c.forward_out.empty()) forward_out[l].push_back({g, &c.forward_out});
-            for (const SideVolumes& v : c.backward_in)
-                if (!v.empty()) backward_in[l].push_back({g, &v});
-            if (!c.backward_out.empty()) backward_out[l].push_back({g, &c.backward_out});
+            if (walk.forward) {
+                for (const SideVolumes& v : c.forward_in)
+                    if (!v.empty()) forward_in[l].push_back({g, &v});
+                if (!c.forward_out.empty()) forward_out[l].push_back({g, &c.forward_out});
+            }
+            if (walk.backward) {
+                for (const SideVolumes& v : c.backward_in)
+                    if (!v.empty()) backward_in[l].push_back({g, &v});
+                if (!c.backward_out.empty()) backward_out[l].push_back({g, &c.backward_out});
+            }
         }
     }
-    const auto exchanges = [&](const std::vector<Exchange>& list, std::uint32_t label) {
-        for (const Exchange& x : list) visitor.exchange(x.group, *x.bytes, label);
+    const auto exchanges = [&](const std::vector<Exchange>& list, const StepTag& t) {
+        for (const Exchange& x : list) visitor.exchange(x.group, *x.bytes, t);
     };
-    for (std::size_t l = 0; l < n; ++l) {
-        const LayerId layer(l);
-        const std::uint32_t label = step_label(layer, StepPart::forward);
-        exchanges(forward_in[l], label);
-        visitor.compute(layer, 0, label);
-        exchanges(forward_out[l], label);
-    }
+    if (walk.forward)
+        for (std::size_t l = 0; l < n; ++l) {
+            const StepTag t = tag(l, StepPart::forward);
+            exchanges(forward_in[l], t);
+            visitor.compute(0, t);
+            exchanges(forward_out[l], t);
+        }
+    if (!walk.backward) return;
     for (std::size_t l = n; l-- > 0;) {
-        const LayerId layer(l);
-        const std::uint32_t label = step_label(layer, StepPart::backward);
-        exchanges(backward_in[l], label);
-        visitor.compute(layer, 1, label);
-        exchanges(backward_out[l], label);
-        visitor.compute(layer, 2, label);
-        const std::vector<ReplicaSet> sets = weight_replica_sets(graph, plan, layer);
-        if (!sets.empty()) visitor.all_reduce(layer, sets, step_label(layer, StepPart::weight_sync));
+        const StepTag t = tag(l, StepPart::backward);
+        exchanges(backward_in[l], t);
+        visitor.compute(1, t);
+        exchanges(backward_out[l], t);
+        visitor.compute(2, t);
+        if (!walk.sync) continue;
+        const std::vector<ReplicaSet> sets = weight_replica_sets(graph, plan, LayerId(l));
+        if (!sets.empty()) visitor.all_reduce(sets, tag(l, StepPart::weight_sync));
     }
 }
 

@@ -16,27 +16,45 @@ namespace fastsim::planner {
 
 /// The parts of a layer's work that a schedule's ops are labelled with.
 enum class StepPart : std::uint8_t {
-    forward,     ///< F conversions in, forward compute, Type II partial sums
-    backward,    ///< E conversions in, backward-data, Type III partial sums, weight-gradient
-    weight_sync  ///< weight-gradient all-reduces (on the comm stream; waited for at the end of the step)
+    forward,        ///< F conversions in, forward compute, Type II partial sums
+    backward,       ///< E conversions in, backward-data, Type III partial sums, weight-gradient
+    weight_sync,    ///< weight-gradient all-reduces (on the comm stream; waited for at the end of the step)
+    stage_transfer  ///< a pipeline stage's boundary tensors to or from the next stage (receives and sends)
 };
-inline constexpr std::uint32_t kStepParts = 3;
-[[nodiscard]] inline std::uint32_t step_label(LayerId layer, StepPart part) {
-    return static_cast<std::uint32_t>(layer.value()) * kStepParts + static_cast<std::uint32_t>(part);
-}
-/// The layer of a step_label.
-[[nodiscard]] inline LayerId step_layer(std::uint32_t label) { return LayerId(label / kStepParts); }
+inline constexpr std::uint32_t kStepParts = 4;
 
-/// Compute time of layer `layer` on node `node`, per phase (forward, backward-data,
+/// The labels of a step's ops: one per (micro-batch, layer of the network, part),
+/// label = (microbatch x layers + layer) x kStepParts + part. A step without micro-batches is
+/// micro-batch 0, whose labels need no layer count.
+struct StepLabels {
+    std::size_t layers = 0;  ///< layers of the whole network
+    [[nodiscard]] std::uint32_t label(LayerId layer, StepPart part, std::size_t microbatch = 0) const {
+        return static_cast<std::uint32_t>((microbatch * layers + layer.value()) * kStepParts + static_cast<std::uint32_t>(part));
+    }
+    [[nodiscard]] LayerId layer(std::uint32_t label) const { return LayerId(label / kStepParts % layers); }
+    [[nodiscard]] StepPart part(std::uint32_t label) const { return static_cast<StepPart>(label % kStepParts); }
+    [[nodiscard]] std::size_t microbatch(std::uint32_t label) const { return label / kStepParts / layers; }
+};
+[[nodiscard]] inline std::uint32_t step_label(LayerId layer, StepPart part) { return StepLabels{}.label(layer, part); }
+
+/// Compute time of network layer `layer` on node `node`, per phase (forward, backward-data,
 /// weight-gradient; 0 for a phase the layer does not have).
 using ComputePicoseconds = std::function<std::array<Picoseconds, 3>(NodeId node, LayerId layer)>;
 
 /// Events of the schedule's Signal/WaitFor ops: layer l's weight gradient is ready on the main
-/// stream, and its all-reduces are done on the comm stream.
+/// stream, and its all-reduces are done on the comm stream (l in the walked graph).
 [[nodiscard]] inline std::uint32_t gradient_ready_event(LayerId layer) { return static_cast<std::uint32_t>(2 * layer.value()); }
 [[nodiscard]] inline std::uint32_t gradient_synced_event(LayerId layer) {
     return static_cast<std::uint32_t>(2 * layer.value() + 1);
 }
+
+/// What an op of a walked step is for: the layer in the walked graph, the same layer in the
+/// whole network (they differ for a pipeline stage's graph), and the op's label.
+struct StepTag {
+    LayerId layer;
+    LayerId network_layer;
+    std::uint32_t label = 0;
+};
 
 /// The order of a training step under a plan (docs/planner.md, "Schedule and cluster run"), as
 /// calls to a visitor: build_schedule turns them into programs, predict_step into times. Forward
@@ -46,25 +64,67 @@ class StepVisitor {
 public:
     virtual ~StepVisitor() = default;
     /// An exchange at group g: bytes.to_a into side A, bytes.to_b into side B (never empty).
-    virtual void exchange(std::size_t group, const SideVolumes& bytes, std::uint32_t label) = 0;
-    /// Every node computes its `phase` (0 forward, 1 backward-data, 2 weight-gradient) of `layer`.
-    virtual void compute(LayerId layer, std::size_t phase, std::uint32_t label) = 0;
-    /// Layer l's weight gradients are ready: all-reduce each of `sets` (non-empty).
-    virtual void all_reduce(LayerId layer, const std::vector<ReplicaSet>& sets, std::uint32_t label) = 0;
+    virtual void exchange(std::size_t group, const SideVolumes& bytes, const StepTag& tag) = 0;
+    /// Every node of the plan computes its `phase` (0 forward, 1 backward-data, 2 weight-gradient) of tag.layer.
+    virtual void compute(std::size_t phase, const StepTag& tag) = 0;
+    /// tag.layer's weight gradients are ready: all-reduce each of `sets` (non-empty).
+    virtual void all_reduce(const std::vector<ReplicaSet>& sets, const StepTag& tag) = 0;
 };
-void walk_step(const LayerGraph& graph, const Plan& plan, StepVisitor& visitor);
+
+/// Which part of a step walk_step walks, and how its ops are labelled. The default is a whole
+/// step of a whole network.
+struct StepWalk {
+    bool forward = true;
+    bool backward = true;
+    bool sync = true;              ///< with backward: each layer's all-reduces after its weight-gradient phase
+    std::size_t first_layer = 0;   ///< the network layer of the walked graph's layer 0 (a pipeline stage's first)
+    std::size_t network_layers = 0;  ///< layers of the whole network (0: the walked graph's)
+    std::size_t microbatch = 0;    ///< for the labels
+};
+void walk_step(const LayerGraph& graph, const Plan& plan, StepVisitor& visitor, const StepWalk& walk = {});
 
 /// Bytes of one replica set's all-reduce: its elements at the plan's weight-gradient width.
 std::uint64_t gradient_bytes(const Plan& plan, const ReplicaSet& set);
 
-/// The plan as one program per node (docs/planner.md, "Schedule"): forward of every layer in
-/// order, then backward in reverse, each layer's exchanges at every group the node belongs
-/// to, root first. An exchange at a group pairs side A's i-th node with side B's (i mod |B|)
-/// (round robin over the larger side) and splits each side's bytes evenly over the pairs;
-/// a pair sends both ways, then receives. Weight gradients are synchronised over their replica
-/// sets (weight_replica_sets) on the comm stream, each layer's once its weight-gradient phase
-/// is done, as `gradient_sync` lowers them, so they overlap the rest of the backward pass; the
-/// main stream waits for them all at the end.
+/// Appends walked steps to per-node programs (docs/planner.md, "Schedule"): each layer's
+/// exchanges at every group the node belongs to, root first. An exchange at a group pairs side
+/// A's i-th node with side B's (i mod |B|) (round robin over the larger side) and splits each
+/// side's bytes evenly over the pairs; a pair sends both ways, then receives. Weight gradients
+/// are synchronised over their replica sets (weight_replica_sets) on the comm stream, each
+/// layer's once its weight-gradient phase is done, as `gradient_sync` lowers them, so they
+/// overlap the rest of the backward pass; finish() makes the main stream wait for them all at
+/// the end. Only the plan's nodes (plan.groups[0].nodes) get ops; the programs are indexed by
+/// node id.
+class ScheduleBuilder final : public StepVisitor {
+public:
+    ScheduleBuilder(const Plan& plan, std::size_t node_count, const ComputePicoseconds& compute_ps,
+                    GradientSync& gradient_sync);
+    void exchange(std::size_t group, const SideVolumes& bytes, const StepTag& tag) override;
+    void compute(std::size_t phase, const StepTag& tag) override;
+    void all_reduce(const std::vector<ReplicaSet>& sets, const StepTag& tag) override;
+    /// The programs so far, to append other ops between walks (a pipeline's stage transfers).
+    std::vector<interconnect::NodeProgram>& programs() { return m_programs; }
+    /// The programs, each main stream ending with the waits for its all-reduces.
+    std::vector<interconnect::NodeProgram> finish();
+
+private:
+    /// Collective tags start here, above every exchange's (id << 21 | pair << 1 | direction).
+    static constexpr std::uint64_t kCollectiveTags = std::uint64_t{1} << 62;
+
+    const Plan& m_plan;
+    const ComputePicoseconds& m_compute_ps;
+    GradientSync& m_sync;
+    std::vector<interconnect::NodeProgram> m_programs;
+    std::vector<interconnect::NodeProgram> m_scratch;          ///< one collective's ops, before they join the comm streams
+    std::vector<std::vector<interconnect::WaitFor>> m_synced;  ///< per node: the main stream's final waits
+    std::vector<std::pair<NodeId, interconnect::Recv>> m_pending;  ///< this exchange's receives, by node
+    std::uint64_t m_next_exchange = 0;
+    std::uint64_t m_collective_tag = kCollectiveTags;
+    std::vector<std::array<Picoseconds, 3>> m_times;  ///< per node: the phases of m_times_layer
+    LayerId m_times_layer{SIZE_MAX};
+};
+
+/// The plan's step as one program per node (ScheduleBuilder over walk_step).
 std::vector<interconnect::NodeProgram> build_schedule(const LayerGraph& graph, const Plan& plan, std::size_t node_count,
                                                       const ComputePicoseconds& compute_ps, GradientSync& gradient_sync);
 

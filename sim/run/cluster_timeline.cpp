@@ -13,9 +13,10 @@ constexpr std::uint64_t kPsPerSecond = 1'000'000'000'000ull;
 }  // namespace
 
 ClusterTimeline::ClusterTimeline(const config::ClusterParams& cluster, const planner::LayerGraph& graph,
-                                 const TimelineRequest& request)
+                                 const TimelineRequest& request, std::size_t microbatches)
     : m_cluster(cluster),
       m_graph(graph),
+      m_microbatches(microbatches),
       m_builder(TickUnit::ps, kPsPerSecond, request,
                 "one span per run of consecutive ops or channel reservations with the same schedule label on each "
                 "track, from the first's start to the last's end; args: spans, busy_ps, and bytes summed"),
@@ -37,11 +38,12 @@ std::uint32_t ClusterTimeline::label_name(std::uint32_t label) {
     if (label >= m_label_names.size()) m_label_names.resize(label + 1, kNone);
     std::uint32_t& id = m_label_names[label];
     if (id == kNone) {
-        static const char* const kParts[planner::kStepParts] = {"forward", "backward", "weight sync"};
-        const std::size_t layer = planner::step_layer(label).value();
-        id = m_builder.name_id(layer < m_graph.layers.size()
-                                   ? m_graph.layers[layer].name + " " + kParts[label % planner::kStepParts]
-                                   : "label " + std::to_string(label));
+        static const char* const kParts[planner::kStepParts] = {"forward", "backward", "weight sync", "stage transfer"};
+        const planner::StepLabels labels{m_graph.layers.size()};
+        const std::size_t layer = labels.layer(label).value(), microbatch = labels.microbatch(label);
+        std::string name = m_graph.layers[layer].name + " " + kParts[static_cast<std::size_t>(labels.part(label))];
+        if (m_microbatches > 1) name += " mb " + std::to_string(microbatch);
+        id = m_builder.name_id(name);
     }
     return id;
 }

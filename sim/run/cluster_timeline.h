@@ -17,12 +17,13 @@ namespace fastsim::run {
 /// process "node N (TYPE)" with tracks compute (Compute ops, named by schedule label), recv
 /// waits (Recvs that blocked) and sends (instants); a process "links" with a track per directed
 /// channel that carried a message, each reservation a span with its bytes. Detailed spans are
-/// grouped by schedule label (layer and forward / backward / weight sync).
+/// grouped by schedule label (layer and forward / backward / weight sync / stage transfer, and
+/// the micro-batch of a pipeline: "fc3 forward mb 2").
 class ClusterTimeline : public cluster::ClusterRecorder {
 public:
-    /// Keeps references to `cluster` and `graph`.
+    /// Keeps references to `cluster` and `graph`; `microbatches` > 1 names each span's micro-batch.
     ClusterTimeline(const config::ClusterParams& cluster, const planner::LayerGraph& graph,
-                    const TimelineRequest& request);
+                    const TimelineRequest& request, std::size_t microbatches = 1);
 
     void op(const cluster::OpSpan& span) override;
     void channel(const cluster::ChannelSpan& span) override;
@@ -43,6 +44,7 @@ private:
 
     const config::ClusterParams& m_cluster;
     const planner::LayerGraph& m_graph;
+    std::size_t m_microbatches = 1;
     TimelineBuilder m_builder;
     std::vector<NodeTracks> m_node_tracks;
     std::uint32_t m_links_process = 0;
