@@ -40,7 +40,7 @@ Plan accpar_plan(const PlanningInputs& in, const PlannerOptions& options, const 
     // its per-level DP cannot see the whole step; so those plans are candidates too, and AccPar
     // is never beaten on its objective (docs/planner.md, "Planners").
     for (const PlannerKind other : kAllPlanners) {
-        if (other == PlannerKind::accpar) continue;
+        if (other == PlannerKind::accpar || is_pipeline(other)) continue;
         PlannerOptions o = options;
         o.kind = other;
         try {

@@ -30,14 +30,24 @@ std::string describe_shortfall(const Plan& plan, const ClusterView& cluster, con
 
 }  // namespace
 
-const EnumNames<PlannerKind, 6>& enum_names(PlannerKind) {
-    static constexpr EnumNames<PlannerKind, 6> kNames{{
+const EnumNames<PlannerKind, 8>& enum_names(PlannerKind) {
+    static constexpr EnumNames<PlannerKind, 8> kNames{{
         {"data_parallel", PlannerKind::data_parallel},
         {"data_parallel_balanced", PlannerKind::data_parallel_balanced},
         {"owt", PlannerKind::owt},
         {"hypar", PlannerKind::hypar},
         {"accpar", PlannerKind::accpar},
         {"tofu", PlannerKind::tofu},
+        {"pipeline", PlannerKind::pipeline},
+        {"alpa", PlannerKind::alpa},
+    }};
+    return kNames;
+}
+
+const EnumNames<PipelineSchedule, 2>& enum_names(PipelineSchedule) {
+    static constexpr EnumNames<PipelineSchedule, 2> kNames{{
+        {"gpipe", PipelineSchedule::gpipe},
+        {"1f1b", PipelineSchedule::one_f_one_b},
     }};
     return kNames;
 }

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <stdexcept>
@@ -21,20 +22,22 @@
 
 namespace fastsim::planner {
 
-/// The planners of docs/planner.md, "Planners".
+/// The planners of docs/planner.md, "Planners" and docs/pipeline.md.
 enum class PlannerKind : std::uint8_t {
     data_parallel,           ///< Type I everywhere, the batch split by node count (as the papers)
     data_parallel_balanced,  ///< Type I everywhere, the batch split by measured node speed
     owt,                     ///< "one weird trick": convolutions Type I, the rest Type II
     hypar,                   ///< DP over {I, II} minimising communication (HyPar)
     accpar,                  ///< DP over {I, II, III} minimising compute + communication time, balanced splits
-    tofu                     ///< recursive cuts minimising communication over {I, II, III} with equal halves (Tofu-style)
+    tofu,                    ///< recursive cuts minimising communication over {I, II, III} with equal halves (Tofu-style)
+    pipeline,                ///< pipeline stages as planner.pipeline gives them, each planned by its intra planner
+    alpa                     ///< Alpa's inter-operator DP over layer ranges x sub-meshes, intra planner inside each
 };
-inline constexpr std::array<PlannerKind, 6> kAllPlanners{PlannerKind::data_parallel, PlannerKind::data_parallel_balanced,
-                                                         PlannerKind::owt,           PlannerKind::hypar,
-                                                         PlannerKind::accpar,        PlannerKind::tofu};
+inline constexpr std::array<PlannerKind, 8> kAllPlanners{
+    PlannerKind::data_parallel, PlannerKind::data_parallel_balanced, PlannerKind::owt,      PlannerKind::hypar,
+    PlannerKind::accpar,        PlannerKind::tofu,                   PlannerKind::pipeline, PlannerKind::alpa};
 /// Every planner's name, in kAllPlanners order.
-const EnumNames<PlannerKind, 6>& enum_names(PlannerKind);
+const EnumNames<PlannerKind, 8>& enum_names(PlannerKind);
 inline std::string_view to_string(PlannerKind kind) { return name_of(kind); }
 inline std::optional<PlannerKind> parse_planner(std::string_view name) { return parse_name<PlannerKind>(name); }
 
@@ -50,11 +53,32 @@ enum class SplitRule : std::uint8_t {
     equal      ///< alpha = the side's share of the nodes (1/2 for equal halves)
 };
 
+/// The order a pipeline stage runs its micro-batches' forward and backward passes in
+/// (docs/pipeline.md, "Schedules").
+enum class PipelineSchedule : std::uint8_t {
+    gpipe,       ///< every forward, then every backward (last micro-batch first)
+    one_f_one_b  ///< PipeDream-Flush: P - s - 1 warm-up forwards, then one forward one backward, then the rest
+};
+const EnumNames<PipelineSchedule, 2>& enum_names(PipelineSchedule);
+
+/// planner.pipeline (docs/pipeline.md): how the `pipeline` planner cuts, and what `alpa` searches.
+struct PipelineOptions {
+    std::size_t stages = 0;  ///< a count; 0: one per cluster group (pipeline), searched (alpa)
+    std::vector<std::vector<std::string>> stage_layers;  ///< or each stage's layer names, in order (pipeline)
+    std::size_t microbatches = 0;  ///< 0: the largest divisor of the batch <= 4 x stages (pipeline), searched (alpa)
+    PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+    PlannerKind intra = PlannerKind::accpar;  ///< the planner of each stage's layers on its nodes
+};
+
 struct PlannerOptions {
     PlannerKind kind = PlannerKind::accpar;
     bool comm_only = false;    ///< objective = communication volume, and AccPar's 2-byte elements, for every planner
     bool equal_split = false;  ///< split = equal, for every planner
+    PipelineOptions pipeline;  ///< for kind pipeline and alpa
 };
+
+/// Whether `kind` cuts the network into pipeline stages.
+[[nodiscard]] inline bool is_pipeline(PlannerKind kind) { return kind == PlannerKind::pipeline || kind == PlannerKind::alpa; }
 
 /// What a planner minimises and how it splits, given the options (docs/planner.md, "Planners"):
 /// AccPar minimises time unless comm_only; every other planner minimises volume. AccPar and
@@ -139,7 +163,11 @@ struct LayerChoice {
     [[nodiscard]] double comm_bytes() const;
 };
 
-/// The finished plan: a choice per layer at every non-leaf group, and each node's share.
+struct PipelinePlan;
+
+/// The finished plan: a choice per layer at every non-leaf group, and each node's share. A
+/// pipeline planner's plan has one leaf group over every node, its stages in `pipeline`, and
+/// per layer and node the work of the whole mini-batch (docs/pipeline.md, "Plan").
 struct Plan {
     PlannerOptions options;
     /// Whose rules made the choices: options.kind, or for AccPar the other planner whose plan
@@ -161,6 +189,7 @@ struct Plan {
     double comm_bytes = 0;  ///< every group's exchanges (busiest direction of each), AccPar's accounting
     std::vector<Footprint> footprint;                ///< per node id
     std::vector<MemoryShortfall> memory_shortfalls;  ///< nodes over capacity, worst first (empty: it fits)
+    std::shared_ptr<const PipelinePlan> pipeline;    ///< the stages, for pipeline planners (else null)
 };
 
 /// How many times AccPar re-plans with its estimates calibrated by the previous plan.
@@ -183,6 +212,7 @@ struct PlanningInputs {
     MemoryModel memory;                         ///< capacities empty: memory is not checked
     std::vector<std::string> node_type_names;  ///< for messages; may be empty
     std::function<void()> plan_made;           ///< called as each plan is made and predicted (progress); may be empty
+    ExchangeModel exchange;                    ///< for bisecting a pipeline stage's nodes; may be empty otherwise
 };
 
 /// How many times AccPar re-plans with a heavier memory penalty when no plan fits.

@@ -9,19 +9,46 @@
 namespace fastsim::planner {
 namespace {
 
+}  // namespace
+
+NodeClocks::NodeClocks(std::size_t nodes) : main(nodes, 0.0), comm(nodes, 0.0), sent(nodes, 0.0), synced(nodes) {}
+
+void NodeClocks::deliver(const std::vector<std::pair<std::size_t, std::size_t>>& pairs, const std::vector<double>& sent_at,
+                         double busiest_s, double share, double latency_s) {
+    const std::size_t n = pairs.size();
+    const double k = std::clamp(std::round(share * static_cast<double>(n)), 1.0, static_cast<double>(n));
+    const auto servers = static_cast<std::size_t>(std::max(1.0, std::floor(static_cast<double>(n) / k)));
+    const double hold = busiest_s / k;
+    std::vector<std::size_t> order(n);
+    for (std::size_t i = 0; i < n; ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+        return sent_at[x] != sent_at[y] ? sent_at[x] < sent_at[y] : pairs[x].first < pairs[y].first;
+    });
+    std::vector<double> free(servers, 0.0);
+    for (std::size_t j = 0; j < n; ++j) {
+        double& f = free[j % servers];
+        const double start = std::max(sent_at[order[j]], f);
+        f = start + hold;
+        double& clock = main[pairs[order[j]].second];
+        clock = std::max(clock, f + latency_s);
+    }
+}
+
+namespace {
+
 class Predictor final : public StepVisitor {
 public:
     Predictor(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
-              const ComputeModel& compute, GradientSync& gradient_sync)
+              const ComputeModel& compute, GradientSync& gradient_sync, NodeClocks& clocks)
         : m_plan(plan),
           m_nodes(plan.groups.front().nodes),
           m_node_type(node_type),
           m_compute(compute),
           m_sync(gradient_sync),
-          m_main(node_type.size(), 0.0),
-          m_comm(node_type.size(), 0.0),
-          m_sent(node_type.size(), 0.0),
-          m_synced(node_type.size()),
+          m_main(clocks.main),
+          m_comm(clocks.comm),
+          m_sent(clocks.sent),
+          m_synced(clocks.synced),
           m_times(graph.layers.size()),
           m_layer_total(graph.layers.size(), 0.0),
           m_sync_s(graph.layers.size(), 0.0),
@@ -138,12 +165,13 @@ private:
     const std::vector<std::size_t>& m_node_type;
     const ComputeModel& m_compute;
     GradientSync& m_sync;
-    std::vector<double> m_main, m_comm;                              ///< per node: the two clocks, s
-    std::vector<double> m_sent;                                      ///< per node: its clock when the exchange sent
+    std::vector<double>& m_main;                                     ///< per node: the main clock, s
+    std::vector<double>& m_comm;                                     ///< per node: the comm stream's clock, s
+    std::vector<double>& m_sent;                                     ///< per node: its clock when the exchange sent
     std::vector<std::size_t> m_order;                                ///< an exchange direction's pairs, in send order
     std::vector<double> m_free;                                      ///< when each bottleneck is next free
     std::vector<std::pair<std::size_t, double>> m_arrivals;          ///< (receiver, arrival) of this exchange
-    std::vector<std::vector<std::pair<LayerId, double>>> m_synced;   ///< per node: (layer, all-reduces done)
+    std::vector<std::vector<std::pair<LayerId, double>>>& m_synced;  ///< per node: (layer, all-reduces done)
     std::vector<std::vector<PhaseSeconds>> m_times;                  ///< per layer, per node (once computed)
     std::vector<double> m_layer_total;                               ///< per layer: Σ over nodes of compute + waits
     std::vector<double> m_sync_s;                                    ///< per layer: its slowest all-reduce
@@ -154,9 +182,25 @@ private:
 
 StepPrediction predict_step(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
                             const ComputeModel& compute, GradientSync& gradient_sync, const StepWalk& walk) {
-    Predictor predictor(graph, plan, node_type, compute, gradient_sync);
+    NodeClocks clocks(node_type.size());
+    Predictor predictor(graph, plan, node_type, compute, gradient_sync, clocks);
     walk_step(graph, plan, predictor, walk);
     return predictor.finish();
 }
+
+struct ClockedPredictor::Impl {
+    Predictor predictor;
+};
+
+ClockedPredictor::ClockedPredictor(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
+                                   const ComputeModel& compute, GradientSync& gradient_sync, NodeClocks& clocks)
+    : m_graph(graph), m_plan(plan), m_impl(std::make_unique<Impl>(Impl{Predictor(graph, plan, node_type, compute, gradient_sync, clocks)})) {}
+
+ClockedPredictor::~ClockedPredictor() = default;
+ClockedPredictor::ClockedPredictor(ClockedPredictor&&) noexcept = default;
+
+void ClockedPredictor::walk(const StepWalk& walk) { walk_step(m_graph, m_plan, m_impl->predictor, walk); }
+
+void ClockedPredictor::finish() { m_impl->predictor.finish(); }
 
 }  // namespace fastsim::planner

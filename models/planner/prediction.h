@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "planner/planner.h"
@@ -26,6 +28,38 @@ struct StepPrediction {
 /// `gradient_sync`'s seconds; each node's main clock finally waits for its comm clock. Every
 /// clock starts at 0; `walk` chooses the part of the step (a pipeline stage's forward or
 /// backward of one micro-batch). Only the plan's nodes (plan.groups[0].nodes) take part.
+/// Per-node clocks (seconds) that walks advance: the main stream, the comm stream, the clock
+/// when the node last sent, and the all-reduces each node's main stream waits for at the end.
+struct NodeClocks {
+    explicit NodeClocks(std::size_t nodes);
+    std::vector<double> main, comm, sent;
+    std::vector<std::vector<std::pair<LayerId, double>>> synced;
+    /// Messages (sender, receiver) sent at sent_at[i], queued at the bottleneck as an exchange's
+    /// are (predict_step): `busiest_s` for all of them together on a bottleneck carrying the
+    /// fraction `share` of them, then `latency_s`; each receiver's main clock waits for its arrival.
+    void deliver(const std::vector<std::pair<std::size_t, std::size_t>>& pairs, const std::vector<double>& sent_at,
+                 double busiest_s, double share, double latency_s);
+};
+
+/// predict_step over clocks shared with other plans' walks (a pipeline's stages): each walk
+/// advances the plan's nodes' clocks from where they are; finish() applies the final waits for
+/// the all-reduces walked.
+class ClockedPredictor {
+public:
+    ClockedPredictor(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
+                     const ComputeModel& compute, GradientSync& gradient_sync, NodeClocks& clocks);
+    ~ClockedPredictor();
+    ClockedPredictor(ClockedPredictor&&) noexcept;
+    void walk(const StepWalk& walk);
+    void finish();
+
+private:
+    struct Impl;
+    const LayerGraph& m_graph;
+    const Plan& m_plan;
+    std::unique_ptr<Impl> m_impl;
+};
+
 StepPrediction predict_step(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
                             const ComputeModel& compute, GradientSync& gradient_sync, const StepWalk& walk = {});
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "planner/schedule.h"
 
+#include "planner/pipeline.h"
 #include "planner/replicas.h"
 
 #include <cmath>
@@ -154,6 +155,7 @@ std::uint64_t gradient_bytes(const Plan& plan, const ReplicaSet& set) {
 
 std::vector<interconnect::NodeProgram> build_schedule(const LayerGraph& graph, const Plan& plan, std::size_t node_count,
                                                       const ComputePicoseconds& compute_ps, GradientSync& gradient_sync) {
+    if (plan.pipeline) return build_pipeline_schedule(plan, node_count, compute_ps, gradient_sync);
     ScheduleBuilder builder(plan, node_count, compute_ps, gradient_sync);
     walk_step(graph, plan, builder);
     return builder.finish();

@@ -55,6 +55,8 @@ const Strategy& strategy_of(PlannerKind kind) {
     case PlannerKind::hypar: return hypar;
     case PlannerKind::accpar: return accpar_strategy();
     case PlannerKind::tofu: return tofu;
+    case PlannerKind::pipeline:
+    case PlannerKind::alpa: return pipeline_strategy(kind);
     }
     return accpar_strategy();
 }

@@ -29,5 +29,7 @@ public:
 const Strategy& strategy_of(PlannerKind kind);
 /// The AccPar strategy (accpar_strategy.cpp).
 const Strategy& accpar_strategy();
+/// The pipeline planners' strategies, `pipeline` and `alpa` (pipeline.cpp).
+const Strategy& pipeline_strategy(PlannerKind kind);
 
 }  // namespace fastsim::planner

@@ -118,6 +118,15 @@ void planner_keys(Visit& visit, P& p) {
     visit(p.kind, {"name", "the partition planner ([planner.md](planner.md#planners))"});
     visit(p.comm_only, {"comm_only", "minimise communication volume instead of time, and count every element as 2 bytes"});
     visit(p.equal_split, {"equal_split", "split every dimension by node count instead of by speed"});
+    visit(p.stages, {"pipeline.stages",
+                     "`pipeline`: the stage count (cut balanced by estimated time; nodes split evenly in topology order), or "
+                     "each stage's layer names in order; `alpa`: the stage count to search with ([pipeline.md](pipeline.md))",
+                     &kPipelineStages, "0 (one stage per cluster group; `alpa`: searched)"});
+    visit(p.microbatches, {"pipeline.microbatches", "micro-batches per mini-batch; must divide `workload.batch`",
+                           &kPipelineMicrobatches, "0 (the largest divisor of the batch ≤ 4 × stages; `alpa`: searched)"});
+    visit(p.schedule, {"pipeline.schedule", "the order of each stage's forward and backward passes "
+                                            "([pipeline.md](pipeline.md#schedules))"});
+    visit(p.intra, {"pipeline.intra", "the intra-layer planner of each stage's layers on its nodes (not `pipeline` or `alpa`)"});
 }
 
 constexpr auto kNodeTypeKeys = [](auto& visit, auto& t) { node_type_keys(visit, t); };
@@ -171,7 +180,13 @@ void resolve_cluster(MapReader& top, const KeyReader& run, Params& p) {
     cluster.finish();
 
     // (4) The planner (a batch too small for it is the planner's PlanError, in every command).
-    read_keys(top, "planner", p.planner, kPlannerKeys).finish();
+    KeyReader planner = read_keys(top, "planner", p.planner, kPlannerKeys);
+    planner.finish();
+    if (planner::is_pipeline(p.planner.intra))
+        throw ConfigError(planner.where("pipeline.intra"), "expected an intra-layer planner (" +
+                                                                 name_list<planner::PlannerKind>() +
+                                                                 " but not pipeline or alpa), got '" +
+                                                                 std::string(planner::to_string(p.planner.intra)) + "'");
 }
 
 /// Reads cluster.groups[i] into `g` (resolved by the caller).

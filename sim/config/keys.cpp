@@ -49,12 +49,13 @@ struct KeyNode {
     std::string name;
     const std::vector<std::string>* items = nullptr;  ///< a leaf's value
     bool list = false;
+    const std::vector<std::vector<std::string>>* nested = nullptr;  ///< a leaf's list of lists, if it is one
     std::vector<KeyNode> children;
 
     KeyNode& child(const std::string& child_name) {
         for (KeyNode& c : children)
             if (c.name == child_name) return c;
-        children.push_back(KeyNode{child_name, nullptr, false, {}});
+        children.push_back(KeyNode{child_name, nullptr, false, nullptr, {}});
         return children.back();
     }
     [[nodiscard]] bool only_leaves() const {
@@ -67,7 +68,15 @@ struct KeyNode {
 void emit_node(YAML::Emitter& out, const KeyNode& node) {
     for (const KeyNode& c : node.children) {
         out << YAML::Key << c.name << YAML::Value;
-        if (c.items && c.list) {
+        if (c.nested && !c.nested->empty()) {
+            out << YAML::BeginSeq;
+            for (const auto& inner : *c.nested) {
+                out << YAML::Flow << YAML::BeginSeq;
+                for (const std::string& item : inner) out << item;
+                out << YAML::EndSeq;
+            }
+            out << YAML::EndSeq;
+        } else if (c.items && c.list) {
             out << YAML::Flow << YAML::BeginSeq;
             for (const std::string& item : *c.items) out << item;
             out << YAML::EndSeq;
@@ -96,6 +105,7 @@ void KeyWriter::emit(YAML::Emitter& out) const {
         KeyNode& leaf = node->child(path.substr(from));
         leaf.items = &value.items;
         leaf.list = value.list;
+        leaf.nested = &value.nested;
     }
     emit_node(out, root);
 }
@@ -106,6 +116,43 @@ void KeyTable::row(const KeyDoc& key, std::string type, std::string default_valu
                      (key.default_text.empty() ? default_value : std::string(key.default_text)) + " | " +
                      (key.allowed_text.empty() ? allowed : std::string(key.allowed_text)) + " | " + unit + " | " +
                      std::string(key.meaning) + " |\n");
+}
+
+CountOrNameLists read_count_or_name_lists(const MapReader& map, const YAML::Node& node, const std::string& path,
+                                          const KeyDoc& key) {
+    const Document& doc = *map.document();
+    CountOrNameLists out;
+    if (node.IsScalar()) {
+        const std::string text = node.Scalar();
+        std::size_t used = 0;
+        unsigned long long value = 0;
+        try {
+            value = std::stoull(text, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != text.size() || text.empty() || text[0] == '-')
+            throw ConfigError(doc.locate(node, path), "expected a count or a list of lists of layer names, got '" + text + "'");
+        if (key.range) check_in_range(static_cast<std::uint64_t>(value), *key.range, doc.locate(node, path));
+        out.count = value;
+        return out;
+    }
+    if (!node.IsSequence() || node.size() == 0)
+        throw ConfigError(doc.locate(node, path), "expected a count or a non-empty list of lists of layer names");
+    for (std::size_t i = 0; i < node.size(); ++i) {
+        const std::string item_path = path + "[" + std::to_string(i) + "]";
+        const YAML::Node inner = node[i];
+        if (!inner.IsSequence() || inner.size() == 0)
+            throw ConfigError(doc.locate(inner, item_path), "expected a non-empty list of layer names (one stage's layers)");
+        std::vector<std::string> names;
+        for (std::size_t j = 0; j < inner.size(); ++j) {
+            if (!inner[j].IsScalar())
+                throw ConfigError(doc.locate(inner[j], item_path + "[" + std::to_string(j) + "]"), "expected a layer name");
+            names.push_back(inner[j].Scalar());
+        }
+        out.lists.push_back(std::move(names));
+    }
+    return out;
 }
 
 std::string KeyTable::markdown() const {

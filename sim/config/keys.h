@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/enum_names.h"
+#include "config/count_or_names.h"
 #include "config/file_path.h"
 #include "config/ranges.h"
 #include "config/yaml_reader.h"
@@ -51,6 +52,10 @@ struct is_vector : std::false_type {};
 template <typename T>
 struct is_vector<std::vector<T>> : std::true_type {};
 }  // namespace keys_detail
+
+/// `node` (under `path` of `map`'s document) as a CountOrNameLists; ConfigError naming the item otherwise.
+CountOrNameLists read_count_or_name_lists(const MapReader& map, const YAML::Node& node, const std::string& path,
+                                          const KeyDoc& key);
 
 /// The map under `key` of `parent`, or an empty one at its path when absent.
 MapReader submap(MapReader& parent, const std::string& key);
@@ -98,6 +103,7 @@ private:
     struct Value {
         std::vector<std::string> items;  ///< one scalar, or the items of a list
         bool list = false;
+        std::vector<std::vector<std::string>> nested;  ///< a list of lists, when not empty
     };
     std::vector<std::pair<std::string, Value>> m_values;  ///< in key-list order
 };
@@ -195,6 +201,12 @@ bool KeyReader::read(MapReader& map, const std::string& leaf, T& out, const KeyD
         note(key.path, field.where, field.value.has_value());
         if (field.value) out = *field.value;
         return field.value.has_value();
+    } else if constexpr (std::is_same_v<T, CountOrNameLists>) {
+        const YAML::Node node = map.raw(leaf);
+        const bool given = node && !node.IsNull();
+        note(key.path, map.location_of(leaf), given);
+        if (given) out = read_count_or_name_lists(map, node, map.path().empty() ? leaf : map.path() + "." + leaf, key);
+        return given;
     } else if constexpr (std::is_same_v<T, FilePath>) {
         const auto field = map.scalar<std::string>(leaf);
         note(key.path, field.where, field.value.has_value());
@@ -233,6 +245,9 @@ void KeyWriter::operator()(const T& member, const KeyDoc& key) {
     } else if constexpr (keys_detail::is_vector<T>::value) {
         value.list = true;
         for (const auto& item : member) value.items.push_back(scalar_text(item));
+    } else if constexpr (std::is_same_v<T, CountOrNameLists>) {
+        value.items.push_back(std::to_string(member.count));
+        value.nested = member.lists;
     } else if constexpr (std::is_same_v<T, FilePath>) {
         if (member.written.empty()) return;
         value.items.push_back(std::filesystem::absolute(member.resolved).lexically_normal().string());
@@ -250,6 +265,7 @@ std::string type_name() {
     else if constexpr (std::is_enum_v<T>) return "string";
     else if constexpr (std::is_same_v<T, bool>) return "boolean";
     else if constexpr (std::is_same_v<T, FilePath>) return "path";
+    else if constexpr (std::is_same_v<T, CountOrNameLists>) return "integer or list of lists of strings";
     else if constexpr (std::is_same_v<T, std::string>) return "string";
     else if constexpr (std::is_integral_v<T>) return "integer";
     else return "number";
@@ -262,6 +278,7 @@ std::string default_text(const T& v) {
         for (const auto& item : v) out += (out.empty() ? "" : ", ") + scalar_text(item);
         return "`[" + out + "]`";
     } else if constexpr (std::is_same_v<T, FilePath>) return v.written.empty() ? "—" : "`" + v.written + "`";
+    else if constexpr (std::is_same_v<T, CountOrNameLists>) return std::to_string(v.count);
     else if constexpr (std::is_same_v<T, std::string>) return v.empty() ? "empty" : "`" + v + "`";
     else if constexpr (std::is_enum_v<T> || std::is_same_v<T, bool>) return "`" + scalar_text(v) + "`";
     else return scalar_text(v);
@@ -272,6 +289,7 @@ std::string allowed_text(const KeyRange* range) {
     else if constexpr (std::is_enum_v<T>) return "`" + name_list<T>("`, `") + "`";
     else if constexpr (std::is_same_v<T, bool>) return "`true`, `false`";
     else if constexpr (std::is_arithmetic_v<T>) return range ? range->table_text() : "any";
+    else if constexpr (std::is_same_v<T, CountOrNameLists>) return (range ? range->table_text() : "any") + ", or lists of layer names";
     else return "any";
 }
 }  // namespace keys_detail

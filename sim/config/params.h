@@ -14,6 +14,7 @@
 #include "config/file_path.h"
 #include "energy/energy.h"
 #include "interconnect/topology.h"
+#include "config/count_or_names.h"
 #include "planner/planner.h"
 #include "node/node_model.h"
 #include "node/training_step.h"
@@ -188,7 +189,23 @@ struct PlannerParams {
     planner::PlannerKind kind = planner::PlannerKind::accpar;
     bool comm_only = false;
     bool equal_split = false;
-    [[nodiscard]] planner::PlannerOptions options() const { return {kind, comm_only, equal_split}; }
+    // planner.pipeline (docs/pipeline.md)
+    CountOrNameLists stages;
+    std::uint64_t microbatches = 0;
+    planner::PipelineSchedule schedule = planner::PipelineSchedule::one_f_one_b;
+    planner::PlannerKind intra = planner::PlannerKind::accpar;
+    [[nodiscard]] planner::PlannerOptions options() const {
+        planner::PlannerOptions o;
+        o.kind = kind;
+        o.comm_only = comm_only;
+        o.equal_split = equal_split;
+        o.pipeline.stages = static_cast<std::size_t>(stages.count);
+        o.pipeline.stage_layers = stages.lists;
+        o.pipeline.microbatches = static_cast<std::size_t>(microbatches);
+        o.pipeline.schedule = schedule;
+        o.pipeline.intra = intra;
+        return o;
+    }
 };
 
 /// The resolved, validated configuration of one run: defaults applied, units converted.

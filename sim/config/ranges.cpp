@@ -38,6 +38,10 @@ const KeyRange kMaxTileRows{"node.tiling.max_tile_rows (and node_types[])", "", 
 const KeyRange kNodeArrays{"node_types[].arrays", "", 1, 64, false, "PEs per node ≤ 2^30"};
 const KeyRange kGroupCount{"cluster.groups[].count, cluster.groups[].torus.rows, cluster.groups[].torus.cols", "", 1, 1 << 14, false,
                            "16384 nodes in all groups together: planning and simulating them takes about 2 GB"};
+const KeyRange kPipelineStages{"planner.pipeline.stages (a count)", "", 1, 1 << 14, true,
+                               "0 = the default; at most one stage per node"};
+const KeyRange kPipelineMicrobatches{"planner.pipeline.microbatches", "", 1, 1 << 20, true,
+                                    "0 = the default; at most one sample each (workload.batch ≤ 2^20)"};
 const KeyRange kTreeFanout{"cluster.groups[].tree_fanout", "", 2, 1024, false, "a switch's ports"};
 const KeyRange kLinkEnergyPjPerBit{"cluster.groups[].link.energy_pj_per_bit, cluster.upper.link.energy_pj_per_bit",
                                    "pJ/bit", 0, 1e6, false, "energies stay finite in double precision"};
@@ -84,7 +88,7 @@ const std::vector<const KeyRange*>& all_key_ranges() {
     static const std::vector<const KeyRange*> all{
         &kWorkloadBatch, &kClockMhz, &kArrayDim, &kConverterLanes, &kConverterLatency, &kSramCapacityKib,
         &kSramBitsPerCycle, &kBandwidthGbPerS, &kLatencyNs, &kDramCapacityGib, &kMaxTileRows, &kNodeArrays,
-        &kGroupCount, &kTreeFanout, &kLinkEnergyPjPerBit, &kGroupSize, &kExponentBits, &kExponentBias, &kLfsrBits, &kNoiseBits,
+        &kGroupCount, &kPipelineStages, &kPipelineMicrobatches, &kTreeFanout, &kLinkEnergyPjPerBit, &kGroupSize, &kExponentBits, &kExponentBias, &kLfsrBits, &kNoiseBits,
         &kReportMantissaBits, &kTensorScale, &kTensorDof, &kTensorCount, &kMantissaWidth, &kEnergyPj, &kLeakageMw, &kLayerSize,
         &kLayerPadding, &kTrainEpochs, &kTrainBatch, &kLearningRate, &kMomentum, &kWeightDecay, &kBlasThreads,
         &kMaxIterations, &kSampleLimit, &kScheduleThreshold, &kScheduleStartBits, &kScheduleStepBits, &kScheduleMaxBits, &kCheckEvery};

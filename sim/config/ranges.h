@@ -52,6 +52,8 @@ extern const KeyRange kDramCapacityGib;
 extern const KeyRange kMaxTileRows;
 extern const KeyRange kNodeArrays;
 extern const KeyRange kGroupCount;  ///< also bounds the nodes of all groups together
+extern const KeyRange kPipelineStages;
+extern const KeyRange kPipelineMicrobatches;
 extern const KeyRange kTreeFanout;
 extern const KeyRange kLinkEnergyPjPerBit;
 // bfp and bfp_report

@@ -8,6 +8,7 @@
 
 #include "common/output_files.h"
 #include "common/units.h"
+#include "planner/pipeline.h"
 #include "run/table.h"
 
 namespace fastsim::run {
@@ -83,6 +84,39 @@ std::string memory_line(const config::Params& params, const planner::Plan& plan)
     return line;
 }
 
+std::string node_list(const std::vector<std::size_t>& nodes) {
+    if (nodes.empty()) return "-";
+    bool contiguous = true;
+    for (std::size_t i = 1; i < nodes.size(); ++i) contiguous = contiguous && nodes[i] == nodes[i - 1] + 1;
+    if (contiguous) return nodes.size() == 1 ? std::to_string(nodes[0]) : std::to_string(nodes.front()) + "-" + std::to_string(nodes.back());
+    std::string s;
+    for (const std::size_t n : nodes) s += (s.empty() ? "" : ",") + std::to_string(n);
+    return s;
+}
+
+/// "fc1..fc4" for a stage's layers.
+std::string layer_span(const planner::LayerGraph& graph, const planner::PipelineStage& s) {
+    const std::string& first = graph.layers[s.first_layer].name;
+    return s.end_layer - s.first_layer == 1 ? first : first + ".." + graph.layers[s.end_layer - 1].name;
+}
+
+/// A pipeline plan's stages, as `fastsim plan` prints them.
+void print_pipeline(std::ostream& out, const planner::LayerGraph& graph, const planner::PipelinePlan& p) {
+    out << "\npipeline: " << p.stages.size() << " stages, schedule " << name_of(p.schedule) << ", " << p.microbatches
+        << " micro-batches of " << p.microbatch_size << " samples\n\n";
+    Table t({"stage", "layers", "nodes", "forward_ms", "backward_ms", "busy_ms", "in_flight", "memory_gib"});
+    for (std::size_t s = 0; s < p.stages.size(); ++s) {
+        const planner::PipelineStage& st = p.stages[s];
+        t.add_row({std::to_string(s), layer_span(graph, st), node_list(st.nodes), Table::fixed(ms(st.forward_s), 3),
+                   Table::fixed(ms(st.backward_s), 3), Table::fixed(ms(st.busy_s), 3), std::to_string(st.in_flight),
+                   Table::fixed(st.memory_bytes / 0x1p30, 3)});
+    }
+    t.print(out);
+    out << "bubble fraction " << Table::fixed(p.bubble_fraction, 4) << " (1 - stage busy time / (stages x step))";
+    if (p.objective_s > 0) out << "; alpa's objective " << Table::fixed(ms(p.objective_s), 3) << " ms";
+    out << "\n";
+}
+
 }  // namespace
 
 void print_plan(std::ostream& out, const config::Params& params, const ClusterPlan& planned) {
@@ -102,6 +136,7 @@ void print_plan(std::ostream& out, const config::Params& params, const ClusterPl
                    Table::fixed(ms(plan.sync_comm_s[l]), 3), Table::fixed(ms(plan.layer_step_s[l]), 3)});
     }
     t.print(out);
+    if (plan.pipeline) print_pipeline(out, planned.graph, *plan.pipeline);
     double compute = 0, exchanges = 0, sync = 0;
     for (std::size_t l = 0; l < planned.graph.layers.size(); ++l) {
         compute += plan.compute_s[l][0] + plan.compute_s[l][1] + plan.compute_s[l][2];
@@ -136,7 +171,30 @@ std::string plan_json(const config::Params& params, const ClusterPlan& planned) 
           << ", \"predicted_s\": " << format_number(plan.layer_step_s[l]) << "}" << (l + 1 < planned.graph.layers.size() ? "," : "")
           << "\n";
     }
-    j << "  ],\n  \"groups\": [\n";
+    j << "  ],\n";
+    if (plan.pipeline) {
+        const planner::PipelinePlan& p = *plan.pipeline;
+        j << "  \"pipeline\": {\"schedule\": " << json_string(std::string(name_of(p.schedule))) << ", \"microbatches\": "
+          << p.microbatches << ", \"microbatch_size\": " << p.microbatch_size << ", \"bubble_fraction\": "
+          << format_number(p.bubble_fraction) << ", \"predicted_step_s\": " << format_number(p.step_s);
+        if (p.objective_s > 0) j << ", \"alpa_objective_s\": " << format_number(p.objective_s);
+        j << ", \"stages\": [\n";
+        for (std::size_t s = 0; s < p.stages.size(); ++s) {
+            const planner::PipelineStage& st = p.stages[s];
+            j << "    {\"layers\": [";
+            for (std::size_t l = st.first_layer; l < st.end_layer; ++l)
+                j << (l > st.first_layer ? ", " : "") << json_string(planned.graph.layers[l].name);
+            j << "], \"nodes\": [";
+            for (std::size_t i = 0; i < st.nodes.size(); ++i) j << (i ? ", " : "") << st.nodes[i];
+            j << "], \"predicted_s\": " << format_number(st.busy_s) << ", \"microbatch_forward_s\": " << format_number(st.forward_s)
+              << ", \"microbatch_backward_s\": " << format_number(st.backward_s) << ", \"sync_tail_s\": "
+              << format_number(st.sync_tail_s) << ", \"in_flight\": " << st.in_flight
+              << ", \"memory_bytes\": " << std::llround(st.memory_bytes) << ", \"intra_planner\": "
+              << json_string(std::string(planner::to_string(st.plan.chosen_from))) << "}" << (s + 1 < p.stages.size() ? "," : "") << "\n";
+        }
+        j << "  ]},\n";
+    }
+    j << "  \"groups\": [\n";
     for (std::size_t g = 0; g < plan.groups.size(); ++g) {
         const auto& group = plan.groups[g];
         j << "    {\"id\": " << g << ", \"depth\": " << group.depth << ", \"nodes\": [";
@@ -213,6 +271,19 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const C
                    Table::fixed(node.energy.total_pj() * 1e-6, 1)});
     }
     n.print(out);
+    if (plan.pipeline && !r.stages.empty()) {
+        const planner::PipelinePlan& p = *plan.pipeline;
+        out << "\npipeline: " << p.stages.size() << " stages, schedule " << name_of(p.schedule) << ", " << p.microbatches
+            << " micro-batches of " << p.microbatch_size << " samples\n\n";
+        Table st({"stage", "layers", "nodes", "planned_busy_ms", "simulated_busy_ms", "simulated_idle_ms"});
+        for (std::size_t s = 0; s < p.stages.size(); ++s)
+            st.add_row({std::to_string(s), layer_span(r.planned.graph, p.stages[s]), node_list(p.stages[s].nodes),
+                        Table::fixed(ms(p.stages[s].busy_s), 3), Table::fixed(ms(r.stages[s].busy_s), 3),
+                        Table::fixed(ms(r.stages[s].idle_s), 3)});
+        st.print(out);
+        out << "bubble fraction: simulated " << Table::fixed(r.bubble_fraction, 4) << ", planned "
+            << Table::fixed(p.bubble_fraction, 4) << "\n";
+    }
     double busiest = 0, mean = 0;
     std::size_t used = 0;
     for (const auto& ch : r.simulated.channels) {
@@ -250,7 +321,18 @@ std::string cluster_step_json(const config::Params& params, const ClusterStepRes
       << format_number(e.fmac_pj) << ", \"converter\": " << format_number(e.converter_pj) << ", \"sram\": " << format_number(e.sram_pj)
       << ", \"dram\": " << format_number(e.dram_pj) << ", \"leakage\": " << format_number(e.leakage_pj)
       << ", \"links\": " << format_number(r.link_energy_pj) << ", \"total\": " << format_number(e.total_pj() + r.link_energy_pj)
-      << "},\n  \"links\": [\n";
+      << "},\n";
+    if (r.planned.plan.pipeline && !r.stages.empty()) {
+        const planner::PipelinePlan& p = *r.planned.plan.pipeline;
+        j << "  \"pipeline\": {\"schedule\": " << json_string(std::string(name_of(p.schedule))) << ", \"microbatches\": "
+          << p.microbatches << ", \"bubble_fraction\": " << format_number(r.bubble_fraction)
+          << ", \"planned_bubble_fraction\": " << format_number(p.bubble_fraction) << ", \"stages\": [";
+        for (std::size_t s = 0; s < r.stages.size(); ++s)
+            j << (s ? ", " : "") << "{\"busy_s\": " << format_number(r.stages[s].busy_s) << ", \"idle_s\": "
+              << format_number(r.stages[s].idle_s) << ", \"planned_busy_s\": " << format_number(p.stages[s].busy_s) << "}";
+        j << "]},\n";
+    }
+    j << "  \"links\": [\n";
     const auto& channels = params.cluster.topology->channels();
     for (std::size_t c = 0; c < r.simulated.channels.size(); ++c) {
         const auto& s = r.simulated.channels[c];

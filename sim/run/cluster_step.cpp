@@ -8,6 +8,7 @@
 #include <systemc>
 
 #include "common/units.h"
+#include "planner/pipeline.h"
 #include "interconnect/collective_cost.h"
 #include "memory/memory.h"
 #include "node/training_step.h"
@@ -200,7 +201,10 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
     for (std::size_t n = 0; n < c.node_type.size(); ++n) view.order.push_back(n);
     view.preferred_cuts.assign(c.group_first_node.begin() + 1, c.group_first_node.end());
     const interconnect::Topology& topology = *c.topology;
-    const auto groups = planner::bisect(view, [&](const auto& a, const auto& b) { return exchange_cost(topology, a, b); });
+    const planner::ExchangeModel exchange = [&topology](const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
+        return exchange_cost(topology, a, b);
+    };
+    const auto groups = planner::bisect(view, exchange);
     planner::PlanningInputs inputs{
         out.graph,
         view,
@@ -210,7 +214,8 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
         &costs.gradient_sync,
         memory_model(params),
         {},
-        {}};
+        {},
+        exchange};
     for (const auto& t : c.node_types) inputs.node_type_names.push_back(t.name);
     std::size_t made = 0;
     const auto expected = static_cast<double>(plans_made(options.kind));
@@ -250,16 +255,20 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
         return ps;
     };
     const auto programs = planner::build_schedule(graph, plan, node_count, compute_ps, costs.gradient_sync);
+    // Every layer a node works on, once per micro-batch (a pipeline's other stages' layers it has none of).
+    const std::uint64_t passes = plan.pipeline ? plan.pipeline->microbatches : 1;
     for (std::size_t n = 0; n < node_count; ++n)
-        for (std::size_t l = 0; l < layers; ++l)
-            for (const auto& phase : characterisation.counters(c.node_type[n], l, plan.node_dims[n][l]))
-                r.nodes[n].counters += phase;
+        for (std::size_t l = 0; l < layers; ++l) {
+            const planner::LayerDims& d = plan.node_dims[n][l];
+            if (d.batch == 0 || d.in_channels == 0 || d.out_channels == 0) continue;
+            for (const auto& phase : characterisation.counters(c.node_type[n], l, d)) r.nodes[n].counters += phase.repeated(passes);
+        }
     for (const auto& p : programs) r.ops += p.ops.size() + p.comm_ops.size();
     report(0.6);
 
     // (2) One SystemC simulation of the whole step.
     std::optional<ClusterTimeline> recorder;
-    if (timeline) recorder.emplace(c, graph, *timeline);
+    if (timeline) recorder.emplace(c, graph, *timeline, plan.pipeline ? plan.pipeline->microbatches : 1);
     try {
         r.simulated = cluster::run_cluster(*c.topology, programs, recorder ? &*recorder : nullptr);
     } catch (const SizeOverflow&) {
@@ -292,13 +301,33 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     // (forward, backward and its exposed weight-gradient sum). Spans would overlap once the
     // nodes drift apart.
     r.layer_simulated_s.assign(layers, 0);
-    for (std::size_t l = 0; l < layers; ++l)
-        for (auto part : {planner::StepPart::forward, planner::StepPart::backward, planner::StepPart::weight_sync}) {
-            const auto it = r.simulated.labels.find(planner::step_label(LayerId(l), part));
-            if (it != r.simulated.labels.end())
-                r.layer_simulated_s[l] += to_seconds(it->second.compute_ps + it->second.wait_ps) /
-                                          static_cast<double>(node_count);
+    const planner::StepLabels labels{layers};
+    for (const auto& [label, stats] : r.simulated.labels) {
+        if (labels.part(label) == planner::StepPart::stage_transfer) continue;
+        r.layer_simulated_s[labels.layer(label).value()] += to_seconds(stats.compute_ps + stats.wait_ps) / static_cast<double>(node_count);
+    }
+
+    // (5) A pipeline's stages: busy = the stage's mean node's compute and waits under its
+    // layers' forward and backward labels (the work of its micro-batches, not the bubble).
+    if (plan.pipeline) {
+        const auto& stages = plan.pipeline->stages;
+        std::vector<std::size_t> stage_of(layers, 0);
+        for (std::size_t s = 0; s < stages.size(); ++s)
+            for (std::size_t l = stages[s].first_layer; l < stages[s].end_layer; ++l) stage_of[l] = s;
+        r.stages.assign(stages.size(), StageReport{});
+        for (const auto& [label, stats] : r.simulated.labels) {
+            const planner::StepPart part = labels.part(label);
+            if (part != planner::StepPart::forward && part != planner::StepPart::backward) continue;
+            const std::size_t s = stage_of[labels.layer(label).value()];
+            r.stages[s].busy_s += to_seconds(stats.compute_ps + stats.wait_ps) / static_cast<double>(stages[s].nodes.size());
         }
+        double busy = 0;
+        for (StageReport& s : r.stages) {
+            s.idle_s = std::max(0.0, r.step_s - s.busy_s);
+            busy += s.busy_s;
+        }
+        r.bubble_fraction = r.step_s > 0 ? 1 - busy / (static_cast<double>(stages.size()) * r.step_s) : 0;
+    }
     return r;
 }
 

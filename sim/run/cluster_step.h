@@ -116,6 +116,12 @@ struct NodeReport {
     energy::EnergyBreakdown energy;  ///< leakage over the whole step
 };
 
+/// One pipeline stage in the simulated step (docs/pipeline.md, "Reports").
+struct StageReport {
+    double busy_s = 0;  ///< the stage's mean node: compute and waits under its layers' forward and backward labels
+    double idle_s = 0;  ///< the step minus busy_s: the bubble, transfers and the final all-reduces
+};
+
 struct ClusterStepResult {
     ClusterPlan planned;
     cluster::ClusterResult simulated;
@@ -127,6 +133,8 @@ struct ClusterStepResult {
     double simulation_s = 0;                 ///< wall time of building and running the schedule
     std::size_t ops = 0;
     std::optional<Timeline> timeline;        ///< when asked for: ops and channel reservations, in ps
+    std::vector<StageReport> stages;         ///< a pipeline plan's stages (else empty)
+    double bubble_fraction = 0;              ///< a pipeline's: 1 - sum of stage busy / (stages x step)
 };
 
 /// Plans, builds the schedule and runs it on the SystemC cluster (one elaboration: call once

@@ -236,6 +236,8 @@ std::size_t plans_made(planner::PlannerKind kind) {
     case planner::PlannerKind::accpar:  // its DP and a calibration round, then every other planner's plan
         return 2 + (planner::kAllPlanners.size() - 1) + 1;
     case planner::PlannerKind::data_parallel_balanced: return 2;  // and a calibration round
+    case planner::PlannerKind::pipeline:
+    case planner::PlannerKind::alpa: return 16;  // a stage's or a block's plan each (a guess: progress only)
     default: return 1;
     }
 }
@@ -292,7 +294,11 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate, const
             continue;
         sync_ops = std::max(sync_ops, static_cast<double>(interconnect::simulated_all_reduce_ops_per_rank(a, p)));
     }
-    const double ops = nodes * layers * (4 + 2 * depth + sync_ops);
+    // A pipeline runs every layer once per micro-batch.
+    bool pipelined = false;
+    for (const planner::PlannerKind k : kinds) pipelined = pipelined || planner::is_pipeline(k);
+    const double microbatches = !pipelined ? 1.0 : params.planner.microbatches > 0 ? static_cast<double>(params.planner.microbatches) : 64.0;
+    const double ops = nodes * layers * (4 * microbatches + 2 * depth * microbatches + sync_ops);
     if (simulate)
         e.add("cluster ops", static_cast<double>(planners) * ops,
               kNsPerClusterOp + kNsPerClusterOpPerNode * nodes + (cached ? 0 : kNsPerClusterOpPerVertexUncached * vertices),

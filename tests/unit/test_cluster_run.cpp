@@ -171,8 +171,9 @@ TEST_CASE("Every shipped cluster x planner: the prediction is within 5% of the s
     }
 }
 
-TEST_CASE("AccPar is never beaten on its objective by another planner, on any shipped network and cluster",
+TEST_CASE("AccPar is never beaten on its objective by another intra-layer planner, on any shipped network and cluster",
           "[cluster]") {
+    // Pipeline planners search another space (docs/pipeline.md); alpa is checked against AccPar below.
     for (const std::string& path : shipped_cluster_configs())
         for (const std::string trace : {"alexnet", "vgg11", "resnet18", "resnet50", "bert_base_encoder"})
             for (const bool comm_only : {false, true}) {
@@ -185,6 +186,7 @@ TEST_CASE("AccPar is never beaten on its objective by another planner, on any sh
                 const auto objective = [&](const planner::Plan& p) { return comm_only ? p.comm_bytes : p.step_s; };
                 const double accpar = objective(run::plan_cluster(params, options, costs).plan);
                 for (const planner::PlannerKind kind : planner::kAllPlanners) {
+                    if (planner::is_pipeline(kind)) continue;
                     options.kind = kind;
                     INFO(path << ", " << trace << (comm_only ? ", comm-only, " : ", ") << planner::to_string(kind));
                     CHECK(accpar <= objective(run::plan_cluster(params, options, costs).plan));

@@ -1,0 +1,904 @@
+// SPDX-License-Identifier: MIT
+#include "planner/pipeline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <string>
+#include <unordered_map>
+
+#include "planner/prediction.h"
+#include "planner/strategy.h"
+
+namespace fastsim::planner {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+double total(const PhaseSeconds& s) { return s[0] + s[1] + s[2]; }
+
+/// One stage's nodes as a cluster of its own: the same node ids, its own order and cuts.
+struct StageCluster {
+    ClusterView view;
+    std::vector<Group> groups;
+};
+
+StageCluster stage_cluster(const PlanningInputs& in, std::size_t first_position, std::size_t end_position) {
+    StageCluster c;
+    c.view.node_type = in.cluster.node_type;
+    c.view.order.assign(in.cluster.order.begin() + static_cast<std::ptrdiff_t>(first_position),
+                        in.cluster.order.begin() + static_cast<std::ptrdiff_t>(end_position));
+    for (const std::size_t cut : in.cluster.preferred_cuts)
+        if (cut > first_position && cut < end_position) c.view.preferred_cuts.push_back(cut - first_position);
+    c.groups = bisect(c.view, in.exchange);
+    return c;
+}
+
+/// A stage planned and predicted (not yet given its in-flight count or transfers).
+PipelineStage plan_stage(const PlanningInputs& in, const PlannerOptions& options, std::size_t first, std::size_t end,
+                         std::size_t first_position, std::size_t end_position, std::uint64_t microbatch_size,
+                         std::vector<double>* layer_s = nullptr) {
+    PipelineStage s;
+    s.first_layer = first;
+    s.end_layer = end;
+    s.graph = stage_graph(in.graph, first, end, microbatch_size);
+    const StageCluster cluster = stage_cluster(in, first_position, end_position);
+    s.nodes = cluster.view.order;
+    const ComputeModel& network_compute = in.compute;
+    const ComputeModel compute = [&network_compute, first](std::size_t type, LayerId l, const LayerDims& d) {
+        return network_compute(type, LayerId(first + l.value()), d);
+    };
+    const PlanningInputs stage_in{s.graph, cluster.view, cluster.groups, compute, in.bytes, in.gradient_sync,
+                                  in.memory, in.node_type_names, {}, in.exchange};
+    PlannerOptions intra = options;
+    intra.kind = options.pipeline.intra;
+    s.plan = strategy_of(intra.kind).plan(stage_in, intra);
+    const std::size_t network_layers = in.graph.layers.size();
+    StepWalk walk;
+    walk.first_layer = first;
+    walk.network_layers = network_layers;
+    walk.backward = false;
+    const StepPrediction forward = predict_step(s.graph, s.plan, in.cluster.node_type, compute, *in.gradient_sync, walk);
+    walk.forward = false;
+    walk.backward = true;
+    walk.sync = false;
+    const StepPrediction backward = predict_step(s.graph, s.plan, in.cluster.node_type, compute, *in.gradient_sync, walk);
+    walk.sync = true;
+    const StepPrediction synced = predict_step(s.graph, s.plan, in.cluster.node_type, compute, *in.gradient_sync, walk);
+    s.forward_s = forward.step_s;
+    s.backward_s = backward.step_s;
+    s.sync_tail_s = std::max(0.0, synced.step_s - backward.step_s);
+    if (layer_s) {
+        layer_s->assign(end - first, 0);
+        for (std::size_t l = 0; l < end - first; ++l) (*layer_s)[l] = forward.layer_s[l] + backward.layer_s[l];
+    }
+    return s;
+}
+
+/// The largest divisor of `batch` that is at most `limit` (at least 1).
+std::uint64_t largest_divisor_at_most(std::uint64_t batch, std::uint64_t limit) {
+    for (std::uint64_t m = std::min(batch, limit); m > 1; --m)
+        if (batch % m == 0) return m;
+    return 1;
+}
+
+/// Tensors crossing from earlier stages into each stage, per micro-batch, and their cost.
+std::vector<StageTransfer> stage_transfers(const PlanningInputs& in, const std::vector<PipelineStage>& stages,
+                                           std::uint64_t microbatch_size) {
+    const LayerGraph& graph = in.graph;
+    std::vector<std::size_t> stage_of(graph.layers.size(), 0);
+    for (std::size_t s = 0; s < stages.size(); ++s)
+        for (std::size_t l = stages[s].first_layer; l < stages[s].end_layer; ++l) stage_of[l] = s;
+    std::map<std::pair<std::size_t, std::size_t>, double> elements;  // (from, to) -> elements
+    std::map<std::pair<std::size_t, std::size_t>, bool> counted;     // (tensor, to stage) -> sent already
+    for (std::size_t l = 0; l < graph.layers.size(); ++l)
+        for (const Edge& e : graph.layers[l].producers) {
+            const std::size_t from = stage_of[e.from], to = stage_of[l];
+            if (from == to) continue;
+            // A tensor is a producer's output, or (AccPar's block shortcut) its input.
+            const std::size_t tensor = 2 * e.from + (e.kind == EdgeKind::accpar_block ? 1 : 0);
+            if (counted[{tensor, to}]) continue;
+            counted[{tensor, to}] = true;
+            const PlanLayer& p = graph.layers[e.from];
+            LayerDims d = p.dims;
+            d.batch = microbatch_size;
+            elements[{from, to}] += static_cast<double>(e.kind == EdgeKind::accpar_block ? p.input_elements(d) : p.output_elements(d));
+        }
+    std::vector<StageTransfer> out;
+    for (const auto& [pair, count] : elements) {
+        StageTransfer t;
+        t.from = pair.first;
+        t.to = pair.second;
+        t.forward_bytes = count * in.bytes.activations;
+        t.backward_bytes = count * in.bytes.gradients;
+        t.cost = in.exchange(stages[t.from].nodes, stages[t.to].nodes);
+        out.push_back(t);
+    }
+    return out;
+}
+
+/// Gives each stage its order's in-flight count and memory, the transfers, and predicts.
+void finish_pipeline(const PlanningInputs& in, PipelinePlan& p) {
+    const std::size_t stages = p.stages.size();
+    for (std::size_t s = 0; s < stages; ++s) {
+        PipelineStage& stage = p.stages[s];
+        stage.in_flight = peak_in_flight(stage_order(p.schedule, stages, s, p.microbatches));
+        stage.busy_s = static_cast<double>(p.microbatches) * (stage.forward_s + stage.backward_s);
+        stage.memory_bytes = 0;
+        for (const std::size_t n : stage.nodes) {
+            Footprint f = stage.plan.footprint[n];
+            f.stashed_activations *= static_cast<double>(stage.in_flight);
+            stage.memory_bytes = std::max(stage.memory_bytes, f.total());
+        }
+    }
+    p.transfers = stage_transfers(in, p.stages, p.microbatch_size);
+    p.step_s = predict_pipeline(in, p);
+    double busy = 0;
+    for (const PipelineStage& s : p.stages) busy += s.busy_s;
+    p.bubble_fraction = p.step_s > 0 ? 1 - busy / (static_cast<double>(stages) * p.step_s) : 0;
+}
+
+/// The plan of the whole cluster that carries `pipeline` (docs/pipeline.md, "Plan").
+Plan assemble(const PlanningInputs& in, const PlannerOptions& options, PipelinePlan pipeline,
+              const std::vector<std::vector<double>>& stage_layer_s) {
+    const std::size_t layers = in.graph.layers.size(), nodes = in.cluster.node_type.size();
+    const double m = static_cast<double>(pipeline.microbatches);
+    Plan plan;
+    plan.options = options;
+    plan.chosen_from = options.kind;
+    plan.bytes = in.bytes;
+    plan.objective = Objective::time;
+    plan.split = pipeline.stages.front().plan.split;
+    Group root;
+    root.nodes = in.cluster.order;
+    plan.groups = {root};
+    plan.choices.resize(1);
+    plan.node_dims.assign(nodes, std::vector<LayerDims>(layers, LayerDims{0, 0, 0}));
+    plan.compute_s.assign(layers, PhaseSeconds{});
+    plan.forward_comm_s.assign(layers, 0);
+    plan.backward_comm_s.assign(layers, 0);
+    plan.sync_comm_s.assign(layers, 0);
+    plan.layer_step_s.assign(layers, 0);
+    plan.footprint.assign(nodes, Footprint{});
+    for (std::size_t s = 0; s < pipeline.stages.size(); ++s) {
+        const PipelineStage& stage = pipeline.stages[s];
+        const Plan& sp = stage.plan;
+        for (std::size_t l = stage.first_layer; l < stage.end_layer; ++l) {
+            const std::size_t local = l - stage.first_layer;
+            for (const std::size_t n : stage.nodes) plan.node_dims[n][l] = sp.node_dims[n][local];
+            for (std::size_t ph = 0; ph < 3; ++ph) plan.compute_s[l][ph] = m * sp.compute_s[local][ph];
+            plan.forward_comm_s[l] = m * sp.forward_comm_s[local];
+            plan.backward_comm_s[l] = m * sp.backward_comm_s[local];
+            plan.sync_comm_s[l] = sp.sync_comm_s[local];
+            // The mean node's (over the cluster) compute and waits under the layer's labels.
+            plan.layer_step_s[l] = m * stage_layer_s[s][local] * static_cast<double>(stage.nodes.size()) /
+                                   static_cast<double>(nodes);
+        }
+        plan.comm_bytes += m * sp.comm_bytes;
+        for (const std::size_t n : stage.nodes) {
+            plan.footprint[n] = sp.footprint[n];
+            plan.footprint[n].stashed_activations *= static_cast<double>(stage.in_flight);
+        }
+    }
+    for (const StageTransfer& t : pipeline.transfers) plan.comm_bytes += m * (t.forward_bytes + t.backward_bytes);
+    plan.memory_shortfalls = memory_shortfalls(plan.footprint, in.cluster.node_type, in.memory);
+    plan.step_s = pipeline.step_s;
+    plan.pipeline = std::make_shared<const PipelinePlan>(std::move(pipeline));
+    if (in.plan_made) in.plan_made();
+    return plan;
+}
+
+/// Each stage's node positions: `stages` contiguous ranges of nearly equal size, the first
+/// ones one node larger.
+std::vector<MeshRange> equal_node_ranges(std::size_t nodes, std::size_t stages) {
+    std::vector<MeshRange> out;
+    std::size_t at = 0;
+    for (std::size_t s = 0; s < stages; ++s) {
+        const std::size_t size = nodes / stages + (s < nodes % stages ? 1 : 0);
+        out.push_back({at, at + size});
+        at += size;
+    }
+    return out;
+}
+
+/// Seconds a range of nodes takes for layer l at `dims`, sharing it in proportion to speed
+/// (the hierarchy's estimate of a side).
+double range_estimate(const PlanningInputs& in, const MeshRange& r, std::size_t l, LayerDims dims) {
+    const std::size_t nodes = r.end - r.first;
+    for (std::size_t left = nodes; left > 1; left = (left + 1) / 2) {
+        std::uint64_t* largest = &dims.batch;
+        if (dims.in_channels > *largest) largest = &dims.in_channels;
+        if (dims.out_channels > *largest) largest = &dims.out_channels;
+        *largest = (*largest + 1) / 2;
+    }
+    std::map<std::size_t, std::size_t> types;
+    for (std::size_t p = r.first; p < r.end; ++p) ++types[in.cluster.node_type[in.cluster.order[p]]];
+    double rate = 0;
+    for (const auto& [type, count] : types) rate += static_cast<double>(count) / total(in.compute(type, LayerId(l), dims));
+    return static_cast<double>(nodes) / rate;
+}
+
+/// Layer ranges [first, end) per stage, minimising the slowest stage's estimated time (each
+/// stage's layers on its node range, at the micro-batch).
+std::vector<std::size_t> balanced_cuts(const PlanningInputs& in, const std::vector<MeshRange>& ranges,
+                                       std::uint64_t microbatch_size) {
+    const std::size_t layers = in.graph.layers.size(), stages = ranges.size();
+    std::vector<std::vector<double>> prefix(stages, std::vector<double>(layers + 1, 0));
+    for (std::size_t s = 0; s < stages; ++s)
+        for (std::size_t l = 0; l < layers; ++l) {
+            LayerDims d = in.graph.layers[l].dims;
+            d.batch = microbatch_size;
+            prefix[s][l + 1] = prefix[s][l] + range_estimate(in, ranges[s], l, d);
+        }
+    // best[s][l]: the smallest slowest-stage time of layers [0, l) on stages [0, s).
+    std::vector<std::vector<double>> best(stages + 1, std::vector<double>(layers + 1, kInfinity));
+    std::vector<std::vector<std::size_t>> from(stages + 1, std::vector<std::size_t>(layers + 1, 0));
+    best[0][0] = 0;
+    for (std::size_t s = 1; s <= stages; ++s)
+        for (std::size_t l = s; l <= layers; ++l)
+            for (std::size_t k = s - 1; k < l; ++k) {
+                const double v = std::max(best[s - 1][k], prefix[s - 1][l] - prefix[s - 1][k]);
+                if (v < best[s][l]) {
+                    best[s][l] = v;
+                    from[s][l] = k;
+                }
+            }
+    std::vector<std::size_t> ends(stages);
+    for (std::size_t s = stages, l = layers; s > 0; --s) {
+        ends[s - 1] = l;
+        l = from[s][l];
+    }
+    return ends;
+}
+
+std::uint64_t microbatch_size_or_throw(std::uint64_t batch, std::size_t microbatches) {
+    if (microbatches == 0 || batch % microbatches != 0)
+        throw PlanError("planner.pipeline.microbatches " + std::to_string(microbatches) + " does not divide the batch of " +
+                        std::to_string(batch) + " into equal micro-batches");
+    return batch / microbatches;
+}
+
+/// The `pipeline` planner: stages as planner.pipeline gives them.
+Plan plan_given_stages(const PlanningInputs& in, const PlannerOptions& options) {
+    const PipelineOptions& po = options.pipeline;
+    const std::size_t layers = in.graph.layers.size(), nodes = in.cluster.order.size();
+    std::vector<std::size_t> ends;  // per stage, its end layer
+    if (!po.stage_layers.empty()) {
+        std::size_t next = 0;
+        for (std::size_t s = 0; s < po.stage_layers.size(); ++s) {
+            if (po.stage_layers[s].empty()) throw PlanError("planner.pipeline.stages[" + std::to_string(s) + "] lists no layers");
+            for (const std::string& name : po.stage_layers[s]) {
+                if (next >= layers || in.graph.layers[next].name != name) {
+                    std::string expected = next < layers ? "'" + in.graph.layers[next].name + "'" : "no more layers";
+                    throw PlanError("planner.pipeline.stages[" + std::to_string(s) + "] lists '" + name + "' where the network's next layer is " +
+                                    expected + ": stages list every layer once, in the trace's order");
+                }
+                ++next;
+            }
+            ends.push_back(next);
+        }
+        if (next != layers)
+            throw PlanError("planner.pipeline.stages lists " + std::to_string(next) + " of the network's " + std::to_string(layers) +
+                            " layers; the first one missing is '" + in.graph.layers[next].name + "'");
+    }
+    const std::size_t stages = !ends.empty() ? ends.size() : po.stages > 0 ? po.stages : in.cluster.preferred_cuts.size() + 1;
+    if (stages > nodes)
+        throw PlanError("planner.pipeline asks for " + std::to_string(stages) + " stages but the cluster has " +
+                        std::to_string(nodes) + " nodes: each stage needs at least one");
+    if (stages > layers)
+        throw PlanError("planner.pipeline asks for " + std::to_string(stages) + " stages but the network has " +
+                        std::to_string(layers) + " layers: each stage needs at least one");
+    const std::uint64_t batch = in.graph.layers.front().dims.batch;
+    const std::size_t microbatches = po.microbatches > 0 ? po.microbatches : largest_divisor_at_most(batch, 4 * stages);
+    const std::uint64_t size = microbatch_size_or_throw(batch, microbatches);
+    const std::vector<MeshRange> ranges = equal_node_ranges(nodes, stages);
+    if (ends.empty()) ends = balanced_cuts(in, ranges, size);
+    PipelinePlan p;
+    p.schedule = po.schedule;
+    p.microbatches = microbatches;
+    p.microbatch_size = size;
+    std::vector<std::vector<double>> layer_s(stages);
+    for (std::size_t s = 0; s < stages; ++s)
+        p.stages.push_back(plan_stage(in, options, s == 0 ? 0 : ends[s - 1], ends[s], ranges[s].first, ranges[s].end, size,
+                                      &layer_s[s]));
+    finish_pipeline(in, p);
+    return assemble(in, options, std::move(p), layer_s);
+}
+
+// ---- alpa -------------------------------------------------------------------------------
+
+/// Sub-meshes Alpa may give a stage (docs/pipeline.md, "Automatic search"): inside one cluster
+/// group, aligned power-of-two ranges and the whole group; and runs of whole consecutive groups.
+std::vector<MeshRange> alpa_meshes(const ClusterView& cluster) {
+    std::vector<std::size_t> bounds{0};
+    for (const std::size_t c : cluster.preferred_cuts) bounds.push_back(c);
+    bounds.push_back(cluster.order.size());
+    std::sort(bounds.begin(), bounds.end());
+    bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+    std::vector<MeshRange> out;
+    for (std::size_t g = 0; g + 1 < bounds.size(); ++g) {
+        const std::size_t first = bounds[g], end = bounds[g + 1], size = end - first;
+        for (std::size_t width = 1; width < size; width *= 2)
+            for (std::size_t at = first; at + width <= end; at += width) out.push_back({at, at + width});
+        for (std::size_t last = g + 1; last < bounds.size(); ++last) out.push_back({first, bounds[last]});
+    }
+    return out;
+}
+
+/// A key equal for blocks the planner sees alike: each layer's kind, sizes and in-block edges.
+std::string block_signature(const LayerGraph& graph, std::size_t first, std::size_t end) {
+    std::string key;
+    const auto put = [&key](std::uint64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    for (std::size_t l = first; l < end; ++l) {
+        const PlanLayer& p = graph.layers[l];
+        put(static_cast<std::uint64_t>(p.layer.kind));
+        put(p.dims.in_channels);
+        put(p.dims.out_channels);
+        put(p.in_positions);
+        put(p.out_positions);
+        put(p.kernel_area);
+        put(p.has_weights);
+        put(static_cast<std::uint64_t>(p.layer.stride));
+        for (const Edge& e : p.producers) put(e.from >= first ? l - e.from : ~std::uint64_t{0});
+        put(~std::uint64_t{1});
+    }
+    return key;
+}
+
+/// A key equal for sub-meshes the planner sees alike: node types, group boundaries inside, and
+/// the exchange cost across their bisection's first cut.
+std::string mesh_signature(const PlanningInputs& in, const MeshRange& m) {
+    std::string key;
+    const auto put = [&key](auto v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    for (std::size_t p = m.first; p < m.end; ++p) {
+        put(in.cluster.node_type[in.cluster.order[p]]);
+        put(std::find(in.cluster.preferred_cuts.begin(), in.cluster.preferred_cuts.end(), p) != in.cluster.preferred_cuts.end());
+    }
+    if (m.end - m.first > 1) {
+        const StageCluster c = stage_cluster(in, m.first, m.end);
+        put(c.groups.front().exchange.latency_s);
+        put(c.groups.front().exchange.seconds_per_byte_to_a);
+        put(c.groups.front().exchange.seconds_per_byte_to_b);
+    }
+    return key;
+}
+
+/// One block planned alone on one sub-mesh, per micro-batch: latency and, per mesh position, the
+/// footprint without stashes, the stash of one micro-batch, and the buffers.
+struct BlockCost {
+    double latency_s = kInfinity;
+    std::vector<double> fixed_bytes, stash_bytes, buffer_bytes;
+};
+
+/// The automatic search for one micro-batch count: the DP's choice, or empty.
+struct AlpaSearch {
+    AlpaChoice choice;
+    std::size_t microbatches = 0;
+};
+
+}  // namespace
+
+std::vector<StageTask> stage_order(PipelineSchedule schedule, std::size_t stages, std::size_t stage, std::size_t microbatches) {
+    std::vector<StageTask> order;
+    if (schedule == PipelineSchedule::gpipe) {
+        for (std::size_t j = 0; j < microbatches; ++j) order.push_back({true, j});
+        for (std::size_t j = microbatches; j-- > 0;) order.push_back({false, j});
+        return order;
+    }
+    const std::size_t warmup = std::min(stages - stage - 1, microbatches);
+    for (std::size_t j = 0; j < warmup; ++j) order.push_back({true, j});
+    for (std::size_t i = 0; i + warmup < microbatches; ++i) {
+        order.push_back({true, warmup + i});
+        order.push_back({false, i});
+    }
+    for (std::size_t j = microbatches - warmup; j < microbatches; ++j) order.push_back({false, j});
+    return order;
+}
+
+std::size_t peak_in_flight(const std::vector<StageTask>& order) {
+    std::size_t now = 0, peak = 0;
+    for (const StageTask& t : order) {
+        now = t.forward ? now + 1 : now - 1;
+        peak = std::max(peak, now);
+    }
+    return peak;
+}
+
+double predict_pipeline(const PlanningInputs& in, const PipelinePlan& p) {
+    const std::size_t stages = p.stages.size(), m = p.microbatches;
+    std::size_t network_layers = 0;
+    for (const PipelineStage& s : p.stages) network_layers = std::max(network_layers, s.end_layer);
+    NodeClocks clocks(in.cluster.node_type.size());
+    std::vector<ComputeModel> compute(stages);
+    std::vector<ClockedPredictor> predictors;
+    for (std::size_t s = 0; s < stages; ++s) {
+        const std::size_t first = p.stages[s].first_layer;
+        compute[s] = [&in, first](std::size_t type, LayerId l, const LayerDims& d) { return in.compute(type, LayerId(first + l.value()), d); };
+        predictors.emplace_back(p.stages[s].graph, p.stages[s].plan, in.cluster.node_type, compute[s], *in.gradient_sync, clocks);
+    }
+    std::vector<std::vector<StageTask>> order(stages);
+    for (std::size_t s = 0; s < stages; ++s) order[s] = stage_order(p.schedule, stages, s, m);
+    // sent[x][2j + backward]: each sender's clock when it sent transfer x of micro-batch j (empty until then).
+    std::vector<std::vector<std::vector<double>>> sent(p.transfers.size(), std::vector<std::vector<double>>(2 * m));
+    std::vector<std::size_t> next(stages, 0), backwards_left(stages, m);
+    std::size_t done = 0;
+    const std::size_t all = stages * 2 * m;
+    // A transfer's pairs, round robin over the larger side, as build_pipeline_schedule sends them.
+    const auto pairs_of = [&](const StageTransfer& t, bool forward) {
+        const auto& senders = forward ? p.stages[t.from].nodes : p.stages[t.to].nodes;
+        const auto& receivers = forward ? p.stages[t.to].nodes : p.stages[t.from].nodes;
+        std::vector<std::pair<std::size_t, std::size_t>> pairs;
+        for (std::size_t i = 0; i < std::max(senders.size(), receivers.size()); ++i)
+            pairs.emplace_back(senders[i % senders.size()], receivers[i % receivers.size()]);
+        return pairs;
+    };
+    while (done < all) {
+        bool progressed = false;
+        for (std::size_t s = 0; s < stages; ++s) {
+            while (next[s] < order[s].size()) {
+                const StageTask t = order[s][next[s]];
+                const std::size_t slot = 2 * t.microbatch + (t.forward ? 0 : 1);
+                bool waiting = false;
+                for (std::size_t x = 0; x < p.transfers.size(); ++x)
+                    if ((t.forward ? p.transfers[x].to : p.transfers[x].from) == s && sent[x][slot].empty()) waiting = true;
+                if (waiting) break;
+                for (std::size_t x = 0; x < p.transfers.size(); ++x) {
+                    const StageTransfer& tr = p.transfers[x];
+                    if ((t.forward ? tr.to : tr.from) != s) continue;
+                    const double bytes = t.forward ? tr.forward_bytes : tr.backward_bytes;
+                    if (bytes <= 0) continue;
+                    // Side A is the earlier stage: forward bytes go into B, backward ones into A.
+                    const double per_byte = t.forward ? tr.cost.seconds_per_byte_to_b : tr.cost.seconds_per_byte_to_a;
+                    const double share = t.forward ? tr.cost.bottleneck_share_to_b : tr.cost.bottleneck_share_to_a;
+                    clocks.deliver(pairs_of(tr, t.forward), sent[x][slot], bytes * per_byte, share, tr.cost.latency_s);
+                }
+                StepWalk walk;
+                walk.first_layer = p.stages[s].first_layer;
+                walk.network_layers = network_layers;
+                walk.microbatch = t.microbatch;
+                walk.forward = t.forward;
+                walk.backward = !t.forward;
+                if (!t.forward) walk.sync = --backwards_left[s] == 0;
+                predictors[s].walk(walk);
+                for (std::size_t x = 0; x < p.transfers.size(); ++x) {
+                    const StageTransfer& tr = p.transfers[x];
+                    if ((t.forward ? tr.from : tr.to) != s) continue;
+                    for (const auto& [sender, receiver] : pairs_of(tr, t.forward)) sent[x][slot].push_back(clocks.main[sender]);
+                }
+                ++next[s];
+                ++done;
+                progressed = true;
+            }
+        }
+        if (!progressed) throw PlanError("internal: the pipeline schedule deadlocks");
+    }
+    for (ClockedPredictor& predictor : predictors) predictor.finish();
+    double step = 0;
+    for (const PipelineStage& s : p.stages)
+        for (const std::size_t n : s.nodes) step = std::max(step, clocks.main[n]);
+    return step;
+}
+
+LayerGraph stage_graph(const LayerGraph& graph, std::size_t first, std::size_t end, std::uint64_t batch) {
+    LayerGraph g;
+    for (std::size_t l = first; l < end; ++l) {
+        PlanLayer p = graph.layers[l];
+        p.dims.batch = batch;
+        p.producers.clear();
+        for (const Edge& e : graph.layers[l].producers)
+            if (e.from >= first) p.producers.push_back({e.from - first, e.kind});
+        g.layers.push_back(std::move(p));
+    }
+    const std::size_t n = g.layers.size();
+    g.last_consumer.resize(n);
+    for (std::size_t i = 0; i < n; ++i) g.last_consumer[i] = i;
+    for (std::size_t i = 0; i < n; ++i)
+        for (const Edge& e : g.layers[i].producers) g.last_consumer[e.from] = std::max(g.last_consumer[e.from], i);
+    return g;
+}
+
+std::vector<std::size_t> block_boundaries(const LayerGraph& graph) {
+    const std::size_t n = graph.layers.size();
+    // earliest[c]: the smallest producer index any layer >= c reads (suffix minimum).
+    std::vector<std::size_t> bounds{0};
+    for (std::size_t b = 1; b < n; ++b) {
+        bool clean = true;
+        for (std::size_t c = b; c < n && clean; ++c)
+            for (const Edge& e : graph.layers[c].producers)
+                if (e.from < b && (e.from != b - 1 || e.kind != EdgeKind::producer_output)) clean = false;
+        if (clean) bounds.push_back(b);
+    }
+    bounds.push_back(n);
+    return bounds;
+}
+
+namespace {
+
+/// Alpa's inter-operator DP for one t_max (docs/pipeline.md, "Automatic search"): f[k][i][a] =
+/// the smallest sum of stage latencies placing blocks [i, B) on nodes [a, N) in stages no slower
+/// than t_max, k = the stages from here to the end when the count is fixed (one plane, k = 0,
+/// when it is free).
+struct InterOpDp {
+    std::size_t blocks, nodes, microbatches, stages;
+    PipelineSchedule schedule;
+    const std::vector<MeshRange>& meshes;
+    std::vector<std::vector<std::size_t>> meshes_at;  ///< per first position, mesh indices
+    std::vector<double> latency;                      ///< per (first block, end block, mesh)
+    std::vector<std::size_t> max_in_flight;           ///< likewise
+
+    [[nodiscard]] std::size_t index(std::size_t i, std::size_t j, std::size_t m) const {
+        return (i * (blocks + 1) + j) * meshes.size() + m;
+    }
+
+    InterOpDp(std::size_t b, const std::vector<MeshRange>& ms, std::size_t n, std::size_t mb, std::size_t st,
+              PipelineSchedule sched, const AlpaStageCostFn& cost)
+        : blocks(b), nodes(n), microbatches(mb), stages(st), schedule(sched), meshes(ms), meshes_at(n + 1) {
+        for (std::size_t m = 0; m < meshes.size(); ++m) meshes_at[meshes[m].first].push_back(m);
+        latency.assign((blocks + 1) * (blocks + 1) * meshes.size(), kInfinity);
+        max_in_flight.assign(latency.size(), 0);
+        for (std::size_t i = 0; i < blocks; ++i)
+            for (std::size_t j = i + 1; j <= blocks; ++j)
+                for (std::size_t m = 0; m < meshes.size(); ++m) {
+                    const AlpaStageCost c = cost(i, j, m);
+                    latency[index(i, j, m)] = c.latency_s;
+                    max_in_flight[index(i, j, m)] = c.max_in_flight;
+                }
+    }
+
+    /// Whether stage x fits when it is `from_end` stages from the end.
+    [[nodiscard]] bool fits(std::size_t x, std::size_t from_end) const {
+        return max_in_flight[x] >= alpa_in_flight(schedule, microbatches, from_end);
+    }
+
+    /// The smallest sum for t_max, and the stages, or infinity.
+    std::pair<double, std::vector<std::pair<std::size_t, std::size_t>>> solve(double t_max) const {
+        const std::size_t kmax = stages > 0 ? stages : 0;
+        const std::size_t plane = (blocks + 1) * (nodes + 1);
+        std::vector<double> f((kmax + 1) * plane, kInfinity);
+        std::vector<std::pair<std::size_t, std::size_t>> choice((kmax + 1) * plane, {0, 0});
+        const auto at = [&](std::size_t k, std::size_t i, std::size_t a) { return k * plane + i * (nodes + 1) + a; };
+        f[at(0, blocks, nodes)] = 0;
+        for (std::size_t k = stages > 0 ? 1 : 0; k <= kmax; ++k)
+            for (std::size_t i = blocks; i-- > 0;)
+                for (std::size_t a = nodes; a-- > 0;)
+                    for (const std::size_t m : meshes_at[a]) {
+                        const std::size_t b = meshes[m].end;
+                        for (std::size_t j = i + 1; j <= blocks; ++j) {
+                            const std::size_t x = index(i, j, m);
+                            const double t = latency[x];
+                            if (!(t <= t_max)) continue;
+                            // Free count: at most as many stages follow as blocks and nodes remain.
+                            const std::size_t from_end = stages > 0 ? k : 1 + std::min(blocks - j, nodes - b);
+                            if (!fits(x, from_end)) continue;
+                            const double rest = f[at(stages > 0 ? k - 1 : 0, j, b)];
+                            if (t + rest < f[at(k, i, a)]) {
+                                f[at(k, i, a)] = t + rest;
+                                choice[at(k, i, a)] = {j, m};
+                            }
+                        }
+                    }
+        std::vector<std::pair<std::size_t, std::size_t>> cut;
+        if (!(f[at(kmax, 0, 0)] < kInfinity)) return {kInfinity, cut};
+        for (std::size_t k = kmax, i = 0, a = 0; i < blocks;) {
+            const auto [j, m] = choice[at(k, i, a)];
+            cut.emplace_back(j, m);
+            i = j;
+            a = meshes[m].end;
+            if (stages > 0) --k;
+        }
+        return {f[at(kmax, 0, 0)], cut};
+    }
+};
+
+AlpaChoice best_over_t_max(const InterOpDp& dp, std::size_t microbatches) {
+    std::vector<double> candidates;
+    for (const double t : dp.latency)
+        if (t < kInfinity) candidates.push_back(t);
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    // Beyond a few thousand candidates, keep those 0.1% apart (Alpa buckets them likewise).
+    if (candidates.size() > 4096) {
+        std::vector<double> kept;
+        for (const double t : candidates)
+            if (kept.empty() || t > kept.back() * 1.001) kept.push_back(t);
+        if (kept.back() != candidates.back()) kept.push_back(candidates.back());
+        candidates = std::move(kept);
+    }
+    AlpaChoice best;
+    best.objective_s = kInfinity;
+    const double m1 = static_cast<double>(microbatches) - 1;
+    for (const double t_max : candidates) {
+        if (m1 * t_max >= best.objective_s) break;  // no later t_max can do better
+        const auto [sum, cut] = dp.solve(t_max);
+        if (!(sum < kInfinity)) continue;
+        double slowest = 0;
+        for (std::size_t s = 0, i = 0; s < cut.size(); i = cut[s].first, ++s)
+            slowest = std::max(slowest, dp.latency[dp.index(i, cut[s].first, cut[s].second)]);
+        const double objective = sum + m1 * slowest;
+        if (objective < best.objective_s) {
+            best.objective_s = objective;
+            best.stages = cut;
+        }
+    }
+    return best;
+}
+
+}  // namespace
+
+std::size_t alpa_in_flight(PipelineSchedule schedule, std::size_t microbatches, std::size_t from_end) {
+    return schedule == PipelineSchedule::gpipe ? microbatches : std::min(microbatches, from_end);
+}
+
+AlpaChoice alpa_inter_op(std::size_t blocks, const std::vector<MeshRange>& meshes, std::size_t node_count,
+                         std::size_t microbatches, std::size_t stages, PipelineSchedule schedule, const AlpaStageCostFn& cost) {
+    const InterOpDp dp(blocks, meshes, node_count, microbatches, stages, schedule, cost);
+    return best_over_t_max(dp, microbatches);
+}
+
+AlpaChoice alpa_brute_force(std::size_t blocks, const std::vector<MeshRange>& meshes, std::size_t node_count,
+                            std::size_t microbatches, std::size_t stages, PipelineSchedule schedule,
+                            const AlpaStageCostFn& cost) {
+    AlpaChoice best;
+    best.objective_s = kInfinity;
+    std::vector<std::pair<std::size_t, std::size_t>> cut;
+    const double m1 = static_cast<double>(microbatches) - 1;
+    // Every sequence of (end block, mesh) from (0, 0) to (blocks, node_count); then its fit.
+    std::function<void(std::size_t, std::size_t)> extend = [&](std::size_t i, std::size_t a) {
+        if (i == blocks || a == node_count) {
+            if (i != blocks || a != node_count || (stages > 0 && cut.size() != stages)) return;
+            double sum = 0, slowest = 0;
+            std::size_t first = 0;
+            for (std::size_t s = 0; s < cut.size(); ++s) {
+                // The DP's rule when the count is free: the most stages that could follow.
+                const std::size_t from_end = stages > 0 ? cut.size() - s
+                                                        : 1 + std::min(blocks - cut[s].first, node_count - meshes[cut[s].second].end);
+                const AlpaStageCost c = cost(first, cut[s].first, cut[s].second);
+                if (!(c.latency_s < kInfinity) || c.max_in_flight < alpa_in_flight(schedule, microbatches, from_end)) return;
+                const double t = c.latency_s;
+                sum += t;
+                slowest = std::max(slowest, t);
+                first = cut[s].first;
+            }
+            const double objective = sum + m1 * slowest;
+            if (objective < best.objective_s) {
+                best.objective_s = objective;
+                best.stages = cut;
+            }
+            return;
+        }
+        if (stages > 0 && cut.size() == stages) return;
+        for (std::size_t m = 0; m < meshes.size(); ++m) {
+            if (meshes[m].first != a) continue;
+            for (std::size_t j = i + 1; j <= blocks; ++j) {
+                cut.emplace_back(j, m);
+                extend(j, meshes[m].end);
+                cut.pop_back();
+            }
+        }
+    };
+    extend(0, 0);
+    return best;
+}
+
+namespace {
+
+/// The `alpa` planner (docs/pipeline.md, "Automatic search").
+Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
+    const PipelineOptions& po = options.pipeline;
+    const std::vector<std::size_t> bounds = block_boundaries(in.graph);
+    const std::size_t blocks = bounds.size() - 1, nodes = in.cluster.order.size();
+    const std::vector<MeshRange> meshes = alpa_meshes(in.cluster);
+    const std::uint64_t batch = in.graph.layers.front().dims.batch;
+    std::vector<std::size_t> counts;
+    if (po.microbatches > 0) {
+        microbatch_size_or_throw(batch, po.microbatches);
+        counts.push_back(po.microbatches);
+    } else {
+        for (std::uint64_t m = 1; m <= std::min<std::uint64_t>(batch, 64); m *= 2)
+            if (batch % m == 0) counts.push_back(m);
+    }
+    // Each distinct block planned alone on each distinct sub-mesh, per micro-batch size.
+    std::vector<std::string> block_keys(blocks), mesh_keys(meshes.size());
+    for (std::size_t b = 0; b < blocks; ++b) block_keys[b] = block_signature(in.graph, bounds[b], bounds[b + 1]);
+    for (std::size_t m = 0; m < meshes.size(); ++m) mesh_keys[m] = mesh_signature(in, meshes[m]);
+    std::unordered_map<std::string, BlockCost> memo;
+    PlannerOptions block_options = options;
+    double best_objective = kInfinity;
+    AlpaSearch best;
+    for (const std::size_t mb : counts) {
+        const std::uint64_t size = batch / mb;
+        std::vector<BlockCost> cost(blocks * meshes.size());
+        for (std::size_t b = 0; b < blocks; ++b)
+            for (std::size_t m = 0; m < meshes.size(); ++m) {
+                const std::string key = block_keys[b] + mesh_keys[m] + std::to_string(size);
+                auto it = memo.find(key);
+                if (it == memo.end()) {
+                    BlockCost c;
+                    try {
+                        const PipelineStage s =
+                            plan_stage(in, block_options, bounds[b], bounds[b + 1], meshes[m].first, meshes[m].end, size);
+                        c.latency_s = s.forward_s + s.backward_s;
+                        for (const std::size_t n : s.nodes) {
+                            const Footprint& f = s.plan.footprint[n];
+                            c.fixed_bytes.push_back(f.weights + f.weight_gradients + f.optimizer_state);
+                            c.stash_bytes.push_back(f.stashed_activations);
+                            c.buffer_bytes.push_back(f.buffers);
+                        }
+                    } catch (const PlanError&) {
+                        // e.g. a micro-batch smaller than the sub-mesh for data parallelism: not a candidate
+                    }
+                    it = memo.emplace(key, std::move(c)).first;
+                }
+                cost[b * meshes.size() + m] = it->second;
+            }
+        const auto stage_cost = [&](std::size_t i, std::size_t j, std::size_t m) {
+            AlpaStageCost c;
+            c.latency_s = 0;
+            for (std::size_t b = i; b < j; ++b) c.latency_s += cost[b * meshes.size() + m].latency_s;
+            if (!(c.latency_s < kInfinity)) return c;
+            c.max_in_flight = std::numeric_limits<std::size_t>::max();
+            const std::size_t width = meshes[m].end - meshes[m].first;
+            for (std::size_t p = 0; p < width; ++p) {
+                const double capacity = in.memory.capacity_bytes.empty()
+                                            ? 0
+                                            : in.memory.capacity_bytes[in.cluster.node_type[in.cluster.order[meshes[m].first + p]]];
+                if (capacity <= 0) continue;
+                double fixed = 0, stash = 0, buffers = 0;
+                for (std::size_t b = i; b < j; ++b) {
+                    const BlockCost& bc = cost[b * meshes.size() + m];
+                    fixed += bc.fixed_bytes[p];
+                    stash += bc.stash_bytes[p];
+                    buffers = std::max(buffers, bc.buffer_bytes[p]);
+                }
+                const double room = capacity - fixed - buffers;
+                const std::size_t most = room < 0 ? 0 : stash <= 0 ? std::numeric_limits<std::size_t>::max()
+                                                                   : static_cast<std::size_t>(std::min(room / stash, 1e18));
+                c.max_in_flight = std::min(c.max_in_flight, most);
+            }
+            return c;
+        };
+        const AlpaChoice choice = alpa_inter_op(blocks, meshes, nodes, mb, po.stages, po.schedule, stage_cost);
+        if (choice.objective_s < best_objective) {
+            best_objective = choice.objective_s;
+            best.choice = choice;
+            best.microbatches = mb;
+        }
+        if (in.plan_made) in.plan_made();
+    }
+    if (best.choice.stages.empty())
+        throw PlanError("alpa finds no cut of the network into stages on sub-meshes of the cluster that fits in memory" +
+                        std::string(po.stages > 0 ? " with planner.pipeline.stages " + std::to_string(po.stages) : ""));
+    // The chosen stages planned whole and predicted.
+    PipelinePlan p;
+    p.schedule = po.schedule;
+    p.microbatches = best.microbatches;
+    p.microbatch_size = batch / best.microbatches;
+    p.objective_s = best.choice.objective_s;
+    std::vector<std::vector<double>> layer_s(best.choice.stages.size());
+    std::size_t first_block = 0;
+    for (std::size_t s = 0; s < best.choice.stages.size(); ++s) {
+        const auto [end_block, m] = best.choice.stages[s];
+        p.stages.push_back(plan_stage(in, options, bounds[first_block], bounds[end_block], meshes[m].first, meshes[m].end,
+                                      p.microbatch_size, &layer_s[s]));
+        first_block = end_block;
+    }
+    finish_pipeline(in, p);
+    Plan best_plan = assemble(in, options, std::move(p), layer_s);
+    // The DP's objective adds blocks planned alone; so the whole cluster as one stage (the
+    // intra planner's plan, and data parallelism's) is weighed on the exact prediction too, and
+    // alpa never loses to either (docs/pipeline.md, "Automatic search").
+    for (const PlannerKind whole : {po.intra, PlannerKind::data_parallel}) {
+        PlannerOptions one = options;
+        one.pipeline.intra = whole;
+        try {
+            PipelinePlan single;
+            single.schedule = po.schedule;
+            single.microbatches = 1;
+            single.microbatch_size = batch;
+            std::vector<std::vector<double>> single_layer_s(1);
+            single.stages.push_back(plan_stage(in, one, 0, in.graph.layers.size(), 0, nodes, batch, &single_layer_s[0]));
+            finish_pipeline(in, single);
+            Plan candidate = assemble(in, options, std::move(single), single_layer_s);
+            const bool fits = candidate.memory_shortfalls.empty(), best_fits = best_plan.memory_shortfalls.empty();
+            if ((fits && !best_fits) || (fits == best_fits && candidate.step_s < best_plan.step_s)) best_plan = std::move(candidate);
+        } catch (const PlanError&) {
+            // e.g. a batch smaller than the nodes for data parallelism: not a candidate
+        }
+    }
+    return best_plan;
+}
+
+class PipelineStrategy final : public Strategy {
+public:
+    explicit PipelineStrategy(PlannerKind kind) : m_kind(kind) {}
+    [[nodiscard]] PlannerKind kind() const override { return m_kind; }
+    [[nodiscard]] bool equal_split_matters() const override { return true; }
+    [[nodiscard]] PartitionRules rules(const PlannerOptions& options) const override {
+        PlannerOptions intra = options;
+        intra.kind = is_pipeline(options.pipeline.intra) ? PlannerKind::accpar : options.pipeline.intra;
+        PartitionRules r = strategy_of(intra.kind).rules(intra);
+        r.objective = Objective::time;
+        return r;
+    }
+    [[nodiscard]] Plan plan(const PlanningInputs& in, const PlannerOptions& options) const override {
+        if (is_pipeline(options.pipeline.intra))
+            throw PlanError("planner.pipeline.intra must be an intra-layer planner, not '" +
+                            std::string(to_string(options.pipeline.intra)) + "'");
+        if (!in.exchange) throw PlanError("internal: pipeline planning needs the exchange model");
+        return m_kind == PlannerKind::alpa ? plan_alpa(in, options) : plan_given_stages(in, options);
+    }
+
+private:
+    PlannerKind m_kind;
+};
+
+}  // namespace
+
+const Strategy& pipeline_strategy(PlannerKind kind) {
+    static const PipelineStrategy pipeline(PlannerKind::pipeline), alpa(PlannerKind::alpa);
+    return kind == PlannerKind::alpa ? alpa : pipeline;
+}
+
+// ---- schedule ---------------------------------------------------------------------------
+
+std::vector<interconnect::NodeProgram> build_pipeline_schedule(const Plan& plan, std::size_t node_count,
+                                                               const ComputePicoseconds& compute_ps,
+                                                               GradientSync& gradient_sync) {
+    const PipelinePlan& p = *plan.pipeline;
+    const std::size_t stages = p.stages.size();
+    std::size_t network_layers = 0;
+    for (const PipelineStage& s : p.stages) network_layers = std::max(network_layers, s.end_layer);
+    const StepLabels labels{network_layers};
+    std::vector<interconnect::NodeProgram> programs(node_count);
+    // Transfer tags: above the exchanges' (id << 21 | ...) and below the collectives' (1 << 62).
+    constexpr std::uint64_t kTransferTags = std::uint64_t{1} << 61;
+    const auto transfer_tag = [&](std::size_t transfer, std::size_t microbatch, bool forward, std::size_t pair) {
+        return kTransferTags | (static_cast<std::uint64_t>(transfer) << 40) | (static_cast<std::uint64_t>(microbatch) << 21) |
+               (static_cast<std::uint64_t>(pair) << 1) | (forward ? 0 : 1);
+    };
+    for (std::size_t s = 0; s < stages; ++s) {
+        const PipelineStage& stage = p.stages[s];
+        ScheduleBuilder builder(stage.plan, node_count, compute_ps, gradient_sync);
+        auto& ops = builder.programs();
+        // Sends of a transfer's bytes from `senders` to `receivers`, round robin over the larger side.
+        const auto transfer = [&](std::size_t x, std::size_t microbatch, bool forward, bool sending) {
+            const StageTransfer& t = p.transfers[x];
+            const auto& senders = forward ? p.stages[t.from].nodes : p.stages[t.to].nodes;
+            const auto& receivers = forward ? p.stages[t.to].nodes : p.stages[t.from].nodes;
+            const std::size_t pairs = std::max(senders.size(), receivers.size());
+            const double bytes = forward ? t.forward_bytes : t.backward_bytes;
+            const auto each = static_cast<std::uint64_t>(std::ceil(bytes / static_cast<double>(pairs)));
+            const LayerId boundary(forward ? p.stages[t.to].first_layer : p.stages[t.from].end_layer - 1);
+            const std::uint32_t label = labels.label(boundary, StepPart::stage_transfer, microbatch);
+            if (each == 0) return;
+            for (std::size_t i = 0; i < pairs; ++i) {
+                const NodeId from(senders[i % senders.size()]), to(receivers[i % receivers.size()]);
+                const std::uint64_t tag = transfer_tag(x, microbatch, forward, i);
+                if (sending) ops[from.value()].ops.push_back(interconnect::Send{to, each, tag, label});
+                else ops[to.value()].ops.push_back(interconnect::Recv{from, tag, label});
+            }
+        };
+        const std::vector<StageTask> order = stage_order(p.schedule, stages, s, p.microbatches);
+        std::size_t backwards_left = p.microbatches;
+        for (const StageTask& task : order) {
+            StepWalk walk;
+            walk.first_layer = stage.first_layer;
+            walk.network_layers = network_layers;
+            walk.microbatch = task.microbatch;
+            walk.forward = task.forward;
+            walk.backward = !task.forward;
+            if (!task.forward) walk.sync = --backwards_left == 0;  // gradients accumulate; one sync per step
+            for (std::size_t x = 0; x < p.transfers.size(); ++x)
+                if (task.forward ? p.transfers[x].to == s : p.transfers[x].from == s) transfer(x, task.microbatch, task.forward, false);
+            walk_step(stage.graph, stage.plan, builder, walk);
+            for (std::size_t x = 0; x < p.transfers.size(); ++x)
+                if (task.forward ? p.transfers[x].from == s : p.transfers[x].to == s) transfer(x, task.microbatch, task.forward, true);
+        }
+        std::vector<interconnect::NodeProgram> built = builder.finish();
+        for (const std::size_t n : stage.nodes) programs[n] = std::move(built[n]);
+    }
+    return programs;
+}
+
+}  // namespace fastsim::planner

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Pipeline parallelism (docs/pipeline.md): the network cut into stages of consecutive layers,
+// each stage on a contiguous range of nodes (topology order) and planned there by an
+// intra-layer planner at the micro-batch; GPipe and 1F1B schedules of the micro-batches; the
+// `pipeline` planner (cuts as planner.pipeline gives them) and `alpa` (an inter-operator DP over
+// block ranges x sub-meshes).
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "interconnect/program.h"
+#include "planner/planner.h"
+#include "planner/schedule.h"
+
+namespace fastsim::planner {
+
+/// One pass of one micro-batch through a stage.
+struct StageTask {
+    bool forward = true;
+    std::size_t microbatch = 0;
+};
+
+/// The order stage `stage` of `stages` runs its 2 x `microbatches` tasks in under `schedule`
+/// (docs/pipeline.md, "Schedules"). GPipe: F0 … F(M-1), then B(M-1) … B0. 1F1B: w = min(P - s - 1,
+/// M) warm-up forwards, then F(w+i), B(i) for i < M - w, then the remaining backwards in order.
+std::vector<StageTask> stage_order(PipelineSchedule schedule, std::size_t stages, std::size_t stage, std::size_t microbatches);
+
+/// The most micro-batches whose activations a stage holds at once under `order` (a forward
+/// stashes them, the backward of the same micro-batch frees them).
+std::size_t peak_in_flight(const std::vector<StageTask>& order);
+
+/// One pipeline stage: network layers [first_layer, end_layer) on `nodes`.
+struct PipelineStage {
+    std::size_t first_layer = 0, end_layer = 0;
+    std::vector<std::size_t> nodes;  ///< node ids, topology order
+    LayerGraph graph;                ///< the stage's layers at the micro-batch; edges from earlier stages dropped
+    Plan plan;                       ///< the intra planner's plan of `graph` over `nodes` (node ids of the cluster)
+    double forward_s = 0;            ///< one micro-batch's forward on the stage, predicted (predict_step)
+    double backward_s = 0;           ///< one micro-batch's backward, its all-reduces left out
+    double sync_tail_s = 0;          ///< the all-reduces' time exposed after the last backward
+    std::size_t in_flight = 0;       ///< micro-batches stashed at once, at most (peak_in_flight)
+    double memory_bytes = 0;         ///< the stage's fullest node: its footprint with in_flight stashes
+    double busy_s = 0;               ///< predicted: microbatches x (forward_s + backward_s)
+};
+
+/// Boundary tensors of one micro-batch from stage `from` to a later stage `to`: activations
+/// forward, their errors back (docs/pipeline.md, "Stage transfers").
+struct StageTransfer {
+    std::size_t from = 0, to = 0;
+    double forward_bytes = 0, backward_bytes = 0;
+    ExchangeCost cost;  ///< between the two stages' nodes (side A = from, side B = to)
+};
+
+struct PipelinePlan {
+    PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+    std::size_t microbatches = 1;
+    std::uint64_t microbatch_size = 0;  ///< samples per micro-batch
+    std::vector<PipelineStage> stages;
+    std::vector<StageTransfer> transfers;
+    double step_s = 0;           ///< predicted (predict_pipeline)
+    double bubble_fraction = 0;  ///< 1 - sum of stage busy time / (stages x step)
+    double objective_s = 0;      ///< alpa: its DP's objective, sum of stage latencies + (M - 1) x the slowest
+};
+
+/// The pipeline's step predicted node by node (docs/pipeline.md, "Predictions"): the stages'
+/// tasks in stage_order, each a predict_step walk of the stage plan on clocks shared by every
+/// node, in an order that respects the transfers; a transfer's pair messages leave at each
+/// sender's clock when its task ends and queue at the exchange cost's bottleneck as an
+/// exchange's do; every node finally waits for its all-reduces. Returns the last node's end.
+double predict_pipeline(const PlanningInputs& inputs, const PipelinePlan& pipeline);
+
+/// The stage's layer graph: network layers [first, end) at `batch` samples, their edges from
+/// inside the range kept (renumbered), those from earlier layers dropped (they become transfers).
+LayerGraph stage_graph(const LayerGraph& graph, std::size_t first, std::size_t end, std::uint64_t batch);
+
+/// Block boundaries of `graph` (docs/pipeline.md, "Blocks"): positions b (1 … L-1) where the only
+/// tensor crossing from layers < b to layers >= b is layer b-1's output; 0 and L are included.
+std::vector<std::size_t> block_boundaries(const LayerGraph& graph);
+
+/// One candidate stage of Alpa's DP: its latency (forward + backward of one micro-batch, summed
+/// over its blocks; infinity if it cannot be planned) and the most micro-batches it can stash
+/// and still fit in memory (0: not even one).
+struct AlpaStageCost {
+    double latency_s = std::numeric_limits<double>::infinity();
+    std::size_t max_in_flight = 0;
+};
+
+/// The micro-batches a stage `from_end` stages from the end (1 = the last) stashes at most.
+std::size_t alpa_in_flight(PipelineSchedule schedule, std::size_t microbatches, std::size_t from_end);
+
+/// A contiguous range of nodes, positions in topology order.
+struct MeshRange {
+    std::size_t first = 0, end = 0;
+};
+struct AlpaChoice {
+    std::vector<std::pair<std::size_t, std::size_t>> stages;  ///< (end block, mesh index) per stage, in order
+    double objective_s = 0;                                   ///< infinity when nothing fits
+};
+using AlpaStageCostFn = std::function<AlpaStageCost(std::size_t first_block, std::size_t end_block, std::size_t mesh)>;
+
+/// The inter-operator DP of Alpa (docs/pipeline.md, "Automatic search") over `blocks` blocks and
+/// `meshes`: minimises the sum of stage latencies + (M - 1) x the largest, over every cut into
+/// contiguous block ranges on consecutive sub-meshes covering every node (`stages` of them if
+/// non-zero), each stage fitting its in-flight micro-batches (alpa_in_flight; when the count is
+/// free, a stage is checked as if every remaining block or node, whichever is fewer, made a
+/// stage after it). It enumerates t_max over the stage latencies, ascending, solving a DP for
+/// each and stopping once (M - 1) x t_max alone exceeds the best.
+AlpaChoice alpa_inter_op(std::size_t blocks, const std::vector<MeshRange>& meshes, std::size_t node_count,
+                         std::size_t microbatches, std::size_t stages, PipelineSchedule schedule, const AlpaStageCostFn& cost);
+/// The same answer by enumerating every cut (for tests; exponential).
+AlpaChoice alpa_brute_force(std::size_t blocks, const std::vector<MeshRange>& meshes, std::size_t node_count,
+                            std::size_t microbatches, std::size_t stages, PipelineSchedule schedule,
+                            const AlpaStageCostFn& cost);
+
+/// The pipeline planner's plan (kind pipeline or alpa), PlanError when planner.pipeline cannot
+/// be met (a stage without nodes or layers, micro-batches that do not divide the batch, a stage
+/// its intra planner cannot split). May not fit in memory (Plan::memory_shortfalls).
+Plan plan_pipeline(const PlanningInputs& inputs, const PlannerOptions& options);
+
+/// The pipeline's step as one program per node: each stage's tasks in stage_order, each task the
+/// stage plan's walk of one micro-batch, with the stage transfers before and after it; weights'
+/// all-reduces on the last backward of each stage.
+std::vector<interconnect::NodeProgram> build_pipeline_schedule(const Plan& plan, std::size_t node_count,
+                                                               const ComputePicoseconds& compute_ps,
+                                                               GradientSync& gradient_sync);
+
+}  // namespace fastsim::planner
