@@ -29,5 +29,8 @@ public:
 const Strategy& strategy_of(PlannerKind kind);
 /// The AccPar strategy (accpar_strategy.cpp).
 const Strategy& accpar_strategy();
+/// The types AccPar and Tofu may give a layer: I, II and III, and IV if it is
+/// spatial_splittable.
+std::array<bool, kPartitionTypes> every_type(const PlanLayer& layer);
 
 }  // namespace fastsim::planner
