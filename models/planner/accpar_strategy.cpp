@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// AccPar (docs/planner.md, "Planners"): a DP over Types I, II and III minimising predicted time
+// AccPar (docs/planner.md, "Planners"): a DP over Types I, II, III and IV minimising predicted time
 // with balanced splits, which also weighs every other planner's plan on its objective and, when
 // nothing fits in memory, re-plans with a memory penalty.
 #include <algorithm>
@@ -36,6 +36,21 @@ Plan accpar_plan(const PlanningInputs& in, const PlannerOptions& options, const 
         if (!best || objective_value(candidate, best->objective) < objective_value(*best, best->objective)) best = std::move(candidate);
     };
     consider(plan_hierarchy(in, own, options), PlannerKind::accpar);
+    // The DP plans level by level from estimates that the calibration rounds then correct, so
+    // more types can lead it to a worse plan; its plan over Types I-III alone is a candidate
+    // too, and Type IV never makes AccPar's answer worse (docs/planner.md, "Type IV").
+    const bool any_spatial = std::any_of(in.graph.layers.begin(), in.graph.layers.end(), [&](const PlanLayer& layer) {
+        return own.allowed(layer)[static_cast<std::size_t>(PartitionType::spatial)];
+    });
+    if (any_spatial) {
+        PartitionRules without_spatial = own;
+        without_spatial.allowed = [&own](const PlanLayer& layer) {
+            auto allowed = own.allowed(layer);
+            allowed[static_cast<std::size_t>(PartitionType::spatial)] = false;
+            return allowed;
+        };
+        consider(plan_hierarchy(in, without_spatial, options), PlannerKind::accpar);
+    }
     // Every other planner's plan is in AccPar's search space (each layer a type at a split), and
     // its per-level DP cannot see the whole step; so those plans are candidates too, and AccPar
     // is never beaten on its objective (docs/planner.md, "Planners").
@@ -66,7 +81,7 @@ public:
     [[nodiscard]] bool equal_split_matters() const override { return true; }
     [[nodiscard]] PartitionRules rules(const PlannerOptions& options) const override {
         PartitionRules r;
-        r.allowed = [](const PlanLayer&) { return std::array<bool, kPartitionTypes>{true, true, true}; };
+        r.allowed = every_type;
         r.objective = options.comm_only ? Objective::comm_volume : Objective::time;
         r.split = options.equal_split ? SplitRule::equal : SplitRule::balanced;
         return r;

@@ -13,12 +13,21 @@ namespace fastsim::planner {
 namespace {
 
 /// The per-node dims a side of `nodes` nodes works on, for estimating its time: the
-/// largest dimension halved (ceiling) until the halvings cover the nodes.
-LayerDims per_node_share(LayerDims d, std::size_t nodes) {
+/// largest dimension halved (ceiling) until the halvings cover the nodes. The batch counts
+/// as batch x out_rows / `whole_rows` (samples' worth of output rows, so that a Type IV side is
+/// estimated at the shape a Type I side of the same work would be); halving it halves the
+/// batch, or the rows once the batch is 1.
+LayerDims per_node_share(LayerDims d, std::size_t nodes, std::uint64_t whole_rows) {
     for (std::size_t left = nodes; left > 1; left = (left + 1) / 2) {
-        std::uint64_t* largest = &d.batch;
-        if (d.in_channels > *largest) largest = &d.in_channels;
-        if (d.out_channels > *largest) largest = &d.out_channels;
+        const double samples = static_cast<double>(d.batch) * static_cast<double>(d.out_rows) / static_cast<double>(whole_rows);
+        std::uint64_t* largest = nullptr;
+        double size = samples;
+        for (std::uint64_t* channels : {&d.in_channels, &d.out_channels})
+            if (static_cast<double>(*channels) > size) {
+                largest = channels;
+                size = static_cast<double>(*channels);
+            }
+        if (!largest) largest = d.batch > 1 || d.out_rows < 2 ? &d.batch : &d.out_rows;
         *largest = (*largest + 1) / 2;
     }
     return d;
@@ -62,7 +71,7 @@ public:
     /// proportion to their speed and each node's share is the largest dimension halved.
     double speed_estimate(std::size_t g, std::size_t l, const LayerDims& dims) const {
         const std::size_t nodes = m_groups[g].nodes.size();
-        const LayerDims share = per_node_share(dims, nodes);
+        const LayerDims share = per_node_share(dims, nodes, m_graph.layers[l].dims.out_rows);
         const auto& count = m_type_counts[g];
         double rate = 0;  // layers per second of the whole side
         for (std::size_t t = 0; t < count.size(); ++t)
@@ -89,7 +98,14 @@ private:
         double alpha = 0;
         std::uint64_t split_a = 0;
         double compute_a_s = 0, compute_b_s = 0;
-        [[nodiscard]] SplitChoice choice() const { return {type, alpha}; }
+        SplitChoice split;  ///< the layouts it holds its tensors in (ownership.h)
+        [[nodiscard]] const SplitChoice& choice() const { return split; }
+    };
+    /// A layer's own exchanges at a group under one option (bytes each side receives).
+    struct OwnExchanges {
+        SideVolumes forward_out;   ///< Type II: output partial sums
+        SideVolumes backward_out;  ///< Type III: input-error partial sums; Type IV: its halo's
+        SideVolumes weight_sync;   ///< Types I and IV: the weight-gradient sum
     };
     struct ConsumerEdge {
         std::size_t consumer = 0;
@@ -103,7 +119,7 @@ private:
     /// Side A's share of the whole network's compute, balanced: the share every layer can keep
     /// so that no data moves between layers of the same type.
     double common_share(std::size_t g, const std::vector<LayerDims>& dims) const;
-    SideVolumes intra_bytes(std::size_t l, PartitionType type, const LayerDims& dims) const;
+    OwnExchanges own_bytes(std::size_t l, const Option& o, const LayerDims& dims) const;
     /// The memory penalty of an option: over the two sides, the larger estimated per-node
     /// footprint of the layer at the side's dims (its nodes sharing it evenly) over the smallest
     /// capacity among the side's nodes; 0 when memory is not checked.
@@ -164,6 +180,7 @@ Planning::Option Planning::option_at(std::size_t g, std::size_t l, const LayerDi
     o.type = type;
     o.split_a = split_a;
     o.alpha = static_cast<double>(split_a) / static_cast<double>(d);
+    o.split = type == PartitionType::spatial ? spatial_choice(m_graph.layers[l], dims, split_a) : SplitChoice{type, o.alpha};
     o.compute_a_s = side_seconds(static_cast<std::size_t>(group.side_a), l, a);
     o.compute_b_s = side_seconds(static_cast<std::size_t>(group.side_b), l, b);
     return o;
@@ -229,21 +246,33 @@ double Planning::memory_penalty(std::size_t g, std::size_t l, const LayerDims& d
     return worst;
 }
 
-SideVolumes Planning::intra_bytes(std::size_t l, PartitionType type, const LayerDims& dims) const {
+Planning::OwnExchanges Planning::own_bytes(std::size_t l, const Option& o, const LayerDims& dims) const {
     const PlanLayer& layer = m_graph.layers[l];
-    if (type == PartitionType::out_channels && layer.producers.empty()) return {};  // no backward-data, no E_l
-    const double elements = intra_elements(layer, type, dims);
-    const double width = type == PartitionType::batch ? m_bytes.weight_gradients : m_bytes.partial_sums;
-    return {elements * width, elements * width};
+    const auto both = [](double bytes) { return SideVolumes{bytes, bytes}; };
+    const bool backward_data = !layer.producers.empty();  // a layer reading only the network input has no E_l
+    OwnExchanges x;
+    switch (o.type) {
+    case PartitionType::batch: x.weight_sync = both(intra_elements(layer, o.type, dims) * m_bytes.weight_gradients); break;
+    case PartitionType::in_channels: x.forward_out = both(intra_elements(layer, o.type, dims) * m_bytes.partial_sums); break;
+    case PartitionType::out_channels:
+        if (backward_data) x.backward_out = both(intra_elements(layer, o.type, dims) * m_bytes.partial_sums);
+        break;
+    case PartitionType::spatial:
+        x.weight_sync = both(intra_elements(layer, o.type, dims) * m_bytes.weight_gradients);
+        if (backward_data) x.backward_out = both(spatial_halo_elements(layer, dims, o.split_a) * m_bytes.partial_sums);
+        break;
+    }
+    return x;
 }
 
 std::pair<SideVolumes, SideVolumes> Planning::edge_bytes(std::size_t l, std::size_t e, const LayerDims& dims,
                                                           const Option& from, const Option& to) const {
     // The boundary tensor is the consumer's input at this group: rows = samples, columns =
-    // input channels x positions (channel-major, so a channel split is a column split).
+    // input channels x the image rows its output rows read x their width (channel-major, so a
+    // channel split is a column split and an image-row split a stripe in every channel).
     const PlanLayer& layer = m_graph.layers[l];
-    const EdgeTransfer x = edge_transfer(layer.producers[e].kind, from.choice(), to.choice(), dims.batch,
-                                         dims.in_channels * layer.in_positions);
+    const TensorShape shape{dims.batch, dims.in_channels, layer.input_rows(dims.out_rows), layer.in_width};
+    const EdgeTransfer x = edge_transfer(layer.producers[e].kind, from.choice(), to.choice(), shape);
     return {x.forward.scaled(m_bytes.activations), x.backward.scaled(m_bytes.gradients)};
 }
 
@@ -258,6 +287,7 @@ std::string Planning::subproblem_key(std::size_t g, const std::vector<LayerDims>
         put(d.batch);
         put(d.in_channels);
         put(d.out_channels);
+        put(d.out_rows);
     }
     const Group& group = m_groups[g];
     for (const int side : {group.side_a, group.side_b}) {
@@ -314,10 +344,12 @@ void Planning::solve_group(std::size_t g, const std::vector<LayerDims>& dims, st
                 if (split != o->split_a) options[l].push_back(option_at(g, l, dims[l], type, split));
             }
         }
-        for (const Option& o : options[l])
-            costs.layer[l].push_back(cost_of(intra_bytes(l, o.type, dims[l])) +
+        for (const Option& o : options[l]) {
+            const OwnExchanges own = own_bytes(l, o, dims[l]);
+            costs.layer[l].push_back(cost_of(own.forward_out) + cost_of(own.backward_out) + cost_of(own.weight_sync) +
                                      (by_time ? std::max(o.compute_a_s, o.compute_b_s) : 0) +
                                      (m_memory_weight > 0 ? m_memory_weight * memory_penalty(g, l, dims[l], o) : 0));
+        }
         if (options[l].empty()) {
             std::string types;
             for (std::size_t t = 0; t < kPartitionTypes; ++t)
@@ -327,7 +359,11 @@ void Planning::solve_group(std::size_t g, const std::vector<LayerDims>& dims, st
                             std::to_string(group.nodes.size()) + " nodes by " + std::string(m_planner) +
                             " (Type " + types + "): at this level it has batch " + std::to_string(d.batch) +
                             ", " + std::to_string(d.in_channels) + " input and " + std::to_string(d.out_channels) +
-                            " output channels, and a split needs at least 2");
+                            " output channels" +
+                            (allowed[static_cast<std::size_t>(PartitionType::spatial)]
+                                 ? " and " + std::to_string(d.out_rows) + " output rows"
+                                 : std::string()) +
+                            ", and a split needs at least 2");
         }
     }
     // (2) Per edge and option pair: re-partitioning the boundary tensors.
@@ -359,10 +395,10 @@ void Planning::solve_group(std::size_t g, const std::vector<LayerDims>& dims, st
         c.dims = dims[l];
         c.compute_a_s = o.compute_a_s;
         c.compute_b_s = o.compute_b_s;
-        const SideVolumes own = intra_bytes(l, c.type, dims[l]);
-        c.forward_out = c.type == PartitionType::in_channels ? own : SideVolumes{};
-        c.backward_out = c.type == PartitionType::out_channels ? own : SideVolumes{};
-        c.weight_sync = c.type == PartitionType::batch ? own : SideVolumes{};
+        const OwnExchanges own = own_bytes(l, o, dims[l]);
+        c.forward_out = own.forward_out;
+        c.backward_out = own.backward_out;
+        c.weight_sync = own.weight_sync;
     }
     for (std::size_t l = 0; l < n; ++l) {
         const auto& producers = m_graph.layers[l].producers;
@@ -444,7 +480,9 @@ void check_batch_impl(const LayerGraph& graph, const ClusterView& cluster, const
     const std::size_t nodes = cluster.order.size();
     for (const PlanLayer& layer : graph.layers) {
         const auto allowed = rules.allowed(layer);
-        if (allowed[0] && !allowed[1] && !allowed[2] && layer.dims.batch < nodes)
+        const bool batch_only = std::count(allowed.begin(), allowed.end(), true) == 1 &&
+                                allowed[static_cast<std::size_t>(PartitionType::batch)];
+        if (batch_only && layer.dims.batch < nodes)
             throw PlanError("planner " + std::string(planner) + " splits the batch of layer '" + layer.name +
                             "' over every node: batch " + std::to_string(layer.dims.batch) + " is smaller than the " +
                             std::to_string(nodes) + " nodes");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "planner/layer_graph.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace fastsim::planner {
@@ -10,8 +11,19 @@ const char* to_string(PartitionType type) {
     case PartitionType::batch: return "I";
     case PartitionType::in_channels: return "II";
     case PartitionType::out_channels: return "III";
+    case PartitionType::spatial: return "IV";
     }
     return "?";
+}
+
+const EnumNames<PartitionType, kPartitionTypes>& enum_names(PartitionType) {
+    static constexpr EnumNames<PartitionType, kPartitionTypes> kNames{{
+        {"batch", PartitionType::batch},
+        {"in_channels", PartitionType::in_channels},
+        {"out_channels", PartitionType::out_channels},
+        {"spatial", PartitionType::spatial},
+    }};
+    return kNames;
 }
 
 std::uint64_t& LayerDims::along(PartitionType type) {
@@ -19,6 +31,7 @@ std::uint64_t& LayerDims::along(PartitionType type) {
     case PartitionType::batch: return batch;
     case PartitionType::in_channels: return in_channels;
     case PartitionType::out_channels: return out_channels;
+    case PartitionType::spatial: return out_rows;
     }
     return batch;
 }
@@ -28,8 +41,29 @@ std::uint64_t LayerDims::along(PartitionType type) const {
     case PartitionType::batch: return batch;
     case PartitionType::in_channels: return in_channels;
     case PartitionType::out_channels: return out_channels;
+    case PartitionType::spatial: return out_rows;
     }
     return batch;
+}
+
+std::uint64_t PlanLayer::input_rows(std::uint64_t out_rows) const {
+    if (out_rows >= dims.out_rows) return in_height;
+    return std::min(in_height, (out_rows - 1) * stride + kernel_height);
+}
+
+SpatialInputRows PlanLayer::spatial_input_rows(const LayerDims& d, std::uint64_t split_a) const {
+    SpatialInputRows r;
+    r.height = input_rows(d.out_rows);
+    // The padded window of d.out_rows output rows is (out_rows - 1) * stride + k_h rows; those it
+    // lacks of the input are zero padding, above it by the layer's padding at most.
+    const std::uint64_t padded = (d.out_rows - 1) * stride + kernel_height;
+    const std::uint64_t above = d.out_rows >= dims.out_rows ? padding : std::min(padding, padded > r.height ? padded - r.height : 0);
+    const auto clamp_row = [&](std::uint64_t padded_row) {  // a row of the padded window as an input row
+        return std::min(r.height, padded_row > above ? padded_row - above : 0);
+    };
+    r.a_end = clamp_row(split_a == 0 ? 0 : (split_a - 1) * stride + kernel_height);
+    r.b_begin = clamp_row(split_a * stride);
+    return r;
 }
 
 workload::Layer PlanLayer::with_dims(const LayerDims& d) const {
@@ -38,6 +72,11 @@ workload::Layer PlanLayer::with_dims(const LayerDims& d) const {
     case workload::LayerKind::conv:
         l.in_channels = static_cast<int>(d.in_channels);
         l.filters = static_cast<int>(d.out_channels);
+        if (d.out_rows < dims.out_rows) {  // a Type IV share: its padded input window
+            l.in_height = static_cast<int>((d.out_rows - 1) * stride + kernel_height);
+            l.in_width += 2 * l.padding;
+            l.padding = 0;
+        }
         break;
     case workload::LayerKind::fc:
         l.in_features = static_cast<int>(d.in_channels);
@@ -68,6 +107,13 @@ LayerGraph build_layer_graph(const workload::Workload& workload, std::uint64_t b
             p.in_positions = u64(l.in_height) * u64(l.in_width);
             p.out_positions = u64(l.out_height()) * u64(l.out_width());
             p.kernel_area = u64(l.kernel_height) * u64(l.kernel_width);
+            p.dims.out_rows = u64(l.out_height());
+            p.in_height = u64(l.in_height);
+            p.in_width = u64(l.in_width);
+            p.out_width = u64(l.out_width());
+            p.kernel_height = u64(l.kernel_height);
+            p.stride = u64(l.stride);
+            p.padding = u64(l.padding);
             break;
         case workload::LayerKind::fc:
             p.dims.in_channels = u64(l.in_features);
@@ -80,6 +126,10 @@ LayerGraph build_layer_graph(const workload::Workload& workload, std::uint64_t b
             p.in_positions = p.out_positions = u64(l.m) * u64(l.repeat);
             p.has_weights = false;
             break;
+        }
+        if (l.kind != workload::LayerKind::conv) {  // one row holding every position
+            p.in_width = p.in_positions;
+            p.out_width = p.out_positions;
         }
         if (l.inputs.empty()) {
             if (i > 0) p.producers.push_back({i - 1, EdgeKind::producer_output});

@@ -6,33 +6,50 @@
 #include <string>
 #include <vector>
 
+#include "common/enum_names.h"
 #include "workload/layer.h"
 
 namespace fastsim::planner {
 
-/// The three partition types of AccPar (docs/planner.md, "Partition types").
+/// The three partition types of AccPar and spatial parallelism (docs/planner.md, "Partition
+/// types"). Arrays indexed by type have kPartitionTypes entries.
 enum class PartitionType : std::uint8_t {
     batch = 0,         ///< Type I: split B (data parallelism); costs the weight-gradient sum
     in_channels = 1,   ///< Type II: split D_i; costs the output partial sums
-    out_channels = 2   ///< Type III: split D_o; costs the input-error partial sums
+    out_channels = 2,  ///< Type III: split D_o; costs the input-error partial sums
+    spatial = 3        ///< Type IV: split a convolution's output rows; costs the halo and the weight-gradient sum
 };
-inline constexpr std::size_t kPartitionTypes = 3;
+inline constexpr std::size_t kPartitionTypes = 4;
 
-/// "I", "II" or "III".
+/// "I", "II", "III" or "IV".
 const char* to_string(PartitionType type);
+/// Every type's name ("batch", "in_channels", "out_channels", "spatial"), for name_of.
+const EnumNames<PartitionType, kPartitionTypes>& enum_names(PartitionType);
 
 /// The GEMM view of one layer that the planner splits: (B x D_i) * (D_i x D_o), with a
-/// convolution's tensors scaled by their spatial sizes (AccPar's accounting).
+/// convolution's tensors scaled by their spatial sizes (AccPar's accounting), and the rows of
+/// a convolution's output image that Type IV splits.
 struct LayerDims {
     std::uint64_t batch = 0;         ///< B: samples
     std::uint64_t in_channels = 0;   ///< D_i
     std::uint64_t out_channels = 0;  ///< D_o
+    std::uint64_t out_rows = 1;      ///< output image rows (H_out of a convolution; 1 for other layers)
 
     [[nodiscard]] std::uint64_t& along(PartitionType type);
     [[nodiscard]] std::uint64_t along(PartitionType type) const;
     friend bool operator==(const LayerDims& a, const LayerDims& b) {
-        return a.batch == b.batch && a.in_channels == b.in_channels && a.out_channels == b.out_channels;
+        return a.batch == b.batch && a.in_channels == b.in_channels && a.out_channels == b.out_channels &&
+               a.out_rows == b.out_rows;
     }
+};
+
+/// The input image rows each side of a Type IV cut reads: side A's output rows read input rows
+/// [0, a_end), side B's [b_begin, height), of an input window of `height` rows (halo included:
+/// both sides read the rows [b_begin, a_end) when b_begin < a_end).
+struct SpatialInputRows {
+    std::uint64_t height = 0, a_end = 0, b_begin = 0;
+    /// Rows both sides read: max(0, a_end - b_begin).
+    [[nodiscard]] std::uint64_t halo() const { return a_end > b_begin ? a_end - b_begin : 0; }
 };
 
 /// Which tensor an edge of the layer graph moves (docs/planner.md, "Ownership").
@@ -60,16 +77,42 @@ struct PlanLayer {
     std::uint64_t in_positions = 1;      ///< H_in * W_in (tokens, or m * repeat for a matmul)
     std::uint64_t out_positions = 1;     ///< H_out * W_out
     std::uint64_t kernel_area = 1;       ///< k_h * k_w
+    // Image rows (Type IV). A layer without them (fc, matmul) has one input and one output row
+    // holding all its positions, kernel height 1, stride 1 and no padding.
+    std::uint64_t in_height = 1;         ///< H_in: input image rows
+    std::uint64_t in_width = 1;          ///< positions per input row (W_in); in_height * in_width = in_positions
+    std::uint64_t out_width = 1;         ///< positions per output row (W_out); dims.out_rows * out_width = out_positions
+    std::uint64_t kernel_height = 1;     ///< k_h
+    std::uint64_t stride = 1;            ///< rows between consecutive output rows' windows
+    std::uint64_t padding = 0;           ///< zero rows above (and below) the input image
     bool has_weights = true;             ///< false for a matmul of two activations
     std::vector<Edge> producers;         ///< empty: reads the network input
 
-    /// Element counts at `d`: A(F_l) = A(E_l) (input), A(F_l+1) (output), A(W) = A(dW).
-    [[nodiscard]] std::uint64_t input_elements(const LayerDims& d) const { return d.batch * d.in_channels * in_positions; }
-    [[nodiscard]] std::uint64_t output_elements(const LayerDims& d) const { return d.batch * d.out_channels * out_positions; }
+    /// Whether Type IV may split this layer: a convolution with at least 2 output rows.
+    [[nodiscard]] bool spatial_splittable() const { return layer.kind == workload::LayerKind::conv && dims.out_rows >= 2; }
+    /// Input image rows that `out_rows` consecutive output rows read: all of them for the whole
+    /// output, else the window min(H_in, (out_rows - 1) * stride + k_h).
+    [[nodiscard]] std::uint64_t input_rows(std::uint64_t out_rows) const;
+    /// The rows each side reads when a Type IV cut at `dims` (dims.out_rows output rows, their
+    /// input window input_rows(dims.out_rows)) gives side A the first `split_a` output rows
+    /// (docs/planner.md, "Type IV"): a_end = min(H, (split_a - 1) * stride + k_h - p),
+    /// b_begin = min(H, split_a * stride - p), each at least 0, where p is the padding above the
+    /// window: the layer's padding for the whole image, else min(padding, the window's missing rows).
+    [[nodiscard]] SpatialInputRows spatial_input_rows(const LayerDims& dims, std::uint64_t split_a) const;
+
+    /// Element counts at `d`: A(F_l) = A(E_l) (input: the rows d.out_rows read), A(F_l+1)
+    /// (output), A(W) = A(dW).
+    [[nodiscard]] std::uint64_t input_elements(const LayerDims& d) const {
+        return d.batch * d.in_channels * input_rows(d.out_rows) * in_width;
+    }
+    [[nodiscard]] std::uint64_t output_elements(const LayerDims& d) const { return d.batch * d.out_channels * d.out_rows * out_width; }
     [[nodiscard]] std::uint64_t weight_elements(const LayerDims& d) const {
         return has_weights ? d.in_channels * d.out_channels * kernel_area : 0;
     }
-    /// The trace layer with its channels (and so its GEMM) reduced to `d`.
+    /// The trace layer with its channels (and so its GEMM) reduced to `d`. A convolution with
+    /// fewer output rows than its whole output is lowered as its padded input window: padding
+    /// 0, in_width W_in + 2 * padding, in_height (d.out_rows - 1) * stride + k_h, so that
+    /// out_height() = d.out_rows and out_width() is unchanged (docs/planner.md, "Type IV").
     [[nodiscard]] workload::Layer with_dims(const LayerDims& d) const;
 };
 

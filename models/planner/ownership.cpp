@@ -7,16 +7,47 @@
 namespace fastsim::planner {
 namespace {
 
-/// A rectangle of a rows x columns tensor: [r0, r1) x [c0, c1).
-struct Region {
-    std::uint64_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;
-    [[nodiscard]] std::uint64_t area() const { return (r1 - r0) * (c1 - c0); }
+/// A set of columns of a tensor: one block [lo, hi) of column indices, or (stripes) the
+/// positions [lo, hi) of every channel's block of `period` columns.
+struct Columns {
+    bool stripes = false;
+    std::uint64_t lo = 0, hi = 0;
 };
 
-std::uint64_t overlap(const Region& a, const Region& b) {
+/// The part of a tensor a side holds: samples [r0, r1) x `columns`.
+struct Region {
+    std::uint64_t r0 = 0, r1 = 0;
+    Columns columns;
+};
+
+/// Columns of a tensor of `shape` in `c`.
+std::uint64_t count(const Columns& c, const TensorShape& shape) {
+    return c.stripes ? shape.channels * (c.hi - c.lo) : c.hi - c.lo;
+}
+
+/// Columns in [0, x) whose position in their channel's block lies in the stripe [q0, q1).
+std::uint64_t stripe_columns_below(std::uint64_t x, std::uint64_t period, std::uint64_t q0, std::uint64_t q1) {
+    const std::uint64_t in_part = x % period;
+    return x / period * (q1 - q0) + (in_part > q0 ? std::min(in_part, q1) - q0 : 0);
+}
+
+/// Columns in both `a` and `b`.
+std::uint64_t common(const Columns& a, const Columns& b, const TensorShape& shape) {
+    if (a.hi <= a.lo || b.hi <= b.lo) return 0;
+    if (a.stripes == b.stripes) {
+        const std::uint64_t lo = std::max(a.lo, b.lo), hi = std::min(a.hi, b.hi);
+        return hi > lo ? (a.stripes ? shape.channels : 1) * (hi - lo) : 0;
+    }
+    const Columns& block = a.stripes ? b : a;
+    const Columns& stripe = a.stripes ? a : b;
+    const std::uint64_t period = shape.height * shape.width;
+    return stripe_columns_below(block.hi, period, stripe.lo, stripe.hi) -
+           stripe_columns_below(block.lo, period, stripe.lo, stripe.hi);
+}
+
+std::uint64_t overlap(const Region& a, const Region& b, const TensorShape& shape) {
     const std::uint64_t r0 = std::max(a.r0, b.r0), r1 = std::min(a.r1, b.r1);
-    const std::uint64_t c0 = std::max(a.c0, b.c0), c1 = std::min(a.c1, b.c1);
-    return r1 > r0 && c1 > c0 ? (r1 - r0) * (c1 - c0) : 0;
+    return r1 > r0 ? (r1 - r0) * common(a.columns, b.columns, shape) : 0;
 }
 
 /// Where `share` of `extent` ends, in whole units.
@@ -26,17 +57,23 @@ std::uint64_t cut(double share, std::uint64_t extent) {
 }
 
 /// The part of the tensor side A (`side_a`) or side B holds under `layout`.
-Region side_region(const TensorLayout& layout, bool side_a, std::uint64_t rows, std::uint64_t columns) {
-    Region all{0, rows, 0, columns};
+Region side_region(const TensorLayout& layout, bool side_a, const TensorShape& shape) {
+    Region all{0, shape.samples, {false, 0, shape.columns()}};
     switch (layout.split) {
     case TensorLayout::Split::rows: {
-        const std::uint64_t at = cut(layout.share, rows);
+        const std::uint64_t at = cut(layout.share, shape.samples);
         (side_a ? all.r1 : all.r0) = at;
         return all;
     }
     case TensorLayout::Split::columns: {
-        const std::uint64_t at = cut(layout.share, columns);
-        (side_a ? all.c1 : all.c0) = at;
+        const std::uint64_t at = cut(layout.share, shape.columns());
+        (side_a ? all.columns.hi : all.columns.lo) = at;
+        return all;
+    }
+    case TensorLayout::Split::image_rows: {
+        const std::uint64_t end = side_a ? cut(layout.share, shape.height) : shape.height;
+        const std::uint64_t begin = side_a ? 0 : std::min(end, cut(layout.b_from, shape.height));
+        all.columns = {true, begin * shape.width, end * shape.width};
         return all;
     }
     case TensorLayout::Split::none: return all;
@@ -46,52 +83,78 @@ Region side_region(const TensorLayout& layout, bool side_a, std::uint64_t rows, 
 
 }  // namespace
 
-TensorLayout input_layout(PartitionType type, double alpha) {
-    switch (type) {
-    case PartitionType::batch: return {TensorLayout::Split::rows, alpha};
-    case PartitionType::in_channels: return {TensorLayout::Split::columns, alpha};
+SplitChoice spatial_choice(const PlanLayer& layer, const LayerDims& dims, std::uint64_t split_a) {
+    const SpatialInputRows rows = layer.spatial_input_rows(dims, split_a);
+    const auto fraction = [&](std::uint64_t row) { return static_cast<double>(row) / static_cast<double>(rows.height); };
+    return {PartitionType::spatial, static_cast<double>(split_a) / static_cast<double>(dims.out_rows), fraction(rows.a_end),
+            fraction(rows.b_begin)};
+}
+
+TensorLayout input_layout(const SplitChoice& c) {
+    switch (c.type) {
+    case PartitionType::batch: return {TensorLayout::Split::rows, c.alpha};
+    case PartitionType::in_channels: return {TensorLayout::Split::columns, c.alpha};
     case PartitionType::out_channels: return {TensorLayout::Split::none, 1};
+    case PartitionType::spatial:
+        return {TensorLayout::Split::image_rows, c.input_a_end < 0 ? c.alpha : c.input_a_end,
+                c.input_b_begin < 0 ? c.alpha : c.input_b_begin};
     }
     return {};
 }
 
-TensorLayout output_layout(PartitionType type, double alpha) {
-    switch (type) {
-    case PartitionType::batch: return {TensorLayout::Split::rows, alpha};
+TensorLayout output_layout(const SplitChoice& c) {
+    switch (c.type) {
+    case PartitionType::batch: return {TensorLayout::Split::rows, c.alpha};
     case PartitionType::in_channels: return {TensorLayout::Split::none, 1};
-    case PartitionType::out_channels: return {TensorLayout::Split::columns, alpha};
+    case PartitionType::out_channels: return {TensorLayout::Split::columns, c.alpha};
+    case PartitionType::spatial: return {TensorLayout::Split::image_rows, c.alpha, c.alpha};
     }
     return {};
 }
 
-SideVolumes missing_elements(const TensorLayout& held, const TensorLayout& needed, std::uint64_t rows,
-                             std::uint64_t columns) {
+SideVolumes missing_elements(const TensorLayout& held, const TensorLayout& needed, const TensorShape& shape) {
     SideVolumes v;
     for (const bool side_a : {true, false}) {
-        const Region need = side_region(needed, side_a, rows, columns);
-        const Region have = side_region(held, side_a, rows, columns);
-        (side_a ? v.to_a : v.to_b) = static_cast<double>(need.area() - overlap(need, have));
+        const Region need = side_region(needed, side_a, shape);
+        const Region have = side_region(held, side_a, shape);
+        const std::uint64_t need_elements = (need.r1 - need.r0) * count(need.columns, shape);
+        (side_a ? v.to_a : v.to_b) = static_cast<double>(need_elements - overlap(need, have, shape));
     }
     return v;
 }
 
-EdgeTransfer edge_transfer(EdgeKind kind, const SplitChoice& from, const SplitChoice& to, std::uint64_t rows,
-                           std::uint64_t columns) {
+SideVolumes missing_elements(const TensorLayout& held, const TensorLayout& needed, std::uint64_t rows,
+                             std::uint64_t columns) {
+    return missing_elements(held, needed, TensorShape{rows, columns, 1, 1});
+}
+
+EdgeTransfer edge_transfer(EdgeKind kind, const SplitChoice& from, const SplitChoice& to, const TensorShape& shape) {
     // F is held as `from` leaves it and needed as `to` takes it; E flows the other way, held as
     // `to` produces it (the same layout as it takes F or needs E) and needed as `from` does.
     const bool chain = kind == EdgeKind::producer_output;
-    const TensorLayout from_side = chain ? output_layout(from.type, from.alpha) : input_layout(from.type, from.alpha);
-    const TensorLayout to_side = chain ? input_layout(to.type, to.alpha) : output_layout(to.type, to.alpha);
-    return {missing_elements(from_side, to_side, rows, columns), missing_elements(to_side, from_side, rows, columns)};
+    const TensorLayout from_side = chain ? output_layout(from) : input_layout(from);
+    const TensorLayout to_side = chain ? input_layout(to) : output_layout(to);
+    return {missing_elements(from_side, to_side, shape), missing_elements(to_side, from_side, shape)};
+}
+
+EdgeTransfer edge_transfer(EdgeKind kind, const SplitChoice& from, const SplitChoice& to, std::uint64_t rows,
+                           std::uint64_t columns) {
+    return edge_transfer(kind, from, to, TensorShape{rows, columns, 1, 1});
 }
 
 double intra_elements(const PlanLayer& layer, PartitionType type, const LayerDims& dims) {
     switch (type) {
-    case PartitionType::batch: return static_cast<double>(layer.weight_elements(dims));
+    case PartitionType::batch:
+    case PartitionType::spatial: return static_cast<double>(layer.weight_elements(dims));
     case PartitionType::in_channels: return static_cast<double>(layer.output_elements(dims));
     case PartitionType::out_channels: return static_cast<double>(layer.input_elements(dims));
     }
     return 0;
+}
+
+double spatial_halo_elements(const PlanLayer& layer, const LayerDims& dims, std::uint64_t split_a) {
+    const std::uint64_t halo = layer.spatial_input_rows(dims, split_a).halo();
+    return static_cast<double>(dims.batch * dims.in_channels * halo * layer.in_width);
 }
 
 }  // namespace fastsim::planner

@@ -152,8 +152,8 @@ struct LayerChoice {
     std::vector<SideVolumes> forward_in;   ///< per producer edge: F into this layer's partition, before its forward
     SideVolumes forward_out;               ///< Type II: output partial sums, after the forward
     std::vector<SideVolumes> backward_in;  ///< per consumer edge: E into this layer's partition, before its backward
-    SideVolumes backward_out;              ///< Type III: input-error partial sums, after backward-data
-    SideVolumes weight_sync;               ///< Type I: weight-gradient sum, after weight-gradient
+    SideVolumes backward_out;              ///< Type III: input-error partial sums (IV: its halo's), after backward-data
+    SideVolumes weight_sync;               ///< Types I and IV: weight-gradient sum, after weight-gradient
 
     /// Communication seconds of each part of the step at this group.
     [[nodiscard]] double forward_comm_s(const ExchangeCost& x) const;

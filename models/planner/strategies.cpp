@@ -35,19 +35,23 @@ private:
     bool m_one_share;  ///< one share per node, network-wide
 };
 
-Allowed batch_only(const PlanLayer&) { return {true, false, false}; }
+Allowed batch_only(const PlanLayer&) { return {true, false, false, false}; }
 
 }  // namespace
+
+std::array<bool, kPartitionTypes> every_type(const PlanLayer& layer) {
+    return {true, true, true, layer.spatial_splittable()};
+}
 
 const Strategy& strategy_of(PlannerKind kind) {
     static const RuleStrategy data_parallel(PlannerKind::data_parallel, batch_only, false, false);
     static const RuleStrategy data_parallel_balanced(PlannerKind::data_parallel_balanced, batch_only, true, true);
     static const RuleStrategy owt(
         PlannerKind::owt,
-        [](const PlanLayer& l) { return l.layer.kind == workload::LayerKind::conv ? Allowed{true, false, false} : Allowed{false, true, false}; },
+        [](const PlanLayer& l) { return l.layer.kind == workload::LayerKind::conv ? Allowed{true, false, false, false} : Allowed{false, true, false, false}; },
         false, false);
-    static const RuleStrategy hypar(PlannerKind::hypar, [](const PlanLayer&) { return Allowed{true, true, false}; }, false, false);
-    static const RuleStrategy tofu(PlannerKind::tofu, [](const PlanLayer&) { return Allowed{true, true, true}; }, false, false);
+    static const RuleStrategy hypar(PlannerKind::hypar, [](const PlanLayer&) { return Allowed{true, true, false, false}; }, false, false);
+    static const RuleStrategy tofu(PlannerKind::tofu, every_type, false, false);
     switch (kind) {
     case PlannerKind::data_parallel: return data_parallel;
     case PlannerKind::data_parallel_balanced: return data_parallel_balanced;

@@ -31,5 +31,8 @@ const Strategy& strategy_of(PlannerKind kind);
 const Strategy& accpar_strategy();
 /// The pipeline planners' strategies, `pipeline` and `alpa` (pipeline.cpp).
 const Strategy& pipeline_strategy(PlannerKind kind);
+/// The types AccPar and Tofu may give a layer: I, II and III, and IV if it is
+/// spatial_splittable.
+std::array<bool, kPartitionTypes> every_type(const PlanLayer& layer);
 
 }  // namespace fastsim::planner

@@ -62,7 +62,7 @@ std::optional<interconnect::AllReduceAlgorithm> all_reduce_algorithm(config::Gra
 std::size_t NodeCharacterisation::KeyHash::operator()(const Key& k) const {
     // Fibonacci hashing of the type, then FNV-1a-style mixing of the dims.
     std::size_t h = k.type * 0x9E3779B97F4A7C15ull ^ k.layer;
-    for (std::uint64_t v : {k.batch, k.in, k.out}) h = (h ^ v) * 0x100000001B3ull;
+    for (std::uint64_t v : {k.batch, k.in, k.out, k.out_rows}) h = (h ^ v) * 0x100000001B3ull;
     return h;
 }
 
@@ -77,7 +77,7 @@ NodeCharacterisation::NodeCharacterisation(const config::Params& params, const p
 
 const NodeCharacterisation::LayerCounters& NodeCharacterisation::counters(std::size_t type, std::size_t layer,
                                                                           const planner::LayerDims& dims) {
-    const Key key{type, layer, dims.batch, dims.in_channels, dims.out_channels};
+    const Key key{type, layer, dims.batch, dims.in_channels, dims.out_channels, dims.out_rows};
     if (auto it = m_cache.find(key); it != m_cache.end()) return it->second;
     const config::NodeTypeParams& t = m_params.cluster.node_types[type];
     const planner::PlanLayer& pl = m_graph.layers[layer];

@@ -42,9 +42,9 @@ public:
 private:
     struct Key {
         std::size_t type, layer;
-        std::uint64_t batch, in, out;
+        std::uint64_t batch, in, out, out_rows;
         bool operator==(const Key& o) const {
-            return std::tie(type, layer, batch, in, out) == std::tie(o.type, o.layer, o.batch, o.in, o.out);
+            return std::tie(type, layer, batch, in, out, out_rows) == std::tie(o.type, o.layer, o.batch, o.in, o.out, o.out_rows);
         }
     };
     struct KeyHash {

@@ -233,8 +233,9 @@ WorkEstimate estimate_training_step(const config::Params& params, bool timeline)
 
 std::size_t plans_made(planner::PlannerKind kind) {
     switch (kind) {
-    case planner::PlannerKind::accpar:  // its DP and a calibration round, then every other planner's plan
-        return 2 + (planner::kAllPlanners.size() - 1) + 1;
+    case planner::PlannerKind::accpar:  // its DP over I-IV and over I-III, each with a calibration round, then every
+                                        // other intra-layer planner's plan (balanced data parallelism: two)
+        return 2 * 2 + (planner::kAllPlanners.size() - 3) + 1;
     case planner::PlannerKind::data_parallel_balanced: return 2;  // and a calibration round
     case planner::PlannerKind::pipeline:
     case planner::PlannerKind::alpa: return 16;  // a stage's or a block's plan each (a guess: progress only)

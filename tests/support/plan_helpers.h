@@ -40,7 +40,7 @@ inline planner::ComputeModel linear_compute(const planner::LayerGraph& graph, st
     return [&graph, speed](std::size_t type, LayerId l, const planner::LayerDims& d) {
         const auto& layer = graph.layers[l.value()];
         const double macs = static_cast<double>(d.batch * d.in_channels * d.out_channels * layer.kernel_area *
-                                                layer.out_positions);
+                                                d.out_rows * layer.out_width);
         const double s = macs / speed[type];
         return planner::PhaseSeconds{s, s, s};
     };

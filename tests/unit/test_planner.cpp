@@ -216,6 +216,7 @@ bool holds(PartitionType type, bool input, double alpha, bool side_a, std::uint6
     case PartitionType::batch: return first(r, rows) == side_a;
     case PartitionType::in_channels: return input ? first(c, columns) == side_a : true;
     case PartitionType::out_channels: return input ? true : first(c, columns) == side_a;
+    case PartitionType::spatial: break;  // not drawn here: test_planner_spatial.cpp
     }
     return false;
 }
