@@ -125,6 +125,33 @@ def bert_encoder():
            "(output + that sum) has no consumer inside one block, so it does not appear."])
 
 
+def gpt(filename, network, blocks, hidden, heads, seq, vocab, source):
+    head = hidden // heads
+    ffn = 4 * hidden
+    layers = []
+    previous = "input"
+    for b in range(blocks):
+        p = f"h{b}."
+        layers += [
+            fc(p + "query", hidden, hidden, tokens=seq, inputs=[previous]),
+            fc(p + "key", hidden, hidden, tokens=seq, inputs=[previous]),
+            fc(p + "value", hidden, hidden, tokens=seq, inputs=[previous]),
+            matmul(p + "scores", seq, head, seq, heads, [p + "query", p + "key"]),
+            matmul(p + "context", seq, seq, head, heads, [p + "scores", p + "value"]),
+            fc(p + "attention_output", hidden, hidden, tokens=seq, inputs=[p + "context"]),
+            fc(p + "mlp_in", hidden, ffn, tokens=seq, inputs=[p + "attention_output", previous]),
+            fc(p + "mlp_out", ffn, hidden, tokens=seq, inputs=[p + "mlp_in"]),
+        ]
+        previous = p + "mlp_out"
+    layers.append(fc("lm_head", hidden, vocab, tokens=seq, inputs=[previous]))
+    write(filename, network, source, layers,
+          [f"{blocks} decoder blocks, hidden {hidden}, {heads} heads of {head}, MLP {ffn}, sequence length {seq},",
+           f"vocabulary {vocab}. Per block: QKV, the attention matmuls (scores = Q K^T, context = scores V per head),",
+           "the output projection and the MLP. Softmax, LayerNorm, GELU and the embedding lookup are not GEMMs;",
+           "residual adds are joins (mlp_in reads attention_output + the block input; the block's second add",
+           "feeds the next block through mlp_out). lm_head is the (tied) output projection to the vocabulary."])
+
+
 # AccPar's own layer shapes (github.com/linghaosong/AccPar, commit 8f28c36: networks/Alexnet.txt,
 # networks/Vgg11.txt, src/helper.cpp gen_resnet), as its code builds them: (name, kind, input
 # channels, output channels, input side, output side, kernel side). Its ResNets have no
@@ -311,6 +338,10 @@ if __name__ == "__main__":
     resnet("resnet50", [3, 4, 6, 3], True, "He et al., CVPR 2016, 50-layer v1.5 (stride on the 3x3, torchvision)")
     resnet("resnet152", [3, 8, 36, 3], True, "He et al., CVPR 2016, 152-layer v1.5 (stride on the 3x3, torchvision)")
     bert_encoder()
+    gpt("gpt2_xl.yaml", "gpt2_xl", 48, 1600, 25, 1024, 50257,
+        "Radford et al. 2019, GPT-2 1.5B (XL): 48 layers, d_model 1600, 25 heads, context 1024")
+    gpt("gpt3_6.7b.yaml", "gpt3_6.7b", 32, 4096, 32, 2048, 50257,
+        "Brown et al. 2020, Table 2.1, GPT-3 6.7B: 32 layers, d_model 4096, 32 heads of 128, context 2048")
     os.makedirs(os.path.join(OUT, "accpar"), exist_ok=True)
     accpar_trace("alexnet", 0)
     accpar_trace("vgg11", 0)

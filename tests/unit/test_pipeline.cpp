@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+// Pipeline planners (docs/pipeline.md): schedules, the uniform-stage formula on the predictor
+// and the SystemC cluster, Alpa's DP against brute force, and memory.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "cluster/cluster.h"
+#include "interconnect/collective_cost.h"
+#include "interconnect/topology.h"
+#include "planner/pipeline.h"
+#include "planner/strategy.h"
+#include "support/plan_helpers.h"
+#include "support/systemc_fixture.h"
+
+using namespace fastsim;
+using planner::PipelineSchedule;
+
+namespace {
+
+/// `layers` identical fc layers in a chain.
+workload::Workload chain(std::size_t layers, int width) {
+    workload::Workload w;
+    for (std::size_t l = 0; l < layers; ++l) {
+        const std::string name = "fc" + std::to_string(l);
+        w.layers.push_back(test::fc(name, width, width, l == 0 ? std::vector<std::string>{} : std::vector<std::string>{"fc" + std::to_string(l - 1)}));
+    }
+    return w;
+}
+
+}  // namespace
+
+TEST_CASE("Stage orders: GPipe stashes every micro-batch, 1F1B at most the stages after it", "[pipeline]") {
+    for (const std::size_t p : {1u, 2u, 4u, 7u})
+        for (const std::size_t m : {1u, 3u, 8u, 16u})
+            for (std::size_t s = 0; s < p; ++s) {
+                INFO("P " << p << ", M " << m << ", stage " << s);
+                const auto gpipe = planner::stage_order(PipelineSchedule::gpipe, p, s, m);
+                const auto one = planner::stage_order(PipelineSchedule::one_f_one_b, p, s, m);
+                CHECK(gpipe.size() == 2 * m);
+                CHECK(one.size() == 2 * m);
+                CHECK(planner::peak_in_flight(gpipe) == m);
+                CHECK(planner::peak_in_flight(one) == std::min(m, p - s));
+                // Every micro-batch once each way, its forward first.
+                std::vector<int> seen(m, 0);
+                for (const auto& t : one) {
+                    if (t.forward) CHECK(seen[t.microbatch]++ == 0);
+                    else CHECK(seen[t.microbatch]++ == 1);
+                }
+            }
+    // 1F1B on stage 0 of 4 with 6 micro-batches: 3 warm-up forwards, then F3 B0 F4 B1 F5 B2, then B3 B4 B5.
+    const auto order = planner::stage_order(PipelineSchedule::one_f_one_b, 4, 0, 6);
+    std::string text;
+    for (const auto& t : order) text += (t.forward ? "F" : "B") + std::to_string(t.microbatch) + " ";
+    CHECK(text == "F0 F1 F2 F3 B0 F4 B1 F5 B2 B3 B4 B5 ");
+}
+
+TEST_CASE("Uniform stages: the step is (M + P - 1) x the stage time, planned and simulated", "[pipeline]") {
+    // P identical fc layers on P identical nodes (one stage each), free links: every stage takes
+    // F = 1 ms forward and B = 2 ms backward per micro-batch.
+    const std::size_t p = 4;
+    for (const std::size_t m : {4u, 8u}) {
+        for (const PipelineSchedule schedule : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b}) {
+            INFO("M " << m << (schedule == PipelineSchedule::gpipe ? ", gpipe" : ", 1f1b"));
+            const auto graph = planner::build_layer_graph(chain(p, 64), 16 * m);
+            const auto view = test::uniform_cluster(p);
+            const auto exchange = test::flat_exchange(0, 1e18);
+            const auto groups = planner::bisect(view, exchange);
+            const planner::ComputeModel compute = [](std::size_t, LayerId, const planner::LayerDims&) {
+                return planner::PhaseSeconds{1e-3, 1e-3, 1e-3};
+            };
+            planner::PlannerOptions options;
+            options.kind = planner::PlannerKind::pipeline;
+            options.pipeline.stages = p;
+            options.pipeline.microbatches = m;
+            options.pipeline.schedule = schedule;
+            options.pipeline.intra = planner::PlannerKind::data_parallel;
+            const planner::PlanningInputs in{graph, view, groups, compute, {}, test::free_all_reduce(), {}, {}, {}, exchange};
+            const planner::Plan plan = planner::make_plan(in, options);
+            REQUIRE(plan.pipeline);
+            const double stage_s = 3e-3, steps = static_cast<double>(m + p - 1);
+            CHECK(plan.step_s == Approx(steps * stage_s).epsilon(1e-9));
+            CHECK(plan.pipeline->bubble_fraction == Approx(double(p - 1) / steps).epsilon(0.01));
+            for (std::size_t s = 0; s < p; ++s)
+                CHECK(plan.pipeline->stages[s].in_flight == (schedule == PipelineSchedule::gpipe ? m : std::min(m, p - s)));
+            // The same schedule on the SystemC cluster, every phase 1 ms, links of 1e9 GB/s.
+            const Picoseconds ms(1'000'000'000);
+            const auto compute_ps = [&](NodeId, LayerId) { return std::array<Picoseconds, 3>{ms, ms, ms}; };
+            const interconnect::Topology ring = interconnect::Topology::ring(p, {1e9, 0.0, 1.0});
+            const auto programs = planner::build_schedule(graph, plan, p, compute_ps, *test::free_all_reduce());
+            const test::FreshSimContext context;  // one elaboration per kernel
+            const auto r = cluster::run_cluster(ring, programs);
+            CHECK(double(r.end_ps.count()) * 1e-12 == Approx(steps * stage_s).epsilon(1e-6));
+            double busy = 0;
+            for (const auto& node : r.nodes) busy += double(node.compute_ps.count()) * 1e-12;
+            CHECK(1 - busy / (double(p) * double(r.end_ps.count()) * 1e-12) == Approx(double(p - 1) / steps).epsilon(0.01));
+        }
+    }
+}
+
+TEST_CASE("Alpa's inter-operator DP equals brute force on small cases", "[pipeline]") {
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> latency(0.5, 3.0);
+    std::uniform_int_distribution<std::size_t> room(0, 6);
+    const std::vector<planner::MeshRange> meshes{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {0, 2}, {2, 4}, {0, 4}, {1, 3}};
+    for (int trial = 0; trial < 60; ++trial) {
+        const std::size_t blocks = 2 + static_cast<std::size_t>(trial % 4);
+        const std::size_t m = 1 + static_cast<std::size_t>(trial % 5);
+        std::map<std::tuple<std::size_t, std::size_t, std::size_t>, planner::AlpaStageCost> table;
+        const auto cost = [&](std::size_t i, std::size_t j, std::size_t mesh) {
+            auto& c = table[{i, j, mesh}];
+            if (c.latency_s == std::numeric_limits<double>::infinity()) {
+                const double width = double(meshes[mesh].end - meshes[mesh].first);
+                c.latency_s = double(j - i) * latency(rng) / width;
+                c.max_in_flight = room(rng);
+            }
+            return c;
+        };
+        for (const std::size_t stages : {0u, 1u, 2u, 3u})
+            for (const auto schedule : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b}) {
+                INFO("trial " << trial << ", stages " << stages);
+                const auto dp = planner::alpa_inter_op(blocks, meshes, 4, m, stages, schedule, cost);
+                const auto brute = planner::alpa_brute_force(blocks, meshes, 4, m, stages, schedule, cost);
+                if (brute.stages.empty()) {
+                    CHECK(dp.stages.empty());
+                    continue;
+                }
+                CHECK(dp.objective_s == Approx(brute.objective_s).epsilon(1e-12));
+            }
+    }
+}
+
+TEST_CASE("Alpa never loses to data parallelism or AccPar, and fits where data parallelism does not", "[pipeline]") {
+    // Eight 2048-wide fc layers (4 Mi weights each) on 4 nodes of 2 types; memory: weights and
+    // gradients 4 bytes an element, capacity for about a third of the model per node.
+    const auto graph = planner::build_layer_graph(chain(8, 2048), 64);
+    planner::ClusterView view = test::uniform_cluster(4);
+    view.node_type = {0, 0, 1, 1};
+    view.preferred_cuts = {2};
+    const auto exchange = test::flat_exchange(1e-6, 25e9);
+    const auto groups = planner::bisect(view, exchange);
+    const auto compute = test::linear_compute(graph, {1e12, 2e12});
+    planner::ElementBytes bytes;
+    for (const bool tight : {false, true}) {
+        INFO((tight ? "memory checked" : "memory not checked"));
+        planner::MemoryModel memory;
+        if (tight) {
+            memory.bytes = [](std::size_t, planner::Stored, std::uint64_t elements) { return 4.0 * double(elements); };
+            memory.capacity_bytes = {220e6, 220e6};
+        }
+        const planner::PlanningInputs in{graph, view, groups, compute, bytes, test::free_all_reduce(), memory, {}, {}, exchange};
+        planner::PlannerOptions options;
+        options.kind = planner::PlannerKind::alpa;
+        options.pipeline.intra = planner::PlannerKind::accpar;
+        const planner::Plan alpa = planner::make_plan(in, options);
+        CHECK(alpa.memory_shortfalls.empty());
+        for (const auto kind : {planner::PlannerKind::data_parallel, planner::PlannerKind::accpar}) {
+            options.kind = kind;
+            if (tight && kind == planner::PlannerKind::data_parallel) {
+                CHECK_THROWS_WITH(planner::make_plan(in, options), Catch::Contains("no plan of data_parallel fits in memory"));
+                continue;
+            }
+            try {
+                CHECK(alpa.step_s <= planner::make_plan(in, options).step_s * (1 + 1e-12));
+            } catch (const planner::PlanError&) {
+                // AccPar cannot fit either: nothing to lose to
+            }
+        }
+    }
+}
+
+TEST_CASE("Pipeline stages given by layer names, and the errors of a bad list", "[pipeline]") {
+    const auto graph = planner::build_layer_graph(chain(4, 64), 8);
+    const auto view = test::uniform_cluster(2);
+    const auto exchange = test::flat_exchange(1e-6, 25e9);
+    const auto groups = planner::bisect(view, exchange);
+    const planner::PlanningInputs in{graph,   view, groups, test::linear_compute(graph, {1e12}), {}, test::free_all_reduce(),
+                                     {},      {},   {},     exchange};
+    planner::PlannerOptions options;
+    options.kind = planner::PlannerKind::pipeline;
+    options.pipeline.microbatches = 4;
+    options.pipeline.stage_layers = {{"fc0"}, {"fc1", "fc2", "fc3"}};
+    const planner::Plan plan = planner::make_plan(in, options);
+    REQUIRE(plan.pipeline->stages.size() == 2);
+    CHECK(plan.pipeline->stages[0].end_layer == 1);
+    CHECK(plan.pipeline->stages[1].nodes == std::vector<std::size_t>{1});
+    CHECK(plan.pipeline->microbatch_size == 2);
+    CHECK(plan.pipeline->transfers.size() == 1);
+    CHECK(plan.pipeline->transfers[0].forward_bytes == Approx(2 * 64 * 2.0));  // 2 samples x 64 x 2 bytes
+    options.pipeline.stage_layers = {{"fc0", "fc2"}, {"fc1", "fc3"}};
+    CHECK_THROWS_WITH(planner::make_plan(in, options), Catch::Contains("lists 'fc2' where the network's next layer is 'fc1'"));
+    options.pipeline.stage_layers = {{"fc0"}, {"fc1"}};
+    CHECK_THROWS_WITH(planner::make_plan(in, options), Catch::Contains("the first one missing is 'fc2'"));
+    options.pipeline.stage_layers = {};
+    options.pipeline.stages = 3;
+    CHECK_THROWS_WITH(planner::make_plan(in, options), Catch::Contains("3 stages but the cluster has 2 nodes"));
+    options.pipeline.stages = 2;
+    options.pipeline.microbatches = 3;
+    CHECK_THROWS_WITH(planner::make_plan(in, options), Catch::Contains("does not divide the batch of 8"));
+}
