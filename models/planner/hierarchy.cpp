@@ -35,6 +35,21 @@ LayerDims per_node_share(LayerDims d, std::size_t nodes, std::uint64_t whole_row
 
 double total(const PhaseSeconds& s) { return s[0] + s[1] + s[2]; }
 
+}  // namespace
+
+double speed_estimate(const ComputeModel& compute, const std::vector<std::size_t>& type_counts, const PlanLayer& layer,
+                      LayerId l, const LayerDims& dims) {
+    std::size_t nodes = 0;
+    for (const std::size_t c : type_counts) nodes += c;
+    const LayerDims share = per_node_share(dims, nodes, layer.dims.out_rows);
+    double rate = 0;  // layers per second of all the nodes
+    for (std::size_t t = 0; t < type_counts.size(); ++t)
+        if (type_counts[t] > 0) rate += static_cast<double>(type_counts[t]) / total(compute(t, l, share));
+    return static_cast<double>(nodes) / rate;
+}
+
+namespace {
+
 /// The planner's working state for one make_plan call.
 class Planning {
 public:
@@ -70,13 +85,7 @@ public:
     /// Seconds a side takes for layer l at `dims`, assuming its nodes share the work in
     /// proportion to their speed and each node's share is the largest dimension halved.
     double speed_estimate(std::size_t g, std::size_t l, const LayerDims& dims) const {
-        const std::size_t nodes = m_groups[g].nodes.size();
-        const LayerDims share = per_node_share(dims, nodes, m_graph.layers[l].dims.out_rows);
-        const auto& count = m_type_counts[g];
-        double rate = 0;  // layers per second of the whole side
-        for (std::size_t t = 0; t < count.size(); ++t)
-            if (count[t] > 0) rate += static_cast<double>(count[t]) / total(m_compute(t, LayerId(l), share));
-        return static_cast<double>(nodes) / rate;
+        return planner::speed_estimate(m_compute, m_type_counts[g], m_graph.layers[l], LayerId(l), dims);
     }
 
     /// Chooses every layer's partition at group g, whose layers are `dims`, into `choices`.

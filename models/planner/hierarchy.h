@@ -7,6 +7,7 @@
 #include <array>
 #include <functional>
 #include <string_view>
+#include <vector>
 
 #include "planner/planner.h"
 
@@ -29,6 +30,12 @@ struct PartitionRules {
 /// cannot split.
 Plan plan_hierarchy(const PlanningInputs& inputs, const PartitionRules& rules, const PlannerOptions& options,
                     double memory_weight = 0);
+
+/// Seconds a set of nodes (`type_counts[t]` nodes of type t) takes for `layer` (id `l`) at
+/// `dims`, assuming they share the work in proportion to their speed and each node's share is
+/// the largest dimension halved until the halvings cover the nodes (docs/planner.md, "A side's time").
+double speed_estimate(const ComputeModel& compute, const std::vector<std::size_t>& type_counts, const PlanLayer& layer,
+                      LayerId l, const LayerDims& dims);
 
 /// PlanError if `rules` put some layer on Type I alone and the batch is smaller than the node
 /// count: "planner owt splits the batch of layer 'conv1' over every node: batch 1 is smaller

@@ -147,11 +147,16 @@ LayerGraph build_layer_graph(const workload::Workload& workload, std::uint64_t b
         }
         graph.layers.push_back(std::move(p));
     }
-    graph.last_consumer.resize(layers.size());
-    for (std::size_t i = 0; i < layers.size(); ++i) graph.last_consumer[i] = i;
-    for (std::size_t i = 0; i < layers.size(); ++i)
-        for (const Edge& e : graph.layers[i].producers) graph.last_consumer[e.from] = std::max(graph.last_consumer[e.from], i);
+    graph.last_consumer = last_consumers(graph.layers);
     return graph;
+}
+
+std::vector<std::size_t> last_consumers(const std::vector<PlanLayer>& layers) {
+    std::vector<std::size_t> last(layers.size());
+    for (std::size_t i = 0; i < layers.size(); ++i) last[i] = i;
+    for (std::size_t i = 0; i < layers.size(); ++i)
+        for (const Edge& e : layers[i].producers) last[e.from] = std::max(last[e.from], i);
+    return last;
 }
 
 }  // namespace fastsim::planner

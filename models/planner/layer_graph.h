@@ -123,6 +123,9 @@ struct LayerGraph {
     std::vector<std::size_t> last_consumer;
 };
 
+/// LayerGraph::last_consumer of `layers`.
+std::vector<std::size_t> last_consumers(const std::vector<PlanLayer>& layers);
+
 /// Builds the graph of `workload` at `batch`. Throws std::invalid_argument if an input names
 /// no earlier layer.
 LayerGraph build_layer_graph(const workload::Workload& workload, std::uint64_t batch);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -15,8 +16,6 @@ namespace fastsim::planner {
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-
-double total(const PhaseSeconds& s) { return s[0] + s[1] + s[2]; }
 
 /// One stage's nodes as a cluster of its own: the same node ids, its own order and cuts.
 struct StageCluster {
@@ -91,15 +90,14 @@ std::vector<StageTransfer> stage_transfers(const PlanningInputs& in, const std::
     for (std::size_t s = 0; s < stages.size(); ++s)
         for (std::size_t l = stages[s].first_layer; l < stages[s].end_layer; ++l) stage_of[l] = s;
     std::map<std::pair<std::size_t, std::size_t>, double> elements;  // (from, to) -> elements
-    std::map<std::pair<std::size_t, std::size_t>, bool> counted;     // (tensor, to stage) -> sent already
+    std::set<std::pair<std::size_t, std::size_t>> counted;           // (tensor, to stage) already sent
     for (std::size_t l = 0; l < graph.layers.size(); ++l)
         for (const Edge& e : graph.layers[l].producers) {
             const std::size_t from = stage_of[e.from], to = stage_of[l];
             if (from == to) continue;
             // A tensor is a producer's output, or (AccPar's block shortcut) its input.
             const std::size_t tensor = 2 * e.from + (e.kind == EdgeKind::accpar_block ? 1 : 0);
-            if (counted[{tensor, to}]) continue;
-            counted[{tensor, to}] = true;
+            if (!counted.insert({tensor, to}).second) continue;
             const PlanLayer& p = graph.layers[e.from];
             LayerDims d = p.dims;
             d.batch = microbatch_size;
@@ -204,19 +202,14 @@ std::vector<MeshRange> equal_node_ranges(std::size_t nodes, std::size_t stages) 
 
 /// Seconds a range of nodes takes for layer l at `dims`, sharing it in proportion to speed
 /// (the hierarchy's estimate of a side).
-double range_estimate(const PlanningInputs& in, const MeshRange& r, std::size_t l, LayerDims dims) {
-    const std::size_t nodes = r.end - r.first;
-    for (std::size_t left = nodes; left > 1; left = (left + 1) / 2) {
-        std::uint64_t* largest = &dims.batch;
-        if (dims.in_channels > *largest) largest = &dims.in_channels;
-        if (dims.out_channels > *largest) largest = &dims.out_channels;
-        *largest = (*largest + 1) / 2;
+double range_estimate(const PlanningInputs& in, const MeshRange& r, std::size_t l, const LayerDims& dims) {
+    std::vector<std::size_t> type_counts;
+    for (std::size_t p = r.first; p < r.end; ++p) {
+        const std::size_t type = in.cluster.node_type[in.cluster.order[p]];
+        if (type >= type_counts.size()) type_counts.resize(type + 1, 0);
+        ++type_counts[type];
     }
-    std::map<std::size_t, std::size_t> types;
-    for (std::size_t p = r.first; p < r.end; ++p) ++types[in.cluster.node_type[in.cluster.order[p]]];
-    double rate = 0;
-    for (const auto& [type, count] : types) rate += static_cast<double>(count) / total(in.compute(type, LayerId(l), dims));
-    return static_cast<double>(nodes) / rate;
+    return speed_estimate(in.compute, type_counts, in.graph.layers[l], LayerId(l), dims);
 }
 
 /// Layer ranges [first, end) per stage, minimising the slowest stage's estimated time (each
@@ -379,6 +372,15 @@ struct AlpaSearch {
 
 }  // namespace
 
+std::vector<std::pair<std::size_t, std::size_t>> transfer_pairs(const PipelinePlan& p, const StageTransfer& t, bool forward) {
+    const auto& senders = forward ? p.stages[t.from].nodes : p.stages[t.to].nodes;
+    const auto& receivers = forward ? p.stages[t.to].nodes : p.stages[t.from].nodes;
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;
+    for (std::size_t i = 0; i < std::max(senders.size(), receivers.size()); ++i)
+        pairs.emplace_back(senders[i % senders.size()], receivers[i % receivers.size()]);
+    return pairs;
+}
+
 std::vector<StageTask> stage_order(PipelineSchedule schedule, std::size_t stages, std::size_t stage, std::size_t microbatches) {
     std::vector<StageTask> order;
     if (schedule == PipelineSchedule::gpipe) {
@@ -407,8 +409,7 @@ std::size_t peak_in_flight(const std::vector<StageTask>& order) {
 
 double predict_pipeline(const PlanningInputs& in, const PipelinePlan& p) {
     const std::size_t stages = p.stages.size(), m = p.microbatches;
-    std::size_t network_layers = 0;
-    for (const PipelineStage& s : p.stages) network_layers = std::max(network_layers, s.end_layer);
+    const std::size_t network_layers = p.stages.back().end_layer;  // the stages cover the network in order
     NodeClocks clocks(in.cluster.node_type.size());
     std::vector<ComputeModel> compute(stages);
     std::vector<ClockedPredictor> predictors;
@@ -424,15 +425,6 @@ double predict_pipeline(const PlanningInputs& in, const PipelinePlan& p) {
     std::vector<std::size_t> next(stages, 0), backwards_left(stages, m);
     std::size_t done = 0;
     const std::size_t all = stages * 2 * m;
-    // A transfer's pairs, round robin over the larger side, as build_pipeline_schedule sends them.
-    const auto pairs_of = [&](const StageTransfer& t, bool forward) {
-        const auto& senders = forward ? p.stages[t.from].nodes : p.stages[t.to].nodes;
-        const auto& receivers = forward ? p.stages[t.to].nodes : p.stages[t.from].nodes;
-        std::vector<std::pair<std::size_t, std::size_t>> pairs;
-        for (std::size_t i = 0; i < std::max(senders.size(), receivers.size()); ++i)
-            pairs.emplace_back(senders[i % senders.size()], receivers[i % receivers.size()]);
-        return pairs;
-    };
     while (done < all) {
         bool progressed = false;
         for (std::size_t s = 0; s < stages; ++s) {
@@ -451,7 +443,7 @@ double predict_pipeline(const PlanningInputs& in, const PipelinePlan& p) {
                     // Side A is the earlier stage: forward bytes go into B, backward ones into A.
                     const double per_byte = t.forward ? tr.cost.seconds_per_byte_to_b : tr.cost.seconds_per_byte_to_a;
                     const double share = t.forward ? tr.cost.bottleneck_share_to_b : tr.cost.bottleneck_share_to_a;
-                    clocks.deliver(pairs_of(tr, t.forward), sent[x][slot], bytes * per_byte, share, tr.cost.latency_s);
+                    clocks.deliver(transfer_pairs(p, tr, t.forward), sent[x][slot], bytes * per_byte, share, tr.cost.latency_s);
                 }
                 StepWalk walk;
                 walk.first_layer = p.stages[s].first_layer;
@@ -464,7 +456,7 @@ double predict_pipeline(const PlanningInputs& in, const PipelinePlan& p) {
                 for (std::size_t x = 0; x < p.transfers.size(); ++x) {
                     const StageTransfer& tr = p.transfers[x];
                     if ((t.forward ? tr.from : tr.to) != s) continue;
-                    for (const auto& [sender, receiver] : pairs_of(tr, t.forward)) sent[x][slot].push_back(clocks.main[sender]);
+                    for (const auto& [sender, receiver] : transfer_pairs(p, tr, t.forward)) sent[x][slot].push_back(clocks.main[sender]);
                 }
                 ++next[s];
                 ++done;
@@ -490,17 +482,12 @@ LayerGraph stage_graph(const LayerGraph& graph, std::size_t first, std::size_t e
             if (e.from >= first) p.producers.push_back({e.from - first, e.kind});
         g.layers.push_back(std::move(p));
     }
-    const std::size_t n = g.layers.size();
-    g.last_consumer.resize(n);
-    for (std::size_t i = 0; i < n; ++i) g.last_consumer[i] = i;
-    for (std::size_t i = 0; i < n; ++i)
-        for (const Edge& e : g.layers[i].producers) g.last_consumer[e.from] = std::max(g.last_consumer[e.from], i);
+    g.last_consumer = last_consumers(g.layers);
     return g;
 }
 
 std::vector<std::size_t> block_boundaries(const LayerGraph& graph) {
     const std::size_t n = graph.layers.size();
-    // earliest[c]: the smallest producer index any layer >= c reads (suffix minimum).
     std::vector<std::size_t> bounds{0};
     for (std::size_t b = 1; b < n; ++b) {
         bool clean = true;
@@ -695,7 +682,7 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
         microbatch_size_or_throw(batch, po.microbatches);
         counts.push_back(po.microbatches);
     } else {
-        for (std::uint64_t m = 1; m <= std::min<std::uint64_t>(batch, 64); m *= 2)
+        for (std::uint64_t m = 1; m <= std::min<std::uint64_t>(batch, kMaxSearchedMicrobatches); m *= 2)
             if (batch % m == 0) counts.push_back(m);
     }
     // Each distinct block planned alone on each distinct sub-mesh, per micro-batch size.
@@ -703,7 +690,6 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
     for (std::size_t b = 0; b < blocks; ++b) block_keys[b] = block_signature(in.graph, bounds[b], bounds[b + 1]);
     for (std::size_t m = 0; m < meshes.size(); ++m) mesh_keys[m] = mesh_signature(in, meshes[m]);
     std::unordered_map<std::string, BlockCost> memo;
-    PlannerOptions block_options = options;
     double best_objective = kInfinity;
     AlpaSearch best;
     for (const std::size_t mb : counts) {
@@ -717,7 +703,7 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
                     BlockCost c;
                     try {
                         const PipelineStage s =
-                            plan_stage(in, block_options, bounds[b], bounds[b + 1], meshes[m].first, meshes[m].end, size);
+                            plan_stage(in, options, bounds[b], bounds[b + 1], meshes[m].first, meshes[m].end, size);
                         c.latency_s = s.forward_s + s.backward_s;
                         for (const std::size_t n : s.nodes) {
                             const Footprint& f = s.plan.footprint[n];
@@ -847,8 +833,7 @@ std::vector<interconnect::NodeProgram> build_pipeline_schedule(const Plan& plan,
                                                                GradientSync& gradient_sync) {
     const PipelinePlan& p = *plan.pipeline;
     const std::size_t stages = p.stages.size();
-    std::size_t network_layers = 0;
-    for (const PipelineStage& s : p.stages) network_layers = std::max(network_layers, s.end_layer);
+    const std::size_t network_layers = p.stages.back().end_layer;  // the stages cover the network in order
     const StepLabels labels{network_layers};
     std::vector<interconnect::NodeProgram> programs(node_count);
     // Transfer tags: above the exchanges' (id << 21 | ...) and below the collectives' (1 << 62).
@@ -861,19 +846,17 @@ std::vector<interconnect::NodeProgram> build_pipeline_schedule(const Plan& plan,
         const PipelineStage& stage = p.stages[s];
         ScheduleBuilder builder(stage.plan, node_count, compute_ps, gradient_sync);
         auto& ops = builder.programs();
-        // Sends of a transfer's bytes from `senders` to `receivers`, round robin over the larger side.
+        // A transfer's sends (`sending`) or receives of one micro-batch, one message per pair.
         const auto transfer = [&](std::size_t x, std::size_t microbatch, bool forward, bool sending) {
             const StageTransfer& t = p.transfers[x];
-            const auto& senders = forward ? p.stages[t.from].nodes : p.stages[t.to].nodes;
-            const auto& receivers = forward ? p.stages[t.to].nodes : p.stages[t.from].nodes;
-            const std::size_t pairs = std::max(senders.size(), receivers.size());
+            const auto pairs = transfer_pairs(p, t, forward);
             const double bytes = forward ? t.forward_bytes : t.backward_bytes;
-            const auto each = static_cast<std::uint64_t>(std::ceil(bytes / static_cast<double>(pairs)));
+            const auto each = static_cast<std::uint64_t>(std::ceil(bytes / static_cast<double>(pairs.size())));
+            if (each == 0) return;
             const LayerId boundary(forward ? p.stages[t.to].first_layer : p.stages[t.from].end_layer - 1);
             const std::uint32_t label = labels.label(boundary, StepPart::stage_transfer, microbatch);
-            if (each == 0) return;
-            for (std::size_t i = 0; i < pairs; ++i) {
-                const NodeId from(senders[i % senders.size()]), to(receivers[i % receivers.size()]);
+            for (std::size_t i = 0; i < pairs.size(); ++i) {
+                const NodeId from(pairs[i].first), to(pairs[i].second);
                 const std::uint64_t tag = transfer_tag(x, microbatch, forward, i);
                 if (sending) ops[from.value()].ops.push_back(interconnect::Send{to, each, tag, label});
                 else ops[to.value()].ops.push_back(interconnect::Recv{from, tag, label});

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "interconnect/program.h"
@@ -18,6 +19,9 @@
 #include "planner/schedule.h"
 
 namespace fastsim::planner {
+
+/// The most micro-batches alpa tries when planner.pipeline.microbatches is 0 (powers of two up to it).
+inline constexpr std::size_t kMaxSearchedMicrobatches = 64;
 
 /// One pass of one micro-batch through a stage.
 struct StageTask {
@@ -55,6 +59,12 @@ struct StageTransfer {
     double forward_bytes = 0, backward_bytes = 0;
     ExchangeCost cost;  ///< between the two stages' nodes (side A = from, side B = to)
 };
+
+struct PipelinePlan;
+/// A transfer's messages (sender, receiver) one way (`forward`: from the earlier stage), round
+/// robin over the larger stage: the schedule sends them and the prediction times them.
+std::vector<std::pair<std::size_t, std::size_t>> transfer_pairs(const PipelinePlan& plan, const StageTransfer& transfer,
+                                                                 bool forward);
 
 struct PipelinePlan {
     PipelineSchedule schedule = PipelineSchedule::one_f_one_b;

@@ -14,6 +14,7 @@
 #include "node/node_model.h"
 #include "node/training_step.h"
 #include "planner/layer_graph.h"
+#include "planner/pipeline.h"
 #include "run/cluster_step.h"
 #include "run/layer_errors.h"
 #include "learning/network.h"
@@ -298,7 +299,9 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate, const
     // A pipeline runs every layer once per micro-batch.
     bool pipelined = false;
     for (const planner::PlannerKind k : kinds) pipelined = pipelined || planner::is_pipeline(k);
-    const double microbatches = !pipelined ? 1.0 : params.planner.microbatches > 0 ? static_cast<double>(params.planner.microbatches) : 64.0;
+    const double microbatches = !pipelined                          ? 1.0
+                                : params.planner.microbatches > 0 ? static_cast<double>(params.planner.microbatches)
+                                                                  : static_cast<double>(planner::kMaxSearchedMicrobatches);
     const double ops = nodes * layers * (4 * microbatches + 2 * depth * microbatches + sync_ops);
     if (simulate)
         e.add("cluster ops", static_cast<double>(planners) * ops,
