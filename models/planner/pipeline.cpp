@@ -511,11 +511,12 @@ struct InterOpDp {
     PipelineSchedule schedule;
     const std::vector<MeshRange>& meshes;
     std::vector<std::vector<std::size_t>> meshes_at;  ///< per first position, mesh indices
-    std::vector<double> latency;                      ///< per (first block, end block, mesh)
-    std::vector<std::size_t> max_in_flight;           ///< likewise
+    std::vector<double> latency;                      ///< per (first block, mesh, end block)
+    std::vector<double> least_latency_from;           ///< min of latency over end blocks >= this one
+    std::vector<std::size_t> max_in_flight;           ///< per (first block, mesh, end block)
 
     [[nodiscard]] std::size_t index(std::size_t i, std::size_t j, std::size_t m) const {
-        return (i * (blocks + 1) + j) * meshes.size() + m;
+        return (i * meshes.size() + m) * (blocks + 1) + j;
     }
 
     InterOpDp(std::size_t b, const std::vector<MeshRange>& ms, std::size_t n, std::size_t mb, std::size_t st,
@@ -524,13 +525,20 @@ struct InterOpDp {
         for (std::size_t m = 0; m < meshes.size(); ++m) meshes_at[meshes[m].first].push_back(m);
         latency.assign((blocks + 1) * (blocks + 1) * meshes.size(), kInfinity);
         max_in_flight.assign(latency.size(), 0);
+        least_latency_from.assign(latency.size(), kInfinity);
         for (std::size_t i = 0; i < blocks; ++i)
-            for (std::size_t j = i + 1; j <= blocks; ++j)
-                for (std::size_t m = 0; m < meshes.size(); ++m) {
+            for (std::size_t m = 0; m < meshes.size(); ++m) {
+                for (std::size_t j = i + 1; j <= blocks; ++j) {
                     const AlpaStageCost c = cost(i, j, m);
                     latency[index(i, j, m)] = c.latency_s;
                     max_in_flight[index(i, j, m)] = c.max_in_flight;
                 }
+                double least = kInfinity;
+                for (std::size_t j = blocks; j > i; --j) {
+                    least = std::min(least, latency[index(i, j, m)]);
+                    least_latency_from[index(i, j, m)] = least;
+                }
+            }
     }
 
     /// Whether stage x fits when it is `from_end` stages from the end.
@@ -553,6 +561,7 @@ struct InterOpDp {
                         const std::size_t b = meshes[m].end;
                         for (std::size_t j = i + 1; j <= blocks; ++j) {
                             const std::size_t x = index(i, j, m);
+                            if (!(least_latency_from[x] <= t_max)) break;  // no longer stage is fast enough
                             const double t = latency[x];
                             if (!(t <= t_max)) continue;
                             // Free count: at most as many stages follow as blocks and nodes remain.
@@ -594,9 +603,22 @@ AlpaChoice best_over_t_max(const InterOpDp& dp, std::size_t microbatches) {
     }
     AlpaChoice best;
     best.objective_s = kInfinity;
+    if (candidates.empty()) return best;
+    // The unbounded sum is the least any t_max reaches; with one micro-batch it is the answer.
+    const double least_sum = dp.solve(candidates.back()).first;
+    if (!(least_sum < kInfinity)) return best;
     const double m1 = static_cast<double>(microbatches) - 1;
-    for (const double t_max : candidates) {
-        if (m1 * t_max >= best.objective_s) break;  // no later t_max can do better
+    // Feasibility only grows with t_max: the first feasible candidate by bisection.
+    std::size_t lo = 0, hi = candidates.size() - 1;
+    if (m1 == 0) lo = hi;
+    while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (dp.solve(candidates[mid]).first < kInfinity) hi = mid;
+        else lo = mid + 1;
+    }
+    for (std::size_t c = lo; c < candidates.size(); ++c) {
+        const double t_max = candidates[c];
+        if (least_sum + m1 * t_max >= best.objective_s) break;  // no later t_max can do better
         const auto [sum, cut] = dp.solve(t_max);
         if (!(sum < kInfinity)) continue;
         double slowest = 0;
