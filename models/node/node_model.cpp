@@ -2,6 +2,7 @@
 #include "node/node_model.h"
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "common/checked.h"
@@ -141,6 +142,7 @@ TileWork tile_work(const PhaseJob& job, const NodeParams& node, const TilePlan& 
     t.dram_read_bits = w.load.total();
     w.load_cycles = memory::dram_transfer_cycles(node.dram, node.clock_hz, t.dram_read_bits);
 
+    memo.count_tile_worked();
     // (2) Array: the memoised tile timing.
     w.array = memo.timing({w.m, w.k, w.n}, node.array, job.x_mantissa_bits, job.y_mantissa_bits);
 
@@ -192,6 +194,30 @@ void add_tile_counts(PhaseCounters& c, const TileWork& w) {
     add_counters(c.traffic, w.traffic, memory::kTrafficFields, kWhat);
 }
 
+namespace {
+
+/// The tile pipeline's clocks between two tiles (cycles from the phase start).
+struct TileClocks {
+    std::uint64_t dma_free = 0, end_compute = 0, end_convert = 0;
+    std::uint64_t end_compute_history[2] = {0, 0};  ///< compute ends of tiles i-2, i-1
+    std::uint64_t pending_end_convert = 0;          ///< conversion end of the tile awaiting write-back
+
+    /// Every clock less end_compute (mod 2^64). Equal at the starts of two runs of tiles with
+    /// the same work means the second run takes the same cycles as the first, shifted.
+    [[nodiscard]] std::array<std::uint64_t, 5> relative() const {
+        return {dma_free - end_compute, end_convert - end_compute, end_compute_history[0] - end_compute,
+                end_compute_history[1] - end_compute, pending_end_convert - end_compute};
+    }
+    void shift(std::uint64_t cycles) {
+        constexpr const char* kCycles = "cycles of a phase";
+        for (std::uint64_t* clock : {&dma_free, &end_compute, &end_convert, &end_compute_history[0],
+                                     &end_compute_history[1], &pending_end_convert})
+            *clock = checked_add(*clock, cycles, kCycles);
+    }
+};
+
+}  // namespace
+
 PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayTimingMemo& memo,
                              TileStageLog* stages) {
     PhaseCounters c;
@@ -199,59 +225,94 @@ PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayT
     if (plan.count() == 0) return c;
     // Times are in cycles from the phase start.
     constexpr const char* kCycles = "cycles of a phase";
-    std::uint64_t dma_free = 0, end_compute = 0, end_convert = 0;
-    std::uint64_t end_compute_history[2] = {0, 0};  // compute ends of tiles i-2, i-1
-    TileWork pending_write;                          // tile i-1, written after load i
+    TileClocks clock;
+    TileWork pending_write;  // tile i-1, written after load i
     bool has_pending = false;
-    std::uint64_t pending_end_convert = 0;
     const auto log = [stages](TileStage stage, std::uint64_t tile, std::uint64_t start, std::uint64_t end,
                               std::uint64_t quantity) {
         if (stages && end > start) stages->push_back({stage, tile, start, end, quantity});
     };
     auto write_back = [&](const TileWork& w, std::uint64_t tile, std::uint64_t ready) {
         if (w.write_cycles == 0) return;
-        const std::uint64_t start = std::max(dma_free, ready);
-        dma_free = checked_add(start, w.write_cycles, kCycles);
-        log(TileStage::write_back, tile, start, dma_free, w.traffic.dram_write_bits);
+        const std::uint64_t start = std::max(clock.dma_free, ready);
+        clock.dma_free = checked_add(start, w.write_cycles, kCycles);
+        log(TileStage::write_back, tile, start, clock.dma_free, w.traffic.dram_write_bits);
     };
     TileIndex previous;
     std::uint64_t i = 0;
-    for_each_tile(plan, [&](const TileIndex& index) {
+    const auto run_tile = [&](const TileIndex& index, PhaseCounters& into) {
         const TileWork w = tile_work(job, node, plan, index, i == 0 ? nullptr : &previous, memo);
         // (1) Load i, in DMA order, after tile i-2 freed its buffer. Consecutive tiles never
         // share both operands, so every tile loads something.
-        const std::uint64_t buffer_free = i >= 2 ? end_compute_history[0] : 0;
-        const std::uint64_t start_load = std::max(dma_free, buffer_free);
+        const std::uint64_t buffer_free = i >= 2 ? clock.end_compute_history[0] : 0;
+        const std::uint64_t start_load = std::max(clock.dma_free, buffer_free);
         const std::uint64_t end_load = checked_add(start_load, w.load_cycles, kCycles);
-        dma_free = end_load;
+        clock.dma_free = end_load;
         log(TileStage::load, i, start_load, end_load, w.traffic.dram_read_bits);
         // (2) Compute i, after its load and tile i-1.
-        const std::uint64_t start = std::max(end_load, end_compute);
-        c.load_wait_cycles += start - end_compute;
-        end_compute = checked_add(checked_add(start, w.array.cycles, kCycles), w.sram_stall_cycles, kCycles);
-        log(TileStage::compute, i, start, end_compute, w.array.macs);
-        end_compute_history[0] = end_compute_history[1];
-        end_compute_history[1] = end_compute;
+        const std::uint64_t start = std::max(end_load, clock.end_compute);
+        into.load_wait_cycles += start - clock.end_compute;
+        clock.end_compute = checked_add(checked_add(start, w.array.cycles, kCycles), w.sram_stall_cycles, kCycles);
+        log(TileStage::compute, i, start, clock.end_compute, w.array.macs);
+        clock.end_compute_history[0] = clock.end_compute_history[1];
+        clock.end_compute_history[1] = clock.end_compute;
         // (3) Convert i (a finished output tile), after tile i's compute and the previous conversion.
-        std::uint64_t convert_done = end_convert;
+        std::uint64_t convert_done = clock.end_convert;
         if (w.last_k) {
-            const std::uint64_t start_convert = std::max(end_compute, end_convert);
+            const std::uint64_t start_convert = std::max(clock.end_compute, clock.end_convert);
             convert_done = checked_add(start_convert, w.conversion.cycles, kCycles);
-            end_convert = convert_done;
+            clock.end_convert = convert_done;
             log(TileStage::convert, i, start_convert, convert_done, w.conversion.groups);
         }
         // (4) Write-back of tile i-1 follows load i in DMA order.
-        if (has_pending) write_back(pending_write, i - 1, pending_end_convert);
-        add_tile_counts(c, w);
+        if (has_pending) write_back(pending_write, i - 1, clock.pending_end_convert);
+        add_tile_counts(into, w);
         pending_write = w;
-        pending_end_convert = convert_done;
+        clock.pending_end_convert = convert_done;
         has_pending = true;
         previous = index;
         ++i;
-    });
-    write_back(pending_write, i - 1, pending_end_convert);
-    c.cycles = std::max({end_compute, end_convert, dma_free});
-    c.drain_cycles = c.cycles - end_compute;
+    };
+    // Repeats (docs/node.md, "Memo fidelity"): rows 1 .. m_tiles-2 of an n-tile do the same work,
+    // as do n-tiles 1 .. n_tiles-2. Once such a unit, starting at tile 2 or later, leaves the
+    // clocks where it found them relative to end_compute, every further one repeats it shifted:
+    // they are added at once, exactly. Not while logging every stage.
+    const bool repeats_allowed = stages == nullptr;
+    const auto repeats_after = [&](std::uint64_t unit, std::uint64_t units, std::uint64_t first_tile,
+                                   const std::array<std::uint64_t, 5>& start) -> std::uint64_t {
+        if (!repeats_allowed || unit < 1 || unit + 2 >= units || first_tile < 2 || clock.relative() != start) return 0;
+        return units - 2 - unit;
+    };
+    for (std::uint64_t n = 0; n < plan.n_tiles; ++n) {
+        PhaseCounters n_tile;
+        const auto n_start = clock.relative();
+        const std::uint64_t n_start_compute = clock.end_compute, n_first_tile = i;
+        for (std::uint64_t m = 0; m < plan.m_tiles; ++m) {
+            PhaseCounters row;
+            const auto m_start = clock.relative();
+            const std::uint64_t m_start_compute = clock.end_compute, m_first_tile = i;
+            for (std::uint64_t k = 0; k < plan.k_tiles; ++k) run_tile(TileIndex{n, m, k}, row);
+            n_tile += row;
+            if (const std::uint64_t more = repeats_after(m, plan.m_tiles, m_first_tile, m_start)) {
+                clock.shift(checked_mul(clock.end_compute - m_start_compute, more, kCycles));
+                n_tile += row.repeated(more);
+                i = checked_add(i, checked_mul(more, plan.k_tiles, kCycles), kCycles);
+                m += more;
+                previous = {n, m, plan.k_tiles - 1};
+            }
+        }
+        c += n_tile;
+        if (const std::uint64_t more = repeats_after(n, plan.n_tiles, n_first_tile, n_start)) {
+            clock.shift(checked_mul(clock.end_compute - n_start_compute, more, kCycles));
+            c += n_tile.repeated(more);
+            i = checked_add(i, checked_mul(more, checked_mul(plan.m_tiles, plan.k_tiles, kCycles), kCycles), kCycles);
+            n += more;
+            previous = {n, plan.m_tiles - 1, plan.k_tiles - 1};
+        }
+    }
+    write_back(pending_write, i - 1, clock.pending_end_convert);
+    c.cycles = std::max({clock.end_compute, clock.end_convert, clock.dma_free});
+    c.drain_cycles = c.cycles - clock.end_compute;
     return c;
 }
 

@@ -104,8 +104,12 @@ public:
     const fmac::GemmTiming& timing(const fmac::GemmShape& shape, const fmac::ArrayGeometry& array, int x_bits,
                                    int y_bits);
     [[nodiscard]] std::size_t size() const { return m_cache.size(); }
+    /// Tiles whose work was computed one by one (repeats skipped by run_phase_memo are not).
+    [[nodiscard]] std::uint64_t tiles_worked() const { return m_tiles_worked; }
+    void count_tile_worked() { ++m_tiles_worked; }
 
 private:
+    std::uint64_t m_tiles_worked = 0;
     std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, int, int>, fmac::GemmTiming> m_cache;
 };
 

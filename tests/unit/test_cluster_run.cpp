@@ -210,7 +210,7 @@ TEST_CASE("AccPar's own layer shapes at 128 nodes: volumes equal AccPar's code t
         const auto graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
         run::ClusterCosts costs(params, graph);
         for (std::size_t k = 0; k < 4; ++k) {
-            planner::PlannerOptions options{kinds[k], true, true};
+            planner::PlannerOptions options{kinds[k], true, true, {}};
             INFO(network << ", " << planner::to_string(kinds[k]));
             CHECK(std::llround(run::plan_cluster(params, options, costs).plan.comm_bytes) == std::llround(bytes[k]));
         }

@@ -298,6 +298,41 @@ TEST_CASE("the stepped SystemC node equals the memoised pipeline and bfp::gemm",
     CHECK(split_n >= 3);
 }
 
+TEST_CASE("the memo's repeated rows and n-tiles equal running every tile", "[node][fidelity]") {
+    // Many tiles along m and n, so rows and n-tiles repeat; the stage log turns repeats off.
+    std::mt19937_64 rng(11);
+    std::uniform_int_distribution<int> small(1, 4), width(1, 4), size_m(40, 3000), size_k(1, 300), size_n(10, 200);
+    std::uint64_t tiles = 0, worked = 0;
+    for (int trial = 0; trial < 60; ++trial) {
+        node::NodeParams p = small_node();
+        const int g = 4 << (trial % 3);
+        p.array = {small(rng), small(rng), g};
+        p.converter = converter::ConverterParams::derived_from(g);
+        const fmac::GemmShape shape{static_cast<std::uint64_t>(size_m(rng)), static_cast<std::uint64_t>(size_k(rng)),
+                                    static_cast<std::uint64_t>(size_n(rng))};
+        node::PhaseJob job = job_of(shape, 2 * width(rng), 2 * width(rng),
+                                    trial % 2 ? node::OutputForm::fp32 : node::OutputForm::bfp_two_groupings, 4);
+        p.max_tile_rows = static_cast<std::uint64_t>(small(rng) * 7);
+        const node::TileFootprint whole = node::tile_footprint(job, p, p.max_tile_rows, shape.k, shape.n);
+        std::uniform_real_distribution<double> share(0.02, 0.6);
+        p.sram.mantissa_bank.capacity_bits = std::max(static_cast<std::uint64_t>(static_cast<double>(whole.mantissa_bits) * share(rng)),
+                                                      node::tile_footprint(job, p, 1, static_cast<std::uint64_t>(g), 1).mantissa_bits);
+        p.sram.mantissa_bank.bits_per_cycle = static_cast<std::uint64_t>(16 * small(rng));
+        p.dram = {static_cast<std::uint64_t>(small(rng)) * 2'000'000'000ull, static_cast<std::uint64_t>(small(rng) * 5)};
+        node::ArrayTimingMemo repeating, every_tile;
+        node::TileStageLog log;
+        const node::PhaseCounters fast = node::run_phase_memo(job, p, repeating);
+        const node::PhaseCounters slow = node::run_phase_memo(job, p, every_tile, &log);
+        INFO("trial " << trial << ": " << shape.m << " x " << shape.k << " x " << shape.n << ", tiles " << slow.tiles);
+        CHECK(fast == slow);
+        CHECK(every_tile.tiles_worked() == slow.tiles);
+        tiles += slow.tiles;
+        worked += repeating.tiles_worked();
+    }
+    // Repeats do happen: most tiles are not worked one by one.
+    CHECK(worked * 4 < tiles);
+}
+
 TEST_CASE("a training step: phase order, shapes, precisions and the skipped first backward-data", "[node][step]") {
     workload::Workload net;
     workload::Layer fc1;
