@@ -740,26 +740,40 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
                 }
                 cost[b * meshes.size() + m] = it->second;
             }
+        // Sums over the stage's blocks, per mesh position; extended block by block when the DP
+        // asks for (i, j + 1, m) after (i, j, m), as it does.
+        struct Running {
+            std::size_t i = 0, j = 0, m = 0;
+            double latency_s = 0;
+            std::vector<double> fixed, stash, buffers;
+        } run;
+        run.m = meshes.size();  // nothing summed yet
         const auto stage_cost = [&](std::size_t i, std::size_t j, std::size_t m) {
+            const std::size_t width = meshes[m].end - meshes[m].first;
+            if (run.i != i || run.m != m || run.j >= j) {
+                run = Running{i, i, m, 0, std::vector<double>(width, 0), std::vector<double>(width, 0), std::vector<double>(width, 0)};
+            }
+            for (; run.j < j; ++run.j) {
+                const BlockCost& bc = cost[run.j * meshes.size() + m];
+                run.latency_s += bc.latency_s;
+                if (!(run.latency_s < kInfinity)) continue;
+                for (std::size_t p = 0; p < width; ++p) {
+                    run.fixed[p] += bc.fixed_bytes[p];
+                    run.stash[p] += bc.stash_bytes[p];
+                    run.buffers[p] = std::max(run.buffers[p], bc.buffer_bytes[p]);
+                }
+            }
             AlpaStageCost c;
-            c.latency_s = 0;
-            for (std::size_t b = i; b < j; ++b) c.latency_s += cost[b * meshes.size() + m].latency_s;
+            c.latency_s = run.latency_s;
             if (!(c.latency_s < kInfinity)) return c;
             c.max_in_flight = std::numeric_limits<std::size_t>::max();
-            const std::size_t width = meshes[m].end - meshes[m].first;
             for (std::size_t p = 0; p < width; ++p) {
                 const double capacity = in.memory.capacity_bytes.empty()
                                             ? 0
                                             : in.memory.capacity_bytes[in.cluster.node_type[in.cluster.order[meshes[m].first + p]]];
                 if (capacity <= 0) continue;
-                double fixed = 0, stash = 0, buffers = 0;
-                for (std::size_t b = i; b < j; ++b) {
-                    const BlockCost& bc = cost[b * meshes.size() + m];
-                    fixed += bc.fixed_bytes[p];
-                    stash += bc.stash_bytes[p];
-                    buffers = std::max(buffers, bc.buffer_bytes[p]);
-                }
-                const double room = capacity - fixed - buffers;
+                const double room = capacity - run.fixed[p] - run.buffers[p];
+                const double stash = run.stash[p];
                 const std::size_t most = room < 0 ? 0 : stash <= 0 ? std::numeric_limits<std::size_t>::max()
                                                                    : static_cast<std::size_t>(std::min(room / stash, 1e18));
                 c.max_in_flight = std::min(c.max_in_flight, most);
