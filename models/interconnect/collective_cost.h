@@ -72,6 +72,11 @@ public:
     AllReduceChooser& operator=(const AllReduceChooser&) = delete;
 
     std::pair<AllReduceAlgorithm, double> choose(const std::vector<NodeId>& ranks, double bytes);
+    /// Seconds until each set's all-reduce (the algorithm choose() picks, `bytes[s]` per rank)
+    /// ends when all start at once (docs/interconnect.md, "Concurrent all-reduces"): lowered as
+    /// the cluster runs them, each node's sets in order, and replayed together on the network,
+    /// so sets sharing a node wait for each other and sets sharing a link share it.
+    std::vector<double> concurrent_seconds(const std::vector<std::vector<NodeId>>& sets, const std::vector<double>& bytes);
     [[nodiscard]] const Topology& topology() const { return m_network.topology(); }
 
 private:
@@ -84,6 +89,8 @@ private:
     std::unique_ptr<FluidModel> m_fluid;  ///< costs them beyond, all candidates in one pass
     std::optional<AllReduceAlgorithm> m_forced;
     std::map<std::pair<std::vector<NodeId>, AllReduceAlgorithm>, CollectiveCost> m_costs;
+    /// Per (sets, bytes): concurrent_seconds' answer.
+    std::map<std::pair<std::vector<std::vector<NodeId>>, std::vector<std::uint64_t>>, std::vector<double>> m_concurrent;
 };
 
 }  // namespace fastsim::interconnect

@@ -21,7 +21,8 @@ struct Step {
     std::uint32_t slot;
     std::uint32_t peer;
     std::uint64_t bytes;
-    bool send;
+    enum Kind : std::uint8_t { send, recv, delay } kind;
+    Picoseconds delay_ps{0};  ///< a Compute's duration
 };
 
 struct Message {
@@ -33,7 +34,7 @@ struct Message {
 }  // namespace
 
 Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& programs,
-                            const std::vector<NodeId>& node_of) {
+                            const std::vector<NodeId>& node_of, std::vector<Picoseconds>* program_end) {
     if (node_of.size() != programs.size()) throw std::invalid_argument("replay_messages: one node per program");
     // (1) Match every Send and Recv to a message slot once, so the loop below indexes arrays.
     const std::size_t n = programs.size();
@@ -54,11 +55,13 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
             if (const auto* r = std::get_if<Recv>(&op); r && r->peer.value() >= n)
                 throw std::invalid_argument("replay_messages: peer out of range");
             if (const auto* s = std::get_if<Send>(&op))
-                steps[node].push_back({slot(NodeId(node), s->peer, s->tag), static_cast<std::uint32_t>(s->peer.value()), s->bytes, true});
+                steps[node].push_back({slot(NodeId(node), s->peer, s->tag), static_cast<std::uint32_t>(s->peer.value()), s->bytes, Step::send});
             else if (const auto* r = std::get_if<Recv>(&op))
-                steps[node].push_back({slot(r->peer, NodeId(node), r->tag), static_cast<std::uint32_t>(r->peer.value()), 0, false});
+                steps[node].push_back({slot(r->peer, NodeId(node), r->tag), static_cast<std::uint32_t>(r->peer.value()), 0, Step::recv});
+            else if (const auto* c = std::get_if<Compute>(&op))
+                steps[node].push_back({0, kNobody, 0, Step::delay, c->duration_ps});
             else
-                throw std::invalid_argument("replay_messages: node " + std::to_string(node) + " has an op other than Send or Recv");
+                throw std::invalid_argument("replay_messages: node " + std::to_string(node) + " has an op other than Send, Recv or Compute");
         }
     }
     // (2) Run the nodes in global time order (ties: the lower node), as the executor does.
@@ -81,8 +84,13 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
                 break;
             }
             const Step& s = steps[node][pc[node]];
+            if (s.kind == Step::delay) {
+                time[node] += s.delay_ps;
+                ++pc[node];
+                continue;
+            }
             Message& m = messages[s.slot];
-            if (s.send) {
+            if (s.kind == Step::send) {
                 m.sent = true;
                 m.arrival_ps = network.transfer(node_of[node].value(), node_of[s.peer].value(), s.bytes, time[node]);
                 if (m.waiting != kNobody) {
@@ -107,6 +115,7 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
         if (pc[node] < steps[node].size())
             throw std::invalid_argument("replay_messages: node " + std::to_string(node) + " never completes op " +
                                         std::to_string(pc[node]));
+    if (program_end) *program_end = time;
     return end_ps;
 }
 

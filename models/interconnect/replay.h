@@ -18,9 +18,10 @@ namespace fastsim::interconnect {
 
 /// The time until the last of `programs`' ops completes, every program starting at 0 on a
 /// `network` reset first. Program i (and a peer i in its ops) is node node_of[i] of the
-/// network's topology. Only the main streams' Send and Recv ops are allowed
-/// (std::invalid_argument otherwise, or for a Recv that never completes).
+/// network's topology. Only the main streams' Send, Recv and Compute (a delay) ops are allowed
+/// (std::invalid_argument otherwise, or for a Recv that never completes). With `program_end`,
+/// also each program's own completion time (0 for an empty one).
 Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& programs,
-                              const std::vector<NodeId>& node_of);
+                            const std::vector<NodeId>& node_of, std::vector<Picoseconds>* program_end = nullptr);
 
 }  // namespace fastsim::interconnect

@@ -25,6 +25,14 @@ public:
                                 std::uint64_t bytes, std::uint64_t tag, std::uint32_t label) = 0;
     /// Seconds the synchronisation takes on its own.
     virtual double seconds(const std::vector<NodeId>& ranks, double bytes) = 0;
+    /// Seconds of each of `sets` (bytes[s] each) when all synchronise at once, sharing links.
+    /// By default each as if alone.
+    virtual std::vector<double> seconds_concurrent(const std::vector<std::vector<NodeId>>& sets,
+                                                   const std::vector<double>& bytes) {
+        std::vector<double> out(sets.size());
+        for (std::size_t s = 0; s < sets.size(); ++s) out[s] = seconds(sets[s], bytes[s]);
+        return out;
+    }
 };
 
 /// An all-reduce with the algorithm `chooser` picks (cluster.gradient_sync.algorithm: one
@@ -39,6 +47,10 @@ public:
     }
     double seconds(const std::vector<NodeId>& ranks, double bytes) override {
         return m_chooser.choose(ranks, bytes).second;
+    }
+    std::vector<double> seconds_concurrent(const std::vector<std::vector<NodeId>>& sets,
+                                           const std::vector<double>& bytes) override {
+        return m_chooser.concurrent_seconds(sets, bytes);
     }
 
 private:

@@ -93,12 +93,29 @@ public:
         const LayerId layer = tag.layer;
         for (const ReplicaSet& set : sets)
             for (const NodeId n : set.nodes) m_comm[n.value()] = std::max(m_comm[n.value()], m_main[n.value()]);  // the gradient is ready
+        // Two bounds (docs/planner.md, "Gradient synchronisation"): a node's stream runs its
+        // sets one after another, each taking its time alone; and the sets, all sent once
+        // ready, share links, so none ends before its busiest channel has carried every set's
+        // bytes on it.
+        m_set_nodes.clear();
+        m_set_bytes.clear();
+        m_set_ready.clear();
         for (const ReplicaSet& set : sets) {
+            m_set_nodes.push_back(set.nodes);
+            m_set_bytes.push_back(static_cast<double>(gradient_bytes(m_plan, set)));
+            double ready = 0;
+            for (const NodeId n : set.nodes) ready = std::max(ready, m_comm[n.value()]);
+            m_set_ready.push_back(ready);
+        }
+        const std::vector<double> shared_s = m_sync.seconds_concurrent(m_set_nodes, m_set_bytes);
+        for (std::size_t s = 0; s < sets.size(); ++s) {
+            const ReplicaSet& set = sets[s];
             double start = 0;
             for (const NodeId n : set.nodes) start = std::max(start, m_comm[n.value()]);
-            const double seconds = m_sync.seconds(set.nodes, static_cast<double>(gradient_bytes(m_plan, set)));
-            for (const NodeId n : set.nodes) m_comm[n.value()] = start + seconds;
-            m_sync_s[layer.value()] = std::max(m_sync_s[layer.value()], seconds);
+            const double alone_s = m_sync.seconds(set.nodes, m_set_bytes[s]);
+            const double end = std::max(start + alone_s, m_set_ready[s] + shared_s[s]);
+            for (const NodeId n : set.nodes) m_comm[n.value()] = end;
+            m_sync_s[layer.value()] = std::max(m_sync_s[layer.value()], end - m_set_ready[s]);
         }
         std::vector<bool> taking_part(m_main.size(), false);
         for (const ReplicaSet& set : sets)
@@ -171,6 +188,9 @@ private:
     std::vector<std::size_t> m_order;                                ///< an exchange direction's pairs, in send order
     std::vector<double> m_free;                                      ///< when each bottleneck is next free
     std::vector<std::pair<std::size_t, double>> m_arrivals;          ///< (receiver, arrival) of this exchange
+    std::vector<std::vector<NodeId>> m_set_nodes;                    ///< an all-reduce's replica sets
+    std::vector<double> m_set_bytes;                                 ///< and each one's gradient bytes
+    std::vector<double> m_set_ready;                                 ///< and when all its members are ready
     std::vector<std::vector<std::pair<LayerId, double>>>& m_synced;  ///< per node: (layer, all-reduces done)
     std::vector<std::vector<PhaseSeconds>> m_times;                  ///< per layer, per node (once computed)
     std::vector<double> m_layer_total;                               ///< per layer: Σ over nodes of compute + waits

@@ -621,6 +621,50 @@ TEST_CASE("collectives: the measured cost of every all-reduce against its simula
     }
 }
 
+TEST_CASE("collectives: concurrent all-reduces share links and nodes as the cluster runs them", "[interconnect]") {
+    // Two switch groups of 4 joined at their gateways by one slow link: the replica sets
+    // {i, i + 4} all cross it, and {0, 1} x {1, 2} share node 1.
+    const LinkParams inner{400.0, 100.0, 0.5}, upper{25.0, 1000.0, 5.0};
+    const Topology t = Topology::hierarchical({Topology::switch_star(4, inner), Topology::switch_star(4, inner)},
+                                              interconnect::UpperKind::switch_star, upper);
+    interconnect::AllReduceChooser chooser(t, interconnect::AllReduceAlgorithm::ring);
+    const std::uint64_t n = 4 * kMB;
+    const auto simulated_ends = [&](const std::vector<std::vector<NodeId>>& sets) {
+        std::vector<NodeProgram> programs(t.node_count());
+        std::uint64_t tag = 0;
+        for (const auto& set : sets)
+            tag = interconnect::simulated_all_reduce(t, interconnect::AllReduceAlgorithm::ring, programs, set, n, tag, 0);
+        const cluster::ClusterResult r = run_fresh(t, programs);
+        std::vector<double> ends;
+        for (const auto& set : sets) {
+            double end = 0;
+            for (const NodeId node : set) end = std::max(end, double(r.nodes[node.value()].finish_ps.count()) * 1e-12);
+            ends.push_back(end);
+        }
+        return ends;
+    };
+    for (const std::vector<std::vector<NodeId>>& sets :
+         {std::vector<std::vector<NodeId>>{nodes({0, 4}), nodes({1, 5}), nodes({2, 6}), nodes({3, 7})},
+          std::vector<std::vector<NodeId>>{nodes({0, 1}), nodes({1, 2}), nodes({4, 5, 6})}}) {
+        const std::vector<double> predicted = chooser.concurrent_seconds(sets, std::vector<double>(sets.size(), double(n)));
+        const std::vector<double> simulated = simulated_ends(sets);
+        REQUIRE(predicted.size() == sets.size());
+        for (std::size_t s = 0; s < sets.size(); ++s) {
+            INFO("set " << s << ": predicted " << predicted[s] << " s, simulated " << simulated[s] << " s");
+            CHECK(predicted[s] == Approx(simulated[s]).epsilon(1e-9));
+        }
+    }
+    // Four sets over the one slow link take about four times one set alone.
+    const std::vector<double> four =
+        chooser.concurrent_seconds({nodes({0, 4}), nodes({1, 5}), nodes({2, 6}), nodes({3, 7})}, std::vector<double>(4, double(n)));
+    const double alone = chooser.choose(nodes({0, 4}), double(n)).second;
+    CHECK(*std::max_element(four.begin(), four.end()) == Approx(4 * alone).epsilon(0.05));
+    // Sets sharing node 1: its stream reaches the second set's steps after the first's, so the
+    // second ends well after its time alone.
+    const std::vector<double> chained = chooser.concurrent_seconds({nodes({0, 1}), nodes({1, 2})}, {double(n), double(n)});
+    CHECK(chained[1] > 1.5 * chooser.choose(nodes({1, 2}), double(n)).second);
+}
+
 TEST_CASE("collectives: a coalesced ring takes the plain ring's time where nothing contends", "[interconnect]") {
     // On a ring of p nodes each step is one hop: 2(p-1) (alpha + n/p beta) either way, the
     // merged steps' latencies waited as comm-stream delays that do not count as computing.
