@@ -3,12 +3,14 @@
 # core. Figures go in docs/performance.md. Usage: scripts/bench_cluster.sh
 #   planner: fastsim plan configs/bench/resnet152_1024.yaml  (ResNet-152 over 1024 nodes)
 #   cluster: fastsim run  configs/cluster/tpu_v2_v3.yaml     (ResNet-50 b256, 16 heterogeneous nodes)
+#   pipeline: fastsim plan|run configs/pipeline/gpt3_6.7b_64node.yaml (alpa, GPT-3 6.7B, 64 nodes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
 command -v hyperfine >/dev/null || { echo "bench_cluster.sh: needs hyperfine (apt-get install hyperfine)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "bench_cluster.sh: needs GNU time (apt-get install time)" >&2; exit 2; }
-for command in "plan configs/bench/resnet152_1024.yaml" "run configs/cluster/tpu_v2_v3.yaml"; do
+for command in "plan configs/bench/resnet152_1024.yaml" "run configs/cluster/tpu_v2_v3.yaml" \
+               "plan configs/pipeline/gpt3_6.7b_64node.yaml" "run configs/pipeline/gpt3_6.7b_64node.yaml"; do
   hyperfine --warmup 1 --runs 5 -N "taskset -c 0 build/fastsim $command"
   /usr/bin/time -f "fastsim $command: peak RSS %M KiB, %e s wall" taskset -c 0 build/fastsim $command >/dev/null
 done

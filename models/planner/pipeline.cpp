@@ -2,6 +2,7 @@
 #include "planner/pipeline.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -422,6 +423,8 @@ double predict_pipeline(const PlanningInputs& in, const PipelinePlan& p) {
     for (std::size_t s = 0; s < stages; ++s) order[s] = stage_order(p.schedule, stages, s, m);
     // sent[x][2j + backward]: each sender's clock when it sent transfer x of micro-batch j (empty until then).
     std::vector<std::vector<std::vector<double>>> sent(p.transfers.size(), std::vector<std::vector<double>>(2 * m));
+    // Per transfer and direction: when its bottleneck links are next free, across micro-batches.
+    std::vector<std::array<std::vector<double>, 2>> bottleneck_free(p.transfers.size());
     std::vector<std::size_t> next(stages, 0), backwards_left(stages, m);
     std::size_t done = 0;
     const std::size_t all = stages * 2 * m;
@@ -443,7 +446,8 @@ double predict_pipeline(const PlanningInputs& in, const PipelinePlan& p) {
                     // Side A is the earlier stage: forward bytes go into B, backward ones into A.
                     const double per_byte = t.forward ? tr.cost.seconds_per_byte_to_b : tr.cost.seconds_per_byte_to_a;
                     const double share = t.forward ? tr.cost.bottleneck_share_to_b : tr.cost.bottleneck_share_to_a;
-                    clocks.deliver(transfer_pairs(p, tr, t.forward), sent[x][slot], bytes * per_byte, share, tr.cost.latency_s);
+                    clocks.deliver(transfer_pairs(p, tr, t.forward), sent[x][slot], bytes * per_byte, share, tr.cost.latency_s,
+                                   bottleneck_free[x][t.forward ? 0 : 1]);
                 }
                 StepWalk walk;
                 walk.first_layer = p.stages[s].first_layer;

@@ -14,7 +14,7 @@ namespace {
 NodeClocks::NodeClocks(std::size_t nodes) : main(nodes, 0.0), comm(nodes, 0.0), sent(nodes, 0.0), synced(nodes) {}
 
 void NodeClocks::deliver(const std::vector<std::pair<std::size_t, std::size_t>>& pairs, const std::vector<double>& sent_at,
-                         double busiest_s, double share, double latency_s) {
+                         double busiest_s, double share, double latency_s, std::vector<double>& bottleneck_free) {
     const std::size_t n = pairs.size();
     const double k = std::clamp(std::round(share * static_cast<double>(n)), 1.0, static_cast<double>(n));
     const auto servers = static_cast<std::size_t>(std::max(1.0, std::floor(static_cast<double>(n) / k)));
@@ -24,9 +24,9 @@ void NodeClocks::deliver(const std::vector<std::pair<std::size_t, std::size_t>>&
     std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
         return sent_at[x] != sent_at[y] ? sent_at[x] < sent_at[y] : pairs[x].first < pairs[y].first;
     });
-    std::vector<double> free(servers, 0.0);
+    if (bottleneck_free.size() != servers) bottleneck_free.assign(servers, 0.0);
     for (std::size_t j = 0; j < n; ++j) {
-        double& f = free[j % servers];
+        double& f = bottleneck_free[j % servers];
         const double start = std::max(sent_at[order[j]], f);
         f = start + hold;
         double& clock = main[pairs[order[j]].second];

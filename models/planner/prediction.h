@@ -37,8 +37,10 @@ struct NodeClocks {
     /// Messages (sender, receiver) sent at sent_at[i], queued at the bottleneck as an exchange's
     /// are (predict_step): `busiest_s` for all of them together on a bottleneck carrying the
     /// fraction `share` of them, then `latency_s`; each receiver's main clock waits for its arrival.
+    /// `bottleneck_free` (kept by the caller per route and direction) holds when each bottleneck
+    /// is next free, so repeated deliveries over the same links queue behind earlier ones.
     void deliver(const std::vector<std::pair<std::size_t, std::size_t>>& pairs, const std::vector<double>& sent_at,
-                 double busiest_s, double share, double latency_s);
+                 double busiest_s, double share, double latency_s, std::vector<double>& bottleneck_free);
 };
 
 /// predict_step over clocks shared with other plans' walks (a pipeline's stages): each walk

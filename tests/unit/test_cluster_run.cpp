@@ -10,6 +10,7 @@
 #include <map>
 
 #include "config/load.h"
+#include "planner/pipeline.h"
 #include "run/cluster_step.h"
 #include "run/training_step.h"
 #include "support/systemc_fixture.h"
@@ -169,6 +170,30 @@ TEST_CASE("Every shipped cluster x planner: the prediction is within 5% of the s
             CHECK(std::abs(error) <= 0.05);
         }
     }
+}
+
+TEST_CASE("GPT-3 6.7B on 64 nodes: pipeline plans fit and predict within 5%, data parallelism does not fit",
+          "[cluster][pipeline]") {
+    const auto params = config::load(kSource + "/configs/pipeline/gpt3_6.7b_64node.yaml");
+    struct Case {
+        planner::PlannerKind kind;
+        std::size_t stages, microbatches;
+    };
+    for (const Case c : {Case{planner::PlannerKind::alpa, 0, 0}, Case{planner::PlannerKind::pipeline, 4, 8}}) {
+        planner::PlannerOptions options = params.planner.options();
+        options.kind = c.kind;
+        options.pipeline.stages = c.stages;
+        options.pipeline.microbatches = c.microbatches;
+        const auto r = run::run_cluster_step_in_fresh_kernel(params, options);
+        INFO(planner::to_string(c.kind) << ": planned " << r.planned.plan.step_s << " s, simulated " << r.step_s << " s");
+        CHECK(r.planned.plan.memory_shortfalls.empty());
+        REQUIRE(r.planned.plan.pipeline);
+        CHECK(r.planned.plan.pipeline->stages.size() >= 2);
+        CHECK(std::abs(r.planned.plan.step_s - r.step_s) <= 0.05 * r.step_s);
+    }
+    planner::PlannerOptions data = params.planner.options();
+    data.kind = planner::PlannerKind::data_parallel;
+    CHECK_THROWS_WITH(run::run_cluster_step_in_fresh_kernel(params, data), Catch::Contains("no plan of data_parallel fits in memory"));
 }
 
 TEST_CASE("AccPar is never beaten on its objective by another intra-layer planner, on any shipped network and cluster",
