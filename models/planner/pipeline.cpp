@@ -470,9 +470,11 @@ double predict_pipeline(const PlanningInputs& in, const PipelinePlan& p) {
         if (!progressed) throw PlanError("internal: the pipeline schedule deadlocks");
     }
     for (ClockedPredictor& predictor : predictors) predictor.finish();
+    std::vector<std::size_t> nodes;
+    for (const PipelineStage& s : p.stages) nodes.insert(nodes.end(), s.nodes.begin(), s.nodes.end());
+    if (in.gradient_sync->staleness() > 0) return stale_step_s(clocks, nodes, in.gradient_sync->staleness());
     double step = 0;
-    for (const PipelineStage& s : p.stages)
-        for (const std::size_t n : s.nodes) step = std::max(step, clocks.main[n]);
+    for (const std::size_t n : nodes) step = std::max(step, clocks.main[n]);
     return step;
 }
 

@@ -11,7 +11,18 @@ namespace {
 
 }  // namespace
 
-NodeClocks::NodeClocks(std::size_t nodes) : main(nodes, 0.0), comm(nodes, 0.0), sent(nodes, 0.0), synced(nodes) {}
+NodeClocks::NodeClocks(std::size_t nodes)
+    : main(nodes, 0.0), comm(nodes, 0.0), comm_busy(nodes, 0.0), sent(nodes, 0.0), synced(nodes) {}
+
+double stale_step_s(const NodeClocks& clocks, const std::vector<std::size_t>& nodes, std::size_t staleness) {
+    double main_end = 0, busy = 0, sync_end = 0;
+    for (const std::size_t n : nodes) {
+        main_end = std::max(main_end, clocks.main[n]);
+        busy = std::max(busy, clocks.comm_busy[n]);
+        sync_end = std::max(sync_end, clocks.comm[n]);
+    }
+    return std::max({main_end, busy, sync_end / static_cast<double>(staleness + 1)});
+}
 
 void NodeClocks::deliver(const std::vector<std::pair<std::size_t, std::size_t>>& pairs, const std::vector<double>& sent_at,
                          double busiest_s, double share, double latency_s, std::vector<double>& bottleneck_free) {
@@ -45,6 +56,7 @@ public:
           m_node_type(node_type),
           m_compute(compute),
           m_sync(gradient_sync),
+          m_clocks(clocks),
           m_main(clocks.main),
           m_comm(clocks.comm),
           m_sent(clocks.sent),
@@ -97,24 +109,25 @@ public:
         // sets one after another, each taking its time alone; and the sets, all sent once
         // ready, share links, so none ends before its busiest channel has carried every set's
         // bytes on it.
-        m_set_nodes.clear();
-        m_set_bytes.clear();
+        m_jobs.clear();
         m_set_ready.clear();
         for (const ReplicaSet& set : sets) {
-            m_set_nodes.push_back(set.nodes);
-            m_set_bytes.push_back(static_cast<double>(gradient_bytes(m_plan, set)));
+            m_jobs.push_back(sync_job(m_plan, set));
             double ready = 0;
             for (const NodeId n : set.nodes) ready = std::max(ready, m_comm[n.value()]);
             m_set_ready.push_back(ready);
         }
-        const std::vector<double> shared_s = m_sync.seconds_concurrent(m_set_nodes, m_set_bytes);
+        const std::vector<double> shared_s = m_sync.seconds_concurrent(m_jobs);
         for (std::size_t s = 0; s < sets.size(); ++s) {
             const ReplicaSet& set = sets[s];
             double start = 0;
             for (const NodeId n : set.nodes) start = std::max(start, m_comm[n.value()]);
-            const double alone_s = m_sync.seconds(set.nodes, m_set_bytes[s]);
+            const double alone_s = m_sync.seconds(m_jobs[s]);
             const double end = std::max(start + alone_s, m_set_ready[s] + shared_s[s]);
-            for (const NodeId n : set.nodes) m_comm[n.value()] = end;
+            for (const NodeId n : set.nodes) {
+                m_clocks.comm_busy[n.value()] += end - std::max(start, m_comm[n.value()]);
+                m_comm[n.value()] = end;
+            }
             m_sync_s[layer.value()] = std::max(m_sync_s[layer.value()], end - m_set_ready[s]);
         }
         std::vector<bool> taking_part(m_main.size(), false);
@@ -126,6 +139,11 @@ public:
 
     StepPrediction finish() {
         StepPrediction p;
+        if (m_sync.staleness() > 0) {  // a delayed update: the main streams do not wait
+            p.step_s = stale_step_s(m_clocks, m_nodes, m_sync.staleness());
+            finish_layers(p);
+            return p;
+        }
         for (const std::size_t n : m_nodes) {
             for (const auto& [layer, done] : m_synced[n]) {  // the final waits, in the order signalled
                 if (done > m_main[n]) {
@@ -135,15 +153,19 @@ public:
             }
             p.step_s = std::max(p.step_s, m_main[n]);
         }
+        finish_layers(p);
+        return p;
+    }
+
+private:
+    void finish_layers(StepPrediction& p) const {
         p.layer_s.resize(m_layer_total.size());
         for (std::size_t l = 0; l < m_layer_total.size(); ++l)
             p.layer_s[l] = m_layer_total[l] / static_cast<double>(m_nodes.size());
         p.sync_s = m_sync_s;
         p.compute_s = m_slowest;
-        return p;
     }
 
-private:
     /// One direction of an exchange: the pairs' messages (sender, receiver) = pair(i), sent at
     /// the senders' clocks. Its bottleneck channel carries k = share x pairs of them, so the
     /// messages queue, in the order sent (ties: the lower sender), at pairs / k bottlenecks
@@ -182,14 +204,14 @@ private:
     const std::vector<std::size_t>& m_node_type;
     const ComputeModel& m_compute;
     GradientSync& m_sync;
+    NodeClocks& m_clocks;
     std::vector<double>& m_main;                                     ///< per node: the main clock, s
     std::vector<double>& m_comm;                                     ///< per node: the comm stream's clock, s
     std::vector<double>& m_sent;                                     ///< per node: its clock when the exchange sent
     std::vector<std::size_t> m_order;                                ///< an exchange direction's pairs, in send order
     std::vector<double> m_free;                                      ///< when each bottleneck is next free
     std::vector<std::pair<std::size_t, double>> m_arrivals;          ///< (receiver, arrival) of this exchange
-    std::vector<std::vector<NodeId>> m_set_nodes;                    ///< an all-reduce's replica sets
-    std::vector<double> m_set_bytes;                                 ///< and each one's gradient bytes
+    std::vector<SyncJob> m_jobs;                                     ///< an all-reduce's replica sets
     std::vector<double> m_set_ready;                                 ///< and when all its members are ready
     std::vector<std::vector<std::pair<LayerId, double>>>& m_synced;  ///< per node: (layer, all-reduces done)
     std::vector<std::vector<PhaseSeconds>> m_times;                  ///< per layer, per node (once computed)

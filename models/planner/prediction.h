@@ -33,6 +33,7 @@ struct StepPrediction {
 struct NodeClocks {
     explicit NodeClocks(std::size_t nodes);
     std::vector<double> main, comm, sent;
+    std::vector<double> comm_busy;  ///< per node: seconds its comm stream spent synchronising
     std::vector<std::vector<std::pair<LayerId, double>>> synced;
     /// Messages (sender, receiver) sent at sent_at[i], queued at the bottleneck as an exchange's
     /// are (predict_step): `busiest_s` for all of them together on a bottleneck carrying the
@@ -42,6 +43,13 @@ struct NodeClocks {
     void deliver(const std::vector<std::pair<std::size_t, std::size_t>>& pairs, const std::vector<double>& sent_at,
                  double busiest_s, double share, double latency_s, std::vector<double>& bottleneck_free);
 };
+
+/// The step under a delayed update of `staleness` D >= 1 (docs/compression.md, "Delayed
+/// updates"): a step's synchronisation may end up to D steps later, so in the steady state a
+/// step lasts the longest of the main streams' end, the busiest comm stream, and the last
+/// synchronisation's end spread over D + 1 steps.
+double stale_step_s(const NodeClocks& clocks, const std::vector<std::size_t>& nodes, std::size_t staleness);
+
 
 /// predict_step over clocks shared with other plans' walks (a pipeline's stages): each walk
 /// advances the plan's nodes' clocks from where they are; finish() applies the final waits for

@@ -63,22 +63,30 @@ std::vector<ReplicaSet> weight_replica_sets(const LayerGraph& graph, const Plan&
                 cell_holders[i * columns + o].push_back(id);
     }
     // (3) Cells with the same holders, summed; their nodes.
-    std::map<std::vector<std::size_t>, std::uint64_t> elements;
+    struct Sums {
+        std::uint64_t elements = 0, factor_rows = 0, factor_cols = 0;
+    };
+    std::map<std::vector<std::size_t>, Sums> elements;
     for (std::size_t cell = 0; cell < cell_holders.size(); ++cell) {
         const std::size_t i = cell / columns, o = cell % columns;
         const auto& ids = cell_holders[cell];
         std::size_t nodes = 0;
         for (const std::size_t id : ids) nodes += region_nodes[id]->size();
         if (nodes < 2) continue;
-        elements[ids] += (in_cuts[i + 1] - in_cuts[i]) * (out_cuts[o + 1] - out_cuts[o]) * pl.kernel_area;
+        Sums& sums = elements[ids];
+        sums.elements += (in_cuts[i + 1] - in_cuts[i]) * (out_cuts[o + 1] - out_cuts[o]) * pl.kernel_area;
+        sums.factor_rows += out_cuts[o + 1] - out_cuts[o];
+        sums.factor_cols += (in_cuts[i + 1] - in_cuts[i]) * pl.kernel_area;
     }
     std::vector<ReplicaSet> sets;
-    for (const auto& [ids, count] : elements) {
+    for (const auto& [ids, sums] : elements) {
         ReplicaSet s;
         for (const std::size_t id : ids)
             for (const std::size_t n : *region_nodes[id]) s.nodes.emplace_back(n);
         std::sort(s.nodes.begin(), s.nodes.end());
-        s.elements = count;
+        s.elements = sums.elements;
+        s.factor_rows = sums.factor_rows;
+        s.factor_cols = sums.factor_cols;
         sets.push_back(std::move(s));
     }
     std::sort(sets.begin(), sets.end(), [](const ReplicaSet& x, const ReplicaSet& y) { return x.nodes < y.nodes; });

@@ -15,6 +15,9 @@ namespace fastsim::planner {
 struct ReplicaSet {
     std::vector<NodeId> nodes;
     std::uint64_t elements = 0;
+    /// Its cells as n x m matrices (n = output channels, m = input channels x kernel area), for
+    /// PowerSGD's factors: Σ n and Σ m over the cells.
+    std::uint64_t factor_rows = 0, factor_cols = 0;
 };
 
 /// The weight-gradient all-reduces of layer `layer` under `plan` (docs/planner.md, "Gradient

@@ -74,11 +74,12 @@ void ScheduleBuilder::all_reduce(const std::vector<ReplicaSet>& sets, const Step
             m_programs[n].comm_ops.push_back(interconnect::WaitFor{gradient_ready_event(step.layer), label});
         }
     for (const ReplicaSet& set : sets) {
-        const std::uint64_t bytes = gradient_bytes(m_plan, set);
-        m_collective_tag = m_sync.lower(m_scratch, set.nodes, bytes, m_collective_tag, label);
-        for (const NodeId n : set.nodes) {
-            auto& ops = m_scratch[n.value()].ops;
-            auto& comm_ops = m_programs[n.value()].comm_ops;
+        m_collective_tag = m_sync.lower(m_scratch, sync_job(m_plan, set), m_collective_tag, label);
+        // Every node the scheme gave ops (a parameter server may be outside the set).
+        for (std::size_t n = 0; n < m_scratch.size() && n < m_programs.size(); ++n) {
+            auto& ops = m_scratch[n].ops;
+            if (ops.empty()) continue;
+            auto& comm_ops = m_programs[n].comm_ops;
             comm_ops.insert(comm_ops.end(), ops.begin(), ops.end());
             ops.clear();
         }
@@ -91,8 +92,9 @@ void ScheduleBuilder::all_reduce(const std::vector<ReplicaSet>& sets, const Step
 }
 
 std::vector<NodeProgram> ScheduleBuilder::finish() {
-    for (std::size_t n = 0; n < m_programs.size(); ++n)
-        for (const interconnect::WaitFor& w : m_synced[n]) m_programs[n].ops.push_back(w);
+    if (m_sync.staleness() == 0)
+        for (std::size_t n = 0; n < m_programs.size(); ++n)
+            for (const interconnect::WaitFor& w : m_synced[n]) m_programs[n].ops.push_back(w);
     return std::move(m_programs);
 }
 
@@ -151,6 +153,10 @@ void walk_step(const LayerGraph& graph, const Plan& plan, StepVisitor& visitor, 
 
 std::uint64_t gradient_bytes(const Plan& plan, const ReplicaSet& set) {
     return static_cast<std::uint64_t>(std::ceil(static_cast<double>(set.elements) * plan.bytes.weight_gradients));
+}
+
+SyncJob sync_job(const Plan& plan, const ReplicaSet& set) {
+    return {set.nodes, set.elements, gradient_bytes(plan, set), set.factor_rows, set.factor_cols};
 }
 
 std::vector<interconnect::NodeProgram> build_schedule(const LayerGraph& graph, const Plan& plan, std::size_t node_count,

@@ -85,6 +85,8 @@ void walk_step(const LayerGraph& graph, const Plan& plan, StepVisitor& visitor, 
 
 /// Bytes of one replica set's all-reduce: its elements at the plan's weight-gradient width.
 std::uint64_t gradient_bytes(const Plan& plan, const ReplicaSet& set);
+/// The synchronisation of one replica set: its nodes, elements, bytes and matrix shape.
+SyncJob sync_job(const Plan& plan, const ReplicaSet& set);
 
 /// Appends walked steps to per-node programs (docs/planner.md, "Schedule"): each layer's
 /// exchanges at every group the node belongs to, root first. An exchange at a group pairs side
@@ -93,7 +95,8 @@ std::uint64_t gradient_bytes(const Plan& plan, const ReplicaSet& set);
 /// are synchronised over their replica sets (weight_replica_sets) on the comm stream, each
 /// layer's once its weight-gradient phase is done, as `gradient_sync` lowers them, so they
 /// overlap the rest of the backward pass; finish() makes the main stream wait for them all at
-/// the end. Only the plan's nodes (plan.groups[0].nodes) get ops; the programs are indexed by
+/// the end (not with a delayed update, staleness >= 1: the step's synchronisation then overlaps
+/// the next steps, docs/compression.md, "Delayed updates"). Only the plan's nodes (plan.groups[0].nodes) get ops; the programs are indexed by
 /// node id.
 class ScheduleBuilder final : public StepVisitor {
 public:

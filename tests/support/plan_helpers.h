@@ -70,11 +70,11 @@ inline std::vector<NodeId> node_ids(std::initializer_list<std::size_t> ids) {
 /// something else.
 class FreeSync final : public planner::GradientSync {
 public:
-    std::uint64_t lower(std::vector<interconnect::NodeProgram>&, const std::vector<NodeId>&, std::uint64_t,
-                        std::uint64_t tag, std::uint32_t) override {
+    std::uint64_t lower(std::vector<interconnect::NodeProgram>&, const planner::SyncJob&, std::uint64_t tag,
+                        std::uint32_t) override {
         return tag;
     }
-    double seconds(const std::vector<NodeId>&, double) override { return 0; }
+    double seconds(const planner::SyncJob&) override { return 0; }
 };
 inline planner::GradientSync* free_all_reduce() {
     static FreeSync sync;

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+#include "planner/gradient_sync.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "common/checked.h"
+#include "interconnect/collectives.h"
+#include "interconnect/replay.h"
+
+namespace fastsim::planner {
+namespace {
+
+using compression::Scheme;
+using interconnect::Compute;
+using interconnect::NodeProgram;
+
+/// Part `index` of `total` split into `parts`, as chunk_bytes splits bytes.
+std::uint64_t share_of(std::uint64_t total, std::size_t parts, std::size_t index) {
+    return interconnect::chunk_bytes(total, parts, index);
+}
+
+std::vector<NodeId> sorted_unique(std::vector<NodeId> ids) {
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    return ids;
+}
+
+void grow_to(std::vector<NodeProgram>& programs, const std::vector<NodeId>& nodes) {
+    for (const NodeId n : nodes)
+        if (n.value() >= programs.size()) programs.resize(n.value() + 1);
+}
+
+}  // namespace
+
+// ---- all-reduce of uncompressed gradients -------------------------------------------------
+
+std::uint64_t AllReduceSync::lower(std::vector<NodeProgram>& programs, const SyncJob& job, std::uint64_t tag,
+                                   std::uint32_t label) {
+    return interconnect::simulated_all_reduce(m_chooser.topology(), m_chooser.choose(job.ranks, static_cast<double>(job.bytes)).first,
+                                              programs, job.ranks, job.bytes, tag, label);
+}
+
+double AllReduceSync::seconds(const SyncJob& job) { return m_chooser.choose(job.ranks, static_cast<double>(job.bytes)).second; }
+
+std::vector<double> AllReduceSync::seconds_concurrent(const std::vector<SyncJob>& jobs) {
+    std::vector<std::vector<NodeId>> sets;
+    std::vector<double> bytes;
+    for (const SyncJob& j : jobs) {
+        sets.push_back(j.ranks);
+        bytes.push_back(static_cast<double>(j.bytes));
+    }
+    return m_chooser.concurrent_seconds(sets, bytes);
+}
+
+// ---- schemes ------------------------------------------------------------------------------
+
+SchemeSync::SchemeSync(interconnect::AllReduceChooser& chooser, SyncScheme scheme, CompressionSeconds work_seconds)
+    : m_chooser(chooser),
+      m_scheme(std::move(scheme)),
+      m_work_seconds(std::move(work_seconds)),
+      m_network(chooser.topology()) {
+    m_scheme.servers = sorted_unique(m_scheme.servers);
+    if (m_scheme.parameter_server && m_scheme.servers.empty())
+        throw std::invalid_argument("SchemeSync: a parameter server needs at least one server node");
+}
+
+std::uint64_t SchemeSync::lower(std::vector<NodeProgram>& programs, const SyncJob& job, std::uint64_t tag,
+                                std::uint32_t label) {
+    grow_to(programs, job.ranks);
+    const bool alone = job.ranks.size() < 2;
+    if (alone && !m_scheme.parameter_server) return tag;
+    // (1) Each rank compresses its gradient (error feedback, selection, quantisation, factors).
+    const compression::Work work =
+        compression::node_work(m_scheme.compression, job.elements, job.factor_rows + job.factor_cols);
+    if (m_work_seconds && (work.dram_bytes > 0 || work.vector_values > 0 || work.macs > 0))
+        for (const NodeId n : job.ranks) {
+            const Picoseconds ps = m_work_seconds(n, work);
+            if (ps > Picoseconds(0)) programs[n.value()].ops.emplace_back(Compute{ps, label});
+        }
+    // (2) The exchange.
+    return m_scheme.parameter_server ? lower_parameter_server(programs, job, tag, label)
+                                     : lower_all_reduce(programs, job, tag, label);
+}
+
+std::uint64_t SchemeSync::lower_all_reduce(std::vector<NodeProgram>& programs, const SyncJob& job, std::uint64_t tag,
+                                           std::uint32_t label) {
+    const compression::Params& c = m_scheme.compression;
+    const std::size_t p = job.ranks.size();
+    const auto all_reduce = [&](std::uint64_t bytes) {
+        return interconnect::simulated_all_reduce(m_chooser.topology(), m_chooser.choose(job.ranks, static_cast<double>(bytes)).first,
+                                                  programs, job.ranks, bytes, tag, label);
+    };
+    const std::uint64_t width = job.elements > 0 ? job.bytes / std::max<std::uint64_t>(1, job.elements) : 0;
+    if (c.scheme == Scheme::none) return all_reduce(job.bytes);
+    if (compression::is_sparse(c.scheme)) {
+        // Sparse gradients are densified by gathering every rank's entries: each rank ends with
+        // all p x k (value, index) pairs and sums them itself.
+        const std::uint64_t each = compression::sparse_bytes(compression::sparse_entries(c, job.elements));
+        return interconnect::ring_all_gather(programs, job.ranks, checked_mul(each, p, "bytes of a sparse all-gather"), tag, label);
+    }
+    if (compression::is_quantised(c.scheme)) {
+        // A compressed reduce-scatter (each step's chunk quantised), then the reduced chunks
+        // re-quantised and all-gathered: about 2 (p - 1) / p of the quantised gradient per rank.
+        const std::uint64_t chunk_values = job.elements / p + (job.elements % p != 0);
+        const std::uint64_t all = checked_mul(compression::quantised_bytes(c.scheme, chunk_values), p, "bytes of a quantised gradient");
+        tag = interconnect::ring_reduce_scatter(programs, job.ranks, all, tag, label);
+        return interconnect::ring_all_gather(programs, job.ranks, all, tag, label);
+    }
+    // PowerSGD: the all-reduce of P (n x r), then of Q (m x r), in the gradients' width.
+    const std::uint64_t r = c.rank;
+    tag = all_reduce(checked_mul(checked_mul(job.factor_rows, r, "PowerSGD factor"), width, "PowerSGD factor"));
+    return all_reduce(checked_mul(checked_mul(job.factor_cols, r, "PowerSGD factor"), width, "PowerSGD factor"));
+}
+
+std::uint64_t SchemeSync::lower_parameter_server(std::vector<NodeProgram>& programs, const SyncJob& job, std::uint64_t tag,
+                                                 std::uint32_t label) {
+    const compression::Params& c = m_scheme.compression;
+    const std::vector<NodeId>& servers = m_scheme.servers;
+    grow_to(programs, servers);
+    const std::size_t p = job.ranks.size(), shards = servers.size();
+    const std::uint64_t width = job.elements > 0 ? job.bytes / std::max<std::uint64_t>(1, job.elements) : 0;
+    // One round: every rank pushes its shard s to server s, the server sums them and every rank
+    // pulls the sum. Per shard of `values` values: the bytes pushed by a rank and pulled back.
+    const auto round = [&](std::uint64_t values_total, const auto& push_bytes, const auto& pull_bytes) {
+        const std::uint64_t base = tag;
+        const auto push_tag = [&](std::size_t s, std::size_t r) { return base + 2 * (s * p + r); };
+        for (std::size_t r = 0; r < p; ++r)  // pushes, non-blocking
+            for (std::size_t s = 0; s < shards; ++s)
+                if (job.ranks[r] != servers[s])
+                    programs[job.ranks[r].value()].ops.emplace_back(
+                        interconnect::Send{servers[s], push_bytes(share_of(values_total, shards, s)), push_tag(s, r), label});
+        for (std::size_t s = 0; s < shards; ++s) {  // each server: receive every push, then send the sum
+            auto& ops = programs[servers[s].value()].ops;
+            for (std::size_t r = 0; r < p; ++r)
+                if (job.ranks[r] != servers[s]) ops.emplace_back(interconnect::Recv{job.ranks[r], push_tag(s, r), label});
+            for (std::size_t r = 0; r < p; ++r)
+                if (job.ranks[r] != servers[s])
+                    ops.emplace_back(interconnect::Send{job.ranks[r], pull_bytes(share_of(values_total, shards, s)),
+                                                        push_tag(s, r) + 1, label});
+        }
+        for (std::size_t r = 0; r < p; ++r)  // pulls
+            for (std::size_t s = 0; s < shards; ++s)
+                if (job.ranks[r] != servers[s])
+                    programs[job.ranks[r].value()].ops.emplace_back(interconnect::Recv{servers[s], push_tag(s, r) + 1, label});
+        tag = base + 2 * shards * p;
+    };
+    const auto dense = [width](std::uint64_t values) { return checked_mul(values, width, "bytes of a gradient shard"); };
+    switch (c.scheme) {
+    case Scheme::none: round(job.elements, dense, dense); break;
+    case Scheme::topk:
+    case Scheme::dgc:
+    case Scheme::threshold: {
+        // Pushed: each rank's k entries of the shard. Pulled: the union of the p ranks' entries,
+        // at most the shard, as pairs or dense, whichever is smaller.
+        const auto push = [&c](std::uint64_t values) { return compression::sparse_bytes(compression::sparse_entries(c, values)); };
+        const auto pull = [&c, p, dense](std::uint64_t values) {
+            const std::uint64_t entries = std::min(values, checked_mul(compression::sparse_entries(c, values), p, "sparse entries"));
+            return std::min(compression::sparse_bytes(entries), dense(values));
+        };
+        round(job.elements, push, pull);
+        break;
+    }
+    case Scheme::onebit:
+    case Scheme::terngrad: {
+        const auto quantised = [&c](std::uint64_t values) { return compression::quantised_bytes(c.scheme, values); };
+        round(job.elements, quantised, quantised);  // the server re-quantises the sum
+        break;
+    }
+    case Scheme::powersgd:
+        round(checked_mul(job.factor_rows, c.rank, "PowerSGD factor"), dense, dense);
+        round(checked_mul(job.factor_cols, c.rank, "PowerSGD factor"), dense, dense);
+        break;
+    }
+    return tag;
+}
+
+std::vector<double> SchemeSync::replay(const std::vector<SyncJob>& jobs) {
+    std::vector<std::tuple<std::vector<NodeId>, std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t>> key;
+    for (const SyncJob& j : jobs) key.emplace_back(j.ranks, j.elements, j.bytes, j.factor_rows, j.factor_cols);
+    if (const auto it = m_replays.find(key); it != m_replays.end()) return it->second;
+    // Every job lowered in order onto one program per node, replayed together from 0.
+    std::vector<NodeProgram> programs;
+    std::uint64_t tag = 0;
+    for (const SyncJob& j : jobs) tag = lower(programs, j, tag, 0);
+    std::vector<NodeId> node_of(programs.size());
+    for (std::size_t n = 0; n < programs.size(); ++n) node_of[n] = NodeId(n);
+    std::vector<Picoseconds> end_ps;
+    interconnect::replay_messages(m_network, programs, node_of, &end_ps);
+    std::vector<double> seconds(jobs.size(), 0.0);
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+        for (const NodeId n : jobs[j].ranks) seconds[j] = std::max(seconds[j], to_seconds(end_ps[n.value()]));
+        if (m_scheme.parameter_server)
+            for (const NodeId n : m_scheme.servers) seconds[j] = std::max(seconds[j], to_seconds(end_ps[n.value()]));
+    }
+    return m_replays.emplace(std::move(key), seconds).first->second;
+}
+
+double SchemeSync::seconds(const SyncJob& job) { return replay({job}).front(); }
+
+std::vector<double> SchemeSync::seconds_concurrent(const std::vector<SyncJob>& jobs) { return replay(jobs); }
+
+}  // namespace fastsim::planner
