@@ -346,6 +346,7 @@ private:
                     const Picoseconds done = std::max(t, e.time_ps);
                     if (m_recorder) m_recorder->op({node, pc, OpKind::wait, label.label, NodeId(), 0, e.event, t, done, stream});
                     blocked(label, t, done);
+                    if (!main_stream) stats.comm_event_wait_ps += done - t;
                     t = done;
                     break;
                 }
@@ -355,6 +356,7 @@ private:
         state.finished = true;
         state.end_ps = t;
         stats.finish_ps = std::max(stats.finish_ps, t);
+        (main_stream ? stats.main_finish_ps : stats.comm_finish_ps) = t;
     }
 
     interconnect::Network m_network;

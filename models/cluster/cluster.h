@@ -18,6 +18,9 @@ struct NodeStats {
     Picoseconds compute_ps{0};         ///< sum of its main stream's Compute durations (on the comm stream a Compute is a delay)
     Picoseconds wait_ps{0};            ///< main stream blocked in Recv or WaitFor (from posting to arrival)
     Picoseconds finish_ps{0};          ///< when its last op finished, on either stream
+    Picoseconds main_finish_ps{0};     ///< when its main stream finished
+    Picoseconds comm_finish_ps{0};     ///< when its comm stream finished (0 if it has no ops)
+    Picoseconds comm_event_wait_ps{0};  ///< its comm stream blocked in WaitFor (for gradients to be ready)
     std::uint64_t send_count = 0;
     std::uint64_t recv_count = 0;
     std::uint64_t bytes_sent = 0;

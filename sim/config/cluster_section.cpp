@@ -4,6 +4,8 @@
 #include "config/sections.h"
 
 #include <algorithm>
+#include <set>
+#include <string>
 
 #include "config/energy_table.h"
 #include "config/node_keys.h"
@@ -27,13 +29,14 @@ const EnumNames<OptimizerKind, 3>& enum_names(OptimizerKind) {
     return kNames;
 }
 
-const EnumNames<GradientSyncAlgorithm, 5>& enum_names(GradientSyncAlgorithm) {
-    static constexpr EnumNames<GradientSyncAlgorithm, 5> kNames{{
+const EnumNames<GradientSyncAlgorithm, 6>& enum_names(GradientSyncAlgorithm) {
+    static constexpr EnumNames<GradientSyncAlgorithm, 6> kNames{{
         {"best", GradientSyncAlgorithm::best},
         {"ring", GradientSyncAlgorithm::ring},
         {"tree", GradientSyncAlgorithm::tree},
         {"halving_doubling", GradientSyncAlgorithm::halving_doubling},
         {"direct", GradientSyncAlgorithm::direct},
+        {"parameter_server", GradientSyncAlgorithm::parameter_server},
     }};
     return kNames;
 }
@@ -95,6 +98,71 @@ void group_keys(Visit& visit, G& g) {
     link_keys(visit, g.link);
 }
 
+}  // namespace
+
+/// The keys of a gradient synchronisation under `prefix` (cluster.gradient_sync, train.gradient_sync).
+template <typename Visit, typename G>
+void gradient_sync_keys(Visit& visit, G& g, const char* prefix) {
+    static std::set<std::string, std::less<>> paths;  // KeyDoc paths are views: the spelled-out keys stay alive
+    const auto key = [prefix](const char* leaf) -> std::string_view { return *paths.insert(std::string(prefix) + leaf).first; };
+    visit(g.algorithm, {key("algorithm"),
+                        "an all-reduce of the weight gradients ([interconnect.md](interconnect.md#collectives); `best` "
+                        "chooses per all-reduce the lowest measured α–β cost, `direct` only up to 64 nodes), or "
+                        "`parameter_server` ([compression.md](compression.md#parameter-servers))"});
+    const bool server = g.algorithm == GradientSyncAlgorithm::parameter_server;
+    if (Visit::kEveryKey || server)
+        visit(g.servers, {key("servers"), "`parameter_server`: server nodes, each owning an equal shard of every gradient "
+                                          "(1 = central, more = sharded)", &kSyncServers});
+    if (Visit::kEveryKey || (server && !g.server_nodes.empty()))
+        visit(g.server_nodes, {key("server_nodes"), "`parameter_server`: the servers' node ids, as many as `servers`",
+                               &kSyncServerNodes, "[] (spread evenly: node ⌊s · nodes / servers⌋)"});
+    visit(g.scheme, {key("compression.scheme"), "gradient compression ([compression.md](compression.md))"});
+    visit(g.density, {key("compression.density"), "`topk`, `dgc`, `threshold`: the fraction of gradient values sent",
+                      &kSyncDensity});
+    visit(g.rank, {key("compression.rank"), "`powersgd`: the rank r of the factors", &kPowerSgdRank});
+    visit(g.threshold, {key("compression.threshold"),
+                        "`threshold`: the magnitude above which a value is sent, in training (a cluster run costs "
+                        "`density` of the values)", &kSyncThreshold});
+    visit(g.staleness, {key("staleness"), "delayed update: iteration i applies the gradients of iteration i − D, so the "
+                                          "exchange overlaps D iterations ([compression.md](compression.md#delayed-updates))",
+                        &kSyncStaleness});
+}
+
+void resolve_gradient_sync(GradientSyncParams& g, std::size_t nodes, const KeyReader& keys, const std::string& prefix) {
+    g.server_ids.clear();
+    if (g.algorithm != GradientSyncAlgorithm::parameter_server) {
+        for (const char* key : {"servers", "server_nodes"})
+            if (keys.given(prefix + key))
+                throw ConfigError(keys.where(prefix + key), std::string(key) + " applies to algorithm parameter_server, not '" +
+                                                                std::string(to_string(g.algorithm)) + "'");
+        return;
+    }
+    if (g.server_nodes.empty()) {
+        if (g.servers > nodes)
+            throw ConfigError(keys.where(prefix + "servers"), "expected at most one server per node (" +
+                                                                  std::to_string(nodes) + " nodes), got " +
+                                                                  std::to_string(g.servers));
+        for (std::uint64_t s = 0; s < g.servers; ++s) g.server_ids.push_back(static_cast<std::size_t>(s * nodes / g.servers));
+        return;
+    }
+    if (keys.given(prefix + "servers") && g.servers != g.server_nodes.size())
+        throw ConfigError(keys.where(prefix + "server_nodes"), "expected " + std::to_string(g.servers) +
+                                                                   " node ids (servers), got " +
+                                                                   std::to_string(g.server_nodes.size()));
+    for (const int id : g.server_nodes) {
+        if (static_cast<std::size_t>(id) >= nodes)
+            throw ConfigError(keys.where(prefix + "server_nodes"), "node " + std::to_string(id) + " is not in the cluster (" +
+                                                                       std::to_string(nodes) + " nodes, ids 0 to " +
+                                                                       std::to_string(nodes - 1) + ")");
+        if (std::find(g.server_ids.begin(), g.server_ids.end(), static_cast<std::size_t>(id)) != g.server_ids.end())
+            throw ConfigError(keys.where(prefix + "server_nodes"), "node " + std::to_string(id) + " is listed twice");
+        g.server_ids.push_back(static_cast<std::size_t>(id));
+    }
+    g.servers = g.server_ids.size();
+}
+
+namespace {
+
 /// cluster.upper, and the keys of cluster itself.
 template <typename Visit, typename C>
 void cluster_keys(Visit& visit, C& c) {
@@ -108,9 +176,7 @@ void cluster_keys(Visit& visit, C& c) {
     }
     visit(c.optimizer, {"optimizer", "the optimiser whose fp32 state (0, 1 or 2 values per weight) each node keeps "
                                      "beside its weights ([planner.md](planner.md#memory))"});
-    visit(c.gradient_sync, {"gradient_sync.algorithm",
-                            "the all-reduce of weight gradients ([interconnect.md](interconnect.md#collectives)); `best` "
-                            "chooses, per all-reduce, the lowest measured α–β cost (`direct` only up to 64 nodes)"});
+    gradient_sync_keys(visit, c.gradient_sync, "gradient_sync.");
 }
 
 template <typename Visit, typename P>
@@ -178,6 +244,7 @@ void resolve_cluster(MapReader& top, const KeyReader& run, Params& p) {
     KeyReader cluster = read_keys(top, "cluster", c, kClusterKeys);
     resolve_groups(cluster.section(), cluster, p);
     cluster.finish();
+    resolve_gradient_sync(c.gradient_sync, c.node_type.size(), cluster, "gradient_sync.");
 
     // (4) The planner (a batch too small for it is the planner's PlanError, in every command).
     KeyReader planner = read_keys(top, "planner", p.planner, kPlannerKeys);

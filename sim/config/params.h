@@ -11,6 +11,7 @@
 
 #include "bfp/format.h"
 #include "common/enum_names.h"
+#include "compression/compression.h"
 #include "config/file_path.h"
 #include "energy/energy.h"
 #include "interconnect/topology.h"
@@ -166,18 +167,33 @@ const EnumNames<OptimizerKind, 3>& enum_names(OptimizerKind);
 inline std::string_view to_string(OptimizerKind kind) { return name_of(kind); }
 int optimizer_state_copies(OptimizerKind kind);
 
-/// How weight gradients are all-reduced (cluster.gradient_sync.algorithm): `best` chooses, per
-/// all-reduce, the algorithm whose measured cost is lowest for its bytes and nodes.
-enum class GradientSyncAlgorithm : std::uint8_t { best, ring, tree, halving_doubling, direct };
-const EnumNames<GradientSyncAlgorithm, 5>& enum_names(GradientSyncAlgorithm);
+/// How weight gradients are synchronised (cluster.gradient_sync.algorithm): an all-reduce
+/// (`best` chooses, per all-reduce, the algorithm whose measured cost is lowest for its bytes
+/// and nodes) or a parameter server.
+enum class GradientSyncAlgorithm : std::uint8_t { best, ring, tree, halving_doubling, direct, parameter_server };
+const EnumNames<GradientSyncAlgorithm, 6>& enum_names(GradientSyncAlgorithm);
 inline std::string_view to_string(GradientSyncAlgorithm algorithm) { return name_of(algorithm); }
+
+/// cluster.gradient_sync (docs/compression.md).
+struct GradientSyncParams {
+    GradientSyncAlgorithm algorithm = GradientSyncAlgorithm::best;
+    std::uint64_t servers = 1;      ///< parameter_server: server nodes, each owning an equal shard
+    std::vector<int> server_nodes;  ///< parameter_server: their ids (empty: spread evenly over the nodes)
+    compression::Scheme scheme = compression::Scheme::none;
+    double density = 0.001;         ///< topk, dgc, threshold
+    std::uint64_t rank = 2;         ///< powersgd
+    double threshold = 0.001;       ///< threshold (training; on the cluster its volume uses density)
+    std::uint64_t staleness = 0;    ///< delayed update: iteration i applies the gradients of i - D
+    // resolved
+    std::vector<std::size_t> server_ids;  ///< parameter_server: the server nodes
+};
 
 struct ClusterParams {
     std::vector<NodeTypeParams> node_types;
     std::vector<NodeGroupParams> groups;
     std::optional<TopologyKind> upper_topology;  ///< joins the groups' first nodes (ring, fully_connected, switch)
     interconnect::LinkParams upper_link = kDefaultLink;
-    GradientSyncAlgorithm gradient_sync = GradientSyncAlgorithm::best;
+    GradientSyncParams gradient_sync;
     OptimizerKind optimizer = OptimizerKind::momentum;
     // resolved
     std::shared_ptr<const interconnect::Topology> topology;

@@ -55,6 +55,12 @@ extern const KeyRange kGroupCount;  ///< also bounds the nodes of all groups tog
 extern const KeyRange kPipelineStages;
 extern const KeyRange kPipelineMicrobatches;
 extern const KeyRange kTreeFanout;
+extern const KeyRange kSyncServers;
+extern const KeyRange kSyncServerNodes;
+extern const KeyRange kSyncDensity;
+extern const KeyRange kPowerSgdRank;
+extern const KeyRange kSyncThreshold;
+extern const KeyRange kSyncStaleness;
 extern const KeyRange kLinkEnergyPjPerBit;
 // bfp and bfp_report
 extern const KeyRange kGroupSize;

@@ -61,6 +61,9 @@ void resolve_cluster(MapReader& top, const KeyReader& run, Params& p);
 void dump_cluster(YAML::Emitter& out, const Params& p);
 /// Reads the keys of one entry of cluster.groups into `g`; the caller resolves and finishes.
 KeyReader read_group(MapReader entry, NodeGroupParams& g);
+/// Checks a gradient synchronisation's keys (read under `prefix` of `keys`) against a cluster of
+/// `nodes` nodes and resolves its server ids.
+void resolve_gradient_sync(GradientSyncParams& g, std::size_t nodes, const KeyReader& keys, const std::string& prefix);
 // cluster_topology.cpp
 /// cluster.groups and cluster.upper (read into p.cluster by `cluster_keys`) resolved into
 /// p.cluster's groups, node numbering and topology.

@@ -295,7 +295,13 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const C
         }
     }
     const auto& e = r.compute_energy;
-    const double total_pj = e.total_pj() + r.link_energy_pj;
+    const double total_pj = e.total_pj() + r.link_energy_pj + r.compression_energy_pj;
+    const config::GradientSyncParams& sync = params.cluster.gradient_sync;
+    out << "\ngradient sync: " << to_string(sync.algorithm) << ", compression " << compression::to_string(sync.scheme)
+        << ", staleness " << sync.staleness << ": " << Table::fixed(static_cast<double>(r.sync_bytes) * 1e-6, 3)
+        << " MB on the wire (uncompressed " << Table::fixed(static_cast<double>(r.sync_bytes_uncompressed) * 1e-6, 3)
+        << " MB); exposed " << Table::fixed(ms(r.exposed_sync_s), 3) << " ms";
+    if (sync.staleness > 0) out << "; the delayed update saves " << Table::fixed(ms(r.staleness_overlap_s), 3) << " ms";
     out << "\nsimulated step: " << Table::fixed(ms(r.step_s), 3) << " ms; planned " << Table::fixed(ms(plan.step_s), 3)
         << " ms (prediction error " << Table::fixed(100 * (plan.step_s - r.step_s) / r.step_s, 1) << "%)\n"
         << "links: " << used << " of " << r.simulated.channels.size() << " channels used, utilisation mean "
@@ -304,7 +310,9 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const C
         << "energy: " << Table::fixed(total_pj * 1e-6, 1) << " uJ = fmac " << Table::fixed(e.fmac_pj * 1e-6, 1)
         << " + converter " << Table::fixed(e.converter_pj * 1e-6, 1) << " + sram " << Table::fixed(e.sram_pj * 1e-6, 1)
         << " + dram " << Table::fixed(e.dram_pj * 1e-6, 1) << " + leakage " << Table::fixed(e.leakage_pj * 1e-6, 1)
-        << " + links " << Table::fixed(r.link_energy_pj * 1e-6, 1) << "\n"
+        << " + links " << Table::fixed(r.link_energy_pj * 1e-6, 1)
+        << (r.compression_energy_pj > 0 ? " + compression " + Table::fixed(r.compression_energy_pj * 1e-6, 1) : std::string())
+        << "\n"
         << "simulated " << r.ops << " ops in " << Table::fixed(r.simulation_s * 1e3, 1) << " ms; planned in "
         << Table::fixed(r.planned.planning_s * 1e3, 1) << " ms\n";
 }
@@ -317,10 +325,14 @@ std::string cluster_step_json(const config::Params& params, const ClusterStepRes
       << ",\n  \"nodes\": " << r.nodes.size() << ",\n  \"planner\": "
       << json_string(std::string(planner::to_string(r.planned.plan.options.kind)))
       << ",\n  \"simulated_step_s\": " << format_number(r.step_s) << ",\n  \"planned_step_s\": " << format_number(r.planned.plan.step_s)
-      << ",\n  \"comm_bytes_planned\": " << format_number(r.planned.plan.comm_bytes) << ",\n  \"energy_pj\": {\"fmac\": "
+      << ",\n  \"comm_bytes_planned\": " << format_number(r.planned.plan.comm_bytes)
+      << ",\n  \"sync_bytes\": " << r.sync_bytes << ",\n  \"sync_bytes_uncompressed\": " << r.sync_bytes_uncompressed
+      << ",\n  \"exposed_sync_s\": " << format_number(r.exposed_sync_s)
+      << ",\n  \"staleness_overlap_s\": " << format_number(r.staleness_overlap_s) << ",\n  \"energy_pj\": {\"fmac\": "
       << format_number(e.fmac_pj) << ", \"converter\": " << format_number(e.converter_pj) << ", \"sram\": " << format_number(e.sram_pj)
       << ", \"dram\": " << format_number(e.dram_pj) << ", \"leakage\": " << format_number(e.leakage_pj)
-      << ", \"links\": " << format_number(r.link_energy_pj) << ", \"total\": " << format_number(e.total_pj() + r.link_energy_pj)
+      << ", \"links\": " << format_number(r.link_energy_pj) << ", \"compression\": " << format_number(r.compression_energy_pj)
+      << ", \"total\": " << format_number(e.total_pj() + r.link_energy_pj + r.compression_energy_pj)
       << "},\n";
     if (r.planned.plan.pipeline && !r.stages.empty()) {
         const planner::PipelinePlan& p = *r.planned.plan.pipeline;

@@ -48,6 +48,85 @@ node::PhaseCounters on_arrays(node::PhaseJob job, const node::NodeParams& params
 
 }  // namespace
 
+CompressionCost compression_cost(const config::NodeTypeParams& type, const compression::Work& work) {
+    const node::NodeParams& node = type.node.resolved;
+    const auto arrays = static_cast<std::uint64_t>(type.arrays);
+    // The whole node's DRAM bandwidth (each array is modelled with an equal share of it).
+    const double dram_bits_per_cycle = static_cast<double>(node.dram.bandwidth_bits_per_s) * static_cast<double>(arrays) /
+                                       static_cast<double>(node.clock_hz);
+    const double lanes = static_cast<double>(node.converter.lanes) * static_cast<double>(arrays);
+    const int m = type.precision.gradients;
+    const double passes = static_cast<double>((m / 2) * (m / 2));  // gradient x factor, both at the gradients' width
+    const double pes = static_cast<double>(node.array.rows) * static_cast<double>(node.array.cols) * static_cast<double>(arrays);
+    const double stream_cycles = std::max(static_cast<double>(work.dram_bytes) * 8 / dram_bits_per_cycle,
+                                          static_cast<double>(work.vector_values) / lanes);
+    const double array_cycles = static_cast<double>(work.macs) * passes / pes;
+    const double cycles = std::ceil(stream_cycles + array_cycles);
+    const energy::EnergyTable& e = type.energy;
+    CompressionCost c;
+    c.time = to_picoseconds(Cycles(static_cast<std::uint64_t>(cycles)), node.clock_hz, "picoseconds of compression work");
+    c.energy_pj = static_cast<double>(work.dram_bytes) * 8 * e.dram_pj_per_bit +
+                  static_cast<double>(work.vector_values) * (e.comparator_pj + e.shifter_pj) +
+                  static_cast<double>(work.macs) * passes * (e.chunk_multiply_pj + e.pass_accumulate_pj);
+    return c;
+}
+
+namespace {
+
+/// Bytes every comm stream sends: the gradient synchronisation on the wire.
+std::uint64_t comm_stream_bytes(const std::vector<interconnect::NodeProgram>& programs) {
+    std::uint64_t bytes = 0;
+    for (const auto& p : programs)
+        for (const auto& op : p.comm_ops)
+            if (const auto* s = std::get_if<interconnect::Send>(&op)) bytes = checked_add(bytes, s->bytes, "bytes of a step's sync");
+    return bytes;
+}
+
+/// Every node's compression work over the step's replica sets (one synchronisation per
+/// mini-batch), in picojoules.
+double compression_energy_pj(const config::Params& params, const planner::LayerGraph& graph, const planner::Plan& plan) {
+    const config::GradientSyncParams& sync = params.cluster.gradient_sync;
+    if (sync.scheme == compression::Scheme::none) return 0;
+    const compression::Params cp{sync.scheme, sync.density, static_cast<std::uint32_t>(sync.rank), sync.threshold};
+    double pj = 0;
+    const auto add = [&](const planner::LayerGraph& g, const planner::Plan& p) {
+        for (std::size_t l = 0; l < g.layers.size(); ++l)
+            for (const planner::ReplicaSet& set : planner::weight_replica_sets(g, p, LayerId(l))) {
+                const compression::Work work = compression::node_work(cp, set.elements, set.factor_rows + set.factor_cols);
+                for (const NodeId n : set.nodes)
+                    pj += compression_cost(params.cluster.node_types[params.cluster.node_type[n.value()]], work).energy_pj;
+            }
+    };
+    if (plan.pipeline)
+        for (const planner::PipelineStage& stage : plan.pipeline->stages) add(stage.graph, stage.plan);
+    else
+        add(graph, plan);
+    return pj;
+}
+
+}  // namespace
+
+std::unique_ptr<planner::GradientSync> make_gradient_sync(const config::Params& params, interconnect::AllReduceChooser& chooser,
+                                                          const config::GradientSyncParams& sync) {
+    const bool server = sync.algorithm == config::GradientSyncAlgorithm::parameter_server;
+    if (!server && sync.scheme == compression::Scheme::none && sync.staleness == 0)
+        return std::make_unique<planner::AllReduceSync>(chooser);
+    planner::SyncScheme scheme;
+    scheme.compression = {sync.scheme, sync.density, static_cast<std::uint32_t>(sync.rank), sync.threshold};
+    scheme.parameter_server = server;
+    for (const std::size_t id : sync.server_ids) scheme.servers.emplace_back(id);
+    scheme.staleness = static_cast<std::size_t>(sync.staleness);
+    const config::ClusterParams& c = params.cluster;
+    return std::make_unique<planner::SchemeSync>(chooser, std::move(scheme), [&c](NodeId node, const compression::Work& work) {
+        return compression_cost(c.node_types[c.node_type[node.value()]], work).time;
+    });
+}
+
+ClusterCosts::ClusterCosts(const config::Params& params, const planner::LayerGraph& graph)
+    : compute(params, graph),
+      all_reduce(*params.cluster.topology, all_reduce_algorithm(params.cluster.gradient_sync.algorithm)),
+      gradient_sync(make_gradient_sync(params, all_reduce, params.cluster.gradient_sync)) {}
+
 std::optional<interconnect::AllReduceAlgorithm> all_reduce_algorithm(config::GradientSyncAlgorithm setting) {
     switch (setting) {
     case config::GradientSyncAlgorithm::best: return std::nullopt;
@@ -55,6 +134,7 @@ std::optional<interconnect::AllReduceAlgorithm> all_reduce_algorithm(config::Gra
     case config::GradientSyncAlgorithm::tree: return interconnect::AllReduceAlgorithm::tree;
     case config::GradientSyncAlgorithm::halving_doubling: return interconnect::AllReduceAlgorithm::halving_doubling;
     case config::GradientSyncAlgorithm::direct: return interconnect::AllReduceAlgorithm::direct;
+    case config::GradientSyncAlgorithm::parameter_server: return std::nullopt;  // PowerSGD's factors are not all-reduced
     }
     return std::nullopt;
 }
@@ -211,7 +291,7 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
         groups,
         [&](std::size_t type, LayerId layer, const planner::LayerDims& d) { return characterisation.seconds(type, layer.value(), d); },
         element_bytes(params, options.comm_only),
-        &costs.gradient_sync,
+        costs.gradient_sync.get(),
         memory_model(params),
         {},
         {},
@@ -254,7 +334,19 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
         });
         return ps;
     };
-    const auto programs = planner::build_schedule(graph, plan, node_count, compute_ps, costs.gradient_sync);
+    const auto programs = planner::build_schedule(graph, plan, node_count, compute_ps, *costs.gradient_sync);
+    // Gradient synchronisation on the wire (every comm stream's sends), and the same algorithm
+    // with uncompressed gradients; each node's compression work, for its energy.
+    r.sync_bytes = comm_stream_bytes(programs);
+    {
+        config::GradientSyncParams plain = c.gradient_sync;
+        plain.scheme = compression::Scheme::none;
+        plain.staleness = 0;
+        const auto uncompressed = make_gradient_sync(params, costs.all_reduce, plain);
+        const auto zero_ps = [](NodeId, LayerId) { return std::array<Picoseconds, 3>{}; };
+        r.sync_bytes_uncompressed = comm_stream_bytes(planner::build_schedule(graph, plan, node_count, zero_ps, *uncompressed));
+    }
+    r.compression_energy_pj = compression_energy_pj(params, graph, plan);
     // Every layer a node works on, once per micro-batch (a pipeline's other stages' layers it has none of).
     const std::uint64_t passes = plan.pipeline ? plan.pipeline->microbatches : 1;
     for (std::size_t n = 0; n < node_count; ++n)
@@ -280,6 +372,23 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     r.simulation_s = seconds_since(start);
     report(1);
     r.step_s = to_seconds(r.simulated.end_ps);
+    // The main streams' end, and with a delayed update the steady-state step (docs/compression.md,
+    // "Delayed updates"): no shorter than the main streams, the busiest comm stream, or the last
+    // synchronisation's end spread over D + 1 steps.
+    double main_end = 0, comm_busy = 0, sync_end = 0;
+    for (const cluster::NodeStats& s : r.simulated.nodes) {
+        main_end = std::max(main_end, to_seconds(s.main_finish_ps));
+        comm_busy = std::max(comm_busy, to_seconds(s.comm_finish_ps - std::min(s.comm_finish_ps, s.comm_event_wait_ps)));
+        sync_end = std::max(sync_end, to_seconds(s.comm_finish_ps));
+    }
+    if (const std::size_t staleness = costs.gradient_sync->staleness(); staleness > 0) {
+        const double undelayed = std::max(main_end, sync_end);
+        r.step_s = std::max({main_end, comm_busy, sync_end / static_cast<double>(staleness + 1)});
+        r.staleness_overlap_s = undelayed - r.step_s;
+        // What the step waits for beyond its own streams: none of it is the final waits.
+        main_end = std::min(main_end, r.step_s);
+    }
+    r.exposed_sync_s = std::max(0.0, r.step_s - main_end);
 
     // (3) Per node time and energy (leakage over the whole step), per link energy.
     for (std::size_t n = 0; n < node_count; ++n) {

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <tuple>
 #include <unordered_map>
@@ -96,14 +97,25 @@ planner::MemoryModel memory_model(const config::Params& params);
 /// What the planner measures on the cluster's models, memoised across plans: node compute on
 /// the node model, and gradient all-reduces on the network model with the configured algorithm.
 struct ClusterCosts {
-    ClusterCosts(const config::Params& params, const planner::LayerGraph& graph)
-        : compute(params, graph),
-          all_reduce(*params.cluster.topology, all_reduce_algorithm(params.cluster.gradient_sync)),
-          gradient_sync(all_reduce) {}
+    ClusterCosts(const config::Params& params, const planner::LayerGraph& graph);
     NodeCharacterisation compute;
     interconnect::AllReduceChooser all_reduce;
-    planner::AllReduceSync gradient_sync;  ///< the scheme the planner and the schedule use
+    std::unique_ptr<planner::GradientSync> gradient_sync;  ///< the scheme the planner and the schedule use
 };
+
+/// cluster.gradient_sync as the planner and the schedule use it (docs/compression.md): a plain
+/// all-reduce, or a SchemeSync whose compression work each node times on its own clock,
+/// converter lanes, DRAM and arrays (compression_seconds).
+std::unique_ptr<planner::GradientSync> make_gradient_sync(const config::Params& params, interconnect::AllReduceChooser& chooser,
+                                                          const config::GradientSyncParams& sync);
+
+/// Seconds and picojoules of compression work on one node of `type` (docs/compression.md,
+/// "Work on the node"): the DRAM stream and the converter lanes overlap, the array's GEMMs follow.
+struct CompressionCost {
+    Picoseconds time{0};
+    double energy_pj = 0;
+};
+CompressionCost compression_cost(const config::NodeTypeParams& type, const compression::Work& work);
 
 /// Plans costs.compute.graph() (params.workload) over params.cluster with `options`; reports
 /// the fraction of its plans made (plans_made in run/work.h) to `progress`.
@@ -135,6 +147,11 @@ struct ClusterStepResult {
     std::optional<Timeline> timeline;        ///< when asked for: ops and channel reservations, in ps
     std::vector<StageReport> stages;         ///< a pipeline plan's stages (else empty)
     double bubble_fraction = 0;              ///< a pipeline's: 1 - sum of stage busy / (stages x step)
+    std::uint64_t sync_bytes = 0;               ///< gradient synchronisation sent, every node (compressed)
+    std::uint64_t sync_bytes_uncompressed = 0;  ///< the same algorithm with fp32 gradients
+    double exposed_sync_s = 0;       ///< of the step, the part after every main stream ended: synchronisation not hidden
+    double staleness_overlap_s = 0;  ///< with a delayed update: how much shorter the step is than without
+    double compression_energy_pj = 0;  ///< every node's compression work
 };
 
 /// Plans, builds the schedule and runs it on the SystemC cluster (one elaboration: call once

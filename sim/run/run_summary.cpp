@@ -41,7 +41,7 @@ Summary training_step_summary(const config::Params& params, const TrainingStepRe
 Summary cluster_step_summary(const ClusterStepResult& result) {
     double macs = 0;
     for (const NodeReport& n : result.nodes) macs += static_cast<double>(n.counters.macs);
-    const double total_pj = result.compute_energy.total_pj() + result.link_energy_pj;
+    const double total_pj = result.compute_energy.total_pj() + result.link_energy_pj + result.compression_energy_pj;
     Summary s{
         {"step_ms", result.step_s * 1e3},
         {"planned_step_ms", result.planned.plan.step_s * 1e3},

@@ -134,11 +134,11 @@ TEST_CASE("Every shipped cluster config loads, and its dump loads back to the sa
     CHECK(tpu.cluster.node_types[1].node.resolved.dram.bandwidth_bits_per_s == 900'000'000'000ull * 8 / 4);
     CHECK(tpu.cluster.topology->node_count() == 16);
     CHECK(tpu.cluster.group_first_node == std::vector<std::size_t>{0, 8});
-    CHECK(tpu.cluster.gradient_sync == config::GradientSyncAlgorithm::best);
+    CHECK(tpu.cluster.gradient_sync.algorithm == config::GradientSyncAlgorithm::best);
     const auto tree = config::load(kSource + "/configs/cluster/tpu_v2_v3.yaml", {"cluster.gradient_sync.algorithm=tree"});
-    CHECK(tree.cluster.gradient_sync == config::GradientSyncAlgorithm::tree);
+    CHECK(tree.cluster.gradient_sync.algorithm == config::GradientSyncAlgorithm::tree);
     test::TempDir dir;
-    CHECK(config::load(dir.write("tree.yaml", config::dump(tree))).cluster.gradient_sync == config::GradientSyncAlgorithm::tree);
+    CHECK(config::load(dir.write("tree.yaml", config::dump(tree))).cluster.gradient_sync.algorithm == config::GradientSyncAlgorithm::tree);
 }
 
 namespace {
