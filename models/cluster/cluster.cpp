@@ -346,7 +346,7 @@ private:
                     const Picoseconds done = std::max(t, e.time_ps);
                     if (m_recorder) m_recorder->op({node, pc, OpKind::wait, label.label, NodeId(), 0, e.event, t, done, stream});
                     blocked(label, t, done);
-                    if (!main_stream) stats.comm_event_wait_ps += done - t;
+                    (main_stream ? stats.main_event_wait_ps : stats.comm_event_wait_ps) += done - t;
                     t = done;
                     break;
                 }

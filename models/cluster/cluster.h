@@ -20,6 +20,7 @@ struct NodeStats {
     Picoseconds finish_ps{0};          ///< when its last op finished, on either stream
     Picoseconds main_finish_ps{0};     ///< when its main stream finished
     Picoseconds comm_finish_ps{0};     ///< when its comm stream finished (0 if it has no ops)
+    Picoseconds main_event_wait_ps{0};  ///< its main stream blocked in WaitFor (the step's final waits for its all-reduces)
     Picoseconds comm_event_wait_ps{0};  ///< its comm stream blocked in WaitFor (for gradients to be ready)
     std::uint64_t send_count = 0;
     std::uint64_t recv_count = 0;

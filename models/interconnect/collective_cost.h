@@ -78,6 +78,8 @@ public:
     /// so sets sharing a node wait for each other and sets sharing a link share it.
     std::vector<double> concurrent_seconds(const std::vector<std::vector<NodeId>>& sets, const std::vector<double>& bytes);
     [[nodiscard]] const Topology& topology() const { return m_network.topology(); }
+    /// The algorithm cluster.gradient_sync.algorithm forces, if any.
+    [[nodiscard]] std::optional<AllReduceAlgorithm> forced() const { return m_forced; }
 
 private:
     /// The algorithms choose() compares over `ranks` ranks: the forced one, or all but direct

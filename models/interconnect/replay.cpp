@@ -34,7 +34,7 @@ struct Message {
 }  // namespace
 
 Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& programs,
-                            const std::vector<NodeId>& node_of, std::vector<Picoseconds>* program_end) {
+                            const std::vector<NodeId>& node_of, std::vector<Picoseconds>* program_end, bool reset) {
     if (node_of.size() != programs.size()) throw std::invalid_argument("replay_messages: one node per program");
     // (1) Match every Send and Recv to a message slot once, so the loop below indexes arrays.
     const std::size_t n = programs.size();
@@ -65,7 +65,7 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
         }
     }
     // (2) Run the nodes in global time order (ties: the lower node), as the executor does.
-    network.reset();
+    if (reset) network.reset();
     std::vector<Message> messages(slot_of.size());
     std::vector<std::size_t> pc(n, 0);
     std::vector<Picoseconds> time(n, Picoseconds(0));

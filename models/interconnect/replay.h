@@ -20,8 +20,10 @@ namespace fastsim::interconnect {
 /// `network` reset first. Program i (and a peer i in its ops) is node node_of[i] of the
 /// network's topology. Only the main streams' Send, Recv and Compute (a delay) ops are allowed
 /// (std::invalid_argument otherwise, or for a Recv that never completes). With `program_end`,
-/// also each program's own completion time (0 for an empty one).
+/// also each program's own completion time (0 for an empty one). With `reset` false, the
+/// network keeps the reservations of earlier replays (programs then start at an absolute 0).
 Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& programs,
-                            const std::vector<NodeId>& node_of, std::vector<Picoseconds>* program_end = nullptr);
+                            const std::vector<NodeId>& node_of, std::vector<Picoseconds>* program_end = nullptr,
+                            bool reset = true);
 
 }  // namespace fastsim::interconnect

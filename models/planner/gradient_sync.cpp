@@ -2,6 +2,7 @@
 #include "planner/gradient_sync.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "common/checked.h"
@@ -43,14 +44,27 @@ std::uint64_t AllReduceSync::lower(std::vector<NodeProgram>& programs, const Syn
 
 double AllReduceSync::seconds(const SyncJob& job) { return m_chooser.choose(job.ranks, static_cast<double>(job.bytes)).second; }
 
-std::vector<double> AllReduceSync::seconds_concurrent(const std::vector<SyncJob>& jobs) {
+std::vector<std::vector<double>> AllReduceSync::finish_times(const std::vector<SyncJob>& jobs, const std::vector<double>& ready) {
     std::vector<std::vector<NodeId>> sets;
     std::vector<double> bytes;
     for (const SyncJob& j : jobs) {
         sets.push_back(j.ranks);
         bytes.push_back(static_cast<double>(j.bytes));
     }
-    return m_chooser.concurrent_seconds(sets, bytes);
+    const std::vector<double> shared_s = m_chooser.concurrent_seconds(sets, bytes);
+    std::vector<double> set_ready(jobs.size(), 0.0);
+    for (std::size_t s = 0; s < jobs.size(); ++s)
+        for (const NodeId n : jobs[s].ranks) set_ready[s] = std::max(set_ready[s], ready[n.value()]);
+    std::vector<double> clock = ready;  // each node's stream, as its sets run in turn
+    std::vector<std::vector<double>> out;
+    for (std::size_t s = 0; s < jobs.size(); ++s) {
+        double start = 0;
+        for (const NodeId n : jobs[s].ranks) start = std::max(start, clock[n.value()]);
+        const double end = std::max(start + seconds(jobs[s]), set_ready[s] + shared_s[s]);
+        for (const NodeId n : jobs[s].ranks) clock[n.value()] = end;
+        out.emplace_back(jobs[s].ranks.size(), end);
+    }
+    return out;
 }
 
 // ---- schemes ------------------------------------------------------------------------------
@@ -59,7 +73,10 @@ SchemeSync::SchemeSync(interconnect::AllReduceChooser& chooser, SyncScheme schem
     : m_chooser(chooser),
       m_scheme(std::move(scheme)),
       m_work_seconds(std::move(work_seconds)),
-      m_network(chooser.topology()) {
+      m_network(chooser.topology()),
+      m_step_network(chooser.topology()) {
+    if (const auto forced = chooser.forced())
+        m_forced_gather = *forced == interconnect::AllReduceAlgorithm::direct;
     m_scheme.servers = sorted_unique(m_scheme.servers);
     if (m_scheme.parameter_server && m_scheme.servers.empty())
         throw std::invalid_argument("SchemeSync: a parameter server needs at least one server node");
@@ -95,17 +112,20 @@ std::uint64_t SchemeSync::lower_all_reduce(std::vector<NodeProgram>& programs, c
     if (c.scheme == Scheme::none) return all_reduce(job.bytes);
     if (compression::is_sparse(c.scheme)) {
         // Sparse gradients are densified by gathering every rank's entries: each rank ends with
-        // all p x k (value, index) pairs and sums them itself.
+        // all p x k (value, index) pairs and sums them itself. On a ring, or each rank sending
+        // its entries to every other at once, whichever replays faster (or as forced).
         const std::uint64_t each = compression::sparse_bytes(compression::sparse_entries(c, job.elements));
-        return interconnect::ring_all_gather(programs, job.ranks, checked_mul(each, p, "bytes of a sparse all-gather"), tag, label);
+        return direct_gather(job.ranks, each) ? direct_all_gather(programs, job.ranks, each, tag, label)
+                                              : interconnect::ring_all_gather(programs, job.ranks,
+                                                                              checked_mul(each, p, "bytes of a sparse all-gather"),
+                                                                              tag, label);
     }
     if (compression::is_quantised(c.scheme)) {
-        // A compressed reduce-scatter (each step's chunk quantised), then the reduced chunks
-        // re-quantised and all-gathered: about 2 (p - 1) / p of the quantised gradient per rank.
+        // A compressed reduce-scatter (each chunk quantised), then the reduced chunks
+        // re-quantised and all-gathered: the all-reduce of p quantised chunks, by the algorithm
+        // the chooser picks for that many bytes.
         const std::uint64_t chunk_values = job.elements / p + (job.elements % p != 0);
-        const std::uint64_t all = checked_mul(compression::quantised_bytes(c.scheme, chunk_values), p, "bytes of a quantised gradient");
-        tag = interconnect::ring_reduce_scatter(programs, job.ranks, all, tag, label);
-        return interconnect::ring_all_gather(programs, job.ranks, all, tag, label);
+        return all_reduce(checked_mul(compression::quantised_bytes(c.scheme, chunk_values), p, "bytes of a quantised gradient"));
     }
     // PowerSGD: the all-reduce of P (n x r), then of Q (m x r), in the gradients' width.
     const std::uint64_t r = c.rank;
@@ -175,29 +195,75 @@ std::uint64_t SchemeSync::lower_parameter_server(std::vector<NodeProgram>& progr
     return tag;
 }
 
-std::vector<double> SchemeSync::replay(const std::vector<SyncJob>& jobs) {
-    std::vector<std::tuple<std::vector<NodeId>, std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t>> key;
-    for (const SyncJob& j : jobs) key.emplace_back(j.ranks, j.elements, j.bytes, j.factor_rows, j.factor_cols);
-    if (const auto it = m_replays.find(key); it != m_replays.end()) return it->second;
-    // Every job lowered in order onto one program per node, replayed together from 0.
+std::uint64_t SchemeSync::direct_all_gather(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
+                                            std::uint64_t each, std::uint64_t tag, std::uint32_t label) {
+    const std::size_t p = ranks.size();
+    for (std::size_t i = 0; i < p; ++i)
+        for (std::size_t j = 0; j < p; ++j)
+            if (i != j) programs[ranks[i].value()].ops.emplace_back(interconnect::Send{ranks[j], each, tag + i * p + j, label});
+    for (std::size_t i = 0; i < p; ++i)
+        for (std::size_t j = 0; j < p; ++j)
+            if (i != j) programs[ranks[i].value()].ops.emplace_back(interconnect::Recv{ranks[j], tag + j * p + i, label});
+    return tag + p * p;
+}
+
+bool SchemeSync::direct_gather(const std::vector<NodeId>& ranks, std::uint64_t each) {
+    if (m_forced_gather) return *m_forced_gather;
+    const auto key = std::make_pair(ranks, each);
+    if (const auto it = m_gather_choice.find(key); it != m_gather_choice.end()) return it->second;
+    std::vector<NodeId> node_of;
+    const auto time = [&](bool direct) {
+        std::vector<NodeProgram> programs;
+        grow_to(programs, ranks);
+        if (direct)
+            direct_all_gather(programs, ranks, each, 0, 0);
+        else
+            interconnect::ring_all_gather(programs, ranks, each * ranks.size(), 0, 0);
+        node_of.resize(programs.size());
+        for (std::size_t n = 0; n < programs.size(); ++n) node_of[n] = NodeId(n);
+        return interconnect::replay_messages(m_network, programs, node_of);
+    };
+    const bool direct = ranks.size() <= interconnect::kMaxDirectRanks && time(true) < time(false);
+    return m_gather_choice.emplace(key, direct).first->second;
+}
+
+std::vector<Picoseconds> SchemeSync::replay(interconnect::Network& network, const std::vector<SyncJob>& jobs,
+                                            const std::vector<Picoseconds>& start_ps, bool reset) {
     std::vector<NodeProgram> programs;
     std::uint64_t tag = 0;
     for (const SyncJob& j : jobs) tag = lower(programs, j, tag, 0);
+    for (std::size_t n = 0; n < programs.size() && n < start_ps.size(); ++n)
+        if (start_ps[n] > Picoseconds(0) && !programs[n].ops.empty())
+            programs[n].ops.insert(programs[n].ops.begin(), Compute{start_ps[n], 0});
     std::vector<NodeId> node_of(programs.size());
     for (std::size_t n = 0; n < programs.size(); ++n) node_of[n] = NodeId(n);
     std::vector<Picoseconds> end_ps;
-    interconnect::replay_messages(m_network, programs, node_of, &end_ps);
-    std::vector<double> seconds(jobs.size(), 0.0);
-    for (std::size_t j = 0; j < jobs.size(); ++j) {
-        for (const NodeId n : jobs[j].ranks) seconds[j] = std::max(seconds[j], to_seconds(end_ps[n.value()]));
-        if (m_scheme.parameter_server)
-            for (const NodeId n : m_scheme.servers) seconds[j] = std::max(seconds[j], to_seconds(end_ps[n.value()]));
-    }
-    return m_replays.emplace(std::move(key), seconds).first->second;
+    interconnect::replay_messages(network, programs, node_of, &end_ps, reset);
+    return end_ps;
 }
 
-double SchemeSync::seconds(const SyncJob& job) { return replay({job}).front(); }
+double SchemeSync::seconds(const SyncJob& job) {
+    const auto key = std::make_tuple(job.ranks, job.elements, job.bytes, job.factor_rows, job.factor_cols);
+    if (const auto it = m_alone.find(key); it != m_alone.end()) return it->second;
+    const std::vector<Picoseconds> end_ps = replay(m_network, {job}, {}, true);
+    Picoseconds last{0};
+    for (const Picoseconds t : end_ps) last = std::max(last, t);
+    return m_alone.emplace(key, to_seconds(last)).first->second;
+}
 
-std::vector<double> SchemeSync::seconds_concurrent(const std::vector<SyncJob>& jobs) { return replay(jobs); }
+std::vector<std::vector<double>> SchemeSync::finish_times(const std::vector<SyncJob>& jobs, const std::vector<double>& ready) {
+    // In the step's picoseconds, on the links as the step's earlier layers left them.
+    std::vector<Picoseconds> start_ps(ready.size(), Picoseconds(0));
+    for (std::size_t n = 0; n < ready.size(); ++n)
+        start_ps[n] = Picoseconds(static_cast<std::uint64_t>(std::llround(std::max(0.0, ready[n]) * 1e12)));
+    const std::vector<Picoseconds> end_ps = replay(m_step_network, jobs, start_ps, false);
+    std::vector<std::vector<double>> out;
+    for (const SyncJob& j : jobs) {
+        std::vector<double> ends;
+        for (const NodeId n : j.ranks) ends.push_back(to_seconds(end_ps[n.value()]));
+        out.push_back(std::move(ends));
+    }
+    return out;
+}
 
 }  // namespace fastsim::planner

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -39,13 +40,21 @@ public:
                                 std::uint32_t label) = 0;
     /// Seconds the synchronisation takes on its own.
     virtual double seconds(const SyncJob& job) = 0;
-    /// Seconds until each of `jobs` ends when all start at once, sharing links and nodes. By
-    /// default each as if alone.
-    virtual std::vector<double> seconds_concurrent(const std::vector<SyncJob>& jobs) {
-        std::vector<double> out(jobs.size());
-        for (std::size_t j = 0; j < jobs.size(); ++j) out[j] = seconds(jobs[j]);
+    /// When each rank of each of a layer's `jobs` is done (seconds, per job in its ranks'
+    /// order), given when each node's comm stream can start (`ready`, per node id: its gradient
+    /// ready and its earlier synchronisations done). The jobs run at once, sharing links and
+    /// nodes. By default each starts when all its ranks are ready and takes its time alone.
+    virtual std::vector<std::vector<double>> finish_times(const std::vector<SyncJob>& jobs, const std::vector<double>& ready) {
+        std::vector<std::vector<double>> out;
+        for (const SyncJob& j : jobs) {
+            double start = 0;
+            for (const NodeId n : j.ranks) start = std::max(start, ready[n.value()]);
+            out.emplace_back(j.ranks.size(), start + seconds(j));
+        }
         return out;
     }
+    /// A new step's prediction begins (its times start again at 0).
+    virtual void begin_step() {}
     /// Delayed update (cluster.gradient_sync.staleness): iteration i applies the gradients of
     /// iteration i - D, so a step need not wait for its own synchronisation.
     [[nodiscard]] virtual std::size_t staleness() const { return 0; }
@@ -59,7 +68,10 @@ public:
     std::uint64_t lower(std::vector<interconnect::NodeProgram>& programs, const SyncJob& job, std::uint64_t tag,
                         std::uint32_t label) override;
     double seconds(const SyncJob& job) override;
-    std::vector<double> seconds_concurrent(const std::vector<SyncJob>& jobs) override;
+    /// Two bounds: a node's stream runs its sets one after another, each taking its time alone;
+    /// and the layer's sets replayed together from when each set is ready (sharing links and
+    /// nodes, AllReduceChooser::concurrent_seconds).
+    std::vector<std::vector<double>> finish_times(const std::vector<SyncJob>& jobs, const std::vector<double>& ready) override;
 
 private:
     interconnect::AllReduceChooser& m_chooser;
@@ -88,7 +100,12 @@ public:
     std::uint64_t lower(std::vector<interconnect::NodeProgram>& programs, const SyncJob& job, std::uint64_t tag,
                         std::uint32_t label) override;
     double seconds(const SyncJob& job) override;
-    std::vector<double> seconds_concurrent(const std::vector<SyncJob>& jobs) override;
+    /// The jobs lowered together, each node's ops after a delay to its ready time, and replayed:
+    /// a parameter server's workers start their next pushes while it still serves the last.
+    std::vector<std::vector<double>> finish_times(const std::vector<SyncJob>& jobs, const std::vector<double>& ready) override;
+    /// The links start the step free; each layer's replay then finds them as the earlier
+    /// layers' left them.
+    void begin_step() override { m_step_network.reset(); }
     [[nodiscard]] std::size_t staleness() const override { return m_scheme.staleness; }
     [[nodiscard]] const SyncScheme& scheme() const { return m_scheme; }
 
@@ -97,15 +114,24 @@ private:
                                    std::uint32_t label);
     std::uint64_t lower_parameter_server(std::vector<interconnect::NodeProgram>& programs, const SyncJob& job,
                                          std::uint64_t tag, std::uint32_t label);
-    std::vector<double> replay(const std::vector<SyncJob>& jobs);
+    /// Per node id: when its programs' ops end, all of `jobs` lowered in order, node n's ops
+    /// starting at start_ps[n] (empty: all at 0), on `network` (reset first if `reset`).
+    std::vector<Picoseconds> replay(interconnect::Network& network, const std::vector<SyncJob>& jobs,
+                                    const std::vector<Picoseconds>& start_ps, bool reset);
+    /// Each rank's `each` bytes sent to every other rank at once, then received: one step.
+    std::uint64_t direct_all_gather(std::vector<interconnect::NodeProgram>& programs, const std::vector<NodeId>& ranks,
+                                    std::uint64_t each, std::uint64_t tag, std::uint32_t label);
+    /// Whether a sparse all-gather over `ranks` goes direct rather than round the ring.
+    bool direct_gather(const std::vector<NodeId>& ranks, std::uint64_t each);
 
     interconnect::AllReduceChooser& m_chooser;
     SyncScheme m_scheme;
     CompressionSeconds m_work_seconds;
-    interconnect::Network m_network;
-    std::map<std::vector<std::tuple<std::vector<NodeId>, std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t>>,
-             std::vector<double>>
-        m_replays;
+    interconnect::Network m_network;       ///< replays alone
+    interconnect::Network m_step_network;  ///< the step's replays, one layer after another
+    std::optional<bool> m_forced_gather;  ///< from the chooser's forced algorithm: ring (false) or direct (true)
+    std::map<std::pair<std::vector<NodeId>, std::uint64_t>, bool> m_gather_choice;
+    std::map<std::tuple<std::vector<NodeId>, std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t>, double> m_alone;
 };
 
 }  // namespace fastsim::planner

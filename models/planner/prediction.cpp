@@ -12,7 +12,7 @@ namespace {
 }  // namespace
 
 NodeClocks::NodeClocks(std::size_t nodes)
-    : main(nodes, 0.0), comm(nodes, 0.0), comm_busy(nodes, 0.0), sent(nodes, 0.0), synced(nodes) {}
+    : main(nodes, 0.0), comm(nodes, 0.0), sent(nodes, 0.0), comm_busy(nodes, 0.0), synced(nodes) {}
 
 double stale_step_s(const NodeClocks& clocks, const std::vector<std::size_t>& nodes, std::size_t staleness) {
     double main_end = 0, busy = 0, sync_end = 0;
@@ -64,7 +64,9 @@ public:
           m_times(graph.layers.size()),
           m_layer_total(graph.layers.size(), 0.0),
           m_sync_s(graph.layers.size(), 0.0),
-          m_slowest(graph.layers.size(), PhaseSeconds{}) {}
+          m_slowest(graph.layers.size(), PhaseSeconds{}) {
+        m_sync.begin_step();
+    }
 
     void exchange(std::size_t g, const SideVolumes& bytes, const StepTag& tag) override {
         const Group& group = m_plan.groups[g];
@@ -105,34 +107,28 @@ public:
         const LayerId layer = tag.layer;
         for (const ReplicaSet& set : sets)
             for (const NodeId n : set.nodes) m_comm[n.value()] = std::max(m_comm[n.value()], m_main[n.value()]);  // the gradient is ready
-        // Two bounds (docs/planner.md, "Gradient synchronisation"): a node's stream runs its
-        // sets one after another, each taking its time alone; and the sets, all sent once
-        // ready, share links, so none ends before its busiest channel has carried every set's
-        // bytes on it.
+        // The layer's sets run at once from each node's ready time, sharing links and nodes, as
+        // the scheme times them (GradientSync::finish_times; docs/planner.md, "Gradient
+        // synchronisation").
         m_jobs.clear();
-        m_set_ready.clear();
-        for (const ReplicaSet& set : sets) {
-            m_jobs.push_back(sync_job(m_plan, set));
-            double ready = 0;
-            for (const NodeId n : set.nodes) ready = std::max(ready, m_comm[n.value()]);
-            m_set_ready.push_back(ready);
-        }
-        const std::vector<double> shared_s = m_sync.seconds_concurrent(m_jobs);
+        for (const ReplicaSet& set : sets) m_jobs.push_back(sync_job(m_plan, set));
+        const std::vector<double> ready = m_comm;
+        const std::vector<std::vector<double>> ends = m_sync.finish_times(m_jobs, ready);
         for (std::size_t s = 0; s < sets.size(); ++s) {
-            const ReplicaSet& set = sets[s];
-            double start = 0;
-            for (const NodeId n : set.nodes) start = std::max(start, m_comm[n.value()]);
-            const double alone_s = m_sync.seconds(m_jobs[s]);
-            const double end = std::max(start + alone_s, m_set_ready[s] + shared_s[s]);
-            for (const NodeId n : set.nodes) {
-                m_clocks.comm_busy[n.value()] += end - std::max(start, m_comm[n.value()]);
-                m_comm[n.value()] = end;
+            double set_ready = 0, set_end = 0;
+            for (std::size_t i = 0; i < sets[s].nodes.size(); ++i) {
+                const std::size_t n = sets[s].nodes[i].value();
+                set_ready = std::max(set_ready, ready[n]);
+                m_comm[n] = std::max(m_comm[n], ends[s][i]);
+                set_end = std::max(set_end, m_comm[n]);
             }
-            m_sync_s[layer.value()] = std::max(m_sync_s[layer.value()], end - m_set_ready[s]);
+            m_sync_s[layer.value()] = std::max(m_sync_s[layer.value()], set_end - set_ready);
         }
         std::vector<bool> taking_part(m_main.size(), false);
         for (const ReplicaSet& set : sets)
             for (const NodeId n : set.nodes) taking_part[n.value()] = true;
+        for (std::size_t n = 0; n < m_main.size(); ++n)
+            if (taking_part[n]) m_clocks.comm_busy[n] += m_comm[n] - ready[n];
         for (std::size_t n = 0; n < m_main.size(); ++n)
             if (taking_part[n]) m_synced[n].emplace_back(layer, m_comm[n]);
     }
@@ -212,7 +208,6 @@ private:
     std::vector<double> m_free;                                      ///< when each bottleneck is next free
     std::vector<std::pair<std::size_t, double>> m_arrivals;          ///< (receiver, arrival) of this exchange
     std::vector<SyncJob> m_jobs;                                     ///< an all-reduce's replica sets
-    std::vector<double> m_set_ready;                                 ///< and when all its members are ready
     std::vector<std::vector<std::pair<LayerId, double>>>& m_synced;  ///< per node: (layer, all-reduces done)
     std::vector<std::vector<PhaseSeconds>> m_times;                  ///< per layer, per node (once computed)
     std::vector<double> m_layer_total;                               ///< per layer: Σ over nodes of compute + waits

@@ -377,7 +377,8 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     // synchronisation's end spread over D + 1 steps.
     double main_end = 0, comm_busy = 0, sync_end = 0;
     for (const cluster::NodeStats& s : r.simulated.nodes) {
-        main_end = std::max(main_end, to_seconds(s.main_finish_ps));
+        // Each main stream's end before its final waits for the all-reduces (its only WaitFors).
+        main_end = std::max(main_end, to_seconds(s.main_finish_ps - std::min(s.main_finish_ps, s.main_event_wait_ps)));
         comm_busy = std::max(comm_busy, to_seconds(s.comm_finish_ps - std::min(s.comm_finish_ps, s.comm_event_wait_ps)));
         sync_end = std::max(sync_end, to_seconds(s.comm_finish_ps));
     }

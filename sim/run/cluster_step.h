@@ -149,7 +149,7 @@ struct ClusterStepResult {
     double bubble_fraction = 0;              ///< a pipeline's: 1 - sum of stage busy / (stages x step)
     std::uint64_t sync_bytes = 0;               ///< gradient synchronisation sent, every node (compressed)
     std::uint64_t sync_bytes_uncompressed = 0;  ///< the same algorithm with fp32 gradients
-    double exposed_sync_s = 0;       ///< of the step, the part after every main stream ended: synchronisation not hidden
+    double exposed_sync_s = 0;       ///< of the step, the part after every main stream's own work: synchronisation not hidden
     double staleness_overlap_s = 0;  ///< with a delayed update: how much shorter the step is than without
     double compression_energy_pj = 0;  ///< every node's compression work
 };
