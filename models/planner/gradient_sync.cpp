@@ -242,6 +242,12 @@ std::vector<Picoseconds> SchemeSync::replay(interconnect::Network& network, cons
     return end_ps;
 }
 
+double SchemeSync::busiest_link_s() const {
+    Picoseconds busiest{0};
+    for (const auto& s : m_step_network.stats()) busiest = std::max(busiest, s.busy_ps);
+    return to_seconds(busiest);
+}
+
 double SchemeSync::seconds(const SyncJob& job) {
     const auto key = std::make_tuple(job.ranks, job.elements, job.bytes, job.factor_rows, job.factor_cols);
     if (const auto it = m_alone.find(key); it != m_alone.end()) return it->second;

@@ -55,6 +55,8 @@ public:
     }
     /// A new step's prediction begins (its times start again at 0).
     virtual void begin_step() {}
+    /// Seconds the busiest link has carried the step's synchronisation so far (0 if not known).
+    [[nodiscard]] virtual double busiest_link_s() const { return 0; }
     /// Delayed update (cluster.gradient_sync.staleness): iteration i applies the gradients of
     /// iteration i - D, so a step need not wait for its own synchronisation.
     [[nodiscard]] virtual std::size_t staleness() const { return 0; }
@@ -106,6 +108,7 @@ public:
     /// The links start the step free; each layer's replay then finds them as the earlier
     /// layers' left them.
     void begin_step() override { m_step_network.reset(); }
+    [[nodiscard]] double busiest_link_s() const override;
     [[nodiscard]] std::size_t staleness() const override { return m_scheme.staleness; }
     [[nodiscard]] const SyncScheme& scheme() const { return m_scheme; }
 

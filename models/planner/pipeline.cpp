@@ -472,7 +472,8 @@ double predict_pipeline(const PlanningInputs& in, const PipelinePlan& p) {
     for (ClockedPredictor& predictor : predictors) predictor.finish();
     std::vector<std::size_t> nodes;
     for (const PipelineStage& s : p.stages) nodes.insert(nodes.end(), s.nodes.begin(), s.nodes.end());
-    if (in.gradient_sync->staleness() > 0) return stale_step_s(clocks, nodes, in.gradient_sync->staleness());
+    if (in.gradient_sync->staleness() > 0)
+        return stale_step_s(clocks, nodes, in.gradient_sync->staleness(), in.gradient_sync->busiest_link_s());
     double step = 0;
     for (const std::size_t n : nodes) step = std::max(step, clocks.main[n]);
     return step;

@@ -12,16 +12,16 @@ namespace {
 }  // namespace
 
 NodeClocks::NodeClocks(std::size_t nodes)
-    : main(nodes, 0.0), comm(nodes, 0.0), sent(nodes, 0.0), comm_busy(nodes, 0.0), synced(nodes) {}
+    : main(nodes, 0.0), comm(nodes, 0.0), sent(nodes, 0.0), synced(nodes) {}
 
-double stale_step_s(const NodeClocks& clocks, const std::vector<std::size_t>& nodes, std::size_t staleness) {
-    double main_end = 0, busy = 0, sync_end = 0;
+double stale_step_s(const NodeClocks& clocks, const std::vector<std::size_t>& nodes, std::size_t staleness,
+                    double busiest_link_s) {
+    double main_end = 0, sync_end = 0;
     for (const std::size_t n : nodes) {
         main_end = std::max(main_end, clocks.main[n]);
-        busy = std::max(busy, clocks.comm_busy[n]);
         sync_end = std::max(sync_end, clocks.comm[n]);
     }
-    return std::max({main_end, busy, sync_end / static_cast<double>(staleness + 1)});
+    return std::max({main_end, busiest_link_s, sync_end / static_cast<double>(staleness + 1)});
 }
 
 void NodeClocks::deliver(const std::vector<std::pair<std::size_t, std::size_t>>& pairs, const std::vector<double>& sent_at,
@@ -128,15 +128,13 @@ public:
         for (const ReplicaSet& set : sets)
             for (const NodeId n : set.nodes) taking_part[n.value()] = true;
         for (std::size_t n = 0; n < m_main.size(); ++n)
-            if (taking_part[n]) m_clocks.comm_busy[n] += m_comm[n] - ready[n];
-        for (std::size_t n = 0; n < m_main.size(); ++n)
             if (taking_part[n]) m_synced[n].emplace_back(layer, m_comm[n]);
     }
 
     StepPrediction finish() {
         StepPrediction p;
         if (m_sync.staleness() > 0) {  // a delayed update: the main streams do not wait
-            p.step_s = stale_step_s(m_clocks, m_nodes, m_sync.staleness());
+            p.step_s = stale_step_s(m_clocks, m_nodes, m_sync.staleness(), m_sync.busiest_link_s());
             finish_layers(p);
             return p;
         }

@@ -33,7 +33,6 @@ struct StepPrediction {
 struct NodeClocks {
     explicit NodeClocks(std::size_t nodes);
     std::vector<double> main, comm, sent;
-    std::vector<double> comm_busy;  ///< per node: seconds its comm stream spent synchronising
     std::vector<std::vector<std::pair<LayerId, double>>> synced;
     /// Messages (sender, receiver) sent at sent_at[i], queued at the bottleneck as an exchange's
     /// are (predict_step): `busiest_s` for all of them together on a bottleneck carrying the
@@ -46,9 +45,10 @@ struct NodeClocks {
 
 /// The step under a delayed update of `staleness` D >= 1 (docs/compression.md, "Delayed
 /// updates"): a step's synchronisation may end up to D steps later, so in the steady state a
-/// step lasts the longest of the main streams' end, the busiest comm stream, and the last
+/// step lasts the longest of the main streams' end, the busiest link's busy time, and the last
 /// synchronisation's end spread over D + 1 steps.
-double stale_step_s(const NodeClocks& clocks, const std::vector<std::size_t>& nodes, std::size_t staleness);
+double stale_step_s(const NodeClocks& clocks, const std::vector<std::size_t>& nodes, std::size_t staleness,
+                    double busiest_link_s);
 
 
 /// predict_step over clocks shared with other plans' walks (a pipeline's stages): each walk

@@ -373,18 +373,19 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     report(1);
     r.step_s = to_seconds(r.simulated.end_ps);
     // The main streams' end, and with a delayed update the steady-state step (docs/compression.md,
-    // "Delayed updates"): no shorter than the main streams, the busiest comm stream, or the last
-    // synchronisation's end spread over D + 1 steps.
-    double main_end = 0, comm_busy = 0, sync_end = 0;
+    // "Delayed updates"): no shorter than the main streams, the busiest link's busy time, or the
+    // last synchronisation's end spread over D + 1 steps.
+    double main_end = 0, sync_end = 0;
     for (const cluster::NodeStats& s : r.simulated.nodes) {
         // Each main stream's end before its final waits for the all-reduces (its only WaitFors).
         main_end = std::max(main_end, to_seconds(s.main_finish_ps - std::min(s.main_finish_ps, s.main_event_wait_ps)));
-        comm_busy = std::max(comm_busy, to_seconds(s.comm_finish_ps - std::min(s.comm_finish_ps, s.comm_event_wait_ps)));
         sync_end = std::max(sync_end, to_seconds(s.comm_finish_ps));
     }
     if (const std::size_t staleness = costs.gradient_sync->staleness(); staleness > 0) {
+        Picoseconds busiest{0};
+        for (const auto& ch : r.simulated.channels) busiest = std::max(busiest, ch.busy_ps);
         const double undelayed = std::max(main_end, sync_end);
-        r.step_s = std::max({main_end, comm_busy, sync_end / static_cast<double>(staleness + 1)});
+        r.step_s = std::max({main_end, to_seconds(busiest), sync_end / static_cast<double>(staleness + 1)});
         r.staleness_overlap_s = undelayed - r.step_s;
         // What the step waits for beyond its own streams: none of it is the final waits.
         main_end = std::min(main_end, r.step_s);
