@@ -28,6 +28,24 @@ Trainer::Trainer(const TrainParams& params, const PolicySpec& policy, const Data
         m_schedule.emplace(policy.schedule, layers, total_iterations());
         m_bits = m_schedule->all_bits();
     }
+    if (params.distributed()) {
+        if (params.workers > params.batch)
+            throw std::invalid_argument("train.workers (" + std::to_string(params.workers) + ") exceeds the batch (" +
+                                        std::to_string(params.batch) + "): a worker would have no samples");
+        std::vector<TensorShape> tensors;
+        for (Parameters* p : m_network.parameters()) {
+            const std::size_t rows = p->bias.size();
+            tensors.push_back({rows, p->weights.size() / std::max<std::size_t>(1, rows)});
+            tensors.push_back({rows, 1});
+        }
+        ExchangeParams x;
+        x.compression = params.compression;
+        x.workers = params.workers;
+        x.momentum = params.momentum;
+        x.iterations_per_epoch = iterations_per_epoch();
+        x.seed = params.seed;
+        m_exchange.emplace(x, std::move(tensors));
+    }
     if (policy.kind != PolicyKind::fp32) {
         m_quantizers.resize(layers);
         for (std::size_t l = 0; l < layers; ++l)
@@ -85,6 +103,62 @@ void Trainer::update() {
     }
 }
 
+std::pair<double, std::size_t> Trainer::distributed_iteration(const std::size_t* indices, std::size_t count,
+                                                              GemmContext& ctx) {
+    const std::size_t k = m_params.workers;
+    std::vector<Parameters*> params = m_network.parameters();
+    m_worker_grads.resize(k);
+    double loss_sum = 0;
+    std::size_t correct = 0, first = 0;
+    for (std::size_t w = 0; w < k; ++w) {
+        // Shard w: count / k samples, the first count % k shards one more.
+        const std::size_t size = count / k + (w < count % k ? 1 : 0);
+        auto& grads = m_worker_grads[w];
+        grads.resize(2 * params.size());
+        if (size == 0) {  // a short last mini-batch: this worker contributes a zero gradient
+            for (std::size_t i = 0; i < params.size(); ++i) {
+                grads[2 * i].assign(params[i]->weights.size(), 0.0f);
+                grads[2 * i + 1].assign(params[i]->bias.size(), 0.0f);
+            }
+            continue;
+        }
+        load_batch(m_train, indices + first, size);
+        first += size;
+        const Activation& logits = m_network.forward(m_input, ctx);
+        const LossResult loss = softmax_cross_entropy(logits, m_labels.data(), m_grad_logits);
+        m_network.backward(m_grad_logits, ctx);
+        loss_sum += loss.loss * static_cast<double>(size);
+        correct += loss.correct;
+        for (std::size_t i = 0; i < params.size(); ++i) {
+            grads[2 * i] = params[i]->weight_grad;
+            grads[2 * i + 1] = params[i]->bias_grad;
+        }
+    }
+    std::vector<std::vector<float>> averaged;
+    m_exchange->exchange(m_worker_grads, averaged, m_iteration);
+    m_values_sent = m_exchange->values_sent();
+    // A delayed update applies the gradients of D iterations ago (none in the first D).
+    m_pending.push_back(std::move(averaged));
+    if (m_pending.size() <= m_params.staleness) return {loss_sum, correct};
+    const std::vector<std::vector<float>>& apply = m_pending.front();
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        params[i]->weight_grad = apply[2 * i];
+        params[i]->bias_grad = apply[2 * i + 1];
+    }
+    m_pending.erase(m_pending.begin());
+    if (!m_exchange->applies_momentum()) {
+        update();
+    } else {  // DGC corrected the momentum before compressing: plain SGD with weight decay
+        const auto lr = static_cast<float>(learning_rate());
+        const auto wd = static_cast<float>(m_params.weight_decay);
+        for (Parameters* p : params) {
+            for (std::size_t i = 0; i < p->weights.size(); ++i) p->weights[i] -= lr * (p->weight_grad[i] + wd * p->weights[i]);
+            for (std::size_t i = 0; i < p->bias.size(); ++i) p->bias[i] -= lr * p->bias_grad[i];
+        }
+    }
+    return {loss_sum, correct};
+}
+
 void Trainer::load_batch(const Dataset& data, const std::size_t* indices, std::size_t count) {
     m_input.reshape(count, 1, static_cast<int>(data.height), static_cast<int>(data.width));
     m_labels.resize(count);
@@ -128,13 +202,20 @@ EpochResult Trainer::train_epoch(const std::function<void(const IterationRecord&
     std::size_t correct = 0, samples = 0;
     for (std::size_t first = 0; first < m_train.count && !finished(); first += m_params.batch) {
         const std::size_t count = std::min(m_params.batch, m_train.count - first);
-        load_batch(m_train, &m_order[first], count);
         m_checks.clear();
         set_widths(m_quantizers, m_bits);
-        const Activation& logits = m_network.forward(m_input, ctx);
-        const LossResult loss = softmax_cross_entropy(logits, m_labels.data(), m_grad_logits);
-        m_network.backward(m_grad_logits, ctx);
-        update();
+        LossResult loss;
+        if (m_exchange) {
+            const auto [sum, right] = distributed_iteration(&m_order[first], count, ctx);
+            loss.loss = sum / static_cast<double>(count);
+            loss.correct = right;
+        } else {
+            load_batch(m_train, &m_order[first], count);
+            const Activation& logits = m_network.forward(m_input, ctx);
+            loss = softmax_cross_entropy(logits, m_labels.data(), m_grad_logits);
+            m_network.backward(m_grad_logits, ctx);
+            update();
+        }
         loss_sum += loss.loss * static_cast<double>(count);
         correct += loss.correct;
         samples += count;
@@ -144,6 +225,8 @@ EpochResult Trainer::train_epoch(const std::function<void(const IterationRecord&
             record.iteration = m_iteration;
             record.epoch = m_epoch;
             record.batch = count;
+            record.shard = m_exchange ? (count + m_params.workers - 1) / m_params.workers : count;
+            record.values_sent = m_exchange ? m_values_sent : 0;
             record.loss = loss.loss;
             record.correct = loss.correct;
             record.bits = &m_bits;

@@ -8,8 +8,10 @@
 #include <string_view>
 #include <vector>
 
+#include "compression/compression.h"
 #include "learning/dataset.h"
 #include "learning/gemm.h"
+#include "learning/gradient_exchange.h"
 #include "learning/network.h"
 #include "learning/precision.h"
 
@@ -36,6 +38,15 @@ struct TrainParams {
     std::uint64_t seed = 1;       ///< weights, shuffling and every LFSR derive from it
     GemmPath path = GemmPath::fast;
     std::size_t max_iterations = 0;  ///< stop after this many mini-batches in all (0 = every epoch)
+    // Data-parallel workers (docs/fast-training.md, "Workers"): each mini-batch split into
+    // `workers` shards, their gradients compressed and averaged, applied `staleness` later.
+    std::size_t workers = 1;
+    compression::Params compression;
+    std::size_t staleness = 0;
+    /// Whether this is plain single-process training (the path without workers).
+    [[nodiscard]] bool distributed() const {
+        return workers > 1 || compression.scheme != compression::Scheme::none || staleness > 0;
+    }
 };
 
 /// One measurement of FAST's schedule.
@@ -53,6 +64,8 @@ struct IterationRecord {
     std::size_t iteration = 0;  ///< from 0, over all epochs
     std::size_t epoch = 0;      ///< from 0
     std::size_t batch = 0;      ///< samples in this mini-batch (the last one may be short)
+    std::size_t shard = 0;      ///< with workers: the largest worker's samples (else = batch)
+    std::size_t values_sent = 0;  ///< with workers: values (sparse: entries) each worker sent
     double loss = 0;
     std::size_t correct = 0;
     const std::vector<LayerBits>* bits = nullptr;           ///< in force for this iteration
@@ -102,6 +115,9 @@ public:
 private:
     [[nodiscard]] double learning_rate() const;
     void update();
+    /// One mini-batch over the workers: each shard's forward and backward, the exchange, and
+    /// the (possibly delayed) update. Returns (loss sum, correct) over the mini-batch.
+    std::pair<double, std::size_t> distributed_iteration(const std::size_t* indices, std::size_t count, GemmContext& ctx);
     void load_batch(const Dataset& data, const std::size_t* indices, std::size_t count);
 
     TrainParams m_params;
@@ -116,6 +132,10 @@ private:
     Activation m_input, m_grad_logits;
     std::vector<std::uint8_t> m_labels;
     std::vector<std::size_t> m_order;
+    std::optional<GradientExchange> m_exchange;               ///< with workers
+    std::vector<std::vector<std::vector<float>>> m_worker_grads;  ///< [worker][tensor]
+    std::vector<std::vector<std::vector<float>>> m_pending;   ///< averaged gradients not yet applied (staleness)
+    std::size_t m_values_sent = 0;
 };
 
 }  // namespace fastsim::learning
