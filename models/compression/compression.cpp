@@ -46,6 +46,8 @@ std::uint64_t quantised_bytes(Scheme scheme, std::uint64_t values) {
 Work node_work(const Params& params, std::uint64_t values, std::uint64_t factor_length) {
     constexpr const char* kWhat = "compression work of a gradient";
     const std::uint64_t fp32 = checked_mul(values, kValueBytes, kWhat);
+    // Error feedback reads the residual and writes it back; without it the gradient is read once.
+    const std::uint64_t feedback = params.error_feedback ? 3 : 1;
     Work w;
     switch (params.scheme) {
     case Scheme::none: break;
@@ -53,7 +55,7 @@ Work node_work(const Params& params, std::uint64_t values, std::uint64_t factor_
     case Scheme::threshold:
         // Read the gradient and the residual, write the new residual (error feedback); one pass
         // to find the threshold (sampled for topk) and one to select and pack.
-        w.dram_bytes = checked_mul(3, fp32, kWhat);
+        w.dram_bytes = checked_mul(feedback, fp32, kWhat);
         w.vector_values = checked_mul(2, values, kWhat);
         break;
     case Scheme::dgc:
@@ -64,7 +66,7 @@ Work node_work(const Params& params, std::uint64_t values, std::uint64_t factor_
     case Scheme::onebit:
         // Error feedback (gradient and residual read, residual written); one quantising pass
         // before the reduce-scatter and one re-quantising pass of the reduced share.
-        w.dram_bytes = checked_mul(3, fp32, kWhat);
+        w.dram_bytes = checked_mul(feedback, fp32, kWhat);
         w.vector_values = checked_mul(2, values, kWhat);
         break;
     case Scheme::terngrad:
@@ -78,7 +80,7 @@ Work node_work(const Params& params, std::uint64_t values, std::uint64_t factor_
         const std::uint64_t r = params.rank;
         w.macs = checked_add(checked_mul(checked_mul(2, values, kWhat), r, kWhat),
                              checked_mul(factor_length, checked_mul(r, r, kWhat), kWhat), kWhat);
-        w.dram_bytes = checked_mul(3, fp32, kWhat);
+        w.dram_bytes = checked_mul(feedback, fp32, kWhat);
         w.vector_values = values;
         break;
     }

@@ -22,6 +22,7 @@ struct Params {
     double density = 0.001;    ///< topk, dgc, threshold: the fraction of values sent
     std::uint32_t rank = 2;    ///< powersgd: the rank r of the factors P (n x r) and Q (m x r)
     double threshold = 0.0;    ///< threshold: |g| above which a value is sent (training; its wire volume uses density)
+    bool error_feedback = true;  ///< topk, threshold, onebit, powersgd: carry what was not sent to the next step
 };
 
 /// Values that share one fp32 scale in the quantised schemes (onebit: the mean of the

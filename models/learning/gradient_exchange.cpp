@@ -75,6 +75,10 @@ double GradientExchange::density(std::size_t iteration) const {
 void GradientExchange::exchange(const std::vector<std::vector<std::vector<float>>>& grads, std::vector<std::vector<float>>& out,
                                 std::size_t iteration) {
     const std::size_t k = m_params.workers;
+    // Without error feedback what a scheme did not send is dropped (DGC keeps its velocity).
+    if (!m_params.compression.error_feedback && m_params.compression.scheme != Scheme::dgc)
+        for (auto& worker : m_residual)
+            for (auto& r : worker) std::fill(r.begin(), r.end(), 0.0f);
     if (grads.size() != k) throw std::invalid_argument("GradientExchange: one gradient list per worker");
     out.resize(m_tensors.size());
     m_values_sent = 0;

@@ -105,6 +105,19 @@ int train_command(const std::vector<std::string>& args) {
                           "n/a (no fp32 datapath)", "n/a");
         std::cout << line << '\n';
     }
+    if (config.train.distributed()) {
+        const config::GradientSyncParams& g = config.gradient_sync;
+        std::cout << "\nworkers: " << config.train.workers << " on a " << config::to_string(config.network_topology) << " of "
+                  << config.network_link.bandwidth_gb_per_s << " GB/s, " << config.network_link.latency_ns << " ns links; "
+                  << config::to_string(g.algorithm) << ", compression " << compression::to_string(g.scheme) << ", staleness "
+                  << g.staleness << "\n";
+        for (const run::PolicyRun& r : result.policies) {
+            if (!r.costed || r.epochs.empty()) continue;
+            std::cout << "  " << r.policy.name << ": simulated " << r.epochs.back().simulated_s_so_far << " s; to "
+                      << percent(config.target_accuracy) << " test accuracy "
+                      << (r.time_to_target_s ? std::to_string(*r.time_to_target_s) + " s" : std::string("never reached")) << "\n";
+        }
+    }
     if (!result.speedups.empty()) {
         std::cout << "\nFAST against each fixed policy (ratios of that policy's figure to FAST's):\n";
         for (const run::Speedup& s : result.speedups)

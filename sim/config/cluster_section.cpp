@@ -9,6 +9,7 @@
 
 #include "config/energy_table.h"
 #include "config/node_keys.h"
+#include "config/sync_keys.h"
 
 namespace fastsim::config {
 
@@ -72,13 +73,6 @@ void node_type_keys(Visit& visit, T& t) {
     visit(t.precision.gradients, {"precision.gradients", "mantissa bits of gradients", &kMantissaWidth});
 }
 
-template <typename Visit, typename L>
-void link_keys(Visit& visit, L& l) {
-    visit(l.bandwidth_gb_per_s, {"link.bandwidth_gb_per_s", "per direction of every link (links are full duplex)",
-                                 &kBandwidthGbPerS});
-    visit(l.latency_ns, {"link.latency_ns", "per hop", &kLatencyNs});
-    visit(l.energy_pj_per_bit, {"link.energy_pj_per_bit", "per bit per hop", &kLinkEnergyPjPerBit});
-}
 
 template <typename Visit, typename G>
 void group_keys(Visit& visit, G& g) {
@@ -99,34 +93,6 @@ void group_keys(Visit& visit, G& g) {
 }
 
 }  // namespace
-
-/// The keys of a gradient synchronisation under `prefix` (cluster.gradient_sync, train.gradient_sync).
-template <typename Visit, typename G>
-void gradient_sync_keys(Visit& visit, G& g, const char* prefix) {
-    static std::set<std::string, std::less<>> paths;  // KeyDoc paths are views: the spelled-out keys stay alive
-    const auto key = [prefix](const char* leaf) -> std::string_view { return *paths.insert(std::string(prefix) + leaf).first; };
-    visit(g.algorithm, {key("algorithm"),
-                        "an all-reduce of the weight gradients ([interconnect.md](interconnect.md#collectives); `best` "
-                        "chooses per all-reduce the lowest measured α–β cost, `direct` only up to 64 nodes), or "
-                        "`parameter_server` ([compression.md](compression.md#parameter-servers))"});
-    const bool server = g.algorithm == GradientSyncAlgorithm::parameter_server;
-    if (Visit::kEveryKey || server)
-        visit(g.servers, {key("servers"), "`parameter_server`: server nodes, each owning an equal shard of every gradient "
-                                          "(1 = central, more = sharded)", &kSyncServers});
-    if (Visit::kEveryKey || (server && !g.server_nodes.empty()))
-        visit(g.server_nodes, {key("server_nodes"), "`parameter_server`: the servers' node ids, as many as `servers`",
-                               &kSyncServerNodes, "[] (spread evenly: node ⌊s · nodes / servers⌋)"});
-    visit(g.scheme, {key("compression.scheme"), "gradient compression ([compression.md](compression.md))"});
-    visit(g.density, {key("compression.density"), "`topk`, `dgc`, `threshold`: the fraction of gradient values sent",
-                      &kSyncDensity});
-    visit(g.rank, {key("compression.rank"), "`powersgd`: the rank r of the factors", &kPowerSgdRank});
-    visit(g.threshold, {key("compression.threshold"),
-                        "`threshold`: the magnitude above which a value is sent, in training (a cluster run costs "
-                        "`density` of the values)", &kSyncThreshold});
-    visit(g.staleness, {key("staleness"), "delayed update: iteration i applies the gradients of iteration i − D, so the "
-                                          "exchange overlaps D iterations ([compression.md](compression.md#delayed-updates))",
-                        &kSyncStaleness});
-}
 
 void resolve_gradient_sync(GradientSyncParams& g, std::size_t nodes, const KeyReader& keys, const std::string& prefix) {
     g.server_ids.clear();

@@ -183,6 +183,7 @@ struct GradientSyncParams {
     double density = 0.001;         ///< topk, dgc, threshold
     std::uint64_t rank = 2;         ///< powersgd
     double threshold = 0.001;       ///< threshold (training; on the cluster its volume uses density)
+    bool error_feedback = true;     ///< topk, threshold, onebit, powersgd
     std::uint64_t staleness = 0;    ///< delayed update: iteration i applies the gradients of i - D
     // resolved
     std::vector<std::size_t> server_ids;  ///< parameter_server: the server nodes

@@ -42,13 +42,15 @@ const KeyRange kPipelineStages{"planner.pipeline.stages (a count)", "", 1, 1 << 
                                "0 = the default; at most one stage per node"};
 const KeyRange kPipelineMicrobatches{"planner.pipeline.microbatches", "", 1, 1 << 20, true,
                                     "0 = the default; at most one sample each (workload.batch ≤ 2^20)"};
-const KeyRange kSyncServers{"cluster.gradient_sync.servers", "", 1, 1 << 14, false, "at most one per node"};
-const KeyRange kSyncServerNodes{"cluster.gradient_sync.server_nodes", "", 0, (1 << 14) - 1, false, "node ids (checked against the cluster)"};
-const KeyRange kSyncDensity{"cluster.gradient_sync.compression.density", "", 1e-9, 1, false,
+const KeyRange kTargetAccuracy{"train.target_accuracy", "", 0, 1, false, "a fraction of the test set"};
+const KeyRange kTrainWorkers{"train.workers", "", 1, 4096, false, "one process simulates them all"};
+const KeyRange kSyncServers{"cluster.gradient_sync.servers, train.gradient_sync.servers", "", 1, 1 << 14, false, "at most one per node"};
+const KeyRange kSyncServerNodes{"cluster.gradient_sync.server_nodes, train.gradient_sync.server_nodes", "", 0, (1 << 14) - 1, false, "node ids (checked against the cluster)"};
+const KeyRange kSyncDensity{"cluster.gradient_sync.compression.density (and train.)", "", 1e-9, 1, false,
                             "a fraction of the values; 1e-9 keeps one of a billion"};
-const KeyRange kPowerSgdRank{"cluster.gradient_sync.compression.rank", "", 1, 1 << 16, false, "factors no wider than a layer"};
-const KeyRange kSyncThreshold{"cluster.gradient_sync.compression.threshold", "", 0, 1e30, false, "a gradient magnitude"};
-const KeyRange kSyncStaleness{"cluster.gradient_sync.staleness", "iterations", 0, 1 << 10, false,
+const KeyRange kPowerSgdRank{"cluster.gradient_sync.compression.rank (and train.)", "", 1, 1 << 16, false, "factors no wider than a layer"};
+const KeyRange kSyncThreshold{"cluster.gradient_sync.compression.threshold (and train.)", "", 0, 1e30, false, "a gradient magnitude"};
+const KeyRange kSyncStaleness{"cluster.gradient_sync.staleness (and train.)", "iterations", 0, 1 << 10, false,
                               "a delay of up to 1024 iterations"};
 const KeyRange kTreeFanout{"cluster.groups[].tree_fanout", "", 2, 1024, false, "a switch's ports"};
 const KeyRange kLinkEnergyPjPerBit{"cluster.groups[].link.energy_pj_per_bit, cluster.upper.link.energy_pj_per_bit",
@@ -96,7 +98,7 @@ const std::vector<const KeyRange*>& all_key_ranges() {
     static const std::vector<const KeyRange*> all{
         &kWorkloadBatch, &kClockMhz, &kArrayDim, &kConverterLanes, &kConverterLatency, &kSramCapacityKib,
         &kSramBitsPerCycle, &kBandwidthGbPerS, &kLatencyNs, &kDramCapacityGib, &kMaxTileRows, &kNodeArrays,
-        &kGroupCount, &kPipelineStages, &kPipelineMicrobatches, &kTreeFanout, &kSyncServers, &kSyncServerNodes, &kSyncDensity, &kPowerSgdRank, &kSyncThreshold, &kSyncStaleness, &kLinkEnergyPjPerBit, &kGroupSize, &kExponentBits, &kExponentBias, &kLfsrBits, &kNoiseBits,
+        &kGroupCount, &kPipelineStages, &kPipelineMicrobatches, &kTreeFanout, &kTrainWorkers, &kTargetAccuracy, &kSyncServers, &kSyncServerNodes, &kSyncDensity, &kPowerSgdRank, &kSyncThreshold, &kSyncStaleness, &kLinkEnergyPjPerBit, &kGroupSize, &kExponentBits, &kExponentBias, &kLfsrBits, &kNoiseBits,
         &kReportMantissaBits, &kTensorScale, &kTensorDof, &kTensorCount, &kMantissaWidth, &kEnergyPj, &kLeakageMw, &kLayerSize,
         &kLayerPadding, &kTrainEpochs, &kTrainBatch, &kLearningRate, &kMomentum, &kWeightDecay, &kBlasThreads,
         &kMaxIterations, &kSampleLimit, &kScheduleThreshold, &kScheduleStartBits, &kScheduleStepBits, &kScheduleMaxBits, &kCheckEvery};

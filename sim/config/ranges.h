@@ -55,6 +55,8 @@ extern const KeyRange kGroupCount;  ///< also bounds the nodes of all groups tog
 extern const KeyRange kPipelineStages;
 extern const KeyRange kPipelineMicrobatches;
 extern const KeyRange kTreeFanout;
+extern const KeyRange kTrainWorkers;
+extern const KeyRange kTargetAccuracy;
 extern const KeyRange kSyncServers;
 extern const KeyRange kSyncServerNodes;
 extern const KeyRange kSyncDensity;

@@ -6,6 +6,7 @@
 #include "common/errors.h"
 #include "config/ranges.h"
 #include "config/sections.h"
+#include "config/sync_keys.h"
 
 namespace fastsim::config {
 namespace {
@@ -13,7 +14,7 @@ namespace {
 template <typename Visit, typename C>
 void train_keys(Visit& visit, C& c) {
     auto& t = c.train;
-    visit(t.network, {"network", "the network trained"});
+    visit(t.network, {"model", "the network trained"});
     visit(t.epochs, {"epochs", "epochs per policy", &kTrainEpochs});
     visit(t.batch, {"batch", "mini-batch size; the last batch of an epoch may be short", &kTrainBatch});
     visit(t.learning_rate, {"learning_rate", "peak learning rate (the CNN config uses 0.01)", &kLearningRate});
@@ -24,6 +25,13 @@ void train_keys(Visit& visit, C& c) {
     visit(t.path, {"gemm_path", "how BFP GEMMs are computed (above)"});
     visit(t.max_iterations, {"max_iterations", "stop each policy after this many mini-batches (0 = all epochs)",
                              &kMaxIterations});
+    visit(t.workers, {"workers", "data-parallel workers: each mini-batch is split into this many shards whose gradients are "
+                                 "synchronised as `gradient_sync` says (below, \"Workers\")", &kTrainWorkers});
+    gradient_sync_keys(visit, c.gradient_sync, "gradient_sync.");
+    visit(c.network_topology, {"network.topology", "how the workers' nodes are joined: `ring`, `fully_connected` or `switch`"});
+    link_keys(visit, c.network_link, "network.");
+    visit(c.target_accuracy, {"target_accuracy", "with workers: the test accuracy whose simulated time-to-accuracy is "
+                                                 "reported per policy", &kTargetAccuracy});
     visit(c.blas_threads, {"blas_threads",
                            "OpenBLAS threads; above the cores this process may use, it is lowered to them with a "
                            "warning (more threads than cores spin for minutes)",
@@ -69,7 +77,22 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
     TrainConfig c;
     c.source_file = path;
 
-    read_keys(top, "train", c, kTrainKeys).finish();
+    if (std::optional<MapReader> t = top.map("train"); t && t->contains("network") && t->raw("network").IsScalar())
+        throw ConfigError(t->location_of("network"), "train.network is the workers' network ({topology, link}); the network "
+                                                     "trained is train.model (mlp or cnn)");
+    KeyReader train = read_keys(top, "train", c, kTrainKeys);
+    train.finish();
+    if (c.network_topology != TopologyKind::ring && c.network_topology != TopologyKind::fully_connected &&
+        c.network_topology != TopologyKind::switch_star)
+        throw ConfigError(train.where("network.topology"), "expected ring, fully_connected or switch, got '" +
+                                                               std::string(name_of(c.network_topology)) + "'");
+    resolve_gradient_sync(c.gradient_sync, c.train.workers, train, "gradient_sync.");
+    c.train.compression = {c.gradient_sync.scheme, c.gradient_sync.density, static_cast<std::uint32_t>(c.gradient_sync.rank),
+                           c.gradient_sync.threshold, c.gradient_sync.error_feedback};
+    c.train.staleness = static_cast<std::size_t>(c.gradient_sync.staleness);
+    if (c.train.workers > c.train.batch)
+        throw ConfigError(train.where("workers"), "expected at most train.batch (" + std::to_string(c.train.batch) +
+                                                      ") workers: each needs a sample, got " + std::to_string(c.train.workers));
     read_keys(top, "data", c, kDataKeys).finish();
     c.data_dir = resolve_path(doc.file, c.data_dir);
 

@@ -25,6 +25,11 @@ struct TrainConfig {
     learning::ScheduleParams schedule;
     NodeConfig node;      ///< the node every policy is costed on
     EnergyParams energy;
+    // Workers (docs/fast-training.md, "Workers"): train.workers copies of `node` on train.network.
+    GradientSyncParams gradient_sync;
+    double target_accuracy = 0.85;  ///< time-to-accuracy is reported against this test accuracy
+    TopologyKind network_topology = TopologyKind::ring;
+    interconnect::LinkParams network_link{100.0, 1000.0, kDefaultLink.energy_pj_per_bit};
 };
 
 /// Reads `path`, applies `key.path=value` overrides, checks every key; ConfigError (file,

@@ -87,7 +87,7 @@ std::uint64_t comm_stream_bytes(const std::vector<interconnect::NodeProgram>& pr
 double compression_energy_pj(const config::Params& params, const planner::LayerGraph& graph, const planner::Plan& plan) {
     const config::GradientSyncParams& sync = params.cluster.gradient_sync;
     if (sync.scheme == compression::Scheme::none) return 0;
-    const compression::Params cp{sync.scheme, sync.density, static_cast<std::uint32_t>(sync.rank), sync.threshold};
+    const compression::Params cp{sync.scheme, sync.density, static_cast<std::uint32_t>(sync.rank), sync.threshold, sync.error_feedback};
     double pj = 0;
     const auto add = [&](const planner::LayerGraph& g, const planner::Plan& p) {
         for (std::size_t l = 0; l < g.layers.size(); ++l)
@@ -106,18 +106,24 @@ double compression_energy_pj(const config::Params& params, const planner::LayerG
 
 }  // namespace
 
-std::unique_ptr<planner::GradientSync> make_gradient_sync(const config::Params& params, interconnect::AllReduceChooser& chooser,
-                                                          const config::GradientSyncParams& sync) {
+std::unique_ptr<planner::GradientSync> make_gradient_sync(interconnect::AllReduceChooser& chooser,
+                                                          const config::GradientSyncParams& sync,
+                                                          planner::CompressionSeconds work_seconds) {
     const bool server = sync.algorithm == config::GradientSyncAlgorithm::parameter_server;
     if (!server && sync.scheme == compression::Scheme::none && sync.staleness == 0)
         return std::make_unique<planner::AllReduceSync>(chooser);
     planner::SyncScheme scheme;
-    scheme.compression = {sync.scheme, sync.density, static_cast<std::uint32_t>(sync.rank), sync.threshold};
+    scheme.compression = {sync.scheme, sync.density, static_cast<std::uint32_t>(sync.rank), sync.threshold, sync.error_feedback};
     scheme.parameter_server = server;
     for (const std::size_t id : sync.server_ids) scheme.servers.emplace_back(id);
     scheme.staleness = static_cast<std::size_t>(sync.staleness);
+    return std::make_unique<planner::SchemeSync>(chooser, std::move(scheme), std::move(work_seconds));
+}
+
+std::unique_ptr<planner::GradientSync> make_gradient_sync(const config::Params& params, interconnect::AllReduceChooser& chooser,
+                                                          const config::GradientSyncParams& sync) {
     const config::ClusterParams& c = params.cluster;
-    return std::make_unique<planner::SchemeSync>(chooser, std::move(scheme), [&c](NodeId node, const compression::Work& work) {
+    return make_gradient_sync(chooser, sync, [&c](NodeId node, const compression::Work& work) {
         return compression_cost(c.node_types[c.node_type[node.value()]], work).time;
     });
 }

@@ -108,6 +108,10 @@ struct ClusterCosts {
 /// converter lanes, DRAM and arrays (compression_seconds).
 std::unique_ptr<planner::GradientSync> make_gradient_sync(const config::Params& params, interconnect::AllReduceChooser& chooser,
                                                           const config::GradientSyncParams& sync);
+/// The same with the compression work timed by `work_seconds` (fastsim train's workers).
+std::unique_ptr<planner::GradientSync> make_gradient_sync(interconnect::AllReduceChooser& chooser,
+                                                          const config::GradientSyncParams& sync,
+                                                          planner::CompressionSeconds work_seconds);
 
 /// Seconds and picojoules of compression work on one node of `type` (docs/compression.md,
 /// "Work on the node"): the DRAM stream and the converter lanes overlap, the array's GEMMs follow.

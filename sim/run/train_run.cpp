@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "run/train_run.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include "node/training_step.h"
 #include "common/output_files.h"
 #include "run/training_step.h"
+#include "run/cluster_step.h"
 #include "learning/gemm.h"
 
 namespace fastsim::run {
@@ -217,6 +219,56 @@ std::vector<Speedup> fast_speedups(const std::vector<PolicyRun>& runs) {
     return out;
 }
 
+WorkerTimeModel::WorkerTimeModel(const config::TrainConfig& config) : m_config(config) {
+    const std::size_t k = config.train.workers;
+    switch (config.network_topology) {
+    case config::TopologyKind::fully_connected:
+        m_topology = std::make_unique<interconnect::Topology>(interconnect::Topology::fully_connected(k, config.network_link));
+        break;
+    case config::TopologyKind::switch_star:
+        m_topology = std::make_unique<interconnect::Topology>(interconnect::Topology::switch_star(k, config.network_link));
+        break;
+    default: m_topology = std::make_unique<interconnect::Topology>(interconnect::Topology::ring(k, config.network_link));
+    }
+    m_chooser = std::make_unique<interconnect::AllReduceChooser>(*m_topology, all_reduce_algorithm(config.gradient_sync.algorithm));
+    // One job per parameter tensor, every worker a rank, fp32 gradients (weights: out x fan_in).
+    std::vector<NodeId> ranks;
+    for (std::size_t w = 0; w < k; ++w) ranks.emplace_back(w);
+    learning::Network network(config.train.network, config.train.seed);
+    for (learning::Parameters* p : network.parameters()) {
+        const std::uint64_t rows = p->bias.size(), cols = p->weights.size() / std::max<std::uint64_t>(1, rows);
+        m_jobs.push_back({ranks, p->weights.size(), 4 * p->weights.size(), rows, cols});
+        m_jobs.push_back({ranks, rows, 4 * rows, rows, 1});
+    }
+}
+
+std::pair<double, double> WorkerTimeModel::exchange_s(double density) {
+    if (const auto it = m_exchange.find(density); it != m_exchange.end()) return it->second;
+    config::GradientSyncParams sync = m_config.gradient_sync;
+    sync.density = density;
+    // The workers' compression work on the config's node (an fp32 gradient, 8-bit passes).
+    config::NodeTypeParams type;
+    type.node = m_config.node;
+    type.precision = {8, 8, 8};
+    type.energy = m_config.energy.resolved;
+    const auto sync_model = make_gradient_sync(*m_chooser, sync, [type](NodeId, const compression::Work& work) {
+        return compression_cost(type, work).time;
+    });
+    sync_model->begin_step();
+    const std::vector<double> ready(m_config.train.workers, 0.0);
+    double end = 0;
+    for (const auto& job_ends : sync_model->finish_times(m_jobs, ready))
+        for (const double e : job_ends) end = std::max(end, e);
+    return m_exchange.emplace(density, std::pair{end, sync_model->busiest_link_s()}).first->second;
+}
+
+double WorkerTimeModel::iteration_s(double compute_s, double density) {
+    const auto [exchange, busiest] = exchange_s(density);
+    const std::size_t d = m_config.train.staleness;
+    if (d == 0) return compute_s + exchange;
+    return std::max({compute_s, busiest, (compute_s + exchange) / static_cast<double>(d + 1)});
+}
+
 LearningRunResult run_learning(const config::TrainConfig& config, const learning::FashionMnist& data, std::ostream& progress,
                             const std::optional<TrainOutputs>& outputs, const WorkProgress& work) {
     namespace fs = std::filesystem;
@@ -225,7 +277,7 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
     result.layers = learning::Network(config.train.network, config.train.seed).gemm_shapes();
     TrainingCostModel cost(result.layers, config.node, config.energy.resolved, config.rounding);
 
-    CsvAppender accuracy_csv, cost_csv, precision_csv, checks_csv;
+    CsvAppender accuracy_csv, cost_csv, precision_csv, checks_csv, time_csv;
     if (outputs) {
         std::error_code ec;
         fs::create_directories(outputs->dir, ec);
@@ -239,6 +291,8 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
             for (learning::TensorClass c : learning::kTensorClasses) header += "," + column_name(layer, c) + "_bits";
         precision_csv = CsvAppender(path("precision_log.csv"), header);
         checks_csv = CsvAppender(path("schedule_checks.csv"), "policy,iteration,layer,tensor,bits,r,threshold,raised");
+        if (config.train.distributed())
+            time_csv = CsvAppender(path("time.csv"), "policy,epoch,test_accuracy,simulated_s,simulated_s_so_far");
     }
 
     const double batches_per_epoch =
@@ -253,12 +307,21 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
         run.policy = policy;
         run.costed = policy.kind != learning::PolicyKind::fp32;
         learning::Trainer trainer(config.train, policy, data.train);
+        std::optional<WorkerTimeModel> workers;
+        if (config.train.distributed() && run.costed) workers.emplace(config);
+        std::optional<learning::GradientExchange> densities;  // DGC's warm-up schedule, for the time model
+        if (workers && config.train.compression.scheme == compression::Scheme::dgc) {
+            learning::ExchangeParams x;
+            x.compression = config.train.compression;
+            x.iterations_per_epoch = trainer.iterations_per_epoch();
+            densities.emplace(x, std::vector<learning::TensorShape>{});
+        }
         std::uint64_t cycles_so_far = 0;
-        double energy_so_far = 0;
+        double energy_so_far = 0, simulated_so_far = 0;
         while (!trainer.finished()) {
             const auto started = std::chrono::steady_clock::now();
             std::uint64_t epoch_cycles = 0;
-            double epoch_energy = 0;
+            double epoch_energy = 0, epoch_simulated = 0;
             const learning::EpochResult epoch = trainer.train_epoch([&](const learning::IterationRecord& it) {
                 if (run.bit_changes.empty() || run.bit_changes.back().second != *it.bits)
                     run.bit_changes.emplace_back(it.iteration, *it.bits);
@@ -270,9 +333,15 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
                                     "); lower train.learning_rate (" + fastsim::format_number(config.train.learning_rate) + ")");
                 if (work) work((policies_done * iterations_per_policy + static_cast<double>(run.iterations)) / all_iterations);
                 if (run.costed) {
-                    const IterationCost& c = cost.iteration(it.batch, *it.bits);
+                    // With workers: each worker's shard on its node, then the exchange.
+                    const IterationCost& c = cost.iteration(workers ? it.shard : it.batch, *it.bits);
                     epoch_cycles += c.cycles;
                     epoch_energy += c.energy_pj;
+                    if (workers) {
+                        const double compute_s = static_cast<double>(c.cycles) / (config.node.clock_mhz * 1e6);
+                        const double density = densities ? densities->density(it.iteration) : config.train.compression.density;
+                        epoch_simulated += workers->iteration_s(compute_s, density);
+                    }
                     std::string line = policy.name + "," + std::to_string(it.iteration) + "," + std::to_string(it.epoch + 1);
                     for (const auto& b : *it.bits)
                         for (learning::TensorClass cls : learning::kTensorClasses) line += "," + std::to_string(b[cls]);
@@ -290,6 +359,7 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
             const learning::Evaluation test = trainer.evaluate(data.test);
             cycles_so_far += epoch_cycles;
             energy_so_far += epoch_energy;
+            simulated_so_far += epoch_simulated;
             EpochRecord e;
             e.epoch = trainer.epoch();
             e.train_loss = epoch.mean_loss;
@@ -302,16 +372,23 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
             e.energy_pj_so_far = energy_so_far;
             e.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
             e.bits = trainer.bits();
+            e.simulated_s = epoch_simulated;
+            e.simulated_s_so_far = simulated_so_far;
+            if (workers && !run.time_to_target_s && e.test_accuracy >= config.target_accuracy) run.time_to_target_s = simulated_so_far;
             run.epochs.push_back(e);
 
             progress << "[" << policy.name << "] epoch " << e.epoch << "/" << config.train.epochs << "  loss "
                      << fixed(e.train_loss, 4) << "  train " << fixed(100 * e.train_accuracy, 2) << "%  test "
                      << fixed(100 * e.test_accuracy, 2) << "%  " << describe_bits(result.layers, e.bits) << "  cycles "
-                     << (run.costed ? cycles_text(static_cast<double>(cycles_so_far)) : std::string("n/a (fp32)")) << "  ("
+                     << (run.costed ? cycles_text(static_cast<double>(cycles_so_far)) : std::string("n/a (fp32)"))
+                     << (workers ? "  simulated " + fixed(simulated_so_far, 3) + " s" : std::string()) << "  ("
                      << fixed(e.wall_seconds, 1) << " s)" << std::endl;
             accuracy_csv.row(policy.name + "," + std::to_string(e.epoch) + "," + fastsim::format_number(e.train_loss) + "," +
                              fastsim::format_number(e.train_accuracy) + "," + fastsim::format_number(e.test_loss) + "," +
                              fastsim::format_number(e.test_accuracy) + "," + fixed(e.wall_seconds, 3));
+            if (workers)
+                time_csv.row(policy.name + "," + std::to_string(e.epoch) + "," + fastsim::format_number(e.test_accuracy) + "," +
+                             fastsim::format_number(e.simulated_s) + "," + fastsim::format_number(e.simulated_s_so_far));
             if (run.costed)
                 cost_csv.row(policy.name + "," + std::to_string(e.epoch) + "," + std::to_string(e.cycles) + "," +
                              fastsim::format_number(e.energy_pj / 1e6) + "," + std::to_string(e.cycles_so_far) + "," +

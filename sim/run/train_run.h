@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -11,6 +12,9 @@
 #include <vector>
 
 #include "config/train_config.h"
+#include "interconnect/collective_cost.h"
+#include "interconnect/topology.h"
+#include "planner/gradient_sync.h"
 #include "energy/energy.h"
 #include "node/node_model.h"
 #include "learning/dataset.h"
@@ -59,10 +63,35 @@ struct EpochRecord {
     double energy_pj = 0, energy_pj_so_far = 0;
     double wall_seconds = 0;
     std::vector<learning::LayerBits> bits;  ///< in force at the end of the epoch
+    /// With workers: simulated seconds of the workers' compute and exchange, this epoch / so far.
+    double simulated_s = 0, simulated_s_so_far = 0;
+};
+
+/// The iteration time of train.workers copies of the node on train.network
+/// (docs/fast-training.md, "Workers"): a worker's shard on the node model, then the
+/// gradients' exchange as the cluster's synchronisation model times it.
+class WorkerTimeModel {
+public:
+    explicit WorkerTimeModel(const config::TrainConfig& config);
+    /// Seconds of one iteration whose shard takes `compute_s`, with a sparse scheme's
+    /// `density` in force (DGC's warm-up changes it).
+    double iteration_s(double compute_s, double density);
+    /// The exchange alone, every worker starting at once (and its busiest link's seconds).
+    std::pair<double, double> exchange_s(double density);
+
+private:
+    const config::TrainConfig& m_config;
+    std::unique_ptr<interconnect::Topology> m_topology;
+    std::unique_ptr<interconnect::AllReduceChooser> m_chooser;
+    std::vector<planner::SyncJob> m_jobs;
+    std::map<double, std::pair<double, double>> m_exchange;  ///< by density
 };
 
 struct PolicyRun {
     learning::PolicySpec policy;
+    /// With workers, the simulated seconds until the test accuracy first reached
+    /// train.target_accuracy (empty: never, or the policy is not costed).
+    std::optional<double> time_to_target_s;
     bool costed = false;  ///< false for fp32: the FAST node has no fp32 datapath
     std::vector<EpochRecord> epochs;
     /// (first iteration, widths) each time the widths in force change, from iteration 0.

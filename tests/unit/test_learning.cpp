@@ -289,7 +289,10 @@ TEST_CASE("train config errors name the file and key path", "[training][config]"
     };
     CHECK_THAT(error_of("policies: [fp32, fast16]\n"),
                Contains("bad.yaml:1:18: policies[1]: expected one of fp32, bfp_m2, bfp_m4, bfp_m6, bfp_m8, msfp12, fast, got 'fast16'"));
-    CHECK_THAT(error_of("train:\n  network: resnet\n"), Contains("bad.yaml:2:12: train.network: expected one of mlp, cnn"));
+    CHECK_THAT(error_of("train:\n  model: resnet\n"), Contains("bad.yaml:2:10: train.model: expected one of mlp, cnn"));
+    CHECK_THAT(error_of("train:\n  network: mlp\n"), Contains("train.network is the workers' network") && Contains("train.model"));
+    CHECK_THAT(error_of("train:\n  workers: 100\n  batch: 64\n"), Contains("train.workers") && Contains("at most train.batch (64)"));
+    CHECK_THAT(error_of("train:\n  network: {topology: torus2d}\n"), Contains("train.network.topology") && Contains("ring, fully_connected or switch"));
     CHECK_THAT(error_of("train:\n  batchsize: 3\n"), Contains("train.batchsize"));
     CHECK_THAT(error_of("schedule:\n  max_bits: 20\n"), Contains("schedule.max_bits: expected a value from 2 to 16 bits, got 20"));
     CHECK_THAT(error_of("policies: [fast, fast]\n"), Contains("policies[1]: policy 'fast' is listed twice"));

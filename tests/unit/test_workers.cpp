@@ -3,6 +3,7 @@
 // its definition, and the trainer with workers against plain training.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <set>
@@ -13,6 +14,8 @@
 #include "learning/gradient_exchange.h"
 #include "learning/precision.h"
 #include "learning/trainer.h"
+#include "config/train_config.h"
+#include "run/train_run.h"
 
 using namespace fastsim;
 using namespace fastsim::learning;
@@ -218,4 +221,35 @@ TEST_CASE("Trainer with workers: uncompressed K = 4 follows single-process train
     const auto d = const_cast<Network&>(delayed.network()).parameters();
     const auto u = const_cast<Network&>(untouched.network()).parameters();
     for (std::size_t l = 0; l < d.size(); ++l) CHECK(d[l]->weights == u[l]->weights);
+}
+
+TEST_CASE("Workers' iteration time: the shard's compute, then the exchange on train.network", "[training][workers]") {
+    const std::string config = std::string(FASTSIM_SOURCE_DIR) + "/tests/data/train/mlp_slice.yaml";
+    const auto plain = config::load_train_config(config);
+    CHECK_FALSE(plain.train.distributed());  // one worker, no compression: the old path, bit for bit
+    const std::vector<std::string> wan{"train.workers=8", "train.network.topology=switch",
+                                       "train.network.link.bandwidth_gb_per_s=1.25", "train.network.link.latency_ns=100000000"};
+    auto dense = config::load_train_config(config, wan);
+    REQUIRE(dense.train.distributed());
+    run::WorkerTimeModel dense_time(dense);
+    const double dense_s = dense_time.exchange_s(0.001).first;
+    // 8 ranks behind one switch at 100 ms a hop: at least two hops of latency, and the MLP's
+    // 0.94 MB of fp32 gradients through each rank's link.
+    CHECK(dense_s > 0.2);
+    CHECK(dense_time.iteration_s(0.01, 0.001) == Approx(0.01 + dense_s));
+    auto sparse_cfg = wan;
+    sparse_cfg.push_back("train.gradient_sync.compression.scheme=dgc");
+    auto sparse = config::load_train_config(config, sparse_cfg);
+    run::WorkerTimeModel sparse_time(sparse);
+    CHECK(sparse_time.exchange_s(0.001).first < dense_s);
+    // A delayed update: the step is the longest of the compute, the busiest link and the whole
+    // iteration spread over D + 1.
+    auto stale_cfg = wan;
+    stale_cfg.push_back("train.gradient_sync.staleness=3");
+    auto stale = config::load_train_config(config, stale_cfg);
+    run::WorkerTimeModel stale_time(stale);
+    const auto [stale_s, stale_link_s] = stale_time.exchange_s(0.001);
+    CHECK(stale_link_s > 0);
+    CHECK(stale_time.iteration_s(0.01, 0.001) == Approx(std::max({0.01, stale_link_s, (0.01 + stale_s) / 4})));
+    CHECK(stale_time.iteration_s(0.01, 0.001) < 0.01 + stale_s);
 }

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Key lists shared by the cluster and the training configs: a link, and a gradient
+// synchronisation (docs/config.md#cluster, docs/fast-training.md "Workers").
+
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "config/keys.h"
+#include "config/params.h"
+#include "config/ranges.h"
+
+namespace fastsim::config {
+
+/// `prefix` + `leaf` as a KeyDoc path: the spelled-out paths stay alive for the program's life.
+inline std::string_view key_path(const char* prefix, const char* leaf) {
+    static std::set<std::string, std::less<>> paths;
+    return *paths.insert(std::string(prefix) + leaf).first;
+}
+
+template <typename Visit, typename L>
+void link_keys(Visit& visit, L& l, const char* prefix = "") {
+    const auto key = [prefix](const char* leaf) { return key_path(prefix, leaf); };
+    visit(l.bandwidth_gb_per_s, {key("link.bandwidth_gb_per_s"), "per direction of every link (links are full duplex)",
+                                 &kBandwidthGbPerS});
+    visit(l.latency_ns, {key("link.latency_ns"), "per hop", &kLatencyNs});
+    visit(l.energy_pj_per_bit, {key("link.energy_pj_per_bit"), "per bit per hop", &kLinkEnergyPjPerBit});
+}
+
+/// The keys of a gradient synchronisation under `prefix` (cluster.gradient_sync, train.gradient_sync).
+template <typename Visit, typename G>
+void gradient_sync_keys(Visit& visit, G& g, const char* prefix) {
+    const auto key = [prefix](const char* leaf) { return key_path(prefix, leaf); };
+    visit(g.algorithm, {key("algorithm"),
+                        "an all-reduce of the weight gradients ([interconnect.md](interconnect.md#collectives); `best` "
+                        "chooses per all-reduce the lowest measured α–β cost, `direct` only up to 64 nodes), or "
+                        "`parameter_server` ([compression.md](compression.md#parameter-servers))"});
+    const bool server = g.algorithm == GradientSyncAlgorithm::parameter_server;
+    if (Visit::kEveryKey || server)
+        visit(g.servers, {key("servers"), "`parameter_server`: server nodes, each owning an equal shard of every gradient "
+                                          "(1 = central, more = sharded)", &kSyncServers});
+    if (Visit::kEveryKey || (server && !g.server_nodes.empty()))
+        visit(g.server_nodes, {key("server_nodes"), "`parameter_server`: the servers' node ids, as many as `servers`",
+                               &kSyncServerNodes, "[] (spread evenly: node ⌊s · nodes / servers⌋)"});
+    visit(g.scheme, {key("compression.scheme"), "gradient compression ([compression.md](compression.md))"});
+    visit(g.density, {key("compression.density"), "`topk`, `dgc`, `threshold`: the fraction of gradient values sent",
+                      &kSyncDensity});
+    visit(g.rank, {key("compression.rank"), "`powersgd`: the rank r of the factors", &kPowerSgdRank});
+    visit(g.threshold, {key("compression.threshold"),
+                        "`threshold`: the magnitude above which a value is sent, in training (a cluster run costs "
+                        "`density` of the values)", &kSyncThreshold});
+    visit(g.error_feedback, {key("compression.error_feedback"),
+                             "`topk`, `threshold`, `onebit`, `powersgd`: carry what was not sent into the next step's gradient "
+                             "(DGC always does; TernGrad never: it is unbiased)"});
+    visit(g.staleness, {key("staleness"), "delayed update: iteration i applies the gradients of iteration i − D, so the "
+                                          "exchange overlaps D iterations ([compression.md](compression.md#delayed-updates))",
+                        &kSyncStaleness});
+}
+
+}  // namespace fastsim::config
