@@ -231,15 +231,20 @@ WorkerTimeModel::WorkerTimeModel(const config::TrainConfig& config) : m_config(c
     default: m_topology = std::make_unique<interconnect::Topology>(interconnect::Topology::ring(k, config.network_link));
     }
     m_chooser = std::make_unique<interconnect::AllReduceChooser>(*m_topology, all_reduce_algorithm(config.gradient_sync.algorithm));
-    // One job per parameter tensor, every worker a rank, fp32 gradients (weights: out x fan_in).
-    std::vector<NodeId> ranks;
-    for (std::size_t w = 0; w < k; ++w) ranks.emplace_back(w);
+    // Every parameter tensor's fp32 gradient fused into one bucket (as PyTorch DDP's 25 MB
+    // buckets hold either network's whole gradient), every worker a rank. PowerSGD's factors
+    // of each weight matrix (out x fan_in) are fused alike; a bias is a column.
+    planner::SyncJob bucket;
+    for (std::size_t w = 0; w < k; ++w) bucket.ranks.emplace_back(w);
     learning::Network network(config.train.network, config.train.seed);
     for (learning::Parameters* p : network.parameters()) {
         const std::uint64_t rows = p->bias.size(), cols = p->weights.size() / std::max<std::uint64_t>(1, rows);
-        m_jobs.push_back({ranks, p->weights.size(), 4 * p->weights.size(), rows, cols});
-        m_jobs.push_back({ranks, rows, 4 * rows, rows, 1});
+        bucket.elements += p->weights.size() + rows;
+        bucket.factor_rows += 2 * rows;
+        bucket.factor_cols += cols + 1;
     }
+    bucket.bytes = 4 * bucket.elements;
+    m_jobs.push_back(std::move(bucket));
 }
 
 std::pair<double, double> WorkerTimeModel::exchange_s(double density) {
