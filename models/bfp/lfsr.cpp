@@ -53,16 +53,47 @@ LfsrBank::LfsrBank(int width_bits, std::uint64_t seed, int lanes)
     }
 }
 
-void LfsrBank::draw_lanes(int n, int count, std::uint32_t* out) {
-    std::uint32_t* states = m_states.data();
-    const std::uint32_t taps = m_taps;
-    for (int l = 0; l < count; ++l) out[l] = 0;
-    for (int i = 0; i < n; ++i)
-        for (int l = 0; l < count; ++l) {
-            const std::uint32_t bit = states[l] & 1u;
-            states[l] = (states[l] >> 1) ^ (taps & (0u - bit));
-            out[l] = (out[l] << 1) | bit;
+const LfsrBank::Leap& LfsrBank::leap(int n) {
+    for (const Leap& l : m_leaps)
+        if (l.n == n) return l;
+    Leap l;
+    l.n = n;
+    const int bytes = (m_width_bits + 7) / 8;
+    for (int b = 0; b < bytes; ++b)
+        for (std::uint32_t v = 0; v < 256; ++v) {
+            // The linear map applied to a basis-combination state (0 allowed: it maps to 0).
+            std::uint32_t state = (v << (8 * b)) & static_cast<std::uint32_t>(Lfsr::period(m_width_bits));
+            std::uint32_t bits = 0;
+            for (int i = 0; i < n; ++i) {
+                const std::uint32_t out = state & 1u;
+                state = (state >> 1) ^ (m_taps & (0u - out));
+                bits = (bits << 1) | out;
+            }
+            l.table[static_cast<std::size_t>(b)][v] = (std::uint64_t{state} << 32) | bits;
         }
+    m_leaps.push_back(l);
+    return m_leaps.back();
+}
+
+void LfsrBank::draw_lanes(int n, int count, std::uint32_t* out) {
+    const Leap& l = leap(n);
+    std::uint32_t* states = m_states.data();
+    if (m_width_bits <= 16) {
+        for (int i = 0; i < count; ++i) {
+            const std::uint32_t s = states[i];
+            const std::uint64_t r = l.table[0][s & 255u] ^ l.table[1][(s >> 8) & 255u];
+            states[i] = static_cast<std::uint32_t>(r >> 32);
+            out[i] = static_cast<std::uint32_t>(r);
+        }
+        return;
+    }
+    for (int i = 0; i < count; ++i) {
+        const std::uint32_t s = states[i];
+        const std::uint64_t r = l.table[0][s & 255u] ^ l.table[1][(s >> 8) & 255u] ^ l.table[2][(s >> 16) & 255u] ^
+                                l.table[3][s >> 24];
+        states[i] = static_cast<std::uint32_t>(r >> 32);
+        out[i] = static_cast<std::uint32_t>(r);
+    }
 }
 
 }  // namespace fastsim::bfp

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -65,17 +66,27 @@ public:
         }
         return bits;
     }
-    /// out[l] = draw(l, n) for l = 0 .. count-1 (count <= lanes()), the lanes stepped
-    /// together: the states are stored side by side, so this loop vectorises.
+    /// out[l] = draw(l, n) for l = 0 .. count-1 (count <= lanes()). n steps of the LFSR are a
+    /// linear map over GF(2) of the state, and so are the n bits shifted out: they are
+    /// applied at once (leap-forward), as the XOR of one table entry per byte of the state.
     void draw_lanes(int n, int count, std::uint32_t* out);
     [[nodiscard]] int lanes() const { return static_cast<int>(m_states.size()); }
     /// Lane l's generator as it stands (a copy).
     [[nodiscard]] Lfsr lane(int l) const { return Lfsr(m_width_bits, m_states[static_cast<std::size_t>(l)]); }
 
 private:
+    /// For n steps: entry [b][v] = (the state after n steps << 32 | the n bits out) from the
+    /// state whose byte b is v and whose other bytes are 0.
+    struct Leap {
+        int n = 0;
+        std::array<std::array<std::uint64_t, 256>, 4> table{};
+    };
+    const Leap& leap(int n);
+
     std::vector<std::uint32_t> m_states;
     std::uint32_t m_taps;
     int m_width_bits;
+    std::vector<Leap> m_leaps;  ///< built on first use, one per n
 };
 
 /// SplitMix64 finaliser (Steele et al. 2014): the project's seed mixer.

@@ -107,3 +107,23 @@ TEST_CASE("bank lanes start from distinct seeded states", "[lfsr]") {
     for (int l = 0; l < 16; ++l) differ += bank.lane(l).state() != other.lane(l).state();
     CHECK(differ >= 15);
 }
+
+TEST_CASE("leap-forward draws of a bank equal stepping each lane n times", "[lfsr]") {
+    // draw_lanes applies n steps at once from tables; Lfsr::draw steps one at a time.
+    for (const int width : {2, 7, 8, 9, 16, 17, 24, 31, 32})
+        for (const int n : {1, 3, 8, 13, 32}) {
+            fastsim::bfp::LfsrBank bank(width, 12345u + static_cast<std::uint64_t>(width), 16);
+            std::vector<fastsim::bfp::Lfsr> reference;
+            for (int l = 0; l < 16; ++l) reference.push_back(bank.lane(l));
+            std::vector<std::uint32_t> out(16);
+            for (int round = 0; round < 50; ++round) {
+                const int count = 1 + round % 16;  // some rounds use fewer lanes
+                bank.draw_lanes(n, count, out.data());
+                for (int l = 0; l < count; ++l) {
+                    INFO("width " << width << ", n " << n << ", round " << round << ", lane " << l);
+                    REQUIRE(out[static_cast<std::size_t>(l)] == reference[static_cast<std::size_t>(l)].draw(n));
+                    REQUIRE(bank.lane(l).state() == reference[static_cast<std::size_t>(l)].state());
+                }
+            }
+        }
+}
