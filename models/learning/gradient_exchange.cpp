@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "bfp/lfsr.h"
+#include "learning/network.h"
 
 namespace fastsim::learning {
 namespace {
@@ -64,12 +65,20 @@ GradientExchange::GradientExchange(const ExchangeParams& params, std::vector<Ten
     }
 }
 
-double GradientExchange::density(std::size_t iteration) const {
-    const double target = m_params.compression.density;
-    if (m_params.compression.scheme != Scheme::dgc) return target;
-    // DGC's warm-up: 25%, 6.25%, 1.5625%, 0.390625% over the first four epochs, then the target.
-    const std::size_t epoch = iteration / std::max<std::size_t>(1, m_params.iterations_per_epoch);
-    return epoch < 4 ? std::max(target, std::pow(0.25, static_cast<double>(epoch + 1))) : target;
+std::vector<TensorShape> gradient_tensors(Network& network) {
+    std::vector<TensorShape> tensors;
+    for (const Parameters* p : network.parameters()) {
+        const std::size_t rows = p->bias.size();
+        tensors.push_back({rows, p->weights.size() / std::max<std::size_t>(1, rows)});
+        tensors.push_back({rows, 1});
+    }
+    return tensors;
+}
+
+double sparse_density(const compression::Params& params, std::size_t iteration, std::size_t iterations_per_epoch) {
+    if (params.scheme != Scheme::dgc) return params.density;
+    const std::size_t epoch = iteration / std::max<std::size_t>(1, iterations_per_epoch);
+    return epoch < 4 ? std::max(params.density, std::pow(0.25, static_cast<double>(epoch + 1))) : params.density;
 }
 
 void GradientExchange::exchange(const std::vector<std::vector<std::vector<float>>>& grads, std::vector<std::vector<float>>& out,

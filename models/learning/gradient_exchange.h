@@ -21,6 +21,15 @@ struct TensorShape {
     [[nodiscard]] std::size_t size() const { return rows * cols; }
 };
 
+/// Every parameter tensor of a network in the order the trainer exchanges them: each GEMM
+/// layer's weights (out x fan_in), then its bias (out x 1).
+class Network;
+std::vector<TensorShape> gradient_tensors(Network& network);
+
+/// The density a sparse scheme uses at `iteration`: `density`, except that DGC warms up from
+/// 25% (25%, 6.25%, 1.5625%, 0.390625% over the first four epochs).
+double sparse_density(const compression::Params& params, std::size_t iteration, std::size_t iterations_per_epoch);
+
 struct ExchangeParams {
     compression::Params compression;
     std::size_t workers = 1;
@@ -43,8 +52,10 @@ public:
 
     /// DGC applies momentum itself (momentum correction): the optimiser then must not.
     [[nodiscard]] bool applies_momentum() const { return m_params.compression.scheme == compression::Scheme::dgc; }
-    /// The density a sparse scheme uses at `iteration` (DGC warms up from 25% over 4 epochs).
-    [[nodiscard]] double density(std::size_t iteration) const;
+    /// sparse_density of this exchange's scheme at `iteration`.
+    [[nodiscard]] double density(std::size_t iteration) const {
+        return sparse_density(m_params.compression, iteration, m_params.iterations_per_epoch);
+    }
     /// Values each worker sent in the last exchange, over all tensors (sparse: entries).
     [[nodiscard]] std::size_t values_sent() const { return m_values_sent; }
 

@@ -32,19 +32,13 @@ Trainer::Trainer(const TrainParams& params, const PolicySpec& policy, const Data
         if (params.workers > params.batch)
             throw std::invalid_argument("train.workers (" + std::to_string(params.workers) + ") exceeds the batch (" +
                                         std::to_string(params.batch) + "): a worker would have no samples");
-        std::vector<TensorShape> tensors;
-        for (Parameters* p : m_network.parameters()) {
-            const std::size_t rows = p->bias.size();
-            tensors.push_back({rows, p->weights.size() / std::max<std::size_t>(1, rows)});
-            tensors.push_back({rows, 1});
-        }
         ExchangeParams x;
         x.compression = params.compression;
         x.workers = params.workers;
         x.momentum = params.momentum;
         x.iterations_per_epoch = iterations_per_epoch();
         x.seed = params.seed;
-        m_exchange.emplace(x, std::move(tensors));
+        m_exchange.emplace(x, gradient_tensors(m_network));
     }
     if (policy.kind != PolicyKind::fp32) {
         m_quantizers.resize(layers);
@@ -87,9 +81,9 @@ double Trainer::learning_rate() const {
     return m_params.learning_rate * 0.5 * (1.0 + std::cos(3.14159265358979323846 * progress));
 }
 
-void Trainer::update() {
+void Trainer::update(double momentum) {
     const auto lr = static_cast<float>(learning_rate());
-    const auto mu = static_cast<float>(m_params.momentum);
+    const auto mu = static_cast<float>(momentum);
     const auto wd = static_cast<float>(m_params.weight_decay);
     for (Parameters* p : m_network.parameters()) {
         for (std::size_t i = 0; i < p->weights.size(); ++i) {
@@ -146,16 +140,8 @@ std::pair<double, std::size_t> Trainer::distributed_iteration(const std::size_t*
         params[i]->bias_grad = apply[2 * i + 1];
     }
     m_pending.erase(m_pending.begin());
-    if (!m_exchange->applies_momentum()) {
-        update();
-    } else {  // DGC corrected the momentum before compressing: plain SGD with weight decay
-        const auto lr = static_cast<float>(learning_rate());
-        const auto wd = static_cast<float>(m_params.weight_decay);
-        for (Parameters* p : params) {
-            for (std::size_t i = 0; i < p->weights.size(); ++i) p->weights[i] -= lr * (p->weight_grad[i] + wd * p->weights[i]);
-            for (std::size_t i = 0; i < p->bias.size(); ++i) p->bias[i] -= lr * p->bias_grad[i];
-        }
-    }
+    // DGC corrected the momentum before compressing: the optimiser applies plain SGD.
+    update(m_exchange->applies_momentum() ? 0.0 : m_params.momentum);
     return {loss_sum, correct};
 }
 
@@ -214,7 +200,7 @@ EpochResult Trainer::train_epoch(const std::function<void(const IterationRecord&
             const Activation& logits = m_network.forward(m_input, ctx);
             loss = softmax_cross_entropy(logits, m_labels.data(), m_grad_logits);
             m_network.backward(m_grad_logits, ctx);
-            update();
+            update(m_params.momentum);
         }
         loss_sum += loss.loss * static_cast<double>(count);
         correct += loss.correct;

@@ -114,7 +114,9 @@ public:
 
 private:
     [[nodiscard]] double learning_rate() const;
-    void update();
+    /// SGD with `momentum` (0: plain SGD, the velocity then being this step's gradient) and
+    /// weight decay.
+    void update(double momentum);
     /// One mini-batch over the workers: each shard's forward and backward, the exchange, and
     /// the (possibly delayed) update. Returns (loss sum, correct) over the mini-batch.
     std::pair<double, std::size_t> distributed_iteration(const std::size_t* indices, std::size_t count, GemmContext& ctx);

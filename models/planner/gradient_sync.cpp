@@ -16,11 +16,6 @@ using compression::Scheme;
 using interconnect::Compute;
 using interconnect::NodeProgram;
 
-/// Part `index` of `total` split into `parts`, as chunk_bytes splits bytes.
-std::uint64_t share_of(std::uint64_t total, std::size_t parts, std::size_t index) {
-    return interconnect::chunk_bytes(total, parts, index);
-}
-
 std::vector<NodeId> sorted_unique(std::vector<NodeId> ids) {
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
@@ -149,14 +144,14 @@ std::uint64_t SchemeSync::lower_parameter_server(std::vector<NodeProgram>& progr
             for (std::size_t s = 0; s < shards; ++s)
                 if (job.ranks[r] != servers[s])
                     programs[job.ranks[r].value()].ops.emplace_back(
-                        interconnect::Send{servers[s], push_bytes(share_of(values_total, shards, s)), push_tag(s, r), label});
+                        interconnect::Send{servers[s], push_bytes(interconnect::chunk_bytes(values_total, shards, s)), push_tag(s, r), label});
         for (std::size_t s = 0; s < shards; ++s) {  // each server: receive every push, then send the sum
             auto& ops = programs[servers[s].value()].ops;
             for (std::size_t r = 0; r < p; ++r)
                 if (job.ranks[r] != servers[s]) ops.emplace_back(interconnect::Recv{job.ranks[r], push_tag(s, r), label});
             for (std::size_t r = 0; r < p; ++r)
                 if (job.ranks[r] != servers[s])
-                    ops.emplace_back(interconnect::Send{job.ranks[r], pull_bytes(share_of(values_total, shards, s)),
+                    ops.emplace_back(interconnect::Send{job.ranks[r], pull_bytes(interconnect::chunk_bytes(values_total, shards, s)),
                                                         push_tag(s, r) + 1, label});
         }
         for (std::size_t r = 0; r < p; ++r)  // pulls

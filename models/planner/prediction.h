@@ -50,7 +50,6 @@ struct NodeClocks {
 double stale_step_s(const NodeClocks& clocks, const std::vector<std::size_t>& nodes, std::size_t staleness,
                     double busiest_link_s);
 
-
 /// predict_step over clocks shared with other plans' walks (a pipeline's stages): each walk
 /// advances the plan's nodes' clocks from where they are; finish() applies the final waits for
 /// the all-reduces walked.

@@ -73,16 +73,15 @@ void ScheduleBuilder::all_reduce(const std::vector<ReplicaSet>& sets, const Step
             m_programs[n].ops.push_back(interconnect::Signal{gradient_ready_event(step.layer), label});
             m_programs[n].comm_ops.push_back(interconnect::WaitFor{gradient_ready_event(step.layer), label});
         }
-    for (const ReplicaSet& set : sets) {
+    for (const ReplicaSet& set : sets)
         m_collective_tag = m_sync.lower(m_scratch, sync_job(m_plan, set), m_collective_tag, label);
-        // Every node the scheme gave ops (a parameter server may be outside the set).
-        for (std::size_t n = 0; n < m_scratch.size() && n < m_programs.size(); ++n) {
-            auto& ops = m_scratch[n].ops;
-            if (ops.empty()) continue;
-            auto& comm_ops = m_programs[n].comm_ops;
-            comm_ops.insert(comm_ops.end(), ops.begin(), ops.end());
-            ops.clear();
-        }
+    // Every node the scheme gave ops (a parameter server may be outside the sets), in order.
+    for (std::size_t n = 0; n < m_scratch.size() && n < m_programs.size(); ++n) {
+        auto& ops = m_scratch[n].ops;
+        if (ops.empty()) continue;
+        auto& comm_ops = m_programs[n].comm_ops;
+        comm_ops.insert(comm_ops.end(), ops.begin(), ops.end());
+        ops.clear();
     }
     for (std::size_t n = 0; n < m_programs.size(); ++n)
         if (taking_part[n]) {

@@ -187,6 +187,9 @@ struct GradientSyncParams {
     std::uint64_t staleness = 0;    ///< delayed update: iteration i applies the gradients of i - D
     // resolved
     std::vector<std::size_t> server_ids;  ///< parameter_server: the server nodes
+    [[nodiscard]] compression::Params compression_params() const {
+        return {scheme, density, static_cast<std::uint32_t>(rank), threshold, error_feedback};
+    }
 };
 
 struct ClusterParams {

@@ -87,8 +87,7 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
         throw ConfigError(train.where("network.topology"), "expected ring, fully_connected or switch, got '" +
                                                                std::string(name_of(c.network_topology)) + "'");
     resolve_gradient_sync(c.gradient_sync, c.train.workers, train, "gradient_sync.");
-    c.train.compression = {c.gradient_sync.scheme, c.gradient_sync.density, static_cast<std::uint32_t>(c.gradient_sync.rank),
-                           c.gradient_sync.threshold, c.gradient_sync.error_feedback};
+    c.train.compression = c.gradient_sync.compression_params();
     c.train.staleness = static_cast<std::size_t>(c.gradient_sync.staleness);
     if (c.train.workers > c.train.batch)
         throw ConfigError(train.where("workers"), "expected at most train.batch (" + std::to_string(c.train.batch) +

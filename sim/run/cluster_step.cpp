@@ -87,7 +87,7 @@ std::uint64_t comm_stream_bytes(const std::vector<interconnect::NodeProgram>& pr
 double compression_energy_pj(const config::Params& params, const planner::LayerGraph& graph, const planner::Plan& plan) {
     const config::GradientSyncParams& sync = params.cluster.gradient_sync;
     if (sync.scheme == compression::Scheme::none) return 0;
-    const compression::Params cp{sync.scheme, sync.density, static_cast<std::uint32_t>(sync.rank), sync.threshold, sync.error_feedback};
+    const compression::Params cp = sync.compression_params();
     double pj = 0;
     const auto add = [&](const planner::LayerGraph& g, const planner::Plan& p) {
         for (std::size_t l = 0; l < g.layers.size(); ++l)
@@ -113,7 +113,7 @@ std::unique_ptr<planner::GradientSync> make_gradient_sync(interconnect::AllReduc
     if (!server && sync.scheme == compression::Scheme::none && sync.staleness == 0)
         return std::make_unique<planner::AllReduceSync>(chooser);
     planner::SyncScheme scheme;
-    scheme.compression = {sync.scheme, sync.density, static_cast<std::uint32_t>(sync.rank), sync.threshold, sync.error_feedback};
+    scheme.compression = sync.compression_params();
     scheme.parameter_server = server;
     for (const std::size_t id : sync.server_ids) scheme.servers.emplace_back(id);
     scheme.staleness = static_cast<std::size_t>(sync.staleness);
@@ -344,7 +344,9 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     // Gradient synchronisation on the wire (every comm stream's sends), and the same algorithm
     // with uncompressed gradients; each node's compression work, for its energy.
     r.sync_bytes = comm_stream_bytes(programs);
-    {
+    if (c.gradient_sync.scheme == compression::Scheme::none) {
+        r.sync_bytes_uncompressed = r.sync_bytes;
+    } else {
         config::GradientSyncParams plain = c.gradient_sync;
         plain.scheme = compression::Scheme::none;
         plain.staleness = 0;

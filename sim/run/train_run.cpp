@@ -237,11 +237,10 @@ WorkerTimeModel::WorkerTimeModel(const config::TrainConfig& config) : m_config(c
     planner::SyncJob bucket;
     for (std::size_t w = 0; w < k; ++w) bucket.ranks.emplace_back(w);
     learning::Network network(config.train.network, config.train.seed);
-    for (learning::Parameters* p : network.parameters()) {
-        const std::uint64_t rows = p->bias.size(), cols = p->weights.size() / std::max<std::uint64_t>(1, rows);
-        bucket.elements += p->weights.size() + rows;
-        bucket.factor_rows += 2 * rows;
-        bucket.factor_cols += cols + 1;
+    for (const learning::TensorShape& t : learning::gradient_tensors(network)) {
+        bucket.elements += t.size();
+        bucket.factor_rows += t.rows;
+        bucket.factor_cols += t.cols;
     }
     bucket.bytes = 4 * bucket.elements;
     m_jobs.push_back(std::move(bucket));
@@ -314,13 +313,6 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
         learning::Trainer trainer(config.train, policy, data.train);
         std::optional<WorkerTimeModel> workers;
         if (config.train.distributed() && run.costed) workers.emplace(config);
-        std::optional<learning::GradientExchange> densities;  // DGC's warm-up schedule, for the time model
-        if (workers && config.train.compression.scheme == compression::Scheme::dgc) {
-            learning::ExchangeParams x;
-            x.compression = config.train.compression;
-            x.iterations_per_epoch = trainer.iterations_per_epoch();
-            densities.emplace(x, std::vector<learning::TensorShape>{});
-        }
         std::uint64_t cycles_so_far = 0;
         double energy_so_far = 0, simulated_so_far = 0;
         while (!trainer.finished()) {
@@ -344,7 +336,8 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
                     epoch_energy += c.energy_pj;
                     if (workers) {
                         const double compute_s = static_cast<double>(c.cycles) / (config.node.clock_mhz * 1e6);
-                        const double density = densities ? densities->density(it.iteration) : config.train.compression.density;
+                        const double density = learning::sparse_density(config.train.compression, it.iteration,
+                                                                        trainer.iterations_per_epoch());
                         epoch_simulated += workers->iteration_s(compute_s, density);
                     }
                     std::string line = policy.name + "," + std::to_string(it.iteration) + "," + std::to_string(it.epoch + 1);
