@@ -54,6 +54,14 @@ void sgemm_atb(const float* at, const float* b, std::size_t m, std::size_t n, st
                 static_cast<blasint>(n));
 }
 
+void sgemm_atbt(const float* at, const float* bt, std::size_t m, std::size_t n, std::size_t k, float* c) {
+    if (m == 0 || n == 0) return;
+    if (k == 0) return std::fill(c, c + m * n, 0.0f);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasTrans, static_cast<blasint>(m), static_cast<blasint>(n),
+                static_cast<blasint>(k), 1.0f, at, static_cast<blasint>(m), bt, static_cast<blasint>(k), 0.0f, c,
+                static_cast<blasint>(n));
+}
+
 void gemm_abt(GemmPath path, const float* a, const float* bt, std::size_t m, std::size_t n, std::size_t k,
               bfp::Quantizer* qa, bfp::Quantizer* qb, float* c, GemmScratch& scratch) {
     if (qa == nullptr && qb == nullptr) return sgemm_abt(a, bt, m, n, k, c);

@@ -37,10 +37,12 @@ void gemm_abt(GemmPath path, const float* a, const float* bt, std::size_t m, std
               bfp::Quantizer* qa, bfp::Quantizer* qb, float* c, GemmScratch& scratch);
 
 /// Plain fp32 products through OpenBLAS (the FP32 policy and the fast path's multiply), all
-/// row-major: C (m x n) = A (m x k) * Bt^T, = A (m x k) * B (k x n), = At^T * B with At k x m.
+/// row-major: C (m x n) = A (m x k) * Bt^T, = A (m x k) * B (k x n), = At^T * B with At k x m,
+/// = At^T * Bt^T.
 void sgemm_abt(const float* a, const float* bt, std::size_t m, std::size_t n, std::size_t k, float* c);
 void sgemm_ab(const float* a, const float* b, std::size_t m, std::size_t n, std::size_t k, float* c);
 void sgemm_atb(const float* at, const float* b, std::size_t m, std::size_t n, std::size_t k, float* c);
+void sgemm_atbt(const float* at, const float* bt, std::size_t m, std::size_t n, std::size_t k, float* c);
 
 /// Bound on |C_fast - C_exact| for one output whose quantised operands give
 /// S = sum_q |a_q * b_q| over k terms in `groups` groups: both results are within

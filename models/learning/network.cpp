@@ -64,14 +64,22 @@ protected:
                  ctx.scratch);
     }
 
+    /// Y^T (out x m) = W A^T, A (m x in) grouped along its rows: the forward GEMM with the
+    /// output transposed (the same products and the same quantisation as gemm_forward).
+    void gemm_forward_transposed(const float* a, std::size_t m, float* yt, GemmContext& ctx) {
+        ctx.show(m_index, TensorClass::weights, m_params.weights.data(), m_params.weights.size());
+        gemm_abt(ctx.path, m_params.weights.data(), a, m_out, m, m_fan_in,
+                 ctx.quantizer(m_index, Operand::weights_forward), ctx.quantizer(m_index, Operand::activations_forward),
+                 yt, ctx.scratch);
+    }
+
     /// `g` is m x out; writes dW (and dA if `da`).
     void gemm_backward(const float* a, const float* g, std::size_t m, float* da, GemmContext& ctx) {
         ctx.show(m_index, TensorClass::gradients, g, m * m_out);
         if (da != nullptr && ctx.quantizers == nullptr) {
             sgemm_ab(g, m_params.weights.data(), m, m_fan_in, m_out, da);  // fp32: W as it is
         } else if (da != nullptr) {
-            m_wt.resize(m_params.weights.size());
-            transpose(m_params.weights.data(), m_out, m_fan_in, m_wt.data());
+            transpose_weights();
             gemm_abt(ctx.path, g, m_wt.data(), m, m_fan_in, m_out, ctx.quantizer(m_index, Operand::gradients_backward),
                      ctx.quantizer(m_index, Operand::weights_backward), da, ctx.scratch);
         }
@@ -85,12 +93,31 @@ protected:
             transpose(g, m, m_out, m_gt.data());
             m_at.resize(m * m_fan_in);
             transpose(a, m, m_fan_in, m_at.data());
-            gemm_abt(ctx.path, m_gt.data(), m_at.data(), m_out, m_fan_in, m, qg, qa, m_params.weight_grad.data(),
-                     ctx.scratch);
+            gemm_weight_gradient(m_gt.data(), m_at.data(), m, ctx);
         }
         std::fill(m_params.bias_grad.begin(), m_params.bias_grad.end(), 0.0f);
         for (std::size_t r = 0; r < m; ++r)
             for (std::size_t j = 0; j < m_out; ++j) m_params.bias_grad[j] += g[r * m_out + j];
+    }
+
+    /// dA^T (in x m) = W^T G^T, G (m x out) grouped along its rows: the backward-data GEMM with
+    /// the output transposed.
+    void gemm_backward_data_transposed(const float* g, std::size_t m, float* dat, GemmContext& ctx) {
+        if (ctx.quantizers == nullptr) return sgemm_atbt(m_params.weights.data(), g, m_fan_in, m, m_out, dat);
+        transpose_weights();
+        gemm_abt(ctx.path, m_wt.data(), g, m_fan_in, m, m_out, ctx.quantizer(m_index, Operand::weights_backward),
+                 ctx.quantizer(m_index, Operand::gradients_backward), dat, ctx.scratch);
+    }
+
+    /// dW (out x in) = G^T A from G^T (out x m) and A^T (in x m), both grouped along m.
+    void gemm_weight_gradient(const float* gt, const float* at, std::size_t m, GemmContext& ctx) {
+        gemm_abt(ctx.path, gt, at, m_out, m_fan_in, m, ctx.quantizer(m_index, Operand::gradients_wgrad),
+                 ctx.quantizer(m_index, Operand::activations_wgrad), m_params.weight_grad.data(), ctx.scratch);
+    }
+
+    void transpose_weights() {
+        m_wt.resize(m_params.weights.size());
+        transpose(m_params.weights.data(), m_out, m_fan_in, m_wt.data());
     }
 
     std::size_t m_index, m_out, m_fan_in;
@@ -135,8 +162,14 @@ private:
     std::string m_name;
 };
 
-/// Stride-1 convolution with zero padding, lowered by im2col: rows (b, oy, ox), columns
-/// (c, ky, kx), so W is filters x (C k k) and the GEMM is (B OH OW) x (C k k) x filters.
+/// Stride-1 convolution with zero padding, lowered to GEMMs over the im2col matrix A: rows
+/// (b, oy, ox), columns (c, ky, kx), so W is filters x (C k k). Each GEMM is laid out so that
+/// no operand is transposed in memory and the output lands in the layout its consumer reads:
+///   forward          Y^T (filters x rows) = W A^T, A built row by row (grouped along C k k)
+///   backward-data    dA^T (C k k x rows) = W^T G^T, G (rows x filters) grouped along filters
+///   weight gradient  dW (filters x C k k) = G^T A, G^T and A^T built directly (grouped along rows)
+/// Every operand holds the values, in the order, that the row-major GEMMs of the Dense layer
+/// would quantise, so the LFSR draws and the results are those of the plain lowering.
 class Conv2d final : public GemmLayer {
 public:
     Conv2d(std::string name, std::size_t index, int channels, int height, int width, int filters, int kernel,
@@ -153,33 +186,44 @@ public:
             throw std::logic_error(m_name + ": input has the wrong shape");
         ctx.show(m_index, TensorClass::activations, in.data.data(), in.data.size());
         const std::size_t rows = in.batch * pixels_out();
-        im2col(in);
+        im2col_rows(in);
         m_y.resize(rows * m_out);
-        gemm_forward(m_cols.data(), rows, m_y.data(), ctx);
+        gemm_forward_transposed(m_cols.data(), rows, m_y.data(), ctx);
         out.reshape(in.batch, static_cast<int>(m_out), m_out_height, m_out_width);
+        const std::size_t pixels = pixels_out();
         for (std::size_t b = 0; b < in.batch; ++b)
-            for (std::size_t p = 0; p < pixels_out(); ++p)
-                for (std::size_t f = 0; f < m_out; ++f)
-                    out.data[(b * m_out + f) * pixels_out() + p] = m_y[(b * pixels_out() + p) * m_out + f] + m_params.bias[f];
+            for (std::size_t f = 0; f < m_out; ++f) {
+                const float* from = &m_y[f * rows + b * pixels];
+                float* to = &out.data[(b * m_out + f) * pixels];
+                const float bias = m_params.bias[f];
+                for (std::size_t p = 0; p < pixels; ++p) to[p] = from[p] + bias;
+            }
     }
 
     void backward(const Activation& in, const Activation&, const Activation& grad_out, Activation* grad_in,
                   GemmContext& ctx) override {
-        const std::size_t rows = in.batch * pixels_out();
-        m_g.resize(rows * m_out);
+        const std::size_t pixels = pixels_out(), rows = in.batch * pixels;
+        // G^T: filter f's row is the concatenation over b of grad_out's plane (b, f).
+        m_gt.resize(m_out * rows);
         for (std::size_t b = 0; b < in.batch; ++b)
             for (std::size_t f = 0; f < m_out; ++f)
-                for (std::size_t p = 0; p < pixels_out(); ++p)
-                    m_g[(b * pixels_out() + p) * m_out + f] = grad_out.data[(b * m_out + f) * pixels_out() + p];
-        std::vector<float>* dcols = nullptr;
-        if (grad_in != nullptr) {
-            m_dcols.resize(rows * m_fan_in);
-            dcols = &m_dcols;
+                std::copy_n(&grad_out.data[(b * m_out + f) * pixels], pixels, &m_gt[f * rows + b * pixels]);
+        if (grad_in != nullptr || ctx.observing()) {  // G: each image's planes transposed
+            m_g.resize(rows * m_out);
+            for (std::size_t b = 0; b < in.batch; ++b)
+                transpose(&grad_out.data[b * m_out * pixels], m_out, pixels, &m_g[b * pixels * m_out]);
+            ctx.show(m_index, TensorClass::gradients, m_g.data(), rows * m_out);
         }
-        gemm_backward(m_cols.data(), m_g.data(), rows, dcols ? dcols->data() : nullptr, ctx);
+        if (grad_in != nullptr) {
+            m_dcols.resize(m_fan_in * rows);
+            gemm_backward_data_transposed(m_g.data(), rows, m_dcols.data(), ctx);
+        }
+        im2col_columns(in);
+        gemm_weight_gradient(m_gt.data(), m_at.data(), rows, ctx);
+        bias_gradient(grad_out, in.batch);
         if (grad_in != nullptr) {
             grad_in->reshape(in.batch, in.channels, in.height, in.width);
-            col2im(*grad_in);
+            col2im_columns(*grad_in);
         }
     }
 
@@ -201,45 +245,118 @@ private:
         return static_cast<std::size_t>(m_out_height) * static_cast<std::size_t>(m_out_width);
     }
 
-    /// Row (b, oy, ox) of the im2col matrix: column (c, ky, kx) holds input (b, c, oy+ky-p, ox+kx-p),
-    /// 0 in the padding. `visit(column, input index or -1)` for every column of the row.
-    template <typename Visit>
-    void for_each_column(std::size_t b, int oy, int ox, Visit&& visit) const {
-        std::size_t col = 0;
-        const std::size_t plane = static_cast<std::size_t>(m_height) * static_cast<std::size_t>(m_width);
-        for (int c = 0; c < m_channels; ++c) {
-            const std::size_t base = (b * static_cast<std::size_t>(m_channels) + static_cast<std::size_t>(c)) * plane;
-            for (int ky = 0; ky < m_kernel; ++ky) {
-                const int y = oy + ky - m_padding;
-                for (int kx = 0; kx < m_kernel; ++kx, ++col) {
-                    const int x = ox + kx - m_padding;
-                    const bool inside = y >= 0 && y < m_height && x >= 0 && x < m_width;
-                    visit(col, inside ? static_cast<std::ptrdiff_t>(base + static_cast<std::size_t>(y * m_width + x)) : -1);
-                }
-            }
-        }
-    }
-
-    void im2col(const Activation& in) {
+    /// A (rows x C k k): row (b, oy, ox), column (c, ky, kx) holds input (b, c, oy+ky-p, ox+kx-p),
+    /// 0 in the padding.
+    void im2col_rows(const Activation& in) {
         m_cols.resize(in.batch * pixels_out() * m_fan_in);
         float* row = m_cols.data();
+        const auto k = static_cast<std::size_t>(m_kernel);
         for (std::size_t b = 0; b < in.batch; ++b)
             for (int oy = 0; oy < m_out_height; ++oy)
-                for (int ox = 0; ox < m_out_width; ++ox, row += m_fan_in)
-                    for_each_column(b, oy, ox, [&](std::size_t col, std::ptrdiff_t from) {
-                        row[col] = from < 0 ? 0.0f : in.data[static_cast<std::size_t>(from)];
-                    });
+                for (int ox = 0; ox < m_out_width; ++ox) {
+                    const int x0 = ox - m_padding;
+                    const bool inside_x = x0 >= 0 && x0 + m_kernel <= m_width;
+                    for (int c = 0; c < m_channels; ++c) {
+                        const float* plane = &in.data[(b * static_cast<std::size_t>(m_channels) + static_cast<std::size_t>(c)) *
+                                                      static_cast<std::size_t>(m_height * m_width)];
+                        for (int ky = 0; ky < m_kernel; ++ky, row += k) {
+                            const int y = oy + ky - m_padding;
+                            if (y < 0 || y >= m_height) {
+                                std::fill_n(row, k, 0.0f);
+                                continue;
+                            }
+                            const float* line = plane + static_cast<std::ptrdiff_t>(y) * m_width;
+                            if (inside_x) {
+                                std::copy_n(line + x0, k, row);
+                                continue;
+                            }
+                            for (int kx = 0; kx < m_kernel; ++kx) {
+                                const int x = x0 + kx;
+                                row[kx] = x >= 0 && x < m_width ? line[x] : 0.0f;
+                            }
+                        }
+                    }
+                }
     }
 
-    void col2im(Activation& grad_in) const {
-        std::fill(grad_in.data.begin(), grad_in.data.end(), 0.0f);
-        const float* row = m_dcols.data();
-        for (std::size_t b = 0; b < grad_in.batch; ++b)
-            for (int oy = 0; oy < m_out_height; ++oy)
-                for (int ox = 0; ox < m_out_width; ++ox, row += m_fan_in)
-                    for_each_column(b, oy, ox, [&](std::size_t col, std::ptrdiff_t to) {
-                        if (to >= 0) grad_in.data[static_cast<std::size_t>(to)] += row[col];
+    /// Calls visit(c, ky, kx, b, oy, x_first, ox_first, count) for every run of A^T's row
+    /// (c, ky, kx) that lies inside the input: columns (b, oy, ox_first .. +count) read input
+    /// (b, c, oy+ky-p, x_first .. +count). Runs skip the padding.
+    template <typename Visit>
+    void for_each_inside_run(std::size_t batch, int c, int ky, int kx, Visit&& visit) const {
+        const int ox_first = std::max(0, m_padding - kx);
+        const int ox_last = std::min(m_out_width, m_width + m_padding - kx);  // exclusive
+        if (ox_last <= ox_first) return;
+        for (std::size_t b = 0; b < batch; ++b)
+            for (int oy = 0; oy < m_out_height; ++oy) {
+                const int y = oy + ky - m_padding;
+                if (y < 0 || y >= m_height) continue;
+                visit(b, c, y, oy, ox_first + kx - m_padding, ox_first, ox_last - ox_first);
+            }
+    }
+
+    [[nodiscard]] std::size_t input_index(std::size_t b, int c, int y, int x) const {
+        return ((b * static_cast<std::size_t>(m_channels) + static_cast<std::size_t>(c)) * static_cast<std::size_t>(m_height) +
+                static_cast<std::size_t>(y)) * static_cast<std::size_t>(m_width) + static_cast<std::size_t>(x);
+    }
+    [[nodiscard]] std::size_t column_index(std::size_t b, int oy, int ox) const {
+        return b * pixels_out() + static_cast<std::size_t>(oy) * static_cast<std::size_t>(m_out_width) +
+               static_cast<std::size_t>(ox);
+    }
+
+    /// A^T (C k k x rows), built run by run: the weight gradient's operand.
+    void im2col_columns(const Activation& in) {
+        const std::size_t rows = in.batch * pixels_out();
+        m_at.assign(m_fan_in * rows, 0.0f);
+        std::size_t r = 0;
+        for (int c = 0; c < m_channels; ++c)
+            for (int ky = 0; ky < m_kernel; ++ky)
+                for (int kx = 0; kx < m_kernel; ++kx, ++r) {
+                    float* out_row = &m_at[r * rows];
+                    for_each_inside_run(in.batch, c, ky, kx, [&](std::size_t b, int ch, int y, int oy, int x, int ox, int n) {
+                        std::copy_n(&in.data[input_index(b, ch, y, x)], n, out_row + column_index(b, oy, ox));
                     });
+                }
+    }
+
+    /// grad_in = col2im(dA^T). Each input element sums its contributions in the order of A's
+    /// rows (b, oy, ox), that is (ky, kx) descending, as a row-by-row col2im would.
+    void col2im_columns(Activation& grad_in) const {
+        std::fill(grad_in.data.begin(), grad_in.data.end(), 0.0f);
+        const std::size_t rows = grad_in.batch * pixels_out();
+        for (int c = 0; c < m_channels; ++c)
+            for (int ky = m_kernel; ky-- > 0;)
+                for (int kx = m_kernel; kx-- > 0;) {
+                    const std::size_t r = (static_cast<std::size_t>(c) * static_cast<std::size_t>(m_kernel) + static_cast<std::size_t>(ky)) *
+                                              static_cast<std::size_t>(m_kernel) + static_cast<std::size_t>(kx);
+                    const float* in_row = &m_dcols[r * rows];
+                    for_each_inside_run(grad_in.batch, c, ky, kx, [&](std::size_t b, int ch, int y, int oy, int x, int ox, int n) {
+                        float* to = &grad_in.data[input_index(b, ch, y, x)];
+                        const float* from = in_row + column_index(b, oy, ox);
+                        for (int i = 0; i < n; ++i) to[i] += from[i];
+                    });
+                }
+    }
+
+    /// d loss / d bias_f: the sum over (b, oy, ox) in that order, eight filters at a time.
+    void bias_gradient(const Activation& grad_out, std::size_t batch) {
+        const std::size_t pixels = pixels_out();
+        std::vector<float>& sums = m_params.bias_grad;
+        std::fill(sums.begin(), sums.end(), 0.0f);
+        constexpr std::size_t kChains = 8;
+        for (std::size_t b = 0; b < batch; ++b) {
+            const float* plane = &grad_out.data[b * m_out * pixels];
+            std::size_t f = 0;
+            for (; f + kChains <= m_out; f += kChains) {
+                float s[kChains];
+                for (std::size_t j = 0; j < kChains; ++j) s[j] = sums[f + j];
+                for (std::size_t p = 0; p < pixels; ++p)
+                    for (std::size_t j = 0; j < kChains; ++j) s[j] += plane[(f + j) * pixels + p];
+                for (std::size_t j = 0; j < kChains; ++j) sums[f + j] = s[j];
+            }
+            for (; f < m_out; ++f)
+                for (std::size_t p = 0; p < pixels; ++p) sums[f] += plane[f * pixels + p];
+        }
     }
 
     std::string m_name;
@@ -251,46 +368,70 @@ class Relu final : public Layer {
 public:
     void forward(const Activation& in, Activation& out, GemmContext&) override {
         out.reshape(in.batch, in.channels, in.height, in.width);
-        for (std::size_t i = 0; i < in.data.size(); ++i) out.data[i] = in.data[i] > 0.0f ? in.data[i] : 0.0f;
+        const float* __restrict x = in.data.data();
+        float* __restrict y = out.data.data();
+        for (std::size_t i = 0, n = in.data.size(); i < n; ++i) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
     }
     void backward(const Activation& in, const Activation&, const Activation& grad_out, Activation* grad_in,
                   GemmContext&) override {
         grad_in->reshape(in.batch, in.channels, in.height, in.width);
-        for (std::size_t i = 0; i < in.data.size(); ++i) grad_in->data[i] = in.data[i] > 0.0f ? grad_out.data[i] : 0.0f;
+        const float* __restrict x = in.data.data();
+        const float* __restrict dy = grad_out.data.data();
+        float* __restrict dx = grad_in->data.data();
+        for (std::size_t i = 0, n = in.data.size(); i < n; ++i) dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
     }
 };
 
-/// 2 x 2 max pooling, stride 2 (even input sizes).
+/// 2 x 2 max pooling, stride 2 (even input sizes). The first of equal maxima (in row-major
+/// window order) wins and takes the whole gradient.
 class MaxPool2 final : public Layer {
 public:
     void forward(const Activation& in, Activation& out, GemmContext&) override {
         const int oh = in.height / 2, ow = in.width / 2;
         out.reshape(in.batch, in.channels, oh, ow);
-        m_argmax.resize(out.data.size());
+        m_winner.resize(out.data.size());
+        const auto width = static_cast<std::size_t>(in.width);
+        const float* __restrict x = in.data.data();
+        float* __restrict y = out.data.data();
+        std::uint8_t* __restrict winner = m_winner.data();
         std::size_t o = 0;
-        for (std::size_t plane = 0; plane < in.batch * static_cast<std::size_t>(in.channels); ++plane)
-            for (int y = 0; y < oh; ++y)
-                for (int x = 0; x < ow; ++x, ++o) {
-                    const std::size_t base = plane * static_cast<std::size_t>(in.height * in.width);
-                    std::size_t best = base + static_cast<std::size_t>(2 * y * in.width + 2 * x);
-                    for (int dy = 0; dy < 2; ++dy)
-                        for (int dx = 0; dx < 2; ++dx) {
-                            const std::size_t i = base + static_cast<std::size_t>((2 * y + dy) * in.width + 2 * x + dx);
-                            if (in.data[i] > in.data[best]) best = i;
-                        }
-                    out.data[o] = in.data[best];
-                    m_argmax[o] = best;
-                }
+        for (std::size_t row_pair = 0; row_pair < in.batch * static_cast<std::size_t>(in.channels * oh); ++row_pair) {
+            const float* top = x + 2 * row_pair * width;
+            const float* bottom = top + width;
+            for (int j = 0; j < ow; ++j, ++o) {
+                const float candidates[4] = {top[2 * j], top[2 * j + 1], bottom[2 * j], bottom[2 * j + 1]};
+                std::uint8_t best = 0;
+                for (std::uint8_t w = 1; w < 4; ++w)
+                    if (candidates[w] > candidates[best]) best = w;
+                y[o] = candidates[best];
+                winner[o] = best;
+            }
+        }
     }
     void backward(const Activation& in, const Activation&, const Activation& grad_out, Activation* grad_in,
                   GemmContext&) override {
         grad_in->reshape(in.batch, in.channels, in.height, in.width);
-        std::fill(grad_in->data.begin(), grad_in->data.end(), 0.0f);
-        for (std::size_t o = 0; o < grad_out.data.size(); ++o) grad_in->data[m_argmax[o]] += grad_out.data[o];
+        const int ow = in.width / 2;
+        const auto width = static_cast<std::size_t>(in.width);
+        const float* __restrict dy = grad_out.data.data();
+        float* __restrict dx = grad_in->data.data();
+        std::size_t o = 0;
+        for (std::size_t row_pair = 0; row_pair < grad_out.data.size() / static_cast<std::size_t>(ow); ++row_pair) {
+            float* top = dx + 2 * row_pair * width;
+            float* bottom = top + width;
+            for (int j = 0; j < ow; ++j, ++o) {
+                const float g = 0.0f + dy[o];  // + 0: a -0 gradient arrives as +0, as a sum into zeros would
+                const std::uint8_t w = m_winner[o];
+                top[2 * j] = w == 0 ? g : 0.0f;
+                top[2 * j + 1] = w == 1 ? g : 0.0f;
+                bottom[2 * j] = w == 2 ? g : 0.0f;
+                bottom[2 * j + 1] = w == 3 ? g : 0.0f;
+            }
+        }
     }
 
 private:
-    std::vector<std::size_t> m_argmax;
+    std::vector<std::uint8_t> m_winner;  ///< window position (row-major) of each output's maximum
 };
 
 }  // namespace
@@ -338,6 +479,12 @@ void Network::backward(const Activation& grad_logits, GemmContext& ctx) {
         m_layers[i]->backward(in, m_outputs[i], *grad, grad_in, ctx);
         grad = grad_in;
     }
+}
+
+std::unique_ptr<Layer> make_conv2d(std::size_t index, int channels, int height, int width, int filters, int kernel,
+                                   int padding, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    return std::make_unique<Conv2d>("conv", index, channels, height, width, filters, kernel, padding, rng);
 }
 
 std::vector<GemmLayerShape> Network::gemm_shapes() const {

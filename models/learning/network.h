@@ -66,13 +66,16 @@ struct GemmContext {
     GemmPath path = GemmPath::fast;
     std::vector<LayerQuantizers>* quantizers = nullptr;  ///< null = fp32 everywhere
     std::function<void(std::size_t layer, TensorClass, const float*, std::size_t)> observe;
+    bool observe_this_iteration = false;  ///< whether show() reaches `observe` (FAST checks every few iterations)
     GemmScratch scratch;
 
+    /// Whether tensors shown now reach the observer (layers build a tensor only to show it then).
+    [[nodiscard]] bool observing() const { return observe_this_iteration && observe; }
     [[nodiscard]] bfp::Quantizer* quantizer(std::size_t layer, Operand o) {
         return quantizers == nullptr ? nullptr : (*quantizers)[layer].get(o);
     }
     void show(std::size_t layer, TensorClass c, const float* values, std::size_t count) {
-        if (observe) observe(layer, c, values, count);
+        if (observing()) observe(layer, c, values, count);
     }
 };
 
@@ -134,6 +137,11 @@ private:
     const Activation* m_input = nullptr;
     std::size_t m_gemm_layers = 0;
 };
+
+/// The CNN's convolution (stride 1, zero padding) as a layer on its own, for tests: `index`
+/// picks its quantisers in a GemmContext; weights He-normal from `seed`, biases 0.
+std::unique_ptr<Layer> make_conv2d(std::size_t index, int channels, int height, int width, int filters, int kernel,
+                                   int padding, std::uint64_t seed);
 
 /// Mean softmax cross-entropy of `logits` (batch x classes) against `labels`; writes
 /// d loss / d logits and returns (loss, correct predictions).

@@ -172,7 +172,6 @@ EpochResult Trainer::train_epoch(const std::function<void(const IterationRecord&
     ctx.quantizers = m_quantizers.empty() ? nullptr : &m_quantizers;
     if (m_schedule) {
         ctx.observe = [this](std::size_t layer, TensorClass c, const float* values, std::size_t count) {
-            if (!m_schedule->checks(m_iteration)) return;
             ScheduleCheck check;
             check.layer = layer;
             check.tensor = c;
@@ -189,6 +188,7 @@ EpochResult Trainer::train_epoch(const std::function<void(const IterationRecord&
     for (std::size_t first = 0; first < m_train.count && !finished(); first += m_params.batch) {
         const std::size_t count = std::min(m_params.batch, m_train.count - first);
         m_checks.clear();
+        ctx.observe_this_iteration = m_schedule && m_schedule->checks(m_iteration);
         set_widths(m_quantizers, m_bits);
         LossResult loss;
         if (m_exchange) {

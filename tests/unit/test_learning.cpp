@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -349,5 +350,139 @@ TEST_CASE("back-propagated weight gradients match finite differences in both net
             }
         }
         CHECK(non_smooth <= 3);
+    }
+}
+
+namespace {
+
+/// The plain lowering of a stride-1 convolution, the reference of the Conv2d layer: the
+/// im2col matrix A row by row, and col2im adding A's rows in order.
+struct ConvShape {
+    std::size_t batch;
+    int channels, height, width, filters, kernel, padding;
+    [[nodiscard]] int out_height() const { return height + 2 * padding - kernel + 1; }
+    [[nodiscard]] int out_width() const { return width + 2 * padding - kernel + 1; }
+    [[nodiscard]] std::size_t rows() const { return batch * static_cast<std::size_t>(out_height() * out_width()); }
+    [[nodiscard]] std::size_t fan_in() const { return static_cast<std::size_t>(channels * kernel * kernel); }
+    /// Input index read by A(row, col), or -1 in the padding.
+    [[nodiscard]] std::ptrdiff_t source(std::size_t row, std::size_t col) const {
+        const auto pixels = static_cast<std::size_t>(out_height() * out_width());
+        const std::size_t b = row / pixels;
+        const int oy = static_cast<int>(row % pixels) / out_width(), ox = static_cast<int>(row % pixels) % out_width();
+        const int c = static_cast<int>(col) / (kernel * kernel), ky = static_cast<int>(col) / kernel % kernel,
+                  kx = static_cast<int>(col) % kernel;
+        const int y = oy + ky - padding, x = ox + kx - padding;
+        if (y < 0 || y >= height || x < 0 || x >= width) return -1;
+        return static_cast<std::ptrdiff_t>(((b * static_cast<std::size_t>(channels) + static_cast<std::size_t>(c)) *
+                                                static_cast<std::size_t>(height) + static_cast<std::size_t>(y)) *
+                                               static_cast<std::size_t>(width) + static_cast<std::size_t>(x));
+    }
+};
+
+std::vector<float> transposed(const std::vector<float>& m, std::size_t rows, std::size_t cols) {
+    std::vector<float> t(m.size());
+    transpose(m.data(), rows, cols, t.data());
+    return t;
+}
+
+std::vector<LayerQuantizers> stochastic_quantizers(int bits) {
+    bfp::Format f;
+    f.mantissa_bits = bits;
+    std::vector<LayerQuantizers> q(1);
+    for (std::size_t o = 0; o < kOperands; ++o) {
+        bfp::NoiseSpec noise;
+        noise.seed = 11 + o;
+        q[0].operands.emplace_back(f, bfp::Rounding::stochastic, noise);
+    }
+    return q;
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("the convolution layer computes the plain im2col lowering bit for bit", "[training][conv]") {
+    std::mt19937_64 rng(3);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    for (const ConvShape s : {ConvShape{3, 3, 7, 5, 10, 3, 1}, ConvShape{2, 2, 6, 9, 8, 5, 2}, ConvShape{2, 4, 5, 5, 17, 3, 0},
+                              ConvShape{1, 1, 4, 4, 3, 3, 2}}) {
+        INFO("batch " << s.batch << " C " << s.channels << " " << s.height << "x" << s.width << " filters " << s.filters
+                      << " k " << s.kernel << " pad " << s.padding);
+        const std::size_t rows = s.rows(), k = s.fan_in(), f = static_cast<std::size_t>(s.filters);
+        const std::size_t pixels = rows / s.batch;
+        auto layer = make_conv2d(0, s.channels, s.height, s.width, s.filters, s.kernel, s.padding, 5);
+        Parameters& p = *layer->parameters();
+        for (float& b : p.bias) b = normal(rng);
+        Activation in, out, grad_out, grad_in;
+        in.reshape(s.batch, s.channels, s.height, s.width);
+        // Values over a wide range, so that fp32 sums are inexact and their order shows.
+        const auto wide = [&] { return normal(rng) * std::exp2(std::round(normal(rng) * 4)); };
+        for (float& v : in.data) v = wide();
+        grad_out.reshape(s.batch, s.filters, s.out_height(), s.out_width());
+        for (float& v : grad_out.data) v = wide() * 1e-3f;
+
+        // Reference operands in the row-major layouts of the plain lowering.
+        std::vector<float> a(rows * k, 0.0f), g(rows * f);
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t c = 0; c < k; ++c)
+                if (const std::ptrdiff_t from = s.source(r, c); from >= 0) a[r * k + c] = in.data[static_cast<std::size_t>(from)];
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t j = 0; j < f; ++j) g[r * f + j] = grad_out.data[((r / pixels) * f + j) * pixels + r % pixels];
+
+        for (GemmPath path : {GemmPath::exact, GemmPath::fast}) {
+            for (bool bfp : {true, false}) {
+                if (!bfp && path == GemmPath::exact) continue;
+                INFO((bfp ? "bfp_m8 " : "fp32 ") << to_string(path));
+                std::vector<LayerQuantizers> q_layer = stochastic_quantizers(8), q_ref = q_layer;
+                GemmContext ctx;
+                ctx.path = path;
+                ctx.quantizers = bfp ? &q_layer : nullptr;
+                layer->forward(in, out, ctx);
+                layer->backward(in, out, grad_out, &grad_in, ctx);
+
+                const auto quantizer = [&](Operand o) { return bfp ? q_ref[0].get(o) : nullptr; };
+                GemmScratch scratch;
+                std::vector<float> y(rows * f), dcols(rows * k), dw(f * k), wt = transposed(p.weights, f, k);
+                gemm_abt(path, a.data(), p.weights.data(), rows, f, k, quantizer(Operand::activations_forward),
+                         quantizer(Operand::weights_forward), y.data(), scratch);
+                gemm_abt(path, g.data(), wt.data(), rows, k, f, quantizer(Operand::gradients_backward),
+                         quantizer(Operand::weights_backward), dcols.data(), scratch);
+                gemm_abt(path, transposed(g, rows, f).data(), transposed(a, rows, k).data(), f, k, rows,
+                         quantizer(Operand::gradients_wgrad), quantizer(Operand::activations_wgrad), dw.data(), scratch);
+                std::vector<float> expected_out(out.data.size()), expected_grad_in(in.data.size(), 0.0f), bias(f, 0.0f);
+                for (std::size_t r = 0; r < rows; ++r)
+                    for (std::size_t j = 0; j < f; ++j) {
+                        expected_out[((r / pixels) * f + j) * pixels + r % pixels] = y[r * f + j] + p.bias[j];
+                        bias[j] += g[r * f + j];
+                    }
+                for (std::size_t r = 0; r < rows; ++r)
+                    for (std::size_t c = 0; c < k; ++c)
+                        if (const std::ptrdiff_t to = s.source(r, c); to >= 0)
+                            expected_grad_in[static_cast<std::size_t>(to)] += dcols[r * k + c];
+
+                CHECK(same_bits(p.bias_grad, bias));
+                if (path == GemmPath::exact) {  // every product and sum in the same order: the same bits
+                    CHECK(same_bits(out.data, expected_out));
+                    CHECK(same_bits(p.weight_grad, dw));
+                    CHECK(same_bits(grad_in.data, expected_grad_in));
+                } else {  // OpenBLAS may sum the transposed products in another order
+                    const auto close = [](const std::vector<float>& got, const std::vector<float>& want) {
+                        float scale = 0;
+                        for (float v : want) scale = std::max(scale, std::fabs(v));
+                        for (std::size_t i = 0; i < want.size(); ++i)
+                            if (std::fabs(got[i] - want[i]) > 1e-5f * scale) return false;
+                        return got.size() == want.size();
+                    };
+                    CHECK(close(out.data, expected_out));
+                    CHECK(close(p.weight_grad, dw));
+                    CHECK(close(grad_in.data, expected_grad_in));
+                }
+                if (bfp)  // and the layer drew each operand's LFSR noise as the reference did
+                    for (std::size_t o = 0; o < kOperands; ++o)
+                        CHECK(q_layer[0].operands[o].lfsr().lane(0).state() == q_ref[0].operands[o].lfsr().lane(0).state());
+            }
+        }
     }
 }
