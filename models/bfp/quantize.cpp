@@ -90,7 +90,7 @@ private:
 
 /// The largest magnitude bits of a group: they compare like the magnitudes, and Inf and
 /// NaN lie above every finite value.
-std::uint32_t max_magnitude_bits(const float* values, std::size_t count) {
+inline __attribute__((always_inline)) std::uint32_t max_magnitude_bits(const float* values, std::size_t count) {
     std::uint32_t max_bits = 0;
     for (std::size_t i = 0; i < count; ++i) max_bits = std::max(max_bits, float_bits(values[i]) & 0x7FFFFFFFu);
     return max_bits;
@@ -102,7 +102,7 @@ struct SharedExponent {
     bool nan = false;
     int e = 0;
 };
-SharedExponent shared_exponent(std::uint32_t max_bits, const Format& format) {
+inline __attribute__((always_inline)) SharedExponent shared_exponent(std::uint32_t max_bits, const Format& format) {
     const bool non_finite = max_bits >= 0x7F800000u;
     const int e = max_bits == 0 ? format.min_exponent() : std::max(floor_log2_bits(max_bits), format.min_exponent());
     const bool overflow = !non_finite && max_bits != 0 && e > format.max_exponent();
@@ -208,7 +208,7 @@ BfpTensor Quantizer::quantize(const float* values, std::size_t count) {
 namespace {
 
 /// 2^e as a double, for |e| < 1000, from its exponent bits (std::ldexp is a libm call).
-double power_of_two(int e) {
+inline __attribute__((always_inline)) double power_of_two(int e) {
     const std::uint64_t bits = static_cast<std::uint64_t>(e + 1023) << 52;
     double v;
     std::memcpy(&v, &bits, sizeof v);
@@ -224,7 +224,12 @@ inline __attribute__((always_inline)) void quantize_dequantize_group(const float
                                LfsrBank& lfsr, GroupNoise& noise_buffer, float* out) {
     if constexpr (R == Rounding::stochastic) noise_buffer.draw(static_cast<std::size_t>(format.group_size), noise, lfsr);
     const std::uint32_t* noise_of_lane = noise_buffer.data();
-    const SharedExponent shared = shared_exponent(max_magnitude_bits(values, count), format);
+    const std::uint32_t max_bits = max_magnitude_bits(values, count);
+    if (max_bits == 0) {  // every value is +-0 and so is every k * 2^lsb, with its sign (common: ReLU, padding)
+        std::copy_n(values, count, out);
+        return;
+    }
+    const SharedExponent shared = shared_exponent(max_bits, format);
     if (shared.nan) {
         std::fill(out, out + count, std::numeric_limits<float>::quiet_NaN());
         return;
@@ -286,7 +291,7 @@ inline __attribute__((always_inline)) void quantize_dequantize_group(const float
 /// All groups of `count` values; full groups of FAST's g = 16 get a constant trip count,
 /// which lets the compiler unroll and vectorise the element loops without remainders.
 template <Rounding R>
-void quantize_dequantize_all(const float* values, std::size_t count, const Format& format, const NoiseSpec& noise,
+inline __attribute__((always_inline)) void quantize_dequantize_all(const float* values, std::size_t count, const Format& format, const NoiseSpec& noise,
                              LfsrBank& lfsr, float* out) {
     const auto g = static_cast<std::size_t>(format.group_size);
     GroupNoise noise_buffer;  // one buffer for all groups
@@ -300,18 +305,31 @@ void quantize_dequantize_all(const float* values, std::size_t count, const Forma
     }
 }
 
+// The element loops vectorise; on x86-64 they are also compiled for AVX2 (twice SSE2's
+// width, and unsigned max for the shared exponent), chosen at load time by the CPU. The
+// arithmetic is the same IEEE single precision either way (no FMA), so the bits are too.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define FASTSIM_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define FASTSIM_VECTOR_CLONES
+#endif
+
+FASTSIM_VECTOR_CLONES void quantize_dequantize_rounding(Rounding rounding, const float* values, std::size_t count,
+                                                        const Format& format, const NoiseSpec& noise, LfsrBank& lfsr,
+                                                        float* out) {
+    switch (rounding) {
+    case Rounding::nearest: return quantize_dequantize_all<Rounding::nearest>(values, count, format, noise, lfsr, out);
+    case Rounding::even: return quantize_dequantize_all<Rounding::even>(values, count, format, noise, lfsr, out);
+    case Rounding::truncate: return quantize_dequantize_all<Rounding::truncate>(values, count, format, noise, lfsr, out);
+    case Rounding::stochastic:
+        return quantize_dequantize_all<Rounding::stochastic>(values, count, format, noise, lfsr, out);
+    }
+}
+
 }  // namespace
 
 void Quantizer::quantize_dequantize(const float* values, std::size_t count, float* out) {
-    switch (m_rounding) {
-    case Rounding::nearest:
-        return quantize_dequantize_all<Rounding::nearest>(values, count, m_format, m_noise, m_lfsr, out);
-    case Rounding::even: return quantize_dequantize_all<Rounding::even>(values, count, m_format, m_noise, m_lfsr, out);
-    case Rounding::truncate:
-        return quantize_dequantize_all<Rounding::truncate>(values, count, m_format, m_noise, m_lfsr, out);
-    case Rounding::stochastic:
-        return quantize_dequantize_all<Rounding::stochastic>(values, count, m_format, m_noise, m_lfsr, out);
-    }
+    quantize_dequantize_rounding(m_rounding, values, count, m_format, m_noise, m_lfsr, out);
 }
 
 void Quantizer::set_mantissa_bits(int mantissa_bits) {

@@ -14,10 +14,34 @@
 namespace fastsim::learning {
 namespace {
 
-void quantize_rows_dequantized(const float* values, std::size_t rows, std::size_t cols, bfp::Quantizer& q,
-                               std::vector<float>& out) {
-    out.resize(rows * cols);
-    for (std::size_t r = 0; r < rows; ++r) q.quantize_dequantize(values + r * cols, cols, out.data() + r * cols);
+/// Rows of at most this many floats are built at a time (a block that stays in L1/L2).
+constexpr std::size_t kBlockFloats = 4096;
+
+/// `source` (rows x k) quantised row by row by `q` (none: copied) into `out`, dequantised.
+void quantize_rows_dequantized(const RowSource& source, std::size_t k, bfp::Quantizer* q, std::vector<float>& out,
+                               std::vector<float>& block) {
+    out.resize(source.rows * k);
+    if (source.matrix != nullptr) {
+        if (q == nullptr) return (void)std::copy_n(source.matrix, source.rows * k, out.data());
+        for (std::size_t r = 0; r < source.rows; ++r) q->quantize_dequantize(source.matrix + r * k, k, out.data() + r * k);
+        return;
+    }
+    if (q == nullptr) return source.fill(0, source.rows, out.data());
+    const std::size_t block_rows = std::max<std::size_t>(1, kBlockFloats / std::max<std::size_t>(1, k));
+    block.resize(block_rows * k);
+    for (std::size_t first = 0; first < source.rows; first += block_rows) {
+        const std::size_t count = std::min(block_rows, source.rows - first);
+        source.fill(first, count, block.data());
+        for (std::size_t r = 0; r < count; ++r) q->quantize_dequantize(block.data() + r * k, k, out.data() + (first + r) * k);
+    }
+}
+
+/// The rows of `source` as one stored matrix (built into `storage` if need be).
+const float* materialised(const RowSource& source, std::size_t k, std::vector<float>& storage) {
+    if (source.matrix != nullptr) return source.matrix;
+    storage.resize(source.rows * k);
+    source.fill(0, source.rows, storage.data());
+    return storage.data();
 }
 
 }  // namespace
@@ -64,18 +88,33 @@ void sgemm_atbt(const float* at, const float* bt, std::size_t m, std::size_t n, 
 
 void gemm_abt(GemmPath path, const float* a, const float* bt, std::size_t m, std::size_t n, std::size_t k,
               bfp::Quantizer* qa, bfp::Quantizer* qb, float* c, GemmScratch& scratch) {
-    if (qa == nullptr && qb == nullptr) return sgemm_abt(a, bt, m, n, k, c);
-    if (qa == nullptr || qb == nullptr) throw std::invalid_argument("gemm_abt: quantise both operands or neither");
-    if (path == GemmPath::exact) {
-        const bfp::BfpMatrix qa_rows = bfp::quantize_rows(a, m, k, k, 1, *qa);
-        const bfp::BfpMatrix qb_rows = bfp::quantize_rows(bt, n, k, k, 1, *qb);
+    gemm_abt(path, stored_rows(a, m), stored_rows(bt, n), k, qa, qb, c, scratch);
+}
+
+void gemm_abt(GemmPath path, const RowSource& a, const RowSource& bt, std::size_t k, bfp::Quantizer* qa,
+              bfp::Quantizer* qb, float* c, GemmScratch& scratch) {
+    if ((qa == nullptr) != (qb == nullptr)) throw std::invalid_argument("gemm_abt: quantise both operands or neither");
+    const std::size_t m = a.rows, n = bt.rows;
+    if (qa == nullptr && a.matrix != nullptr && bt.matrix != nullptr) return sgemm_abt(a.matrix, bt.matrix, m, n, k, c);
+    if (qa != nullptr && path == GemmPath::exact) {
+        const bfp::BfpMatrix qa_rows = bfp::quantize_rows(materialised(a, k, scratch.a), m, k, k, 1, *qa);
+        const bfp::BfpMatrix qb_rows = bfp::quantize_rows(materialised(bt, k, scratch.bt), n, k, k, 1, *qb);
         const std::vector<float> out = bfp::gemm(qa_rows, qb_rows);
         std::copy(out.begin(), out.end(), c);
         return;
     }
-    quantize_rows_dequantized(a, m, k, *qa, scratch.a);
-    quantize_rows_dequantized(bt, n, k, *qb, scratch.bt);
-    sgemm_abt(scratch.a.data(), scratch.bt.data(), m, n, k, c);
+    // Fast path, or fp32 with a built operand: stored operands are used where they are.
+    const float* a_rows = a.matrix;
+    const float* bt_rows = bt.matrix;
+    if (qa != nullptr || a_rows == nullptr) {
+        quantize_rows_dequantized(a, k, qa, scratch.a, scratch.block);
+        a_rows = scratch.a.data();
+    }
+    if (qb != nullptr || bt_rows == nullptr) {
+        quantize_rows_dequantized(bt, k, qb, scratch.bt, scratch.block);
+        bt_rows = scratch.bt.data();
+    }
+    sgemm_abt(a_rows, bt_rows, m, n, k, c);
 }
 
 double gemm_agreement_bound(std::size_t k, std::size_t groups, double abs_product_sum) {

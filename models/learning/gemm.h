@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -22,10 +23,21 @@ const EnumNames<GemmPath, 2>& enum_names(GemmPath);
 inline std::string_view to_string(GemmPath path) { return name_of(path); }
 inline std::optional<GemmPath> parse_gemm_path(std::string_view name) { return parse_name<GemmPath>(name); }
 
-/// Reused buffers of the fast path (dequantised operands).
+/// Reused buffers of the fast path (dequantised operands, and one block of rows being built).
 struct GemmScratch {
-    std::vector<float> a, bt;
+    std::vector<float> a, bt, block;
 };
+
+/// A GEMM operand of `rows` rows of k values each, row-major, grouped along k: either stored
+/// (`matrix`) or built on demand by `fill(first, count, out)`, which writes rows first ..
+/// first + count - 1 (count * k floats) to out. A built operand is quantised block by block
+/// while the block is in cache, so the unquantised matrix never exists in memory whole.
+struct RowSource {
+    std::size_t rows = 0;
+    const float* matrix = nullptr;
+    std::function<void(std::size_t first, std::size_t count, float* out)> fill;
+};
+inline RowSource stored_rows(const float* matrix, std::size_t rows) { return RowSource{rows, matrix, {}}; }
 
 /// C (m x n, row-major) = A (m x k, row-major) * B, with B given as its transpose `bt`
 /// (n x k, row-major), so both operands are grouped along k as the FAST array reads them.
@@ -35,6 +47,9 @@ struct GemmScratch {
 /// in how the exact products are summed (see gemm_agreement_bound).
 void gemm_abt(GemmPath path, const float* a, const float* bt, std::size_t m, std::size_t n, std::size_t k,
               bfp::Quantizer* qa, bfp::Quantizer* qb, float* c, GemmScratch& scratch);
+/// The same with either operand built on demand: C (a.rows x bt.rows).
+void gemm_abt(GemmPath path, const RowSource& a, const RowSource& bt, std::size_t k, bfp::Quantizer* qa,
+              bfp::Quantizer* qb, float* c, GemmScratch& scratch);
 
 /// Plain fp32 products through OpenBLAS (the FP32 policy and the fast path's multiply), all
 /// row-major: C (m x n) = A (m x k) * Bt^T, = A (m x k) * B (k x n), = At^T * B with At k x m,

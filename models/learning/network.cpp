@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -66,9 +67,9 @@ protected:
 
     /// Y^T (out x m) = W A^T, A (m x in) grouped along its rows: the forward GEMM with the
     /// output transposed (the same products and the same quantisation as gemm_forward).
-    void gemm_forward_transposed(const float* a, std::size_t m, float* yt, GemmContext& ctx) {
+    void gemm_forward_transposed(const RowSource& a, float* yt, GemmContext& ctx) {
         ctx.show(m_index, TensorClass::weights, m_params.weights.data(), m_params.weights.size());
-        gemm_abt(ctx.path, m_params.weights.data(), a, m_out, m, m_fan_in,
+        gemm_abt(ctx.path, stored_rows(m_params.weights.data(), m_out), a, m_fan_in,
                  ctx.quantizer(m_index, Operand::weights_forward), ctx.quantizer(m_index, Operand::activations_forward),
                  yt, ctx.scratch);
     }
@@ -93,7 +94,7 @@ protected:
             transpose(g, m, m_out, m_gt.data());
             m_at.resize(m * m_fan_in);
             transpose(a, m, m_fan_in, m_at.data());
-            gemm_weight_gradient(m_gt.data(), m_at.data(), m, ctx);
+            gemm_weight_gradient(stored_rows(m_gt.data(), m_out), stored_rows(m_at.data(), m_fan_in), m, ctx);
         }
         std::fill(m_params.bias_grad.begin(), m_params.bias_grad.end(), 0.0f);
         for (std::size_t r = 0; r < m; ++r)
@@ -110,8 +111,8 @@ protected:
     }
 
     /// dW (out x in) = G^T A from G^T (out x m) and A^T (in x m), both grouped along m.
-    void gemm_weight_gradient(const float* gt, const float* at, std::size_t m, GemmContext& ctx) {
-        gemm_abt(ctx.path, gt, at, m_out, m_fan_in, m, ctx.quantizer(m_index, Operand::gradients_wgrad),
+    void gemm_weight_gradient(const RowSource& gt, const RowSource& at, std::size_t m, GemmContext& ctx) {
+        gemm_abt(ctx.path, gt, at, m, ctx.quantizer(m_index, Operand::gradients_wgrad),
                  ctx.quantizer(m_index, Operand::activations_wgrad), m_params.weight_grad.data(), ctx.scratch);
     }
 
@@ -186,9 +187,11 @@ public:
             throw std::logic_error(m_name + ": input has the wrong shape");
         ctx.show(m_index, TensorClass::activations, in.data.data(), in.data.size());
         const std::size_t rows = in.batch * pixels_out();
-        im2col_rows(in);
         m_y.resize(rows * m_out);
-        gemm_forward_transposed(m_cols.data(), rows, m_y.data(), ctx);
+        pad_input(in);
+        const auto fill = m_kernel == 3 ? &Conv2d::fill_a<3> : &Conv2d::fill_a<0>;
+        gemm_forward_transposed({rows, nullptr, [&](std::size_t first, std::size_t count, float* to) { (this->*fill)(first, count, to); }},
+                                m_y.data(), ctx);
         out.reshape(in.batch, static_cast<int>(m_out), m_out_height, m_out_width);
         const std::size_t pixels = pixels_out();
         for (std::size_t b = 0; b < in.batch; ++b)
@@ -203,11 +206,6 @@ public:
     void backward(const Activation& in, const Activation&, const Activation& grad_out, Activation* grad_in,
                   GemmContext& ctx) override {
         const std::size_t pixels = pixels_out(), rows = in.batch * pixels;
-        // G^T: filter f's row is the concatenation over b of grad_out's plane (b, f).
-        m_gt.resize(m_out * rows);
-        for (std::size_t b = 0; b < in.batch; ++b)
-            for (std::size_t f = 0; f < m_out; ++f)
-                std::copy_n(&grad_out.data[(b * m_out + f) * pixels], pixels, &m_gt[f * rows + b * pixels]);
         if (grad_in != nullptr || ctx.observing()) {  // G: each image's planes transposed
             m_g.resize(rows * m_out);
             for (std::size_t b = 0; b < in.batch; ++b)
@@ -218,8 +216,15 @@ public:
             m_dcols.resize(m_fan_in * rows);
             gemm_backward_data_transposed(m_g.data(), rows, m_dcols.data(), ctx);
         }
-        im2col_columns(in);
-        gemm_weight_gradient(m_gt.data(), m_at.data(), rows, ctx);
+        const RowSource gt{m_out, nullptr, [&](std::size_t first, std::size_t count, float* to) {
+                               // filter f's row: the concatenation over b of grad_out's plane (b, f)
+                               for (std::size_t f = first; f < first + count; ++f, to += rows)
+                                   for (std::size_t b = 0; b < in.batch; ++b)
+                                       std::copy_n(&grad_out.data[(b * m_out + f) * pixels], pixels, to + b * pixels);
+                           }};
+        const RowSource at{m_fan_in, nullptr,
+                           [&](std::size_t first, std::size_t count, float* to) { fill_a_transposed(in, first, count, to); }};
+        gemm_weight_gradient(gt, at, rows, ctx);
         bias_gradient(grad_out, in.batch);
         if (grad_in != nullptr) {
             grad_in->reshape(in.batch, in.channels, in.height, in.width);
@@ -245,38 +250,31 @@ private:
         return static_cast<std::size_t>(m_out_height) * static_cast<std::size_t>(m_out_width);
     }
 
-    /// A (rows x C k k): row (b, oy, ox), column (c, ky, kx) holds input (b, c, oy+ky-p, ox+kx-p),
-    /// 0 in the padding.
-    void im2col_rows(const Activation& in) {
-        m_cols.resize(in.batch * pixels_out() * m_fan_in);
-        float* row = m_cols.data();
-        const auto k = static_cast<std::size_t>(m_kernel);
-        for (std::size_t b = 0; b < in.batch; ++b)
-            for (int oy = 0; oy < m_out_height; ++oy)
-                for (int ox = 0; ox < m_out_width; ++ox) {
-                    const int x0 = ox - m_padding;
-                    const bool inside_x = x0 >= 0 && x0 + m_kernel <= m_width;
-                    for (int c = 0; c < m_channels; ++c) {
-                        const float* plane = &in.data[(b * static_cast<std::size_t>(m_channels) + static_cast<std::size_t>(c)) *
-                                                      static_cast<std::size_t>(m_height * m_width)];
-                        for (int ky = 0; ky < m_kernel; ++ky, row += k) {
-                            const int y = oy + ky - m_padding;
-                            if (y < 0 || y >= m_height) {
-                                std::fill_n(row, k, 0.0f);
-                                continue;
-                            }
-                            const float* line = plane + static_cast<std::ptrdiff_t>(y) * m_width;
-                            if (inside_x) {
-                                std::copy_n(line + x0, k, row);
-                                continue;
-                            }
-                            for (int kx = 0; kx < m_kernel; ++kx) {
-                                const int x = x0 + kx;
-                                row[kx] = x >= 0 && x < m_width ? line[x] : 0.0f;
-                            }
-                        }
-                    }
-                }
+    /// m_padded = the input with p zeros around each plane: (H + 2p) x (W + 2p) planes.
+    void pad_input(const Activation& in) {
+        const auto ph = static_cast<std::size_t>(m_height + 2 * m_padding), pw = static_cast<std::size_t>(m_width + 2 * m_padding);
+        const auto p = static_cast<std::size_t>(m_padding), w = static_cast<std::size_t>(m_width);
+        m_padded.assign(in.batch * static_cast<std::size_t>(m_channels) * ph * pw, 0.0f);
+        for (std::size_t plane = 0; plane < in.batch * static_cast<std::size_t>(m_channels); ++plane)
+            for (std::size_t y = 0; y < static_cast<std::size_t>(m_height); ++y)
+                std::copy_n(&in.data[(plane * static_cast<std::size_t>(m_height) + y) * w], w, &m_padded[(plane * ph + y + p) * pw + p]);
+    }
+
+    /// Rows first .. first + count - 1 of A (rows x C k k) from m_padded: row (b, oy, ox),
+    /// column (c, ky, kx) holds padded input (b, c, oy + ky, ox + kx). K is the kernel size
+    /// when it is known at compile time, else 0.
+    template <int K>
+    void fill_a(std::size_t first, std::size_t count, float* row) const {
+        const int k = K != 0 ? K : m_kernel;
+        const std::size_t pixels = pixels_out(), width_out = static_cast<std::size_t>(m_out_width);
+        const auto ph = static_cast<std::size_t>(m_height + 2 * m_padding), pw = static_cast<std::size_t>(m_width + 2 * m_padding);
+        for (std::size_t r = first; r < first + count; ++r) {
+            const std::size_t b = r / pixels, oy = r % pixels / width_out, ox = r % pixels % width_out;
+            const float* window = &m_padded[((b * static_cast<std::size_t>(m_channels)) * ph + oy) * pw + ox];
+            for (int c = 0; c < m_channels; ++c, window += ph * pw)
+                for (int ky = 0; ky < k; ++ky, row += k)
+                    for (int kx = 0; kx < k; ++kx) row[kx] = window[static_cast<std::size_t>(ky) * pw + static_cast<std::size_t>(kx)];
+        }
     }
 
     /// Calls visit(c, ky, kx, b, oy, x_first, ox_first, count) for every run of A^T's row
@@ -304,19 +302,21 @@ private:
                static_cast<std::size_t>(ox);
     }
 
-    /// A^T (C k k x rows), built run by run: the weight gradient's operand.
-    void im2col_columns(const Activation& in) {
+    /// Rows first .. first + count - 1 of A^T (C k k x rows), built run by run, zeros between.
+    void fill_a_transposed(const Activation& in, std::size_t first, std::size_t count, float* to) const {
         const std::size_t rows = in.batch * pixels_out();
-        m_at.assign(m_fan_in * rows, 0.0f);
-        std::size_t r = 0;
-        for (int c = 0; c < m_channels; ++c)
-            for (int ky = 0; ky < m_kernel; ++ky)
-                for (int kx = 0; kx < m_kernel; ++kx, ++r) {
-                    float* out_row = &m_at[r * rows];
-                    for_each_inside_run(in.batch, c, ky, kx, [&](std::size_t b, int ch, int y, int oy, int x, int ox, int n) {
-                        std::copy_n(&in.data[input_index(b, ch, y, x)], n, out_row + column_index(b, oy, ox));
-                    });
-                }
+        for (std::size_t r = first; r < first + count; ++r, to += rows) {
+            const int c = static_cast<int>(r) / (m_kernel * m_kernel), ky = static_cast<int>(r) / m_kernel % m_kernel,
+                      kx = static_cast<int>(r) % m_kernel;
+            std::size_t written = 0;
+            for_each_inside_run(in.batch, c, ky, kx, [&](std::size_t b, int ch, int y, int oy, int x, int ox, int n) {
+                const std::size_t at = column_index(b, oy, ox);
+                std::fill(to + written, to + at, 0.0f);
+                std::copy_n(&in.data[input_index(b, ch, y, x)], n, to + at);
+                written = at + static_cast<std::size_t>(n);
+            });
+            std::fill(to + written, to + rows, 0.0f);
+        }
     }
 
     /// grad_in = col2im(dA^T). Each input element sums its contributions in the order of A's
@@ -361,7 +361,7 @@ private:
 
     std::string m_name;
     int m_channels, m_height, m_width, m_kernel, m_padding, m_out_height, m_out_width;
-    std::vector<float> m_cols, m_y, m_g, m_dcols;
+    std::vector<float> m_padded, m_y, m_g, m_dcols;
 };
 
 class Relu final : public Layer {
@@ -382,9 +382,11 @@ public:
     }
 };
 
-/// 2 x 2 max pooling, stride 2 (even input sizes). The first of equal maxima (in row-major
-/// window order) wins and takes the whole gradient.
-class MaxPool2 final : public Layer {
+/// ReLU followed by 2 x 2 max pooling with stride 2 (even input sizes), fused so that the
+/// ReLU's output never exists: the result, bit for bit, of the two layers in sequence. The
+/// pool's winner is the first maximum of the ReLU outputs in row-major window order; the
+/// whole gradient goes to it, and through the ReLU only if its input was positive.
+class ReluMaxPool2 final : public Layer {
 public:
     void forward(const Activation& in, Activation& out, GemmContext&) override {
         const int oh = in.height / 2, ow = in.width / 2;
@@ -393,35 +395,40 @@ public:
         const auto width = static_cast<std::size_t>(in.width);
         const float* __restrict x = in.data.data();
         float* __restrict y = out.data.data();
-        std::uint8_t* __restrict winner = m_winner.data();
-        std::size_t o = 0;
-        for (std::size_t row_pair = 0; row_pair < in.batch * static_cast<std::size_t>(in.channels * oh); ++row_pair) {
-            const float* top = x + 2 * row_pair * width;
+        std::uint32_t* __restrict winner = m_winner.data();
+        const std::size_t row_pairs = in.batch * static_cast<std::size_t>(in.channels * oh);
+        for (std::size_t pair = 0, o = 0; pair < row_pairs; ++pair) {
+            const float* top = x + 2 * pair * width;
             const float* bottom = top + width;
             for (int j = 0; j < ow; ++j, ++o) {
-                const float candidates[4] = {top[2 * j], top[2 * j + 1], bottom[2 * j], bottom[2 * j + 1]};
-                std::uint8_t best = 0;
-                for (std::uint8_t w = 1; w < 4; ++w)
-                    if (candidates[w] > candidates[best]) best = w;
-                y[o] = candidates[best];
-                winner[o] = best;
+                // Branch-free, on the bit patterns (the comparisons are data-dependent): ReLU
+                // outputs are +0 or positive, never NaN, and such floats order as their bits do.
+                // The first maximum is the first element equal to it, at the count of leading
+                // unequal elements.
+                const std::uint32_t r0 = relu_bits(top[2 * j]), r1 = relu_bits(top[2 * j + 1]),
+                                    r2 = relu_bits(bottom[2 * j]), r3 = relu_bits(bottom[2 * j + 1]);
+                const std::uint32_t best = std::max(std::max(r0, r1), std::max(r2, r3));
+                const unsigned before1 = r0 != best, before2 = before1 & (r1 != best), before3 = before2 & (r2 != best);
+                // best = ReLU(x_at) > 0 iff x_at > 0; else every r is 0, at is 0, and no gradient passes.
+                const unsigned at = before1 + before2 + before3 + kNoWinner * (best == 0);
+                std::memcpy(&y[o], &best, sizeof best);
+                winner[o] = at;
             }
         }
     }
     void backward(const Activation& in, const Activation&, const Activation& grad_out, Activation* grad_in,
                   GemmContext&) override {
         grad_in->reshape(in.batch, in.channels, in.height, in.width);
-        const int ow = in.width / 2;
-        const auto width = static_cast<std::size_t>(in.width);
+        const auto ow = static_cast<std::size_t>(in.width / 2), width = static_cast<std::size_t>(in.width);
         const float* __restrict dy = grad_out.data.data();
+        const std::uint32_t* __restrict winner = m_winner.data();
         float* __restrict dx = grad_in->data.data();
-        std::size_t o = 0;
-        for (std::size_t row_pair = 0; row_pair < grad_out.data.size() / static_cast<std::size_t>(ow); ++row_pair) {
-            float* top = dx + 2 * row_pair * width;
+        for (std::size_t pair = 0, o = 0; pair < grad_out.data.size() / ow; ++pair) {
+            float* top = dx + 2 * pair * width;
             float* bottom = top + width;
-            for (int j = 0; j < ow; ++j, ++o) {
+            for (std::size_t j = 0; j < ow; ++j, ++o) {
                 const float g = 0.0f + dy[o];  // + 0: a -0 gradient arrives as +0, as a sum into zeros would
-                const std::uint8_t w = m_winner[o];
+                const std::uint32_t w = winner[o];
                 top[2 * j] = w == 0 ? g : 0.0f;
                 top[2 * j + 1] = w == 1 ? g : 0.0f;
                 bottom[2 * j] = w == 2 ? g : 0.0f;
@@ -431,7 +438,17 @@ public:
     }
 
 private:
-    std::vector<std::uint8_t> m_winner;  ///< window position (row-major) of each output's maximum
+    /// The bits of ReLU(v) = v > 0 ? v : +0: v's bits for +0 < v <= +Inf, else 0 (NaN included).
+    static std::uint32_t relu_bits(float v) {
+        std::uint32_t bits;
+        std::memcpy(&bits, &v, sizeof bits);
+        return bits - 1u < 0x7F800000u ? bits : 0u;
+    }
+
+    static constexpr unsigned kNoWinner = 4;  ///< the window's maximum ReLU output is 0: no gradient passes
+    /// Per output: window position (row-major) of the gradient's path. 32 bits wide like the
+    /// floats, so that the loops vectorise four outputs at a time (bytes would need 16).
+    std::vector<std::uint32_t> m_winner;
 };
 
 }  // namespace
@@ -447,11 +464,9 @@ Network::Network(NetworkKind kind, std::uint64_t seed) : m_kind(kind) {
         m_gemm_layers = 3;
     } else {
         m_layers.push_back(std::make_unique<Conv2d>("conv1", 0, 1, 28, 28, 16, 3, 1, rng));
-        m_layers.push_back(std::make_unique<Relu>());
-        m_layers.push_back(std::make_unique<MaxPool2>());
+        m_layers.push_back(std::make_unique<ReluMaxPool2>());
         m_layers.push_back(std::make_unique<Conv2d>("conv2", 1, 16, 14, 14, 32, 3, 1, rng));
-        m_layers.push_back(std::make_unique<Relu>());
-        m_layers.push_back(std::make_unique<MaxPool2>());
+        m_layers.push_back(std::make_unique<ReluMaxPool2>());
         m_layers.push_back(std::make_unique<Dense>("fc1", 2, 32 * 7 * 7, 128, rng));
         m_layers.push_back(std::make_unique<Relu>());
         m_layers.push_back(std::make_unique<Dense>("fc2", 3, 128, kClasses, rng));

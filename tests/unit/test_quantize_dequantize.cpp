@@ -77,6 +77,21 @@ TEST_CASE("quantize_dequantize equals dequantize(quantize()) bit for bit", "[bfp
     }
 }
 
+TEST_CASE("quantize_dequantize keeps each zero's sign in all-zero groups and still draws noise", "[bfp][fast_path]") {
+    std::mt19937_64 rng(7);
+    std::vector<float> x(16 * 6);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = (rng() & 1) != 0 ? -0.0f : 0.0f;  // groups 0, 2, 3, 5: zeros
+    for (std::size_t i = 16; i < 32; ++i) x[i] = static_cast<float>(i) * 0.37f - 5.0f;
+    for (std::size_t i = 64; i < 80; ++i) x[i] = std::ldexp(1.0f, -140);  // group 4: subnormal, not zero
+    const Rounding roundings[] = {Rounding::nearest, Rounding::even, Rounding::truncate, Rounding::stochastic};
+    for (Rounding rounding : roundings) {
+        Format f;
+        f.mantissa_bits = 4;
+        INFO("rounding " << to_string(rounding));
+        require_same(Quantizer(f, rounding, NoiseSpec{8, 16, 3}), Quantizer(f, rounding, NoiseSpec{8, 16, 3}), x);
+    }
+}
+
 TEST_CASE("quantize_dequantize follows overflow, saturation and non-finite groups", "[bfp][fast_path]") {
     std::mt19937_64 rng(7);
     std::vector<float> x = awkward_values(64, rng);
