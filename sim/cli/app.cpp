@@ -4,6 +4,7 @@
 #include <array>
 #include <exception>
 #include <iostream>
+#include <string>
 #include <string_view>
 
 #include <boost/program_options/errors.hpp>
@@ -19,13 +20,14 @@ struct CommandEntry {
     std::string_view summary;
 };
 
-constexpr std::array<CommandEntry, 9> kCommands{{
+constexpr std::array<CommandEntry, 10> kCommands{{
     {"run", run_command, "run the simulation a config describes and print its report"},
     {"plan", plan_command, "partition a network over a cluster config (run.mode cluster) and print the plan"},
     {"compare", compare_command, "every planner on one cluster: speedup over data parallelism per network"},
     {"sweep", sweep_command, "run every design point of a sweep file (parallel, sharded, resumable)"},
     {"sweep-merge", sweep_merge_command, "join the output directories of a sweep's shards into one results.csv"},
     {"report", report_command, "an HTML page with tables and SVG plots of a sweep or run directory"},
+    {"diff", diff_command, "totals and per-layer changes between two run directories (fastsim run --out)"},
     {"train", train_command, "BFP training on Fashion-MNIST under precision policies, costed on the node"},
     {"validate", validate_command, "check a config (and -p overrides) without running it"},
     {"quantize", quantize_command, "quantise numbers to BFP, or report quantisation error"},
@@ -39,6 +41,23 @@ void print_usage(std::ostream& out) {
 }
 
 }  // namespace
+
+std::string shell_command_line(const std::vector<std::string>& words) {
+    std::string line;
+    for (const std::string& word : words) {
+        if (!line.empty()) line += ' ';
+        const bool plain = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                                   "0123456789_-+=./,:@%") == std::string::npos;
+        if (plain) {
+            line += word;
+            continue;
+        }
+        line += '\'';
+        for (char c : word) line += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        line += '\'';
+    }
+    return line;
+}
 
 int run_app(const std::vector<std::string>& args) {
     try {

@@ -18,6 +18,10 @@ enum ExitCode : int {
 /// Runs `fastsim ARGS...` (args exclude the program name); never throws.
 int run_app(const std::vector<std::string>& args);
 
+/// `words` joined by spaces, each single-quoted for a POSIX shell unless it is made only of
+/// characters the shell takes literally: what re-runs the command (report.json's command_line).
+std::string shell_command_line(const std::vector<std::string>& words);
+
 /// A subcommand: parses its own arguments, returns an exit code, throws UserError
 /// for anything the user got wrong.
 using Command = int (*)(const std::vector<std::string>& args);
@@ -31,5 +35,6 @@ int sweep_command(const std::vector<std::string>& args);
 int sweep_merge_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
 int train_command(const std::vector<std::string>& args);
+int diff_command(const std::vector<std::string>& args);
 
 }  // namespace fastsim::cli

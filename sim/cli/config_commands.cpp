@@ -152,7 +152,19 @@ void write_timeline(const std::string& path, const run::Timeline& timeline, cons
               << (timeline.aggregated ? ", aggregated" : "") << ")\n";
 }
 
-void run_training_step(const ConfigInvocation& invocation) {
+/// Re-runnable description of this process's command: `fastsim COMMAND ARGS...`.
+run::RunProvenance provenance(const std::string& command, const std::vector<std::string>& args) {
+    std::vector<std::string> words{"fastsim", command};
+    words.insert(words.end(), args.begin(), args.end());
+    return {FASTSIM_VERSION, shell_command_line(words)};
+}
+
+/// The files every `run --out` directory holds besides its results: the effective config.
+void write_config_yaml(const std::string& out_dir, const config::Params& params) {
+    fastsim::write_file_atomically(out_dir + "/config.yaml", config::dump(params));
+}
+
+void run_training_step(const ConfigInvocation& invocation, const run::RunProvenance& made_by) {
     const config::Params& params = invocation.params;
     const std::string& out_dir = invocation.out_dir;
     const run::WorkEstimate work = run::estimate_training_step(params, invocation.timeline.has_value());
@@ -165,10 +177,11 @@ void run_training_step(const ConfigInvocation& invocation) {
                         seconds, result.distinct_tile_shapes);
     run::print_training_step(std::cout, params, result);
     if (!out_dir.empty()) {
-        fastsim::write_file_atomically(out_dir + "/report.json", run::training_step_json(params, result));
+        fastsim::write_file_atomically(out_dir + "/report.json", run::training_step_json(params, result, made_by));
         fastsim::write_file_atomically(out_dir + "/layers.csv", run::training_step_csv(params, result));
         fastsim::write_file_atomically(out_dir + "/summary.json", fastsim::summary_json(run::training_step_summary(params, result)));
-        std::cout << "wrote report.json, layers.csv and summary.json to " << out_dir << "\n";
+        write_config_yaml(out_dir, params);
+        std::cout << "wrote report.json, layers.csv, summary.json and config.yaml to " << out_dir << "\n";
     }
     if (result.timeline) write_timeline(invocation.timeline_path, *result.timeline, params);
 }
@@ -190,7 +203,7 @@ auto naming_config(const config::Params& params, Work&& work) {
     }
 }
 
-void run_cluster(const ConfigInvocation& invocation) {
+void run_cluster(const ConfigInvocation& invocation, const run::RunProvenance& made_by) {
     const config::Params& params = invocation.params;
     const std::string& out_dir = invocation.out_dir;
     const run::WorkEstimate work = run::estimate_cluster(params, true, {params.planner.kind});
@@ -200,13 +213,15 @@ void run_cluster(const ConfigInvocation& invocation) {
         params, [&] { return run::run_cluster_step(params, params.planner.options(), invocation.timeline, progress.callback()); });
     run::print_cluster_step(std::cout, params, result);
     if (!out_dir.empty()) {
-        fastsim::write_file_atomically(out_dir + "/report.json", run::cluster_step_json(params, result));
+        fastsim::write_file_atomically(out_dir + "/report.json", run::cluster_step_json(params, result, made_by));
         fastsim::write_file_atomically(out_dir + "/layers.csv", run::cluster_layers_csv(params, result));
         fastsim::write_file_atomically(out_dir + "/nodes.csv", run::cluster_nodes_csv(params, result));
         fastsim::write_file_atomically(out_dir + "/plan.json", run::plan_json(params, result.planned));
         fastsim::write_file_atomically(out_dir + "/plan.csv", run::plan_csv(params, result.planned));
         fastsim::write_file_atomically(out_dir + "/summary.json", fastsim::summary_json(run::cluster_step_summary(result)));
-        std::cout << "wrote report.json, layers.csv, nodes.csv, plan.json, plan.csv and summary.json to " << out_dir << "\n";
+        write_config_yaml(out_dir, params);
+        std::cout << "wrote report.json, layers.csv, nodes.csv, plan.json, plan.csv, summary.json and config.yaml to "
+                  << out_dir << "\n";
     }
     if (result.timeline) write_timeline(invocation.timeline_path, *result.timeline, params);
 }
@@ -239,10 +254,10 @@ int run_command(const std::vector<std::string>& args) {
         print_bfp_error_report(params, invocation->max_work_s);
         break;
     case config::RunMode::training_step:
-        run_training_step(*invocation);
+        run_training_step(*invocation, provenance("run", args));
         break;
     case config::RunMode::cluster:
-        run_cluster(*invocation);
+        run_cluster(*invocation, provenance("run", args));
         break;
     }
     return kSuccess;

@@ -317,10 +317,12 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const C
         << Table::fixed(r.planned.planning_s * 1e3, 1) << " ms\n";
 }
 
-std::string cluster_step_json(const config::Params& params, const ClusterStepResult& r) {
+std::string cluster_step_json(const config::Params& params, const ClusterStepResult& r, const RunProvenance& provenance) {
     const auto& e = r.compute_energy;
     std::ostringstream j;
-    j << "{\n  \"config\": " << json_string(params.source_file) << ",\n  \"network\": "
+    j << "{\n  \"config\": " << json_string(params.source_file) << ",\n  \"fastsim_version\": "
+      << json_string(provenance.fastsim_version) << ",\n  \"command_line\": " << json_string(provenance.command_line)
+      << ",\n  \"network\": "
       << json_string(params.workload.network.name) << ",\n  \"batch\": " << params.workload.batch
       << ",\n  \"nodes\": " << r.nodes.size() << ",\n  \"planner\": "
       << json_string(std::string(planner::to_string(r.planned.plan.options.kind)))

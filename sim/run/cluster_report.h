@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/params.h"
+#include "run/provenance.h"
 #include "run/cluster_step.h"
 
 namespace fastsim::run {
@@ -23,7 +24,8 @@ std::string plan_csv(const config::Params& params, const ClusterPlan& planned);
 /// energy by component and node, planned vs simulated time per layer.
 void print_cluster_step(std::ostream& out, const config::Params& params, const ClusterStepResult& result);
 /// report.json of a cluster run.
-std::string cluster_step_json(const config::Params& params, const ClusterStepResult& result);
+std::string cluster_step_json(const config::Params& params, const ClusterStepResult& result,
+                                const RunProvenance& provenance);
 /// layers.csv (planned vs simulated per layer) and nodes.csv (per node time and energy).
 std::string cluster_layers_csv(const config::Params& params, const ClusterStepResult& result);
 std::string cluster_nodes_csv(const config::Params& params, const ClusterStepResult& result);

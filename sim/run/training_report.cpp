@@ -106,12 +106,15 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
         << Table::fixed(per_mac(e.dram_pj), 3) << " + leakage " << Table::fixed(per_mac(e.leakage_pj), 3) << "\n";
 }
 
-std::string training_step_json(const config::Params& params, const TrainingStepResult& result) {
+std::string training_step_json(const config::Params& params, const TrainingStepResult& result,
+                               const RunProvenance& provenance) {
     const node::NodeParams& n = params.node.resolved;
     const node::PhaseCounters& t = result.total;
     std::ostringstream o;
     o << "{\n";
     o << "  \"config\": " << json_string(params.source_file) << ",\n";
+    o << "  \"fastsim_version\": " << json_string(provenance.fastsim_version) << ",\n";
+    o << "  \"command_line\": " << json_string(provenance.command_line) << ",\n";
     o << "  \"network\": " << json_string(params.workload.network.name) << ",\n";
     o << "  \"batch\": " << params.workload.batch << ",\n";
     o << "  \"fidelity\": " << json_string(std::string(config::to_string(params.run.fidelity))) << ",\n";

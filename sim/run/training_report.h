@@ -5,6 +5,7 @@
 #include <string>
 
 #include "config/params.h"
+#include "run/provenance.h"
 #include "run/training_step.h"
 
 namespace fastsim::run {
@@ -14,7 +15,8 @@ namespace fastsim::run {
 void print_training_step(std::ostream& out, const config::Params& params, const TrainingStepResult& result);
 
 /// report.json: run summary (total_cycles, total_energy_pj, ...) and one entry per layer and phase.
-std::string training_step_json(const config::Params& params, const TrainingStepResult& result);
+std::string training_step_json(const config::Params& params, const TrainingStepResult& result,
+                                const RunProvenance& provenance);
 
 /// layers.csv: one row per layer and phase; every column name carries its unit.
 std::string training_step_csv(const config::Params& params, const TrainingStepResult& result);

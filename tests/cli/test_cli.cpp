@@ -199,6 +199,59 @@ TEST_CASE("run --out writes report.json and layers.csv whose totals agree", "[cl
     CHECK(json_number(json, "total_energy_pj") > 0);
 }
 
+TEST_CASE("a run directory describes itself: config.yaml re-runs it, report.json names the command", "[cli][node]") {
+    fastsim::test::TempDir dir;
+    const std::string out = dir.path("it's out");  // a quote and a space: the command line must quote them
+    // (in report.json as JSON escapes the shell's '\'': the backslash doubled)
+    Result r = run_fastsim("run " + kTinyNode + " -p node.array.rows=8 --out \"" + out + "\"");
+    REQUIRE(r.exit_code == 0);
+    const std::string json = slurp(out + "/report.json");
+    CHECK_THAT(json, Contains("\"fastsim_version\": \""));
+    CHECK_THAT(json, Contains("\"command_line\": \"fastsim run " + kTinyNode + " -p node.array.rows=8 --out '" +
+                              dir.path("it'\\\\''s out") + "'\""));
+    // The effective config, every default filled in, runs again to the same report.
+    r = run_fastsim("run \"" + out + "/config.yaml\" --out " + dir.path("again"));
+    REQUIRE(r.exit_code == 0);
+    const std::string again = slurp(dir.path("again/report.json"));
+    CHECK(json_number(again, "total_cycles") == json_number(json, "total_cycles"));
+    CHECK(json_number(again, "total_energy_pj") == json_number(json, "total_energy_pj"));
+    CHECK(json_number(json, "total_cycles") > 0);
+}
+
+TEST_CASE("diff prints the totals and the layers that changed between two runs", "[cli][node]") {
+    fastsim::test::TempDir dir;
+    REQUIRE(run_fastsim("run " + kTinyNode + " --out " + dir.path("a")).exit_code == 0);
+    REQUIRE(run_fastsim("run " + kTinyNode + " -p node.array.cols=4 --out " + dir.path("b")).exit_code == 0);
+    REQUIRE(run_fastsim("run " + kTinyNode + " --out " + dir.path("a2")).exit_code == 0);
+    const double a = json_number(slurp(dir.path("a/report.json")), "total_cycles");
+    const double b = json_number(slurp(dir.path("b/report.json")), "total_cycles");
+    REQUIRE(a != b);
+    Result r = run_fastsim("diff " + dir.path("a") + " " + dir.path("b"));
+    REQUIRE(r.exit_code == 0);
+    std::ostringstream change;
+    change.setf(std::ios::fixed);
+    change.precision(2);
+    change << (b > a ? "+" : "") << 100.0 * (b - a) / a << "%";
+    INFO(r.out);
+    CHECK_THAT(r.out, Contains("total_cycles"));
+    CHECK_THAT(r.out, Contains(change.str()));
+    CHECK_THAT(r.out, Contains("conv1 / forward"));
+    CHECK_THAT(r.out, Contains("node.array_cols"));
+    // Two runs of the same config: nothing differs but the command line, which is not a number.
+    r = run_fastsim("diff " + dir.path("a") + " " + dir.path("a2"));
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("equal layers not shown"));
+    CHECK_THAT(r.out, !Contains("conv1 / forward"));
+    CHECK_THAT(run_fastsim("diff " + dir.path("a") + " " + dir.path("a2") + " --all").out, Contains("conv1 / forward"));
+    // Bad input: exit 2 naming the file.
+    r = run_fastsim("diff " + dir.path("a") + " " + dir.path("missing"));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains(dir.path("missing") + "/report.json"));
+    r = run_fastsim("diff " + dir.path("a"));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("expected two run directories"));
+}
+
 TEST_CASE("fidelity stepped gives the memo path's report, cycle for cycle", "[cli][node][fidelity]") {
     fastsim::test::TempDir dir;
     REQUIRE(run_fastsim("run " + kTinyNode + " --out " + dir.path("memo")).exit_code == 0);

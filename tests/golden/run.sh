@@ -26,7 +26,7 @@ trap 'rm -rf "$scratch"' EXIT
 "$bin" "${args[@]}" --out "$scratch/out" > "$scratch/stdout"
 status=0
 for f in "${files[@]}"; do
-  sed -E '/"(planning_s|simulation_s)":/d' "$scratch/out/$f" > "$scratch/$f"
+  sed -E '/"(planning_s|simulation_s|fastsim_version|command_line)":/d' "$scratch/out/$f" > "$scratch/$f"
   if [[ $mode == --refresh ]]; then
     mkdir -p "$here/$case"
     cp "$scratch/$f" "$here/$case/$f"

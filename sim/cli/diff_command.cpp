@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+// `fastsim diff A B`: totals and per-layer changes between two run directories.
+#include <cmath>
+#include <iostream>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+
+#include "cli/app.h"
+#include "cli/logging.h"
+#include "common/errors.h"
+#include "report/run_diff.h"
+#include "run/table.h"
+
+namespace fastsim::cli {
+namespace {
+
+std::string number(const std::optional<double>& v) {
+    if (!v) return "-";
+    std::ostringstream out;
+    out.precision(9);
+    out << *v;
+    return out.str();
+}
+
+std::string change(const report::DiffValue& v) {
+    if (!v.a || !v.b) return v.a ? "only in A" : "only in B";
+    if (*v.a == *v.b) return "=";
+    const auto percent = report::percent_change(v);
+    if (!percent) return "from 0";
+    return (*percent >= 0 ? "+" : "") + run::Table::fixed(*percent, 2) + "%";
+}
+
+bool differs(const report::DiffValue& v) { return !v.a || !v.b || *v.a != *v.b; }
+
+}  // namespace
+
+int diff_command(const std::vector<std::string>& args) {
+    namespace po = boost::program_options;
+    const std::string usage = "fastsim diff A B [--all]";
+    po::options_description options(usage +
+                                    "\n\nCompares two run directories (fastsim run --out): every total of report.json, then\n"
+                                    "the layers of layers.csv whose cycles, energy or time differ.\n\nOptions");
+    std::vector<std::string> dirs;
+    options.add_options()("dirs", po::value(&dirs), "the two run directories")(
+        "all", "also list the totals and layers that are equal");
+    po::positional_options_description positional;
+    positional.add("dirs", 2);
+    const auto vm = parse_command_line(args, options, positional);
+    if (!vm) return kSuccess;
+    if (dirs.size() != 2) throw UserError("expected two run directories: " + usage);
+    const bool all = vm->count("all") > 0;
+    const report::RunDiff diff = report::diff_runs(dirs[0], dirs[1]);
+
+    std::cout << "A: " << dirs[0] << " (config " << diff.config_a << ")\nB: " << dirs[1] << " (config " << diff.config_b
+              << ")\n\n";
+    run::Table totals({"total", "A", "B", "B - A", "change"});
+    std::size_t equal_totals = 0;
+    for (const auto& t : diff.totals) {
+        if (!all && !differs(t.value)) {
+            ++equal_totals;
+            continue;
+        }
+        const std::optional<double> delta =
+            t.value.a && t.value.b ? std::optional<double>(*t.value.b - *t.value.a) : std::nullopt;
+        totals.add_row({t.name, number(t.value.a), number(t.value.b), number(delta), change(t.value)});
+    }
+    totals.print(std::cout);
+    if (equal_totals > 0) std::cout << "(" << equal_totals << " equal totals not shown; --all shows them)\n";
+
+    std::vector<std::string> headers{"layer"};
+    for (const std::string& c : diff.layer_columns) {
+        headers.push_back(c + " A");
+        headers.push_back(c + " B");
+        headers.push_back("change");
+    }
+    run::Table layers(headers);
+    std::size_t equal_layers = 0;
+    for (const auto& row : diff.layers) {
+        bool any = false;
+        for (const auto& v : row.values) any = any || differs(v);
+        if (!all && !any) {
+            ++equal_layers;
+            continue;
+        }
+        std::vector<std::string> cells{row.key};
+        for (const auto& v : row.values) {
+            cells.push_back(number(v.a));
+            cells.push_back(number(v.b));
+            cells.push_back(change(v));
+        }
+        layers.add_row(cells);
+    }
+    std::cout << "\nlayers (layers.csv):\n";
+    layers.print(std::cout);
+    if (equal_layers > 0) std::cout << "(" << equal_layers << " equal layers not shown; --all shows them)\n";
+    return kSuccess;
+}
+
+}  // namespace fastsim::cli
