@@ -3,8 +3,9 @@
 # (docs/compression.md, "In training"): K = 8 workers under bfp_m8, the MLP for its config's
 # 10 epochs, or the CNN.
 #   bash scripts/compression_training.sh [OUT_DIR]                 (MLP: about 4 minutes on one core)
-#   MODEL=cnn EPOCHS=3 bash scripts/compression_training.sh [OUT_DIR]   (CNN: about 25 minutes)
-# FASTSIM=path overrides the binary (default build/fastsim); EPOCHS overrides train.epochs.
+#   MODEL=cnn EPOCHS=5 ONLY="none dgc ..." bash scripts/compression_training.sh [OUT_DIR]
+# FASTSIM=path overrides the binary (default build/fastsim); EPOCHS overrides train.epochs
+# (DGC's warm-up takes 4 epochs); ONLY lists the runs to do (default: all).
 # Prints a Markdown table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +19,7 @@ epochs=${EPOCHS:-$(awk '$1 == "epochs:" {print $2; exit}' "$config")}
 common=(-p train.workers=8 -p train.epochs="$epochs" --policy bfp_m8 --max-work 3000)
 run() {  # name, then -p overrides
   local name=$1; shift
+  if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then return; fi
   local acc time target
   if ! "$fastsim" train "$config" "${common[@]}" "$@" --out "$out/$name" >"$out/$name.log" 2>&1; then
     printf '| %s | %s | %s | | |\n' "$name" "$*" "$(grep -o 'diverged.*iteration [0-9]*' "$out/$name.log" || echo failed)"
