@@ -43,6 +43,7 @@ struct ConfigInvocation {
     std::string timeline_path;                       ///< run --trace: where the timeline goes
     std::optional<run::TimelineRequest> timeline;    ///< run --trace: set when a timeline is wanted
     double max_work_s = run::kDefaultMaxWorkSeconds; ///< run, plan, compare: --max-work
+    bool per_layer = false;                          ///< run: --per-layer
 };
 
 /// Which options a command takes beyond CONFIG, -p and --dump-config.
@@ -53,6 +54,7 @@ struct CommandOptions {
     bool compare = false;  ///< --trace (network traces), --simulate
     bool timeline = false; ///< --trace FILE (a timeline of the run), --trace-detail-limit
     bool work = false;     ///< --max-work SECONDS
+    bool per_layer = false; ///< --per-layer (run)
 };
 
 /// Parses CONFIG, -p overrides, --dump-config and the common options (and, for `run`,
@@ -80,6 +82,9 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
             ("with --trace: the most detailed spans (tile stages, ops, transfers) kept; beyond it they are "
              "aggregated per layer and phase or schedule label (default " +
              std::to_string(run::kDefaultTimelineDetailLimit) + ")").c_str());
+    if (take.per_layer)
+        options.add_options()("per-layer", "training_step: print every layer and phase, not only the totals, the phases "
+                                           "and the layers that take the most cycles");
     if (take.work)
         options.add_options()("max-work", po::value(&max_work),
                               ("refuse runs estimated above this many seconds of work (default " +
@@ -115,7 +120,8 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     if (vm.count("comm-only")) overrides.push_back("planner.comm_only=true");
     if (vm.count("equal-split")) overrides.push_back("planner.equal_split=true");
     ConfigInvocation out{config::load(config_path, overrides), vm.count("dump-config") > 0, out_dir, traces,
-                         vm.count("simulate") > 0, overrides, timeline_path, timeline, max_work_s};
+                         vm.count("simulate") > 0, overrides, timeline_path, timeline, max_work_s,
+                         vm.count("per-layer") > 0};
     logger("config")->info("loaded {} with {} override(s)", config_path, overrides.size());
     return out;
 }
@@ -175,7 +181,8 @@ void run_training_step(const ConfigInvocation& invocation, const run::RunProvena
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     logger("run")->info("{} phases simulated in {:.3f} s ({} distinct tile shapes memoised)", result.phases.size(),
                         seconds, result.distinct_tile_shapes);
-    run::print_training_step(std::cout, params, result);
+    run::print_training_step(std::cout, params, result,
+                             invocation.per_layer ? run::StepReportDetail::per_layer : run::StepReportDetail::summary);
     if (!out_dir.empty()) {
         fastsim::write_file_atomically(out_dir + "/report.json", run::training_step_json(params, result, made_by));
         fastsim::write_file_atomically(out_dir + "/layers.csv", run::training_step_csv(params, result));
@@ -240,14 +247,15 @@ int validate_command(const std::vector<std::string>& args) {
 
 int run_command(const std::vector<std::string>& args) {
     const auto invocation = parse_config_args(
-        args, "fastsim run CONFIG [-p key=value ...] [--out DIR] [--trace FILE [--trace-detail-limit N]] [--fidelity memo|stepped] [--planner NAME] [--comm-only] [--equal-split] [--max-work SECONDS] [--dump-config]",
-        {true, true, true, false, true, true});
+        args, "fastsim run CONFIG [-p key=value ...] [--out DIR] [--per-layer] [--trace FILE [--trace-detail-limit N]] [--fidelity memo|stepped] [--planner NAME] [--comm-only] [--equal-split] [--max-work SECONDS] [--dump-config]",
+        {true, true, true, false, true, true, true});
     if (!invocation) return kSuccess;
     const config::Params& params = invocation->params;
     if (invocation->dump) std::cout << config::dump(params) << '\n';
     switch (params.run.mode) {
     case config::RunMode::bfp_report:
         if (!invocation->out_dir.empty()) throw UserError("--out applies to run.mode training_step or cluster");
+        if (invocation->per_layer) throw UserError("--per-layer applies to run.mode training_step");
         if (invocation->timeline)
             throw UserError("--trace applies to run.mode training_step or cluster (" + params.source_file +
                                     " has run.mode bfp_report, which simulates no time)");
@@ -257,6 +265,8 @@ int run_command(const std::vector<std::string>& args) {
         run_training_step(*invocation, provenance("run", args));
         break;
     case config::RunMode::cluster:
+        if (invocation->per_layer)
+            throw UserError("--per-layer applies to run.mode training_step (a cluster run's layers are in layers.csv with --out)");
         run_cluster(*invocation, provenance("run", args));
         break;
     }

@@ -64,36 +64,52 @@ double utilisation(const config::Params& params, const node::PhaseCounters& c) {
     return c.array.utilisation(c.cycles, params.node.resolved.array);
 }
 
-void print_training_step(std::ostream& out, const config::Params& params, const TrainingStepResult& result) {
-    const node::NodeParams& n = params.node.resolved;
-    out << "Training step of " << params.workload.network.name << " (batch " << params.workload.batch << ") on a "
-        << n.array.rows << "x" << n.array.cols << " FAST node, g=" << n.array.group_size << ", "
-        << params.node.clock_mhz << " MHz, fidelity " << config::to_string(params.run.fidelity) << ", energy table "
-        << params.energy.resolved.name << "\n\n";
-    Table table({"layer", "phase", "m x k x n", "bits_x/y", "macs_M", "cycles", "array_cycles", "wait_cycles",
-                 "util_%", "sram_Mbit", "dram_Mbit", "fmac_uJ", "conv_uJ", "sram_uJ", "dram_uJ", "leak_uJ", "total_uJ"});
+namespace {
+
+/// m x k x n of a phase's GEMM, "(xN)" for N independent ones.
+std::string gemm_shape(const PhaseResult& r) {
+    const node::PhaseJob& j = r.step.job;
+    std::string shape = std::to_string(j.shape.m) + "x" + std::to_string(j.shape.k) + "x" + std::to_string(j.shape.n);
+    if (r.step.count > 1) shape += " (x" + std::to_string(r.step.count) + ")";
+    return shape;
+}
+
+std::string percent_of(double part, double whole) { return Table::fixed(whole > 0 ? 100.0 * part / whole : 0.0, 1); }
+
+void print_per_layer_table(std::ostream& out, const config::Params& params, const TrainingStepResult& result) {
+    Table table({"layer", "phase", "m x k x n", "bits_x/y", "macs_M", "cycles", "array_cycles", "wait_cycles", "util_%",
+                 "sram_Mbit", "dram_Mbit", "fmac_uJ", "converter_uJ", "sram_uJ", "dram_uJ", "leakage_uJ", "total_uJ"});
     for (const auto& r : result.phases) {
         const node::PhaseCounters& c = r.counters;
         const node::PhaseJob& j = r.step.job;
-        const double sram_bits = static_cast<double>(c.traffic.sram_bits());
-        std::string shape = std::to_string(j.shape.m) + "x" + std::to_string(j.shape.k) + "x" + std::to_string(j.shape.n);
-        if (r.step.count > 1) shape += " (x" + std::to_string(r.step.count) + ")";
-        table.add_row({layer_name(params, r), fmac::to_string(r.step.phase), shape,
+        table.add_row({layer_name(params, r), fmac::to_string(r.step.phase), gemm_shape(r),
                        std::to_string(j.x_mantissa_bits) + "/" + std::to_string(j.y_mantissa_bits),
                        Table::fixed(static_cast<double>(c.macs) * 1e-6, 1), std::to_string(c.cycles),
                        std::to_string(c.array_cycles), std::to_string(c.cycles - c.array_cycles),
-                       Table::fixed(100.0 * utilisation(params, c), 1), Table::fixed(sram_bits * 1e-6, 1),
+                       Table::fixed(100.0 * utilisation(params, c), 1),
+                       Table::fixed(static_cast<double>(c.traffic.sram_bits()) * 1e-6, 1),
                        Table::fixed(static_cast<double>(c.traffic.dram_bits()) * 1e-6, 1),
                        Table::fixed(micro(r.energy.fmac_pj), 2), Table::fixed(micro(r.energy.converter_pj), 2),
                        Table::fixed(micro(r.energy.sram_pj), 2), Table::fixed(micro(r.energy.dram_pj), 2),
                        Table::fixed(micro(r.energy.leakage_pj), 2), Table::fixed(micro(r.energy.total_pj()), 2)});
     }
     table.print(out);
+}
+
+}  // namespace
+
+void print_training_step(std::ostream& out, const config::Params& params, const TrainingStepResult& result,
+                         const StepReportDetail detail) {
+    const node::NodeParams& n = params.node.resolved;
+    out << "Training step of " << params.workload.network.name << " (batch " << params.workload.batch << ") on a "
+        << n.array.rows << "x" << n.array.cols << " FAST node, g=" << n.array.group_size << ", "
+        << params.node.clock_mhz << " MHz, fidelity " << config::to_string(params.run.fidelity) << ", energy table "
+        << params.energy.resolved.name << "\n\n";
     const node::PhaseCounters& t = result.total;
     const energy::EnergyBreakdown& e = result.total_energy;
     const double macs = static_cast<double>(t.macs);
     const auto per_mac = [&](double pj) { return macs > 0 ? pj / macs : 0.0; };
-    out << "\ntotal: " << t.cycles << " cycles (" << Table::fixed(to_seconds(Cycles(t.cycles), n.clock_hz) * 1e3, 3)
+    out << "total: " << t.cycles << " cycles (" << Table::fixed(to_seconds(Cycles(t.cycles), n.clock_hz) * 1e3, 3)
         << " ms at " << params.node.clock_mhz << " MHz), " << Table::fixed(macs * 1e-9, 3) << " GMAC, utilisation "
         << Table::fixed(100.0 * utilisation(params, t), 1) << "%\n";
     out << "cycles:";
@@ -103,7 +119,49 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
     out << "energy: " << Table::fixed(micro(e.total_pj()), 2) << " uJ, " << Table::fixed(per_mac(e.total_pj()), 3)
         << " pJ/MAC = fmac " << Table::fixed(per_mac(e.fmac_pj), 3) << " + converter "
         << Table::fixed(per_mac(e.converter_pj), 3) << " + sram " << Table::fixed(per_mac(e.sram_pj), 3) << " + dram "
-        << Table::fixed(per_mac(e.dram_pj), 3) << " + leakage " << Table::fixed(per_mac(e.leakage_pj), 3) << "\n";
+        << Table::fixed(per_mac(e.dram_pj), 3) << " + leakage " << Table::fixed(per_mac(e.leakage_pj), 3) << "\n\n";
+
+    // Per phase: the three GEMMs of training, summed over the layers.
+    const double total_cycles = static_cast<double>(t.cycles), total_energy = e.total_pj();
+    Table phases({"phase", "layers", "gmac", "cycles", "cycles_%", "util_%", "energy_uJ", "energy_%"});
+    for (const fmac::TrainingPhase phase : {fmac::TrainingPhase::forward, fmac::TrainingPhase::backward_data, fmac::TrainingPhase::weight_gradient}) {
+        node::PhaseCounters sum;
+        double energy_pj = 0;
+        std::size_t count = 0;
+        for (const auto& r : result.phases)
+            if (r.step.phase == phase) {
+                sum += r.counters;
+                energy_pj += r.energy.total_pj();
+                ++count;
+            }
+        phases.add_row({std::string(fmac::to_string(phase)), std::to_string(count),
+                        Table::fixed(static_cast<double>(sum.macs) * 1e-9, 3), std::to_string(sum.cycles),
+                        percent_of(static_cast<double>(sum.cycles), total_cycles),
+                        Table::fixed(100.0 * utilisation(params, sum), 1), Table::fixed(micro(energy_pj), 2),
+                        percent_of(energy_pj, total_energy)});
+    }
+    phases.print(out);
+
+    if (detail == StepReportDetail::per_layer) {
+        out << "\n";
+        print_per_layer_table(out, params, result);
+        return;
+    }
+    // The layer phases that take the most cycles.
+    constexpr std::size_t kTopLayers = 5;
+    std::vector<const PhaseResult*> order;
+    for (const auto& r : result.phases) order.push_back(&r);
+    std::stable_sort(order.begin(), order.end(),
+                     [](const PhaseResult* a, const PhaseResult* b) { return a->counters.cycles > b->counters.cycles; });
+    order.resize(std::min(order.size(), kTopLayers));
+    out << "\nthe " << order.size() << " of " << result.phases.size() << " layer phases that take the most cycles:\n";
+    Table top({"layer", "phase", "m x k x n", "cycles", "cycles_%", "util_%", "energy_uJ"});
+    for (const PhaseResult* r : order)
+        top.add_row({layer_name(params, *r), std::string(fmac::to_string(r->step.phase)), gemm_shape(*r),
+                     std::to_string(r->counters.cycles), percent_of(static_cast<double>(r->counters.cycles), total_cycles),
+                     Table::fixed(100.0 * utilisation(params, r->counters), 1), Table::fixed(micro(r->energy.total_pj()), 2)});
+    top.print(out);
+    out << "(every layer and phase: --per-layer, and layers.csv with --out)\n";
 }
 
 std::string training_step_json(const config::Params& params, const TrainingStepResult& result,

@@ -12,7 +12,15 @@ namespace fastsim::run {
 
 /// The terminal report of a training step: a table per layer and phase, then totals with
 /// pJ/MAC by component (docs/cli.md, "fastsim run: training_step").
-void print_training_step(std::ostream& out, const config::Params& params, const TrainingStepResult& result);
+/// How much of a training step the terminal report shows.
+enum class StepReportDetail {
+    summary,   ///< totals, the three phases, the layer phases that take the most cycles
+    per_layer  ///< totals, the three phases, then every layer and phase
+};
+
+/// The terminal report of a training step.
+void print_training_step(std::ostream& out, const config::Params& params, const TrainingStepResult& result,
+                         StepReportDetail detail);
 
 /// report.json: run summary (total_cycles, total_energy_pj, ...) and one entry per layer and phase.
 std::string training_step_json(const config::Params& params, const TrainingStepResult& result,

@@ -176,8 +176,39 @@ TEST_CASE("the README quickstart: a ResNet-18 training step", "[cli][node]") {
     const Result r = run_fastsim("run " + std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml");
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Contains("Training step of resnet18 (batch 32) on a 32x32 FAST node"));
-    CHECK_THAT(r.out, Contains("layer4.1.conv2"));
     CHECK_THAT(r.out, Contains("pJ/MAC = fmac"));
+    // A summary a person reads: the three phases, whose cycles add up to the total, and the top
+    // five layer phases, not all 62.
+    std::istringstream lines(r.out);
+    std::string line;
+    long long total = -1, phase_sum = 0;
+    int phases = 0;
+    while (std::getline(lines, line)) {
+        std::istringstream words(line);
+        std::string first;
+        words >> first;
+        if (first == "total:") words >> total;
+        if (first == "forward" || first == "backward_data" || first == "weight_gradient") {
+            if (phases >= 3) continue;  // the top-layers table starts with a layer name, not a phase
+            long long layers = 0, cycles = 0;
+            double gmac = 0;
+            words >> layers >> gmac >> cycles;
+            phase_sum += cycles;
+            ++phases;
+        }
+    }
+    CHECK(phases == 3);
+    CHECK(total > 0);
+    CHECK(phase_sum == total);
+    CHECK_THAT(r.out, Contains("the 5 of 62 layer phases that take the most cycles"));
+    CHECK_THAT(r.out, !Contains("layer4.1.conv2"));  // not among the top five
+    const Result full = run_fastsim("run " + std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml --per-layer");
+    CHECK(full.exit_code == 0);
+    CHECK_THAT(full.out, Contains("layer4.1.conv2"));
+    CHECK_THAT(full.out, Contains("converter_uJ"));
+    const Result wrong = run_fastsim("run " + kBfpReportConfig + " --per-layer");
+    CHECK(wrong.exit_code == 2);
+    CHECK_THAT(wrong.err, Contains("--per-layer applies to run.mode training_step"));
 }
 
 TEST_CASE("run --out writes report.json and layers.csv whose totals agree", "[cli][node]") {
