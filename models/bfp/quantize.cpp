@@ -235,7 +235,7 @@ inline __attribute__((always_inline)) void quantize_dequantize_group(const float
     const std::uint32_t* noise_of_lane = noise_buffer.data();
     const std::uint32_t max_bits = max_magnitude_bits(values, count);
     if (max_bits == 0) {  // every value is +-0 and so is every k * 2^lsb, with its sign (common: ReLU, padding)
-        std::copy_n(values, count, out);
+        if (out != values) std::copy_n(values, count, out);
         return;
     }
     const SharedExponent shared = shared_exponent(max_bits, format);

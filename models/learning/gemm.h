@@ -30,8 +30,9 @@ struct GemmScratch {
 
 /// A GEMM operand of `rows` rows of k values each, row-major, grouped along k: either stored
 /// (`matrix`) or built on demand by `fill(first, count, out)`, which writes rows first ..
-/// first + count - 1 (count * k floats) to out. A built operand is quantised block by block
-/// while the block is in cache, so the unquantised matrix never exists in memory whole.
+/// first + count - 1 (count * k floats) to out. On the fast path a built operand is quantised
+/// block by block while the block is in cache, so its unquantised matrix never exists whole;
+/// the exact and fp32 paths build it whole first.
 struct RowSource {
     std::size_t rows = 0;
     const float* matrix = nullptr;

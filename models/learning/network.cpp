@@ -179,6 +179,10 @@ public:
                     static_cast<std::size_t>(channels) * static_cast<std::size_t>(kernel * kernel)),
           m_name(std::move(name)), m_channels(channels), m_height(height), m_width(width), m_kernel(kernel),
           m_padding(padding), m_out_height(height + 2 * padding - kernel + 1), m_out_width(width + 2 * padding - kernel + 1) {
+        if (channels < 1 || height < 1 || width < 1 || filters < 1 || kernel < 1 || padding < 0 || m_out_height < 1 ||
+            m_out_width < 1)
+            throw std::invalid_argument(m_name + ": a convolution needs positive sizes and a kernel no larger than "
+                                                 "the padded input");
         init_parameters(m_params, m_out, m_fan_in, rng);
     }
 
@@ -270,16 +274,19 @@ private:
         const auto ph = static_cast<std::size_t>(m_height + 2 * m_padding), pw = static_cast<std::size_t>(m_width + 2 * m_padding);
         for (std::size_t r = first; r < first + count; ++r) {
             const std::size_t b = r / pixels, oy = r % pixels / width_out, ox = r % pixels % width_out;
-            const float* window = &m_padded[((b * static_cast<std::size_t>(m_channels)) * ph + oy) * pw + ox];
-            for (int c = 0; c < m_channels; ++c, window += ph * pw)
+            const std::size_t first_window = ((b * static_cast<std::size_t>(m_channels)) * ph + oy) * pw + ox;
+            for (std::size_t c = 0; c < static_cast<std::size_t>(m_channels); ++c) {
+                const float* window = m_padded.data() + first_window + c * ph * pw;
                 for (int ky = 0; ky < k; ++ky, row += k)
-                    for (int kx = 0; kx < k; ++kx) row[kx] = window[static_cast<std::size_t>(ky) * pw + static_cast<std::size_t>(kx)];
+                    for (int kx = 0; kx < k; ++kx)
+                        row[kx] = window[static_cast<std::size_t>(ky) * pw + static_cast<std::size_t>(kx)];
+            }
         }
     }
 
-    /// Calls visit(c, ky, kx, b, oy, x_first, ox_first, count) for every run of A^T's row
-    /// (c, ky, kx) that lies inside the input: columns (b, oy, ox_first .. +count) read input
-    /// (b, c, oy+ky-p, x_first .. +count). Runs skip the padding.
+    /// Calls visit(b, c, y, oy, x_first, ox_first, count) for every run of A^T's row (c, ky, kx)
+    /// that lies inside the input: columns (b, oy, ox_first .. +count) read input
+    /// (b, c, y = oy+ky-p, x_first .. +count). Runs skip the padding.
     template <typename Visit>
     void for_each_inside_run(std::size_t batch, int c, int ky, int kx, Visit&& visit) const {
         const int ox_first = std::max(0, m_padding - kx);
@@ -329,7 +336,7 @@ private:
                 for (int kx = m_kernel; kx-- > 0;) {
                     const std::size_t r = (static_cast<std::size_t>(c) * static_cast<std::size_t>(m_kernel) + static_cast<std::size_t>(ky)) *
                                               static_cast<std::size_t>(m_kernel) + static_cast<std::size_t>(kx);
-                    const float* in_row = &m_dcols[r * rows];
+                    const float* in_row = m_dcols.data() + r * rows;
                     for_each_inside_run(grad_in.batch, c, ky, kx, [&](std::size_t b, int ch, int y, int oy, int x, int ox, int n) {
                         float* to = &grad_in.data[input_index(b, ch, y, x)];
                         const float* from = in_row + column_index(b, oy, ox);
@@ -389,6 +396,9 @@ public:
 class ReluMaxPool2 final : public Layer {
 public:
     void forward(const Activation& in, Activation& out, GemmContext&) override {
+        if (in.height < 2 || in.width < 2 || in.height % 2 != 0 || in.width % 2 != 0)
+            throw std::logic_error("2 x 2 max pooling needs even input sizes, got " + std::to_string(in.height) + " x " +
+                                   std::to_string(in.width));
         const int oh = in.height / 2, ow = in.width / 2;
         out.reshape(in.batch, in.channels, oh, ow);
         m_winner.resize(out.data.size());
@@ -495,6 +505,9 @@ void Network::backward(const Activation& grad_logits, GemmContext& ctx) {
         grad = grad_in;
     }
 }
+
+std::unique_ptr<Layer> make_relu_max_pool2() { return std::make_unique<ReluMaxPool2>(); }
+std::unique_ptr<Layer> make_relu() { return std::make_unique<Relu>(); }
 
 std::unique_ptr<Layer> make_conv2d(std::size_t index, int channels, int height, int width, int filters, int kernel,
                                    int padding, std::uint64_t seed) {

@@ -60,8 +60,8 @@ struct LayerQuantizers {
 };
 
 /// What the layers' GEMMs run with: the path, one LayerQuantizers per GEMM layer, and an
-/// observer shown each weight, activation and gradient tensor before it is quantised
-/// (FAST's schedule measures r(X) there).
+/// observer shown each weight, activation and gradient tensor before it is quantised (FAST's
+/// schedule measures r(X) there) in the iterations that set observe_this_iteration.
 struct GemmContext {
     GemmPath path = GemmPath::fast;
     std::vector<LayerQuantizers>* quantizers = nullptr;  ///< null = fp32 everywhere
@@ -142,6 +142,10 @@ private:
 /// picks its quantisers in a GemmContext; weights He-normal from `seed`, biases 0.
 std::unique_ptr<Layer> make_conv2d(std::size_t index, int channels, int height, int width, int filters, int kernel,
                                    int padding, std::uint64_t seed);
+
+/// The CNN's fused ReLU + 2 x 2 max pooling (even input sizes), and a plain ReLU, for tests.
+std::unique_ptr<Layer> make_relu_max_pool2();
+std::unique_ptr<Layer> make_relu();
 
 /// Mean softmax cross-entropy of `logits` (batch x classes) against `labels`; writes
 /// d loss / d logits and returns (loss, correct predictions).

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 // `fastsim diff A B`: totals and per-layer changes between two run directories.
-#include <cmath>
 #include <iostream>
 #include <sstream>
 
@@ -77,13 +76,15 @@ int diff_command(const std::vector<std::string>& args) {
     run::Table layers(headers);
     std::size_t equal_layers = 0;
     for (const auto& row : diff.layers) {
-        bool any = false;
+        bool any = row.only_in != report::LayerDiff::OnlyIn::neither;
         for (const auto& v : row.values) any = any || differs(v);
         if (!all && !any) {
             ++equal_layers;
             continue;
         }
-        std::vector<std::string> cells{row.key};
+        std::vector<std::string> cells{row.key + (row.only_in == report::LayerDiff::OnlyIn::a   ? " (only in A)"
+                                                  : row.only_in == report::LayerDiff::OnlyIn::b ? " (only in B)"
+                                                                                                 : "")};
         for (const auto& v : row.values) {
             cells.push_back(number(v.a));
             cells.push_back(number(v.b));

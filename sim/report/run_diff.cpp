@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "common/csv_reader.h"
 #include "common/errors.h"
@@ -39,20 +40,39 @@ RunFiles read_run(const std::string& dir) {
     return run;
 }
 
-/// Whether every cell of `column` is a number (an empty table's columns are).
+/// Whether every cell of `column` is a number; a cell that only looks like one (nan, inf,
+/// 1e999) is an error naming its line, as everywhere else.
 bool numeric_column(const CsvTable& csv, std::size_t column) {
-    return std::all_of(csv.rows.begin(), csv.rows.end(),
-                       [&](const std::vector<std::string>& row) { return parse_number(row[column]).has_value(); });
+    bool numeric = true;
+    for (std::size_t r = 0; r < csv.rows.size(); ++r) {
+        const std::string& cell = csv.rows[r][column];
+        if (is_malformed_number(cell))
+            throw UserError(csv.source + ":" + std::to_string(csv.row_lines[r]) + ": " + csv.header[column] + ": '" + cell +
+                            "' is not a finite number");
+        numeric = numeric && parse_number(cell).has_value();
+    }
+    return numeric;
 }
 
-/// The row's cells in the text columns, joined.
-std::string row_key(const CsvTable& csv, const std::vector<std::string>& text_columns, std::size_t row) {
-    std::string key;
-    for (const std::string& name : text_columns) {
-        const auto column = csv.column(name);
-        key += (key.empty() ? "" : " / ") + (column ? csv.rows[row][*column] : std::string());
+/// The columns that name a row: layer, and phase in a node run's layers.csv.
+std::vector<std::string> key_columns(const CsvTable& csv) {
+    if (!csv.column("layer")) throw UserError(csv.source + ": expected a layer column (a fastsim run's layers.csv)");
+    if (csv.column("phase")) return {"layer", "phase"};
+    return {"layer"};
+}
+
+/// Row index by key; a key given twice is an error naming both lines.
+std::map<std::string, std::size_t> index_rows(const CsvTable& csv, const std::vector<std::string>& keys) {
+    std::map<std::string, std::size_t> rows;
+    for (std::size_t r = 0; r < csv.rows.size(); ++r) {
+        std::string key;
+        for (const std::string& name : keys) key += (key.empty() ? "" : " / ") + csv.rows[r][*csv.column(name)];
+        const auto [it, inserted] = rows.emplace(key, r);
+        if (!inserted)
+            throw UserError(csv.source + ":" + std::to_string(csv.row_lines[r]) + ": '" + key + "' again (first on line " +
+                            std::to_string(csv.row_lines[it->second]) + "): rows must be unique to be compared");
     }
-    return key;
+    return rows;
 }
 
 }  // namespace
@@ -70,25 +90,26 @@ RunDiff diff_runs(const std::string& dir_a, const std::string& dir_b) {
 
     // Totals: A's numbers in order, with B's where it has them; then the ones only B has.
     std::map<std::string, double> b_totals(b.totals.begin(), b.totals.end());
-    std::map<std::string, bool> in_a;
+    std::set<std::string> in_a;
     for (const auto& [name, value] : a.totals) {
-        in_a[name] = true;
+        in_a.insert(name);
         const auto it = b_totals.find(name);
         diff.totals.push_back({name, {value, it == b_totals.end() ? std::nullopt : std::optional<double>(it->second)}});
     }
     for (const auto& [name, value] : b.totals)
         if (!in_a.count(name)) diff.totals.push_back({name, {std::nullopt, value}});
 
-    // Layers: text columns form the key; the headline numeric columns are compared.
-    std::vector<std::string> text_columns, numeric_both;
+    // Layers: matched by layer (and phase); the headline numeric columns are compared.
+    const std::vector<std::string> keys = key_columns(a.layers);
+    if (key_columns(b.layers) != keys)
+        throw UserError("cannot compare " + a.layers.source + " and " + b.layers.source +
+                        ": one is a node run's (layer, phase rows) and the other a cluster run's (layer rows)");
+    std::vector<std::string> numeric_both;
     for (std::size_t c = 0; c < a.layers.header.size(); ++c) {
         const std::string& name = a.layers.header[c];
         const auto in_b = b.layers.column(name);
-        const bool numeric = numeric_column(a.layers, c) && (!in_b || numeric_column(b.layers, *in_b));
-        if (!numeric)
-            text_columns.push_back(name);
-        else if (in_b)
-            numeric_both.push_back(name);
+        if (std::find(keys.begin(), keys.end(), name) != keys.end() || !in_b) continue;
+        if (numeric_column(a.layers, c) && numeric_column(b.layers, *in_b)) numeric_both.push_back(name);
     }
     for (const char* headline : {"cycles", "energy_total_pj", "planned_s", "simulated_s"})
         if (std::find(numeric_both.begin(), numeric_both.end(), headline) != numeric_both.end())
@@ -100,23 +121,26 @@ RunDiff diff_runs(const std::string& dir_a, const std::string& dir_b) {
         for (const std::string& name : diff.layer_columns) out.push_back(*parse_number(csv.rows[row][*csv.column(name)]));
         return out;
     };
-    std::map<std::string, std::size_t> b_rows;
-    for (std::size_t r = 0; r < b.layers.rows.size(); ++r) b_rows.emplace(row_key(b.layers, text_columns, r), r);
-    std::map<std::string, bool> matched;
-    for (std::size_t r = 0; r < a.layers.rows.size(); ++r) {
-        LayerDiff row{row_key(a.layers, text_columns, r), {}};
+    const std::map<std::string, std::size_t> a_rows = index_rows(a.layers, keys), b_rows = index_rows(b.layers, keys);
+    std::vector<std::pair<std::string, std::size_t>> a_order(a_rows.begin(), a_rows.end());
+    std::sort(a_order.begin(), a_order.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+    for (const auto& [key, r] : a_order) {
+        LayerDiff row{key, {}};
         const std::vector<double> av = values_of(a.layers, r);
-        const auto it = b_rows.find(row.key);
+        const auto it = b_rows.find(key);
         const std::vector<double> bv = it == b_rows.end() ? std::vector<double>() : values_of(b.layers, it->second);
         for (std::size_t c = 0; c < av.size(); ++c)
             row.values.push_back({av[c], bv.empty() ? std::nullopt : std::optional<double>(bv[c])});
-        matched[row.key] = true;
+        row.only_in = it == b_rows.end() ? LayerDiff::OnlyIn::a : LayerDiff::OnlyIn::neither;
         diff.layers.push_back(std::move(row));
     }
-    for (std::size_t r = 0; r < b.layers.rows.size(); ++r) {
-        LayerDiff row{row_key(b.layers, text_columns, r), {}};
-        if (matched.count(row.key)) continue;
+    std::vector<std::pair<std::string, std::size_t>> b_order(b_rows.begin(), b_rows.end());
+    std::sort(b_order.begin(), b_order.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+    for (const auto& [key, r] : b_order) {
+        if (a_rows.count(key)) continue;
+        LayerDiff row{key, {}};
         for (double v : values_of(b.layers, r)) row.values.push_back({std::nullopt, v});
+        row.only_in = LayerDiff::OnlyIn::b;
         diff.layers.push_back(std::move(row));
     }
     return diff;

@@ -19,8 +19,10 @@ struct TotalDiff {
 };
 
 struct LayerDiff {
-    std::string key;                ///< the row's text cells joined by " / " ("conv1 / forward")
+    enum class OnlyIn { neither, a, b };
+    std::string key;                ///< layer, and phase for a node run, joined by " / " ("conv1 / forward")
     std::vector<DiffValue> values;  ///< one per RunDiff::layer_columns
+    OnlyIn only_in = OnlyIn::neither;
 };
 
 struct RunDiff {
@@ -30,10 +32,11 @@ struct RunDiff {
     std::vector<LayerDiff> layers;           ///< rows matched by key: A's order, then rows only B has
 };
 
-/// Reads DIR/report.json and DIR/layers.csv of both directories. Layer rows match on their
-/// text columns (those with a non-number cell in either file). The compared columns are
-/// cycles, energy_total_pj, planned_s and simulated_s where both files have them, else every
-/// numeric column both have. Throws UserError naming the file for a missing or malformed one.
+/// Reads DIR/report.json and DIR/layers.csv of both directories. Layer rows match on layer,
+/// and phase in node runs. The compared columns are cycles, energy_total_pj, planned_s and
+/// simulated_s where both files have them, else every numeric column both have. Throws
+/// UserError naming the file (and line) for a missing or malformed one, a key given twice, a
+/// non-finite number, or a node run compared with a cluster run.
 RunDiff diff_runs(const std::string& dir_a, const std::string& dir_b);
 
 /// (b - a) / |a| in percent, or nothing when a is 0 or either is absent.

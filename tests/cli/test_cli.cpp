@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 
 #include "planner/planner.h"
@@ -281,6 +282,27 @@ TEST_CASE("diff prints the totals and the layers that changed between two runs",
     r = run_fastsim("diff " + dir.path("a"));
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Contains("expected two run directories"));
+    // A layers.csv with a row given twice, or a non-finite number, is named with its line.
+    const std::string report = slurp(dir.path("a/report.json")), csv = slurp(dir.path("a/layers.csv"));
+    const std::string first_row = csv.substr(csv.find('\n') + 1, csv.find('\n', csv.find('\n') + 1) - csv.find('\n'));
+    for (const char* sub : {"dup", "nan", "cluster"}) std::filesystem::create_directories(dir.path(sub));
+    dir.write("dup/report.json", report);
+    dir.write("dup/layers.csv", csv + first_row);
+    r = run_fastsim("diff " + dir.path("a") + " " + dir.path("dup"));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains(dir.path("dup/layers.csv") + ":10: 'conv1 / forward' again (first on line 2)"));
+    std::string nan_csv = csv;
+    nan_csv.replace(nan_csv.find(",\"forward\",") + 11, 1, "nan");  // gemm_count of the first row
+    dir.write("nan/report.json", report);
+    dir.write("nan/layers.csv", nan_csv);
+    r = run_fastsim("diff " + dir.path("a") + " " + dir.path("nan"));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains(dir.path("nan/layers.csv") + ":2: gemm_count: 'nan' is not a finite number"));
+    dir.write("cluster/report.json", report);
+    dir.write("cluster/layers.csv", "layer,planned_s,simulated_s\nconv1,1,1\n");
+    r = run_fastsim("diff " + dir.path("a") + " " + dir.path("cluster"));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("one is a node run's"));
 }
 
 TEST_CASE("fidelity stepped gives the memo path's report, cycle for cycle", "[cli][node][fidelity]") {

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -406,8 +407,11 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
 TEST_CASE("the convolution layer computes the plain im2col lowering bit for bit", "[training][conv]") {
     std::mt19937_64 rng(3);
     std::normal_distribution<float> normal(0.0f, 1.0f);
+    // Padding 1 (kernel 3, unrolled), kernel 5 (generic, crossing 4096-float blocks), no padding,
+    // padding >= kernel, a kernel larger than the input, and 1 x 1.
     for (const ConvShape s : {ConvShape{3, 3, 7, 5, 10, 3, 1}, ConvShape{2, 2, 6, 9, 8, 5, 2}, ConvShape{2, 4, 5, 5, 17, 3, 0},
-                              ConvShape{1, 1, 4, 4, 3, 3, 2}}) {
+                              ConvShape{1, 1, 4, 4, 3, 3, 2}, ConvShape{2, 2, 4, 5, 6, 3, 3}, ConvShape{2, 3, 2, 3, 4, 5, 2},
+                              ConvShape{3, 5, 3, 4, 7, 1, 0}}) {
         INFO("batch " << s.batch << " C " << s.channels << " " << s.height << "x" << s.width << " filters " << s.filters
                       << " k " << s.kernel << " pad " << s.padding);
         const std::size_t rows = s.rows(), k = s.fan_in(), f = static_cast<std::size_t>(s.filters);
@@ -467,13 +471,26 @@ TEST_CASE("the convolution layer computes the plain im2col lowering bit for bit"
                     CHECK(same_bits(out.data, expected_out));
                     CHECK(same_bits(p.weight_grad, dw));
                     CHECK(same_bits(grad_in.data, expected_grad_in));
+                    // As the first layer (no input gradient): the same weight gradient, and the two
+                    // backward-data quantisers untouched.
+                    std::vector<LayerQuantizers> q_first = stochastic_quantizers(8);
+                    ctx.quantizers = bfp ? &q_first : nullptr;
+                    layer->forward(in, out, ctx);
+                    layer->backward(in, out, grad_out, nullptr, ctx);
+                    CHECK(same_bits(p.weight_grad, dw));
+                    CHECK(same_bits(p.bias_grad, bias));
+                    const std::vector<LayerQuantizers> fresh = stochastic_quantizers(8);
+                    for (Operand o : {Operand::gradients_backward, Operand::weights_backward})
+                        CHECK(q_first[0].operands[static_cast<std::size_t>(o)].lfsr().lane(0).state() ==
+                              fresh[0].operands[static_cast<std::size_t>(o)].lfsr().lane(0).state());
                 } else {  // OpenBLAS may sum the transposed products in another order
                     const auto close = [](const std::vector<float>& got, const std::vector<float>& want) {
+                        if (got.size() != want.size()) return false;
                         float scale = 0;
                         for (float v : want) scale = std::max(scale, std::fabs(v));
                         for (std::size_t i = 0; i < want.size(); ++i)
                             if (std::fabs(got[i] - want[i]) > 1e-5f * scale) return false;
-                        return got.size() == want.size();
+                        return true;
                     };
                     CHECK(close(out.data, expected_out));
                     CHECK(close(p.weight_grad, dw));
@@ -481,8 +498,69 @@ TEST_CASE("the convolution layer computes the plain im2col lowering bit for bit"
                 }
                 if (bfp)  // and the layer drew each operand's LFSR noise as the reference did
                     for (std::size_t o = 0; o < kOperands; ++o)
-                        CHECK(q_layer[0].operands[o].lfsr().lane(0).state() == q_ref[0].operands[o].lfsr().lane(0).state());
+                        for (int lane = 0; lane < q_ref[0].operands[o].lfsr().lanes(); ++lane)
+                            CHECK(q_layer[0].operands[o].lfsr().lane(lane).state() ==
+                                  q_ref[0].operands[o].lfsr().lane(lane).state());
             }
         }
     }
+}
+
+TEST_CASE("the fused ReLU and max-pool layer equals ReLU then 2x2 max pooling bit for bit", "[training][pool]") {
+    // Windows of special values: all negative, NaN, signed zeros, ties at each position, infinities,
+    // subnormals; then random values from a small set, so ties are common.
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    const float tiny = std::numeric_limits<float>::denorm_min();
+    const std::vector<std::array<float, 4>> windows{
+        {-1, -2, -3, -4}, {nan, nan, nan, nan}, {nan, 1, 2, nan}, {-0.0f, 0.0f, -0.0f, 0.0f}, {1, 2, 2, 1},
+        {3, 1, 3, 3},     {0, 5, 0, 5},         {inf, 1, inf, 2}, {-inf, -inf, 0, -1},       {tiny, 2 * tiny, tiny, -tiny}};
+    std::mt19937_64 rng(8);
+    const float pick[] = {-1.0f, -0.0f, 0.0f, 0.5f, 1.0f, 2.0f};
+    Activation in, grad_out;
+    in.reshape(2, 3, 4, 6);  // 2 x 3 planes of 4 x 6: 6 windows each
+    for (std::size_t i = 0; i < in.data.size(); ++i) in.data[i] = pick[rng() % 6];
+    for (std::size_t w = 0; w < windows.size(); ++w) {  // the special windows, at (plane w % 6, window w / 6 ...)
+        const std::size_t plane = w % 6, wy = (w / 6) % 2, wx = w / 12;
+        float* top = &in.data[plane * 24 + 2 * wy * 6 + 2 * wx];
+        top[0] = windows[w][0];
+        top[1] = windows[w][1];
+        top[6] = windows[w][2];
+        top[7] = windows[w][3];
+    }
+    grad_out.reshape(2, 3, 2, 3);
+    for (std::size_t i = 0; i < grad_out.data.size(); ++i) grad_out.data[i] = i % 5 == 0 ? -0.0f : (i % 7 == 0 ? nan : pick[rng() % 6]);
+
+    GemmContext ctx;
+    auto fused = make_relu_max_pool2();
+    Activation out, grad_in;
+    fused->forward(in, out, ctx);
+    fused->backward(in, out, grad_out, &grad_in, ctx);
+
+    // Reference: the ReLU layer, then pooling where the first strictly greater element wins and the
+    // gradient is summed into zeros; then the ReLU's backward.
+    auto relu = make_relu();
+    Activation r, grad_r, expected_grad_in;
+    relu->forward(in, r, ctx);
+    std::vector<float> expected_out(out.data.size());
+    grad_r.reshape(2, 3, 4, 6);
+    std::fill(grad_r.data.begin(), grad_r.data.end(), 0.0f);
+    for (std::size_t plane = 0, o = 0; plane < 6; ++plane)
+        for (std::size_t y = 0; y < 2; ++y)
+            for (std::size_t x = 0; x < 3; ++x, ++o) {
+                std::size_t best = plane * 24 + 2 * y * 6 + 2 * x;
+                for (std::size_t dy = 0; dy < 2; ++dy)
+                    for (std::size_t dx = 0; dx < 2; ++dx) {
+                        const std::size_t i = plane * 24 + (2 * y + dy) * 6 + 2 * x + dx;
+                        if (r.data[i] > r.data[best]) best = i;
+                    }
+                expected_out[o] = r.data[best];
+                grad_r.data[best] += grad_out.data[o];
+            }
+    relu->backward(in, r, grad_r, &expected_grad_in, ctx);
+    CHECK(same_bits(out.data, expected_out));
+    CHECK(same_bits(grad_in.data, expected_grad_in.data));
+
+    Activation odd;
+    odd.reshape(1, 1, 3, 4);
+    CHECK_THROWS_AS(fused->forward(odd, out, ctx), std::logic_error);
 }
