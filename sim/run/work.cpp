@@ -45,8 +45,9 @@ constexpr double kNsPerQuantisedValue = 10;       ///< bfp_report: a value quant
 constexpr double kNsPerTrainMacFp32 = 0.03;
 constexpr double kNsPerTrainMacBfpFast = 0.06;
 constexpr double kNsPerTrainMacBfpExact = 2.0;
-/// The CNN's im2col, col2im and layout shuffles cost about this many times its GEMMs' MACs.
-constexpr double kCnnOverhead = 3.0;
+/// The CNN's im2col, col2im, pooling and layout work, as a factor on its GEMMs' MACs (measured:
+/// docs/performance.md, "Work estimates").
+constexpr double kCnnOverhead = 1.2;
 // Memory, bytes per unit (measured peaks, docs/performance.md).
 constexpr double kBytesPerSteppedValue = 16;      ///< a GEMM's operands: floats, quantised groups, chunk planes
 constexpr double kBytesPerReportValue = 12;       ///< a report tensor: floats, BFP, dequantised copy

@@ -37,6 +37,27 @@ void quantize_throughput(benchmark::State& state, Rounding rounding) {
 void BM_quantize_nearest(benchmark::State& state) { quantize_throughput(state, Rounding::nearest); }
 void BM_quantize_stochastic(benchmark::State& state) { quantize_throughput(state, Rounding::stochastic); }
 
+/// quantize_dequantize: the training fast path's conversion (float in, the BFP grid's floats out).
+void quantize_dequantize_throughput(benchmark::State& state, Rounding rounding) {
+    Format f;
+    f.mantissa_bits = static_cast<int>(state.range(0));
+    Quantizer q(f, rounding);
+    const auto x = normal_values(1 << 20, 1);
+    std::vector<float> out(x.size());
+    for (auto _ : state) {
+        q.quantize_dequantize(x.data(), x.size(), out.data());
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * x.size()));
+    state.counters["values/s"] = benchmark::Counter(static_cast<double>(state.iterations() * x.size()),
+                                                    benchmark::Counter::kIsRate);
+}
+
+void BM_quantize_dequantize_nearest(benchmark::State& state) { quantize_dequantize_throughput(state, Rounding::nearest); }
+void BM_quantize_dequantize_stochastic(benchmark::State& state) {
+    quantize_dequantize_throughput(state, Rounding::stochastic);
+}
+
 void BM_gemm(benchmark::State& state) {
     const auto n = static_cast<std::size_t>(state.range(0));
     Format f;
@@ -57,6 +78,8 @@ void BM_gemm(benchmark::State& state) {
 
 BENCHMARK(BM_quantize_nearest)->Arg(4)->Arg(8)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_quantize_stochastic)->Arg(4)->Arg(8)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_quantize_dequantize_nearest)->Arg(8)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_quantize_dequantize_stochastic)->Arg(8)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_gemm)->Args({256, 4})->Args({256, 8})->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();
