@@ -18,6 +18,11 @@ struct TensorPrecision {
     int weights = 8;
     int activations = 8;
     int gradients = 8;
+
+    friend bool operator==(const TensorPrecision& a, const TensorPrecision& b) {
+        return a.weights == b.weights && a.activations == b.activations && a.gradients == b.gradients;
+    }
+    friend bool operator!=(const TensorPrecision& a, const TensorPrecision& b) { return !(a == b); }
 };
 
 /// Precisions of one layer, per training phase (indexed by fmac::TrainingPhase).

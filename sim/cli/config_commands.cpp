@@ -183,8 +183,14 @@ void run_training_step(const ConfigInvocation& invocation, const run::RunProvena
                         seconds, result.distinct_tile_shapes);
     run::print_training_step(std::cout, params, result,
                              invocation.per_layer ? run::StepReportDetail::per_layer : run::StepReportDetail::summary);
+    // A whole run: workload.steps, or a precision schedule.
+    std::optional<run::WholeRunResult> whole_run;
+    if (params.workload.steps > 1 || params.precision.segments.size() > 1) {
+        whole_run = run::run_whole_training(params, result);
+        run::print_whole_run(std::cout, params, *whole_run);
+    }
     if (!out_dir.empty()) {
-        fastsim::write_file_atomically(out_dir + "/report.json", run::training_step_json(params, result, made_by));
+        fastsim::write_file_atomically(out_dir + "/report.json", run::training_step_json(params, result, made_by, whole_run ? &*whole_run : nullptr));
         fastsim::write_file_atomically(out_dir + "/layers.csv", run::training_step_csv(params, result));
         fastsim::write_file_atomically(out_dir + "/summary.json", fastsim::summary_json(run::training_step_summary(params, result)));
         write_config_yaml(out_dir, params);
@@ -219,6 +225,12 @@ void run_cluster(const ConfigInvocation& invocation, const run::RunProvenance& m
     const run::ClusterStepResult result = naming_config(
         params, [&] { return run::run_cluster_step(params, params.planner.options(), invocation.timeline, progress.callback()); });
     run::print_cluster_step(std::cout, params, result);
+    if (params.workload.steps > 1)
+        std::cout << "whole run: " << params.workload.steps << " steps (workload.steps) of the simulated step: "
+                  << run::Table::fixed(result.step_s * static_cast<double>(params.workload.steps), 3) << " s, "
+                  << run::Table::fixed((result.compute_energy.total_pj() + result.link_energy_pj +
+                                        result.compression_energy_pj) * 1e-12 * static_cast<double>(params.workload.steps), 3)
+                  << " J\n";
     if (!out_dir.empty()) {
         fastsim::write_file_atomically(out_dir + "/report.json", run::cluster_step_json(params, result, made_by));
         fastsim::write_file_atomically(out_dir + "/layers.csv", run::cluster_layers_csv(params, result));

@@ -90,6 +90,7 @@ struct BfpReportParams {
 struct WorkloadParams {
     FilePath trace;
     std::size_t batch = 32;
+    std::uint64_t steps = 1;  ///< training steps of the whole run (docs/config.md#workload)
     Location batch_where;     ///< where workload.batch is set, for errors about the sizes it scales
     workload::Workload network;
 };
@@ -118,11 +119,28 @@ struct PrecisionOverride {
     std::optional<int> weights, activations, gradients;
 };
 
+/// One precision.schedule entry, as written: from step `from_step` on, these widths replace
+/// the precision defaults (unset: the defaults); precision.layers overrides still apply.
+struct ScheduleEntry {
+    std::uint64_t from_step = 0;
+    std::optional<int> weights, activations, gradients;
+};
+
+/// Steps first_step .. first_step + steps - 1 of the run, all at one precision.
+struct PrecisionSegment {
+    std::uint64_t first_step = 0, steps = 0;
+    node::TensorPrecision defaults;               ///< the widths before precision.layers overrides
+    std::vector<node::LayerPrecision> per_layer;  ///< one per workload layer
+};
+
 struct PrecisionParams {
     node::TensorPrecision defaults;
     node::TensorRounding rounding;
     std::vector<PrecisionOverride> overrides;
-    std::vector<node::LayerPrecision> per_layer;  ///< resolved, one per workload layer
+    std::vector<ScheduleEntry> schedule;
+    /// Resolved: the run's steps in order, at least one segment; segments[0] starts at step 0.
+    std::vector<PrecisionSegment> segments;
+    std::vector<node::LayerPrecision> per_layer;  ///< resolved: step 0's, one per workload layer
 };
 
 struct EnergyParams {

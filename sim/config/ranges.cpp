@@ -12,6 +12,8 @@ namespace fastsim::config {
 // follow the same reasoning.
 const KeyRange kWorkloadBatch{"workload.batch", "", 1, 1 << 20, false,
                               "batch × per-sample GEMM rows stays a checked 64-bit product"};
+const KeyRange kWorkloadSteps{"workload.steps", "", 1, 0x1p40, false,
+                              "a run's cycles (steps × a step's) are checked 64-bit products"};
 const KeyRange kClockMhz{"node.clock_mhz, node_types[].clock_mhz", "MHz", 1, 1e5, false,
                          "1 MHz … 100 GHz: cycles ↔ picoseconds stay exact 64-bit integers"};
 const KeyRange kArrayDim{"node.array.rows, node.array.cols (and node_types[])", "", 1, 4096, false,
@@ -96,7 +98,7 @@ const KeyRange kCheckEvery{"schedule.check_every_iterations", "", 1, 0x1p30, fal
 
 const std::vector<const KeyRange*>& all_key_ranges() {
     static const std::vector<const KeyRange*> all{
-        &kWorkloadBatch, &kClockMhz, &kArrayDim, &kConverterLanes, &kConverterLatency, &kSramCapacityKib,
+        &kWorkloadBatch, &kWorkloadSteps, &kClockMhz, &kArrayDim, &kConverterLanes, &kConverterLatency, &kSramCapacityKib,
         &kSramBitsPerCycle, &kBandwidthGbPerS, &kLatencyNs, &kDramCapacityGib, &kMaxTileRows, &kNodeArrays,
         &kGroupCount, &kPipelineStages, &kPipelineMicrobatches, &kTreeFanout, &kTrainWorkers, &kTargetAccuracy, &kSyncServers, &kSyncServerNodes, &kSyncDensity, &kPowerSgdRank, &kSyncThreshold, &kSyncStaleness, &kLinkEnergyPjPerBit, &kGroupSize, &kExponentBits, &kExponentBias, &kLfsrBits, &kNoiseBits,
         &kReportMantissaBits, &kTensorScale, &kTensorDof, &kTensorCount, &kMantissaWidth, &kEnergyPj, &kLeakageMw, &kLayerSize,

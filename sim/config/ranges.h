@@ -40,6 +40,7 @@ std::string exact_number(double v);
 
 // Run configs (fastsim run, validate, plan, compare; nodes also in fastsim train).
 extern const KeyRange kWorkloadBatch;
+extern const KeyRange kWorkloadSteps;  ///< precision.schedule[].from_step is checked against the value
 extern const KeyRange kClockMhz;
 extern const KeyRange kArrayDim;
 extern const KeyRange kConverterLanes;

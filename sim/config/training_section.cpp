@@ -3,6 +3,7 @@
 // (docs/config.md#workload, #precision).
 #include "config/sections.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "config/energy_table.h"
@@ -20,6 +21,10 @@ void workload_keys(Visit& visit, W& w) {
                     "relative path is taken from the config file's folder",
                     nullptr, "— (required)", "an existing file"});
     visit(w.batch, {"batch", "samples per step (in `cluster`: the whole cluster's)", &kWorkloadBatch});
+    visit(w.steps, {"steps",
+                    "training steps of the whole run: the report adds the run's cycles (`cluster`: seconds) and "
+                    "energy; in `training_step` each distinct precision of `precision.schedule` is simulated once",
+                    &kWorkloadSteps});
 }
 
 template <typename Visit, typename P>
@@ -29,6 +34,16 @@ void precision_keys(Visit& visit, P& p) {
     visit(p.defaults.gradients, {"gradients", "gradients' mantissa bits", &kMantissaWidth});
     visit(p.rounding.activations, {"rounding.activations", "converter rounding for activations"});
     visit(p.rounding.gradients, {"rounding.gradients", "converter rounding for gradients (FAST)"});
+}
+
+template <typename Visit, typename E>
+void schedule_keys(Visit& visit, E& e) {
+    visit(e.from_step, {"from_step", "the first step (0-based) at these widths; entries in increasing order, each below "
+                                     "`workload.steps`", nullptr, "— (required)", "0 … 1099511627775"});
+    visit(e.weights, {"weights", "weights' width from that step on", &kMantissaWidth, "`precision.weights`"});
+    visit(e.activations, {"activations", "activations' width from that step on", &kMantissaWidth,
+                          "`precision.activations`"});
+    visit(e.gradients, {"gradients", "gradients' width from that step on", &kMantissaWidth, "`precision.gradients`"});
 }
 
 template <typename Visit, typename O>
@@ -43,6 +58,26 @@ void override_keys(Visit& visit, O& o) {
 constexpr auto kWorkloadKeys = [](auto& visit, auto& w) { workload_keys(visit, w); };
 constexpr auto kPrecisionKeys = [](auto& visit, auto& p) { precision_keys(visit, p); };
 constexpr auto kOverrideKeys = [](auto& visit, auto& o) { override_keys(visit, o); };
+constexpr auto kScheduleKeys = [](auto& visit, auto& e) { schedule_keys(visit, e); };
+
+/// Every layer's precision: `defaults` everywhere, then the overrides in order.
+std::vector<node::LayerPrecision> layer_precisions(const node::TensorPrecision& defaults,
+                                                   const std::vector<PrecisionOverride>& overrides,
+                                                   const std::vector<workload::Layer>& layers) {
+    std::vector<node::LayerPrecision> out(layers.size(), node::LayerPrecision{defaults, defaults, defaults});
+    for (const PrecisionOverride& o : overrides)
+        for (std::size_t l = 0; l < layers.size(); ++l) {
+            if (layers[l].name != o.layer) continue;
+            for (std::size_t ph = 0; ph < 3; ++ph) {
+                if (o.phase && static_cast<std::size_t>(*o.phase) != ph) continue;
+                node::TensorPrecision& t = out[l][ph];
+                t.weights = o.weights.value_or(t.weights);
+                t.activations = o.activations.value_or(t.activations);
+                t.gradients = o.gradients.value_or(t.gradients);
+            }
+        }
+    return out;
+}
 
 /// Every layer's GEMMs, and the MACs of the whole step, fit 64 bits at `batch`: a layer that
 /// does not is an error at the layer in its trace that also names workload.batch.
@@ -110,7 +145,6 @@ void resolve_training(MapReader& top, Params& p) {
                                      {"gradients", pp.defaults.gradients}})
         check_mantissa_format(p.bfp, width, precision.where(key));
     const auto& layers = p.workload.network.layers;
-    pp.per_layer.assign(layers.size(), node::LayerPrecision{pp.defaults, pp.defaults, pp.defaults});
     for (MapReader& entry : precision.section().maps("layers")) {
         const Location entry_where = entry.location();
         PrecisionOverride o;
@@ -121,29 +155,56 @@ void resolve_training(MapReader& top, Params& p) {
         for (const auto& [key, width] : {std::pair{"weights", o.weights}, {"activations", o.activations},
                                          {"gradients", o.gradients}})
             if (width) check_mantissa_format(p.bfp, *width, reader.where(key));
-        std::size_t index = layers.size();
-        for (std::size_t l = 0; l < layers.size(); ++l)
-            if (layers[l].name == o.layer) index = l;
-        if (index == layers.size())
-            throw ConfigError(reader.where("layer"), "no layer named '" + o.layer + "' in " + p.workload.trace.written);
-        for (std::size_t ph = 0; ph < 3; ++ph) {
-            if (o.phase && static_cast<std::size_t>(*o.phase) != ph) continue;
-            node::TensorPrecision& t = pp.per_layer[index][ph];
-            t.weights = o.weights.value_or(t.weights);
-            t.activations = o.activations.value_or(t.activations);
-            t.gradients = o.gradients.value_or(t.gradients);
-        }
+        const bool known =
+            std::any_of(layers.begin(), layers.end(), [&](const workload::Layer& l) { return l.name == o.layer; });
+        if (!known) throw ConfigError(reader.where("layer"), "no layer named '" + o.layer + "' in " + p.workload.trace.written);
         pp.overrides.push_back(o);
     }
+
+    // (3b) The schedule: segments of workload.steps, each entry's widths as the defaults.
+    pp.schedule.clear();
+    pp.segments.clear();
+    for (MapReader& entry : precision.section().maps("schedule")) {
+        const Location where = entry.location();
+        ScheduleEntry e;
+        KeyReader reader = read_keys(std::move(entry), e, kScheduleKeys);
+        reader.finish();
+        if (!reader.given("from_step")) throw ConfigError(where, "expected from_step: the first step at these widths");
+        for (const auto& [key, width] : {std::pair{"weights", e.weights}, {"activations", e.activations},
+                                         {"gradients", e.gradients}})
+            if (width) check_mantissa_format(p.bfp, *width, reader.where(key));
+        if (e.from_step >= p.workload.steps)
+            throw ConfigError(reader.where("from_step"), "from_step " + std::to_string(e.from_step) +
+                                                             " is not a step of the run: workload.steps is " +
+                                                             std::to_string(p.workload.steps));
+        if (!pp.schedule.empty() && e.from_step <= pp.schedule.back().from_step)
+            throw ConfigError(reader.where("from_step"), "from_step " + std::to_string(e.from_step) +
+                                                             " must be greater than the previous entry's (" +
+                                                             std::to_string(pp.schedule.back().from_step) + ")");
+        pp.schedule.push_back(e);
+    }
     precision.finish();
+    const auto segment_at = [&](std::uint64_t first, const node::TensorPrecision& defaults) {
+        pp.segments.push_back({first, 0, defaults, layer_precisions(defaults, pp.overrides, layers)});
+    };
+    if (pp.schedule.empty() || pp.schedule.front().from_step > 0) segment_at(0, pp.defaults);
+    for (const ScheduleEntry& e : pp.schedule)
+        segment_at(e.from_step, {e.weights.value_or(pp.defaults.weights), e.activations.value_or(pp.defaults.activations),
+                                 e.gradients.value_or(pp.defaults.gradients)});
+    for (std::size_t i = 0; i < pp.segments.size(); ++i)
+        pp.segments[i].steps = (i + 1 < pp.segments.size() ? pp.segments[i + 1].first_step : p.workload.steps) -
+                               pp.segments[i].first_step;
+    pp.per_layer = pp.segments.front().per_layer;
 
     // (4) Energy table, with the node's DRAM type.
     p.energy = read_energy_section(top);
     p.energy.resolved = load_energy_table(p.energy.table.resolved, p.node.dram_type, node.where("dram.type"));
 
-    // (5) Every phase must tile onto this node: checked here, where the SRAM keys are known.
-    check_tiling(node::training_step_phases(p.workload.network, p.workload.batch, pp.per_layer, pp.rounding), p.node,
-                 node, p.workload.network);
+    // (5) Every phase must tile onto this node at every precision of the run: checked here,
+    // where the SRAM keys are known.
+    for (const PrecisionSegment& segment : pp.segments)
+        check_tiling(node::training_step_phases(p.workload.network, p.workload.batch, segment.per_layer, pp.rounding),
+                     p.node, node, p.workload.network);
 }
 
 void dump_training(YAML::Emitter& out, const Params& p) {
@@ -159,14 +220,25 @@ void dump_training(YAML::Emitter& out, const Params& p) {
         write_keys(out, o, kOverrideKeys);
         out << YAML::EndMap;
     }
-    out << YAML::EndSeq << YAML::EndMap;
+    out << YAML::EndSeq;
+    if (!p.precision.schedule.empty()) {
+        out << YAML::Key << "schedule" << YAML::Value << YAML::BeginSeq;
+        for (const auto& e : p.precision.schedule) {
+            out << YAML::Flow << YAML::BeginMap;
+            write_keys(out, e, kScheduleKeys);
+            out << YAML::EndMap;
+        }
+        out << YAML::EndSeq;
+    }
+    out << YAML::EndMap;
     dump_energy_section(out, p.energy);
 }
 
 std::vector<std::pair<std::string, std::string>> training_key_tables() {
     return {{"workload", key_table<WorkloadParams>(kWorkloadKeys)},
             {"precision", key_table<PrecisionParams>(kPrecisionKeys)},
-            {"precision.layers", key_table<PrecisionOverride>(kOverrideKeys)}};
+            {"precision.layers", key_table<PrecisionOverride>(kOverrideKeys)},
+            {"precision.schedule", key_table<ScheduleEntry>(kScheduleKeys)}};
 }
 
 }  // namespace fastsim::config

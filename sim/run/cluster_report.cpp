@@ -346,6 +346,12 @@ std::string cluster_step_json(const config::Params& params, const ClusterStepRes
               << format_number(r.stages[s].idle_s) << ", \"planned_busy_s\": " << format_number(p.stages[s].busy_s) << "}";
         j << "]},\n";
     }
+    if (params.workload.steps > 1) {
+        const double energy_pj = e.total_pj() + r.link_energy_pj + r.compression_energy_pj;
+        j << "  \"whole_run\": {\"steps\": " << params.workload.steps << ", \"total_seconds\": "
+          << format_number(r.step_s * static_cast<double>(params.workload.steps)) << ", \"total_energy_pj\": "
+          << format_number(energy_pj * static_cast<double>(params.workload.steps)) << "},\n";
+    }
     j << "  \"links\": [\n";
     const auto& channels = params.cluster.topology->channels();
     for (std::size_t c = 0; c < r.simulated.channels.size(); ++c) {

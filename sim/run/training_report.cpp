@@ -164,8 +164,27 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
     out << "(every layer and phase: --per-layer, and layers.csv with --out)\n";
 }
 
+void print_whole_run(std::ostream& out, const config::Params& params, const WholeRunResult& run) {
+    const node::NodeParams& n = params.node.resolved;
+    out << "\nwhole run: " << params.workload.steps << " steps (workload.steps) in " << run.segments.size()
+        << " precision segment" << (run.segments.size() == 1 ? "" : "s") << ", " << run.distinct_steps
+        << " distinct step" << (run.distinct_steps == 1 ? "" : "s")
+        << " simulated (the report above is step 0's)\n";
+    Table table({"steps", "widths_w/a/g", "cycles_per_step", "energy_uJ_per_step", "cycles", "energy_uJ"});
+    for (const RunSegment& s : run.segments)
+        table.add_row({std::to_string(s.first_step) + "-" + std::to_string(s.first_step + s.steps - 1),
+                       std::to_string(s.widths.weights) + "/" + std::to_string(s.widths.activations) + "/" +
+                           std::to_string(s.widths.gradients),
+                       std::to_string(s.step_cycles), Table::fixed(micro(s.step_energy_pj), 2),
+                       std::to_string(s.step_cycles * s.steps),
+                       Table::fixed(micro(s.step_energy_pj * static_cast<double>(s.steps)), 2)});
+    table.print(out);
+    out << "run total: " << run.total_cycles << " cycles (" << Table::fixed(to_seconds(Cycles(run.total_cycles), n.clock_hz), 3)
+        << " s at " << params.node.clock_mhz << " MHz), " << Table::fixed(micro(run.total_energy_pj) * 1e-6, 3) << " J\n";
+}
+
 std::string training_step_json(const config::Params& params, const TrainingStepResult& result,
-                               const RunProvenance& provenance) {
+                               const RunProvenance& provenance, const WholeRunResult* whole_run) {
     const node::NodeParams& n = params.node.resolved;
     const node::PhaseCounters& t = result.total;
     std::ostringstream o;
@@ -190,6 +209,20 @@ std::string training_step_json(const config::Params& params, const TrainingStepR
     for (std::size_t i = 0; i < std::size(node::kCycleParts); ++i)
         o << (i ? ", " : "") << json_string(std::string(node::kCycleParts[i].key)) << ": " << t.*node::kCycleParts[i].member;
     o << "},\n";
+    if (whole_run != nullptr) {
+        o << "  \"whole_run\": {\"steps\": " << params.workload.steps << ", \"total_cycles\": " << whole_run->total_cycles
+          << ", \"total_seconds\": " << format_number(to_seconds(Cycles(whole_run->total_cycles), n.clock_hz))
+          << ", \"total_energy_pj\": " << format_number(whole_run->total_energy_pj)
+          << ", \"distinct_steps_simulated\": " << whole_run->distinct_steps << ", \"segments\": [";
+        for (std::size_t i = 0; i < whole_run->segments.size(); ++i) {
+            const RunSegment& s = whole_run->segments[i];
+            o << (i ? ", " : "") << "{\"first_step\": " << s.first_step << ", \"steps\": " << s.steps
+              << ", \"weights\": " << s.widths.weights << ", \"activations\": " << s.widths.activations
+              << ", \"gradients\": " << s.widths.gradients << ", \"step_cycles\": " << s.step_cycles
+              << ", \"step_energy_pj\": " << format_number(s.step_energy_pj) << "}";
+        }
+        o << "]},\n";
+    }
     o << "  \"phases\": [\n";
     for (std::size_t i = 0; i < result.phases.size(); ++i) {
         o << "    {";

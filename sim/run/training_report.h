@@ -18,13 +18,17 @@ enum class StepReportDetail {
     per_layer  ///< totals, the three phases, then every layer and phase
 };
 
+/// The whole-run block of the terminal report: each precision segment's steps and costs, and
+/// the run's totals (printed when workload.steps > 1 or precision.schedule has entries).
+void print_whole_run(std::ostream& out, const config::Params& params, const WholeRunResult& run);
+
 /// The terminal report of a training step.
 void print_training_step(std::ostream& out, const config::Params& params, const TrainingStepResult& result,
                          StepReportDetail detail);
 
 /// report.json: run summary (total_cycles, total_energy_pj, ...) and one entry per layer and phase.
 std::string training_step_json(const config::Params& params, const TrainingStepResult& result,
-                                const RunProvenance& provenance);
+                                const RunProvenance& provenance, const WholeRunResult* whole_run = nullptr);
 
 /// layers.csv: one row per layer and phase; every column name carries its unit.
 std::string training_step_csv(const config::Params& params, const TrainingStepResult& result);

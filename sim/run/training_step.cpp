@@ -6,6 +6,7 @@
 #include <memory>
 #include <random>
 
+#include "common/errors.h"
 #include "fmac/training_gemm.h"
 #include "node/node.h"
 #include "run/layer_errors.h"
@@ -126,6 +127,52 @@ TrainingStepResult run_training_step(const config::Params& params, const WorkPro
     }
     if (recorder) result.timeline = recorder->finish(result.total.cycles);
     return result;
+}
+
+}  // namespace fastsim::run
+
+namespace fastsim::run {
+
+WholeRunResult run_whole_training(const config::Params& params, const TrainingStepResult& first_step,
+                                  const WorkProgress& progress) {
+    const auto& segments = params.precision.segments;
+    WholeRunResult run;
+    for (std::size_t i = 0; i < segments.size(); ++i) {
+        std::size_t reuse = i;
+        for (std::size_t j = 0; j < i && reuse == i; ++j)
+            if (segments[j].per_layer == segments[i].per_layer) reuse = j;
+        const TrainingStepResult* step = nullptr;
+        TrainingStepResult simulated;
+        if (reuse == i && i == 0) {
+            step = &first_step;
+        } else if (reuse == i) {
+            config::Params at = params;
+            at.precision.per_layer = segments[i].per_layer;
+            simulated = run_training_step(at, progress);
+            step = &simulated;
+        }
+        RunSegment segment;
+        segment.first_step = segments[i].first_step;
+        segment.steps = segments[i].steps;
+        segment.widths = segments[i].defaults;
+        segment.simulated_in = reuse;
+        if (step != nullptr) {
+            segment.step_cycles = step->total.cycles;
+            segment.step_energy_pj = step->total_energy.total_pj();
+            ++run.distinct_steps;
+        } else {
+            segment.step_cycles = run.segments[reuse].step_cycles;
+            segment.step_energy_pj = run.segments[reuse].step_energy_pj;
+        }
+        std::uint64_t cycles = 0;
+        if (__builtin_mul_overflow(segment.step_cycles, segment.steps, &cycles) ||
+            __builtin_add_overflow(run.total_cycles, cycles, &run.total_cycles))
+            throw UserError(params.source_file + ": workload.steps: " + std::to_string(params.workload.steps) +
+                            " steps of this run take more than 2^64 cycles");
+        run.total_energy_pj += segment.step_energy_pj * static_cast<double>(segment.steps);
+        run.segments.push_back(segment);
+    }
+    return run;
 }
 
 }  // namespace fastsim::run

@@ -41,6 +41,29 @@ struct TrainingStepResult {
 TrainingStepResult run_training_step(const config::Params& params, const WorkProgress& progress = {},
                                      const std::optional<TimelineRequest>& timeline = std::nullopt);
 
+/// One precision segment of a whole run (config::PrecisionSegment) and what a step of it costs.
+struct RunSegment {
+    std::uint64_t first_step = 0, steps = 0;
+    node::TensorPrecision widths;  ///< the segment's default widths (before precision.layers overrides)
+    std::uint64_t step_cycles = 0;
+    double step_energy_pj = 0;
+    std::size_t simulated_in = 0;  ///< the segment whose step was simulated for this one (itself, or an earlier equal one)
+};
+
+/// A whole training run: workload.steps steps, in the segments of precision.schedule.
+struct WholeRunResult {
+    std::vector<RunSegment> segments;
+    std::uint64_t total_cycles = 0;  ///< sum of steps x step_cycles
+    double total_energy_pj = 0;
+    std::size_t distinct_steps = 0;  ///< training steps simulated
+};
+
+/// The whole run of `params`, given step 0's result: each segment whose per-layer precision
+/// no earlier segment has is simulated once. Throws UserError naming workload.steps if the
+/// run's cycles exceed 64 bits.
+WholeRunResult run_whole_training(const config::Params& params, const TrainingStepResult& first_step,
+                                  const WorkProgress& progress = {});
+
 /// The energy of `counters` on a node of `arrays` arrays of `node` (each with `sram_kib` of
 /// SRAM), leakage over counters.cycles.
 energy::EnergyBreakdown counters_energy(const node::PhaseCounters& counters, const node::NodeParams& node,

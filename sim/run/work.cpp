@@ -224,12 +224,15 @@ WorkEstimate estimate_training_step(const config::Params& params, bool timeline)
             where = layer_text(params, s);
         }
     }
-    e.add("memo tiles", tiles, kNsPerMemoTile, where);
+    // A whole run simulates a step per precision segment (a bound: equal segments are simulated once;
+    // the timeline is step 0's only).
+    const auto steps = static_cast<double>(std::max<std::size_t>(1, params.precision.segments.size()));
+    e.add("memo tiles", tiles * steps, kNsPerMemoTile, where);
     e.add("tiles recorded in the timeline", recorded, kNsPerTimelineTile, where);
-    e.add("tiles stepped", stepped_tiles, kNsPerSteppedTile, where);
-    e.add("array cycles stepped", cycles, kNsPerSteppedCycle, where);
-    e.add("PE-cycles stepped", pe_cycles, kNsPerPeCycle, where);
-    e.add("synthetic operand values", values, kNsPerSyntheticValue, where);
+    e.add("tiles stepped", stepped_tiles * steps, kNsPerSteppedTile, where);
+    e.add("array cycles stepped", cycles * steps, kNsPerSteppedCycle, where);
+    e.add("PE-cycles stepped", pe_cycles * steps, kNsPerPeCycle, where);
+    e.add("synthetic operand values", values * steps, kNsPerSyntheticValue, where);
     return e;
 }
 

@@ -250,6 +250,33 @@ TEST_CASE("a run directory describes itself: config.yaml re-runs it, report.json
     CHECK(json_number(json, "total_cycles") > 0);
 }
 
+TEST_CASE("a whole run costs each precision segment's steps at that segment's step", "[cli][node]") {
+    fastsim::test::TempDir dir;
+    const std::string base = "run: {mode: training_step}\nworkload: {trace: " + std::string(FASTSIM_SOURCE_DIR) +
+                             "/traces/tiny_cnn.yaml, batch: 4, steps: 10}\n";
+    const std::string config = dir.write(
+        "run.yaml", base + "precision:\n  schedule:\n    - {from_step: 0, weights: 2, activations: 2, gradients: 2}\n"
+                           "    - {from_step: 3, weights: 4, activations: 4, gradients: 4}\n"
+                           "    - {from_step: 6, weights: 2, activations: 2, gradients: 2}\n");
+    Result r = run_fastsim("run " + config + " --out " + dir.path("run"));
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("whole run: 10 steps (workload.steps) in 3 precision segments, 2 distinct steps simulated"));
+    const std::string json = slurp(dir.path("run/report.json"));
+    // One step at each width, run on its own.
+    const auto step_cycles = [&](int bits) {
+        const std::string b = std::to_string(bits);
+        const std::string one = dir.write("w" + b + ".yaml", base + "precision: {weights: " + b + ", activations: " + b +
+                                                                 ", gradients: " + b + "}\n");
+        REQUIRE(run_fastsim("run " + one + " -p workload.steps=1 --out " + dir.path("w" + b)).exit_code == 0);
+        return json_number(slurp(dir.path("w" + b + "/report.json")), "total_cycles");
+    };
+    const double c2 = step_cycles(2), c4 = step_cycles(4);
+    REQUIRE(c2 != c4);
+    const std::string whole = json.substr(json.find("\"whole_run\""));
+    CHECK(json_number(whole, "total_cycles") == 7 * c2 + 3 * c4);
+    CHECK(json_number(json, "total_cycles") == c2);  // the step reported is step 0
+}
+
 TEST_CASE("diff prints the totals and the layers that changed between two runs", "[cli][node]") {
     fastsim::test::TempDir dir;
     REQUIRE(run_fastsim("run " + kTinyNode + " --out " + dir.path("a")).exit_code == 0);

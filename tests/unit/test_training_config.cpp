@@ -100,6 +100,55 @@ TEST_CASE("training_step errors name the file, line and key", "[config][node]") 
     CHECK_THAT(error_of(config_text("", "/nonexistent/net.yaml")), Contains("bad.yaml:3:10: workload.trace: no trace file at /nonexistent/net.yaml"));
 }
 
+TEST_CASE("a precision schedule splits workload.steps into segments, layer overrides apply in each", "[config][node]") {
+    test::TempDir dir;
+    const std::string file = dir.write(
+        "run.yaml", "run: {mode: training_step}\nworkload:\n  trace: " + kSource +
+                        "/traces/tiny_cnn.yaml\n  batch: 2\n  steps: 100\nprecision:\n  weights: 6\n  layers:\n"
+                        "    - {layer: fc, gradients: 2}\n  schedule:\n    - {from_step: 10, weights: 2, activations: 4}\n"
+                        "    - {from_step: 60}\n");
+    const config::Params p = config::load(file);
+    const auto& segments = p.precision.segments;
+    REQUIRE(segments.size() == 3);
+    CHECK(segments[0].first_step == 0);  // before the first entry: the precision keys as written
+    CHECK(segments[0].steps == 10);
+    CHECK(segments[1].first_step == 10);
+    CHECK(segments[1].steps == 50);
+    CHECK(segments[2].steps == 40);
+    const auto fwd = phase(fmac::TrainingPhase::forward);
+    CHECK(segments[0].per_layer[0][fwd].weights == 6);
+    CHECK(segments[1].per_layer[0][fwd].weights == 2);
+    CHECK(segments[1].per_layer[0][fwd].activations == 4);
+    CHECK(segments[1].per_layer[0][fwd].gradients == 8);  // unset: precision.gradients
+    CHECK(segments[2].per_layer[0][fwd].weights == 6);    // no widths: the precision keys
+    for (const auto& segment : segments) CHECK(segment.per_layer[2][fwd].gradients == 2);  // fc's override
+    CHECK(p.precision.per_layer == segments[0].per_layer);  // a single step reports step 0
+    // The dump loads back to the same schedule.
+    const config::Params q = config::load(dir.write("again.yaml", config::dump(p)));
+    CHECK(config::dump(q) == config::dump(p));
+    REQUIRE(q.precision.segments.size() == 3);
+    CHECK(q.precision.segments[1].per_layer == segments[1].per_layer);
+}
+
+TEST_CASE("precision schedule errors name the entry and key", "[config][node]") {
+    const std::string steps = "  steps: 50\n";
+    const auto with = [&](const std::string& schedule) {
+        return "run: {mode: training_step}\nworkload:\n  trace: " + kSource + "/traces/tiny_cnn.yaml\n  batch: 2\n" +
+               steps + "precision:\n  schedule:\n" + schedule;
+    };
+    CHECK_THAT(error_of(with("    - {from_step: 50}\n")),
+               Contains("precision.schedule[0].from_step: from_step 50 is not a step of the run: workload.steps is 50"));
+    CHECK_THAT(error_of(with("    - {from_step: 20}\n    - {from_step: 20}\n")),
+               Contains("precision.schedule[1].from_step: from_step 20 must be greater than the previous entry's (20)"));
+    CHECK_THAT(error_of(with("    - {weights: 4}\n")), Contains("precision.schedule[0]: expected from_step"));
+    CHECK_THAT(error_of(with("    - {from_step: 5, weights: 5}\n")), Contains("precision.schedule[0].weights: expected 2, 4, 6 or 8 bits"));
+    CHECK_THAT(error_of(with("    - {from_step: -1}\n")), Contains("precision.schedule[0].from_step"));
+    CHECK_THAT(error_of(with("    - {from_step: 5, bits: 4}\n")), Contains("precision.schedule[0].bits: unknown key"));
+    CHECK_THAT(error_of("run: {mode: training_step}\nworkload:\n  trace: " + kSource +
+                        "/traces/tiny_cnn.yaml\n  steps: 0\n"),
+               Contains("workload.steps: expected"));
+}
+
 TEST_CASE("energy tables: every entry needs a value and a source", "[config][energy]") {
     test::TempDir dir;
     std::string table;
