@@ -10,6 +10,7 @@
 #include "config/load.h"
 #include "config/node_keys.h"
 #include "config/trace_reader.h"
+#include "common/csv_reader.h"
 
 namespace fastsim::config {
 namespace {
@@ -59,6 +60,69 @@ constexpr auto kWorkloadKeys = [](auto& visit, auto& w) { workload_keys(visit, w
 constexpr auto kPrecisionKeys = [](auto& visit, auto& p) { precision_keys(visit, p); };
 constexpr auto kOverrideKeys = [](auto& visit, auto& o) { override_keys(visit, o); };
 constexpr auto kScheduleKeys = [](auto& visit, auto& e) { schedule_keys(visit, e); };
+
+/// The segments of a `fastsim train` precision_log.csv: one row per iteration (0, 1, ... in
+/// order, one policy), a `<layer>.<class>_bits` column per layer and tensor class. Each row's
+/// widths apply to that step, the last row's to every later step; layers the log does not name
+/// keep `base`. Rows from `steps` on are not used.
+std::vector<PrecisionSegment> segments_from_log(const std::string& path, const Location& where,
+                                                const std::vector<node::LayerPrecision>& base,
+                                                const node::TensorPrecision& defaults,
+                                                const std::vector<workload::Layer>& layers, std::uint64_t steps,
+                                                const BfpParams& bfp) {
+    const CsvTable log = read_csv_file(path);
+    const auto iteration = log.column("iteration"), policy = log.column("policy");
+    if (!iteration || !policy)
+        throw ConfigError(where, path + ": expected a fastsim train precision_log.csv (policy, iteration, epoch, "
+                                        "<layer>.<class>_bits columns)");
+    // Which width each column sets.
+    struct Width {
+        std::size_t column, layer;
+        int node::TensorPrecision::*member;
+    };
+    std::vector<Width> widths;
+    for (std::size_t c = 0; c < log.header.size(); ++c) {
+        const std::string& name = log.header[c];
+        if (name == "policy" || name == "iteration" || name == "epoch") continue;
+        const std::size_t dot = name.rfind('.');
+        const std::string layer = name.substr(0, dot), kind = dot == std::string::npos ? "" : name.substr(dot + 1);
+        int node::TensorPrecision::*member = kind == "weights_bits"       ? &node::TensorPrecision::weights
+                                             : kind == "activations_bits" ? &node::TensorPrecision::activations
+                                             : kind == "gradients_bits"   ? &node::TensorPrecision::gradients
+                                                                          : nullptr;
+        if (member == nullptr)
+            throw ConfigError(where, path + ": column '" + name + "': expected <layer>.weights_bits, .activations_bits "
+                                            "or .gradients_bits");
+        std::size_t index = layers.size();
+        for (std::size_t l = 0; l < layers.size(); ++l)
+            if (layers[l].name == layer) index = l;
+        if (index == layers.size())
+            throw ConfigError(where, path + ": column '" + name + "': no layer named '" + layer + "' in the trace");
+        widths.push_back({c, index, member});
+    }
+    std::vector<PrecisionSegment> segments;
+    for (std::size_t r = 0; r < log.rows.size() && r < steps; ++r) {
+        const auto& row = log.rows[r];
+        const std::string line = path + ":" + std::to_string(log.row_lines[r]);
+        if (row[*policy] != log.rows[0][*policy])
+            throw ConfigError(where, line + ": policy '" + row[*policy] + "' after '" + log.rows[0][*policy] +
+                                         "': keep one policy's rows");
+        if (parse_number(row[*iteration]) != static_cast<double>(r))
+            throw ConfigError(where, line + ": iteration: expected " + std::to_string(r) + ", got '" + row[*iteration] + "'");
+        std::vector<node::LayerPrecision> per_layer = base;
+        for (const Width& w : widths) {
+            const auto bits = parse_number(row[w.column]);
+            if (!bits || !kMantissaWidth.admits(*bits))
+                throw ConfigError(where, line + ": " + log.header[w.column] + ": expected " +
+                                             kMantissaWidth.describe("") + ", got '" + row[w.column] + "'");
+            check_mantissa_format(bfp, static_cast<int>(*bits), where);
+            for (node::TensorPrecision& phase : per_layer[w.layer]) phase.*w.member = static_cast<int>(*bits);
+        }
+        if (segments.empty() || segments.back().per_layer != per_layer) segments.push_back({r, 0, defaults, per_layer});
+    }
+    if (segments.empty()) throw ConfigError(where, path + ": no iterations");
+    return segments;
+}
 
 /// Every layer's precision: `defaults` everywhere, then the overrides in order.
 std::vector<node::LayerPrecision> layer_precisions(const node::TensorPrecision& defaults,
@@ -164,7 +228,14 @@ void resolve_training(MapReader& top, Params& p) {
     // (3b) The schedule: segments of workload.steps, each entry's widths as the defaults.
     pp.schedule.clear();
     pp.segments.clear();
-    for (MapReader& entry : precision.section().maps("schedule")) {
+    pp.schedule_log = {};
+    const YAML::Node schedule_node = precision.section().raw("schedule");
+    const bool from_log = schedule_node && schedule_node.IsScalar();
+    if (from_log) {
+        pp.schedule_log.written = schedule_node.as<std::string>();
+        pp.schedule_log.resolved = resolve_path(top.document()->file, pp.schedule_log.written);
+    }
+    for (MapReader& entry : from_log ? std::vector<MapReader>{} : precision.section().maps("schedule")) {
         const Location where = entry.location();
         ScheduleEntry e;
         KeyReader reader = read_keys(std::move(entry), e, kScheduleKeys);
@@ -187,7 +258,12 @@ void resolve_training(MapReader& top, Params& p) {
     const auto segment_at = [&](std::uint64_t first, const node::TensorPrecision& defaults) {
         pp.segments.push_back({first, 0, defaults, layer_precisions(defaults, pp.overrides, layers)});
     };
-    if (pp.schedule.empty() || pp.schedule.front().from_step > 0) segment_at(0, pp.defaults);
+    if (from_log)
+        pp.segments = segments_from_log(pp.schedule_log.resolved, precision.section().location_of("schedule"),
+                                        layer_precisions(pp.defaults, pp.overrides, layers), pp.defaults, layers,
+                                        p.workload.steps, p.bfp);
+    else if (pp.schedule.empty() || pp.schedule.front().from_step > 0)
+        segment_at(0, pp.defaults);
     for (const ScheduleEntry& e : pp.schedule)
         segment_at(e.from_step, {e.weights.value_or(pp.defaults.weights), e.activations.value_or(pp.defaults.activations),
                                  e.gradients.value_or(pp.defaults.gradients)});
@@ -221,7 +297,9 @@ void dump_training(YAML::Emitter& out, const Params& p) {
         out << YAML::EndMap;
     }
     out << YAML::EndSeq;
-    if (!p.precision.schedule.empty()) {
+    if (!p.precision.schedule_log.written.empty()) {
+        out << YAML::Key << "schedule" << YAML::Value << p.precision.schedule_log.resolved;
+    } else if (!p.precision.schedule.empty()) {
         out << YAML::Key << "schedule" << YAML::Value << YAML::BeginSeq;
         for (const auto& e : p.precision.schedule) {
             out << YAML::Flow << YAML::BeginMap;

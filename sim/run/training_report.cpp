@@ -173,14 +173,15 @@ void print_whole_run(std::ostream& out, const config::Params& params, const Whol
     Table table({"steps", "widths_w/a/g", "cycles_per_step", "energy_uJ_per_step", "cycles", "energy_uJ"});
     for (const RunSegment& s : run.segments)
         table.add_row({std::to_string(s.first_step) + "-" + std::to_string(s.first_step + s.steps - 1),
-                       std::to_string(s.widths.weights) + "/" + std::to_string(s.widths.activations) + "/" +
-                           std::to_string(s.widths.gradients),
+                       s.uniform ? std::to_string(s.widths.weights) + "/" + std::to_string(s.widths.activations) + "/" +
+                                       std::to_string(s.widths.gradients)
+                                 : std::string("per layer"),
                        std::to_string(s.step_cycles), Table::fixed(micro(s.step_energy_pj), 2),
                        std::to_string(s.step_cycles * s.steps),
                        Table::fixed(micro(s.step_energy_pj * static_cast<double>(s.steps)), 2)});
     table.print(out);
-    out << "run total: " << run.total_cycles << " cycles (" << Table::fixed(to_seconds(Cycles(run.total_cycles), n.clock_hz), 3)
-        << " s at " << params.node.clock_mhz << " MHz), " << Table::fixed(micro(run.total_energy_pj) * 1e-6, 3) << " J\n";
+    out << "run total: " << run.total_cycles << " cycles (" << format_number(to_seconds(Cycles(run.total_cycles), n.clock_hz))
+        << " s at " << params.node.clock_mhz << " MHz), " << format_number(run.total_energy_pj * 1e-12) << " J\n";
 }
 
 std::string training_step_json(const config::Params& params, const TrainingStepResult& result,
@@ -218,7 +219,8 @@ std::string training_step_json(const config::Params& params, const TrainingStepR
             const RunSegment& s = whole_run->segments[i];
             o << (i ? ", " : "") << "{\"first_step\": " << s.first_step << ", \"steps\": " << s.steps
               << ", \"weights\": " << s.widths.weights << ", \"activations\": " << s.widths.activations
-              << ", \"gradients\": " << s.widths.gradients << ", \"step_cycles\": " << s.step_cycles
+              << ", \"gradients\": " << s.widths.gradients << ", \"uniform\": " << (s.uniform ? "true" : "false")
+              << ", \"step_cycles\": " << s.step_cycles
               << ", \"step_energy_pj\": " << format_number(s.step_energy_pj) << "}";
         }
         o << "]},\n";

@@ -155,6 +155,8 @@ WholeRunResult run_whole_training(const config::Params& params, const TrainingSt
         segment.first_step = segments[i].first_step;
         segment.steps = segments[i].steps;
         segment.widths = segments[i].defaults;
+        for (const node::LayerPrecision& layer : segments[i].per_layer)
+            for (const node::TensorPrecision& phase : layer) segment.uniform = segment.uniform && phase == segment.widths;
         segment.simulated_in = reuse;
         if (step != nullptr) {
             segment.step_cycles = step->total.cycles;

@@ -275,6 +275,34 @@ TEST_CASE("a whole run costs each precision segment's steps at that segment's st
     const std::string whole = json.substr(json.find("\"whole_run\""));
     CHECK(json_number(whole, "total_cycles") == 7 * c2 + 3 * c4);
     CHECK(json_number(json, "total_cycles") == c2);  // the step reported is step 0
+
+    // The same run from a fastsim train precision_log.csv: steps 0-1 at 2 bits, 2-4 at 4 (the
+    // last row's widths continue to step 9).
+    std::string log = "policy,iteration,epoch";
+    for (const char* layer : {"conv1", "conv2", "fc"})
+        for (const char* kind : {"weights", "activations", "gradients"}) log += std::string(",") + layer + "." + kind + "_bits";
+    log += "\n";
+    for (int i = 0; i < 5; ++i) {
+        log += "fast," + std::to_string(i) + ",1";
+        for (int c = 0; c < 9; ++c) log += i < 2 ? ",2" : ",4";
+        log += "\n";
+    }
+    dir.write("precision_log.csv", log);
+    const std::string from_log = dir.write("log.yaml", base + "precision: {schedule: precision_log.csv}\n");
+    r = run_fastsim("run " + from_log + " --out " + dir.path("log"));
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("in 2 precision segments, 2 distinct steps simulated"));
+    const std::string log_json = slurp(dir.path("log/report.json"));
+    CHECK(json_number(log_json.substr(log_json.find("\"whole_run\"")), "total_cycles") == 2 * c2 + 8 * c4);
+    // A column naming no layer of the trace, and a second policy, are errors naming the file.
+    dir.write("bad_log.csv", "policy,iteration,epoch,conv7.weights_bits\nfast,0,1,4\n");
+    r = run_fastsim("run " + dir.write("bad.yaml", base + "precision: {schedule: bad_log.csv}\n"));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("bad_log.csv: column 'conv7.weights_bits': no layer named 'conv7' in the trace"));
+    dir.write("two_policies.csv", "policy,iteration,epoch,fc.weights_bits\nfast,0,1,4\nbfp_m8,1,1,8\n");
+    r = run_fastsim("run " + dir.write("two.yaml", base + "precision: {schedule: two_policies.csv}\n"));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("two_policies.csv:3: policy 'bfp_m8' after 'fast': keep one policy's rows"));
 }
 
 TEST_CASE("diff prints the totals and the layers that changed between two runs", "[cli][node]") {
