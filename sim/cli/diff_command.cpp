@@ -1,26 +1,20 @@
 // SPDX-License-Identifier: MIT
 // `fastsim diff A B`: totals and per-layer changes between two run directories.
 #include <iostream>
-#include <sstream>
 
 #include <boost/program_options.hpp>
 
 #include "cli/app.h"
 #include "cli/logging.h"
 #include "common/errors.h"
+#include "common/output_files.h"
 #include "report/run_diff.h"
 #include "run/table.h"
 
 namespace fastsim::cli {
 namespace {
 
-std::string number(const std::optional<double>& v) {
-    if (!v) return "-";
-    std::ostringstream out;
-    out.precision(9);
-    out << *v;
-    return out.str();
-}
+std::string number(const std::optional<double>& v) { return v ? format_number(*v) : "-"; }
 
 std::string change(const report::DiffValue& v) {
     if (!v.a || !v.b) return v.a ? "only in A" : "only in B";

@@ -154,10 +154,12 @@ WholeRunResult run_whole_training(const config::Params& params, const TrainingSt
         RunSegment segment;
         segment.first_step = segments[i].first_step;
         segment.steps = segments[i].steps;
-        segment.widths = segments[i].defaults;
+        // One width for every layer and phase (as a schedule list without layer overrides, or a
+        // log row that sets all alike) is shown as such; otherwise the segment's defaults.
+        const node::TensorPrecision first = segments[i].per_layer.empty() ? segments[i].defaults : segments[i].per_layer[0][0];
         for (const node::LayerPrecision& layer : segments[i].per_layer)
-            for (const node::TensorPrecision& phase : layer) segment.uniform = segment.uniform && phase == segment.widths;
-        segment.simulated_in = reuse;
+            for (const node::TensorPrecision& phase : layer) segment.uniform = segment.uniform && phase == first;
+        segment.widths = segment.uniform ? first : segments[i].defaults;
         if (step != nullptr) {
             segment.step_cycles = step->total.cycles;
             segment.step_energy_pj = step->total_energy.total_pj();

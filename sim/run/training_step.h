@@ -44,11 +44,10 @@ TrainingStepResult run_training_step(const config::Params& params, const WorkPro
 /// One precision segment of a whole run (config::PrecisionSegment) and what a step of it costs.
 struct RunSegment {
     std::uint64_t first_step = 0, steps = 0;
-    node::TensorPrecision widths;  ///< the segment's default widths (before precision.layers overrides)
-    bool uniform = true;           ///< every layer and phase at `widths`
+    bool uniform = true;           ///< every layer and phase at one width
+    node::TensorPrecision widths;  ///< that width if uniform, else the segment's defaults (before overrides)
     std::uint64_t step_cycles = 0;
     double step_energy_pj = 0;
-    std::size_t simulated_in = 0;  ///< the segment whose step was simulated for this one (itself, or an earlier equal one)
 };
 
 /// A whole training run: workload.steps steps, in the segments of precision.schedule.
