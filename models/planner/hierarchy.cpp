@@ -337,7 +337,7 @@ void Planning::solve_group(std::size_t g, const std::vector<LayerDims>& dims, st
     costs.layer.resize(n);
     costs.edge.resize(n);
     for (std::size_t l = 0; l < n; ++l) {
-        const auto allowed = m_rules.allowed(m_graph.layers[l]);
+        const auto allowed = m_rules.types_for(m_graph.layers[l]);
         for (std::size_t t = 0; t < kPartitionTypes; ++t) {
             const auto type = static_cast<PartitionType>(t);
             if (!allowed[t]) continue;
@@ -488,7 +488,7 @@ void predict(const PlanningInputs& in, Plan& plan) {
 void check_batch_impl(const LayerGraph& graph, const ClusterView& cluster, const PartitionRules& rules, std::string_view planner) {
     const std::size_t nodes = cluster.order.size();
     for (const PlanLayer& layer : graph.layers) {
-        const auto allowed = rules.allowed(layer);
+        const auto allowed = rules.types_for(layer);
         const bool batch_only = std::count(allowed.begin(), allowed.end(), true) == 1 &&
                                 allowed[static_cast<std::size_t>(PartitionType::batch)];
         if (batch_only && layer.dims.batch < nodes)

@@ -21,6 +21,16 @@ struct PartitionRules {
     SplitRule split = SplitRule::equal;
     /// Every layer at its group's common share (one batch share per node, network-wide).
     bool one_share = false;
+
+    /// allowed(layer) less what the layer itself cannot take: a grouped convolution keeps its
+    /// groups whole, so it takes no channel split (Type II or III).
+    [[nodiscard]] std::array<bool, kPartitionTypes> types_for(const PlanLayer& layer) const {
+        auto types = allowed(layer);
+        if (layer.groups > 1)
+            types[static_cast<std::size_t>(PartitionType::in_channels)] =
+                types[static_cast<std::size_t>(PartitionType::out_channels)] = false;
+        return types;
+    }
 };
 
 /// The whole hierarchy planned under `rules` (plan.options = `options`): each group's DP top

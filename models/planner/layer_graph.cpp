@@ -83,6 +83,7 @@ workload::Layer PlanLayer::with_dims(const LayerDims& d) const {
         l.out_features = static_cast<int>(d.out_channels);
         break;
     case workload::LayerKind::matmul:
+    case workload::LayerKind::gemm:
         l.k = static_cast<int>(d.in_channels);
         l.n = static_cast<int>(d.out_channels);
         break;
@@ -114,6 +115,7 @@ LayerGraph build_layer_graph(const workload::Workload& workload, std::uint64_t b
             p.kernel_height = u64(l.kernel_height);
             p.stride = u64(l.stride);
             p.padding = u64(l.padding);
+            p.groups = u64(l.groups);
             break;
         case workload::LayerKind::fc:
             p.dims.in_channels = u64(l.in_features);
@@ -125,6 +127,11 @@ LayerGraph build_layer_graph(const workload::Workload& workload, std::uint64_t b
             p.dims.out_channels = u64(l.n);
             p.in_positions = p.out_positions = u64(l.m) * u64(l.repeat);
             p.has_weights = false;
+            break;
+        case workload::LayerKind::gemm:  // not scaled by the batch: configs refuse it in cluster runs
+            p.dims.in_channels = u64(l.k);
+            p.dims.out_channels = u64(l.n);
+            p.in_positions = p.out_positions = u64(l.m);
             break;
         }
         if (l.kind != workload::LayerKind::conv) {  // one row holding every position

@@ -86,6 +86,7 @@ struct PlanLayer {
     std::uint64_t stride = 1;            ///< rows between consecutive output rows' windows
     std::uint64_t padding = 0;           ///< zero rows above (and below) the input image
     bool has_weights = true;             ///< false for a matmul of two activations
+    std::uint64_t groups = 1;            ///< a grouped convolution's groups (each group's weights see C_in / groups channels)
     std::vector<Edge> producers;         ///< empty: reads the network input
 
     /// Whether Type IV may split this layer: a convolution with at least 2 output rows.
@@ -107,7 +108,7 @@ struct PlanLayer {
     }
     [[nodiscard]] std::uint64_t output_elements(const LayerDims& d) const { return d.batch * d.out_channels * d.out_rows * out_width; }
     [[nodiscard]] std::uint64_t weight_elements(const LayerDims& d) const {
-        return has_weights ? d.in_channels * d.out_channels * kernel_area : 0;
+        return has_weights ? d.in_channels * d.out_channels * kernel_area / groups : 0;
     }
     /// The trace layer with its channels (and so its GEMM) reduced to `d`. A convolution with
     /// fewer output rows than its whole output is lowered as its padded input window: padding

@@ -334,6 +334,8 @@ std::string block_signature(const LayerGraph& graph, std::size_t first, std::siz
         put(p.kernel_area);
         put(p.has_weights);
         put(static_cast<std::uint64_t>(p.layer.stride));
+        put(static_cast<std::uint64_t>(p.layer.stride_width));
+        put(p.groups);
         for (const Edge& e : p.producers) put(e.from >= first ? l - e.from : ~std::uint64_t{0});
         put(~std::uint64_t{1});
     }

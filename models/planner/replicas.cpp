@@ -74,9 +74,10 @@ std::vector<ReplicaSet> weight_replica_sets(const LayerGraph& graph, const Plan&
         for (const std::size_t id : ids) nodes += region_nodes[id]->size();
         if (nodes < 2) continue;
         Sums& sums = elements[ids];
-        sums.elements += (in_cuts[i + 1] - in_cuts[i]) * (out_cuts[o + 1] - out_cuts[o]) * pl.kernel_area;
+        // A grouped convolution is never channel-split, so its cells are whole and divide by groups.
+        sums.elements += (in_cuts[i + 1] - in_cuts[i]) * (out_cuts[o + 1] - out_cuts[o]) * pl.kernel_area / pl.groups;
         sums.factor_rows += out_cuts[o + 1] - out_cuts[o];
-        sums.factor_cols += (in_cuts[i + 1] - in_cuts[i]) * pl.kernel_area;
+        sums.factor_cols += (in_cuts[i + 1] - in_cuts[i]) * pl.kernel_area / pl.groups;
     }
     std::vector<ReplicaSet> sets;
     for (const auto& [ids, sums] : elements) {

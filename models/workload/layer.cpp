@@ -10,6 +10,7 @@ const char* to_string(LayerKind kind) {
     case LayerKind::conv: return "conv";
     case LayerKind::fc: return "fc";
     case LayerKind::matmul: return "matmul";
+    case LayerKind::gemm: return "gemm";
     }
     return "?";
 }
@@ -28,14 +29,16 @@ LayerGemm lower_dims(const Layer& l, std::uint64_t batch) {
         return {{checked_mul(checked_mul(batch, u64(l.out_height()), "GEMM rows (batch x output positions)"),
                              u64(l.out_width()), "GEMM rows (batch x output positions)"),
                  checked_mul(checked_mul(u64(l.kernel_height), u64(l.kernel_width), "GEMM reduction (kernel x channels)"),
-                             u64(l.in_channels), "GEMM reduction (kernel x channels)"),
-                 u64(l.filters)},
-                1};
+                             u64(l.in_channels / l.groups), "GEMM reduction (kernel x channels)"),
+                 u64(l.filters / l.groups)},
+                u64(l.groups)};
     case LayerKind::fc:
         return {{checked_mul(batch, u64(l.tokens), "GEMM rows (batch x tokens)"), u64(l.in_features), u64(l.out_features)},
                 1};
     case LayerKind::matmul:
         return {{u64(l.m), u64(l.k), u64(l.n)}, checked_mul(batch, u64(l.repeat), "GEMMs (batch x repeat)")};
+    case LayerKind::gemm:
+        return {{u64(l.m), u64(l.k), u64(l.n)}, 1};
     }
     return {};
 }

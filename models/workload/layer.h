@@ -16,7 +16,9 @@ inline constexpr const char* kNetworkInput = "input";
 enum class LayerKind : std::uint8_t {
     conv,    ///< 2-D convolution, lowered by im2col
     fc,      ///< fully connected
-    matmul   ///< a GEMM of two activations per sample (e.g. attention Q K^T), `repeat` times
+    matmul,  ///< a GEMM of two activations per sample (e.g. attention Q K^T), `repeat` times
+    gemm     ///< one GEMM (m x k) * (k x n) with a weight operand, not scaled by the batch
+             ///< (a row of SCALE-Sim's `Layer, M, N, K` form)
 };
 
 const char* to_string(LayerKind kind);
@@ -29,12 +31,17 @@ struct Layer {
     int in_height = 0, in_width = 0, in_channels = 0;
     int kernel_height = 0, kernel_width = 0;
     int filters = 0;
-    int stride = 1;
-    int padding = 0;  ///< zero padding on each side
+    int stride = 1;        ///< rows between consecutive windows (and columns, unless stride_width is set)
+    int stride_width = 0;  ///< columns between consecutive windows; 0 = stride
+    int padding = 0;       ///< zero padding on each side
+    int groups = 1;        ///< channel groups: in_channels and filters split into `groups` independent convolutions
+    /// SCALE-Sim's output-size rule: a last window that runs past the input's edge still
+    /// counts, so out = ceil((H + 2p - k) / s) + 1 instead of floor(...) + 1.
+    bool partial_windows = false;
     // fc
     int in_features = 0, out_features = 0;
     int tokens = 1;   ///< rows per sample (sequence length for a transformer projection)
-    // matmul: (m x k) * (k x n) per sample and repeat
+    // matmul: (m x k) * (k x n) per sample and repeat; gemm: (m x k) * (k x n) once
     int m = 0, k = 0, n = 0;
     int repeat = 1;   ///< independent GEMMs per sample (attention heads)
     /// Producers of this layer's input (names of earlier layers, or kNetworkInput); empty =
@@ -42,8 +49,16 @@ struct Layer {
     std::vector<std::string> inputs;
     Location where;  ///< the layer in its trace file (file, line, column, `layers[i]`); empty if built in
 
-    [[nodiscard]] int out_height() const { return (in_height + 2 * padding - kernel_height) / stride + 1; }
-    [[nodiscard]] int out_width() const { return (in_width + 2 * padding - kernel_width) / stride + 1; }
+    [[nodiscard]] int out_height() const { return windows(in_height + 2 * padding - kernel_height, stride); }
+    [[nodiscard]] int out_width() const {
+        return windows(in_width + 2 * padding - kernel_width, stride_width > 0 ? stride_width : stride);
+    }
+
+private:
+    /// Windows along one axis whose padded extent exceeds the kernel by `slack` >= 0.
+    [[nodiscard]] int windows(int slack, int step) const {
+        return (partial_windows ? (slack + step - 1) / step : slack / step) + 1;
+    }
 };
 
 /// A layer as GEMMs: `count` independent forward GEMMs of `dims` (batch x in) * (in x out).
@@ -56,8 +71,9 @@ struct LayerGemm {
     [[nodiscard]] std::uint64_t forward_macs() const;
 };
 
-/// Lowers a layer for a batch: conv -> (batch * out_h * out_w) x (k_h * k_w * C_in) x filters
-/// (im2col); fc -> (batch * tokens) x in x out; matmul -> batch * repeat GEMMs of m x k x n.
+/// Lowers a layer for a batch: conv -> `groups` GEMMs of (batch * out_h * out_w) x
+/// (k_h * k_w * C_in / groups) x (filters / groups) (im2col per group); fc -> (batch * tokens) x
+/// in x out; matmul -> batch * repeat GEMMs of m x k x n; gemm -> one GEMM of m x k x n.
 /// SizeOverflow if a dimension, the count or the forward MACs do not fit 64 bits.
 LayerGemm lower(const Layer& layer, std::size_t batch);
 

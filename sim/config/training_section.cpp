@@ -184,6 +184,12 @@ void read_workload_section(MapReader& top, const RunParams& run, Params& p) {
         throw ConfigError(reader.where("trace"), "no trace file at " + w.trace.resolved +
                                                      " (a relative path is taken from the config file's folder)");
     w.network = read_trace(w.trace.resolved);
+    if (run.mode == RunMode::cluster)
+        for (const workload::Layer& l : w.network.layers)
+            if (l.kind == workload::LayerKind::gemm)
+                throw ConfigError(l.where, "layer '" + l.name + "' is a gemm layer (one GEMM, not scaled by the batch, such as a "
+                                           "row of SCALE-Sim's Layer, M, N, K form); a cluster run splits layers by sample and "
+                                           "channel, so give it per-sample layers (fc with tokens: M) or use run.mode training_step");
     w.batch_where = reader.where("batch");
     check_lowering(w.network, w.batch, w.batch_where);
 }

@@ -498,3 +498,45 @@ TEST_CASE("Bad cluster configs name the key and exit 2", "[cli][cluster]") {
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Contains("needs a config with run.mode cluster"));
 }
+
+namespace {
+/// The fields of the layers.csv row of `layer` and `phase` (quotes removed).
+std::vector<std::string> layer_row(const std::string& csv, const std::string& layer, const std::string& phase) {
+    std::istringstream in(csv);
+    for (std::string line; std::getline(in, line);) {
+        std::vector<std::string> fields;
+        std::istringstream row(line);
+        for (std::string f; std::getline(row, f, ',');) fields.push_back(f.size() >= 2 && f[0] == '"' ? f.substr(1, f.size() - 2) : f);
+        if (fields.size() > 11 && fields[0] == layer && fields[1] == phase) return fields;
+    }
+    FAIL("no layers.csv row for " << layer << " " << phase);
+    return {};
+}
+}  // namespace
+
+TEST_CASE("grouped convolutions and gemm layers: stepped = memo, and G groups cost G times one group", "[cli][node][fidelity]") {
+    fastsim::test::TempDir dir;
+    const std::string trace = dir.write(
+        "grouped.yaml",
+        "layers:\n"
+        "  - {name: grouped, type: conv, input: [10, 10, 8], kernel: [3, 3], filters: 12, padding: 1, groups: 4}\n"
+        "  - {name: one_group, type: conv, input: [10, 10, 2], kernel: [3, 3], filters: 3, padding: 1, inputs: [input]}\n"
+        "  - {name: depthwise, type: conv, input: [10, 10, 12], kernel: [3, 3], filters: 12, stride: 2, groups: 12, inputs: [grouped]}\n"
+        "  - {name: probe, type: gemm, m: 20, k: 30, n: 7}\n");
+    const std::string with_trace = kTinyNode + " -p workload.trace=" + trace + " -p 'precision.layers=[]'";
+    REQUIRE(run_fastsim("run " + with_trace + " --out " + dir.path("memo")).exit_code == 0);
+    REQUIRE(run_fastsim("run " + with_trace + " --fidelity stepped --out " + dir.path("stepped")).exit_code == 0);
+    const std::string csv = slurp(dir.path("memo/layers.csv"));
+    CHECK(csv == slurp(dir.path("stepped/layers.csv")));
+    // Columns: layer, phase, gemm_count, m, k, n, ..., macs (9), tiles, cycles (11).
+    for (const char* phase : {"forward", "weight_gradient"}) {
+        const auto grouped = layer_row(csv, "grouped", phase), one = layer_row(csv, "one_group", phase);
+        CHECK(grouped[2] == "4");
+        CHECK(std::stoull(grouped[9]) == 4 * std::stoull(one[9]));
+        CHECK(std::stoull(grouped[11]) == 4 * std::stoull(one[11]));
+    }
+    const auto dw = layer_row(csv, "depthwise", "forward");  // 12 GEMMs of (3 * 4 * 4) x 9 x 1
+    CHECK((dw[2] == "12" && dw[3] == "48" && dw[4] == "9" && dw[5] == "1"));
+    const auto probe = layer_row(csv, "probe", "forward");  // batch 3 does not scale it
+    CHECK((probe[2] == "1" && probe[3] == "20" && probe[4] == "30" && probe[5] == "7"));
+}

@@ -343,6 +343,33 @@ TEST_CASE("Comm-only, equal halves, 4 nodes: DP and OWT volumes by hand", "[plan
     CHECK(owt.node_dims[3][0].batch == 4);
 }
 
+TEST_CASE("A grouped convolution keeps its groups whole and syncs only its own weights", "[planner]") {
+    // Depthwise conv (8x8, 8 -> 8 channels, 3x3, groups 8), then fc (512 -> 10), batch 16.
+    workload::Workload w;
+    w.layers = {conv("dw", 8, 8, 8, 3), fc("fc", 512, 10)};
+    w.layers[0].groups = 8;
+    const auto graph = planner::build_layer_graph(w, 16);
+    // A(W) = (C_in / groups) * filters * k_h * k_w = 1 * 8 * 9 = 72, not 8 * 8 * 9.
+    CHECK(graph.layers[0].weight_elements(graph.layers[0].dims) == 72);
+    const auto groups = planner::bisect(uniform_cluster(4), flat_exchange(0, 1));
+    const auto compute = linear_compute(graph, {1.0});
+    planner::PlannerOptions options;
+    options.comm_only = options.equal_split = true;
+    const planner::ElementBytes two{2, 2, 2, 2};
+    options.kind = planner::PlannerKind::data_parallel;
+    CHECK(test::plan_with(graph, uniform_cluster(4), groups, compute, two, options).comm_bytes == 3 * (72 + 5120) * 2);
+    // No planner splits its channels, though every planner below may split the fc's.
+    for (const auto kind : {planner::PlannerKind::hypar, planner::PlannerKind::tofu, planner::PlannerKind::accpar}) {
+        options.kind = kind;
+        const auto plan = test::plan_with(graph, uniform_cluster(4), groups, compute, two, options);
+        for (const auto& group : plan.choices) {
+            if (group.empty()) continue;
+            INFO(planner::to_string(kind));
+            CHECK((group[0].type == PartitionType::batch || group[0].type == PartitionType::spatial));
+        }
+    }
+}
+
 TEST_CASE("Bisection cuts at preferred cuts first, then into halves", "[planner]") {
     planner::ClusterView c = uniform_cluster(8);
     c.preferred_cuts = {2};

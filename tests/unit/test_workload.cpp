@@ -2,6 +2,9 @@
 // Shipped traces against published model sizes, lowering to GEMMs, and trace errors.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
+
 #include "common/errors.h"
 #include "config/trace_reader.h"
 #include "support/temp_dir.h"
@@ -91,37 +94,115 @@ TEST_CASE("layers lower to im2col GEMMs", "[workload]") {
     CHECK(bert.layers[7].inputs == std::vector<std::string>{"intermediate"});
 }
 
-TEST_CASE("SCALE-Sim topology CSV files are read as they are", "[workload]") {
+TEST_CASE("SCALE-Sim topology CSV files are read as SCALE-Sim reads them", "[workload]") {
     test::TempDir dir;
     const auto w = config::read_trace(dir.write(
         "net.csv", "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,\n"
                    "Conv1, 230, 230, 7, 7, 3, 64, 2,\n"
-                   "FC1, 1, 1, 1, 1, 2048, 1000, 1,\n"));
+                   "FC1, 1, 1, 1, 1, 2048, 1000, 1, anything after the last comma\n"));
     REQUIRE(w.layers.size() == 2);
     const auto g = workload::lower(w.layers[0], 2);
-    CHECK(g.dims.batch == 2u * 112 * 112);  // (230 - 7) / 2 + 1 = 112, no extra padding
+    // SCALE-Sim's output size counts a last, partial window: ceil((230 - 7 + 2) / 2) = 113.
+    CHECK(g.dims.batch == 2u * 113 * 113);
     CHECK(g.dims.in == 147u);
     CHECK(workload::lower(w.layers[1], 2).dims.batch == 2u);
-    // A comment before the header; a first data row whose name starts with "Layer".
-    CHECK(config::read_trace(dir.write("c.csv", "# ResNet stem\nlayer name,ifmap height,ifmap width,filter height,"
-                                                "filter width,channels,num filter,strides\nConv1, 230, 230, 7, 7, 3, 64, 2\n"))
-              .layers.size() == 1);
-    CHECK(config::read_trace(dir.write("d.csv", "Layer1, 230, 230, 7, 7, 3, 64, 2\n")).layers.size() == 1);
-    CHECK(error_of("bad.csv", "Conv1, 230, 230, 7, 7, 3, 64\n") ==
+    // A 9th field is the column stride; text after the last comma is ignored, so a row without
+    // a trailing comma loses its last field.
+    const auto strided = config::read_trace(dir.write("s.csv", "c, 10, 20, 3, 3, 1, 1, 1, 4,\n")).layers[0];
+    CHECK(strided.out_height() == 8);
+    CHECK(strided.out_width() == 6);  // ceil((20 - 3) / 4) + 1
+    CHECK(error_of("bad.csv", "Conv1, 230, 230, 7, 7, 3, 64, 2\n") ==
           "bad.csv:1:1: expected 8 comma-separated fields (Layer name, IFMAP Height, IFMAP Width, Filter Height, "
-          "Filter Width, Channels, Num Filter, Strides), got 7");
+          "Filter Width, Channels, Num Filter, Strides) before the row's last comma, got 7 ('2' after the last comma is "
+          "ignored, as SCALE-Sim ignores it: end the row with a comma)");
+    // Header spellings of SCALE-Sim's own files; extra header columns may say anything.
+    CHECK(config::read_trace(dir.write("h.csv", "\xEF\xBB\xBFLayer name,Ifmap height,ifmap width,filter height,filter width,"
+                                                "channel,num filters,strides,batch size,\nConv1, 230, 230, 7, 7, 3, 64, 2,\n"))
+              .layers.size() == 1);
+    CHECK(config::read_trace(dir.write("d.csv", "Layer1, 230, 230, 7, 7, 3, 64, 2,\n")).layers.size() == 1);
     CHECK(error_of("bad.csv", "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, "
-                              "Strides\nConv1, 230, x, 7, 7, 3, 64, 2\n") ==
+                              "Strides,\nConv1, 230, x, 7, 7, 3, 64, 2,\n") ==
           "bad.csv:2:1: field 'IFMAP Width': expected an integer from 1 to 16777216, got 'x'");
-    // The header rule is exact: a first row that does not name the columns is data, checked as data.
-    CHECK(error_of("bad.csv", "Layer name,a,b,c,d,e,f,g\nConv1, 230, 23, 7, 7, 3, 64, 2\n") ==
+    // The header rule: a first row that does not name the columns is data, checked as data.
+    CHECK(error_of("bad.csv", "Layer name,a,b,c,d,e,f,g,\nConv1, 230, 23, 7, 7, 3, 64, 2,\n") ==
           "bad.csv:1:1: field 'IFMAP Height': expected an integer from 1 to 16777216, got 'a'");
-    CHECK(error_of("bad.csv", "conv1, 22a, 224, 7, 7, 3, 64, 2\nconv2, 112, 112, 3, 3, 64, 64, 1\n") ==
+    CHECK(error_of("bad.csv", "conv1, 22a, 224, 7, 7, 3, 64, 2,\nconv2, 112, 112, 3, 3, 64, 64, 1,\n") ==
           "bad.csv:1:1: field 'IFMAP Height': expected an integer from 1 to 16777216, got '22a'");
-    CHECK(error_of("bad.csv", "conv1, -224, 224, 7, 7, 3, 64, 2\n") ==
+    CHECK(error_of("bad.csv", "conv1, -224, 224, 7, 7, 3, 64, 2,\n") ==
           "bad.csv:1:1: field 'IFMAP Height': expected an integer from 1 to 16777216, got '-224'");
-    CHECK_THAT(error_of("bad.csv", "Layer, M, N, K,\nfc1, 64, 4096, 9216,\n"), Contains("bad.csv:1:1: SCALE-Sim's GEMM"));
-    CHECK_THAT(error_of("bad.csv", "C, 5, 5, 7, 7, 3, 64, 1\n"), Contains("bad.csv:1:1: the filter (7x7) is larger"));
+    CHECK_THAT(error_of("bad.csv", "C, 5, 5, 7, 7, 3, 64, 1,\n"), Contains("bad.csv:1:1: the filter (7x7) is larger"));
+    // What SCALE-Sim cannot read: bare commas, tabs, comments, non-integers past the 9th field.
+    CHECK_THAT(error_of("bad.csv", ",,,,,,,,\n"), Contains("bad.csv:1:1: field 'IFMAP Height'"));
+    CHECK_THAT(error_of("bad.csv", "c\t5\t5\t3\t3\t1\t1\t1\n"), Contains("not tabs"));
+    CHECK_THAT(error_of("bad.csv", "# a comment\nc, 5, 5, 3, 3, 1, 1, 1,\n"), Contains("no comment rows"));
+    CHECK_THAT(error_of("bad.csv", "c, 5, 5, 3, 3, 1, 1, 1, 1, Eh,\n"), Contains("field 10: expected an integer"));
+    CHECK(config::read_trace(dir.write("x.csv", "c, 5, 5, 3, 3, 1, 1, 1, 1, -3, 7,\n")).layers.size() == 1);
+}
+
+TEST_CASE("SCALE-Sim's GEMM form, depthwise layers and repeated names", "[workload]") {
+    test::TempDir dir;
+    // Layer, M, N, K: one M x K times K x N product, not scaled by the batch.
+    const auto g = config::read_trace(dir.write("g.csv", "Layer,M,N,K,\nQKT,1024,1024,64,\nFC, 8, 4096, 9216, x,\n"));
+    REQUIRE(g.layers.size() == 2);
+    CHECK(g.layers[0].kind == workload::LayerKind::gemm);
+    const auto qkt = workload::lower(g.layers[0], 16);
+    CHECK(qkt.dims.batch == 1024u);
+    CHECK(qkt.dims.in == 64u);
+    CHECK(qkt.dims.out == 1024u);
+    CHECK(qkt.count == 1u);
+    CHECK(workload::lower(g.layers[1], 16).forward_macs() == 8u * 9216 * 4096);
+    // Without a header, a first row of exactly four fields is the GEMM form.
+    CHECK(config::read_trace(dir.write("g2.csv", "fc1, 64, 4096, 9216,\n")).layers[0].kind == workload::LayerKind::gemm);
+    // "DP" in the name: one convolution per channel, each with Num Filter filters (as SCALE-Sim
+    // runs it), i.e. groups = channels.
+    const auto dw = config::read_trace(dir.write("dw.csv", "Conv dw DP, 114, 114, 3, 3, 32, 1,1,\n")).layers[0];
+    CHECK(dw.groups == 32);
+    const auto dw_gemm = workload::lower(dw, 1);
+    CHECK(dw_gemm.count == 32u);
+    CHECK(dw_gemm.dims.in == 9u);
+    CHECK(dw_gemm.dims.out == 1u);
+    CHECK(dw_gemm.forward_macs() == 112u * 112 * 9 * 32);
+    // Names: repeats numbered, empty ones by position, 'input' is no reserved name here.
+    const auto named = config::read_trace(dir.write("n.csv", "a,1,1,1,1,1,1,1,\na,1,1,1,1,1,1,1,\n,1,1,1,1,1,1,1,\n"
+                                                             "input,1,1,1,1,1,1,1,\n"));
+    REQUIRE(named.layers.size() == 4);
+    CHECK(named.layers[1].name == "a#2");
+    CHECK(named.layers[2].name == "layer2");
+    CHECK(named.layers[3].name == "input#2");
+}
+
+TEST_CASE("every topology file SCALE-Sim v2 reads loads with its MACs, the rest are refused", "[workload]") {
+    const std::string root = std::string(FASTSIM_SOURCE_DIR) + "/tests/data/scalesim/";
+    std::ifstream table(root + "reference.tsv");
+    std::string line;
+    std::getline(table, line);  // header
+    int readable = 0, refused = 0;
+    while (std::getline(table, line)) {
+        std::istringstream row(line);
+        std::string file, form, status;
+        std::uint64_t layers = 0, macs = 0;
+        REQUIRE(std::getline(row, file, '\t'));
+        REQUIRE(std::getline(row, form, '\t'));
+        REQUIRE(std::getline(row, status, '\t'));
+        REQUIRE(row >> layers >> macs);
+        INFO(file << " (SCALE-Sim: " << status << ")");
+        const std::string path = root + "topologies/" + file;
+        if (status != "ok") {
+            CHECK_THROWS_AS(config::read_trace(path), ConfigError);
+            ++refused;
+            continue;
+        }
+        const workload::Workload w = config::read_trace(path);
+        std::uint64_t scalesim_layers = 0;  // SCALE-Sim runs a depthwise layer as one layer per channel
+        for (const auto& l : w.layers) scalesim_layers += l.name.find("DP") != std::string::npos ? std::uint64_t(l.groups) : 1u;
+        CHECK(scalesim_layers == layers);
+        CHECK(forward_macs(w, 1) == macs);
+        CHECK((w.layers[0].kind == workload::LayerKind::gemm) == (form == "gemm"));
+        ++readable;
+    }
+    CHECK(readable + refused == 117);  // every .csv of SCALE-Sim v2's topologies/
+    CHECK(readable > 80);
+    CHECK(refused > 20);
 }
 
 TEST_CASE("malformed traces are errors with file, line and key path", "[workload]") {
@@ -130,8 +211,13 @@ TEST_CASE("malformed traces are errors with file, line and key path", "[workload
     CHECK(error_of("t.yaml", "layers:\n  - {name: a, type: fc, in_features: 4, out_features: 2, filters: 3}\n") ==
           "t.yaml:2:58: layers[0].filters: unknown key 'filters' in layers[0] (expected one of: in_features, inputs, "
           "name, out_features, tokens, type)");
+    CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: conv, input: [8, 8, 6], kernel: [3, 3], filters: 4, groups: 3}\n"),
+               Contains("layers[0].groups: groups (3) must divide both the input channels (6) and filters (4)"));
+    CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: conv, input: [8, 8, 6], kernel: [3, 3], filters: 6, groups: 0}\n"),
+               Contains("layers[0].groups"));
+    CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: gemm, m: 4, k: 2}\n"), Contains("layers[0].n: missing n"));
     CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: pool}\n"),
-               Contains("t.yaml:2:21: layers[0].type: expected one of conv, fc, matmul, got 'pool'"));
+               Contains("t.yaml:2:21: layers[0].type: expected one of conv, fc, matmul, gemm, got 'pool'"));
     CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: fc, in_features: 4, out_features: 2}\n"
                                   "  - {name: b, type: fc, in_features: 2, out_features: 2, inputs: [c]}\n"),
                Contains("t.yaml:3:5: layers[1]: input 'c' is not the name of an earlier layer"));
