@@ -88,11 +88,20 @@ enum class ShortcutConvention : std::uint8_t {
 };
 const char* to_string(ShortcutConvention convention);
 
+/// What a trace's layer shapes that do not chain lead to (trace key `shape_check`).
+enum class ShapeCheck : std::uint8_t {
+    error,  ///< every mismatch is an error (the default for fastsim traces)
+    warn,   ///< a warning each: the trace folds layers it does not list (AccPar's pooling)
+    off     ///< not checked (SCALE-Sim topologies, lists of independent layers)
+};
+
 struct Workload {
     std::string name;
     std::string source;      ///< where the layer sizes come from
     std::vector<Layer> layers;
     ShortcutConvention shortcuts = ShortcutConvention::producer;
+    ShapeCheck shape_check = ShapeCheck::error;
+    std::vector<std::string> shape_warnings;  ///< mismatches under ShapeCheck::warn, for the command to print
 };
 
 }  // namespace fastsim::workload

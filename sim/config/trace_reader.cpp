@@ -13,6 +13,7 @@
 #include "common/input_file.h"
 #include "config/ranges.h"
 #include "config/yaml_reader.h"
+#include "workload/shapes.h"
 
 namespace fastsim::config {
 namespace {
@@ -129,6 +130,16 @@ workload::Workload read_yaml_trace(const std::string& text, const std::string& p
         },
         "producer, accpar");
     w.shortcuts = shortcuts.value.value_or(workload::ShortcutConvention::producer);
+    const Field<workload::ShapeCheck> shape_check = top.choice<workload::ShapeCheck>(
+        "shape_check",
+        [](const std::string& v) -> std::optional<workload::ShapeCheck> {
+            if (v == "error") return workload::ShapeCheck::error;
+            if (v == "warn") return workload::ShapeCheck::warn;
+            if (v == "off") return workload::ShapeCheck::off;
+            return std::nullopt;
+        },
+        "error, warn, off");
+    w.shape_check = shape_check.value.value_or(workload::ShapeCheck::error);
     std::vector<Location> where;
     auto layers = top.maps("layers");
     if (layers.empty()) throw ConfigError(top.location_of("layers"), "expected a non-empty list of layers");
@@ -139,6 +150,15 @@ workload::Workload read_yaml_trace(const std::string& text, const std::string& p
     }
     top.finish();
     check_graph(w, where);
+    if (w.shape_check != workload::ShapeCheck::off) {
+        for (const workload::ShapeMismatch& m : workload::shape_mismatches(w)) {
+            if (w.shape_check == workload::ShapeCheck::error)
+                throw ConfigError(where[m.layer], m.message + "; if the trace leaves out layers that change shapes (pooling "
+                                                              "folded into the next layer's input, as AccPar's files do), "
+                                                              "say so with shape_check: warn or off at its top level");
+            w.shape_warnings.push_back(where[m.layer].describe() + ": " + m.message);
+        }
+    }
     return w;
 }
 
@@ -287,6 +307,7 @@ workload::Workload read_scalesim_csv(const std::string& text, const std::string&
     workload::Workload w;
     w.name = path;
     w.source = "SCALE-Sim topology CSV";
+    w.shape_check = workload::ShapeCheck::off;  // SCALE-Sim layers are independent, not a chain
     std::vector<Location> where;
     std::set<std::string> names{workload::kNetworkInput};  // SCALE-Sim has no reserved name: 'input' becomes 'input#2'
     std::string line;

@@ -210,7 +210,8 @@ TEST_CASE("a layer whose GEMM overflows 64 bits is an error at the layer naming 
     test::TempDir dir;
     const std::string trace = dir.write("big.yaml",
                                         "layers:\n  - {name: ok, type: fc, in_features: 4, out_features: 4}\n"
-                                        "  - {name: huge, type: conv, input: [16777216, 16777216, 3], kernel: [1, 1], filters: 8}\n");
+                                        "  - {name: huge, type: conv, input: [16777216, 16777216, 3], kernel: [1, 1], filters: 8, "
+                                        "inputs: [input]}\n");
     const std::string config =
         "run: {mode: training_step}\nworkload: {trace: " + trace + ", batch: 1048576}\n";
     const std::string error = load_error(config, dir.path("c.yaml"));

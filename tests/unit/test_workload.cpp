@@ -205,6 +205,51 @@ TEST_CASE("every topology file SCALE-Sim v2 reads loads with its MACs, the rest 
     CHECK(refused > 20);
 }
 
+TEST_CASE("shape checking: each layer's input is its producers' output", "[workload][shapes]") {
+    test::TempDir dir;
+    // conv -> conv -> fc reading the flattened tensor -> fc; a per-position fc after a conv;
+    // a residual add and a channel concatenation.
+    const auto ok = config::read_trace(dir.write(
+        "ok.yaml",
+        "layers:\n"
+        "  - {name: c1, type: conv, input: [8, 8, 3], kernel: [3, 3], filters: 4, padding: 1}\n"
+        "  - {name: c2, type: conv, input: [8, 8, 4], kernel: [3, 3], filters: 4, padding: 1}\n"
+        "  - {name: c3, type: conv, input: [8, 8, 4], kernel: [1, 1], filters: 4, inputs: [c2, c1]}\n"
+        "  - {name: cat, type: conv, input: [8, 8, 8], kernel: [1, 1], filters: 2, inputs: [c3, c2]}\n"
+        "  - {name: rows, type: fc, tokens: 64, in_features: 2, out_features: 5}\n"
+        "  - {name: flat, type: fc, in_features: 128, out_features: 10, inputs: [cat]}\n"
+        "  - {name: out, type: fc, in_features: 10, out_features: 3}\n"));
+    CHECK(ok.shape_warnings.empty());
+    // BERT's attention: matmul operands are repeat x m x k and repeat x k x n values.
+    CHECK_NOTHROW(shipped("bert_base_encoder"));
+    CHECK(shipped("tiny_cnn").shape_check == workload::ShapeCheck::error);
+    // An fc whose input does not match its producer names both layers and both shapes.
+    const std::string fc_after_conv = "layers:\n"
+                                      "  - {name: conv5, type: conv, input: [13, 13, 256], kernel: [3, 3], filters: 256, padding: 1}\n"
+                                      "  - {name: fc6, type: fc, in_features: 9216, out_features: 4096}\n";
+    CHECK_THAT(error_of("t.yaml", fc_after_conv),
+               Contains("t.yaml:3:5: layers[1]: layer 'fc6': its in_features 9216 (9216 values per sample) does not match "
+                        "its producer: 'conv5' gives 13 x 13 x 256 = 43264 values per sample (an fc layer after a "
+                        "convolution reads the flattened tensor: in_features = H x W x C); if the trace leaves out layers") &&
+                   Contains("shape_check: warn or off"));
+    // Same values, wrong layout: 16 x 4 x 4 is not the 8 x 8 x 4 its producer gives.
+    CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: conv, input: [8, 8, 3], kernel: [3, 3], filters: 4, padding: 1}\n"
+                                  "  - {name: b, type: conv, input: [16, 4, 4], kernel: [1, 1], filters: 4}\n"),
+               Contains("layer 'b': its input 16 x 4 x 4 (256 values per sample) does not match its producer: 'a' gives "
+                        "8 x 8 x 4 = 256 values per sample"));
+    CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: fc, in_features: 4, out_features: 6}\n"
+                                  "  - {name: b, type: fc, in_features: 4, out_features: 2, inputs: [input]}\n"
+                                  "  - {name: c, type: fc, in_features: 5, out_features: 2, inputs: [a, b]}\n"),
+               Contains("layer 'c': its in_features 5 (5 values per sample) does not match its producers (neither an add nor "
+                        "a concatenation of them): 'a' gives 6 values per sample; 'b' gives 2 values per sample"));
+    // warn collects the mismatches for the command to print; off skips them.
+    const auto warned = config::read_trace(dir.write("w.yaml", "shape_check: warn\n" + fc_after_conv));
+    REQUIRE(warned.shape_warnings.size() == 1);
+    CHECK_THAT(warned.shape_warnings[0], Contains("w.yaml:4:5: layers[1]: layer 'fc6'"));
+    CHECK(config::read_trace(dir.write("o.yaml", "shape_check: off\n" + fc_after_conv)).shape_warnings.empty());
+    CHECK_THAT(error_of("t.yaml", "shape_check: maybe\n" + fc_after_conv), Contains("shape_check: expected one of error, warn, off"));
+}
+
 TEST_CASE("malformed traces are errors with file, line and key path", "[workload]") {
     CHECK(error_of("t.yaml", "layers:\n  - {name: a, type: conv, input: [8, 8, 3], kernel: [3, 3]}\n") ==
           "t.yaml:2:5: layers[0].filters: missing filters (a positive integer)");
