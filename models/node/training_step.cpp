@@ -51,22 +51,20 @@ StepPhase step_phase(std::size_t layer, fmac::TrainingPhase phase, const workloa
 
 std::vector<StepPhase> training_step_phases(const workload::Workload& workload, std::size_t batch,
                                             const std::vector<LayerPrecision>& precision,
-                                            const TensorRounding& rounding) {
+                                            const TensorRounding& rounding, const PhaseSelection& selection) {
     if (precision.size() != workload.layers.size())
         throw std::invalid_argument("training_step_phases: one LayerPrecision per layer expected");
     std::vector<workload::LayerGemm> gemms;
     for (const auto& layer : workload.layers) gemms.push_back(workload::lower(layer, batch));
     std::vector<StepPhase> phases;
     const auto at = [](fmac::TrainingPhase p) { return static_cast<std::size_t>(p); };
-    for (std::size_t l = 0; l < gemms.size(); ++l)
-        phases.push_back(step_phase(l, fmac::TrainingPhase::forward, gemms[l],
-                                    precision[l][at(fmac::TrainingPhase::forward)], rounding));
+    const auto add = [&](std::size_t l, fmac::TrainingPhase p) {
+        if (selection[at(p)]) phases.push_back(step_phase(l, p, gemms[l], precision[l][at(p)], rounding));
+    };
+    for (std::size_t l = 0; l < gemms.size(); ++l) add(l, fmac::TrainingPhase::forward);
     for (std::size_t l = gemms.size(); l-- > 0;) {
-        if (!reads_only_network_input(workload.layers[l], l))
-            phases.push_back(step_phase(l, fmac::TrainingPhase::backward_data, gemms[l],
-                                        precision[l][at(fmac::TrainingPhase::backward_data)], rounding));
-        phases.push_back(step_phase(l, fmac::TrainingPhase::weight_gradient, gemms[l],
-                                    precision[l][at(fmac::TrainingPhase::weight_gradient)], rounding));
+        if (!reads_only_network_input(workload.layers[l], l)) add(l, fmac::TrainingPhase::backward_data);
+        add(l, fmac::TrainingPhase::weight_gradient);
     }
     return phases;
 }

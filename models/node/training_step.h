@@ -28,6 +28,10 @@ struct TensorPrecision {
 /// Precisions of one layer, per training phase (indexed by fmac::TrainingPhase).
 using LayerPrecision = std::array<TensorPrecision, 3>;
 
+/// Which training phases a step runs, indexed by fmac::TrainingPhase.
+using PhaseSelection = std::array<bool, 3>;
+inline constexpr PhaseSelection kEveryPhase{true, true, true};
+
 /// Rounding the converter applies when it produces each tensor class.
 struct TensorRounding {
     bfp::Rounding activations = bfp::Rounding::nearest;
@@ -59,9 +63,10 @@ StepPhase step_phase(std::size_t layer, fmac::TrainingPhase phase, const workloa
 ///   forward          X = A  (activations)  Y = W  (weights)   out -> BFP activations
 ///   backward_data    X = dO (gradients)    Y = W  (weights)   out -> BFP gradients
 ///   weight_gradient  X = A^T (activations) Y = dO (gradients) out -> fp32
-/// `precision[l]` gives layer l's widths per phase.
+/// `precision[l]` gives layer l's widths per phase. Only the phases `selection` names are
+/// listed (run.phases), in the same order.
 std::vector<StepPhase> training_step_phases(const workload::Workload& workload, std::size_t batch,
                                             const std::vector<LayerPrecision>& precision,
-                                            const TensorRounding& rounding);
+                                            const TensorRounding& rounding, const PhaseSelection& selection = kEveryPhase);
 
 }  // namespace fastsim::node

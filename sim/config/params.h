@@ -55,6 +55,16 @@ struct RunParams {
     RunMode mode = RunMode::bfp_report;
     std::uint64_t seed = 1;  ///< master seed: data generation and every LFSR derive from it
     Fidelity fidelity = Fidelity::memo;
+    /// The training phases a training_step run simulates (run.phases), in any order, each once.
+    std::vector<fmac::TrainingPhase> phases{fmac::TrainingPhase::forward, fmac::TrainingPhase::backward_data,
+                                            fmac::TrainingPhase::weight_gradient};
+
+    /// phases as a selection indexed by fmac::TrainingPhase.
+    [[nodiscard]] node::PhaseSelection phase_selection() const {
+        node::PhaseSelection s{};
+        for (const fmac::TrainingPhase p : phases) s[static_cast<std::size_t>(p)] = true;
+        return s;
+    }
 };
 
 /// Shared BFP settings; the mantissa width is chosen per tensor and phase.

@@ -40,6 +40,11 @@ void run_keys(Visit& visit, R& r) {
                        "`training_step`: memoised tile timing, or the SystemC node with the array stepped cycle by cycle "
                        "on synthetic operands ([node.md](node.md#fidelity)); `--fidelity` sets it too. `cluster` takes "
                        "only `memo`"});
+    visit(r.phases, {"phases",
+                     "`training_step`: the training phases to simulate, any of `forward`, `backward_data`, "
+                     "`weight_gradient`, each at most once (e.g. `[forward]` for inference or one GEMM alone); "
+                     "`cluster` takes only all three",
+                     nullptr, "all three"});
 }
 
 template <typename Visit, typename B>
@@ -87,6 +92,14 @@ void check_mantissa_format(const BfpParams& bfp, int m, const Location& where) {
 KeyReader read_run_section(MapReader& top, RunParams& run) {
     KeyReader reader = read_keys(top, "run", run, kRunKeys);
     reader.finish();
+    for (std::size_t i = 0; i < run.phases.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (run.phases[i] == run.phases[j])
+                throw ConfigError(reader.where("phases"), std::string("'") + fmac::to_string(run.phases[i]) + "' is listed twice");
+    if (run.mode == RunMode::cluster && run.phase_selection() != node::kEveryPhase)
+        throw ConfigError(reader.where("phases"), "run.mode cluster simulates whole training steps: every phase (leave run.phases out)");
+    if (run.mode == RunMode::bfp_report && run.phase_selection() != node::kEveryPhase)
+        throw ConfigError(reader.where("phases"), "applies only to run.mode training_step (and cluster, with every phase)");
     return reader;
 }
 

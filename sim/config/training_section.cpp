@@ -282,10 +282,11 @@ void resolve_training(MapReader& top, Params& p) {
     p.energy = read_energy_section(top);
     p.energy.resolved = load_energy_table(p.energy.table.resolved, p.node.dram_type, node.where("dram.type"));
 
-    // (5) Every phase must tile onto this node at every precision of the run: checked here,
-    // where the SRAM keys are known.
+    // (5) Every phase the run simulates must tile onto this node at every precision of the run:
+    // checked here, where the SRAM keys are known.
     for (const PrecisionSegment& segment : pp.segments)
-        check_tiling(node::training_step_phases(p.workload.network, p.workload.batch, segment.per_layer, pp.rounding),
+        check_tiling(node::training_step_phases(p.workload.network, p.workload.batch, segment.per_layer, pp.rounding,
+                                                p.run.phase_selection()),
                      p.node, node, p.workload.network);
 }
 

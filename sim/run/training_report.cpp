@@ -101,7 +101,10 @@ void print_per_layer_table(std::ostream& out, const config::Params& params, cons
 void print_training_step(std::ostream& out, const config::Params& params, const TrainingStepResult& result,
                          const StepReportDetail detail) {
     const node::NodeParams& n = params.node.resolved;
-    out << "Training step of " << params.workload.network.name << " (batch " << params.workload.batch << ") on a "
+    std::string phase_list;  // run.phases, when not every phase
+    if (params.run.phase_selection() != node::kEveryPhase)
+        for (const fmac::TrainingPhase p : params.run.phases) phase_list += std::string(phase_list.empty() ? ", phases " : " + ") + fmac::to_string(p);
+    out << "Training step of " << params.workload.network.name << " (batch " << params.workload.batch << phase_list << ") on a "
         << n.array.rows << "x" << n.array.cols << " FAST node, g=" << n.array.group_size << ", "
         << params.node.clock_mhz << " MHz, fidelity " << config::to_string(params.run.fidelity) << ", energy table "
         << params.energy.resolved.name << "\n\n";

@@ -184,8 +184,8 @@ double parse_max_work(const std::string& text) {
 WorkEstimate estimate_training_step(const config::Params& params, bool timeline) {
     WorkEstimate e;
     const node::NodeParams& node = params.node.resolved;
-    const auto phases = node::training_step_phases(params.workload.network, params.workload.batch,
-                                                   params.precision.per_layer, params.precision.rounding);
+    const auto phases = node::training_step_phases(params.workload.network, params.workload.batch, params.precision.per_layer,
+                                                   params.precision.rounding, params.run.phase_selection());
     const bool stepped = params.run.fidelity == config::Fidelity::stepped;
     double tiles = 0, recorded = 0, stepped_tiles = 0, cycles = 0, pe_cycles = 0, values = 0, most_ns = 0;
     std::string where;

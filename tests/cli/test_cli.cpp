@@ -540,3 +540,35 @@ TEST_CASE("grouped convolutions and gemm layers: stepped = memo, and G groups co
     const auto probe = layer_row(csv, "probe", "forward");  // batch 3 does not scale it
     CHECK((probe[2] == "1" && probe[3] == "20" && probe[4] == "30" && probe[5] == "7"));
 }
+
+TEST_CASE("run.phases simulates a subset of the training phases", "[cli][node]") {
+    fastsim::test::TempDir dir;
+    REQUIRE(run_fastsim("run " + kTinyNode + " --out " + dir.path("all")).exit_code == 0);
+    REQUIRE(run_fastsim("run " + kTinyNode + " -p 'run.phases=[forward]' --out " + dir.path("fwd")).exit_code == 0);
+    REQUIRE(run_fastsim("run " + kTinyNode + " -p 'run.phases=[weight_gradient, backward_data]' --out " + dir.path("bwd"))
+                .exit_code == 0);
+    const std::string all = slurp(dir.path("all/layers.csv")), fwd = slurp(dir.path("fwd/layers.csv")),
+                      bwd = slurp(dir.path("bwd/layers.csv"));
+    // The forward rows are the full step's, and the two subsets together are the full step.
+    std::istringstream rows(all);
+    std::string line, forward_rows, backward_rows;
+    std::getline(rows, line);
+    while (std::getline(rows, line)) (line.find(",\"forward\",") != std::string::npos ? forward_rows : backward_rows) += line + "\n";
+    CHECK(fwd.substr(fwd.find('\n') + 1) == forward_rows);
+    CHECK(bwd.substr(bwd.find('\n') + 1) == backward_rows);
+    const double total = json_number(slurp(dir.path("all/report.json")), "total_cycles");
+    CHECK(json_number(slurp(dir.path("fwd/report.json")), "total_cycles") +
+              json_number(slurp(dir.path("bwd/report.json")), "total_cycles") == total);
+    Result r = run_fastsim("run " + kTinyNode + " -p 'run.phases=[]'");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("run.phases: expected at least one value"));
+    r = run_fastsim("run " + kTinyNode + " -p 'run.phases=[forward, forward]'");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("run.phases: 'forward' is listed twice"));
+    r = run_fastsim("run " + kTinyNode + " -p 'run.phases=[backwards]'");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("run.phases"));
+    r = run_fastsim("run " + kTinyCluster + " -p 'run.phases=[forward]'");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("run.mode cluster simulates whole training steps"));
+}
