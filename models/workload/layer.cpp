@@ -5,18 +5,26 @@
 
 namespace fastsim::workload {
 
-const char* to_string(LayerKind kind) {
-    switch (kind) {
-    case LayerKind::conv: return "conv";
-    case LayerKind::fc: return "fc";
-    case LayerKind::matmul: return "matmul";
-    case LayerKind::gemm: return "gemm";
-    }
-    return "?";
+const EnumNames<LayerKind, 4>& enum_names(LayerKind) {
+    static constexpr EnumNames<LayerKind, 4> kNames{{
+        {"conv", LayerKind::conv},
+        {"fc", LayerKind::fc},
+        {"matmul", LayerKind::matmul},
+        {"gemm", LayerKind::gemm},
+    }};
+    return kNames;
 }
 
-const char* to_string(ShortcutConvention convention) {
-    return convention == ShortcutConvention::accpar ? "accpar" : "producer";
+const EnumNames<ShortcutConvention, 2>& enum_names(ShortcutConvention) {
+    static constexpr EnumNames<ShortcutConvention, 2> kNames{
+        {{"producer", ShortcutConvention::producer}, {"accpar", ShortcutConvention::accpar}}};
+    return kNames;
+}
+
+const EnumNames<ShapeCheck, 3>& enum_names(ShapeCheck) {
+    static constexpr EnumNames<ShapeCheck, 3> kNames{
+        {{"error", ShapeCheck::error}, {"warn", ShapeCheck::warn}, {"off", ShapeCheck::off}}};
+    return kNames;
 }
 
 namespace {

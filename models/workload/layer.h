@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/enum_names.h"
 #include "common/errors.h"
 #include "fmac/training_gemm.h"
 
@@ -21,7 +22,8 @@ enum class LayerKind : std::uint8_t {
              ///< (a row of SCALE-Sim's `Layer, M, N, K` form)
 };
 
-const char* to_string(LayerKind kind);
+const EnumNames<LayerKind, 4>& enum_names(LayerKind);
+inline const char* to_string(LayerKind kind) { return name_of(kind).data(); }
 
 /// One weighted layer of a network. Sizes are per sample; the batch comes from the run.
 struct Layer {
@@ -86,7 +88,8 @@ enum class ShortcutConvention : std::uint8_t {
     /// layer's input into the layout of this layer's output, as AccPar's block table does.
     accpar
 };
-const char* to_string(ShortcutConvention convention);
+const EnumNames<ShortcutConvention, 2>& enum_names(ShortcutConvention);
+inline const char* to_string(ShortcutConvention convention) { return name_of(convention).data(); }
 
 /// What a trace's layer shapes that do not chain lead to (trace key `shape_check`).
 enum class ShapeCheck : std::uint8_t {
@@ -94,6 +97,7 @@ enum class ShapeCheck : std::uint8_t {
     warn,   ///< a warning each: the trace folds layers it does not list (AccPar's pooling)
     off     ///< not checked (SCALE-Sim topologies, lists of independent layers)
 };
+const EnumNames<ShapeCheck, 3>& enum_names(ShapeCheck);
 
 struct Workload {
     std::string name;

@@ -197,7 +197,7 @@ bool KeyReader::read(MapReader& map, const std::string& leaf, T& out, const KeyD
         }
         return true;
     } else if constexpr (std::is_enum_v<T>) {
-        const auto field = map.choice<T>(leaf, [](const std::string& s) { return parse_name<T>(s); }, name_list<T>());
+        const auto field = map.template choice<T>(leaf);
         note(key.path, field.where, field.value.has_value());
         if (field.value) out = *field.value;
         return field.value.has_value();

@@ -21,14 +21,6 @@ namespace {
 using workload::Layer;
 using workload::LayerKind;
 
-std::optional<LayerKind> parse_kind(const std::string& s) {
-    if (s == "conv") return LayerKind::conv;
-    if (s == "fc") return LayerKind::fc;
-    if (s == "matmul") return LayerKind::matmul;
-    if (s == "gemm") return LayerKind::gemm;
-    return std::nullopt;
-}
-
 /// A layer size (kLayerSize): sums such as H + 2p stay far below 2^31, and the products of
 /// lowering are checked where the batch joins them (config/load.cpp).
 int positive(const Field<int>& f, const char* what) {
@@ -50,8 +42,8 @@ Layer read_layer(MapReader& m, std::size_t index) {
     Layer l;
     const Field<std::string> name = m.scalar<std::string>("name");
     l.name = name.value_or("layer" + std::to_string(index));
-    const Field<LayerKind> kind = m.choice<LayerKind>("type", parse_kind, "conv, fc, matmul, gemm");
-    if (!kind.value) throw ConfigError(kind.where, "missing type (conv, fc, matmul or gemm)");
+    const Field<LayerKind> kind = m.choice<LayerKind>("type");
+    if (!kind.value) throw ConfigError(kind.where, "missing type (one of " + name_list<LayerKind>() + ")");
     l.kind = *kind.value;
     switch (l.kind) {
     case LayerKind::conv: {
@@ -121,25 +113,8 @@ workload::Workload read_yaml_trace(const std::string& text, const std::string& p
     workload::Workload w;
     w.name = top.scalar<std::string>("network").value_or(path);
     w.source = top.scalar<std::string>("source").value_or("");
-    const Field<workload::ShortcutConvention> shortcuts = top.choice<workload::ShortcutConvention>(
-        "shortcuts",
-        [](const std::string& v) -> std::optional<workload::ShortcutConvention> {
-            if (v == "producer") return workload::ShortcutConvention::producer;
-            if (v == "accpar") return workload::ShortcutConvention::accpar;
-            return std::nullopt;
-        },
-        "producer, accpar");
-    w.shortcuts = shortcuts.value.value_or(workload::ShortcutConvention::producer);
-    const Field<workload::ShapeCheck> shape_check = top.choice<workload::ShapeCheck>(
-        "shape_check",
-        [](const std::string& v) -> std::optional<workload::ShapeCheck> {
-            if (v == "error") return workload::ShapeCheck::error;
-            if (v == "warn") return workload::ShapeCheck::warn;
-            if (v == "off") return workload::ShapeCheck::off;
-            return std::nullopt;
-        },
-        "error, warn, off");
-    w.shape_check = shape_check.value.value_or(workload::ShapeCheck::error);
+    w.shortcuts = top.choice<workload::ShortcutConvention>("shortcuts").value.value_or(workload::ShortcutConvention::producer);
+    w.shape_check = top.choice<workload::ShapeCheck>("shape_check").value.value_or(workload::ShapeCheck::error);
     std::vector<Location> where;
     auto layers = top.maps("layers");
     if (layers.empty()) throw ConfigError(top.location_of("layers"), "expected a non-empty list of layers");

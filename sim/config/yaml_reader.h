@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/enum_names.h"
 #include "common/errors.h"
 
 namespace fastsim::config {
@@ -67,6 +68,11 @@ public:
     template <typename E>
     Field<E> choice(const std::string& key, const std::function<std::optional<E>(const std::string&)>& parse,
                     const std::string& choices);
+    /// A scalar naming an enumerator of E in its table (common/enum_names.h).
+    template <typename E>
+    Field<E> choice(const std::string& key) {
+        return choice<E>(key, [](const std::string& s) { return parse_name<E>(s); }, name_list<E>());
+    }
     /// A list of scalars (a single scalar reads as a one-element list).
     template <typename T>
     Field<std::vector<Field<T>>> list(const std::string& key);

@@ -500,17 +500,15 @@ TEST_CASE("Bad cluster configs name the key and exit 2", "[cli][cluster]") {
 }
 
 namespace {
-/// The fields of the layers.csv row of `layer` and `phase` (quotes removed).
-std::vector<std::string> layer_row(const std::string& csv, const std::string& layer, const std::string& phase) {
-    std::istringstream in(csv);
-    for (std::string line; std::getline(in, line);) {
-        std::vector<std::string> fields;
-        std::istringstream row(line);
-        for (std::string f; std::getline(row, f, ',');) fields.push_back(f.size() >= 2 && f[0] == '"' ? f.substr(1, f.size() - 2) : f);
-        if (fields.size() > 11 && fields[0] == layer && fields[1] == phase) return fields;
-    }
+/// The cell of `column` in the layers.csv row of `layer` and `phase`, as an integer.
+std::uint64_t layer_cell(const fastsim::CsvTable& csv, const std::string& layer, const std::string& phase,
+                         const std::string& column) {
+    const auto at = csv.column(column);
+    REQUIRE(at);
+    for (const auto& row : csv.rows)
+        if (row[0] == layer && row[1] == phase) return std::stoull(row[*at]);
     FAIL("no layers.csv row for " << layer << " " << phase);
-    return {};
+    return 0;
 }
 }  // namespace
 
@@ -526,19 +524,26 @@ TEST_CASE("grouped convolutions and gemm layers: stepped = memo, and G groups co
     const std::string with_trace = kTinyNode + " -p workload.trace=" + trace + " -p 'precision.layers=[]'";
     REQUIRE(run_fastsim("run " + with_trace + " --out " + dir.path("memo")).exit_code == 0);
     REQUIRE(run_fastsim("run " + with_trace + " --fidelity stepped --out " + dir.path("stepped")).exit_code == 0);
-    const std::string csv = slurp(dir.path("memo/layers.csv"));
-    CHECK(csv == slurp(dir.path("stepped/layers.csv")));
-    // Columns: layer, phase, gemm_count, m, k, n, ..., macs (9), tiles, cycles (11).
+    CHECK(slurp(dir.path("memo/layers.csv")) == slurp(dir.path("stepped/layers.csv")));
+    const fastsim::CsvTable csv = fastsim::read_csv_file(dir.path("memo/layers.csv"));
+    const auto cell = [&csv](const char* layer, const char* phase, const char* column) {
+        return layer_cell(csv, layer, phase, column);
+    };
     for (const char* phase : {"forward", "weight_gradient"}) {
-        const auto grouped = layer_row(csv, "grouped", phase), one = layer_row(csv, "one_group", phase);
-        CHECK(grouped[2] == "4");
-        CHECK(std::stoull(grouped[9]) == 4 * std::stoull(one[9]));
-        CHECK(std::stoull(grouped[11]) == 4 * std::stoull(one[11]));
+        CHECK(cell("grouped", phase, "gemm_count") == 4);
+        CHECK(cell("grouped", phase, "macs") == 4 * cell("one_group", phase, "macs"));
+        CHECK(cell("grouped", phase, "cycles") == 4 * cell("one_group", phase, "cycles"));
     }
-    const auto dw = layer_row(csv, "depthwise", "forward");  // 12 GEMMs of (3 * 4 * 4) x 9 x 1
-    CHECK((dw[2] == "12" && dw[3] == "48" && dw[4] == "9" && dw[5] == "1"));
-    const auto probe = layer_row(csv, "probe", "forward");  // batch 3 does not scale it
-    CHECK((probe[2] == "1" && probe[3] == "20" && probe[4] == "30" && probe[5] == "7"));
+    // 12 GEMMs of (3 * 4 * 4) x 9 x 1.
+    CHECK(cell("depthwise", "forward", "gemm_count") == 12);
+    CHECK(cell("depthwise", "forward", "m") == 48);
+    CHECK(cell("depthwise", "forward", "k") == 9);
+    CHECK(cell("depthwise", "forward", "n") == 1);
+    // One GEMM: batch 3 does not scale it.
+    CHECK(cell("probe", "forward", "gemm_count") == 1);
+    CHECK(cell("probe", "forward", "m") == 20);
+    CHECK(cell("probe", "forward", "k") == 30);
+    CHECK(cell("probe", "forward", "n") == 7);
 }
 
 TEST_CASE("run.phases simulates a subset of the training phases", "[cli][node]") {
