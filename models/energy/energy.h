@@ -7,6 +7,7 @@
 #include "converter/converter_model.h"
 #include "fmac/timing.h"
 #include "memory/memory.h"
+#include "vector/vector_model.h"
 
 namespace fastsim::energy {
 
@@ -26,6 +27,8 @@ struct EnergyTable {
     double shifter_pj = 0;
     double noise_add_pj = 0;
     double lfsr_step_pj = 0;           ///< one LFSR shift (one noise bit)
+    // vector unit
+    double vector_op_pj = 0;           ///< one operation of one lane (add, multiply, compare, exp, ...)
     // memories, per bit
     double sram_exponent_read_pj_per_bit = 0;
     double sram_exponent_write_pj_per_bit = 0;
@@ -42,6 +45,7 @@ struct ActionCounts {
     fmac::ArrayCounters array;
     converter::ConversionCost conversion;
     memory::Traffic traffic;
+    vector::VectorUnitCounts vector;
     std::uint64_t cycles = 0;  ///< wall cycles: leakage accrues through stalls too
 };
 
@@ -57,13 +61,15 @@ struct StaticContext {
 struct EnergyBreakdown {
     double fmac_pj = 0;       ///< chunk multiplies, adder trees, accumulators, exponent and psum adds
     double converter_pj = 0;
+    double vector_pj = 0;     ///< the vector unit's operations
     double sram_pj = 0;
     double dram_pj = 0;
     double leakage_pj = 0;    ///< static energy over the wall cycles
-    [[nodiscard]] double total_pj() const { return fmac_pj + converter_pj + sram_pj + dram_pj + leakage_pj; }
+    [[nodiscard]] double total_pj() const { return fmac_pj + converter_pj + vector_pj + sram_pj + dram_pj + leakage_pj; }
     EnergyBreakdown& operator+=(const EnergyBreakdown& o) {
         fmac_pj += o.fmac_pj;
         converter_pj += o.converter_pj;
+        vector_pj += o.vector_pj;
         sram_pj += o.sram_pj;
         dram_pj += o.dram_pj;
         leakage_pj += o.leakage_pj;
@@ -73,7 +79,7 @@ struct EnergyBreakdown {
 
 /// Energy of `counts` under `table`: per pass, g chunk multiplies, g - 1 tree adds and one
 /// accumulate; per group product one exponent add and one psum add; converter and memory
-/// actions by their counts; leakage = (pes * mW/PE + KiB * mW/KiB) * cycles / clock.
+/// actions and vector-unit operations by their counts; leakage = (pes * mW/PE + KiB * mW/KiB) * cycles / clock.
 EnergyBreakdown energy_of(const ActionCounts& counts, const EnergyTable& table, const StaticContext& context);
 
 }  // namespace fastsim::energy

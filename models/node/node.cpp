@@ -42,7 +42,10 @@ bfp::BfpMatrix slice(const bfp::BfpMatrix& matrix, std::size_t row0, std::size_t
 }
 
 Node::Node(const sc_core::sc_module_name& name, const NodeParams& params)
-    : sc_core::sc_module(name), m_params(params), m_array("array", array::ArrayParams{params.array, kCycle}) {}
+    : sc_core::sc_module(name),
+      m_params(params),
+      m_array("array", array::ArrayParams{params.array, kCycle}),
+      m_vector_unit("vector_unit", params.vector, kCycle) {}
 
 PhaseCounters Node::run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, const bfp::BfpMatrix& y_transposed,
                               std::vector<float>& out, TileStageLog* stages) {
@@ -146,6 +149,66 @@ PhaseCounters Node::run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, cons
     sc_core::sc_spawn_options thread;
     sc_core::sc_process_handle handles[3] = {sc_core::sc_spawn(dma, sc_core::sc_gen_unique_name("dma"), &thread),
                                              sc_core::sc_spawn(compute, sc_core::sc_gen_unique_name("compute"), &thread),
+                                             sc_core::sc_spawn(convert, sc_core::sc_gen_unique_name("convert"), &thread)};
+    for (auto& h : handles)
+        if (!h.terminated()) wait(h.terminated_event());
+    counters.cycles = cycles_since(start);
+    counters.drain_cycles = counters.cycles - static_cast<std::uint64_t>((end_compute - start) / kCycle + 0.5);
+    return counters;
+}
+
+PhaseCounters Node::run_vector_phase(const VectorJob& job) {
+    PhaseCounters counters;
+    const VectorPlan plan = plan_vector_chunks(job, m_params);
+    std::vector<VectorChunkWork> work;
+    for (std::uint64_t i = 0; i < plan.chunks; ++i) work.push_back(vector_chunk_work(job, m_params, plan, i));
+    const std::size_t chunks = work.size();
+    std::size_t loaded = 0, computed = 0, converted = 0;
+    sc_core::sc_event loaded_event, computed_event, converted_event;
+    const sc_core::sc_time start = sc_core::sc_time_stamp();
+    sc_core::sc_time end_compute = start;
+
+    auto dma = [&] {
+        for (std::size_t i = 0; i <= chunks; ++i) {
+            if (i < chunks) {  // load i, after chunk i-2 freed its buffer
+                while (i >= 2 && computed < i - 1) wait(computed_event);
+                wait(kCycle * static_cast<double>(work[i].load_cycles));
+                loaded = i + 1;
+                loaded_event.notify(sc_core::SC_ZERO_TIME);
+            }
+            if (i >= 1 && work[i - 1].write_cycles > 0) {  // write-back of chunk i-1
+                while (converted < i) wait(converted_event);
+                wait(kCycle * static_cast<double>(work[i - 1].write_cycles));
+            }
+        }
+    };
+    auto compute = [&] {
+        for (std::size_t i = 0; i < chunks; ++i) {
+            while (loaded <= i) wait(loaded_event);
+            counters.load_wait_cycles += cycles_since(end_compute);
+            const vector::VectorUnitStats before = m_vector_unit.stats();
+            m_vector_unit.start(work[i].ops);
+            wait(m_vector_unit.done());
+            VectorChunkWork measured = work[i];
+            measured.ops = m_vector_unit.stats().ops - before.ops;
+            measured.compute_cycles = m_vector_unit.stats().busy_cycles - before.busy_cycles;
+            add_chunk_counts(counters, measured);
+            end_compute = sc_core::sc_time_stamp();
+            computed = i + 1;
+            computed_event.notify(sc_core::SC_ZERO_TIME);
+        }
+    };
+    auto convert = [&] {
+        for (std::size_t i = 0; i < chunks; ++i) {
+            while (computed <= i) wait(computed_event);
+            wait(kCycle * static_cast<double>(work[i].conversion.cycles));
+            converted = i + 1;
+            converted_event.notify(sc_core::SC_ZERO_TIME);
+        }
+    };
+    sc_core::sc_spawn_options thread;
+    sc_core::sc_process_handle handles[3] = {sc_core::sc_spawn(dma, sc_core::sc_gen_unique_name("dma"), &thread),
+                                             sc_core::sc_spawn(compute, sc_core::sc_gen_unique_name("vector"), &thread),
                                              sc_core::sc_spawn(convert, sc_core::sc_gen_unique_name("convert"), &thread)};
     for (auto& h : handles)
         if (!h.terminated()) wait(h.terminated_event());

@@ -14,6 +14,7 @@
 #include "memory/memory.h"
 #include "node/phase_counters.h"
 #include "node/tile_stage_log.h"
+#include "vector/vector_model.h"
 
 namespace fastsim::node {
 
@@ -22,6 +23,7 @@ struct NodeParams {
     fmac::ArrayGeometry array;
     std::uint64_t clock_hz = 1'000'000'000;
     converter::ConverterParams converter = converter::ConverterParams::derived_from(16);
+    vector::VectorParams vector;         ///< the vector unit (non-GEMM layers)
     memory::SramParams sram;
     memory::DramParams dram;
     int exponent_bits = 8;               ///< shared-exponent width e of every BFP tensor

@@ -14,6 +14,7 @@ void for_each_part(A& a, B& b, Visit&& visit) {
     visit(a.conversion, b.conversion, converter::kConversionCostFields);
     visit(a.array, b.array, fmac::kArrayCounterFields);
     visit(a.traffic, b.traffic, memory::kTrafficFields);
+    visit(a.vector, b.vector, vector::kVectorUnitCountFields);
 }
 
 }  // namespace

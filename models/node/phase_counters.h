@@ -10,11 +10,13 @@
 #include "converter/converter_model.h"
 #include "fmac/timing.h"
 #include "memory/memory.h"
+#include "vector/vector_model.h"
 
 namespace fastsim::node {
 
 /// Action counts and time of one or more phases on one node; energy is derived from these
-/// in the report step. cycles = load_wait + array + sram_stall + drain (kCycleParts).
+/// in the report step. cycles = load_wait + array + sram_stall + drain + vector
+/// (kCycleParts).
 ///
 /// A counter is declared once: as a member here or of the struct holding it, with its row in
 /// that struct's field list (name, title, kind, where it shows; common/counter_fields.h). The
@@ -25,12 +27,14 @@ struct PhaseCounters {
     std::uint64_t tiles = 0;
     std::uint64_t cycles = 0;              ///< first load issued to last write-back done
     std::uint64_t array_cycles = 0;        ///< array busy (weight loads + streaming)
-    std::uint64_t load_wait_cycles = 0;    ///< array idle, waiting for a DMA load
+    std::uint64_t load_wait_cycles = 0;    ///< array (or vector unit) idle, waiting for a DMA load
     std::uint64_t sram_stall_cycles = 0;   ///< array held by an SRAM port slower than it
     std::uint64_t drain_cycles = 0;        ///< after the last tile: conversion and write-back
+    std::uint64_t vector_cycles = 0;       ///< vector unit busy (a vector-unit layer's phase)
     fmac::ArrayCounters array;             ///< weight loads, folds, group products, PE passes
     converter::ConversionCost conversion;  ///< converter busy cycles and actions
     memory::Traffic traffic;               ///< SRAM and DRAM bits
+    vector::VectorUnitCounts vector;       ///< vector-unit operations
 
     /// Every count adds; SizeOverflow if one leaves 64 bits.
     PhaseCounters& operator+=(const PhaseCounters& other);
@@ -48,9 +52,10 @@ inline constexpr CounterField<PhaseCounters> kPhaseCounterFields[] = {
     {&PhaseCounters::load_wait_cycles, {"load_wait_cycles", "DRAM-load wait cycles", CounterKind::work, CounterShow::headline}},
     {&PhaseCounters::sram_stall_cycles, {"sram_stall_cycles", "SRAM stall cycles", CounterKind::work, CounterShow::headline}},
     {&PhaseCounters::drain_cycles, {"drain_cycles", "drain cycles", CounterKind::work, CounterShow::headline}},
+    {&PhaseCounters::vector_cycles, {"vector_cycles", "vector-unit cycles", CounterKind::work, CounterShow::headline}},
 };
 static_assert(sizeof(PhaseCounters) == std::size(kPhaseCounterFields) * sizeof(std::uint64_t) + sizeof(fmac::ArrayCounters) +
-                                           sizeof(converter::ConversionCost) + sizeof(memory::Traffic),
+                                           sizeof(converter::ConversionCost) + sizeof(memory::Traffic) + sizeof(vector::VectorUnitCounts),
               "every PhaseCounters member is in kPhaseCounterFields or one of the structs counter_values walks");
 
 /// The parts `cycles` splits into (cycles = their sum; docs/node.md, "Double buffering"), in
@@ -65,6 +70,7 @@ inline constexpr CyclePart kCycleParts[] = {
     {&PhaseCounters::load_wait_cycles, "load_wait", "waiting for DRAM loads"},
     {&PhaseCounters::sram_stall_cycles, "sram_stall", "SRAM stalls"},
     {&PhaseCounters::drain_cycles, "drain", "drain"},
+    {&PhaseCounters::vector_cycles, "vector", "vector unit"},
 };
 
 /// How the reports name and show `member`: its row of kPhaseCounterFields.
@@ -76,8 +82,8 @@ struct CounterValue {
     std::uint64_t value = 0;
 };
 
-/// Every counter of `c` in report order: PhaseCounters' own, then the converter's, the array's
-/// and the memory traffic's, each in its field list's order.
+/// Every counter of `c` in report order: PhaseCounters' own, then the converter's, the array's,
+/// the memory traffic's and the vector unit's, each in its field list's order.
 std::vector<CounterValue> counter_values(const PhaseCounters& c);
 
 /// The CounterInfo of every counter, in the order of counter_values().

@@ -49,6 +49,22 @@ StepPhase step_phase(std::size_t layer, fmac::TrainingPhase phase, const workloa
     return s;
 }
 
+StepPhase vector_step_phase(std::size_t layer, fmac::TrainingPhase phase, const workload::VectorWork& work,
+                            const TensorPrecision& p, const TensorRounding& rounding) {
+    StepPhase s;
+    s.layer = layer;
+    s.phase = phase;
+    s.on_vector_unit = true;
+    VectorJob& j = s.vector;
+    j.work = work;
+    j.activation_bits = p.activations;
+    j.gradient_bits = p.gradients;
+    const bool forward = phase == fmac::TrainingPhase::forward;
+    j.output_bits = forward ? p.activations : p.gradients;
+    j.output_rounding = forward ? rounding.activations : rounding.gradients;
+    return s;
+}
+
 std::vector<StepPhase> training_step_phases(const workload::Workload& workload, std::size_t batch,
                                             const std::vector<LayerPrecision>& precision,
                                             const TensorRounding& rounding, const PhaseSelection& selection) {
@@ -59,7 +75,14 @@ std::vector<StepPhase> training_step_phases(const workload::Workload& workload, 
     std::vector<StepPhase> phases;
     const auto at = [](fmac::TrainingPhase p) { return static_cast<std::size_t>(p); };
     const auto add = [&](std::size_t l, fmac::TrainingPhase p) {
-        if (selection[at(p)]) phases.push_back(step_phase(l, p, gemms[l], precision[l][at(p)], rounding));
+        if (!selection[at(p)]) return;
+        const workload::Layer& layer = workload.layers[l];
+        if (!workload::runs_on_vector_unit(layer.kind)) {
+            phases.push_back(step_phase(l, p, gemms[l], precision[l][at(p)], rounding));
+        } else if (p != fmac::TrainingPhase::weight_gradient) {
+            phases.push_back(vector_step_phase(l, p, workload::vector_work(layer, batch, p != fmac::TrainingPhase::forward),
+                                               precision[l][at(p)], rounding));
+        }
     };
     for (std::size_t l = 0; l < gemms.size(); ++l) add(l, fmac::TrainingPhase::forward);
     for (std::size_t l = gemms.size(); l-- > 0;) {

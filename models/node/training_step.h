@@ -9,6 +9,7 @@
 #include "bfp/format.h"
 #include "fmac/training_gemm.h"
 #include "node/node_model.h"
+#include "node/vector_phase.h"
 #include "workload/layer.h"
 
 namespace fastsim::node {
@@ -38,13 +39,16 @@ struct TensorRounding {
     bfp::Rounding gradients = bfp::Rounding::stochastic;
 };
 
-/// One GEMM phase of a training step, `count` times (independent GEMMs of one layer).
+/// One phase of a training step: `count` GEMMs of one layer on the array, or (on_vector_unit)
+/// one job of a vector-unit layer, whose backward pass is its backward_data phase.
 struct StepPhase {
     std::size_t layer = 0;  ///< index into the workload's layers
     fmac::TrainingPhase phase = fmac::TrainingPhase::forward;
     fmac::LayerDims dims;
     PhaseJob job;
     std::uint64_t count = 1;
+    bool on_vector_unit = false;  ///< then `vector` is the job, and dims, job and count are unused
+    VectorJob vector;
 };
 
 /// True if `layer` (at `index` in its network) reads nothing but the network input, so no
@@ -56,10 +60,17 @@ bool reads_only_network_input(const workload::Layer& layer, std::size_t index);
 StepPhase step_phase(std::size_t layer, fmac::TrainingPhase phase, const workload::LayerGemm& gemm,
                      const TensorPrecision& precision, const TensorRounding& rounding);
 
+/// Phase `phase` (forward, or backward_data for the backward pass) of a vector-unit layer
+/// doing `work`: it reads activations at p.activations and gradients at p.gradients, and
+/// writes activations (forward) or gradients, rounded as `rounding` says.
+StepPhase vector_step_phase(std::size_t layer, fmac::TrainingPhase phase, const workload::VectorWork& work,
+                            const TensorPrecision& precision, const TensorRounding& rounding);
+
 /// The phases of one training step, in run order (docs/node.md, "A training step"):
 /// forward of every layer in order, then for every layer in reverse backward-data and
 /// weight-gradient. Backward-data is skipped for layers that read only the network input
-/// (nothing consumes that gradient). Operand and output precisions per phase:
+/// (nothing consumes that gradient). A vector-unit layer has a forward phase and a backward
+/// (backward_data) phase, no weight gradient. Operand and output precisions per phase:
 ///   forward          X = A  (activations)  Y = W  (weights)   out -> BFP activations
 ///   backward_data    X = dO (gradients)    Y = W  (weights)   out -> BFP gradients
 ///   weight_gradient  X = A^T (activations) Y = dO (gradients) out -> fp32

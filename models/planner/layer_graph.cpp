@@ -87,6 +87,7 @@ workload::Layer PlanLayer::with_dims(const LayerDims& d) const {
         l.k = static_cast<int>(d.in_channels);
         l.n = static_cast<int>(d.out_channels);
         break;
+    default: break;  // build_layer_graph takes no vector-unit layer
     }
     return l;
 }
@@ -133,6 +134,9 @@ LayerGraph build_layer_graph(const workload::Workload& workload, std::uint64_t b
             p.dims.out_channels = u64(l.n);
             p.in_positions = p.out_positions = u64(l.m);
             break;
+        default:
+            throw std::invalid_argument("build_layer_graph: layer '" + l.name +
+                                        "' runs on the vector unit; plan workload::without_vector_layers(workload)");
         }
         if (l.kind != workload::LayerKind::conv) {  // one row holding every position
             p.in_width = p.in_positions;

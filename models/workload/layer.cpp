@@ -5,13 +5,26 @@
 
 namespace fastsim::workload {
 
-const EnumNames<LayerKind, 4>& enum_names(LayerKind) {
-    static constexpr EnumNames<LayerKind, 4> kNames{{
+const EnumNames<LayerKind, 12>& enum_names(LayerKind) {
+    static constexpr EnumNames<LayerKind, 12> kNames{{
         {"conv", LayerKind::conv},
         {"fc", LayerKind::fc},
         {"matmul", LayerKind::matmul},
         {"gemm", LayerKind::gemm},
+        {"pool", LayerKind::pool},
+        {"batchnorm", LayerKind::batchnorm},
+        {"relu", LayerKind::relu},
+        {"gelu", LayerKind::gelu},
+        {"add", LayerKind::add},
+        {"softmax", LayerKind::softmax},
+        {"layernorm", LayerKind::layernorm},
+        {"concat", LayerKind::concat},
     }};
+    return kNames;
+}
+
+const EnumNames<PoolMode, 2>& enum_names(PoolMode) {
+    static constexpr EnumNames<PoolMode, 2> kNames{{{"max", PoolMode::max}, {"average", PoolMode::average}}};
     return kNames;
 }
 
@@ -47,6 +60,15 @@ LayerGemm lower_dims(const Layer& l, std::uint64_t batch) {
         return {{u64(l.m), u64(l.k), u64(l.n)}, checked_mul(batch, u64(l.repeat), "GEMMs (batch x repeat)")};
     case LayerKind::gemm:
         return {{u64(l.m), u64(l.k), u64(l.n)}, 1};
+    case LayerKind::pool:
+    case LayerKind::batchnorm:
+    case LayerKind::relu:
+    case LayerKind::gelu:
+    case LayerKind::add:
+    case LayerKind::softmax:
+    case LayerKind::layernorm:
+    case LayerKind::concat:
+        return {{0, 0, 0}, 0};
     }
     return {};
 }

@@ -18,18 +18,33 @@ enum class LayerKind : std::uint8_t {
     conv,    ///< 2-D convolution, lowered by im2col
     fc,      ///< fully connected
     matmul,  ///< a GEMM of two activations per sample (e.g. attention Q K^T), `repeat` times
-    gemm     ///< one GEMM (m x k) * (k x n) with a weight operand, not scaled by the batch
+    gemm,    ///< one GEMM (m x k) * (k x n) with a weight operand, not scaled by the batch
              ///< (a row of SCALE-Sim's `Layer, M, N, K` form)
+    // Layers of the vector unit (no GEMM): their tensor is [in_height, in_width, in_channels].
+    pool,       ///< max or average pooling over kernel windows, per channel
+    batchnorm,  ///< batch normalisation (training mode: batch statistics per channel)
+    relu,
+    gelu,       ///< GELU, tanh approximation
+    add,        ///< elementwise sum of its inputs (a residual join)
+    softmax,    ///< over the last axis (in_channels)
+    layernorm,  ///< over the last axis (in_channels)
+    concat      ///< its inputs side by side along the last axis; the tensor is the result
 };
 
-const EnumNames<LayerKind, 4>& enum_names(LayerKind);
+const EnumNames<LayerKind, 12>& enum_names(LayerKind);
+
+/// True for the layer kinds the vector unit runs (pool .. concat): they lower to no GEMM.
+inline bool runs_on_vector_unit(LayerKind kind) { return kind >= LayerKind::pool; }
+
+enum class PoolMode : std::uint8_t { max, average };
+const EnumNames<PoolMode, 2>& enum_names(PoolMode);
 inline const char* to_string(LayerKind kind) { return name_of(kind).data(); }
 
-/// One weighted layer of a network. Sizes are per sample; the batch comes from the run.
+/// One layer of a network. Sizes are per sample; the batch comes from the run.
 struct Layer {
     std::string name;
     LayerKind kind = LayerKind::fc;
-    // conv
+    // conv, and the tensor of a vector-unit layer (pool: its input; concat: the joined result)
     int in_height = 0, in_width = 0, in_channels = 0;
     int kernel_height = 0, kernel_width = 0;
     int filters = 0;
@@ -37,6 +52,7 @@ struct Layer {
     int stride_width = 0;  ///< columns between consecutive windows; 0 = stride
     int padding = 0;       ///< zero padding on each side
     int groups = 1;        ///< channel groups: in_channels and filters split into `groups` independent convolutions
+    PoolMode pool_mode = PoolMode::max;  ///< pool only (kernel, stride, stride_width, padding as for conv)
     /// SCALE-Sim's output-size rule: a last window that runs past the input's edge still
     /// counts, so out = ceil((H + 2p - k) / s) + 1 instead of floor(...) + 1.
     bool partial_windows = false;
@@ -73,7 +89,7 @@ struct LayerGemm {
     [[nodiscard]] std::uint64_t forward_macs() const;
 };
 
-/// Lowers a layer for a batch: conv -> `groups` GEMMs of (batch * out_h * out_w) x
+/// Lowers a layer for a batch: a vector-unit layer -> no GEMM (count 0); conv -> `groups` GEMMs of (batch * out_h * out_w) x
 /// (k_h * k_w * C_in / groups) x (filters / groups) (im2col per group); fc -> (batch * tokens) x
 /// in x out; matmul -> batch * repeat GEMMs of m x k x n; gemm -> one GEMM of m x k x n.
 /// SizeOverflow if a dimension, the count or the forward MACs do not fit 64 bits.
@@ -105,7 +121,7 @@ struct Workload {
     std::vector<Layer> layers;
     ShortcutConvention shortcuts = ShortcutConvention::producer;
     ShapeCheck shape_check = ShapeCheck::error;
-    std::vector<std::string> shape_warnings;  ///< mismatches under ShapeCheck::warn, for the command to print
+    std::vector<std::string> warnings;  ///< for the command to print: mismatches under ShapeCheck::warn, layers left out
 };
 
 }  // namespace fastsim::workload

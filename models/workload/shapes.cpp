@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "workload/vector_work.h"
+
 namespace fastsim::workload {
 namespace {
 
@@ -26,11 +28,23 @@ u64 output_values(const Layer& l) {
     case LayerKind::fc: return product(v(l.tokens), v(l.out_features));
     case LayerKind::matmul: return product(v(l.repeat), v(l.m), v(l.n));
     case LayerKind::gemm: return product(v(l.m), v(l.n));
+    default: {
+        const auto shape = *workload::output_shape(l);
+        return product(shape[0], shape[1], shape[2]);
     }
-    return 0;
+    }
 }
 
-std::string output_shape(const Layer& l) {
+std::string dims(u64 h, u64 w, u64 c) {
+    return std::to_string(h) + " x " + std::to_string(w) + " x " + std::to_string(c);
+}
+
+/// Conv, pool, and vector layers with rows: tensors of image positions, whose H and W must chain.
+bool image(const Layer& l) {
+    return l.kind == LayerKind::conv || l.kind == LayerKind::pool || (runs_on_vector_unit(l.kind) && l.in_height > 1);
+}
+
+std::string describe_output(const Layer& l) {
     const std::string values = std::to_string(output_values(l)) + " values per sample";
     switch (l.kind) {
     case LayerKind::conv:
@@ -41,8 +55,11 @@ std::string output_shape(const Layer& l) {
     case LayerKind::matmul:
         return std::to_string(l.repeat) + " x " + std::to_string(l.m) + " x " + std::to_string(l.n) + " = " + values;
     case LayerKind::gemm: return values;
+    default: {
+        const auto shape = *workload::output_shape(l);
+        return dims(shape[0], shape[1], shape[2]) + " = " + values;
     }
-    return values;
+    }
 }
 
 /// Values per sample operand `operand` of `l` reads, and how to say it.
@@ -63,20 +80,24 @@ std::pair<u64, std::string> input_values(const Layer& l, std::size_t operand) {
         return {product(v(l.repeat), v(l.k), v(l.n)),
                 "second operand " + std::to_string(l.repeat) + " x " + std::to_string(l.k) + " x " + std::to_string(l.n)};
     case LayerKind::gemm: return {0, ""};
+    default:
+        return {product(v(l.in_height), v(l.in_width), v(l.in_channels)),
+                std::string(l.kind == LayerKind::pool ? "input " : "tensor ") + dims(v(l.in_height), v(l.in_width), v(l.in_channels))};
     }
-    return {0, ""};
 }
 
 /// Whether `producer`'s whole output is a valid input operand of `consumer`.
 bool fits(const Layer& producer, const Layer& consumer, std::size_t operand) {
     const u64 given = output_values(producer);
     if (given != input_values(consumer, operand).first) return false;
-    if (producer.kind == LayerKind::conv && consumer.kind == LayerKind::conv)
-        return producer.out_height() == consumer.in_height && producer.out_width() == consumer.in_width;
-    if (producer.kind == LayerKind::conv && consumer.kind == LayerKind::fc)
-        return consumer.tokens == 1 || v(consumer.tokens) == product(v(producer.out_height()), v(producer.out_width()));
-    if (producer.kind == LayerKind::fc && consumer.kind == LayerKind::fc) return producer.tokens == consumer.tokens;
-    if (producer.kind == LayerKind::matmul && consumer.kind == LayerKind::fc) return producer.m == consumer.tokens;
+    const auto shape = *workload::output_shape(producer);
+    if (image(producer) && image(consumer))
+        return shape[0] == v(consumer.in_height) && shape[1] == v(consumer.in_width);
+    if (consumer.kind == LayerKind::fc) {
+        if (producer.kind == LayerKind::fc) return producer.tokens == consumer.tokens;
+        if (producer.kind == LayerKind::matmul) return producer.m == consumer.tokens;
+        return consumer.tokens == 1 || v(consumer.tokens) == shape[0] * shape[1];
+    }
     return true;
 }
 
@@ -84,8 +105,8 @@ bool fits(const Layer& producer, const Layer& consumer, std::size_t operand) {
 bool concatenates(const std::vector<const Layer*>& producers, const Layer& consumer) {
     u64 total = 0;
     for (const Layer* p : producers) {
-        if (p->kind == LayerKind::conv && consumer.kind == LayerKind::conv &&
-            (p->out_height() != consumer.in_height || p->out_width() != consumer.in_width))
+        const auto shape = *workload::output_shape(*p);
+        if (image(*p) && image(consumer) && (shape[0] != v(consumer.in_height) || shape[1] != v(consumer.in_width)))
             return false;
         if (__builtin_add_overflow(total, output_values(*p), &total)) return false;
     }
@@ -113,7 +134,7 @@ std::vector<ShapeMismatch> shape_mismatches(const Workload& w) {
         }
         for (const Layer* p : producers)
             if (p && p->kind == LayerKind::gemm) producers.clear();  // not per sample: nothing to compare
-        const auto say = [&](const Layer& p) { return "'" + p.name + "' gives " + output_shape(p); };
+        const auto say = [&](const Layer& p) { return "'" + p.name + "' gives " + describe_output(p); };
         if (l.kind == LayerKind::matmul && producers.size() == 2) {
             for (std::size_t operand = 0; operand < 2; ++operand) {
                 const Layer* p = producers[operand];
@@ -132,13 +153,18 @@ std::vector<ShapeMismatch> shape_mismatches(const Workload& w) {
         }
         if (layers.empty()) continue;
         const bool adds = std::all_of(layers.begin(), layers.end(), [&](const Layer* p) { return fits(*p, l, 0); });
-        if (adds || (layers.size() > 1 && !any_network_input && concatenates(layers, l))) continue;
+        const bool joins = layers.size() > 1 && !any_network_input && concatenates(layers, l);
+        if (l.kind == LayerKind::add ? adds : l.kind == LayerKind::concat ? joins : adds || joins) continue;
         std::string message = "layer '" + l.name + "': its " + input_values(l, 0).second + " (" +
                               std::to_string(input_values(l, 0).first) + " values per sample) does not match ";
-        message += layers.size() == 1 ? "its producer: " : "its producers (neither an add nor a concatenation of them): ";
+        message += layers.size() == 1           ? "its producer: "
+                   : l.kind == LayerKind::add    ? "its producers (an add needs each to give the whole tensor): "
+                   : l.kind == LayerKind::concat ? "its producers (a concatenation needs the same height and width, "
+                                                   "and their values summing to it): "
+                                                 : "its producers (neither an add nor a concatenation of them): ";
         for (std::size_t j = 0; j < layers.size(); ++j) message += (j ? "; " : "") + say(*layers[j]);
-        if (l.kind == LayerKind::fc && layers[0]->kind == LayerKind::conv)
-            message += " (an fc layer after a convolution reads the flattened tensor: in_features = H x W x C)";
+        if (l.kind == LayerKind::fc && image(*layers[0]))
+            message += " (an fc layer after a convolution or pool reads the flattened tensor: in_features = H x W x C)";
         out.push_back({i, message});
     }
     return out;

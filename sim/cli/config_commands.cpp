@@ -123,7 +123,7 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
                          vm.count("simulate") > 0, overrides, timeline_path, timeline, max_work_s,
                          vm.count("per-layer") > 0};
     logger("config")->info("loaded {} with {} override(s)", config_path, overrides.size());
-    for (const std::string& warning : out.params.workload.network.shape_warnings) logger("trace")->warn("{}", warning);
+    for (const std::string& warning : out.params.workload.network.warnings) logger("trace")->warn("{}", warning);
     return out;
 }
 

@@ -52,6 +52,9 @@ energy::EnergyTable load_energy_table(const std::string& path, const std::string
     t.noise_add_pj = entry(conv, "noise_add_pj");
     t.lfsr_step_pj = entry(conv, "lfsr_step_pj");
     conv.finish();
+    MapReader vector_unit = section("vector");
+    t.vector_op_pj = entry(vector_unit, "op_pj");
+    vector_unit.finish();
     MapReader sram = section("sram");
     t.sram_exponent_read_pj_per_bit = entry(sram, "exponent_read_pj_per_bit");
     t.sram_exponent_write_pj_per_bit = entry(sram, "exponent_write_pj_per_bit");

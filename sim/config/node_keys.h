@@ -17,6 +17,13 @@ void node_keys(Visit& visit, N& n) {
     visit(n.converter_latency_cycles, {"converter.pipeline_latency_cycles",
                                        "converter fill latency ([converter.md](converter.md))", &kConverterLatency,
                                        "⌈log2 g⌉ + 3"});
+    visit(n.vector_lanes, {"vector.lanes", "lanes of the vector unit, which runs pool, batchnorm, relu, gelu, add, "
+                                          "softmax, layernorm and concat layers ([vector_unit.md](vector_unit.md))",
+                           &kVectorLanes, "array.cols"});
+    visit(n.vector_ops_per_lane_per_cycle, {"vector.ops_per_lane_per_cycle", "operations each lane issues per cycle",
+                                            &kVectorOpsPerLane});
+    visit(n.vector_latency_cycles, {"vector.pipeline_latency_cycles", "vector unit fill latency, per chunk",
+                                    &kConverterLatency});
     visit(n.sram_exponent_kib, {"sram.exponent_bank.capacity_kib", "shared exponents", &kSramCapacityKib});
     visit(n.sram_exponent_bits_per_cycle, {"sram.exponent_bank.bits_per_cycle",
                                            "width of each of its read and write ports", &kSramBitsPerCycle});

@@ -45,6 +45,11 @@ void resolve_node(NodeConfig& nc, const BfpParams& bfp) {
     np.converter.pipeline_latency_cycles = nc.converter_latency_cycles.value_or(np.converter.pipeline_latency_cycles);
     nc.converter_lanes = np.converter.lanes;  // dump writes the values in use
     nc.converter_latency_cycles = np.converter.pipeline_latency_cycles;
+    np.vector = vector::VectorParams::derived_from(nc.cols);
+    np.vector.lanes = nc.vector_lanes.value_or(np.vector.lanes);
+    np.vector.ops_per_lane_per_cycle = nc.vector_ops_per_lane_per_cycle;
+    np.vector.pipeline_latency_cycles = nc.vector_latency_cycles;
+    nc.vector_lanes = np.vector.lanes;
     np.sram.exponent_bank = {kib_to_bits(nc.sram_exponent_kib), nc.sram_exponent_bits_per_cycle};
     np.sram.mantissa_bank = {kib_to_bits(nc.sram_mantissa_kib), nc.sram_mantissa_bits_per_cycle};
     np.dram.bandwidth_bits_per_s = checked_round(nc.dram_bandwidth_gb_per_s * 8e9, "DRAM bits per second");
@@ -61,7 +66,8 @@ void check_tiling(const std::vector<node::StepPhase>& phases, const NodeConfig& 
                   const workload::Workload& network) {
     for (const auto& phase : phases) {
         try {
-            (void)node::plan_tiles(phase.job, node.resolved);
+            if (phase.on_vector_unit) (void)node::plan_vector_chunks(phase.vector, node.resolved);
+            else (void)node::plan_tiles(phase.job, node.resolved);
         } catch (const node::TilingError& e) {
             const char* key = e.bank() == node::SramBank::exponent ? "sram.exponent_bank.capacity_kib"
                                                                    : "sram.mantissa_bank.capacity_kib";

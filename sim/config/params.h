@@ -112,6 +112,9 @@ struct NodeConfig {
     int rows = 32, cols = 32;
     std::optional<int> converter_lanes;            ///< unset: derived from bfp.group_size
     std::optional<int> converter_latency_cycles;   ///< unset: derived from bfp.group_size
+    std::optional<int> vector_lanes;               ///< unset: derived from the array's columns
+    int vector_ops_per_lane_per_cycle = vector::VectorParams{}.ops_per_lane_per_cycle;
+    int vector_latency_cycles = vector::VectorParams{}.pipeline_latency_cycles;
     double sram_exponent_kib = 64, sram_mantissa_kib = 1024;
     std::uint64_t sram_exponent_bits_per_cycle = memory::SramParams{}.exponent_bank.bits_per_cycle;
     std::uint64_t sram_mantissa_bits_per_cycle = memory::SramParams{}.mantissa_bank.bits_per_cycle;

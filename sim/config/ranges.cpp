@@ -20,7 +20,11 @@ const KeyRange kArrayDim{"node.array.rows, node.array.cols (and node_types[])", 
                          "PEs per array ≤ 2^24"};
 const KeyRange kConverterLanes{"node.converter.lanes (and node_types[])", "values/cycle", 1, 1 << 16, false,
                                "converter cycles per group ≥ 1/65536"};
-const KeyRange kConverterLatency{"node.converter.pipeline_latency_cycles (and node_types[])", "cycles", 0, 1 << 16,
+const KeyRange kVectorLanes{"node.vector.lanes (and node_types[])", "lanes", 1, 1 << 16, false,
+                            "a wide SIMD unit, not a workload"};
+const KeyRange kVectorOpsPerLane{"node.vector.ops_per_lane_per_cycle (and node_types[])", "ops/cycle", 1, 64, false,
+                                 "lanes x ops per lane stays below 2^22 per cycle"};
+const KeyRange kConverterLatency{"node.converter.pipeline_latency_cycles, node.vector.pipeline_latency_cycles (and node_types[])", "cycles", 0, 1 << 16,
                                  false, "a fill latency, not a workload"};
 const KeyRange kSramCapacityKib{"node.sram.*_bank.capacity_kib (and node_types[])", "KiB", 1.0 / 8192, 0x1p30, false,
                                 "1 bit … 1 TiB: capacities in bits stay below 2^43"};
@@ -79,7 +83,7 @@ const KeyRange kLeakageMw{"energy table: leakage.mw_per_pe, leakage.mw_per_sram_
 const KeyRange kLayerSize{"trace layer sizes (input, kernel, filters, stride, in/out_features, tokens, m, k, n, "
                           "repeat; SCALE-Sim CSV columns)",
                           "", 1, 1 << 24, false, "GEMM dimensions are checked 64-bit products of them"};
-const KeyRange kLayerPadding{"trace conv padding", "", 0, 1 << 24, false, "padded sizes stay below 2^26"};
+const KeyRange kLayerPadding{"trace conv and pool padding", "", 0, 1 << 24, false, "padded sizes stay below 2^26"};
 const KeyRange kTrainEpochs{"train.epochs", "", 1, 1000, false, "an experiment, not a hang"};
 const KeyRange kTrainBatch{"train.batch", "", 1, 60000, false, "at most the training split"};
 const KeyRange kLearningRate{"train.learning_rate", "", 1e-12, 100, false, "finite weights"};
@@ -98,7 +102,7 @@ const KeyRange kCheckEvery{"schedule.check_every_iterations", "", 1, 0x1p30, fal
 
 const std::vector<const KeyRange*>& all_key_ranges() {
     static const std::vector<const KeyRange*> all{
-        &kWorkloadBatch, &kWorkloadSteps, &kClockMhz, &kArrayDim, &kConverterLanes, &kConverterLatency, &kSramCapacityKib,
+        &kWorkloadBatch, &kWorkloadSteps, &kClockMhz, &kArrayDim, &kConverterLanes, &kVectorLanes, &kVectorOpsPerLane, &kConverterLatency, &kSramCapacityKib,
         &kSramBitsPerCycle, &kBandwidthGbPerS, &kLatencyNs, &kDramCapacityGib, &kMaxTileRows, &kNodeArrays,
         &kGroupCount, &kPipelineStages, &kPipelineMicrobatches, &kTreeFanout, &kTrainWorkers, &kTargetAccuracy, &kSyncServers, &kSyncServerNodes, &kSyncDensity, &kPowerSgdRank, &kSyncThreshold, &kSyncStaleness, &kLinkEnergyPjPerBit, &kGroupSize, &kExponentBits, &kExponentBias, &kLfsrBits, &kNoiseBits,
         &kReportMantissaBits, &kTensorScale, &kTensorDof, &kTensorCount, &kMantissaWidth, &kEnergyPj, &kLeakageMw, &kLayerSize,

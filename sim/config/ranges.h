@@ -45,6 +45,8 @@ extern const KeyRange kClockMhz;
 extern const KeyRange kArrayDim;
 extern const KeyRange kConverterLanes;
 extern const KeyRange kConverterLatency;
+extern const KeyRange kVectorLanes;
+extern const KeyRange kVectorOpsPerLane;
 extern const KeyRange kSramCapacityKib;
 extern const KeyRange kSramBitsPerCycle;
 extern const KeyRange kBandwidthGbPerS;

@@ -10,6 +10,7 @@
 #include "config/load.h"
 #include "config/node_keys.h"
 #include "config/trace_reader.h"
+#include "workload/vector_work.h"
 #include "common/csv_reader.h"
 
 namespace fastsim::config {
@@ -151,6 +152,7 @@ void check_lowering(const workload::Workload& w, std::uint64_t batch, const Loca
         std::uint64_t layer_macs = 0;
         try {
             layer_macs = workload::lower(l, batch).forward_macs();
+            if (workload::runs_on_vector_unit(l.kind)) (void)workload::vector_work(l, batch, true), (void)workload::vector_work(l, batch, false);
         } catch (const SizeOverflow& e) {
             throw layer_size_error(l, batch, batch_where, e);
         }
@@ -184,12 +186,25 @@ void read_workload_section(MapReader& top, const RunParams& run, Params& p) {
         throw ConfigError(reader.where("trace"), "no trace file at " + w.trace.resolved +
                                                      " (a relative path is taken from the config file's folder)");
     w.network = read_trace(w.trace.resolved);
-    if (run.mode == RunMode::cluster)
+    if (run.mode == RunMode::cluster) {
+        std::vector<std::string> removed;
+        w.network = workload::without_vector_layers(w.network, &removed);
+        if (w.network.layers.empty())
+            throw ConfigError(reader.where("trace"), "the trace has no GEMM layer (conv, fc, matmul) for a cluster run to split");
+        if (!removed.empty()) {
+            std::string names;
+            for (std::size_t i = 0; i < removed.size() && i < 5; ++i) names += (i ? ", " : "") + removed[i];
+            if (removed.size() > 5) names += ", ...";
+            w.network.warnings.push_back(w.trace.resolved + ": a cluster run splits and costs the GEMM layers only; " +
+                                         std::to_string(removed.size()) + " vector-unit layers (" + names +
+                                         ") are left out, their consumers reading their producers");
+        }
         for (const workload::Layer& l : w.network.layers)
             if (l.kind == workload::LayerKind::gemm)
                 throw ConfigError(l.where, "layer '" + l.name + "' is a gemm layer (one GEMM, not scaled by the batch, such as a "
                                            "row of SCALE-Sim's Layer, M, N, K form); a cluster run splits layers by sample and "
                                            "channel, so give it per-sample layers (fc with tokens: M) or use run.mode training_step");
+    }
     w.batch_where = reader.where("batch");
     check_lowering(w.network, w.batch, w.batch_where);
 }

@@ -26,7 +26,7 @@ std::vector<std::pair<std::string, std::string>> phase_fields(const config::Para
     std::vector<std::pair<std::string, std::string>> fields{
         {"layer", json_string(layer_name(params, r))},
         {"phase", json_string(fmac::to_string(r.step.phase))},
-        {"gemm_count", u(r.step.count)},
+        {"gemm_count", u(r.step.on_vector_unit ? 0 : r.step.count)},
         {"m", u(j.shape.m)},
         {"k", u(j.shape.k)},
         {"n", u(j.shape.n)},
@@ -45,6 +45,7 @@ std::vector<std::pair<std::string, std::string>> phase_fields(const config::Para
     fields.insert(fields.end(), {
         {"energy_fmac_pj", format_number(r.energy.fmac_pj)},
         {"energy_converter_pj", format_number(r.energy.converter_pj)},
+        {"energy_vector_pj", format_number(r.energy.vector_pj)},
         {"energy_sram_pj", format_number(r.energy.sram_pj)},
         {"energy_dram_pj", format_number(r.energy.dram_pj)},
         {"energy_leakage_pj", format_number(r.energy.leakage_pj)},
@@ -54,7 +55,8 @@ std::vector<std::pair<std::string, std::string>> phase_fields(const config::Para
 }
 
 std::string energy_json(const energy::EnergyBreakdown& e) {
-    return "{\"fmac\": " + format_number(e.fmac_pj) + ", \"converter\": " + format_number(e.converter_pj) + ", \"sram\": " +
+    return "{\"fmac\": " + format_number(e.fmac_pj) + ", \"converter\": " + format_number(e.converter_pj) + ", \"vector\": " +
+           format_number(e.vector_pj) + ", \"sram\": " +
            format_number(e.sram_pj) + ", \"dram\": " + format_number(e.dram_pj) + ", \"leakage\": " + format_number(e.leakage_pj) + "}";
 }
 
@@ -69,6 +71,7 @@ namespace {
 /// m x k x n of a phase's GEMM, "(xN)" for N independent ones.
 std::string gemm_shape(const PhaseResult& r) {
     const node::PhaseJob& j = r.step.job;
+    if (r.step.on_vector_unit) return "vector unit, " + std::to_string(r.step.vector.work.writes) + " values";
     std::string shape = std::to_string(j.shape.m) + "x" + std::to_string(j.shape.k) + "x" + std::to_string(j.shape.n);
     if (r.step.count > 1) shape += " (x" + std::to_string(r.step.count) + ")";
     return shape;
@@ -77,20 +80,23 @@ std::string gemm_shape(const PhaseResult& r) {
 std::string percent_of(double part, double whole) { return Table::fixed(whole > 0 ? 100.0 * part / whole : 0.0, 1); }
 
 void print_per_layer_table(std::ostream& out, const config::Params& params, const TrainingStepResult& result) {
-    Table table({"layer", "phase", "m x k x n", "bits_x/y", "macs_M", "cycles", "array_cycles", "wait_cycles", "util_%",
-                 "sram_Mbit", "dram_Mbit", "fmac_uJ", "converter_uJ", "sram_uJ", "dram_uJ", "leakage_uJ", "total_uJ"});
+    Table table({"layer", "phase", "m x k x n", "bits_x/y", "macs_M", "cycles", "busy_cycles", "wait_cycles", "util_%",
+                 "sram_Mbit", "dram_Mbit", "fmac_uJ", "converter_uJ", "vector_uJ", "sram_uJ", "dram_uJ", "leakage_uJ", "total_uJ"});
     for (const auto& r : result.phases) {
         const node::PhaseCounters& c = r.counters;
         const node::PhaseJob& j = r.step.job;
+        const node::VectorJob& v = r.step.vector;
         table.add_row({layer_name(params, r), fmac::to_string(r.step.phase), gemm_shape(r),
-                       std::to_string(j.x_mantissa_bits) + "/" + std::to_string(j.y_mantissa_bits),
+                       r.step.on_vector_unit ? std::to_string(v.activation_bits) + "/" + std::to_string(v.gradient_bits)
+                                             : std::to_string(j.x_mantissa_bits) + "/" + std::to_string(j.y_mantissa_bits),
                        Table::fixed(static_cast<double>(c.macs) * 1e-6, 1), std::to_string(c.cycles),
-                       std::to_string(c.array_cycles), std::to_string(c.cycles - c.array_cycles),
+                       std::to_string(c.array_cycles + c.vector_cycles),
+                       std::to_string(c.cycles - c.array_cycles - c.vector_cycles),
                        Table::fixed(100.0 * utilisation(params, c), 1),
                        Table::fixed(static_cast<double>(c.traffic.sram_bits()) * 1e-6, 1),
                        Table::fixed(static_cast<double>(c.traffic.dram_bits()) * 1e-6, 1),
                        Table::fixed(micro(r.energy.fmac_pj), 2), Table::fixed(micro(r.energy.converter_pj), 2),
-                       Table::fixed(micro(r.energy.sram_pj), 2), Table::fixed(micro(r.energy.dram_pj), 2),
+                       Table::fixed(micro(r.energy.vector_pj), 2), Table::fixed(micro(r.energy.sram_pj), 2), Table::fixed(micro(r.energy.dram_pj), 2),
                        Table::fixed(micro(r.energy.leakage_pj), 2), Table::fixed(micro(r.energy.total_pj()), 2)});
     }
     table.print(out);
@@ -121,7 +127,7 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
     out << "\n";
     out << "energy: " << Table::fixed(micro(e.total_pj()), 2) << " uJ, " << Table::fixed(per_mac(e.total_pj()), 3)
         << " pJ/MAC = fmac " << Table::fixed(per_mac(e.fmac_pj), 3) << " + converter "
-        << Table::fixed(per_mac(e.converter_pj), 3) << " + sram " << Table::fixed(per_mac(e.sram_pj), 3) << " + dram "
+        << Table::fixed(per_mac(e.converter_pj), 3) << " + vector " << Table::fixed(per_mac(e.vector_pj), 3) << " + sram " << Table::fixed(per_mac(e.sram_pj), 3) << " + dram "
         << Table::fixed(per_mac(e.dram_pj), 3) << " + leakage " << Table::fixed(per_mac(e.leakage_pj), 3) << "\n\n";
 
     // Per phase: the three GEMMs of training, summed over the layers.

@@ -26,7 +26,7 @@ std::vector<float> normal_values(std::size_t count, std::mt19937_64& rng) {
 std::vector<node::PhaseCounters> run_stepped(const config::Params& params, const std::vector<node::StepPhase>& phases,
                                              const WorkProgress& progress, NodeTimeline* timeline) {
     std::uint64_t gemms = 0, gemms_done = 0;
-    for (const node::StepPhase& s : phases) gemms += s.count;
+    for (const node::StepPhase& s : phases) gemms += s.on_vector_unit ? 1 : s.count;
     std::vector<node::PhaseCounters> counters(phases.size());
     node::Node fast_node("node", params.node.resolved);
     sc_core::sc_spawn([&] {
@@ -35,6 +35,13 @@ std::vector<node::PhaseCounters> run_stepped(const config::Params& params, const
         std::uint64_t phase_start = 0;
         for (std::size_t i = 0; i < phases.size(); ++i) {
             const node::StepPhase& s = phases[i];
+            if (s.on_vector_unit) {
+                counters[i] = fast_node.run_vector_phase(s.vector);
+                if (timeline) timeline->add_phase(s, phase_start, counters[i]);
+                phase_start += counters[i].cycles;
+                if (progress) progress(static_cast<double>(++gemms_done) / static_cast<double>(gemms));
+                continue;
+            }
             const node::TensorPrecision& precision =
                 params.precision.per_layer[s.layer][static_cast<std::size_t>(s.phase)];
             for (std::uint64_t c = 0; c < s.count; ++c) {
@@ -68,7 +75,7 @@ std::vector<node::PhaseCounters> run_stepped(const config::Params& params, const
 
 energy::EnergyBreakdown counters_energy(const node::PhaseCounters& c, const node::NodeParams& node, double sram_kib,
                                         std::uint64_t arrays, const energy::EnergyTable& table) {
-    const energy::ActionCounts n{c.array, c.conversion, c.traffic, c.cycles};
+    const energy::ActionCounts n{c.array, c.conversion, c.traffic, c.vector, c.cycles};
     energy::StaticContext context;
     context.group_size = node.array.group_size;
     context.pes = static_cast<std::uint64_t>(node.array.rows) * static_cast<std::uint64_t>(node.array.cols) * arrays;
@@ -101,6 +108,13 @@ TrainingStepResult run_training_step(const config::Params& params, const WorkPro
         stages.clear();
         const bool record = recorder && !stepped;
         with_layer_named(params, s.layer, [&] {
+            if (s.on_vector_unit) {
+                counters.push_back(node::run_vector_memo(s.vector, params.node.resolved));
+                result.total += counters.back();
+                if (record) recorder->add_phase(s, phase_start, counters.back());
+                phase_start = result.total.cycles;
+                return;
+            }
             const node::PhaseCounters gemm = node::run_phase_memo(s.job, params.node.resolved, memo, record ? &stages : nullptr);
             counters.push_back(gemm.repeated(s.count));
             result.total += counters.back();  // the step's sums fit 64 bits, or the layer is named

@@ -376,7 +376,7 @@ TEST_CASE("fidelity stepped gives the memo path's report, cycle for cycle", "[cl
 
 TEST_CASE("training_step bad input exits 2 naming the file and line", "[cli][node]") {
     fastsim::test::TempDir dir;
-    const std::string trace = dir.write("net.yaml", "network: n\nlayers:\n  - {name: a, type: pool, in_features: 4}\n");
+    const std::string trace = dir.write("net.yaml", "network: n\nlayers:\n  - {name: a, type: lstm, in_features: 4}\n");
     const std::string config = dir.write("run.yaml", "run: {mode: training_step}\nworkload: {trace: net.yaml}\n");
     Result r = run_fastsim("run " + config);
     CHECK(r.exit_code == 2);

@@ -18,6 +18,7 @@ TEST_CASE("energy_of: actions times the table, leakage over wall time", "[energy
     t.shifter_pj = 3;
     t.noise_add_pj = 4;
     t.lfsr_step_pj = 5;
+    t.vector_op_pj = 3;
     t.sram_exponent_read_pj_per_bit = 0.1;
     t.sram_exponent_write_pj_per_bit = 0.2;
     t.sram_mantissa_read_pj_per_bit = 1;
@@ -39,6 +40,7 @@ TEST_CASE("energy_of: actions times the table, leakage over wall time", "[energy
     n.traffic.sram_mantissa_write_bits = 10;
     n.traffic.dram_read_bits = 4;
     n.traffic.dram_write_bits = 6;
+    n.vector.ops = 7;
     n.cycles = 1000;
     const energy::StaticContext context{16, 4, 8.0, 1e9};
     const energy::EnergyBreakdown e = energy::energy_of(n, t, context);
@@ -49,5 +51,6 @@ TEST_CASE("energy_of: actions times the table, leakage over wall time", "[energy
     CHECK(e.dram_pj == Approx(80));
     // (4 x 0.5 + 8 x 0.25) mW = 4 mW for 1000 cycles at 1 GHz = 1 us -> 4 nJ = 4000 pJ.
     CHECK(e.leakage_pj == Approx(4000));
-    CHECK(e.total_pj() == Approx(e.fmac_pj + e.converter_pj + e.sram_pj + e.dram_pj + 4000));
+    CHECK(e.vector_pj == Approx(21));
+    CHECK(e.total_pj() == Approx(e.fmac_pj + e.converter_pj + 21 + e.sram_pj + e.dram_pj + 4000));
 }

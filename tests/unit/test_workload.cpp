@@ -219,7 +219,7 @@ TEST_CASE("shape checking: each layer's input is its producers' output", "[workl
         "  - {name: rows, type: fc, tokens: 64, in_features: 2, out_features: 5}\n"
         "  - {name: flat, type: fc, in_features: 128, out_features: 10, inputs: [cat]}\n"
         "  - {name: out, type: fc, in_features: 10, out_features: 3}\n"));
-    CHECK(ok.shape_warnings.empty());
+    CHECK(ok.warnings.empty());
     // BERT's attention: matmul operands are repeat x m x k and repeat x k x n values.
     CHECK_NOTHROW(shipped("bert_base_encoder"));
     CHECK(shipped("tiny_cnn").shape_check == workload::ShapeCheck::error);
@@ -230,7 +230,7 @@ TEST_CASE("shape checking: each layer's input is its producers' output", "[workl
     CHECK_THAT(error_of("t.yaml", fc_after_conv),
                Contains("t.yaml:3:5: layers[1]: layer 'fc6': its in_features 9216 (9216 values per sample) does not match "
                         "its producer: 'conv5' gives 13 x 13 x 256 = 43264 values per sample (an fc layer after a "
-                        "convolution reads the flattened tensor: in_features = H x W x C); if the trace leaves out layers") &&
+                        "convolution or pool reads the flattened tensor: in_features = H x W x C); if the trace leaves out layers") &&
                    Contains("shape_check: warn or off"));
     // Same values, wrong layout: 16 x 4 x 4 is not the 8 x 8 x 4 its producer gives.
     CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: conv, input: [8, 8, 3], kernel: [3, 3], filters: 4, padding: 1}\n"
@@ -244,9 +244,9 @@ TEST_CASE("shape checking: each layer's input is its producers' output", "[workl
                         "a concatenation of them): 'a' gives 6 values per sample; 'b' gives 2 values per sample"));
     // warn collects the mismatches for the command to print; off skips them.
     const auto warned = config::read_trace(dir.write("w.yaml", "shape_check: warn\n" + fc_after_conv));
-    REQUIRE(warned.shape_warnings.size() == 1);
-    CHECK_THAT(warned.shape_warnings[0], Contains("w.yaml:4:5: layers[1]: layer 'fc6'"));
-    CHECK(config::read_trace(dir.write("o.yaml", "shape_check: off\n" + fc_after_conv)).shape_warnings.empty());
+    REQUIRE(warned.warnings.size() == 1);
+    CHECK_THAT(warned.warnings[0], Contains("w.yaml:4:5: layers[1]: layer 'fc6'"));
+    CHECK(config::read_trace(dir.write("o.yaml", "shape_check: off\n" + fc_after_conv)).warnings.empty());
     CHECK_THAT(error_of("t.yaml", "shape_check: maybe\n" + fc_after_conv), Contains("shape_check: expected one of error, warn, off"));
 }
 
@@ -261,8 +261,9 @@ TEST_CASE("malformed traces are errors with file, line and key path", "[workload
     CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: conv, input: [8, 8, 6], kernel: [3, 3], filters: 6, groups: 0}\n"),
                Contains("layers[0].groups"));
     CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: gemm, m: 4, k: 2}\n"), Contains("layers[0].n: missing n"));
-    CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: pool}\n"),
-               Contains("t.yaml:2:21: layers[0].type: expected one of conv, fc, matmul, gemm, got 'pool'"));
+    CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: lstm}\n"),
+               Contains("t.yaml:2:21: layers[0].type: expected one of conv, fc, matmul, gemm, pool, batchnorm, relu, gelu, "
+                        "add, softmax, layernorm, concat, got 'lstm'"));
     CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: fc, in_features: 4, out_features: 2}\n"
                                   "  - {name: b, type: fc, in_features: 2, out_features: 2, inputs: [c]}\n"),
                Contains("t.yaml:3:5: layers[1]: input 'c' is not the name of an earlier layer"));

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+#include "workload/vector_work.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "common/checked.h"
+
+namespace fastsim::workload {
+namespace {
+
+using u64 = std::uint64_t;
+u64 v(int x) { return static_cast<u64>(x); }
+
+// Operations per value of the layer's tensor (docs/vector_unit.md, "Operations").
+// Normalisation, forward: sum, square, sum of squares, subtract the mean, scale by 1/sigma,
+// then gamma and beta; backward: sums of dy and dy * x_hat, x_hat again, and
+// dx = gamma / sigma * (dy - mean(dy) - x_hat * mean(dy * x_hat)).
+constexpr u64 kNormForwardOps = 7, kNormBackwardOps = 9;
+constexpr u64 kNormOpsPerRow = 4;  ///< per channel (batchnorm) or row (layernorm): mean, variance, epsilon, 1/sqrt
+// GELU, tanh form 0.5 x (1 + tanh(c (x + 0.044715 x^3))): x^2, x^3, scale, add, scale, tanh,
+// +1, x *, 0.5 *. Its derivative from the saved input: 16 operations, then times dy.
+constexpr u64 kGeluForwardOps = 9, kGeluBackwardOps = 17;
+// Softmax, forward: max, subtract, exp, sum, scale by the row's reciprocal (one per row);
+// backward from the saved output y: dx = y * (dy - sum(dy * y)).
+constexpr u64 kSoftmaxForwardOps = 5, kSoftmaxBackwardOps = 4;
+
+}  // namespace
+
+std::optional<std::array<u64, 3>> output_shape(const Layer& l) {
+    switch (l.kind) {
+    case LayerKind::conv: return std::array<u64, 3>{v(l.out_height()), v(l.out_width()), v(l.filters)};
+    case LayerKind::pool: return std::array<u64, 3>{v(l.out_height()), v(l.out_width()), v(l.in_channels)};
+    case LayerKind::fc: return std::array<u64, 3>{1, v(l.tokens), v(l.out_features)};
+    case LayerKind::matmul: return std::array<u64, 3>{1, v(l.repeat) * v(l.m), v(l.n)};
+    case LayerKind::gemm: return std::nullopt;
+    case LayerKind::batchnorm:
+    case LayerKind::relu:
+    case LayerKind::gelu:
+    case LayerKind::add:
+    case LayerKind::softmax:
+    case LayerKind::layernorm:
+    case LayerKind::concat: return std::array<u64, 3>{v(l.in_height), v(l.in_width), v(l.in_channels)};
+    }
+    return std::nullopt;
+}
+
+u64 tensor_values(const Layer& l) {
+    constexpr const char* kWhat = "values of a layer's tensor";
+    return checked_mul(checked_mul(v(l.in_height), v(l.in_width), kWhat), v(l.in_channels), kWhat);
+}
+
+VectorWork vector_work(const Layer& l, std::size_t batch, bool backward) {
+    if (!runs_on_vector_unit(l.kind)) throw std::invalid_argument("vector_work: layer '" + l.name + "' is a GEMM layer");
+    constexpr const char* kWhat = "vector operations of a phase";
+    const u64 t = tensor_values(l);
+    const u64 rows = t / v(l.in_channels);  // positions (layernorm, softmax)
+    VectorWork w;               // per sample, then times the batch
+    u64 once_per_batch_ops = 0;  // batchnorm's statistics per channel
+    switch (l.kind) {
+    case LayerKind::pool: {
+        const auto out = output_shape(l);
+        const u64 o = (*out)[0] * (*out)[1] * (*out)[2];
+        const u64 window = v(l.kernel_height) * v(l.kernel_width);
+        const bool max = l.pool_mode == PoolMode::max;
+        if (!backward) {
+            w = {checked_mul(o, window, kWhat), t, 0, o};  // a compare or add per window value
+        } else {
+            // Max: the argmax found again from the input, then dy routed to it; average: dy / k^2
+            // added to every value of the window.
+            w = {checked_mul(o, window * (max ? 2 : 1), kWhat), max ? t : 0, o, t};
+        }
+        break;
+    }
+    case LayerKind::batchnorm:
+    case LayerKind::layernorm: {
+        const u64 per_value = backward ? kNormBackwardOps : kNormForwardOps;
+        w = {checked_mul(t, per_value, kWhat), t, backward ? t : 0, t};
+        if (l.kind == LayerKind::layernorm) w.ops = checked_add(w.ops, checked_mul(rows, kNormOpsPerRow, kWhat), kWhat);
+        else once_per_batch_ops = checked_mul(v(l.in_channels), kNormOpsPerRow, kWhat);
+        break;
+    }
+    case LayerKind::relu:  // max(x, 0); backward: dy where the saved output is positive
+        w = backward ? VectorWork{t, t, t, t} : VectorWork{t, t, 0, t};
+        break;
+    case LayerKind::gelu:
+        w = backward ? VectorWork{checked_mul(t, kGeluBackwardOps, kWhat), t, t, t}
+                     : VectorWork{checked_mul(t, kGeluForwardOps, kWhat), t, 0, t};
+        break;
+    case LayerKind::softmax:
+        w = backward ? VectorWork{checked_mul(t, kSoftmaxBackwardOps, kWhat), t, t, t}
+                     : VectorWork{checked_add(checked_mul(t, kSoftmaxForwardOps, kWhat), rows, kWhat), t, 0, t};
+        break;
+    case LayerKind::add: {
+        // Forward: n - 1 adds per value over n operands. Backward: every producer reads dy
+        // itself, so nothing runs.
+        const u64 operands = l.inputs.size() < 2 ? 2 : v(static_cast<int>(l.inputs.size()));
+        if (!backward) w = {checked_mul(t, operands - 1, kWhat), checked_mul(t, operands, kWhat), 0, t};
+        break;
+    }
+    case LayerKind::concat:  // a copy of every value into (forward) or out of (backward) the joined tensor
+        w = backward ? VectorWork{t, 0, t, t} : VectorWork{t, t, 0, t};
+        break;
+    default: break;
+    }
+    const u64 b = static_cast<u64>(batch);
+    return {checked_add(checked_mul(w.ops, b, kWhat), once_per_batch_ops, kWhat), checked_mul(w.activation_reads, b, kWhat),
+            checked_mul(w.gradient_reads, b, kWhat), checked_mul(w.writes, b, kWhat)};
+}
+
+}  // namespace fastsim::workload
+
+namespace fastsim::workload {
+
+Workload without_vector_layers(const Workload& w, std::vector<std::string>* removed) {
+    // sources[i]: the GEMM layers (or the network input) whose outputs reach layer i's input
+    // through vector-unit layers only.
+    std::vector<std::vector<std::string>> feeds(w.layers.size());  // what layer i's output is, as GEMM outputs
+    const auto producers_of = [&](std::size_t i) {
+        std::vector<std::string> names = w.layers[i].inputs;
+        if (names.empty()) names.push_back(i == 0 ? kNetworkInput : w.layers[i - 1].name);
+        return names;
+    };
+    const auto feeds_of = [&](const std::string& name, std::size_t before) -> std::vector<std::string> {
+        for (std::size_t k = before; k-- > 0;)
+            if (w.layers[k].name == name) return feeds[k];
+        return {name};  // the network input
+    };
+    Workload out = w;
+    out.layers.clear();
+    out.shape_check = ShapeCheck::off;
+    for (std::size_t i = 0; i < w.layers.size(); ++i) {
+        std::vector<std::string> sources;
+        for (const std::string& p : producers_of(i))
+            for (const std::string& s : feeds_of(p, i))
+                if (std::find(sources.begin(), sources.end(), s) == sources.end()) sources.push_back(s);
+        if (runs_on_vector_unit(w.layers[i].kind)) {
+            feeds[i] = sources;
+            if (removed) removed->push_back(w.layers[i].name);
+            continue;
+        }
+        feeds[i] = {w.layers[i].name};
+        Layer l = w.layers[i];
+        const bool follows_previous = sources.size() == 1 && (out.layers.empty() ? sources[0] == kNetworkInput
+                                                                                 : sources[0] == out.layers.back().name);
+        l.inputs = follows_previous ? std::vector<std::string>{} : sources;
+        out.layers.push_back(std::move(l));
+    }
+    return out;
+}
+
+}  // namespace fastsim::workload
