@@ -577,3 +577,70 @@ TEST_CASE("run.phases simulates a subset of the training phases", "[cli][node]")
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Contains("run.mode cluster simulates whole training steps"));
 }
+
+TEST_CASE("vector-unit layers: stepped = memo, and cycles by hand from their operations", "[cli][node][fidelity][vector]") {
+    fastsim::test::TempDir dir;
+    const std::string trace = dir.write(
+        "vector.yaml",
+        "layers:\n"
+        "  - {name: conv1, type: conv, input: [16, 16, 3], kernel: [3, 3], filters: 16, padding: 1}\n"
+        "  - {name: bn1, type: batchnorm}\n"
+        "  - {name: relu1, type: relu}\n"
+        "  - {name: pool1, type: pool, input: [16, 16, 16], mode: max, kernel: [3, 3], stride: 2, padding: 1}\n"
+        "  - {name: conv2, type: conv, input: [8, 8, 16], kernel: [3, 3], filters: 16, padding: 1}\n"
+        "  - {name: add1, type: add, inputs: [conv2, pool1]}\n"
+        "  - {name: conv3, type: conv, input: [8, 8, 16], kernel: [1, 1], filters: 8}\n"
+        "  - {name: cat, type: concat, inputs: [conv3, add1]}\n"
+        "  - {name: gap, type: pool, input: [8, 8, 24], mode: average, kernel: [8, 8]}\n"
+        "  - {name: fc1, type: fc, in_features: 24, out_features: 32}\n"
+        "  - {name: gelu1, type: gelu}\n"
+        "  - {name: ln1, type: layernorm}\n"
+        "  - {name: fc2, type: fc, in_features: 32, out_features: 10}\n"
+        "  - {name: sm, type: softmax}\n");
+    // The tiny node's 2 KiB mantissa bank cuts the larger tensors into many chunks.
+    const std::string with_trace = kTinyNode + " -p workload.trace=" + trace + " -p 'precision.layers=[]'";
+    REQUIRE(run_fastsim("run " + with_trace + " --out " + dir.path("memo")).exit_code == 0);
+    REQUIRE(run_fastsim("run " + with_trace + " --fidelity stepped --out " + dir.path("stepped")).exit_code == 0);
+    CHECK(slurp(dir.path("memo/layers.csv")) == slurp(dir.path("stepped/layers.csv")));
+    const fastsim::CsvTable chunked = fastsim::read_csv_file(dir.path("memo/layers.csv"));
+    CHECK(layer_cell(chunked, "relu1", "forward", "tiles") > 4);
+
+    // With banks that hold every tensor, each phase is one chunk: 4 + ceil(ops / 8) cycles on 8 lanes.
+    REQUIRE(run_fastsim("run " + with_trace + " -p node.vector.lanes=8 -p node.sram.mantissa_bank.capacity_kib=4096 "
+                        "-p node.sram.exponent_bank.capacity_kib=1024 --out " + dir.path("one")).exit_code == 0);
+    const fastsim::CsvTable csv = fastsim::read_csv_file(dir.path("one/layers.csv"));
+    const auto cell = [&csv](const char* layer, const char* phase, const char* column) {
+        return layer_cell(csv, layer, phase, column);
+    };
+    constexpr std::uint64_t batch = 3;
+    const std::pair<const char*, std::uint64_t> forward_ops[] = {
+        {"bn1", 7 * 4096 * batch + 4 * 16},  // 7 per value, 4 per channel
+        {"relu1", 4096 * batch},
+        {"pool1", 9 * 1024 * batch},         // 3x3 windows over 8 x 8 x 16 outputs
+        {"add1", 1024 * batch},
+        {"cat", 1536 * batch},
+        {"gap", 64 * 24 * batch},
+        {"gelu1", 9 * 32 * batch},
+        {"ln1", (7 * 32 + 4) * batch},
+        {"sm", (5 * 10 + 1) * batch},
+    };
+    for (const auto& [layer, ops] : forward_ops) {
+        INFO(layer);
+        CHECK(cell(layer, "forward", "vector_ops") == ops);
+        CHECK(cell(layer, "forward", "tiles") == 1);
+        CHECK(cell(layer, "forward", "vector_cycles") == 4 + (ops + 7) / 8);
+        CHECK(cell(layer, "forward", "macs") == 0);
+        CHECK(cell(layer, "forward", "array_cycles") == 0);
+        const std::uint64_t backward = cell(layer, "backward_data", "vector_ops");
+        CHECK(cell(layer, "backward_data", "vector_cycles") == (backward == 0 ? 0 : 4 + (backward + 7) / 8));
+    }
+    CHECK(cell("bn1", "backward_data", "vector_ops") == 9 * 4096 * batch + 4 * 16);
+    CHECK(cell("pool1", "backward_data", "vector_ops") == 18 * 1024 * batch);
+    CHECK(cell("add1", "backward_data", "vector_ops") == 0);
+    CHECK(cell("add1", "backward_data", "cycles") == 0);
+
+    // A cluster run plans the GEMM layers and says which layers it leaves out.
+    const Result cluster = run_fastsim("run " + kTinyCluster + " -p workload.trace=" + trace);
+    CHECK(cluster.exit_code == 0);
+    CHECK_THAT(cluster.err, Contains("9 vector-unit layers (bn1, relu1, pool1, add1, cat, ...) are left out"));
+}

@@ -2,11 +2,13 @@
 // Shipped traces against published model sizes, lowering to GEMMs, and trace errors.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <fstream>
 #include <sstream>
 
 #include "common/errors.h"
 #include "config/trace_reader.h"
+#include "workload/vector_work.h"
 #include "support/temp_dir.h"
 
 using namespace fastsim;
@@ -287,4 +289,124 @@ TEST_CASE("A trace's shortcuts key says what a join's later inputs name", "[work
     CHECK(accpar.shortcuts == workload::ShortcutConvention::accpar);
     CHECK_THAT(error_of("t.yaml", "shortcuts: block\n" + layers),
                Contains("t.yaml:1:12: shortcuts: expected one of producer, accpar, got 'block'"));
+}
+
+namespace {
+
+workload::Workload trace_of(const std::string& text) {
+    test::TempDir dir;
+    return config::read_trace(dir.write("t.yaml", text));
+}
+
+const std::string kEveryVectorLayer =
+    "layers:\n"
+    "  - {name: conv1, type: conv, input: [16, 16, 3], kernel: [3, 3], filters: 16, padding: 1}\n"
+    "  - {name: bn1, type: batchnorm}\n"
+    "  - {name: relu1, type: relu}\n"
+    "  - {name: pool1, type: pool, input: [16, 16, 16], mode: max, kernel: [3, 3], stride: 2, padding: 1}\n"
+    "  - {name: conv2, type: conv, input: [8, 8, 16], kernel: [3, 3], filters: 16, padding: 1}\n"
+    "  - {name: add1, type: add, inputs: [conv2, pool1]}\n"
+    "  - {name: conv3, type: conv, input: [8, 8, 16], kernel: [1, 1], filters: 8}\n"
+    "  - {name: cat, type: concat, inputs: [conv3, add1]}\n"
+    "  - {name: gap, type: pool, input: [8, 8, 24], mode: average, kernel: [8, 8]}\n"
+    "  - {name: fc1, type: fc, in_features: 24, out_features: 32}\n"
+    "  - {name: gelu1, type: gelu}\n"
+    "  - {name: ln1, type: layernorm, input: [32]}\n"
+    "  - {name: fc2, type: fc, in_features: 32, out_features: 10}\n"
+    "  - {name: sm, type: softmax}\n";
+
+const workload::Layer& named(const workload::Workload& w, const std::string& name) {
+    for (const auto& l : w.layers)
+        if (l.name == name) return l;
+    FAIL("no layer " << name);
+    return w.layers.front();
+}
+
+}  // namespace
+
+TEST_CASE("vector-unit layers: shapes from their producers, pools by their windows", "[workload][vector]") {
+    const workload::Workload w = trace_of(kEveryVectorLayer);
+    REQUIRE(w.layers.size() == 14);
+    const auto shape = [&](const char* name) { return *workload::output_shape(named(w, name)); };
+    CHECK(shape("bn1") == std::array<std::uint64_t, 3>{16, 16, 16});
+    CHECK(shape("pool1") == std::array<std::uint64_t, 3>{8, 8, 16});  // floor((16 + 2 - 3) / 2) + 1
+    CHECK(shape("add1") == std::array<std::uint64_t, 3>{8, 8, 16});
+    CHECK(shape("cat") == std::array<std::uint64_t, 3>{8, 8, 24});  // 8 + 16 channels
+    CHECK(shape("gap") == std::array<std::uint64_t, 3>{1, 1, 24});   // stride defaults to the kernel
+    CHECK(shape("gelu1") == std::array<std::uint64_t, 3>{1, 1, 32});
+    CHECK(shape("sm") == std::array<std::uint64_t, 3>{1, 1, 10});
+    for (const auto& l : w.layers)
+        if (workload::runs_on_vector_unit(l.kind)) CHECK(workload::lower(l, 4).forward_macs() == 0);
+    CHECK(workload::lower(named(w, "relu1"), 4).count == 0);
+}
+
+TEST_CASE("vector work by hand: operations and tensors per layer type and pass", "[workload][vector]") {
+    const workload::Workload w = trace_of(kEveryVectorLayer);
+    const auto fwd = [&](const char* name) { return workload::vector_work(named(w, name), 2, false); };
+    const auto bwd = [&](const char* name) { return workload::vector_work(named(w, name), 2, true); };
+    constexpr std::uint64_t t = 16 * 16 * 16;  // values of bn1's and relu1's tensor per sample
+    // batchnorm: 7 and 9 operations per value, 4 per channel once per batch.
+    CHECK(fwd("bn1") == workload::VectorWork{7 * t * 2 + 4 * 16, t * 2, 0, t * 2});
+    CHECK(bwd("bn1") == workload::VectorWork{9 * t * 2 + 4 * 16, t * 2, t * 2, t * 2});
+    CHECK(fwd("relu1") == workload::VectorWork{t * 2, t * 2, 0, t * 2});
+    CHECK(bwd("relu1") == workload::VectorWork{t * 2, t * 2, t * 2, t * 2});
+    // max pool 3x3 over 8 x 8 x 16 outputs: 9 compares each; backward 18 (argmax again, then route).
+    constexpr std::uint64_t o = 8 * 8 * 16;
+    CHECK(fwd("pool1") == workload::VectorWork{9 * o * 2, t * 2, 0, o * 2});
+    CHECK(bwd("pool1") == workload::VectorWork{18 * o * 2, t * 2, o * 2, t * 2});
+    // average pool 8x8 to 1 x 1 x 24: 64 operations per output; backward reads dy only.
+    CHECK(fwd("gap") == workload::VectorWork{64 * 24 * 2, 8 * 8 * 24 * 2, 0, 24 * 2});
+    CHECK(bwd("gap") == workload::VectorWork{64 * 24 * 2, 0, 24 * 2, 8 * 8 * 24 * 2});
+    // add of two operands: one add per value; nothing backward.
+    CHECK(fwd("add1") == workload::VectorWork{o * 2, 2 * o * 2, 0, o * 2});
+    CHECK(bwd("add1") == workload::VectorWork{});
+    CHECK(fwd("cat") == workload::VectorWork{8 * 8 * 24 * 2, 8 * 8 * 24 * 2, 0, 8 * 8 * 24 * 2});
+    CHECK(bwd("cat") == workload::VectorWork{8 * 8 * 24 * 2, 0, 8 * 8 * 24 * 2, 8 * 8 * 24 * 2});
+    CHECK(fwd("gelu1") == workload::VectorWork{9 * 32 * 2, 32 * 2, 0, 32 * 2});
+    CHECK(bwd("gelu1") == workload::VectorWork{17 * 32 * 2, 32 * 2, 32 * 2, 32 * 2});
+    // layernorm and softmax: per row (one row of 32 and of 10 values per sample).
+    CHECK(fwd("ln1") == workload::VectorWork{(7 * 32 + 4) * 2, 32 * 2, 0, 32 * 2});
+    CHECK(fwd("sm") == workload::VectorWork{(5 * 10 + 1) * 2, 10 * 2, 0, 10 * 2});
+    CHECK(bwd("sm") == workload::VectorWork{4 * 10 * 2, 10 * 2, 10 * 2, 10 * 2});
+    CHECK_THROWS_AS(workload::vector_work(named(w, "conv1"), 2, false), std::invalid_argument);
+}
+
+TEST_CASE("without its vector-unit layers a network's consumers read what those layers read", "[workload][vector]") {
+    std::vector<std::string> removed;
+    const workload::Workload g = workload::without_vector_layers(trace_of(kEveryVectorLayer), &removed);
+    CHECK(removed == std::vector<std::string>{"bn1", "relu1", "pool1", "add1", "cat", "gap", "gelu1", "ln1", "sm"});
+    REQUIRE(g.layers.size() == 5);
+    CHECK(g.layers[1].name == "conv2");
+    CHECK(g.layers[1].inputs.empty());  // pool1 <- relu1 <- bn1 <- conv1: the previous layer
+    CHECK(g.layers[2].name == "conv3");
+    CHECK(g.layers[2].inputs == std::vector<std::string>{"conv2", "conv1"});  // the residual add, as a join
+    CHECK(g.layers[3].name == "fc1");
+    CHECK(g.layers[3].inputs == std::vector<std::string>{"conv3", "conv2", "conv1"});  // the concat of conv3 and add1
+    CHECK(g.layers[4].inputs.empty());
+    CHECK(g.shape_check == workload::ShapeCheck::off);
+}
+
+TEST_CASE("vector-unit layer errors name the layer and what is expected", "[workload][vector]") {
+    const std::string conv = "layers:\n  - {name: c, type: conv, input: [8, 8, 4], kernel: [3, 3], filters: 4, padding: 1}\n";
+    CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: r, type: relu}\n"),
+               Contains("t.yaml:2:5: layers[0]: layer 'r' reads the network input, whose shape is not known: give its input"));
+    CHECK_THAT(error_of("t.yaml", conv + "  - {name: p, type: pool, input: [8, 8, 4], kernel: [2, 2]}\n"),
+               Contains("layers[1].mode: missing mode (one of max, average)"));
+    CHECK_THAT(error_of("t.yaml", conv + "  - {name: p, type: pool, input: [8, 8, 4], kernel: [2, 2], mode: min}\n"),
+               Contains("layers[1].mode: expected one of max, average, got 'min'"));
+    CHECK_THAT(error_of("t.yaml", conv + "  - {name: p, type: pool, input: [8, 8, 4], kernel: [2, 2], mode: max, padding: 2}\n"),
+               Contains("layers[1].padding: padding (2) must be at most half the kernel"));
+    CHECK_THAT(error_of("t.yaml", conv + "  - {name: p, type: pool, input: [8, 8, 5], kernel: [2, 2], mode: max}\n"),
+               Contains("layer 'p': its input 8 x 8 x 5 (320 values per sample) does not match its producer: 'c' gives 8 x 8 x 4"));
+    CHECK_THAT(error_of("t.yaml", conv + "  - {name: a, type: add, inputs: [c]}\n"),
+               Contains("layers[1].type: an add layer joins tensors: list two or more producers under inputs"));
+    CHECK_THAT(error_of("t.yaml", conv + "  - {name: p, type: pool, input: [8, 8, 4], kernel: [2, 2], mode: max}\n"
+                                         "  - {name: j, type: concat, inputs: [c, p]}\n"),
+               Contains("concat 'j': 'p' gives 4 x 4 positions, 'c' 8 x 8: a concatenation needs equal height and width"));
+    CHECK_THAT(error_of("t.yaml", conv + "  - {name: p, type: pool, input: [8, 8, 4], kernel: [2, 2], mode: max}\n"
+                                         "  - {name: a, type: add, inputs: [c, p]}\n"),
+               Contains("layer 'a': its tensor 8 x 8 x 4 (256 values per sample) does not match its producers (an add needs"));
+    CHECK_THAT(error_of("t.yaml", conv + "  - {name: n, type: layernorm, input: [1, 2, 3, 4]}\n"),
+               Contains("layers[1].input: expected input: [height, width, channels], [positions, channels] or [channels], got 4"));
+    CHECK_THAT(error_of("t.yaml", conv + "  - {name: r, type: relu, input: [8, 0, 4]}\n"), Contains("layers[1].input"));
 }
