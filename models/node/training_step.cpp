@@ -49,6 +49,10 @@ StepPhase step_phase(std::size_t layer, fmac::TrainingPhase phase, const workloa
     return s;
 }
 
+std::string_view phase_name(const StepPhase& step) {
+    return step.weight_update ? "weight_update" : fmac::to_string(step.phase);
+}
+
 StepPhase vector_step_phase(std::size_t layer, fmac::TrainingPhase phase, const workload::VectorWork& work,
                             const TensorPrecision& p, const TensorRounding& rounding) {
     StepPhase s;
@@ -67,7 +71,8 @@ StepPhase vector_step_phase(std::size_t layer, fmac::TrainingPhase phase, const 
 
 std::vector<StepPhase> training_step_phases(const workload::Workload& workload, std::size_t batch,
                                             const std::vector<LayerPrecision>& precision,
-                                            const TensorRounding& rounding, const PhaseSelection& selection) {
+                                            const TensorRounding& rounding, const PhaseSelection& selection,
+                                            workload::Optimizer optimizer) {
     if (precision.size() != workload.layers.size())
         throw std::invalid_argument("training_step_phases: one LayerPrecision per layer expected");
     std::vector<workload::LayerGemm> gemms;
@@ -88,6 +93,15 @@ std::vector<StepPhase> training_step_phases(const workload::Workload& workload, 
     for (std::size_t l = gemms.size(); l-- > 0;) {
         if (!reads_only_network_input(workload.layers[l], l)) add(l, fmac::TrainingPhase::backward_data);
         add(l, fmac::TrainingPhase::weight_gradient);
+        const workload::VectorWork update = workload::optimizer_work(workload.layers[l], optimizer);
+        if (selection[at(fmac::TrainingPhase::weight_gradient)] && update.ops > 0) {
+            const TensorPrecision& p = precision[l][at(fmac::TrainingPhase::forward)];
+            StepPhase s = vector_step_phase(l, fmac::TrainingPhase::weight_gradient, update, p, rounding);
+            s.weight_update = true;
+            s.vector.output_bits = p.weights;  // the next step's weights
+            s.vector.output_rounding = bfp::Rounding::nearest;
+            phases.push_back(s);
+        }
     }
     return phases;
 }

@@ -48,8 +48,12 @@ struct StepPhase {
     PhaseJob job;
     std::uint64_t count = 1;
     bool on_vector_unit = false;  ///< then `vector` is the job, and dims, job and count are unused
+    bool weight_update = false;   ///< the optimiser's update of the layer's weights (on the vector unit)
     VectorJob vector;
 };
+
+/// How reports name a step's phase: the training phase, or "weight_update".
+std::string_view phase_name(const StepPhase& step);
 
 /// True if `layer` (at `index` in its network) reads nothing but the network input, so no
 /// backward-data phase is needed for it.
@@ -68,7 +72,8 @@ StepPhase vector_step_phase(std::size_t layer, fmac::TrainingPhase phase, const 
 
 /// The phases of one training step, in run order (docs/node.md, "A training step"):
 /// forward of every layer in order, then for every layer in reverse backward-data and
-/// weight-gradient. Backward-data is skipped for layers that read only the network input
+/// weight-gradient, then (with an `optimizer`) the update of its weights, whose BFP weights are
+/// re-quantised to the layer's forward weight width. Backward-data is skipped for layers that read only the network input
 /// (nothing consumes that gradient). A vector-unit layer has a forward phase and a backward
 /// (backward_data) phase, no weight gradient. Operand and output precisions per phase:
 ///   forward          X = A  (activations)  Y = W  (weights)   out -> BFP activations
@@ -78,6 +83,7 @@ StepPhase vector_step_phase(std::size_t layer, fmac::TrainingPhase phase, const 
 /// listed (run.phases), in the same order.
 std::vector<StepPhase> training_step_phases(const workload::Workload& workload, std::size_t batch,
                                             const std::vector<LayerPrecision>& precision,
-                                            const TensorRounding& rounding, const PhaseSelection& selection = kEveryPhase);
+                                            const TensorRounding& rounding, const PhaseSelection& selection = kEveryPhase,
+                                            workload::Optimizer optimizer = workload::Optimizer::none);
 
 }  // namespace fastsim::node

@@ -22,11 +22,13 @@ u64 share(u64 total, u64 values, u64 start, u64 end) {
     return static_cast<u64>(static_cast<Wide>(total) * end / values - static_cast<Wide>(total) * start / values);
 }
 
-/// The BFP bits of a chunk's operands: its activation and gradient values, each tensor grouped by g.
-memory::BfpBits operand_bits(const VectorJob& job, const NodeParams& node, u64 activations, u64 gradients) {
+/// The bits of a chunk's operands: its activation and gradient values, each tensor grouped by
+/// g in BFP, and its fp32 values in the mantissa (data) bank.
+memory::BfpBits operand_bits(const VectorJob& job, const NodeParams& node, u64 activations, u64 gradients, u64 fp32) {
     const u64 g = static_cast<u64>(node.array.group_size);
     memory::BfpBits bits = memory::bfp_bits(ceil_div(activations, g), node.array.group_size, job.activation_bits, node.exponent_bits);
     bits += memory::bfp_bits(ceil_div(gradients, g), node.array.group_size, job.gradient_bits, node.exponent_bits);
+    bits += memory::BfpBits{0, checked_mul(fp32, memory::kFp32Bits, "fp32 bits of a chunk")};
     return bits;
 }
 
@@ -36,15 +38,19 @@ VectorPlan plan_vector_chunks(const VectorJob& job, const NodeParams& node) {
     const u64 values = job.work.writes;
     if (values == 0) return {};
     const u64 g = static_cast<u64>(node.array.group_size);
-    // Two buffers of a chunk's operands in each bank; a share is at most floor(q * chunk / values) + 1.
+    // Two buffers of a chunk's operands in each bank; a share of q is at most ceil(q * chunk / values).
     // The bank too small for `chunk` result values, if any.
+    const auto most = [&](u64 q, u64 chunk) {
+        return static_cast<u64>((static_cast<Wide>(q) * chunk + values - 1) / values);
+    };
     const auto too_small = [&](u64 chunk) -> std::optional<SramBank> {
-        const u64 a = static_cast<u64>(static_cast<Wide>(job.work.activation_reads) * chunk / values) + 1;
-        const u64 d = static_cast<u64>(static_cast<Wide>(job.work.gradient_reads) * chunk / values) + 1;
+        const u64 a = most(job.work.activation_reads, chunk), d = most(job.work.gradient_reads, chunk);
+        const u64 f = most(job.work.fp32_reads, chunk);
         const Wide groups_a = ceil_div(a, g), groups_d = ceil_div(d, g);
         const Wide exponent = 2 * (groups_a + groups_d) * static_cast<u64>(node.exponent_bits);
         const Wide mantissa = 2 * (groups_a * memory::chunk_bits_per_group(node.array.group_size, job.activation_bits) +
-                                   groups_d * memory::chunk_bits_per_group(node.array.group_size, job.gradient_bits));
+                                   groups_d * memory::chunk_bits_per_group(node.array.group_size, job.gradient_bits) +
+                                   static_cast<Wide>(f) * memory::kFp32Bits);
         if (exponent > node.sram.exponent_bank.capacity_bits) return SramBank::exponent;
         if (mantissa > node.sram.mantissa_bank.capacity_bits) return SramBank::mantissa;
         return std::nullopt;
@@ -71,7 +77,8 @@ VectorChunkWork vector_chunk_work(const VectorJob& job, const NodeParams& node, 
     VectorChunkWork w;
     w.ops = share(job.work.ops, values, start, end);
     const memory::BfpBits load = operand_bits(job, node, share(job.work.activation_reads, values, start, end),
-                                              share(job.work.gradient_reads, values, start, end));
+                                              share(job.work.gradient_reads, values, start, end),
+                                              share(job.work.fp32_reads, values, start, end));
     memory::Traffic& t = w.traffic;
     t.dram_read_bits = load.total();
     t.sram_exponent_write_bits = t.sram_exponent_read_bits = load.exponent;  // DMA in, vector unit out
@@ -82,8 +89,11 @@ VectorChunkWork vector_chunk_work(const VectorJob& job, const NodeParams& node, 
         converter::conversion_cost(node.converter, end - start, job.output_rounding, node.noise_bits);
     w.conversion += once;  // grouped along rows
     w.conversion += once;  // grouped along columns
-    t.dram_write_bits = checked_mul(2, memory::bfp_bits(once.groups, node.array.group_size, job.output_bits, node.exponent_bits).total(),
-                                    "output bits of a chunk");
+    t.dram_write_bits = checked_add(
+        checked_mul(2, memory::bfp_bits(once.groups, node.array.group_size, job.output_bits, node.exponent_bits).total(),
+                    "output bits of a chunk"),
+        checked_mul(share(job.work.fp32_writes, values, start, end), memory::kFp32Bits, "output bits of a chunk"),
+        "output bits of a chunk");
     w.write_cycles = memory::dram_transfer_cycles(node.dram, node.clock_hz, t.dram_write_bits);
     return w;
 }

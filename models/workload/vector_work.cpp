@@ -27,6 +27,43 @@ constexpr u64 kSoftmaxForwardOps = 5, kSoftmaxBackwardOps = 4;
 
 }  // namespace
 
+const EnumNames<Optimizer, 4>& enum_names(Optimizer) {
+    static constexpr EnumNames<Optimizer, 4> kNames{{{"none", Optimizer::none},
+                                                      {"sgd", Optimizer::sgd},
+                                                      {"sgd_momentum", Optimizer::sgd_momentum},
+                                                      {"adam", Optimizer::adam}}};
+    return kNames;
+}
+
+u64 weight_count(const Layer& l) {
+    constexpr const char* kWhat = "weights of a layer";
+    switch (l.kind) {
+    case LayerKind::conv:
+        return checked_mul(checked_mul(v(l.kernel_height) * v(l.kernel_width), v(l.in_channels / l.groups), kWhat),
+                           v(l.filters), kWhat);
+    case LayerKind::fc: return v(l.in_features) * v(l.out_features);
+    case LayerKind::gemm: return v(l.k) * v(l.n);
+    default: return 0;
+    }
+}
+
+VectorWork optimizer_work(const Layer& l, Optimizer optimizer) {
+    const u64 w = weight_count(l);
+    if (optimizer == Optimizer::none || w == 0) return {};
+    constexpr const char* kWhat = "operations of a weight update";
+    // Per weight: SGD lr * g and w - that (2); momentum v = mu v + g first (2 more); Adam
+    // m = b1 m + (1 - b1) g (3), v = b2 v + (1 - b2) g^2 (4), the two bias corrections (2),
+    // sqrt, + eps, divide, * lr and w - that (5). State: none, v, or m and v.
+    const u64 ops = optimizer == Optimizer::sgd ? 2 : optimizer == Optimizer::sgd_momentum ? 4 : 14;
+    const u64 state = optimizer == Optimizer::sgd ? 0 : optimizer == Optimizer::sgd_momentum ? 1 : 2;
+    VectorWork work;
+    work.ops = checked_mul(w, ops, kWhat);
+    work.writes = w;                                         // the BFP weights of the next step
+    work.fp32_reads = checked_mul(w, 2 + state, kWhat);      // gradient, master weights, state
+    work.fp32_writes = checked_mul(w, 1 + state, kWhat);     // master weights, state
+    return work;
+}
+
 std::optional<std::array<u64, 3>> output_shape(const Layer& l) {
     switch (l.kind) {
     case LayerKind::conv: return std::array<u64, 3>{v(l.out_height()), v(l.out_width()), v(l.filters)};

@@ -27,13 +27,34 @@ struct VectorWork {
     std::uint64_t ops = 0;
     std::uint64_t activation_reads = 0;  ///< values of activation tensors read
     std::uint64_t gradient_reads = 0;    ///< values of gradient tensors read
-    std::uint64_t writes = 0;            ///< values written
+    std::uint64_t writes = 0;            ///< values written (in BFP, through the converter)
+    std::uint64_t fp32_reads = 0;        ///< fp32 values read (weight gradients, master weights, optimiser state)
+    std::uint64_t fp32_writes = 0;       ///< fp32 values written (master weights, optimiser state)
 
     friend bool operator==(const VectorWork& a, const VectorWork& b) {
         return a.ops == b.ops && a.activation_reads == b.activation_reads && a.gradient_reads == b.gradient_reads &&
-               a.writes == b.writes;
+               a.writes == b.writes && a.fp32_reads == b.fp32_reads && a.fp32_writes == b.fp32_writes;
     }
 };
+
+/// The weight update a training step ends with (run.optimizer), on the vector unit.
+enum class Optimizer : std::uint8_t {
+    none,          ///< the step is its three GEMM phases (and vector-unit layers) only
+    sgd,           ///< w -= lr * g
+    sgd_momentum,  ///< v = mu * v + g; w -= lr * v
+    adam           ///< Kingma & Ba 2015, with bias correction
+};
+const EnumNames<Optimizer, 4>& enum_names(Optimizer);
+
+/// Weights of a layer: conv k_h x k_w x C/G x F, fc in x out, gemm k x n; 0 for matmul and
+/// vector-unit layers (their few batchnorm and layernorm parameters are not counted).
+std::uint64_t weight_count(const Layer& layer);
+
+/// The update of `layer`'s weights by `optimizer` (docs/vector_unit.md, "The optimiser step"):
+/// it reads the fp32 weight gradient, the fp32 master weights and the optimiser's state, writes
+/// the weights and state back in fp32 and the re-quantised BFP weights through the converter.
+/// Nothing for Optimizer::none or a layer without weights.
+VectorWork optimizer_work(const Layer& layer, Optimizer optimizer);
 
 /// The forward (`backward` false) or backward pass of vector-unit layer `layer` over `batch`
 /// samples. std::invalid_argument for a GEMM layer; SizeOverflow beyond 64 bits.

@@ -72,7 +72,7 @@ void check_tiling(const std::vector<node::StepPhase>& phases, const NodeConfig& 
             const char* key = e.bank() == node::SramBank::exponent ? "sram.exponent_bank.capacity_kib"
                                                                    : "sram.mantissa_bank.capacity_kib";
             throw ConfigError(reader.where(key), "layer '" + network.layers[phase.layer].name + "' (" +
-                                                     fmac::to_string(phase.phase) + ") cannot be tiled: " + e.what() +
+                                                     std::string(node::phase_name(phase)) + ") cannot be tiled: " + e.what() +
                                                      "; enlarge the bank");
         }
     }

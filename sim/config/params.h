@@ -59,6 +59,9 @@ struct RunParams {
     std::vector<fmac::TrainingPhase> phases{fmac::TrainingPhase::forward, fmac::TrainingPhase::backward_data,
                                             fmac::TrainingPhase::weight_gradient};
 
+    /// The weight update ending each training step (run.optimizer), on the vector unit.
+    workload::Optimizer optimizer = workload::Optimizer::none;
+
     /// phases as a selection indexed by fmac::TrainingPhase.
     [[nodiscard]] node::PhaseSelection phase_selection() const {
         node::PhaseSelection s{};

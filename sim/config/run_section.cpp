@@ -45,6 +45,10 @@ void run_keys(Visit& visit, R& r) {
                      "`weight_gradient`, each at most once (e.g. `[forward]` for inference or one GEMM alone); "
                      "`cluster` takes only all three",
                      nullptr, "all three"});
+    visit(r.optimizer, {"optimizer",
+                        "`training_step`: the weight update ending each step, on the vector unit: `none` (the GEMM "
+                        "phases and vector-unit layers only), `sgd`, `sgd_momentum` or `adam` "
+                        "([vector_unit.md](vector_unit.md#the-optimiser-step))"});
 }
 
 template <typename Visit, typename B>
@@ -100,6 +104,9 @@ KeyReader read_run_section(MapReader& top, RunParams& run) {
         throw ConfigError(reader.where("phases"), "run.mode cluster simulates whole training steps: every phase (leave run.phases out)");
     if (run.mode == RunMode::bfp_report && run.phase_selection() != node::kEveryPhase)
         throw ConfigError(reader.where("phases"), "applies only to run.mode training_step (and cluster, with every phase)");
+    if (run.mode != RunMode::training_step && run.optimizer != workload::Optimizer::none)
+        throw ConfigError(reader.where("optimizer"), "applies only to run.mode training_step: a cluster run does not cost the "
+                                                     "weight update yet (leave run.optimizer out)");
     return reader;
 }
 

@@ -26,7 +26,7 @@ NodeTimeline::NodeTimeline(const workload::Workload& network, std::uint64_t cloc
 }
 
 std::uint32_t NodeTimeline::phase_name(const node::StepPhase& phase) {
-    return m_builder.name_id(m_network.layers.at(phase.layer).name + " " + fmac::to_string(phase.phase));
+    return m_builder.name_id(m_network.layers.at(phase.layer).name + " " + std::string(node::phase_name(phase)));
 }
 
 void NodeTimeline::add_gemm(const node::StepPhase& phase, std::uint64_t gemm, std::uint64_t start_cycle,

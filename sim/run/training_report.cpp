@@ -25,7 +25,7 @@ std::vector<std::pair<std::string, std::string>> phase_fields(const config::Para
     const auto u = [](std::uint64_t v) { return std::to_string(v); };
     std::vector<std::pair<std::string, std::string>> fields{
         {"layer", json_string(layer_name(params, r))},
-        {"phase", json_string(fmac::to_string(r.step.phase))},
+        {"phase", json_string(std::string(node::phase_name(r.step)))},
         {"gemm_count", u(r.step.on_vector_unit ? 0 : r.step.count)},
         {"m", u(j.shape.m)},
         {"k", u(j.shape.k)},
@@ -86,7 +86,7 @@ void print_per_layer_table(std::ostream& out, const config::Params& params, cons
         const node::PhaseCounters& c = r.counters;
         const node::PhaseJob& j = r.step.job;
         const node::VectorJob& v = r.step.vector;
-        table.add_row({layer_name(params, r), fmac::to_string(r.step.phase), gemm_shape(r),
+        table.add_row({layer_name(params, r), std::string(node::phase_name(r.step)), gemm_shape(r),
                        r.step.on_vector_unit ? std::to_string(v.activation_bits) + "/" + std::to_string(v.gradient_bits)
                                              : std::to_string(j.x_mantissa_bits) + "/" + std::to_string(j.y_mantissa_bits),
                        Table::fixed(static_cast<double>(c.macs) * 1e-6, 1), std::to_string(c.cycles),
@@ -166,7 +166,7 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
     out << "\nthe " << order.size() << " of " << result.phases.size() << " layer phases that take the most cycles:\n";
     Table top({"layer", "phase", "m x k x n", "cycles", "cycles_%", "util_%", "energy_uJ"});
     for (const PhaseResult* r : order)
-        top.add_row({layer_name(params, *r), std::string(fmac::to_string(r->step.phase)), gemm_shape(*r),
+        top.add_row({layer_name(params, *r), std::string(node::phase_name(r->step)), gemm_shape(*r),
                      std::to_string(r->counters.cycles), percent_of(static_cast<double>(r->counters.cycles), total_cycles),
                      Table::fixed(100.0 * utilisation(params, r->counters), 1), Table::fixed(micro(r->energy.total_pj()), 2)});
     top.print(out);

@@ -92,7 +92,7 @@ energy::EnergyBreakdown phase_energy(const config::Params& params, const node::P
 TrainingStepResult run_training_step(const config::Params& params, const WorkProgress& progress,
                                      const std::optional<TimelineRequest>& timeline) {
     const auto phases = node::training_step_phases(params.workload.network, params.workload.batch, params.precision.per_layer,
-                                                   params.precision.rounding, params.run.phase_selection());
+                                                   params.precision.rounding, params.run.phase_selection(), params.run.optimizer);
     TrainingStepResult result;
     std::optional<NodeTimeline> recorder;
     if (timeline) recorder.emplace(params.workload.network, params.node.resolved.clock_hz, *timeline);

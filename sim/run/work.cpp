@@ -88,7 +88,7 @@ std::string format_bytes(double b) {
 /// "layer 'conv1' (forward) at traces/x.yaml:4:5: layers[0]".
 std::string layer_text(const config::Params& params, const node::StepPhase& s) {
     const workload::Layer& l = params.workload.network.layers.at(s.layer);
-    return "layer '" + l.name + "' (" + fmac::to_string(s.phase) + ")" + (l.where.file.empty() ? "" : " at " + l.where.describe());
+    return "layer '" + l.name + "' (" + std::string(node::phase_name(s)) + ")" + (l.where.file.empty() ? "" : " at " + l.where.describe());
 }
 
 /// Tiles per phase, and which phase has the most.
@@ -185,7 +185,7 @@ WorkEstimate estimate_training_step(const config::Params& params, bool timeline)
     WorkEstimate e;
     const node::NodeParams& node = params.node.resolved;
     const auto phases = node::training_step_phases(params.workload.network, params.workload.batch, params.precision.per_layer,
-                                                   params.precision.rounding, params.run.phase_selection());
+                                                   params.precision.rounding, params.run.phase_selection(), params.run.optimizer);
     const bool stepped = params.run.fidelity == config::Fidelity::stepped;
     double tiles = 0, recorded = 0, stepped_tiles = 0, cycles = 0, pe_cycles = 0, values = 0, most_ns = 0;
     std::string where;

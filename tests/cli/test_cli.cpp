@@ -599,8 +599,8 @@ TEST_CASE("vector-unit layers: stepped = memo, and cycles by hand from their ope
         "  - {name: sm, type: softmax}\n");
     // The tiny node's 2 KiB mantissa bank cuts the larger tensors into many chunks.
     const std::string with_trace = kTinyNode + " -p workload.trace=" + trace + " -p 'precision.layers=[]'";
-    REQUIRE(run_fastsim("run " + with_trace + " --out " + dir.path("memo")).exit_code == 0);
-    REQUIRE(run_fastsim("run " + with_trace + " --fidelity stepped --out " + dir.path("stepped")).exit_code == 0);
+    REQUIRE(run_fastsim("run " + with_trace + " -p run.optimizer=adam --out " + dir.path("memo")).exit_code == 0);
+    REQUIRE(run_fastsim("run " + with_trace + " -p run.optimizer=adam --fidelity stepped --out " + dir.path("stepped")).exit_code == 0);
     CHECK(slurp(dir.path("memo/layers.csv")) == slurp(dir.path("stepped/layers.csv")));
     const fastsim::CsvTable chunked = fastsim::read_csv_file(dir.path("memo/layers.csv"));
     CHECK(layer_cell(chunked, "relu1", "forward", "tiles") > 4);
@@ -638,6 +638,25 @@ TEST_CASE("vector-unit layers: stepped = memo, and cycles by hand from their ope
     CHECK(cell("pool1", "backward_data", "vector_ops") == 18 * 1024 * batch);
     CHECK(cell("add1", "backward_data", "vector_ops") == 0);
     CHECK(cell("add1", "backward_data", "cycles") == 0);
+
+    // Adam's update of fc2 (320 weights): 14 operations per weight; it reads the fp32 gradient,
+    // master weights, m and v, and writes the last three in fp32 and the weights in BFP at 4 bits
+    // (20 groups of 16 x 2 chunks x 3 bits + an 8-bit exponent, in two groupings).
+    REQUIRE(run_fastsim("run " + with_trace + " -p node.vector.lanes=8 -p node.sram.mantissa_bank.capacity_kib=4096 "
+                        "-p node.sram.exponent_bank.capacity_kib=1024 -p run.optimizer=adam --out " + dir.path("adam")).exit_code == 0);
+    const fastsim::CsvTable adam = fastsim::read_csv_file(dir.path("adam/layers.csv"));
+    CHECK(layer_cell(adam, "fc2", "weight_update", "vector_ops") == 14 * 320);
+    CHECK(layer_cell(adam, "fc2", "weight_update", "vector_cycles") == 4 + 14 * 320 / 8);
+    CHECK(layer_cell(adam, "fc2", "weight_update", "dram_read_bits") == 4 * 32 * 320);
+    CHECK(layer_cell(adam, "fc2", "weight_update", "dram_write_bits") == 3 * 32 * 320 + 2 * 20 * (16 * 2 * 3 + 8));
+    CHECK(layer_cell(adam, "conv1", "weight_update", "vector_ops") == 14 * 3 * 3 * 3 * 16);
+    // Every other row is the run without an optimiser's.
+    const std::string without = slurp(dir.path("one/layers.csv")), with = slurp(dir.path("adam/layers.csv"));
+    std::istringstream rows(with);
+    std::string line, kept;
+    while (std::getline(rows, line))
+        if (line.find(",\"weight_update\",") == std::string::npos) kept += line + "\n";
+    CHECK(kept == without);
 
     // A cluster run plans the GEMM layers and says which layers it leaves out.
     const Result cluster = run_fastsim("run " + kTinyCluster + " -p workload.trace=" + trace);

@@ -371,6 +371,19 @@ TEST_CASE("vector work by hand: operations and tensors per layer type and pass",
     CHECK_THROWS_AS(workload::vector_work(named(w, "conv1"), 2, false), std::invalid_argument);
 }
 
+TEST_CASE("optimiser updates by hand: operations and fp32 tensors per weight", "[workload][vector]") {
+    const workload::Workload w = trace_of(kEveryVectorLayer);
+    const workload::Layer& fc1 = named(w, "fc1");  // 24 x 32 weights
+    CHECK(workload::weight_count(fc1) == 768);
+    CHECK(workload::weight_count(named(w, "conv2")) == 3 * 3 * 16 * 16);
+    CHECK(workload::optimizer_work(fc1, workload::Optimizer::none) == workload::VectorWork{});
+    CHECK(workload::optimizer_work(fc1, workload::Optimizer::sgd) == workload::VectorWork{2 * 768, 0, 0, 768, 2 * 768, 768});
+    CHECK(workload::optimizer_work(fc1, workload::Optimizer::sgd_momentum) ==
+          workload::VectorWork{4 * 768, 0, 0, 768, 3 * 768, 2 * 768});
+    CHECK(workload::optimizer_work(fc1, workload::Optimizer::adam) == workload::VectorWork{14 * 768, 0, 0, 768, 4 * 768, 3 * 768});
+    CHECK(workload::optimizer_work(named(w, "relu1"), workload::Optimizer::adam) == workload::VectorWork{});
+}
+
 TEST_CASE("without its vector-unit layers a network's consumers read what those layers read", "[workload][vector]") {
     std::vector<std::string> removed;
     const workload::Workload g = workload::without_vector_layers(trace_of(kEveryVectorLayer), &removed);
