@@ -108,6 +108,56 @@ def resnet(name, blocks, bottleneck, source):
            "3x3/2 max pool after conv1 and the global average pool are folded into the sizes."], folds_pools=True)
 
 
+def vector(name, kind, inputs=None, **keys):
+    layer = {"name": name, "type": kind}
+    layer.update(keys)
+    if inputs:
+        layer["inputs"] = "[" + ", ".join(inputs) + "]"
+    return layer
+
+
+def resnet_full(name, blocks, bottleneck, source):
+    """Every layer of a torchvision ResNet: convs, batch norms, ReLUs, the pools and the residual
+    adds, so the trace chains its shapes (shape_check: error) and the vector unit costs them."""
+    layers = []
+    l, s = conv("conv1", 224, 224, 3, 7, 64, stride=2, padding=3); layers.append(l)      # 112
+    layers += [vector("bn1", "batchnorm"), vector("relu", "relu")]
+    layers.append(vector("maxpool", "pool", input=f"[{s}, {s}, 64]", mode="max", kernel="[3, 3]", stride=2, padding=1))
+    s = (s + 2 - 3) // 2 + 1                                                                # 56
+    c, block_in = 64, "maxpool"
+    for stage, (count, width) in enumerate(zip(blocks, [64, 128, 256, 512])):
+        for b in range(count):
+            stride = 2 if (b == 0 and stage > 0) else 1
+            p = f"layer{stage + 1}.{b}"
+            out_c = width * 4 if bottleneck else width
+            if bottleneck:
+                la, sa = conv(f"{p}.conv1", s, s, c, 1, width, inputs=[block_in]); layers.append(la)
+                layers += [vector(f"{p}.bn1", "batchnorm"), vector(f"{p}.relu1", "relu")]
+                lb, sb = conv(f"{p}.conv2", sa, sa, width, 3, width, stride=stride); layers.append(lb)
+                layers += [vector(f"{p}.bn2", "batchnorm"), vector(f"{p}.relu2", "relu")]
+                lc, s_out = conv(f"{p}.conv3", sb, sb, width, 1, out_c); layers.append(lc)
+                layers.append(vector(f"{p}.bn3", "batchnorm"))
+                last = f"{p}.bn3"
+            else:
+                la, sa = conv(f"{p}.conv1", s, s, c, 3, width, stride=stride, inputs=[block_in]); layers.append(la)
+                layers += [vector(f"{p}.bn1", "batchnorm"), vector(f"{p}.relu1", "relu")]
+                lb, s_out = conv(f"{p}.conv2", sa, sa, width, 3, width); layers.append(lb)
+                layers.append(vector(f"{p}.bn2", "batchnorm"))
+                last = f"{p}.bn2"
+            shortcut = block_in
+            if stride != 1 or c != out_c:
+                ld, _ = conv(f"{p}.downsample", s, s, c, 1, out_c, stride=stride, padding=0, inputs=[block_in])
+                layers += [ld, vector(f"{p}.downsample.bn", "batchnorm")]
+                shortcut = f"{p}.downsample.bn"
+            layers += [vector(f"{p}.add", "add", inputs=[last, shortcut]), vector(f"{p}.relu", "relu")]
+            block_in, s, c = f"{p}.relu", s_out, out_c
+    layers.append(vector("avgpool", "pool", input=f"[{s}, {s}, {c}]", mode="average", kernel=f"[{s}, {s}]"))
+    layers.append(fc("fc", c, 1000))
+    write(f"{name}_full.yaml", f"{name}_full", source, layers,
+          ["Every layer, pools, batch norms, ReLUs and residual adds included (docs/vector_unit.md);",
+           f"{name}.yaml lists the GEMM layers only, with the pools folded into their sizes."])
+
+
 def bert_encoder():
     seq, hidden, heads, ffn = 128, 768, 12, 3072
     head = hidden // heads
@@ -341,6 +391,8 @@ if __name__ == "__main__":
     resnet("resnet18", [2, 2, 2, 2], False, "He et al., CVPR 2016, 18-layer (torchvision), 224x224 input")
     resnet("resnet50", [3, 4, 6, 3], True, "He et al., CVPR 2016, 50-layer v1.5 (stride on the 3x3, torchvision)")
     resnet("resnet152", [3, 8, 36, 3], True, "He et al., CVPR 2016, 152-layer v1.5 (stride on the 3x3, torchvision)")
+    resnet_full("resnet18", [2, 2, 2, 2], False, "He et al., CVPR 2016, 18-layer (torchvision), 224x224 input")
+    resnet_full("resnet50", [3, 4, 6, 3], True, "He et al., CVPR 2016, 50-layer v1.5 (stride on the 3x3, torchvision)")
     bert_encoder()
     gpt("gpt2_xl.yaml", "gpt2_xl", 48, 1600, 25, 1024, 50257,
         "Radford et al. 2019, GPT-2 1.5B (XL): 48 layers, d_model 1600, 25 heads, context 1024")

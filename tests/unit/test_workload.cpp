@@ -340,6 +340,25 @@ TEST_CASE("vector-unit layers: shapes from their producers, pools by their windo
     CHECK(workload::lower(named(w, "relu1"), 4).count == 0);
 }
 
+TEST_CASE("the whole-network ResNet traces chain their shapes and have the GEMM traces' MACs and weights", "[workload][vector]") {
+    for (const char* name : {"resnet18", "resnet50"}) {
+        INFO(name);
+        const workload::Workload full = shipped(std::string(name) + "_full");
+        CHECK(full.shape_check == workload::ShapeCheck::error);  // every layer's input is its producer's output
+        CHECK(forward_macs(full, 2) == forward_macs(shipped(name), 2));
+        CHECK(weight_count(full) == weight_count(shipped(name)));
+        std::size_t pools = 0, norms = 0, adds = 0;
+        for (const auto& l : full.layers) {
+            pools += l.kind == workload::LayerKind::pool;
+            norms += l.kind == workload::LayerKind::batchnorm;
+            adds += l.kind == workload::LayerKind::add;
+        }
+        CHECK(pools == 2);  // the max pool after conv1 and the global average pool
+        CHECK(norms == (std::string(name) == "resnet18" ? 20 : 53));  // one per conv
+        CHECK(adds == (std::string(name) == "resnet18" ? 8 : 16));     // one per block
+    }
+}
+
 TEST_CASE("vector work by hand: operations and tensors per layer type and pass", "[workload][vector]") {
     const workload::Workload w = trace_of(kEveryVectorLayer);
     const auto fwd = [&](const char* name) { return workload::vector_work(named(w, name), 2, false); };
