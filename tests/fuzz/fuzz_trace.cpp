@@ -5,6 +5,7 @@
 #include "config/trace_reader.h"
 #include "fuzz_support.h"
 #include "planner/layer_graph.h"
+#include "workload/vector_work.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace fastsim;
@@ -12,8 +13,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::refusing_only_user_errors([&] {
         const workload::Workload w = config::read_trace_text(text, fuzz::source_dir() + "/traces/fuzz.yaml");
         try {
-            for (const workload::Layer& l : w.layers) (void)workload::lower(l, 64);
-            (void)planner::build_layer_graph(w, 64);
+            for (const workload::Layer& l : w.layers) {
+                (void)workload::lower(l, 64);
+                if (workload::runs_on_vector_unit(l.kind)) (void)workload::vector_work(l, 64, true);
+            }
+            // As a cluster run plans it: the GEMM layers only.
+            const workload::Workload gemms = workload::without_vector_layers(w);
+            if (!gemms.layers.empty()) (void)planner::build_layer_graph(gemms, 64);
         } catch (const SizeOverflow&) {
         }
     });
