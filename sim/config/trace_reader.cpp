@@ -41,8 +41,8 @@ std::vector<int> positives(const Field<std::vector<Field<int>>>& f, std::size_t 
     return out;
 }
 
-/// A pool layer's keys: input, kernel, mode, stride (default: the kernel, as PyTorch's), padding.
-void read_pool(MapReader& m, Layer& l) {
+/// The `input: [height, width, channels]` and `kernel: [height, width]` of a conv or pool.
+void read_window(MapReader& m, Layer& l) {
     const auto input = positives(m.list<int>("input"), 3, "input: [height, width, channels]");
     const auto kernel = positives(m.list<int>("kernel"), 2, "kernel: [height, width]");
     l.in_height = input[0];
@@ -50,6 +50,11 @@ void read_pool(MapReader& m, Layer& l) {
     l.in_channels = input[2];
     l.kernel_height = kernel[0];
     l.kernel_width = kernel[1];
+}
+
+/// A pool layer's keys: input, kernel, mode, stride (default: the kernel, as PyTorch's), padding.
+void read_pool(MapReader& m, Layer& l) {
+    read_window(m, l);
     const Field<workload::PoolMode> mode = m.choice<workload::PoolMode>("mode");
     if (!mode.value) throw ConfigError(mode.where, "missing mode (one of " + name_list<workload::PoolMode>() + ")");
     l.pool_mode = *mode.value;
@@ -76,13 +81,7 @@ Layer read_layer(MapReader& m, std::size_t index) {
     l.kind = *kind.value;
     switch (l.kind) {
     case LayerKind::conv: {
-        const auto input = positives(m.list<int>("input"), 3, "input: [height, width, channels]");
-        const auto kernel = positives(m.list<int>("kernel"), 2, "kernel: [height, width]");
-        l.in_height = input[0];
-        l.in_width = input[1];
-        l.in_channels = input[2];
-        l.kernel_height = kernel[0];
-        l.kernel_width = kernel[1];
+        read_window(m, l);
         l.filters = positive(m.scalar<int>("filters"), "filters");
         const Field<int> stride = m.scalar<int>("stride");
         l.stride = stride.value ? positive(stride, "stride") : 1;

@@ -580,23 +580,7 @@ TEST_CASE("run.phases simulates a subset of the training phases", "[cli][node]")
 
 TEST_CASE("vector-unit layers: stepped = memo, and cycles by hand from their operations", "[cli][node][fidelity][vector]") {
     fastsim::test::TempDir dir;
-    const std::string trace = dir.write(
-        "vector.yaml",
-        "layers:\n"
-        "  - {name: conv1, type: conv, input: [16, 16, 3], kernel: [3, 3], filters: 16, padding: 1}\n"
-        "  - {name: bn1, type: batchnorm}\n"
-        "  - {name: relu1, type: relu}\n"
-        "  - {name: pool1, type: pool, input: [16, 16, 16], mode: max, kernel: [3, 3], stride: 2, padding: 1}\n"
-        "  - {name: conv2, type: conv, input: [8, 8, 16], kernel: [3, 3], filters: 16, padding: 1}\n"
-        "  - {name: add1, type: add, inputs: [conv2, pool1]}\n"
-        "  - {name: conv3, type: conv, input: [8, 8, 16], kernel: [1, 1], filters: 8}\n"
-        "  - {name: cat, type: concat, inputs: [conv3, add1]}\n"
-        "  - {name: gap, type: pool, input: [8, 8, 24], mode: average, kernel: [8, 8]}\n"
-        "  - {name: fc1, type: fc, in_features: 24, out_features: 32}\n"
-        "  - {name: gelu1, type: gelu}\n"
-        "  - {name: ln1, type: layernorm}\n"
-        "  - {name: fc2, type: fc, in_features: 32, out_features: 10}\n"
-        "  - {name: sm, type: softmax}\n");
+    const std::string trace = std::string(FASTSIM_SOURCE_DIR) + "/tests/data/every_vector_layer.yaml";
     // The tiny node's 2 KiB mantissa bank cuts the larger tensors into many chunks.
     const std::string with_trace = kTinyNode + " -p workload.trace=" + trace + " -p 'precision.layers=[]'";
     REQUIRE(run_fastsim("run " + with_trace + " -p run.optimizer=adam --out " + dir.path("memo")).exit_code == 0);

@@ -293,27 +293,7 @@ TEST_CASE("A trace's shortcuts key says what a join's later inputs name", "[work
 
 namespace {
 
-workload::Workload trace_of(const std::string& text) {
-    test::TempDir dir;
-    return config::read_trace(dir.write("t.yaml", text));
-}
-
-const std::string kEveryVectorLayer =
-    "layers:\n"
-    "  - {name: conv1, type: conv, input: [16, 16, 3], kernel: [3, 3], filters: 16, padding: 1}\n"
-    "  - {name: bn1, type: batchnorm}\n"
-    "  - {name: relu1, type: relu}\n"
-    "  - {name: pool1, type: pool, input: [16, 16, 16], mode: max, kernel: [3, 3], stride: 2, padding: 1}\n"
-    "  - {name: conv2, type: conv, input: [8, 8, 16], kernel: [3, 3], filters: 16, padding: 1}\n"
-    "  - {name: add1, type: add, inputs: [conv2, pool1]}\n"
-    "  - {name: conv3, type: conv, input: [8, 8, 16], kernel: [1, 1], filters: 8}\n"
-    "  - {name: cat, type: concat, inputs: [conv3, add1]}\n"
-    "  - {name: gap, type: pool, input: [8, 8, 24], mode: average, kernel: [8, 8]}\n"
-    "  - {name: fc1, type: fc, in_features: 24, out_features: 32}\n"
-    "  - {name: gelu1, type: gelu}\n"
-    "  - {name: ln1, type: layernorm, input: [32]}\n"
-    "  - {name: fc2, type: fc, in_features: 32, out_features: 10}\n"
-    "  - {name: sm, type: softmax}\n";
+const std::string kEveryVectorLayer = std::string(FASTSIM_SOURCE_DIR) + "/tests/data/every_vector_layer.yaml";
 
 const workload::Layer& named(const workload::Workload& w, const std::string& name) {
     for (const auto& l : w.layers)
@@ -325,7 +305,7 @@ const workload::Layer& named(const workload::Workload& w, const std::string& nam
 }  // namespace
 
 TEST_CASE("vector-unit layers: shapes from their producers, pools by their windows", "[workload][vector]") {
-    const workload::Workload w = trace_of(kEveryVectorLayer);
+    const workload::Workload w = config::read_trace(kEveryVectorLayer);
     REQUIRE(w.layers.size() == 14);
     const auto shape = [&](const char* name) { return *workload::output_shape(named(w, name)); };
     CHECK(shape("bn1") == std::array<std::uint64_t, 3>{16, 16, 16});
@@ -360,7 +340,7 @@ TEST_CASE("the whole-network ResNet traces chain their shapes and have the GEMM 
 }
 
 TEST_CASE("vector work by hand: operations and tensors per layer type and pass", "[workload][vector]") {
-    const workload::Workload w = trace_of(kEveryVectorLayer);
+    const workload::Workload w = config::read_trace(kEveryVectorLayer);
     const auto fwd = [&](const char* name) { return workload::vector_work(named(w, name), 2, false); };
     const auto bwd = [&](const char* name) { return workload::vector_work(named(w, name), 2, true); };
     constexpr std::uint64_t t = 16 * 16 * 16;  // values of bn1's and relu1's tensor per sample
@@ -391,7 +371,7 @@ TEST_CASE("vector work by hand: operations and tensors per layer type and pass",
 }
 
 TEST_CASE("optimiser updates by hand: operations and fp32 tensors per weight", "[workload][vector]") {
-    const workload::Workload w = trace_of(kEveryVectorLayer);
+    const workload::Workload w = config::read_trace(kEveryVectorLayer);
     const workload::Layer& fc1 = named(w, "fc1");  // 24 x 32 weights
     CHECK(workload::weight_count(fc1) == 768);
     CHECK(workload::weight_count(named(w, "conv2")) == 3 * 3 * 16 * 16);
@@ -405,7 +385,7 @@ TEST_CASE("optimiser updates by hand: operations and fp32 tensors per weight", "
 
 TEST_CASE("without its vector-unit layers a network's consumers read what those layers read", "[workload][vector]") {
     std::vector<std::string> removed;
-    const workload::Workload g = workload::without_vector_layers(trace_of(kEveryVectorLayer), &removed);
+    const workload::Workload g = workload::without_vector_layers(config::read_trace(kEveryVectorLayer), &removed);
     CHECK(removed == std::vector<std::string>{"bn1", "relu1", "pool1", "add1", "cat", "gap", "gelu1", "ln1", "sm"});
     REQUIRE(g.layers.size() == 5);
     CHECK(g.layers[1].name == "conv2");
