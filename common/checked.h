@@ -37,6 +37,9 @@ private:
     return sum;
 }
 
+/// ceil(a / b) for b > 0, without the overflow of (a + b - 1) / b.
+[[nodiscard]] inline std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
 /// `total += value`, checked.
 inline void checked_accumulate(std::uint64_t& total, std::uint64_t value, const char* quantity) {
     if (__builtin_add_overflow(total, value, &total)) throw SizeOverflow(quantity);

@@ -10,7 +10,6 @@
 namespace fastsim::node {
 namespace {
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 
 bool fits(const TileFootprint& f, const NodeParams& node) {
     return f.exponent_bits <= node.sram.exponent_bank.capacity_bits &&

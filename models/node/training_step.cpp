@@ -69,6 +69,18 @@ StepPhase vector_step_phase(std::size_t layer, fmac::TrainingPhase phase, const 
     return s;
 }
 
+StepPhase weight_update_phase(std::size_t layer, const workload::VectorWork& work, int weight_bits) {
+    StepPhase s;
+    s.layer = layer;
+    s.phase = fmac::TrainingPhase::weight_gradient;
+    s.on_vector_unit = true;
+    s.weight_update = true;
+    s.vector.work = work;  // fp32 operands only
+    s.vector.output_bits = weight_bits;
+    s.vector.output_rounding = bfp::Rounding::nearest;
+    return s;
+}
+
 std::vector<StepPhase> training_step_phases(const workload::Workload& workload, std::size_t batch,
                                             const std::vector<LayerPrecision>& precision,
                                             const TensorRounding& rounding, const PhaseSelection& selection,
@@ -94,14 +106,8 @@ std::vector<StepPhase> training_step_phases(const workload::Workload& workload, 
         if (!reads_only_network_input(workload.layers[l], l)) add(l, fmac::TrainingPhase::backward_data);
         add(l, fmac::TrainingPhase::weight_gradient);
         const workload::VectorWork update = workload::optimizer_work(workload.layers[l], optimizer);
-        if (selection[at(fmac::TrainingPhase::weight_gradient)] && update.ops > 0) {
-            const TensorPrecision& p = precision[l][at(fmac::TrainingPhase::forward)];
-            StepPhase s = vector_step_phase(l, fmac::TrainingPhase::weight_gradient, update, p, rounding);
-            s.weight_update = true;
-            s.vector.output_bits = p.weights;  // the next step's weights
-            s.vector.output_rounding = bfp::Rounding::nearest;
-            phases.push_back(s);
-        }
+        if (selection[at(fmac::TrainingPhase::weight_gradient)] && update.ops > 0)
+            phases.push_back(weight_update_phase(l, update, precision[l][at(fmac::TrainingPhase::forward)].weights));
     }
     return phases;
 }

@@ -70,6 +70,10 @@ StepPhase step_phase(std::size_t layer, fmac::TrainingPhase phase, const workloa
 StepPhase vector_step_phase(std::size_t layer, fmac::TrainingPhase phase, const workload::VectorWork& work,
                             const TensorPrecision& precision, const TensorRounding& rounding);
 
+/// The optimiser's update of layer `layer`'s weights doing `work` (workload::optimizer_work):
+/// its operands are fp32; it re-quantises the weights to `weight_bits`, rounding to nearest.
+StepPhase weight_update_phase(std::size_t layer, const workload::VectorWork& work, int weight_bits);
+
 /// The phases of one training step, in run order (docs/node.md, "A training step"):
 /// forward of every layer in order, then for every layer in reverse backward-data and
 /// weight-gradient, then (with an `optimizer`) the update of its weights, whose BFP weights are

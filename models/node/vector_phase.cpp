@@ -14,8 +14,6 @@ namespace {
 using u64 = std::uint64_t;
 __extension__ using Wide = unsigned __int128;
 
-u64 ceil_div(u64 a, u64 b) { return a / b + (a % b != 0 ? 1 : 0); }
-
 /// Chunk `i`'s share of `total`: total * end / values - total * start / values, so the shares
 /// of all chunks add up to `total` exactly.
 u64 share(u64 total, u64 values, u64 start, u64 end) {

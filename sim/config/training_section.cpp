@@ -152,7 +152,8 @@ void check_lowering(const workload::Workload& w, std::uint64_t batch, const Loca
         std::uint64_t layer_macs = 0;
         try {
             layer_macs = workload::lower(l, batch).forward_macs();
-            if (workload::runs_on_vector_unit(l.kind)) (void)workload::vector_work(l, batch, true), (void)workload::vector_work(l, batch, false);
+            if (workload::runs_on_vector_unit(l.kind))
+                for (const bool backward : {false, true}) (void)workload::vector_work(l, batch, backward);
         } catch (const SizeOverflow& e) {
             throw layer_size_error(l, batch, batch_where, e);
         }
