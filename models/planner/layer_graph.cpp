@@ -113,7 +113,7 @@ LayerGraph build_layer_graph(const workload::Workload& workload, std::uint64_t b
             p.in_height = u64(l.in_height);
             p.in_width = u64(l.in_width);
             p.out_width = u64(l.out_width());
-            p.kernel_height = u64(l.kernel_height);
+            p.kernel_height = u64(l.window_height());  // a dilated kernel's rows span its taps' gaps
             p.stride = u64(l.stride);
             p.padding = u64(l.padding);
             p.groups = u64(l.groups);

@@ -82,7 +82,7 @@ struct PlanLayer {
     std::uint64_t in_height = 1;         ///< H_in: input image rows
     std::uint64_t in_width = 1;          ///< positions per input row (W_in); in_height * in_width = in_positions
     std::uint64_t out_width = 1;         ///< positions per output row (W_out); dims.out_rows * out_width = out_positions
-    std::uint64_t kernel_height = 1;     ///< k_h
+    std::uint64_t kernel_height = 1;     ///< input rows one window spans: k_h, or more if dilated
     std::uint64_t stride = 1;            ///< rows between consecutive output rows' windows
     std::uint64_t padding = 0;           ///< zero rows above (and below) the input image
     bool has_weights = true;             ///< false for a matmul of two activations

@@ -52,6 +52,7 @@ struct Layer {
     int stride_width = 0;  ///< columns between consecutive windows; 0 = stride
     int padding = 0;       ///< zero padding on each side
     int groups = 1;        ///< channel groups: in_channels and filters split into `groups` independent convolutions
+    int dilation = 1;      ///< conv: input positions between a kernel's taps (1 = dense), both axes
     PoolMode pool_mode = PoolMode::max;  ///< pool only (kernel, stride, stride_width, padding as for conv)
     /// SCALE-Sim's output-size rule: a last window that runs past the input's edge still
     /// counts, so out = ceil((H + 2p - k) / s) + 1 instead of floor(...) + 1.
@@ -67,9 +68,12 @@ struct Layer {
     std::vector<std::string> inputs;
     Location where;  ///< the layer in its trace file (file, line, column, `layers[i]`); empty if built in
 
-    [[nodiscard]] int out_height() const { return windows(in_height + 2 * padding - kernel_height, stride); }
+    /// Input rows (columns) one window spans: dilation * (kernel - 1) + 1.
+    [[nodiscard]] int window_height() const { return dilation * (kernel_height - 1) + 1; }
+    [[nodiscard]] int window_width() const { return dilation * (kernel_width - 1) + 1; }
+    [[nodiscard]] int out_height() const { return windows(in_height + 2 * padding - window_height(), stride); }
     [[nodiscard]] int out_width() const {
-        return windows(in_width + 2 * padding - kernel_width, stride_width > 0 ? stride_width : stride);
+        return windows(in_width + 2 * padding - window_width(), stride_width > 0 ? stride_width : stride);
     }
 
 private:

@@ -60,11 +60,14 @@ void read_pool(MapReader& m, Layer& l) {
     l.pool_mode = *mode.value;
     if (const Field<int> stride = m.scalar<int>("stride"); stride.value) {
         l.stride = positive(stride, "stride");
+        if (const Field<int> stride_width = m.scalar<int>("stride_width"); stride_width.value)
+            l.stride_width = positive(stride_width, "stride_width");
     } else {
         l.stride = l.kernel_height;
         l.stride_width = l.kernel_width;
     }
     l.padding = in_range(m.scalar<int>("padding"), 0, kLayerPadding);
+    l.partial_windows = m.scalar<bool>("ceil_mode").value.value_or(false);
     if (2 * l.padding > std::min(l.kernel_height, l.kernel_width))
         throw ConfigError(m.location_of("padding"), "padding (" + std::to_string(l.padding) +
                                                         ") must be at most half the kernel: a window of padding alone pools nothing");
@@ -85,8 +88,20 @@ Layer read_layer(MapReader& m, std::size_t index) {
         l.filters = positive(m.scalar<int>("filters"), "filters");
         const Field<int> stride = m.scalar<int>("stride");
         l.stride = stride.value ? positive(stride, "stride") : 1;
+        if (const Field<int> stride_width = m.scalar<int>("stride_width"); stride_width.value)
+            l.stride_width = positive(stride_width, "stride_width");
         const Field<int> padding = m.scalar<int>("padding");
         l.padding = in_range(padding, 0, kLayerPadding);
+        if (const Field<int> dilation = m.scalar<int>("dilation"); dilation.value) {
+            l.dilation = positive(dilation, "dilation");
+            // 64-bit: dilation and kernel below 2^24 each
+            const auto span = [&](int k) { return std::int64_t{l.dilation} * (k - 1) + 1; };
+            if (std::int64_t{l.in_height} + 2 * l.padding < span(l.kernel_height) ||
+                std::int64_t{l.in_width} + 2 * l.padding < span(l.kernel_width))
+                throw ConfigError(dilation.where, "the dilated kernel (" + std::to_string(span(l.kernel_height)) + " x " +
+                                                      std::to_string(span(l.kernel_width)) +
+                                                      " input positions) is larger than the padded input");
+        }
         if (l.in_height + 2 * l.padding < l.kernel_height || l.in_width + 2 * l.padding < l.kernel_width)
             throw ConfigError(m.location_of("kernel"), "the kernel is larger than the padded input");
         if (const Field<int> groups = m.scalar<int>("groups"); groups.value) {
