@@ -36,5 +36,6 @@ int sweep_merge_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
 int train_command(const std::vector<std::string>& args);
 int diff_command(const std::vector<std::string>& args);
+int import_command(const std::vector<std::string>& args);
 
 }  // namespace fastsim::cli

@@ -320,13 +320,15 @@ int compare_command(const std::vector<std::string>& args) {
     for (const std::string& o : invocation->overrides)
         if (o.rfind("planner.name=", 0) == 0) throw UserError("fastsim compare runs every planner: --planner and -p planner.name do not apply");
     std::vector<std::string> traces = invocation->traces;
-    if (traces.empty()) traces.push_back(invocation->params.workload.trace.resolved);
+    if (traces.empty()) traces.push_back("");  // the config's own workload
     // (1) Every network's config, and the work of all of them, before anything runs.
     std::vector<config::Params> networks;
     run::WorkEstimate work;
     for (const std::string& trace : traces) {
         std::vector<std::string> overrides = invocation->overrides;
-        overrides.push_back("workload.trace=" + std::filesystem::absolute(trace).string());
+        if (!trace.empty())
+            overrides.push_back((std::filesystem::path(trace).extension() == ".onnx" ? "workload.model=" : "workload.trace=") +
+                                std::filesystem::absolute(trace).string());
         networks.push_back(config::load(invocation->params.source_file, overrides));
         work.merge(run::estimate_cluster(networks.back(), invocation->simulate,
                                          {planner::kAllPlanners.begin(), planner::kAllPlanners.end()}));

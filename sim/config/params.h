@@ -102,6 +102,7 @@ struct BfpReportParams {
 /// The network and batch of a training step.
 struct WorkloadParams {
     FilePath trace;
+    FilePath model;  ///< an ONNX model instead of a trace (docs/onnx.md)
     std::size_t batch = 32;
     std::uint64_t steps = 1;  ///< training steps of the whole run (docs/config.md#workload)
     Location batch_where;     ///< where workload.batch is set, for errors about the sizes it scales

@@ -9,6 +9,7 @@
 #include "config/energy_table.h"
 #include "config/load.h"
 #include "config/node_keys.h"
+#include "config/onnx_model.h"
 #include "config/trace_reader.h"
 #include "workload/vector_work.h"
 #include "common/csv_reader.h"
@@ -21,7 +22,11 @@ void workload_keys(Visit& visit, W& w) {
     visit(w.trace, {"trace",
                     "a network trace, `.yaml` (fastsim) or `.csv` (SCALE-Sim) ([workloads.md](workloads.md)); a "
                     "relative path is taken from the config file's folder",
-                    nullptr, "— (required)", "an existing file"});
+                    nullptr, "— (this or `model`)", "an existing file"});
+    visit(w.model, {"model",
+                    "an ONNX model (`.onnx`) instead of `trace`, imported as `fastsim import` does ([onnx.md](onnx.md)); "
+                    "a relative path is taken from the config file's folder",
+                    nullptr, "— (this or `trace`)", "an existing file"});
     visit(w.batch, {"batch", "samples per step (in `cluster`: the whole cluster's)", &kWorkloadBatch});
     visit(w.steps, {"steps",
                     "training steps of the whole run: the report adds the run's cycles (`cluster`: seconds) and "
@@ -178,25 +183,32 @@ void read_workload_section(MapReader& top, const RunParams& run, Params& p) {
     WorkloadParams& w = p.workload;
     KeyReader reader = read_keys(top, "workload", w, kWorkloadKeys);
     reader.finish();
-    if (w.trace.written.empty())
+    if (w.trace.written.empty() && w.model.written.empty())
         throw ConfigError(top.has("workload") ? reader.where("trace") : top.location(),
                           "run.mode " + std::string(to_string(run.mode)) +
-                              " needs workload.trace: a network trace (traces/*.yaml or a SCALE-Sim .csv)");
-    w.trace.resolved = resolve_path(top.document()->file, w.trace.written);
-    if (std::error_code ec; !std::filesystem::is_regular_file(w.trace.resolved, ec))
-        throw ConfigError(reader.where("trace"), "no trace file at " + w.trace.resolved +
-                                                     " (a relative path is taken from the config file's folder)");
-    w.network = read_trace(w.trace.resolved);
+                              " needs workload.trace (a network trace: traces/*.yaml or a SCALE-Sim .csv) or workload.model "
+                              "(an ONNX model)");
+    if (!w.trace.written.empty() && !w.model.written.empty())
+        throw ConfigError(reader.where("model"), "give workload.trace or workload.model, not both");
+    const char* key = w.model.written.empty() ? "trace" : "model";
+    FilePath& file = w.model.written.empty() ? w.trace : w.model;
+    file.resolved = resolve_path(top.document()->file, file.written);
+    if (std::error_code ec; !std::filesystem::is_regular_file(file.resolved, ec))
+        throw ConfigError(reader.where(key), std::string("no ") + (w.model.written.empty() ? "trace" : "model") + " file at " +
+                                                 file.resolved + " (a relative path is taken from the config file's folder)");
+    if (!w.model.written.empty() && std::filesystem::path(file.resolved).extension() != ".onnx")
+        throw ConfigError(reader.where(key), "expected an ONNX model (.onnx): a fastsim or SCALE-Sim trace goes under workload.trace");
+    w.network = w.model.written.empty() ? read_trace(file.resolved) : read_onnx_model(file.resolved);
     if (run.mode == RunMode::cluster) {
         std::vector<std::string> removed;
         w.network = workload::without_vector_layers(w.network, &removed);
         if (w.network.layers.empty())
-            throw ConfigError(reader.where("trace"), "the trace has no GEMM layer (conv, fc, matmul) for a cluster run to split");
+            throw ConfigError(reader.where(key), "the network has no GEMM layer (conv, fc, matmul) for a cluster run to split");
         if (!removed.empty()) {
             std::string names;
             for (std::size_t i = 0; i < removed.size() && i < 5; ++i) names += (i ? ", " : "") + removed[i];
             if (removed.size() > 5) names += ", ...";
-            w.network.warnings.push_back(w.trace.resolved + ": a cluster run splits and costs the GEMM layers only; " +
+            w.network.warnings.push_back(file.resolved + ": a cluster run splits and costs the GEMM layers only; " +
                                          std::to_string(removed.size()) + " vector-unit layers (" + names +
                                          ") are left out, their consumers reading their producers");
         }
