@@ -164,8 +164,9 @@ TileWork tile_work(const PhaseJob& job, const NodeParams& node, const TilePlan& 
                                                 memory::bank_cycles(node.sram.mantissa_bank, t.sram_mantissa_write_bits)});
     w.sram_stall_cycles = port_cycles > w.array.cycles ? port_cycles - w.array.cycles : 0;
 
-    // (4) Output: converted (twice, one per grouping) and written back, or written as fp32.
-    if (w.last_k) {
+    // (4) Output: converted (twice, one per grouping) and written back, or written as fp32;
+    // nothing when it streams into a fused layer.
+    if (w.last_k && !job.output_streamed) {
         const std::uint64_t values = checked_mul(w.m, w.n, "output values of a tile");
         if (job.output == OutputForm::fp32) {
             t.dram_write_bits = checked_mul(values, memory::kFp32Bits, "output bits of a tile");

@@ -46,6 +46,9 @@ struct PhaseJob {
     OutputForm output = OutputForm::bfp_two_groupings;
     int output_mantissa_bits = 8;                      ///< bfp_two_groupings only
     bfp::Rounding output_rounding = bfp::Rounding::nearest;
+    /// node.fusion: the output streams from the accumulators into the next layer's pass on the
+    /// vector unit, so it is neither converted nor written to DRAM.
+    bool output_streamed = false;
 };
 
 /// The two SRAM banks of a node (docs/node.md, "Memory").

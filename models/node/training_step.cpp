@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "node/training_step.h"
 
+#include "common/checked.h"
+#include "workload/fusion.h"
+
 #include <stdexcept>
 
 namespace fastsim::node {
@@ -110,6 +113,26 @@ std::vector<StepPhase> training_step_phases(const workload::Workload& workload, 
             phases.push_back(weight_update_phase(l, update, precision[l][at(fmac::TrainingPhase::forward)].weights));
     }
     return phases;
+}
+
+void fuse_forward_phases(std::vector<StepPhase>& phases, const workload::Workload& workload, std::size_t batch) {
+    const std::vector<workload::LayerFusion> fusion = workload::plan_fusion(workload);
+    for (StepPhase& s : phases) {
+        if (s.phase != fmac::TrainingPhase::forward || s.weight_update) continue;
+        const workload::LayerFusion& f = fusion.at(s.layer);
+        if (f.streams_input) {  // only vector-unit layers stream their input
+            const std::uint64_t streamed =
+                checked_mul(workload::tensor_values(workload.layers[s.layer]), batch, "values of a layer's tensor");
+            if (!s.on_vector_unit || s.vector.work.activation_reads < streamed)
+                throw std::logic_error("fuse_forward_phases: layer '" + workload.layers[s.layer].name + "' cannot stream its input");
+            s.vector.work.activation_reads -= streamed;
+            s.fused = true;
+        }
+        if (f.output_streamed) {
+            s.job.output_streamed = s.vector.output_streamed = true;
+            s.fused = true;
+        }
+    }
 }
 
 }  // namespace fastsim::node

@@ -49,6 +49,7 @@ struct StepPhase {
     std::uint64_t count = 1;
     bool on_vector_unit = false;  ///< then `vector` is the job, and dims, job and count are unused
     bool weight_update = false;   ///< the optimiser's update of the layer's weights (on the vector unit)
+    bool fused = false;           ///< changed by fuse_forward_phases
     VectorJob vector;
 };
 
@@ -89,5 +90,11 @@ std::vector<StepPhase> training_step_phases(const workload::Workload& workload, 
                                             const std::vector<LayerPrecision>& precision,
                                             const TensorRounding& rounding, const PhaseSelection& selection = kEveryPhase,
                                             workload::Optimizer optimizer = workload::Optimizer::none);
+
+/// node.fusion (docs/vector_unit.md, "Fusion"): in every forward phase of `phases` (built by
+/// training_step_phases for `workload` at `batch`), a layer that streams its input
+/// (workload::plan_fusion) reads that operand from no memory, and a layer whose output is
+/// streamed neither converts nor writes it. Marks each changed phase `fused`.
+void fuse_forward_phases(std::vector<StepPhase>& phases, const workload::Workload& workload, std::size_t batch);
 
 }  // namespace fastsim::node

@@ -83,14 +83,18 @@ VectorChunkWork vector_chunk_work(const VectorJob& job, const NodeParams& node, 
     t.sram_mantissa_write_bits = t.sram_mantissa_read_bits = load.mantissa;
     w.load_cycles = memory::dram_transfer_cycles(node.dram, node.clock_hz, t.dram_read_bits);
     w.compute_cycles = vector::job_cycles(node.vector, w.ops);
-    const converter::ConversionCost once =
-        converter::conversion_cost(node.converter, end - start, job.output_rounding, node.noise_bits);
-    w.conversion += once;  // grouped along rows
-    w.conversion += once;  // grouped along columns
+    u64 bfp_write_bits = 0;
+    if (!job.output_streamed) {
+        const converter::ConversionCost once =
+            converter::conversion_cost(node.converter, end - start, job.output_rounding, node.noise_bits);
+        w.conversion += once;  // grouped along rows
+        w.conversion += once;  // grouped along columns
+        bfp_write_bits = checked_mul(
+            2, memory::bfp_bits(once.groups, node.array.group_size, job.output_bits, node.exponent_bits).total(),
+            "output bits of a chunk");
+    }
     t.dram_write_bits = checked_add(
-        checked_mul(2, memory::bfp_bits(once.groups, node.array.group_size, job.output_bits, node.exponent_bits).total(),
-                    "output bits of a chunk"),
-        checked_mul(share(job.work.fp32_writes, values, start, end), memory::kFp32Bits, "output bits of a chunk"),
+        bfp_write_bits, checked_mul(share(job.work.fp32_writes, values, start, end), memory::kFp32Bits, "output bits of a chunk"),
         "output bits of a chunk");
     w.write_cycles = memory::dram_transfer_cycles(node.dram, node.clock_hz, t.dram_write_bits);
     return w;

@@ -21,6 +21,9 @@ struct VectorJob {
     int gradient_bits = 8;    ///< mantissa width of the gradient tensors read
     int output_bits = 8;      ///< mantissa width of the result
     bfp::Rounding output_rounding = bfp::Rounding::nearest;
+    /// node.fusion: the result streams into the next layer's pass, so its BFP form is neither
+    /// converted nor written to DRAM (fp32 writes stay).
+    bool output_streamed = false;
 };
 
 /// The job in chunks: chunk i makes values [i * chunk_values, (i + 1) * chunk_values) of the

@@ -195,6 +195,8 @@ void resolve_cluster(MapReader& top, const KeyReader& run, Params& p) {
                                      {"precision.gradients", t.precision.gradients}})
             check_mantissa_format(p.bfp, m, reader.where(key));
         resolve_node(t.node, p.bfp);
+        if (t.node.fusion == Fusion::on)
+            throw ConfigError(reader.where("fusion"), "applies to run.mode training_step: a cluster run costs the GEMM layers only");
         // Each array is modelled as a node of its own with an equal share of the DRAM bandwidth.
         t.node.resolved.dram.bandwidth_bits_per_s =
             std::max<std::uint64_t>(1, t.node.resolved.dram.bandwidth_bits_per_s / static_cast<std::uint64_t>(t.arrays));

@@ -35,6 +35,10 @@ void node_keys(Visit& visit, N& n) {
                         "an entry of the energy table's `dram_pj_per_bit`"});
     visit(n.dram_bandwidth_gb_per_s, {"dram.bandwidth_gb_per_s", "DMA bandwidth (GB = 10^9 bytes)", &kBandwidthGbPerS});
     visit(n.dram_latency_ns, {"dram.latency_ns", "per transfer; rounded up to whole cycles", &kLatencyNs});
+    visit(n.fusion, {"fusion",
+                     "`on`: a relu, gelu or add runs in the output pass of the layer before it, so the tensor between "
+                     "them stays on chip (`dram_saved_bits` per layer; [vector_unit.md](vector_unit.md#fusion)); "
+                     "run.mode training_step only"});
     visit(n.max_tile_rows, {"tiling.max_tile_rows", "cap on the rows of X per tile ([node.md](node.md#tiling))",
                             &kMaxTileRows});
 }

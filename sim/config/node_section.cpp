@@ -19,6 +19,15 @@ void energy_keys(Visit& visit, E& e) {
                     nullptr, "the built-in `configs/energy/fast_45nm.yaml`", "an existing file"});
 }
 
+}  // namespace
+
+const EnumNames<Fusion, 2>& enum_names(Fusion) {
+    static constexpr EnumNames<Fusion, 2> kNames{{{"off", Fusion::off}, {"on", Fusion::on}}};
+    return kNames;
+}
+
+namespace {
+
 constexpr auto kNodeKeys = [](auto& visit, auto& n) { node_keys(visit, n); };
 constexpr auto kEnergyKeys = [](auto& visit, auto& e) { energy_keys(visit, e); };
 

@@ -46,6 +46,10 @@ enum class Distribution : std::uint8_t {
 
 const EnumNames<RunMode, 3>& enum_names(RunMode);
 const EnumNames<Fidelity, 2>& enum_names(Fidelity);
+
+/// node.fusion: elementwise layers run in their producer's output pass (docs/vector_unit.md, "Fusion").
+enum class Fusion : std::uint8_t { off, on };
+const EnumNames<Fusion, 2>& enum_names(Fusion);
 const EnumNames<Distribution, 4>& enum_names(Distribution);
 inline std::string_view to_string(RunMode mode) { return name_of(mode); }
 inline std::string_view to_string(Fidelity fidelity) { return name_of(fidelity); }
@@ -126,6 +130,7 @@ struct NodeConfig {
     double dram_bandwidth_gb_per_s = 256;
     double dram_latency_ns = 100;
     std::uint64_t max_tile_rows = node::NodeParams{}.max_tile_rows;
+    Fusion fusion = Fusion::off;
     node::NodeParams resolved;
 };
 

@@ -42,6 +42,7 @@ std::vector<std::pair<std::string, std::string>> phase_fields(const config::Para
     add_counters(CounterKind::work);
     fields.emplace_back("utilisation_percent", format_number(100.0 * utilisation(params, c)));
     add_counters(CounterKind::action);
+    fields.emplace_back("dram_saved_bits", u(r.dram_saved_bits));
     fields.insert(fields.end(), {
         {"energy_fmac_pj", format_number(r.energy.fmac_pj)},
         {"energy_converter_pj", format_number(r.energy.converter_pj)},

@@ -91,8 +91,11 @@ energy::EnergyBreakdown phase_energy(const config::Params& params, const node::P
 
 TrainingStepResult run_training_step(const config::Params& params, const WorkProgress& progress,
                                      const std::optional<TimelineRequest>& timeline) {
-    const auto phases = node::training_step_phases(params.workload.network, params.workload.batch, params.precision.per_layer,
-                                                   params.precision.rounding, params.run.phase_selection(), params.run.optimizer);
+    const std::vector<node::StepPhase> unfused = node::training_step_phases(
+        params.workload.network, params.workload.batch, params.precision.per_layer, params.precision.rounding,
+        params.run.phase_selection(), params.run.optimizer);
+    std::vector<node::StepPhase> phases = unfused;
+    if (params.node.fusion == config::Fusion::on) node::fuse_forward_phases(phases, params.workload.network, params.workload.batch);
     TrainingStepResult result;
     std::optional<NodeTimeline> recorder;
     if (timeline) recorder.emplace(params.workload.network, params.node.resolved.clock_hz, *timeline);
@@ -136,6 +139,12 @@ TrainingStepResult run_training_step(const config::Params& params, const WorkPro
     }
     for (std::size_t i = 0; i < phases.size(); ++i) {
         PhaseResult r{phases[i], counters[i], phase_energy(params, counters[i])};
+        if (phases[i].fused) {  // the same phase unfused, on the memo path (= stepped, tested)
+            const node::StepPhase& u = unfused[i];
+            const node::PhaseCounters before = u.on_vector_unit ? node::run_vector_memo(u.vector, params.node.resolved)
+                                                                : node::run_phase_memo(u.job, params.node.resolved, memo).repeated(u.count);
+            r.dram_saved_bits = before.traffic.dram_bits() - counters[i].traffic.dram_bits();
+        }
         result.total_energy += r.energy;
         result.phases.push_back(std::move(r));
     }

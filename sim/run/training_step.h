@@ -20,6 +20,7 @@ struct PhaseResult {
     node::StepPhase step;
     node::PhaseCounters counters;  ///< all `step.count` GEMMs of the phase
     energy::EnergyBreakdown energy;
+    std::uint64_t dram_saved_bits = 0;  ///< node.fusion: DRAM bits read and written fewer than unfused
 };
 
 struct TrainingStepResult {

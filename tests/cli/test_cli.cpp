@@ -647,3 +647,51 @@ TEST_CASE("vector-unit layers: stepped = memo, and cycles by hand from their ope
     CHECK(cluster.exit_code == 0);
     CHECK_THAT(cluster.err, Contains("9 vector-unit layers (bn1, relu1, pool1, add1, cat, ...) are left out"));
 }
+
+TEST_CASE("node.fusion: stepped = memo, the streamed tensors leave DRAM, and dram_saved_bits adds up", "[cli][node][vector][fusion]") {
+    fastsim::test::TempDir dir;
+    const std::string trace = std::string(FASTSIM_SOURCE_DIR) + "/tests/data/every_vector_layer.yaml";
+    const std::string with_trace = kTinyNode + " -p workload.trace=" + trace + " -p 'precision.layers=[]'";
+    REQUIRE(run_fastsim("run " + with_trace + " --out " + dir.path("off")).exit_code == 0);
+    REQUIRE(run_fastsim("run " + with_trace + " -p node.fusion=on --out " + dir.path("on")).exit_code == 0);
+    REQUIRE(run_fastsim("run " + with_trace + " -p node.fusion=on --fidelity stepped --out " + dir.path("stepped")).exit_code == 0);
+    CHECK(slurp(dir.path("on/layers.csv")) == slurp(dir.path("stepped/layers.csv")));
+    const fastsim::CsvTable off = fastsim::read_csv_file(dir.path("off/layers.csv"));
+    const fastsim::CsvTable on = fastsim::read_csv_file(dir.path("on/layers.csv"));
+    const auto cell = [](const fastsim::CsvTable& csv, const char* layer, const char* column, const char* phase = "forward") {
+        return layer_cell(csv, layer, phase, column);
+    };
+    // relu1 runs in bn1's pass: bn1 converts and writes nothing, relu1 reads nothing.
+    CHECK(cell(on, "bn1", "dram_write_bits") == 0);
+    CHECK(cell(on, "bn1", "converter_cycles") == 0);
+    CHECK(cell(on, "bn1", "dram_saved_bits") == cell(off, "bn1", "dram_write_bits"));
+    CHECK(cell(on, "relu1", "dram_read_bits") == 0);
+    CHECK(cell(on, "relu1", "dram_saved_bits") == cell(off, "relu1", "dram_read_bits"));
+    // add1 streams conv2's output (the layer before it) and loads pool1's: half its reads.
+    CHECK(cell(on, "conv2", "dram_write_bits") == 0);
+    CHECK(cell(on, "conv2", "dram_saved_bits") == cell(off, "conv2", "dram_write_bits"));
+    CHECK(cell(on, "add1", "dram_read_bits") * 2 == cell(off, "add1", "dram_read_bits"));
+    CHECK(cell(on, "add1", "dram_write_bits") == cell(off, "add1", "dram_write_bits"));  // cat reads it
+    // gelu1 streams fc1's output, which fc1 still writes: GELU's backward reads its input.
+    CHECK(cell(on, "fc1", "dram_saved_bits") == 0);
+    CHECK(cell(on, "gelu1", "dram_read_bits") == 0);
+    CHECK(cell(on, "gelu1", "dram_saved_bits") == cell(off, "gelu1", "dram_read_bits"));
+    // Every other phase is unchanged, and the savings are exactly the runs' DRAM difference.
+    std::uint64_t saved = 0, dram_off = 0, dram_on = 0;
+    for (std::size_t i = 0; i < on.rows.size(); ++i) {
+        const auto value = [](const fastsim::CsvTable& t, std::size_t row, const char* column) {
+            return std::stoull(t.rows[row][*t.column(column)]);
+        };
+        saved += value(on, i, "dram_saved_bits");
+        dram_off += value(off, i, "dram_read_bits") + value(off, i, "dram_write_bits");
+        dram_on += value(on, i, "dram_read_bits") + value(on, i, "dram_write_bits");
+        if (value(on, i, "dram_saved_bits") == 0) {
+            INFO(on.rows[i][0] << " " << on.rows[i][1]);
+            CHECK(value(on, i, "cycles") == value(off, i, "cycles"));
+            CHECK(value(on, i, "dram_read_bits") == value(off, i, "dram_read_bits"));
+        }
+    }
+    CHECK(saved > 0);
+    CHECK(dram_off - dram_on == saved);
+    CHECK(cell(off, "relu1", "dram_saved_bits") == 0);
+}

@@ -8,6 +8,7 @@
 
 #include "common/errors.h"
 #include "config/trace_reader.h"
+#include "workload/fusion.h"
 #include "workload/vector_work.h"
 #include "support/temp_dir.h"
 
@@ -421,4 +422,39 @@ TEST_CASE("vector-unit layer errors name the layer and what is expected", "[work
     CHECK_THAT(error_of("t.yaml", conv + "  - {name: n, type: layernorm, input: [1, 2, 3, 4]}\n"),
                Contains("layers[1].input: expected input: [height, width, channels], [positions, channels] or [channels], got 4"));
     CHECK_THAT(error_of("t.yaml", conv + "  - {name: r, type: relu, input: [8, 0, 4]}\n"), Contains("layers[1].input"));
+}
+
+TEST_CASE("fusion: relu, gelu and add stream from the layer before them, and outputs no one else needs stay on chip",
+          "[workload][fusion]") {
+    const workload::Workload w = config::read_trace_text(R"(
+layers:
+  - {name: conv1, type: conv, input: [8, 8, 4], kernel: [3, 3], filters: 4, padding: 1}
+  - {name: bn1, type: batchnorm}
+  - {name: relu1, type: relu}
+  - {name: conv2, type: conv, input: [8, 8, 4], kernel: [3, 3], filters: 4, padding: 1}
+  - {name: add1, type: add, inputs: [relu1, conv2]}
+  - {name: relu2, type: relu}
+  - {name: fc1, type: fc, in_features: 256, out_features: 32}
+  - {name: gelu1, type: gelu}
+  - {name: sm, type: softmax}
+  - {name: relu3, type: relu}
+  - {name: fc2, type: fc, in_features: 32, out_features: 32, inputs: [gelu1]}
+  - {name: relu4, type: relu}
+  - {name: relu5, type: relu, inputs: [fc2]}
+)", "fusion.yaml");
+    const std::vector<workload::LayerFusion> f = workload::plan_fusion(w);
+    const auto streams = [&](std::size_t i) { return f[i].streams_input; };
+    const auto kept = [&](std::size_t i) { return !f[i].output_streamed; };
+    CHECK(!streams(0));
+    CHECK(!streams(1));               // batchnorm: statistics first, not elementwise
+    CHECK((streams(2) && !kept(1)));   // relu1 in bn1's pass; bn1's output feeds nothing else
+    CHECK(kept(2));                    // relu1's output is read by conv2 and add1
+    CHECK((streams(4) && !kept(3)));   // add1 streams conv2 (the layer before it, its second input)
+    CHECK((streams(5) && !kept(4)));   // relu2 in add1's pass
+    CHECK((streams(7) && kept(6)));    // gelu1 streams fc1, whose output its backward still reads
+    CHECK(!streams(8));                // softmax: a row reduction, not elementwise
+    CHECK((streams(9) && kept(8)));    // softmax's backward reads its own output
+    CHECK(kept(7));                    // gelu1's output is read by fc2 as well as sm
+    CHECK((streams(11) && kept(10)));  // relu4 streams fc2, but relu5 reads fc2 too
+    CHECK(!streams(12));               // relu5 reads fc2, not the layer before it
 }
