@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-15}
 shift || true
 names=("$@")
-((${#names[@]})) || names=(config trace scalesim_csv results_csv json sweep_file idx)
+((${#names[@]})) || names=(config trace scalesim_csv results_csv json sweep_file idx onnx)
 
 FASTSIM_FUZZ=ON bash scripts/setup.sh
 if [[ ! -f build-san/build.ninja ]]; then
@@ -31,6 +31,7 @@ seeds_of() {  # the shipped files each harness starts from (as tests/fuzz/CMakeL
     trace) echo traces ;;
     sweep_file) echo "configs/sweeps tests/data/sweeps" ;;
     json | results_csv) echo tests/data/sweeps ;;
+    onnx) echo "tests/data/onnx tests/bad_inputs/files/onnx" ;;
   esac
 }
 status=0

@@ -10,8 +10,8 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
-#include <limits>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "common/input_file.h"
@@ -114,14 +114,11 @@ private:
     }
 
     const onnx::AttributeProto* attribute(const char* name) const {
-        for (const auto& a : node().attribute())
-            if (a.name() == name) return &a;
-        return nullptr;
+        const auto& all = node().attribute();
+        const auto it = std::find_if(all.begin(), all.end(), [&](const onnx::AttributeProto& a) { return a.name() == name; });
+        return it == all.end() ? nullptr : &*it;
     }
-    std::int64_t int_attribute(const char* name, std::int64_t fallback) const {
-        const auto* a = attribute(name);
-        return a ? a->i() : fallback;
-    }
+    std::int64_t int_attribute(const char* name, std::int64_t fallback) const { return attribute(name) ? attribute(name)->i() : fallback; }
     Dims ints_attribute(const char* name, Dims fallback) const {
         const auto* a = attribute(name);
         return a ? Dims(a->ints().begin(), a->ints().end()) : fallback;
@@ -168,9 +165,7 @@ private:
     void emit_vector(LayerKind kind, std::array<int, 3> t, const std::vector<std::string>& tensors) {
         Layer l;
         l.kind = kind;
-        l.in_height = t[0];
-        l.in_width = t[1];
-        l.in_channels = t[2];
+        std::tie(l.in_height, l.in_width, l.in_channels) = std::tie(t[0], t[1], t[2]);
         emit(std::move(l), tensors);
     }
 
@@ -337,6 +332,9 @@ private:
         if (!n.domain().empty() && n.domain() != "ai.onnx" && !(n.domain() == "com.microsoft" && n.op_type() == "Gelu"))
             fail("operator domain '" + n.domain() + "' is not supported");
         const std::string& op = n.op_type();
+        const bool two_operands = op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "MatMul" || op == "Gemm";
+        if (n.output_size() < 1 || n.output(0).empty() || n.input_size() < (two_operands ? 2 : 1))
+            fail("expected " + std::string(two_operands ? "two inputs" : "an input") + " and an output");
         const std::string& x = n.input(0);
         static const std::set<std::string> views{"Flatten", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Identity", "Dropout", "Cast"};
         if (views.count(op)) {
@@ -375,7 +373,10 @@ private:
 bool onnx_supported() { return true; }
 
 workload::Workload read_onnx_model(const std::string& path) {
-    const std::string bytes = read_input_file(path, "model file", kMaxModelBytes);
+    return read_onnx_bytes(read_input_file(path, "model file", kMaxModelBytes), path);
+}
+
+workload::Workload read_onnx_bytes(const std::string& bytes, const std::string& path) {
     onnx::ModelProto model;
     if (!model.ParseFromString(bytes) || !model.has_graph())
         throw ConfigError({path, 0, 0, ""}, "not an ONNX model: the file does not parse as an onnx.ModelProto with a graph");

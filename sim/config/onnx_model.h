@@ -21,4 +21,8 @@ bool onnx_supported();
 /// UserError if !onnx_supported(), saying what to install.
 workload::Workload read_onnx_model(const std::string& path);
 
+/// read_onnx_model of a file's bytes already in memory; `path` names it in errors and the
+/// workload (the fuzz harness's entry point).
+workload::Workload read_onnx_bytes(const std::string& bytes, const std::string& path);
+
 }  // namespace fastsim::config
