@@ -109,6 +109,7 @@ def bad_models(out_dir):
     conv_graph("two_inputs", [helper.make_node("Relu", ["c"], ["y"], name="relu")],
                inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8]),
                        helper.make_tensor_value_info("mask", TensorProto.FLOAT, [1, 4, 8, 8])])
+    conv_graph("one_operand_add", [helper.make_node("Add", ["c"], ["y"], name="sum")])
     with open(os.path.join(out_dir, "truncated.onnx"), "wb") as f:
         f.write(onnx.load(os.path.join(out_dir, "sigmoid.onnx")).SerializeToString()[:40])
 
