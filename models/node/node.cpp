@@ -15,6 +15,24 @@ std::uint64_t cycles_since(const sc_core::sc_time& start) {
     return static_cast<std::uint64_t>((sc_core::sc_time_stamp() - start) / kCycle + 0.5);
 }
 
+/// Spawns a pipeline's three engines (DMA, compute, conversion) as SystemC threads and waits,
+/// from the calling thread, until every one has ended.
+template <typename Dma, typename Compute, typename Convert>
+void run_engines(Dma& dma, Compute& compute, const char* compute_name, Convert& convert) {
+    sc_core::sc_spawn_options thread;
+    sc_core::sc_process_handle handles[3] = {sc_core::sc_spawn(dma, sc_core::sc_gen_unique_name("dma"), &thread),
+                                             sc_core::sc_spawn(compute, sc_core::sc_gen_unique_name(compute_name), &thread),
+                                             sc_core::sc_spawn(convert, sc_core::sc_gen_unique_name("convert"), &thread)};
+    for (auto& h : handles)
+        if (!h.terminated()) sc_core::wait(h.terminated_event());
+}
+
+/// A phase's cycles from `start` to now, and its drain: the cycles after the last compute ended.
+void finish_phase(PhaseCounters& counters, const sc_core::sc_time& start, const sc_core::sc_time& end_compute) {
+    counters.cycles = cycles_since(start);
+    counters.drain_cycles = counters.cycles - static_cast<std::uint64_t>((end_compute - start) / kCycle + 0.5);
+}
+
 }  // namespace
 
 bfp::BfpMatrix slice(const bfp::BfpMatrix& matrix, std::size_t row0, std::size_t rows, std::size_t group0,
@@ -146,14 +164,8 @@ PhaseCounters Node::run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, cons
     };
 
     // (3) Run the three engines and wait for all of them.
-    sc_core::sc_spawn_options thread;
-    sc_core::sc_process_handle handles[3] = {sc_core::sc_spawn(dma, sc_core::sc_gen_unique_name("dma"), &thread),
-                                             sc_core::sc_spawn(compute, sc_core::sc_gen_unique_name("compute"), &thread),
-                                             sc_core::sc_spawn(convert, sc_core::sc_gen_unique_name("convert"), &thread)};
-    for (auto& h : handles)
-        if (!h.terminated()) wait(h.terminated_event());
-    counters.cycles = cycles_since(start);
-    counters.drain_cycles = counters.cycles - static_cast<std::uint64_t>((end_compute - start) / kCycle + 0.5);
+    run_engines(dma, compute, "compute", convert);
+    finish_phase(counters, start, end_compute);
     return counters;
 }
 
@@ -206,14 +218,8 @@ PhaseCounters Node::run_vector_phase(const VectorJob& job) {
             converted_event.notify(sc_core::SC_ZERO_TIME);
         }
     };
-    sc_core::sc_spawn_options thread;
-    sc_core::sc_process_handle handles[3] = {sc_core::sc_spawn(dma, sc_core::sc_gen_unique_name("dma"), &thread),
-                                             sc_core::sc_spawn(compute, sc_core::sc_gen_unique_name("vector"), &thread),
-                                             sc_core::sc_spawn(convert, sc_core::sc_gen_unique_name("convert"), &thread)};
-    for (auto& h : handles)
-        if (!h.terminated()) wait(h.terminated_event());
-    counters.cycles = cycles_since(start);
-    counters.drain_cycles = counters.cycles - static_cast<std::uint64_t>((end_compute - start) / kCycle + 0.5);
+    run_engines(dma, compute, "vector", convert);
+    finish_phase(counters, start, end_compute);
     return counters;
 }
 
