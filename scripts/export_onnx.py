@@ -109,6 +109,17 @@ def bad_models(out_dir):
     conv_graph("two_inputs", [helper.make_node("Relu", ["c"], ["y"], name="relu")],
                inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8]),
                        helper.make_tensor_value_info("mask", TensorProto.FLOAT, [1, 4, 8, 8])])
+    # Sizes within 2^24 each whose GEMM reduction (kh * kw * C = 2^60) times its rows overflows 64 bits.
+    huge = 1 << 20
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="huge")], "huge_conv",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, huge, huge, huge]),
+         helper.make_tensor_value_info("w", TensorProto.FLOAT, [16, huge, huge, huge])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]), opset_imports=[helper.make_opsetid("", 17)])
+    model.graph.input.pop()  # w: an initializer's shape without its data
+    model.graph.initializer.append(onnx.TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[16, huge, huge, huge],
+                                                    data_location=TensorProto.EXTERNAL))
+    onnx.save_model(model, os.path.join(out_dir, "huge_conv.onnx"))
     conv_graph("one_operand_add", [helper.make_node("Add", ["c"], ["y"], name="sum")])
     with open(os.path.join(out_dir, "truncated.onnx"), "wb") as f:
         f.write(onnx.load(os.path.join(out_dir, "sigmoid.onnx")).SerializeToString()[:40])

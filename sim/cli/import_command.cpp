@@ -8,6 +8,7 @@
 
 #include "cli/app.h"
 #include "cli/logging.h"
+#include "common/checked.h"
 #include "common/errors.h"
 #include "common/output_files.h"
 #include "config/onnx_model.h"
@@ -46,8 +47,12 @@ int import_command(const std::vector<std::string>& args) {
     std::uint64_t macs = 0, weights = 0;
     for (const workload::Layer& l : network.layers) {
         ++kinds[workload::to_string(l.kind)];
-        macs += workload::lower(l, 1).forward_macs();
-        weights += workload::weight_count(l);
+        try {
+            macs = checked_add(macs, workload::lower(l, 1).forward_macs(), "forward MACs per sample");
+            weights = checked_add(weights, workload::weight_count(l), "weights");
+        } catch (const SizeOverflow& overflow) {
+            throw ConfigError(l.where, "layer '" + l.name + "': its " + overflow.quantity() + " overflow 64 bits");
+        }
     }
     std::string counts;
     for (const auto& [kind, n] : kinds) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + kind;

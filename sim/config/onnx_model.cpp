@@ -118,7 +118,7 @@ private:
         const auto it = std::find_if(all.begin(), all.end(), [&](const onnx::AttributeProto& a) { return a.name() == name; });
         return it == all.end() ? nullptr : &*it;
     }
-    std::int64_t int_attribute(const char* name, std::int64_t fallback) const { return attribute(name) ? attribute(name)->i() : fallback; }
+    std::int64_t int_attribute(const char* name, std::int64_t fallback) const { const auto* a = attribute(name); return a ? a->i() : fallback; }
     Dims ints_attribute(const char* name, Dims fallback) const {
         const auto* a = attribute(name);
         return a ? Dims(a->ints().begin(), a->ints().end()) : fallback;
