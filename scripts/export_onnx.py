@@ -121,6 +121,17 @@ def bad_models(out_dir):
                                                     data_location=TensorProto.EXTERNAL))
     onnx.save_model(model, os.path.join(out_dir, "huge_conv.onnx"))
     conv_graph("one_operand_add", [helper.make_node("Add", ["c"], ["y"], name="sum")])
+    # Convolutions without kernel_shape: a 4-D weight on a 3-D input (ONNX 1.12's shape inference
+    # reads past the input's sizes), and a weight whose shape is known only after inference.
+    for name, x_shape, weight_of in (("conv_rank_mismatch", [1, 3, 8], "w"), ("conv_kernel_unknown", [1, 3, 8, 8], "v")):
+        model = helper.make_model(helper.make_graph(
+            [helper.make_node("Identity", ["w"], ["v"], name="view"),
+             helper.make_node("Conv", ["x", weight_of], ["y"], name="conv")], name,
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+            initializer=[helper.make_tensor("w", TensorProto.FLOAT, [4, 3, 3, 3], [0.0] * 108)]),
+            opset_imports=[helper.make_opsetid("", 17)])
+        onnx.save_model(model, os.path.join(out_dir, name + ".onnx"))
     with open(os.path.join(out_dir, "truncated.onnx"), "wb") as f:
         f.write(onnx.load(os.path.join(out_dir, "sigmoid.onnx")).SerializeToString()[:40])
 

@@ -3,7 +3,6 @@
 #include "config/onnx_model.h"
 
 #include <onnx/defs/schema.h>
-#include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include <unordered_map>
 
 #include "common/input_file.h"
+#include "config/onnx_preflight.h"
 #include "config/ranges.h"
 #include "workload/shapes.h"
 
@@ -380,6 +380,7 @@ workload::Workload read_onnx_bytes(const std::string& bytes, const std::string& 
     onnx::ModelProto model;
     if (!model.ParseFromString(bytes) || !model.has_graph())
         throw ConfigError({path, 0, 0, ""}, "not an ONNX model: the file does not parse as an onnx.ModelProto with a graph");
+    prepare_for_shape_inference(model, path);
     try {
         onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), onnx::ShapeInferenceOptions(false, 0, true));
     } catch (const std::exception& e) {
