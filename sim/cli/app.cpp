@@ -20,7 +20,7 @@ struct CommandEntry {
     std::string_view summary;
 };
 
-constexpr std::array<CommandEntry, 11> kCommands{{
+constexpr std::array<CommandEntry, 12> kCommands{{
     {"run", run_command, "run the simulation a config describes and print its report"},
     {"plan", plan_command, "partition a network over a cluster config (run.mode cluster) and print the plan"},
     {"compare", compare_command, "every planner on one cluster: speedup over data parallelism per network"},
@@ -30,6 +30,7 @@ constexpr std::array<CommandEntry, 11> kCommands{{
     {"diff", diff_command, "totals and per-layer changes between two run directories (fastsim run --out)"},
     {"train", train_command, "BFP training on Fashion-MNIST under precision policies, costed on the node"},
     {"import", import_command, "an ONNX model as a fastsim trace (.yaml)"},
+    {"scalesim", scalesim_command, "SCALE-Sim v2's reports from its own .cfg and topology files"},
     {"validate", validate_command, "check a config (and -p overrides) without running it"},
     {"quantize", quantize_command, "quantise numbers to BFP, or report quantisation error"},
 }};

@@ -37,5 +37,6 @@ int report_command(const std::vector<std::string>& args);
 int train_command(const std::vector<std::string>& args);
 int diff_command(const std::vector<std::string>& args);
 int import_command(const std::vector<std::string>& args);
+int scalesim_command(const std::vector<std::string>& args);
 
 }  // namespace fastsim::cli

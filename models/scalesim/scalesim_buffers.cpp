@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+#include "scalesim/scalesim_buffers.h"
+
+#include "common/errors.h"
+
+namespace fastsim::scalesim {
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+// write_buffer.set_params: half the words fill (active) while the other half drains.
+WriteBuffer::WriteBuffer(std::int64_t size_words, std::int64_t drain_words_per_cycle)
+    : m_size(size_words),
+      m_drain_size(size_words - ceil_div(size_words, 2)),
+      m_active_size(ceil_div(size_words, 2)),
+      m_line_words(drain_words_per_cycle),
+      m_free(size_words) {}
+
+void WriteBuffer::close_line() {
+    m_line_fill.push_back(m_open_fill);
+    m_open_fill = 0;
+}
+
+// write_buffer.service_writes for one line: each word is stored, then either waits for a drain
+// in progress when the buffer is full, or starts a drain once the active half is full.
+std::int64_t WriteBuffer::write_line(std::int64_t cycle, std::int64_t words) {
+    for (std::int64_t w = 0; w < words; ++w) {
+        --m_free;
+        if (++m_open_fill == m_line_words) close_line();
+        if (cycle < m_drain_end_cycle) {
+            if (m_free <= 0) cycle = m_drain_end_cycle;
+        } else if (m_free < m_active_size) {
+            if (m_open_fill != 0) close_line();
+            m_drain_end_cycle = drain(cycle);
+        }
+    }
+    return cycle;
+}
+
+// write_buffer.empty_drain_buf: ceil(drain half / line width) lines, one per cycle. Only the
+// last line's empty slots are discounted (a partial line before it counts as full, as in
+// SCALE-Sim), and the space freed is what was counted.
+std::int64_t WriteBuffer::drain(std::int64_t start_cycle) {
+    const std::size_t lines = static_cast<std::size_t>(ceil_div(m_drain_size, m_line_words));
+    const std::size_t end = std::min(m_next_drain_line + lines, m_line_fill.size());
+    if (end == m_next_drain_line)
+        throw UserError("SCALE-Sim fails on this layer (an empty drain in write_buffer.py): choose a larger OfmapSramSzkB");
+    const std::int64_t count = static_cast<std::int64_t>(end - m_next_drain_line);
+    const std::int64_t words = count * m_line_words - (m_line_words - m_line_fill[end - 1]);
+    m_dram_words += words;
+    m_free += words;
+    if (!m_drained) m_first_drain_cycle = start_cycle;
+    m_drained = true;
+    m_last_drain_cycle = start_cycle + count - 1;
+    m_next_drain_line = end;
+    return m_last_drain_cycle;
+}
+
+void WriteBuffer::drain_all(std::int64_t cycle) {
+    if (m_open_fill != 0) close_line();
+    while (m_next_drain_line < m_line_fill.size()) {
+        m_drain_end_cycle = drain(cycle);
+        cycle = m_drain_end_cycle + 1;
+    }
+}
+
+// read_buffer_estimate_bw.set_params: 100 sets of floor(words / 100) words, half of them active.
+ReadBuffer::ReadBuffer(std::int64_t size_words, std::int64_t address_count)
+    : m_words_per_set(size_words / 100), m_chunk_of(static_cast<std::size_t>(address_count), 0) {
+    if (m_words_per_set < 1) throw UserError("SCALE-Sim fails with a read SRAM under 100 words: give at least 1 kB");
+}
+
+// read_buffer_estimate_bw.manage_prefetches: a miss joins the open set; when the sets of half
+// the buffer are full, they are prefetched over the cycles since the previous prefetch.
+void ReadBuffer::miss(std::int64_t address) {
+    m_chunk_of[static_cast<std::size_t>(address)] = m_chunk + 1;
+    if (++m_open_set_words < m_words_per_set) return;
+    m_open_set_words = 0;
+    if (++m_sets != kSetsPerHalf * (m_chunk + 1)) return;
+    const std::int64_t words = kSetsPerHalf * m_words_per_set;
+    if (!m_first_prefetch_done) {
+        // The active half arrives before the first request, at the default bandwidth, ending
+        // one cycle (the read port's latency) earlier.
+        m_prefetch_end = m_first_request_cycle - 1 - 1;
+        m_prefetch_start = m_prefetch_end - ceil_div(words, kDefaultWordsPerCycle) + 1;
+        m_first_prefetch_done = true;
+    }
+    prefetch(words);
+    ++m_chunk;
+    m_prefetch_start = m_prefetch_end + 1;
+    m_prefetch_end = m_cycle;
+}
+
+void ReadBuffer::prefetch(std::int64_t words) {
+    const std::int64_t cycles = m_prefetch_end - m_prefetch_start + 1;
+    if (cycles <= 0)
+        throw UserError("SCALE-Sim fails on this layer (a division by zero in read_buffer_estimate_bw.py: two halves of a "
+                        "read SRAM filled in one cycle): choose larger SRAMs for this array");
+    m_dram_words += words;
+    if (!m_dram_started) m_dram_start = m_prefetch_start + 1;  // read port latency 1
+    m_dram_started = true;
+    m_dram_stop = m_prefetch_end + 1;
+}
+
+// read_buffer_estimate_bw.complete_all_prefetches: the sets not yet prefetched, the open one included.
+void ReadBuffer::finish() {
+    const std::int64_t sets = m_sets + (m_open_set_words > 0 ? 1 : 0);
+    const std::int64_t words = (m_sets - kSetsPerHalf * std::int64_t{m_chunk}) * m_words_per_set + m_open_set_words;
+    if (!m_first_prefetch_done) {
+        m_prefetch_end = -1 - 1;
+        m_prefetch_start = m_prefetch_end - ceil_div(sets * m_words_per_set, kDefaultWordsPerCycle) + 1;
+        m_first_prefetch_done = true;
+    }
+    prefetch(words);
+}
+
+}  // namespace fastsim::scalesim

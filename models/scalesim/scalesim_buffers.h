@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+// SCALE-Sim v2's SRAM buffers in CALC mode, kept to what its reports depend on: the ofmap
+// write buffer (scalesim/memory/write_buffer.py) and the ifmap/filter read buffers
+// (scalesim/memory/read_buffer_estimate_bw.py). Internal to simulate_layer.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "scalesim/scalesim.h"
+
+namespace fastsim::scalesim {
+
+/// The ofmap write buffer: half of it fills while the other half drains to DRAM at
+/// `drain_words_per_cycle` lines; a write that finds no free space waits for the drain (a stall).
+class WriteBuffer {
+public:
+    WriteBuffer(std::int64_t size_words, std::int64_t drain_words_per_cycle);
+
+    /// Writes `words` words issued in `cycle`; returns the cycle the last of them is accepted
+    /// (`cycle` plus the stall), as write_buffer.service_writes does for one demand line.
+    std::int64_t write_line(std::int64_t cycle, std::int64_t words);
+    /// Drains what is left, starting at `cycle` (write_buffer.empty_all_buffers).
+    void drain_all(std::int64_t cycle);
+    LayerReport::Access dram() const { return {m_first_drain_cycle, m_last_drain_cycle, m_dram_words}; }
+
+private:
+    void close_line();
+    std::int64_t drain(std::int64_t start_cycle);
+
+    std::int64_t m_size, m_drain_size, m_active_size, m_line_words;
+    std::int64_t m_free;
+    std::vector<std::int64_t> m_line_fill;  ///< words in each line of the drain trace
+    std::int64_t m_open_fill = 0;           ///< words in the line being filled
+    std::size_t m_next_drain_line = 0;
+    std::int64_t m_drain_end_cycle = 0;
+    std::int64_t m_dram_words = 0;
+    bool m_drained = false;
+    std::int64_t m_first_drain_cycle = 0, m_last_drain_cycle = 0;
+};
+
+/// An ifmap or filter read buffer in CALC mode: it never stalls; a word not among those
+/// fetched since the last half-buffer boundary is a DRAM read. Addresses are word indices
+/// in [0, address_count).
+class ReadBuffer {
+public:
+    ReadBuffer(std::int64_t size_words, std::int64_t address_count);
+
+    /// The start of a demand line issued in `cycle`; `any_request` says whether it reads at all.
+    void begin_line(std::int64_t cycle, bool any_request) {
+        if (any_request && !m_seen_request) {
+            m_seen_request = true;
+            m_first_request_cycle = cycle;
+        }
+        m_cycle = cycle;
+    }
+    void read(std::int64_t address) {
+        if (m_chunk_of[static_cast<std::size_t>(address)] != m_chunk + 1) miss(address);
+    }
+    /// Issues the last prefetch (read_buffer_estimate_bw.complete_all_prefetches).
+    void finish();
+    LayerReport::Access dram() const { return {m_dram_start, m_dram_stop, m_dram_words}; }
+
+private:
+    void miss(std::int64_t address);
+    /// A prefetch of `words` words over [m_prefetch_start, m_prefetch_end] at the rate it needs.
+    void prefetch(std::int64_t words);
+
+    static constexpr std::int64_t kSetsPerHalf = 50;        ///< 100 sets, half of them active
+    static constexpr std::int64_t kDefaultWordsPerCycle = 10;  ///< single_layer_sim.py, CALC mode
+    std::int64_t m_words_per_set;
+    std::vector<std::uint32_t> m_chunk_of;  ///< per address: 1 + the chunk it was last fetched in
+    std::uint32_t m_chunk = 0;              ///< half-buffer chunks completed
+    std::int64_t m_open_set_words = 0, m_sets = 0;
+    std::int64_t m_cycle = 0, m_first_request_cycle = 0;
+    bool m_seen_request = false, m_first_prefetch_done = false;
+    std::int64_t m_prefetch_start = -2, m_prefetch_end = -1;
+    std::int64_t m_dram_words = 0, m_dram_start = 0, m_dram_stop = 0;
+    bool m_dram_started = false;
+};
+
+}  // namespace fastsim::scalesim

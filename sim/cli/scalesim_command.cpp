@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// `fastsim scalesim -c ARCH.cfg -t TOPOLOGY.csv [-i conv|gemm] -p OUT`: SCALE-Sim v2's own
+// inputs and reports, computed by fastsim (docs/scalesim.md).
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include <boost/program_options.hpp>
+
+#include "cli/app.h"
+#include "cli/logging.h"
+#include "common/errors.h"
+#include "common/input_file.h"
+#include "common/output_files.h"
+#include "config/scalesim_config.h"
+#include "config/scalesim_topology.h"
+#include "report/scalesim_reports.h"
+
+namespace fastsim::cli {
+
+int scalesim_command(const std::vector<std::string>& args) {
+    namespace po = boost::program_options;
+    const std::string usage = "fastsim scalesim -c ARCH.cfg -t TOPOLOGY.csv [-i conv|gemm] -p OUT_DIR";
+    po::options_description options(
+        usage +
+        "\n\nRuns SCALE-Sim v2's machine (commit 22f88b1) on its own inputs and writes its reports\n"
+        "COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv and DETAILED_ACCESS_REPORT.csv to OUT_DIR/<run_name>/,\n"
+        "where run_name is the .cfg's [general] run_name (docs/scalesim.md). CALC mode is reproduced\n"
+        "exactly; USER mode is refused.\n\nOptions");
+    std::string cfg_path, topology_path, input_type = "conv", out_dir;
+    options.add_options()("config,c", po::value(&cfg_path), "SCALE-Sim architecture file (.cfg)")(
+        "topology,t", po::value(&topology_path), "SCALE-Sim topology file (.csv)")(
+        "input-type,i", po::value(&input_type), "conv (layers) or gemm (Layer, M, N, K rows); default conv")(
+        "path,p", po::value(&out_dir), "directory the run's report directory goes in (SCALE-Sim's -p)");
+    const auto vm = parse_command_line(args, options, po::positional_options_description());
+    if (!vm) return kSuccess;
+    if (cfg_path.empty()) throw UserError("-c ARCH.cfg is required: " + usage);
+    if (topology_path.empty()) throw UserError("-t TOPOLOGY.csv is required: " + usage);
+    if (out_dir.empty()) throw UserError("-p OUT_DIR is required: " + usage);
+    if (input_type != "conv" && input_type != "gemm") throw UserError("-i: expected conv or gemm, got '" + input_type + "'");
+
+    const scalesim::Architecture arch = config::read_scalesim_cfg(read_input_file(cfg_path, "SCALE-Sim config"), cfg_path);
+    const workload::Workload topology =
+        config::read_scalesim_csv(read_input_file(topology_path, "SCALE-Sim topology"), topology_path);
+    const bool gemm_form = !topology.layers.empty() && topology.layers.front().kind == workload::LayerKind::gemm;
+    if (gemm_form != (input_type == "gemm"))
+        throw ConfigError({topology_path, 0, 0, ""}, gemm_form ? "the topology has Layer, M, N, K rows: run with -i gemm"
+                                                               : "the topology has convolution rows: run with -i conv");
+    for (const std::string& warning : topology.warnings) logger("scalesim")->warn("{}", warning);
+    if (arch.user_bandwidth)
+        throw ConfigError({cfg_path, 0, 0, "run_presets.InterfaceBandwidth"},
+                          "USER mode is not modelled: fastsim scalesim reproduces CALC mode (docs/scalesim.md)");
+
+    const std::vector<scalesim::Layer> layers = config::scalesim_layers(topology);
+    std::vector<scalesim::LayerReport> reports;
+    const auto start = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        try {
+            reports.push_back(scalesim::simulate_layer(arch, layers[i]));
+        } catch (const UserError& e) {
+            throw UserError(topology_path + ": layer " + std::to_string(i) + " '" + layers[i].name + "': " + e.what());
+        }
+        const scalesim::LayerReport& r = reports.back();
+        std::cerr << "layer " << i << " " << layers[i].name << ": " << r.total_cycles << " cycles, " << r.stall_cycles
+                  << " stall cycles, " << report::python_float(r.overall_util_percent) << "% utilisation\n";
+    }
+    const std::filesystem::path dir = std::filesystem::path(out_dir) / arch.run_name;
+    std::filesystem::create_directories(dir);
+    const report::ScalesimReports csv = report::scalesim_reports(reports);
+    write_file_atomically((dir / "COMPUTE_REPORT.csv").string(), csv.compute);
+    write_file_atomically((dir / "BANDWIDTH_REPORT.csv").string(), csv.bandwidth);
+    write_file_atomically((dir / "DETAILED_ACCESS_REPORT.csv").string(), csv.detailed_access);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cerr << layers.size() << " layers in " << seconds << " s; wrote " << dir.string() << "/{COMPUTE,BANDWIDTH,DETAILED_ACCESS}"
+              << "_REPORT.csv\n";
+    return kSuccess;
+}
+
+}  // namespace fastsim::cli

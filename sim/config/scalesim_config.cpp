@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+#include "config/scalesim_config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <sstream>
+
+#include "common/errors.h"
+
+namespace fastsim::config {
+namespace {
+
+std::string strip(const std::string& s) {
+    const auto blank = [](unsigned char c) { return std::isspace(c) != 0; };
+    const auto first = std::find_if_not(s.begin(), s.end(), blank);
+    const auto last = std::find_if_not(s.rbegin(), s.rend(), blank).base();
+    return first < last ? std::string(first, last) : std::string();
+}
+
+std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+/// section (lower case) -> key (lower case) -> value, with the line each came from.
+struct Ini {
+    struct Value {
+        std::string text;
+        int line;
+    };
+    std::map<std::string, std::map<std::string, Value>> sections;
+    std::map<std::string, std::string> section_names;  ///< lower case -> as written
+};
+
+Ini parse_ini(const std::string& text, const std::string& path) {
+    Ini ini;
+    std::istringstream in(text);
+    std::string raw, section;
+    int line = 0;
+    while (std::getline(in, raw)) {
+        ++line;
+        if (!raw.empty() && raw.back() == '\r') raw.pop_back();
+        const std::string s = strip(raw);
+        if (s.empty() || s[0] == '#' || s[0] == ';') continue;
+        const Location at{path, line, 1, section.empty() ? "" : ini.section_names[section]};
+        if (std::isspace(static_cast<unsigned char>(raw[0])))
+            throw ConfigError(at, "an indented line continues a value over lines, which SCALE-Sim cannot read as a number: "
+                                  "write each key on one unindented line");
+        if (s[0] == '[') {
+            if (s.back() != ']') throw ConfigError(at, "expected a section header such as [architecture_presets], got '" + s + "'");
+            section = lower(strip(s.substr(1, s.size() - 2)));
+            if (ini.sections.count(section)) throw ConfigError(at, "section [" + section + "] appears twice");
+            ini.section_names[section] = strip(s.substr(1, s.size() - 2));
+            ini.sections[section];
+            continue;
+        }
+        const std::size_t sep = s.find_first_of("=:");
+        if (sep == std::string::npos) throw ConfigError(at, "expected 'key = value' or 'key: value', got '" + s + "'");
+        if (section.empty()) throw ConfigError(at, "a key before the first [section]");
+        const std::string key = lower(strip(s.substr(0, sep)));
+        if (ini.sections[section].count(key))
+            throw ConfigError({path, line, 1, ini.section_names[section] + "." + key}, "key appears twice in this section");
+        ini.sections[section][key] = {strip(s.substr(sep + 1)), line};
+    }
+    return ini;
+}
+
+class CfgReader {
+public:
+    CfgReader(Ini ini, std::string path) : m_ini(std::move(ini)), m_path(std::move(path)) {}
+
+    const Ini::Value& get(const std::string& section, const std::string& key) const {
+        const auto s = m_ini.sections.find(section);
+        if (s == m_ini.sections.end())
+            throw ConfigError({m_path, 0, 0, section}, "missing section [" + section + "] (SCALE-Sim's .cfg has [general], "
+                                                       "[architecture_presets] and [run_presets])");
+        const auto k = s->second.find(lower(key));
+        if (k == s->second.end()) throw ConfigError({m_path, 0, 0, section + "." + key}, "missing key " + key);
+        return k->second;
+    }
+    Location where(const std::string& section, const std::string& key) const {
+        return {m_path, get(section, key).line, 1, section + "." + key};
+    }
+    /// A whole number as Python's int() reads it, at least `min`.
+    std::int64_t integer(const std::string& section, const std::string& key, std::int64_t min, std::int64_t max) const {
+        std::string s = get(section, key).text;
+        s.erase(std::remove(s.begin(), s.end(), '_'), s.end());
+        const std::size_t digits = !s.empty() && (s[0] == '+' || s[0] == '-') ? 1 : 0;
+        if (s.size() <= digits || s.find_first_not_of("0123456789", digits) != std::string::npos || s.size() > 18)
+            throw ConfigError(where(section, key), "expected a whole number, got '" + get(section, key).text + "'");
+        const std::int64_t v = std::stoll(s);
+        if (v < min || v > max)
+            throw ConfigError(where(section, key), "expected a whole number from " + std::to_string(min) + " to " +
+                                                       std::to_string(max) + ", got " + std::to_string(v));
+        return v;
+    }
+
+private:
+    Ini m_ini;
+    std::string m_path;
+};
+
+}  // namespace
+
+scalesim::Architecture read_scalesim_cfg(const std::string& text, const std::string& path) {
+    const CfgReader cfg(parse_ini(text, path), path);
+    scalesim::Architecture a;
+    a.run_name = cfg.get("general", "run_name").text;
+    if (a.run_name.empty() || a.run_name.find_first_of("/\\") != std::string::npos || a.run_name == "." || a.run_name == "..")
+        throw ConfigError(cfg.where("general", "run_name"), "expected a directory name (no slashes), got '" + a.run_name + "'");
+    const std::string mode = cfg.get("run_presets", "InterfaceBandwidth").text;
+    if (mode != "USER" && mode != "CALC")
+        throw ConfigError(cfg.where("run_presets", "InterfaceBandwidth"), "expected USER or CALC, got '" + mode + "'");
+    a.user_bandwidth = mode == "USER";
+    const std::string arch = "architecture_presets";
+    // Bounds: an array and SRAMs a simulation can hold (SCALE-Sim itself takes any int()).
+    a.array_rows = cfg.integer(arch, "ArrayHeight", 1, 1 << 16);
+    a.array_cols = cfg.integer(arch, "ArrayWidth", 1, 1 << 16);
+    a.ifmap_sram_kb = cfg.integer(arch, "IfmapSramSzkB", 1, 1 << 20);
+    a.filter_sram_kb = cfg.integer(arch, "FilterSramSzkB", 1, 1 << 20);
+    a.ofmap_sram_kb = cfg.integer(arch, "OfmapSramSzkB", 1, 1 << 20);
+    for (const char* key : {"IfmapOffset", "FilterOffset", "OfmapOffset"}) (void)cfg.integer(arch, key, 0, std::int64_t{1} << 40);
+    const std::string df = cfg.get(arch, "Dataflow").text;
+    if (df == "ws") a.dataflow = scalesim::Dataflow::ws;
+    else if (df == "os") a.dataflow = scalesim::Dataflow::os;
+    else if (df == "is") a.dataflow = scalesim::Dataflow::is;
+    else throw ConfigError(cfg.where(arch, "Dataflow"), "expected ws, os or is, got '" + df + "'");
+    if (a.user_bandwidth) {
+        const std::string bw = cfg.get(arch, "Bandwidth").text;
+        const std::string first = strip(bw.substr(0, bw.find(',')));
+        if (first.empty() || first.find_first_not_of("0123456789") != std::string::npos || first.size() > 9 || std::stoll(first) < 1)
+            throw ConfigError(cfg.where(arch, "Bandwidth"), "expected words per cycle (a whole number from 1), got '" + bw + "'");
+        a.bandwidth_words = std::stoll(first);
+    }
+    return a;
+}
+
+std::vector<scalesim::Layer> scalesim_layers(const workload::Workload& topology) {
+    std::vector<scalesim::Layer> layers;
+    for (const workload::Layer& l : topology.layers) {
+        scalesim::Layer s;
+        s.name = l.name;
+        if (l.kind == workload::LayerKind::gemm) {
+            s.ifmap_height = l.m, s.ifmap_width = l.k, s.filter_height = 1, s.filter_width = l.k;
+            s.channels = 1, s.filters = l.n;
+            layers.push_back(s);
+            continue;
+        }
+        s.ifmap_height = l.in_height, s.ifmap_width = l.in_width;
+        s.filter_height = l.kernel_height, s.filter_width = l.kernel_width;
+        s.stride_height = l.stride, s.stride_width = l.stride_width;
+        s.channels = l.in_channels / l.groups, s.filters = l.filters / l.groups;
+        if (l.groups == 1) {
+            layers.push_back(s);
+            continue;
+        }
+        for (int g = 0; g < l.groups; ++g) {
+            layers.push_back(s);
+            layers.back().name = l.name + "Channel_" + std::to_string(g);
+        }
+    }
+    return layers;
+}
+
+}  // namespace fastsim::config
