@@ -2,7 +2,8 @@
 #include "scalesim/scalesim.h"
 
 #include <algorithm>
-#include <functional>
+#include <utility>
+#include <vector>
 
 #include "common/errors.h"
 #include "scalesim/scalesim_buffers.h"
@@ -20,37 +21,49 @@ namespace {
 
 /// The word addresses of SCALE-Sim's operand matrices (scalesim/compute/operand_matrix.py),
 /// without its offsets: ifmap[pixel][window element] (-1 where a partial window leaves the
-/// input), filter[window element][filter], ofmap[pixel][filter].
+/// input), filter[window element][filter], ofmap[pixel][filter]. The ifmap's is split into a
+/// per-pixel and a per-element part, computed once.
 struct Operands {
     explicit Operands(const Layer& l)
-        : layer(l), out_width(ofmap_width(l)), pixels(ofmap_height(l) * ofmap_width(l)),
-          window(l.filter_height * l.filter_width * l.channels), filters(l.filters) {}
+        : pixels(ofmap_height(l) * ofmap_width(l)), window(l.filter_height * l.filter_width * l.channels), filters(l.filters),
+          ifmap_words(l.ifmap_height * l.ifmap_width * l.channels) {
+        const std::int64_t out_width = ofmap_width(l);
+        for (std::int64_t p = 0; p < pixels; ++p) {
+            const std::int64_t row = p / out_width * l.stride_height, col = p % out_width * l.stride_width;
+            // Room left below and right of the window's corner, and the corner's address.
+            pixel_room.push_back({l.ifmap_height - row, l.ifmap_width - col});
+            pixel_base.push_back((row * l.ifmap_width + col) * l.channels);
+        }
+        for (std::int64_t e = 0; e < window; ++e) {
+            const std::int64_t row = e / (l.filter_width * l.channels), rest = e % (l.filter_width * l.channels);
+            element_reach.push_back({row, rest / l.channels});
+            element_offset.push_back((row * l.ifmap_width + rest / l.channels) * l.channels + rest % l.channels);
+        }
+    }
 
     std::int64_t ifmap(std::int64_t pixel, std::int64_t element) const {
-        const std::int64_t in_row = pixel / out_width * layer.stride_height;
-        const std::int64_t in_col = pixel % out_width * layer.stride_width;
-        const std::int64_t filter_row = element / (layer.filter_width * layer.channels);
-        const std::int64_t rest = element % (layer.filter_width * layer.channels);
-        const std::int64_t filter_col = rest / layer.channels;
-        if (filter_row + in_row >= layer.ifmap_height || filter_col + in_col >= layer.ifmap_width) return -1;
-        return ((in_row + filter_row) * layer.ifmap_width + in_col + filter_col) * layer.channels + rest % layer.channels;
+        const auto& room = pixel_room[static_cast<std::size_t>(pixel)];
+        const auto& reach = element_reach[static_cast<std::size_t>(element)];
+        if (reach.first >= room.first || reach.second >= room.second) return -1;
+        return pixel_base[static_cast<std::size_t>(pixel)] + element_offset[static_cast<std::size_t>(element)];
     }
     std::int64_t filter(std::int64_t element, std::int64_t f) const { return f * window + element; }
     std::int64_t ofmap(std::int64_t pixel, std::int64_t f) const { return filters * pixel + f; }
-    std::int64_t ifmap_words() const { return layer.ifmap_height * layer.ifmap_width * layer.channels; }
     std::int64_t filter_words() const { return window * filters; }
 
-    const Layer& layer;
-    std::int64_t out_width, pixels, window, filters;
+    std::int64_t pixels, window, filters, ifmap_words;
+    std::vector<std::pair<std::int64_t, std::int64_t>> pixel_room, element_reach;
+    std::vector<std::int64_t> pixel_base, element_offset;
 };
 
 /// One operand's demand matrix for one fold, as systolic_compute_{ws,os,is}.py builds it:
 /// `prefix` empty lines, `rows` lines of `data(row, column)` (-1 = no request), `suffix` empty
 /// lines, each `width` wide, then optionally skewed (column c delayed by c lines).
+template <class Data>
 struct FoldStream {
     std::int64_t width, prefix, rows, suffix;
     bool skewed;
-    std::function<std::int64_t(std::int64_t, std::int64_t)> data;
+    Data data;
 
     std::int64_t lines() const { return prefix + rows + suffix + (skewed ? width - 1 : 0); }
     /// Calls `visit(address)` for each request of line `t`, in column order; returns their count.
@@ -73,60 +86,71 @@ struct FoldStream {
         return n;
     }
 };
+template <class Data>
+FoldStream<Data> stream(std::int64_t width, std::int64_t prefix, std::int64_t rows, std::int64_t suffix, bool skewed, Data data) {
+    return {width, prefix, rows, suffix, skewed, std::move(data)};
+}
 
-struct Fold {
-    FoldStream ifmap, filter, ofmap;
-    std::int64_t ifmap_reads, filter_reads, ofmap_writes;  ///< SRAM counts as SCALE-Sim adds them
-    std::int64_t used_macs, cycles;                        ///< for mapping efficiency and compute utilisation
+/// SRAM counts as SCALE-Sim adds them per fold, and what its mapping efficiency and compute
+/// utilisation average over folds.
+struct FoldCounts {
+    std::int64_t ifmap_reads, filter_reads, ofmap_writes, used_macs, cycles;
 };
 
-/// Fold (fr, fc) of `df`: rows fr of the stationary/spatial row dimension Sr, columns fc of Sc.
-Fold make_fold(Dataflow df, const Operands& op, std::int64_t R, std::int64_t C, std::int64_t fr, std::int64_t fc,
-               std::int64_t Sr, std::int64_t Sc, std::int64_t T) {
-    const std::int64_t r0 = fr * R, c0 = fc * C;
-    const std::int64_t ru = std::min(R, Sr - r0), cu = std::min(C, Sc - c0);
-    const auto flipped_row = [=](std::int64_t k) { return R - 1 - k; };  // np.flip(..., 0)
-    Fold f;
-    f.used_macs = ru * cu;
-    switch (df) {
-        case Dataflow::ws:  // Sr = window, Sc = filters, T = pixels; filters stay
-            f.ifmap = {R, R, T, C - 1, true, [&op, r0, ru](auto t, auto c) { return c < ru ? op.ifmap(t, r0 + c) : -1; }};
-            f.filter = {C, 0, R, R + C + T - 2, false, [&op, r0, c0, ru, cu, flipped_row](auto k, auto c) {
-                            const auto r = flipped_row(k);
-                            return r < ru && c < cu ? op.filter(r0 + r, c0 + c) : -1;
-                        }};
-            f.ofmap = {C, 2 * R - 1, T, 0, true, [&op, c0, cu](auto t, auto c) { return c < cu ? op.ofmap(t, c0 + c) : -1; }};
-            f.ifmap_reads = T * ru;
-            f.filter_reads = ru * cu;
-            f.ofmap_writes = T * cu;
-            f.cycles = 2 * R + 2 * C + T - 3;
-            break;
-        case Dataflow::os:  // Sr = pixels, Sc = filters, T = window; outputs stay
-            f.ifmap = {R, 0, T, C - 1, true, [&op, r0, ru](auto t, auto c) { return c < ru ? op.ifmap(r0 + c, t) : -1; }};
-            f.filter = {C, 0, T, R - 1, true, [&op, c0, cu](auto t, auto c) { return c < cu ? op.filter(t, c0 + c) : -1; }};
-            f.ofmap = {C, T - 1, R, 0, true, [&op, r0, c0, ru, cu, flipped_row](auto k, auto c) {
-                           const auto r = flipped_row(k);
-                           return r < ru && c < cu ? op.ofmap(r0 + r, c0 + c) : -1;
-                       }};
-            f.ifmap_reads = T * ru;
-            f.filter_reads = T * cu;
-            f.ofmap_writes = ru * cu + R + C;  // systolic_compute_os.py adds the padded fold's R + C
-            f.cycles = T + R + C - 2;
-            break;
-        case Dataflow::is:  // Sr = window, Sc = pixels, T = filters; inputs stay
-            f.ifmap = {C, 0, R, R + C + T - 2, false, [&op, r0, c0, ru, cu, flipped_row](auto k, auto c) {
-                           const auto r = flipped_row(k);
-                           return r < ru && c < cu ? op.ifmap(c0 + c, r0 + r) : -1;
-                       }};
-            f.filter = {R, R, T, C - 1, true, [&op, r0, ru](auto t, auto c) { return c < ru ? op.filter(r0 + c, t) : -1; }};
-            f.ofmap = {C, 2 * R - 1, T, 0, true, [&op, c0, cu](auto t, auto c) { return c < cu ? op.ofmap(c0 + c, t) : -1; }};
-            f.ifmap_reads = ru * cu;
-            f.filter_reads = T * ru;
-            f.ofmap_writes = T * cu;
-            f.cycles = 2 * R + 2 * C + T - 3;
-            break;
-    }
-    return f;
+template <class Ifmap, class Filter, class Ofmap>
+struct Fold {
+    FoldStream<Ifmap> ifmap;
+    FoldStream<Filter> filter;
+    FoldStream<Ofmap> ofmap;
+    FoldCounts counts;
+};
+template <class I, class F, class O>
+Fold<I, F, O> fold(FoldStream<I> ifmap, FoldStream<F> filter, FoldStream<O> ofmap, FoldCounts counts) {
+    return {std::move(ifmap), std::move(filter), std::move(ofmap), counts};
+}
+
+/// The array's rows R and columns C, and the fold's first row r0 and column c0 of the spatial
+/// dimensions Sr and Sc, with ru rows and cu columns used; T is the temporal dimension.
+struct FoldPlace {
+    std::int64_t R, C, T, r0, c0, ru, cu;
+    std::int64_t flipped(std::int64_t k) const { return R - 1 - k; }  // np.flip(..., 0)
+};
+
+// systolic_compute_ws.py: Sr = window, Sc = filters, T = pixels; the filters stay.
+auto ws_fold(const Operands& op, const FoldPlace& f) {
+    return fold(stream(f.R, f.R, f.T, f.C - 1, true, [&op, f](auto t, auto c) { return c < f.ru ? op.ifmap(t, f.r0 + c) : -1; }),
+                stream(f.C, 0, f.R, f.R + f.C + f.T - 2, false,
+                       [&op, f](auto k, auto c) {
+                           const auto r = f.flipped(k);
+                           return r < f.ru && c < f.cu ? op.filter(f.r0 + r, f.c0 + c) : -1;
+                       }),
+                stream(f.C, 2 * f.R - 1, f.T, 0, true, [&op, f](auto t, auto c) { return c < f.cu ? op.ofmap(t, f.c0 + c) : -1; }),
+                FoldCounts{f.T * f.ru, f.ru * f.cu, f.T * f.cu, f.ru * f.cu, 2 * f.R + 2 * f.C + f.T - 3});
+}
+
+// systolic_compute_os.py: Sr = pixels, Sc = filters, T = window; the outputs stay.
+auto os_fold(const Operands& op, const FoldPlace& f) {
+    return fold(stream(f.R, 0, f.T, f.C - 1, true, [&op, f](auto t, auto c) { return c < f.ru ? op.ifmap(f.r0 + c, t) : -1; }),
+                stream(f.C, 0, f.T, f.R - 1, true, [&op, f](auto t, auto c) { return c < f.cu ? op.filter(t, f.c0 + c) : -1; }),
+                stream(f.C, f.T - 1, f.R, 0, true,
+                       [&op, f](auto k, auto c) {
+                           const auto r = f.flipped(k);
+                           return r < f.ru && c < f.cu ? op.ofmap(f.r0 + r, f.c0 + c) : -1;
+                       }),
+                // SCALE-Sim also adds the padded fold's R + C to the ofmap writes.
+                FoldCounts{f.T * f.ru, f.T * f.cu, f.ru * f.cu + f.R + f.C, f.ru * f.cu, f.T + f.R + f.C - 2});
+}
+
+// systolic_compute_is.py: Sr = window, Sc = pixels, T = filters; the inputs stay.
+auto is_fold(const Operands& op, const FoldPlace& f) {
+    return fold(stream(f.C, 0, f.R, f.R + f.C + f.T - 2, false,
+                       [&op, f](auto k, auto c) {
+                           const auto r = f.flipped(k);
+                           return r < f.ru && c < f.cu ? op.ifmap(f.c0 + c, f.r0 + r) : -1;
+                       }),
+                stream(f.R, f.R, f.T, f.C - 1, true, [&op, f](auto t, auto c) { return c < f.ru ? op.filter(f.r0 + c, t) : -1; }),
+                stream(f.C, 2 * f.R - 1, f.T, 0, true, [&op, f](auto t, auto c) { return c < f.cu ? op.ofmap(f.c0 + c, t) : -1; }),
+                FoldCounts{f.ru * f.cu, f.T * f.ru, f.T * f.cu, f.ru * f.cu, 2 * f.R + 2 * f.C + f.T - 3});
 }
 
 /// The first and last cycle at which a stream made a request (memory system trace scans).
@@ -140,22 +164,16 @@ struct Span {
     }
 };
 
-}  // namespace
-
-LayerReport simulate_layer(const Architecture& arch, const Layer& layer) {
-    if (arch.user_bandwidth)
-        throw UserError("InterfaceBandwidth USER is not modelled yet: fastsim scalesim reproduces CALC mode (docs/scalesim.md)");
-    const Operands op(layer);
+/// The layer's folds (column folds outer, as SCALE-Sim orders them) through the memory system.
+template <class MakeFold>
+LayerReport run_folds(const Architecture& arch, const Operands& op, std::int64_t Sr, std::int64_t Sc, std::int64_t T,
+                      MakeFold make_fold) {
     const std::int64_t R = arch.array_rows, C = arch.array_cols;
-    std::int64_t Sr = op.window, Sc = op.filters, T = op.pixels;
-    if (arch.dataflow == Dataflow::os) Sr = op.pixels, Sc = op.filters, T = op.window;
-    if (arch.dataflow == Dataflow::is) Sr = op.window, Sc = op.pixels, T = op.filters;
     const std::int64_t row_folds = (Sr + R - 1) / R, col_folds = (Sc + C - 1) / C;
-
     // single_layer_sim.py, CALC mode: one-byte words, read buffers filled at 10 words per cycle,
     // the ofmap buffer drained one array row (ArrayWidth words) per cycle.
     WriteBuffer ofmap_buffer(arch.ofmap_sram_kb * 1024, C);
-    ReadBuffer ifmap_buffer(arch.ifmap_sram_kb * 1024, op.ifmap_words());
+    ReadBuffer ifmap_buffer(arch.ifmap_sram_kb * 1024, op.ifmap_words);
     ReadBuffer filter_buffer(arch.filter_sram_kb * 1024, op.filter_words());
 
     LayerReport report;
@@ -164,29 +182,23 @@ LayerReport simulate_layer(const Architecture& arch, const Layer& layer) {
     std::int64_t line = 0, stalls = 0, last_ofmap_cycle = 0;
     for (std::int64_t fc = 0; fc < col_folds; ++fc) {
         for (std::int64_t fr = 0; fr < row_folds; ++fr) {
-            const Fold fold = make_fold(arch.dataflow, op, R, C, fr, fc, Sr, Sc, T);
-            report.ifmap_sram.count += fold.ifmap_reads;
-            report.filter_sram.count += fold.filter_reads;
-            report.ofmap_sram.count += fold.ofmap_writes;
-            mapping_sum += double(fold.used_macs) / double(R * C);
-            utilisation_sum += double(fold.used_macs * T) / double(R * C * fold.cycles);
+            const FoldPlace place{R, C, T, fr * R, fc * C, std::min(R, Sr - fr * R), std::min(C, Sc - fc * C)};
+            const auto fold = make_fold(op, place);
+            const FoldCounts& n = fold.counts;
+            report.ifmap_sram.count += n.ifmap_reads;
+            report.filter_sram.count += n.filter_reads;
+            report.ofmap_sram.count += n.ofmap_writes;
+            mapping_sum += double(n.used_macs) / double(R * C);
+            utilisation_sum += double(n.used_macs * T) / double(R * C * n.cycles);
             // double_buffered_scratchpad.service_memory_requests: one demand line per cycle,
             // delayed by the stalls so far; reads are serviced a cycle later (hit latency 1).
             const std::int64_t lines = fold.ofmap.lines();
             for (std::int64_t t = 0; t < lines; ++t, ++line) {
                 const std::int64_t cycle = line + stalls;
-                const bool ifmap_any = fold.ifmap.for_each_request(t, [](std::int64_t) {}) > 0;
-                ifmap_buffer.begin_line(cycle, ifmap_any);
-                if (ifmap_any) {
-                    fold.ifmap.for_each_request(t, [&](std::int64_t a) { ifmap_buffer.read(a); });
-                    ifmap_span.add(cycle + 1);
-                }
-                const bool filter_any = fold.filter.for_each_request(t, [](std::int64_t) {}) > 0;
-                filter_buffer.begin_line(cycle, filter_any);
-                if (filter_any) {
-                    fold.filter.for_each_request(t, [&](std::int64_t a) { filter_buffer.read(a); });
-                    filter_span.add(cycle + 1);
-                }
+                ifmap_buffer.begin_line(cycle);
+                if (fold.ifmap.for_each_request(t, [&](std::int64_t a) { ifmap_buffer.read(a); }) > 0) ifmap_span.add(cycle + 1);
+                filter_buffer.begin_line(cycle);
+                if (fold.filter.for_each_request(t, [&](std::int64_t a) { filter_buffer.read(a); }) > 0) filter_span.add(cycle + 1);
                 const std::int64_t writes = fold.ofmap.for_each_request(t, [](std::int64_t) {});
                 last_ofmap_cycle = ofmap_buffer.write_line(cycle, writes);
                 if (writes > 0) ofmap_span.add(last_ofmap_cycle);
@@ -212,6 +224,20 @@ LayerReport simulate_layer(const Architecture& arch, const Layer& layer) {
     report.filter_dram = filter_buffer.dram();
     report.ofmap_dram = ofmap_buffer.dram();
     return report;
+}
+
+}  // namespace
+
+LayerReport simulate_layer(const Architecture& arch, const Layer& layer) {
+    if (arch.user_bandwidth)
+        throw UserError("InterfaceBandwidth USER is not modelled yet: fastsim scalesim reproduces CALC mode (docs/scalesim.md)");
+    const Operands op(layer);
+    switch (arch.dataflow) {
+        case Dataflow::ws: return run_folds(arch, op, op.window, op.filters, op.pixels, ws_fold);
+        case Dataflow::os: return run_folds(arch, op, op.pixels, op.filters, op.window, os_fold);
+        case Dataflow::is: break;
+    }
+    return run_folds(arch, op, op.window, op.pixels, op.filters, is_fold);
 }
 
 }  // namespace fastsim::scalesim

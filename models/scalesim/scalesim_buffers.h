@@ -46,15 +46,13 @@ class ReadBuffer {
 public:
     ReadBuffer(std::int64_t size_words, std::int64_t address_count);
 
-    /// The start of a demand line issued in `cycle`; `any_request` says whether it reads at all.
-    void begin_line(std::int64_t cycle, bool any_request) {
-        if (any_request && !m_seen_request) {
-            m_seen_request = true;
-            m_first_request_cycle = cycle;
-        }
-        m_cycle = cycle;
-    }
+    /// The start of a demand line issued in `cycle`.
+    void begin_line(std::int64_t cycle) { m_cycle = cycle; }
     void read(std::int64_t address) {
+        if (!m_seen_request) {
+            m_seen_request = true;
+            m_first_request_cycle = m_cycle;
+        }
         if (m_chunk_of[static_cast<std::size_t>(address)] != m_chunk + 1) miss(address);
     }
     /// Issues the last prefetch (read_buffer_estimate_bw.complete_all_prefetches).
