@@ -26,7 +26,9 @@ namespace {
 struct Operands {
     explicit Operands(const Layer& l)
         : pixels(ofmap_height(l) * ofmap_width(l)), window(l.filter_height * l.filter_width * l.channels), filters(l.filters),
-          ifmap_words(l.ifmap_height * l.ifmap_width * l.channels) {
+          ifmap_words(l.ifmap_height * l.ifmap_width * l.channels),
+          ifmap_words_read(covered(l.ifmap_height, l.filter_height, l.stride_height, ofmap_height(l)) *
+                           covered(l.ifmap_width, l.filter_width, l.stride_width, ofmap_width(l)) * l.channels) {
         const std::int64_t out_width = ofmap_width(l);
         for (std::int64_t p = 0; p < pixels; ++p) {
             const std::int64_t row = p / out_width * l.stride_height, col = p % out_width * l.stride_width;
@@ -51,7 +53,19 @@ struct Operands {
     std::int64_t ofmap(std::int64_t pixel, std::int64_t f) const { return filters * pixel + f; }
     std::int64_t filter_words() const { return window * filters; }
 
-    std::int64_t pixels, window, filters, ifmap_words;
+    /// Distinct ifmap words any window reads: the rows and columns some window covers, times
+    /// the channels (a stride larger than the filter skips some).
+    static std::int64_t covered(std::int64_t in, std::int64_t filter, std::int64_t stride, std::int64_t out) {
+        std::int64_t n = 0, reached = 0;  // positions [0, reached) already counted
+        for (std::int64_t o = 0; o < out; ++o) {
+            const std::int64_t from = std::max(o * stride, reached), to = std::min(o * stride + filter, in);
+            n += std::max<std::int64_t>(0, to - from);
+            reached = std::max(reached, to);
+        }
+        return n;
+    }
+
+    std::int64_t pixels, window, filters, ifmap_words, ifmap_words_read;
     std::vector<std::pair<std::int64_t, std::int64_t>> pixel_room, element_reach;
     std::vector<std::int64_t> pixel_base, element_offset;
 };
@@ -66,7 +80,8 @@ struct FoldStream {
     Data data;
 
     std::int64_t lines() const { return prefix + rows + suffix + (skewed ? width - 1 : 0); }
-    /// Calls `visit(address)` for each request of line `t`, in column order; returns their count.
+    /// Calls `visit(address)` for each request of line `t`, in column order, while it returns
+    /// true; returns the number visited.
     template <class Visit>
     std::int64_t for_each_request(std::int64_t t, Visit&& visit) const {
         std::int64_t first = 0, last = width;  // columns whose unskewed row holds data
@@ -80,10 +95,13 @@ struct FoldStream {
         for (std::int64_t c = first; c < last; ++c) {
             const std::int64_t a = data(skewed ? t - c - prefix : t - prefix, c);
             if (a < 0) continue;
-            visit(a);
+            if (!visit(a)) return 1;
             ++n;
         }
         return n;
+    }
+    bool any_request(std::int64_t t) const {
+        return for_each_request(t, [](std::int64_t) { return false; }) > 0;
     }
 };
 template <class Data>
@@ -164,6 +182,22 @@ struct Span {
     }
 };
 
+/// Line `t` of a read stream through its buffer; true if the line reads at all. A buffer that
+/// holds every word the layer reads needs only the line's first request.
+template <class Stream>
+bool read_line(const Stream& stream, std::int64_t t, std::int64_t cycle, ReadBuffer& buffer) {
+    buffer.begin_line(cycle);
+    if (!buffer.replays()) {
+        if (!stream.any_request(t)) return false;
+        buffer.read(-1);
+        return true;
+    }
+    return stream.for_each_request(t, [&](std::int64_t a) {
+        buffer.read(a);
+        return true;
+    }) > 0;
+}
+
 /// The layer's folds (column folds outer, as SCALE-Sim orders them) through the memory system.
 template <class MakeFold>
 LayerReport run_folds(const Architecture& arch, const Operands& op, std::int64_t Sr, std::int64_t Sc, std::int64_t T,
@@ -173,8 +207,8 @@ LayerReport run_folds(const Architecture& arch, const Operands& op, std::int64_t
     // single_layer_sim.py, CALC mode: one-byte words, read buffers filled at 10 words per cycle,
     // the ofmap buffer drained one array row (ArrayWidth words) per cycle.
     WriteBuffer ofmap_buffer(arch.ofmap_sram_kb * 1024, C);
-    ReadBuffer ifmap_buffer(arch.ifmap_sram_kb * 1024, op.ifmap_words);
-    ReadBuffer filter_buffer(arch.filter_sram_kb * 1024, op.filter_words());
+    ReadBuffer ifmap_buffer(arch.ifmap_sram_kb * 1024, op.ifmap_words, op.ifmap_words_read);
+    ReadBuffer filter_buffer(arch.filter_sram_kb * 1024, op.filter_words(), op.filter_words());
 
     LayerReport report;
     Span ifmap_span, filter_span, ofmap_span;
@@ -195,11 +229,9 @@ LayerReport run_folds(const Architecture& arch, const Operands& op, std::int64_t
             const std::int64_t lines = fold.ofmap.lines();
             for (std::int64_t t = 0; t < lines; ++t, ++line) {
                 const std::int64_t cycle = line + stalls;
-                ifmap_buffer.begin_line(cycle);
-                if (fold.ifmap.for_each_request(t, [&](std::int64_t a) { ifmap_buffer.read(a); }) > 0) ifmap_span.add(cycle + 1);
-                filter_buffer.begin_line(cycle);
-                if (fold.filter.for_each_request(t, [&](std::int64_t a) { filter_buffer.read(a); }) > 0) filter_span.add(cycle + 1);
-                const std::int64_t writes = fold.ofmap.for_each_request(t, [](std::int64_t) {});
+                if (read_line(fold.ifmap, t, cycle, ifmap_buffer)) ifmap_span.add(cycle + 1);
+                if (read_line(fold.filter, t, cycle, filter_buffer)) filter_span.add(cycle + 1);
+                const std::int64_t writes = fold.ofmap.for_each_request(t, [](std::int64_t) { return true; });
                 last_ofmap_cycle = ofmap_buffer.write_line(cycle, writes);
                 if (writes > 0) ofmap_span.add(last_ofmap_cycle);
                 stalls += last_ofmap_cycle - cycle;

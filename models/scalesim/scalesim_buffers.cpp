@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "scalesim/scalesim_buffers.h"
 
+#include <algorithm>
+
 #include "common/errors.h"
 
 namespace fastsim::scalesim {
@@ -24,11 +26,17 @@ void WriteBuffer::close_line() {
 }
 
 // write_buffer.service_writes for one line: each word is stored, then either waits for a drain
-// in progress when the buffer is full, or starts a drain once the active half is full.
+// in progress when the buffer is full, or starts a drain once the active half is full. Runs of
+// words that do neither are stored at once.
 std::int64_t WriteBuffer::write_line(std::int64_t cycle, std::int64_t words) {
-    for (std::int64_t w = 0; w < words; ++w) {
-        --m_free;
-        if (++m_open_fill == m_line_words) close_line();
+    while (words > 0) {
+        const bool draining = cycle < m_drain_end_cycle;
+        // Words stored before the next one stalls (draining) or starts a drain.
+        const std::int64_t quiet = std::clamp<std::int64_t>(draining ? m_free - 1 : m_free - m_active_size, 0, words - 1);
+        store(quiet);
+        words -= quiet;
+        store(1);
+        --words;
         if (cycle < m_drain_end_cycle) {
             if (m_free <= 0) cycle = m_drain_end_cycle;
         } else if (m_free < m_active_size) {
@@ -37,6 +45,12 @@ std::int64_t WriteBuffer::write_line(std::int64_t cycle, std::int64_t words) {
         }
     }
     return cycle;
+}
+
+void WriteBuffer::store(std::int64_t words) {
+    m_free -= words;
+    m_open_fill += words;
+    for (; m_open_fill >= m_line_words; m_open_fill -= m_line_words) m_line_fill.push_back(m_line_words);
 }
 
 // write_buffer.empty_drain_buf: ceil(drain half / line width) lines, one per cycle. Only the
@@ -67,8 +81,11 @@ void WriteBuffer::drain_all(std::int64_t cycle) {
 }
 
 // read_buffer_estimate_bw.set_params: 100 sets of floor(words / 100) words, half of them active.
-ReadBuffer::ReadBuffer(std::int64_t size_words, std::int64_t address_count)
-    : m_words_per_set(size_words / 100), m_chunk_of(static_cast<std::size_t>(address_count), 0) {
+ReadBuffer::ReadBuffer(std::int64_t size_words, std::int64_t address_count, std::int64_t distinct_words)
+    : m_words_per_set(size_words / 100),
+      m_distinct_words(distinct_words),
+      m_replay(distinct_words >= kSetsPerHalf * m_words_per_set),
+      m_chunk_of(m_replay ? static_cast<std::size_t>(address_count) : 0, 0) {
     if (m_words_per_set < 1) throw UserError("SCALE-Sim fails with a read SRAM under 100 words: give at least 1 kB");
 }
 
@@ -106,6 +123,10 @@ void ReadBuffer::prefetch(std::int64_t words) {
 
 // read_buffer_estimate_bw.complete_all_prefetches: the sets not yet prefetched, the open one included.
 void ReadBuffer::finish() {
+    if (!m_replay) {  // every word missed once, in sets of m_words_per_set, no boundary reached
+        m_sets = m_distinct_words / m_words_per_set;
+        m_open_set_words = m_distinct_words % m_words_per_set;
+    }
     const std::int64_t sets = m_sets + (m_open_set_words > 0 ? 1 : 0);
     const std::int64_t words = (m_sets - kSetsPerHalf * std::int64_t{m_chunk}) * m_words_per_set + m_open_set_words;
     if (!m_first_prefetch_done) {

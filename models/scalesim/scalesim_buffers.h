@@ -26,6 +26,7 @@ public:
 
 private:
     void close_line();
+    void store(std::int64_t words);  ///< `words` more words in the open line (closing full ones)
     std::int64_t drain(std::int64_t start_cycle);
 
     std::int64_t m_size, m_drain_size, m_active_size, m_line_words;
@@ -41,10 +42,13 @@ private:
 
 /// An ifmap or filter read buffer in CALC mode: it never stalls; a word not among those
 /// fetched since the last half-buffer boundary is a DRAM read. Addresses are word indices
-/// in [0, address_count).
+/// in [0, address_count); the layer reads `distinct_words` of them. When half the buffer holds
+/// them all, no boundary is ever reached: each is read from DRAM once, and the buffer need not
+/// see the addresses (replays() is false, read() takes any value).
 class ReadBuffer {
 public:
-    ReadBuffer(std::int64_t size_words, std::int64_t address_count);
+    ReadBuffer(std::int64_t size_words, std::int64_t address_count, std::int64_t distinct_words);
+    bool replays() const { return m_replay; }
 
     /// The start of a demand line issued in `cycle`.
     void begin_line(std::int64_t cycle) { m_cycle = cycle; }
@@ -53,7 +57,7 @@ public:
             m_seen_request = true;
             m_first_request_cycle = m_cycle;
         }
-        if (m_chunk_of[static_cast<std::size_t>(address)] != m_chunk + 1) miss(address);
+        if (m_replay && m_chunk_of[static_cast<std::size_t>(address)] != m_chunk + 1) miss(address);
     }
     /// Issues the last prefetch (read_buffer_estimate_bw.complete_all_prefetches).
     void finish();
@@ -66,7 +70,8 @@ private:
 
     static constexpr std::int64_t kSetsPerHalf = 50;        ///< 100 sets, half of them active
     static constexpr std::int64_t kDefaultWordsPerCycle = 10;  ///< single_layer_sim.py, CALC mode
-    std::int64_t m_words_per_set;
+    std::int64_t m_words_per_set, m_distinct_words;
+    bool m_replay;
     std::vector<std::uint32_t> m_chunk_of;  ///< per address: 1 + the chunk it was last fetched in
     std::uint32_t m_chunk = 0;              ///< half-buffer chunks completed
     std::int64_t m_open_set_words = 0, m_sets = 0;
