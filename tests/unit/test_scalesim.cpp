@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+// `fastsim scalesim` (docs/scalesim.md): SCALE-Sim v2's reports reproduced byte for byte on
+// the runs of SCALE-Sim itself kept in tests/data/scalesim/<case>/ (scripts/scalesim_reference.sh),
+// and one weight-stationary GEMM worked by hand.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/errors.h"
+#include "common/input_file.h"
+#include "config/scalesim_config.h"
+#include "config/scalesim_topology.h"
+#include "report/scalesim_reports.h"
+#include "support/fastsim_process.h"
+
+using namespace fastsim;
+
+namespace {
+
+const std::string kCfg = R"([general]
+run_name = hand
+
+[architecture_presets]
+ArrayHeight:    4
+ArrayWidth:     4
+IfmapSramSzkB:   1
+FilterSramSzkB:  1
+OfmapSramSzkB:   1
+IfmapOffset:    0
+FilterOffset:   10000000
+OfmapOffset:    20000000
+Bandwidth : 10
+Dataflow : ws
+
+[run_presets]
+InterfaceBandwidth: CALC
+)";
+
+void write_text(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
+
+std::string dataset(const std::string& name) { return std::string(FASTSIM_SOURCE_DIR) + "/tests/data/scalesim/" + name; }
+
+}  // namespace
+
+TEST_CASE("scalesim: a weight-stationary GEMM by hand, folds, partial folds and buffers", "[scalesim]") {
+    // M = 10 rows (T), K = 6 (Sr, 2 row folds of a 4-row array), N = 5 (Sc, 2 column folds).
+    const scalesim::Architecture arch = config::read_scalesim_cfg(kCfg, "hand.cfg");
+    const auto layers = config::scalesim_layers(config::read_scalesim_csv("Layer, M, N, K,\ng, 10, 5, 6,\n", "g.csv"));
+    REQUIRE(layers.size() == 1);
+    const scalesim::LayerReport r = scalesim::simulate_layer(arch, layers[0]);
+    // 4 folds of 2R + C + T - 2 = 20 demand lines each; the last timestamp is lines - 1.
+    CHECK(r.total_cycles == 4 * 20 - 1);
+    CHECK(r.stall_cycles == 0);
+    CHECK(r.overall_util_percent == Approx(10.0 * 5 * 6 * 100 / (79 * 16)).epsilon(1e-15));
+    CHECK(r.mapping_efficiency_percent == (16 + 8 + 4 + 2) / 16.0 / 4 * 100);  // folds of 4x4, 2x4, 4x1, 2x1 PEs
+    // SRAM: ifmap T x rows per fold, filter once, ofmap T x columns per fold.
+    CHECK(r.ifmap_sram.count == 2 * 10 * 6);
+    CHECK(r.filter_sram.count == 6 * 5);
+    CHECK(r.ofmap_sram.count == 2 * 10 * 5);
+    // First and last requests: ifmap after R empty lines (served a cycle later), filter at
+    // once, ofmap after 2R - 1; the last fold (2 rows, 1 column) starts at line 60.
+    CHECK(r.ifmap_sram.start_cycle == 5);
+    CHECK(r.ifmap_sram.stop_cycle == 60 + 14 + 1);
+    CHECK(r.filter_sram.start_cycle == 1);
+    CHECK(r.filter_sram.stop_cycle == 60 + 3 + 1);
+    CHECK(r.ofmap_sram.start_cycle == 7);
+    CHECK(r.ofmap_sram.stop_cycle == 60 + 16);
+    // DRAM: 1 kB buffers hold every word, so each is read once, all before cycle 0, in sets
+    // of 10 words at 10 words per cycle. The ofmap buffer takes every fold's partial sums
+    // (2 row folds x 50 outputs) and drains them after the last cycle, 4 words a cycle.
+    CHECK(r.ifmap_dram.count == 60);
+    CHECK(r.ifmap_dram.start_cycle == -6);
+    CHECK(r.ifmap_dram.stop_cycle == -1);
+    CHECK(r.filter_dram.count == 30);
+    CHECK(r.filter_dram.start_cycle == -3);
+    CHECK(r.ofmap_dram.count == 100);
+    CHECK(r.ofmap_dram.start_cycle == 79);
+    CHECK(r.ofmap_dram.stop_cycle == 79 + 100 / 4 - 1);
+}
+
+TEST_CASE("scalesim: numbers print as Python prints floats", "[scalesim]") {
+    CHECK(report::python_float(100.0) == "100.0");
+    CHECK(report::python_float(0.1) == "0.1");
+    CHECK(report::python_float(75.42250570324504) == "75.42250570324504");
+    CHECK(report::python_float(1.0 / 3) == "0.3333333333333333");
+    CHECK(report::python_float(0.0001) == "0.0001");
+    CHECK(report::python_float(0.00001) == "1e-05");
+    CHECK(report::python_float(1e16) == "1e+16");
+    CHECK(report::python_float(123456789012345.0) == "123456789012345.0");
+    CHECK(report::python_float(-983.0) == "-983.0");
+    CHECK(report::python_float(2.5e-07) == "2.5e-07");
+}
+
+TEST_CASE("scalesim: every reference run of SCALE-Sim v2 is reproduced byte for byte", "[scalesim]") {
+    int compared = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dataset(""))) {
+        const std::filesystem::path dir = entry.path();
+        if (!std::filesystem::exists(dir / "arch.cfg")) continue;
+        const std::string name = dir.filename().string();
+        INFO(name);
+        const scalesim::Architecture arch = config::read_scalesim_cfg(read_input_file((dir / "arch.cfg").string(), "cfg"), name);
+        const std::string topology = (dir / "topology.csv").string();
+        const auto layers = config::scalesim_layers(config::read_scalesim_csv(read_input_file(topology, "topology"), topology));
+        if (arch.user_bandwidth) {
+            CHECK_THROWS_AS(scalesim::simulate_layer(arch, layers.front()), UserError);
+            continue;
+        }
+        std::vector<scalesim::LayerReport> reports;
+        for (const auto& l : layers) reports.push_back(scalesim::simulate_layer(arch, l));
+        const report::ScalesimReports csv = report::scalesim_reports(reports);
+        CHECK(csv.compute == read_input_file((dir / "COMPUTE_REPORT.csv").string(), "report"));
+        CHECK(csv.bandwidth == read_input_file((dir / "BANDWIDTH_REPORT.csv").string(), "report"));
+        CHECK(csv.detailed_access == read_input_file((dir / "DETAILED_ACCESS_REPORT.csv").string(), "report"));
+        ++compared;
+    }
+    CHECK(compared >= 9);  // ws, os and is on each of three array shapes at least
+}
+
+TEST_CASE("scalesim: the command writes OUT/run_name/ and refuses what SCALE-Sim cannot run", "[scalesim]") {
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "fastsim_scalesim_cli";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    write_text(dir / "a.cfg", kCfg);
+    write_text(dir / "t.csv", "Layer, M, N, K,\ng, 10, 5, 6,\n");
+    const std::string inputs = "scalesim -c " + (dir / "a.cfg").string() + " -t " + (dir / "t.csv").string();
+    const auto ok = test::run_fastsim(inputs + " -i gemm -p " + (dir / "out").string());
+    CHECK(ok.exit_code == 0);
+    CHECK(read_input_file((dir / "out/hand/COMPUTE_REPORT.csv").string(), "report") ==
+          "LayerID, Total Cycles, Stall Cycles, Overall Util %, Mapping Efficiency %, Compute Util %,\n"
+          "0, 79, 0, " + report::python_float(30000.0 / 1264) + ", 46.875, " +
+              // per fold: used PEs x T / (16 PEs x (2R + 2C + T - 3) cycles), summed in fold order
+              report::python_float(((((0.0 + 160.0 / 368) + 80.0 / 368) + 40.0 / 368) + 20.0 / 368) / 4 * 100) +
+              ",\n");
+    const auto wrong_form = test::run_fastsim(inputs + " -p " + (dir / "out").string());
+    CHECK(wrong_form.exit_code == 2);
+    CHECK_THAT(wrong_form.err, Catch::Contains("run with -i gemm"));
+    std::filesystem::remove_all(dir);
+}
