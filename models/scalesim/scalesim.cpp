@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/checked.h"
 #include "common/errors.h"
 #include "scalesim/scalesim_buffers.h"
 
@@ -81,7 +82,7 @@ struct FoldStream {
 
     std::int64_t lines() const { return prefix + rows + suffix + (skewed ? width - 1 : 0); }
     /// Calls `visit(address)` for each request of line `t`, in column order, while it returns
-    /// true; returns the number visited.
+    /// true; returns the number of requests visited (the one that stopped it included).
     template <class Visit>
     std::int64_t for_each_request(std::int64_t t, Visit&& visit) const {
         std::int64_t first = 0, last = width;  // columns whose unskewed row holds data
@@ -95,8 +96,8 @@ struct FoldStream {
         for (std::int64_t c = first; c < last; ++c) {
             const std::int64_t a = data(skewed ? t - c - prefix : t - prefix, c);
             if (a < 0) continue;
-            if (!visit(a)) return 1;
             ++n;
+            if (!visit(a)) return n;
         }
         return n;
     }
@@ -223,7 +224,7 @@ LayerReport run_folds(const Architecture& arch, const Operands& op, std::int64_t
             report.filter_sram.count += n.filter_reads;
             report.ofmap_sram.count += n.ofmap_writes;
             mapping_sum += double(n.used_macs) / double(R * C);
-            utilisation_sum += double(n.used_macs * T) / double(R * C * n.cycles);
+            utilisation_sum += double(n.used_macs * T) / (double(R * C) * double(n.cycles));
             // double_buffered_scratchpad.service_memory_requests: one demand line per cycle,
             // delayed by the stalls so far; reads are serviced a cycle later (hit latency 1).
             const std::int64_t lines = fold.ofmap.lines();
@@ -243,6 +244,8 @@ LayerReport run_folds(const Architecture& arch, const Operands& op, std::int64_t
     ofmap_buffer.drain_all(last_ofmap_cycle);
 
     const std::int64_t folds = row_folds * col_folds;
+    if (last_ofmap_cycle == 0)  // SCALE-Sim divides by the total cycles (single_layer_sim.py:214)
+        throw UserError("SCALE-Sim fails on this layer (a division by zero: one demand line, 0 cycles)");
     report.total_cycles = last_ofmap_cycle;
     report.stall_cycles = stalls;
     const std::int64_t computes = op.pixels * op.filters * op.window;
@@ -258,11 +261,33 @@ LayerReport run_folds(const Architecture& arch, const Operands& op, std::int64_t
     return report;
 }
 
+/// Refuses a layer whose operands need more than kMaxWords words of address bookkeeping, or
+/// whose MAC count times 100 leaves the integers a double holds exactly (SCALE-Sim's
+/// utilisation is that count over cycles).
+void check_size(const Layer& l) {
+    constexpr std::uint64_t kMaxWords = std::uint64_t{1} << 28;
+    constexpr std::uint64_t kMaxExact = std::uint64_t{1} << 53;
+    const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+    try {
+        const std::uint64_t pixels = checked_mul(u(ofmap_height(l)), u(ofmap_width(l)), "output pixels");
+        const std::uint64_t window = checked_mul(checked_mul(u(l.filter_height), u(l.filter_width), "window"), u(l.channels), "window");
+        const std::uint64_t ifmap = checked_mul(checked_mul(u(l.ifmap_height), u(l.ifmap_width), "ifmap words"), u(l.channels), "ifmap words");
+        const std::uint64_t filter = checked_mul(window, u(l.filters), "filter words");
+        const std::uint64_t ofmap = checked_mul(pixels, u(l.filters), "ofmap words");
+        const std::uint64_t macs = checked_mul(checked_mul(ofmap, window, "MACs"), 100, "MACs");
+        if (ifmap > kMaxWords || filter > kMaxWords || ofmap > kMaxWords || macs >= kMaxExact) throw SizeOverflow("MACs");
+    } catch (const SizeOverflow&) {
+        throw UserError("the layer is too large for fastsim scalesim: ifmap, filter and ofmap of at most 2^28 words each "
+                        "and fewer than 2^53 / 100 MACs");
+    }
+}
+
 }  // namespace
 
 LayerReport simulate_layer(const Architecture& arch, const Layer& layer) {
     if (arch.user_bandwidth)
         throw UserError("InterfaceBandwidth USER is not modelled yet: fastsim scalesim reproduces CALC mode (docs/scalesim.md)");
+    check_size(layer);
     const Operands op(layer);
     switch (arch.dataflow) {
         case Dataflow::ws: return run_folds(arch, op, op.window, op.filters, op.pixels, ws_fold);

@@ -20,8 +20,7 @@ struct Architecture {
     std::int64_t filter_sram_kb = 64;   ///< FilterSramSzkB
     std::int64_t ofmap_sram_kb = 64;    ///< OfmapSramSzkB
     Dataflow dataflow = Dataflow::os;
-    bool user_bandwidth = false;        ///< InterfaceBandwidth USER (else CALC)
-    std::int64_t bandwidth_words = 10;  ///< Bandwidth (first value), words per cycle, USER mode only
+    bool user_bandwidth = false;        ///< InterfaceBandwidth USER (not modelled; else CALC)
 };
 
 /// One layer as SCALE-Sim runs it (a row of its topology after its own expansion: a GEMM row

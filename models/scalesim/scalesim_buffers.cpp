@@ -57,24 +57,23 @@ void WriteBuffer::store(std::int64_t words) {
 // last line's empty slots are discounted (a partial line before it counts as full, as in
 // SCALE-Sim), and the space freed is what was counted.
 std::int64_t WriteBuffer::drain(std::int64_t start_cycle) {
-    const std::size_t lines = static_cast<std::size_t>(ceil_div(m_drain_size, m_line_words));
-    const std::size_t end = std::min(m_next_drain_line + lines, m_line_fill.size());
-    if (end == m_next_drain_line)
+    const std::size_t count = std::min(static_cast<std::size_t>(ceil_div(m_drain_size, m_line_words)), m_line_fill.size());
+    if (count == 0)
         throw UserError("SCALE-Sim fails on this layer (an empty drain in write_buffer.py): choose a larger OfmapSramSzkB");
-    const std::int64_t count = static_cast<std::int64_t>(end - m_next_drain_line);
-    const std::int64_t words = count * m_line_words - (m_line_words - m_line_fill[end - 1]);
+    const std::int64_t words =
+        static_cast<std::int64_t>(count) * m_line_words - (m_line_words - m_line_fill[count - 1]);
+    m_line_fill.erase(m_line_fill.begin(), m_line_fill.begin() + static_cast<std::ptrdiff_t>(count));
     m_dram_words += words;
     m_free += words;
     if (!m_drained) m_first_drain_cycle = start_cycle;
     m_drained = true;
-    m_last_drain_cycle = start_cycle + count - 1;
-    m_next_drain_line = end;
+    m_last_drain_cycle = start_cycle + static_cast<std::int64_t>(count) - 1;
     return m_last_drain_cycle;
 }
 
 void WriteBuffer::drain_all(std::int64_t cycle) {
     if (m_open_fill != 0) close_line();
-    while (m_next_drain_line < m_line_fill.size()) {
+    while (!m_line_fill.empty()) {
         m_drain_end_cycle = drain(cycle);
         cycle = m_drain_end_cycle + 1;
     }
@@ -86,6 +85,7 @@ ReadBuffer::ReadBuffer(std::int64_t size_words, std::int64_t address_count, std:
       m_distinct_words(distinct_words),
       m_replay(distinct_words >= kSetsPerHalf * m_words_per_set),
       m_chunk_of(m_replay ? static_cast<std::size_t>(address_count) : 0, 0) {
+    // The .cfg reader asks for 1 kB at least; this guards direct use of the model.
     if (m_words_per_set < 1) throw UserError("SCALE-Sim fails with a read SRAM under 100 words: give at least 1 kB");
 }
 
@@ -100,7 +100,7 @@ void ReadBuffer::miss(std::int64_t address) {
     if (!m_first_prefetch_done) {
         // The active half arrives before the first request, at the default bandwidth, ending
         // one cycle (the read port's latency) earlier.
-        m_prefetch_end = m_first_request_cycle - 1 - 1;
+        m_prefetch_end = m_first_request_cycle - 1 - kReadLatencyCycles;
         m_prefetch_start = m_prefetch_end - ceil_div(words, kDefaultWordsPerCycle) + 1;
         m_first_prefetch_done = true;
     }
@@ -116,9 +116,9 @@ void ReadBuffer::prefetch(std::int64_t words) {
         throw UserError("SCALE-Sim fails on this layer (a division by zero in read_buffer_estimate_bw.py: two halves of a "
                         "read SRAM filled in one cycle): choose larger SRAMs for this array");
     m_dram_words += words;
-    if (!m_dram_started) m_dram_start = m_prefetch_start + 1;  // read port latency 1
+    if (!m_dram_started) m_dram_start = m_prefetch_start + kReadLatencyCycles;
     m_dram_started = true;
-    m_dram_stop = m_prefetch_end + 1;
+    m_dram_stop = m_prefetch_end + kReadLatencyCycles;
 }
 
 // read_buffer_estimate_bw.complete_all_prefetches: the sets not yet prefetched, the open one included.
@@ -130,7 +130,7 @@ void ReadBuffer::finish() {
     const std::int64_t sets = m_sets + (m_open_set_words > 0 ? 1 : 0);
     const std::int64_t words = (m_sets - kSetsPerHalf * std::int64_t{m_chunk}) * m_words_per_set + m_open_set_words;
     if (!m_first_prefetch_done) {
-        m_prefetch_end = -1 - 1;
+        m_prefetch_end = -1 - kReadLatencyCycles;
         m_prefetch_start = m_prefetch_end - ceil_div(sets * m_words_per_set, kDefaultWordsPerCycle) + 1;
         m_first_prefetch_done = true;
     }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "scalesim/scalesim.h"
@@ -31,9 +32,8 @@ private:
 
     std::int64_t m_size, m_drain_size, m_active_size, m_line_words;
     std::int64_t m_free;
-    std::vector<std::int64_t> m_line_fill;  ///< words in each line of the drain trace
-    std::int64_t m_open_fill = 0;           ///< words in the line being filled
-    std::size_t m_next_drain_line = 0;
+    std::deque<std::int64_t> m_line_fill;  ///< words in each closed line not yet drained
+    std::int64_t m_open_fill = 0;          ///< words in the line being filled
     std::int64_t m_drain_end_cycle = 0;
     std::int64_t m_dram_words = 0;
     bool m_drained = false;
@@ -70,6 +70,7 @@ private:
 
     static constexpr std::int64_t kSetsPerHalf = 50;        ///< 100 sets, half of them active
     static constexpr std::int64_t kDefaultWordsPerCycle = 10;  ///< single_layer_sim.py, CALC mode
+    static constexpr std::int64_t kReadLatencyCycles = 1;      ///< read_port.py
     std::int64_t m_words_per_set, m_distinct_words;
     bool m_replay;
     std::vector<std::uint32_t> m_chunk_of;  ///< per address: 1 + the chunk it was last fetched in

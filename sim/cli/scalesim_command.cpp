@@ -47,9 +47,6 @@ int scalesim_command(const std::vector<std::string>& args) {
         throw ConfigError({topology_path, 0, 0, ""}, gemm_form ? "the topology has Layer, M, N, K rows: run with -i gemm"
                                                                : "the topology has convolution rows: run with -i conv");
     for (const std::string& warning : topology.warnings) logger("scalesim")->warn("{}", warning);
-    if (arch.user_bandwidth)
-        throw ConfigError({cfg_path, 0, 0, "run_presets.InterfaceBandwidth"},
-                          "USER mode is not modelled: fastsim scalesim reproduces CALC mode (docs/scalesim.md)");
 
     const std::vector<scalesim::Layer> layers = config::scalesim_layers(topology);
     std::vector<scalesim::LayerReport> reports;
@@ -65,7 +62,6 @@ int scalesim_command(const std::vector<std::string>& args) {
                   << " stall cycles, " << report::python_float(r.overall_util_percent) << "% utilisation\n";
     }
     const std::filesystem::path dir = std::filesystem::path(out_dir) / arch.run_name;
-    std::filesystem::create_directories(dir);
     const report::ScalesimReports csv = report::scalesim_reports(reports);
     write_file_atomically((dir / "COMPUTE_REPORT.csv").string(), csv.compute);
     write_file_atomically((dir / "BANDWIDTH_REPORT.csv").string(), csv.bandwidth);

@@ -23,14 +23,13 @@ std::string lower(std::string s) {
     return s;
 }
 
-/// section (lower case) -> key (lower case) -> value, with the line each came from.
+/// section (as written, as configparser keeps it) -> key (lower case) -> value, with its line.
 struct Ini {
     struct Value {
         std::string text;
         int line;
     };
     std::map<std::string, std::map<std::string, Value>> sections;
-    std::map<std::string, std::string> section_names;  ///< lower case -> as written
 };
 
 Ini parse_ini(const std::string& text, const std::string& path) {
@@ -38,21 +37,25 @@ Ini parse_ini(const std::string& text, const std::string& path) {
     std::istringstream in(text);
     std::string raw, section;
     int line = 0;
+    std::size_t key_indent = std::string::npos;  // indentation of the last key, npos after a header
     while (std::getline(in, raw)) {
         ++line;
         if (!raw.empty() && raw.back() == '\r') raw.pop_back();
         const std::string s = strip(raw);
         if (s.empty() || s[0] == '#' || s[0] == ';') continue;
-        const Location at{path, line, 1, section.empty() ? "" : ini.section_names[section]};
-        if (std::isspace(static_cast<unsigned char>(raw[0])))
-            throw ConfigError(at, "an indented line continues a value over lines, which SCALE-Sim cannot read as a number: "
-                                  "write each key on one unindented line");
-        if (s[0] == '[') {
-            if (s.back() != ']') throw ConfigError(at, "expected a section header such as [architecture_presets], got '" + s + "'");
-            section = lower(strip(s.substr(1, s.size() - 2)));
+        const std::size_t indent = raw.find_first_not_of(" \t");
+        const Location at{path, line, 1, section};
+        if (key_indent != std::string::npos && indent > key_indent)
+            throw ConfigError(at, "a line indented under a key continues its value over lines, which SCALE-Sim cannot "
+                                  "read as a number: write each key on one line");
+        if (s[0] == '[') {  // configparser's "[name]", whatever follows the "]"
+            const std::size_t close = s.find(']');
+            if (close == std::string::npos || close == 1)
+                throw ConfigError(at, "expected a section header such as [architecture_presets], got '" + s + "'");
+            section = s.substr(1, close - 1);
             if (ini.sections.count(section)) throw ConfigError(at, "section [" + section + "] appears twice");
-            ini.section_names[section] = strip(s.substr(1, s.size() - 2));
             ini.sections[section];
+            key_indent = std::string::npos;
             continue;
         }
         const std::size_t sep = s.find_first_of("=:");
@@ -60,8 +63,9 @@ Ini parse_ini(const std::string& text, const std::string& path) {
         if (section.empty()) throw ConfigError(at, "a key before the first [section]");
         const std::string key = lower(strip(s.substr(0, sep)));
         if (ini.sections[section].count(key))
-            throw ConfigError({path, line, 1, ini.section_names[section] + "." + key}, "key appears twice in this section");
+            throw ConfigError({path, line, 1, section + "." + key}, "key appears twice in this section");
         ini.sections[section][key] = {strip(s.substr(sep + 1)), line};
+        key_indent = indent;
     }
     return ini;
 }
@@ -85,6 +89,11 @@ public:
     /// A whole number as Python's int() reads it, at least `min`.
     std::int64_t integer(const std::string& section, const std::string& key, std::int64_t min, std::int64_t max) const {
         std::string s = get(section, key).text;
+        // Python's int() takes single underscores between digits ("1_024").
+        for (std::size_t i = 0; i < s.size(); ++i)
+            if (s[i] == '_' && (i == 0 || i + 1 == s.size() || !std::isdigit(static_cast<unsigned char>(s[i - 1])) ||
+                                !std::isdigit(static_cast<unsigned char>(s[i + 1]))))
+                throw ConfigError(where(section, key), "expected a whole number, got '" + get(section, key).text + "'");
         s.erase(std::remove(s.begin(), s.end(), '_'), s.end());
         const std::size_t digits = !s.empty() && (s[0] == '+' || s[0] == '-') ? 1 : 0;
         if (s.size() <= digits || s.find_first_not_of("0123456789", digits) != std::string::npos || s.size() > 18)
@@ -112,7 +121,9 @@ scalesim::Architecture read_scalesim_cfg(const std::string& text, const std::str
     const std::string mode = cfg.get("run_presets", "InterfaceBandwidth").text;
     if (mode != "USER" && mode != "CALC")
         throw ConfigError(cfg.where("run_presets", "InterfaceBandwidth"), "expected USER or CALC, got '" + mode + "'");
-    a.user_bandwidth = mode == "USER";
+    if (mode == "USER")
+        throw ConfigError(cfg.where("run_presets", "InterfaceBandwidth"),
+                          "USER mode is not modelled: fastsim scalesim reproduces CALC mode (docs/scalesim.md)");
     const std::string arch = "architecture_presets";
     // Bounds: an array and SRAMs a simulation can hold (SCALE-Sim itself takes any int()).
     a.array_rows = cfg.integer(arch, "ArrayHeight", 1, 1 << 16);
@@ -126,13 +137,6 @@ scalesim::Architecture read_scalesim_cfg(const std::string& text, const std::str
     else if (df == "os") a.dataflow = scalesim::Dataflow::os;
     else if (df == "is") a.dataflow = scalesim::Dataflow::is;
     else throw ConfigError(cfg.where(arch, "Dataflow"), "expected ws, os or is, got '" + df + "'");
-    if (a.user_bandwidth) {
-        const std::string bw = cfg.get(arch, "Bandwidth").text;
-        const std::string first = strip(bw.substr(0, bw.find(',')));
-        if (first.empty() || first.find_first_not_of("0123456789") != std::string::npos || first.size() > 9 || std::stoll(first) < 1)
-            throw ConfigError(cfg.where(arch, "Bandwidth"), "expected words per cycle (a whole number from 1), got '" + bw + "'");
-        a.bandwidth_words = std::stoll(first);
-    }
     return a;
 }
 
