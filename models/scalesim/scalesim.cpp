@@ -285,8 +285,6 @@ void check_size(const Layer& l) {
 }  // namespace
 
 LayerReport simulate_layer(const Architecture& arch, const Layer& layer) {
-    if (arch.user_bandwidth)
-        throw UserError("InterfaceBandwidth USER is not modelled yet: fastsim scalesim reproduces CALC mode (docs/scalesim.md)");
     check_size(layer);
     const Operands op(layer);
     switch (arch.dataflow) {

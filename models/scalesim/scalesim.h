@@ -11,7 +11,8 @@ namespace fastsim::scalesim {
 
 enum class Dataflow { ws, os, is };
 
-/// A SCALE-Sim .cfg, resolved (scalesim/scale_config.py). Sizes in SCALE-Sim's words (1 byte).
+/// A SCALE-Sim .cfg in CALC mode (InterfaceBandwidth CALC), resolved (scalesim/scale_config.py).
+/// Sizes in SCALE-Sim's words (1 byte).
 struct Architecture {
     std::string run_name;
     std::int64_t array_rows = 32;       ///< ArrayHeight
@@ -20,7 +21,6 @@ struct Architecture {
     std::int64_t filter_sram_kb = 64;   ///< FilterSramSzkB
     std::int64_t ofmap_sram_kb = 64;    ///< OfmapSramSzkB
     Dataflow dataflow = Dataflow::os;
-    bool user_bandwidth = false;        ///< InterfaceBandwidth USER (not modelled; else CALC)
 };
 
 /// One layer as SCALE-Sim runs it (a row of its topology after its own expansion: a GEMM row
@@ -62,7 +62,7 @@ std::int64_t ofmap_width(const Layer& l);
 /// Simulates `layer` as SCALE-Sim does: its demand matrices fold by fold (column folds outer),
 /// the ofmap write buffer (whose drains are the only stalls in CALC mode) and the ifmap and
 /// filter read buffers (whose misses are the DRAM reads). Throws UserError where SCALE-Sim
-/// itself fails (USER mode is not modelled; a division by zero in its bandwidth estimate).
+/// itself fails (a division by zero) and for layers too large to hold.
 LayerReport simulate_layer(const Architecture& arch, const Layer& layer);
 
 }  // namespace fastsim::scalesim
