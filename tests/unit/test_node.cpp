@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "node/node.h"
+#include "support/small_node.h"
 #include "node/node_model.h"
 #include "node/training_step.h"
 #include "support/systemc_fixture.h"
@@ -21,18 +22,7 @@ using namespace fastsim;
 
 namespace {
 
-/// 2 x 2 array, g = 4, e = 8, 1 GHz, DRAM 8 bits per cycle + 10 cycles, SRAM ports wide.
-node::NodeParams small_node() {
-    node::NodeParams p;
-    p.array = {2, 2, 4};
-    p.converter = converter::ConverterParams::derived_from(4);  // 4 lanes, latency 2 + 3
-    p.exponent_bits = 8;
-    p.clock_hz = 1'000'000'000;
-    p.dram = {8'000'000'000ull, 10};
-    p.sram.exponent_bank = {1u << 20, 1u << 20};
-    p.sram.mantissa_bank = {1u << 20, 1u << 20};
-    return p;
-}
+using test::small_node;
 
 node::PhaseJob job_of(fmac::GemmShape shape, int x_bits, int y_bits, node::OutputForm output, int out_bits = 2) {
     node::PhaseJob j;

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "node/node.h"
+#include "support/small_node.h"
 #include "node/vector_phase.h"
 #include "support/systemc_fixture.h"
 #include "vector/vector_unit.h"
@@ -17,16 +18,10 @@ namespace {
 
 /// g = 4, e = 8, 1 GHz, DRAM 8 bits per cycle + 10 cycles; converter 4 lanes, latency 5;
 /// vector unit 2 lanes, 1 op per lane, latency 3.
+/// test::small_node with a 2-lane vector unit, 1 op per lane per cycle, latency 3.
 node::NodeParams small_node() {
-    node::NodeParams p;
-    p.array = {2, 2, 4};
-    p.converter = converter::ConverterParams::derived_from(4);
+    node::NodeParams p = test::small_node();
     p.vector = {2, 1, 3};
-    p.exponent_bits = 8;
-    p.clock_hz = 1'000'000'000;
-    p.dram = {8'000'000'000ull, 10};
-    p.sram.exponent_bank = {1u << 20, 1u << 20};
-    p.sram.mantissa_bank = {1u << 20, 1u << 20};
     return p;
 }
 
