@@ -201,7 +201,7 @@ TEST_CASE("the README quickstart: a ResNet-18 training step", "[cli][node]") {
     CHECK(phases == 3);
     CHECK(total > 0);
     CHECK(phase_sum == total);
-    CHECK_THAT(r.out, Contains("the 5 of 62 layer phases that take the most cycles"));
+    CHECK_THAT(r.out, Contains("the 5 of 66 layer phases that take the most cycles"));
     CHECK_THAT(r.out, !Contains("layer4.1.conv2"));  // not among the top five
     const Result full = run_fastsim("run " + std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml --per-layer");
     CHECK(full.exit_code == 0);

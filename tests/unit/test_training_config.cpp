@@ -42,7 +42,7 @@ std::size_t phase(fmac::TrainingPhase p) { return static_cast<std::size_t>(p); }
 TEST_CASE("the quickstart: ResNet-18 on a 32x32 node, units converted once", "[config][node]") {
     const config::Params p = config::load(kSource + "/configs/quickstart.yaml");
     CHECK(p.run.mode == config::RunMode::training_step);
-    CHECK(p.workload.network.layers.size() == 21);
+    CHECK(p.workload.network.layers.size() == 23);  // 21 GEMM layers and 2 pools
     CHECK(p.workload.batch == 32);
     const node::NodeParams& n = p.node.resolved;
     CHECK((n.array.rows == 32 && n.array.cols == 32 && n.array.group_size == 16));
