@@ -101,6 +101,18 @@ struct FoldStream {
         }
         return n;
     }
+    /// The requests of line `t` when the data is -1 exactly outside rows [row_lo, row_hi) and
+    /// columns [0, cols) (true of the ofmap, which has no partial windows), without visiting them.
+    std::int64_t count_requests(std::int64_t t, std::int64_t row_lo, std::int64_t row_hi, std::int64_t cols) const {
+        if (!skewed) {
+            const std::int64_t row = t - prefix;
+            return row >= std::max<std::int64_t>(0, row_lo) && row < std::min(rows, row_hi) ? std::min(width, cols) : 0;
+        }
+        // Column c reads row t - prefix - c.
+        const std::int64_t lo = std::max<std::int64_t>({0, t - prefix - rows + 1, t - prefix - row_hi + 1});
+        const std::int64_t hi = std::min<std::int64_t>({width, cols, t - prefix + 1, t - prefix - row_lo + 1});
+        return std::max<std::int64_t>(0, hi - lo);
+    }
     bool any_request(std::int64_t t) const {
         return for_each_request(t, [](std::int64_t) { return false; }) > 0;
     }
@@ -116,16 +128,25 @@ struct FoldCounts {
     std::int64_t ifmap_reads, filter_reads, ofmap_writes, used_macs, cycles;
 };
 
+/// The rows [row_lo, row_hi) and columns [0, cols) of a fold's ofmap stream that hold requests.
+struct OfmapRect {
+    std::int64_t row_lo, row_hi, cols;
+};
+
 template <class Ifmap, class Filter, class Ofmap>
 struct Fold {
     FoldStream<Ifmap> ifmap;
     FoldStream<Filter> filter;
     FoldStream<Ofmap> ofmap;
+    OfmapRect ofmap_rect;
     FoldCounts counts;
+    std::int64_t ofmap_writes(std::int64_t t) const {
+        return ofmap.count_requests(t, ofmap_rect.row_lo, ofmap_rect.row_hi, ofmap_rect.cols);
+    }
 };
 template <class I, class F, class O>
-Fold<I, F, O> fold(FoldStream<I> ifmap, FoldStream<F> filter, FoldStream<O> ofmap, FoldCounts counts) {
-    return {std::move(ifmap), std::move(filter), std::move(ofmap), counts};
+Fold<I, F, O> fold(FoldStream<I> ifmap, FoldStream<F> filter, FoldStream<O> ofmap, OfmapRect rect, FoldCounts counts) {
+    return {std::move(ifmap), std::move(filter), std::move(ofmap), rect, counts};
 }
 
 /// The array's rows R and columns C, and the fold's first row r0 and column c0 of the spatial
@@ -144,7 +165,7 @@ auto ws_fold(const Operands& op, const FoldPlace& f) {
                            return r < f.ru && c < f.cu ? op.filter(f.r0 + r, f.c0 + c) : -1;
                        }),
                 stream(f.C, 2 * f.R - 1, f.T, 0, true, [&op, f](auto t, auto c) { return c < f.cu ? op.ofmap(t, f.c0 + c) : -1; }),
-                FoldCounts{f.T * f.ru, f.ru * f.cu, f.T * f.cu, f.ru * f.cu, 2 * f.R + 2 * f.C + f.T - 3});
+                OfmapRect{0, f.T, f.cu}, FoldCounts{f.T * f.ru, f.ru * f.cu, f.T * f.cu, f.ru * f.cu, 2 * f.R + 2 * f.C + f.T - 3});
 }
 
 // systolic_compute_os.py: Sr = pixels, Sc = filters, T = window; the outputs stay.
@@ -156,6 +177,7 @@ auto os_fold(const Operands& op, const FoldPlace& f) {
                            const auto r = f.flipped(k);
                            return r < f.ru && c < f.cu ? op.ofmap(f.r0 + r, f.c0 + c) : -1;
                        }),
+                OfmapRect{f.R - f.ru, f.R, f.cu},
                 // SCALE-Sim also adds the padded fold's R + C to the ofmap writes.
                 FoldCounts{f.T * f.ru, f.T * f.cu, f.ru * f.cu + f.R + f.C, f.ru * f.cu, f.T + f.R + f.C - 2});
 }
@@ -169,7 +191,7 @@ auto is_fold(const Operands& op, const FoldPlace& f) {
                        }),
                 stream(f.R, f.R, f.T, f.C - 1, true, [&op, f](auto t, auto c) { return c < f.ru ? op.filter(f.r0 + c, t) : -1; }),
                 stream(f.C, 2 * f.R - 1, f.T, 0, true, [&op, f](auto t, auto c) { return c < f.cu ? op.ofmap(f.c0 + c, t) : -1; }),
-                FoldCounts{f.ru * f.cu, f.T * f.ru, f.T * f.cu, f.ru * f.cu, 2 * f.R + 2 * f.C + f.T - 3});
+                OfmapRect{0, f.T, f.cu}, FoldCounts{f.ru * f.cu, f.T * f.ru, f.T * f.cu, f.ru * f.cu, 2 * f.R + 2 * f.C + f.T - 3});
 }
 
 /// The first and last cycle at which a stream made a request (memory system trace scans).
@@ -232,7 +254,7 @@ LayerReport run_folds(const Architecture& arch, const Operands& op, std::int64_t
                 const std::int64_t cycle = line + stalls;
                 if (read_line(fold.ifmap, t, cycle, ifmap_buffer)) ifmap_span.add(cycle + 1);
                 if (read_line(fold.filter, t, cycle, filter_buffer)) filter_span.add(cycle + 1);
-                const std::int64_t writes = fold.ofmap.for_each_request(t, [](std::int64_t) { return true; });
+                const std::int64_t writes = fold.ofmap_writes(t);
                 last_ofmap_cycle = ofmap_buffer.write_line(cycle, writes);
                 if (writes > 0) ofmap_span.add(last_ofmap_cycle);
                 stalls += last_ofmap_cycle - cycle;

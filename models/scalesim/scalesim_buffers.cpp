@@ -82,32 +82,31 @@ void WriteBuffer::drain_all(std::int64_t cycle) {
 // read_buffer_estimate_bw.set_params: 100 sets of floor(words / 100) words, half of them active.
 ReadBuffer::ReadBuffer(std::int64_t size_words, std::int64_t address_count, std::int64_t distinct_words)
     : m_words_per_set(size_words / 100),
+      m_half_words(kSetsPerHalf * m_words_per_set),
       m_distinct_words(distinct_words),
-      m_replay(distinct_words >= kSetsPerHalf * m_words_per_set),
-      m_chunk_of(m_replay ? static_cast<std::size_t>(address_count) : 0, 0) {
+      m_replay(distinct_words >= m_half_words),
+      m_fetched(m_replay ? static_cast<std::size_t>((address_count + 63) / 64) : 0, 0) {
     // The .cfg reader asks for 1 kB at least; this guards direct use of the model.
     if (m_words_per_set < 1) throw UserError("SCALE-Sim fails with a read SRAM under 100 words: give at least 1 kB");
+    if (m_replay) m_fetched_since_boundary.reserve(static_cast<std::size_t>(m_half_words));
 }
 
-// read_buffer_estimate_bw.manage_prefetches: a miss joins the open set; when the sets of half
-// the buffer are full, they are prefetched over the cycles since the previous prefetch.
-void ReadBuffer::miss(std::int64_t address) {
-    m_chunk_of[static_cast<std::size_t>(address)] = m_chunk + 1;
-    if (++m_open_set_words < m_words_per_set) return;
-    m_open_set_words = 0;
-    if (++m_sets != kSetsPerHalf * (m_chunk + 1)) return;
-    const std::int64_t words = kSetsPerHalf * m_words_per_set;
+// read_buffer_estimate_bw.manage_prefetches: a miss joins the open set of m_words_per_set
+// words; when the sets of the active half (m_half_words words) are full, they are prefetched
+// over the cycles since the previous prefetch.
+void ReadBuffer::boundary() {
     if (!m_first_prefetch_done) {
         // The active half arrives before the first request, at the default bandwidth, ending
         // one cycle (the read port's latency) earlier.
         m_prefetch_end = m_first_request_cycle - 1 - kReadLatencyCycles;
-        m_prefetch_start = m_prefetch_end - ceil_div(words, kDefaultWordsPerCycle) + 1;
+        m_prefetch_start = m_prefetch_end - ceil_div(m_half_words, kDefaultWordsPerCycle) + 1;
         m_first_prefetch_done = true;
     }
-    prefetch(words);
-    ++m_chunk;
+    prefetch(m_half_words);
     m_prefetch_start = m_prefetch_end + 1;
     m_prefetch_end = m_cycle;
+    for (const std::int64_t a : m_fetched_since_boundary) m_fetched[static_cast<std::size_t>(a) >> 6] = 0;
+    m_fetched_since_boundary.clear();
 }
 
 void ReadBuffer::prefetch(std::int64_t words) {
@@ -123,12 +122,9 @@ void ReadBuffer::prefetch(std::int64_t words) {
 
 // read_buffer_estimate_bw.complete_all_prefetches: the sets not yet prefetched, the open one included.
 void ReadBuffer::finish() {
-    if (!m_replay) {  // every word missed once, in sets of m_words_per_set, no boundary reached
-        m_sets = m_distinct_words / m_words_per_set;
-        m_open_set_words = m_distinct_words % m_words_per_set;
-    }
-    const std::int64_t sets = m_sets + (m_open_set_words > 0 ? 1 : 0);
-    const std::int64_t words = (m_sets - kSetsPerHalf * std::int64_t{m_chunk}) * m_words_per_set + m_open_set_words;
+    // Without a replay every word missed once and no boundary was reached.
+    const std::int64_t words = m_replay ? static_cast<std::int64_t>(m_fetched_since_boundary.size()) : m_distinct_words;
+    const std::int64_t sets = ceil_div(words, m_words_per_set);  // the open set included
     if (!m_first_prefetch_done) {
         m_prefetch_end = -1 - kReadLatencyCycles;
         m_prefetch_start = m_prefetch_end - ceil_div(sets * m_words_per_set, kDefaultWordsPerCycle) + 1;

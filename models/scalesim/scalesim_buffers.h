@@ -57,25 +57,36 @@ public:
             m_seen_request = true;
             m_first_request_cycle = m_cycle;
         }
-        if (m_replay && m_chunk_of[static_cast<std::size_t>(address)] != m_chunk + 1) miss(address);
+        if (m_replay && !fetched(address)) {
+            m_fetched[static_cast<std::size_t>(address) >> 6] |= std::uint64_t{1} << (address & 63);
+            m_fetched_since_boundary.push_back(address);
+            if (static_cast<std::int64_t>(m_fetched_since_boundary.size()) == m_half_words) boundary();
+        }
     }
     /// Issues the last prefetch (read_buffer_estimate_bw.complete_all_prefetches).
     void finish();
     LayerReport::Access dram() const { return {m_dram_start, m_dram_stop, m_dram_words}; }
 
 private:
-    void miss(std::int64_t address);
+    /// The active half's sets are full: they are prefetched and the fetched words forgotten.
+    void boundary();
     /// A prefetch of `words` words over [m_prefetch_start, m_prefetch_end] at the rate it needs.
     void prefetch(std::int64_t words);
 
     static constexpr std::int64_t kSetsPerHalf = 50;        ///< 100 sets, half of them active
     static constexpr std::int64_t kDefaultWordsPerCycle = 10;  ///< single_layer_sim.py, CALC mode
     static constexpr std::int64_t kReadLatencyCycles = 1;      ///< read_port.py
-    std::int64_t m_words_per_set, m_distinct_words;
+    std::int64_t m_words_per_set, m_half_words, m_distinct_words;
     bool m_replay;
-    std::vector<std::uint32_t> m_chunk_of;  ///< per address: 1 + the chunk it was last fetched in
-    std::uint32_t m_chunk = 0;              ///< half-buffer chunks completed
-    std::int64_t m_open_set_words = 0, m_sets = 0;
+    bool fetched(std::int64_t address) const {
+        return (m_fetched[static_cast<std::size_t>(address) >> 6] >> (address & 63)) & 1u;
+    }
+
+    /// One bit per address: fetched since the last half-buffer boundary (a bit set is small
+    /// enough to stay in cache, which a per-address chunk number is not), and the addresses
+    /// whose bits are set, to clear them at the boundary.
+    std::vector<std::uint64_t> m_fetched;
+    std::vector<std::int64_t> m_fetched_since_boundary;
     std::int64_t m_cycle = 0, m_first_request_cycle = 0;
     bool m_seen_request = false, m_first_prefetch_done = false;
     std::int64_t m_prefetch_start = -2, m_prefetch_end = -1;
