@@ -2,6 +2,7 @@
 #include "learning/gemm.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <array>
@@ -10,9 +11,34 @@
 #include <utility>
 
 #include "bfp/dot.h"
+#include "common/errors.h"
 
 namespace fastsim::learning {
 namespace {
+
+/// OpenBLAS, loaded at the first GEMM rather than with the program: its start-up (16 k
+/// relocations, a thread pool that spins for a while) would otherwise be paid by every fastsim
+/// process, most of which never train. FASTSIM_OPENBLAS is the library the build compiled
+/// against (its pkg-config libdir).
+struct Blas {
+    decltype(&cblas_sgemm) sgemm;
+    decltype(&openblas_set_num_threads) set_num_threads;
+};
+
+const Blas& blas() {
+    static const Blas loaded = [] {
+        void* library = dlopen(FASTSIM_OPENBLAS, RTLD_NOW | RTLD_LOCAL);
+        if (library == nullptr) library = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+        if (library == nullptr)
+            throw UserError(std::string("cannot load OpenBLAS (") + dlerror() + "): install it with bash scripts/setup.sh");
+        Blas b{reinterpret_cast<decltype(&cblas_sgemm)>(dlsym(library, "cblas_sgemm")),
+               reinterpret_cast<decltype(&openblas_set_num_threads)>(dlsym(library, "openblas_set_num_threads"))};
+        if (b.sgemm == nullptr || b.set_num_threads == nullptr)
+            throw UserError(std::string("the OpenBLAS library loaded from ") + FASTSIM_OPENBLAS + " lacks cblas_sgemm");
+        return b;
+    }();
+    return loaded;
+}
 
 /// Rows of at most this many floats are built at a time (a block that stays in L1/L2).
 constexpr std::size_t kBlockFloats = 4096;
@@ -57,7 +83,7 @@ void sgemm_abt(const float* a, const float* bt, std::size_t m, std::size_t n, st
         std::fill(c, c + m * n, 0.0f);
         return;
     }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(m), static_cast<blasint>(n),
+    blas().sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(m), static_cast<blasint>(n),
                 static_cast<blasint>(k), 1.0f, a, static_cast<blasint>(k), bt, static_cast<blasint>(k), 0.0f, c,
                 static_cast<blasint>(n));
 }
@@ -65,7 +91,7 @@ void sgemm_abt(const float* a, const float* bt, std::size_t m, std::size_t n, st
 void sgemm_ab(const float* a, const float* b, std::size_t m, std::size_t n, std::size_t k, float* c) {
     if (m == 0 || n == 0) return;
     if (k == 0) return std::fill(c, c + m * n, 0.0f);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m), static_cast<blasint>(n),
+    blas().sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m), static_cast<blasint>(n),
                 static_cast<blasint>(k), 1.0f, a, static_cast<blasint>(k), b, static_cast<blasint>(n), 0.0f, c,
                 static_cast<blasint>(n));
 }
@@ -73,7 +99,7 @@ void sgemm_ab(const float* a, const float* b, std::size_t m, std::size_t n, std:
 void sgemm_atb(const float* at, const float* b, std::size_t m, std::size_t n, std::size_t k, float* c) {
     if (m == 0 || n == 0) return;
     if (k == 0) return std::fill(c, c + m * n, 0.0f);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<blasint>(m), static_cast<blasint>(n),
+    blas().sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<blasint>(m), static_cast<blasint>(n),
                 static_cast<blasint>(k), 1.0f, at, static_cast<blasint>(m), b, static_cast<blasint>(n), 0.0f, c,
                 static_cast<blasint>(n));
 }
@@ -81,7 +107,7 @@ void sgemm_atb(const float* at, const float* b, std::size_t m, std::size_t n, st
 void sgemm_atbt(const float* at, const float* bt, std::size_t m, std::size_t n, std::size_t k, float* c) {
     if (m == 0 || n == 0) return;
     if (k == 0) return std::fill(c, c + m * n, 0.0f);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasTrans, static_cast<blasint>(m), static_cast<blasint>(n),
+    blas().sgemm(CblasRowMajor, CblasTrans, CblasTrans, static_cast<blasint>(m), static_cast<blasint>(n),
                 static_cast<blasint>(k), 1.0f, at, static_cast<blasint>(m), bt, static_cast<blasint>(k), 0.0f, c,
                 static_cast<blasint>(n));
 }
@@ -121,6 +147,6 @@ double gemm_agreement_bound(std::size_t k, std::size_t groups, double abs_produc
     return static_cast<double>(k + groups) * std::ldexp(1.0, -24) * abs_product_sum;
 }
 
-void set_blas_threads(int threads) { openblas_set_num_threads(std::max(1, threads)); }
+void set_blas_threads(int threads) { blas().set_num_threads(std::max(1, threads)); }
 
 }  // namespace fastsim::learning
