@@ -2,6 +2,7 @@
 #include "scalesim/scalesim.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -133,20 +134,28 @@ struct OfmapRect {
     std::int64_t row_lo, row_hi, cols;
 };
 
+/// Which folds share a read stream: folds with the same key >= 0 read the same addresses in the
+/// same lines (the ws ifmap does not depend on the column fold, for one); -1: none.
+struct ReuseKeys {
+    std::int64_t ifmap, filter;
+};
+
 template <class Ifmap, class Filter, class Ofmap>
 struct Fold {
     FoldStream<Ifmap> ifmap;
     FoldStream<Filter> filter;
     FoldStream<Ofmap> ofmap;
     OfmapRect ofmap_rect;
+    ReuseKeys reuse;
     FoldCounts counts;
     std::int64_t ofmap_writes(std::int64_t t) const {
         return ofmap.count_requests(t, ofmap_rect.row_lo, ofmap_rect.row_hi, ofmap_rect.cols);
     }
 };
 template <class I, class F, class O>
-Fold<I, F, O> fold(FoldStream<I> ifmap, FoldStream<F> filter, FoldStream<O> ofmap, OfmapRect rect, FoldCounts counts) {
-    return {std::move(ifmap), std::move(filter), std::move(ofmap), rect, counts};
+Fold<I, F, O> fold(FoldStream<I> ifmap, FoldStream<F> filter, FoldStream<O> ofmap, OfmapRect rect, ReuseKeys reuse,
+                   FoldCounts counts) {
+    return {std::move(ifmap), std::move(filter), std::move(ofmap), rect, reuse, counts};
 }
 
 /// The array's rows R and columns C, and the fold's first row r0 and column c0 of the spatial
@@ -165,7 +174,8 @@ auto ws_fold(const Operands& op, const FoldPlace& f) {
                            return r < f.ru && c < f.cu ? op.filter(f.r0 + r, f.c0 + c) : -1;
                        }),
                 stream(f.C, 2 * f.R - 1, f.T, 0, true, [&op, f](auto t, auto c) { return c < f.cu ? op.ofmap(t, f.c0 + c) : -1; }),
-                OfmapRect{0, f.T, f.cu}, FoldCounts{f.T * f.ru, f.ru * f.cu, f.T * f.cu, f.ru * f.cu, 2 * f.R + 2 * f.C + f.T - 3});
+                OfmapRect{0, f.T, f.cu}, ReuseKeys{f.r0, -1},
+                FoldCounts{f.T * f.ru, f.ru * f.cu, f.T * f.cu, f.ru * f.cu, 2 * f.R + 2 * f.C + f.T - 3});
 }
 
 // systolic_compute_os.py: Sr = pixels, Sc = filters, T = window; the outputs stay.
@@ -177,7 +187,7 @@ auto os_fold(const Operands& op, const FoldPlace& f) {
                            const auto r = f.flipped(k);
                            return r < f.ru && c < f.cu ? op.ofmap(f.r0 + r, f.c0 + c) : -1;
                        }),
-                OfmapRect{f.R - f.ru, f.R, f.cu},
+                OfmapRect{f.R - f.ru, f.R, f.cu}, ReuseKeys{f.r0, f.c0},
                 // SCALE-Sim also adds the padded fold's R + C to the ofmap writes.
                 FoldCounts{f.T * f.ru, f.T * f.cu, f.ru * f.cu + f.R + f.C, f.ru * f.cu, f.T + f.R + f.C - 2});
 }
@@ -191,7 +201,7 @@ auto is_fold(const Operands& op, const FoldPlace& f) {
                        }),
                 stream(f.R, f.R, f.T, f.C - 1, true, [&op, f](auto t, auto c) { return c < f.ru ? op.filter(f.r0 + c, t) : -1; }),
                 stream(f.C, 2 * f.R - 1, f.T, 0, true, [&op, f](auto t, auto c) { return c < f.cu ? op.ofmap(f.c0 + c, t) : -1; }),
-                OfmapRect{0, f.T, f.cu}, FoldCounts{f.ru * f.cu, f.T * f.ru, f.T * f.cu, f.ru * f.cu, 2 * f.R + 2 * f.C + f.T - 3});
+                OfmapRect{0, f.T, f.cu}, ReuseKeys{-1, f.r0}, FoldCounts{f.ru * f.cu, f.T * f.ru, f.T * f.cu, f.ru * f.cu, 2 * f.R + 2 * f.C + f.T - 3});
 }
 
 /// The first and last cycle at which a stream made a request (memory system trace scans).
@@ -221,6 +231,53 @@ bool read_line(const Stream& stream, std::int64_t t, std::int64_t cycle, ReadBuf
     }) > 0;
 }
 
+/// A read stream's requests in order: line t's are address[line_start[t]], ...,
+/// address[line_start[t + 1] - 1].
+struct FlatStream {
+    std::vector<std::int32_t> address;  // < 2^28 (check_size)
+    std::vector<std::uint32_t> line_start;
+};
+
+/// Read streams that recur across folds, flattened the first time they are read, within a
+/// budget of kMaxAddresses addresses: a recurring stream is then replayed from memory.
+class StreamCache {
+public:
+    template <class Stream>
+    const FlatStream* find(std::int64_t key, const Stream& stream) {
+        if (key < 0) return nullptr;
+        if (const auto it = m_streams.find(key); it != m_streams.end()) return &it->second;
+        if (stream.rows * stream.width > m_budget) return nullptr;  // an upper bound of its requests
+        FlatStream flat;
+        const std::int64_t lines = stream.lines();
+        flat.line_start.reserve(static_cast<std::size_t>(lines + 1));
+        for (std::int64_t t = 0; t < lines; ++t) {
+            flat.line_start.push_back(static_cast<std::uint32_t>(flat.address.size()));
+            stream.for_each_request(t, [&](std::int64_t a) {
+                flat.address.push_back(static_cast<std::int32_t>(a));
+                return true;
+            });
+        }
+        flat.line_start.push_back(static_cast<std::uint32_t>(flat.address.size()));
+        m_budget -= static_cast<std::int64_t>(flat.address.size());
+        return &m_streams.emplace(key, std::move(flat)).first->second;
+    }
+
+private:
+    static constexpr std::int64_t kMaxAddresses = std::int64_t{1} << 24;
+    std::int64_t m_budget = kMaxAddresses;
+    std::unordered_map<std::int64_t, FlatStream> m_streams;
+};
+
+/// Line `t` of a flattened read stream through its buffer; true if the line reads at all.
+bool read_line(const FlatStream& stream, std::int64_t t, std::int64_t cycle, ReadBuffer& buffer) {
+    if (t + 1 >= static_cast<std::int64_t>(stream.line_start.size())) return false;
+    const std::uint32_t begin = stream.line_start[static_cast<std::size_t>(t)], end = stream.line_start[static_cast<std::size_t>(t + 1)];
+    if (begin == end) return false;
+    buffer.begin_line(cycle);
+    for (std::uint32_t i = begin; i < end; ++i) buffer.read(stream.address[i]);
+    return true;
+}
+
 /// The layer's folds (column folds outer, as SCALE-Sim orders them) through the memory system.
 template <class MakeFold>
 LayerReport run_folds(const Architecture& arch, const Operands& op, std::int64_t Sr, std::int64_t Sc, std::int64_t T,
@@ -232,6 +289,8 @@ LayerReport run_folds(const Architecture& arch, const Operands& op, std::int64_t
     WriteBuffer ofmap_buffer(arch.ofmap_sram_kb * 1024, C);
     ReadBuffer ifmap_buffer(arch.ifmap_sram_kb * 1024, op.ifmap_words, op.ifmap_words_read);
     ReadBuffer filter_buffer(arch.filter_sram_kb * 1024, op.filter_words(), op.filter_words());
+
+    StreamCache ifmap_streams, filter_streams;
 
     LayerReport report;
     Span ifmap_span, filter_span, ofmap_span;
@@ -249,11 +308,15 @@ LayerReport run_folds(const Architecture& arch, const Operands& op, std::int64_t
             utilisation_sum += double(n.used_macs * T) / (double(R * C) * double(n.cycles));
             // double_buffered_scratchpad.service_memory_requests: one demand line per cycle,
             // delayed by the stalls so far; reads are serviced a cycle later (hit latency 1).
+            const FlatStream* ifmap = ifmap_buffer.replays() ? ifmap_streams.find(fold.reuse.ifmap, fold.ifmap) : nullptr;
+            const FlatStream* filter = filter_buffer.replays() ? filter_streams.find(fold.reuse.filter, fold.filter) : nullptr;
             const std::int64_t lines = fold.ofmap.lines();
             for (std::int64_t t = 0; t < lines; ++t, ++line) {
                 const std::int64_t cycle = line + stalls;
-                if (read_line(fold.ifmap, t, cycle, ifmap_buffer)) ifmap_span.add(cycle + 1);
-                if (read_line(fold.filter, t, cycle, filter_buffer)) filter_span.add(cycle + 1);
+                if (ifmap ? read_line(*ifmap, t, cycle, ifmap_buffer) : read_line(fold.ifmap, t, cycle, ifmap_buffer))
+                    ifmap_span.add(cycle + 1);
+                if (filter ? read_line(*filter, t, cycle, filter_buffer) : read_line(fold.filter, t, cycle, filter_buffer))
+                    filter_span.add(cycle + 1);
                 const std::int64_t writes = fold.ofmap_writes(t);
                 last_ofmap_cycle = ofmap_buffer.write_line(cycle, writes);
                 if (writes > 0) ofmap_span.add(last_ofmap_cycle);

@@ -85,10 +85,11 @@ ReadBuffer::ReadBuffer(std::int64_t size_words, std::int64_t address_count, std:
       m_half_words(kSetsPerHalf * m_words_per_set),
       m_distinct_words(distinct_words),
       m_replay(distinct_words >= m_half_words),
-      m_fetched(m_replay ? static_cast<std::size_t>((address_count + 63) / 64) : 0, 0) {
+      m_fetched(m_replay ? static_cast<std::size_t>((address_count + 63) / 64) : 0, 0),
+      m_list_fetched(static_cast<std::int64_t>(m_fetched.size()) > m_half_words) {
     // The .cfg reader asks for 1 kB at least; this guards direct use of the model.
     if (m_words_per_set < 1) throw UserError("SCALE-Sim fails with a read SRAM under 100 words: give at least 1 kB");
-    if (m_replay) m_fetched_since_boundary.reserve(static_cast<std::size_t>(m_half_words));
+    if (m_list_fetched) m_fetched_since_boundary.reserve(static_cast<std::size_t>(m_half_words));
 }
 
 // read_buffer_estimate_bw.manage_prefetches: a miss joins the open set of m_words_per_set
@@ -105,6 +106,11 @@ void ReadBuffer::boundary() {
     prefetch(m_half_words);
     m_prefetch_start = m_prefetch_end + 1;
     m_prefetch_end = m_cycle;
+    m_misses_since_boundary = 0;
+    if (!m_list_fetched) {
+        std::fill(m_fetched.begin(), m_fetched.end(), 0);
+        return;
+    }
     for (const std::int64_t a : m_fetched_since_boundary) m_fetched[static_cast<std::size_t>(a) >> 6] = 0;
     m_fetched_since_boundary.clear();
 }
@@ -123,7 +129,7 @@ void ReadBuffer::prefetch(std::int64_t words) {
 // read_buffer_estimate_bw.complete_all_prefetches: the sets not yet prefetched, the open one included.
 void ReadBuffer::finish() {
     // Without a replay every word missed once and no boundary was reached.
-    const std::int64_t words = m_replay ? static_cast<std::int64_t>(m_fetched_since_boundary.size()) : m_distinct_words;
+    const std::int64_t words = m_replay ? m_misses_since_boundary : m_distinct_words;
     const std::int64_t sets = ceil_div(words, m_words_per_set);  // the open set included
     if (!m_first_prefetch_done) {
         m_prefetch_end = -1 - kReadLatencyCycles;

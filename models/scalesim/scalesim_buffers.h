@@ -59,8 +59,8 @@ public:
         }
         if (m_replay && !fetched(address)) {
             m_fetched[static_cast<std::size_t>(address) >> 6] |= std::uint64_t{1} << (address & 63);
-            m_fetched_since_boundary.push_back(address);
-            if (static_cast<std::int64_t>(m_fetched_since_boundary.size()) == m_half_words) boundary();
+            if (m_list_fetched) m_fetched_since_boundary.push_back(address);
+            if (++m_misses_since_boundary == m_half_words) boundary();
         }
     }
     /// Issues the last prefetch (read_buffer_estimate_bw.complete_all_prefetches).
@@ -83,10 +83,13 @@ private:
     }
 
     /// One bit per address: fetched since the last half-buffer boundary (a bit set is small
-    /// enough to stay in cache, which a per-address chunk number is not), and the addresses
-    /// whose bits are set, to clear them at the boundary.
+    /// enough to stay in cache, which a per-address chunk number is not). At a boundary the
+    /// set is cleared whole, or, when it has more words than a half buffer holds, through the
+    /// list of the addresses fetched since the last one.
     std::vector<std::uint64_t> m_fetched;
+    bool m_list_fetched;
     std::vector<std::int64_t> m_fetched_since_boundary;
+    std::int64_t m_misses_since_boundary = 0;
     std::int64_t m_cycle = 0, m_first_request_cycle = 0;
     bool m_seen_request = false, m_first_prefetch_done = false;
     std::int64_t m_prefetch_start = -2, m_prefetch_end = -1;
