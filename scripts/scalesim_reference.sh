@@ -109,6 +109,11 @@ for df in ws os is; do
 done
 add_case conv_ws_8x8_user_bw10 conv write_conv_topology 8 8 1 2 1 ws USER 10
 add_case conv_ws_8x8_user_bw2 conv write_conv_topology 8 8 1 2 1 ws USER 2
+add_case conv_os_8x8_user_bw4 conv write_conv_topology 8 8 1 2 1 os USER 4
+add_case conv_is_8x8_user_bw4 conv write_conv_topology 8 8 1 2 1 is USER 4
+add_case gemm_ws_32x32_user_bw8 gemm write_gemm_topology 32 32 4 4 2 ws USER 8
+add_case gemm_os_16x4_user_bw3 gemm write_gemm_topology 16 4 2 2 1 os USER 3
+add_case gemm_is_32x32_user_bw5 gemm write_gemm_topology 32 32 2 4 1 is USER 5
 add_case alexnet2_ws_32x32 conv write_alexnet2_topology 32 32 64 64 64 ws CALC 10
 
 run_case() {

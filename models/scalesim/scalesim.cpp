@@ -2,6 +2,7 @@
 #include "scalesim/scalesim.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -278,18 +279,105 @@ bool read_line(const FlatStream& stream, std::int64_t t, std::int64_t cycle, Rea
     return true;
 }
 
+/// A prefetch matrix (systolic_compute_*.py, create_{ifmap,filter}_prefetch_mat) in the order
+/// read_buffer.py fetches it: `rows` x `cols` cells `cell(row, col)` (-1: none), row by row, or
+/// along its anti-diagonals, each from its lowest row up, when `diagonal`. Keeps the valid
+/// addresses and counts every cell (`slots`).
+struct PrefetchOrder {
+    std::vector<std::int32_t> addresses;
+    std::int64_t slots = 0;
+};
+template <class Cell>
+PrefetchOrder prefetch_order(std::int64_t rows, std::int64_t cols, bool diagonal, Cell cell) {
+    if (rows * cols > (std::int64_t{1} << 28))
+        throw UserError("the layer is too large for fastsim scalesim in USER mode: a prefetch matrix of at most 2^28 words");
+    PrefetchOrder order;
+    order.slots = rows * cols;
+    const auto keep = [&](std::int64_t r, std::int64_t c) {
+        if (const std::int64_t a = cell(r, c); a >= 0) order.addresses.push_back(static_cast<std::int32_t>(a));
+    };
+    if (!diagonal) {
+        for (std::int64_t r = 0; r < rows; ++r)
+            for (std::int64_t c = 0; c < cols; ++c) keep(r, c);
+        return order;
+    }
+    for (std::int64_t d = 0; d < rows + cols - 1; ++d)
+        for (std::int64_t r = std::min(d, rows - 1); r >= std::max<std::int64_t>(0, d - cols + 1); --r) keep(r, d - r);
+    return order;
+}
+
+/// The ifmap's and the filter's prefetch orders: each operand's slices for every fold, stacked
+/// by row fold or by column fold, whichever of the two the operand depends on.
+std::pair<PrefetchOrder, PrefetchOrder> prefetch_orders(Dataflow dataflow, const Operands& op, std::int64_t R, std::int64_t C,
+                                                        std::int64_t Sr, std::int64_t Sc, std::int64_t T) {
+    const std::int64_t row_folds = (Sr + R - 1) / R, col_folds = (Sc + C - 1) / C;
+    // Cell (r, c) of a stack of slices `height` rows high, one per row (column) fold: row r % height
+    // of the slice of fold r / height, padded to R (C) columns.
+    const auto by_row_fold = [R, Sr](std::int64_t height, auto value) {
+        return [=](std::int64_t r, std::int64_t c) -> std::int64_t {
+            const std::int64_t r0 = r / height * R;
+            return c < std::min(R, Sr - r0) ? value(r % height, r0 + c) : -1;
+        };
+    };
+    const auto by_col_fold = [C, Sc](std::int64_t height, auto value) {
+        return [=](std::int64_t r, std::int64_t c) -> std::int64_t {
+            const std::int64_t c0 = r / height * C;
+            return c < std::min(C, Sc - c0) ? value(r % height, c0 + c) : -1;
+        };
+    };
+    const auto ifmap = [&op](std::int64_t pixel, std::int64_t element) { return op.ifmap(pixel, element); };
+    const auto ifmap_t = [&op](std::int64_t element, std::int64_t pixel) { return op.ifmap(pixel, element); };
+    const auto filter = [&op](std::int64_t element, std::int64_t f) { return op.filter(element, f); };
+    const auto filter_t = [&op](std::int64_t f, std::int64_t element) { return op.filter(element, f); };
+    switch (dataflow) {
+        case Dataflow::ws:  // I[:, rows of the fold], anti-diagonals; F[:, columns of the fold], row by row
+            return {prefetch_order(row_folds * T, R, true, by_row_fold(T, ifmap)),
+                    prefetch_order(col_folds * Sr, C, false, by_col_fold(Sr, filter))};
+        case Dataflow::os:  // I^T[:, rows of the fold] and F[:, columns of the fold], anti-diagonals
+            return {prefetch_order(row_folds * T, R, true, by_row_fold(T, ifmap_t)),
+                    prefetch_order(col_folds * T, C, true, by_col_fold(T, filter))};
+        case Dataflow::is: break;
+    }
+    // is: I^T[:, columns of the fold], row by row; F[rows of the fold, :]^T, anti-diagonals
+    return {prefetch_order(col_folds * Sr, C, false, by_col_fold(Sr, ifmap_t)),
+            prefetch_order(row_folds * T, R, true, by_row_fold(T, filter_t))};
+}
+
+/// Line `t` of a read stream through a USER-mode buffer; returns the cycle it is served in.
+template <class Stream>
+std::int64_t read_line(const Stream& stream, std::int64_t t, std::int64_t cycle, PrefetchReadBuffer& buffer, Span& span) {
+    buffer.begin_line(cycle);
+    const std::int64_t requests = stream.for_each_request(t, [&](std::int64_t a) {
+        buffer.read(a);
+        return true;
+    });
+    if (requests > 0) span.add(buffer.end_line());
+    return buffer.end_line();
+}
+
 /// The layer's folds (column folds outer, as SCALE-Sim orders them) through the memory system.
 template <class MakeFold>
 LayerReport run_folds(const Architecture& arch, const Operands& op, std::int64_t Sr, std::int64_t Sc, std::int64_t T,
                       MakeFold make_fold) {
     const std::int64_t R = arch.array_rows, C = arch.array_cols;
     const std::int64_t row_folds = (Sr + R - 1) / R, col_folds = (Sc + C - 1) / C;
-    // single_layer_sim.py, CALC mode: one-byte words, read buffers filled at 10 words per cycle,
-    // the ofmap buffer drained one array row (ArrayWidth words) per cycle.
-    WriteBuffer ofmap_buffer(arch.ofmap_sram_kb * 1024, C);
-    ReadBuffer ifmap_buffer(arch.ifmap_sram_kb * 1024, op.ifmap_words, op.ifmap_words_read);
-    ReadBuffer filter_buffer(arch.filter_sram_kb * 1024, op.filter_words(), op.filter_words());
-
+    // single_layer_sim.py: one-byte words. CALC mode: read buffers filled at 10 words per cycle,
+    // the ofmap buffer drained one array row (ArrayWidth words) per cycle. USER mode: every
+    // buffer at Bandwidth words per cycle.
+    const bool user = arch.interface == Interface::user;
+    WriteBuffer ofmap_buffer(arch.ofmap_sram_kb * 1024, user ? arch.bandwidth_words_per_cycle : C);
+    std::optional<ReadBuffer> ifmap_buffer, filter_buffer;
+    std::optional<PrefetchReadBuffer> ifmap_user, filter_user;
+    if (user) {
+        const auto [ifmap_order, filter_order] = prefetch_orders(arch.dataflow, op, R, C, Sr, Sc, T);
+        ifmap_user.emplace(arch.ifmap_sram_kb * 1024, arch.bandwidth_words_per_cycle, ifmap_order.addresses, ifmap_order.slots,
+                           op.ifmap_words);
+        filter_user.emplace(arch.filter_sram_kb * 1024, arch.bandwidth_words_per_cycle, filter_order.addresses, filter_order.slots,
+                            op.filter_words());
+    } else {
+        ifmap_buffer.emplace(arch.ifmap_sram_kb * 1024, op.ifmap_words, op.ifmap_words_read);
+        filter_buffer.emplace(arch.filter_sram_kb * 1024, op.filter_words(), op.filter_words());
+    }
     StreamCache ifmap_streams, filter_streams;
 
     LayerReport report;
@@ -308,24 +396,32 @@ LayerReport run_folds(const Architecture& arch, const Operands& op, std::int64_t
             utilisation_sum += double(n.used_macs * T) / (double(R * C) * double(n.cycles));
             // double_buffered_scratchpad.service_memory_requests: one demand line per cycle,
             // delayed by the stalls so far; reads are serviced a cycle later (hit latency 1).
-            const FlatStream* ifmap = ifmap_buffer.replays() ? ifmap_streams.find(fold.reuse.ifmap, fold.ifmap) : nullptr;
-            const FlatStream* filter = filter_buffer.replays() ? filter_streams.find(fold.reuse.filter, fold.filter) : nullptr;
+            const FlatStream* ifmap = !user && ifmap_buffer->replays() ? ifmap_streams.find(fold.reuse.ifmap, fold.ifmap) : nullptr;
+            const FlatStream* filter = !user && filter_buffer->replays() ? filter_streams.find(fold.reuse.filter, fold.filter) : nullptr;
             const std::int64_t lines = fold.ofmap.lines();
             for (std::int64_t t = 0; t < lines; ++t, ++line) {
                 const std::int64_t cycle = line + stalls;
-                if (ifmap ? read_line(*ifmap, t, cycle, ifmap_buffer) : read_line(fold.ifmap, t, cycle, ifmap_buffer))
-                    ifmap_span.add(cycle + 1);
-                if (filter ? read_line(*filter, t, cycle, filter_buffer) : read_line(fold.filter, t, cycle, filter_buffer))
-                    filter_span.add(cycle + 1);
+                std::int64_t read_wait = 0;  // beyond the read's cycle of latency
+                if (user) {
+                    read_wait = std::max(read_line(fold.ifmap, t, cycle, *ifmap_user, ifmap_span),
+                                         read_line(fold.filter, t, cycle, *filter_user, filter_span)) - cycle - 1;
+                } else {
+                    if (ifmap ? read_line(*ifmap, t, cycle, *ifmap_buffer) : read_line(fold.ifmap, t, cycle, *ifmap_buffer))
+                        ifmap_span.add(cycle + 1);
+                    if (filter ? read_line(*filter, t, cycle, *filter_buffer) : read_line(fold.filter, t, cycle, *filter_buffer))
+                        filter_span.add(cycle + 1);
+                }
                 const std::int64_t writes = fold.ofmap_writes(t);
                 last_ofmap_cycle = ofmap_buffer.write_line(cycle, writes);
                 if (writes > 0) ofmap_span.add(last_ofmap_cycle);
-                stalls += last_ofmap_cycle - cycle;
+                stalls += std::max(read_wait, last_ofmap_cycle - cycle);
             }
         }
     }
-    ifmap_buffer.finish();
-    filter_buffer.finish();
+    if (!user) {
+        ifmap_buffer->finish();
+        filter_buffer->finish();
+    }
     ofmap_buffer.drain_all(last_ofmap_cycle);
 
     const std::int64_t folds = row_folds * col_folds;
@@ -340,8 +436,8 @@ LayerReport run_folds(const Architecture& arch, const Operands& op, std::int64_t
     report.ifmap_sram.start_cycle = ifmap_span.first, report.ifmap_sram.stop_cycle = ifmap_span.last;
     report.filter_sram.start_cycle = filter_span.first, report.filter_sram.stop_cycle = filter_span.last;
     report.ofmap_sram.start_cycle = ofmap_span.first, report.ofmap_sram.stop_cycle = ofmap_span.last;
-    report.ifmap_dram = ifmap_buffer.dram();
-    report.filter_dram = filter_buffer.dram();
+    report.ifmap_dram = user ? ifmap_user->dram() : ifmap_buffer->dram();
+    report.filter_dram = user ? filter_user->dram() : filter_buffer->dram();
     report.ofmap_dram = ofmap_buffer.dram();
     return report;
 }

@@ -11,8 +11,11 @@ namespace fastsim::scalesim {
 
 enum class Dataflow { ws, os, is };
 
-/// A SCALE-Sim .cfg in CALC mode (InterfaceBandwidth CALC), resolved (scalesim/scale_config.py).
-/// Sizes in SCALE-Sim's words (1 byte).
+/// InterfaceBandwidth: CALC (the DRAM keeps up; its bandwidth is what the reports estimate) or
+/// USER (every DRAM interface moves `Bandwidth` words per cycle, and the array waits for it).
+enum class Interface { calc, user };
+
+/// A SCALE-Sim .cfg, resolved (scalesim/scale_config.py). Sizes in SCALE-Sim's words (1 byte).
 struct Architecture {
     std::string run_name;
     std::int64_t array_rows = 32;       ///< ArrayHeight
@@ -21,6 +24,8 @@ struct Architecture {
     std::int64_t filter_sram_kb = 64;   ///< FilterSramSzkB
     std::int64_t ofmap_sram_kb = 64;    ///< OfmapSramSzkB
     Dataflow dataflow = Dataflow::os;
+    Interface interface = Interface::calc;        ///< InterfaceBandwidth
+    std::int64_t bandwidth_words_per_cycle = 10;  ///< Bandwidth's first value; USER mode only
 };
 
 /// One layer as SCALE-Sim runs it (a row of its topology after its own expansion: a GEMM row
@@ -61,7 +66,8 @@ std::int64_t ofmap_width(const Layer& l);
 
 /// Simulates `layer` as SCALE-Sim does: its demand matrices fold by fold (column folds outer),
 /// the ofmap write buffer (whose drains are the only stalls in CALC mode) and the ifmap and
-/// filter read buffers (whose misses are the DRAM reads). Throws UserError where SCALE-Sim
+/// filter read buffers (whose misses are the DRAM reads in CALC mode; in USER mode they fetch
+/// in the operands' prefetch order and stall the array too). Throws UserError where SCALE-Sim
 /// itself fails (a division by zero) and for layers too large to hold.
 LayerReport simulate_layer(const Architecture& arch, const Layer& layer);
 

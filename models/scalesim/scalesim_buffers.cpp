@@ -139,4 +139,66 @@ void ReadBuffer::finish() {
     prefetch(words);
 }
 
+// read_buffer.set_fetch_matrix and prepare_hashed_buffer: line l holds valid addresses
+// l * per_line ... (l + 1) * per_line - 1 of the prefetch order, and a last line, perhaps
+// empty, the rest; then the active and prefetch halves in lines, as many as there are.
+PrefetchReadBuffer::PrefetchReadBuffer(std::int64_t size_words, std::int64_t bandwidth, const std::vector<std::int32_t>& prefetch_order,
+                                       std::int64_t fetch_slots, std::int64_t address_count)
+    : m_bandwidth(bandwidth), m_active_words(ceil_div(size_words, 2)), m_prefetch_words(size_words - m_active_words),
+      m_fetch_slots(fetch_slots) {
+    const std::int64_t per_line = ceil_div(size_words, 100);
+    const std::int64_t valid = static_cast<std::int64_t>(prefetch_order.size());
+    m_lines = valid / per_line + 1;
+    m_active_lines = std::min(m_lines, ceil_div(m_active_words, per_line));
+    m_prefetch_lines = std::min(m_lines - m_active_lines, ceil_div(m_prefetch_words, per_line));
+    m_line_start.assign(static_cast<std::size_t>(address_count + 1), 0);
+    for (const std::int32_t a : prefetch_order) ++m_line_start[static_cast<std::size_t>(a) + 1];
+    for (std::size_t a = 1; a < m_line_start.size(); ++a) m_line_start[a] += m_line_start[a - 1];
+    m_line_of.resize(prefetch_order.size());
+    std::vector<std::int64_t> next(m_line_start.begin(), m_line_start.end() - 1);
+    for (std::int64_t i = 0; i < valid; ++i)  // ascending lines per address
+        m_line_of[static_cast<std::size_t>(next[static_cast<std::size_t>(prefetch_order[static_cast<std::size_t>(i)])]++)] =
+            static_cast<std::int32_t>(i / per_line);
+}
+
+// read_buffer.prefetch_active_buffer, at the first demand line: the active half's words (at
+// most the whole fetch matrix, in lines of `bandwidth`) arrive in the cycles just before it.
+void PrefetchReadBuffer::begin_line(std::int64_t cycle) {
+    m_cycle = cycle;
+    m_offset = 1;  // the hit latency
+    if (m_started) return;
+    m_started = true;
+    const std::int64_t lines = std::min(ceil_div(m_active_words, m_bandwidth), ceil_div(m_fetch_slots, m_bandwidth));
+    m_dram_words += lines * m_bandwidth;
+    m_first_cycle = cycle - lines;
+    m_last_cycle = cycle - 1;
+    m_window_start = 0;
+    m_window_end = m_active_lines;
+}
+
+// read_buffer.active_buffer_hit: the address is in one of the active lines.
+bool PrefetchReadBuffer::held(std::int64_t address) const {
+    const auto a = static_cast<std::size_t>(address);
+    for (std::int64_t i = m_line_start[a]; i < m_line_start[a + 1]; ++i) {
+        const std::int64_t line = m_line_of[static_cast<std::size_t>(i)];
+        if (m_window_start < m_window_end ? line >= m_window_start && line < m_window_end
+                                          : line >= m_window_start || line < m_window_end)
+            return true;
+    }
+    return false;
+}
+
+// read_buffer.new_prefetch and service_reads: the window moves on by the prefetch half's lines,
+// whose words arrive a cycle apart after the last prefetch; the demand line waits for them.
+void PrefetchReadBuffer::prefetch_next(std::int64_t address) {
+    if (m_line_start[static_cast<std::size_t>(address)] == m_line_start[static_cast<std::size_t>(address) + 1] || m_prefetch_lines == 0)
+        throw UserError("SCALE-Sim never finishes this layer in USER mode (a request its read buffer can never hold)");
+    m_window_start = (m_window_start + m_prefetch_lines) % m_lines;
+    m_window_end = (m_window_start + m_active_lines) % m_lines;
+    const std::int64_t lines = ceil_div(m_prefetch_words, m_bandwidth);
+    m_dram_words += lines * m_bandwidth;
+    m_last_cycle += lines + 1;
+    m_offset = std::max(m_offset, m_last_cycle - m_cycle);
+}
+
 }  // namespace fastsim::scalesim

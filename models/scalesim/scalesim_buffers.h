@@ -97,4 +97,40 @@ private:
     bool m_dram_started = false;
 };
 
+/// An ifmap or filter read buffer in USER mode (scalesim/memory/read_buffer.py, active
+/// fraction 0.5). The operand's prefetch order, its valid addresses in the order SCALE-Sim
+/// fetches them, is cut into lines of ceil(size / 100) addresses; the buffer holds a window of
+/// consecutive lines (circularly). A request outside the window moves it on by the prefetch
+/// half's lines, fetched at `bandwidth` words per cycle, and the demand line waits for them.
+class PrefetchReadBuffer {
+public:
+    /// `prefetch_order`: the valid addresses, < address_count; `fetch_slots`: the prefetch
+    /// matrix's size with its -1 entries, which sets how many words the first fill requests.
+    PrefetchReadBuffer(std::int64_t size_words, std::int64_t bandwidth, const std::vector<std::int32_t>& prefetch_order,
+                       std::int64_t fetch_slots, std::int64_t address_count);
+
+    /// The demand line issued in `cycle` (every line, requests or not: the first fills the buffer).
+    void begin_line(std::int64_t cycle);
+    void read(std::int64_t address) {
+        while (!held(address)) prefetch_next(address);
+    }
+    /// The cycle the line's requests are served in: a cycle after its issue, plus any wait.
+    std::int64_t end_line() const { return m_cycle + m_offset; }
+    LayerReport::Access dram() const { return {m_first_cycle, m_last_cycle, m_dram_words}; }
+
+private:
+    bool held(std::int64_t address) const;
+    void prefetch_next(std::int64_t address);
+
+    std::int64_t m_bandwidth, m_active_words, m_prefetch_words, m_fetch_slots;
+    std::int64_t m_lines, m_active_lines, m_prefetch_lines;
+    /// Per address, the lines holding it: m_line_of[m_line_start[a]] ... m_line_of[m_line_start[a + 1] - 1].
+    std::vector<std::int64_t> m_line_start;
+    std::vector<std::int32_t> m_line_of;
+    std::int64_t m_window_start = 0, m_window_end = 0;  ///< the active lines [start, end), circularly
+    bool m_started = false;
+    std::int64_t m_cycle = 0, m_offset = 1;
+    std::int64_t m_first_cycle = 0, m_last_cycle = 0, m_dram_words = 0;
+};
+
 }  // namespace fastsim::scalesim

@@ -25,8 +25,8 @@ int scalesim_command(const std::vector<std::string>& args) {
         usage +
         "\n\nRuns SCALE-Sim v2's machine (commit 22f88b1) on its own inputs and writes its reports\n"
         "COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv and DETAILED_ACCESS_REPORT.csv to OUT_DIR/<run_name>/,\n"
-        "where run_name is the .cfg's [general] run_name (docs/scalesim.md). CALC mode is reproduced\n"
-        "exactly; USER mode is refused.\n\nOptions");
+        "where run_name is the .cfg's [general] run_name (docs/scalesim.md). Both interface modes\n"
+        "(InterfaceBandwidth CALC, and USER with its Bandwidth) are reproduced exactly.\n\nOptions");
     std::string cfg_path, topology_path, input_type = "conv", out_dir;
     options.add_options()("config,c", po::value(&cfg_path), "SCALE-Sim architecture file (.cfg)")(
         "topology,t", po::value(&topology_path), "SCALE-Sim topology file (.csv)")(

@@ -70,6 +70,25 @@ Ini parse_ini(const std::string& text, const std::string& path) {
     return ini;
 }
 
+/// `text` as Python's int() reads it (stripped, single underscores between digits: "1_024"),
+/// from `min` to `max`.
+std::int64_t python_int(const std::string& text, const Location& at, std::int64_t min, std::int64_t max) {
+    std::string s = strip(text);
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if (s[i] == '_' && (i == 0 || i + 1 == s.size() || !std::isdigit(static_cast<unsigned char>(s[i - 1])) ||
+                            !std::isdigit(static_cast<unsigned char>(s[i + 1]))))
+            throw ConfigError(at, "expected a whole number, got '" + text + "'");
+    s.erase(std::remove(s.begin(), s.end(), '_'), s.end());
+    const std::size_t digits = !s.empty() && (s[0] == '+' || s[0] == '-') ? 1 : 0;
+    if (s.size() <= digits || s.find_first_not_of("0123456789", digits) != std::string::npos || s.size() > 18)
+        throw ConfigError(at, "expected a whole number, got '" + text + "'");
+    const std::int64_t v = std::stoll(s);
+    if (v < min || v > max)
+        throw ConfigError(at, "expected a whole number from " + std::to_string(min) + " to " + std::to_string(max) + ", got " +
+                                  std::to_string(v));
+    return v;
+}
+
 class CfgReader {
 public:
     CfgReader(Ini ini, std::string path) : m_ini(std::move(ini)), m_path(std::move(path)) {}
@@ -86,23 +105,9 @@ public:
     Location where(const std::string& section, const std::string& key) const {
         return {m_path, get(section, key).line, 1, section + "." + key};
     }
-    /// A whole number as Python's int() reads it, at least `min`.
+    /// A whole number as Python's int() reads it, from `min` to `max`.
     std::int64_t integer(const std::string& section, const std::string& key, std::int64_t min, std::int64_t max) const {
-        std::string s = get(section, key).text;
-        // Python's int() takes single underscores between digits ("1_024").
-        for (std::size_t i = 0; i < s.size(); ++i)
-            if (s[i] == '_' && (i == 0 || i + 1 == s.size() || !std::isdigit(static_cast<unsigned char>(s[i - 1])) ||
-                                !std::isdigit(static_cast<unsigned char>(s[i + 1]))))
-                throw ConfigError(where(section, key), "expected a whole number, got '" + get(section, key).text + "'");
-        s.erase(std::remove(s.begin(), s.end(), '_'), s.end());
-        const std::size_t digits = !s.empty() && (s[0] == '+' || s[0] == '-') ? 1 : 0;
-        if (s.size() <= digits || s.find_first_not_of("0123456789", digits) != std::string::npos || s.size() > 18)
-            throw ConfigError(where(section, key), "expected a whole number, got '" + get(section, key).text + "'");
-        const std::int64_t v = std::stoll(s);
-        if (v < min || v > max)
-            throw ConfigError(where(section, key), "expected a whole number from " + std::to_string(min) + " to " +
-                                                       std::to_string(max) + ", got " + std::to_string(v));
-        return v;
+        return python_int(get(section, key).text, where(section, key), min, max);
     }
 
 private:
@@ -121,10 +126,20 @@ scalesim::Architecture read_scalesim_cfg(const std::string& text, const std::str
     const std::string mode = cfg.get("run_presets", "InterfaceBandwidth").text;
     if (mode != "USER" && mode != "CALC")
         throw ConfigError(cfg.where("run_presets", "InterfaceBandwidth"), "expected USER or CALC, got '" + mode + "'");
-    if (mode == "USER")
-        throw ConfigError(cfg.where("run_presets", "InterfaceBandwidth"),
-                          "USER mode is not modelled: fastsim scalesim reproduces CALC mode (docs/scalesim.md)");
     const std::string arch = "architecture_presets";
+    if (mode == "USER") {
+        // scale_config.py: a comma-separated list of int()s, of which the simulation uses the first.
+        a.interface = scalesim::Interface::user;
+        const std::string list = cfg.get(arch, "Bandwidth").text;
+        for (std::size_t from = 0, item = 0;; ++item) {
+            const std::size_t comma = list.find(',', from);
+            const std::int64_t words = python_int(list.substr(from, comma == std::string::npos ? comma : comma - from),
+                                                  cfg.where(arch, "Bandwidth"), 1, 1 << 20);
+            if (item == 0) a.bandwidth_words_per_cycle = words;
+            if (comma == std::string::npos) break;
+            from = comma + 1;
+        }
+    }
     // Bounds: an array and SRAMs a simulation can hold (SCALE-Sim itself takes any int()).
     a.array_rows = cfg.integer(arch, "ArrayHeight", 1, 1 << 16);
     a.array_cols = cfg.integer(arch, "ArrayWidth", 1, 1 << 16);

@@ -14,7 +14,7 @@ namespace fastsim::config {
 /// A SCALE-Sim .cfg (an INI file as Python's configparser reads it: [sections] named as written,
 /// `key = value` or `key: value`, keys in any case, # and ; comments), resolved as
 /// scalesim/scale_config.py reads it. `path` names the file in errors; throws ConfigError naming
-/// the line and section.key. USER mode (InterfaceBandwidth USER) is refused: it is not modelled.
+/// the line and section.key. In USER mode Bandwidth is a comma-separated list; the first is used.
 scalesim::Architecture read_scalesim_cfg(const std::string& text, const std::string& path);
 
 /// The layers SCALE-Sim runs for a topology read by read_scalesim_csv: a GEMM row M, N, K as
