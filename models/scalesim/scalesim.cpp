@@ -275,7 +275,7 @@ bool read_line(const FlatStream& stream, std::int64_t t, std::int64_t cycle, Rea
     const std::uint32_t begin = stream.line_start[static_cast<std::size_t>(t)], end = stream.line_start[static_cast<std::size_t>(t + 1)];
     if (begin == end) return false;
     buffer.begin_line(cycle);
-    for (std::uint32_t i = begin; i < end; ++i) buffer.read(stream.address[i]);
+    buffer.read_all(stream.address.data() + begin, stream.address.data() + end);
     return true;
 }
 

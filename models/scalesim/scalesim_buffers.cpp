@@ -115,6 +115,29 @@ void ReadBuffer::boundary() {
     m_fetched_since_boundary.clear();
 }
 
+void ReadBuffer::read_all(const std::int32_t* first, const std::int32_t* last) {
+    if (first == last) return;
+    read(*first++);  // notes the first request
+    if (!m_replay) return;
+    std::uint64_t* bits = m_fetched.data();
+    std::int64_t misses = m_misses_since_boundary;
+    const bool list = m_list_fetched;
+    for (; first != last; ++first) {
+        const std::int32_t a = *first;
+        const std::uint64_t bit = std::uint64_t{1} << (a & 63);
+        std::uint64_t& word = bits[static_cast<std::size_t>(a) >> 6];
+        if (word & bit) continue;
+        word |= bit;
+        if (list) m_fetched_since_boundary.push_back(a);
+        if (++misses == m_half_words) {
+            m_misses_since_boundary = misses;
+            boundary();
+            misses = 0;
+        }
+    }
+    m_misses_since_boundary = misses;
+}
+
 void ReadBuffer::prefetch(std::int64_t words) {
     const std::int64_t cycles = m_prefetch_end - m_prefetch_start + 1;
     if (cycles <= 0)

@@ -63,6 +63,8 @@ public:
             if (++m_misses_since_boundary == m_half_words) boundary();
         }
     }
+    /// read() of each address in [first, last), with the buffer's state kept in registers.
+    void read_all(const std::int32_t* first, const std::int32_t* last);
     /// Issues the last prefetch (read_buffer_estimate_bw.complete_all_prefetches).
     void finish();
     LayerReport::Access dram() const { return {m_dram_start, m_dram_stop, m_dram_words}; }
