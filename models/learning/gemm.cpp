@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "bfp/dot.h"
@@ -27,15 +28,24 @@ struct Blas {
 
 const Blas& blas() {
     static const Blas loaded = [] {
-        void* library = dlopen(FASTSIM_OPENBLAS, RTLD_NOW | RTLD_LOCAL);
-        if (library == nullptr) library = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
-        if (library == nullptr)
-            throw UserError(std::string("cannot load OpenBLAS (") + dlerror() + "): install it with bash scripts/setup.sh");
-        Blas b{reinterpret_cast<decltype(&cblas_sgemm)>(dlsym(library, "cblas_sgemm")),
-               reinterpret_cast<decltype(&openblas_set_num_threads)>(dlsym(library, "openblas_set_num_threads"))};
-        if (b.sgemm == nullptr || b.set_num_threads == nullptr)
-            throw UserError(std::string("the OpenBLAS library loaded from ") + FASTSIM_OPENBLAS + " lacks cblas_sgemm");
-        return b;
+        std::string tried;
+        void* library = nullptr;
+        const char* path = nullptr;
+        for (const char* candidate : {FASTSIM_OPENBLAS, "libopenblas.so.0"}) {
+            if ((library = dlopen(candidate, RTLD_NOW | RTLD_LOCAL)) != nullptr) {
+                path = candidate;
+                break;
+            }
+            tried += std::string(tried.empty() ? "" : "; ") + dlerror();
+        }
+        if (library == nullptr) throw UserError("cannot load OpenBLAS (" + tried + "): install it with bash scripts/setup.sh");
+        const auto symbol = [&](const char* name) {
+            void* address = dlsym(library, name);
+            if (address == nullptr) throw UserError(std::string("the OpenBLAS library ") + path + " has no " + name);
+            return address;
+        };
+        return Blas{reinterpret_cast<decltype(&cblas_sgemm)>(symbol("cblas_sgemm")),
+                    reinterpret_cast<decltype(&openblas_set_num_threads)>(symbol("openblas_set_num_threads"))};
     }();
     return loaded;
 }
