@@ -162,8 +162,12 @@ Fold<I, F, O> fold(FoldStream<I> ifmap, FoldStream<F> filter, FoldStream<O> ofma
 /// The array's rows R and columns C, and the fold's first row r0 and column c0 of the spatial
 /// dimensions Sr and Sc, with ru rows and cu columns used; T is the temporal dimension.
 struct FoldPlace {
-    std::int64_t R, C, T, r0, c0, ru, cu;
+    std::int64_t R, C, T, r0, c0, ru, cu, row_folds, col_folds;
     std::int64_t flipped(std::int64_t k) const { return R - 1 - k; }  // np.flip(..., 0)
+    /// Reuse keys of a stream that depends on the row fold only (it recurs in every column
+    /// fold) and of one that depends on the column fold only: -1 when there is no other fold.
+    std::int64_t row_fold_key() const { return col_folds > 1 ? r0 : -1; }
+    std::int64_t col_fold_key() const { return row_folds > 1 ? c0 : -1; }
 };
 
 // systolic_compute_ws.py: Sr = window, Sc = filters, T = pixels; the filters stay.
@@ -175,7 +179,7 @@ auto ws_fold(const Operands& op, const FoldPlace& f) {
                            return r < f.ru && c < f.cu ? op.filter(f.r0 + r, f.c0 + c) : -1;
                        }),
                 stream(f.C, 2 * f.R - 1, f.T, 0, true, [&op, f](auto t, auto c) { return c < f.cu ? op.ofmap(t, f.c0 + c) : -1; }),
-                OfmapRect{0, f.T, f.cu}, ReuseKeys{f.r0, -1},
+                OfmapRect{0, f.T, f.cu}, ReuseKeys{f.row_fold_key(), -1},
                 FoldCounts{f.T * f.ru, f.ru * f.cu, f.T * f.cu, f.ru * f.cu, 2 * f.R + 2 * f.C + f.T - 3});
 }
 
@@ -188,7 +192,7 @@ auto os_fold(const Operands& op, const FoldPlace& f) {
                            const auto r = f.flipped(k);
                            return r < f.ru && c < f.cu ? op.ofmap(f.r0 + r, f.c0 + c) : -1;
                        }),
-                OfmapRect{f.R - f.ru, f.R, f.cu}, ReuseKeys{f.r0, f.c0},
+                OfmapRect{f.R - f.ru, f.R, f.cu}, ReuseKeys{f.row_fold_key(), f.col_fold_key()},
                 // SCALE-Sim also adds the padded fold's R + C to the ofmap writes.
                 FoldCounts{f.T * f.ru, f.T * f.cu, f.ru * f.cu + f.R + f.C, f.ru * f.cu, f.T + f.R + f.C - 2});
 }
@@ -202,7 +206,7 @@ auto is_fold(const Operands& op, const FoldPlace& f) {
                        }),
                 stream(f.R, f.R, f.T, f.C - 1, true, [&op, f](auto t, auto c) { return c < f.ru ? op.filter(f.r0 + c, t) : -1; }),
                 stream(f.C, 2 * f.R - 1, f.T, 0, true, [&op, f](auto t, auto c) { return c < f.cu ? op.ofmap(f.c0 + c, t) : -1; }),
-                OfmapRect{0, f.T, f.cu}, ReuseKeys{-1, f.r0}, FoldCounts{f.ru * f.cu, f.T * f.ru, f.T * f.cu, f.ru * f.cu, 2 * f.R + 2 * f.C + f.T - 3});
+                OfmapRect{0, f.T, f.cu}, ReuseKeys{-1, f.row_fold_key()}, FoldCounts{f.ru * f.cu, f.T * f.ru, f.T * f.cu, f.ru * f.cu, 2 * f.R + 2 * f.C + f.T - 3});
 }
 
 /// The first and last cycle at which a stream made a request (memory system trace scans).
@@ -386,7 +390,7 @@ LayerReport run_folds(const Architecture& arch, const Operands& op, std::int64_t
     std::int64_t line = 0, stalls = 0, last_ofmap_cycle = 0;
     for (std::int64_t fc = 0; fc < col_folds; ++fc) {
         for (std::int64_t fr = 0; fr < row_folds; ++fr) {
-            const FoldPlace place{R, C, T, fr * R, fc * C, std::min(R, Sr - fr * R), std::min(C, Sc - fc * C)};
+            const FoldPlace place{R, C, T, fr * R, fc * C, std::min(R, Sr - fr * R), std::min(C, Sc - fc * C), row_folds, col_folds};
             const auto fold = make_fold(op, place);
             const FoldCounts& n = fold.counts;
             report.ifmap_sram.count += n.ifmap_reads;

@@ -174,14 +174,16 @@ PrefetchReadBuffer::PrefetchReadBuffer(std::int64_t size_words, std::int64_t ban
     m_lines = valid / per_line + 1;
     m_active_lines = std::min(m_lines, ceil_div(m_active_words, per_line));
     m_prefetch_lines = std::min(m_lines - m_active_lines, ceil_div(m_prefetch_words, per_line));
+    // Counting sort by address: m_line_start[a] counts a's entries, then (summed) ends a's run;
+    // the backward fill moves it down to the run's start, which ends a - 1's.
     m_line_start.assign(static_cast<std::size_t>(address_count + 1), 0);
-    for (const std::int32_t a : prefetch_order) ++m_line_start[static_cast<std::size_t>(a) + 1];
+    for (const std::int32_t a : prefetch_order) ++m_line_start[static_cast<std::size_t>(a)];
     for (std::size_t a = 1; a < m_line_start.size(); ++a) m_line_start[a] += m_line_start[a - 1];
     m_line_of.resize(prefetch_order.size());
-    std::vector<std::int64_t> next(m_line_start.begin(), m_line_start.end() - 1);
-    for (std::int64_t i = 0; i < valid; ++i)  // ascending lines per address
-        m_line_of[static_cast<std::size_t>(next[static_cast<std::size_t>(prefetch_order[static_cast<std::size_t>(i)])]++)] =
-            static_cast<std::int32_t>(i / per_line);
+    for (std::int64_t i = valid - 1; i >= 0; --i) {  // ascending lines per address
+        const auto a = static_cast<std::size_t>(prefetch_order[static_cast<std::size_t>(i)]);
+        m_line_of[--m_line_start[a]] = static_cast<std::int32_t>(i / per_line);
+    }
 }
 
 // read_buffer.prefetch_active_buffer, at the first demand line: the active half's words (at
@@ -202,8 +204,8 @@ void PrefetchReadBuffer::begin_line(std::int64_t cycle) {
 // read_buffer.active_buffer_hit: the address is in one of the active lines.
 bool PrefetchReadBuffer::held(std::int64_t address) const {
     const auto a = static_cast<std::size_t>(address);
-    for (std::int64_t i = m_line_start[a]; i < m_line_start[a + 1]; ++i) {
-        const std::int64_t line = m_line_of[static_cast<std::size_t>(i)];
+    for (std::uint32_t i = m_line_start[a]; i < m_line_start[a + 1]; ++i) {
+        const std::int64_t line = m_line_of[i];
         if (m_window_start < m_window_end ? line >= m_window_start && line < m_window_end
                                           : line >= m_window_start || line < m_window_end)
             return true;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// SCALE-Sim v2's SRAM buffers in CALC mode, kept to what its reports depend on: the ofmap
-// write buffer (scalesim/memory/write_buffer.py) and the ifmap/filter read buffers
-// (scalesim/memory/read_buffer_estimate_bw.py). Internal to simulate_layer.
+// SCALE-Sim v2's SRAM buffers, kept to what its reports depend on: the ofmap write buffer
+// (scalesim/memory/write_buffer.py) and the ifmap/filter read buffers, in CALC mode
+// (read_buffer_estimate_bw.py: ReadBuffer) and in USER mode (read_buffer.py:
+// PrefetchReadBuffer). Internal to simulate_layer.
 #pragma once
 
 #include <cstdint>
@@ -127,7 +128,7 @@ private:
     std::int64_t m_bandwidth, m_active_words, m_prefetch_words, m_fetch_slots;
     std::int64_t m_lines, m_active_lines, m_prefetch_lines;
     /// Per address, the lines holding it: m_line_of[m_line_start[a]] ... m_line_of[m_line_start[a + 1] - 1].
-    std::vector<std::int64_t> m_line_start;
+    std::vector<std::uint32_t> m_line_start;  // at most 2^28 valid addresses (prefetch_order's cap)
     std::vector<std::int32_t> m_line_of;
     std::int64_t m_window_start = 0, m_window_end = 0;  ///< the active lines [start, end), circularly
     bool m_started = false;

@@ -70,6 +70,8 @@ Ini parse_ini(const std::string& text, const std::string& path) {
     return ini;
 }
 
+constexpr std::int64_t kMaxInt = 999'999'999'999'999'999;  ///< 18 digits, what python_int reads
+
 /// `text` as Python's int() reads it (stripped, single underscores between digits: "1_024"),
 /// from `min` to `max`.
 std::int64_t python_int(const std::string& text, const Location& at, std::int64_t min, std::int64_t max) {
@@ -77,11 +79,11 @@ std::int64_t python_int(const std::string& text, const Location& at, std::int64_
     for (std::size_t i = 0; i < s.size(); ++i)
         if (s[i] == '_' && (i == 0 || i + 1 == s.size() || !std::isdigit(static_cast<unsigned char>(s[i - 1])) ||
                             !std::isdigit(static_cast<unsigned char>(s[i + 1]))))
-            throw ConfigError(at, "expected a whole number, got '" + text + "'");
+            throw ConfigError(at, "expected a whole number, got '" + strip(text) + "'");
     s.erase(std::remove(s.begin(), s.end(), '_'), s.end());
     const std::size_t digits = !s.empty() && (s[0] == '+' || s[0] == '-') ? 1 : 0;
     if (s.size() <= digits || s.find_first_not_of("0123456789", digits) != std::string::npos || s.size() > 18)
-        throw ConfigError(at, "expected a whole number, got '" + text + "'");
+        throw ConfigError(at, "expected a whole number, got '" + strip(text) + "'");
     const std::int64_t v = std::stoll(s);
     if (v < min || v > max)
         throw ConfigError(at, "expected a whole number from " + std::to_string(min) + " to " + std::to_string(max) + ", got " +
@@ -133,8 +135,9 @@ scalesim::Architecture read_scalesim_cfg(const std::string& text, const std::str
         const std::string list = cfg.get(arch, "Bandwidth").text;
         for (std::size_t from = 0, item = 0;; ++item) {
             const std::size_t comma = list.find(',', from);
+            // Only the first is used, so only it must be a bandwidth; SCALE-Sim int()s the rest.
             const std::int64_t words = python_int(list.substr(from, comma == std::string::npos ? comma : comma - from),
-                                                  cfg.where(arch, "Bandwidth"), 1, 1 << 20);
+                                                  cfg.where(arch, "Bandwidth"), item == 0 ? 1 : -kMaxInt, item == 0 ? 1 << 20 : kMaxInt);
             if (item == 0) a.bandwidth_words_per_cycle = words;
             if (comma == std::string::npos) break;
             from = comma + 1;

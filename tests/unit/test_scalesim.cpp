@@ -12,6 +12,7 @@
 #include "config/scalesim_config.h"
 #include "config/scalesim_topology.h"
 #include "report/scalesim_reports.h"
+#include "scalesim/scalesim_buffers.h"
 #include "support/fastsim_process.h"
 
 using namespace fastsim;
@@ -79,6 +80,26 @@ TEST_CASE("scalesim: a weight-stationary GEMM by hand, folds, partial folds and 
     CHECK(r.ofmap_dram.stop_cycle == 79 + 100 / 4 - 1);
 }
 
+TEST_CASE("scalesim: the USER-mode read buffer by hand, a window that wraps", "[scalesim]") {
+    // 4 words: lines of ceil(4/100) = 1 address, an active half of 2 lines and a prefetch half of 2;
+    // 5 addresses give 6 lines (the last empty). Bandwidth 1 word per cycle.
+    scalesim::PrefetchReadBuffer buffer(4, 1, {0, 1, 2, 3, 4}, 5, 5);
+    buffer.begin_line(10);  // the first line finds lines 0-1 there, 2 words in cycles 8 and 9
+    buffer.read(0);
+    buffer.read(1);
+    CHECK(buffer.end_line() == 11);  // a hit: served after the 1-cycle latency
+    buffer.begin_line(11);
+    buffer.read(4);  // line 4: the window moves to lines 2-3 (cycle 12), then 4-5 (cycle 15)
+    CHECK(buffer.end_line() == 15);
+    CHECK(buffer.dram().count == 6);
+    buffer.begin_line(20);
+    buffer.read(4);  // still held
+    buffer.read(0);  // lines 4-5 wrap to 0-1: fetched by cycle 18, before the line is issued
+    CHECK(buffer.end_line() == 21);
+    const scalesim::LayerReport::Access dram = buffer.dram();
+    CHECK((dram.start_cycle == 8 && dram.stop_cycle == 18 && dram.count == 8));
+}
+
 TEST_CASE("scalesim: numbers print as Python prints floats", "[scalesim]") {
     CHECK(report::python_float(100.0) == "100.0");
     CHECK(report::python_float(0.1) == "0.1");
@@ -113,7 +134,7 @@ TEST_CASE("scalesim: every reference run of SCALE-Sim v2 is reproduced byte for 
         ++compared;
     }
     CHECK(compared >= 9);  // ws, os and is on each of three array shapes at least
-    CHECK(user_runs >= 4);  // USER mode: ws at two bandwidths, os, is
+    CHECK(user_runs >= 7);  // USER mode: conv ws at two bandwidths, os, is; GEMM ws, os, is
 }
 
 TEST_CASE("scalesim: layers SCALE-Sim cannot run, or too large to hold, are user errors", "[scalesim]") {
