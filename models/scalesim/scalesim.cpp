@@ -206,7 +206,8 @@ auto is_fold(const Operands& op, const FoldPlace& f) {
                        }),
                 stream(f.R, f.R, f.T, f.C - 1, true, [&op, f](auto t, auto c) { return c < f.ru ? op.filter(f.r0 + c, t) : -1; }),
                 stream(f.C, 2 * f.R - 1, f.T, 0, true, [&op, f](auto t, auto c) { return c < f.cu ? op.ofmap(f.c0 + c, t) : -1; }),
-                OfmapRect{0, f.T, f.cu}, ReuseKeys{-1, f.row_fold_key()}, FoldCounts{f.ru * f.cu, f.T * f.ru, f.T * f.cu, f.ru * f.cu, 2 * f.R + 2 * f.C + f.T - 3});
+                OfmapRect{0, f.T, f.cu}, ReuseKeys{-1, f.row_fold_key()},
+                FoldCounts{f.ru * f.cu, f.T * f.ru, f.T * f.cu, f.ru * f.cu, 2 * f.R + 2 * f.C + f.T - 3});
 }
 
 /// The first and last cycle at which a stream made a request (memory system trace scans).
@@ -268,7 +269,7 @@ public:
     }
 
 private:
-    static constexpr std::int64_t kMaxAddresses = std::int64_t{1} << 24;
+    static constexpr std::int64_t kMaxAddresses = std::int64_t{1} << 24;  ///< 64 MiB of int32 addresses
     std::int64_t m_budget = kMaxAddresses;
     std::unordered_map<std::int64_t, FlatStream> m_streams;
 };
@@ -313,8 +314,8 @@ PrefetchOrder prefetch_order(std::int64_t rows, std::int64_t cols, bool diagonal
 /// The ifmap's and the filter's prefetch orders: each operand's slices for every fold, stacked
 /// by row fold or by column fold, whichever of the two the operand depends on.
 std::pair<PrefetchOrder, PrefetchOrder> prefetch_orders(Dataflow dataflow, const Operands& op, std::int64_t R, std::int64_t C,
-                                                        std::int64_t Sr, std::int64_t Sc, std::int64_t T) {
-    const std::int64_t row_folds = (Sr + R - 1) / R, col_folds = (Sc + C - 1) / C;
+                                                        std::int64_t Sr, std::int64_t Sc, std::int64_t T, std::int64_t row_folds,
+                                                        std::int64_t col_folds) {
     // Cell (r, c) of a stack of slices `height` rows high, one per row (column) fold: row r % height
     // of the slice of fold r / height, padded to R (C) columns.
     const auto by_row_fold = [R, Sr](std::int64_t height, auto value) {
@@ -373,7 +374,7 @@ LayerReport run_folds(const Architecture& arch, const Operands& op, std::int64_t
     std::optional<ReadBuffer> ifmap_buffer, filter_buffer;
     std::optional<PrefetchReadBuffer> ifmap_user, filter_user;
     if (user) {
-        const auto [ifmap_order, filter_order] = prefetch_orders(arch.dataflow, op, R, C, Sr, Sc, T);
+        const auto [ifmap_order, filter_order] = prefetch_orders(arch.dataflow, op, R, C, Sr, Sc, T, row_folds, col_folds);
         ifmap_user.emplace(arch.ifmap_sram_kb * 1024, arch.bandwidth_words_per_cycle, ifmap_order.addresses, ifmap_order.slots,
                            op.ifmap_words);
         filter_user.emplace(arch.filter_sram_kb * 1024, arch.bandwidth_words_per_cycle, filter_order.addresses, filter_order.slots,

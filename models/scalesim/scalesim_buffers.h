@@ -65,6 +65,8 @@ public:
         }
     }
     /// read() of each address in [first, last), with the buffer's state kept in registers.
+    /// Written out again rather than calling read(): through members the loop was 20% slower
+    /// (AlexNet conv2 os, 27.5 against 22.9 ms in-process), so keep the two in step.
     void read_all(const std::int32_t* first, const std::int32_t* last);
     /// Issues the last prefetch (read_buffer_estimate_bw.complete_all_prefetches).
     void finish();
