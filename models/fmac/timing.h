@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "common/counter_fields.h"
+#include "common/enum_names.h"
 
 namespace fastsim::fmac {
 
@@ -23,6 +24,19 @@ struct ArrayGeometry {
     int group_size = 16;  ///< g: elements per BFP group, one group per fMAC
 };
 
+/// Which operand a PE holds while the other streams through (docs/array.md, "Dataflows").
+///   weight_stationary  PE (r, c) holds Y group (k-group r, column c); X rows stream from the
+///                      left, partial sums flow down and leave the bottom row.
+///   input_stationary   PE (r, c) holds X group (k-group r, X row c); Y columns stream from the
+///                      left, partial sums flow down and leave the bottom row.
+///   output_stationary  PE (r, c) holds output (X row r, column c); X groups stream from the
+///                      left and Y groups from the top, k-group by k-group, and the finished
+///                      outputs drain down and out, one array row per cycle.
+enum class Dataflow : std::uint8_t { weight_stationary, output_stationary, input_stationary };
+
+/// Config and report names: ws, os, is (as SCALE-Sim spells them).
+const EnumNames<Dataflow, 3>& enum_names(Dataflow);
+
 /// fMAC passes for one group product: ceil(m_x / 2) * ceil(m_y / 2) 2-bit chunk pairs.
 inline int passes_per_group(int mantissa_bits_x, int mantissa_bits_y) {
     return ((mantissa_bits_x + 1) / 2) * ((mantissa_bits_y + 1) / 2);
@@ -32,7 +46,9 @@ inline int passes_per_group(int mantissa_bits_x, int mantissa_bits_y) {
 /// stepped array (array::SystolicArray); node::PhaseCounters sums it per phase and energy
 /// charges for its actions.
 struct ArrayCounters {
-    std::uint64_t weight_load_cycles = 0;  ///< loading stationary groups, one array row per cycle
+    /// Moving the stationary operand, one array row per cycle: loading weights (ws) or inputs
+    /// (is) before a fold, draining the outputs (os) after it.
+    std::uint64_t stationary_cycles = 0;
     std::uint64_t folds = 0;
     std::uint64_t group_products = 0;      ///< m * groups(k) * n: fMAC group operations
     std::uint64_t pe_passes = 0;           ///< group_products * P: chunk passes actually done
@@ -53,7 +69,7 @@ struct ArrayCounters {
 /// Every counter of ArrayCounters, in report order (common/counter_fields.h): the one list that
 /// +=, -, == and node::PhaseCounters walk.
 inline constexpr CounterField<ArrayCounters> kArrayCounterFields[] = {
-    {&ArrayCounters::weight_load_cycles, {"weight_load_cycles", "weight-load cycles", CounterKind::work, CounterShow::hidden}},
+    {&ArrayCounters::stationary_cycles, {"stationary_cycles", "stationary load/drain cycles", CounterKind::work, CounterShow::hidden}},
     {&ArrayCounters::folds, {"folds", "folds", CounterKind::work, CounterShow::hidden}},
     {&ArrayCounters::group_products, {"group_products", "group products", CounterKind::action, CounterShow::hidden}},
     {&ArrayCounters::pe_passes, {"pe_passes", "PE passes", CounterKind::action, CounterShow::detail}},
@@ -75,20 +91,41 @@ inline bool operator==(const ArrayCounters& a, const ArrayCounters& b) {
     return equal_counters(a, b, kArrayCounterFields);
 }
 
-/// Cycles and work of one GEMM, by the analytic formula of docs/array.md:
-/// for every fold f (k-groups r_f <= R by columns c_f <= C),
-///   cycles_f = r_f                              weight load, one array row per cycle
-///            + P * (m + r_f + c_f - 2)          fill + stream + drain, each hop P cycles
-/// where P = passes_per_group. Folds run back to back, n-fold outer, k-fold inner (no overlap).
+/// How a dataflow lays one GEMM (m x k x n, `groups` = ceil(k / g)) on the array: the
+/// dimension spread over the array's rows, the one over its columns, and the one streamed.
+///   ws: rows = groups, cols = n, stream = m      is: rows = groups, cols = m, stream = n
+///   os: rows = m,      cols = n, stream = groups
+struct FoldMapping {
+    std::uint64_t row_dim = 0, col_dim = 0, stream = 0;
+    std::uint64_t row_folds = 0, col_folds = 0;  ///< ceil(row_dim / R), ceil(col_dim / C)
+};
+FoldMapping fold_mapping(const GemmShape& shape, const ArrayGeometry& array, Dataflow dataflow);
+
+/// How often a GEMM's operands pass between the array and the SRAM (the node charges SRAM
+/// bits from these): every fold reads its stationary slice once and streams the other
+/// operand's slice once; partial sums leave the array once per fold that covers k (ws, is) or
+/// once per output (os, whose PEs reduce all of k in place).
+struct OperandPasses {
+    std::uint64_t x_reads = 0;      ///< times all of X is read
+    std::uint64_t y_reads = 0;      ///< times all of Y is read
+    std::uint64_t psum_writes = 0;  ///< times all m x n partial sums are written
+};
+
+/// Cycles and work of one GEMM, by the analytic formula of docs/array.md. With the dataflow's
+/// FoldMapping, every fold f (r_f <= R array rows by c_f <= C columns) takes
+///   cycles_f = r_f                              stationary load (ws, is) or drain (os)
+///            + P * (stream + r_f + c_f - 2)     fill + stream + drain, each hop P cycles
+/// where P = passes_per_group. Folds run back to back, column folds outer, row folds inner.
 struct GemmTiming {
     std::uint64_t cycles = 0;
-    std::uint64_t stream_cycles = 0;   ///< cycles - counts.weight_load_cycles
+    std::uint64_t stream_cycles = 0;   ///< cycles - counts.stationary_cycles
     std::uint64_t macs = 0;            ///< m * k * n useful multiply-accumulates
     ArrayCounters counts;
+    OperandPasses passes_of_operands;
     int passes = 0;                    ///< P
 };
 
 GemmTiming analytic_gemm_timing(const GemmShape& shape, const ArrayGeometry& array, int mantissa_bits_x,
-                                int mantissa_bits_y);
+                                int mantissa_bits_y, Dataflow dataflow = Dataflow::weight_stationary);
 
 }  // namespace fastsim::fmac

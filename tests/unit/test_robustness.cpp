@@ -55,21 +55,27 @@ std::string slurp(const std::string& path) {
     return s.str();
 }
 
-/// The array formula summed fold by fold, as docs/array.md states it.
-fmac::GemmTiming folds_one_by_one(const fmac::GemmShape& s, const fmac::ArrayGeometry& a, int mx, int my) {
+/// The array formula summed fold by fold, as docs/array.md states it for each dataflow.
+fmac::GemmTiming folds_one_by_one(const fmac::GemmShape& s, const fmac::ArrayGeometry& a, int mx, int my,
+                                  fmac::Dataflow dataflow) {
     fmac::GemmTiming t;
     const auto g = static_cast<std::uint64_t>(a.group_size), rows = static_cast<std::uint64_t>(a.rows),
                cols = static_cast<std::uint64_t>(a.cols);
     const std::uint64_t groups = (s.k + g - 1) / g;
     const auto p = static_cast<std::uint64_t>(fmac::passes_per_group(mx, my));
-    for (std::uint64_t kf = 0; kf * rows < groups; ++kf)
-        for (std::uint64_t nf = 0; nf * cols < s.n; ++nf) {
-            const std::uint64_t r = std::min(rows, groups - kf * rows), c = std::min(cols, s.n - nf * cols);
-            t.counts.weight_load_cycles += r;
-            t.stream_cycles += p * (s.m + r + c - 2);
+    // ws: k-groups down the rows, output columns across, X rows stream; is: k-groups down,
+    // X rows across, Y columns stream; os: X rows down, output columns across, k-groups stream.
+    std::uint64_t down = groups, across = s.n, stream = s.m;
+    if (dataflow == fmac::Dataflow::input_stationary) across = s.m, stream = s.n;
+    if (dataflow == fmac::Dataflow::output_stationary) down = s.m, stream = groups;
+    for (std::uint64_t rf = 0; rf * rows < down; ++rf)
+        for (std::uint64_t cf = 0; cf * cols < across; ++cf) {
+            const std::uint64_t r = std::min(rows, down - rf * rows), c = std::min(cols, across - cf * cols);
+            t.counts.stationary_cycles += r;
+            t.stream_cycles += p * (stream + r + c - 2);
             ++t.counts.folds;
         }
-    t.cycles = t.counts.weight_load_cycles + t.stream_cycles;
+    t.cycles = t.counts.stationary_cycles + t.stream_cycles;
     return t;
 }
 
@@ -242,15 +248,17 @@ TEST_CASE("the closed-form array formula equals the fold-by-fold sum", "[fmac]")
     std::mt19937_64 rng(7);
     for (int trial = 0; trial < 2000; ++trial) {
         std::uniform_int_distribution<std::uint64_t> dim(1, 300);
-        const fmac::GemmShape s{dim(rng), dim(rng) * (trial % 3 + 1), dim(rng)};
+        const fmac::GemmShape s{dim(rng), dim(rng) * (trial % 4 + 1), dim(rng)};
         const fmac::ArrayGeometry a{static_cast<int>(dim(rng) % 17 + 1), static_cast<int>(dim(rng) % 13 + 1),
                                     static_cast<int>(dim(rng) % 20 + 1)};
         const int mx = static_cast<int>(dim(rng) % 8 + 1), my = static_cast<int>(dim(rng) % 8 + 1);
-        const fmac::GemmTiming closed = fmac::analytic_gemm_timing(s, a, mx, my);
-        const fmac::GemmTiming loop = folds_one_by_one(s, a, mx, my);
-        INFO(s.m << " x " << s.k << " x " << s.n << " on " << a.rows << " x " << a.cols << ", g " << a.group_size);
+        const auto dataflow = static_cast<fmac::Dataflow>(trial % 3);
+        const fmac::GemmTiming closed = fmac::analytic_gemm_timing(s, a, mx, my, dataflow);
+        const fmac::GemmTiming loop = folds_one_by_one(s, a, mx, my, dataflow);
+        INFO(s.m << " x " << s.k << " x " << s.n << " on " << a.rows << " x " << a.cols << ", g " << a.group_size
+                 << ", " << name_of(dataflow));
         CHECK(closed.cycles == loop.cycles);
-        CHECK(closed.counts.weight_load_cycles == loop.counts.weight_load_cycles);
+        CHECK(closed.counts.stationary_cycles == loop.counts.stationary_cycles);
         CHECK(closed.counts.folds == loop.counts.folds);
     }
     // A tile of 2^40 k-groups is counted at once, not fold by fold.

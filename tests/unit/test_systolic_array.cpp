@@ -10,6 +10,7 @@
 
 #include "array/systolic_array.h"
 #include "fmac/training_gemm.h"
+#include "node/node.h"
 #include "support/array_driver.h"
 #include "support/systemc_fixture.h"
 
@@ -24,7 +25,10 @@ struct SteppedRun {
     array::ArrayStats stats;
 };
 
-SteppedRun run_stepped(const fmac::ArrayGeometry& geometry, const bfp::BfpMatrix& x, const bfp::BfpMatrix& y_t) {
+/// One job on a fresh array; with `start`, the job accumulates onto those m x n partial sums.
+SteppedRun run_stepped(const fmac::ArrayGeometry& geometry, const bfp::BfpMatrix& x, const bfp::BfpMatrix& y_t,
+                       fmac::Dataflow dataflow = fmac::Dataflow::weight_stationary,
+                       const std::vector<float>* start = nullptr) {
     test::FreshSimContext kernel;  // declared first: destroyed after the modules below
     const fmac::ChunkPlanes px(x), py(y_t);
     array::ArrayParams params;
@@ -32,11 +36,15 @@ SteppedRun run_stepped(const fmac::ArrayGeometry& geometry, const bfp::BfpMatrix
     array::SystolicArray arr("array", params);
     test::ArrayDriver driver("driver");
     std::vector<float> out;
+    if (start) out = *start;
     driver.array = &arr;
-    driver.job = {&px, &py, &out};
+    driver.job = {&px, &py, &out, start != nullptr, dataflow};
     sc_core::sc_start();
     return {out, static_cast<std::uint64_t>(driver.finished / params.clock_period), arr.stats()};
 }
+
+constexpr fmac::Dataflow kDataflows[] = {fmac::Dataflow::weight_stationary, fmac::Dataflow::output_stationary,
+                                         fmac::Dataflow::input_stationary};
 
 bool bit_equal(const std::vector<float>& a, const std::vector<float>& b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
@@ -64,20 +72,60 @@ TEST_CASE("a hand-timed single fold: R + P (M + R + C - 2) cycles", "[array]") {
     const auto y_t = bfp::quantize_rows(w.data(), 2, 8, 1, 2, q);
     const SteppedRun run = run_stepped({2, 2, 4}, x, y_t);
     CHECK(run.cycles == 22);
-    CHECK(run.stats.counts.weight_load_cycles == 2);
+    CHECK(run.stats.counts.stationary_cycles == 2);
     CHECK(run.stats.counts.pe_passes == 3 * 2 * 2 * 4);  // every (row, group, column) product, 4 passes each
     CHECK(fmac::analytic_gemm_timing({3, 8, 2}, {2, 2, 4}, 4, 4).cycles == 22);
     CHECK(bit_equal(run.out, bfp::gemm(x, y_t)));
 }
 
-TEST_CASE("stepped array equals bfp::gemm and the cycle formula on ragged shapes",
+TEST_CASE("hand-timed output- and input-stationary folds", "[array]") {
+    // 2 x 2 array, g = 4, X 3 x 8 (2 groups), Y^T 2 x 8, m = 4 x 4 -> P = 4.
+    // os: rows hold X rows (3: folds of 2 and 1), columns Y^T rows (2), 2 k-groups stream;
+    //   fold 1: 2 (drain) + 4 (2 + 2 + 2 - 2) = 18, fold 2: 1 + 4 (2 + 1 + 2 - 2) = 13; 31 in all.
+    // is: rows hold k-groups (2), columns X rows (3: folds of 2 and 1), Y^T's 2 rows stream;
+    //   fold 1: 2 (load) + 4 (2 + 2 + 2 - 2) = 18, fold 2: 2 + 4 (2 + 2 + 1 - 2) = 14; 32 in all.
+    std::mt19937_64 rng(1);
+    bfp::Format f;
+    f.group_size = 4;
+    f.mantissa_bits = 4;
+    bfp::Quantizer q(f, bfp::Rounding::nearest);
+    const auto a = random_tensor(3 * 8, rng, 1.0f), w = random_tensor(8 * 2, rng, 1.0f);
+    const auto x = bfp::quantize_rows(a.data(), 3, 8, 8, 1, q);
+    const auto y_t = bfp::quantize_rows(w.data(), 2, 8, 1, 2, q);
+    const SteppedRun os = run_stepped({2, 2, 4}, x, y_t, fmac::Dataflow::output_stationary);
+    CHECK(os.cycles == 31);
+    CHECK(os.stats.counts.stationary_cycles == 3);
+    CHECK(os.stats.counts.folds == 2);
+    CHECK(bit_equal(os.out, bfp::gemm(x, y_t)));
+    const SteppedRun is = run_stepped({2, 2, 4}, x, y_t, fmac::Dataflow::input_stationary);
+    CHECK(is.cycles == 32);
+    CHECK(is.stats.counts.stationary_cycles == 4);
+    CHECK(is.stats.counts.folds == 2);
+    CHECK(bit_equal(is.out, bfp::gemm(x, y_t)));
+    for (const SteppedRun* run : {&os, &is}) CHECK(run->stats.counts.pe_passes == 3 * 2 * 2 * 4);
+    CHECK(fmac::analytic_gemm_timing({3, 8, 2}, {2, 2, 4}, 4, 4, fmac::Dataflow::output_stationary).cycles == 31);
+    CHECK(fmac::analytic_gemm_timing({3, 8, 2}, {2, 2, 4}, 4, 4, fmac::Dataflow::input_stationary).cycles == 32);
+    // SRAM passes: os streams X past every column fold and Y past every row fold, writes
+    // each output once; is holds X, streams Y^T once per column fold, writes per k-fold.
+    const auto passes = [](fmac::Dataflow d) {
+        const fmac::OperandPasses p = fmac::analytic_gemm_timing({3, 8, 2}, {2, 2, 4}, 4, 4, d).passes_of_operands;
+        return std::vector<std::uint64_t>{p.x_reads, p.y_reads, p.psum_writes};
+    };
+    CHECK(passes(fmac::Dataflow::output_stationary) == std::vector<std::uint64_t>{1, 2, 1});
+    CHECK(passes(fmac::Dataflow::input_stationary) == std::vector<std::uint64_t>{1, 2, 1});
+    CHECK(passes(fmac::Dataflow::weight_stationary) == std::vector<std::uint64_t>{1, 1, 1});
+}
+
+TEST_CASE("stepped array equals bfp::gemm and the cycle formula on ragged shapes, every dataflow",
                  "[array]") {
     std::mt19937_64 rng(2024);
     std::uniform_int_distribution<int> array_dim(1, 9), gemm_dim(1, 60);
     std::uniform_int_distribution<int> width(1, 4);
-    const int groups[] = {4, 8, 16, 24};  // 1, 1, 2 (unrolled) and 3 (generic) lane blocks
-    for (int trial = 0; trial < 24; ++trial) {
-        const fmac::ArrayGeometry geometry{array_dim(rng), array_dim(rng), groups[trial % 4]};
+    // g = 1 takes the scalar path; 4, 8, 16 and 24: 1, 1, 2 (unrolled) and 3 (generic) lane blocks.
+    const int groups[] = {1, 4, 8, 16, 24};
+    for (int trial = 0; trial < 45; ++trial) {
+        const fmac::Dataflow dataflow = kDataflows[trial % 3];
+        const fmac::ArrayGeometry geometry{array_dim(rng), array_dim(rng), groups[trial % 5]};
         const std::size_t m = static_cast<std::size_t>(gemm_dim(rng)), k = static_cast<std::size_t>(gemm_dim(rng)),
                           n = static_cast<std::size_t>(gemm_dim(rng));
         const int mx = 2 * width(rng), my = 2 * width(rng);
@@ -90,13 +138,43 @@ TEST_CASE("stepped array equals bfp::gemm and the cycle formula on ragged shapes
         const auto x = bfp::quantize_rows(xs.data(), m, k, k, 1, qx);
         const auto y_t = bfp::quantize_rows(ys.data(), n, k, 1, n, qy);
         INFO("array " << geometry.rows << "x" << geometry.cols << " g=" << geometry.group_size << ", gemm " << m << "x"
-                      << k << "x" << n << ", m " << mx << "x" << my);
-        const SteppedRun run = run_stepped(geometry, x, y_t);
-        const fmac::GemmTiming expected = fmac::analytic_gemm_timing({m, k, n}, geometry, mx, my);
+                      << k << "x" << n << ", m " << mx << "x" << my << ", " << name_of(dataflow));
+        const SteppedRun run = run_stepped(geometry, x, y_t, dataflow);
+        const fmac::GemmTiming expected = fmac::analytic_gemm_timing({m, k, n}, geometry, mx, my, dataflow);
         REQUIRE(bit_equal(run.out, bfp::gemm(x, y_t)));
         REQUIRE(run.cycles == expected.cycles);
         CHECK(run.stats.busy_cycles == expected.cycles);
         CHECK(run.stats.counts == expected.counts);
+    }
+}
+
+TEST_CASE("k split in two accumulating jobs equals one whole-K bfp::gemm, every dataflow", "[array]") {
+    // The node chains k-tiles this way: the second job starts every output from the first's sums.
+    std::mt19937_64 rng(77);
+    std::uniform_int_distribution<int> array_dim(1, 6), gemm_dim(1, 30), width(1, 4);
+    for (int trial = 0; trial < 18; ++trial) {
+        const fmac::Dataflow dataflow = kDataflows[trial % 3];
+        const int g = trial % 2 ? 1 : 8;
+        const fmac::ArrayGeometry geometry{array_dim(rng), array_dim(rng), g};
+        const std::size_t m = static_cast<std::size_t>(gemm_dim(rng)), n = static_cast<std::size_t>(gemm_dim(rng));
+        const std::size_t groups_first = static_cast<std::size_t>(gemm_dim(rng) % 5 + 1);
+        const std::size_t groups = groups_first + static_cast<std::size_t>(gemm_dim(rng) % 5 + 1);
+        const std::size_t k = groups * static_cast<std::size_t>(g);
+        bfp::Format f;
+        f.group_size = g;
+        f.mantissa_bits = 2 * width(rng);
+        bfp::Quantizer q(f, bfp::Rounding::nearest);
+        const auto xs = random_tensor(m * k, rng, 1.0f), ys = random_tensor(k * n, rng, 0.3f);
+        const auto x = bfp::quantize_rows(xs.data(), m, k, k, 1, q);
+        const auto y_t = bfp::quantize_rows(ys.data(), n, k, 1, n, q);
+        INFO("array " << geometry.rows << "x" << geometry.cols << " g=" << g << ", gemm " << m << "x" << k << "x" << n
+                      << ", " << name_of(dataflow));
+        const SteppedRun first = run_stepped(geometry, node::slice(x, 0, m, 0, groups_first),
+                                             node::slice(y_t, 0, n, 0, groups_first), dataflow);
+        const SteppedRun second = run_stepped(geometry, node::slice(x, 0, m, groups_first, groups - groups_first),
+                                              node::slice(y_t, 0, n, groups_first, groups - groups_first), dataflow,
+                                              &first.out);
+        CHECK(bit_equal(second.out, bfp::gemm(x, y_t)));
     }
 }
 
