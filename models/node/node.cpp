@@ -133,7 +133,7 @@ PhaseCounters Node::run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, cons
             const fmac::ArrayCounters before = m_array.stats().counts;
             const std::uint64_t compute_start = cycles_since(start);
             const sc_core::sc_time array_start = sc_core::sc_time_stamp();
-            m_array.start({&x_tile, &y_tile, &tile_out, index.k > 0});
+            m_array.start({&x_tile, &y_tile, &tile_out, index.k > 0, dataflow_of(job, m_params)});
             wait(m_array.done());
             TileWork measured = w;
             measured.array.cycles = cycles_since(array_start);

@@ -111,10 +111,11 @@ TilePlan plan_tiles(const PhaseJob& job, const NodeParams& node) {
 }
 
 const fmac::GemmTiming& ArrayTimingMemo::timing(const fmac::GemmShape& shape, const fmac::ArrayGeometry& array,
-                                                int x_bits, int y_bits) {
-    const auto key = std::make_tuple(shape.m, shape.k, shape.n, x_bits, y_bits);
+                                                int x_bits, int y_bits, fmac::Dataflow dataflow) {
+    const auto key = std::make_tuple(shape.m, shape.k, shape.n, x_bits, y_bits, dataflow);
     auto it = m_cache.find(key);
-    if (it == m_cache.end()) it = m_cache.emplace(key, fmac::analytic_gemm_timing(shape, array, x_bits, y_bits)).first;
+    if (it == m_cache.end())
+        it = m_cache.emplace(key, fmac::analytic_gemm_timing(shape, array, x_bits, y_bits, dataflow)).first;
     return it->second;
 }
 
@@ -126,9 +127,6 @@ TileWork tile_work(const PhaseJob& job, const NodeParams& node, const TilePlan& 
     w.k = std::min(plan.tile_k, s.k - index.k * plan.tile_k);
     w.n = std::min(plan.tile_n, s.n - index.n * plan.tile_n);
     w.last_k = index.k + 1 == plan.k_tiles;
-    const std::uint64_t cols = static_cast<std::uint64_t>(node.array.cols);
-    const std::uint64_t rows = static_cast<std::uint64_t>(node.array.rows);
-    const std::uint64_t g = static_cast<std::uint64_t>(node.array.group_size);
     memory::Traffic& t = w.traffic;
 
     // (1) DMA load of the operands not already resident from the previous tile.
@@ -142,22 +140,28 @@ TileWork tile_work(const PhaseJob& job, const NodeParams& node, const TilePlan& 
     w.load_cycles = memory::dram_transfer_cycles(node.dram, node.clock_hz, t.dram_read_bits);
 
     memo.count_tile_worked();
-    // (2) Array: the memoised tile timing.
-    w.array = memo.timing({w.m, w.k, w.n}, node.array, job.x_mantissa_bits, job.y_mantissa_bits);
+    // (2) Array: the memoised tile timing in the phase's dataflow.
+    w.array = memo.timing({w.m, w.k, w.n}, node.array, job.x_mantissa_bits, job.y_mantissa_bits, dataflow_of(job, node));
 
-    // (3) SRAM traffic: DMA fills; Y read once (weight loads); X read once per column fold;
-    // fp32 partial sums written by every k-fold and read back by every k-fold but the first
-    // of the first k-tile; the finished accumulators read once by the converter / write-back.
+    // (3) SRAM traffic: DMA fills; X and Y read as often as the dataflow passes them through
+    // the array (fmac::OperandPasses: the held operand once, the streamed one once per column
+    // fold); fp32 partial sums written each time they leave the array and read back each time
+    // but the first of the first k-tile; the finished accumulators read once by the converter
+    // / write-back.
     constexpr const char* kSramBits = "SRAM bits of a tile";
-    const std::uint64_t n_folds = ceil_div(w.n, cols);
-    const std::uint64_t k_folds = ceil_div(ceil_div(w.k, g), rows);
+    const fmac::OperandPasses& passes = w.array.passes_of_operands;
     const std::uint64_t psum_bits = checked_mul(checked_mul(w.m, w.n, kSramBits), memory::kFp32Bits, kSramBits);
+    const auto read_bits = [&](std::uint64_t x_bits, std::uint64_t y_bits) {
+        return checked_add(checked_mul(x_bits, passes.x_reads, kSramBits), checked_mul(y_bits, passes.y_reads, kSramBits),
+                           kSramBits);
+    };
     t.sram_exponent_write_bits = w.load.exponent;
-    t.sram_mantissa_write_bits = checked_add(w.load.mantissa, checked_mul(psum_bits, k_folds, kSramBits), kSramBits);
-    t.sram_exponent_read_bits = checked_add(y.exponent, checked_mul(x.exponent, n_folds, kSramBits), kSramBits);
-    const std::uint64_t psum_reads = k_folds - 1 + (index.k > 0 ? 1 : 0) + (w.last_k ? 1 : 0);
-    t.sram_mantissa_read_bits = checked_add(checked_add(y.mantissa, checked_mul(x.mantissa, n_folds, kSramBits), kSramBits),
-                                            checked_mul(psum_bits, psum_reads, kSramBits), kSramBits);
+    t.sram_mantissa_write_bits =
+        checked_add(w.load.mantissa, checked_mul(psum_bits, passes.psum_writes, kSramBits), kSramBits);
+    t.sram_exponent_read_bits = read_bits(x.exponent, y.exponent);
+    const std::uint64_t psum_reads = passes.psum_writes - 1 + (index.k > 0 ? 1 : 0) + (w.last_k ? 1 : 0);
+    t.sram_mantissa_read_bits =
+        checked_add(read_bits(x.mantissa, y.mantissa), checked_mul(psum_bits, psum_reads, kSramBits), kSramBits);
     const std::uint64_t port_cycles = std::max({memory::bank_cycles(node.sram.exponent_bank, t.sram_exponent_read_bits),
                                                 memory::bank_cycles(node.sram.exponent_bank, t.sram_exponent_write_bits),
                                                 memory::bank_cycles(node.sram.mantissa_bank, t.sram_mantissa_read_bits),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 #include "bfp/format.h"
 #include "common/checked.h"
 #include "converter/converter_model.h"
+#include "fmac/training_gemm.h"
 #include "fmac/timing.h"
 #include "memory/memory.h"
 #include "node/phase_counters.h"
@@ -29,6 +31,10 @@ struct NodeParams {
     int exponent_bits = 8;               ///< shared-exponent width e of every BFP tensor
     int noise_bits = 8;                  ///< LFSR noise bits per stochastically rounded value
     std::uint64_t max_tile_rows = 1024;  ///< cap on X rows per tile (docs/node.md, "Tiling")
+    /// The array's dataflow for each training phase's GEMMs, indexed by fmac::TrainingPhase
+    /// (node.array.dataflow, node.array.dataflow_per_phase).
+    std::array<fmac::Dataflow, 3> dataflow{fmac::Dataflow::weight_stationary, fmac::Dataflow::weight_stationary,
+                                           fmac::Dataflow::weight_stationary};
 };
 
 /// How a phase's output leaves the node.
@@ -41,6 +47,7 @@ enum class OutputForm : std::uint8_t {
 /// stationary, both grouped along k.
 struct PhaseJob {
     fmac::GemmShape shape;
+    fmac::TrainingPhase phase = fmac::TrainingPhase::forward;  ///< picks the node's dataflow
     int x_mantissa_bits = 8;
     int y_mantissa_bits = 8;
     OutputForm output = OutputForm::bfp_two_groupings;
@@ -50,6 +57,11 @@ struct PhaseJob {
     /// vector unit, so it is neither converted nor written to DRAM.
     bool output_streamed = false;
 };
+
+/// The dataflow `node` runs `job` in.
+inline fmac::Dataflow dataflow_of(const PhaseJob& job, const NodeParams& node) {
+    return node.dataflow[static_cast<std::size_t>(job.phase)];
+}
 
 /// The two SRAM banks of a node (docs/node.md, "Memory").
 enum class SramBank : std::uint8_t { exponent, mantissa };
@@ -102,12 +114,12 @@ struct TileWork {
     memory::Traffic traffic;                   ///< SRAM bits; DRAM bits: the load and the output written (last k-tile only)
 };
 
-/// Memo of the array's per-tile timing: it depends only on (m, k, n, m_x, m_y) for a
-/// geometry, never on the data (docs/node.md, "Fidelity").
+/// Memo of the array's per-tile timing: it depends only on (m, k, n, m_x, m_y, dataflow) for
+/// a geometry, never on the data (docs/node.md, "Fidelity").
 class ArrayTimingMemo {
 public:
     const fmac::GemmTiming& timing(const fmac::GemmShape& shape, const fmac::ArrayGeometry& array, int x_bits,
-                                   int y_bits);
+                                   int y_bits, fmac::Dataflow dataflow);
     [[nodiscard]] std::size_t size() const { return m_cache.size(); }
     /// Tiles whose work was computed one by one (repeats skipped by run_phase_memo are not).
     [[nodiscard]] std::uint64_t tiles_worked() const { return m_tiles_worked; }
@@ -115,7 +127,7 @@ public:
 
 private:
     std::uint64_t m_tiles_worked = 0;
-    std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, int, int>, fmac::GemmTiming> m_cache;
+    std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, int, int, fmac::Dataflow>, fmac::GemmTiming> m_cache;
 };
 
 /// Work of tile (n_index, m_index, k_index) of a plan; `previous` is the tile before it in

@@ -25,6 +25,7 @@ StepPhase step_phase(std::size_t layer, fmac::TrainingPhase phase, const workloa
     const auto in = static_cast<std::uint64_t>(gemm.dims.in);
     const auto out = static_cast<std::uint64_t>(gemm.dims.out);
     PhaseJob& j = s.job;
+    j.phase = phase;
     switch (phase) {
         case fmac::TrainingPhase::forward:
             j.shape = {batch, in, out};

@@ -13,6 +13,17 @@ void node_keys(Visit& visit, N& n) {
     visit(n.clock_mhz, {"clock_mhz", "node clock; turns cycles into seconds and DRAM figures into cycles", &kClockMhz});
     visit(n.rows, {"array.rows", "R, fMAC rows of the array; g is `bfp.group_size`", &kArrayDim});
     visit(n.cols, {"array.cols", "C, fMAC columns of the array", &kArrayDim});
+    visit(n.dataflow, {"array.dataflow",
+                       "what each PE holds while the other operands stream: `ws` a weight (Y) group, `os` an output, "
+                       "`is` an input (X) group ([array.md](array.md#dataflows))"});
+    visit(n.dataflow_per_phase[0], {"array.dataflow_per_phase.forward", "the forward GEMMs' dataflow", nullptr,
+                                    "`array.dataflow`"});
+    visit(n.dataflow_per_phase[1], {"array.dataflow_per_phase.backward_data", "the backward-data GEMMs' dataflow",
+                                    nullptr, "`array.dataflow`"});
+    visit(n.dataflow_per_phase[2], {"array.dataflow_per_phase.weight_gradient",
+                                    "the weight-gradient GEMMs' dataflow; `os` streams both A and ∇O, as the FAST "
+                                    "paper describes",
+                                    nullptr, "`array.dataflow`"});
     visit(n.converter_lanes, {"converter.lanes", "values the converter takes per cycle", &kConverterLanes, "g"});
     visit(n.converter_latency_cycles, {"converter.pipeline_latency_cycles",
                                        "converter fill latency ([converter.md](converter.md))", &kConverterLatency,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -118,6 +119,9 @@ struct WorkloadParams {
 struct NodeConfig {
     double clock_mhz = 1000;
     int rows = 32, cols = 32;
+    fmac::Dataflow dataflow = fmac::Dataflow::weight_stationary;
+    /// Per training phase, indexed by fmac::TrainingPhase; unset: `dataflow`.
+    std::array<std::optional<fmac::Dataflow>, 3> dataflow_per_phase;
     std::optional<int> converter_lanes;            ///< unset: derived from bfp.group_size
     std::optional<int> converter_latency_cycles;   ///< unset: derived from bfp.group_size
     std::optional<int> vector_lanes;               ///< unset: derived from the array's columns

@@ -105,6 +105,23 @@ void print_per_layer_table(std::ostream& out, const config::Params& params, cons
 
 }  // namespace
 
+namespace {
+
+/// "dataflow ws", or "dataflow ws/ws/os (forward/backward_data/weight_gradient)" when phases differ.
+std::string dataflow_text(const node::NodeParams& n) {
+    if (n.dataflow[1] == n.dataflow[0] && n.dataflow[2] == n.dataflow[0])
+        return "dataflow " + std::string(name_of(n.dataflow[0]));
+    std::string names, phases;
+    for (const auto& phase : enum_names(fmac::TrainingPhase{})) {
+        const bool first = phase.value == fmac::TrainingPhase::forward;
+        names += (first ? "" : "/") + std::string(name_of(n.dataflow[static_cast<std::size_t>(phase.value)]));
+        phases += (first ? "" : "/") + std::string(phase.name);
+    }
+    return "dataflow " + names + " (" + phases + ")";
+}
+
+}  // namespace
+
 void print_training_step(std::ostream& out, const config::Params& params, const TrainingStepResult& result,
                          const StepReportDetail detail) {
     const node::NodeParams& n = params.node.resolved;
@@ -112,7 +129,7 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
     if (params.run.phase_selection() != node::kEveryPhase)
         for (const fmac::TrainingPhase p : params.run.phases) phase_list += std::string(phase_list.empty() ? ", phases " : " + ") + fmac::to_string(p);
     out << "Training step of " << params.workload.network.name << " (batch " << params.workload.batch << phase_list << ") on a "
-        << n.array.rows << "x" << n.array.cols << " FAST node, g=" << n.array.group_size << ", "
+        << n.array.rows << "x" << n.array.cols << " FAST node, g=" << n.array.group_size << ", " << dataflow_text(n) << ", "
         << params.node.clock_mhz << " MHz, fidelity " << config::to_string(params.run.fidelity) << ", energy table "
         << params.energy.resolved.name << "\n\n";
     const node::PhaseCounters& t = result.total;
@@ -207,7 +224,11 @@ std::string training_step_json(const config::Params& params, const TrainingStepR
     o << "  \"batch\": " << params.workload.batch << ",\n";
     o << "  \"fidelity\": " << json_string(std::string(config::to_string(params.run.fidelity))) << ",\n";
     o << "  \"node\": {\"array_rows\": " << n.array.rows << ", \"array_cols\": " << n.array.cols
-      << ", \"group_size\": " << n.array.group_size << ", \"clock_hz\": " << n.clock_hz << "},\n";
+      << ", \"group_size\": " << n.array.group_size << ", \"clock_hz\": " << n.clock_hz << ", \"dataflow\": {";
+    for (const auto& phase : enum_names(fmac::TrainingPhase{}))
+        o << (phase.value == fmac::TrainingPhase::forward ? "" : ", ") << json_string(std::string(phase.name)) << ": "
+          << json_string(std::string(name_of(n.dataflow[static_cast<std::size_t>(phase.value)])));
+    o << "}},\n";
     o << "  \"energy_table\": " << json_string(params.energy.resolved.name) << ",\n";
     o << "  \"total_cycles\": " << t.cycles << ",\n";
     o << "  \"total_seconds\": " << format_number(to_seconds(Cycles(t.cycles), n.clock_hz)) << ",\n";

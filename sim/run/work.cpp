@@ -204,7 +204,8 @@ WorkEstimate estimate_training_step(const config::Params& params, bool timeline)
             }
             if (!stepped) return phase_ns;
             const fmac::GemmTiming whole =
-                fmac::analytic_gemm_timing(s.job.shape, node.array, s.job.x_mantissa_bits, s.job.y_mantissa_bits);
+                fmac::analytic_gemm_timing(s.job.shape, node.array, s.job.x_mantissa_bits, s.job.y_mantissa_bits,
+                                           node::dataflow_of(s.job, node));
             const double b = static_cast<double>(s.dims.batch), in = static_cast<double>(s.dims.in),
                          out = static_cast<double>(s.dims.out);
             const double operands = b * in + in * out + b * out;
