@@ -66,27 +66,50 @@ TilePlan plan_tiles(const PhaseJob& job, const NodeParams& node) {
     const auto g = static_cast<std::uint64_t>(node.array.group_size);
     const auto rows = static_cast<std::uint64_t>(node.array.rows);
     const auto cols = static_cast<std::uint64_t>(node.array.cols);
-    auto ok = [&](std::uint64_t m, std::uint64_t k, std::uint64_t n) { return fits(tile_footprint(job, node, m, k, n), node); };
-
-    // (1) Rows first: fill and drain cost R + C - 2 steps per fold, so a fold streams as many
-    // rows as allowed (max_tile_rows); halve them only if not even one array-height of k fits.
-    // (2) Then k: the most whole array-row folds (R g elements), all of k if it fits.
-    // Sized next to one column fold of n, or (tiny SRAM) next to a single column.
-    std::uint64_t tile_m = 0, tile_k = 0;
-    for (const std::uint64_t n_probe : {std::min(s.n, cols), std::uint64_t{1}}) {
-        for (const std::uint64_t k_step : {rows * g, g}) {
-            for (std::uint64_t m = std::min(s.m, node.max_tile_rows);; m = (m + 1) / 2) {
-                tile_k = largest_fitting(k_step, s.k, [&](std::uint64_t k) { return ok(m, k, n_probe); });
-                if (tile_k > 0 || m == 1) {
-                    tile_m = m;
-                    break;
-                }
-            }
-            if (tile_k > 0) break;
-        }
-        if (tile_k > 0) break;
+    // The dataflow's roles (fmac::FoldMapping): which of m, k, n streams, which spreads over
+    // the array's rows and which over its columns; each with its whole-fold unit and its
+    // finest step (k moves in groups). X rows (m) never exceed max_tile_rows.
+    enum Dim : std::size_t { kM, kK, kN };
+    struct Role {
+        Dim dim;
+        std::uint64_t unit, fine;
+    };
+    Role stream{kM, 1, 1}, down{kK, rows * g, g}, across{kN, cols, 1};
+    switch (dataflow_of(job, node)) {
+    case fmac::Dataflow::weight_stationary: break;
+    case fmac::Dataflow::input_stationary: stream = {kN, 1, 1}, across = {kM, cols, 1}; break;
+    case fmac::Dataflow::output_stationary: stream = {kK, g, g}, down = {kM, rows, 1}; break;
     }
-    if (tile_k == 0) {
+    const std::array<std::uint64_t, 3> total{s.m, s.k, s.n};
+    const std::array<std::uint64_t, 3> limit{std::min(s.m, node.max_tile_rows), s.k, s.n};
+    std::array<std::uint64_t, 3> tile{};
+    auto ok_with = [&](Dim dim, std::uint64_t value) {
+        std::array<std::uint64_t, 3> t = tile;
+        t[dim] = value;
+        return fits(tile_footprint(job, node, t[kM], t[kK], t[kN]), node);
+    };
+
+    // (1) The streamed dimension first: fill and drain cost r_f + c_f - 2 steps per fold, so a
+    // fold streams as much as allowed; it is halved only if not even one fold row of the
+    // dimension spread down the array fits. (2) Then that dimension: the most whole fold rows,
+    // all of it if it fits. Sized next to one column fold, or (tiny SRAM) next to a single
+    // column.
+    const auto halve = [&](std::uint64_t v) { return std::min(total[stream.dim], ceil_div(ceil_div(v, stream.unit), 2) * stream.unit); };
+    const std::uint64_t stream_floor = std::min(total[stream.dim], stream.fine);
+    bool found = false;
+    for (const std::uint64_t across_probe : {std::min(total[across.dim], across.unit), std::uint64_t{1}}) {
+        tile[across.dim] = across_probe;
+        for (const std::uint64_t down_step : {down.unit, down.fine}) {
+            for (std::uint64_t v = limit[stream.dim];; v = halve(v)) {
+                tile[stream.dim] = v;
+                tile[down.dim] = largest_fitting(down_step, limit[down.dim], [&](std::uint64_t d) { return ok_with(down.dim, d); });
+                if (tile[down.dim] > 0 || v <= stream_floor) break;
+            }
+            if ((found = tile[down.dim] > 0)) break;
+        }
+        if (found) break;
+    }
+    if (!found) {
         const TileFootprint f = tile_footprint(job, node, 1, std::min(s.k, g), 1);
         const bool exponent_short = f.exponent_bits > node.sram.exponent_bank.capacity_bits;
         throw TilingError(exponent_short ? SramBank::exponent : SramBank::mantissa,
@@ -97,16 +120,18 @@ TilePlan plan_tiles(const PhaseJob& job, const NodeParams& node) {
                           std::to_string(exponent_short ? node.sram.exponent_bank.capacity_bits
                                                         : node.sram.mantissa_bank.capacity_bits));
     }
-    // (3) Then n: as many column folds as fit next to those rows (X is re-read per n-tile).
-    std::uint64_t tile_n = largest_fitting(cols, s.n, [&](std::uint64_t n) { return ok(tile_m, tile_k, n); });
-    if (tile_n == 0)  // less than one column fold fits (sized with n_probe = 1 above)
-        tile_n = largest_fitting(1, std::min(s.n, cols), [&](std::uint64_t n) { return ok(tile_m, tile_k, n); });
-    plan.tile_m = tile_m;
-    plan.tile_k = tile_k;
-    plan.tile_n = tile_n;
-    plan.m_tiles = ceil_div(s.m, tile_m);
-    plan.k_tiles = ceil_div(s.k, tile_k);
-    plan.n_tiles = ceil_div(s.n, tile_n);
+    // (3) Then the dimension across the columns: as many column folds as fit (the streamed
+    // operand is re-read per column fold).
+    const auto ok_across = [&](std::uint64_t v) { return ok_with(across.dim, v); };
+    tile[across.dim] = largest_fitting(across.unit, limit[across.dim], ok_across);
+    if (tile[across.dim] == 0)  // less than one column fold fits (sized with a probe of 1 above)
+        tile[across.dim] = largest_fitting(across.fine, std::min(limit[across.dim], across.unit), ok_across);
+    plan.tile_m = tile[kM];
+    plan.tile_k = tile[kK];
+    plan.tile_n = tile[kN];
+    plan.m_tiles = ceil_div(s.m, plan.tile_m);
+    plan.k_tiles = ceil_div(s.k, plan.tile_k);
+    plan.n_tiles = ceil_div(s.n, plan.tile_n);
     return plan;
 }
 

@@ -95,10 +95,12 @@ struct TileFootprint {
 TileFootprint tile_footprint(const PhaseJob& job, const NodeParams& node, std::uint64_t m, std::uint64_t k,
                              std::uint64_t n);
 
-/// Chooses tile sizes (docs/node.md, "Tiling"): rows up to max_tile_rows first (halved
-/// only if one array-height of k does not fit), then the most whole array-row folds of k,
-/// then the most column folds of n. Throws TilingError, naming the bank and the bits
-/// needed, if a 1 x min(k, g) x 1 tile does not fit.
+/// Chooses tile sizes (docs/node.md, "Tiling") for the phase's dataflow: the streamed
+/// dimension first (ws: m, is: n, os: k; halved only if one fold row of the next does not
+/// fit), then the most whole fold rows of the dimension spread down the array (ws, is: R g of
+/// k; os: R of m), then the most column folds of the last. m never exceeds max_tile_rows.
+/// Throws TilingError, naming the bank and the bits needed, if a 1 x min(k, g) x 1 tile
+/// does not fit.
 TilePlan plan_tiles(const PhaseJob& job, const NodeParams& node);
 
 /// Work and stage durations of one tile (cycles), as both fidelities use them.

@@ -111,6 +111,31 @@ TEST_CASE("tiling sizes rows first, then k in whole array folds, then column fol
     }
 }
 
+TEST_CASE("tiling streams the dataflow's streamed dimension first", "[node][tiling]") {
+    // 2 x 2 array, g = 4, 2-bit mantissas (3 bits an element with the sign): a tile (m, k, n)
+    // needs 2 ((m + n) 3 k + 32 m n) mantissa bits; the bank holds 3072.
+    //   ws: m = 8 (all); k in R g = 8 beside n = 2: 60 k + 1024 -> 32; n: 1536 + 704 n -> 2.
+    //   os: k = 64 (all); m in R = 2 beside n = 2: 512 m + 768 -> 4; n: 1536 + 640 n -> 2.
+    //   is: n = 8 (all); k beside m = 2: 60 k + 1024 -> 32; m in C = 2: 1536 + 704 m -> 2.
+    node::NodeParams p = small_node();
+    p.sram.mantissa_bank.capacity_bits = 3072;
+    node::PhaseJob job = job_of({8, 64, 8}, 2, 2, node::OutputForm::fp32);
+    const auto plan_in = [&](fmac::Dataflow d) {
+        p.dataflow[static_cast<std::size_t>(job.phase)] = d;
+        const node::TilePlan t = node::plan_tiles(job, p);
+        return std::vector<std::uint64_t>{t.tile_m, t.tile_k, t.tile_n};
+    };
+    CHECK(plan_in(fmac::Dataflow::weight_stationary) == std::vector<std::uint64_t>{8, 32, 2});
+    CHECK(plan_in(fmac::Dataflow::output_stationary) == std::vector<std::uint64_t>{4, 64, 2});
+    CHECK(plan_in(fmac::Dataflow::input_stationary) == std::vector<std::uint64_t>{2, 32, 8});
+    // The phase picks the dataflow: only weight_gradient runs os here.
+    p.dataflow = {fmac::Dataflow::weight_stationary, fmac::Dataflow::weight_stationary, fmac::Dataflow::output_stationary};
+    job.phase = fmac::TrainingPhase::forward;
+    CHECK(node::plan_tiles(job, p).tile_k == 32);
+    job.phase = fmac::TrainingPhase::weight_gradient;
+    CHECK(node::plan_tiles(job, p).tile_k == 64);
+}
+
 TEST_CASE("a hand-computed two-tile pipeline with fp32 write-back", "[node][pipeline]") {
     // m = 4 in two row tiles of 2; k = 8 (2 groups), n = 2; P = 1.
     // Tile 0 loads X and Y (80 + 80 bits): 10 + 20 = 30 cycles; tile 1 only X: 10 + 10 = 20.
