@@ -56,12 +56,11 @@ void SystolicArray::start(const ArrayJob& job) {
     // fmac::group_product_passes is exact up to 8-bit mantissas (docs/array.md).
     if (job.x->mantissa_bits() > 8 || job.y_transposed->mantissa_bits() > 8)
         throw std::invalid_argument(std::string(name()) + ": the fMAC array takes mantissas of at most 8 bits");
-    m_job = job;
     const std::size_t m = job.x->rows(), n = job.y_transposed->rows();
-    if (!job.accumulate)
-        m_job.out->assign(m * n, 0.0f);
-    else if (job.out->size() != m * n)
+    if (job.accumulate && job.out->size() != m * n)
         throw std::invalid_argument(std::string(name()) + ": an accumulating job needs m x n partial sums in out");
+    m_job = job;
+    if (!job.accumulate) m_job.out->assign(m * n, 0.0f);
     const bool input_stationary = job.dataflow == fmac::Dataflow::input_stationary;
     m_a = input_stationary ? job.y_transposed : job.x;
     m_b = input_stationary ? job.x : job.y_transposed;

@@ -97,7 +97,7 @@ TilePlan plan_tiles(const PhaseJob& job, const NodeParams& node) {
     const auto halve = [&](std::uint64_t v) { return std::min(total[stream.dim], ceil_div(ceil_div(v, stream.unit), 2) * stream.unit); };
     const std::uint64_t stream_floor = std::min(total[stream.dim], stream.fine);
     bool found = false;
-    for (const std::uint64_t across_probe : {std::min(total[across.dim], across.unit), std::uint64_t{1}}) {
+    for (const std::uint64_t across_probe : {std::min(limit[across.dim], across.unit), std::uint64_t{1}}) {
         tile[across.dim] = across_probe;
         for (const std::uint64_t down_step : {down.unit, down.fine}) {
             for (std::uint64_t v = limit[stream.dim];; v = halve(v)) {
@@ -184,6 +184,7 @@ TileWork tile_work(const PhaseJob& job, const NodeParams& node, const TilePlan& 
     t.sram_mantissa_write_bits =
         checked_add(w.load.mantissa, checked_mul(psum_bits, passes.psum_writes, kSramBits), kSramBits);
     t.sram_exponent_read_bits = read_bits(x.exponent, y.exponent);
+    // Every tile has m, k, n >= 1, so its partial sums leave the array at least once.
     const std::uint64_t psum_reads = passes.psum_writes - 1 + (index.k > 0 ? 1 : 0) + (w.last_k ? 1 : 0);
     t.sram_mantissa_read_bits =
         checked_add(read_bits(x.mantissa, y.mantissa), checked_mul(psum_bits, psum_reads, kSramBits), kSramBits);

@@ -315,25 +315,32 @@ TEST_CASE("the array rejects operands it cannot compute exactly, in every build"
     CHECK_THROWS_AS(arr.start({&x_wide, &x, &out}), std::invalid_argument);
     CHECK_THROWS_AS(arr.start({&x, &y_g8, &out}), std::invalid_argument);
     CHECK_FALSE(arr.busy());
+    std::vector<float> too_few(3);  // an accumulating job needs m x n = 16 partial sums
+    CHECK_THROWS_AS(arr.start({&x, &x, &too_few, true}), std::invalid_argument);
+    CHECK_FALSE(arr.busy());
 }
 
 TEST_CASE("NaN groups give the same canonical NaN outputs as bfp::gemm", "[array]") {
-    std::mt19937_64 rng(12);
-    bfp::Format f;
-    f.group_size = 4;
-    f.mantissa_bits = 4;
-    bfp::Quantizer q(f, bfp::Rounding::nearest);
-    auto a = random_tensor(9 * 13, rng, 1.0f), w = random_tensor(13 * 7, rng, 1.0f);
-    a[5] = std::numeric_limits<float>::quiet_NaN();
-    a[30] = -std::numeric_limits<float>::infinity();
-    w[20] = std::numeric_limits<float>::infinity();
-    const auto x = bfp::quantize_rows(a.data(), 9, 13, 13, 1, q);
-    const auto y_t = bfp::quantize_rows(w.data(), 7, 13, 1, 7, q);
-    const SteppedRun run = run_stepped({3, 2, 4}, x, y_t);
-    const auto reference = bfp::gemm(x, y_t);
-    std::size_t nans = 0;
-    for (float v : reference) nans += std::isnan(v);
-    CHECK(nans > 0);
-    CHECK(nans < reference.size());
-    CHECK(bit_equal(run.out, reference));
+    for (const int g : {4, 1}) {
+        std::mt19937_64 rng(12);
+        bfp::Format f;
+        f.group_size = g;
+        f.mantissa_bits = 4;
+        bfp::Quantizer q(f, bfp::Rounding::nearest);
+        auto a = random_tensor(9 * 13, rng, 1.0f), w = random_tensor(13 * 7, rng, 1.0f);
+        a[5] = std::numeric_limits<float>::quiet_NaN();
+        a[30] = -std::numeric_limits<float>::infinity();
+        w[20] = std::numeric_limits<float>::infinity();
+        const auto x = bfp::quantize_rows(a.data(), 9, 13, 13, 1, q);
+        const auto y_t = bfp::quantize_rows(w.data(), 7, 13, 1, 7, q);
+        const auto reference = bfp::gemm(x, y_t);
+        std::size_t nans = 0;
+        for (float v : reference) nans += std::isnan(v);
+        CHECK(nans > 0);
+        CHECK(nans < reference.size());
+        for (const fmac::Dataflow dataflow : kDataflows) {
+            INFO("g " << g << ", " << name_of(dataflow));
+            CHECK(bit_equal(run_stepped({3, 2, g}, x, y_t, dataflow).out, reference));
+        }
+    }
 }
