@@ -31,6 +31,11 @@ std::vector<double> scalar_values(const fmac::ChunkPlanes& planes) {
     return values;
 }
 
+/// The g = 1 group product of two group values: exact in a double, then rounded once to fp32,
+/// which is group_product_to_float's result. A zero product is +0.0 there (an integer sum of
+/// 0), so -0.0 becomes +0.0.
+inline float scalar_product(double a, double b) { return static_cast<float>(a * b + 0.0); }
+
 }  // namespace
 
 SystolicArray::SystolicArray(const sc_core::sc_module_name& name, const ArrayParams& params)
@@ -111,9 +116,8 @@ void SystolicArray::begin_fold() {
         return;
     }
     m_phase = Phase::load;
-    m_load_row = 0;
+    m_transfer_row = 0;
     m_last_step = m_a_rows + m_fold_rows + m_fold_cols - 3;
-    std::fill(m_held_group.begin(), m_held_group.end(), -1);
 }
 
 void SystolicArray::band(std::size_t r, std::size_t length, std::ptrdiff_t& first, std::ptrdiff_t& last) const {
@@ -125,7 +129,7 @@ void SystolicArray::band(std::size_t r, std::size_t length, std::ptrdiff_t& firs
 void SystolicArray::load_row() {
     // ws, is: one array row of held groups per cycle, from the top.
     const auto cols = static_cast<std::size_t>(m_params.geometry.cols);
-    const std::size_t r = m_load_row;
+    const std::size_t r = m_transfer_row;
     const std::size_t k_group = m_row_fold * static_cast<std::size_t>(m_params.geometry.rows) + r;
     for (std::size_t c = 0; c < m_fold_cols; ++c) {
         const std::size_t group = (m_col_fold * cols + c) * m_groups + k_group;
@@ -133,7 +137,7 @@ void SystolicArray::load_row() {
         if (!m_b_values.empty()) m_held_values[r * cols + c] = m_b_values[group];
     }
     ++m_stats.counts.stationary_cycles;
-    if (++m_load_row < m_fold_rows) return;
+    if (++m_transfer_row < m_fold_rows) return;
     m_phase = Phase::stream;
     if (m_a_values.empty()) return;
     // The A values the fold streams, array row by array row.
@@ -146,20 +150,18 @@ void SystolicArray::load_row() {
 void SystolicArray::unload_row() {
     // os: the outputs drain down and out, one array row per cycle, the bottom row first.
     const auto cols = static_cast<std::size_t>(m_params.geometry.cols);
-    const std::size_t r = m_fold_rows - 1 - m_load_row;
+    const std::size_t r = m_fold_rows - 1 - m_transfer_row;
     for (std::size_t c = 0; c < m_fold_cols; ++c)
         (*m_job.out)[out_index(m_row_fold * static_cast<std::size_t>(m_params.geometry.rows) + r, m_col_fold * cols + c)] =
             bfp::canonical_nan(m_sums[r * cols + c]);
     ++m_stats.counts.stationary_cycles;
-    ++m_load_row;
+    ++m_transfer_row;
 }
 
 template <bool Scalar>
 float SystolicArray::group_product(std::size_t a, std::size_t b) const {
     if constexpr (Scalar) {
-        // Exact product of two exact doubles, then one rounding: group_product_to_float's
-        // result. A zero product is +0.0 there (an integer sum of 0), so -0.0 becomes +0.0.
-        return static_cast<float>(m_a_values[a] * m_b_values[b] + 0.0);
+        return scalar_product(m_a_values[a], m_b_values[b]);
     } else {
         if (m_a->is_nan(a) || m_b->is_nan(b)) return std::numeric_limits<float>::quiet_NaN();
         const std::int64_t sum = m_kernel(m_a->group_chunks(a), m_a->lane_stride(), m_a->chunks_per_element(),
@@ -192,8 +194,7 @@ void SystolicArray::stream_step() {
         if constexpr (Scalar) {
             const double* a = &m_fold_a_values[r * m_a_rows];
             const double* held = &m_held_values[r * cols];
-            // As group_product<true>: one exact product, one rounding, +0.0 for a zero.
-            for (std::size_t c = first; c <= last; ++c) sums[c] += static_cast<float>(a[lead - c] * held[c] + 0.0);
+            for (std::size_t c = first; c <= last; ++c) sums[c] += scalar_product(a[lead - c], held[c]);
         } else {
             for (std::size_t c = first; c <= last; ++c)
                 sums[c] += group_product<false>((lead - c) * m_groups + k_base + r,
@@ -253,7 +254,7 @@ void SystolicArray::step() {
             load_row();
         } else {
             unload_row();
-            if (m_load_row == m_fold_rows) next_fold();
+            if (m_transfer_row == m_fold_rows) next_fold();
         }
         m_tick.notify(m_params.clock_period);
         return;
@@ -268,7 +269,7 @@ void SystolicArray::step() {
     if (m_step++ == m_last_step) {
         if (m_job.dataflow == fmac::Dataflow::output_stationary) {
             m_phase = Phase::unload;
-            m_load_row = 0;
+            m_transfer_row = 0;
         } else {
             next_fold();
         }

@@ -115,10 +115,11 @@ private:
     // Fold state: rows of the fold hold k-groups (ws, is) or A rows (os), columns B rows.
     Phase m_phase = Phase::idle;
     std::size_t m_fold = 0, m_col_fold = 0, m_row_fold = 0, m_fold_rows = 0, m_fold_cols = 0;
-    std::size_t m_load_row = 0, m_step = 0, m_last_step = 0;
+    /// The array row being loaded (ws, is) or drained (os); the step within the fold.
+    std::size_t m_transfer_row = 0, m_step = 0, m_last_step = 0;
 
     // Per-PE registers, index r * C + c.
-    std::vector<std::int64_t> m_held_group;  ///< ws, is: B group held, or -1
+    std::vector<std::int64_t> m_held_group;  ///< ws, is: B group held
     std::vector<double> m_held_values;       ///< ws, is at g = 1: that group's value
     /// ws, is: the partial sums moving down, each stored where it stays while it travels:
     /// column c's sum for A row i in slot ((i + c) mod r_f) * C + c. The r_f sums in flight in

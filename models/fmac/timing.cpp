@@ -18,7 +18,7 @@ const EnumNames<Dataflow, 3>& enum_names(Dataflow) {
 
 FoldMapping fold_mapping(const GemmShape& shape, const ArrayGeometry& array, Dataflow dataflow) {
     const auto g = static_cast<std::uint64_t>(array.group_size);
-    const std::uint64_t groups = shape.k / g + (shape.k % g != 0 ? 1 : 0);
+    const std::uint64_t groups = ceil_div(shape.k, g);
     FoldMapping f;
     switch (dataflow) {
     case Dataflow::weight_stationary: f = {groups, shape.n, shape.m}; break;
@@ -27,8 +27,8 @@ FoldMapping fold_mapping(const GemmShape& shape, const ArrayGeometry& array, Dat
     }
     const auto rows = static_cast<std::uint64_t>(array.rows);
     const auto cols = static_cast<std::uint64_t>(array.cols);
-    f.row_folds = f.row_dim / rows + (f.row_dim % rows != 0 ? 1 : 0);
-    f.col_folds = f.col_dim / cols + (f.col_dim % cols != 0 ? 1 : 0);
+    f.row_folds = ceil_div(f.row_dim, rows);
+    f.col_folds = ceil_div(f.col_dim, cols);
     return f;
 }
 
@@ -52,7 +52,7 @@ GemmTiming analytic_gemm_timing(const GemmShape& shape, const ArrayGeometry& arr
                                2 * counts.folds;  // every fold has r + c >= 2
     t.stream_cycles = checked_mul(p, hops, kCycles);
     t.cycles = checked_add(counts.stationary_cycles, t.stream_cycles, kCycles);
-    const std::uint64_t groups = dataflow == Dataflow::output_stationary ? f.stream : f.row_dim;
+    const std::uint64_t groups = ceil_div(shape.k, static_cast<std::uint64_t>(array.group_size));
     counts.group_products = checked_mul(checked_mul(shape.m, groups, "group products"), shape.n, "group products");
     counts.pe_passes = checked_mul(counts.group_products, p, "PE passes");
     t.macs = checked_mul(checked_mul(shape.m, shape.k, "MACs"), shape.n, "MACs");

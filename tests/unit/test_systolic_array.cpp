@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <utility>
 
 #include "array/systolic_array.h"
 #include "fmac/training_gemm.h"
@@ -57,19 +58,23 @@ std::vector<float> random_tensor(std::size_t n, std::mt19937_64& rng, float scal
     return v;
 }
 
-}  // namespace
-
-TEST_CASE("a hand-timed single fold: R + P (M + R + C - 2) cycles", "[array]") {
-    // 2 x 2 array, g = 4: K = 8 -> 2 groups (R' = 2), N = 2 (C' = 2), M = 3, m = 4 x 4 -> P = 4.
-    // Cycles = 2 (weight load) + 4 * (3 + 2 + 2 - 2) = 22.
+/// The hand-timed cases' operands: X 3 x 8 and Y^T 2 x 8, g = 4, 4-bit mantissas (P = 4).
+std::pair<bfp::BfpMatrix, bfp::BfpMatrix> hand_timed_operands() {
     std::mt19937_64 rng(1);
     bfp::Format f;
     f.group_size = 4;
     f.mantissa_bits = 4;
     bfp::Quantizer q(f, bfp::Rounding::nearest);
     const auto a = random_tensor(3 * 8, rng, 1.0f), w = random_tensor(8 * 2, rng, 1.0f);
-    const auto x = bfp::quantize_rows(a.data(), 3, 8, 8, 1, q);
-    const auto y_t = bfp::quantize_rows(w.data(), 2, 8, 1, 2, q);
+    return {bfp::quantize_rows(a.data(), 3, 8, 8, 1, q), bfp::quantize_rows(w.data(), 2, 8, 1, 2, q)};
+}
+
+}  // namespace
+
+TEST_CASE("a hand-timed single fold: R + P (M + R + C - 2) cycles", "[array]") {
+    // 2 x 2 array, g = 4: K = 8 -> 2 groups (R' = 2), N = 2 (C' = 2), M = 3, m = 4 x 4 -> P = 4.
+    // Cycles = 2 (weight load) + 4 * (3 + 2 + 2 - 2) = 22.
+    const auto [x, y_t] = hand_timed_operands();
     const SteppedRun run = run_stepped({2, 2, 4}, x, y_t);
     CHECK(run.cycles == 22);
     CHECK(run.stats.counts.stationary_cycles == 2);
@@ -84,14 +89,7 @@ TEST_CASE("hand-timed output- and input-stationary folds", "[array]") {
     //   fold 1: 2 (drain) + 4 (2 + 2 + 2 - 2) = 18, fold 2: 1 + 4 (2 + 1 + 2 - 2) = 13; 31 in all.
     // is: rows hold k-groups (2), columns X rows (3: folds of 2 and 1), Y^T's 2 rows stream;
     //   fold 1: 2 (load) + 4 (2 + 2 + 2 - 2) = 18, fold 2: 2 + 4 (2 + 2 + 1 - 2) = 14; 32 in all.
-    std::mt19937_64 rng(1);
-    bfp::Format f;
-    f.group_size = 4;
-    f.mantissa_bits = 4;
-    bfp::Quantizer q(f, bfp::Rounding::nearest);
-    const auto a = random_tensor(3 * 8, rng, 1.0f), w = random_tensor(8 * 2, rng, 1.0f);
-    const auto x = bfp::quantize_rows(a.data(), 3, 8, 8, 1, q);
-    const auto y_t = bfp::quantize_rows(w.data(), 2, 8, 1, 2, q);
+    const auto [x, y_t] = hand_timed_operands();
     const SteppedRun os = run_stepped({2, 2, 4}, x, y_t, fmac::Dataflow::output_stationary);
     CHECK(os.cycles == 31);
     CHECK(os.stats.counts.stationary_cycles == 3);
