@@ -6,6 +6,10 @@
 #include <cstring>
 #include <stdexcept>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 namespace fastsim::bfp {
 namespace {
 
@@ -230,9 +234,7 @@ inline __attribute__((always_inline)) double power_of_two(int e) {
 /// rules give. In float where 2^-lsb and 2^lsb are normal floats, else in double.
 template <Rounding R>
 inline __attribute__((always_inline)) void quantize_dequantize_group(const float* values, std::size_t count, const Format& format, const NoiseSpec& noise,
-                               LfsrBank& lfsr, GroupNoise& noise_buffer, float* out) {
-    if constexpr (R == Rounding::stochastic) noise_buffer.draw(static_cast<std::size_t>(format.group_size), noise, lfsr);
-    const std::uint32_t* noise_of_lane = noise_buffer.data();
+                               const std::uint32_t* noise_of_lane, float* out) {
     const std::uint32_t max_bits = max_magnitude_bits(values, count);
     if (max_bits == 0) {  // every value is +-0 and so is every k * 2^lsb, with its sign (common: ReLU, padding)
         if (out != values) std::copy_n(values, count, out);
@@ -306,13 +308,161 @@ inline __attribute__((always_inline)) void quantize_dequantize_all(const float* 
     GroupNoise noise_buffer;  // one buffer for all groups
     for (std::size_t first = 0; first < count; first += g) {
         const std::size_t n = std::min(g, count - first);
+        if constexpr (R == Rounding::stochastic) noise_buffer.draw(g, noise, lfsr);
         constexpr std::size_t kFastGroupSize = 16;  // FAST's g
         if (n == kFastGroupSize)
-            quantize_dequantize_group<R>(values + first, kFastGroupSize, format, noise, lfsr, noise_buffer, out + first);
+            quantize_dequantize_group<R>(values + first, kFastGroupSize, format, noise, noise_buffer.data(), out + first);
         else
-            quantize_dequantize_group<R>(values + first, n, format, noise, lfsr, noise_buffer, out + first);
+            quantize_dequantize_group<R>(values + first, n, format, noise, noise_buffer.data(), out + first);
     }
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define FASTSIM_AVX2_KERNEL 1
+
+/// The per-quantiser constants of the AVX2 kernel.
+struct Avx2Constants {
+    __m256i magnitude_mask, one_bit;
+    __m256 max_k, half, one, noise_scale;
+    __m128i noise_shift;
+};
+
+/// k * 2^lsb with x's sign for the 8 values v (magnitude bits a), each lane's noise in
+/// lane_noise: the float path's steps.
+template <Rounding R>
+__attribute__((target("avx2"), always_inline)) inline __m256 rounded_avx2(__m256 v, __m256i a, __m256 down, __m256 up,
+                                                                          __m256i lane_noise, const Avx2Constants& c) {
+    const __m256 t = _mm256_min_ps(_mm256_mul_ps(_mm256_castsi256_ps(a), down), c.max_k);
+    const __m256i whole = _mm256_cvttps_epi32(t);
+    const __m256 whole_f = _mm256_cvtepi32_ps(whole);
+    const __m256 fraction = _mm256_sub_ps(t, whole_f);
+    __m256 k;
+    if constexpr (R == Rounding::nearest) {
+        k = _mm256_add_ps(whole_f, _mm256_and_ps(_mm256_cmp_ps(fraction, c.half, _CMP_GE_OQ), c.one));
+    } else if constexpr (R == Rounding::truncate) {
+        k = whole_f;
+    } else if constexpr (R == Rounding::even) {
+        const __m256 odd = _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(whole, c.one_bit), c.one_bit));
+        const __m256 up_tie = _mm256_or_ps(_mm256_cmp_ps(fraction, c.half, _CMP_GT_OQ),
+                                           _mm256_and_ps(_mm256_cmp_ps(fraction, c.half, _CMP_EQ_OQ), odd));
+        k = _mm256_add_ps(whole_f, _mm256_and_ps(up_tie, c.one));
+    } else {
+        const __m256i kept = _mm256_cvttps_epi32(_mm256_mul_ps(fraction, c.noise_scale));  // n bits below the LSB
+        k = _mm256_cvtepi32_ps(_mm256_add_epi32(whole, _mm256_srl_epi32(_mm256_add_epi32(kept, lane_noise), c.noise_shift)));
+    }
+    const __m256 sign = _mm256_andnot_ps(_mm256_castsi256_ps(c.magnitude_mask), v);
+    return _mm256_or_ps(_mm256_mul_ps(k, up), sign);
+}
+
+/// 2^e as 8 floats, for normal e.
+__attribute__((target("avx2"), always_inline)) inline __m256 float_power_avx2(int e) {
+    return _mm256_castsi256_ps(_mm256_set1_epi32((e + 127) << 23));
+}
+
+/// FAST's g = 16 in AVX2 registers, one group in two vectors: the steps of the float path of
+/// quantize_dequantize_group, instruction for instruction the same IEEE single-precision
+/// operations (no FMA), so the bits are the same. A group whose maximum is subnormal or
+/// non-finite, that overflows, or whose 2^+-lsb are not normal floats takes the generic group
+/// code with the noise already drawn. `rows` rows of `count` values each, every row grouped
+/// from its start; a short last group is read and written through masks.
+/// Stochastic rounding needs noise.noise_bits <= 24 (the float path's limit).
+template <Rounding R>
+__attribute__((target("avx2"))) void quantize_dequantize_g16_avx2(const float* values, std::size_t rows,
+                                                                std::size_t count, const Format& format,
+                                                                const NoiseSpec& noise, LfsrBank& lfsr, float* out) {
+    constexpr std::size_t kGroup = 16;
+    const Avx2Constants c{_mm256_set1_epi32(0x7FFFFFFF),
+                          _mm256_set1_epi32(1),
+                          _mm256_set1_ps(static_cast<float>(format.max_magnitude())),
+                          _mm256_set1_ps(0.5f),
+                          _mm256_set1_ps(1.0f),
+                          _mm256_set1_ps(static_cast<float>(power_of_two(noise.noise_bits))),
+                          _mm_cvtsi32_si128(noise.noise_bits)};
+    const int min_exponent = format.min_exponent(), max_exponent = format.max_exponent();
+    const int mantissa_bits = format.mantissa_bits;
+    // Stochastic rounding: each lane's draws for up to 32 / n successive groups come from one
+    // leap of n * draws steps (first draw in the top bits); group j of them shifts its draw down.
+    const int noise_bits = noise.noise_bits;
+    const int draws_per_leap = 32 / noise_bits;
+    const __m256i noise_mask = _mm256_set1_epi32(static_cast<int>(noise_bits == 32 ? 0xFFFFFFFFu : (1u << noise_bits) - 1u));
+    alignas(32) std::uint32_t leap_bits[kGroup];
+    __m256i leap_low = _mm256_setzero_si256(), leap_high = leap_low;
+    int draws_left = 0;  // in leap_bits
+
+    const std::size_t groups_per_row = (count + kGroup - 1) / kGroup;
+    std::size_t groups_left = rows * groups_per_row;
+    for (std::size_t row = 0; row < rows; ++row, values += count, out += count) {
+        for (std::size_t first = 0; first < count; first += kGroup, --groups_left) {
+            const std::size_t n = std::min(kGroup, count - first);
+            __m256i noise_low = _mm256_setzero_si256(), noise_high = noise_low;
+            if constexpr (R == Rounding::stochastic) {
+                if (draws_left == 0) {
+                    draws_left = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(draws_per_leap), groups_left));
+                    lfsr.draw_lanes(noise_bits * draws_left, kGroup, leap_bits);
+                    leap_low = _mm256_load_si256(reinterpret_cast<const __m256i*>(leap_bits));
+                    leap_high = _mm256_load_si256(reinterpret_cast<const __m256i*>(leap_bits + 8));
+                }
+                --draws_left;
+                const __m128i shift = _mm_cvtsi32_si128(noise_bits * draws_left);
+                noise_low = _mm256_and_si256(_mm256_srl_epi32(leap_low, shift), noise_mask);
+                noise_high = _mm256_and_si256(_mm256_srl_epi32(leap_high, shift), noise_mask);
+            }
+            const float* x = values + first;
+            float* y = out + first;
+            __m256i mask_low = _mm256_set1_epi32(-1), mask_high = mask_low;
+            __m256 v0, v1;
+            if (n == kGroup) {
+                v0 = _mm256_loadu_ps(x);
+                v1 = _mm256_loadu_ps(x + 8);
+            } else {
+                const __m256i index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+                mask_low = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), index);
+                mask_high = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n) - 8), index);
+                v0 = _mm256_maskload_ps(x, mask_low);
+                v1 = _mm256_maskload_ps(x + 8, mask_high);
+            }
+            const __m256i a0 = _mm256_and_si256(_mm256_castps_si256(v0), c.magnitude_mask);
+            const __m256i a1 = _mm256_and_si256(_mm256_castps_si256(v1), c.magnitude_mask);
+            __m256i m = _mm256_max_epu32(a0, a1);
+            m = _mm256_max_epu32(m, _mm256_permute2x128_si256(m, m, 1));
+            m = _mm256_max_epu32(m, _mm256_shuffle_epi32(m, 0x4E));
+            m = _mm256_max_epu32(m, _mm256_shuffle_epi32(m, 0xB1));
+            const auto max_bits = static_cast<std::uint32_t>(_mm256_cvtsi256_si32(m));
+            const int biased = static_cast<int>(max_bits >> 23);
+            const int e = std::max(biased - 127, min_exponent);
+            const int lsb_exponent = e - (mantissa_bits - 1);
+            __m256 r0, r1;
+            if (max_bits == 0) {  // all +-0: copied, signs kept
+                r0 = v0;
+                r1 = v1;
+            } else if (biased == 0 || biased == 255 || e > max_exponent || lsb_exponent < -126 || lsb_exponent > 126) {
+                alignas(32) std::uint32_t noise_of_lane[kGroup];
+                _mm256_store_si256(reinterpret_cast<__m256i*>(noise_of_lane), noise_low);
+                _mm256_store_si256(reinterpret_cast<__m256i*>(noise_of_lane + 8), noise_high);
+                quantize_dequantize_group<R>(x, n, format, noise, noise_of_lane, y);
+                continue;
+            } else {
+                const __m256 down = float_power_avx2(-lsb_exponent), up = float_power_avx2(lsb_exponent);
+                r0 = rounded_avx2<R>(v0, a0, down, up, noise_low, c);
+                r1 = rounded_avx2<R>(v1, a1, down, up, noise_high, c);
+            }
+            if (n == kGroup) {
+                _mm256_storeu_ps(y, r0);
+                _mm256_storeu_ps(y + 8, r1);
+            } else {
+                _mm256_maskstore_ps(y, mask_low, r0);
+                _mm256_maskstore_ps(y + 8, mask_high, r1);
+            }
+        }
+    }
+}
+
+/// Whether the g = 16 AVX2 kernel can run this quantiser on this CPU.
+bool avx2_kernel_applies(const Format& format, Rounding rounding, const NoiseSpec& noise) {
+    static const bool cpu_has_avx2 = __builtin_cpu_supports("avx2") != 0;
+    return cpu_has_avx2 && format.group_size == 16 && (rounding != Rounding::stochastic || noise.noise_bits <= 24);
+}
+#endif
 
 // The element loops vectorise; on x86-64 they are also compiled for AVX2 (twice SSE2's
 // width, and unsigned max for the shared exponent), chosen at load time by the CPU. The
@@ -338,7 +488,26 @@ FASTSIM_VECTOR_CLONES void quantize_dequantize_rounding(Rounding rounding, const
 }  // namespace
 
 void Quantizer::quantize_dequantize(const float* values, std::size_t count, float* out) {
-    quantize_dequantize_rounding(m_rounding, values, count, m_format, m_noise, m_lfsr, out);
+    quantize_dequantize_rows(values, 1, count, out);
+}
+
+void Quantizer::quantize_dequantize_rows(const float* values, std::size_t rows, std::size_t k, float* out) {
+#ifdef FASTSIM_AVX2_KERNEL
+    if (avx2_kernel_applies(m_format, m_rounding, m_noise)) {
+        switch (m_rounding) {
+        case Rounding::nearest:
+            return quantize_dequantize_g16_avx2<Rounding::nearest>(values, rows, k, m_format, m_noise, m_lfsr, out);
+        case Rounding::even:
+            return quantize_dequantize_g16_avx2<Rounding::even>(values, rows, k, m_format, m_noise, m_lfsr, out);
+        case Rounding::truncate:
+            return quantize_dequantize_g16_avx2<Rounding::truncate>(values, rows, k, m_format, m_noise, m_lfsr, out);
+        case Rounding::stochastic:
+            return quantize_dequantize_g16_avx2<Rounding::stochastic>(values, rows, k, m_format, m_noise, m_lfsr, out);
+        }
+    }
+#endif
+    for (std::size_t r = 0; r < rows; ++r)
+        quantize_dequantize_rounding(m_rounding, values + r * k, k, m_format, m_noise, m_lfsr, out + r * k);
 }
 
 void Quantizer::set_mantissa_bits(int mantissa_bits) {

@@ -55,6 +55,9 @@ public:
     /// drawing the same LFSR noise, without building the BfpTensor: the fast path of BFP
     /// training, whose GEMMs multiply these exactly representable values in fp32.
     void quantize_dequantize(const float* values, std::size_t count, float* out);
+    /// quantize_dequantize of each of `rows` rows of k contiguous values, in order (each row's
+    /// groups start at its first value): the operand of a GEMM grouped along k.
+    void quantize_dequantize_rows(const float* values, std::size_t rows, std::size_t k, float* out);
 
     /// Changes m, keeping g, e, the rounding and the LFSR state (a converter switching
     /// precision). Throws std::invalid_argument if the new format fails validate().

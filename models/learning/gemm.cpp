@@ -53,31 +53,37 @@ const Blas& blas() {
 /// Rows of at most this many floats are built at a time (a block that stays in L1/L2).
 constexpr std::size_t kBlockFloats = 4096;
 
-/// `source` (rows x k) quantised row by row by `q` (none: copied) into `out`, dequantised.
-void quantize_rows_dequantized(const RowSource& source, std::size_t k, bfp::Quantizer* q, std::vector<float>& out,
+/// Room for `count` floats in `scratch`, which only grows: the GEMMs of a network share it,
+/// and regrowing a vector that shrank would zero-fill it again at every layer.
+float* room(std::vector<float>& scratch, std::size_t count) {
+    if (scratch.size() < count) scratch.resize(count);
+    return scratch.data();
+}
+
+/// `source` (rows x k) quantised row by row by `q` (none: copied), dequantised, into `out`
+/// (rows x k floats).
+void quantize_rows_dequantized(const RowSource& source, std::size_t k, bfp::Quantizer* q, float* out,
                                std::vector<float>& block) {
-    out.resize(source.rows * k);
     if (source.matrix != nullptr) {
-        if (q == nullptr) return (void)std::copy_n(source.matrix, source.rows * k, out.data());
-        for (std::size_t r = 0; r < source.rows; ++r) q->quantize_dequantize(source.matrix + r * k, k, out.data() + r * k);
-        return;
+        if (q == nullptr) return (void)std::copy_n(source.matrix, source.rows * k, out);
+        return q->quantize_dequantize_rows(source.matrix, source.rows, k, out);
     }
-    if (q == nullptr) return source.fill(0, source.rows, out.data());
+    if (q == nullptr) return source.fill(0, source.rows, out);
     const std::size_t block_rows = std::max<std::size_t>(1, kBlockFloats / std::max<std::size_t>(1, k));
-    block.resize(block_rows * k);
+    float* rows = room(block, block_rows * k);
     for (std::size_t first = 0; first < source.rows; first += block_rows) {
         const std::size_t count = std::min(block_rows, source.rows - first);
-        source.fill(first, count, block.data());
-        for (std::size_t r = 0; r < count; ++r) q->quantize_dequantize(block.data() + r * k, k, out.data() + (first + r) * k);
+        source.fill(first, count, rows);
+        q->quantize_dequantize_rows(rows, count, k, out + first * k);
     }
 }
 
 /// The rows of `source` as one stored matrix (built into `storage` if need be).
 const float* materialised(const RowSource& source, std::size_t k, std::vector<float>& storage) {
     if (source.matrix != nullptr) return source.matrix;
-    storage.resize(source.rows * k);
-    source.fill(0, source.rows, storage.data());
-    return storage.data();
+    float* rows = room(storage, source.rows * k);
+    source.fill(0, source.rows, rows);
+    return rows;
 }
 
 }  // namespace
@@ -143,12 +149,14 @@ void gemm_abt(GemmPath path, const RowSource& a, const RowSource& bt, std::size_
     const float* a_rows = a.matrix;
     const float* bt_rows = bt.matrix;
     if (qa != nullptr || a_rows == nullptr) {
-        quantize_rows_dequantized(a, k, qa, scratch.a, scratch.block);
-        a_rows = scratch.a.data();
+        float* rows = room(scratch.a, m * k);
+        quantize_rows_dequantized(a, k, qa, rows, scratch.block);
+        a_rows = rows;
     }
     if (qb != nullptr || bt_rows == nullptr) {
-        quantize_rows_dequantized(bt, k, qb, scratch.bt, scratch.block);
-        bt_rows = scratch.bt.data();
+        float* rows = room(scratch.bt, n * k);
+        quantize_rows_dequantized(bt, k, qb, rows, scratch.block);
+        bt_rows = rows;
     }
     sgemm_abt(a_rows, bt_rows, m, n, k, c);
 }

@@ -130,3 +130,57 @@ TEST_CASE("set_mantissa_bits changes the width and keeps the LFSR stream", "[bfp
     CHECK_THROWS_AS(switched.set_mantissa_bits(17), std::invalid_argument);
     CHECK(switched.format().mantissa_bits == 8);
 }
+
+TEST_CASE("quantize_dequantize at g = 16 matches on ordinary values, every row length", "[bfp][fast_path]") {
+    // Values whose groups take the vector kernel (normal maxima, no overflow), with exact ties
+    // and zeros mixed in, over row lengths 1..40 so that every short last group is masked.
+    std::mt19937_64 rng(16);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::uniform_int_distribution<int> kind(0, 7), scale(-20, 20), k(0, 255);
+    const Rounding roundings[] = {Rounding::nearest, Rounding::even, Rounding::truncate, Rounding::stochastic};
+    for (int m : {2, 4, 6, 8, 12, 16}) {
+        for (Rounding rounding : roundings) {
+            Format f;
+            f.mantissa_bits = m;
+            for (std::size_t count = 1; count <= 40; ++count) {
+                std::vector<float> x(count);
+                const int group_scale = scale(rng);
+                for (float& v : x) {
+                    switch (kind(rng)) {
+                    case 0: v = (rng() & 1) != 0 ? -0.0f : 0.0f; break;
+                    case 1: v = std::ldexp(static_cast<float>(k(rng)) + 0.5f, group_scale - m); break;  // ties
+                    default: v = std::ldexp(normal(rng), group_scale); break;
+                    }
+                }
+                INFO("m = " << m << ", rounding " << to_string(rounding) << ", count " << count);
+                require_same(Quantizer(f, rounding, NoiseSpec{8, 16, count}), Quantizer(f, rounding, NoiseSpec{8, 16, count}), x);
+            }
+        }
+    }
+}
+
+TEST_CASE("quantize_dequantize_rows equals one quantize_dequantize per row", "[bfp][fast_path]") {
+    // Rows shorter, equal to and longer than a group, at FAST's g and at another g; the LFSR
+    // draws must run on across rows exactly as the row-by-row calls make them.
+    std::mt19937_64 rng(9);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    for (int g : {16, 8}) {
+        for (Rounding rounding : {Rounding::nearest, Rounding::stochastic}) {
+            for (std::size_t k : {std::size_t{1}, std::size_t{9}, std::size_t{16}, std::size_t{37}}) {
+                Format f;
+                f.group_size = g;
+                f.mantissa_bits = 4;
+                const std::size_t rows = 23;
+                std::vector<float> x(rows * k);
+                for (float& v : x) v = normal(rng);
+                Quantizer by_rows(f, rounding, NoiseSpec{7, 16, k}), one_by_one(f, rounding, NoiseSpec{7, 16, k});
+                std::vector<float> got(x.size()), expected(x.size());
+                by_rows.quantize_dequantize_rows(x.data(), rows, k, got.data());
+                for (std::size_t r = 0; r < rows; ++r) one_by_one.quantize_dequantize(&x[r * k], k, &expected[r * k]);
+                INFO("g = " << g << ", rounding " << to_string(rounding) << ", k = " << k);
+                for (std::size_t i = 0; i < x.size(); ++i) REQUIRE(bits_of(got[i]) == bits_of(expected[i]));
+                for (int l = 0; l < g; ++l) REQUIRE(by_rows.lfsr().lane(l).state() == one_by_one.lfsr().lane(l).state());
+            }
+        }
+    }
+}
