@@ -258,7 +258,7 @@ private:
     void pad_input(const Activation& in) {
         const auto ph = static_cast<std::size_t>(m_height + 2 * m_padding), pw = static_cast<std::size_t>(m_width + 2 * m_padding);
         const auto p = static_cast<std::size_t>(m_padding), w = static_cast<std::size_t>(m_width);
-        m_padded.assign(in.batch * static_cast<std::size_t>(m_channels) * ph * pw, 0.0f);
+        m_padded.assign(in.batch * static_cast<std::size_t>(m_channels) * ph * pw + 1, 0.0f);  // + 1: fill_a<3> reads 4
         for (std::size_t plane = 0; plane < in.batch * static_cast<std::size_t>(m_channels); ++plane)
             for (std::size_t y = 0; y < static_cast<std::size_t>(m_height); ++y)
                 std::copy_n(&in.data[(plane * static_cast<std::size_t>(m_height) + y) * w], w, &m_padded[(plane * ph + y + p) * pw + p]);
@@ -272,14 +272,26 @@ private:
         const int k = K != 0 ? K : m_kernel;
         const std::size_t pixels = pixels_out(), width_out = static_cast<std::size_t>(m_out_width);
         const auto ph = static_cast<std::size_t>(m_height + 2 * m_padding), pw = static_cast<std::size_t>(m_width + 2 * m_padding);
+        const std::size_t channels = static_cast<std::size_t>(m_channels);
         for (std::size_t r = first; r < first + count; ++r) {
             const std::size_t b = r / pixels, oy = r % pixels / width_out, ox = r % pixels % width_out;
-            const std::size_t first_window = ((b * static_cast<std::size_t>(m_channels)) * ph + oy) * pw + ox;
-            for (std::size_t c = 0; c < static_cast<std::size_t>(m_channels); ++c) {
+            const std::size_t first_window = ((b * channels) * ph + oy) * pw + ox;
+            for (std::size_t c = 0; c < channels; ++c) {
                 const float* window = m_padded.data() + first_window + c * ph * pw;
-                for (int ky = 0; ky < k; ++ky, row += k)
-                    for (int kx = 0; kx < k; ++kx)
-                        row[kx] = window[static_cast<std::size_t>(ky) * pw + static_cast<std::size_t>(kx)];
+                for (int ky = 0; ky < k; ++ky, row += k) {
+                    const float* from = window + static_cast<std::size_t>(ky) * pw;
+                    if constexpr (K == 3) {
+                        // One 4-float copy: the 4th float lands where the next copy starts, and
+                        // is overwritten by it; only the call's very last copy must not spill.
+                        // (m_padded has one float of slack for the read.)
+                        if (r + 1 == first + count && c + 1 == channels && ky + 1 == k)
+                            std::copy_n(from, 3, row);
+                        else
+                            std::memcpy(row, from, 4 * sizeof(float));
+                    } else {
+                        for (int kx = 0; kx < k; ++kx) row[kx] = from[kx];
+                    }
+                }
             }
         }
     }
@@ -399,13 +411,14 @@ public:
         if (in.height < 2 || in.width < 2 || in.height % 2 != 0 || in.width % 2 != 0)
             throw std::logic_error("2 x 2 max pooling needs even input sizes, got " + std::to_string(in.height) + " x " +
                                    std::to_string(in.width));
+        if (in.data.size() > kIndexMask) throw std::logic_error("2 x 2 max pooling: more than 2^31 inputs");
         const int oh = in.height / 2, ow = in.width / 2;
         out.reshape(in.batch, in.channels, oh, ow);
-        m_winner.resize(out.data.size());
+        m_route.resize(out.data.size());
         const auto width = static_cast<std::size_t>(in.width);
         const float* __restrict x = in.data.data();
         float* __restrict y = out.data.data();
-        std::uint32_t* __restrict winner = m_winner.data();
+        std::uint32_t* __restrict route = m_route.data();
         const std::size_t row_pairs = in.batch * static_cast<std::size_t>(in.channels * oh);
         for (std::size_t pair = 0, o = 0; pair < row_pairs; ++pair) {
             const float* top = x + 2 * pair * width;
@@ -420,30 +433,24 @@ public:
                 const std::uint32_t best = std::max(std::max(r0, r1), std::max(r2, r3));
                 const unsigned before1 = r0 != best, before2 = before1 & (r1 != best), before3 = before2 & (r2 != best);
                 // best = ReLU(x_at) > 0 iff x_at > 0; else every r is 0, at is 0, and no gradient passes.
-                const unsigned at = before1 + before2 + before3 + kNoWinner * (best == 0);
+                const unsigned at = before1 + before2 + before3;
+                const auto window = static_cast<std::uint32_t>(2 * pair * width + 2 * static_cast<std::size_t>(j));
                 std::memcpy(&y[o], &best, sizeof best);
-                winner[o] = at;
+                route[o] = (window + (at & 1u) + (at >> 1) * static_cast<std::uint32_t>(width)) |
+                           (best != 0 ? kPasses : 0u);
             }
         }
     }
     void backward(const Activation& in, const Activation&, const Activation& grad_out, Activation* grad_in,
                   GemmContext&) override {
         grad_in->reshape(in.batch, in.channels, in.height, in.width);
-        const auto ow = static_cast<std::size_t>(in.width / 2), width = static_cast<std::size_t>(in.width);
-        const float* __restrict dy = grad_out.data.data();
-        const std::uint32_t* __restrict winner = m_winner.data();
         float* __restrict dx = grad_in->data.data();
-        for (std::size_t pair = 0, o = 0; pair < grad_out.data.size() / ow; ++pair) {
-            float* top = dx + 2 * pair * width;
-            float* bottom = top + width;
-            for (std::size_t j = 0; j < ow; ++j, ++o) {
-                const float g = 0.0f + dy[o];  // + 0: a -0 gradient arrives as +0, as a sum into zeros would
-                const std::uint32_t w = winner[o];
-                top[2 * j] = w == 0 ? g : 0.0f;
-                top[2 * j + 1] = w == 1 ? g : 0.0f;
-                bottom[2 * j] = w == 2 ? g : 0.0f;
-                bottom[2 * j + 1] = w == 3 ? g : 0.0f;
-            }
+        const float* __restrict dy = grad_out.data.data();
+        const std::uint32_t* __restrict route = m_route.data();
+        std::fill(grad_in->data.begin(), grad_in->data.end(), 0.0f);
+        for (std::size_t o = 0, n = grad_out.data.size(); o < n; ++o) {
+            const float g = 0.0f + dy[o];  // + 0: a -0 gradient arrives as +0, as a sum into zeros would
+            dx[route[o] & kIndexMask] = (route[o] & kPasses) != 0 ? g : 0.0f;
         }
     }
 
@@ -455,10 +462,12 @@ private:
         return bits - 1u < 0x7F800000u ? bits : 0u;
     }
 
-    static constexpr unsigned kNoWinner = 4;  ///< the window's maximum ReLU output is 0: no gradient passes
-    /// Per output: window position (row-major) of the gradient's path. 32 bits wide like the
-    /// floats, so that the loops vectorise four outputs at a time (bytes would need 16).
-    std::vector<std::uint32_t> m_winner;
+    static constexpr std::uint32_t kPasses = 0x80000000u;   ///< the window's maximum ReLU output is > 0
+    static constexpr std::uint32_t kIndexMask = 0x7FFFFFFFu;
+    /// Per output: the input index its gradient goes to (the window's first maximum; its first
+    /// element, with nothing to pass, when every ReLU output is 0), or'ed with kPasses. The
+    /// backward pass zeroes the input gradient and scatters: one store per output.
+    std::vector<std::uint32_t> m_route;
 };
 
 }  // namespace
