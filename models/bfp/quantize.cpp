@@ -430,12 +430,12 @@ __attribute__((target("avx2"))) void quantize_dequantize_g16_avx2(const float* v
             const auto max_bits = static_cast<std::uint32_t>(_mm256_cvtsi256_si32(m));
             const int biased = static_cast<int>(max_bits >> 23);
             const int e = std::max(biased - 127, min_exponent);
-            const int lsb_exponent = e - (mantissa_bits - 1);
+            // An all-zero group (common: ReLU, padding) needs no branch of its own: any normal
+            // 2^lsb (here 1) rounds +-0 to +-0, signs kept, as the generic code copies it.
+            const int lsb_exponent = max_bits == 0 ? 0 : e - (mantissa_bits - 1);
             __m256 r0, r1;
-            if (max_bits == 0) {  // all +-0: copied, signs kept
-                r0 = v0;
-                r1 = v1;
-            } else if (biased == 0 || biased == 255 || e > max_exponent || lsb_exponent < -126 || lsb_exponent > 126) {
+            const bool subnormal_max = (biased == 0) & (max_bits != 0);
+            if (subnormal_max | (biased == 255) | (e > max_exponent) | (lsb_exponent < -126) | (lsb_exponent > 126)) {
                 alignas(32) std::uint32_t noise_of_lane[kGroup];
                 _mm256_store_si256(reinterpret_cast<__m256i*>(noise_of_lane), noise_low);
                 _mm256_store_si256(reinterpret_cast<__m256i*>(noise_of_lane + 8), noise_high);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "bfp/dot.h"
@@ -303,6 +304,20 @@ TEST_CASE("train config errors name the file and key path", "[training][config]"
     CHECK(ok.data_dir == dir.path("here"));
     REQUIRE(ok.policies.size() == 1);
     CHECK(ok.policies[0].name == "fast");
+}
+
+TEST_CASE("transpose moves every element, in tiles and at ragged edges", "[training][layout]") {
+    for (const auto& [rows, cols] : {std::pair<std::size_t, std::size_t>{1, 1}, {3, 5}, {4, 4}, {7, 33}, {33, 65},
+                                     {64, 1568}, {130, 3}}) {
+        std::vector<float> m(rows * cols), t(rows * cols, -1.0f);
+        for (std::size_t i = 0; i < m.size(); ++i) m[i] = static_cast<float>(i);
+        transpose(m.data(), rows, cols, t.data());
+        INFO(rows << " x " << cols);
+        bool same = true;
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t c = 0; c < cols; ++c) same = same && t[c * rows + r] == m[r * cols + c];
+        CHECK(same);
+    }
 }
 
 TEST_CASE("back-propagated weight gradients match finite differences in both networks", "[training][gradient]") {
