@@ -205,6 +205,7 @@ public:
             throw std::invalid_argument(m_name + ": a convolution needs positive sizes and a kernel no larger than "
                                                  "the padded input");
         init_parameters(m_params, m_out, m_fan_in, rng);
+        build_inside();
     }
 
     void forward(const Activation& in, Activation& out, GemmContext& ctx) override {
@@ -364,6 +365,7 @@ private:
     void col2im_columns(Activation& grad_in) const {
         std::fill(grad_in.data.begin(), grad_in.data.end(), 0.0f);
         const std::size_t rows = grad_in.batch * pixels_out();
+        if (m_out_width == m_width) return col2im_planes(grad_in, rows);
         for (int c = 0; c < m_channels; ++c)
             for (int ky = m_kernel; ky-- > 0;)
                 for (int kx = m_kernel; kx-- > 0;) {
@@ -376,6 +378,53 @@ private:
                         for (int i = 0; i < n; ++i) to[i] += from[i];
                     });
                 }
+    }
+
+    /// col2im_columns when output and input rows are equally wide: then row (c, ky, kx) of dA^T
+    /// adds each image's output plane to input plane (b, c) at one flat offset,
+    /// (ky - p) W + (kx - p), so the add runs over the whole plane at once, and the outputs
+    /// whose x falls outside the input (m_inside[kx] is 0) add +0 to the element they land on.
+    /// That changes no element: each starts at +0 and a sum is -0 only when both terms are, so
+    /// none is ever -0, and x + 0 = x for every other x. For each input element the (ky, kx)
+    /// stay in descending order, as in col2im_columns.
+    void col2im_planes(Activation& grad_in, std::size_t rows) const {
+        const std::size_t pixels = pixels_out(), width = static_cast<std::size_t>(m_width);
+        for (std::size_t b = 0; b < grad_in.batch; ++b)
+            for (int c = 0; c < m_channels; ++c) {
+                float* __restrict plane = &grad_in.data[input_index(b, c, 0, 0)];
+                for (int ky = m_kernel; ky-- > 0;) {
+                    const int oy_first = std::max(0, m_padding - ky);
+                    const int oy_last = std::min(m_out_height, m_height + m_padding - ky);  // exclusive
+                    if (oy_last <= oy_first) continue;
+                    for (int kx = m_kernel; kx-- > 0;) {
+                        const int ox_first = std::max(0, m_padding - kx);
+                        const int ox_last = std::min(m_out_width, m_width + m_padding - kx);  // exclusive
+                        if (ox_last <= ox_first) continue;
+                        const std::size_t r = (static_cast<std::size_t>(c) * static_cast<std::size_t>(m_kernel) +
+                                               static_cast<std::size_t>(ky)) * static_cast<std::size_t>(m_kernel) +
+                                              static_cast<std::size_t>(kx);
+                        const float* __restrict from = m_dcols.data() + r * rows + b * pixels;
+                        const std::uint32_t* __restrict inside = &m_inside[static_cast<std::size_t>(kx) * pixels];
+                        // First and last (inclusive) outputs that land inside; between them every
+                        // target is in the plane, inside or not.
+                        const std::size_t begin = static_cast<std::size_t>(oy_first) * width + static_cast<std::size_t>(ox_first);
+                        const std::size_t end = static_cast<std::size_t>(oy_last - 1) * width + static_cast<std::size_t>(ox_last);
+                        float* __restrict to = plane + (static_cast<std::ptrdiff_t>(ky - m_padding) * m_width + (kx - m_padding));
+                        for (std::size_t i = begin; i < end; ++i) to[i] += inside[i] != 0 ? from[i] : 0.0f;
+                    }
+                }
+            }
+    }
+
+    /// m_inside[kx * pixels + (oy W + ox)] = 1 if column ox + kx - p lies inside the input.
+    void build_inside() {
+        const std::size_t pixels = pixels_out();
+        m_inside.assign(static_cast<std::size_t>(m_kernel) * pixels, 0);
+        for (int kx = 0; kx < m_kernel; ++kx)
+            for (std::size_t i = 0; i < pixels; ++i) {
+                const int x = static_cast<int>(i % static_cast<std::size_t>(m_out_width)) + kx - m_padding;
+                m_inside[static_cast<std::size_t>(kx) * pixels + i] = x >= 0 && x < m_width ? 1u : 0u;
+            }
     }
 
     /// d loss / d bias_f: the sum over (b, oy, ox) in that order, eight filters at a time.
@@ -402,6 +451,7 @@ private:
     std::string m_name;
     int m_channels, m_height, m_width, m_kernel, m_padding, m_out_height, m_out_width;
     std::vector<float> m_padded, m_y, m_g, m_dcols;
+    std::vector<std::uint32_t> m_inside;  ///< see build_inside
 };
 
 class Relu final : public Layer {
