@@ -280,7 +280,7 @@ private:
     void pad_input(const Activation& in) {
         const auto ph = static_cast<std::size_t>(m_height + 2 * m_padding), pw = static_cast<std::size_t>(m_width + 2 * m_padding);
         const auto p = static_cast<std::size_t>(m_padding), w = static_cast<std::size_t>(m_width);
-        m_padded.assign(in.batch * static_cast<std::size_t>(m_channels) * ph * pw + 1, 0.0f);  // + 1: fill_a<3> reads 4
+        m_padded.assign(in.batch * static_cast<std::size_t>(m_channels) * ph * pw + 1, 0.0f);  // + 1: slack for fill_a<3>'s 4-float reads
         for (std::size_t plane = 0; plane < in.batch * static_cast<std::size_t>(m_channels); ++plane)
             for (std::size_t y = 0; y < static_cast<std::size_t>(m_height); ++y)
                 std::copy_n(&in.data[(plane * static_cast<std::size_t>(m_height) + y) * w], w, &m_padded[(plane * ph + y + p) * pw + p]);
@@ -305,7 +305,8 @@ private:
                     if constexpr (K == 3) {
                         // One 4-float copy: the 4th float lands where the next copy starts, and
                         // is overwritten by it; only the call's very last copy must not spill.
-                        // (m_padded has one float of slack for the read.)
+                        // The 4th float read lies inside m_padded except for the last row of A,
+                        // whose last copy is a call's last.
                         if (r + 1 == first + count && c + 1 == channels && ky + 1 == k)
                             std::copy_n(from, 3, row);
                         else

@@ -422,9 +422,10 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
 TEST_CASE("the convolution layer computes the plain im2col lowering bit for bit", "[training][conv]") {
     std::mt19937_64 rng(3);
     std::normal_distribution<float> normal(0.0f, 1.0f);
-    // Padding 1 (kernel 3, unrolled), kernel 5 (generic, crossing 4096-float blocks), no padding,
-    // padding >= kernel, a kernel larger than the input, and 1 x 1.
-    for (const ConvShape s : {ConvShape{3, 3, 7, 5, 10, 3, 1}, ConvShape{2, 2, 6, 9, 8, 5, 2}, ConvShape{2, 4, 5, 5, 17, 3, 0},
+    // Padding 1 (kernel 3, unrolled; once with 16 channels, so that im2col's 4-float copies cross
+    // 4096-float blocks), kernel 5 (generic, crossing blocks), no padding, padding >= kernel, a
+    // kernel larger than the input, and 1 x 1.
+    for (const ConvShape s : {ConvShape{3, 3, 7, 5, 10, 3, 1}, ConvShape{2, 16, 8, 8, 4, 3, 1}, ConvShape{2, 2, 6, 9, 8, 5, 2}, ConvShape{2, 4, 5, 5, 17, 3, 0},
                               ConvShape{1, 1, 4, 4, 3, 3, 2}, ConvShape{2, 2, 4, 5, 6, 3, 3}, ConvShape{2, 3, 2, 3, 4, 5, 2},
                               ConvShape{3, 5, 3, 4, 7, 1, 0}}) {
         INFO("batch " << s.batch << " C " << s.channels << " " << s.height << "x" << s.width << " filters " << s.filters
