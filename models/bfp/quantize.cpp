@@ -433,7 +433,6 @@ __attribute__((target("avx2"))) void quantize_dequantize_g16_avx2(const float* v
             // An all-zero group (common: ReLU, padding) needs no branch of its own: any normal
             // 2^lsb (here 1) rounds +-0 to +-0, signs kept, as the generic code copies it.
             const int lsb_exponent = max_bits == 0 ? 0 : e - (mantissa_bits - 1);
-            __m256 r0, r1;
             const bool subnormal_max = (biased == 0) & (max_bits != 0);
             if (subnormal_max | (biased == 255) | (e > max_exponent) | (lsb_exponent < -126) | (lsb_exponent > 126)) {
                 alignas(32) std::uint32_t noise_of_lane[kGroup];
@@ -441,11 +440,10 @@ __attribute__((target("avx2"))) void quantize_dequantize_g16_avx2(const float* v
                 _mm256_store_si256(reinterpret_cast<__m256i*>(noise_of_lane + 8), noise_high);
                 quantize_dequantize_group<R>(x, n, format, noise, noise_of_lane, y);
                 continue;
-            } else {
-                const __m256 down = float_power_avx2(-lsb_exponent), up = float_power_avx2(lsb_exponent);
-                r0 = rounded_avx2<R>(v0, a0, down, up, noise_low, c);
-                r1 = rounded_avx2<R>(v1, a1, down, up, noise_high, c);
             }
+            const __m256 down = float_power_avx2(-lsb_exponent), up = float_power_avx2(lsb_exponent);
+            const __m256 r0 = rounded_avx2<R>(v0, a0, down, up, noise_low, c);
+            const __m256 r1 = rounded_avx2<R>(v1, a1, down, up, noise_high, c);
             if (n == kGroup) {
                 _mm256_storeu_ps(y, r0);
                 _mm256_storeu_ps(y + 8, r1);

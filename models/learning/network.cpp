@@ -361,6 +361,12 @@ private:
         }
     }
 
+    /// Row (c, ky, kx) of A^T (column of A).
+    [[nodiscard]] std::size_t kernel_row(int c, int ky, int kx) const {
+        const auto k = static_cast<std::size_t>(m_kernel);
+        return (static_cast<std::size_t>(c) * k + static_cast<std::size_t>(ky)) * k + static_cast<std::size_t>(kx);
+    }
+
     /// grad_in = col2im(dA^T). Each input element sums its contributions in the order of A's
     /// rows (b, oy, ox), that is (ky, kx) descending, as a row-by-row col2im would.
     void col2im_columns(Activation& grad_in) const {
@@ -370,8 +376,7 @@ private:
         for (int c = 0; c < m_channels; ++c)
             for (int ky = m_kernel; ky-- > 0;)
                 for (int kx = m_kernel; kx-- > 0;) {
-                    const std::size_t r = (static_cast<std::size_t>(c) * static_cast<std::size_t>(m_kernel) + static_cast<std::size_t>(ky)) *
-                                              static_cast<std::size_t>(m_kernel) + static_cast<std::size_t>(kx);
+                    const std::size_t r = kernel_row(c, ky, kx);
                     const float* in_row = m_dcols.data() + r * rows;
                     for_each_inside_run(grad_in.batch, c, ky, kx, [&](std::size_t b, int ch, int y, int oy, int x, int ox, int n) {
                         float* to = &grad_in.data[input_index(b, ch, y, x)];
@@ -401,10 +406,7 @@ private:
                         const int ox_first = std::max(0, m_padding - kx);
                         const int ox_last = std::min(m_out_width, m_width + m_padding - kx);  // exclusive
                         if (ox_last <= ox_first) continue;
-                        const std::size_t r = (static_cast<std::size_t>(c) * static_cast<std::size_t>(m_kernel) +
-                                               static_cast<std::size_t>(ky)) * static_cast<std::size_t>(m_kernel) +
-                                              static_cast<std::size_t>(kx);
-                        const float* __restrict from = m_dcols.data() + r * rows + b * pixels;
+                        const float* __restrict from = m_dcols.data() + kernel_row(c, ky, kx) * rows + b * pixels;
                         const std::uint32_t* __restrict inside = &m_inside[static_cast<std::size_t>(kx) * pixels];
                         // First and last (inclusive) outputs that land inside; between them every
                         // target is in the plane, inside or not.
