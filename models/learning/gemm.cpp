@@ -78,14 +78,6 @@ void quantize_rows_dequantized(const RowSource& source, std::size_t k, bfp::Quan
     }
 }
 
-/// The rows of `source` as one stored matrix (built into `storage` if need be).
-const float* materialised(const RowSource& source, std::size_t k, std::vector<float>& storage) {
-    if (source.matrix != nullptr) return source.matrix;
-    float* rows = room(storage, source.rows * k);
-    source.fill(0, source.rows, rows);
-    return rows;
-}
-
 }  // namespace
 
 const EnumNames<GemmPath, 2>& enum_names(GemmPath) {
@@ -133,32 +125,47 @@ void gemm_abt(GemmPath path, const float* a, const float* bt, std::size_t m, std
     gemm_abt(path, stored_rows(a, m), stored_rows(bt, n), k, qa, qb, c, scratch);
 }
 
-void gemm_abt(GemmPath path, const RowSource& a, const RowSource& bt, std::size_t k, bfp::Quantizer* qa,
-              bfp::Quantizer* qb, float* c, GemmScratch& scratch) {
-    if ((qa == nullptr) != (qb == nullptr)) throw std::invalid_argument("gemm_abt: quantise both operands or neither");
-    const std::size_t m = a.rows, n = bt.rows;
-    if (qa == nullptr && a.matrix != nullptr && bt.matrix != nullptr) return sgemm_abt(a.matrix, bt.matrix, m, n, k, c);
-    if (qa != nullptr && path == GemmPath::exact) {
-        const bfp::BfpMatrix qa_rows = bfp::quantize_rows(materialised(a, k, scratch.a), m, k, k, 1, *qa);
-        const bfp::BfpMatrix qb_rows = bfp::quantize_rows(materialised(bt, k, scratch.bt), n, k, k, 1, *qb);
-        const std::vector<float> out = bfp::gemm(qa_rows, qb_rows);
+void GemmOperand::prepare(GemmPath path, const RowSource& source, std::size_t k, bfp::Quantizer* q) {
+    m_path = path;
+    m_quantized = q != nullptr;
+    m_rows = source.rows;
+    m_k = k;
+    if (q == nullptr && source.matrix != nullptr) {
+        m_values = source.matrix;  // fp32 and stored: used where it is
+        return;
+    }
+    if (q != nullptr && path == GemmPath::exact) {
+        const float* values = source.matrix;
+        if (values == nullptr) {
+            float* rows = room(m_storage, m_rows * k);
+            source.fill(0, m_rows, rows);
+            values = rows;
+        }
+        m_exact = bfp::quantize_rows(values, m_rows, k, k, 1, *q);
+        return;
+    }
+    float* rows = room(m_storage, m_rows * k);
+    quantize_rows_dequantized(source, k, q, rows, m_block);
+    m_values = rows;
+}
+
+void gemm_abt(const GemmOperand& a, const GemmOperand& bt, float* c) {
+    if (a.m_quantized != bt.m_quantized || (a.m_quantized && a.m_path != bt.m_path) || a.m_k != bt.m_k)
+        throw std::invalid_argument("gemm_abt: operands prepared with different k, or not both quantised the same way");
+    if (a.m_quantized && a.m_path == GemmPath::exact) {
+        const std::vector<float> out = bfp::gemm(a.m_exact, bt.m_exact);
         std::copy(out.begin(), out.end(), c);
         return;
     }
-    // Fast path, or fp32 with a built operand: stored operands are used where they are.
-    const float* a_rows = a.matrix;
-    const float* bt_rows = bt.matrix;
-    if (qa != nullptr || a_rows == nullptr) {
-        float* rows = room(scratch.a, m * k);
-        quantize_rows_dequantized(a, k, qa, rows, scratch.block);
-        a_rows = rows;
-    }
-    if (qb != nullptr || bt_rows == nullptr) {
-        float* rows = room(scratch.bt, n * k);
-        quantize_rows_dequantized(bt, k, qb, rows, scratch.block);
-        bt_rows = rows;
-    }
-    sgemm_abt(a_rows, bt_rows, m, n, k, c);
+    sgemm_abt(a.m_values, bt.m_values, a.m_rows, bt.m_rows, a.m_k, c);
+}
+
+void gemm_abt(GemmPath path, const RowSource& a, const RowSource& bt, std::size_t k, bfp::Quantizer* qa,
+              bfp::Quantizer* qb, float* c, GemmScratch& scratch) {
+    if ((qa == nullptr) != (qb == nullptr)) throw std::invalid_argument("gemm_abt: quantise both operands or neither");
+    scratch.a.prepare(path, a, k, qa);
+    scratch.bt.prepare(path, bt, k, qb);
+    gemm_abt(scratch.a, scratch.bt, c);
 }
 
 double gemm_agreement_bound(std::size_t k, std::size_t groups, double abs_product_sum) {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bfp/dot.h"
 #include "bfp/quantize.h"
 #include "common/enum_names.h"
 
@@ -23,11 +24,6 @@ const EnumNames<GemmPath, 2>& enum_names(GemmPath);
 inline std::string_view to_string(GemmPath path) { return name_of(path); }
 inline std::optional<GemmPath> parse_gemm_path(std::string_view name) { return parse_name<GemmPath>(name); }
 
-/// Reused buffers of the fast path (dequantised operands, and one block of rows being built).
-struct GemmScratch {
-    std::vector<float> a, bt, block;
-};
-
 /// A GEMM operand of `rows` rows of k values each, row-major, grouped along k: either stored
 /// (`matrix`) or built on demand by `fill(first, count, out)`, which writes rows first ..
 /// first + count - 1 (count * k floats) to out. On the fast path a built operand is quantised
@@ -39,6 +35,37 @@ struct RowSource {
     std::function<void(std::size_t first, std::size_t count, float* out)> fill;
 };
 inline RowSource stored_rows(const float* matrix, std::size_t rows) { return RowSource{rows, matrix, {}}; }
+
+/// One operand of C = A Bt^T as the multiply reads it, grouped along k: fp32 rows, or rows
+/// quantised once by prepare(), so that it can meet several other operands (the slices of a
+/// batch) without drawing its stochastic-rounding noise again. Its buffers are reused.
+class GemmOperand {
+public:
+    /// Takes `source` (source.rows x k): as it is with q null, else quantised by q row by row
+    /// (for `path`: dequantised on the fast path, bfp::BfpMatrix groups on the exact path).
+    void prepare(GemmPath path, const RowSource& source, std::size_t k, bfp::Quantizer* q);
+
+    [[nodiscard]] std::size_t rows() const { return m_rows; }
+    [[nodiscard]] std::size_t k() const { return m_k; }
+
+private:
+    friend void gemm_abt(const GemmOperand& a, const GemmOperand& bt, float* c);
+    GemmPath m_path = GemmPath::fast;
+    bool m_quantized = false;
+    std::size_t m_rows = 0, m_k = 0;
+    const float* m_values = nullptr;  ///< fp32 or dequantised rows (all but the exact path)
+    bfp::BfpMatrix m_exact;           ///< the exact path's quantised rows
+    std::vector<float> m_storage, m_block;
+};
+
+/// C (a.rows() x bt.rows(), row-major) = A Bt^T, both operands prepared with the same k, and
+/// both quantised on the same path or neither.
+void gemm_abt(const GemmOperand& a, const GemmOperand& bt, float* c);
+
+/// The operands of the one-call gemm_abt below, reused from call to call.
+struct GemmScratch {
+    GemmOperand a, bt;
+};
 
 /// C (m x n, row-major) = A (m x k, row-major) * B, with B given as its transpose `bt`
 /// (n x k, row-major), so both operands are grouped along k as the FAST array reads them.

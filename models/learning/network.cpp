@@ -86,13 +86,13 @@ protected:
                  ctx.scratch);
     }
 
-    /// Y^T (out x m) = W A^T, A (m x in) grouped along its rows: the forward GEMM with the
-    /// output transposed (the same products and the same quantisation as gemm_forward).
-    void gemm_forward_transposed(const RowSource& a, float* yt, GemmContext& ctx) {
+    /// W (out x in, grouped along in) prepared for forward GEMMs Y^T = W A^T against slices
+    /// of A: the forward GEMM with the output transposed (the same products and the same
+    /// quantisation as gemm_forward).
+    void prepare_weights_forward(GemmOperand& w, GemmContext& ctx) {
         ctx.show(m_index, TensorClass::weights, m_params.weights.data(), m_params.weights.size());
-        gemm_abt(ctx.path, stored_rows(m_params.weights.data(), m_out), a, m_fan_in,
-                 ctx.quantizer(m_index, Operand::weights_forward), ctx.quantizer(m_index, Operand::activations_forward),
-                 yt, ctx.scratch);
+        w.prepare(ctx.path, stored_rows(m_params.weights.data(), m_out), m_fan_in,
+                  ctx.quantizer(m_index, Operand::weights_forward));
     }
 
     /// `g` is m x out; writes dW (and dA if `da`).
@@ -122,13 +122,11 @@ protected:
             for (std::size_t j = 0; j < m_out; ++j) m_params.bias_grad[j] += g[r * m_out + j];
     }
 
-    /// dA^T (in x m) = W^T G^T, G (m x out) grouped along its rows: the backward-data GEMM with
-    /// the output transposed.
-    void gemm_backward_data_transposed(const float* g, std::size_t m, float* dat, GemmContext& ctx) {
-        if (ctx.quantizers == nullptr) return sgemm_atbt(m_params.weights.data(), g, m_fan_in, m, m_out, dat);
+    /// W^T (in x out, grouped along out) prepared for backward-data GEMMs dA^T = W^T G^T
+    /// against slices of G (m x out): the backward-data GEMM with the output transposed.
+    void prepare_weights_backward(GemmOperand& wt, GemmContext& ctx) {
         transpose_weights();
-        gemm_abt(ctx.path, m_wt.data(), g, m_fan_in, m, m_out, ctx.quantizer(m_index, Operand::weights_backward),
-                 ctx.quantizer(m_index, Operand::gradients_backward), dat, ctx.scratch);
+        wt.prepare(ctx.path, stored_rows(m_wt.data(), m_fan_in), m_out, ctx.quantizer(m_index, Operand::weights_backward));
     }
 
     /// dW (out x in) = G^T A from G^T (out x m) and A^T (in x m), both grouped along m.
@@ -192,6 +190,10 @@ private:
 ///   weight gradient  dW (filters x C k k) = G^T A, G^T and A^T built directly (grouped along rows)
 /// Every operand holds the values, in the order, that the row-major GEMMs of the Dense layer
 /// would quantise, so the LFSR draws and the results are those of the plain lowering.
+/// The forward and backward-data GEMMs run a slice of the batch's images at a time (W
+/// quantised once), so that A, dA^T and their quantised copies stay in cache; slicing changes
+/// neither the order of the draws nor any output's sum. The weight gradient sums over the
+/// whole batch and runs whole.
 class Conv2d final : public GemmLayer {
 public:
     Conv2d(std::string name, std::size_t index, int channels, int height, int width, int filters, int kernel,
@@ -212,36 +214,42 @@ public:
         if (in.channels != m_channels || in.height != m_height || in.width != m_width)
             throw std::logic_error(m_name + ": input has the wrong shape");
         ctx.show(m_index, TensorClass::activations, in.data.data(), in.data.size());
-        const std::size_t rows = in.batch * pixels_out();
-        m_y.resize(rows * m_out);
         pad_input(in);
-        const auto fill = m_kernel == 3 ? &Conv2d::fill_a<3> : &Conv2d::fill_a<0>;
-        gemm_forward_transposed({rows, nullptr, [&](std::size_t first, std::size_t count, float* to) { (this->*fill)(first, count, to); }},
-                                m_y.data(), ctx);
         out.reshape(in.batch, static_cast<int>(m_out), m_out_height, m_out_width);
-        const std::size_t pixels = pixels_out();
-        for (std::size_t b = 0; b < in.batch; ++b)
-            for (std::size_t f = 0; f < m_out; ++f) {
-                const float* from = &m_y[f * rows + b * pixels];
-                float* to = &out.data[(b * m_out + f) * pixels];
-                const float bias = m_params.bias[f];
-                for (std::size_t p = 0; p < pixels; ++p) to[p] = from[p] + bias;
-            }
+        GemmOperand& weights = ctx.scratch.a;
+        prepare_weights_forward(weights, ctx);
+        bfp::Quantizer* q = ctx.quantizer(m_index, Operand::activations_forward);
+        const auto fill = m_kernel == 3 ? &Conv2d::fill_a<3> : &Conv2d::fill_a<0>;
+        const std::size_t pixels = pixels_out(), slice = images_per_slice();
+        m_y.resize(std::min(slice, in.batch) * pixels * m_out);
+        for (std::size_t first = 0; first < in.batch; first += slice) {
+            const std::size_t images = std::min(slice, in.batch - first), rows = images * pixels;
+            ctx.scratch.bt.prepare(ctx.path,
+                                   {rows, nullptr,
+                                    [&](std::size_t row, std::size_t count, float* to) {
+                                        (this->*fill)(first * pixels + row, count, to);
+                                    }},
+                                   m_fan_in, q);
+            gemm_abt(weights, ctx.scratch.bt, m_y.data());  // Y^T of the slice: filters x rows
+            for (std::size_t b = 0; b < images; ++b)
+                for (std::size_t f = 0; f < m_out; ++f) {
+                    const float* from = &m_y[f * rows + b * pixels];
+                    float* to = &out.data[((first + b) * m_out + f) * pixels];
+                    const float bias = m_params.bias[f];
+                    for (std::size_t p = 0; p < pixels; ++p) to[p] = from[p] + bias;
+                }
+        }
     }
 
     void backward(const Activation& in, const Activation&, const Activation& grad_out, Activation* grad_in,
                   GemmContext& ctx) override {
         const std::size_t pixels = pixels_out(), rows = in.batch * pixels;
-        if (grad_in != nullptr || ctx.observing()) {  // G: each image's planes transposed
+        if (ctx.observing()) {  // G (rows x filters) as the plain lowering holds it
             m_g.resize(rows * m_out);
-            for (std::size_t b = 0; b < in.batch; ++b)
-                transpose(&grad_out.data[b * m_out * pixels], m_out, pixels, &m_g[b * pixels * m_out]);
+            transpose_planes(grad_out, 0, in.batch, m_g.data());
             ctx.show(m_index, TensorClass::gradients, m_g.data(), rows * m_out);
         }
-        if (grad_in != nullptr) {
-            m_dcols.resize(m_fan_in * rows);
-            gemm_backward_data_transposed(m_g.data(), rows, m_dcols.data(), ctx);
-        }
+        if (grad_in != nullptr) backward_data(grad_out, *grad_in, ctx);
         const RowSource gt{m_out, nullptr, [&](std::size_t first, std::size_t count, float* to) {
                                // filter f's row: the concatenation over b of grad_out's plane (b, f)
                                for (std::size_t f = first; f < first + count; ++f, to += rows)
@@ -252,10 +260,6 @@ public:
                            [&](std::size_t first, std::size_t count, float* to) { fill_a_transposed(in, first, count, to); }};
         gemm_weight_gradient(gt, at, rows, ctx);
         bias_gradient(grad_out, in.batch);
-        if (grad_in != nullptr) {
-            grad_in->reshape(in.batch, in.channels, in.height, in.width);
-            col2im_columns(*grad_in);
-        }
     }
 
     [[nodiscard]] std::optional<GemmLayerShape> gemm_shape() const override {
@@ -274,6 +278,40 @@ public:
 private:
     [[nodiscard]] std::size_t pixels_out() const {
         return static_cast<std::size_t>(m_out_height) * static_cast<std::size_t>(m_out_width);
+    }
+
+    /// Images per slice of the forward and backward-data GEMMs: A's and dA^T's slices hold
+    /// at most kSliceFloats floats (at least one image).
+    [[nodiscard]] std::size_t images_per_slice() const {
+        constexpr std::size_t kSliceFloats = std::size_t{1} << 16;  // 256 KiB: L2 holds it and its copies
+        return std::max<std::size_t>(1, kSliceFloats / (pixels_out() * std::max(m_fan_in, m_out)));
+    }
+
+    /// G's rows of images first .. first + images - 1 (each image's planes transposed:
+    /// pixels x filters), into `to`.
+    void transpose_planes(const Activation& grad_out, std::size_t first, std::size_t images, float* to) const {
+        const std::size_t plane_floats = m_out * pixels_out();
+        for (std::size_t b = first; b < first + images; ++b, to += plane_floats)
+            transpose(&grad_out.data[b * plane_floats], m_out, pixels_out(), to);
+    }
+
+    /// grad_in = col2im(dA^T), dA^T = W^T G^T computed a slice of images at a time.
+    void backward_data(const Activation& grad_out, Activation& grad_in, GemmContext& ctx) {
+        grad_in.reshape(grad_out.batch, m_channels, m_height, m_width);
+        std::fill(grad_in.data.begin(), grad_in.data.end(), 0.0f);
+        GemmOperand& weights = ctx.scratch.a;
+        prepare_weights_backward(weights, ctx);
+        bfp::Quantizer* q = ctx.quantizer(m_index, Operand::gradients_backward);
+        const std::size_t pixels = pixels_out(), slice = std::min(images_per_slice(), grad_out.batch);
+        m_g_slice.resize(slice * pixels * m_out);
+        m_dcols.resize(m_fan_in * slice * pixels);
+        for (std::size_t first = 0; first < grad_out.batch; first += slice) {
+            const std::size_t images = std::min(slice, grad_out.batch - first), rows = images * pixels;
+            transpose_planes(grad_out, first, images, m_g_slice.data());
+            ctx.scratch.bt.prepare(ctx.path, stored_rows(m_g_slice.data(), rows), m_out, q);
+            gemm_abt(weights, ctx.scratch.bt, m_dcols.data());  // dA^T of the slice: C k k x rows
+            col2im(grad_in, first, images);
+        }
     }
 
     /// m_padded = the input with p zeros around each plane: (H + 2p) x (W + 2p) planes.
@@ -320,14 +358,15 @@ private:
     }
 
     /// Calls visit(b, c, y, oy, x_first, ox_first, count) for every run of A^T's row (c, ky, kx)
-    /// that lies inside the input: columns (b, oy, ox_first .. +count) read input
-    /// (b, c, y = oy+ky-p, x_first .. +count). Runs skip the padding.
+    /// in images first_image .. end_image - 1 that lies inside the input: columns
+    /// (b, oy, ox_first .. +count) read input (b, c, y = oy+ky-p, x_first .. +count). Runs skip
+    /// the padding.
     template <typename Visit>
-    void for_each_inside_run(std::size_t batch, int c, int ky, int kx, Visit&& visit) const {
+    void for_each_inside_run(std::size_t first_image, std::size_t end_image, int c, int ky, int kx, Visit&& visit) const {
         const int ox_first = std::max(0, m_padding - kx);
         const int ox_last = std::min(m_out_width, m_width + m_padding - kx);  // exclusive
         if (ox_last <= ox_first) return;
-        for (std::size_t b = 0; b < batch; ++b)
+        for (std::size_t b = first_image; b < end_image; ++b)
             for (int oy = 0; oy < m_out_height; ++oy) {
                 const int y = oy + ky - m_padding;
                 if (y < 0 || y >= m_height) continue;
@@ -351,7 +390,7 @@ private:
             const int c = static_cast<int>(r) / (m_kernel * m_kernel), ky = static_cast<int>(r) / m_kernel % m_kernel,
                       kx = static_cast<int>(r) % m_kernel;
             std::size_t written = 0;
-            for_each_inside_run(in.batch, c, ky, kx, [&](std::size_t b, int ch, int y, int oy, int x, int ox, int n) {
+            for_each_inside_run(0, in.batch, c, ky, kx, [&](std::size_t b, int ch, int y, int oy, int x, int ox, int n) {
                 const std::size_t at = column_index(b, oy, ox);
                 std::fill(to + written, to + at, 0.0f);
                 std::copy_n(&in.data[input_index(b, ch, y, x)], n, to + at);
@@ -367,35 +406,36 @@ private:
         return (static_cast<std::size_t>(c) * k + static_cast<std::size_t>(ky)) * k + static_cast<std::size_t>(kx);
     }
 
-    /// grad_in = col2im(dA^T). Each input element sums its contributions in the order of A's
-    /// rows (b, oy, ox), that is (ky, kx) descending, as a row-by-row col2im would.
-    void col2im_columns(Activation& grad_in) const {
-        std::fill(grad_in.data.begin(), grad_in.data.end(), 0.0f);
-        const std::size_t rows = grad_in.batch * pixels_out();
-        if (m_out_width == m_width) return col2im_planes(grad_in, rows);
+    /// Adds col2im(dA^T) of images first .. first + images - 1 to grad_in (zeroed before the
+    /// first slice), dA^T's slice in m_dcols (C k k x images * pixels). Each input element sums
+    /// its contributions in the order of A's rows (b, oy, ox), that is (ky, kx) descending, as a
+    /// row-by-row col2im would.
+    void col2im(Activation& grad_in, std::size_t first, std::size_t images) const {
+        const std::size_t rows = images * pixels_out();
+        if (m_out_width == m_width) return col2im_planes(grad_in, first, images);
         for (int c = 0; c < m_channels; ++c)
             for (int ky = m_kernel; ky-- > 0;)
                 for (int kx = m_kernel; kx-- > 0;) {
                     const std::size_t r = kernel_row(c, ky, kx);
                     const float* in_row = m_dcols.data() + r * rows;
-                    for_each_inside_run(grad_in.batch, c, ky, kx, [&](std::size_t b, int ch, int y, int oy, int x, int ox, int n) {
+                    for_each_inside_run(first, first + images, c, ky, kx, [&](std::size_t b, int ch, int y, int oy, int x, int ox, int n) {
                         float* to = &grad_in.data[input_index(b, ch, y, x)];
-                        const float* from = in_row + column_index(b, oy, ox);
+                        const float* from = in_row + column_index(b - first, oy, ox);
                         for (int i = 0; i < n; ++i) to[i] += from[i];
                     });
                 }
     }
 
-    /// col2im_columns when output and input rows are equally wide: then row (c, ky, kx) of dA^T
+    /// col2im when output and input rows are equally wide: then row (c, ky, kx) of dA^T
     /// adds each image's output plane to input plane (b, c) at one flat offset,
     /// (ky - p) W + (kx - p), so the add runs over the whole plane at once, and the outputs
     /// whose x falls outside the input (m_inside[kx] is 0) add +0 to the element they land on.
     /// That changes no element: each starts at +0 and a sum is -0 only when both terms are, so
     /// none is ever -0, and x + 0 = x for every other x. For each input element the (ky, kx)
-    /// stay in descending order, as in col2im_columns.
-    void col2im_planes(Activation& grad_in, std::size_t rows) const {
-        const std::size_t pixels = pixels_out(), width = static_cast<std::size_t>(m_width);
-        for (std::size_t b = 0; b < grad_in.batch; ++b)
+    /// stay in descending order, as in col2im.
+    void col2im_planes(Activation& grad_in, std::size_t first, std::size_t images) const {
+        const std::size_t pixels = pixels_out(), width = static_cast<std::size_t>(m_width), rows = images * pixels;
+        for (std::size_t b = first; b < first + images; ++b)
             for (int c = 0; c < m_channels; ++c) {
                 float* __restrict plane = &grad_in.data[input_index(b, c, 0, 0)];
                 for (int ky = m_kernel; ky-- > 0;) {
@@ -406,14 +446,17 @@ private:
                         const int ox_first = std::max(0, m_padding - kx);
                         const int ox_last = std::min(m_out_width, m_width + m_padding - kx);  // exclusive
                         if (ox_last <= ox_first) continue;
-                        const float* __restrict from = m_dcols.data() + kernel_row(c, ky, kx) * rows + b * pixels;
+                        const float* __restrict from = m_dcols.data() + kernel_row(c, ky, kx) * rows + (b - first) * pixels;
                         const std::uint32_t* __restrict inside = &m_inside[static_cast<std::size_t>(kx) * pixels];
                         // First and last (inclusive) outputs that land inside; between them every
                         // target is in the plane, inside or not.
                         const std::size_t begin = static_cast<std::size_t>(oy_first) * width + static_cast<std::size_t>(ox_first);
                         const std::size_t end = static_cast<std::size_t>(oy_last - 1) * width + static_cast<std::size_t>(ox_last);
                         float* __restrict to = plane + (static_cast<std::ptrdiff_t>(ky - m_padding) * m_width + (kx - m_padding));
-                        for (std::size_t i = begin; i < end; ++i) to[i] += inside[i] != 0 ? from[i] : 0.0f;
+                        for (std::size_t i = begin; i < end; ++i) {
+                            const float value = from[i];  // read unconditionally: the loop vectorises
+                            to[i] += inside[i] != 0 ? value : 0.0f;
+                        }
                     }
                 }
             }
@@ -453,7 +496,7 @@ private:
 
     std::string m_name;
     int m_channels, m_height, m_width, m_kernel, m_padding, m_out_height, m_out_width;
-    std::vector<float> m_padded, m_y, m_g, m_dcols;
+    std::vector<float> m_padded, m_y, m_g, m_g_slice, m_dcols;
     std::vector<std::uint32_t> m_inside;  ///< see build_inside
 };
 

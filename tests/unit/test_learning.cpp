@@ -155,6 +155,40 @@ TEST_CASE("the fast and exact BFP GEMM paths agree within the documented bound",
     CHECK(worst_ratio < 0.25);  // and is not loose by orders of magnitude
 }
 
+TEST_CASE("an operand quantised once meets each slice of the other as the whole GEMM would", "[training][gemm]") {
+    std::mt19937_64 rng(8);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    const std::size_t m = 6, n = 37, k = 40, slice = 16;
+    std::vector<float> a(m * k), bt(n * k);
+    for (float& v : a) v = normal(rng);
+    for (float& v : bt) v = normal(rng);
+    bfp::Format f;
+    f.mantissa_bits = 4;
+    bfp::Quantizer qa_whole(f, bfp::Rounding::stochastic), qb_whole(f, bfp::Rounding::stochastic);
+    bfp::Quantizer qa_sliced = qa_whole, qb_sliced = qb_whole;
+    std::vector<float> whole(m * n);  // C = A Bt^T
+    GemmScratch scratch;
+    gemm_abt(GemmPath::exact, a.data(), bt.data(), m, n, k, &qa_whole, &qb_whole, whole.data(), scratch);
+    GemmOperand a_once, bt_slice;
+    a_once.prepare(GemmPath::exact, stored_rows(a.data(), m), k, &qa_sliced);
+    for (std::size_t first = 0; first < n; first += slice) {  // rows of Bt 0-15, 16-31, 32-36
+        const std::size_t rows = std::min(slice, n - first);
+        bt_slice.prepare(GemmPath::exact, stored_rows(&bt[first * k], rows), k, &qb_sliced);
+        std::vector<float> c(m * rows);
+        gemm_abt(a_once, bt_slice, c.data());
+        for (std::size_t i = 0; i < m; ++i)
+            for (std::size_t j = 0; j < rows; ++j) CHECK(c[i * rows + j] == whole[i * n + first + j]);
+    }
+    CHECK(qa_sliced.lfsr().lane(0).state() == qa_whole.lfsr().lane(0).state());  // A's noise drawn once
+    CHECK(qb_sliced.lfsr().lane(0).state() == qb_whole.lfsr().lane(0).state());
+
+    GemmOperand fp32, other_k;
+    fp32.prepare(GemmPath::exact, stored_rows(bt.data(), n), k, nullptr);
+    CHECK_THROWS_AS(gemm_abt(a_once, fp32, whole.data()), std::invalid_argument);  // quantised x fp32
+    other_k.prepare(GemmPath::exact, stored_rows(bt.data(), 2), 2 * k, &qb_sliced);
+    CHECK_THROWS_AS(gemm_abt(a_once, other_k, whole.data()), std::invalid_argument);
+}
+
 TEST_CASE("r(X) is 0 for a tensor exact at m and large for one far from it", "[training][schedule]") {
     bfp::Format f;
     // Exactly representable at m = 2: every group is {±3, ±2, ±1, 0} x 2^(E-1).
@@ -424,8 +458,12 @@ TEST_CASE("the convolution layer computes the plain im2col lowering bit for bit"
     std::normal_distribution<float> normal(0.0f, 1.0f);
     // Padding 1 (kernel 3, unrolled; once with 16 channels, so that im2col's 4-float copies cross
     // 4096-float blocks), kernel 5 (generic, crossing blocks), no padding, padding >= kernel, a
-    // kernel larger than the input, and 1 x 1.
-    for (const ConvShape s : {ConvShape{3, 3, 7, 5, 10, 3, 1}, ConvShape{2, 16, 8, 8, 4, 3, 1}, ConvShape{2, 2, 6, 9, 8, 5, 2}, ConvShape{2, 4, 5, 5, 17, 3, 0},
+    // kernel larger than the input, and 1 x 1. The 16-channel 12 x 12 and 14 x 14 shapes hold
+    // 14,400 and 28,224 floats of A per image, so (at 2^16 floats a slice) their forward and
+    // backward-data GEMMs run 4 and 2 images at a time, the last slice shorter (col2im by runs,
+    // and by planes).
+    for (const ConvShape s : {ConvShape{3, 3, 7, 5, 10, 3, 1}, ConvShape{2, 16, 8, 8, 4, 3, 1}, ConvShape{6, 16, 12, 12, 8, 3, 0},
+                              ConvShape{5, 16, 14, 14, 8, 3, 1}, ConvShape{2, 2, 6, 9, 8, 5, 2}, ConvShape{2, 4, 5, 5, 17, 3, 0},
                               ConvShape{1, 1, 4, 4, 3, 3, 2}, ConvShape{2, 2, 4, 5, 6, 3, 3}, ConvShape{2, 3, 2, 3, 4, 5, 2},
                               ConvShape{3, 5, 3, 4, 7, 1, 0}}) {
         INFO("batch " << s.batch << " C " << s.channels << " " << s.height << "x" << s.width << " filters " << s.filters
