@@ -7,8 +7,8 @@
 #include <limits>
 #include <stdexcept>
 
-#ifdef __SSE__
-#include <xmmintrin.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
 #endif
 
 #include "learning/dataset.h"
@@ -38,7 +38,7 @@ void transpose(const float* in, std::size_t rows, std::size_t cols, float* out) 
         for (std::size_t c0 = 0; c0 < cols; c0 += kBlock) {
             const std::size_t r1 = std::min(rows, r0 + kBlock), c1 = std::min(cols, c0 + kBlock);
             std::size_t r = r0;
-#ifdef __SSE__
+#ifdef __SSE2__
             for (; r + 4 <= r1; r += 4) {  // 4 x 4 tiles in registers, then the columns left over
                 std::size_t c = c0;
                 for (; c + 4 <= c1; c += 4) {
@@ -528,63 +528,124 @@ public:
         if (in.height < 2 || in.width < 2 || in.height % 2 != 0 || in.width % 2 != 0)
             throw std::logic_error("2 x 2 max pooling needs even input sizes, got " + std::to_string(in.height) + " x " +
                                    std::to_string(in.width));
-        if (in.data.size() > kIndexMask) throw std::logic_error("2 x 2 max pooling: more than 2^31 inputs");
         const int oh = in.height / 2, ow = in.width / 2;
         out.reshape(in.batch, in.channels, oh, ow);
-        m_route.resize(out.data.size());
-        const auto width = static_cast<std::size_t>(in.width);
-        const float* __restrict x = in.data.data();
-        float* __restrict y = out.data.data();
-        std::uint32_t* __restrict route = m_route.data();
+        m_winner.resize(out.data.size());
+        const auto width = static_cast<std::size_t>(in.width), outputs = static_cast<std::size_t>(ow);
         const std::size_t row_pairs = in.batch * static_cast<std::size_t>(in.channels * oh);
-        for (std::size_t pair = 0, o = 0; pair < row_pairs; ++pair) {
-            const float* top = x + 2 * pair * width;
+        for (std::size_t pair = 0; pair < row_pairs; ++pair) {
+            const float* top = in.data.data() + 2 * pair * width;
             const float* bottom = top + width;
-            for (int j = 0; j < ow; ++j, ++o) {
-                // Branch-free, on the bit patterns (the comparisons are data-dependent): ReLU
-                // outputs are +0 or positive, never NaN, and such floats order as their bits do.
+            float* y = out.data.data() + pair * outputs;
+            std::uint8_t* winner = m_winner.data() + pair * outputs;
+#ifdef __SSE2__
+            // Four windows at a time; a row whose length is not a multiple of 4 ends with a block
+            // that overlaps the one before (its outputs are computed twice, the same both times).
+            if (outputs >= 4) {
+                for (std::size_t j = 0;; j += 4) {
+                    j = std::min(j, outputs - 4);
+                    forward_four(top + 2 * j, bottom + 2 * j, y + j, winner + j);
+                    if (j + 4 == outputs) break;
+                }
+                continue;
+            }
+#endif
+            for (std::size_t j = 0; j < outputs; ++j) {
                 // The first maximum is the first element equal to it, at the count of leading
                 // unequal elements.
-                const std::uint32_t r0 = relu_bits(top[2 * j]), r1 = relu_bits(top[2 * j + 1]),
-                                    r2 = relu_bits(bottom[2 * j]), r3 = relu_bits(bottom[2 * j + 1]);
-                const std::uint32_t best = std::max(std::max(r0, r1), std::max(r2, r3));
+                const float r0 = relu(top[2 * j]), r1 = relu(top[2 * j + 1]), r2 = relu(bottom[2 * j]),
+                            r3 = relu(bottom[2 * j + 1]);
+                const float best = std::max(std::max(r0, r1), std::max(r2, r3));
                 const unsigned before1 = r0 != best, before2 = before1 & (r1 != best), before3 = before2 & (r2 != best);
-                // best = ReLU(x_at) > 0 iff x_at > 0; else every r is 0, at is 0, and no gradient passes.
-                const unsigned at = before1 + before2 + before3;
-                const auto window = static_cast<std::uint32_t>(2 * pair * width + 2 * static_cast<std::size_t>(j));
-                std::memcpy(&y[o], &best, sizeof best);
-                route[o] = (window + (at & 1u) + (at >> 1) * static_cast<std::uint32_t>(width)) |
-                           (best != 0 ? kPasses : 0u);
+                y[j] = best;
+                // best > 0 iff the winner's input was > 0; else every r is 0, the winner is 0, and
+                // no gradient passes.
+                winner[j] = static_cast<std::uint8_t>(before1 + before2 + before3 + (best > 0.0f ? kPasses : 0u));
             }
         }
     }
     void backward(const Activation& in, const Activation&, const Activation& grad_out, Activation* grad_in,
                   GemmContext&) override {
         grad_in->reshape(in.batch, in.channels, in.height, in.width);
-        float* __restrict dx = grad_in->data.data();
-        const float* __restrict dy = grad_out.data.data();
-        const std::uint32_t* __restrict route = m_route.data();
-        std::fill(grad_in->data.begin(), grad_in->data.end(), 0.0f);
-        for (std::size_t o = 0, n = grad_out.data.size(); o < n; ++o) {
-            const float g = 0.0f + dy[o];  // + 0: a -0 gradient arrives as +0, as a sum into zeros would
-            dx[route[o] & kIndexMask] = (route[o] & kPasses) != 0 ? g : 0.0f;
+        const auto width = static_cast<std::size_t>(in.width), outputs = width / 2;
+        const std::size_t row_pairs = grad_out.data.size() / std::max<std::size_t>(1, outputs);
+        for (std::size_t pair = 0; pair < row_pairs; ++pair) {
+            float* __restrict top = grad_in->data.data() + 2 * pair * width;
+            float* __restrict bottom = top + width;
+            const float* __restrict dy = grad_out.data.data() + pair * outputs;
+            const std::uint8_t* __restrict winner = m_winner.data() + pair * outputs;
+            // Every input gradient is written: the window's winner gets the output's gradient if
+            // it passes (+ 0: a -0 gradient arrives as +0, as a sum into zeros would), the other
+            // three +0.
+            std::size_t j = 0;
+#ifdef __SSE2__
+            for (; outputs >= 4; j += 4) {  // four windows: their top and bottom rows, 8 floats each
+                j = std::min(j, outputs - 4);  // the last block may overlap the one before
+                std::int32_t packed;
+                std::memcpy(&packed, winner + j, sizeof packed);
+                const __m128i zero = _mm_setzero_si128();
+                const __m128i w = _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(packed), zero), zero);
+                const __m128i passes = _mm_cmpgt_epi32(w, _mm_set1_epi32(static_cast<int>(kPasses) - 1));
+                const __m128 g = _mm_and_ps(_mm_add_ps(_mm_setzero_ps(), _mm_loadu_ps(dy + j)), _mm_castsi128_ps(passes));
+                const __m128i at = _mm_and_si128(w, _mm_set1_epi32(3));
+                const auto to = [&](int position) {
+                    return _mm_and_ps(g, _mm_castsi128_ps(_mm_cmpeq_epi32(at, _mm_set1_epi32(position))));
+                };
+                const __m128 v0 = to(0), v1 = to(1), v2 = to(2), v3 = to(3);
+                _mm_storeu_ps(top + 2 * j, _mm_unpacklo_ps(v0, v1));
+                _mm_storeu_ps(top + 2 * j + 4, _mm_unpackhi_ps(v0, v1));
+                _mm_storeu_ps(bottom + 2 * j, _mm_unpacklo_ps(v2, v3));
+                _mm_storeu_ps(bottom + 2 * j + 4, _mm_unpackhi_ps(v2, v3));
+                if (j + 4 == outputs) {
+                    j = outputs;
+                    break;
+                }
+            }
+#endif
+            for (; j < outputs; ++j) {
+                const unsigned w = winner[j], at = w & 3u;
+                const float g = w >= kPasses ? 0.0f + dy[j] : 0.0f;
+                top[2 * j] = at == 0 ? g : 0.0f;
+                top[2 * j + 1] = at == 1 ? g : 0.0f;
+                bottom[2 * j] = at == 2 ? g : 0.0f;
+                bottom[2 * j + 1] = at == 3 ? g : 0.0f;
+            }
         }
     }
 
 private:
-    /// The bits of ReLU(v) = v > 0 ? v : +0: v's bits for +0 < v <= +Inf, else 0 (NaN included).
-    static std::uint32_t relu_bits(float v) {
-        std::uint32_t bits;
-        std::memcpy(&bits, &v, sizeof bits);
-        return bits - 1u < 0x7F800000u ? bits : 0u;
-    }
+    /// ReLU's output, v > 0 ? v : +0 (NaN and -0 give +0).
+    static float relu(float v) { return v > 0.0f ? v : 0.0f; }
 
-    static constexpr std::uint32_t kPasses = 0x80000000u;   ///< the window's maximum ReLU output is > 0
-    static constexpr std::uint32_t kIndexMask = 0x7FFFFFFFu;
-    /// Per output: the input index its gradient goes to (the window's first maximum; its first
-    /// element, with nothing to pass, when every ReLU output is 0), or'ed with kPasses. The
-    /// backward pass zeroes the input gradient and scatters: one store per output.
-    std::vector<std::uint32_t> m_route;
+#ifdef __SSE2__
+    /// Four windows: `top` and `bottom` hold their 8 inputs of each row, y and winner their outputs.
+    static void forward_four(const float* top, const float* bottom, float* y, std::uint8_t* winner) {
+        const __m128 zero = _mm_setzero_ps();
+        const auto relu4 = [&](__m128 v) { return _mm_and_ps(v, _mm_cmpgt_ps(v, zero)); };
+        const __m128 t0 = _mm_loadu_ps(top), t1 = _mm_loadu_ps(top + 4);
+        const __m128 b0 = _mm_loadu_ps(bottom), b1 = _mm_loadu_ps(bottom + 4);
+        const __m128 r0 = relu4(_mm_shuffle_ps(t0, t1, _MM_SHUFFLE(2, 0, 2, 0)));  // each window's top left
+        const __m128 r1 = relu4(_mm_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 1, 3, 1)));
+        const __m128 r2 = relu4(_mm_shuffle_ps(b0, b1, _MM_SHUFFLE(2, 0, 2, 0)));
+        const __m128 r3 = relu4(_mm_shuffle_ps(b0, b1, _MM_SHUFFLE(3, 1, 3, 1)));
+        const __m128 best = _mm_max_ps(_mm_max_ps(r0, r1), _mm_max_ps(r2, r3));  // no NaN after ReLU
+        const __m128i before1 = _mm_castps_si128(_mm_cmpneq_ps(r0, best));        // all ones = 1 before
+        const __m128i before2 = _mm_and_si128(before1, _mm_castps_si128(_mm_cmpneq_ps(r1, best)));
+        const __m128i before3 = _mm_and_si128(before2, _mm_castps_si128(_mm_cmpneq_ps(r2, best)));
+        const __m128i at = _mm_sub_epi32(_mm_setzero_si128(), _mm_add_epi32(_mm_add_epi32(before1, before2), before3));
+        const __m128i passes =
+            _mm_and_si128(_mm_castps_si128(_mm_cmpgt_ps(best, zero)), _mm_set1_epi32(static_cast<int>(kPasses)));
+        const __m128i words = _mm_add_epi32(at, passes);
+        const std::int32_t packed = _mm_cvtsi128_si32(_mm_packus_epi16(_mm_packs_epi32(words, words), words));
+        _mm_storeu_ps(y, best);
+        std::memcpy(winner, &packed, sizeof packed);
+    }
+#endif
+
+    static constexpr unsigned kPasses = 4;  ///< added to a winner whose window's maximum ReLU output is > 0
+    /// Per output: its window's first maximum in row-major order (0 top left .. 3 bottom right;
+    /// 0 when every ReLU output is 0), + kPasses if the gradient passes to it.
+    std::vector<std::uint8_t> m_winner;
 };
 
 }  // namespace

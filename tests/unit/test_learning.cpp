@@ -562,7 +562,8 @@ TEST_CASE("the convolution layer computes the plain im2col lowering bit for bit"
 
 TEST_CASE("the fused ReLU and max-pool layer equals ReLU then 2x2 max pooling bit for bit", "[training][pool]") {
     // Windows of special values: all negative, NaN, signed zeros, ties at each position, infinities,
-    // subnormals; then random values from a small set, so ties are common.
+    // subnormals; then random values from a small set, so ties are common. Rows of 3 windows (the
+    // scalar loop), 4 (one block of the vector loops) and 19 (blocks, the last one overlapping).
     const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
     const float tiny = std::numeric_limits<float>::denorm_min();
     const std::vector<std::array<float, 4>> windows{
@@ -570,51 +571,58 @@ TEST_CASE("the fused ReLU and max-pool layer equals ReLU then 2x2 max pooling bi
         {3, 1, 3, 3},     {0, 5, 0, 5},         {inf, 1, inf, 2}, {-inf, -inf, 0, -1},       {tiny, 2 * tiny, tiny, -tiny}};
     std::mt19937_64 rng(8);
     const float pick[] = {-1.0f, -0.0f, 0.0f, 0.5f, 1.0f, 2.0f};
-    Activation in, grad_out;
-    in.reshape(2, 3, 4, 6);  // 2 x 3 planes of 4 x 6: 6 windows each
-    for (std::size_t i = 0; i < in.data.size(); ++i) in.data[i] = pick[rng() % 6];
-    for (std::size_t w = 0; w < windows.size(); ++w) {  // the special windows, at (plane w % 6, window w / 6 ...)
-        const std::size_t plane = w % 6, wy = (w / 6) % 2, wx = w / 12;
-        float* top = &in.data[plane * 24 + 2 * wy * 6 + 2 * wx];
-        top[0] = windows[w][0];
-        top[1] = windows[w][1];
-        top[6] = windows[w][2];
-        top[7] = windows[w][3];
-    }
-    grad_out.reshape(2, 3, 2, 3);
-    for (std::size_t i = 0; i < grad_out.data.size(); ++i) grad_out.data[i] = i % 5 == 0 ? -0.0f : (i % 7 == 0 ? nan : pick[rng() % 6]);
-
     GemmContext ctx;
     auto fused = make_relu_max_pool2();
-    Activation out, grad_in;
-    fused->forward(in, out, ctx);
-    fused->backward(in, out, grad_out, &grad_in, ctx);
+    for (const std::size_t width : {6, 8, 38}) {
+        INFO("width " << width);
+        const std::size_t plane_size = 4 * width, windows_per_row = width / 2;
+        Activation in, grad_out;
+        in.reshape(2, 3, 4, static_cast<int>(width));  // 2 x 3 planes of 4 x width
+        for (std::size_t i = 0; i < in.data.size(); ++i) in.data[i] = pick[rng() % 6];
+        for (std::size_t w = 0; w < windows.size(); ++w) {  // the special windows, at (plane w % 6, window w / 6 ...)
+            const std::size_t plane = w % 6, wy = (w / 6) % 2, wx = w / 12;
+            float* top = &in.data[plane * plane_size + 2 * wy * width + 2 * wx];
+            top[0] = windows[w][0];
+            top[1] = windows[w][1];
+            top[width] = windows[w][2];
+            top[width + 1] = windows[w][3];
+        }
+        grad_out.reshape(2, 3, 2, static_cast<int>(windows_per_row));
+        for (std::size_t i = 0; i < grad_out.data.size(); ++i)
+            grad_out.data[i] = i % 5 == 0 ? -0.0f : (i % 7 == 0 ? nan : pick[rng() % 6]);
 
-    // Reference: the ReLU layer, then pooling where the first strictly greater element wins and the
-    // gradient is summed into zeros; then the ReLU's backward.
-    auto relu = make_relu();
-    Activation r, grad_r, expected_grad_in;
-    relu->forward(in, r, ctx);
-    std::vector<float> expected_out(out.data.size());
-    grad_r.reshape(2, 3, 4, 6);
-    std::fill(grad_r.data.begin(), grad_r.data.end(), 0.0f);
-    for (std::size_t plane = 0, o = 0; plane < 6; ++plane)
-        for (std::size_t y = 0; y < 2; ++y)
-            for (std::size_t x = 0; x < 3; ++x, ++o) {
-                std::size_t best = plane * 24 + 2 * y * 6 + 2 * x;
-                for (std::size_t dy = 0; dy < 2; ++dy)
-                    for (std::size_t dx = 0; dx < 2; ++dx) {
-                        const std::size_t i = plane * 24 + (2 * y + dy) * 6 + 2 * x + dx;
-                        if (r.data[i] > r.data[best]) best = i;
-                    }
-                expected_out[o] = r.data[best];
-                grad_r.data[best] += grad_out.data[o];
-            }
-    relu->backward(in, r, grad_r, &expected_grad_in, ctx);
-    CHECK(same_bits(out.data, expected_out));
-    CHECK(same_bits(grad_in.data, expected_grad_in.data));
+        Activation out, grad_in;
+        grad_in.reshape(2, 3, 4, static_cast<int>(width));
+        std::fill(grad_in.data.begin(), grad_in.data.end(), 7.0f);  // stale values the backward must overwrite
+        fused->forward(in, out, ctx);
+        fused->backward(in, out, grad_out, &grad_in, ctx);
 
-    Activation odd;
+        // Reference: the ReLU layer, then pooling where the first strictly greater element wins
+        // and the gradient is summed into zeros; then the ReLU's backward.
+        auto relu = make_relu();
+        Activation r, grad_r, expected_grad_in;
+        relu->forward(in, r, ctx);
+        std::vector<float> expected_out(out.data.size());
+        grad_r.reshape(2, 3, 4, static_cast<int>(width));
+        std::fill(grad_r.data.begin(), grad_r.data.end(), 0.0f);
+        for (std::size_t plane = 0, o = 0; plane < 6; ++plane)
+            for (std::size_t y = 0; y < 2; ++y)
+                for (std::size_t x = 0; x < windows_per_row; ++x, ++o) {
+                    std::size_t best = plane * plane_size + 2 * y * width + 2 * x;
+                    for (std::size_t dy = 0; dy < 2; ++dy)
+                        for (std::size_t dx = 0; dx < 2; ++dx) {
+                            const std::size_t i = plane * plane_size + (2 * y + dy) * width + 2 * x + dx;
+                            if (r.data[i] > r.data[best]) best = i;
+                        }
+                    expected_out[o] = r.data[best];
+                    grad_r.data[best] += grad_out.data[o];
+                }
+        relu->backward(in, r, grad_r, &expected_grad_in, ctx);
+        CHECK(same_bits(out.data, expected_out));
+        CHECK(same_bits(grad_in.data, expected_grad_in.data));
+    }
+
+    Activation odd, out;
     odd.reshape(1, 1, 3, 4);
     CHECK_THROWS_AS(fused->forward(odd, out, ctx), std::logic_error);
 }
