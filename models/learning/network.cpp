@@ -389,6 +389,10 @@ private:
         for (std::size_t r = first; r < first + count; ++r, to += rows) {
             const int c = static_cast<int>(r) / (m_kernel * m_kernel), ky = static_cast<int>(r) / m_kernel % m_kernel,
                       kx = static_cast<int>(r) % m_kernel;
+            if (m_out_width == m_width) {
+                fill_a_transposed_planes(in, c, ky, kx, to);
+                continue;
+            }
             std::size_t written = 0;
             for_each_inside_run(0, in.batch, c, ky, kx, [&](std::size_t b, int ch, int y, int oy, int x, int ox, int n) {
                 const std::size_t at = column_index(b, oy, ox);
@@ -397,6 +401,32 @@ private:
                 written = at + static_cast<std::size_t>(n);
             });
             std::fill(to + written, to + rows, 0.0f);
+        }
+    }
+
+    /// Row (c, ky, kx) of A^T when output and input rows are equally wide: each image's
+    /// segment is input plane (b, c) read at one flat offset, (ky - p) W + (kx - p), the outputs
+    /// whose x falls outside the input (m_inside[kx] is 0) and the rows above and below the
+    /// input +0, as in fill_a_transposed's runs. The mirror of col2im_planes.
+    void fill_a_transposed_planes(const Activation& in, int c, int ky, int kx, float* to) const {
+        const std::size_t pixels = pixels_out(), width = static_cast<std::size_t>(m_width);
+        const int oy_first = std::max(0, m_padding - ky), oy_last = std::min(m_out_height, m_height + m_padding - ky);
+        const int ox_first = std::max(0, m_padding - kx), ox_last = std::min(m_out_width, m_width + m_padding - kx);
+        if (oy_last <= oy_first || ox_last <= ox_first) return std::fill(to, to + in.batch * pixels, 0.0f);
+        // First and last (inclusive) outputs that read inside; between them every read is in the plane.
+        const std::size_t begin = static_cast<std::size_t>(oy_first) * width + static_cast<std::size_t>(ox_first);
+        const std::size_t end = static_cast<std::size_t>(oy_last - 1) * width + static_cast<std::size_t>(ox_last);
+        const std::uint32_t* __restrict inside = &m_inside[static_cast<std::size_t>(kx) * pixels];
+        for (std::size_t b = 0; b < in.batch; ++b) {
+            float* __restrict segment = to + b * pixels;
+            const float* __restrict from =
+                &in.data[input_index(b, c, 0, 0)] + (static_cast<std::ptrdiff_t>(ky - m_padding) * m_width + (kx - m_padding));
+            std::fill(segment, segment + begin, 0.0f);
+            for (std::size_t i = begin; i < end; ++i) {
+                const float value = from[i];  // read unconditionally: the loop vectorises
+                segment[i] = inside[i] != 0 ? value : 0.0f;
+            }
+            std::fill(segment + end, segment + pixels, 0.0f);
         }
     }
 
