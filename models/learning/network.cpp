@@ -333,9 +333,16 @@ private:
         const std::size_t pixels = pixels_out(), width_out = static_cast<std::size_t>(m_out_width);
         const auto ph = static_cast<std::size_t>(m_height + 2 * m_padding), pw = static_cast<std::size_t>(m_width + 2 * m_padding);
         const std::size_t channels = static_cast<std::size_t>(m_channels);
+        std::size_t b = first / pixels, oy = first % pixels / width_out, ox = first % pixels % width_out;
         for (std::size_t r = first; r < first + count; ++r) {
-            const std::size_t b = r / pixels, oy = r % pixels / width_out, ox = r % pixels % width_out;
             const std::size_t first_window = ((b * channels) * ph + oy) * pw + ox;
+            if (++ox == width_out) {  // (b, oy, ox) of row r + 1
+                ox = 0;
+                if (++oy == static_cast<std::size_t>(m_out_height)) {
+                    oy = 0;
+                    ++b;
+                }
+            }
             for (std::size_t c = 0; c < channels; ++c) {
                 const float* window = m_padded.data() + first_window + c * ph * pw;
                 for (int ky = 0; ky < k; ++ky, row += k) {
