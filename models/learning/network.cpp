@@ -191,9 +191,10 @@ private:
 /// Every operand holds the values, in the order, that the row-major GEMMs of the Dense layer
 /// would quantise, so the LFSR draws and the results are those of the plain lowering.
 /// The forward and backward-data GEMMs run a slice of the batch's images at a time (W
-/// quantised once), so that A, dA^T and their quantised copies stay in cache; slicing changes
-/// neither the order of the draws nor any output's sum. The weight gradient sums over the
-/// whole batch and runs whole.
+/// quantised once), so that A, dA^T and their quantised copies stay in cache. Slicing keeps
+/// the order of the draws, and on the exact path every output's sum; OpenBLAS (the fast and
+/// fp32 paths) may sum some outputs in another order. The weight gradient sums over the whole
+/// batch and runs whole.
 class Conv2d final : public GemmLayer {
 public:
     Conv2d(std::string name, std::size_t index, int channels, int height, int width, int filters, int kernel,
@@ -280,8 +281,8 @@ private:
         return static_cast<std::size_t>(m_out_height) * static_cast<std::size_t>(m_out_width);
     }
 
-    /// Images per slice of the forward and backward-data GEMMs: A's and dA^T's slices hold
-    /// at most kSliceFloats floats (at least one image).
+    /// Images per slice of the forward and backward-data GEMMs: the slices of A, Y^T, G and
+    /// dA^T hold at most kSliceFloats floats each (at least one image).
     [[nodiscard]] std::size_t images_per_slice() const {
         constexpr std::size_t kSliceFloats = std::size_t{1} << 16;  // 256 KiB: L2 holds it and its copies
         return std::max<std::size_t>(1, kSliceFloats / (pixels_out() * std::max(m_fan_in, m_out)));

@@ -481,6 +481,19 @@ TEST_CASE("the convolution layer computes the plain im2col lowering bit for bit"
         grad_out.reshape(s.batch, s.filters, s.out_height(), s.out_width());
         for (float& v : grad_out.data) v = wide() * 1e-3f;
 
+        {  // a larger batch first: the checked runs below must not depend on buffers it sized
+            Activation big_in, big_out, big_grad_out, big_grad_in;
+            big_in.reshape(s.batch + 3, s.channels, s.height, s.width);
+            for (float& v : big_in.data) v = wide();
+            big_grad_out.reshape(s.batch + 3, s.filters, s.out_height(), s.out_width());
+            for (float& v : big_grad_out.data) v = wide();
+            std::vector<LayerQuantizers> q_big = stochastic_quantizers(8);
+            GemmContext big;
+            big.quantizers = &q_big;
+            layer->forward(big_in, big_out, big);
+            layer->backward(big_in, big_out, big_grad_out, &big_grad_in, big);
+        }
+
         // Reference operands in the row-major layouts of the plain lowering.
         std::vector<float> a(rows * k, 0.0f), g(rows * f);
         for (std::size_t r = 0; r < rows; ++r)
@@ -563,7 +576,8 @@ TEST_CASE("the convolution layer computes the plain im2col lowering bit for bit"
 TEST_CASE("the fused ReLU and max-pool layer equals ReLU then 2x2 max pooling bit for bit", "[training][pool]") {
     // Windows of special values: all negative, NaN, signed zeros, ties at each position, infinities,
     // subnormals; then random values from a small set, so ties are common. Rows of 3 windows (the
-    // scalar loop), 4 (one block of the vector loops) and 19 (blocks, the last one overlapping).
+    // scalar loop), 4 (one block of the vector loops), and 5, 6 and 19 (blocks, the last one
+    // overlapping the one before by 3, 2 and 1).
     const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
     const float tiny = std::numeric_limits<float>::denorm_min();
     const std::vector<std::array<float, 4>> windows{
@@ -573,14 +587,14 @@ TEST_CASE("the fused ReLU and max-pool layer equals ReLU then 2x2 max pooling bi
     const float pick[] = {-1.0f, -0.0f, 0.0f, 0.5f, 1.0f, 2.0f};
     GemmContext ctx;
     auto fused = make_relu_max_pool2();
-    for (const std::size_t width : {6, 8, 38}) {
+    for (const std::size_t width : {6, 8, 10, 12, 38}) {
         INFO("width " << width);
         const std::size_t plane_size = 4 * width, windows_per_row = width / 2;
         Activation in, grad_out;
         in.reshape(2, 3, 4, static_cast<int>(width));  // 2 x 3 planes of 4 x width
         for (std::size_t i = 0; i < in.data.size(); ++i) in.data[i] = pick[rng() % 6];
-        for (std::size_t w = 0; w < windows.size(); ++w) {  // the special windows, at (plane w % 6, window w / 6 ...)
-            const std::size_t plane = w % 6, wy = (w / 6) % 2, wx = w / 12;
+        for (std::size_t w = 0; w < windows.size(); ++w) {  // the special windows, spread over the vector lanes
+            const std::size_t plane = w % 6, wy = (w / 6) % 2, wx = (5 * w) % windows_per_row;
             float* top = &in.data[plane * plane_size + 2 * wy * width + 2 * wx];
             top[0] = windows[w][0];
             top[1] = windows[w][1];
