@@ -45,9 +45,6 @@ public:
     /// (for `path`: dequantised on the fast path, bfp::BfpMatrix groups on the exact path).
     void prepare(GemmPath path, const RowSource& source, std::size_t k, bfp::Quantizer* q);
 
-    [[nodiscard]] std::size_t rows() const { return m_rows; }
-    [[nodiscard]] std::size_t k() const { return m_k; }
-
 private:
     friend void gemm_abt(const GemmOperand& a, const GemmOperand& bt, float* c);
     GemmPath m_path = GemmPath::fast;
@@ -58,7 +55,7 @@ private:
     std::vector<float> m_storage, m_block;
 };
 
-/// C (a.rows() x bt.rows(), row-major) = A Bt^T, both operands prepared with the same k, and
+/// C (A's rows x Bt's rows, row-major) = A Bt^T, both operands prepared with the same k, and
 /// both quantised on the same path or neither.
 void gemm_abt(const GemmOperand& a, const GemmOperand& bt, float* c);
 

@@ -417,25 +417,37 @@ private:
     /// whose x falls outside the input (m_inside[kx] is 0) and the rows above and below the
     /// input +0, as in fill_a_transposed's runs. The mirror of col2im_planes.
     void fill_a_transposed_planes(const Activation& in, int c, int ky, int kx, float* to) const {
-        const std::size_t pixels = pixels_out(), width = static_cast<std::size_t>(m_width);
-        const int oy_first = std::max(0, m_padding - ky), oy_last = std::min(m_out_height, m_height + m_padding - ky);
-        const int ox_first = std::max(0, m_padding - kx), ox_last = std::min(m_out_width, m_width + m_padding - kx);
-        if (oy_last <= oy_first || ox_last <= ox_first) return std::fill(to, to + in.batch * pixels, 0.0f);
-        // First and last (inclusive) outputs that read inside; between them every read is in the plane.
-        const std::size_t begin = static_cast<std::size_t>(oy_first) * width + static_cast<std::size_t>(ox_first);
-        const std::size_t end = static_cast<std::size_t>(oy_last - 1) * width + static_cast<std::size_t>(ox_last);
+        const std::size_t pixels = pixels_out();
+        const PlaneSpan span = plane_span(ky, kx);
         const std::uint32_t* __restrict inside = &m_inside[static_cast<std::size_t>(kx) * pixels];
         for (std::size_t b = 0; b < in.batch; ++b) {
             float* __restrict segment = to + b * pixels;
-            const float* __restrict from =
-                &in.data[input_index(b, c, 0, 0)] + (static_cast<std::ptrdiff_t>(ky - m_padding) * m_width + (kx - m_padding));
-            std::fill(segment, segment + begin, 0.0f);
-            for (std::size_t i = begin; i < end; ++i) {
+            const float* __restrict from = &in.data[input_index(b, c, 0, 0)] + span.offset;
+            std::fill(segment, segment + span.begin, 0.0f);
+            for (std::size_t i = span.begin; i < span.end; ++i) {
                 const float value = from[i];  // read unconditionally: the loop vectorises
                 segment[i] = inside[i] != 0 ? value : 0.0f;
             }
-            std::fill(segment + end, segment + pixels, 0.0f);
+            std::fill(segment + span.end, segment + pixels, 0.0f);
         }
+    }
+
+    /// Under "same" padding, the outputs [begin, end) of a plane that row (ky, kx) of A^T ties
+    /// to the input: the first and one past the last whose (y, x) lie inside it (empty when
+    /// none does). Output i meets input element i + offset of the same plane; between begin
+    /// and end that is in the plane for every i, inside or not.
+    struct PlaneSpan {
+        std::size_t begin = 0, end = 0;
+        std::ptrdiff_t offset = 0;
+    };
+    [[nodiscard]] PlaneSpan plane_span(int ky, int kx) const {
+        const int oy_first = std::max(0, m_padding - ky), oy_last = std::min(m_out_height, m_height + m_padding - ky);
+        const int ox_first = std::max(0, m_padding - kx), ox_last = std::min(m_out_width, m_width + m_padding - kx);
+        if (oy_last <= oy_first || ox_last <= ox_first) return {};
+        const auto width = static_cast<std::size_t>(m_width);
+        return {static_cast<std::size_t>(oy_first) * width + static_cast<std::size_t>(ox_first),
+                static_cast<std::size_t>(oy_last - 1) * width + static_cast<std::size_t>(ox_last),
+                static_cast<std::ptrdiff_t>(ky - m_padding) * m_width + (kx - m_padding)};
     }
 
     /// Row (c, ky, kx) of A^T (column of A).
@@ -472,31 +484,21 @@ private:
     /// none is ever -0, and x + 0 = x for every other x. For each input element the (ky, kx)
     /// stay in descending order, as in col2im.
     void col2im_planes(Activation& grad_in, std::size_t first, std::size_t images) const {
-        const std::size_t pixels = pixels_out(), width = static_cast<std::size_t>(m_width), rows = images * pixels;
+        const std::size_t pixels = pixels_out(), rows = images * pixels;
         for (std::size_t b = first; b < first + images; ++b)
             for (int c = 0; c < m_channels; ++c) {
                 float* __restrict plane = &grad_in.data[input_index(b, c, 0, 0)];
-                for (int ky = m_kernel; ky-- > 0;) {
-                    const int oy_first = std::max(0, m_padding - ky);
-                    const int oy_last = std::min(m_out_height, m_height + m_padding - ky);  // exclusive
-                    if (oy_last <= oy_first) continue;
+                for (int ky = m_kernel; ky-- > 0;)
                     for (int kx = m_kernel; kx-- > 0;) {
-                        const int ox_first = std::max(0, m_padding - kx);
-                        const int ox_last = std::min(m_out_width, m_width + m_padding - kx);  // exclusive
-                        if (ox_last <= ox_first) continue;
+                        const PlaneSpan span = plane_span(ky, kx);
                         const float* __restrict from = m_dcols.data() + kernel_row(c, ky, kx) * rows + (b - first) * pixels;
                         const std::uint32_t* __restrict inside = &m_inside[static_cast<std::size_t>(kx) * pixels];
-                        // First and last (inclusive) outputs that land inside; between them every
-                        // target is in the plane, inside or not.
-                        const std::size_t begin = static_cast<std::size_t>(oy_first) * width + static_cast<std::size_t>(ox_first);
-                        const std::size_t end = static_cast<std::size_t>(oy_last - 1) * width + static_cast<std::size_t>(ox_last);
-                        float* __restrict to = plane + (static_cast<std::ptrdiff_t>(ky - m_padding) * m_width + (kx - m_padding));
-                        for (std::size_t i = begin; i < end; ++i) {
+                        float* __restrict to = plane + span.offset;
+                        for (std::size_t i = span.begin; i < span.end; ++i) {
                             const float value = from[i];  // read unconditionally: the loop vectorises
                             to[i] += inside[i] != 0 ? value : 0.0f;
                         }
                     }
-                }
             }
     }
 
@@ -577,14 +579,8 @@ public:
             float* y = out.data.data() + pair * outputs;
             std::uint8_t* winner = m_winner.data() + pair * outputs;
 #ifdef __SSE2__
-            // Four windows at a time; a row whose length is not a multiple of 4 ends with a block
-            // that overlaps the one before (its outputs are computed twice, the same both times).
             if (outputs >= 4) {
-                for (std::size_t j = 0;; j += 4) {
-                    j = std::min(j, outputs - 4);
-                    forward_four(top + 2 * j, bottom + 2 * j, y + j, winner + j);
-                    if (j + 4 == outputs) break;
-                }
+                for_each_block_of_four(outputs, [&](std::size_t j) { forward_four(top + 2 * j, bottom + 2 * j, y + j, winner + j); });
                 continue;
             }
 #endif
@@ -615,32 +611,13 @@ public:
             // Every input gradient is written: the window's winner gets the output's gradient if
             // it passes (+ 0: a -0 gradient arrives as +0, as a sum into zeros would), the other
             // three +0.
-            std::size_t j = 0;
 #ifdef __SSE2__
-            for (; outputs >= 4; j += 4) {  // four windows: their top and bottom rows, 8 floats each
-                j = std::min(j, outputs - 4);  // the last block may overlap the one before
-                std::int32_t packed;
-                std::memcpy(&packed, winner + j, sizeof packed);
-                const __m128i zero = _mm_setzero_si128();
-                const __m128i w = _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(packed), zero), zero);
-                const __m128i passes = _mm_cmpgt_epi32(w, _mm_set1_epi32(static_cast<int>(kPasses) - 1));
-                const __m128 g = _mm_and_ps(_mm_add_ps(_mm_setzero_ps(), _mm_loadu_ps(dy + j)), _mm_castsi128_ps(passes));
-                const __m128i at = _mm_and_si128(w, _mm_set1_epi32(3));
-                const auto to = [&](int position) {
-                    return _mm_and_ps(g, _mm_castsi128_ps(_mm_cmpeq_epi32(at, _mm_set1_epi32(position))));
-                };
-                const __m128 v0 = to(0), v1 = to(1), v2 = to(2), v3 = to(3);
-                _mm_storeu_ps(top + 2 * j, _mm_unpacklo_ps(v0, v1));
-                _mm_storeu_ps(top + 2 * j + 4, _mm_unpackhi_ps(v0, v1));
-                _mm_storeu_ps(bottom + 2 * j, _mm_unpacklo_ps(v2, v3));
-                _mm_storeu_ps(bottom + 2 * j + 4, _mm_unpackhi_ps(v2, v3));
-                if (j + 4 == outputs) {
-                    j = outputs;
-                    break;
-                }
+            if (outputs >= 4) {
+                for_each_block_of_four(outputs, [&](std::size_t j) { backward_four(dy + j, winner + j, top + 2 * j, bottom + 2 * j); });
+                continue;
             }
 #endif
-            for (; j < outputs; ++j) {
+            for (std::size_t j = 0; j < outputs; ++j) {
                 const unsigned w = winner[j], at = w & 3u;
                 const float g = w >= kPasses ? 0.0f + dy[j] : 0.0f;
                 top[2 * j] = at == 0 ? g : 0.0f;
@@ -656,6 +633,18 @@ private:
     static float relu(float v) { return v > 0.0f ? v : 0.0f; }
 
 #ifdef __SSE2__
+    /// Calls block(j) for blocks of four windows j .. j + 3 covering a row of `outputs` >= 4
+    /// windows; when 4 does not divide `outputs`, the last block overlaps the one before (those
+    /// windows are computed twice, the same both times).
+    template <typename Block>
+    static void for_each_block_of_four(std::size_t outputs, Block&& block) {
+        for (std::size_t j = 0;; j += 4) {
+            j = std::min(j, outputs - 4);
+            block(j);
+            if (j + 4 == outputs) return;
+        }
+    }
+
     /// Four windows: `top` and `bottom` hold their 8 inputs of each row, y and winner their outputs.
     static void forward_four(const float* top, const float* bottom, float* y, std::uint8_t* winner) {
         const __m128 zero = _mm_setzero_ps();
@@ -677,6 +666,26 @@ private:
         const std::int32_t packed = _mm_cvtsi128_si32(_mm_packus_epi16(_mm_packs_epi32(words, words), words));
         _mm_storeu_ps(y, best);
         std::memcpy(winner, &packed, sizeof packed);
+    }
+
+    /// Four windows' input gradients, 8 floats of each row into `top` and `bottom`, from their
+    /// output gradients dy and winners.
+    static void backward_four(const float* dy, const std::uint8_t* winner, float* top, float* bottom) {
+        std::int32_t packed;
+        std::memcpy(&packed, winner, sizeof packed);
+        const __m128i zero = _mm_setzero_si128();
+        const __m128i w = _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(packed), zero), zero);
+        const __m128i passes = _mm_cmpgt_epi32(w, _mm_set1_epi32(static_cast<int>(kPasses) - 1));
+        const __m128 g = _mm_and_ps(_mm_add_ps(_mm_setzero_ps(), _mm_loadu_ps(dy)), _mm_castsi128_ps(passes));
+        const __m128i at = _mm_and_si128(w, _mm_set1_epi32(3));
+        const auto to = [&](int position) {
+            return _mm_and_ps(g, _mm_castsi128_ps(_mm_cmpeq_epi32(at, _mm_set1_epi32(position))));
+        };
+        const __m128 v0 = to(0), v1 = to(1), v2 = to(2), v3 = to(3);
+        _mm_storeu_ps(top, _mm_unpacklo_ps(v0, v1));
+        _mm_storeu_ps(top + 4, _mm_unpackhi_ps(v0, v1));
+        _mm_storeu_ps(bottom, _mm_unpacklo_ps(v2, v3));
+        _mm_storeu_ps(bottom + 4, _mm_unpackhi_ps(v2, v3));
     }
 #endif
 
