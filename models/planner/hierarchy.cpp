@@ -14,16 +14,19 @@ namespace {
 
 /// The per-node dims a side of `nodes` nodes works on, for estimating its time: the
 /// largest dimension halved (ceiling) until the halvings cover the nodes. The batch counts
-/// as batch x out_rows / `whole_rows` (samples' worth of output rows, so that a Type IV side is
-/// estimated at the shape a Type I side of the same work would be); halving it halves the
-/// batch, or the rows once the batch is 1.
-LayerDims per_node_share(LayerDims d, std::size_t nodes, std::uint64_t whole_rows) {
+/// as batch x out_rows / the layer's whole output rows (samples' worth of output rows, so that a
+/// Type IV side is estimated at the shape a Type I side of the same work would be); halving it
+/// halves the batch, or the rows once the batch is 1. A grouped convolution's channels are never
+/// halved, as no planner splits them.
+LayerDims per_node_share(LayerDims d, std::size_t nodes, const PlanLayer& layer) {
+    const std::uint64_t whole_rows = layer.dims.out_rows;
+    const bool channels_split = layer.groups == 1;  // PartitionRules::types_for keeps groups whole
     for (std::size_t left = nodes; left > 1; left = (left + 1) / 2) {
         const double samples = static_cast<double>(d.batch) * static_cast<double>(d.out_rows) / static_cast<double>(whole_rows);
         std::uint64_t* largest = nullptr;
         double size = samples;
         for (std::uint64_t* channels : {&d.in_channels, &d.out_channels})
-            if (static_cast<double>(*channels) > size) {
+            if (channels_split && static_cast<double>(*channels) > size) {
                 largest = channels;
                 size = static_cast<double>(*channels);
             }
@@ -41,7 +44,7 @@ double speed_estimate(const ComputeModel& compute, const std::vector<std::size_t
                       LayerId l, const LayerDims& dims) {
     std::size_t nodes = 0;
     for (const std::size_t c : type_counts) nodes += c;
-    const LayerDims share = per_node_share(dims, nodes, layer.dims.out_rows);
+    const LayerDims share = per_node_share(dims, nodes, layer);
     double rate = 0;  // layers per second of all the nodes
     for (std::size_t t = 0; t < type_counts.size(); ++t)
         if (type_counts[t] > 0) rate += static_cast<double>(type_counts[t]) / total(compute(t, l, share));

@@ -66,12 +66,32 @@ SpatialInputRows PlanLayer::spatial_input_rows(const LayerDims& d, std::uint64_t
     return r;
 }
 
+GroupedShare PlanLayer::grouped_share(const LayerDims& d) const {
+    const auto in_per_group = static_cast<std::uint64_t>(layer.in_channels) / groups;
+    const auto out_per_group = static_cast<std::uint64_t>(layer.filters) / groups;
+    GroupedShare s;
+    s.in_per_group = std::max<std::uint64_t>(1, std::min(in_per_group, d.in_channels));
+    s.out_per_group = std::max<std::uint64_t>(1, std::min(out_per_group, d.out_channels));
+    // The share's weights at the layer's density 1 / groups, in whole groups of the reduced shape.
+    const std::uint64_t weights = d.in_channels * d.out_channels;
+    const std::uint64_t per_group = groups * s.in_per_group * s.out_per_group;
+    s.groups = std::max<std::uint64_t>(1, (weights + per_group - 1) / per_group);
+    return s;
+}
+
 workload::Layer PlanLayer::with_dims(const LayerDims& d) const {
     workload::Layer l = layer;
     switch (l.kind) {
     case workload::LayerKind::conv:
-        l.in_channels = static_cast<int>(d.in_channels);
-        l.filters = static_cast<int>(d.out_channels);
+        if (l.groups > 1) {
+            const GroupedShare share = grouped_share(d);
+            l.groups = static_cast<int>(share.groups);
+            l.in_channels = static_cast<int>(share.groups * share.in_per_group);
+            l.filters = static_cast<int>(share.groups * share.out_per_group);
+        } else {
+            l.in_channels = static_cast<int>(d.in_channels);
+            l.filters = static_cast<int>(d.out_channels);
+        }
         if (d.out_rows < dims.out_rows) {  // a Type IV share: its padded input window
             l.in_height = static_cast<int>((d.out_rows - 1) * stride + kernel_height);
             l.in_width += 2 * l.padding;

@@ -52,6 +52,12 @@ struct SpatialInputRows {
     [[nodiscard]] std::uint64_t halo() const { return a_end > b_begin ? a_end - b_begin : 0; }
 };
 
+/// The part of a grouped convolution one share computes: `groups` groups, each reducing over
+/// `in_per_group` channels into `out_per_group` filters.
+struct GroupedShare {
+    std::uint64_t groups = 1, in_per_group = 1, out_per_group = 1;
+};
+
 /// Which tensor an edge of the layer graph moves (docs/planner.md, "Ownership").
 enum class EdgeKind : std::uint8_t {
     /// The producer's output is (part of) the consumer's input: a chain edge, and a shortcut in
@@ -110,7 +116,15 @@ struct PlanLayer {
     [[nodiscard]] std::uint64_t weight_elements(const LayerDims& d) const {
         return has_weights ? d.in_channels * d.out_channels * kernel_area / groups : 0;
     }
-    /// The trace layer with its channels (and so its GEMM) reduced to `d`. A convolution with
+    /// The groups a grouped convolution's share `d` computes (groups > 1): each group keeps the
+    /// layer's channels per group, cut to the share's channels where fewer, and the share holds
+    /// ceil(d.in_channels * d.out_channels / (groups * in_per_group * out_per_group)) of them, at
+    /// least 1: the weights of a d.in_channels x d.out_channels block at the layer's density
+    /// 1 / groups, as weight_elements counts them. A depthwise layer (one channel per group) split
+    /// to c input channels computes c groups.
+    [[nodiscard]] GroupedShare grouped_share(const LayerDims& d) const;
+    /// The trace layer with its channels (and so its GEMM) reduced to `d` (a grouped
+    /// convolution's to grouped_share(d)). A convolution with
     /// fewer output rows than its whole output is lowered as its padded input window: padding
     /// 0, in_width W_in + 2 * padding, in_height (d.out_rows - 1) * stride + k_h, so that
     /// out_height() = d.out_rows and out_width() is unchanged (docs/planner.md, "Type IV").

@@ -370,6 +370,48 @@ TEST_CASE("A grouped convolution keeps its groups whole and syncs only its own w
     }
 }
 
+TEST_CASE("A grouped convolution's channel share lowers to whole groups at the layer's density", "[planner]") {
+    // with_dims once kept the layer's groups while cutting its channels, so a depthwise share
+    // lowered to C_in / groups = 0 and a cluster run divided by zero (MobileNetV2 on 4 nodes).
+    workload::Workload w;
+    w.layers = {conv("dw", 8, 32, 32, 3), conv("g2", 8, 64, 64, 3)};
+    w.layers[0].groups = 32;
+    w.layers[1].groups = 2;
+    const auto graph = planner::build_layer_graph(w, 4);
+    const auto macs = [](const workload::Layer& l) { return workload::lower(l, 4).forward_macs(); };
+    struct Case {
+        std::size_t layer;
+        std::uint64_t in, out;
+        planner::GroupedShare share;
+    };
+    for (const Case& c : {Case{0, 8, 32, {8, 1, 1}},    // depthwise, a quarter of its inputs: 8 channels
+                          Case{0, 8, 8, {2, 1, 1}},     // 8 x 8 of a diagonal 32 x 32: 2 channels' worth
+                          Case{0, 1, 1, {1, 1, 1}},     // never fewer than one group
+                          Case{1, 64, 16, {1, 32, 16}}, // 16 filters lie in one group of 32 channels
+                          Case{1, 16, 64, {1, 16, 32}},
+                          Case{1, 32, 32, {1, 32, 32}},
+                          Case{1, 64, 64, {2, 32, 32}}}) {
+        const planner::PlanLayer& layer = graph.layers[c.layer];
+        planner::LayerDims d = layer.dims;
+        d.in_channels = c.in;
+        d.out_channels = c.out;
+        INFO(layer.name << " at " << c.in << " x " << c.out);
+        const planner::GroupedShare s = layer.grouped_share(d);
+        CHECK(s.groups == c.share.groups);
+        CHECK(s.in_per_group == c.share.in_per_group);
+        CHECK(s.out_per_group == c.share.out_per_group);
+        const workload::Layer lowered = layer.with_dims(d);
+        CHECK(lowered.groups == static_cast<int>(s.groups));
+        CHECK(macs(lowered) == macs(layer.layer) * s.groups * s.in_per_group * s.out_per_group /
+                                   (static_cast<std::uint64_t>(layer.layer.groups) * (layer.dims.in_channels / layer.layer.groups) *
+                                    (layer.dims.out_channels / layer.layer.groups)));
+    }
+    // A depthwise quarter computes a quarter of the layer's MACs.
+    planner::LayerDims quarter = graph.layers[0].dims;
+    quarter.in_channels = 8;
+    CHECK(4 * macs(graph.layers[0].with_dims(quarter)) == macs(graph.layers[0].layer));
+}
+
 TEST_CASE("Bisection cuts at preferred cuts first, then into halves", "[planner]") {
     planner::ClusterView c = uniform_cluster(8);
     c.preferred_cuts = {2};
