@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "planner/prediction.h"
+#include "planner/strategy.h"
 
 namespace fastsim::planner {
 namespace {
@@ -97,6 +98,10 @@ public:
     /// The inputs of plan_group at group g, as bytes: equal keys, equal choices.
     std::string subproblem_key(std::size_t g, const std::vector<LayerDims>& dims) const;
     void solve_group(std::size_t g, const std::vector<LayerDims>& dims, std::vector<LayerChoice>& choices);
+    /// The choices `given` makes at group g, whose layers are `dims` (its estimates kept where
+    /// given). PlanError naming `where` (e.g. "groups[3]") for a split a layer cannot take.
+    void given_group(std::size_t g, const std::vector<LayerDims>& dims, const std::vector<LayerDecision>& given,
+                     const std::string& where, std::vector<LayerChoice>& choices) const;
 
     /// Sets each group's calibration to what its slowest node takes for each layer under
     /// `plan` (whose groups had `dims`) over the speed estimate at those dims.
@@ -136,6 +141,9 @@ private:
     /// footprint of the layer at the side's dims (its nodes sharing it evenly) over the smallest
     /// capacity among the side's nodes; 0 when memory is not checked.
     double memory_penalty(std::size_t g, std::size_t l, const LayerDims& dims, const Option& o) const;
+    /// `choices` recording `chosen` (one option per layer) at group g, with their exchanges.
+    void record(std::size_t g, const std::vector<LayerDims>& dims, const std::vector<Option>& chosen,
+                std::vector<LayerChoice>& choices) const;
     /// Bytes of F and E each side receives on edge e into layer l between two options.
     std::pair<SideVolumes, SideVolumes> edge_bytes(std::size_t l, std::size_t e, const LayerDims& dims, const Option& from,
                                                    const Option& to) const;
@@ -396,11 +404,18 @@ void Planning::solve_group(std::size_t g, const std::vector<LayerDims>& dims, st
     }
     // (3) The exact DP, then the record of what was chosen.
     const Assignment best = solve_exact(m_graph, costs);
-    const auto chosen = [&](std::size_t l) -> const Option& { return options[l][best.options[l]]; };
+    std::vector<Option> chosen(n);
+    for (std::size_t l = 0; l < n; ++l) chosen[l] = options[l][best.options[l]];
+    record(g, dims, chosen, choices);
+}
+
+void Planning::record(std::size_t, const std::vector<LayerDims>& dims, const std::vector<Option>& chosen,
+                      std::vector<LayerChoice>& choices) const {
+    const std::size_t n = m_graph.layers.size();
     choices.resize(n);
     for (std::size_t l = 0; l < n; ++l) {
         LayerChoice& c = choices[l];
-        const Option& o = chosen(l);
+        const Option& o = chosen[l];
         c.type = o.type;
         c.alpha = o.alpha;
         c.split_a = o.split_a;
@@ -416,14 +431,39 @@ void Planning::solve_group(std::size_t g, const std::vector<LayerDims>& dims, st
         const auto& producers = m_graph.layers[l].producers;
         choices[l].forward_in.resize(producers.size());
         for (std::size_t e = 0; e < producers.size(); ++e)
-            choices[l].forward_in[e] = edge_bytes(l, e, dims[l], chosen(producers[e].from), chosen(l)).first;
+            choices[l].forward_in[e] = edge_bytes(l, e, dims[l], chosen[producers[e].from], chosen[l]).first;
         choices[l].backward_in.clear();
         for (const ConsumerEdge& ce : m_consumers[l])
             choices[l].backward_in.push_back(
-                edge_bytes(ce.consumer, ce.edge, dims[ce.consumer], chosen(l), chosen(ce.consumer)).second);
+                edge_bytes(ce.consumer, ce.edge, dims[ce.consumer], chosen[l], chosen[ce.consumer]).second);
     }
 }
 
+void Planning::given_group(std::size_t g, const std::vector<LayerDims>& dims, const std::vector<LayerDecision>& given,
+                           const std::string& where, std::vector<LayerChoice>& choices) const {
+    const std::size_t n = m_graph.layers.size();
+    if (given.size() != n)
+        throw PlanError(where + " gives " + std::to_string(given.size()) + " layers' splits; the network has " + std::to_string(n));
+    std::vector<Option> chosen(n);
+    for (std::size_t l = 0; l < n; ++l) {
+        const LayerDecision& d = given[l];
+        const PlanLayer& layer = m_graph.layers[l];
+        const std::string at = where + ", layer '" + layer.name + "'";
+        const auto type = static_cast<std::size_t>(d.type);
+        if (!every_type(layer)[type] || (layer.groups > 1 && (d.type == PartitionType::in_channels || d.type == PartitionType::out_channels)))
+            throw PlanError(at + ": Type " + std::string(to_string(d.type)) + " is not a split this layer takes" +
+                            (layer.groups > 1 ? " (a grouped convolution keeps its groups whole: Type I or IV)" : ""));
+        const std::uint64_t whole = dims[l].along(d.type);
+        if (d.split_a < 1 || d.split_a >= whole)
+            throw PlanError(at + ": split_a " + std::to_string(d.split_a) + " is outside 1 .. " +
+                            std::to_string(whole < 2 ? 0 : whole - 1) + " (side A's part of its " + std::to_string(whole) +
+                            " along Type " + std::string(to_string(d.type)) + " at this group)");
+        chosen[l] = option_at(g, l, dims[l], d.type, d.split_a);
+        if (d.compute_a_s) chosen[l].compute_a_s = *d.compute_a_s;
+        if (d.compute_b_s) chosen[l].compute_b_s = *d.compute_b_s;
+    }
+    record(g, dims, chosen, choices);
+}
 
 /// Top down: each group's DP, then its layers' dims handed to its two sides. Fills
 /// plan.choices, plan.node_dims and `dims` (per group, per layer).
@@ -440,6 +480,38 @@ void plan_top_down(const LayerGraph& graph, Planning& planning, Plan& plan, std:
             continue;
         }
         planning.plan_group(g, dims[g], plan.choices[g]);
+        auto& a = dims[static_cast<std::size_t>(group.side_a)];
+        auto& b = dims[static_cast<std::size_t>(group.side_b)];
+        a = b = dims[g];
+        for (std::size_t l = 0; l < n; ++l) {
+            const LayerChoice& c = plan.choices[g][l];
+            a[l].along(c.type) = c.split_a;
+            b[l].along(c.type) = dims[g][l].along(c.type) - c.split_a;
+        }
+    }
+}
+
+/// plan_top_down with each group's choices given instead of planned: plan.choices,
+/// plan.node_dims. `where` prefixes each group's entry ("groups" or "pipeline.stages[1].groups").
+void given_top_down(const LayerGraph& graph, const Planning& planning, const HierarchyDecisions& given,
+                    const std::string& where, Plan& plan) {
+    const std::size_t n = graph.layers.size();
+    const std::vector<Group>& groups = plan.groups;
+    if (given.groups.size() != groups.size())
+        throw PlanError(where + " lists " + std::to_string(given.groups.size()) + " groups; bisecting these " +
+                        std::to_string(groups.front().nodes.size()) + " nodes gives " + std::to_string(groups.size()));
+    std::vector<std::vector<LayerDims>> dims(groups.size());
+    dims[0].resize(n);
+    for (std::size_t l = 0; l < n; ++l) dims[0][l] = graph.layers[l].dims;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        const Group& group = groups[g];
+        const std::string at = where + "[" + std::to_string(g) + "]";
+        if (group.leaf()) {
+            if (!given.groups[g].empty()) throw PlanError(at + " is one node (a leaf) and takes no splits");
+            plan.node_dims[group.nodes.front()] = dims[g];
+            continue;
+        }
+        planning.given_group(g, dims[g], given.groups[g], at, plan.choices[g]);
         auto& a = dims[static_cast<std::size_t>(group.side_a)];
         auto& b = dims[static_cast<std::size_t>(group.side_b)];
         a = b = dims[g];
@@ -506,6 +578,25 @@ void check_batch_impl(const LayerGraph& graph, const ClusterView& cluster, const
 
 void check_batch(const LayerGraph& graph, const ClusterView& cluster, const PartitionRules& rules, std::string_view planner) {
     check_batch_impl(graph, cluster, rules, planner);
+}
+
+Plan evaluate_hierarchy(const PlanningInputs& in, const HierarchyDecisions& given, const PlannerOptions& options,
+                        const std::string& where) {
+    Plan plan;
+    plan.options = options;
+    plan.chosen_from = given.chosen_from;
+    plan.bytes = in.bytes;
+    plan.objective = given.objective;
+    plan.split = given.split;
+    plan.groups = in.groups;
+    plan.choices.resize(in.groups.size());
+    plan.node_dims.resize(in.cluster.node_type.size());
+    PartitionRules rules;
+    rules.allowed = every_type;
+    const Planning planning(in, rules, to_string(options.kind), 0);
+    given_top_down(in.graph, planning, given, where, plan);
+    predict(in, plan);
+    return plan;
 }
 
 Plan plan_hierarchy(const PlanningInputs& in, const PartitionRules& rules, const PlannerOptions& options,

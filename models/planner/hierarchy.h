@@ -6,9 +6,11 @@
 
 #include <array>
 #include <functional>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "planner/plan_decisions.h"
 #include "planner/planner.h"
 
 namespace fastsim::planner {
@@ -40,6 +42,12 @@ struct PartitionRules {
 /// cannot split.
 Plan plan_hierarchy(const PlanningInputs& inputs, const PartitionRules& rules, const PlannerOptions& options,
                     double memory_weight = 0);
+
+/// The hierarchy plan `given` makes over in.groups, with its predictions and footprint
+/// (plan_decisions.h); PlanError naming `where` and the entry ("groups[2], layer 'conv1'") for a
+/// choice the group cannot take. The memory is not checked here.
+Plan evaluate_hierarchy(const PlanningInputs& inputs, const HierarchyDecisions& given, const PlannerOptions& options,
+                        const std::string& where = "groups");
 
 /// Seconds a set of nodes (`type_counts[t]` nodes of type t) takes for `layer` (id `l`) at
 /// `dims`, assuming they share the work in proportion to their speed and each node's share is

@@ -35,10 +35,18 @@ StageCluster stage_cluster(const PlanningInputs& in, std::size_t first_position,
     return c;
 }
 
+/// How a stage's plan is made from its own planning inputs and options: by its intra planner,
+/// or from given decisions.
+using StagePlanner = std::function<Plan(const PlanningInputs& stage_inputs, const PlannerOptions& intra)>;
+
+Plan plan_by_intra_planner(const PlanningInputs& stage_inputs, const PlannerOptions& intra) {
+    return strategy_of(intra.kind).plan(stage_inputs, intra);
+}
+
 /// A stage planned and predicted (not yet given its in-flight count or transfers).
 PipelineStage plan_stage(const PlanningInputs& in, const PlannerOptions& options, std::size_t first, std::size_t end,
                          std::size_t first_position, std::size_t end_position, std::uint64_t microbatch_size,
-                         std::vector<double>* layer_s = nullptr) {
+                         std::vector<double>* layer_s = nullptr, const StagePlanner& stage_planner = plan_by_intra_planner) {
     PipelineStage s;
     s.first_layer = first;
     s.end_layer = end;
@@ -53,7 +61,7 @@ PipelineStage plan_stage(const PlanningInputs& in, const PlannerOptions& options
                                   in.memory, in.node_type_names, {}, in.exchange};
     PlannerOptions intra = options;
     intra.kind = options.pipeline.intra;
-    s.plan = strategy_of(intra.kind).plan(stage_in, intra);
+    s.plan = stage_planner(stage_in, intra);
     const std::size_t network_layers = in.graph.layers.size();
     StepWalk walk;
     walk.first_layer = first;
@@ -299,6 +307,63 @@ Plan plan_given_stages(const PlanningInputs& in, const PlannerOptions& options) 
     finish_pipeline(in, p);
     return assemble(in, options, std::move(p), layer_s);
 }
+
+}  // namespace
+
+Plan evaluate_pipeline(const PlanningInputs& in, const PlannerOptions& options, const PipelineDecisions& given) {
+    const std::size_t layers = in.graph.layers.size(), nodes = in.cluster.order.size();
+    if (given.stages.empty()) throw PlanError("pipeline.stages lists no stage");
+    std::vector<std::size_t> position(nodes, nodes);  // per node id, its place in topology order
+    for (std::size_t i = 0; i < nodes; ++i) position[in.cluster.order[i]] = i;
+    std::vector<MeshRange> ranges;
+    std::size_t next_layer = 0, next_position = 0;
+    for (std::size_t s = 0; s < given.stages.size(); ++s) {
+        const StageDecisions& st = given.stages[s];
+        const std::string at = "pipeline.stages[" + std::to_string(s) + "]";
+        if (st.first_layer != next_layer || st.end_layer <= st.first_layer || st.end_layer > layers)
+            throw PlanError(at + " runs layers " + std::to_string(st.first_layer) + " .. " + std::to_string(st.end_layer) +
+                            "; stages list every one of the network's " + std::to_string(layers) +
+                            " layers once, in the trace's order, the next being layer " + std::to_string(next_layer));
+        for (std::size_t i = 0; i < st.nodes.size(); ++i)
+            if (st.nodes[i] >= nodes || position[st.nodes[i]] != next_position + i)
+                throw PlanError(at + ".nodes[" + std::to_string(i) + "] is node " + std::to_string(st.nodes[i]) +
+                                "; stages take consecutive runs of the " + std::to_string(nodes) +
+                                " nodes in topology order, every node once, so it must be node " +
+                                std::to_string(next_position + i < nodes ? in.cluster.order[next_position + i] : nodes));
+        if (st.nodes.empty()) throw PlanError(at + ".nodes lists no node");
+        ranges.push_back({next_position, next_position + st.nodes.size()});
+        next_layer = st.end_layer;
+        next_position += st.nodes.size();
+    }
+    if (next_layer != layers || next_position != nodes)
+        throw PlanError("pipeline.stages cover " + std::to_string(next_layer) + " of the " + std::to_string(layers) +
+                        " layers and " + std::to_string(next_position) + " of the " + std::to_string(nodes) +
+                        " nodes; they must cover every one");
+    const std::uint64_t batch = in.graph.layers.front().dims.batch;
+    if (given.microbatches == 0 || batch % given.microbatches != 0)
+        throw PlanError("pipeline.microbatches " + std::to_string(given.microbatches) + " does not divide the batch of " +
+                        std::to_string(batch) + " into equal micro-batches");
+    const std::uint64_t size = batch / given.microbatches;
+    PipelinePlan p;
+    p.schedule = given.schedule;
+    p.microbatches = given.microbatches;
+    p.microbatch_size = size;
+    p.objective_s = given.objective_s;
+    std::vector<std::vector<double>> layer_s(given.stages.size());
+    for (std::size_t s = 0; s < given.stages.size(); ++s) {
+        const StageDecisions& st = given.stages[s];
+        const std::string where = "pipeline.stages[" + std::to_string(s) + "].groups";
+        const StagePlanner given_stage = [&](const PlanningInputs& stage_in, const PlannerOptions& intra) {
+            return evaluate_hierarchy(stage_in, st.intra, intra, where);
+        };
+        p.stages.push_back(plan_stage(in, options, st.first_layer, st.end_layer, ranges[s].first, ranges[s].end, size,
+                                      &layer_s[s], given_stage));
+    }
+    finish_pipeline(in, p);
+    return assemble(in, options, std::move(p), layer_s);
+}
+
+namespace {
 
 // ---- alpa -------------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "interconnect/program.h"
+#include "planner/plan_decisions.h"
 #include "planner/planner.h"
 #include "planner/schedule.h"
 
@@ -131,6 +132,12 @@ AlpaChoice alpa_brute_force(std::size_t blocks, const std::vector<MeshRange>& me
 /// be met (a stage without nodes or layers, micro-batches that do not divide the batch, a stage
 /// its intra planner cannot split). May not fit in memory (Plan::memory_shortfalls).
 Plan plan_pipeline(const PlanningInputs& inputs, const PlannerOptions& options);
+
+/// The pipeline plan `given` makes (plan_decisions.h), its stages' splits evaluated by
+/// evaluate_hierarchy, predicted as plan_pipeline predicts its own. PlanError naming the entry
+/// ("pipeline.stages[1]") when the stages do not cover every layer and node once, in order, or
+/// the micro-batches do not divide the batch. The memory is not checked here.
+Plan evaluate_pipeline(const PlanningInputs& inputs, const PlannerOptions& options, const PipelineDecisions& given);
 
 /// The pipeline's step as one program per node: each stage's tasks in stage_order, each task the
 /// stage plan's walk of one micro-batch, with the stage transfers before and after it; weights'

@@ -124,9 +124,13 @@ std::vector<Group> bisect(const ClusterView& cluster, const ExchangeModel& excha
     return groups;
 }
 
+void check_fits_in_memory(const Plan& plan, const PlanningInputs& in) {
+    if (!plan.memory_shortfalls.empty()) throw PlanError(describe_shortfall(plan, in.cluster, in.node_type_names));
+}
+
 Plan make_plan(const PlanningInputs& in, const PlannerOptions& options) {
     Plan plan = strategy_of(options.kind).plan(in, options);
-    if (!plan.memory_shortfalls.empty()) throw PlanError(describe_shortfall(plan, in.cluster, in.node_type_names));
+    check_fits_in_memory(plan, in);
     return plan;
 }
 

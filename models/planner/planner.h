@@ -224,4 +224,7 @@ inline constexpr int kMemoryPenaltyRounds = 8;
 /// in memory: node 3 (fast32) needs 9.125 GiB of its 8.000 GiB, 1.125 GiB short (...)".
 Plan make_plan(const PlanningInputs& inputs, const PlannerOptions& options);
 
+/// PlanError, as make_plan words it, if `plan` does not fit every node's memory.
+void check_fits_in_memory(const Plan& plan, const PlanningInputs& inputs);
+
 }  // namespace fastsim::planner

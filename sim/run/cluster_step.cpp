@@ -275,8 +275,9 @@ planner::MemoryModel memory_model(const config::Params& params) {
     return m;
 }
 
-ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOptions& options, ClusterCosts& costs,
-                         const WorkProgress& progress) {
+ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOptions& requested, ClusterCosts& costs,
+                         const WorkProgress& progress, const planner::PlanDecisions* given) {
+    const planner::PlannerOptions& options = given ? given->options : requested;
     NodeCharacterisation& characterisation = costs.compute;
     const auto start = std::chrono::steady_clock::now();
     ClusterPlan out;
@@ -304,15 +305,16 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
         exchange};
     for (const auto& t : c.node_types) inputs.node_type_names.push_back(t.name);
     std::size_t made = 0;
-    const auto expected = static_cast<double>(plans_made(options.kind));
+    const auto expected = given ? 1.0 : static_cast<double>(plans_made(options.kind));
     if (progress) inputs.plan_made = [&] { progress(std::min(0.99, static_cast<double>(++made) / expected)); };
-    out.plan = planner::make_plan(inputs, options);
+    out.plan = given ? planner::evaluate_plan(inputs, *given) : planner::make_plan(inputs, options);
     out.planning_s = seconds_since(start);
     return out;
 }
 
 ClusterStepResult run_cluster_step(const config::Params& params, const planner::PlannerOptions& options,
-                                   const std::optional<TimelineRequest>& timeline, const WorkProgress& progress) {
+                                   const std::optional<TimelineRequest>& timeline, const WorkProgress& progress,
+                                   const planner::PlanDecisions* given) {
     const auto report = [&](double fraction) {
         if (progress) progress(fraction);
     };
@@ -322,7 +324,7 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
     ClusterCosts costs(params, graph);
     NodeCharacterisation& characterisation = costs.compute;
-    r.planned = plan_cluster(params, options, costs, [&](double planned) { report(0.5 * planned); });
+    r.planned = plan_cluster(params, options, costs, [&](double planned) { report(0.5 * planned); }, given);
     const planner::Plan& plan = r.planned.plan;
     const std::size_t layers = graph.layers.size();
     report(0.5);

@@ -15,6 +15,7 @@
 #include "energy/energy.h"
 #include "node/node_model.h"
 #include "planner/layer_graph.h"
+#include "planner/plan_decisions.h"
 #include "planner/planner.h"
 #include "run/timeline.h"
 #include "run/work.h"
@@ -122,9 +123,10 @@ struct CompressionCost {
 CompressionCost compression_cost(const config::NodeTypeParams& type, const compression::Work& work);
 
 /// Plans costs.compute.graph() (params.workload) over params.cluster with `options`; reports
-/// the fraction of its plans made (plans_made in run/work.h) to `progress`.
+/// the fraction of its plans made (plans_made in run/work.h) to `progress`. With `given`, plans
+/// nothing: evaluates the given plan (planner::evaluate_plan) with its own options instead.
 ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOptions& options, ClusterCosts& costs,
-                         const WorkProgress& progress = {});
+                         const WorkProgress& progress = {}, const planner::PlanDecisions* given = nullptr);
 
 struct NodeReport {
     double compute_s = 0, wait_s = 0, idle_s = 0;
@@ -160,10 +162,11 @@ struct ClusterStepResult {
 
 /// Plans, builds the schedule and runs it on the SystemC cluster (one elaboration: call once
 /// per sc_simcontext). With `timeline`, also records the run's timeline (run/cluster_timeline.h).
-/// `progress` hears 0.5 once planned, 0.6 once the schedule is built and 1 at the end.
+/// `progress` hears 0.5 once planned, 0.6 once the schedule is built and 1 at the end. With
+/// `given`, runs that plan instead of planning (plan_cluster).
 ClusterStepResult run_cluster_step(const config::Params& params, const planner::PlannerOptions& options,
                                    const std::optional<TimelineRequest>& timeline = std::nullopt,
-                                   const WorkProgress& progress = {});
+                                   const WorkProgress& progress = {}, const planner::PlanDecisions* given = nullptr);
 
 /// run_cluster_step under a SystemC kernel of its own, created and destroyed around the run,
 /// so one process can simulate several plans (fastsim compare --simulate).

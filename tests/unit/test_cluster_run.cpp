@@ -172,6 +172,108 @@ TEST_CASE("Every shipped cluster x planner: the prediction is within 5% of the s
     }
 }
 
+namespace {
+
+/// Every decision and every figure derived from them agree exactly between two plans.
+void check_same_plan(const planner::Plan& a, const planner::Plan& b) {
+    CHECK(a.options.kind == b.options.kind);
+    CHECK(a.chosen_from == b.chosen_from);
+    CHECK(a.objective == b.objective);
+    CHECK(a.split == b.split);
+    CHECK(a.step_s == b.step_s);
+    CHECK(a.comm_bytes == b.comm_bytes);
+    CHECK(a.compute_s == b.compute_s);
+    CHECK(a.forward_comm_s == b.forward_comm_s);
+    CHECK(a.backward_comm_s == b.backward_comm_s);
+    CHECK(a.sync_comm_s == b.sync_comm_s);
+    CHECK(a.layer_step_s == b.layer_step_s);
+    REQUIRE(a.node_dims.size() == b.node_dims.size());
+    for (std::size_t n = 0; n < a.node_dims.size(); ++n)
+        for (std::size_t l = 0; l < a.node_dims[n].size(); ++l) {
+            CHECK(a.node_dims[n][l].batch == b.node_dims[n][l].batch);
+            CHECK(a.node_dims[n][l].in_channels == b.node_dims[n][l].in_channels);
+            CHECK(a.node_dims[n][l].out_channels == b.node_dims[n][l].out_channels);
+            CHECK(a.node_dims[n][l].out_rows == b.node_dims[n][l].out_rows);
+        }
+    REQUIRE(a.choices.size() == b.choices.size());
+    for (std::size_t g = 0; g < a.choices.size(); ++g) {
+        REQUIRE(a.choices[g].size() == b.choices[g].size());
+        for (std::size_t l = 0; l < a.choices[g].size(); ++l) {
+            const planner::LayerChoice &x = a.choices[g][l], &y = b.choices[g][l];
+            CHECK(x.type == y.type);
+            CHECK(x.split_a == y.split_a);
+            CHECK(x.alpha == y.alpha);
+            CHECK(x.compute_a_s == y.compute_a_s);
+            CHECK(x.compute_b_s == y.compute_b_s);
+            CHECK(x.comm_bytes() == y.comm_bytes());
+        }
+    }
+    REQUIRE(a.footprint.size() == b.footprint.size());
+    for (std::size_t n = 0; n < a.footprint.size(); ++n) CHECK(a.footprint[n].total() == b.footprint[n].total());
+    REQUIRE(!a.pipeline == !b.pipeline);
+    if (!a.pipeline) return;
+    CHECK(a.pipeline->microbatches == b.pipeline->microbatches);
+    CHECK(a.pipeline->step_s == b.pipeline->step_s);
+    CHECK(a.pipeline->bubble_fraction == b.pipeline->bubble_fraction);
+    CHECK(a.pipeline->objective_s == b.pipeline->objective_s);
+    REQUIRE(a.pipeline->stages.size() == b.pipeline->stages.size());
+    for (std::size_t s = 0; s < a.pipeline->stages.size(); ++s) {
+        const planner::PipelineStage &x = a.pipeline->stages[s], &y = b.pipeline->stages[s];
+        CHECK(x.nodes == y.nodes);
+        CHECK(x.busy_s == y.busy_s);
+        CHECK(x.memory_bytes == y.memory_bytes);
+        CHECK(x.plan.chosen_from == y.plan.chosen_from);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("Every shipped cluster x planner: evaluating the plan's decisions gives the same plan", "[cluster][plan]") {
+    for (const std::string& path : shipped_cluster_configs()) {
+        const auto params = config::load(path);
+        for (const planner::PlannerKind kind : planner::kAllPlanners) {
+            planner::PlannerOptions options = params.planner.options();
+            options.kind = kind;
+            INFO(path << ", " << planner::to_string(kind));
+            const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
+            run::ClusterCosts costs(params, graph);
+            const run::ClusterPlan planned = run::plan_cluster(params, options, costs);
+            const planner::PlanDecisions decisions = planner::decisions_of(planned.plan);
+            // The options come with the decisions: a request for another planner changes nothing.
+            planner::PlannerOptions other = options;
+            other.kind = planner::PlannerKind::data_parallel;
+            check_same_plan(planned.plan, run::plan_cluster(params, other, costs, {}, &decisions).plan);
+        }
+    }
+}
+
+TEST_CASE("A given plan that does not fit the cluster is refused, naming the entry", "[cluster][plan]") {
+    const auto params = config::load(kSource + "/configs/cluster/fast_4node.yaml");
+    const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
+    run::ClusterCosts costs(params, graph);
+    const planner::PlanDecisions good = planner::decisions_of(run::plan_cluster(params, params.planner.options(), costs).plan);
+    const auto refused = [&](const planner::PlanDecisions& d) {
+        try {
+            (void)run::plan_cluster(params, params.planner.options(), costs, {}, &d);
+        } catch (const planner::PlanError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    planner::PlanDecisions d = good;
+    d.hierarchy.groups[0][3].split_a = graph.layers[3].dims.along(d.hierarchy.groups[0][3].type);
+    CHECK_THAT(refused(d), Catch::Contains("groups[0], layer '" + graph.layers[3].name + "'") && Catch::Contains("split_a 64 is outside 1 .. 63"));
+    d = good;
+    d.hierarchy.groups[1].pop_back();
+    CHECK_THAT(refused(d), Catch::Contains("groups[1] gives"));
+    d = good;
+    d.hierarchy.groups.pop_back();
+    CHECK_THAT(refused(d), Catch::Contains("groups lists"));
+    d = good;
+    d.hierarchy.groups[3].push_back({});
+    CHECK_THAT(refused(d), Catch::Contains("groups[3] is one node"));
+}
+
 TEST_CASE("GPT-3 6.7B on 64 nodes: pipeline plans fit and predict within 5%, data parallelism does not fit",
           "[cluster][pipeline]") {
     const auto params = config::load(kSource + "/configs/pipeline/gpt3_6.7b_64node.yaml");

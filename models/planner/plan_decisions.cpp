@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#include "planner/plan_decisions.h"
+
+#include "planner/hierarchy.h"
+#include "planner/pipeline.h"
+
+namespace fastsim::planner {
+namespace {
+
+HierarchyDecisions hierarchy_decisions(const Plan& plan) {
+    HierarchyDecisions d;
+    d.chosen_from = plan.chosen_from;
+    d.objective = plan.objective;
+    d.split = plan.split;
+    d.groups.resize(plan.groups.size());
+    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+        if (plan.groups[g].leaf()) continue;
+        for (const LayerChoice& c : plan.choices[g]) d.groups[g].push_back({c.type, c.split_a, c.compute_a_s, c.compute_b_s});
+    }
+    return d;
+}
+
+}  // namespace
+
+PlanDecisions decisions_of(const Plan& plan) {
+    PlanDecisions d;
+    d.options = plan.options;
+    if (!plan.pipeline) {
+        d.hierarchy = hierarchy_decisions(plan);
+        return d;
+    }
+    const PipelinePlan& p = *plan.pipeline;
+    PipelineDecisions pd;
+    pd.schedule = p.schedule;
+    pd.microbatches = p.microbatches;
+    pd.objective_s = p.objective_s;
+    for (const PipelineStage& s : p.stages) pd.stages.push_back({s.first_layer, s.end_layer, s.nodes, hierarchy_decisions(s.plan)});
+    d.pipeline = std::move(pd);
+    return d;
+}
+
+Plan evaluate_plan(const PlanningInputs& inputs, const PlanDecisions& decisions) {
+    Plan plan = decisions.pipeline ? evaluate_pipeline(inputs, decisions.options, *decisions.pipeline)
+                                   : evaluate_hierarchy(inputs, decisions.hierarchy, decisions.options);
+    check_fits_in_memory(plan, inputs);
+    return plan;
+}
+
+}  // namespace fastsim::planner
