@@ -454,11 +454,23 @@ void Planning::given_group(std::size_t g, const std::vector<LayerDims>& dims, co
             throw PlanError(at + ": Type " + std::string(to_string(d.type)) + " is not a split this layer takes" +
                             (layer.groups > 1 ? " (a grouped convolution keeps its groups whole: Type I or IV)" : ""));
         const std::uint64_t whole = dims[l].along(d.type);
-        if (d.split_a < 1 || d.split_a >= whole)
-            throw PlanError(at + ": split_a " + std::to_string(d.split_a) + " is outside 1 .. " +
-                            std::to_string(whole < 2 ? 0 : whole - 1) + " (side A's part of its " + std::to_string(whole) +
-                            " along Type " + std::string(to_string(d.type)) + " at this group)");
-        chosen[l] = option_at(g, l, dims[l], d.type, d.split_a);
+        const std::string along = " along Type " + std::string(to_string(d.type)) + " at this group";
+        std::uint64_t split_a = d.split_a;
+        if (d.alpha) {
+            if (!(*d.alpha > 0 && *d.alpha < 1))
+                throw PlanError(at + ": alpha " + std::to_string(*d.alpha) + " is not a share strictly between 0 and 1");
+            const double share = *d.alpha * static_cast<double>(whole);
+            if (split_a == 0) split_a = static_cast<std::uint64_t>(std::llround(share));
+            else if (std::abs(share - static_cast<double>(split_a)) > 0.5)
+                throw PlanError(at + ": alpha " + std::to_string(*d.alpha) + " gives side A " + std::to_string(std::llround(share)) +
+                                " of its " + std::to_string(whole) + along + ", but split_a is " + std::to_string(split_a) +
+                                ": the shares do not add up");
+        }
+        if (split_a < 1 || split_a >= whole)
+            throw PlanError(at + ": split_a " + std::to_string(split_a) + " is outside 1 .. " +
+                            std::to_string(whole < 2 ? 0 : whole - 1) + " (side A's part of its " + std::to_string(whole) + along +
+                            ")");
+        chosen[l] = option_at(g, l, dims[l], d.type, split_a);
         if (d.compute_a_s) chosen[l].compute_a_s = *d.compute_a_s;
         if (d.compute_b_s) chosen[l].compute_b_s = *d.compute_b_s;
     }
@@ -506,6 +518,11 @@ void given_top_down(const LayerGraph& graph, const Planning& planning, const Hie
     for (std::size_t g = 0; g < groups.size(); ++g) {
         const Group& group = groups[g];
         const std::string at = where + "[" + std::to_string(g) + "]";
+        if (g < given.group_nodes.size() && !given.group_nodes[g].empty() && given.group_nodes[g] != group.nodes) {
+            std::string nodes;
+            for (const std::size_t id : group.nodes) nodes += (nodes.empty() ? "" : ", ") + std::to_string(id);
+            throw PlanError(at + ".nodes are not the nodes bisecting the cluster puts in this group: [" + nodes + "]");
+        }
         if (group.leaf()) {
             if (!given.groups[g].empty()) throw PlanError(at + " is one node (a leaf) and takes no splits");
             plan.node_dims[group.nodes.front()] = dims[g];

@@ -15,7 +15,14 @@ HierarchyDecisions hierarchy_decisions(const Plan& plan) {
     d.groups.resize(plan.groups.size());
     for (std::size_t g = 0; g < plan.groups.size(); ++g) {
         if (plan.groups[g].leaf()) continue;
-        for (const LayerChoice& c : plan.choices[g]) d.groups[g].push_back({c.type, c.split_a, c.compute_a_s, c.compute_b_s});
+        for (const LayerChoice& c : plan.choices[g]) {
+            LayerDecision decision;
+            decision.type = c.type;
+            decision.split_a = c.split_a;
+            decision.compute_a_s = c.compute_a_s;
+            decision.compute_b_s = c.compute_b_s;
+            d.groups[g].push_back(decision);
+        }
     }
     return d;
 }

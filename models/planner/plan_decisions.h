@@ -17,7 +17,10 @@ namespace fastsim::planner {
 /// One layer's split at one group of the hierarchy.
 struct LayerDecision {
     PartitionType type = PartitionType::batch;
-    std::uint64_t split_a = 0;  ///< side A's part of the split dimension, 1 .. D - 1
+    std::uint64_t split_a = 0;  ///< side A's part of the split dimension, 1 .. D - 1; 0: from alpha
+    /// Side A's share of the split dimension: split_a = round(alpha x D) when split_a is 0; when
+    /// both are given they must agree to within half an element.
+    std::optional<double> alpha;
     /// The planner's estimates of each side's compute (seconds); kept when given, else estimated
     /// from the node speeds. They change nothing but plan.csv's compute_a_s and compute_b_s.
     std::optional<double> compute_a_s, compute_b_s;
@@ -29,6 +32,8 @@ struct HierarchyDecisions {
     Objective objective = Objective::time;          ///< what they minimised (a label)
     SplitRule split = SplitRule::balanced;          ///< how they split (a label)
     std::vector<std::vector<LayerDecision>> groups;
+    /// Per group, its node ids, checked against bisect's groups when given (empty: not given).
+    std::vector<std::vector<std::size_t>> group_nodes;
 };
 
 /// One pipeline stage: layers [first_layer, end_layer) on `nodes` (node ids, a consecutive run

@@ -44,6 +44,16 @@ const EnumNames<PlannerKind, 8>& enum_names(PlannerKind) {
     return kNames;
 }
 
+const EnumNames<Objective, 2>& enum_names(Objective) {
+    static constexpr EnumNames<Objective, 2> kNames{{{"time", Objective::time}, {"comm_volume", Objective::comm_volume}}};
+    return kNames;
+}
+
+const EnumNames<SplitRule, 2>& enum_names(SplitRule) {
+    static constexpr EnumNames<SplitRule, 2> kNames{{{"balanced", SplitRule::balanced}, {"equal", SplitRule::equal}}};
+    return kNames;
+}
+
 const EnumNames<PipelineSchedule, 2>& enum_names(PipelineSchedule) {
     static constexpr EnumNames<PipelineSchedule, 2> kNames{{
         {"gpipe", PipelineSchedule::gpipe},

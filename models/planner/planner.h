@@ -47,11 +47,16 @@ enum class Objective : std::uint8_t {
     comm_volume   ///< bytes exchanged (AccPar/HyPar accounting)
 };
 
+/// "time" or "comm_volume" (plan.json's objective).
+const EnumNames<Objective, 2>& enum_names(Objective);
+
 /// How a dimension is divided between two sides.
 enum class SplitRule : std::uint8_t {
     balanced,  ///< alpha solved so both sides take the same compute time
     equal      ///< alpha = the side's share of the nodes (1/2 for equal halves)
 };
+/// "balanced" or "equal" (plan.json's split).
+const EnumNames<SplitRule, 2>& enum_names(SplitRule);
 
 /// The order a pipeline stage runs its micro-batches' forward and backward passes in
 /// (docs/pipeline.md, "Schedules").

@@ -10,6 +10,7 @@
 #include "cli/progress.h"
 #include "common/errors.h"
 #include "config/load.h"
+#include "config/plan_file.h"
 #include "run/cluster_report.h"
 #include "run/compare.h"
 #include "common/output_files.h"
@@ -44,6 +45,8 @@ struct ConfigInvocation {
     std::optional<run::TimelineRequest> timeline;    ///< run --trace: set when a timeline is wanted
     double max_work_s = run::kDefaultMaxWorkSeconds; ///< run, plan, compare: --max-work
     bool per_layer = false;                          ///< run: --per-layer
+    std::string plan_path;                           ///< run --plan: a plan to evaluate instead of planning
+    bool planner_given = false;                      ///< --planner, -p planner.name, --comm-only or --equal-split
 };
 
 /// Which options a command takes beyond CONFIG, -p and --dump-config.
@@ -55,6 +58,7 @@ struct CommandOptions {
     bool timeline = false; ///< --trace FILE (a timeline of the run), --trace-detail-limit
     bool work = false;     ///< --max-work SECONDS
     bool per_layer = false; ///< --per-layer (run)
+    bool plan = false;      ///< --plan FILE (run)
 };
 
 /// Parses CONFIG, -p overrides, --dump-config and the common options (and, for `run`,
@@ -62,7 +66,7 @@ struct CommandOptions {
 std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>& args, const std::string& usage,
                                                   const CommandOptions& take) {
     po::options_description options(usage + "\n\nOptions");
-    std::string config_path, out_dir, fidelity, planner_name, timeline_path, detail_limit, max_work;
+    std::string config_path, out_dir, fidelity, planner_name, timeline_path, detail_limit, max_work, plan_path;
     std::vector<std::string> overrides, traces;
     if (take.out) options.add_options()("out", po::value(&out_dir), "write the report files (JSON and CSV) into this folder");
     if (take.fidelity)
@@ -85,6 +89,10 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     if (take.per_layer)
         options.add_options()("per-layer", "training_step: print every layer and phase, not only the totals, the phases "
                                            "and the layers that take the most cycles");
+    if (take.plan)
+        options.add_options()("plan", po::value(&plan_path),
+                              "run.mode cluster: evaluate this plan.json (written by fastsim plan or by hand) instead of "
+                              "planning (docs/planner.md, \"Plans as input\")");
     if (take.work)
         options.add_options()("max-work", po::value(&max_work),
                               ("refuse runs estimated above this many seconds of work (default " +
@@ -119,9 +127,14 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     }
     if (vm.count("comm-only")) overrides.push_back("planner.comm_only=true");
     if (vm.count("equal-split")) overrides.push_back("planner.equal_split=true");
+    if (vm.count("plan") && plan_path.empty()) throw UserError("--plan: expected a plan file, got ''");
+    bool planner_given = false;
+    for (const std::string& o : overrides)
+        for (const char* key : {"planner.name=", "planner.comm_only=", "planner.equal_split="})
+            planner_given = planner_given || o.rfind(key, 0) == 0;
     ConfigInvocation out{config::load(config_path, overrides), vm.count("dump-config") > 0, out_dir, traces,
                          vm.count("simulate") > 0, overrides, timeline_path, timeline, max_work_s,
-                         vm.count("per-layer") > 0};
+                         vm.count("per-layer") > 0, plan_path, planner_given};
     logger("config")->info("loaded {} with {} override(s)", config_path, overrides.size());
     for (const std::string& warning : out.params.workload.network.warnings) logger("trace")->warn("{}", warning);
     return out;
@@ -217,14 +230,45 @@ auto naming_config(const config::Params& params, Work&& work) {
     }
 }
 
+/// The plan file of `run --plan`, read against the config; UserError when the planner settings
+/// given beside it (--planner, --comm-only, --equal-split or their -p keys) are not the plan's.
+planner::PlanDecisions given_plan(const ConfigInvocation& invocation) {
+    const config::Params& params = invocation.params;
+    const std::string& path = invocation.plan_path;
+    const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
+    planner::PlanDecisions plan = config::read_plan_file(path, graph, params.cluster);
+    const planner::PlannerOptions asked = params.planner.options();
+    if (invocation.planner_given &&
+        (asked.kind != plan.options.kind || asked.comm_only != plan.options.comm_only || asked.equal_split != plan.options.equal_split))
+        throw UserError("--plan " + path + " is a plan of " + std::string(planner::to_string(plan.options.kind)) +
+                        (plan.options.comm_only ? " (comm_only)" : "") + (plan.options.equal_split ? " (equal_split)" : "") +
+                        ", but the planner asked for beside it is " + std::string(planner::to_string(asked.kind)) +
+                        (asked.comm_only ? " (comm_only)" : "") + (asked.equal_split ? " (equal_split)" : "") +
+                        ": drop --planner, --comm-only and --equal-split, or make them the plan's");
+    return plan;
+}
+
 void run_cluster(const ConfigInvocation& invocation, const run::RunProvenance& made_by) {
     const config::Params& params = invocation.params;
     const std::string& out_dir = invocation.out_dir;
-    const run::WorkEstimate work = run::estimate_cluster(params, true, {params.planner.kind});
+    std::optional<planner::PlanDecisions> given;
+    if (!invocation.plan_path.empty()) given = given_plan(invocation);
+    const planner::PlannerKind kind = given ? given->options.kind : params.planner.kind;
+    const run::WorkEstimate work = run::estimate_cluster(params, true, {kind});
     run::check_work(work, invocation.max_work_s, params.source_file);
     ProgressLine progress("cluster step", work);
-    const run::ClusterStepResult result = naming_config(
-        params, [&] { return run::run_cluster_step(params, params.planner.options(), invocation.timeline, progress.callback()); });
+    const auto simulate = [&] {
+        return run::run_cluster_step(params, params.planner.options(), invocation.timeline, progress.callback(),
+                                     given ? &*given : nullptr);
+    };
+    const run::ClusterStepResult result = [&] {
+        if (!given) return naming_config(params, simulate);
+        try {
+            return simulate();
+        } catch (const planner::PlanError& e) {
+            throw UserError(invocation.plan_path + ": " + e.what());
+        }
+    }();
     run::print_cluster_step(std::cout, params, result);
     if (params.workload.steps > 1)
         std::cout << "whole run: " << params.workload.steps << " steps (workload.steps) of the simulated step: "
@@ -260,13 +304,14 @@ int validate_command(const std::vector<std::string>& args) {
 
 int run_command(const std::vector<std::string>& args) {
     const auto invocation = parse_config_args(
-        args, "fastsim run CONFIG [-p key=value ...] [--out DIR] [--per-layer] [--trace FILE [--trace-detail-limit N]] [--fidelity memo|stepped] [--planner NAME] [--comm-only] [--equal-split] [--max-work SECONDS] [--dump-config]",
-        {true, true, true, false, true, true, true});
+        args, "fastsim run CONFIG [-p key=value ...] [--out DIR] [--per-layer] [--trace FILE [--trace-detail-limit N]] [--fidelity memo|stepped] [--planner NAME] [--comm-only] [--equal-split] [--plan PLAN.json] [--max-work SECONDS] [--dump-config]",
+        {true, true, true, false, true, true, true, true});
     if (!invocation) return kSuccess;
     const config::Params& params = invocation->params;
     if (invocation->dump) std::cout << config::dump(params) << '\n';
     switch (params.run.mode) {
     case config::RunMode::bfp_report:
+        if (!invocation->plan_path.empty()) throw UserError("--plan applies to run.mode cluster");
         if (!invocation->out_dir.empty()) throw UserError("--out applies to run.mode training_step or cluster");
         if (invocation->per_layer) throw UserError("--per-layer applies to run.mode training_step");
         if (invocation->timeline)
@@ -275,6 +320,8 @@ int run_command(const std::vector<std::string>& args) {
         print_bfp_error_report(params, invocation->max_work_s);
         break;
     case config::RunMode::training_step:
+        if (!invocation->plan_path.empty())
+            throw UserError("--plan applies to run.mode cluster (" + params.source_file + " has run.mode training_step)");
         run_training_step(*invocation, provenance("run", args));
         break;
     case config::RunMode::cluster:

@@ -151,6 +151,32 @@ void print_plan(std::ostream& out, const config::Params& params, const ClusterPl
         << memory_line(params, plan) << "planned in " << Table::fixed(planned.planning_s * 1e3, 1) << " ms\n";
 }
 
+/// A plan's groups as plan.json lists them: each with its nodes and, unless a leaf, its
+/// children and per layer the type, alpha, split_a and the planner's compute estimates.
+void write_plan_groups(std::ostream& j, const planner::Plan& plan, const std::string& indent) {
+    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+        const auto& group = plan.groups[g];
+        j << indent << "{\"id\": " << g << ", \"depth\": " << group.depth << ", \"nodes\": [";
+        for (std::size_t i = 0; i < group.nodes.size(); ++i) j << (i ? ", " : "") << group.nodes[i];
+        j << "]";
+        if (!group.leaf()) {
+            const auto& choices = plan.choices[g];
+            const auto list = [&](const char* key, const auto& field) {
+                j << ", \"" << key << "\": [";
+                for (std::size_t l = 0; l < choices.size(); ++l) j << (l ? ", " : "") << field(choices[l]);
+                j << "]";
+            };
+            j << ", \"side_a\": " << group.side_a << ", \"side_b\": " << group.side_b;
+            list("types", [](const planner::LayerChoice& c) { return json_string(planner::to_string(c.type)); });
+            list("alpha", [](const planner::LayerChoice& c) { return format_number(c.alpha); });
+            list("split_a", [](const planner::LayerChoice& c) { return std::to_string(c.split_a); });
+            list("compute_a_s", [](const planner::LayerChoice& c) { return format_number(c.compute_a_s); });
+            list("compute_b_s", [](const planner::LayerChoice& c) { return format_number(c.compute_b_s); });
+        }
+        j << "}" << (g + 1 < plan.groups.size() ? "," : "") << "\n";
+    }
+}
+
 std::string plan_json(const config::Params& params, const ClusterPlan& planned) {
     const planner::Plan& plan = planned.plan;
     std::ostringstream j;
@@ -158,10 +184,13 @@ std::string plan_json(const config::Params& params, const ClusterPlan& planned) 
       << json_string(params.workload.network.name) << ",\n  \"batch\": " << params.workload.batch
       << ",\n  \"nodes\": " << params.cluster.node_type.size() << ",\n  \"planner\": "
       << json_string(std::string(planner::to_string(plan.options.kind))) << ",\n  \"objective\": "
-      << json_string(plan.objective == planner::Objective::time ? "time" : "comm_volume") << ",\n  \"split\": "
-      << json_string(plan.split == planner::SplitRule::balanced ? "balanced" : "equal")
+      << json_string(std::string(name_of(plan.objective))) << ",\n  \"split\": " << json_string(std::string(name_of(plan.split)))
       << ",\n  \"chosen_from\": " << json_string(std::string(planner::to_string(plan.chosen_from)))
-      << ",\n  \"predicted_step_s\": " << format_number(plan.step_s) << ",\n  \"comm_bytes\": " << format_number(plan.comm_bytes)
+      << ",\n  \"comm_only\": " << (plan.options.comm_only ? "true" : "false")
+      << ",\n  \"equal_split\": " << (plan.options.equal_split ? "true" : "false") << ",\n  \"node_types\": [";
+    for (std::size_t n = 0; n < params.cluster.node_type.size(); ++n)
+        j << (n ? ", " : "") << json_string(params.cluster.node_types[params.cluster.node_type[n]].name);
+    j << "],\n  \"predicted_step_s\": " << format_number(plan.step_s) << ",\n  \"comm_bytes\": " << format_number(plan.comm_bytes)
       << ",\n  \"planning_s\": " << format_number(planned.planning_s) << ",\n  \"layers\": [\n";
     for (std::size_t l = 0; l < planned.graph.layers.size(); ++l) {
         j << "    {\"name\": " << json_string(planned.graph.layers[l].name) << ", \"compute_s\": ["
@@ -174,7 +203,8 @@ std::string plan_json(const config::Params& params, const ClusterPlan& planned) 
     j << "  ],\n";
     if (plan.pipeline) {
         const planner::PipelinePlan& p = *plan.pipeline;
-        j << "  \"pipeline\": {\"schedule\": " << json_string(std::string(name_of(p.schedule))) << ", \"microbatches\": "
+        j << "  \"pipeline\": {\"schedule\": " << json_string(std::string(name_of(p.schedule))) << ", \"intra\": "
+          << json_string(std::string(planner::to_string(plan.options.pipeline.intra))) << ", \"microbatches\": "
           << p.microbatches << ", \"microbatch_size\": " << p.microbatch_size << ", \"bubble_fraction\": "
           << format_number(p.bubble_fraction) << ", \"predicted_step_s\": " << format_number(p.step_s);
         if (p.objective_s > 0) j << ", \"alpa_objective_s\": " << format_number(p.objective_s);
@@ -190,26 +220,16 @@ std::string plan_json(const config::Params& params, const ClusterPlan& planned) 
               << ", \"microbatch_backward_s\": " << format_number(st.backward_s) << ", \"sync_tail_s\": "
               << format_number(st.sync_tail_s) << ", \"in_flight\": " << st.in_flight
               << ", \"memory_bytes\": " << std::llround(st.memory_bytes) << ", \"intra_planner\": "
-              << json_string(std::string(planner::to_string(st.plan.chosen_from))) << "}" << (s + 1 < p.stages.size() ? "," : "") << "\n";
+              << json_string(std::string(planner::to_string(st.plan.chosen_from))) << ", \"objective\": "
+              << json_string(std::string(name_of(st.plan.objective))) << ", \"split\": "
+              << json_string(std::string(name_of(st.plan.split))) << ", \"groups\": [\n";
+            write_plan_groups(j, st.plan, "      ");
+            j << "    ]}" << (s + 1 < p.stages.size() ? "," : "") << "\n";
         }
         j << "  ]},\n";
     }
     j << "  \"groups\": [\n";
-    for (std::size_t g = 0; g < plan.groups.size(); ++g) {
-        const auto& group = plan.groups[g];
-        j << "    {\"id\": " << g << ", \"depth\": " << group.depth << ", \"nodes\": [";
-        for (std::size_t i = 0; i < group.nodes.size(); ++i) j << (i ? ", " : "") << group.nodes[i];
-        j << "]";
-        if (!group.leaf()) {
-            j << ", \"side_a\": " << group.side_a << ", \"side_b\": " << group.side_b << ", \"types\": [";
-            for (std::size_t l = 0; l < plan.choices[g].size(); ++l)
-                j << (l ? ", " : "") << json_string(planner::to_string(plan.choices[g][l].type));
-            j << "], \"alpha\": [";
-            for (std::size_t l = 0; l < plan.choices[g].size(); ++l) j << (l ? ", " : "") << format_number(plan.choices[g][l].alpha);
-            j << "]";
-        }
-        j << "}" << (g + 1 < plan.groups.size() ? "," : "") << "\n";
-    }
+    write_plan_groups(j, plan, "    ");
     j << "  ],\n  \"memory\": [\n";
     for (std::size_t n = 0; n < plan.footprint.size(); ++n) {
         const planner::Footprint& f = plan.footprint[n];

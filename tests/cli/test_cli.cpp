@@ -405,6 +405,71 @@ TEST_CASE("plan writes plan.json and plan.csv with one row per group and layer",
     CHECK_THAT(slurp(dir.path("plan/plan.json")), Contains("\"planner\": \"accpar\"") && Contains("\"predicted_step_s\""));
 }
 
+namespace {
+
+/// `path`'s lines less those naming the fields that differ from run to run by design.
+std::string without_volatile_fields(const std::string& path) {
+    std::istringstream in(slurp(path));
+    std::string out, line;
+    while (std::getline(in, line))
+        if (line.find("\"command_line\"") == std::string::npos && line.find("\"planning_s\"") == std::string::npos &&
+            line.find("\"simulation_s\"") == std::string::npos)
+            out += line + "\n";
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("plan, then run --plan, reproduces run's report for every planner on every shipped cluster", "[cli][cluster][plan]") {
+    fastsim::test::TempDir dir;
+    std::vector<std::string> configs;
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(FASTSIM_SOURCE_DIR) + "/configs/cluster"))
+        if (entry.path().extension() == ".yaml") configs.push_back(entry.path().string());
+    std::sort(configs.begin(), configs.end());
+    REQUIRE(configs.size() >= 3);
+    for (const std::string& config : configs)
+        for (const fastsim::planner::PlannerKind kind : fastsim::planner::kAllPlanners) {
+            const std::string planner(fastsim::planner::to_string(kind));
+            INFO(config << ", " << planner);
+            std::filesystem::remove_all(dir.path("p"));
+            std::filesystem::remove_all(dir.path("r"));
+            std::filesystem::remove_all(dir.path("g"));
+            REQUIRE(run_fastsim("plan " + config + " --planner " + planner + " --out " + dir.path("p")).exit_code == 0);
+            REQUIRE(run_fastsim("run " + config + " --planner " + planner + " --out " + dir.path("r")).exit_code == 0);
+            const Result given = run_fastsim("run " + config + " --plan " + dir.path("p/plan.json") + " --out " + dir.path("g"));
+            REQUIRE(given.exit_code == 0);
+            for (const char* file : {"report.json", "plan.json", "plan.csv", "layers.csv", "nodes.csv", "summary.json"}) {
+                INFO(file);
+                CHECK(without_volatile_fields(dir.path(std::string("g/") + file)) ==
+                      without_volatile_fields(dir.path(std::string("r/") + file)));
+            }
+        }
+}
+
+TEST_CASE("run --plan takes a hand-written plan: splits by alpha alone, no predictions", "[cli][cluster][plan]") {
+    fastsim::test::TempDir dir;
+    // tiny_cluster: two nodes, conv1 -> conv2 -> fc at batch 8; conv2 has 10 input channels.
+    const std::string hand = dir.write("hand.json", R"({
+  "nodes": 2,
+  "planner": "hypar",
+  "layers": [{"name": "conv1"}, {"name": "conv2"}, {"name": "fc"}],
+  "groups": [
+    {"nodes": [0, 1], "types": ["I", "I", "II"], "alpha": [0.5, 0.25, 0.5]},
+    {"nodes": [0]},
+    {"nodes": [1]}
+  ]
+})");
+    const Result r = run_fastsim("run " + kTinyCluster + " --plan " + hand + " --out " + dir.path("run"));
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("planner: hypar"));
+    const std::string csv = slurp(dir.path("run/plan.csv"));
+    CHECK_THAT(csv, Contains(",conv1,I,0.5,4,") && Contains(",conv2,I,0.25,2,") && Contains(",fc,II,0.5,"));
+    // The plan run writes is the hand-written one, every figure filled in: it runs to the same report.
+    const Result again = run_fastsim("run " + kTinyCluster + " --plan " + dir.path("run/plan.json") + " --out " + dir.path("again"));
+    REQUIRE(again.exit_code == 0);
+    CHECK(without_volatile_fields(dir.path("again/report.json")) == without_volatile_fields(dir.path("run/report.json")));
+}
+
 TEST_CASE("run of a cluster config reports the simulated step and writes its files", "[cli][cluster]") {
     fastsim::test::TempDir dir;
     const Result r = run_fastsim("run " + kTinyCluster + " --planner owt --out " + dir.path("run"));
