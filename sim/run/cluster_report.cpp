@@ -245,24 +245,51 @@ std::string plan_json(const config::Params& params, const ClusterPlan& planned) 
     return j.str();
 }
 
-std::string plan_csv(const config::Params&, const ClusterPlan& planned) {
-    const planner::Plan& plan = planned.plan;
-    std::ostringstream c;
-    c << "group,depth,nodes,side_a_nodes,layer,type,alpha,split_a,batch,in_channels,out_channels,compute_a_s,"
-         "compute_b_s,forward_comm_s,backward_comm_s,sync_comm_s,comm_bytes\n";
+/// plan.csv's rows of `plan` over `graph`: a row per layer and non-leaf group; a plan whose
+/// whole set of nodes is one leaf (one node) gets a row per layer of type "-", its node's compute.
+/// `stage` and `stage_nodes` fill the last two columns (empty outside a pipeline).
+void write_plan_rows(std::ostream& c, const planner::Plan& plan, const planner::LayerGraph& graph, const std::string& stage,
+                     const std::string& stage_nodes) {
+    const std::string tail = "," + stage + "," + stage_nodes + "\n";
+    if (plan.groups.front().leaf()) {
+        for (std::size_t l = 0; l < graph.layers.size(); ++l) {
+            const planner::LayerDims& d = graph.layers[l].dims;
+            const planner::PhaseSeconds& t = plan.compute_s[l];
+            c << "0,0,1,0," << graph.layers[l].name << ",-,1,," << d.batch << ',' << d.in_channels << ',' << d.out_channels << ','
+              << format_number(t[0] + t[1] + t[2]) << ",0,0,0,0,0" << tail;
+        }
+        return;
+    }
     for (std::size_t g = 0; g < plan.groups.size(); ++g) {
         const auto& group = plan.groups[g];
         if (group.leaf()) continue;
         const std::size_t side_a = plan.groups[static_cast<std::size_t>(group.side_a)].nodes.size();
         for (std::size_t l = 0; l < plan.choices[g].size(); ++l) {
             const planner::LayerChoice& ch = plan.choices[g][l];
-            c << g << ',' << group.depth << ',' << group.nodes.size() << ',' << side_a << ','
-              << planned.graph.layers[l].name << ',' << planner::to_string(ch.type) << ',' << format_number(ch.alpha) << ','
-              << ch.split_a << ',' << ch.dims.batch << ',' << ch.dims.in_channels << ',' << ch.dims.out_channels << ','
-              << format_number(ch.compute_a_s) << ',' << format_number(ch.compute_b_s) << ','
-              << format_number(ch.forward_comm_s(group.exchange)) << ',' << format_number(ch.backward_comm_s(group.exchange)) << ','
-              << format_number(ch.sync_comm_s(group.exchange)) << ',' << format_number(ch.comm_bytes()) << '\n';
+            c << g << ',' << group.depth << ',' << group.nodes.size() << ',' << side_a << ',' << graph.layers[l].name << ','
+              << planner::to_string(ch.type) << ',' << format_number(ch.alpha) << ',' << ch.split_a << ',' << ch.dims.batch << ','
+              << ch.dims.in_channels << ',' << ch.dims.out_channels << ',' << format_number(ch.compute_a_s) << ','
+              << format_number(ch.compute_b_s) << ',' << format_number(ch.forward_comm_s(group.exchange)) << ','
+              << format_number(ch.backward_comm_s(group.exchange)) << ',' << format_number(ch.sync_comm_s(group.exchange)) << ','
+              << format_number(ch.comm_bytes()) << tail;
         }
+    }
+}
+
+std::string plan_csv(const config::Params&, const ClusterPlan& planned) {
+    const planner::Plan& plan = planned.plan;
+    std::ostringstream c;
+    c << "group,depth,nodes,side_a_nodes,layer,type,alpha,split_a,batch,in_channels,out_channels,compute_a_s,"
+         "compute_b_s,forward_comm_s,backward_comm_s,sync_comm_s,comm_bytes,stage,stage_nodes\n";
+    if (!plan.pipeline) {
+        write_plan_rows(c, plan, planned.graph, "", "");
+        return c.str();
+    }
+    for (std::size_t s = 0; s < plan.pipeline->stages.size(); ++s) {
+        const planner::PipelineStage& stage = plan.pipeline->stages[s];
+        std::string nodes = node_list(stage.nodes);
+        if (nodes.find(',') != std::string::npos) nodes = '"' + nodes + '"';
+        write_plan_rows(c, stage.plan, stage.graph, std::to_string(s), nodes);
     }
     return c.str();
 }

@@ -470,6 +470,37 @@ TEST_CASE("run --plan takes a hand-written plan: splits by alpha alone, no predi
     CHECK(without_volatile_fields(dir.path("again/report.json")) == without_volatile_fields(dir.path("run/report.json")));
 }
 
+TEST_CASE("plan.csv lists every layer's split for a pipeline's stages too, one-node stages included", "[cli][cluster][plan]") {
+    fastsim::test::TempDir dir;
+    const Result r = run_fastsim("plan " + kTinyCluster + " --planner pipeline -p planner.pipeline.stages=2 --out " + dir.path("p"));
+    REQUIRE(r.exit_code == 0);
+    const fastsim::CsvTable csv = fastsim::read_csv_file(dir.path("p/plan.csv"));
+    REQUIRE(csv.rows.size() == 3);  // conv1 on node 0; conv2 and fc on node 1: one node each, not split
+    const auto column = [&](const std::string& name) {
+        return static_cast<std::size_t>(std::find(csv.header.begin(), csv.header.end(), name) - csv.header.begin());
+    };
+    REQUIRE(column("stage_nodes") < csv.header.size());
+    CHECK(csv.rows[0][column("layer")] == "conv1");
+    CHECK(csv.rows[0][column("stage")] == "0");
+    CHECK(csv.rows[0][column("stage_nodes")] == "0");
+    CHECK(csv.rows[0][column("type")] == "-");
+    CHECK(csv.rows[2][column("layer")] == "fc");
+    CHECK(csv.rows[2][column("stage")] == "1");
+    CHECK(csv.rows[2][column("stage_nodes")] == "1");
+    CHECK(std::stod(csv.rows[2][column("compute_a_s")]) > 0);
+    // Over the TPU cluster's two groups, each stage splits its layers over its eight nodes.
+    const std::string tpu = std::string(FASTSIM_SOURCE_DIR) + "/configs/cluster/tpu_v2_v3.yaml";
+    REQUIRE(run_fastsim("plan " + tpu + " --planner pipeline --out " + dir.path("t")).exit_code == 0);
+    const fastsim::CsvTable t = fastsim::read_csv_file(dir.path("t/plan.csv"));
+    std::size_t stage0 = 0, stage1 = 0;
+    for (const auto& row : t.rows) {
+        CHECK(row[column("type")] != "-");
+        (row[column("stage")] == "0" ? stage0 : stage1) += row[column("group")] == "0";
+        CHECK(row[column("stage_nodes")] == (row[column("stage")] == "0" ? "0-7" : "8-15"));
+    }
+    CHECK(stage0 + stage1 == 54);  // ResNet-50's GEMM layers, each once at its stage's root group
+}
+
 TEST_CASE("run of a cluster config reports the simulated step and writes its files", "[cli][cluster]") {
     fastsim::test::TempDir dir;
     const Result r = run_fastsim("run " + kTinyCluster + " --planner owt --out " + dir.path("run"));
