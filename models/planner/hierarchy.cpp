@@ -477,6 +477,19 @@ void Planning::given_group(std::size_t g, const std::vector<LayerDims>& dims, co
     record(g, dims, chosen, choices);
 }
 
+/// Gives group g's two sides the dims of its layers (`dims[g]`), each cut by its choice there.
+void hand_down(const std::vector<Group>& groups, std::size_t g, const std::vector<LayerChoice>& choices,
+               std::vector<std::vector<LayerDims>>& dims) {
+    auto& a = dims[static_cast<std::size_t>(groups[g].side_a)];
+    auto& b = dims[static_cast<std::size_t>(groups[g].side_b)];
+    a = b = dims[g];
+    for (std::size_t l = 0; l < choices.size(); ++l) {
+        const LayerChoice& c = choices[l];
+        a[l].along(c.type) = c.split_a;
+        b[l].along(c.type) = dims[g][l].along(c.type) - c.split_a;
+    }
+}
+
 /// Top down: each group's DP, then its layers' dims handed to its two sides. Fills
 /// plan.choices, plan.node_dims and `dims` (per group, per layer).
 void plan_top_down(const LayerGraph& graph, Planning& planning, Plan& plan, std::vector<std::vector<LayerDims>>& dims) {
@@ -492,14 +505,7 @@ void plan_top_down(const LayerGraph& graph, Planning& planning, Plan& plan, std:
             continue;
         }
         planning.plan_group(g, dims[g], plan.choices[g]);
-        auto& a = dims[static_cast<std::size_t>(group.side_a)];
-        auto& b = dims[static_cast<std::size_t>(group.side_b)];
-        a = b = dims[g];
-        for (std::size_t l = 0; l < n; ++l) {
-            const LayerChoice& c = plan.choices[g][l];
-            a[l].along(c.type) = c.split_a;
-            b[l].along(c.type) = dims[g][l].along(c.type) - c.split_a;
-        }
+        hand_down(groups, g, plan.choices[g], dims);
     }
 }
 
@@ -529,14 +535,7 @@ void given_top_down(const LayerGraph& graph, const Planning& planning, const Hie
             continue;
         }
         planning.given_group(g, dims[g], given.groups[g], at, plan.choices[g]);
-        auto& a = dims[static_cast<std::size_t>(group.side_a)];
-        auto& b = dims[static_cast<std::size_t>(group.side_b)];
-        a = b = dims[g];
-        for (std::size_t l = 0; l < n; ++l) {
-            const LayerChoice& c = plan.choices[g][l];
-            a[l].along(c.type) = c.split_a;
-            b[l].along(c.type) = dims[g][l].along(c.type) - c.split_a;
-        }
+        hand_down(groups, g, plan.choices[g], dims);
     }
 }
 
@@ -577,6 +576,21 @@ void predict(const PlanningInputs& in, Plan& plan) {
     if (in.plan_made) in.plan_made();
 }
 
+/// A plan's settings over in.groups, its choices still to make.
+Plan unplanned(const PlanningInputs& in, const PlannerOptions& options, PlannerKind chosen_from, Objective objective,
+               SplitRule split) {
+    Plan p;
+    p.options = options;
+    p.chosen_from = chosen_from;
+    p.bytes = in.bytes;
+    p.objective = objective;
+    p.split = split;
+    p.groups = in.groups;
+    p.choices.resize(in.groups.size());
+    p.node_dims.resize(in.cluster.node_type.size());
+    return p;
+}
+
 void check_batch_impl(const LayerGraph& graph, const ClusterView& cluster, const PartitionRules& rules, std::string_view planner) {
     const std::size_t nodes = cluster.order.size();
     for (const PlanLayer& layer : graph.layers) {
@@ -599,15 +613,7 @@ void check_batch(const LayerGraph& graph, const ClusterView& cluster, const Part
 
 Plan evaluate_hierarchy(const PlanningInputs& in, const HierarchyDecisions& given, const PlannerOptions& options,
                         const std::string& where) {
-    Plan plan;
-    plan.options = options;
-    plan.chosen_from = given.chosen_from;
-    plan.bytes = in.bytes;
-    plan.objective = given.objective;
-    plan.split = given.split;
-    plan.groups = in.groups;
-    plan.choices.resize(in.groups.size());
-    plan.node_dims.resize(in.cluster.node_type.size());
+    Plan plan = unplanned(in, options, given.chosen_from, given.objective, given.split);
     PartitionRules rules;
     rules.allowed = every_type;
     const Planning planning(in, rules, to_string(options.kind), 0);
@@ -620,19 +626,7 @@ Plan plan_hierarchy(const PlanningInputs& in, const PartitionRules& rules, const
                     double memory_weight) {
     const std::string_view name = to_string(options.kind);
     check_batch_impl(in.graph, in.cluster, rules, name);
-    const auto unplanned = [&] {  // the plan's settings, its choices still to make
-        Plan p;
-        p.options = options;
-        p.chosen_from = options.kind;
-        p.bytes = in.bytes;
-        p.objective = rules.objective;
-        p.split = rules.split;
-        p.groups = in.groups;
-        p.choices.resize(in.groups.size());
-        p.node_dims.resize(in.cluster.node_type.size());
-        return p;
-    };
-    Plan plan = unplanned();
+    Plan plan = unplanned(in, options, options.kind, rules.objective, rules.split);
     Planning planning(in, rules, name, memory_weight);
     std::vector<std::vector<LayerDims>> dims;
     plan_top_down(in.graph, planning, plan, dims);
@@ -644,7 +638,7 @@ Plan plan_hierarchy(const PlanningInputs& in, const PartitionRules& rules, const
     // hierarchy is planned again, keeping the best prediction.
     for (int round = 0; round < kRefinementRounds; ++round) {
         planning.calibrate(plan, dims);
-        Plan next = unplanned();
+        Plan next = unplanned(in, options, options.kind, rules.objective, rules.split);
         plan_top_down(in.graph, planning, next, dims);
         predict(in, next);
         if (same_partition(next, plan) || !(next.step_s < plan.step_s)) break;

@@ -9,6 +9,7 @@
 #include "common/output_files.h"
 #include "common/units.h"
 #include "planner/pipeline.h"
+#include "planner/plan_view.h"
 #include "run/table.h"
 
 namespace fastsim::run {
@@ -136,7 +137,13 @@ void print_plan(std::ostream& out, const config::Params& params, const ClusterPl
                    Table::fixed(ms(plan.sync_comm_s[l]), 3), Table::fixed(ms(plan.layer_step_s[l]), 3)});
     }
     t.print(out);
-    if (plan.pipeline) print_pipeline(out, planned.graph, *plan.pipeline);
+    struct PipelineTable : planner::PlanVisitor {
+        std::ostream& out;
+        const planner::LayerGraph& graph;
+        PipelineTable(std::ostream& o, const planner::LayerGraph& g) : out(o), graph(g) {}
+        void pipeline(const planner::PipelinePlan& p) override { print_pipeline(out, graph, p); }
+    } pipeline_table(out, planned.graph);
+    planner::describe(plan, planned.graph, pipeline_table);
     double compute = 0, exchanges = 0, sync = 0;
     for (std::size_t l = 0; l < planned.graph.layers.size(); ++l) {
         compute += plan.compute_s[l][0] + plan.compute_s[l][1] + plan.compute_s[l][2];
@@ -201,33 +208,40 @@ std::string plan_json(const config::Params& params, const ClusterPlan& planned) 
           << "\n";
     }
     j << "  ],\n";
-    if (plan.pipeline) {
-        const planner::PipelinePlan& p = *plan.pipeline;
-        j << "  \"pipeline\": {\"schedule\": " << json_string(std::string(name_of(p.schedule))) << ", \"intra\": "
-          << json_string(std::string(planner::to_string(plan.options.pipeline.intra))) << ", \"microbatches\": "
-          << p.microbatches << ", \"microbatch_size\": " << p.microbatch_size << ", \"bubble_fraction\": "
-          << format_number(p.bubble_fraction) << ", \"predicted_step_s\": " << format_number(p.step_s);
-        if (p.objective_s > 0) j << ", \"alpa_objective_s\": " << format_number(p.objective_s);
-        j << ", \"stages\": [\n";
-        for (std::size_t s = 0; s < p.stages.size(); ++s) {
-            const planner::PipelineStage& st = p.stages[s];
-            j << "    {\"layers\": [";
-            for (std::size_t l = st.first_layer; l < st.end_layer; ++l)
-                j << (l > st.first_layer ? ", " : "") << json_string(planned.graph.layers[l].name);
-            j << "], \"nodes\": [";
-            for (std::size_t i = 0; i < st.nodes.size(); ++i) j << (i ? ", " : "") << st.nodes[i];
-            j << "], \"predicted_s\": " << format_number(st.busy_s) << ", \"microbatch_forward_s\": " << format_number(st.forward_s)
-              << ", \"microbatch_backward_s\": " << format_number(st.backward_s) << ", \"sync_tail_s\": "
-              << format_number(st.sync_tail_s) << ", \"in_flight\": " << st.in_flight
-              << ", \"memory_bytes\": " << std::llround(st.memory_bytes) << ", \"intra_planner\": "
-              << json_string(std::string(planner::to_string(st.plan.chosen_from))) << ", \"objective\": "
-              << json_string(std::string(name_of(st.plan.objective))) << ", \"split\": "
-              << json_string(std::string(name_of(st.plan.split))) << ", \"groups\": [\n";
-            write_plan_groups(j, st.plan, "      ");
-            j << "    ]}" << (s + 1 < p.stages.size() ? "," : "") << "\n";
+    struct PipelineJson : planner::PlanVisitor {
+        std::ostream& j;
+        const planner::Plan& plan;
+        const planner::LayerGraph& graph;
+        PipelineJson(std::ostream& o, const planner::Plan& pl, const planner::LayerGraph& g) : j(o), plan(pl), graph(g) {}
+        void pipeline(const planner::PipelinePlan& p) override {
+            j << "  \"pipeline\": {\"schedule\": " << json_string(std::string(name_of(p.schedule))) << ", \"intra\": "
+              << json_string(std::string(planner::to_string(plan.options.pipeline.intra))) << ", \"microbatches\": "
+              << p.microbatches << ", \"microbatch_size\": " << p.microbatch_size << ", \"bubble_fraction\": "
+              << format_number(p.bubble_fraction) << ", \"predicted_step_s\": " << format_number(p.step_s);
+            if (p.objective_s > 0) j << ", \"alpa_objective_s\": " << format_number(p.objective_s);
+            j << ", \"stages\": [\n";
+            for (std::size_t s = 0; s < p.stages.size(); ++s) {
+                const planner::PipelineStage& st = p.stages[s];
+                j << "    {\"layers\": [";
+                for (std::size_t l = st.first_layer; l < st.end_layer; ++l)
+                    j << (l > st.first_layer ? ", " : "") << json_string(graph.layers[l].name);
+                j << "], \"nodes\": [";
+                for (std::size_t i = 0; i < st.nodes.size(); ++i) j << (i ? ", " : "") << st.nodes[i];
+                j << "], \"predicted_s\": " << format_number(st.busy_s) << ", \"microbatch_forward_s\": " << format_number(st.forward_s)
+                  << ", \"microbatch_backward_s\": " << format_number(st.backward_s) << ", \"sync_tail_s\": "
+                  << format_number(st.sync_tail_s) << ", \"in_flight\": " << st.in_flight
+                  << ", \"memory_bytes\": " << std::llround(st.memory_bytes) << ", \"intra_planner\": "
+                  << json_string(std::string(planner::to_string(st.plan.chosen_from))) << ", \"objective\": "
+                  << json_string(std::string(name_of(st.plan.objective))) << ", \"split\": "
+                  << json_string(std::string(name_of(st.plan.split))) << ", \"groups\": [\n";
+                write_plan_groups(j, st.plan, "      ");
+                j << "    ]}" << (s + 1 < p.stages.size() ? "," : "") << "\n";
+            }
+            j << "  ]},\n";
+    
         }
-        j << "  ]},\n";
-    }
+    } pipeline_json(j, plan, planned.graph);
+    planner::describe(plan, planned.graph, pipeline_json);
     j << "  \"groups\": [\n";
     write_plan_groups(j, plan, "    ");
     j << "  ],\n  \"memory\": [\n";
@@ -281,16 +295,11 @@ std::string plan_csv(const config::Params&, const ClusterPlan& planned) {
     std::ostringstream c;
     c << "group,depth,nodes,side_a_nodes,layer,type,alpha,split_a,batch,in_channels,out_channels,compute_a_s,"
          "compute_b_s,forward_comm_s,backward_comm_s,sync_comm_s,comm_bytes,stage,stage_nodes\n";
-    if (!plan.pipeline) {
-        write_plan_rows(c, plan, planned.graph, "", "");
-        return c.str();
-    }
-    for (std::size_t s = 0; s < plan.pipeline->stages.size(); ++s) {
-        const planner::PipelineStage& stage = plan.pipeline->stages[s];
-        std::string nodes = node_list(stage.nodes);
+    planner::for_each_part(plan, planned.graph, [&](const planner::PlanPart& part) {
+        std::string nodes = part.stage ? node_list(part.nodes) : "";
         if (nodes.find(',') != std::string::npos) nodes = '"' + nodes + '"';
-        write_plan_rows(c, stage.plan, stage.graph, std::to_string(s), nodes);
-    }
+        write_plan_rows(c, part.plan, part.graph, part.stage ? std::to_string(*part.stage) : "", nodes);
+    });
     return c.str();
 }
 
@@ -318,19 +327,25 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const C
                    Table::fixed(node.energy.total_pj() * 1e-6, 1)});
     }
     n.print(out);
-    if (plan.pipeline && !r.stages.empty()) {
-        const planner::PipelinePlan& p = *plan.pipeline;
-        out << "\npipeline: " << p.stages.size() << " stages, schedule " << name_of(p.schedule) << ", " << p.microbatches
-            << " micro-batches of " << p.microbatch_size << " samples\n\n";
-        Table st({"stage", "layers", "nodes", "planned_busy_ms", "simulated_busy_ms", "simulated_idle_ms"});
-        for (std::size_t s = 0; s < p.stages.size(); ++s)
-            st.add_row({std::to_string(s), layer_span(r.planned.graph, p.stages[s]), node_list(p.stages[s].nodes),
-                        Table::fixed(ms(p.stages[s].busy_s), 3), Table::fixed(ms(r.stages[s].busy_s), 3),
-                        Table::fixed(ms(r.stages[s].idle_s), 3)});
-        st.print(out);
-        out << "bubble fraction: simulated " << Table::fixed(r.bubble_fraction, 4) << ", planned "
-            << Table::fixed(p.bubble_fraction, 4) << "\n";
-    }
+    struct StageTable : planner::PlanVisitor {
+        std::ostream& out;
+        const ClusterStepResult& r;
+        StageTable(std::ostream& o, const ClusterStepResult& res) : out(o), r(res) {}
+        void pipeline(const planner::PipelinePlan& p) override {
+            out << "\npipeline: " << p.stages.size() << " stages, schedule " << name_of(p.schedule) << ", " << p.microbatches
+                << " micro-batches of " << p.microbatch_size << " samples\n\n";
+            Table st({"stage", "layers", "nodes", "planned_busy_ms", "simulated_busy_ms", "simulated_idle_ms"});
+            for (std::size_t s = 0; s < p.stages.size(); ++s)
+                st.add_row({std::to_string(s), layer_span(r.planned.graph, p.stages[s]), node_list(p.stages[s].nodes),
+                            Table::fixed(ms(p.stages[s].busy_s), 3), Table::fixed(ms(r.stages[s].busy_s), 3),
+                            Table::fixed(ms(r.stages[s].idle_s), 3)});
+            st.print(out);
+            out << "bubble fraction: simulated " << Table::fixed(r.bubble_fraction, 4) << ", planned "
+                << Table::fixed(p.bubble_fraction, 4) << "\n";
+    
+        }
+    } stage_table(out, r);
+    planner::describe(plan, r.planned.graph, stage_table);
     double busiest = 0, mean = 0;
     std::size_t used = 0;
     for (const auto& ch : r.simulated.channels) {
@@ -383,16 +398,22 @@ std::string cluster_step_json(const config::Params& params, const ClusterStepRes
       << ", \"links\": " << format_number(r.link_energy_pj) << ", \"compression\": " << format_number(r.compression_energy_pj)
       << ", \"total\": " << format_number(e.total_pj() + r.link_energy_pj + r.compression_energy_pj)
       << "},\n";
-    if (r.planned.plan.pipeline && !r.stages.empty()) {
-        const planner::PipelinePlan& p = *r.planned.plan.pipeline;
-        j << "  \"pipeline\": {\"schedule\": " << json_string(std::string(name_of(p.schedule))) << ", \"microbatches\": "
-          << p.microbatches << ", \"bubble_fraction\": " << format_number(r.bubble_fraction)
-          << ", \"planned_bubble_fraction\": " << format_number(p.bubble_fraction) << ", \"stages\": [";
-        for (std::size_t s = 0; s < r.stages.size(); ++s)
-            j << (s ? ", " : "") << "{\"busy_s\": " << format_number(r.stages[s].busy_s) << ", \"idle_s\": "
-              << format_number(r.stages[s].idle_s) << ", \"planned_busy_s\": " << format_number(p.stages[s].busy_s) << "}";
-        j << "]},\n";
-    }
+    struct PipelineJson : planner::PlanVisitor {
+        std::ostream& j;
+        const ClusterStepResult& r;
+        PipelineJson(std::ostream& o, const ClusterStepResult& res) : j(o), r(res) {}
+        void pipeline(const planner::PipelinePlan& p) override {
+            j << "  \"pipeline\": {\"schedule\": " << json_string(std::string(name_of(p.schedule))) << ", \"microbatches\": "
+              << p.microbatches << ", \"bubble_fraction\": " << format_number(r.bubble_fraction)
+              << ", \"planned_bubble_fraction\": " << format_number(p.bubble_fraction) << ", \"stages\": [";
+            for (std::size_t s = 0; s < r.stages.size(); ++s)
+                j << (s ? ", " : "") << "{\"busy_s\": " << format_number(r.stages[s].busy_s) << ", \"idle_s\": "
+                  << format_number(r.stages[s].idle_s) << ", \"planned_busy_s\": " << format_number(p.stages[s].busy_s) << "}";
+            j << "]},\n";
+    
+        }
+    } pipeline_json(j, r);
+    planner::describe(r.planned.plan, r.planned.graph, pipeline_json);
     if (params.workload.steps > 1) {
         const double energy_pj = e.total_pj() + r.link_energy_pj + r.compression_energy_pj;
         j << "  \"whole_run\": {\"steps\": " << params.workload.steps << ", \"total_seconds\": "

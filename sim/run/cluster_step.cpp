@@ -9,6 +9,7 @@
 
 #include "common/units.h"
 #include "planner/pipeline.h"
+#include "planner/plan_view.h"
 #include "interconnect/collective_cost.h"
 #include "memory/memory.h"
 #include "node/training_step.h"
@@ -89,18 +90,14 @@ double compression_energy_pj(const config::Params& params, const planner::LayerG
     if (sync.scheme == compression::Scheme::none) return 0;
     const compression::Params cp = sync.compression_params();
     double pj = 0;
-    const auto add = [&](const planner::LayerGraph& g, const planner::Plan& p) {
-        for (std::size_t l = 0; l < g.layers.size(); ++l)
-            for (const planner::ReplicaSet& set : planner::weight_replica_sets(g, p, LayerId(l))) {
+    planner::for_each_part(plan, graph, [&](const planner::PlanPart& part) {
+        for (std::size_t l = 0; l < part.graph.layers.size(); ++l)
+            for (const planner::ReplicaSet& set : planner::weight_replica_sets(part.graph, part.plan, LayerId(l))) {
                 const compression::Work work = compression::node_work(cp, set.elements, set.factor_rows + set.factor_cols);
                 for (const NodeId n : set.nodes)
                     pj += compression_cost(params.cluster.node_types[params.cluster.node_type[n.value()]], work).energy_pj;
             }
-    };
-    if (plan.pipeline)
-        for (const planner::PipelineStage& stage : plan.pipeline->stages) add(stage.graph, stage.plan);
-    else
-        add(graph, plan);
+    });
     return pj;
 }
 
@@ -358,7 +355,7 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     }
     r.compression_energy_pj = compression_energy_pj(params, graph, plan);
     // Every layer a node works on, once per micro-batch (a pipeline's other stages' layers it has none of).
-    const std::uint64_t passes = plan.pipeline ? plan.pipeline->microbatches : 1;
+    const std::uint64_t passes = planner::microbatches(plan);
     for (std::size_t n = 0; n < node_count; ++n)
         for (std::size_t l = 0; l < layers; ++l) {
             const planner::LayerDims& d = plan.node_dims[n][l];
@@ -370,7 +367,7 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
 
     // (2) One SystemC simulation of the whole step.
     std::optional<ClusterTimeline> recorder;
-    if (timeline) recorder.emplace(c, graph, *timeline, plan.pipeline ? plan.pipeline->microbatches : 1);
+    if (timeline) recorder.emplace(c, graph, *timeline, planner::microbatches(plan));
     try {
         r.simulated = cluster::run_cluster(*c.topology, programs, recorder ? &*recorder : nullptr);
     } catch (const SizeOverflow&) {
@@ -428,27 +425,27 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
         r.layer_simulated_s[labels.layer(label).value()] += to_seconds(stats.compute_ps + stats.wait_ps) / static_cast<double>(node_count);
     }
 
-    // (5) A pipeline's stages: busy = the stage's mean node's compute and waits under its
-    // layers' forward and backward labels (the work of its micro-batches, not the bubble).
-    if (plan.pipeline) {
-        const auto& stages = plan.pipeline->stages;
-        std::vector<std::size_t> stage_of(layers, 0);
-        for (std::size_t s = 0; s < stages.size(); ++s)
-            for (std::size_t l = stages[s].first_layer; l < stages[s].end_layer; ++l) stage_of[l] = s;
-        r.stages.assign(stages.size(), StageReport{});
-        for (const auto& [label, stats] : r.simulated.labels) {
-            const planner::StepPart part = labels.part(label);
-            if (part != planner::StepPart::forward && part != planner::StepPart::backward) continue;
-            const std::size_t s = stage_of[labels.layer(label).value()];
-            r.stages[s].busy_s += to_seconds(stats.compute_ps + stats.wait_ps) / static_cast<double>(stages[s].nodes.size());
-        }
-        double busy = 0;
-        for (StageReport& s : r.stages) {
-            s.idle_s = std::max(0.0, r.step_s - s.busy_s);
-            busy += s.busy_s;
-        }
-        r.bubble_fraction = r.step_s > 0 ? 1 - busy / (static_cast<double>(stages.size()) * r.step_s) : 0;
+    // (5) Each part of the plan (a pipeline's stages; a hierarchy plan's one): busy = its mean
+    // node's compute and waits under its layers' forward and backward labels (the work of its
+    // micro-batches, not the bubble).
+    std::vector<std::size_t> part_of(layers, 0), part_nodes;
+    planner::for_each_part(plan, graph, [&](const planner::PlanPart& part) {
+        for (std::size_t l = 0; l < part.graph.layers.size(); ++l) part_of[part.first_layer + l] = part_nodes.size();
+        part_nodes.push_back(part.nodes.size());
+    });
+    r.stages.assign(part_nodes.size(), StageReport{});
+    for (const auto& [label, stats] : r.simulated.labels) {
+        const planner::StepPart part = labels.part(label);
+        if (part != planner::StepPart::forward && part != planner::StepPart::backward) continue;
+        const std::size_t s = part_of[labels.layer(label).value()];
+        r.stages[s].busy_s += to_seconds(stats.compute_ps + stats.wait_ps) / static_cast<double>(part_nodes[s]);
     }
+    double busy = 0;
+    for (StageReport& s : r.stages) {
+        s.idle_s = std::max(0.0, r.step_s - s.busy_s);
+        busy += s.busy_s;
+    }
+    r.bubble_fraction = r.step_s > 0 ? 1 - busy / (static_cast<double>(r.stages.size()) * r.step_s) : 0;
     return r;
 }
 

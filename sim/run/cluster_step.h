@@ -151,8 +151,8 @@ struct ClusterStepResult {
     double simulation_s = 0;                 ///< wall time of building and running the schedule
     std::size_t ops = 0;
     std::optional<Timeline> timeline;        ///< when asked for: ops and channel reservations, in ps
-    std::vector<StageReport> stages;         ///< a pipeline plan's stages (else empty)
-    double bubble_fraction = 0;              ///< a pipeline's: 1 - sum of stage busy / (stages x step)
+    std::vector<StageReport> stages;         ///< per part of the plan (planner::for_each_part): a pipeline's stages, else one
+    double bubble_fraction = 0;              ///< 1 - sum of part busy / (parts x step): a pipeline's bubble
     std::uint64_t sync_bytes = 0;               ///< gradient synchronisation sent, every node (compressed)
     std::uint64_t sync_bytes_uncompressed = 0;  ///< the same algorithm with fp32 gradients
     double exposed_sync_s = 0;       ///< of the step, the part after every main stream's own work: synchronisation not hidden
