@@ -24,6 +24,8 @@
 #   6 config-file-size             no source file under sim/config over 400 lines
 #   7 counter-spread               a PhaseCounters counter (a field of it, or of a models/ struct it
 #                                  holds) spelled in at most 4 files of models/, sim/
+#   8 planner-entry-headers        sim/ includes from models/planner only its entry headers
+#                                  (PLANNER_ENTRY_HEADERS below)
 #
 # Folders are common, models/<lib> and sim/<folder>. Includes are written relative to those roots
 # ("planner/planner.h", "config/params.h", "common/errors.h"), so an include's first path
@@ -37,6 +39,8 @@ SYSTEMC_TARGETS="fastsim_array fastsim_vector_unit fastsim_node fastsim_cluster 
 NO_SYSTEMC_LINK_TARGETS="fastsim::results_report fastsim::sweep fastsim::charts"
 CONFIG_FILE_LIMIT=400   # rule 6, lines per file under sim/config
 COUNTER_FILE_LIMIT=4    # rule 7, files naming one PhaseCounters counter
+# Rule 8: the planner headers sim/ may include.
+PLANNER_ENTRY_HEADERS="planner/planner.h planner/layer_graph.h planner/plan_decisions.h planner/plan_view.h planner/schedule.h planner/gradient_sync.h"
 set -euo pipefail
 export LC_ALL=C
 
@@ -111,7 +115,7 @@ find common models sim -name CMakeLists.txt | sort | xargs awk '
 
 # --- Rules 1-5: includes, folder graph, links ------------------------------------------------
 # Each violation goes to $tmp/violations as: key <TAB> message.
-awk -v sc_targets="$SYSTEMC_TARGETS" -v nolink_targets="$NO_SYSTEMC_LINK_TARGETS" \
+awk -v sc_targets="$SYSTEMC_TARGETS" -v nolink_targets="$NO_SYSTEMC_LINK_TARGETS" -v planner_entries="$PLANNER_ENTRY_HEADERS" \
     -v folders="$tmp/folders" -v cmake="$tmp/cmake" '
   function folder_of(p,   a) { split(p, a, "/"); return a[1] == "common" ? "common" : a[1] "/" a[2] }
   function target_of(p,   stem) {                  # "" when no CMake call names it
@@ -141,6 +145,7 @@ awk -v sc_targets="$SYSTEMC_TARGETS" -v nolink_targets="$NO_SYSTEMC_LINK_TARGETS
   }
   BEGIN {
     n = split(sc_targets, t, " "); for (i = 1; i <= n; i++) SC[t[i]] = 1
+    n = split(planner_entries, t, " "); for (i = 1; i <= n; i++) planner_entry[t[i]] = 1
     while ((getline line < folders) > 0) { r = line; sub(/.*\//, "", r); root_of[r] = line }
     while ((getline line < cmake) > 0) {
       split(line, f, " ")
@@ -169,6 +174,12 @@ awk -v sc_targets="$SYSTEMC_TARGETS" -v nolink_targets="$NO_SYSTEMC_LINK_TARGETS
       violation("no-sim-in-models|" file "|" inc, "no-sim-in-models: " loc ": " shown)
     if (from == "common" && to != "" && to != "common")
       violation("no-project-in-common|" file "|" inc, "no-project-in-common: " loc ": " shown)
+
+    # Rule 8: sim/ reaches the planner through its entry headers only (what a plan is, how it is
+    # made, read back, walked and lowered), so the internals of the planner (pipeline.h, hierarchy.h,
+    # replicas.h, ...) change without touching the composition root.
+    if (from ~ /^sim\// && to == "models/planner" && !(inc in planner_entry))
+      violation("planner-entry-headers|" file "|" inc, "planner-entry-headers: " loc ": " shown)
 
     # Rule 2: plain targets build and test without SystemC; a SystemC header, or the header of a
     # SystemC model component, in one of their files would drag the kernel in. (Headers that

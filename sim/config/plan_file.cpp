@@ -9,7 +9,7 @@
 #include "common/errors.h"
 #include "common/json_reader.h"
 #include "common/output_files.h"
-#include "planner/pipeline.h"
+#include "planner/plan_view.h"
 
 namespace fastsim::config {
 namespace {

@@ -8,7 +8,6 @@
 
 #include "common/output_files.h"
 #include "common/units.h"
-#include "planner/pipeline.h"
 #include "planner/plan_view.h"
 #include "run/table.h"
 

@@ -8,7 +8,6 @@
 #include <systemc>
 
 #include "common/units.h"
-#include "planner/pipeline.h"
 #include "planner/plan_view.h"
 #include "interconnect/collective_cost.h"
 #include "memory/memory.h"

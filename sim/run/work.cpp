@@ -14,7 +14,7 @@
 #include "node/node_model.h"
 #include "node/training_step.h"
 #include "planner/layer_graph.h"
-#include "planner/pipeline.h"
+#include "planner/plan_view.h"
 #include "run/cluster_step.h"
 #include "run/layer_errors.h"
 #include "learning/network.h"
