@@ -23,7 +23,8 @@
 #   5 no-systemc-link              the report, sweep, JSON and chart targets link no SystemC
 #   6 config-file-size             no source file under sim/config over 400 lines
 #   7 counter-spread               a PhaseCounters counter (a field of it, or of a models/ struct it
-#                                  holds) spelled in at most 4 files of models/, sim/
+#                                  holds) or an EnergyBreakdown component spelled in at most 4
+#                                  files of models/, sim/
 #   8 planner-entry-headers        sim/ includes from models/planner only its entry headers
 #                                  (PLANNER_ENTRY_HEADERS below)
 #
@@ -308,6 +309,14 @@ else
   # The structs to read, "name header" a line, in the order found: PhaseCounters, then the
   # models/ structs its members' types name, and theirs.
   printf 'PhaseCounters %s\n' "$pc" > "$tmp/structs"
+  # Energy components are results declared once too (kEnergyComponents beside the struct).
+  eb=$(struct_header EnergyBreakdown)
+  if [ -z "$eb" ]; then
+    printf 'counter-spread|EnergyBreakdown|struct not found\tcounter-spread: models: struct EnergyBreakdown not found (update rule 7)\n' \
+      >> "$tmp/violations"
+  else
+    printf 'EnergyBreakdown %s\n' "$eb" >> "$tmp/structs"
+  fi
   : > "$tmp/members"
   read_structs=0
   while [ "$read_structs" -lt "$(wc -l < "$tmp/structs")" ]; do

@@ -3,6 +3,9 @@
 
 namespace fastsim::energy {
 
+static_assert(sizeof(EnergyBreakdown) == kEnergyComponents.size() * sizeof(double),
+              "every EnergyBreakdown member needs its row in kEnergyComponents");
+
 EnergyBreakdown energy_of(const ActionCounts& n, const EnergyTable& t, const StaticContext& context) {
     const auto d = [](std::uint64_t v) { return static_cast<double>(v); };
     const double g = context.group_size;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <array>
+
 #include <cstdint>
 #include <string>
 
@@ -65,17 +67,37 @@ struct EnergyBreakdown {
     double sram_pj = 0;
     double dram_pj = 0;
     double leakage_pj = 0;    ///< static energy over the wall cycles
-    [[nodiscard]] double total_pj() const { return fmac_pj + converter_pj + vector_pj + sram_pj + dram_pj + leakage_pj; }
-    EnergyBreakdown& operator+=(const EnergyBreakdown& o) {
-        fmac_pj += o.fmac_pj;
-        converter_pj += o.converter_pj;
-        vector_pj += o.vector_pj;
-        sram_pj += o.sram_pj;
-        dram_pj += o.dram_pj;
-        leakage_pj += o.leakage_pj;
-        return *this;
-    }
+    [[nodiscard]] double total_pj() const;
+    EnergyBreakdown& operator+=(const EnergyBreakdown& o);
 };
+
+/// One component of EnergyBreakdown as every report names it: `name` is its key in report.json's
+/// energy_pj, energy_<name>_pj in CSV files, energy_<name>_uj in summary.json, and the word in
+/// the printed energy lines.
+struct EnergyComponent {
+    const char* name;
+    double EnergyBreakdown::*pj;
+};
+/// Every component, in report order; a member missing here fails the size check in energy.cpp.
+inline constexpr std::array<EnergyComponent, 6> kEnergyComponents{{
+    {"fmac", &EnergyBreakdown::fmac_pj},
+    {"converter", &EnergyBreakdown::converter_pj},
+    {"vector", &EnergyBreakdown::vector_pj},
+    {"sram", &EnergyBreakdown::sram_pj},
+    {"dram", &EnergyBreakdown::dram_pj},
+    {"leakage", &EnergyBreakdown::leakage_pj},
+}};
+
+inline double EnergyBreakdown::total_pj() const {
+    double total = 0;
+    for (const EnergyComponent& c : kEnergyComponents) total += this->*c.pj;
+    return total;
+}
+
+inline EnergyBreakdown& EnergyBreakdown::operator+=(const EnergyBreakdown& o) {
+    for (const EnergyComponent& c : kEnergyComponents) this->*c.pj += o.*c.pj;
+    return *this;
+}
 
 /// Energy of `counts` under `table`: per pass, g chunk multiplies, g - 1 tree adds and one
 /// accumulate; per group product one exponent add and one psum add; converter and memory

@@ -368,10 +368,10 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const C
         << "links: " << used << " of " << r.simulated.channels.size() << " channels used, utilisation mean "
         << Table::fixed(used ? 100 * mean / static_cast<double>(used) : 0, 1) << "%, busiest "
         << Table::fixed(100 * busiest, 1) << "%\n"
-        << "energy: " << Table::fixed(total_pj * 1e-6, 1) << " uJ = fmac " << Table::fixed(e.fmac_pj * 1e-6, 1)
-        << " + converter " << Table::fixed(e.converter_pj * 1e-6, 1) << " + sram " << Table::fixed(e.sram_pj * 1e-6, 1)
-        << " + dram " << Table::fixed(e.dram_pj * 1e-6, 1) << " + leakage " << Table::fixed(e.leakage_pj * 1e-6, 1)
-        << " + links " << Table::fixed(r.link_energy_pj * 1e-6, 1)
+        << "energy: " << Table::fixed(total_pj * 1e-6, 1) << " uJ";
+    for (const energy::EnergyComponent& c : energy::kEnergyComponents)
+        out << (c.pj == energy::kEnergyComponents.front().pj ? " = " : " + ") << c.name << " " << Table::fixed(e.*c.pj * 1e-6, 1);
+    out << " + links " << Table::fixed(r.link_energy_pj * 1e-6, 1)
         << (r.compression_energy_pj > 0 ? " + compression " + Table::fixed(r.compression_energy_pj * 1e-6, 1) : std::string())
         << "\n"
         << "simulated " << r.ops << " ops in " << Table::fixed(r.simulation_s * 1e3, 1) << " ms; planned in "
@@ -391,10 +391,10 @@ std::string cluster_step_json(const config::Params& params, const ClusterStepRes
       << ",\n  \"comm_bytes_planned\": " << format_number(r.planned.plan.comm_bytes)
       << ",\n  \"sync_bytes\": " << r.sync_bytes << ",\n  \"sync_bytes_uncompressed\": " << r.sync_bytes_uncompressed
       << ",\n  \"exposed_sync_s\": " << format_number(r.exposed_sync_s)
-      << ",\n  \"staleness_overlap_s\": " << format_number(r.staleness_overlap_s) << ",\n  \"energy_pj\": {\"fmac\": "
-      << format_number(e.fmac_pj) << ", \"converter\": " << format_number(e.converter_pj) << ", \"sram\": " << format_number(e.sram_pj)
-      << ", \"dram\": " << format_number(e.dram_pj) << ", \"leakage\": " << format_number(e.leakage_pj)
-      << ", \"links\": " << format_number(r.link_energy_pj) << ", \"compression\": " << format_number(r.compression_energy_pj)
+      << ",\n  \"staleness_overlap_s\": " << format_number(r.staleness_overlap_s) << ",\n  \"energy_pj\": {";
+    for (const energy::EnergyComponent& c : energy::kEnergyComponents)
+        j << (c.pj == energy::kEnergyComponents.front().pj ? "\"" : ", \"") << c.name << "\": " << format_number(e.*c.pj);
+    j << ", \"links\": " << format_number(r.link_energy_pj) << ", \"compression\": " << format_number(r.compression_energy_pj)
       << ", \"total\": " << format_number(e.total_pj() + r.link_energy_pj + r.compression_energy_pj)
       << "},\n";
     struct PipelineJson : planner::PlanVisitor {
@@ -449,15 +449,16 @@ std::string cluster_layers_csv(const config::Params&, const ClusterStepResult& r
 
 std::string cluster_nodes_csv(const config::Params& params, const ClusterStepResult& r) {
     std::ostringstream c;
-    c << "node,type,compute_s,comm_wait_s,idle_s,macs,energy_fmac_pj,energy_converter_pj,energy_sram_pj,"
-         "energy_dram_pj,energy_leakage_pj,bytes_sent,bytes_received\n";
+    c << "node,type,compute_s,comm_wait_s,idle_s,macs";
+    for (const energy::EnergyComponent& e : energy::kEnergyComponents) c << ",energy_" << e.name << "_pj";
+    c << ",bytes_sent,bytes_received\n";
     for (std::size_t i = 0; i < r.nodes.size(); ++i) {
         const auto& n = r.nodes[i];
         const auto& s = r.simulated.nodes[i];
         c << i << ',' << params.cluster.node_types[params.cluster.node_type[i]].name << ',' << format_number(n.compute_s) << ','
-          << format_number(n.wait_s) << ',' << format_number(n.idle_s) << ',' << n.counters.macs << ',' << format_number(n.energy.fmac_pj)
-          << ',' << format_number(n.energy.converter_pj) << ',' << format_number(n.energy.sram_pj) << ',' << format_number(n.energy.dram_pj)
-          << ',' << format_number(n.energy.leakage_pj) << ',' << s.bytes_sent << ',' << s.bytes_received << '\n';
+          << format_number(n.wait_s) << ',' << format_number(n.idle_s) << ',' << n.counters.macs;
+        for (const energy::EnergyComponent& e : energy::kEnergyComponents) c << ',' << format_number(n.energy.*e.pj);
+        c << ',' << s.bytes_sent << ',' << s.bytes_received << '\n';
     }
     return c.str();
 }

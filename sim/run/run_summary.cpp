@@ -10,12 +10,8 @@ namespace {
 constexpr double kMicroPerPico = 1e-6;
 
 void add_energy(Summary& s, const energy::EnergyBreakdown& e) {
-    s.emplace_back("energy_fmac_uj", e.fmac_pj * kMicroPerPico);
-    s.emplace_back("energy_converter_uj", e.converter_pj * kMicroPerPico);
-    s.emplace_back("energy_vector_uj", e.vector_pj * kMicroPerPico);
-    s.emplace_back("energy_sram_uj", e.sram_pj * kMicroPerPico);
-    s.emplace_back("energy_dram_uj", e.dram_pj * kMicroPerPico);
-    s.emplace_back("energy_leakage_uj", e.leakage_pj * kMicroPerPico);
+    for (const energy::EnergyComponent& c : energy::kEnergyComponents)
+        s.emplace_back("energy_" + std::string(c.name) + "_uj", e.*c.pj * kMicroPerPico);
 }
 
 }  // namespace

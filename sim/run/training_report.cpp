@@ -43,22 +43,17 @@ std::vector<std::pair<std::string, std::string>> phase_fields(const config::Para
     fields.emplace_back("utilisation_percent", format_number(100.0 * utilisation(params, c)));
     add_counters(CounterKind::action);
     fields.emplace_back("dram_saved_bits", u(r.dram_saved_bits));
-    fields.insert(fields.end(), {
-        {"energy_fmac_pj", format_number(r.energy.fmac_pj)},
-        {"energy_converter_pj", format_number(r.energy.converter_pj)},
-        {"energy_vector_pj", format_number(r.energy.vector_pj)},
-        {"energy_sram_pj", format_number(r.energy.sram_pj)},
-        {"energy_dram_pj", format_number(r.energy.dram_pj)},
-        {"energy_leakage_pj", format_number(r.energy.leakage_pj)},
-        {"energy_total_pj", format_number(r.energy.total_pj())},
-    });
+    for (const energy::EnergyComponent& e : energy::kEnergyComponents)
+        fields.emplace_back("energy_" + std::string(e.name) + "_pj", format_number(r.energy.*e.pj));
+    fields.emplace_back("energy_total_pj", format_number(r.energy.total_pj()));
     return fields;
 }
 
 std::string energy_json(const energy::EnergyBreakdown& e) {
-    return "{\"fmac\": " + format_number(e.fmac_pj) + ", \"converter\": " + format_number(e.converter_pj) + ", \"vector\": " +
-           format_number(e.vector_pj) + ", \"sram\": " +
-           format_number(e.sram_pj) + ", \"dram\": " + format_number(e.dram_pj) + ", \"leakage\": " + format_number(e.leakage_pj) + "}";
+    std::string j = "{";
+    for (const energy::EnergyComponent& c : energy::kEnergyComponents)
+        j += (j.size() > 1 ? ", \"" : "\"") + std::string(c.name) + "\": " + format_number(e.*c.pj);
+    return j + "}";
 }
 
 }  // namespace
@@ -81,24 +76,27 @@ std::string gemm_shape(const PhaseResult& r) {
 std::string percent_of(double part, double whole) { return Table::fixed(whole > 0 ? 100.0 * part / whole : 0.0, 1); }
 
 void print_per_layer_table(std::ostream& out, const config::Params& params, const TrainingStepResult& result) {
-    Table table({"layer", "phase", "m x k x n", "bits_x/y", "macs_M", "cycles", "busy_cycles", "wait_cycles", "util_%",
-                 "sram_Mbit", "dram_Mbit", "fmac_uJ", "converter_uJ", "vector_uJ", "sram_uJ", "dram_uJ", "leakage_uJ", "total_uJ"});
+    std::vector<std::string> titles{"layer",  "phase",       "m x k x n", "bits_x/y",  "macs_M",   "cycles",
+                                    "busy_cycles", "wait_cycles", "util_%", "sram_Mbit", "dram_Mbit"};
+    for (const energy::EnergyComponent& e : energy::kEnergyComponents) titles.push_back(std::string(e.name) + "_uJ");
+    titles.emplace_back("total_uJ");
+    Table table(titles);
     for (const auto& r : result.phases) {
         const node::PhaseCounters& c = r.counters;
         const node::PhaseJob& j = r.step.job;
         const node::VectorJob& v = r.step.vector;
-        table.add_row({layer_name(params, r), std::string(node::phase_name(r.step)), gemm_shape(r),
-                       r.step.on_vector_unit ? std::to_string(v.activation_bits) + "/" + std::to_string(v.gradient_bits)
-                                             : std::to_string(j.x_mantissa_bits) + "/" + std::to_string(j.y_mantissa_bits),
-                       Table::fixed(static_cast<double>(c.macs) * 1e-6, 1), std::to_string(c.cycles),
-                       std::to_string(c.array_cycles + c.vector_cycles),
-                       std::to_string(c.cycles - c.array_cycles - c.vector_cycles),
-                       Table::fixed(100.0 * utilisation(params, c), 1),
-                       Table::fixed(static_cast<double>(c.traffic.sram_bits()) * 1e-6, 1),
-                       Table::fixed(static_cast<double>(c.traffic.dram_bits()) * 1e-6, 1),
-                       Table::fixed(micro(r.energy.fmac_pj), 2), Table::fixed(micro(r.energy.converter_pj), 2),
-                       Table::fixed(micro(r.energy.vector_pj), 2), Table::fixed(micro(r.energy.sram_pj), 2), Table::fixed(micro(r.energy.dram_pj), 2),
-                       Table::fixed(micro(r.energy.leakage_pj), 2), Table::fixed(micro(r.energy.total_pj()), 2)});
+        std::vector<std::string> row{layer_name(params, r), std::string(node::phase_name(r.step)), gemm_shape(r),
+                                     r.step.on_vector_unit ? std::to_string(v.activation_bits) + "/" + std::to_string(v.gradient_bits)
+                                                           : std::to_string(j.x_mantissa_bits) + "/" + std::to_string(j.y_mantissa_bits),
+                                     Table::fixed(static_cast<double>(c.macs) * 1e-6, 1), std::to_string(c.cycles),
+                                     std::to_string(c.array_cycles + c.vector_cycles),
+                                     std::to_string(c.cycles - c.array_cycles - c.vector_cycles),
+                                     Table::fixed(100.0 * utilisation(params, c), 1),
+                                     Table::fixed(static_cast<double>(c.traffic.sram_bits()) * 1e-6, 1),
+                                     Table::fixed(static_cast<double>(c.traffic.dram_bits()) * 1e-6, 1)};
+        for (const energy::EnergyComponent& e : energy::kEnergyComponents) row.push_back(Table::fixed(micro(r.energy.*e.pj), 2));
+        row.push_back(Table::fixed(micro(r.energy.total_pj()), 2));
+        table.add_row(row);
     }
     table.print(out);
 }
@@ -143,10 +141,10 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
     for (std::size_t i = 0; i < std::size(node::kCycleParts); ++i)
         out << (i ? ", " : " ") << node::kCycleParts[i].phrase << " " << t.*node::kCycleParts[i].member;
     out << "\n";
-    out << "energy: " << Table::fixed(micro(e.total_pj()), 2) << " uJ, " << Table::fixed(per_mac(e.total_pj()), 3)
-        << " pJ/MAC = fmac " << Table::fixed(per_mac(e.fmac_pj), 3) << " + converter "
-        << Table::fixed(per_mac(e.converter_pj), 3) << " + vector " << Table::fixed(per_mac(e.vector_pj), 3) << " + sram " << Table::fixed(per_mac(e.sram_pj), 3) << " + dram "
-        << Table::fixed(per_mac(e.dram_pj), 3) << " + leakage " << Table::fixed(per_mac(e.leakage_pj), 3) << "\n\n";
+    out << "energy: " << Table::fixed(micro(e.total_pj()), 2) << " uJ, " << Table::fixed(per_mac(e.total_pj()), 3) << " pJ/MAC";
+    for (const energy::EnergyComponent& c : energy::kEnergyComponents)
+        out << (c.pj == energy::kEnergyComponents.front().pj ? " = " : " + ") << c.name << " " << Table::fixed(per_mac(e.*c.pj), 3);
+    out << "\n\n";
 
     // Per phase: the three GEMMs of training, summed over the layers.
     const double total_cycles = static_cast<double>(t.cycles), total_energy = e.total_pj();
