@@ -8,6 +8,8 @@
 #include <systemc>
 
 #include "common/units.h"
+#include "costs/compression_cost.h"
+#include "costs/exchange_cost.h"
 #include "planner/plan_view.h"
 #include "interconnect/collective_cost.h"
 #include "memory/memory.h"
@@ -24,55 +26,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-/// The counters of one phase job split over `arrays` arrays along its output columns;
-/// `tiles_run` counts the memo tiles simulated.
-node::PhaseCounters on_arrays(node::PhaseJob job, const node::NodeParams& params, std::uint64_t arrays,
-                              node::ArrayTimingMemo& memo, std::uint64_t& tiles_run) {
-    const std::uint64_t n = job.shape.n;
-    const std::uint64_t per_array = (n + arrays - 1) / arrays;
-    const std::uint64_t busy = (n + per_array - 1) / per_array;
-    const std::uint64_t last = n - (busy - 1) * per_array;
-    job.shape.n = per_array;
-    const node::PhaseCounters full = node::run_phase_memo(job, params, memo);
-    tiles_run += full.tiles;
-    node::PhaseCounters total = full.repeated(busy - 1);
-    if (last > 0) {
-        job.shape.n = last;
-        const node::PhaseCounters rest = node::run_phase_memo(job, params, memo);
-        tiles_run += rest.tiles;
-        total += rest;
-    }
-    total.cycles = full.cycles;  // the arrays run side by side
-    return total;
-}
-
-}  // namespace
-
-CompressionCost compression_cost(const config::NodeTypeParams& type, const compression::Work& work) {
-    const node::NodeParams& node = type.node.resolved;
-    const auto arrays = static_cast<std::uint64_t>(type.arrays);
-    // The whole node's DRAM bandwidth (each array is modelled with an equal share of it).
-    const double dram_bits_per_cycle = static_cast<double>(node.dram.bandwidth_bits_per_s) * static_cast<double>(arrays) /
-                                       static_cast<double>(node.clock_hz);
-    const double lanes = static_cast<double>(node.converter.lanes) * static_cast<double>(arrays);
-    const int m = type.precision.gradients;
-    const double passes = static_cast<double>((m / 2) * (m / 2));  // gradient x factor, both at the gradients' width
-    const double pes = static_cast<double>(node.array.rows) * static_cast<double>(node.array.cols) * static_cast<double>(arrays);
-    const double stream_cycles = std::max(static_cast<double>(work.dram_bytes) * 8 / dram_bits_per_cycle,
-                                          static_cast<double>(work.vector_values) / lanes);
-    const double array_cycles = static_cast<double>(work.macs) * passes / pes;
-    const double cycles = std::ceil(stream_cycles + array_cycles);
-    const energy::EnergyTable& e = type.energy;
-    CompressionCost c;
-    c.time = to_picoseconds(Cycles(static_cast<std::uint64_t>(cycles)), node.clock_hz, "picoseconds of compression work");
-    c.energy_pj = static_cast<double>(work.dram_bytes) * 8 * e.dram_pj_per_bit +
-                  static_cast<double>(work.vector_values) * (e.comparator_pj + e.shifter_pj) +
-                  static_cast<double>(work.macs) * passes * (e.chunk_multiply_pj + e.pass_accumulate_pj);
-    return c;
-}
-
-namespace {
-
 /// Bytes every comm stream sends: the gradient synchronisation on the wire.
 std::uint64_t comm_stream_bytes(const std::vector<interconnect::NodeProgram>& programs) {
     std::uint64_t bytes = 0;
@@ -84,7 +37,8 @@ std::uint64_t comm_stream_bytes(const std::vector<interconnect::NodeProgram>& pr
 
 /// Every node's compression work over the step's replica sets (one synchronisation per
 /// mini-batch), in picojoules.
-double compression_energy_pj(const config::Params& params, const planner::LayerGraph& graph, const planner::Plan& plan) {
+double compression_energy_pj(const config::Params& params, const std::vector<costs::NodeType>& types,
+                             const planner::LayerGraph& graph, const planner::Plan& plan) {
     const config::GradientSyncParams& sync = params.cluster.gradient_sync;
     if (sync.scheme == compression::Scheme::none) return 0;
     const compression::Params cp = sync.compression_params();
@@ -94,7 +48,7 @@ double compression_energy_pj(const config::Params& params, const planner::LayerG
             for (const planner::ReplicaSet& set : planner::weight_replica_sets(part.graph, part.plan, LayerId(l))) {
                 const compression::Work work = compression::node_work(cp, set.elements, set.factor_rows + set.factor_cols);
                 for (const NodeId n : set.nodes)
-                    pj += compression_cost(params.cluster.node_types[params.cluster.node_type[n.value()]], work).energy_pj;
+                    pj += costs::compression_cost(types[params.cluster.node_type[n.value()]], work).energy_pj;
             }
     });
     return pj;
@@ -118,14 +72,14 @@ std::unique_ptr<planner::GradientSync> make_gradient_sync(interconnect::AllReduc
 
 std::unique_ptr<planner::GradientSync> make_gradient_sync(const config::Params& params, interconnect::AllReduceChooser& chooser,
                                                           const config::GradientSyncParams& sync) {
-    const config::ClusterParams& c = params.cluster;
-    return make_gradient_sync(chooser, sync, [&c](NodeId node, const compression::Work& work) {
-        return compression_cost(c.node_types[c.node_type[node.value()]], work).time;
+    return make_gradient_sync(chooser, sync, [types = cost_node_types(params), &params](NodeId node, const compression::Work& work) {
+        return costs::compression_cost(types[params.cluster.node_type[node.value()]], work).time;
     });
 }
 
 ClusterCosts::ClusterCosts(const config::Params& params, const planner::LayerGraph& graph)
-    : compute(params, graph),
+    : types(cost_node_types(params)),
+      compute(types, graph),
       all_reduce(*params.cluster.topology, all_reduce_algorithm(params.cluster.gradient_sync.algorithm)),
       gradient_sync(make_gradient_sync(params, all_reduce, params.cluster.gradient_sync)) {}
 
@@ -141,140 +95,19 @@ std::optional<interconnect::AllReduceAlgorithm> all_reduce_algorithm(config::Gra
     return std::nullopt;
 }
 
-std::size_t NodeCharacterisation::KeyHash::operator()(const Key& k) const {
-    // Fibonacci hashing of the type, then FNV-1a-style mixing of the dims.
-    std::size_t h = k.type * 0x9E3779B97F4A7C15ull ^ k.layer;
-    for (std::uint64_t v : {k.batch, k.in, k.out, k.out_rows}) h = (h ^ v) * 0x100000001B3ull;
-    return h;
+std::vector<costs::NodeType> cost_node_types(const config::Params& params) {
+    std::vector<costs::NodeType> types;
+    for (const config::NodeTypeParams& t : params.cluster.node_types)
+        types.push_back({t.arrays, t.node.resolved, t.precision, t.energy, t.dram_capacity_gib});
+    return types;
 }
 
-std::size_t NodeCharacterisation::PhaseKeyHash::operator()(const PhaseKey& k) const {
-    std::size_t h = k.type * 0x9E3779B97F4A7C15ull ^ k.phase;
-    for (std::uint64_t v : {k.m, k.k, k.n, k.count}) h = (h ^ v) * 0x100000001B3ull;
-    return h;
-}
-
-NodeCharacterisation::NodeCharacterisation(const config::Params& params, const planner::LayerGraph& graph)
-    : m_params(params), m_graph(graph), m_memo(params.cluster.node_types.size()) {}
-
-const NodeCharacterisation::LayerCounters& NodeCharacterisation::counters(std::size_t type, std::size_t layer,
-                                                                          const planner::LayerDims& dims) {
-    const Key key{type, layer, dims.batch, dims.in_channels, dims.out_channels, dims.out_rows};
-    if (auto it = m_cache.find(key); it != m_cache.end()) return it->second;
-    const config::NodeTypeParams& t = m_params.cluster.node_types[type];
-    const planner::PlanLayer& pl = m_graph.layers[layer];
-    const workload::LayerGemm gemm =
-        with_layer_named(m_params, layer, [&] { return workload::lower(pl.with_dims(dims), dims.batch); });
-    LayerCounters c{};
-    with_layer_named(m_params, layer, [&] {
-        for (std::size_t p = 0; p < 3; ++p) {
-            const auto phase = static_cast<fmac::TrainingPhase>(p);
-            if (phase == fmac::TrainingPhase::backward_data && node::reads_only_network_input(pl.layer, layer)) continue;
-            const node::StepPhase s = node::step_phase(layer, phase, gemm, t.precision, {});
-            const PhaseKey phase_key{type, p, s.job.shape.m, s.job.shape.k, s.job.shape.n, s.count};
-            auto it = m_phases.find(phase_key);
-            if (it == m_phases.end())
-                it = m_phases
-                         .emplace(phase_key, on_arrays(s.job, t.node.resolved, static_cast<std::uint64_t>(t.arrays), m_memo[type],
-                                                 m_tiles_run)
-                                           .repeated(s.count))
-                         .first;
-            c[p] = it->second;
-        }
-    });
-    return m_cache.emplace(key, c).first->second;
-}
-
-planner::PhaseSeconds NodeCharacterisation::seconds(std::size_t type, std::size_t layer, const planner::LayerDims& dims) {
-    const LayerCounters& c = counters(type, layer, dims);
-    const std::uint64_t hz = m_params.cluster.node_types[type].node.resolved.clock_hz;
-    return {to_seconds(Cycles(c[0].cycles), hz), to_seconds(Cycles(c[1].cycles), hz), to_seconds(Cycles(c[2].cycles), hz)};
-}
-
-planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, const std::vector<std::size_t>& side_a,
-                                    const std::vector<std::size_t>& side_b) {
-    const std::size_t pairs = std::max(side_a.size(), side_b.size());
-    // Per channel, the share of each direction's bytes it carries; a channel both directions
-    // use is charged their sum in both (exact when the two volumes are equal).
-    std::vector<double> load_to_a(topology.channel_count(), 0.0), load_to_b(topology.channel_count(), 0.0);
-    Picoseconds latency_ps{0};
-    std::vector<interconnect::ChannelId> route;
-    const double share = 1.0 / static_cast<double>(pairs);
-    for (std::size_t i = 0; i < pairs; ++i) {
-        const std::size_t a = side_a[i % side_a.size()], b = side_b[i % side_b.size()];
-        for (const auto& [from, to, towards_a] : {std::tuple{a, b, false}, std::tuple{b, a, true}}) {
-            topology.route_into(from, to, route);
-            Picoseconds path_ps{0};
-            for (interconnect::ChannelId c : route) {
-                (towards_a ? load_to_a : load_to_b)[c] += share;
-                path_ps += topology.channel(c).timing.latency_ps;
-            }
-            latency_ps = std::max(latency_ps, path_ps);
-        }
-    }
-    planner::ExchangeCost cost;
-    cost.latency_s = to_seconds(latency_ps);
-    for (std::size_t c = 0; c < load_to_a.size(); ++c) {
-        const double bits_per_s = static_cast<double>(topology.channel(static_cast<interconnect::ChannelId>(c)).timing.bits_per_s);
-        const double both = (load_to_a[c] + load_to_b[c]) * 8 / bits_per_s;
-        if (load_to_a[c] > 0 && both > cost.seconds_per_byte_to_a) {
-            cost.seconds_per_byte_to_a = both;
-            cost.bottleneck_share_to_a = load_to_a[c];
-        }
-        if (load_to_b[c] > 0 && both > cost.seconds_per_byte_to_b) {
-            cost.seconds_per_byte_to_b = both;
-            cost.bottleneck_share_to_b = load_to_b[c];
-        }
-    }
-    return cost;
-}
-
-planner::ElementBytes element_bytes(const config::Params& params, bool comm_only) {
-    // AccPar's code counts every element as bf16 (NUM_BYTE_BFLT = 2).
-    constexpr double kAccParElementBytes = 2;
-    if (comm_only) return {kAccParElementBytes, kAccParElementBytes, kAccParElementBytes, kAccParElementBytes};
-    int activations = 0, gradients = 0;
-    for (const auto& t : params.cluster.node_types) {
-        activations = std::max(activations, t.precision.activations);
-        gradients = std::max(gradients, t.precision.gradients);
-    }
-    const auto bytes = [&](int m) {
-        const auto bits = memory::bfp_bits(1, params.bfp.group_size, m, params.bfp.exponent_bits);
-        return static_cast<double>(bits.exponent + bits.mantissa) / params.bfp.group_size / 8;
-    };
-    const double fp32 = static_cast<double>(memory::kFp32Bits) / 8;
-    return {bytes(activations), bytes(gradients), fp32, fp32};
-}
-
-planner::MemoryModel memory_model(const config::Params& params) {
-    planner::MemoryModel m;
-    const auto& types = params.cluster.node_types;
-    for (const auto& t : types) m.capacity_bytes.push_back(t.dram_capacity_gib * 0x1p30);
-    m.optimizer_copies = config::optimizer_state_copies(params.cluster.optimizer);
-    const int g = params.bfp.group_size, e = params.bfp.exponent_bits;
-    m.bytes = [&types, g, e](std::size_t type, planner::Stored what, std::uint64_t elements) {
-        const auto bfp = [&](int mantissa_bits) {
-            const std::uint64_t groups = elements / static_cast<std::uint64_t>(g) + (elements % static_cast<std::uint64_t>(g) != 0);
-            const memory::BfpBits bits = memory::bfp_bits_saturated(groups, g, mantissa_bits, e);
-            return (static_cast<double>(bits.exponent) + static_cast<double>(bits.mantissa)) / 8;
-        };
-        const node::TensorPrecision& p = types[type].precision;
-        switch (what) {
-        case planner::Stored::weights: return bfp(p.weights);
-        case planner::Stored::activations: return bfp(p.activations);
-        case planner::Stored::gradients: return bfp(p.gradients);
-        case planner::Stored::weight_gradients:
-        case planner::Stored::optimizer_state: return static_cast<double>(elements) * memory::kFp32Bits / 8;
-        }
-        return 0.0;
-    };
-    return m;
-}
+costs::BfpStorage bfp_storage(const config::Params& params) { return {params.bfp.group_size, params.bfp.exponent_bits}; }
 
 ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOptions& requested, ClusterCosts& costs,
                          const WorkProgress& progress, const planner::PlanDecisions* given) {
     const planner::PlannerOptions& options = given ? given->options : requested;
-    NodeCharacterisation& characterisation = costs.compute;
+    costs::NodeCharacterisation& characterisation = costs.compute;
     const auto start = std::chrono::steady_clock::now();
     ClusterPlan out;
     out.graph = characterisation.graph();
@@ -285,17 +118,19 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
     view.preferred_cuts.assign(c.group_first_node.begin() + 1, c.group_first_node.end());
     const interconnect::Topology& topology = *c.topology;
     const planner::ExchangeModel exchange = [&topology](const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
-        return exchange_cost(topology, a, b);
+        return costs::exchange_cost(topology, a, b);
     };
     const auto groups = planner::bisect(view, exchange);
     planner::PlanningInputs inputs{
         out.graph,
         view,
         groups,
-        [&](std::size_t type, LayerId layer, const planner::LayerDims& d) { return characterisation.seconds(type, layer.value(), d); },
-        element_bytes(params, options.comm_only),
+        [&](std::size_t type, LayerId layer, const planner::LayerDims& d) {
+            return with_layer_named(params, layer.value(), [&] { return characterisation.seconds(type, layer.value(), d); });
+        },
+        costs::element_bytes(costs.types, bfp_storage(params), options.comm_only),
         costs.gradient_sync.get(),
-        memory_model(params),
+        costs::memory_model(costs.types, bfp_storage(params), config::optimizer_state_copies(params.cluster.optimizer)),
         {},
         {},
         exchange};
@@ -319,7 +154,7 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     const std::size_t node_count = c.node_type.size();
     const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
     ClusterCosts costs(params, graph);
-    NodeCharacterisation& characterisation = costs.compute;
+    costs::NodeCharacterisation& characterisation = costs.compute;
     r.planned = plan_cluster(params, options, costs, [&](double planned) { report(0.5 * planned); }, given);
     const planner::Plan& plan = r.planned.plan;
     const std::size_t layers = graph.layers.size();
@@ -330,7 +165,9 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     r.nodes.resize(node_count);
     const auto compute_ps = [&](NodeId node, LayerId layer) {
         const std::size_t type = c.node_type[node.value()];
-        const auto& counters = characterisation.counters(type, layer.value(), plan.node_dims[node.value()][layer.value()]);
+        const auto& counters = with_layer_named(params, layer.value(), [&]() -> const costs::NodeCharacterisation::LayerCounters& {
+            return characterisation.counters(type, layer.value(), plan.node_dims[node.value()][layer.value()]);
+        });
         const std::uint64_t hz = c.node_types[type].node.resolved.clock_hz;
         std::array<Picoseconds, 3> ps{};
         with_layer_named(params, layer.value(), [&] {
@@ -352,14 +189,17 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
         const auto zero_ps = [](NodeId, LayerId) { return std::array<Picoseconds, 3>{}; };
         r.sync_bytes_uncompressed = comm_stream_bytes(planner::build_schedule(graph, plan, node_count, zero_ps, *uncompressed));
     }
-    r.compression_energy_pj = compression_energy_pj(params, graph, plan);
+    r.compression_energy_pj = compression_energy_pj(params, costs.types, graph, plan);
     // Every layer a node works on, once per micro-batch (a pipeline's other stages' layers it has none of).
     const std::uint64_t passes = planner::microbatches(plan);
     for (std::size_t n = 0; n < node_count; ++n)
         for (std::size_t l = 0; l < layers; ++l) {
             const planner::LayerDims& d = plan.node_dims[n][l];
             if (d.batch == 0 || d.in_channels == 0 || d.out_channels == 0) continue;
-            for (const auto& phase : characterisation.counters(c.node_type[n], l, d)) r.nodes[n].counters += phase.repeated(passes);
+            const auto& counters = with_layer_named(params, l, [&]() -> const costs::NodeCharacterisation::LayerCounters& {
+                return characterisation.counters(c.node_type[n], l, d);
+            });
+            for (const auto& phase : counters) r.nodes[n].counters += phase.repeated(passes);
         }
     for (const auto& p : programs) r.ops += p.ops.size() + p.comm_ops.size();
     report(0.6);

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "cluster/cluster.h"
+#include "costs/node_characterisation.h"
+#include "costs/storage.h"
 #include "interconnect/collective_cost.h"
 #include "config/params.h"
 #include "energy/energy.h"
@@ -22,67 +24,14 @@
 
 namespace fastsim::run {
 
-/// The node characterisation (docs/planner.md, "Compute time"): the memoised node model's
-/// counters for a layer's three phases at given dims on one node of a type, all its arrays.
-/// A node of A arrays gives each array ceil(N / A) of every phase's output columns.
-class NodeCharacterisation {
-public:
-    using LayerCounters = std::array<node::PhaseCounters, 3>;  ///< forward, backward-data, weight-gradient
-
-    NodeCharacterisation(const config::Params& params, const planner::LayerGraph& graph);
-
-    /// Counters of layer `layer` at `dims` on one node of `type` (cycles = the slowest array).
-    const LayerCounters& counters(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
-    /// The same as seconds per phase: the planner's compute model.
-    planner::PhaseSeconds seconds(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
-    [[nodiscard]] std::size_t entries() const { return m_cache.size(); }
-    /// Memo tiles run so far (each entry's phases once, before repeats).
-    [[nodiscard]] std::uint64_t tiles_run() const { return m_tiles_run; }
-    /// The layer graph the characterisation (and so every plan made with it) is of.
-    [[nodiscard]] const planner::LayerGraph& graph() const { return m_graph; }
-
-private:
-    struct Key {
-        std::size_t type, layer;
-        std::uint64_t batch, in, out, out_rows;
-        bool operator==(const Key& o) const {
-            return std::tie(type, layer, batch, in, out, out_rows) == std::tie(o.type, o.layer, o.batch, o.in, o.out, o.out_rows);
-        }
-    };
-    struct KeyHash {
-        std::size_t operator()(const Key& k) const;
-    };
-    /// One phase's job on one node type: repeated layers (ResNet blocks) lower to the same jobs.
-    struct PhaseKey {
-        std::size_t type, phase;
-        std::uint64_t m, k, n, count;
-        bool operator==(const PhaseKey& o) const {
-            return std::tie(type, phase, m, k, n, count) == std::tie(o.type, o.phase, o.m, o.k, o.n, o.count);
-        }
-    };
-    struct PhaseKeyHash {
-        std::size_t operator()(const PhaseKey& k) const;
-    };
-    const config::Params& m_params;
-    const planner::LayerGraph& m_graph;
-    std::vector<node::ArrayTimingMemo> m_memo;  ///< per node type
-    std::unordered_map<Key, LayerCounters, KeyHash> m_cache;
-    std::unordered_map<PhaseKey, node::PhaseCounters, PhaseKeyHash> m_phases;
-    std::uint64_t m_tiles_run = 0;
-};
-
-/// Exchange cost between two node sets on `topology`, from the routes the schedule's pairs
-/// take: the longest pair latency, and per direction the busiest channel's share of the bytes
-/// over its bandwidth (docs/planner.md, "Communication time").
-planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, const std::vector<std::size_t>& side_a,
-                                    const std::vector<std::size_t>& side_b);
-
 /// The algorithm cluster.gradient_sync.algorithm asks for; nullopt for `best` (chosen per all-reduce).
 std::optional<interconnect::AllReduceAlgorithm> all_reduce_algorithm(config::GradientSyncAlgorithm setting);
 
-/// Bytes per element crossing a link: BFP storage width of the widest node type (or 2 bytes
-/// for every tensor with comm_only, AccPar's bf16 accounting); partial and weight-gradient sums fp32.
-planner::ElementBytes element_bytes(const config::Params& params, bool comm_only);
+/// params.cluster.node_types as the cost models (models/costs) take them.
+std::vector<costs::NodeType> cost_node_types(const config::Params& params);
+
+/// The run's BFP storage format (bfp.group_size, bfp.exponent_bits).
+costs::BfpStorage bfp_storage(const config::Params& params);
 
 struct ClusterPlan {
     planner::LayerGraph graph;
@@ -90,16 +39,12 @@ struct ClusterPlan {
     double planning_s = 0;  ///< wall time of bisection + DP + predictions
 };
 
-/// The memory side of the cluster for the planner (docs/planner.md, "Memory"): each node type's
-/// `dram.capacity_gib`, its BFP storage of weights, activations and gradients (the FAST layout,
-/// node.md), fp32 weight gradients and optimiser state, and cluster.optimizer's copies.
-planner::MemoryModel memory_model(const config::Params& params);
-
 /// What the planner measures on the cluster's models, memoised across plans: node compute on
 /// the node model, and gradient all-reduces on the network model with the configured algorithm.
 struct ClusterCosts {
     ClusterCosts(const config::Params& params, const planner::LayerGraph& graph);
-    NodeCharacterisation compute;
+    std::vector<costs::NodeType> types;  ///< cost_node_types(params)
+    costs::NodeCharacterisation compute;
     interconnect::AllReduceChooser all_reduce;
     std::unique_ptr<planner::GradientSync> gradient_sync;  ///< the scheme the planner and the schedule use
 };
@@ -113,14 +58,6 @@ std::unique_ptr<planner::GradientSync> make_gradient_sync(const config::Params& 
 std::unique_ptr<planner::GradientSync> make_gradient_sync(interconnect::AllReduceChooser& chooser,
                                                           const config::GradientSyncParams& sync,
                                                           planner::CompressionSeconds work_seconds);
-
-/// Seconds and picojoules of compression work on one node of `type` (docs/compression.md,
-/// "Work on the node"): the DRAM stream and the converter lanes overlap, the array's GEMMs follow.
-struct CompressionCost {
-    Picoseconds time{0};
-    double energy_pj = 0;
-};
-CompressionCost compression_cost(const config::NodeTypeParams& type, const compression::Work& work);
 
 /// Plans costs.compute.graph() (params.workload) over params.cluster with `options`; reports
 /// the fraction of its plans made (plans_made in run/work.h) to `progress`. With `given`, plans

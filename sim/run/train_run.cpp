@@ -14,6 +14,7 @@
 #include "node/training_step.h"
 #include "common/output_files.h"
 #include "run/training_step.h"
+#include "costs/compression_cost.h"
 #include "run/cluster_step.h"
 #include "learning/gemm.h"
 
@@ -251,12 +252,12 @@ std::pair<double, double> WorkerTimeModel::exchange_s(double density) {
     config::GradientSyncParams sync = m_config.gradient_sync;
     sync.density = density;
     // The workers' compression work on the config's node (an fp32 gradient, 8-bit passes).
-    config::NodeTypeParams type;
-    type.node = m_config.node;
+    costs::NodeType type;
+    type.node = m_config.node.resolved;
     type.precision = {8, 8, 8};
     type.energy = m_config.energy.resolved;
     const auto sync_model = make_gradient_sync(*m_chooser, sync, [type](NodeId, const compression::Work& work) {
-        return compression_cost(type, work).time;
+        return costs::compression_cost(type, work).time;
     });
     sync_model->begin_step();
     const std::vector<double> ready(m_config.train.workers, 0.0);

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+#include "costs/node_characterisation.h"
+
+#include <utility>
+
+#include "common/units.h"
+#include "workload/layer.h"
+
+namespace fastsim::costs {
+namespace {
+
+/// The counters of one phase job split over `arrays` arrays along its output columns;
+/// `tiles_run` counts the memo tiles simulated.
+node::PhaseCounters on_arrays(node::PhaseJob job, const node::NodeParams& params, std::uint64_t arrays,
+                              node::ArrayTimingMemo& memo, std::uint64_t& tiles_run) {
+    const std::uint64_t n = job.shape.n;
+    const std::uint64_t per_array = (n + arrays - 1) / arrays;
+    const std::uint64_t busy = (n + per_array - 1) / per_array;
+    const std::uint64_t last = n - (busy - 1) * per_array;
+    job.shape.n = per_array;
+    const node::PhaseCounters full = node::run_phase_memo(job, params, memo);
+    tiles_run += full.tiles;
+    node::PhaseCounters total = full.repeated(busy - 1);
+    if (last > 0) {
+        job.shape.n = last;
+        const node::PhaseCounters rest = node::run_phase_memo(job, params, memo);
+        tiles_run += rest.tiles;
+        total += rest;
+    }
+    total.cycles = full.cycles;  // the arrays run side by side
+    return total;
+}
+
+}  // namespace
+
+std::size_t NodeCharacterisation::KeyHash::operator()(const Key& k) const {
+    // Fibonacci hashing of the type, then FNV-1a-style mixing of the dims.
+    std::size_t h = k.type * 0x9E3779B97F4A7C15ull ^ k.layer;
+    for (std::uint64_t v : {k.batch, k.in, k.out, k.out_rows}) h = (h ^ v) * 0x100000001B3ull;
+    return h;
+}
+
+std::size_t NodeCharacterisation::PhaseKeyHash::operator()(const PhaseKey& k) const {
+    std::size_t h = k.type * 0x9E3779B97F4A7C15ull ^ k.phase;
+    for (std::uint64_t v : {k.m, k.k, k.n, k.count}) h = (h ^ v) * 0x100000001B3ull;
+    return h;
+}
+
+NodeCharacterisation::NodeCharacterisation(std::vector<NodeType> types, const planner::LayerGraph& graph)
+    : m_types(std::move(types)), m_graph(graph), m_memo(m_types.size()) {}
+
+const NodeCharacterisation::LayerCounters& NodeCharacterisation::counters(std::size_t type, std::size_t layer,
+                                                                          const planner::LayerDims& dims) {
+    const Key key{type, layer, dims.batch, dims.in_channels, dims.out_channels, dims.out_rows};
+    if (auto it = m_cache.find(key); it != m_cache.end()) return it->second;
+    const NodeType& t = m_types[type];
+    const planner::PlanLayer& pl = m_graph.layers[layer];
+    const workload::LayerGemm gemm = workload::lower(pl.with_dims(dims), dims.batch);
+    LayerCounters c{};
+    for (std::size_t p = 0; p < 3; ++p) {
+        const auto phase = static_cast<fmac::TrainingPhase>(p);
+        if (phase == fmac::TrainingPhase::backward_data && node::reads_only_network_input(pl.layer, layer)) continue;
+        const node::StepPhase s = node::step_phase(layer, phase, gemm, t.precision, {});
+        const PhaseKey phase_key{type, p, s.job.shape.m, s.job.shape.k, s.job.shape.n, s.count};
+        auto it = m_phases.find(phase_key);
+        if (it == m_phases.end())
+            it = m_phases
+                     .emplace(phase_key,
+                              on_arrays(s.job, t.node, static_cast<std::uint64_t>(t.arrays), m_memo[type], m_tiles_run).repeated(s.count))
+                     .first;
+        c[p] = it->second;
+    }
+    return m_cache.emplace(key, c).first->second;
+}
+
+planner::PhaseSeconds NodeCharacterisation::seconds(std::size_t type, std::size_t layer, const planner::LayerDims& dims) {
+    const LayerCounters& c = counters(type, layer, dims);
+    const std::uint64_t hz = m_types[type].node.clock_hz;
+    return {to_seconds(Cycles(c[0].cycles), hz), to_seconds(Cycles(c[1].cycles), hz), to_seconds(Cycles(c[2].cycles), hz)};
+}
+
+}  // namespace fastsim::costs

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "costs/node_type.h"
+#include "node/node_model.h"
+#include "planner/layer_graph.h"
+#include "planner/planner.h"
+
+namespace fastsim::costs {
+
+/// The node characterisation (docs/planner.md, "Compute time"): the memoised node model's
+/// counters for a layer's three phases at given dims on one node of a type, all its arrays.
+/// A node of A arrays gives each array ceil(N / A) of every phase's output columns. A size beyond
+/// 64 bits throws SizeOverflow (the caller names the layer).
+class NodeCharacterisation {
+public:
+    using LayerCounters = std::array<node::PhaseCounters, 3>;  ///< forward, backward-data, weight-gradient
+
+    NodeCharacterisation(std::vector<NodeType> types, const planner::LayerGraph& graph);
+
+    /// Counters of layer `layer` at `dims` on one node of `type` (cycles = the slowest array).
+    const LayerCounters& counters(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
+    /// The same as seconds per phase: the planner's compute model.
+    planner::PhaseSeconds seconds(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
+    [[nodiscard]] std::size_t entries() const { return m_cache.size(); }
+    /// Memo tiles run so far (each entry's phases once, before repeats).
+    [[nodiscard]] std::uint64_t tiles_run() const { return m_tiles_run; }
+    /// The layer graph the characterisation (and so every plan made with it) is of.
+    [[nodiscard]] const planner::LayerGraph& graph() const { return m_graph; }
+
+private:
+    struct Key {
+        std::size_t type, layer;
+        std::uint64_t batch, in, out, out_rows;
+        bool operator==(const Key& o) const {
+            return std::tie(type, layer, batch, in, out, out_rows) == std::tie(o.type, o.layer, o.batch, o.in, o.out, o.out_rows);
+        }
+    };
+    struct KeyHash {
+        std::size_t operator()(const Key& k) const;
+    };
+    /// One phase's job on one node type: repeated layers (ResNet blocks) lower to the same jobs.
+    struct PhaseKey {
+        std::size_t type, phase;
+        std::uint64_t m, k, n, count;
+        bool operator==(const PhaseKey& o) const {
+            return std::tie(type, phase, m, k, n, count) == std::tie(o.type, o.phase, o.m, o.k, o.n, o.count);
+        }
+    };
+    struct PhaseKeyHash {
+        std::size_t operator()(const PhaseKey& k) const;
+    };
+    std::vector<NodeType> m_types;
+    const planner::LayerGraph& m_graph;
+    std::vector<node::ArrayTimingMemo> m_memo;  ///< per node type
+    std::unordered_map<Key, LayerCounters, KeyHash> m_cache;
+    std::unordered_map<PhaseKey, node::PhaseCounters, PhaseKeyHash> m_phases;
+    std::uint64_t m_tiles_run = 0;
+};
+
+}  // namespace fastsim::costs
