@@ -6,7 +6,9 @@
 # (its accuracy depends on OpenBLAS kernels, which differ between CPUs). Wall-clock fields
 # (planning_s, simulation_s) are dropped before comparing.
 #   bash tests/golden/run.sh BIN CASE            compare (exit 1 and a diff on a change)
-#   bash tests/golden/run.sh BIN CASE --refresh  rewrite the pinned files (say why in the commit)
+#   bash tests/golden/run.sh BIN CASE --refresh  rewrite the pinned files (say why in the commit);
+#                                                scripts/refresh_golden.sh [CASE...] does this for
+#                                                the cases given, or all of them
 # Run from the repository root (CTest does), so the paths recorded in outputs are relative.
 set -euo pipefail
 bin=$1 case=$2 mode=${3:-compare}
