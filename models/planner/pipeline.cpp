@@ -261,6 +261,8 @@ std::uint64_t microbatch_size_or_throw(std::uint64_t batch, std::size_t microbat
     return batch / microbatches;
 }
 
+}  // namespace
+
 /// The `pipeline` planner: stages as planner.pipeline gives them.
 Plan plan_given_stages(const PlanningInputs& in, const PlannerOptions& options) {
     const PipelineOptions& po = options.pipeline;
@@ -307,8 +309,6 @@ Plan plan_given_stages(const PlanningInputs& in, const PlannerOptions& options) 
     finish_pipeline(in, p);
     return assemble(in, options, std::move(p), layer_s);
 }
-
-}  // namespace
 
 Plan evaluate_pipeline(const PlanningInputs& in, const PlannerOptions& options, const PipelineDecisions& given) {
     const std::size_t layers = in.graph.layers.size(), nodes = in.cluster.order.size();
@@ -764,7 +764,7 @@ AlpaChoice alpa_brute_force(std::size_t blocks, const std::vector<MeshRange>& me
     return best;
 }
 
-namespace {
+
 
 /// The `alpa` planner (docs/pipeline.md, "Automatic search").
 Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
@@ -903,37 +903,6 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
         }
     }
     return best_plan;
-}
-
-class PipelineStrategy final : public Strategy {
-public:
-    explicit PipelineStrategy(PlannerKind kind) : m_kind(kind) {}
-    [[nodiscard]] PlannerKind kind() const override { return m_kind; }
-    [[nodiscard]] bool equal_split_matters() const override { return true; }
-    [[nodiscard]] PartitionRules rules(const PlannerOptions& options) const override {
-        PlannerOptions intra = options;
-        intra.kind = is_pipeline(options.pipeline.intra) ? PlannerKind::accpar : options.pipeline.intra;
-        PartitionRules r = strategy_of(intra.kind).rules(intra);
-        r.objective = Objective::time;
-        return r;
-    }
-    [[nodiscard]] Plan plan(const PlanningInputs& in, const PlannerOptions& options) const override {
-        if (is_pipeline(options.pipeline.intra))
-            throw PlanError("planner.pipeline.intra must be an intra-layer planner, not '" +
-                            std::string(to_string(options.pipeline.intra)) + "'");
-        if (!in.exchange) throw PlanError("internal: pipeline planning needs the exchange model");
-        return m_kind == PlannerKind::alpa ? plan_alpa(in, options) : plan_given_stages(in, options);
-    }
-
-private:
-    PlannerKind m_kind;
-};
-
-}  // namespace
-
-const Strategy& pipeline_strategy(PlannerKind kind) {
-    static const PipelineStrategy pipeline(PlannerKind::pipeline), alpa(PlannerKind::alpa);
-    return kind == PlannerKind::alpa ? alpa : pipeline;
 }
 
 // ---- schedule ---------------------------------------------------------------------------

@@ -128,10 +128,12 @@ AlpaChoice alpa_brute_force(std::size_t blocks, const std::vector<MeshRange>& me
                             std::size_t microbatches, std::size_t stages, PipelineSchedule schedule,
                             const AlpaStageCostFn& cost);
 
-/// The pipeline planner's plan (kind pipeline or alpa), PlanError when planner.pipeline cannot
+/// The pipeline planners' plans: `pipeline`'s stages as planner.pipeline gives them, and
+/// `alpa`'s from its inter-operator DP (docs/pipeline.md); PlanError when planner.pipeline cannot
 /// be met (a stage without nodes or layers, micro-batches that do not divide the batch, a stage
-/// its intra planner cannot split). May not fit in memory (Plan::memory_shortfalls).
-Plan plan_pipeline(const PlanningInputs& inputs, const PlannerOptions& options);
+/// its intra planner cannot split). Either may not fit in memory (Plan::memory_shortfalls).
+Plan plan_given_stages(const PlanningInputs& inputs, const PlannerOptions& options);
+Plan plan_alpa(const PlanningInputs& inputs, const PlannerOptions& options);
 
 /// The pipeline plan `given` makes (plan_decisions.h), its stages' splits evaluated by
 /// evaluate_hierarchy, predicted as plan_pipeline predicts its own. PlanError naming the entry

@@ -30,20 +30,6 @@ std::string describe_shortfall(const Plan& plan, const ClusterView& cluster, con
 
 }  // namespace
 
-const EnumNames<PlannerKind, 8>& enum_names(PlannerKind) {
-    static constexpr EnumNames<PlannerKind, 8> kNames{{
-        {"data_parallel", PlannerKind::data_parallel},
-        {"data_parallel_balanced", PlannerKind::data_parallel_balanced},
-        {"owt", PlannerKind::owt},
-        {"hypar", PlannerKind::hypar},
-        {"accpar", PlannerKind::accpar},
-        {"tofu", PlannerKind::tofu},
-        {"pipeline", PlannerKind::pipeline},
-        {"alpa", PlannerKind::alpa},
-    }};
-    return kNames;
-}
-
 const EnumNames<Objective, 2>& enum_names(Objective) {
     static constexpr EnumNames<Objective, 2> kNames{{{"time", Objective::time}, {"comm_volume", Objective::comm_volume}}};
     return kNames;

@@ -37,7 +37,7 @@ inline constexpr std::array<PlannerKind, 8> kAllPlanners{
     PlannerKind::data_parallel, PlannerKind::data_parallel_balanced, PlannerKind::owt,      PlannerKind::hypar,
     PlannerKind::accpar,        PlannerKind::tofu,                   PlannerKind::pipeline, PlannerKind::alpa};
 /// Every planner's name, in kAllPlanners order.
-const EnumNames<PlannerKind, 8>& enum_names(PlannerKind);
+const EnumNames<PlannerKind, kAllPlanners.size()>& enum_names(PlannerKind);
 inline std::string_view to_string(PlannerKind kind) { return name_of(kind); }
 inline std::optional<PlannerKind> parse_planner(std::string_view name) { return parse_name<PlannerKind>(name); }
 

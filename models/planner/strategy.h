@@ -5,6 +5,9 @@
 // planner is one implementation of Strategy (graph, cluster, cost models -> plan); the plan
 // becomes per-node programs of the op IR through walk_step / build_schedule.
 
+#include <array>
+#include <string_view>
+
 #include "planner/hierarchy.h"
 #include "planner/planner.h"
 
@@ -25,12 +28,21 @@ public:
     }
 };
 
-/// The strategy of a planner (models/planner/strategies.cpp, accpar_strategy.cpp).
+/// One planner: its row in the descriptor table (models/planner/planners.cpp), the one place its
+/// name is written. Adding a planner is one new file in models/planner/impl/ defining its
+/// accessor, plus its row (and its PlannerKind enumerator).
+struct PlannerDescriptor {
+    PlannerKind kind;
+    std::string_view name;          ///< planner.name, --planner and every report
+    const Strategy& (*strategy)();  ///< its implementation, models/planner/impl/<name>.cpp
+};
+
+/// Every planner's row, in PlannerKind order (kAllPlanners).
+const std::array<PlannerDescriptor, kAllPlanners.size()>& planner_descriptors();
+/// The row of `kind`.
+const PlannerDescriptor& descriptor_of(PlannerKind kind);
+/// The strategy of a planner: descriptor_of(kind).strategy().
 const Strategy& strategy_of(PlannerKind kind);
-/// The AccPar strategy (accpar_strategy.cpp).
-const Strategy& accpar_strategy();
-/// The pipeline planners' strategies, `pipeline` and `alpa` (pipeline.cpp).
-const Strategy& pipeline_strategy(PlannerKind kind);
 /// The types AccPar and Tofu may give a layer: I, II and III, and IV if it is
 /// spatial_splittable.
 std::array<bool, kPartitionTypes> every_type(const PlanLayer& layer);

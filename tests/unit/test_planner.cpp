@@ -9,6 +9,7 @@
 #include "planner/layer_graph.h"
 #include "planner/planner.h"
 #include "planner/ownership.h"
+#include "planner/strategy.h"
 #include "support/plan_helpers.h"
 
 using namespace fastsim;
@@ -598,4 +599,21 @@ TEST_CASE("Memory: a plan that does not fit is refused, and capacity changes Acc
     for (const auto& g : constrained.choices)
         for (const auto& c : g) splits_weights |= c.type != PartitionType::batch;
     CHECK(splits_weights);
+}
+
+TEST_CASE("Every planner has one descriptor row: its name, its strategy, its kind", "[planner]") {
+    std::vector<std::string_view> names;
+    for (const planner::PlannerKind kind : planner::kAllPlanners) {
+        const planner::PlannerDescriptor& row = planner::descriptor_of(kind);
+        INFO(row.name);
+        CHECK(row.kind == kind);
+        CHECK(row.strategy().kind() == kind);
+        CHECK(&planner::strategy_of(kind) == &row.strategy());
+        CHECK(planner::to_string(kind) == row.name);
+        CHECK(planner::parse_planner(row.name) == kind);
+        CHECK(std::find(names.begin(), names.end(), row.name) == names.end());
+        names.push_back(row.name);
+    }
+    CHECK(planner::planner_descriptors().size() == planner::kAllPlanners.size());
+    CHECK(planner::enum_names(planner::PlannerKind{}).size() == planner::kAllPlanners.size());
 }

@@ -3,6 +3,7 @@
 // with balanced splits, which also weighs every other planner's plan on its objective and, when
 // nothing fits in memory, re-plans with a memory penalty.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 
@@ -10,6 +11,11 @@
 
 namespace fastsim::planner {
 namespace {
+
+/// The other planners whose plans AccPar weighs on its objective: every intra-layer planner. A
+/// new planner joins AccPar's search only when it is listed here.
+constexpr std::array<PlannerKind, 5> kAccParCandidates{PlannerKind::data_parallel, PlannerKind::data_parallel_balanced,
+                                                        PlannerKind::owt, PlannerKind::hypar, PlannerKind::tofu};
 
 double objective_value(const Plan& plan, Objective objective) {
     return objective == Objective::time ? plan.step_s : plan.comm_bytes;
@@ -54,8 +60,7 @@ Plan accpar_plan(const PlanningInputs& in, const PlannerOptions& options, const 
     // Every other planner's plan is in AccPar's search space (each layer a type at a split), and
     // its per-level DP cannot see the whole step; so those plans are candidates too, and AccPar
     // is never beaten on its objective (docs/planner.md, "Planners").
-    for (const PlannerKind other : kAllPlanners) {
-        if (other == PlannerKind::accpar || is_pipeline(other)) continue;
+    for (const PlannerKind other : kAccParCandidates) {
         PlannerOptions o = options;
         o.kind = other;
         try {
