@@ -27,6 +27,9 @@
 #                                  files of models/, sim/
 #   8 planner-entry-headers        sim/ includes from models/planner only its entry headers
 #                                  (PLANNER_ENTRY_HEADERS below)
+#   9 family-switch-default        no `default:` in a switch over a family enum (a switch whose
+#                                  condition ends in kind, scheme or algorithm), so -Werror=switch
+#                                  names every switch a new member misses
 #
 # Folders are common, models/<lib> and sim/<folder>. Includes are written relative to those roots
 # ("planner/planner.h", "config/params.h", "common/errors.h"), so an include's first path
@@ -263,6 +266,22 @@ find sim/config -type f \( -name '*.h' -o -name '*.hpp' -o -name '*.cpp' -o -nam
         "$f" "$CONFIG_FILE_LIMIT" "$f" $((CONFIG_FILE_LIMIT + 1)) "$n" "$CONFIG_FILE_LIMIT"
     fi
   done >> "$tmp/violations"
+
+# --- Rule 9: family switches have no default ----------------------------------------------
+# A `default:` label at the top level of a switch whose condition ends in kind, scheme or
+# algorithm (LayerKind, PlannerKind, compression::Scheme, AllReduceAlgorithm, ...).
+find models sim -name '*.cpp' -o -name '*.h' | sort | xargs awk '
+  FNR == 1 { depth = 0; n = 0; pending = 0 }
+  {
+    line = $0; sub(/\/\/.*/, "", line)
+    if (match(line, /switch[ \t]*\(.*(kind|scheme|algorithm|[Kk]ind\(\))[ \t]*\)/)) pending = 1
+    opens = gsub(/\{/, "{", line); closes = gsub(/\}/, "}", line)
+    if (pending && opens > 0) { n++; stack[n] = depth + 1; pending = 0 }
+    if (n > 0 && depth == stack[n] && line ~ /(^|[ \t;{])default[ \t]*:/)
+      printf "family-switch-default|%s|default\tfamily-switch-default: %s:%d: a default: in a switch over a family enum hides a missed member\n", FILENAME, FILENAME, FNR
+    depth += opens - closes
+    while (n > 0 && depth < stack[n]) n--
+  }' >> "$tmp/violations"
 
 # --- Rule 7: one counter, few spellings -----------------------------------------------------
 # Every counter of node::PhaseCounters that is spelled out in many files (summing, printing, CSV

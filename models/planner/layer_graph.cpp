@@ -107,7 +107,14 @@ workload::Layer PlanLayer::with_dims(const LayerDims& d) const {
         l.k = static_cast<int>(d.in_channels);
         l.n = static_cast<int>(d.out_channels);
         break;
-    default: break;  // build_layer_graph takes no vector-unit layer
+    case workload::LayerKind::pool:
+    case workload::LayerKind::batchnorm:
+    case workload::LayerKind::relu:
+    case workload::LayerKind::gelu:
+    case workload::LayerKind::add:
+    case workload::LayerKind::softmax:
+    case workload::LayerKind::layernorm:
+    case workload::LayerKind::concat: break;  // build_layer_graph takes no vector-unit layer
     }
     return l;
 }
@@ -154,7 +161,14 @@ LayerGraph build_layer_graph(const workload::Workload& workload, std::uint64_t b
             p.dims.out_channels = u64(l.n);
             p.in_positions = p.out_positions = u64(l.m);
             break;
-        default:
+        case workload::LayerKind::pool:
+        case workload::LayerKind::batchnorm:
+        case workload::LayerKind::relu:
+        case workload::LayerKind::gelu:
+        case workload::LayerKind::add:
+        case workload::LayerKind::softmax:
+        case workload::LayerKind::layernorm:
+        case workload::LayerKind::concat:
             throw std::invalid_argument("build_layer_graph: layer '" + l.name +
                                         "' runs on the vector unit; plan workload::without_vector_layers(workload)");
         }

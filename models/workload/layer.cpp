@@ -5,21 +5,23 @@
 
 namespace fastsim::workload {
 
-const EnumNames<LayerKind, 12>& enum_names(LayerKind) {
-    static constexpr EnumNames<LayerKind, 12> kNames{{
-        {"conv", LayerKind::conv},
-        {"fc", LayerKind::fc},
-        {"matmul", LayerKind::matmul},
-        {"gemm", LayerKind::gemm},
-        {"pool", LayerKind::pool},
-        {"batchnorm", LayerKind::batchnorm},
-        {"relu", LayerKind::relu},
-        {"gelu", LayerKind::gelu},
-        {"add", LayerKind::add},
-        {"softmax", LayerKind::softmax},
-        {"layernorm", LayerKind::layernorm},
-        {"concat", LayerKind::concat},
-    }};
+namespace {
+
+constexpr bool kinds_in_order() {
+    for (std::size_t i = 0; i < kLayerKinds.size(); ++i)
+        if (static_cast<std::size_t>(kLayerKinds[i].kind) != i) return false;
+    return static_cast<std::size_t>(LayerKind::concat) + 1 == kLayerKinds.size();
+}
+static_assert(kinds_in_order(), "every LayerKind needs its row in kLayerKinds, in enumerator order");
+
+}  // namespace
+
+const EnumNames<LayerKind, kLayerKinds.size()>& enum_names(LayerKind) {
+    static constexpr EnumNames<LayerKind, kLayerKinds.size()> kNames = [] {
+        EnumNames<LayerKind, kLayerKinds.size()> names{};
+        for (std::size_t i = 0; i < kLayerKinds.size(); ++i) names[i] = {kLayerKinds[i].name, kLayerKinds[i].kind};
+        return names;
+    }();
     return kNames;
 }
 

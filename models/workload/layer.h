@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -31,10 +33,34 @@ enum class LayerKind : std::uint8_t {
     concat      ///< its inputs side by side along the last axis; the tensor is the result
 };
 
-const EnumNames<LayerKind, 12>& enum_names(LayerKind);
+/// What a layer kind is, in one row: its name (a trace's `type`) and the unit that runs it.
+struct LayerKindTraits {
+    LayerKind kind;
+    std::string_view name;
+    bool vector_unit;  ///< runs on the vector unit and lowers to no GEMM; else a GEMM on the array
+};
+/// Every kind's row, in enumerator order (a static_assert in layer.cpp checks it); enum_names
+/// and runs_on_vector_unit read it. A new kind is its enumerator, its row, and its case in each
+/// switch over LayerKind (none has a default, so the compiler names each one missed).
+inline constexpr std::array<LayerKindTraits, 12> kLayerKinds{{
+    {LayerKind::conv, "conv", false},
+    {LayerKind::fc, "fc", false},
+    {LayerKind::matmul, "matmul", false},
+    {LayerKind::gemm, "gemm", false},
+    {LayerKind::pool, "pool", true},
+    {LayerKind::batchnorm, "batchnorm", true},
+    {LayerKind::relu, "relu", true},
+    {LayerKind::gelu, "gelu", true},
+    {LayerKind::add, "add", true},
+    {LayerKind::softmax, "softmax", true},
+    {LayerKind::layernorm, "layernorm", true},
+    {LayerKind::concat, "concat", true},
+}};
 
-/// True for the layer kinds the vector unit runs (pool .. concat): they lower to no GEMM.
-inline bool runs_on_vector_unit(LayerKind kind) { return kind >= LayerKind::pool; }
+const EnumNames<LayerKind, kLayerKinds.size()>& enum_names(LayerKind);
+
+/// True for the layer kinds the vector unit runs: they lower to no GEMM.
+inline bool runs_on_vector_unit(LayerKind kind) { return kLayerKinds[static_cast<std::size_t>(kind)].vector_unit; }
 
 enum class PoolMode : std::uint8_t { max, average };
 const EnumNames<PoolMode, 2>& enum_names(PoolMode);

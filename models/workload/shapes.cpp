@@ -28,11 +28,19 @@ u64 output_values(const Layer& l) {
     case LayerKind::fc: return product(v(l.tokens), v(l.out_features));
     case LayerKind::matmul: return product(v(l.repeat), v(l.m), v(l.n));
     case LayerKind::gemm: return product(v(l.m), v(l.n));
-    default: {
+    case LayerKind::pool:
+    case LayerKind::batchnorm:
+    case LayerKind::relu:
+    case LayerKind::gelu:
+    case LayerKind::add:
+    case LayerKind::softmax:
+    case LayerKind::layernorm:
+    case LayerKind::concat: {
         const auto shape = *workload::output_shape(l);
         return product(shape[0], shape[1], shape[2]);
     }
     }
+    return 0;
 }
 
 std::string dims(u64 h, u64 w, u64 c) {
@@ -55,11 +63,19 @@ std::string describe_output(const Layer& l) {
     case LayerKind::matmul:
         return std::to_string(l.repeat) + " x " + std::to_string(l.m) + " x " + std::to_string(l.n) + " = " + values;
     case LayerKind::gemm: return values;
-    default: {
+    case LayerKind::pool:
+    case LayerKind::batchnorm:
+    case LayerKind::relu:
+    case LayerKind::gelu:
+    case LayerKind::add:
+    case LayerKind::softmax:
+    case LayerKind::layernorm:
+    case LayerKind::concat: {
         const auto shape = *workload::output_shape(l);
         return dims(shape[0], shape[1], shape[2]) + " = " + values;
     }
     }
+    return values;
 }
 
 /// Values per sample operand `operand` of `l` reads, and how to say it.
@@ -80,10 +96,18 @@ std::pair<u64, std::string> input_values(const Layer& l, std::size_t operand) {
         return {product(v(l.repeat), v(l.k), v(l.n)),
                 "second operand " + std::to_string(l.repeat) + " x " + std::to_string(l.k) + " x " + std::to_string(l.n)};
     case LayerKind::gemm: return {0, ""};
-    default:
+    case LayerKind::pool:
+    case LayerKind::batchnorm:
+    case LayerKind::relu:
+    case LayerKind::gelu:
+    case LayerKind::add:
+    case LayerKind::softmax:
+    case LayerKind::layernorm:
+    case LayerKind::concat:
         return {product(v(l.in_height), v(l.in_width), v(l.in_channels)),
                 std::string(l.kind == LayerKind::pool ? "input " : "tensor ") + dims(v(l.in_height), v(l.in_width), v(l.in_channels))};
     }
+    return {0, ""};
 }
 
 /// Whether `producer`'s whole output is a valid input operand of `consumer`.

@@ -43,8 +43,17 @@ u64 weight_count(const Layer& l) {
                            v(l.filters), kWhat);
     case LayerKind::fc: return v(l.in_features) * v(l.out_features);
     case LayerKind::gemm: return v(l.k) * v(l.n);
-    default: return 0;
+    case LayerKind::matmul:  // two activations
+    case LayerKind::pool:
+    case LayerKind::batchnorm:
+    case LayerKind::relu:
+    case LayerKind::gelu:
+    case LayerKind::add:
+    case LayerKind::softmax:
+    case LayerKind::layernorm:
+    case LayerKind::concat: return 0;
     }
+    return 0;
 }
 
 VectorWork optimizer_work(const Layer& l, Optimizer optimizer) {
@@ -138,7 +147,10 @@ VectorWork vector_work(const Layer& l, std::size_t batch, bool backward) {
     case LayerKind::concat:  // a copy of every value into (forward) or out of (backward) the joined tensor
         w = backward ? VectorWork{t, 0, t, t} : VectorWork{t, t, 0, t};
         break;
-    default: break;
+    case LayerKind::conv:
+    case LayerKind::fc:
+    case LayerKind::matmul:
+    case LayerKind::gemm: break;  // refused above
     }
     const u64 b = static_cast<u64>(batch);
     return {checked_add(checked_mul(w.ops, b, kWhat), once_per_batch_ops, kWhat), checked_mul(w.activation_reads, b, kWhat),

@@ -132,7 +132,13 @@ Layer read_layer(MapReader& m, std::size_t index) {
         l.n = positive(m.scalar<int>("n"), "n");
         break;
     case LayerKind::pool: read_pool(m, l); break;
-    default: {
+    case LayerKind::batchnorm:
+    case LayerKind::relu:
+    case LayerKind::gelu:
+    case LayerKind::add:
+    case LayerKind::softmax:
+    case LayerKind::layernorm:
+    case LayerKind::concat: {
         // Optional: the tensor's shape, else its producer's output (infer_vector_shapes).
         const auto input = m.list<int>("input");
         if (!input.value) break;

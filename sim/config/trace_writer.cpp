@@ -61,7 +61,13 @@ void layer(YAML::Emitter& out, const Layer& l, const std::string& previous) {
         key(out, "n", l.n);
         if (l.kind == LayerKind::matmul && l.repeat != 1) key(out, "repeat", l.repeat);
         break;
-    default: sizes(out, "input", {l.in_height, l.in_width, l.in_channels}); break;
+    case LayerKind::batchnorm:
+    case LayerKind::relu:
+    case LayerKind::gelu:
+    case LayerKind::add:
+    case LayerKind::softmax:
+    case LayerKind::layernorm:
+    case LayerKind::concat: sizes(out, "input", {l.in_height, l.in_width, l.in_channels}); break;
     }
     if (!(l.inputs.empty() || (l.inputs.size() == 1 && l.inputs[0] == previous))) {
         out << YAML::Key << "inputs" << YAML::Value << YAML::Flow << YAML::BeginSeq;

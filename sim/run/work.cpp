@@ -245,8 +245,12 @@ std::size_t plans_made(planner::PlannerKind kind) {
     case planner::PlannerKind::data_parallel_balanced: return 2;  // and a calibration round
     case planner::PlannerKind::pipeline:
     case planner::PlannerKind::alpa: return 16;  // a stage's or a block's plan each (a guess: progress only)
-    default: return 1;
+    case planner::PlannerKind::data_parallel:
+    case planner::PlannerKind::owt:
+    case planner::PlannerKind::hypar:
+    case planner::PlannerKind::tofu: return 1;
     }
+    return 1;
 }
 
 WorkEstimate estimate_cluster(const config::Params& params, bool simulate, const std::vector<planner::PlannerKind>& kinds) {
