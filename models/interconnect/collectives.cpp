@@ -216,26 +216,40 @@ std::uint64_t direct_all_reduce(std::vector<NodeProgram>& programs, const std::v
     return tag_base + 2;
 }
 
-const char* to_string(AllReduceAlgorithm algorithm) {
-    switch (algorithm) {
-    case AllReduceAlgorithm::ring: return "ring";
-    case AllReduceAlgorithm::tree: return "tree";
-    case AllReduceAlgorithm::halving_doubling: return "halving_doubling";
-    case AllReduceAlgorithm::direct: return "direct";
-    }
-    return "?";
+namespace {
+
+constexpr std::array<AllReduceDescriptor, std::size(kAllReduceAlgorithms)> kAllReduces{{
+    {AllReduceAlgorithm::ring, "ring", ring_all_reduce},
+    {AllReduceAlgorithm::tree, "tree", tree_all_reduce},
+    {AllReduceAlgorithm::halving_doubling, "halving_doubling", halving_doubling_all_reduce},
+    {AllReduceAlgorithm::direct, "direct", direct_all_reduce},
+}};
+
+constexpr bool rows_in_order() {
+    for (std::size_t i = 0; i < kAllReduces.size(); ++i)
+        if (kAllReduces[i].algorithm != kAllReduceAlgorithms[i] || static_cast<std::size_t>(kAllReduces[i].algorithm) != i)
+            return false;
+    return true;
+}
+static_assert(rows_in_order(), "every AllReduceAlgorithm needs its row in kAllReduces, in enumerator order");
+
+}  // namespace
+
+const std::array<AllReduceDescriptor, std::size(kAllReduceAlgorithms)>& all_reduce_descriptors() { return kAllReduces; }
+
+const EnumNames<AllReduceAlgorithm, std::size(kAllReduceAlgorithms)>& enum_names(AllReduceAlgorithm) {
+    static constexpr EnumNames<AllReduceAlgorithm, std::size(kAllReduceAlgorithms)> kNames = [] {
+        EnumNames<AllReduceAlgorithm, std::size(kAllReduceAlgorithms)> names{};
+        for (std::size_t i = 0; i < kAllReduces.size(); ++i) names[i] = {kAllReduces[i].name, kAllReduces[i].algorithm};
+        return names;
+    }();
+    return kNames;
 }
 
 std::uint64_t all_reduce(AllReduceAlgorithm algorithm, std::vector<NodeProgram>& programs,
                          const std::vector<NodeId>& ranks, std::uint64_t bytes, std::uint64_t tag_base,
                          std::uint32_t label) {
-    switch (algorithm) {
-    case AllReduceAlgorithm::ring: return ring_all_reduce(programs, ranks, bytes, tag_base, label);
-    case AllReduceAlgorithm::tree: return tree_all_reduce(programs, ranks, bytes, tag_base, label);
-    case AllReduceAlgorithm::halving_doubling: return halving_doubling_all_reduce(programs, ranks, bytes, tag_base, label);
-    case AllReduceAlgorithm::direct: return direct_all_reduce(programs, ranks, bytes, tag_base, label);
-    }
-    return tag_base;
+    return kAllReduces[static_cast<std::size_t>(algorithm)].lower(programs, ranks, bytes, tag_base, label);
 }
 
 std::uint64_t all_to_all(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,

@@ -17,10 +17,14 @@
 // A buffer is split into p chunks of n / p bytes, the first n mod p chunks one byte larger
 // (chunk_bytes()). With one rank nothing is appended.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <string_view>
 #include <vector>
 
+#include "common/enum_names.h"
 #include "common/units.h"
 #include "interconnect/program.h"
 
@@ -90,9 +94,22 @@ enum class AllReduceAlgorithm : std::uint8_t { ring, tree, halving_doubling, dir
 inline constexpr AllReduceAlgorithm kAllReduceAlgorithms[] = {AllReduceAlgorithm::ring, AllReduceAlgorithm::tree,
                                                               AllReduceAlgorithm::halving_doubling,
                                                               AllReduceAlgorithm::direct};
-const char* to_string(AllReduceAlgorithm algorithm);
 
-/// The all-reduce of `algorithm` (ring_all_reduce, tree_all_reduce, ...).
+/// One all-reduce algorithm's row: the one place its name is written (cluster.gradient_sync.
+/// algorithm, reports) and the function that lowers it to point-to-point messages.
+struct AllReduceDescriptor {
+    AllReduceAlgorithm algorithm;
+    std::string_view name;
+    std::uint64_t (*lower)(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks, std::uint64_t bytes,
+                           std::uint64_t tag_base, std::uint32_t label);
+};
+/// Every algorithm's row, in enumerator order (a static_assert in collectives.cpp checks it).
+const std::array<AllReduceDescriptor, std::size(kAllReduceAlgorithms)>& all_reduce_descriptors();
+/// The names, from the rows.
+const EnumNames<AllReduceAlgorithm, std::size(kAllReduceAlgorithms)>& enum_names(AllReduceAlgorithm);
+inline const char* to_string(AllReduceAlgorithm algorithm) { return name_of(algorithm).data(); }
+
+/// The all-reduce of `algorithm` (its row's lowering: ring_all_reduce, tree_all_reduce, ...).
 std::uint64_t all_reduce(AllReduceAlgorithm algorithm, std::vector<NodeProgram>& programs,
                          const std::vector<NodeId>& ranks, std::uint64_t bytes, std::uint64_t tag_base,
                          std::uint32_t label);

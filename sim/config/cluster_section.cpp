@@ -30,16 +30,31 @@ const EnumNames<OptimizerKind, 3>& enum_names(OptimizerKind) {
     return kNames;
 }
 
+namespace {
+
+constexpr std::size_t kAllReduces = std::size(interconnect::kAllReduceAlgorithms);
+static_assert(static_cast<std::size_t>(GradientSyncAlgorithm::parameter_server) == kAllReduces + 1 &&
+                  static_cast<std::size_t>(GradientSyncAlgorithm::ring) == 1 + static_cast<std::size_t>(interconnect::AllReduceAlgorithm::ring),
+              "GradientSyncAlgorithm is best, then every interconnect::AllReduceAlgorithm in its order, then parameter_server");
+
+}  // namespace
+
 const EnumNames<GradientSyncAlgorithm, 6>& enum_names(GradientSyncAlgorithm) {
-    static constexpr EnumNames<GradientSyncAlgorithm, 6> kNames{{
-        {"best", GradientSyncAlgorithm::best},
-        {"ring", GradientSyncAlgorithm::ring},
-        {"tree", GradientSyncAlgorithm::tree},
-        {"halving_doubling", GradientSyncAlgorithm::halving_doubling},
-        {"direct", GradientSyncAlgorithm::direct},
-        {"parameter_server", GradientSyncAlgorithm::parameter_server},
-    }};
+    static const EnumNames<GradientSyncAlgorithm, kAllReduces + 2> kNames = [] {
+        EnumNames<GradientSyncAlgorithm, kAllReduces + 2> names{};
+        names[0] = {"best", GradientSyncAlgorithm::best};
+        for (std::size_t i = 0; i < kAllReduces; ++i)
+            names[i + 1] = {interconnect::all_reduce_descriptors()[i].name, static_cast<GradientSyncAlgorithm>(i + 1)};
+        names[kAllReduces + 1] = {"parameter_server", GradientSyncAlgorithm::parameter_server};
+        return names;
+    }();
     return kNames;
+}
+
+std::optional<interconnect::AllReduceAlgorithm> forced_all_reduce(GradientSyncAlgorithm setting) {
+    const auto i = static_cast<std::size_t>(setting);
+    if (i == 0 || i > kAllReduces) return std::nullopt;
+    return static_cast<interconnect::AllReduceAlgorithm>(i - 1);
 }
 
 int optimizer_state_copies(OptimizerKind kind) {

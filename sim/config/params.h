@@ -15,6 +15,7 @@
 #include "compression/compression.h"
 #include "config/file_path.h"
 #include "energy/energy.h"
+#include "interconnect/collectives.h"
 #include "interconnect/topology.h"
 #include "config/count_or_names.h"
 #include "planner/planner.h"
@@ -214,9 +215,13 @@ int optimizer_state_copies(OptimizerKind kind);
 
 /// How weight gradients are synchronised (cluster.gradient_sync.algorithm): an all-reduce
 /// (`best` chooses, per all-reduce, the algorithm whose measured cost is lowest for its bytes
-/// and nodes) or a parameter server.
+/// and nodes) or a parameter server. The all-reduces mirror interconnect::AllReduceAlgorithm, in
+/// its order, and take their names from its rows (a static_assert in cluster_section.cpp).
 enum class GradientSyncAlgorithm : std::uint8_t { best, ring, tree, halving_doubling, direct, parameter_server };
 const EnumNames<GradientSyncAlgorithm, 6>& enum_names(GradientSyncAlgorithm);
+/// The all-reduce `setting` forces; nullopt for `best` (chosen per all-reduce) and
+/// `parameter_server` (PowerSGD's factors are not all-reduced).
+std::optional<interconnect::AllReduceAlgorithm> forced_all_reduce(GradientSyncAlgorithm setting);
 inline std::string_view to_string(GradientSyncAlgorithm algorithm) { return name_of(algorithm); }
 
 /// cluster.gradient_sync (docs/compression.md).

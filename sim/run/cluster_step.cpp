@@ -80,20 +80,9 @@ std::unique_ptr<planner::GradientSync> make_gradient_sync(const config::Params& 
 ClusterCosts::ClusterCosts(const config::Params& params, const planner::LayerGraph& graph)
     : types(cost_node_types(params)),
       compute(types, graph),
-      all_reduce(*params.cluster.topology, all_reduce_algorithm(params.cluster.gradient_sync.algorithm)),
+      all_reduce(*params.cluster.topology, config::forced_all_reduce(params.cluster.gradient_sync.algorithm)),
       gradient_sync(make_gradient_sync(params, all_reduce, params.cluster.gradient_sync)) {}
 
-std::optional<interconnect::AllReduceAlgorithm> all_reduce_algorithm(config::GradientSyncAlgorithm setting) {
-    switch (setting) {
-    case config::GradientSyncAlgorithm::best: return std::nullopt;
-    case config::GradientSyncAlgorithm::ring: return interconnect::AllReduceAlgorithm::ring;
-    case config::GradientSyncAlgorithm::tree: return interconnect::AllReduceAlgorithm::tree;
-    case config::GradientSyncAlgorithm::halving_doubling: return interconnect::AllReduceAlgorithm::halving_doubling;
-    case config::GradientSyncAlgorithm::direct: return interconnect::AllReduceAlgorithm::direct;
-    case config::GradientSyncAlgorithm::parameter_server: return std::nullopt;  // PowerSGD's factors are not all-reduced
-    }
-    return std::nullopt;
-}
 
 std::vector<costs::NodeType> cost_node_types(const config::Params& params) {
     std::vector<costs::NodeType> types;

@@ -24,8 +24,6 @@
 
 namespace fastsim::run {
 
-/// The algorithm cluster.gradient_sync.algorithm asks for; nullopt for `best` (chosen per all-reduce).
-std::optional<interconnect::AllReduceAlgorithm> all_reduce_algorithm(config::GradientSyncAlgorithm setting);
 
 /// params.cluster.node_types as the cost models (models/costs) take them.
 std::vector<costs::NodeType> cost_node_types(const config::Params& params);

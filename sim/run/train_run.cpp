@@ -231,7 +231,7 @@ WorkerTimeModel::WorkerTimeModel(const config::TrainConfig& config) : m_config(c
         break;
     default: m_topology = std::make_unique<interconnect::Topology>(interconnect::Topology::ring(k, config.network_link));
     }
-    m_chooser = std::make_unique<interconnect::AllReduceChooser>(*m_topology, all_reduce_algorithm(config.gradient_sync.algorithm));
+    m_chooser = std::make_unique<interconnect::AllReduceChooser>(*m_topology, config::forced_all_reduce(config.gradient_sync.algorithm));
     // Every parameter tensor's fp32 gradient fused into one bucket (as PyTorch DDP's 25 MB
     // buckets hold either network's whole gradient), every worker a rank. PowerSGD's factors
     // of each weight matrix (out x fan_in) are fused alike; a bias is a column.

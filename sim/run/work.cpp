@@ -299,7 +299,7 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate, const
     // or the one of most ops the chooser considers.
     double sync_ops = 0;
     const auto p = c.node_type.size();
-    const auto forced = all_reduce_algorithm(c.gradient_sync.algorithm);
+    const auto forced = config::forced_all_reduce(c.gradient_sync.algorithm);
     for (const interconnect::AllReduceAlgorithm a : interconnect::kAllReduceAlgorithms) {
         if (forced ? a != *forced : a == interconnect::AllReduceAlgorithm::direct && p > interconnect::kMaxDirectRanks)
             continue;
