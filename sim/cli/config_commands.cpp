@@ -11,13 +11,13 @@
 #include "common/errors.h"
 #include "config/load.h"
 #include "config/plan_file.h"
-#include "run/cluster_report.h"
+#include "output/cluster_report.h"
 #include "run/compare.h"
 #include "common/output_files.h"
-#include "run/run_summary.h"
-#include "run/table.h"
-#include "run/trace_json.h"
-#include "run/training_report.h"
+#include "output/run_summary.h"
+#include "output/table.h"
+#include "output/trace_json.h"
+#include "output/training_report.h"
 #include "run/bfp_error_report.h"
 #include "run/cluster_step.h"
 #include "run/training_step.h"
@@ -148,13 +148,13 @@ void print_bfp_error_report(const config::Params& params, double max_work_s) {
     std::cout << "BFP quantisation error (g=" << params.bfp.group_size << ", e=" << params.bfp.exponent_bits
               << ", stochastic noise " << params.bfp.noise_bits << " bits from a " << params.bfp.lfsr_bits
               << "-bit LFSR, seed " << params.run.seed << ")\n\n";
-    run::Table table({"tensor", "distribution", "mantissa_bits", "rounding", "sqnr_db", "mean_rel_error",
+    output::Table table({"tensor", "distribution", "mantissa_bits", "rounding", "sqnr_db", "mean_rel_error",
                          "max_rel_error", "mean_abs_error"});
     for (const auto& r : rows)
         table.add_row({r.tensor, std::string(config::to_string(r.distribution)), std::to_string(r.mantissa_bits),
-                       std::string(bfp::to_string(r.rounding)), run::Table::fixed(r.stats.sqnr_db, 2),
-                       run::Table::scientific(r.stats.mean_rel_error), run::Table::scientific(r.stats.max_rel_error),
-                       run::Table::scientific(r.stats.mean_abs_error)});
+                       std::string(bfp::to_string(r.rounding)), output::Table::fixed(r.stats.sqnr_db, 2),
+                       output::Table::scientific(r.stats.mean_rel_error), output::Table::scientific(r.stats.max_rel_error),
+                       output::Table::scientific(r.stats.mean_abs_error)});
     table.print(std::cout);
 }
 
@@ -164,7 +164,7 @@ void write_timeline(const std::string& path, const run::Timeline& timeline, cons
     if (timeline.aggregated)
         logger("trace")->warn("{} detailed spans exceed --trace-detail-limit {}: {} shows aggregates ({})",
                               timeline.detailed_spans, timeline.detail_limit, path, timeline.aggregate_rule);
-    fastsim::write_file_atomically(path, run::trace_json(timeline, {{"generator", "fastsim " FASTSIM_VERSION},
+    fastsim::write_file_atomically(path, output::trace_json(timeline, {{"generator", "fastsim " FASTSIM_VERSION},
                                                                       {"config", params.source_file},
                                                                       {"run_mode", std::string(config::to_string(params.run.mode))},
                                                                       {"network", params.workload.network.name}}));
@@ -195,18 +195,18 @@ void run_training_step(const ConfigInvocation& invocation, const run::RunProvena
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     logger("run")->info("{} phases simulated in {:.3f} s ({} distinct tile shapes memoised)", result.phases.size(),
                         seconds, result.distinct_tile_shapes);
-    run::print_training_step(std::cout, params, result,
-                             invocation.per_layer ? run::StepReportDetail::per_layer : run::StepReportDetail::summary);
+    output::print_training_step(std::cout, params, result,
+                             invocation.per_layer ? output::StepReportDetail::per_layer : output::StepReportDetail::summary);
     // A whole run: workload.steps, or a precision schedule.
     std::optional<run::WholeRunResult> whole_run;
     if (params.workload.steps > 1 || params.precision.segments.size() > 1) {
         whole_run = run::run_whole_training(params, result);
-        run::print_whole_run(std::cout, params, *whole_run);
+        output::print_whole_run(std::cout, params, *whole_run);
     }
     if (!out_dir.empty()) {
-        fastsim::write_file_atomically(out_dir + "/report.json", run::training_step_json(params, result, made_by, whole_run ? &*whole_run : nullptr));
-        fastsim::write_file_atomically(out_dir + "/layers.csv", run::training_step_csv(params, result));
-        fastsim::write_file_atomically(out_dir + "/summary.json", fastsim::summary_json(run::training_step_summary(params, result)));
+        fastsim::write_file_atomically(out_dir + "/report.json", output::training_step_json(params, result, made_by, whole_run ? &*whole_run : nullptr));
+        fastsim::write_file_atomically(out_dir + "/layers.csv", output::training_step_csv(params, result));
+        fastsim::write_file_atomically(out_dir + "/summary.json", fastsim::summary_json(output::training_step_summary(params, result)));
         write_config_yaml(out_dir, params);
         std::cout << "wrote report.json, layers.csv, summary.json and config.yaml to " << out_dir << "\n";
     }
@@ -269,20 +269,20 @@ void run_cluster(const ConfigInvocation& invocation, const run::RunProvenance& m
             throw UserError(invocation.plan_path + ": " + e.what());
         }
     }();
-    run::print_cluster_step(std::cout, params, result);
+    output::print_cluster_step(std::cout, params, result);
     if (params.workload.steps > 1)
         std::cout << "whole run: " << params.workload.steps << " steps (workload.steps) of the simulated step: "
-                  << run::Table::fixed(result.step_s * static_cast<double>(params.workload.steps), 3) << " s, "
-                  << run::Table::fixed((result.compute_energy.total_pj() + result.link_energy_pj +
+                  << output::Table::fixed(result.step_s * static_cast<double>(params.workload.steps), 3) << " s, "
+                  << output::Table::fixed((result.compute_energy.total_pj() + result.link_energy_pj +
                                         result.compression_energy_pj) * 1e-12 * static_cast<double>(params.workload.steps), 3)
                   << " J\n";
     if (!out_dir.empty()) {
-        fastsim::write_file_atomically(out_dir + "/report.json", run::cluster_step_json(params, result, made_by));
-        fastsim::write_file_atomically(out_dir + "/layers.csv", run::cluster_layers_csv(params, result));
-        fastsim::write_file_atomically(out_dir + "/nodes.csv", run::cluster_nodes_csv(params, result));
-        fastsim::write_file_atomically(out_dir + "/plan.json", run::plan_json(params, result.planned));
-        fastsim::write_file_atomically(out_dir + "/plan.csv", run::plan_csv(params, result.planned));
-        fastsim::write_file_atomically(out_dir + "/summary.json", fastsim::summary_json(run::cluster_step_summary(result)));
+        fastsim::write_file_atomically(out_dir + "/report.json", output::cluster_step_json(params, result, made_by));
+        fastsim::write_file_atomically(out_dir + "/layers.csv", output::cluster_layers_csv(params, result));
+        fastsim::write_file_atomically(out_dir + "/nodes.csv", output::cluster_nodes_csv(params, result));
+        fastsim::write_file_atomically(out_dir + "/plan.json", output::plan_json(params, result.planned));
+        fastsim::write_file_atomically(out_dir + "/plan.csv", output::plan_csv(params, result.planned));
+        fastsim::write_file_atomically(out_dir + "/summary.json", fastsim::summary_json(output::cluster_step_summary(result)));
         write_config_yaml(out_dir, params);
         std::cout << "wrote report.json, layers.csv, nodes.csv, plan.json, plan.csv, summary.json and config.yaml to "
                   << out_dir << "\n";
@@ -349,10 +349,10 @@ int plan_command(const std::vector<std::string>& args) {
     const run::ClusterPlan planned =
         naming_config(params, [&] { return run::plan_cluster(params, params.planner.options(), costs, progress.callback()); });
     logger("plan")->info("characterised {} layer shapes ({} memo tiles)", costs.compute.entries(), costs.compute.tiles_run());
-    run::print_plan(std::cout, params, planned);
+    output::print_plan(std::cout, params, planned);
     if (!invocation->out_dir.empty()) {
-        fastsim::write_file_atomically(invocation->out_dir + "/plan.json", run::plan_json(params, planned));
-        fastsim::write_file_atomically(invocation->out_dir + "/plan.csv", run::plan_csv(params, planned));
+        fastsim::write_file_atomically(invocation->out_dir + "/plan.json", output::plan_json(params, planned));
+        fastsim::write_file_atomically(invocation->out_dir + "/plan.csv", output::plan_csv(params, planned));
         std::cout << "wrote " << invocation->out_dir << "/plan.json and " << invocation->out_dir << "/plan.csv\n";
     }
     return kSuccess;
@@ -388,10 +388,10 @@ int compare_command(const std::vector<std::string>& args) {
             logger("compare")->info("{} {}: {:.6f} s, {:.3f} MB{}", row.network, planner::to_string(kind), cell.step_s(),
                                     cell.comm_bytes / 1e6, cell.error.empty() ? "" : " (" + cell.error + ")");
         });
-    run::print_comparison(std::cout, rows, invocation->params.planner.comm_only, invocation->simulate);
+    output::print_comparison(std::cout, rows, invocation->params.planner.comm_only, invocation->simulate);
     if (!invocation->out_dir.empty()) {
         fastsim::write_file_atomically(invocation->out_dir + "/compare.csv",
-                                      run::comparison_csv(rows, invocation->params.planner.comm_only));
+                                      output::comparison_csv(rows, invocation->params.planner.comm_only));
         std::cout << "wrote " << invocation->out_dir << "/compare.csv\n";
     }
     return kSuccess;

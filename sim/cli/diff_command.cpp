@@ -9,7 +9,7 @@
 #include "common/errors.h"
 #include "common/output_files.h"
 #include "report/run_diff.h"
-#include "run/table.h"
+#include "output/table.h"
 
 namespace fastsim::cli {
 namespace {
@@ -21,7 +21,7 @@ std::string change(const report::DiffValue& v) {
     if (*v.a == *v.b) return "=";
     const auto percent = report::percent_change(v);
     if (!percent) return "from 0";
-    return (*percent >= 0 ? "+" : "") + run::Table::fixed(*percent, 2) + "%";
+    return (*percent >= 0 ? "+" : "") + output::Table::fixed(*percent, 2) + "%";
 }
 
 bool differs(const report::DiffValue& v) { return !v.a || !v.b || *v.a != *v.b; }
@@ -47,7 +47,7 @@ int diff_command(const std::vector<std::string>& args) {
 
     std::cout << "A: " << dirs[0] << " (config " << diff.config_a << ")\nB: " << dirs[1] << " (config " << diff.config_b
               << ")\n\n";
-    run::Table totals({"total", "A", "B", "B - A", "change"});
+    output::Table totals({"total", "A", "B", "B - A", "change"});
     std::size_t equal_totals = 0;
     for (const auto& t : diff.totals) {
         if (!all && !differs(t.value)) {
@@ -67,7 +67,7 @@ int diff_command(const std::vector<std::string>& args) {
         headers.push_back(c + " B");
         headers.push_back("change");
     }
-    run::Table layers(headers);
+    output::Table layers(headers);
     std::size_t equal_layers = 0;
     for (const auto& row : diff.layers) {
         bool any = row.only_in != report::LayerDiff::OnlyIn::neither;

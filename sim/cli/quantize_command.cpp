@@ -18,7 +18,7 @@
 #include "cli/numbers.h"
 #include "common/input_file.h"
 #include "common/errors.h"
-#include "run/table.h"
+#include "output/table.h"
 
 namespace fastsim::cli {
 namespace {
@@ -164,7 +164,7 @@ int quantize_command(const std::vector<std::string>& args) {
 
     std::vector<float> all;
     for (const auto& row : in.rows) all.insert(all.end(), row.begin(), row.end());
-    run::Table table({"mantissa_bits", "rounding", "values", "max_abs_error", "mean_abs_error", "max_rel_error",
+    output::Table table({"mantissa_bits", "rounding", "values", "max_abs_error", "mean_abs_error", "max_rel_error",
                          "mean_rel_error", "sqnr_db", "packed_bits", "bits_per_value"});
     for (const auto& format : formats) {
         bfp::Quantizer quantizer(format, *rounding, noise);
@@ -179,10 +179,10 @@ int quantize_command(const std::vector<std::string>& args) {
         }
         const bfp::ErrorStats s = bfp::measure_error(all.data(), q.data(), all.size());
         table.add_row({std::to_string(format.mantissa_bits), std::string(bfp::to_string(*rounding)), std::to_string(s.count),
-                       run::Table::scientific(s.max_abs_error), run::Table::scientific(s.mean_abs_error),
-                       run::Table::scientific(s.max_rel_error), run::Table::scientific(s.mean_rel_error),
-                       run::Table::fixed(s.sqnr_db, 2), std::to_string(packed_bits),
-                       run::Table::fixed(all.empty() ? 0.0 : double(packed_bits) / double(all.size()), 3)});
+                       output::Table::scientific(s.max_abs_error), output::Table::scientific(s.mean_abs_error),
+                       output::Table::scientific(s.max_rel_error), output::Table::scientific(s.mean_rel_error),
+                       output::Table::fixed(s.sqnr_db, 2), std::to_string(packed_bits),
+                       output::Table::fixed(all.empty() ? 0.0 : double(packed_bits) / double(all.size()), 3)});
     }
     table.print(std::cout);
     return kSuccess;

@@ -10,7 +10,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "run/trace_json.h"
+#include "output/trace_json.h"
 #include "support/fastsim_process.h"
 #include "support/temp_dir.h"
 #include "support/trace_file.h"
@@ -104,8 +104,8 @@ TEST_CASE("run --trace of a node step: tiles inside their phases, ending at the 
     for (std::size_t i = 0; i < phases.size(); ++i) {
         const auto cycles = rows[i]["cycles"].as<std::uint64_t>();
         CHECK(phases[i].name == rows[i]["layer"].as<std::string>() + " " + rows[i]["phase"].as<std::string>());
-        CHECK(phases[i].start_ps == fastsim::run::ticks_to_ps(start_cycle, kTinyNodeClockHz));
-        CHECK(phases[i].end_ps() == fastsim::run::ticks_to_ps(start_cycle + cycles, kTinyNodeClockHz));
+        CHECK(phases[i].start_ps == fastsim::output::ticks_to_ps(start_cycle, kTinyNodeClockHz));
+        CHECK(phases[i].end_ps() == fastsim::output::ticks_to_ps(start_cycle + cycles, kTinyNodeClockHz));
         CHECK(phases[i].args.at("tiles") == rows[i]["tiles"].as<std::uint64_t>());
         start_cycle += cycles;
         tiles += rows[i]["tiles"].as<std::uint64_t>();
@@ -119,7 +119,7 @@ TEST_CASE("run --trace of a node step: tiles inside their phases, ending at the 
 
     // The last span ends at the reported total cycles.
     const auto total_cycles = run.report["total_cycles"].as<std::uint64_t>();
-    CHECK(trace.end_ps() == fastsim::run::ticks_to_ps(total_cycles, kTinyNodeClockHz));
+    CHECK(trace.end_ps() == fastsim::output::ticks_to_ps(total_cycles, kTinyNodeClockHz));
     CHECK(trace.other_data["end_ticks"].as<std::uint64_t>() == total_cycles);
     CHECK(trace.other_data["ticks_per_second"].as<std::uint64_t>() == kTinyNodeClockHz);
     CHECK(trace.other_data["detail"].as<std::string>() == "full");
@@ -156,7 +156,7 @@ TEST_CASE("run --trace draws the GEMMs of a repeated matmul one after another in
     for (const TraceEvent& tile : run.trace.on("node", "array"))
         if (forward->start_ps <= tile.start_ps && tile.end_ps() <= forward->end_ps()) gemms.insert(tile.args.at("gemm"));
     CHECK(gemms == std::set<std::uint64_t>{0, 1, 2, 3, 4, 5});
-    CHECK(run.trace.end_ps() == fastsim::run::ticks_to_ps(run.report["total_cycles"].as<std::uint64_t>(), kTinyNodeClockHz));
+    CHECK(run.trace.end_ps() == fastsim::output::ticks_to_ps(run.report["total_cycles"].as<std::uint64_t>(), kTinyNodeClockHz));
 }
 
 TEST_CASE("run --trace of a cluster step: ops per node, transfers per channel, ending at the step time",

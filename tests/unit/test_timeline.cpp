@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <random>
 
-#include "run/trace_json.h"
+#include "output/trace_json.h"
 #include "run/timeline.h"
 #include "support/trace_file.h"
 
@@ -147,14 +147,14 @@ TEST_CASE("aggregates never exceed the limit (or one per track used) and stay di
 }
 
 TEST_CASE("ticks become picoseconds rounded to nearest, monotone", "[timeline]") {
-    CHECK(run::ticks_to_ps(7, 700'000'000) == 10'000);  // 7 cycles at 700 MHz = 10 ns
-    CHECK(run::ticks_to_ps(1, 700'000'000) == 1'429);   // 1428.57 ps
-    CHECK(run::ticks_to_ps(3, 700'000'000) == 4'286);   // 4285.71 ps
-    CHECK(run::ticks_to_ps(123'456'789'012ull, 1'000'000'000'000ull) == 123'456'789'012ull);
+    CHECK(output::ticks_to_ps(7, 700'000'000) == 10'000);  // 7 cycles at 700 MHz = 10 ns
+    CHECK(output::ticks_to_ps(1, 700'000'000) == 1'429);   // 1428.57 ps
+    CHECK(output::ticks_to_ps(3, 700'000'000) == 4'286);   // 4285.71 ps
+    CHECK(output::ticks_to_ps(123'456'789'012ull, 1'000'000'000'000ull) == 123'456'789'012ull);
     // 10^10 cycles at 1 GHz (10 s): the product with 10^12 needs more than 64 bits.
-    CHECK(run::ticks_to_ps(10'000'000'000ull, 1'000'000'000) == 10'000'000'000'000ull);
+    CHECK(output::ticks_to_ps(10'000'000'000ull, 1'000'000'000) == 10'000'000'000'000ull);
     for (std::uint64_t t = 0; t < 2000; ++t)
-        CHECK(run::ticks_to_ps(t + 1, 700'000'000) > run::ticks_to_ps(t, 700'000'000));
+        CHECK(output::ticks_to_ps(t + 1, 700'000'000) > output::ticks_to_ps(t, 700'000'000));
 }
 
 TEST_CASE("trace_json writes Chrome trace events with exact times, names for every track, and otherData",
@@ -177,7 +177,7 @@ TEST_CASE("trace_json writes Chrome trace events with exact times, names for eve
     run::TimelineSpan send = span(sends, b.name_id("send to node 1"), 5, 5, 8);
     send.instant = true;
     b.add_detail(phase, send);
-    const std::string json = run::trace_json(b.finish(7), {{"config", "tiny.yaml"}});
+    const std::string json = output::trace_json(b.finish(7), {{"config", "tiny.yaml"}});
     // Cycle 5 at 700 MHz is 7142.857 ps: written as 7143 ps, in microseconds.
     CHECK_THAT(json, Catch::Matchers::Contains("\"ph\":\"i\",\"s\":\"t\",\"ts\":0.007143,"));
     const test::TraceFile trace = test::parse_trace(json);

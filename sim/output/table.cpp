@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-#include "run/table.h"
+#include "output/table.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
-namespace fastsim::run {
+namespace fastsim::output {
 namespace {
 
 bool looks_numeric(const std::string& s) {
@@ -59,4 +59,4 @@ void Table::print(std::ostream& out) const {
     for (const auto& row : m_rows) line(row);
 }
 
-}  // namespace fastsim::run
+}  // namespace fastsim::output

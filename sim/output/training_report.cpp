@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: MIT
-#include "run/training_report.h"
+#include "output/training_report.h"
 
 #include <iterator>
 #include <sstream>
 
 #include "common/output_files.h"
 #include "common/units.h"
-#include "run/table.h"
+#include "output/table.h"
 
-namespace fastsim::run {
+namespace fastsim::output {
 namespace {
 
-const std::string& layer_name(const config::Params& params, const PhaseResult& r) {
+const std::string& layer_name(const config::Params& params, const run::PhaseResult& r) {
     return params.workload.network.layers[r.step.layer].name;
 }
 
@@ -19,7 +19,7 @@ double micro(double pj) { return pj * 1e-6; }
 
 /// The CSV / JSON fields of one phase, in order: name, value. After the job come the work
 /// counters, utilisation_percent, the action counters (node::counter_values, those shown), then energy.
-std::vector<std::pair<std::string, std::string>> phase_fields(const config::Params& params, const PhaseResult& r) {
+std::vector<std::pair<std::string, std::string>> phase_fields(const config::Params& params, const run::PhaseResult& r) {
     const node::PhaseCounters& c = r.counters;
     const node::PhaseJob& j = r.step.job;
     const auto u = [](std::uint64_t v) { return std::to_string(v); };
@@ -65,7 +65,7 @@ double utilisation(const config::Params& params, const node::PhaseCounters& c) {
 namespace {
 
 /// m x k x n of a phase's GEMM, "(xN)" for N independent ones.
-std::string gemm_shape(const PhaseResult& r) {
+std::string gemm_shape(const run::PhaseResult& r) {
     const node::PhaseJob& j = r.step.job;
     if (r.step.on_vector_unit) return "vector unit, " + std::to_string(r.step.vector.work.writes) + " values";
     std::string shape = std::to_string(j.shape.m) + "x" + std::to_string(j.shape.k) + "x" + std::to_string(j.shape.n);
@@ -75,7 +75,7 @@ std::string gemm_shape(const PhaseResult& r) {
 
 std::string percent_of(double part, double whole) { return Table::fixed(whole > 0 ? 100.0 * part / whole : 0.0, 1); }
 
-void print_per_layer_table(std::ostream& out, const config::Params& params, const TrainingStepResult& result) {
+void print_per_layer_table(std::ostream& out, const config::Params& params, const run::TrainingStepResult& result) {
     std::vector<std::string> titles{"layer",  "phase",       "m x k x n", "bits_x/y",  "macs_M",   "cycles",
                                     "busy_cycles", "wait_cycles", "util_%", "sram_Mbit", "dram_Mbit"};
     for (const energy::EnergyComponent& e : energy::kEnergyComponents) titles.push_back(std::string(e.name) + "_uJ");
@@ -120,7 +120,7 @@ std::string dataflow_text(const node::NodeParams& n) {
 
 }  // namespace
 
-void print_training_step(std::ostream& out, const config::Params& params, const TrainingStepResult& result,
+void print_training_step(std::ostream& out, const config::Params& params, const run::TrainingStepResult& result,
                          const StepReportDetail detail) {
     const node::NodeParams& n = params.node.resolved;
     std::string phase_list;  // run.phases, when not every phase
@@ -174,14 +174,14 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
     }
     // The layer phases that take the most cycles.
     constexpr std::size_t kTopLayers = 5;
-    std::vector<const PhaseResult*> order;
+    std::vector<const run::PhaseResult*> order;
     for (const auto& r : result.phases) order.push_back(&r);
     std::stable_sort(order.begin(), order.end(),
-                     [](const PhaseResult* a, const PhaseResult* b) { return a->counters.cycles > b->counters.cycles; });
+                     [](const run::PhaseResult* a, const run::PhaseResult* b) { return a->counters.cycles > b->counters.cycles; });
     order.resize(std::min(order.size(), kTopLayers));
     out << "\nthe " << order.size() << " of " << result.phases.size() << " layer phases that take the most cycles:\n";
     Table top({"layer", "phase", "m x k x n", "cycles", "cycles_%", "util_%", "energy_uJ"});
-    for (const PhaseResult* r : order)
+    for (const run::PhaseResult* r : order)
         top.add_row({layer_name(params, *r), std::string(node::phase_name(r->step)), gemm_shape(*r),
                      std::to_string(r->counters.cycles), percent_of(static_cast<double>(r->counters.cycles), total_cycles),
                      Table::fixed(100.0 * utilisation(params, r->counters), 1), Table::fixed(micro(r->energy.total_pj()), 2)});
@@ -189,14 +189,14 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
     out << "(every layer and phase: --per-layer, and layers.csv with --out)\n";
 }
 
-void print_whole_run(std::ostream& out, const config::Params& params, const WholeRunResult& run) {
+void print_whole_run(std::ostream& out, const config::Params& params, const run::WholeRunResult& run) {
     const node::NodeParams& n = params.node.resolved;
     out << "\nwhole run: " << params.workload.steps << " steps (workload.steps) in " << run.segments.size()
         << " precision segment" << (run.segments.size() == 1 ? "" : "s") << ", " << run.distinct_steps
         << " distinct step" << (run.distinct_steps == 1 ? "" : "s")
         << " simulated (the report above is step 0's)\n";
     Table table({"steps", "widths_w/a/g", "cycles_per_step", "energy_uJ_per_step", "cycles", "energy_uJ"});
-    for (const RunSegment& s : run.segments)
+    for (const run::RunSegment& s : run.segments)
         table.add_row({std::to_string(s.first_step) + "-" + std::to_string(s.first_step + s.steps - 1),
                        s.uniform ? std::to_string(s.widths.weights) + "/" + std::to_string(s.widths.activations) + "/" +
                                        std::to_string(s.widths.gradients)
@@ -209,8 +209,8 @@ void print_whole_run(std::ostream& out, const config::Params& params, const Whol
         << " s at " << params.node.clock_mhz << " MHz), " << format_number(run.total_energy_pj * 1e-12) << " J\n";
 }
 
-std::string training_step_json(const config::Params& params, const TrainingStepResult& result,
-                               const RunProvenance& provenance, const WholeRunResult* whole_run) {
+std::string training_step_json(const config::Params& params, const run::TrainingStepResult& result,
+                               const run::RunProvenance& provenance, const run::WholeRunResult* whole_run) {
     const node::NodeParams& n = params.node.resolved;
     const node::PhaseCounters& t = result.total;
     std::ostringstream o;
@@ -245,7 +245,7 @@ std::string training_step_json(const config::Params& params, const TrainingStepR
           << ", \"total_energy_pj\": " << format_number(whole_run->total_energy_pj)
           << ", \"distinct_steps_simulated\": " << whole_run->distinct_steps << ", \"segments\": [";
         for (std::size_t i = 0; i < whole_run->segments.size(); ++i) {
-            const RunSegment& s = whole_run->segments[i];
+            const run::RunSegment& s = whole_run->segments[i];
             o << (i ? ", " : "") << "{\"first_step\": " << s.first_step << ", \"steps\": " << s.steps
               << ", \"weights\": " << s.widths.weights << ", \"activations\": " << s.widths.activations
               << ", \"gradients\": " << s.widths.gradients << ", \"uniform\": " << (s.uniform ? "true" : "false")
@@ -266,7 +266,7 @@ std::string training_step_json(const config::Params& params, const TrainingStepR
     return o.str();
 }
 
-std::string training_step_csv(const config::Params& params, const TrainingStepResult& result) {
+std::string training_step_csv(const config::Params& params, const run::TrainingStepResult& result) {
     std::ostringstream o;
     bool header = true;
     for (const auto& r : result.phases) {
@@ -282,4 +282,4 @@ std::string training_step_csv(const config::Params& params, const TrainingStepRe
     return o.str();
 }
 
-}  // namespace fastsim::run
+}  // namespace fastsim::output

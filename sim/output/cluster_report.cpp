@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "run/cluster_report.h"
+#include "output/cluster_report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,9 +9,9 @@
 #include "common/output_files.h"
 #include "common/units.h"
 #include "planner/plan_view.h"
-#include "run/table.h"
+#include "output/table.h"
 
-namespace fastsim::run {
+namespace fastsim::output {
 namespace {
 
 double ms(double s) { return s * 1e3; }
@@ -119,7 +119,7 @@ void print_pipeline(std::ostream& out, const planner::LayerGraph& graph, const p
 
 }  // namespace
 
-void print_plan(std::ostream& out, const config::Params& params, const ClusterPlan& planned) {
+void print_plan(std::ostream& out, const config::Params& params, const run::ClusterPlan& planned) {
     const planner::Plan& plan = planned.plan;
     print_cluster_summary(out, params);
     std::size_t depth = 0;
@@ -183,7 +183,7 @@ void write_plan_groups(std::ostream& j, const planner::Plan& plan, const std::st
     }
 }
 
-std::string plan_json(const config::Params& params, const ClusterPlan& planned) {
+std::string plan_json(const config::Params& params, const run::ClusterPlan& planned) {
     const planner::Plan& plan = planned.plan;
     std::ostringstream j;
     j << "{\n  \"config\": " << json_string(params.source_file) << ",\n  \"network\": "
@@ -289,7 +289,7 @@ void write_plan_rows(std::ostream& c, const planner::Plan& plan, const planner::
     }
 }
 
-std::string plan_csv(const config::Params&, const ClusterPlan& planned) {
+std::string plan_csv(const config::Params&, const run::ClusterPlan& planned) {
     const planner::Plan& plan = planned.plan;
     std::ostringstream c;
     c << "group,depth,nodes,side_a_nodes,layer,type,alpha,split_a,batch,in_channels,out_channels,compute_a_s,"
@@ -302,7 +302,7 @@ std::string plan_csv(const config::Params&, const ClusterPlan& planned) {
     return c.str();
 }
 
-void print_cluster_step(std::ostream& out, const config::Params& params, const ClusterStepResult& r) {
+void print_cluster_step(std::ostream& out, const config::Params& params, const run::ClusterStepResult& r) {
     const planner::Plan& plan = r.planned.plan;
     const auto& layers = r.planned.graph.layers;
     print_cluster_summary(out, params);
@@ -328,8 +328,8 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const C
     n.print(out);
     struct StageTable : planner::PlanVisitor {
         std::ostream& out;
-        const ClusterStepResult& r;
-        StageTable(std::ostream& o, const ClusterStepResult& res) : out(o), r(res) {}
+        const run::ClusterStepResult& r;
+        StageTable(std::ostream& o, const run::ClusterStepResult& res) : out(o), r(res) {}
         void pipeline(const planner::PipelinePlan& p) override {
             out << "\npipeline: " << p.stages.size() << " stages, schedule " << name_of(p.schedule) << ", " << p.microbatches
                 << " micro-batches of " << p.microbatch_size << " samples\n\n";
@@ -378,7 +378,7 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const C
         << Table::fixed(r.planned.planning_s * 1e3, 1) << " ms\n";
 }
 
-std::string cluster_step_json(const config::Params& params, const ClusterStepResult& r, const RunProvenance& provenance) {
+std::string cluster_step_json(const config::Params& params, const run::ClusterStepResult& r, const run::RunProvenance& provenance) {
     const auto& e = r.compute_energy;
     std::ostringstream j;
     j << "{\n  \"config\": " << json_string(params.source_file) << ",\n  \"fastsim_version\": "
@@ -399,8 +399,8 @@ std::string cluster_step_json(const config::Params& params, const ClusterStepRes
       << "},\n";
     struct PipelineJson : planner::PlanVisitor {
         std::ostream& j;
-        const ClusterStepResult& r;
-        PipelineJson(std::ostream& o, const ClusterStepResult& res) : j(o), r(res) {}
+        const run::ClusterStepResult& r;
+        PipelineJson(std::ostream& o, const run::ClusterStepResult& res) : j(o), r(res) {}
         void pipeline(const planner::PipelinePlan& p) override {
             j << "  \"pipeline\": {\"schedule\": " << json_string(std::string(name_of(p.schedule))) << ", \"microbatches\": "
               << p.microbatches << ", \"bubble_fraction\": " << format_number(r.bubble_fraction)
@@ -432,7 +432,7 @@ std::string cluster_step_json(const config::Params& params, const ClusterStepRes
     return j.str();
 }
 
-std::string cluster_layers_csv(const config::Params&, const ClusterStepResult& r) {
+std::string cluster_layers_csv(const config::Params&, const run::ClusterStepResult& r) {
     const planner::Plan& plan = r.planned.plan;
     std::ostringstream c;
     c << "layer,type_root,compute_forward_s,compute_backward_data_s,compute_weight_gradient_s,forward_comm_s,"
@@ -447,7 +447,7 @@ std::string cluster_layers_csv(const config::Params&, const ClusterStepResult& r
     return c.str();
 }
 
-std::string cluster_nodes_csv(const config::Params& params, const ClusterStepResult& r) {
+std::string cluster_nodes_csv(const config::Params& params, const run::ClusterStepResult& r) {
     std::ostringstream c;
     c << "node,type,compute_s,comm_wait_s,idle_s,macs";
     for (const energy::EnergyComponent& e : energy::kEnergyComponents) c << ",energy_" << e.name << "_pj";
@@ -470,23 +470,23 @@ static_assert(planner::kAllPlanners[kDataParallel] == planner::PlannerKind::data
               planner::kAllPlanners[kDataParallelBalanced] == planner::PlannerKind::data_parallel_balanced);
 
 /// The baseline's step (or volume) over the planner's; nullopt where either could not plan.
-std::optional<double> speedup(const ComparisonRow& row, std::size_t baseline, std::size_t k, bool comm_only) {
-    const ComparisonCell& base = row.cells[baseline];
-    const ComparisonCell& mine = row.cells[k];
+std::optional<double> speedup(const run::ComparisonRow& row, std::size_t baseline, std::size_t k, bool comm_only) {
+    const run::ComparisonCell& base = row.cells[baseline];
+    const run::ComparisonCell& mine = row.cells[k];
     if (!base.error.empty() || !mine.error.empty()) return std::nullopt;
     const double b = comm_only ? base.comm_bytes : base.step_s(), m = comm_only ? mine.comm_bytes : mine.step_s();
     if (m <= 0 || b <= 0) return std::nullopt;
     return b / m;
 }
 
-std::optional<double> prediction_error(const ComparisonCell& cell) {
+std::optional<double> prediction_error(const run::ComparisonCell& cell) {
     if (!cell.error.empty() || !cell.simulated_step_s || *cell.simulated_step_s <= 0) return std::nullopt;
     return (cell.planned_step_s - *cell.simulated_step_s) / *cell.simulated_step_s;
 }
 
 /// One table: a row per network, a column per planner, and a geomean row over the networks.
-void print_ratio_table(std::ostream& out, const std::vector<ComparisonRow>& rows,
-                       const std::function<std::optional<double>(const ComparisonRow&, std::size_t)>& cell,
+void print_ratio_table(std::ostream& out, const std::vector<run::ComparisonRow>& rows,
+                       const std::function<std::optional<double>(const run::ComparisonRow&, std::size_t)>& cell,
                        bool with_geomean, int decimals) {
     std::vector<std::string> headers{"network"};
     for (auto k : planner::kAllPlanners) headers.push_back(std::string(planner::to_string(k)));
@@ -520,21 +520,21 @@ void print_ratio_table(std::ostream& out, const std::vector<ComparisonRow>& rows
 
 }  // namespace
 
-void print_comparison(std::ostream& out, const std::vector<ComparisonRow>& rows, bool comm_only, bool simulated) {
+void print_comparison(std::ostream& out, const std::vector<run::ComparisonRow>& rows, bool comm_only, bool simulated) {
     const std::string what = comm_only ? "communication volume of " : std::string("speedup over ");
     const std::string tail = comm_only ? " / planner (higher is better)"
                                        : std::string(", ") + (simulated ? "simulated" : "predicted") + " step time";
     for (const std::size_t baseline : {kDataParallel, kDataParallelBalanced}) {
         out << what << (baseline == kDataParallel ? "data parallelism" : "balanced data parallelism") << tail << "\n\n";
         print_ratio_table(
-            out, rows, [&](const ComparisonRow& row, std::size_t k) { return speedup(row, baseline, k, comm_only); }, true, 2);
+            out, rows, [&](const run::ComparisonRow& row, std::size_t k) { return speedup(row, baseline, k, comm_only); }, true, 2);
         out << "\n";
     }
     if (simulated) {
         out << "prediction error, (planned - simulated) / simulated, percent\n\n";
         print_ratio_table(
             out, rows,
-            [](const ComparisonRow& row, std::size_t k) -> std::optional<double> {
+            [](const run::ComparisonRow& row, std::size_t k) -> std::optional<double> {
                 const auto e = prediction_error(row.cells[k]);
                 return e ? std::optional<double>(100 * *e) : std::nullopt;
             },
@@ -543,21 +543,21 @@ void print_comparison(std::ostream& out, const std::vector<ComparisonRow>& rows,
     }
     for (const auto& row : rows)
         for (std::size_t k = 0; k < planner::kAllPlanners.size(); ++k) {
-            const ComparisonCell& c = row.cells[k];
+            const run::ComparisonCell& c = row.cells[k];
             const std::string who = row.network + ", " + std::string(planner::to_string(planner::kAllPlanners[k])) + ": ";
             if (!c.note.empty()) out << "note: " << who << c.note << "\n";
             if (!c.error.empty()) out << "n/a: " << who << c.error << "\n";
         }
 }
 
-std::string comparison_csv(const std::vector<ComparisonRow>& rows, bool comm_only) {
+std::string comparison_csv(const std::vector<run::ComparisonRow>& rows, bool comm_only) {
     const auto optional_number = [](const std::optional<double>& v) { return v ? format_number(*v) : std::string(); };
     std::ostringstream c;
     c << "network,planner,step_s,planned_step_s,simulated_step_s,prediction_error,comm_bytes,speedup_over_data_parallel,"
          "speedup_over_data_parallel_balanced,note,error\n";
     for (const auto& row : rows)
         for (std::size_t k = 0; k < planner::kAllPlanners.size(); ++k) {
-            const ComparisonCell& cell = row.cells[k];
+            const run::ComparisonCell& cell = row.cells[k];
             const bool ok = cell.error.empty();
             c << row.network << ',' << planner::to_string(planner::kAllPlanners[k]) << ','
               << (ok ? format_number(cell.step_s()) : "") << ',' << (ok ? format_number(cell.planned_step_s) : "") << ','
@@ -570,4 +570,4 @@ std::string comparison_csv(const std::vector<ComparisonRow>& rows, bool comm_onl
     return c.str();
 }
 
-}  // namespace fastsim::run
+}  // namespace fastsim::output

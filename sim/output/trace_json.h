@@ -8,7 +8,7 @@
 
 #include "run/timeline.h"
 
-namespace fastsim::run {
+namespace fastsim::output {
 
 /// `ticks` of a timeline as whole picoseconds: to_picoseconds_exact of ticks as cycles of a
 /// clock at ticks_per_second (exact for a cluster run's ps; a node cycle at a clock that does
@@ -23,6 +23,6 @@ std::uint64_t ticks_to_ps(std::uint64_t ticks, std::uint64_t ticks_per_second);
 /// ("ph": "i"), with ts and dur in microseconds written exactly to the picosecond; events are
 /// ordered by start, longer first on ties. otherData holds `about` (string values) and the
 /// timeline's clock, end and detail level.
-std::string trace_json(const Timeline& timeline, const std::vector<std::pair<std::string, std::string>>& about);
+std::string trace_json(const run::Timeline& timeline, const std::vector<std::pair<std::string, std::string>>& about);
 
-}  // namespace fastsim::run
+}  // namespace fastsim::output

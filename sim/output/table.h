@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace fastsim::run {
+namespace fastsim::output {
 
 /// A plain-text table: a header row, then rows of cells; text columns are left-aligned,
 /// columns whose cells all look numeric are right-aligned.
@@ -26,4 +26,4 @@ private:
     std::vector<std::vector<std::string>> m_rows;
 };
 
-}  // namespace fastsim::run
+}  // namespace fastsim::output

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-#include "run/run_summary.h"
+#include "output/run_summary.h"
 
 #include "common/units.h"
-#include "run/training_report.h"
+#include "output/training_report.h"
 
-namespace fastsim::run {
+namespace fastsim::output {
 namespace {
 
 constexpr double kMicroPerPico = 1e-6;
@@ -16,7 +16,7 @@ void add_energy(Summary& s, const energy::EnergyBreakdown& e) {
 
 }  // namespace
 
-Summary training_step_summary(const config::Params& params, const TrainingStepResult& result) {
+Summary training_step_summary(const config::Params& params, const run::TrainingStepResult& result) {
     const node::PhaseCounters& t = result.total;
     const double macs = static_cast<double>(t.macs);
     const double total_pj = result.total_energy.total_pj();
@@ -35,9 +35,9 @@ Summary training_step_summary(const config::Params& params, const TrainingStepRe
     return s;
 }
 
-Summary cluster_step_summary(const ClusterStepResult& result) {
+Summary cluster_step_summary(const run::ClusterStepResult& result) {
     double macs = 0;
-    for (const NodeReport& n : result.nodes) macs += static_cast<double>(n.counters.macs);
+    for (const run::NodeReport& n : result.nodes) macs += static_cast<double>(n.counters.macs);
     const double total_pj = result.compute_energy.total_pj() + result.link_energy_pj + result.compression_energy_pj;
     Summary s{
         {"step_ms", result.step_s * 1e3},
@@ -52,4 +52,4 @@ Summary cluster_step_summary(const ClusterStepResult& result) {
     return s;
 }
 
-}  // namespace fastsim::run
+}  // namespace fastsim::output

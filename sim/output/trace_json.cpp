@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "run/trace_json.h"
+#include "output/trace_json.h"
 
 #include <algorithm>
 #include <charconv>
@@ -8,7 +8,7 @@
 #include "common/output_files.h"
 #include "common/units.h"
 
-namespace fastsim::run {
+namespace fastsim::output {
 namespace {
 
 constexpr std::uint64_t kPsPerMicrosecond = 1'000'000;
@@ -59,7 +59,7 @@ std::uint64_t ticks_to_ps(std::uint64_t ticks, std::uint64_t ticks_per_second) {
     return to_picoseconds_exact(Cycles(ticks), ticks_per_second).count();
 }
 
-std::string trace_json(const Timeline& timeline, const std::vector<std::pair<std::string, std::string>>& about) {
+std::string trace_json(const run::Timeline& timeline, const std::vector<std::pair<std::string, std::string>>& about) {
     const std::uint64_t tps = timeline.ticks_per_second;
     std::string out;
     out.reserve(256 + timeline.spans.size() * 128);
@@ -71,7 +71,7 @@ std::string trace_json(const Timeline& timeline, const std::vector<std::pair<std
         append_metadata(out, "process_sort_index", p + 1, 0, "sort_index", uint_string(p));
     }
     for (std::size_t t = 0; t < timeline.tracks.size(); ++t) {
-        const TimelineTrack& track = timeline.tracks[t];
+        const run::TimelineTrack& track = timeline.tracks[t];
         append_metadata(out, "thread_name", track.process + 1, t + 1, "name", json_string(track.name));
         append_metadata(out, "thread_sort_index", track.process + 1, t + 1, "sort_index", uint_string(track.sort_index));
     }
@@ -80,15 +80,15 @@ std::string trace_json(const Timeline& timeline, const std::vector<std::pair<std
     std::vector<std::uint32_t> order(timeline.spans.size());
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-        const TimelineSpan& x = timeline.spans[a];
-        const TimelineSpan& y = timeline.spans[b];
+        const run::TimelineSpan& x = timeline.spans[a];
+        const run::TimelineSpan& y = timeline.spans[b];
         return x.start != y.start ? x.start < y.start : x.end > y.end;
     });
     std::vector<std::string> names;
     names.reserve(timeline.names.size());
     for (const std::string& n : timeline.names) names.push_back(json_string(n));
     for (const std::uint32_t index : order) {
-        const TimelineSpan& s = timeline.spans[index];
+        const run::TimelineSpan& s = timeline.spans[index];
         const std::uint64_t start_ps = ticks_to_ps(s.start, tps);
         out += "{\"name\":";
         out += names[s.name];
@@ -106,7 +106,7 @@ std::string trace_json(const Timeline& timeline, const std::vector<std::pair<std
         append_uint(out, s.track + 1);
         out += ",\"args\":{";
         bool first = true;
-        for (const TimelineArg& arg : s.args) {
+        for (const run::TimelineArg& arg : s.args) {
             if (!arg.key) continue;
             out += first ? "\"" : ",\"";
             out += arg.key;
@@ -127,7 +127,7 @@ std::string trace_json(const Timeline& timeline, const std::vector<std::pair<std
         out += ',';
     }
     out += "\"tick_unit\":";
-    out += timeline.unit == TickUnit::cycles ? "\"cycles\"" : "\"ps\"";
+    out += timeline.unit == run::TickUnit::cycles ? "\"cycles\"" : "\"ps\"";
     out += ",\"ticks_per_second\":";
     append_uint(out, tps);
     out += ",\"end_ticks\":";
@@ -148,4 +148,4 @@ std::string trace_json(const Timeline& timeline, const std::vector<std::pair<std
     return out;
 }
 
-}  // namespace fastsim::run
+}  // namespace fastsim::output
