@@ -7,6 +7,12 @@
 
 namespace fastsim {
 
+const SummaryField* summary_field(std::string_view name) {
+    for (const SummaryField& f : kSummaryFields)
+        if (f.name == name) return &f;
+    return nullptr;
+}
+
 std::string summary_json(const Summary& summary) {
     std::ostringstream o;
     o << "{\n";

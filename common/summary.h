@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <array>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -10,6 +12,34 @@ namespace fastsim {
 /// A run's key results: name (with its unit as suffix) and value, in a fixed order. These are
 /// summary.json's fields and, for sweeps, results.csv's result columns (docs/sweeps.md).
 using Summary = std::vector<std::pair<std::string, double>>;
+
+/// One summary.json field (and a sweep's results.csv column): its name (unit as suffix), its
+/// title for people, and its role in the reports. Declared once here: sim/output writes the
+/// fields by these names, the sweep and the report page read their titles and roles.
+struct SummaryField {
+    std::string_view name;
+    std::string_view title;
+    bool headline = false;  ///< shown in the report's summary tables, in list order
+};
+
+/// The summary fields of fixed name, in headline order first. Counters (node::counter_infos)
+/// and energy components (energy_<component>_uj) are named by their own lists.
+inline constexpr std::array<SummaryField, 11> kSummaryFields{{
+    {"cycles", "cycles", true},
+    {"step_ms", "step (ms)", true},
+    {"planned_step_ms", "planned step (ms)", true},
+    {"time_ms", "time (ms)", true},
+    {"energy_uj", "energy (µJ)", true},
+    {"pj_per_mac", "energy per MAC (pJ)", true},
+    {"utilisation_percent", "utilisation (%)", true},
+    {"macs", "MACs", true},
+    {"comm_mb_planned", "planned comm (MB)", true},
+    {"dram_mbit", "DRAM traffic (Mbit)", false},
+    {"energy_total_pj", "energy (pJ)", false},
+}};
+
+/// The row of `name`, if it has one.
+const SummaryField* summary_field(std::string_view name);
 
 /// A flat JSON object {"name": value, ...}, one field per line.
 std::string summary_json(const Summary& summary);

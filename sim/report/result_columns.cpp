@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/errors.h"
+#include "common/summary.h"
 #include "node/phase_counters.h"
 #include "sweep/point_record.h"
 
@@ -13,19 +14,7 @@ namespace fastsim::report {
 std::string column_title(std::string_view column) {
     for (const CounterInfo& counter : node::counter_infos())
         if (counter.name == column) return std::string(counter.title);
-    static constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kTitles{{
-        {"time_ms", "time (ms)"},
-        {"step_ms", "step (ms)"},
-        {"planned_step_ms", "planned step (ms)"},
-        {"comm_mb_planned", "planned comm (MB)"},
-        {"energy_uj", "energy (µJ)"},
-        {"pj_per_mac", "energy per MAC (pJ)"},
-        {"utilisation_percent", "utilisation (%)"},
-        {"energy_total_pj", "energy (pJ)"},
-        {"dram_mbit", "DRAM traffic (Mbit)"},
-    }};
-    for (const auto& [name, title] : kTitles)
-        if (name == column) return std::string(title);
+    if (const SummaryField* field = summary_field(column)) return std::string(field->title);
     const std::string_view prefix = "energy_";
     for (const std::string_view unit : {std::string_view("_uj"), std::string_view("_pj")})
         if (column.size() > prefix.size() + unit.size() && column.substr(0, prefix.size()) == prefix &&
@@ -36,9 +25,12 @@ std::string column_title(std::string_view column) {
 }
 
 const std::vector<std::string_view>& headline_result_columns() {
-    static const std::vector<std::string_view> kColumns{"cycles",   "step_ms",    "planned_step_ms",     "time_ms",
-                                                        "energy_uj", "pj_per_mac", "utilisation_percent", "macs",
-                                                        "comm_mb_planned"};
+    static const std::vector<std::string_view> kColumns = [] {
+        std::vector<std::string_view> columns;
+        for (const SummaryField& f : kSummaryFields)
+            if (f.headline) columns.push_back(f.name);
+        return columns;
+    }();
     return kColumns;
 }
 

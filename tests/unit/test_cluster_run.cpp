@@ -9,7 +9,11 @@
 #include <filesystem>
 #include <map>
 
+#include "common/summary.h"
 #include "config/load.h"
+#include "energy/energy.h"
+#include "output/run_summary.h"
+#include "report/result_columns.h"
 #include "planner/pipeline.h"
 #include "run/cluster_step.h"
 #include "run/training_step.h"
@@ -342,4 +346,29 @@ TEST_CASE("AccPar's own layer shapes at 128 nodes: volumes equal AccPar's code t
             CHECK(std::llround(run::plan_cluster(params, options, costs).plan.comm_bytes) == std::llround(bytes[k]));
         }
     }
+}
+
+TEST_CASE_METHOD(test::FreshSimContext, "Every summary field is declared once: a row, a counter or an energy component",
+                 "[cluster][report]") {
+    const auto node_params = config::load(kSource + "/configs/tests/tiny_node.yaml");
+    const auto cluster_params = config::load(kSource + "/configs/tests/tiny_cluster.yaml");
+    const Summary node = output::training_step_summary(node_params, run::run_training_step(node_params));
+    const Summary cluster = output::cluster_step_summary(run::run_cluster_step(cluster_params, cluster_params.planner.options()));
+    std::vector<std::string> components{"links"};
+    for (const energy::EnergyComponent& c : energy::kEnergyComponents) components.emplace_back(c.name);
+    for (const Summary* summary : {&node, &cluster})
+        for (const auto& [name, value] : *summary) {
+            INFO(name);
+            bool counter = false;
+            for (const CounterInfo& info : node::counter_infos()) counter = counter || info.name == name;
+            const bool component = std::any_of(components.begin(), components.end(),
+                                               [&, n = name](const std::string& c) { return n == "energy_" + c + "_uj"; });
+            CHECK((summary_field(name) != nullptr || counter || component));
+            if (const SummaryField* row = summary_field(name); row && !counter) CHECK(report::column_title(name) == row->title);
+        }
+    // The headline columns are the declared ones, in their order.
+    std::vector<std::string_view> headline;
+    for (const SummaryField& f : kSummaryFields)
+        if (f.headline) headline.push_back(f.name);
+    CHECK(report::headline_result_columns() == headline);
 }
