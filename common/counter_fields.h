@@ -29,7 +29,8 @@ enum class CounterShow : std::uint8_t {
 
 /// How the reports name and show one counter.
 struct CounterInfo {
-    std::string_view name;   ///< JSON key and CSV column: snake_case, ending in its unit (_cycles, _bits) unless it is one (macs, tiles)
+    std::string_view
+        name;  ///< JSON key and CSV column: snake_case, ending in its unit (_cycles, _bits) unless it is one (macs, tiles)
     std::string_view title;  ///< for people, with the unit: "SRAM stall cycles"
     CounterKind kind = CounterKind::work;
     CounterShow show = CounterShow::hidden;

@@ -43,7 +43,8 @@ CsvTable parse_csv(std::string_view text, const std::string& source) {
                 table.header = std::move(record);
             } else if (record.size() != table.header.size()) {
                 fail(source, record_line,
-                     std::to_string(record.size()) + " cells, but the header has " + std::to_string(table.header.size()));
+                     std::to_string(record.size()) + " cells, but the header has " +
+                         std::to_string(table.header.size()));
             } else {
                 table.rows.push_back(std::move(record));
                 table.row_lines.push_back(record_line);
@@ -144,6 +145,5 @@ bool is_malformed_number(std::string_view text) {
     while (*end == ' ') ++end;
     return *end == '\0';
 }
-
 
 }  // namespace fastsim

@@ -11,7 +11,7 @@ namespace fastsim {
 
 /// A CSV file read whole: a header row and data rows of the same width, all cells as text.
 struct CsvTable {
-    std::string source;                          ///< file name used in error messages
+    std::string source;  ///< file name used in error messages
     std::vector<std::string> header;
     std::vector<std::vector<std::string>> rows;  ///< each has header.size() cells
     std::vector<int> row_lines;                  ///< 1-based line on which each row starts

@@ -43,7 +43,8 @@ std::string read_input_file(const std::string& path, std::string_view what, std:
     return read_input_stream(in, path, what, max_bytes);
 }
 
-std::string read_input_stream(std::istream& in, const std::string& path, std::string_view what, std::uint64_t max_bytes) {
+std::string read_input_stream(std::istream& in, const std::string& path, std::string_view what,
+                              std::uint64_t max_bytes) {
     std::string text;
     char buffer[1 << 16];
     // Read in chunks, so a file that grows while it is read cannot exceed the limit either.

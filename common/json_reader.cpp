@@ -88,7 +88,8 @@ private:
     }
 
     void skip_space() {
-        while (m_pos < m_text.size() && (m_text[m_pos] == ' ' || m_text[m_pos] == '\t' || m_text[m_pos] == '\n' || m_text[m_pos] == '\r'))
+        while (m_pos < m_text.size() &&
+               (m_text[m_pos] == ' ' || m_text[m_pos] == '\t' || m_text[m_pos] == '\n' || m_text[m_pos] == '\r'))
             ++m_pos;
     }
 
@@ -227,10 +228,14 @@ private:
             if (m_pos >= m_text.size()) fail("expected 4 hex digits after \\u");
             const char h = m_text[m_pos++];
             v <<= 4;
-            if (h >= '0' && h <= '9') v |= static_cast<unsigned>(h - '0');
-            else if (h >= 'a' && h <= 'f') v |= static_cast<unsigned>(h - 'a' + 10);
-            else if (h >= 'A' && h <= 'F') v |= static_cast<unsigned>(h - 'A' + 10);
-            else fail("expected 4 hex digits after \\u");
+            if (h >= '0' && h <= '9')
+                v |= static_cast<unsigned>(h - '0');
+            else if (h >= 'a' && h <= 'f')
+                v |= static_cast<unsigned>(h - 'a' + 10);
+            else if (h >= 'A' && h <= 'F')
+                v |= static_cast<unsigned>(h - 'A' + 10);
+            else
+                fail("expected 4 hex digits after \\u");
         }
         return v;
     }

@@ -33,8 +33,12 @@ public:
         m_count -= other.m_count;
         return *this;
     }
-    [[nodiscard]] friend constexpr TimeCount operator+(TimeCount a, TimeCount b) { return TimeCount(a.m_count + b.m_count); }
-    [[nodiscard]] friend constexpr TimeCount operator-(TimeCount a, TimeCount b) { return TimeCount(a.m_count - b.m_count); }
+    [[nodiscard]] friend constexpr TimeCount operator+(TimeCount a, TimeCount b) {
+        return TimeCount(a.m_count + b.m_count);
+    }
+    [[nodiscard]] friend constexpr TimeCount operator-(TimeCount a, TimeCount b) {
+        return TimeCount(a.m_count - b.m_count);
+    }
 
     [[nodiscard]] friend constexpr bool operator==(TimeCount a, TimeCount b) { return a.m_count == b.m_count; }
     [[nodiscard]] friend constexpr bool operator!=(TimeCount a, TimeCount b) { return a.m_count != b.m_count; }

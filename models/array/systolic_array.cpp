@@ -55,7 +55,8 @@ void SystolicArray::start(const ArrayJob& job) {
     if (busy()) throw std::logic_error(std::string(name()) + ": start() while a job is running");
     const auto g = static_cast<std::size_t>(m_params.geometry.group_size);
     if (job.x->group_size() != g || job.y_transposed->group_size() != g)
-        throw std::invalid_argument(std::string(name()) + ": operands must be grouped by the array's g = " + std::to_string(g));
+        throw std::invalid_argument(std::string(name()) +
+                                    ": operands must be grouped by the array's g = " + std::to_string(g));
     if (job.x->groups_per_row() != job.y_transposed->groups_per_row())
         throw std::invalid_argument(std::string(name()) + ": X and Y^T reduction lengths differ");
     // fmac::group_product_passes is exact up to 8-bit mantissas (docs/array.md).
@@ -144,7 +145,8 @@ void SystolicArray::load_row() {
     m_fold_a_values.resize(m_fold_rows * m_a_rows);
     const std::size_t k_base = m_row_fold * static_cast<std::size_t>(m_params.geometry.rows);
     for (std::size_t i = 0; i < m_a_rows; ++i)
-        for (std::size_t q = 0; q < m_fold_rows; ++q) m_fold_a_values[q * m_a_rows + i] = m_a_values[i * m_groups + k_base + q];
+        for (std::size_t q = 0; q < m_fold_rows; ++q)
+            m_fold_a_values[q * m_a_rows + i] = m_a_values[i * m_groups + k_base + q];
 }
 
 void SystolicArray::unload_row() {
@@ -152,8 +154,8 @@ void SystolicArray::unload_row() {
     const auto cols = static_cast<std::size_t>(m_params.geometry.cols);
     const std::size_t r = m_fold_rows - 1 - m_transfer_row;
     for (std::size_t c = 0; c < m_fold_cols; ++c)
-        (*m_job.out)[out_index(m_row_fold * static_cast<std::size_t>(m_params.geometry.rows) + r, m_col_fold * cols + c)] =
-            bfp::canonical_nan(m_sums[r * cols + c]);
+        (*m_job.out)[out_index(m_row_fold * static_cast<std::size_t>(m_params.geometry.rows) + r,
+                               m_col_fold * cols + c)] = bfp::canonical_nan(m_sums[r * cols + c]);
     ++m_stats.counts.stationary_cycles;
     ++m_transfer_row;
 }
@@ -164,9 +166,9 @@ float SystolicArray::group_product(std::size_t a, std::size_t b) const {
         return scalar_product(m_a_values[a], m_b_values[b]);
     } else {
         if (m_a->is_nan(a) || m_b->is_nan(b)) return std::numeric_limits<float>::quiet_NaN();
-        const std::int64_t sum = m_kernel(m_a->group_chunks(a), m_a->lane_stride(), m_a->chunks_per_element(),
-                                          m_b->group_chunks(b), m_b->lane_stride(), m_b->chunks_per_element(),
-                                          m_a->lane_stride() / fmac::kLaneBlock);
+        const std::int64_t sum =
+            m_kernel(m_a->group_chunks(a), m_a->lane_stride(), m_a->chunks_per_element(), m_b->group_chunks(b),
+                     m_b->lane_stride(), m_b->chunks_per_element(), m_a->lane_stride() / fmac::kLaneBlock);
         return bfp::group_product_to_float(sum, m_a->exponent(a) + m_b->exponent(b) - m_lsb_offset);
     }
 }

@@ -32,7 +32,8 @@ ChunkedDot dot_chunked(const std::uint16_t* magnitudes_a, const std::uint8_t* ne
         for (int j = 0; j < (mantissa_bits_b + 1) / 2; ++j) {
             std::int64_t tree = 0;
             for (int l = 0; l < group_size; ++l)
-                tree += signed_chunk(magnitudes_a[l], negative_a[l], i) * signed_chunk(magnitudes_b[l], negative_b[l], j);
+                tree +=
+                    signed_chunk(magnitudes_a[l], negative_a[l], i) * signed_chunk(magnitudes_b[l], negative_b[l], j);
             result.sum += tree * (std::int64_t{1} << (2 * (i + j)));
             ++result.passes;
         }
@@ -68,8 +69,7 @@ BfpMatrix quantize_rows(const float* values, std::size_t rows, std::size_t cols,
         for (std::size_t q = 0; q < out.groups_per_row; ++q) {
             const std::size_t first_col = q * g;
             const std::size_t count = std::min(g, cols - first_col);
-            for (std::size_t j = 0; j < count; ++j)
-                gathered[j] = values[r * row_stride + (first_col + j) * col_stride];
+            for (std::size_t j = 0; j < count; ++j) gathered[j] = values[r * row_stride + (first_col + j) * col_stride];
             const std::size_t group = r * out.groups_per_row + q;
             quantizer.quantize_group(gathered.data(), count, out.data.exponents[group], &out.data.magnitudes[group * g],
                                      &out.data.negative[group * g]);

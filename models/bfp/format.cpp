@@ -44,8 +44,7 @@ std::optional<std::string> validate(const Format& f) {
 
 std::optional<std::string> validate(const NoiseSpec& n) {
     using std::to_string;
-    if (n.lfsr_bits < 2 || n.lfsr_bits > 32)
-        return "lfsr_bits must be between 2 and 32, got " + to_string(n.lfsr_bits);
+    if (n.lfsr_bits < 2 || n.lfsr_bits > 32) return "lfsr_bits must be between 2 and 32, got " + to_string(n.lfsr_bits);
     if (n.noise_bits < 1 || n.noise_bits > n.lfsr_bits)
         return "noise_bits must be between 1 and lfsr_bits (" + to_string(n.lfsr_bits) + "), got " +
                to_string(n.noise_bits);

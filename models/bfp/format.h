@@ -40,10 +40,10 @@ inline constexpr int kMaxGroupSize = 1 << 16;
 /// A block-floating-point format: g values share one exponent E; each element is
 /// sign-magnitude, value = (-1)^s * k * 2^(E-(m-1)), 0 <= k <= 2^m - 1.
 struct Format {
-    int group_size = 16;     ///< g, values per shared exponent, 1..kMaxGroupSize
-    int mantissa_bits = 8;   ///< m, magnitude bits including the leading bit, 2..16 (odd m: see chunks)
-    int exponent_bits = 8;   ///< e, shared-exponent field width, 2..8
-    int exponent_bias = 0;   ///< per-tensor bias: E ranges over bias ± (2^(e-1) - 1)
+    int group_size = 16;    ///< g, values per shared exponent, 1..kMaxGroupSize
+    int mantissa_bits = 8;  ///< m, magnitude bits including the leading bit, 2..16 (odd m: see chunks)
+    int exponent_bits = 8;  ///< e, shared-exponent field width, 2..8
+    int exponent_bias = 0;  ///< per-tensor bias: E ranges over bias ± (2^(e-1) - 1)
     Overflow overflow = Overflow::nan;
 
     /// 2^(e-1) - 1: half-width of the symmetric exponent range.
@@ -62,8 +62,7 @@ struct Format {
 
     friend bool operator==(const Format& a, const Format& b) {
         return a.group_size == b.group_size && a.mantissa_bits == b.mantissa_bits &&
-               a.exponent_bits == b.exponent_bits && a.exponent_bias == b.exponent_bias &&
-               a.overflow == b.overflow;
+               a.exponent_bits == b.exponent_bits && a.exponent_bias == b.exponent_bias && a.overflow == b.overflow;
     }
 };
 
@@ -74,9 +73,9 @@ std::optional<std::string> validate(const Format& format);
 
 /// Stochastic-rounding noise source: n noise bits drawn from a w-bit maximal LFSR.
 struct NoiseSpec {
-    int noise_bits = 8;       ///< n: noise bits added below the LSB, 1..lfsr_bits
-    int lfsr_bits = 16;       ///< w: LFSR width, 2..32
-    std::uint64_t seed = 1;   ///< seeds every lane (see LfsrBank)
+    int noise_bits = 8;      ///< n: noise bits added below the LSB, 1..lfsr_bits
+    int lfsr_bits = 16;      ///< w: LFSR width, 2..32
+    std::uint64_t seed = 1;  ///< seeds every lane (see LfsrBank)
 };
 
 /// Empty when `noise` is usable. Requires n <= w and gcd(n, 2^w - 1) = 1, which makes the

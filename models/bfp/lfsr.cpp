@@ -11,17 +11,42 @@ namespace {
 /// Tap positions (1-based, the width itself first) of maximal-length polynomials,
 /// Xilinx XAPP052 Table 3, for widths 2..32.
 const std::array<std::initializer_list<int>, 33> kTapPositions{{
-    {}, {},
-    {2, 1}, {3, 2}, {4, 3}, {5, 3}, {6, 5}, {7, 6}, {8, 6, 5, 4}, {9, 5}, {10, 7},
-    {11, 9}, {12, 6, 4, 1}, {13, 4, 3, 1}, {14, 5, 3, 1}, {15, 14}, {16, 15, 13, 4},
-    {17, 14}, {18, 11}, {19, 6, 2, 1}, {20, 17}, {21, 19}, {22, 21}, {23, 18},
-    {24, 23, 22, 17}, {25, 22}, {26, 6, 2, 1}, {27, 5, 2, 1}, {28, 25}, {29, 27},
-    {30, 6, 4, 1}, {31, 28}, {32, 22, 2, 1},
+    {},
+    {},
+    {2, 1},
+    {3, 2},
+    {4, 3},
+    {5, 3},
+    {6, 5},
+    {7, 6},
+    {8, 6, 5, 4},
+    {9, 5},
+    {10, 7},
+    {11, 9},
+    {12, 6, 4, 1},
+    {13, 4, 3, 1},
+    {14, 5, 3, 1},
+    {15, 14},
+    {16, 15, 13, 4},
+    {17, 14},
+    {18, 11},
+    {19, 6, 2, 1},
+    {20, 17},
+    {21, 19},
+    {22, 21},
+    {23, 18},
+    {24, 23, 22, 17},
+    {25, 22},
+    {26, 6, 2, 1},
+    {27, 5, 2, 1},
+    {28, 25},
+    {29, 27},
+    {30, 6, 4, 1},
+    {31, 28},
+    {32, 22, 2, 1},
 }};
 
-std::uint32_t width_mask(int width_bits) {
-    return width_bits == 32 ? 0xFFFFFFFFu : (1u << width_bits) - 1u;
-}
+std::uint32_t width_mask(int width_bits) { return width_bits == 32 ? 0xFFFFFFFFu : (1u << width_bits) - 1u; }
 
 }  // namespace
 
@@ -89,8 +114,8 @@ void LfsrBank::draw_lanes(int n, int count, std::uint32_t* out) {
     }
     for (int i = 0; i < count; ++i) {
         const std::uint32_t s = states[i];
-        const std::uint64_t r = l.table[0][s & 255u] ^ l.table[1][(s >> 8) & 255u] ^ l.table[2][(s >> 16) & 255u] ^
-                                l.table[3][s >> 24];
+        const std::uint64_t r =
+            l.table[0][s & 255u] ^ l.table[1][(s >> 8) & 255u] ^ l.table[2][(s >> 16) & 255u] ^ l.table[3][s >> 24];
         states[i] = static_cast<std::uint32_t>(r >> 32);
         out[i] = static_cast<std::uint32_t>(r);
     }

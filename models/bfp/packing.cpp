@@ -48,8 +48,9 @@ PackedTensor pack(const BfpTensor& tensor) {
     BitWriter exponents(out.exponent_plane);
     BitWriter mantissas(out.mantissa_plane);
     for (std::size_t q = 0; q < out.groups; ++q) {
-        exponents.put(tensor.is_nan_group(q) ? nan_field : static_cast<std::uint64_t>(tensor.exponents[q] - f.min_exponent()),
-                      f.exponent_bits);
+        exponents.put(
+            tensor.is_nan_group(q) ? nan_field : static_cast<std::uint64_t>(tensor.exponents[q] - f.min_exponent()),
+            f.exponent_bits);
         for (int c = 0; c < f.chunks_per_element(); ++c) {
             const int chunk_shift = 2 * (f.chunks_per_element() - 1 - c);  // most significant chunk first
             for (std::size_t j = 0; j < g; ++j) {
@@ -78,8 +79,8 @@ BfpTensor unpack(const PackedTensor& packed) {
     BitReader mantissas(packed.mantissa_plane);
     for (std::size_t q = 0; q < packed.groups; ++q) {
         const std::uint64_t field = exponents.get(f.exponent_bits);
-        out.exponents[q] = field == nan_field ? kNanExponent
-                                              : static_cast<std::int16_t>(static_cast<int>(field) + f.min_exponent());
+        out.exponents[q] =
+            field == nan_field ? kNanExponent : static_cast<std::int16_t>(static_cast<int>(field) + f.min_exponent());
         for (int c = 0; c < f.chunks_per_element(); ++c) {
             const int chunk_shift = 2 * (f.chunks_per_element() - 1 - c);  // most significant chunk first
             for (std::size_t j = 0; j < g; ++j) {

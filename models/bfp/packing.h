@@ -18,12 +18,12 @@ namespace fastsim::bfp {
 /// 64-bit words, fields back to back across word boundaries.
 struct PackedTensor {
     Format format;
-    std::size_t size = 0;                     ///< logical element count
+    std::size_t size = 0;  ///< logical element count
     std::size_t groups = 0;
     std::vector<std::uint64_t> exponent_plane;
     std::vector<std::uint64_t> mantissa_plane;
-    std::uint64_t exponent_plane_bits = 0;    ///< groups * e
-    std::uint64_t mantissa_plane_bits = 0;    ///< groups * g * (m/2) * 3
+    std::uint64_t exponent_plane_bits = 0;  ///< groups * e
+    std::uint64_t mantissa_plane_bits = 0;  ///< groups * g * (m/2) * 3
 
     [[nodiscard]] std::uint64_t total_bits() const { return exponent_plane_bits + mantissa_plane_bits; }
 };

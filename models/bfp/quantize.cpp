@@ -56,8 +56,8 @@ std::uint64_t round_scaled(std::uint64_t significand, int shift, std::uint32_t n
     } else {
         // Keep n bits below the LSB (the hardware's aligned, truncated mantissa), add the
         // n-bit noise, carry into the LSB: floor(t + noise / 2^n), exactly.
-        const std::uint64_t fraction = shift >= noise_bits ? remainder >> (shift - noise_bits)
-                                                           : remainder << (noise_bits - shift);
+        const std::uint64_t fraction =
+            shift >= noise_bits ? remainder >> (shift - noise_bits) : remainder << (noise_bits - shift);
         return integer + ((fraction + noise) >> noise_bits);
     }
 }
@@ -99,7 +99,8 @@ inline __attribute__((always_inline)) std::uint32_t max_magnitude_bits(const flo
     if (count % kLanes == 0) {
         std::uint32_t lane[kLanes] = {};
         for (std::size_t i = 0; i < count; i += kLanes)
-            for (std::size_t j = 0; j < kLanes; ++j) lane[j] = std::max(lane[j], float_bits(values[i + j]) & 0x7FFFFFFFu);
+            for (std::size_t j = 0; j < kLanes; ++j)
+                lane[j] = std::max(lane[j], float_bits(values[i + j]) & 0x7FFFFFFFu);
         std::uint32_t max_bits = 0;
         for (std::uint32_t v : lane) max_bits = std::max(max_bits, v);
         return max_bits;
@@ -125,8 +126,7 @@ inline __attribute__((always_inline)) SharedExponent shared_exponent(std::uint32
 
 template <Rounding R>
 void quantize_group_impl(const float* values, std::size_t count, const Format& format, const NoiseSpec& noise,
-                         LfsrBank& lfsr, std::int16_t& exponent, std::uint16_t* magnitudes,
-                         std::uint8_t* negative) {
+                         LfsrBank& lfsr, std::int16_t& exponent, std::uint16_t* magnitudes, std::uint8_t* negative) {
     const auto g = static_cast<std::size_t>(format.group_size);
     const std::uint64_t max_k = format.max_magnitude();
 
@@ -191,13 +191,17 @@ void Quantizer::quantize_group(const float* values, std::size_t count, std::int1
                                std::uint16_t* magnitudes, std::uint8_t* negative) {
     switch (m_rounding) {
     case Rounding::nearest:
-        return quantize_group_impl<Rounding::nearest>(values, count, m_format, m_noise, m_lfsr, exponent, magnitudes, negative);
+        return quantize_group_impl<Rounding::nearest>(values, count, m_format, m_noise, m_lfsr, exponent, magnitudes,
+                                                      negative);
     case Rounding::even:
-        return quantize_group_impl<Rounding::even>(values, count, m_format, m_noise, m_lfsr, exponent, magnitudes, negative);
+        return quantize_group_impl<Rounding::even>(values, count, m_format, m_noise, m_lfsr, exponent, magnitudes,
+                                                   negative);
     case Rounding::truncate:
-        return quantize_group_impl<Rounding::truncate>(values, count, m_format, m_noise, m_lfsr, exponent, magnitudes, negative);
+        return quantize_group_impl<Rounding::truncate>(values, count, m_format, m_noise, m_lfsr, exponent, magnitudes,
+                                                       negative);
     case Rounding::stochastic:
-        return quantize_group_impl<Rounding::stochastic>(values, count, m_format, m_noise, m_lfsr, exponent, magnitudes, negative);
+        return quantize_group_impl<Rounding::stochastic>(values, count, m_format, m_noise, m_lfsr, exponent, magnitudes,
+                                                         negative);
     }
 }
 
@@ -233,8 +237,9 @@ inline __attribute__((always_inline)) double power_of_two(int e) {
 /// are floor(t), the fraction t - floor(t) and k * lsb, so k is the integer the bit-level
 /// rules give. In float where 2^-lsb and 2^lsb are normal floats, else in double.
 template <Rounding R>
-inline __attribute__((always_inline)) void quantize_dequantize_group(const float* values, std::size_t count, const Format& format, const NoiseSpec& noise,
-                               const std::uint32_t* noise_of_lane, float* out) {
+inline __attribute__((always_inline)) void quantize_dequantize_group(const float* values, std::size_t count,
+                                                                     const Format& format, const NoiseSpec& noise,
+                                                                     const std::uint32_t* noise_of_lane, float* out) {
     const std::uint32_t max_bits = max_magnitude_bits(values, count);
     if (max_bits == 0) {  // every value is +-0 and so is every k * 2^lsb, with its sign (common: ReLU, padding)
         if (out != values) std::copy_n(values, count, out);
@@ -292,7 +297,8 @@ inline __attribute__((always_inline)) void quantize_dequantize_group(const float
             k = (t + kTwo52) - kTwo52;  // the FPU's own round-half-to-even
         } else {
             const auto whole = static_cast<std::int64_t>(t);
-            const auto kept = static_cast<std::int64_t>((t - static_cast<double>(whole)) * noise_scale);  // n bits below the LSB
+            const auto kept =
+                static_cast<std::int64_t>((t - static_cast<double>(whole)) * noise_scale);  // n bits below the LSB
             k = static_cast<double>(whole + ((kept + static_cast<std::int64_t>(noise_of_lane[i])) >> noise.noise_bits));
         }
         out[i] = std::copysign(static_cast<float>(k * up), values[i]);
@@ -302,8 +308,9 @@ inline __attribute__((always_inline)) void quantize_dequantize_group(const float
 /// All groups of `count` values; full groups of FAST's g = 16 get a constant trip count,
 /// which lets the compiler unroll and vectorise the element loops without remainders.
 template <Rounding R>
-inline __attribute__((always_inline)) void quantize_dequantize_all(const float* values, std::size_t count, const Format& format, const NoiseSpec& noise,
-                             LfsrBank& lfsr, float* out) {
+inline __attribute__((always_inline)) void quantize_dequantize_all(const float* values, std::size_t count,
+                                                                   const Format& format, const NoiseSpec& noise,
+                                                                   LfsrBank& lfsr, float* out) {
     const auto g = static_cast<std::size_t>(format.group_size);
     GroupNoise noise_buffer;  // one buffer for all groups
     for (std::size_t first = 0; first < count; first += g) {
@@ -311,7 +318,8 @@ inline __attribute__((always_inline)) void quantize_dequantize_all(const float* 
         if constexpr (R == Rounding::stochastic) noise_buffer.draw(g, noise, lfsr);
         constexpr std::size_t kFastGroupSize = 16;  // FAST's g
         if (n == kFastGroupSize)
-            quantize_dequantize_group<R>(values + first, kFastGroupSize, format, noise, noise_buffer.data(), out + first);
+            quantize_dequantize_group<R>(values + first, kFastGroupSize, format, noise, noise_buffer.data(),
+                                         out + first);
         else
             quantize_dequantize_group<R>(values + first, n, format, noise, noise_buffer.data(), out + first);
     }
@@ -348,7 +356,8 @@ __attribute__((target("avx2"), always_inline)) inline __m256 rounded_avx2(__m256
         k = _mm256_add_ps(whole_f, _mm256_and_ps(up_tie, c.one));
     } else {
         const __m256i kept = _mm256_cvttps_epi32(_mm256_mul_ps(fraction, c.noise_scale));  // n bits below the LSB
-        k = _mm256_cvtepi32_ps(_mm256_add_epi32(whole, _mm256_srl_epi32(_mm256_add_epi32(kept, lane_noise), c.noise_shift)));
+        k = _mm256_cvtepi32_ps(
+            _mm256_add_epi32(whole, _mm256_srl_epi32(_mm256_add_epi32(kept, lane_noise), c.noise_shift)));
     }
     const __m256 sign = _mm256_andnot_ps(_mm256_castsi256_ps(c.magnitude_mask), v);
     return _mm256_or_ps(_mm256_mul_ps(k, up), sign);
@@ -368,8 +377,8 @@ __attribute__((target("avx2"), always_inline)) inline __m256 float_power_avx2(in
 /// Stochastic rounding needs noise.noise_bits <= 24 (the float path's limit).
 template <Rounding R>
 __attribute__((target("avx2"))) void quantize_dequantize_g16_avx2(const float* values, std::size_t rows,
-                                                                std::size_t count, const Format& format,
-                                                                const NoiseSpec& noise, LfsrBank& lfsr, float* out) {
+                                                                  std::size_t count, const Format& format,
+                                                                  const NoiseSpec& noise, LfsrBank& lfsr, float* out) {
     constexpr std::size_t kGroup = 16;
     const Avx2Constants c{_mm256_set1_epi32(0x7FFFFFFF),
                           _mm256_set1_epi32(1),
@@ -384,7 +393,8 @@ __attribute__((target("avx2"))) void quantize_dequantize_g16_avx2(const float* v
     // leap of n * draws steps (first draw in the top bits); group j of them shifts its draw down.
     const int noise_bits = noise.noise_bits;
     const int draws_per_leap = 32 / noise_bits;
-    const __m256i noise_mask = _mm256_set1_epi32(static_cast<int>(noise_bits == 32 ? 0xFFFFFFFFu : (1u << noise_bits) - 1u));
+    const __m256i noise_mask =
+        _mm256_set1_epi32(static_cast<int>(noise_bits == 32 ? 0xFFFFFFFFu : (1u << noise_bits) - 1u));
     alignas(32) std::uint32_t leap_bits[kGroup];
     __m256i leap_low = _mm256_setzero_si256(), leap_high = leap_low;
     int draws_left = 0;  // in leap_bits
@@ -397,7 +407,8 @@ __attribute__((target("avx2"))) void quantize_dequantize_g16_avx2(const float* v
             __m256i noise_low = _mm256_setzero_si256(), noise_high = noise_low;
             if constexpr (R == Rounding::stochastic) {
                 if (draws_left == 0) {
-                    draws_left = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(draws_per_leap), groups_left));
+                    draws_left =
+                        static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(draws_per_leap), groups_left));
                     lfsr.draw_lanes(noise_bits * draws_left, kGroup, leap_bits);
                     leap_low = _mm256_load_si256(reinterpret_cast<const __m256i*>(leap_bits));
                     leap_high = _mm256_load_si256(reinterpret_cast<const __m256i*>(leap_bits + 8));
@@ -477,7 +488,8 @@ FASTSIM_VECTOR_CLONES void quantize_dequantize_rounding(Rounding rounding, const
     switch (rounding) {
     case Rounding::nearest: return quantize_dequantize_all<Rounding::nearest>(values, count, format, noise, lfsr, out);
     case Rounding::even: return quantize_dequantize_all<Rounding::even>(values, count, format, noise, lfsr, out);
-    case Rounding::truncate: return quantize_dequantize_all<Rounding::truncate>(values, count, format, noise, lfsr, out);
+    case Rounding::truncate:
+        return quantize_dequantize_all<Rounding::truncate>(values, count, format, noise, lfsr, out);
     case Rounding::stochastic:
         return quantize_dequantize_all<Rounding::stochastic>(values, count, format, noise, lfsr, out);
     }

@@ -18,10 +18,10 @@ inline constexpr std::int16_t kNanExponent = std::numeric_limits<std::int16_t>::
 /// zero-padded to g elements. Elements are sign-magnitude, so -0 is kept.
 struct BfpTensor {
     Format format;
-    std::size_t size = 0;                    ///< logical element count
-    std::vector<std::int16_t> exponents;     ///< E per group, or kNanExponent
-    std::vector<std::uint16_t> magnitudes;   ///< k per element slot, groups * g entries
-    std::vector<std::uint8_t> negative;      ///< sign bit per element slot
+    std::size_t size = 0;                   ///< logical element count
+    std::vector<std::int16_t> exponents;    ///< E per group, or kNanExponent
+    std::vector<std::uint16_t> magnitudes;  ///< k per element slot, groups * g entries
+    std::vector<std::uint8_t> negative;     ///< sign bit per element slot
 
     [[nodiscard]] std::size_t group_count() const { return exponents.size(); }
     [[nodiscard]] bool is_nan_group(std::size_t group) const { return exponents[group] == kNanExponent; }
@@ -31,8 +31,8 @@ struct BfpTensor {
     }
 
     friend bool operator==(const BfpTensor& a, const BfpTensor& b) {
-        return a.format == b.format && a.size == b.size && a.exponents == b.exponents &&
-               a.magnitudes == b.magnitudes && a.negative == b.negative;
+        return a.format == b.format && a.size == b.size && a.exponents == b.exponents && a.magnitudes == b.magnitudes &&
+               a.negative == b.negative;
     }
 };
 
@@ -65,8 +65,8 @@ public:
 
     /// Quantises one group: `count` <= g inputs, the remaining slots zero-padded.
     /// Writes the exponent and g magnitudes/signs.
-    void quantize_group(const float* values, std::size_t count, std::int16_t& exponent,
-                        std::uint16_t* magnitudes, std::uint8_t* negative);
+    void quantize_group(const float* values, std::size_t count, std::int16_t& exponent, std::uint16_t* magnitudes,
+                        std::uint8_t* negative);
 
     [[nodiscard]] const Format& format() const { return m_format; }
     [[nodiscard]] Rounding rounding() const { return m_rounding; }

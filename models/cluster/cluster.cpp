@@ -17,6 +17,7 @@ namespace fastsim::cluster {
 namespace {
 
 using interconnect::Compute;
+using interconnect::kStreams;
 using interconnect::MessageKey;
 using interconnect::MessageKeyHash;
 using interconnect::NodeProgram;
@@ -24,7 +25,6 @@ using interconnect::Recv;
 using interconnect::Send;
 using interconnect::Signal;
 using interconnect::WaitFor;
-using interconnect::kStreams;
 
 constexpr std::uint32_t kNoSlot = std::numeric_limits<std::uint32_t>::max();
 
@@ -59,7 +59,8 @@ struct CompiledOp {
 
 struct LabelAcc {
     std::uint32_t label = 0;
-    LabelStats stats{Picoseconds(std::numeric_limits<std::uint64_t>::max()), Picoseconds(0), Picoseconds(0), Picoseconds(0), 0, 0};
+    LabelStats stats{
+        Picoseconds(std::numeric_limits<std::uint64_t>::max()), Picoseconds(0), Picoseconds(0), Picoseconds(0), 0, 0};
     void span(Picoseconds start, Picoseconds end) {
         stats.first_start_ps = std::min(stats.first_start_ps, start);
         stats.last_end_ps = std::max(stats.last_end_ps, end);
@@ -148,7 +149,8 @@ Compiled compile(const std::vector<NodeProgram>& programs) {
                 if (const auto* compute = std::get_if<Compute>(&op)) {
                     out.push_back({compute->duration_ps.count(), kNoSlot, label_of(compute->label), Kind::compute});
                 } else if (const auto* send = std::get_if<Send>(&op)) {
-                    if (send->peer.value() >= programs.size()) throw std::invalid_argument(where() + ": peer out of range");
+                    if (send->peer.value() >= programs.size())
+                        throw std::invalid_argument(where() + ": peer out of range");
                     const std::uint32_t slot = slot_of({NodeId(n), send->peer, send->tag});
                     Message& m = c.messages[slot];
                     if (m.has_send) throw std::invalid_argument(where() + ": a second Send with this (src, dst, tag)");
@@ -156,7 +158,8 @@ Compiled compile(const std::vector<NodeProgram>& programs) {
                     m.bytes = send->bytes;
                     out.push_back({send->bytes, slot, label_of(send->label), Kind::send});
                 } else if (const auto* recv = std::get_if<Recv>(&op)) {
-                    if (recv->peer.value() >= programs.size()) throw std::invalid_argument(where() + ": peer out of range");
+                    if (recv->peer.value() >= programs.size())
+                        throw std::invalid_argument(where() + ": peer out of range");
                     const std::uint32_t slot = slot_of({recv->peer, NodeId(n), recv->tag});
                     Message& m = c.messages[slot];
                     if (m.has_recv) throw std::invalid_argument(where() + ": a second Recv with this (src, dst, tag)");
@@ -164,7 +167,8 @@ Compiled compile(const std::vector<NodeProgram>& programs) {
                     out.push_back({0, slot, label_of(recv->label), Kind::recv});
                 } else if (const auto* signal = std::get_if<Signal>(&op)) {
                     const std::uint32_t slot = event_of(signal->event);
-                    if (c.events[slot].has_signal) throw std::invalid_argument(where() + ": the event is signalled twice");
+                    if (c.events[slot].has_signal)
+                        throw std::invalid_argument(where() + ": the event is signalled twice");
                     c.events[slot].has_signal = true;
                     out.push_back({0, slot, label_of(signal->label), Kind::signal});
                 } else {
@@ -272,84 +276,90 @@ private:
             const CompiledOp& op = ops[pc];
             LabelAcc& label = m_compiled.labels[op.label];
             switch (op.kind) {
-                case Kind::compute: {
-                    const Picoseconds duration(op.value);
-                    if (m_recorder) m_recorder->op({node, pc, OpKind::compute, label.label, NodeId(), 0, 0, t, t + duration, stream});
-                    label.span(t, t + duration);
-                    if (main_stream) {  // on the comm stream a Compute only delays the communication
-                        label.stats.compute_ps += duration;
-                        stats.compute_ps += duration;
+            case Kind::compute: {
+                const Picoseconds duration(op.value);
+                if (m_recorder)
+                    m_recorder->op({node, pc, OpKind::compute, label.label, NodeId(), 0, 0, t, t + duration, stream});
+                label.span(t, t + duration);
+                if (main_stream) {  // on the comm stream a Compute only delays the communication
+                    label.stats.compute_ps += duration;
+                    stats.compute_ps += duration;
+                }
+                t += duration;
+                break;
+            }
+            case Kind::send: {
+                if (m_error) return;
+                sync(t);
+                Message& m = m_compiled.messages[op.slot];
+                m.arrival_ps = m_network.transfer(n, m.dst.value(), m.bytes, t, m_recorder ? &m_hops : nullptr);
+                m.posted = true;
+                if (m_recorder) {
+                    for (const interconnect::HopInterval& hop : m_hops)
+                        m_recorder->channel(
+                            {hop.channel, node, m.dst, m.bytes, m.tag, label.label, hop.start_ps, hop.end_ps});
+                    m_recorder->op(
+                        {node, pc, OpKind::send, label.label, m.dst, m.bytes, m.tag, t, m.arrival_ps, stream});
+                }
+                wake(m.dst.value(), op.slot, false);
+                label.span(t, m.arrival_ps);
+                label.stats.bytes_sent += m.bytes;
+                ++stats.send_count;
+                stats.bytes_sent += m.bytes;
+                break;
+            }
+            case Kind::recv: {
+                if (m_error) return;
+                Message& m = m_compiled.messages[op.slot];
+                if (!m.posted) {
+                    state.pc = pc;
+                    state.waiting_message = op.slot;
+                    while (!m.posted) {
+                        sc_core::wait(m_wakeups[lane]);
+                        if (m_error) return;
                     }
-                    t += duration;
-                    break;
+                    state.waiting_message = kNoSlot;
                 }
-                case Kind::send: {
-                    if (m_error) return;
-                    sync(t);
-                    Message& m = m_compiled.messages[op.slot];
-                    m.arrival_ps = m_network.transfer(n, m.dst.value(), m.bytes, t, m_recorder ? &m_hops : nullptr);
-                    m.posted = true;
-                    if (m_recorder) {
-                        for (const interconnect::HopInterval& hop : m_hops)
-                            m_recorder->channel({hop.channel, node, m.dst, m.bytes, m.tag, label.label, hop.start_ps, hop.end_ps});
-                        m_recorder->op({node, pc, OpKind::send, label.label, m.dst, m.bytes, m.tag, t, m.arrival_ps, stream});
+                const Picoseconds done = std::max(t, m.arrival_ps);
+                if (m_recorder)
+                    m_recorder->op({node, pc, OpKind::recv, label.label, m.src, m.bytes, m.tag, t, done, stream});
+                m.consumed = true;
+                blocked(label, t, done);
+                ++stats.recv_count;
+                stats.bytes_received += m.bytes;
+                t = done;
+                break;
+            }
+            case Kind::signal: {
+                Event& e = m_compiled.events[op.slot];
+                e.signalled = true;
+                e.time_ps = t;
+                if (m_recorder)
+                    m_recorder->op({node, pc, OpKind::signal, label.label, NodeId(), 0, e.event, t, t, stream});
+                label.span(t, t);
+                wake(n, op.slot, true);
+                break;
+            }
+            case Kind::wait: {
+                if (m_error) return;
+                Event& e = m_compiled.events[op.slot];
+                if (!e.signalled) {
+                    state.pc = pc;
+                    state.waiting_event = op.slot;
+                    while (!e.signalled) {
+                        sc_core::wait(m_wakeups[lane]);
+                        if (m_error) return;
                     }
-                    wake(m.dst.value(), op.slot, false);
-                    label.span(t, m.arrival_ps);
-                    label.stats.bytes_sent += m.bytes;
-                    ++stats.send_count;
-                    stats.bytes_sent += m.bytes;
-                    break;
+                    state.waiting_event = kNoSlot;
                 }
-                case Kind::recv: {
-                    if (m_error) return;
-                    Message& m = m_compiled.messages[op.slot];
-                    if (!m.posted) {
-                        state.pc = pc;
-                        state.waiting_message = op.slot;
-                        while (!m.posted) {
-                            sc_core::wait(m_wakeups[lane]);
-                            if (m_error) return;
-                        }
-                        state.waiting_message = kNoSlot;
-                    }
-                    const Picoseconds done = std::max(t, m.arrival_ps);
-                    if (m_recorder) m_recorder->op({node, pc, OpKind::recv, label.label, m.src, m.bytes, m.tag, t, done, stream});
-                    m.consumed = true;
-                    blocked(label, t, done);
-                    ++stats.recv_count;
-                    stats.bytes_received += m.bytes;
-                    t = done;
-                    break;
-                }
-                case Kind::signal: {
-                    Event& e = m_compiled.events[op.slot];
-                    e.signalled = true;
-                    e.time_ps = t;
-                    if (m_recorder) m_recorder->op({node, pc, OpKind::signal, label.label, NodeId(), 0, e.event, t, t, stream});
-                    label.span(t, t);
-                    wake(n, op.slot, true);
-                    break;
-                }
-                case Kind::wait: {
-                    if (m_error) return;
-                    Event& e = m_compiled.events[op.slot];
-                    if (!e.signalled) {
-                        state.pc = pc;
-                        state.waiting_event = op.slot;
-                        while (!e.signalled) {
-                            sc_core::wait(m_wakeups[lane]);
-                            if (m_error) return;
-                        }
-                        state.waiting_event = kNoSlot;
-                    }
-                    const Picoseconds done = std::max(t, e.time_ps);
-                    if (m_recorder) m_recorder->op({node, pc, OpKind::wait, label.label, NodeId(), 0, e.event, t, done, stream});
-                    blocked(label, t, done);
-                    (main_stream ? stats.main_event_wait_ps : stats.comm_event_wait_ps) += done - t;
-                    t = done;
-                    break;
-                }
+                const Picoseconds done = std::max(t, e.time_ps);
+                if (m_recorder)
+                    m_recorder->op({node, pc, OpKind::wait, label.label, NodeId(), 0, e.event, t, done, stream});
+                blocked(label, t, done);
+                (main_stream ? stats.main_event_wait_ps : stats.comm_event_wait_ps) += done - t;
+                t = done;
+                break;
+            }
             }
         }
         state.pc = ops.size();
@@ -364,8 +374,8 @@ private:
     ClusterRecorder* m_recorder;                    ///< optional
     std::vector<interconnect::HopInterval> m_hops;  ///< for the recorder: the current Send's route
     std::vector<LaneState> m_lanes;
-    std::vector<NodeStats> m_stats;                 ///< per node
-    std::unique_ptr<sc_core::sc_event[]> m_wakeups; ///< per lane: a message or event it waits for was posted
+    std::vector<NodeStats> m_stats;                  ///< per node
+    std::unique_ptr<sc_core::sc_event[]> m_wakeups;  ///< per lane: a message or event it waits for was posted
     std::uint64_t m_ticks_per_ps;
     std::exception_ptr m_error;
 };
@@ -403,14 +413,16 @@ ClusterResult run_cluster(const interconnect::Topology& topology, const std::vec
         } else {
             const auto& recv = std::get<Recv>(op);
             why = "Recv from node " + std::to_string(recv.peer.value()) + ", tag " + std::to_string(recv.tag) +
-                  (compiled.messages[compiled_op.slot].has_send ? "; its Send was never reached)" : "; no matching Send)");
+                  (compiled.messages[compiled_op.slot].has_send ? "; its Send was never reached)"
+                                                                : "; no matching Send)");
         }
-        blocked += (blocked.empty() ? "" : "; ") +
-                   ("node " + std::to_string(n) + stream_name(lane) + " blocked at op " + std::to_string(state.pc) + " (" + why);
+        blocked += (blocked.empty() ? "" : "; ") + ("node " + std::to_string(n) + stream_name(lane) +
+                                                    " blocked at op " + std::to_string(state.pc) + " (" + why);
     }
     if (blocked_count > 0)
-        throw std::runtime_error("run_cluster: deadlock: " + blocked +
-                                 (blocked_count > 8 ? "; ... (" + std::to_string(blocked_count) + " streams blocked)" : ""));
+        throw std::runtime_error(
+            "run_cluster: deadlock: " + blocked +
+            (blocked_count > 8 ? "; ... (" + std::to_string(blocked_count) + " streams blocked)" : ""));
     // 4. Messages sent but never received.
     for (const Message& m : compiled.messages)
         if (m.posted && !m.consumed)

@@ -15,12 +15,14 @@ namespace fastsim::cluster {
 
 /// What one compute node did.
 struct NodeStats {
-    Picoseconds compute_ps{0};         ///< sum of its main stream's Compute durations (on the comm stream a Compute is a delay)
-    Picoseconds wait_ps{0};            ///< main stream blocked in Recv or WaitFor (from posting to arrival)
-    Picoseconds finish_ps{0};          ///< when its last op finished, on either stream
-    Picoseconds main_finish_ps{0};     ///< when its main stream finished
-    Picoseconds comm_finish_ps{0};     ///< when its comm stream finished (0 if it has no ops)
-    Picoseconds main_event_wait_ps{0};  ///< its main stream blocked in WaitFor (the step's final waits for its all-reduces)
+    Picoseconds compute_ps{
+        0};                    ///< sum of its main stream's Compute durations (on the comm stream a Compute is a delay)
+    Picoseconds wait_ps{0};    ///< main stream blocked in Recv or WaitFor (from posting to arrival)
+    Picoseconds finish_ps{0};  ///< when its last op finished, on either stream
+    Picoseconds main_finish_ps{0};  ///< when its main stream finished
+    Picoseconds comm_finish_ps{0};  ///< when its comm stream finished (0 if it has no ops)
+    Picoseconds main_event_wait_ps{
+        0};  ///< its main stream blocked in WaitFor (the step's final waits for its all-reduces)
     Picoseconds comm_event_wait_ps{0};  ///< its comm stream blocked in WaitFor (for gradients to be ready)
     std::uint64_t send_count = 0;
     std::uint64_t recv_count = 0;
@@ -31,19 +33,19 @@ struct NodeStats {
 /// The ops carrying one label, over all nodes and streams. An op's span: Compute [start, end];
 /// Send [posted, arrival at the peer]; Recv, WaitFor [posted, completed]; Signal [t, t].
 struct LabelStats {
-    Picoseconds first_start_ps{0};     ///< earliest span start
-    Picoseconds last_end_ps{0};        ///< latest span end
-    Picoseconds compute_ps{0};         ///< main-stream Compute durations summed over nodes
-    Picoseconds wait_ps{0};            ///< main-stream Recv and WaitFor blocking summed over nodes
+    Picoseconds first_start_ps{0};  ///< earliest span start
+    Picoseconds last_end_ps{0};     ///< latest span end
+    Picoseconds compute_ps{0};      ///< main-stream Compute durations summed over nodes
+    Picoseconds wait_ps{0};         ///< main-stream Recv and WaitFor blocking summed over nodes
     std::uint64_t bytes_sent = 0;
     std::uint64_t op_count = 0;
 };
 
 struct ClusterResult {
-    Picoseconds end_ps{0};                                   ///< the last op finished anywhere
-    std::vector<NodeStats> nodes;                            ///< by node id
-    std::vector<interconnect::ChannelStats> channels;        ///< by channel id (Topology::channels())
-    std::map<std::uint32_t, LabelStats> labels;              ///< by label, for the labels used
+    Picoseconds end_ps{0};                             ///< the last op finished anywhere
+    std::vector<NodeStats> nodes;                      ///< by node id
+    std::vector<interconnect::ChannelStats> channels;  ///< by channel id (Topology::channels())
+    std::map<std::uint32_t, LabelStats> labels;        ///< by label, for the labels used
 };
 
 /// Runs one program per compute node (programs.size() == topology.node_count()) on the
@@ -65,7 +67,6 @@ struct ClusterResult {
 /// With `recorder`, also reports every op and every channel reservation to it as they happen
 /// (cluster_recorder.h), spans of zero length included.
 ClusterResult run_cluster(const interconnect::Topology& topology,
-                          const std::vector<interconnect::NodeProgram>& programs,
-                          ClusterRecorder* recorder = nullptr);
+                          const std::vector<interconnect::NodeProgram>& programs, ClusterRecorder* recorder = nullptr);
 
 }  // namespace fastsim::cluster

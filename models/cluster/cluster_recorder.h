@@ -21,22 +21,22 @@ struct OpSpan {
     NodeId node;
     std::size_t op_index = 0;  ///< position in its stream of the node's program
     OpKind kind = OpKind::compute;
-    std::uint32_t label = 0;   ///< the op's label as the program gave it
-    NodeId peer;               ///< Send: destination; Recv: source; otherwise 0
-    std::uint64_t bytes = 0;   ///< Send, Recv: the message's bytes
-    std::uint64_t tag = 0;     ///< Send, Recv: the message's tag; Signal, WaitFor: the event
+    std::uint32_t label = 0;  ///< the op's label as the program gave it
+    NodeId peer;              ///< Send: destination; Recv: source; otherwise 0
+    std::uint64_t bytes = 0;  ///< Send, Recv: the message's bytes
+    std::uint64_t tag = 0;    ///< Send, Recv: the message's tag; Signal, WaitFor: the event
     Picoseconds start_ps{0};
     Picoseconds end_ps{0};
-    std::uint8_t stream = 0;   ///< 0 = the main stream, 1 = the comm stream (interconnect::Stream)
+    std::uint8_t stream = 0;  ///< 0 = the main stream, 1 = the comm stream (interconnect::Stream)
 };
 
 /// A message holding one directed channel of its route during [start_ps, end_ps).
 struct ChannelSpan {
     interconnect::ChannelId channel = 0;
-    NodeId src, dst;               ///< the message's end nodes
+    NodeId src, dst;  ///< the message's end nodes
     std::uint64_t bytes = 0;
     std::uint64_t tag = 0;
-    std::uint32_t label = 0;       ///< the Send's label
+    std::uint32_t label = 0;  ///< the Send's label
     Picoseconds start_ps{0};
     Picoseconds end_ps{0};
 };

@@ -40,7 +40,8 @@ std::uint64_t quantised_bytes(Scheme scheme, std::uint64_t values) {
     const std::uint64_t scales_per_bucket = scheme == Scheme::onebit ? 2 : 1;
     const std::uint64_t buckets = values / kBucketValues + (values % kBucketValues != 0);
     const std::uint64_t bits = checked_mul(values, bits_per_value, "bits of a quantised gradient");
-    return bits / 8 + (bits % 8 != 0) + checked_mul(buckets * scales_per_bucket, kValueBytes, "scales of a quantised gradient");
+    return bits / 8 + (bits % 8 != 0) +
+           checked_mul(buckets * scales_per_bucket, kValueBytes, "scales of a quantised gradient");
 }
 
 Work node_work(const Params& params, std::uint64_t values, std::uint64_t factor_length) {

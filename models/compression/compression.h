@@ -19,9 +19,9 @@ inline std::string_view to_string(Scheme scheme) { return name_of(scheme); }
 
 struct Params {
     Scheme scheme = Scheme::none;
-    double density = 0.001;    ///< topk, dgc, threshold: the fraction of values sent
-    std::uint32_t rank = 2;    ///< powersgd: the rank r of the factors P (n x r) and Q (m x r)
-    double threshold = 0.0;    ///< threshold: |g| above which a value is sent (training; its wire volume uses density)
+    double density = 0.001;  ///< topk, dgc, threshold: the fraction of values sent
+    std::uint32_t rank = 2;  ///< powersgd: the rank r of the factors P (n x r) and Q (m x r)
+    double threshold = 0.0;  ///< threshold: |g| above which a value is sent (training; its wire volume uses density)
     bool error_feedback = true;  ///< topk, threshold, onebit, powersgd: carry what was not sent to the next step
 };
 

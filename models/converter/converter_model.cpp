@@ -22,8 +22,8 @@ ConversionCost conversion_cost(const ConverterParams& p, std::uint64_t values, b
     const auto lanes = static_cast<std::uint64_t>(p.lanes);
     c.groups = values / g + (values % g != 0 ? 1 : 0);
     const std::uint64_t slots = checked_mul(c.groups, g, "converter slots");  // padded elements use lanes too
-    c.cycles = checked_add(static_cast<std::uint64_t>(p.pipeline_latency_cycles), slots / lanes + (slots % lanes != 0 ? 1 : 0),
-                           "converter cycles");
+    c.cycles = checked_add(static_cast<std::uint64_t>(p.pipeline_latency_cycles),
+                           slots / lanes + (slots % lanes != 0 ? 1 : 0), "converter cycles");
     c.comparator_ops = c.groups * (g - 1);  // <= slots
     c.subtractor_ops = slots;
     c.shifter_ops = slots;

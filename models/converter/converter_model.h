@@ -14,9 +14,9 @@ namespace fastsim::converter {
 /// (ceil(log2 g) levels), exponent subtractors, alignment shifters, LFSR noise adders
 /// (stochastic rounding) and truncation, pipelined.
 struct ConverterParams {
-    int group_size = 16;               ///< g
-    int lanes = 16;                    ///< values accepted per cycle (default g: a group per cycle)
-    int pipeline_latency_cycles = 7;   ///< fill latency (default ceil(log2 g) + 3)
+    int group_size = 16;              ///< g
+    int lanes = 16;                   ///< values accepted per cycle (default g: a group per cycle)
+    int pipeline_latency_cycles = 7;  ///< fill latency (default ceil(log2 g) + 3)
 
     /// The defaults derived from g: lanes = g, latency = ceil(log2 g) comparator levels + 1
     /// subtract + 1 shift + 1 noise-add/truncate.
@@ -25,13 +25,13 @@ struct ConverterParams {
 
 /// Work and time of one conversion job (a tensor of `values` fp32 values into BFP).
 struct ConversionCost {
-    std::uint64_t cycles = 0;             ///< pipeline latency + issue cycles
+    std::uint64_t cycles = 0;  ///< pipeline latency + issue cycles
     std::uint64_t groups = 0;
-    std::uint64_t comparator_ops = 0;     ///< (g - 1) per group
-    std::uint64_t subtractor_ops = 0;     ///< one per element: E - e_i, the alignment distance
-    std::uint64_t shifter_ops = 0;        ///< one per element
-    std::uint64_t noise_adds = 0;         ///< one per element, stochastic rounding only
-    std::uint64_t lfsr_steps = 0;         ///< noise_bits per element, stochastic rounding only
+    std::uint64_t comparator_ops = 0;  ///< (g - 1) per group
+    std::uint64_t subtractor_ops = 0;  ///< one per element: E - e_i, the alignment distance
+    std::uint64_t shifter_ops = 0;     ///< one per element
+    std::uint64_t noise_adds = 0;      ///< one per element, stochastic rounding only
+    std::uint64_t lfsr_steps = 0;      ///< noise_bits per element, stochastic rounding only
 
     /// Two jobs run back to back on one converter: every count adds, cycles included; SizeOverflow
     /// if a count leaves 64 bits.

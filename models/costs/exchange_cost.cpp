@@ -32,7 +32,8 @@ planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, cons
     planner::ExchangeCost cost;
     cost.latency_s = to_seconds(latency_ps);
     for (std::size_t c = 0; c < load_to_a.size(); ++c) {
-        const double bits_per_s = static_cast<double>(topology.channel(static_cast<interconnect::ChannelId>(c)).timing.bits_per_s);
+        const double bits_per_s =
+            static_cast<double>(topology.channel(static_cast<interconnect::ChannelId>(c)).timing.bits_per_s);
         const double both = (load_to_a[c] + load_to_b[c]) * 8 / bits_per_s;
         if (load_to_a[c] > 0 && both > cost.seconds_per_byte_to_a) {
             cost.seconds_per_byte_to_a = both;

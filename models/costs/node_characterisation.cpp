@@ -66,17 +66,20 @@ const NodeCharacterisation::LayerCounters& NodeCharacterisation::counters(std::s
         if (it == m_phases.end())
             it = m_phases
                      .emplace(phase_key,
-                              on_arrays(s.job, t.node, static_cast<std::uint64_t>(t.arrays), m_memo[type], m_tiles_run).repeated(s.count))
+                              on_arrays(s.job, t.node, static_cast<std::uint64_t>(t.arrays), m_memo[type], m_tiles_run)
+                                  .repeated(s.count))
                      .first;
         c[p] = it->second;
     }
     return m_cache.emplace(key, c).first->second;
 }
 
-planner::PhaseSeconds NodeCharacterisation::seconds(std::size_t type, std::size_t layer, const planner::LayerDims& dims) {
+planner::PhaseSeconds NodeCharacterisation::seconds(std::size_t type, std::size_t layer,
+                                                    const planner::LayerDims& dims) {
     const LayerCounters& c = counters(type, layer, dims);
     const std::uint64_t hz = m_types[type].node.clock_hz;
-    return {to_seconds(Cycles(c[0].cycles), hz), to_seconds(Cycles(c[1].cycles), hz), to_seconds(Cycles(c[2].cycles), hz)};
+    return {to_seconds(Cycles(c[0].cycles), hz), to_seconds(Cycles(c[1].cycles), hz),
+            to_seconds(Cycles(c[2].cycles), hz)};
 }
 
 }  // namespace fastsim::costs

@@ -39,7 +39,8 @@ private:
         std::size_t type, layer;
         std::uint64_t batch, in, out, out_rows;
         bool operator==(const Key& o) const {
-            return std::tie(type, layer, batch, in, out, out_rows) == std::tie(o.type, o.layer, o.batch, o.in, o.out, o.out_rows);
+            return std::tie(type, layer, batch, in, out, out_rows) ==
+                   std::tie(o.type, o.layer, o.batch, o.in, o.out, o.out_rows);
         }
     };
     struct KeyHash {

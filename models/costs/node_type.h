@@ -10,11 +10,11 @@
 namespace fastsim::costs {
 
 struct NodeType {
-    int arrays = 1;                  ///< arrays per node, side by side
-    node::NodeParams node;           ///< one array's share of the node (DRAM bandwidth / arrays)
+    int arrays = 1;                   ///< arrays per node, side by side
+    node::NodeParams node;            ///< one array's share of the node (DRAM bandwidth / arrays)
     node::TensorPrecision precision;  ///< mantissa bits of weights, activations and gradients
-    energy::EnergyTable energy;      ///< the energy table with this type's DRAM energy
-    double dram_capacity_gib = 0;    ///< 0: memory is not checked
+    energy::EnergyTable energy;       ///< the energy table with this type's DRAM energy
+    double dram_capacity_gib = 0;     ///< 0: memory is not checked
 };
 
 }  // namespace fastsim::costs

@@ -33,7 +33,8 @@ planner::MemoryModel memory_model(const std::vector<NodeType>& types, const BfpS
     for (const NodeType& t : types) precision.push_back(t.precision);
     m.bytes = [precision, g, e](std::size_t type, planner::Stored what, std::uint64_t elements) {
         const auto stored = [&](int mantissa_bits) {
-            const std::uint64_t groups = elements / static_cast<std::uint64_t>(g) + (elements % static_cast<std::uint64_t>(g) != 0);
+            const std::uint64_t groups =
+                elements / static_cast<std::uint64_t>(g) + (elements % static_cast<std::uint64_t>(g) != 0);
             const memory::BfpBits bits = memory::bfp_bits_saturated(groups, g, mantissa_bits, e);
             return (static_cast<double>(bits.exponent) + static_cast<double>(bits.mantissa)) / 8;
         };

@@ -15,7 +15,8 @@ EnergyBreakdown energy_of(const ActionCounts& n, const EnergyTable& t, const Sta
                 d(a.group_products) * (t.exponent_add_pj + t.psum_add_pj);
     const converter::ConversionCost& c = n.conversion;
     e.converter_pj = d(c.comparator_ops) * t.comparator_pj + d(c.subtractor_ops) * t.subtractor_pj +
-                     d(c.shifter_ops) * t.shifter_pj + d(c.noise_adds) * t.noise_add_pj + d(c.lfsr_steps) * t.lfsr_step_pj;
+                     d(c.shifter_ops) * t.shifter_pj + d(c.noise_adds) * t.noise_add_pj +
+                     d(c.lfsr_steps) * t.lfsr_step_pj;
     e.vector_pj = d(n.vector.ops) * t.vector_op_pj;
     const memory::Traffic& m = n.traffic;
     e.sram_pj = d(m.sram_exponent_read_bits) * t.sram_exponent_read_pj_per_bit +

@@ -18,25 +18,25 @@ namespace fastsim::energy {
 struct EnergyTable {
     std::string name;
     // fMAC, per pass of one PE and per group product
-    double chunk_multiply_pj = 0;      ///< one signed 2-bit x 2-bit chunk product (one lane, one pass)
-    double adder_tree_add_pj = 0;      ///< one adder of the g-input tree
-    double pass_accumulate_pj = 0;     ///< shift and add of one pass into the group's integer sum
-    double exponent_add_pj = 0;        ///< shared exponents added, once per group product
-    double psum_add_pj = 0;            ///< fp32 add of a group product into the partial sum
+    double chunk_multiply_pj = 0;   ///< one signed 2-bit x 2-bit chunk product (one lane, one pass)
+    double adder_tree_add_pj = 0;   ///< one adder of the g-input tree
+    double pass_accumulate_pj = 0;  ///< shift and add of one pass into the group's integer sum
+    double exponent_add_pj = 0;     ///< shared exponents added, once per group product
+    double psum_add_pj = 0;         ///< fp32 add of a group product into the partial sum
     // converter, per operation
     double comparator_pj = 0;
     double subtractor_pj = 0;
     double shifter_pj = 0;
     double noise_add_pj = 0;
-    double lfsr_step_pj = 0;           ///< one LFSR shift (one noise bit)
+    double lfsr_step_pj = 0;  ///< one LFSR shift (one noise bit)
     // vector unit
-    double vector_op_pj = 0;           ///< one operation of one lane (add, multiply, compare, exp, ...)
+    double vector_op_pj = 0;  ///< one operation of one lane (add, multiply, compare, exp, ...)
     // memories, per bit
     double sram_exponent_read_pj_per_bit = 0;
     double sram_exponent_write_pj_per_bit = 0;
     double sram_mantissa_read_pj_per_bit = 0;
     double sram_mantissa_write_pj_per_bit = 0;
-    double dram_pj_per_bit = 0;        ///< for the node's DRAM type
+    double dram_pj_per_bit = 0;  ///< for the node's DRAM type
     // static power
     double leakage_mw_per_pe = 0;
     double leakage_mw_per_sram_kib = 0;
@@ -61,12 +61,12 @@ struct StaticContext {
 
 /// Energy by component, pJ.
 struct EnergyBreakdown {
-    double fmac_pj = 0;       ///< chunk multiplies, adder trees, accumulators, exponent and psum adds
+    double fmac_pj = 0;  ///< chunk multiplies, adder trees, accumulators, exponent and psum adds
     double converter_pj = 0;
-    double vector_pj = 0;     ///< the vector unit's operations
+    double vector_pj = 0;  ///< the vector unit's operations
     double sram_pj = 0;
     double dram_pj = 0;
-    double leakage_pj = 0;    ///< static energy over the wall cycles
+    double leakage_pj = 0;  ///< static energy over the wall cycles
     [[nodiscard]] double total_pj() const;
     EnergyBreakdown& operator+=(const EnergyBreakdown& o);
 };

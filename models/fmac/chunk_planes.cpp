@@ -15,8 +15,9 @@ ChunkPlanes::ChunkPlanes(const bfp::BfpMatrix& matrix)
     m_chunks.assign(groups * static_cast<std::size_t>(m_chunks_per_element) * m_lane_stride, 0);
     for (std::size_t q = 0; q < groups; ++q)
         for (int i = 0; i < m_chunks_per_element; ++i) {
-            std::int16_t* lanes = &m_chunks[(q * static_cast<std::size_t>(m_chunks_per_element) + static_cast<std::size_t>(i)) *
-                                            m_lane_stride];
+            std::int16_t* lanes =
+                &m_chunks[(q * static_cast<std::size_t>(m_chunks_per_element) + static_cast<std::size_t>(i)) *
+                          m_lane_stride];
             for (std::size_t l = 0; l < m_group_size; ++l) {
                 const std::size_t e = q * m_group_size + l;
                 const int c = (matrix.data.magnitudes[e] >> (2 * i)) & 3;

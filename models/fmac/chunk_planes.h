@@ -63,12 +63,15 @@ inline std::int64_t group_product_passes(const std::int16_t* x, std::size_t x_st
     for (int i = 0; i < chunks_x; ++i) {
         __m128i xv[Blocks];
         for (std::size_t b = 0; b < Blocks; ++b)
-            xv[b] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + static_cast<std::size_t>(i) * x_stride + b * kLaneBlock));
+            xv[b] = _mm_loadu_si128(
+                reinterpret_cast<const __m128i*>(x + static_cast<std::size_t>(i) * x_stride + b * kLaneBlock));
         for (int j = 0; j < chunks_y; ++j) {
             const std::int16_t* yj = y + static_cast<std::size_t>(j) * y_stride;
             __m128i tree = _mm_madd_epi16(xv[0], _mm_loadu_si128(reinterpret_cast<const __m128i*>(yj)));
             for (std::size_t b = 1; b < Blocks; ++b)
-                tree = _mm_add_epi32(tree, _mm_madd_epi16(xv[b], _mm_loadu_si128(reinterpret_cast<const __m128i*>(yj + b * kLaneBlock))));
+                tree = _mm_add_epi32(
+                    tree,
+                    _mm_madd_epi16(xv[b], _mm_loadu_si128(reinterpret_cast<const __m128i*>(yj + b * kLaneBlock))));
             acc = _mm_add_epi32(acc, _mm_sll_epi32(tree, _mm_cvtsi32_si128(2 * (i + j))));
         }
     }
@@ -81,7 +84,8 @@ inline std::int64_t group_product_passes(const std::int16_t* x, std::size_t x_st
         for (int j = 0; j < chunks_y; ++j) {
             std::int32_t tree = 0;
             for (std::size_t l = 0; l < Blocks * kLaneBlock; ++l)
-                tree += std::int32_t{x[static_cast<std::size_t>(i) * x_stride + l]} * y[static_cast<std::size_t>(j) * y_stride + l];
+                tree += std::int32_t{x[static_cast<std::size_t>(i) * x_stride + l]} *
+                        y[static_cast<std::size_t>(j) * y_stride + l];
             total += std::int64_t{tree} << (2 * (i + j));
         }
     return total;

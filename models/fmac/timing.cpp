@@ -47,9 +47,10 @@ GemmTiming analytic_gemm_timing(const GemmShape& shape, const ArrayGeometry& arr
     ArrayCounters& counts = t.counts;
     counts.folds = checked_mul(f.row_folds, f.col_folds, "array folds");
     counts.stationary_cycles = checked_mul(f.col_folds, f.row_dim, kCycles);
-    const std::uint64_t hops = checked_add(checked_add(checked_mul(counts.folds, f.stream, kCycles), counts.stationary_cycles, kCycles),
-                                           checked_mul(f.row_folds, f.col_dim, kCycles), kCycles) -
-                               2 * counts.folds;  // every fold has r + c >= 2
+    const std::uint64_t hops =
+        checked_add(checked_add(checked_mul(counts.folds, f.stream, kCycles), counts.stationary_cycles, kCycles),
+                    checked_mul(f.row_folds, f.col_dim, kCycles), kCycles) -
+        2 * counts.folds;  // every fold has r + c >= 2
     t.stream_cycles = checked_mul(p, hops, kCycles);
     t.cycles = checked_add(counts.stationary_cycles, t.stream_cycles, kCycles);
     const std::uint64_t groups = ceil_div(shape.k, static_cast<std::uint64_t>(array.group_size));

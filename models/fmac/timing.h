@@ -50,8 +50,8 @@ struct ArrayCounters {
     /// (is) before a fold, draining the outputs (os) after it.
     std::uint64_t stationary_cycles = 0;
     std::uint64_t folds = 0;
-    std::uint64_t group_products = 0;      ///< m * groups(k) * n: fMAC group operations
-    std::uint64_t pe_passes = 0;           ///< group_products * P: chunk passes actually done
+    std::uint64_t group_products = 0;  ///< m * groups(k) * n: fMAC group operations
+    std::uint64_t pe_passes = 0;       ///< group_products * P: chunk passes actually done
 
     /// Share of the PE-cycles of `cycles` wall cycles on `array` that did a chunk pass: pe_passes /
     /// (cycles x R x C), 0 for no cycles.
@@ -69,7 +69,8 @@ struct ArrayCounters {
 /// Every counter of ArrayCounters, in report order (common/counter_fields.h): the one list that
 /// +=, -, == and node::PhaseCounters walk.
 inline constexpr CounterField<ArrayCounters> kArrayCounterFields[] = {
-    {&ArrayCounters::stationary_cycles, {"stationary_cycles", "stationary load/drain cycles", CounterKind::work, CounterShow::hidden}},
+    {&ArrayCounters::stationary_cycles,
+     {"stationary_cycles", "stationary load/drain cycles", CounterKind::work, CounterShow::hidden}},
     {&ArrayCounters::folds, {"folds", "folds", CounterKind::work, CounterShow::hidden}},
     {&ArrayCounters::group_products, {"group_products", "group products", CounterKind::action, CounterShow::hidden}},
     {&ArrayCounters::pe_passes, {"pe_passes", "PE passes", CounterKind::action, CounterShow::detail}},
@@ -118,11 +119,11 @@ struct OperandPasses {
 /// where P = passes_per_group. Folds run back to back, column folds outer, row folds inner.
 struct GemmTiming {
     std::uint64_t cycles = 0;
-    std::uint64_t stream_cycles = 0;   ///< cycles - counts.stationary_cycles
-    std::uint64_t macs = 0;            ///< m * k * n useful multiply-accumulates
+    std::uint64_t stream_cycles = 0;  ///< cycles - counts.stationary_cycles
+    std::uint64_t macs = 0;           ///< m * k * n useful multiply-accumulates
     ArrayCounters counts;
     OperandPasses passes_of_operands;
-    int passes = 0;                    ///< P
+    int passes = 0;  ///< P
 };
 
 GemmTiming analytic_gemm_timing(const GemmShape& shape, const ArrayGeometry& array, int mantissa_bits_x,

@@ -12,9 +12,9 @@ namespace fastsim::fmac {
 
 /// The three GEMMs of one layer's training step (docs/array.md, "GEMM mapping").
 enum class TrainingPhase : std::uint8_t {
-    forward,          ///< O = A W            X = A (along K),   stationary W   (along K)
-    backward_data,    ///< dA = dO W^T        X = dO (along N),  stationary W^T (along N)
-    weight_gradient   ///< dW = A^T dO        X = A^T (along M), stationary dO  (along M)
+    forward,         ///< O = A W            X = A (along K),   stationary W   (along K)
+    backward_data,   ///< dA = dO W^T        X = dO (along N),  stationary W^T (along N)
+    weight_gradient  ///< dW = A^T dO        X = A^T (along M), stationary dO  (along M)
 };
 
 const EnumNames<TrainingPhase, 3>& enum_names(TrainingPhase);

@@ -31,7 +31,8 @@ class FluidModel {
 public:
     explicit FluidModel(const Topology& topology) : m_topology(topology) {}
 
-    std::vector<CollectiveCost> all_reduce(const std::vector<NodeId>& ranks, const std::vector<AllReduceAlgorithm>& algorithms) {
+    std::vector<CollectiveCost> all_reduce(const std::vector<NodeId>& ranks,
+                                           const std::vector<AllReduceAlgorithm>& algorithms) {
         m_steps.clear();
         m_messages.clear();
         for (std::size_t a = 0; a < algorithms.size(); ++a) add_steps(a, ranks, algorithms[a]);
@@ -78,7 +79,8 @@ private:
         switch (algorithm) {
         case AllReduceAlgorithm::ring: {
             const std::size_t s = step(static_cast<double>(2 * (p - 1)));
-            for (std::size_t i = 0; i < p; ++i) m_messages.push_back({ranks[i], ranks[(i + 1) % p], s, 1.0 / static_cast<double>(p)});
+            for (std::size_t i = 0; i < p; ++i)
+                m_messages.push_back({ranks[i], ranks[(i + 1) % p], s, 1.0 / static_cast<double>(p)});
             break;
         }
         case AllReduceAlgorithm::tree:  // the binomial reduce's rounds, then the broadcast's
@@ -98,7 +100,8 @@ private:
             for (std::size_t distance = core / 2; distance >= 1; distance /= 2) {
                 fraction /= 2;
                 const std::size_t s = step(2);  // the halving step and its doubling mirror
-                for (std::size_t i = 0; i < core; ++i) m_messages.push_back({ranks[i], ranks[i ^ distance], s, fraction});
+                for (std::size_t i = 0; i < core; ++i)
+                    m_messages.push_back({ranks[i], ranks[i ^ distance], s, fraction});
             }
             break;
         }
@@ -119,7 +122,6 @@ private:
     std::vector<std::vector<ChannelId>> m_used;  ///< per step: the channels it loads
     std::vector<ChannelId> m_route;
 };
-
 
 CollectiveCost all_reduce_cost(Network& network, const std::vector<NodeId>& ranks, AllReduceAlgorithm algorithm) {
     if (ranks.size() < 2) return {};
@@ -161,7 +163,8 @@ std::uint64_t simulated_all_reduce(const Topology& topology, AllReduceAlgorithm 
         topology.route_into(ranks[i].value(), ranks[(i + 1) % p].value(), route);
         for (const ChannelId c : route) step_latency_ps[i] += topology.channel(c).timing.latency_ps;
     }
-    return coalesced_ring_all_reduce(programs, ranks, bytes, tag_base, label, 2 * (kMaxReplayRanks - 1), step_latency_ps);
+    return coalesced_ring_all_reduce(programs, ranks, bytes, tag_base, label, 2 * (kMaxReplayRanks - 1),
+                                     step_latency_ps);
 }
 
 std::uint64_t simulated_all_reduce_ops_per_rank(AllReduceAlgorithm algorithm, std::size_t p) {
@@ -196,9 +199,11 @@ const CollectiveCost& AllReduceChooser::cost(const std::vector<NodeId>& ranks, A
     if (const auto it = m_costs.find(key); it != m_costs.end()) return it->second;
     if (ranks.size() > kMaxReplayRanks) {  // every candidate at once: one pass over the sources
         std::vector<AllReduceAlgorithm> algorithms = candidates(ranks.size());
-        if (std::find(algorithms.begin(), algorithms.end(), algorithm) == algorithms.end()) algorithms.push_back(algorithm);
+        if (std::find(algorithms.begin(), algorithms.end(), algorithm) == algorithms.end())
+            algorithms.push_back(algorithm);
         const std::vector<CollectiveCost> costs = m_fluid->all_reduce(ranks, algorithms);
-        for (std::size_t i = 0; i < algorithms.size(); ++i) m_costs.emplace(std::make_pair(ranks, algorithms[i]), costs[i]);
+        for (std::size_t i = 0; i < algorithms.size(); ++i)
+            m_costs.emplace(std::make_pair(ranks, algorithms[i]), costs[i]);
         return m_costs.at(key);
     }
     return m_costs.emplace(key, all_reduce_cost(m_network, ranks, algorithm)).first->second;
@@ -219,14 +224,16 @@ std::vector<double> AllReduceChooser::concurrent_seconds(const std::vector<std::
     std::uint64_t tag = 0;
     for (std::size_t s = 0; s < sets.size(); ++s)
         if (sets[s].size() >= 2)
-            tag = simulated_all_reduce(topology(), choose(sets[s], bytes[s]).first, programs, sets[s], key.second[s], tag, 0);
+            tag = simulated_all_reduce(topology(), choose(sets[s], bytes[s]).first, programs, sets[s], key.second[s],
+                                       tag, 0);
     std::vector<NodeId> node_of(nodes);
     for (std::size_t n = 0; n < nodes; ++n) node_of[n] = NodeId(n);
     std::vector<Picoseconds> end_ps;
     replay_messages(m_network, programs, node_of, &end_ps);
     std::vector<double> seconds(sets.size(), 0.0);
     for (std::size_t s = 0; s < sets.size(); ++s)
-        for (const NodeId n : sets[s]) seconds[s] = std::max(seconds[s], sets[s].size() < 2 ? 0.0 : to_seconds(end_ps[n.value()]));
+        for (const NodeId n : sets[s])
+            seconds[s] = std::max(seconds[s], sets[s].size() < 2 ? 0.0 : to_seconds(end_ps[n.value()]));
     return m_concurrent.emplace(std::move(key), seconds).first->second;
 }
 

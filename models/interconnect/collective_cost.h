@@ -76,7 +76,8 @@ public:
     /// ends when all start at once (docs/interconnect.md, "Concurrent all-reduces"): lowered as
     /// the cluster runs them, each node's sets in order, and replayed together on the network,
     /// so sets sharing a node wait for each other and sets sharing a link share it.
-    std::vector<double> concurrent_seconds(const std::vector<std::vector<NodeId>>& sets, const std::vector<double>& bytes);
+    std::vector<double> concurrent_seconds(const std::vector<std::vector<NodeId>>& sets,
+                                           const std::vector<double>& bytes);
     [[nodiscard]] const Topology& topology() const { return m_network.topology(); }
     /// The algorithm cluster.gradient_sync.algorithm forces, if any.
     [[nodiscard]] std::optional<AllReduceAlgorithm> forced() const { return m_forced; }

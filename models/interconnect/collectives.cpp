@@ -33,8 +33,8 @@ void recv(std::vector<NodeProgram>& programs, NodeId at, NodeId from, std::uint6
 
 /// p-1 ring steps: in step s rank i sends chunk (i + first_offset - s) mod p to rank i+1, then
 /// receives from rank i-1. Shared by reduce-scatter (offset 0) and all-gather (offset 1).
-std::uint64_t ring_steps(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
-                         std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label, std::size_t first_offset) {
+std::uint64_t ring_steps(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks, std::uint64_t bytes,
+                         std::uint64_t tag_base, std::uint32_t label, std::size_t first_offset) {
     const std::size_t p = ranks.size();
     if (p < 2) return tag_base;
     for (std::size_t s = 0; s + 1 < p; ++s)
@@ -59,14 +59,14 @@ std::uint64_t ring_reduce_scatter(std::vector<NodeProgram>& programs, const std:
     return ring_steps(programs, ranks, bytes, tag_base, label, 0);
 }
 
-std::uint64_t ring_all_gather(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
-                              std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
+std::uint64_t ring_all_gather(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks, std::uint64_t bytes,
+                              std::uint64_t tag_base, std::uint32_t label) {
     check_ranks(programs, ranks, "ring_all_gather");
     return ring_steps(programs, ranks, bytes, tag_base, label, 1);
 }
 
-std::uint64_t ring_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
-                              std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
+std::uint64_t ring_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks, std::uint64_t bytes,
+                              std::uint64_t tag_base, std::uint32_t label) {
     check_ranks(programs, ranks, "ring_all_reduce");
     const std::uint64_t next = ring_steps(programs, ranks, bytes, tag_base, label, 0);
     return ring_steps(programs, ranks, bytes, next, label, 1);
@@ -77,7 +77,8 @@ std::uint64_t coalesced_ring_all_reduce(std::vector<NodeProgram>& programs, cons
                                         std::size_t max_rounds, const std::vector<Picoseconds>& step_latency_ps) {
     check_ranks(programs, ranks, "coalesced_ring_all_reduce");
     const std::size_t p = ranks.size();
-    if (step_latency_ps.size() != p) throw std::invalid_argument("coalesced_ring_all_reduce: one step latency per rank");
+    if (step_latency_ps.size() != p)
+        throw std::invalid_argument("coalesced_ring_all_reduce: one step latency per rank");
     if (max_rounds == 0) throw std::invalid_argument("coalesced_ring_all_reduce: zero rounds");
     if (p < 2) return tag_base;
     const std::size_t steps = 2 * (p - 1), rounds = std::min(max_rounds, steps);
@@ -94,7 +95,8 @@ std::uint64_t coalesced_ring_all_reduce(std::vector<NodeProgram>& programs, cons
             std::uint64_t round_bytes = 0;
             for (std::size_t s = first; s < last; ++s) round_bytes += chunk_bytes(bytes, p, chunk_of(i, s));
             if (merged > 1 && step_latency_ps[i] > Picoseconds(0))
-                programs[ranks[i].value()].ops.emplace_back(Compute{checked_mul(merged - 1, step_latency_ps[i], "picoseconds of merged ring steps"), label});
+                programs[ranks[i].value()].ops.emplace_back(
+                    Compute{checked_mul(merged - 1, step_latency_ps[i], "picoseconds of merged ring steps"), label});
             send(programs, ranks[i], ranks[(i + 1) % p], round_bytes, tag_base + r, label);
             recv(programs, ranks[i], ranks[(i + p - 1) % p], tag_base + r, label);
         }
@@ -102,8 +104,8 @@ std::uint64_t coalesced_ring_all_reduce(std::vector<NodeProgram>& programs, cons
     return tag_base + rounds;
 }
 
-std::uint64_t tree_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
-                              std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
+std::uint64_t tree_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks, std::uint64_t bytes,
+                              std::uint64_t tag_base, std::uint32_t label) {
     check_ranks(programs, ranks, "tree_all_reduce");
     const std::size_t p = ranks.size();
     if (p < 2) return tag_base;
@@ -227,7 +229,8 @@ constexpr std::array<AllReduceDescriptor, std::size(kAllReduceAlgorithms)> kAllR
 
 constexpr bool rows_in_order() {
     for (std::size_t i = 0; i < kAllReduces.size(); ++i)
-        if (kAllReduces[i].algorithm != kAllReduceAlgorithms[i] || static_cast<std::size_t>(kAllReduces[i].algorithm) != i)
+        if (kAllReduces[i].algorithm != kAllReduceAlgorithms[i] ||
+            static_cast<std::size_t>(kAllReduces[i].algorithm) != i)
             return false;
     return true;
 }
@@ -252,8 +255,8 @@ std::uint64_t all_reduce(AllReduceAlgorithm algorithm, std::vector<NodeProgram>&
     return kAllReduces[static_cast<std::size_t>(algorithm)].lower(programs, ranks, bytes, tag_base, label);
 }
 
-std::uint64_t all_to_all(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
-                         std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
+std::uint64_t all_to_all(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks, std::uint64_t bytes,
+                         std::uint64_t tag_base, std::uint32_t label) {
     check_ranks(programs, ranks, "all_to_all");
     const std::size_t p = ranks.size();
     if (p < 2) return tag_base;
@@ -266,8 +269,8 @@ std::uint64_t all_to_all(std::vector<NodeProgram>& programs, const std::vector<N
     return tag_base + (p - 1);
 }
 
-std::uint64_t point_to_point(std::vector<NodeProgram>& programs, NodeId src, NodeId dst,
-                             std::uint64_t bytes, std::uint64_t tag, std::uint32_t label) {
+std::uint64_t point_to_point(std::vector<NodeProgram>& programs, NodeId src, NodeId dst, std::uint64_t bytes,
+                             std::uint64_t tag, std::uint32_t label) {
     check_ranks(programs, {src}, "point_to_point");
     check_ranks(programs, {dst}, "point_to_point");
     send(programs, src, dst, bytes, tag, label);

@@ -37,8 +37,8 @@ std::uint64_t chunk_bytes(std::uint64_t bytes, std::size_t parts, std::size_t in
 /// Ring all-reduce = ring reduce-scatter then ring all-gather: 2(p-1) steps; in each, rank i
 /// sends one chunk to rank i+1 and receives one from rank i-1 (Send then Recv). Uncontended:
 /// 2(p-1) alpha + 2(p-1)/p n beta. Uses 2(p-1) tags.
-std::uint64_t ring_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
-                              std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
+std::uint64_t ring_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks, std::uint64_t bytes,
+                              std::uint64_t tag_base, std::uint32_t label);
 
 /// Ring reduce-scatter: p-1 steps, in step s rank i sends chunk (i - s) mod p to rank i+1; rank
 /// i ends owning chunk (i + 1) mod p. (p-1) alpha + (p-1)/p n beta. Uses p-1 tags.
@@ -48,8 +48,8 @@ std::uint64_t ring_reduce_scatter(std::vector<NodeProgram>& programs, const std:
 /// Ring all-gather of n bytes, rank i contributing chunk (i + 1) mod p (what reduce-scatter
 /// leaves): p-1 steps, in step s rank i forwards chunk (i + 1 - s) mod p to rank i+1.
 /// (p-1) alpha + (p-1)/p n beta. Uses p-1 tags.
-std::uint64_t ring_all_gather(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
-                              std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
+std::uint64_t ring_all_gather(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks, std::uint64_t bytes,
+                              std::uint64_t tag_base, std::uint32_t label);
 
 /// The ring all-reduce with its 2(p-1) steps merged into at most `max_rounds` rounds (for
 /// large p, where the plain ring's 2p(p-1) messages cost more to simulate than they tell):
@@ -69,8 +69,8 @@ std::uint64_t coalesced_ring_all_reduce(std::vector<NodeProgram>& programs, cons
 /// a node's sends use distinct links (fully connected) it takes 2 floor(log2 p) (alpha + n beta),
 /// the depth of the binomial tree; = 2 log2 p (alpha + n beta) for p a power of two. Uses
 /// 2 ceil(log2 p) tags.
-std::uint64_t tree_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
-                              std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
+std::uint64_t tree_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks, std::uint64_t bytes,
+                              std::uint64_t tag_base, std::uint32_t label);
 
 /// Halving-doubling (Rabenseifner) all-reduce, any p. With p' the largest power of two <= p
 /// and r = p - p': rank p' + i (i < r) first sends its n bytes to rank i (fold); ranks 0..p'-1
@@ -118,12 +118,12 @@ std::uint64_t all_reduce(AllReduceAlgorithm algorithm, std::vector<NodeProgram>&
 /// rank j. In step s = 1 .. p-1 rank i sends its block for i+s to rank i+s and receives its
 /// block from rank i-s, then moves on (Send then Recv). (p-1) alpha + (p-1)/p n beta, alpha the
 /// end-to-end latency of one path. Uses p-1 tags.
-std::uint64_t all_to_all(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
-                         std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
+std::uint64_t all_to_all(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks, std::uint64_t bytes,
+                         std::uint64_t tag_base, std::uint32_t label);
 
 /// One message of `bytes` from node src to node dst with `tag`: a Send at src, a Recv at dst.
 /// Returns tag + 1.
-std::uint64_t point_to_point(std::vector<NodeProgram>& programs, NodeId src, NodeId dst,
-                             std::uint64_t bytes, std::uint64_t tag, std::uint32_t label);
+std::uint64_t point_to_point(std::vector<NodeProgram>& programs, NodeId src, NodeId dst, std::uint64_t bytes,
+                             std::uint64_t tag, std::uint32_t label);
 
 }  // namespace fastsim::interconnect

@@ -23,7 +23,8 @@ LinkTiming link_timing(const LinkParams& params) {
         throw std::invalid_argument("link bandwidth_gb_per_s must be finite and positive (at least 1 bit/s), got " +
                                     std::to_string(params.bandwidth_gb_per_s));
     if (!std::isfinite(params.latency_ns) || params.latency_ns < 0 || params.latency_ns > 1.8e13)
-        throw std::invalid_argument("link latency_ns must be finite and >= 0, got " + std::to_string(params.latency_ns));
+        throw std::invalid_argument("link latency_ns must be finite and >= 0, got " +
+                                    std::to_string(params.latency_ns));
     if (!std::isfinite(params.energy_pj_per_bit) || params.energy_pj_per_bit < 0)
         throw std::invalid_argument("link energy_pj_per_bit must be finite and >= 0, got " +
                                     std::to_string(params.energy_pj_per_bit));
@@ -37,8 +38,7 @@ Picoseconds occupancy_ps(std::uint64_t bytes, std::uint64_t bits_per_s) {
     if (bits_per_s == 0) throw std::invalid_argument("occupancy_ps: zero bandwidth");
     const Uint128 scaled = Uint128{bytes} * 8u * kPsPerSecond;  // < 2^64 * 2^3 * 2^40
     const Uint128 ps = (scaled + bits_per_s - 1) / bits_per_s;
-    if (ps > std::numeric_limits<std::uint64_t>::max())
-        throw SizeOverflow("picoseconds a link is busy");
+    if (ps > std::numeric_limits<std::uint64_t>::max()) throw SizeOverflow("picoseconds a link is busy");
     return Picoseconds(static_cast<std::uint64_t>(ps));
 }
 

@@ -17,8 +17,8 @@ struct LinkParams {
 
 /// A link's parameters in the integer units the timing uses, each rounded once from LinkParams.
 struct LinkTiming {
-    std::uint64_t bits_per_s = 0;   ///< llround(bandwidth_gb_per_s * 8e9), >= 1
-    Picoseconds latency_ps{0};      ///< llround(latency_ns * 1000)
+    std::uint64_t bits_per_s = 0;  ///< llround(bandwidth_gb_per_s * 8e9), >= 1
+    Picoseconds latency_ps{0};     ///< llround(latency_ns * 1000)
 };
 
 /// Checks `params` (bandwidth finite and > 0 and at least 1 bit/s, latency and energy finite

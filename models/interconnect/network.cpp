@@ -9,7 +9,7 @@ Network::Network(const Topology& topology)
     : m_topology(topology), m_free_at_ps(topology.channel_count(), Picoseconds(0)), m_stats(topology.channel_count()) {}
 
 Picoseconds Network::transfer(std::size_t src, std::size_t dst, std::uint64_t bytes, Picoseconds ready_ps,
-                             std::vector<HopInterval>* hops) {
+                              std::vector<HopInterval>* hops) {
     m_topology.route_into(src, dst, m_route);
     if (hops) hops->clear();
     Picoseconds head = ready_ps, tail_in = ready_ps, arrival = ready_ps;

@@ -11,10 +11,10 @@ namespace fastsim::interconnect {
 
 /// What one directed channel carried.
 struct ChannelStats {
-    Picoseconds busy_ps{0};       ///< sum of reserved intervals (occupancy, stretched by a slower upstream hop)
+    Picoseconds busy_ps{0};  ///< sum of reserved intervals (occupancy, stretched by a slower upstream hop)
     std::uint64_t bytes = 0;
     std::uint64_t transfers = 0;
-    double energy_pj = 0;         ///< bits * energy_pj_per_bit
+    double energy_pj = 0;  ///< bits * energy_pj_per_bit
 };
 
 /// When a transfer held one directed channel of its route: [start_ps, end_ps) = [start_k, end_k)

@@ -47,7 +47,8 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
         return slot_of.emplace(MessageKey{src, dst, tag}, static_cast<std::uint32_t>(slot_of.size())).first->second;
     };
     for (std::size_t node = 0; node < n; ++node) {
-        if (!programs[node].comm_ops.empty()) throw std::invalid_argument("replay_messages: comm streams are not replayed");
+        if (!programs[node].comm_ops.empty())
+            throw std::invalid_argument("replay_messages: comm streams are not replayed");
         steps[node].reserve(programs[node].ops.size());
         for (const Op& op : programs[node].ops) {
             if (const auto* s = std::get_if<Send>(&op); s && s->peer.value() >= n)
@@ -55,13 +56,16 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
             if (const auto* r = std::get_if<Recv>(&op); r && r->peer.value() >= n)
                 throw std::invalid_argument("replay_messages: peer out of range");
             if (const auto* s = std::get_if<Send>(&op))
-                steps[node].push_back({slot(NodeId(node), s->peer, s->tag), static_cast<std::uint32_t>(s->peer.value()), s->bytes, Step::send});
+                steps[node].push_back({slot(NodeId(node), s->peer, s->tag), static_cast<std::uint32_t>(s->peer.value()),
+                                       s->bytes, Step::send});
             else if (const auto* r = std::get_if<Recv>(&op))
-                steps[node].push_back({slot(r->peer, NodeId(node), r->tag), static_cast<std::uint32_t>(r->peer.value()), 0, Step::recv});
+                steps[node].push_back(
+                    {slot(r->peer, NodeId(node), r->tag), static_cast<std::uint32_t>(r->peer.value()), 0, Step::recv});
             else if (const auto* c = std::get_if<Compute>(&op))
                 steps[node].push_back({0, kNobody, 0, Step::delay, c->duration_ps});
             else
-                throw std::invalid_argument("replay_messages: node " + std::to_string(node) + " has an op other than Send, Recv or Compute");
+                throw std::invalid_argument("replay_messages: node " + std::to_string(node) +
+                                            " has an op other than Send, Recv or Compute");
         }
     }
     // (2) Run the nodes in global time order (ties: the lower node), as the executor does.

@@ -122,19 +122,19 @@ Topology Topology::hierarchical(const std::vector<Topology>& groups, UpperKind u
     const std::vector<std::size_t>& gw = t.m_gateways;
     const std::size_t k = gw.size();
     switch (upper_kind) {
-        case UpperKind::ring:
-            if (k == 2) t.add_link(gw[0], gw[1], upper_link);
-            if (k >= 3)
-                for (std::size_t i = 0; i < k; ++i) t.add_link(gw[i], gw[(i + 1) % k], upper_link);
-            break;
-        case UpperKind::fully_connected:
-            for (std::size_t a = 0; a < k; ++a)
-                for (std::size_t b = a + 1; b < k; ++b) t.add_link(gw[a], gw[b], upper_link);
-            break;
-        case UpperKind::switch_star:
-            if (upper_switch)
-                for (std::size_t i = 0; i < k; ++i) t.add_link(gw[i], t.vertex_count() - 1, upper_link);
-            break;
+    case UpperKind::ring:
+        if (k == 2) t.add_link(gw[0], gw[1], upper_link);
+        if (k >= 3)
+            for (std::size_t i = 0; i < k; ++i) t.add_link(gw[i], gw[(i + 1) % k], upper_link);
+        break;
+    case UpperKind::fully_connected:
+        for (std::size_t a = 0; a < k; ++a)
+            for (std::size_t b = a + 1; b < k; ++b) t.add_link(gw[a], gw[b], upper_link);
+        break;
+    case UpperKind::switch_star:
+        if (upper_switch)
+            for (std::size_t i = 0; i < k; ++i) t.add_link(gw[i], t.vertex_count() - 1, upper_link);
+        break;
     }
     return t;
 }
@@ -142,7 +142,9 @@ Topology Topology::hierarchical(const std::vector<Topology>& groups, UpperKind u
 std::size_t Topology::add_link(std::size_t a, std::size_t b, const LinkParams& link) {
     check_vertex(a, "add_link");
     check_vertex(b, "add_link");
-    if (a == b) throw std::invalid_argument("add_link: a link joins two different vertices, got " + std::to_string(a) + " twice");
+    if (a == b)
+        throw std::invalid_argument("add_link: a link joins two different vertices, got " + std::to_string(a) +
+                                    " twice");
     const LinkTiming timing = link_timing(link);
     if (m_channels.size() + 2 > std::numeric_limits<ChannelId>::max())
         throw std::length_error("add_link: too many channels");

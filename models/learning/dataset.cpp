@@ -20,7 +20,8 @@ public:
     explicit GzipFile(const std::string& path) : m_path(path) {
         std::error_code ec;
         if (!std::filesystem::is_regular_file(path, ec))
-            throw DatasetError(path + ": no such file (Fashion-MNIST comes from the Debian package "
+            throw DatasetError(path +
+                               ": no such file (Fashion-MNIST comes from the Debian package "
                                "dataset-fashion-mnist, which `bash scripts/setup.sh` installs)");
         m_file = gzopen(path.c_str(), "rb");
         if (m_file == nullptr) throw DatasetError(path + ": cannot open");
@@ -122,7 +123,8 @@ Dataset load_idx(const std::string& images_path, const std::string& labels_path,
     d.height = height;
     d.width = width;
     d.count = limit == 0 ? count : std::min<std::size_t>(limit, count);
-    const std::vector<unsigned char> pixels = images.read_vector(static_cast<std::size_t>(count) * d.pixels(), "pixel data");
+    const std::vector<unsigned char> pixels =
+        images.read_vector(static_cast<std::size_t>(count) * d.pixels(), "pixel data");
     images.expect_end();
     const std::vector<unsigned char> raw_labels = labels.read_vector(count, "label data");
     labels.expect_end();
@@ -141,11 +143,12 @@ Dataset load_idx(const std::string& images_path, const std::string& labels_path,
 FashionMnist load_fashion_mnist(const std::string& dir, std::size_t train_limit, std::size_t test_limit) {
     const std::filesystem::path base(dir);
     FashionMnist data;
-    data.train = load_idx((base / "train-images-idx3-ubyte.gz").string(), (base / "train-labels-idx1-ubyte.gz").string(),
-                          train_limit);
+    data.train = load_idx((base / "train-images-idx3-ubyte.gz").string(),
+                          (base / "train-labels-idx1-ubyte.gz").string(), train_limit);
     data.test = load_idx((base / "t10k-images-idx3-ubyte.gz").string(), (base / "t10k-labels-idx1-ubyte.gz").string(),
                          test_limit);
-    for (const auto& [split, file] : {std::pair{&data.train, "train-images-idx3-ubyte.gz"}, std::pair{&data.test, "t10k-images-idx3-ubyte.gz"}})
+    for (const auto& [split, file] :
+         {std::pair{&data.train, "train-images-idx3-ubyte.gz"}, std::pair{&data.test, "t10k-images-idx3-ubyte.gz"}})
         if (split->height != 28 || split->width != 28)
             throw DatasetError((base / file).string() + ": images are " + std::to_string(split->height) + " x " +
                                std::to_string(split->width) + ", the networks take 28 x 28");

@@ -22,8 +22,8 @@ public:
 struct Dataset {
     std::size_t count = 0;
     std::size_t height = 0, width = 0;
-    std::vector<float> images;          ///< count x (height * width), normalised (see load_idx)
-    std::vector<std::uint8_t> labels;   ///< count entries, each < kClasses
+    std::vector<float> images;         ///< count x (height * width), normalised (see load_idx)
+    std::vector<std::uint8_t> labels;  ///< count entries, each < kClasses
     [[nodiscard]] std::size_t pixels() const { return height * width; }
 };
 

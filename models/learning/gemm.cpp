@@ -38,7 +38,8 @@ const Blas& blas() {
             }
             tried += std::string(tried.empty() ? "" : "; ") + dlerror();
         }
-        if (library == nullptr) throw UserError("cannot load OpenBLAS (" + tried + "): install it with bash scripts/setup.sh");
+        if (library == nullptr)
+            throw UserError("cannot load OpenBLAS (" + tried + "): install it with bash scripts/setup.sh");
         const auto symbol = [&](const char* name) {
             void* address = dlsym(library, name);
             if (address == nullptr) throw UserError(std::string("the OpenBLAS library ") + path + " has no " + name);
@@ -92,32 +93,32 @@ void sgemm_abt(const float* a, const float* bt, std::size_t m, std::size_t n, st
         return;
     }
     blas().sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(m), static_cast<blasint>(n),
-                static_cast<blasint>(k), 1.0f, a, static_cast<blasint>(k), bt, static_cast<blasint>(k), 0.0f, c,
-                static_cast<blasint>(n));
+                 static_cast<blasint>(k), 1.0f, a, static_cast<blasint>(k), bt, static_cast<blasint>(k), 0.0f, c,
+                 static_cast<blasint>(n));
 }
 
 void sgemm_ab(const float* a, const float* b, std::size_t m, std::size_t n, std::size_t k, float* c) {
     if (m == 0 || n == 0) return;
     if (k == 0) return std::fill(c, c + m * n, 0.0f);
     blas().sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m), static_cast<blasint>(n),
-                static_cast<blasint>(k), 1.0f, a, static_cast<blasint>(k), b, static_cast<blasint>(n), 0.0f, c,
-                static_cast<blasint>(n));
+                 static_cast<blasint>(k), 1.0f, a, static_cast<blasint>(k), b, static_cast<blasint>(n), 0.0f, c,
+                 static_cast<blasint>(n));
 }
 
 void sgemm_atb(const float* at, const float* b, std::size_t m, std::size_t n, std::size_t k, float* c) {
     if (m == 0 || n == 0) return;
     if (k == 0) return std::fill(c, c + m * n, 0.0f);
     blas().sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<blasint>(m), static_cast<blasint>(n),
-                static_cast<blasint>(k), 1.0f, at, static_cast<blasint>(m), b, static_cast<blasint>(n), 0.0f, c,
-                static_cast<blasint>(n));
+                 static_cast<blasint>(k), 1.0f, at, static_cast<blasint>(m), b, static_cast<blasint>(n), 0.0f, c,
+                 static_cast<blasint>(n));
 }
 
 void sgemm_atbt(const float* at, const float* bt, std::size_t m, std::size_t n, std::size_t k, float* c) {
     if (m == 0 || n == 0) return;
     if (k == 0) return std::fill(c, c + m * n, 0.0f);
     blas().sgemm(CblasRowMajor, CblasTrans, CblasTrans, static_cast<blasint>(m), static_cast<blasint>(n),
-                static_cast<blasint>(k), 1.0f, at, static_cast<blasint>(m), bt, static_cast<blasint>(k), 0.0f, c,
-                static_cast<blasint>(n));
+                 static_cast<blasint>(k), 1.0f, at, static_cast<blasint>(m), bt, static_cast<blasint>(k), 0.0f, c,
+                 static_cast<blasint>(n));
 }
 
 void gemm_abt(GemmPath path, const float* a, const float* bt, std::size_t m, std::size_t n, std::size_t k,

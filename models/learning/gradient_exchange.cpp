@@ -81,8 +81,8 @@ double sparse_density(const compression::Params& params, std::size_t iteration, 
     return epoch < 4 ? std::max(params.density, std::pow(0.25, static_cast<double>(epoch + 1))) : params.density;
 }
 
-void GradientExchange::exchange(const std::vector<std::vector<std::vector<float>>>& grads, std::vector<std::vector<float>>& out,
-                                std::size_t iteration) {
+void GradientExchange::exchange(const std::vector<std::vector<std::vector<float>>>& grads,
+                                std::vector<std::vector<float>>& out, std::size_t iteration) {
     const std::size_t k = m_params.workers;
     // Without error feedback what a scheme did not send is dropped (DGC keeps its velocity).
     if (!m_params.compression.error_feedback && m_params.compression.scheme != Scheme::dgc)
@@ -116,8 +116,8 @@ void GradientExchange::exchange(const std::vector<std::vector<std::vector<float>
     }
 }
 
-void GradientExchange::sparse(std::size_t t, const std::vector<std::vector<std::vector<float>>>& grads, std::vector<float>& out,
-                              std::size_t iteration) {
+void GradientExchange::sparse(std::size_t t, const std::vector<std::vector<std::vector<float>>>& grads,
+                              std::vector<float>& out, std::size_t iteration) {
     const compression::Params& c = m_params.compression;
     const std::size_t k = m_params.workers, n = m_tensors[t].size();
     const auto mu = static_cast<float>(m_params.momentum);
@@ -142,14 +142,15 @@ void GradientExchange::sparse(std::size_t t, const std::vector<std::vector<std::
             p.density = density(iteration);
             const std::size_t keep = compression::sparse_entries(p, n);
             for (std::size_t i = 0; i < n; ++i) magnitude[i] = std::fabs(acc[i]);
-            std::nth_element(magnitude.begin(), magnitude.begin() + static_cast<std::ptrdiff_t>(n - keep), magnitude.end());
+            std::nth_element(magnitude.begin(), magnitude.begin() + static_cast<std::ptrdiff_t>(n - keep),
+                             magnitude.end());
             cut = magnitude[n - keep];
         }
         for (std::size_t i = 0; i < n; ++i) {
             const bool sent = c.scheme == Scheme::threshold ? std::fabs(acc[i]) > cut : std::fabs(acc[i]) >= cut;
             if (!sent) continue;
             out[i] += acc[i] * inv;
-            acc[i] = 0;  // sent: nothing left over
+            acc[i] = 0;                                            // sent: nothing left over
             if (c.scheme == Scheme::dgc) m_velocity[w][t][i] = 0;  // momentum factor masking
             ++m_values_sent;
         }
@@ -164,7 +165,8 @@ void GradientExchange::quantised(std::size_t t, const std::vector<std::vector<st
     for (std::size_t w = 0; w < k; ++w) {
         std::vector<float>& acc = m_residual[w][t];
         const std::vector<float>& g = grads[w][t];
-        std::uint64_t state = bfp::splitmix64(m_params.seed ^ (iteration * 0x9E3779B97F4A7C15ull) ^ (w << 40) ^ (t << 52));
+        std::uint64_t state =
+            bfp::splitmix64(m_params.seed ^ (iteration * 0x9E3779B97F4A7C15ull) ^ (w << 40) ^ (t << 52));
         for (std::size_t first = 0; first < n; first += compression::kBucketValues) {
             const std::size_t last = std::min(n, first + compression::kBucketValues);
             if (onebit) {

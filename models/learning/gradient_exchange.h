@@ -33,9 +33,9 @@ double sparse_density(const compression::Params& params, std::size_t iteration, 
 struct ExchangeParams {
     compression::Params compression;
     std::size_t workers = 1;
-    double momentum = 0.9;              ///< DGC's momentum correction uses the optimiser's momentum
+    double momentum = 0.9;  ///< DGC's momentum correction uses the optimiser's momentum
     std::size_t iterations_per_epoch = 1;
-    std::uint64_t seed = 1;             ///< TernGrad's stochastic rounding, and PowerSGD's initial Q
+    std::uint64_t seed = 1;  ///< TernGrad's stochastic rounding, and PowerSGD's initial Q
 };
 
 /// Every worker's state across iterations: error-feedback residuals, DGC's velocities,

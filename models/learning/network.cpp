@@ -82,8 +82,8 @@ protected:
     void gemm_forward(const float* a, std::size_t m, float* y, GemmContext& ctx) {
         ctx.show(m_index, TensorClass::weights, m_params.weights.data(), m_params.weights.size());
         gemm_abt(ctx.path, a, m_params.weights.data(), m, m_out, m_fan_in,
-                 ctx.quantizer(m_index, Operand::activations_forward), ctx.quantizer(m_index, Operand::weights_forward), y,
-                 ctx.scratch);
+                 ctx.quantizer(m_index, Operand::activations_forward), ctx.quantizer(m_index, Operand::weights_forward),
+                 y, ctx.scratch);
     }
 
     /// W (out x in, grouped along in) prepared for forward GEMMs Y^T = W A^T against slices
@@ -126,7 +126,8 @@ protected:
     /// against slices of G (m x out): the backward-data GEMM with the output transposed.
     void prepare_weights_backward(GemmOperand& wt, GemmContext& ctx) {
         transpose_weights();
-        wt.prepare(ctx.path, stored_rows(m_wt.data(), m_fan_in), m_out, ctx.quantizer(m_index, Operand::weights_backward));
+        wt.prepare(ctx.path, stored_rows(m_wt.data(), m_fan_in), m_out,
+                   ctx.quantizer(m_index, Operand::weights_backward));
     }
 
     /// dW (out x in) = G^T A from G^T (out x m) and A^T (in x m), both grouped along m.
@@ -201,12 +202,19 @@ public:
            int padding, std::mt19937_64& rng)
         : GemmLayer(index, static_cast<std::size_t>(filters),
                     static_cast<std::size_t>(channels) * static_cast<std::size_t>(kernel * kernel)),
-          m_name(std::move(name)), m_channels(channels), m_height(height), m_width(width), m_kernel(kernel),
-          m_padding(padding), m_out_height(height + 2 * padding - kernel + 1), m_out_width(width + 2 * padding - kernel + 1) {
+          m_name(std::move(name)),
+          m_channels(channels),
+          m_height(height),
+          m_width(width),
+          m_kernel(kernel),
+          m_padding(padding),
+          m_out_height(height + 2 * padding - kernel + 1),
+          m_out_width(width + 2 * padding - kernel + 1) {
         if (channels < 1 || height < 1 || width < 1 || filters < 1 || kernel < 1 || padding < 0 || m_out_height < 1 ||
             m_out_width < 1)
-            throw std::invalid_argument(m_name + ": a convolution needs positive sizes and a kernel no larger than "
-                                                 "the padded input");
+            throw std::invalid_argument(m_name +
+                                        ": a convolution needs positive sizes and a kernel no larger than "
+                                        "the padded input");
         init_parameters(m_params, m_out, m_fan_in, rng);
         build_inside();
     }
@@ -257,8 +265,9 @@ public:
                                    for (std::size_t b = 0; b < in.batch; ++b)
                                        std::copy_n(&grad_out.data[(b * m_out + f) * pixels], pixels, to + b * pixels);
                            }};
-        const RowSource at{m_fan_in, nullptr,
-                           [&](std::size_t first, std::size_t count, float* to) { fill_a_transposed(in, first, count, to); }};
+        const RowSource at{m_fan_in, nullptr, [&](std::size_t first, std::size_t count, float* to) {
+                               fill_a_transposed(in, first, count, to);
+                           }};
         gemm_weight_gradient(gt, at, rows, ctx);
         bias_gradient(grad_out, in.batch);
     }
@@ -317,12 +326,15 @@ private:
 
     /// m_padded = the input with p zeros around each plane: (H + 2p) x (W + 2p) planes.
     void pad_input(const Activation& in) {
-        const auto ph = static_cast<std::size_t>(m_height + 2 * m_padding), pw = static_cast<std::size_t>(m_width + 2 * m_padding);
+        const auto ph = static_cast<std::size_t>(m_height + 2 * m_padding),
+                   pw = static_cast<std::size_t>(m_width + 2 * m_padding);
         const auto p = static_cast<std::size_t>(m_padding), w = static_cast<std::size_t>(m_width);
-        m_padded.assign(in.batch * static_cast<std::size_t>(m_channels) * ph * pw + 1, 0.0f);  // + 1: slack for fill_a<3>'s 4-float reads
+        m_padded.assign(in.batch * static_cast<std::size_t>(m_channels) * ph * pw + 1,
+                        0.0f);  // + 1: slack for fill_a<3>'s 4-float reads
         for (std::size_t plane = 0; plane < in.batch * static_cast<std::size_t>(m_channels); ++plane)
             for (std::size_t y = 0; y < static_cast<std::size_t>(m_height); ++y)
-                std::copy_n(&in.data[(plane * static_cast<std::size_t>(m_height) + y) * w], w, &m_padded[(plane * ph + y + p) * pw + p]);
+                std::copy_n(&in.data[(plane * static_cast<std::size_t>(m_height) + y) * w], w,
+                            &m_padded[(plane * ph + y + p) * pw + p]);
     }
 
     /// Rows first .. first + count - 1 of A (rows x C k k) from m_padded: row (b, oy, ox),
@@ -332,7 +344,8 @@ private:
     void fill_a(std::size_t first, std::size_t count, float* row) const {
         const int k = K != 0 ? K : m_kernel;
         const std::size_t pixels = pixels_out(), width_out = static_cast<std::size_t>(m_out_width);
-        const auto ph = static_cast<std::size_t>(m_height + 2 * m_padding), pw = static_cast<std::size_t>(m_width + 2 * m_padding);
+        const auto ph = static_cast<std::size_t>(m_height + 2 * m_padding),
+                   pw = static_cast<std::size_t>(m_width + 2 * m_padding);
         const std::size_t channels = static_cast<std::size_t>(m_channels);
         std::size_t b = first / pixels, oy = first % pixels / width_out, ox = first % pixels % width_out;
         for (std::size_t r = first; r < first + count; ++r) {
@@ -370,7 +383,8 @@ private:
     /// (b, oy, ox_first .. +count) read input (b, c, y = oy+ky-p, x_first .. +count). Runs skip
     /// the padding.
     template <typename Visit>
-    void for_each_inside_run(std::size_t first_image, std::size_t end_image, int c, int ky, int kx, Visit&& visit) const {
+    void for_each_inside_run(std::size_t first_image, std::size_t end_image, int c, int ky, int kx,
+                             Visit&& visit) const {
         const int ox_first = std::max(0, m_padding - kx);
         const int ox_last = std::min(m_out_width, m_width + m_padding - kx);  // exclusive
         if (ox_last <= ox_first) return;
@@ -383,8 +397,11 @@ private:
     }
 
     [[nodiscard]] std::size_t input_index(std::size_t b, int c, int y, int x) const {
-        return ((b * static_cast<std::size_t>(m_channels) + static_cast<std::size_t>(c)) * static_cast<std::size_t>(m_height) +
-                static_cast<std::size_t>(y)) * static_cast<std::size_t>(m_width) + static_cast<std::size_t>(x);
+        return ((b * static_cast<std::size_t>(m_channels) + static_cast<std::size_t>(c)) *
+                    static_cast<std::size_t>(m_height) +
+                static_cast<std::size_t>(y)) *
+                   static_cast<std::size_t>(m_width) +
+               static_cast<std::size_t>(x);
     }
     [[nodiscard]] std::size_t column_index(std::size_t b, int oy, int ox) const {
         return b * pixels_out() + static_cast<std::size_t>(oy) * static_cast<std::size_t>(m_out_width) +
@@ -402,12 +419,13 @@ private:
                 continue;
             }
             std::size_t written = 0;
-            for_each_inside_run(0, in.batch, c, ky, kx, [&](std::size_t b, int ch, int y, int oy, int x, int ox, int n) {
-                const std::size_t at = column_index(b, oy, ox);
-                std::fill(to + written, to + at, 0.0f);
-                std::copy_n(&in.data[input_index(b, ch, y, x)], n, to + at);
-                written = at + static_cast<std::size_t>(n);
-            });
+            for_each_inside_run(0, in.batch, c, ky, kx,
+                                [&](std::size_t b, int ch, int y, int oy, int x, int ox, int n) {
+                                    const std::size_t at = column_index(b, oy, ox);
+                                    std::fill(to + written, to + at, 0.0f);
+                                    std::copy_n(&in.data[input_index(b, ch, y, x)], n, to + at);
+                                    written = at + static_cast<std::size_t>(n);
+                                });
             std::fill(to + written, to + rows, 0.0f);
         }
     }
@@ -468,11 +486,12 @@ private:
                 for (int kx = m_kernel; kx-- > 0;) {
                     const std::size_t r = kernel_row(c, ky, kx);
                     const float* in_row = m_dcols.data() + r * rows;
-                    for_each_inside_run(first, first + images, c, ky, kx, [&](std::size_t b, int ch, int y, int oy, int x, int ox, int n) {
-                        float* to = &grad_in.data[input_index(b, ch, y, x)];
-                        const float* from = in_row + column_index(b - first, oy, ox);
-                        for (int i = 0; i < n; ++i) to[i] += from[i];
-                    });
+                    for_each_inside_run(first, first + images, c, ky, kx,
+                                        [&](std::size_t b, int ch, int y, int oy, int x, int ox, int n) {
+                                            float* to = &grad_in.data[input_index(b, ch, y, x)];
+                                            const float* from = in_row + column_index(b - first, oy, ox);
+                                            for (int i = 0; i < n; ++i) to[i] += from[i];
+                                        });
                 }
     }
 
@@ -491,7 +510,8 @@ private:
                 for (int ky = m_kernel; ky-- > 0;)
                     for (int kx = m_kernel; kx-- > 0;) {
                         const PlaneSpan span = plane_span(ky, kx);
-                        const float* __restrict from = m_dcols.data() + kernel_row(c, ky, kx) * rows + (b - first) * pixels;
+                        const float* __restrict from =
+                            m_dcols.data() + kernel_row(c, ky, kx) * rows + (b - first) * pixels;
                         const std::uint32_t* __restrict inside = &m_inside[static_cast<std::size_t>(kx) * pixels];
                         float* __restrict to = plane + span.offset;
                         for (std::size_t i = span.begin; i < span.end; ++i) {
@@ -566,8 +586,8 @@ class ReluMaxPool2 final : public Layer {
 public:
     void forward(const Activation& in, Activation& out, GemmContext&) override {
         if (in.height < 2 || in.width < 2 || in.height % 2 != 0 || in.width % 2 != 0)
-            throw std::logic_error("2 x 2 max pooling needs even input sizes, got " + std::to_string(in.height) + " x " +
-                                   std::to_string(in.width));
+            throw std::logic_error("2 x 2 max pooling needs even input sizes, got " + std::to_string(in.height) +
+                                   " x " + std::to_string(in.width));
         const int oh = in.height / 2, ow = in.width / 2;
         out.reshape(in.batch, in.channels, oh, ow);
         m_winner.resize(out.data.size());
@@ -580,7 +600,8 @@ public:
             std::uint8_t* winner = m_winner.data() + pair * outputs;
 #ifdef __SSE2__
             if (outputs >= 4) {
-                for_each_block_of_four(outputs, [&](std::size_t j) { forward_four(top + 2 * j, bottom + 2 * j, y + j, winner + j); });
+                for_each_block_of_four(
+                    outputs, [&](std::size_t j) { forward_four(top + 2 * j, bottom + 2 * j, y + j, winner + j); });
                 continue;
             }
 #endif
@@ -613,7 +634,8 @@ public:
             // three +0.
 #ifdef __SSE2__
             if (outputs >= 4) {
-                for_each_block_of_four(outputs, [&](std::size_t j) { backward_four(dy + j, winner + j, top + 2 * j, bottom + 2 * j); });
+                for_each_block_of_four(
+                    outputs, [&](std::size_t j) { backward_four(dy + j, winner + j, top + 2 * j, bottom + 2 * j); });
                 continue;
             }
 #endif
@@ -656,7 +678,7 @@ private:
         const __m128 r2 = relu4(_mm_shuffle_ps(b0, b1, _MM_SHUFFLE(2, 0, 2, 0)));
         const __m128 r3 = relu4(_mm_shuffle_ps(b0, b1, _MM_SHUFFLE(3, 1, 3, 1)));
         const __m128 best = _mm_max_ps(_mm_max_ps(r0, r1), _mm_max_ps(r2, r3));  // no NaN after ReLU
-        const __m128i before1 = _mm_castps_si128(_mm_cmpneq_ps(r0, best));        // all ones = 1 before
+        const __m128i before1 = _mm_castps_si128(_mm_cmpneq_ps(r0, best));       // all ones = 1 before
         const __m128i before2 = _mm_and_si128(before1, _mm_castps_si128(_mm_cmpneq_ps(r1, best)));
         const __m128i before3 = _mm_and_si128(before2, _mm_castps_si128(_mm_cmpneq_ps(r2, best)));
         const __m128i at = _mm_sub_epi32(_mm_setzero_si128(), _mm_add_epi32(_mm_add_epi32(before1, before2), before3));

@@ -81,7 +81,7 @@ struct GemmContext {
 
 /// Trainable parameters of a GEMM layer, all fp32: the master weights and the SGD state.
 struct Parameters {
-    std::vector<float> weights, bias;                     ///< W: out x fan_in, row-major
+    std::vector<float> weights, bias;  ///< W: out x fan_in, row-major
     std::vector<float> weight_grad, bias_grad;
     std::vector<float> weight_velocity, bias_velocity;
 };
@@ -91,7 +91,7 @@ struct GemmLayerShape {
     std::string name;
     bool conv = false;
     int in_channels = 0, in_height = 0, in_width = 0, filters = 0, kernel = 0, padding = 0;  ///< conv
-    int in_features = 0, out_features = 0;                                                 ///< fc
+    int in_features = 0, out_features = 0;                                                   ///< fc
 };
 
 class Layer {
@@ -99,8 +99,8 @@ public:
     virtual ~Layer() = default;
     virtual void forward(const Activation& in, Activation& out, GemmContext& ctx) = 0;
     /// `grad_in` is null when nothing consumes the input's gradient (the first layer).
-    virtual void backward(const Activation& in, const Activation& out, const Activation& grad_out,
-                          Activation* grad_in, GemmContext& ctx) = 0;
+    virtual void backward(const Activation& in, const Activation& out, const Activation& grad_out, Activation* grad_in,
+                          GemmContext& ctx) = 0;
     virtual Parameters* parameters() { return nullptr; }
     [[nodiscard]] virtual std::optional<GemmLayerShape> gemm_shape() const { return std::nullopt; }
 };

@@ -44,8 +44,8 @@ std::optional<PolicySpec> make_policy(std::string_view name, const bfp::Format& 
         p.format.group_size = 16;
         p.format.exponent_bits = 8;
         p.format.exponent_bias = 0;
-    } else if (name.size() == 6 && name.substr(0, 5) == "bfp_m" && (name[5] == '2' || name[5] == '4' ||
-                                                                     name[5] == '6' || name[5] == '8')) {
+    } else if (name.size() == 6 && name.substr(0, 5) == "bfp_m" &&
+               (name[5] == '2' || name[5] == '4' || name[5] == '6' || name[5] == '8')) {
         p.kind = PolicyKind::fixed;
         p.fixed_bits = name[5] - '0';
     } else {
@@ -54,8 +54,8 @@ std::optional<PolicySpec> make_policy(std::string_view name, const bfp::Format& 
     return p;
 }
 
-double relative_improvement(const float* values, std::size_t count, const bfp::Format& format, int bits,
-                            int step_bits, ImprovementNorm norm) {
+double relative_improvement(const float* values, std::size_t count, const bfp::Format& format, int bits, int step_bits,
+                            ImprovementNorm norm) {
     bfp::Format low = format;
     low.mantissa_bits = bits;
     bfp::Format high = format;

@@ -46,9 +46,9 @@ struct ClassRounding {
 };
 
 enum class PolicyKind : std::uint8_t {
-    fp32,      ///< no quantisation: the accuracy reference
-    fixed,     ///< every tensor at one mantissa width for the whole run
-    adaptive   ///< FAST: per layer and class, from start_bits, raised by step_bits when r(X) > eps(l, i)
+    fp32,     ///< no quantisation: the accuracy reference
+    fixed,    ///< every tensor at one mantissa width for the whole run
+    adaptive  ///< FAST: per layer and class, from start_bits, raised by step_bits when r(X) > eps(l, i)
 };
 
 /// Which denominator r(X) uses (docs/fast-training.md, "The schedule").
@@ -75,11 +75,11 @@ struct ScheduleParams {
 struct PolicySpec {
     std::string name;
     PolicyKind kind = PolicyKind::fp32;
-    int fixed_bits = 8;                ///< fixed
-    bfp::Format format;                ///< g, e, bias, overflow (m is set per tensor)
-    bfp::NoiseSpec noise;              ///< LFSR noise; the seed is derived per quantiser
+    int fixed_bits = 8;    ///< fixed
+    bfp::Format format;    ///< g, e, bias, overflow (m is set per tensor)
+    bfp::NoiseSpec noise;  ///< LFSR noise; the seed is derived per quantiser
     ClassRounding rounding;
-    ScheduleParams schedule;           ///< adaptive
+    ScheduleParams schedule;  ///< adaptive
 };
 
 /// The names `policies:` accepts: fp32, bfp_m2 .. bfp_m8 (fixed), msfp12, fast. Empty if
@@ -92,8 +92,8 @@ inline constexpr std::string_view kPolicyNames = "fp32, bfp_m2, bfp_m4, bfp_m6, 
 /// both BFP versions grouped along the contiguous values with `format`'s g and e and
 /// rounded to nearest (the measurement draws no LFSR noise). 0 when X quantises to all
 /// zeros at m; +inf when D is 0 but the numerator is not.
-double relative_improvement(const float* values, std::size_t count, const bfp::Format& format, int bits,
-                            int step_bits, ImprovementNorm norm);
+double relative_improvement(const float* values, std::size_t count, const bfp::Format& format, int bits, int step_bits,
+                            ImprovementNorm norm);
 
 /// FAST's adaptive precision state: the width of every (layer, class), only ever raised.
 class AdaptiveSchedule {
@@ -102,9 +102,7 @@ public:
 
     [[nodiscard]] double threshold(std::size_t layer, std::size_t iteration) const;
     /// True if `iteration` measures r(X) (then consider() may raise).
-    [[nodiscard]] bool checks(std::size_t iteration) const {
-        return iteration % m_params.check_every_iterations == 0;
-    }
+    [[nodiscard]] bool checks(std::size_t iteration) const { return iteration % m_params.check_every_iterations == 0; }
     /// Measures r(X) of `values` at the current width; raises it by step_bits (up to
     /// max_bits) if r > threshold. Returns r (NaN if already at max_bits).
     double consider(std::size_t layer, TensorClass c, std::size_t iteration, const float* values, std::size_t count,

@@ -11,7 +11,8 @@
 namespace fastsim::learning {
 
 const EnumNames<LrSchedule, 2>& enum_names(LrSchedule) {
-    static constexpr EnumNames<LrSchedule, 2> kNames{{{"constant", LrSchedule::constant}, {"cosine", LrSchedule::cosine}}};
+    static constexpr EnumNames<LrSchedule, 2> kNames{
+        {{"constant", LrSchedule::constant}, {"cosine", LrSchedule::cosine}}};
     return kNames;
 }
 
@@ -77,7 +78,8 @@ void set_widths(std::vector<LayerQuantizers>& quantizers, const std::vector<Laye
 
 double Trainer::learning_rate() const {
     if (m_params.lr_schedule == LrSchedule::constant) return m_params.learning_rate;
-    const double progress = static_cast<double>(m_iteration) / static_cast<double>(std::max<std::size_t>(1, total_iterations()));
+    const double progress =
+        static_cast<double>(m_iteration) / static_cast<double>(std::max<std::size_t>(1, total_iterations()));
     return m_params.learning_rate * 0.5 * (1.0 + std::cos(3.14159265358979323846 * progress));
 }
 

@@ -33,9 +33,9 @@ struct TrainParams {
     std::size_t batch = 64;
     double learning_rate = 0.05;
     double momentum = 0.9;
-    double weight_decay = 5e-4;   ///< L2 on weights (not biases), added to the gradient
+    double weight_decay = 5e-4;  ///< L2 on weights (not biases), added to the gradient
     LrSchedule lr_schedule = LrSchedule::cosine;
-    std::uint64_t seed = 1;       ///< weights, shuffling and every LFSR derive from it
+    std::uint64_t seed = 1;  ///< weights, shuffling and every LFSR derive from it
     GemmPath path = GemmPath::fast;
     std::size_t max_iterations = 0;  ///< stop after this many mini-batches in all (0 = every epoch)
     // Data-parallel workers (docs/fast-training.md, "Workers"): each mini-batch split into
@@ -61,15 +61,15 @@ struct ScheduleCheck {
 
 /// What one mini-batch did, handed to the caller after it.
 struct IterationRecord {
-    std::size_t iteration = 0;  ///< from 0, over all epochs
-    std::size_t epoch = 0;      ///< from 0
-    std::size_t batch = 0;      ///< samples in this mini-batch (the last one may be short)
-    std::size_t shard = 0;      ///< with workers: the largest worker's samples (else = batch)
+    std::size_t iteration = 0;    ///< from 0, over all epochs
+    std::size_t epoch = 0;        ///< from 0
+    std::size_t batch = 0;        ///< samples in this mini-batch (the last one may be short)
+    std::size_t shard = 0;        ///< with workers: the largest worker's samples (else = batch)
     std::size_t values_sent = 0;  ///< with workers: values (sparse: entries) each worker sent
     double loss = 0;
     std::size_t correct = 0;
-    const std::vector<LayerBits>* bits = nullptr;           ///< in force for this iteration
-    const std::vector<ScheduleCheck>* checks = nullptr;     ///< made during it
+    const std::vector<LayerBits>* bits = nullptr;        ///< in force for this iteration
+    const std::vector<ScheduleCheck>* checks = nullptr;  ///< made during it
 };
 
 struct EpochResult {
@@ -119,7 +119,8 @@ private:
     void update(double momentum);
     /// One mini-batch over the workers: each shard's forward and backward, the exchange, and
     /// the (possibly delayed) update. Returns (loss sum, correct) over the mini-batch.
-    std::pair<double, std::size_t> distributed_iteration(const std::size_t* indices, std::size_t count, GemmContext& ctx);
+    std::pair<double, std::size_t> distributed_iteration(const std::size_t* indices, std::size_t count,
+                                                         GemmContext& ctx);
     void load_batch(const Dataset& data, const std::size_t* indices, std::size_t count);
 
     TrainParams m_params;
@@ -134,9 +135,9 @@ private:
     Activation m_input, m_grad_logits;
     std::vector<std::uint8_t> m_labels;
     std::vector<std::size_t> m_order;
-    std::optional<GradientExchange> m_exchange;               ///< with workers
+    std::optional<GradientExchange> m_exchange;                   ///< with workers
     std::vector<std::vector<std::vector<float>>> m_worker_grads;  ///< [worker][tensor]
-    std::vector<std::vector<std::vector<float>>> m_pending;   ///< averaged gradients not yet applied (staleness)
+    std::vector<std::vector<std::vector<float>>> m_pending;       ///< averaged gradients not yet applied (staleness)
     std::size_t m_values_sent = 0;
 };
 

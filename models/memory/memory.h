@@ -47,14 +47,19 @@ struct Traffic {
 /// Every counter of Traffic, in report order (common/counter_fields.h): the one list that
 /// node::PhaseCounters walks.
 inline constexpr CounterField<Traffic> kTrafficFields[] = {
-    {&Traffic::sram_exponent_read_bits, {"sram_exponent_read_bits", "SRAM exponent read bits", CounterKind::action, CounterShow::detail}},
-    {&Traffic::sram_exponent_write_bits, {"sram_exponent_write_bits", "SRAM exponent write bits", CounterKind::action, CounterShow::detail}},
-    {&Traffic::sram_mantissa_read_bits, {"sram_mantissa_read_bits", "SRAM mantissa read bits", CounterKind::action, CounterShow::detail}},
-    {&Traffic::sram_mantissa_write_bits, {"sram_mantissa_write_bits", "SRAM mantissa write bits", CounterKind::action, CounterShow::detail}},
+    {&Traffic::sram_exponent_read_bits,
+     {"sram_exponent_read_bits", "SRAM exponent read bits", CounterKind::action, CounterShow::detail}},
+    {&Traffic::sram_exponent_write_bits,
+     {"sram_exponent_write_bits", "SRAM exponent write bits", CounterKind::action, CounterShow::detail}},
+    {&Traffic::sram_mantissa_read_bits,
+     {"sram_mantissa_read_bits", "SRAM mantissa read bits", CounterKind::action, CounterShow::detail}},
+    {&Traffic::sram_mantissa_write_bits,
+     {"sram_mantissa_write_bits", "SRAM mantissa write bits", CounterKind::action, CounterShow::detail}},
     {&Traffic::dram_read_bits, {"dram_read_bits", "DRAM read bits", CounterKind::action, CounterShow::detail}},
     {&Traffic::dram_write_bits, {"dram_write_bits", "DRAM write bits", CounterKind::action, CounterShow::detail}},
 };
-static_assert(sizeof(Traffic) == std::size(kTrafficFields) * sizeof(std::uint64_t), "every Traffic member is in kTrafficFields");
+static_assert(sizeof(Traffic) == std::size(kTrafficFields) * sizeof(std::uint64_t),
+              "every Traffic member is in kTrafficFields");
 
 /// Mantissa-bank bits of one group: g values of ceil(m/2) 3-bit chunks.
 inline std::uint64_t chunk_bits_per_group(int group_size, int mantissa_bits) {

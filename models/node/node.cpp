@@ -20,9 +20,10 @@ std::uint64_t cycles_since(const sc_core::sc_time& start) {
 template <typename Dma, typename Compute, typename Convert>
 void run_engines(Dma& dma, Compute& compute, const char* compute_name, Convert& convert) {
     sc_core::sc_spawn_options thread;
-    sc_core::sc_process_handle handles[3] = {sc_core::sc_spawn(dma, sc_core::sc_gen_unique_name("dma"), &thread),
-                                             sc_core::sc_spawn(compute, sc_core::sc_gen_unique_name(compute_name), &thread),
-                                             sc_core::sc_spawn(convert, sc_core::sc_gen_unique_name("convert"), &thread)};
+    sc_core::sc_process_handle handles[3] = {
+        sc_core::sc_spawn(dma, sc_core::sc_gen_unique_name("dma"), &thread),
+        sc_core::sc_spawn(compute, sc_core::sc_gen_unique_name(compute_name), &thread),
+        sc_core::sc_spawn(convert, sc_core::sc_gen_unique_name("convert"), &thread)};
     for (auto& h : handles)
         if (!h.terminated()) sc_core::wait(h.terminated_event());
 }
@@ -138,8 +139,7 @@ PhaseCounters Node::run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, cons
             TileWork measured = w;
             measured.array.cycles = cycles_since(array_start);
             measured.array.counts = m_array.stats().counts - before;
-            for (std::size_t r = 0; r < w.m; ++r)
-                std::copy_n(&tile_out[r * w.n], w.n, &out[(row0 + r) * s.n + col0]);
+            for (std::size_t r = 0; r < w.m; ++r) std::copy_n(&tile_out[r * w.n], w.n, &out[(row0 + r) * s.n + col0]);
             if (w.sram_stall_cycles > 0) wait(kCycle * static_cast<double>(w.sram_stall_cycles));
             log(TileStage::compute, i, compute_start, w.array.macs);
             add_tile_counts(counters, measured);

@@ -10,7 +10,6 @@
 namespace fastsim::node {
 namespace {
 
-
 bool fits(const TileFootprint& f, const NodeParams& node) {
     return f.exponent_bits <= node.sram.exponent_bank.capacity_bits &&
            f.mantissa_bits <= node.sram.mantissa_bank.capacity_bits;
@@ -94,7 +93,9 @@ TilePlan plan_tiles(const PhaseJob& job, const NodeParams& node) {
     // dimension spread down the array fits. (2) Then that dimension: the most whole fold rows,
     // all of it if it fits. Sized next to one column fold, or (tiny SRAM) next to a single
     // column.
-    const auto halve = [&](std::uint64_t v) { return std::min(total[stream.dim], ceil_div(ceil_div(v, stream.unit), 2) * stream.unit); };
+    const auto halve = [&](std::uint64_t v) {
+        return std::min(total[stream.dim], ceil_div(ceil_div(v, stream.unit), 2) * stream.unit);
+    };
     const std::uint64_t stream_floor = std::min(total[stream.dim], stream.fine);
     bool found = false;
     for (const std::uint64_t across_probe : {std::min(limit[across.dim], across.unit), std::uint64_t{1}}) {
@@ -102,7 +103,8 @@ TilePlan plan_tiles(const PhaseJob& job, const NodeParams& node) {
         for (const std::uint64_t down_step : {down.unit, down.fine}) {
             for (std::uint64_t v = limit[stream.dim];; v = halve(v)) {
                 tile[stream.dim] = v;
-                tile[down.dim] = largest_fitting(down_step, limit[down.dim], [&](std::uint64_t d) { return ok_with(down.dim, d); });
+                tile[down.dim] =
+                    largest_fitting(down_step, limit[down.dim], [&](std::uint64_t d) { return ok_with(down.dim, d); });
                 if (tile[down.dim] > 0 || v <= stream_floor) break;
             }
             if ((found = tile[down.dim] > 0)) break;
@@ -114,11 +116,11 @@ TilePlan plan_tiles(const PhaseJob& job, const NodeParams& node) {
         const bool exponent_short = f.exponent_bits > node.sram.exponent_bank.capacity_bits;
         throw TilingError(exponent_short ? SramBank::exponent : SramBank::mantissa,
                           std::string("the smallest tile (1 x ") + std::to_string(std::min(s.k, g)) +
-                          " x 1, double-buffered) needs " +
-                          std::to_string(exponent_short ? f.exponent_bits : f.mantissa_bits) + " bits of the " +
-                          (exponent_short ? "exponent" : "mantissa") + " bank, which holds " +
-                          std::to_string(exponent_short ? node.sram.exponent_bank.capacity_bits
-                                                        : node.sram.mantissa_bank.capacity_bits));
+                              " x 1, double-buffered) needs " +
+                              std::to_string(exponent_short ? f.exponent_bits : f.mantissa_bits) + " bits of the " +
+                              (exponent_short ? "exponent" : "mantissa") + " bank, which holds " +
+                              std::to_string(exponent_short ? node.sram.exponent_bank.capacity_bits
+                                                            : node.sram.mantissa_bank.capacity_bits));
     }
     // (3) Then the dimension across the columns: as many column folds as fit (the streamed
     // operand is re-read per column fold).
@@ -166,7 +168,8 @@ TileWork tile_work(const PhaseJob& job, const NodeParams& node, const TilePlan& 
 
     memo.count_tile_worked();
     // (2) Array: the memoised tile timing in the phase's dataflow.
-    w.array = memo.timing({w.m, w.k, w.n}, node.array, job.x_mantissa_bits, job.y_mantissa_bits, dataflow_of(job, node));
+    w.array =
+        memo.timing({w.m, w.k, w.n}, node.array, job.x_mantissa_bits, job.y_mantissa_bits, dataflow_of(job, node));
 
     // (3) SRAM traffic: DMA fills; X and Y read as often as the dataflow passes them through
     // the array (fmac::OperandPasses: the held operand once, the streamed one once per column
@@ -177,8 +180,8 @@ TileWork tile_work(const PhaseJob& job, const NodeParams& node, const TilePlan& 
     const fmac::OperandPasses& passes = w.array.passes_of_operands;
     const std::uint64_t psum_bits = checked_mul(checked_mul(w.m, w.n, kSramBits), memory::kFp32Bits, kSramBits);
     const auto read_bits = [&](std::uint64_t x_bits, std::uint64_t y_bits) {
-        return checked_add(checked_mul(x_bits, passes.x_reads, kSramBits), checked_mul(y_bits, passes.y_reads, kSramBits),
-                           kSramBits);
+        return checked_add(checked_mul(x_bits, passes.x_reads, kSramBits),
+                           checked_mul(y_bits, passes.y_reads, kSramBits), kSramBits);
     };
     t.sram_exponent_write_bits = w.load.exponent;
     t.sram_mantissa_write_bits =
@@ -188,10 +191,11 @@ TileWork tile_work(const PhaseJob& job, const NodeParams& node, const TilePlan& 
     const std::uint64_t psum_reads = passes.psum_writes - 1 + (index.k > 0 ? 1 : 0) + (w.last_k ? 1 : 0);
     t.sram_mantissa_read_bits =
         checked_add(read_bits(x.mantissa, y.mantissa), checked_mul(psum_bits, psum_reads, kSramBits), kSramBits);
-    const std::uint64_t port_cycles = std::max({memory::bank_cycles(node.sram.exponent_bank, t.sram_exponent_read_bits),
-                                                memory::bank_cycles(node.sram.exponent_bank, t.sram_exponent_write_bits),
-                                                memory::bank_cycles(node.sram.mantissa_bank, t.sram_mantissa_read_bits),
-                                                memory::bank_cycles(node.sram.mantissa_bank, t.sram_mantissa_write_bits)});
+    const std::uint64_t port_cycles =
+        std::max({memory::bank_cycles(node.sram.exponent_bank, t.sram_exponent_read_bits),
+                  memory::bank_cycles(node.sram.exponent_bank, t.sram_exponent_write_bits),
+                  memory::bank_cycles(node.sram.mantissa_bank, t.sram_mantissa_read_bits),
+                  memory::bank_cycles(node.sram.mantissa_bank, t.sram_mantissa_write_bits)});
     w.sram_stall_cycles = port_cycles > w.array.cycles ? port_cycles - w.array.cycles : 0;
 
     // (4) Output: converted (twice, one per grouping) and written back, or written as fp32;
@@ -205,8 +209,11 @@ TileWork tile_work(const PhaseJob& job, const NodeParams& node, const TilePlan& 
                 converter::conversion_cost(node.converter, values, job.output_rounding, node.noise_bits);
             w.conversion += once;  // grouped along rows
             w.conversion += once;  // grouped along columns
-            t.dram_write_bits = checked_mul(2, memory::bfp_bits(once.groups, node.array.group_size, job.output_mantissa_bits,
-                                                                node.exponent_bits).total(), "output bits of a tile");
+            t.dram_write_bits = checked_mul(
+                2,
+                memory::bfp_bits(once.groups, node.array.group_size, job.output_mantissa_bits, node.exponent_bits)
+                    .total(),
+                "output bits of a tile");
         }
         w.write_cycles = memory::dram_transfer_cycles(node.dram, node.clock_hz, t.dram_write_bits);
     }
@@ -248,8 +255,7 @@ struct TileClocks {
 
 }  // namespace
 
-PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayTimingMemo& memo,
-                             TileStageLog* stages) {
+PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayTimingMemo& memo, TileStageLog* stages) {
     PhaseCounters c;
     const TilePlan plan = plan_tiles(job, node);
     if (plan.count() == 0) return c;

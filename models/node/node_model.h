@@ -25,7 +25,7 @@ struct NodeParams {
     fmac::ArrayGeometry array;
     std::uint64_t clock_hz = 1'000'000'000;
     converter::ConverterParams converter = converter::ConverterParams::derived_from(16);
-    vector::VectorParams vector;         ///< the vector unit (non-GEMM layers)
+    vector::VectorParams vector;  ///< the vector unit (non-GEMM layers)
     memory::SramParams sram;
     memory::DramParams dram;
     int exponent_bits = 8;               ///< shared-exponent width e of every BFP tensor
@@ -51,7 +51,7 @@ struct PhaseJob {
     int x_mantissa_bits = 8;
     int y_mantissa_bits = 8;
     OutputForm output = OutputForm::bfp_two_groupings;
-    int output_mantissa_bits = 8;                      ///< bfp_two_groupings only
+    int output_mantissa_bits = 8;  ///< bfp_two_groupings only
     bfp::Rounding output_rounding = bfp::Rounding::nearest;
     /// node.fusion: the output streams from the accumulators into the next layer's pass on the
     /// vector unit, so it is neither converted nor written to DRAM.
@@ -105,15 +105,15 @@ TilePlan plan_tiles(const PhaseJob& job, const NodeParams& node);
 
 /// Work and stage durations of one tile (cycles), as both fidelities use them.
 struct TileWork {
-    std::uint64_t m = 0, k = 0, n = 0;         ///< this tile's dimensions
-    memory::BfpBits load;                      ///< X and Y bits fetched (0 if still resident)
-    std::uint64_t load_cycles = 0;             ///< DMA read
-    fmac::GemmTiming array;                    ///< the array's part of the tile
+    std::uint64_t m = 0, k = 0, n = 0;  ///< this tile's dimensions
+    memory::BfpBits load;               ///< X and Y bits fetched (0 if still resident)
+    std::uint64_t load_cycles = 0;      ///< DMA read
+    fmac::GemmTiming array;             ///< the array's part of the tile
     std::uint64_t sram_stall_cycles = 0;
-    bool last_k = false;                       ///< completes an output tile
-    converter::ConversionCost conversion;      ///< output conversion (last k-tile only)
-    std::uint64_t write_cycles = 0;            ///< DMA write
-    memory::Traffic traffic;                   ///< SRAM bits; DRAM bits: the load and the output written (last k-tile only)
+    bool last_k = false;                   ///< completes an output tile
+    converter::ConversionCost conversion;  ///< output conversion (last k-tile only)
+    std::uint64_t write_cycles = 0;        ///< DMA write
+    memory::Traffic traffic;               ///< SRAM bits; DRAM bits: the load and the output written (last k-tile only)
 };
 
 /// Memo of the array's per-tile timing: it depends only on (m, k, n, m_x, m_y, dataflow) for
@@ -129,7 +129,8 @@ public:
 
 private:
     std::uint64_t m_tiles_worked = 0;
-    std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, int, int, fmac::Dataflow>, fmac::GemmTiming> m_cache;
+    std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, int, int, fmac::Dataflow>, fmac::GemmTiming>
+        m_cache;
 };
 
 /// Work of tile (n_index, m_index, k_index) of a plan; `previous` is the tile before it in

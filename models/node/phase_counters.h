@@ -23,7 +23,7 @@ namespace fastsim::node {
 /// arithmetic and the reports walk the lists (counter_values), so beyond that only the code
 /// that counts it names it.
 struct PhaseCounters {
-    std::uint64_t macs = 0;                ///< useful multiply-accumulates
+    std::uint64_t macs = 0;  ///< useful multiply-accumulates
     std::uint64_t tiles = 0;
     std::uint64_t cycles = 0;              ///< first load issued to last write-back done
     std::uint64_t array_cycles = 0;        ///< array busy (weight loads + streaming)
@@ -49,13 +49,16 @@ inline constexpr CounterField<PhaseCounters> kPhaseCounterFields[] = {
     {&PhaseCounters::tiles, {"tiles", "tiles", CounterKind::work, CounterShow::detail}},
     {&PhaseCounters::cycles, {"cycles", "cycles", CounterKind::work, CounterShow::headline}},
     {&PhaseCounters::array_cycles, {"array_cycles", "array cycles", CounterKind::work, CounterShow::headline}},
-    {&PhaseCounters::load_wait_cycles, {"load_wait_cycles", "DRAM-load wait cycles", CounterKind::work, CounterShow::headline}},
-    {&PhaseCounters::sram_stall_cycles, {"sram_stall_cycles", "SRAM stall cycles", CounterKind::work, CounterShow::headline}},
+    {&PhaseCounters::load_wait_cycles,
+     {"load_wait_cycles", "DRAM-load wait cycles", CounterKind::work, CounterShow::headline}},
+    {&PhaseCounters::sram_stall_cycles,
+     {"sram_stall_cycles", "SRAM stall cycles", CounterKind::work, CounterShow::headline}},
     {&PhaseCounters::drain_cycles, {"drain_cycles", "drain cycles", CounterKind::work, CounterShow::headline}},
     {&PhaseCounters::vector_cycles, {"vector_cycles", "vector-unit cycles", CounterKind::work, CounterShow::headline}},
 };
-static_assert(sizeof(PhaseCounters) == std::size(kPhaseCounterFields) * sizeof(std::uint64_t) + sizeof(fmac::ArrayCounters) +
-                                           sizeof(converter::ConversionCost) + sizeof(memory::Traffic) + sizeof(vector::VectorUnitCounts),
+static_assert(sizeof(PhaseCounters) == std::size(kPhaseCounterFields) * sizeof(std::uint64_t) +
+                                           sizeof(fmac::ArrayCounters) + sizeof(converter::ConversionCost) +
+                                           sizeof(memory::Traffic) + sizeof(vector::VectorUnitCounts),
               "every PhaseCounters member is in kPhaseCounterFields or one of the structs counter_values walks");
 
 /// The parts `cycles` splits into (cycles = their sum; docs/node.md, "Double buffering"), in

@@ -11,10 +11,10 @@ namespace fastsim::node {
 
 /// The engine a tile stage runs on (docs/node.md, "Double buffering").
 enum class TileStage : std::uint8_t {
-    load,        ///< DMA: operands from DRAM into SRAM
-    compute,     ///< array: the tile's GEMM, SRAM stalls included
-    convert,     ///< converter: a finished output tile to BFP (both groupings)
-    write_back   ///< DMA: a finished output tile to DRAM
+    load,       ///< DMA: operands from DRAM into SRAM
+    compute,    ///< array: the tile's GEMM, SRAM stalls included
+    convert,    ///< converter: a finished output tile to BFP (both groupings)
+    write_back  ///< DMA: a finished output tile to DRAM
 };
 
 /// When one stage of one tile ran. Times in cycles from the phase start, end_cycle >
@@ -28,8 +28,8 @@ struct TileStageSpan {
     std::uint64_t quantity = 0;
 
     friend bool operator==(const TileStageSpan& a, const TileStageSpan& b) {
-        return a.stage == b.stage && a.tile == b.tile && a.start_cycle == b.start_cycle &&
-               a.end_cycle == b.end_cycle && a.quantity == b.quantity;
+        return a.stage == b.stage && a.tile == b.tile && a.start_cycle == b.start_cycle && a.end_cycle == b.end_cycle &&
+               a.quantity == b.quantity;
     }
 };
 

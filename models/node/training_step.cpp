@@ -27,28 +27,28 @@ StepPhase step_phase(std::size_t layer, fmac::TrainingPhase phase, const workloa
     PhaseJob& j = s.job;
     j.phase = phase;
     switch (phase) {
-        case fmac::TrainingPhase::forward:
-            j.shape = {batch, in, out};
-            j.x_mantissa_bits = p.activations;
-            j.y_mantissa_bits = p.weights;
-            j.output = OutputForm::bfp_two_groupings;
-            j.output_mantissa_bits = p.activations;
-            j.output_rounding = rounding.activations;
-            break;
-        case fmac::TrainingPhase::backward_data:
-            j.shape = {batch, out, in};
-            j.x_mantissa_bits = p.gradients;
-            j.y_mantissa_bits = p.weights;
-            j.output = OutputForm::bfp_two_groupings;
-            j.output_mantissa_bits = p.gradients;
-            j.output_rounding = rounding.gradients;
-            break;
-        case fmac::TrainingPhase::weight_gradient:
-            j.shape = {in, batch, out};
-            j.x_mantissa_bits = p.activations;
-            j.y_mantissa_bits = p.gradients;
-            j.output = OutputForm::fp32;
-            break;
+    case fmac::TrainingPhase::forward:
+        j.shape = {batch, in, out};
+        j.x_mantissa_bits = p.activations;
+        j.y_mantissa_bits = p.weights;
+        j.output = OutputForm::bfp_two_groupings;
+        j.output_mantissa_bits = p.activations;
+        j.output_rounding = rounding.activations;
+        break;
+    case fmac::TrainingPhase::backward_data:
+        j.shape = {batch, out, in};
+        j.x_mantissa_bits = p.gradients;
+        j.y_mantissa_bits = p.weights;
+        j.output = OutputForm::bfp_two_groupings;
+        j.output_mantissa_bits = p.gradients;
+        j.output_rounding = rounding.gradients;
+        break;
+    case fmac::TrainingPhase::weight_gradient:
+        j.shape = {in, batch, out};
+        j.x_mantissa_bits = p.activations;
+        j.y_mantissa_bits = p.gradients;
+        j.output = OutputForm::fp32;
+        break;
     }
     return s;
 }
@@ -101,7 +101,8 @@ std::vector<StepPhase> training_step_phases(const workload::Workload& workload, 
         if (!workload::runs_on_vector_unit(layer.kind)) {
             phases.push_back(step_phase(l, p, gemms[l], precision[l][at(p)], rounding));
         } else if (p != fmac::TrainingPhase::weight_gradient) {
-            phases.push_back(vector_step_phase(l, p, workload::vector_work(layer, batch, p != fmac::TrainingPhase::forward),
+            phases.push_back(vector_step_phase(l, p,
+                                               workload::vector_work(layer, batch, p != fmac::TrainingPhase::forward),
                                                precision[l][at(p)], rounding));
         }
     };
@@ -125,7 +126,8 @@ void fuse_forward_phases(std::vector<StepPhase>& phases, const workload::Workloa
             const std::uint64_t streamed =
                 checked_mul(workload::tensor_values(workload.layers[s.layer]), batch, "values of a layer's tensor");
             if (!s.on_vector_unit || s.vector.work.activation_reads < streamed)
-                throw std::logic_error("fuse_forward_phases: layer '" + workload.layers[s.layer].name + "' cannot stream its input");
+                throw std::logic_error("fuse_forward_phases: layer '" + workload.layers[s.layer].name +
+                                       "' cannot stream its input");
             s.vector.work.activation_reads -= streamed;
             s.fused = true;
         }

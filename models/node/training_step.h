@@ -88,7 +88,8 @@ StepPhase weight_update_phase(std::size_t layer, const workload::VectorWork& wor
 /// listed (run.phases), in the same order.
 std::vector<StepPhase> training_step_phases(const workload::Workload& workload, std::size_t batch,
                                             const std::vector<LayerPrecision>& precision,
-                                            const TensorRounding& rounding, const PhaseSelection& selection = kEveryPhase,
+                                            const TensorRounding& rounding,
+                                            const PhaseSelection& selection = kEveryPhase,
                                             workload::Optimizer optimizer = workload::Optimizer::none);
 
 /// node.fusion (docs/vector_unit.md, "Fusion"): in every forward phase of `phases` (built by

@@ -24,7 +24,8 @@ u64 share(u64 total, u64 values, u64 start, u64 end) {
 /// g in BFP, and its fp32 values in the mantissa (data) bank.
 memory::BfpBits operand_bits(const VectorJob& job, const NodeParams& node, u64 activations, u64 gradients, u64 fp32) {
     const u64 g = static_cast<u64>(node.array.group_size);
-    memory::BfpBits bits = memory::bfp_bits(ceil_div(activations, g), node.array.group_size, job.activation_bits, node.exponent_bits);
+    memory::BfpBits bits =
+        memory::bfp_bits(ceil_div(activations, g), node.array.group_size, job.activation_bits, node.exponent_bits);
     bits += memory::bfp_bits(ceil_div(gradients, g), node.array.group_size, job.gradient_bits, node.exponent_bits);
     bits += memory::BfpBits{0, checked_mul(fp32, memory::kFp32Bits, "fp32 bits of a chunk")};
     return bits;
@@ -55,13 +56,16 @@ VectorPlan plan_vector_chunks(const VectorJob& job, const NodeParams& node) {
     };
     if (const auto bank = too_small(g))
         throw TilingError(*bank, std::string("a vector-unit chunk of one group of operands does not fit the ") +
-                                     (*bank == SramBank::exponent ? "exponent" : "mantissa") + " bank, double-buffered");
+                                     (*bank == SramBank::exponent ? "exponent" : "mantissa") +
+                                     " bank, double-buffered");
     // The most whole groups that fit, by bisection over [1, groups of the result].
     u64 low = 1, high = ceil_div(values, g);
     while (low < high) {
         const u64 mid = low + (high - low + 1) / 2;
-        if (!too_small(mid * g)) low = mid;
-        else high = mid - 1;
+        if (!too_small(mid * g))
+            low = mid;
+        else
+            high = mid - 1;
     }
     VectorPlan plan;
     plan.chunk_values = std::min(values, low * g);
@@ -94,7 +98,8 @@ VectorChunkWork vector_chunk_work(const VectorJob& job, const NodeParams& node, 
             "output bits of a chunk");
     }
     t.dram_write_bits = checked_add(
-        bfp_write_bits, checked_mul(share(job.work.fp32_writes, values, start, end), memory::kFp32Bits, "output bits of a chunk"),
+        bfp_write_bits,
+        checked_mul(share(job.work.fp32_writes, values, start, end), memory::kFp32Bits, "output bits of a chunk"),
         "output bits of a chunk");
     w.write_cycles = memory::dram_transfer_cycles(node.dram, node.clock_hz, t.dram_write_bits);
     return w;
@@ -115,7 +120,7 @@ PhaseCounters run_vector_memo(const VectorJob& job, const NodeParams& node) {
     constexpr const char* kCycles = "cycles of a phase";
     u64 dma_free = 0, end_compute = 0, end_convert = 0;
     u64 end_compute_before[2] = {0, 0};  // compute ends of chunks i-2, i-1
-    VectorChunkWork pending;            // chunk i-1, written after load i
+    VectorChunkWork pending;             // chunk i-1, written after load i
     u64 pending_end_convert = 0;
     const auto write_back = [&](const VectorChunkWork& w, u64 ready) {
         if (w.write_cycles == 0) return;
@@ -123,7 +128,8 @@ PhaseCounters run_vector_memo(const VectorJob& job, const NodeParams& node) {
     };
     for (u64 i = 0; i < plan.chunks; ++i) {
         const VectorChunkWork w = vector_chunk_work(job, node, plan, i);
-        const u64 end_load = checked_add(std::max(dma_free, i >= 2 ? end_compute_before[0] : 0), w.load_cycles, kCycles);
+        const u64 end_load =
+            checked_add(std::max(dma_free, i >= 2 ? end_compute_before[0] : 0), w.load_cycles, kCycles);
         dma_free = end_load;
         const u64 start = std::max(end_load, end_compute);
         c.load_wait_cycles += start - end_compute;

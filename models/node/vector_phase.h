@@ -42,11 +42,11 @@ VectorPlan plan_vector_chunks(const VectorJob& job, const NodeParams& node);
 /// Work and stage durations of one chunk, in cycles.
 struct VectorChunkWork {
     std::uint64_t ops = 0;
-    std::uint64_t load_cycles = 0;            ///< DMA read of the chunk's operands
-    std::uint64_t compute_cycles = 0;         ///< vector::job_cycles of its ops
-    converter::ConversionCost conversion;     ///< its result, converted twice
-    std::uint64_t write_cycles = 0;           ///< DMA write of the result
-    memory::Traffic traffic;                  ///< operands through SRAM; DRAM read and write
+    std::uint64_t load_cycles = 0;         ///< DMA read of the chunk's operands
+    std::uint64_t compute_cycles = 0;      ///< vector::job_cycles of its ops
+    converter::ConversionCost conversion;  ///< its result, converted twice
+    std::uint64_t write_cycles = 0;        ///< DMA write of the result
+    memory::Traffic traffic;               ///< operands through SRAM; DRAM read and write
 };
 VectorChunkWork vector_chunk_work(const VectorJob& job, const NodeParams& node, const VectorPlan& plan,
                                   std::uint64_t chunk);

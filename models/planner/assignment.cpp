@@ -16,7 +16,8 @@ double layer_total(const LayerGraph& graph, const AssignmentCosts& costs, std::s
                    const std::vector<std::size_t>& options) {
     double sum = costs.layer[l][options[l]];
     const auto& producers = graph.layers[l].producers;
-    for (std::size_t e = 0; e < producers.size(); ++e) sum += costs.edge[l][e].at(options[producers[e].from], options[l]);
+    for (std::size_t e = 0; e < producers.size(); ++e)
+        sum += costs.edge[l][e].at(options[producers[e].from], options[l]);
     return sum;
 }
 
@@ -64,7 +65,7 @@ Assignment solve_exact(const LayerGraph& graph, const AssignmentCosts& costs) {
         for (const Edge& e : producers) producer_digit.push_back(position(e.from));
         std::vector<std::size_t> kept_digit;  // for next[i]: the digit in the current state, or frontier.size() for l
         for (std::size_t j : next) kept_digit.push_back(j == l ? frontier.size() : position(j));
-        std::vector<std::size_t> radices;     // of the current state's digits, then l's
+        std::vector<std::size_t> radices;  // of the current state's digits, then l's
         for (std::size_t j : frontier) radices.push_back(radix(j));
         radices.push_back(radix(l));
 
@@ -81,10 +82,12 @@ Assignment solve_exact(const LayerGraph& graph, const AssignmentCosts& costs) {
             for (std::size_t o = 0; o < radix(l); ++o) {
                 double c = cost[s] + costs.layer[l][o];
                 if (c == kInfinity) continue;
-                for (std::size_t e = 0; e < producers.size(); ++e) c += costs.edge[l][e].at(digits[producer_digit[e]], o);
+                for (std::size_t e = 0; e < producers.size(); ++e)
+                    c += costs.edge[l][e].at(digits[producer_digit[e]], o);
                 digits[frontier.size()] = o;
                 std::size_t index = 0;
-                for (std::size_t i = next.size(); i-- > 0;) index = index * radices[kept_digit[i]] + digits[kept_digit[i]];
+                for (std::size_t i = next.size(); i-- > 0;)
+                    index = index * radices[kept_digit[i]] + digits[kept_digit[i]];
                 if (c < next_cost[index]) {
                     next_cost[index] = c;
                     next_back[index] = {static_cast<std::uint32_t>(s), static_cast<std::uint8_t>(o)};

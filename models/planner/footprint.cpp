@@ -7,8 +7,8 @@
 
 namespace fastsim::planner {
 
-std::vector<Footprint> plan_footprint(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
-                                      const MemoryModel& memory) {
+std::vector<Footprint> plan_footprint(const LayerGraph& graph, const Plan& plan,
+                                      const std::vector<std::size_t>& node_type, const MemoryModel& memory) {
     std::vector<Footprint> out(node_type.size());
     if (!memory.bytes) return out;
     for (const std::size_t n : plan.groups.front().nodes) {

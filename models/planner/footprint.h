@@ -38,8 +38,8 @@ struct Footprint {
 
 /// Every node's footprint under `plan`, from its dims (Plan::node_dims) of every layer (all
 /// zero for a model without `bytes`, and for the nodes the plan does not use), by node id.
-std::vector<Footprint> plan_footprint(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
-                                      const MemoryModel& memory);
+std::vector<Footprint> plan_footprint(const LayerGraph& graph, const Plan& plan,
+                                      const std::vector<std::size_t>& node_type, const MemoryModel& memory);
 
 /// The node whose footprint exceeds its type's capacity by the most, if any.
 struct MemoryShortfall {

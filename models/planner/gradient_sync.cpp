@@ -33,13 +33,17 @@ void grow_to(std::vector<NodeProgram>& programs, const std::vector<NodeId>& node
 
 std::uint64_t AllReduceSync::lower(std::vector<NodeProgram>& programs, const SyncJob& job, std::uint64_t tag,
                                    std::uint32_t label) {
-    return interconnect::simulated_all_reduce(m_chooser.topology(), m_chooser.choose(job.ranks, static_cast<double>(job.bytes)).first,
+    return interconnect::simulated_all_reduce(m_chooser.topology(),
+                                              m_chooser.choose(job.ranks, static_cast<double>(job.bytes)).first,
                                               programs, job.ranks, job.bytes, tag, label);
 }
 
-double AllReduceSync::seconds(const SyncJob& job) { return m_chooser.choose(job.ranks, static_cast<double>(job.bytes)).second; }
+double AllReduceSync::seconds(const SyncJob& job) {
+    return m_chooser.choose(job.ranks, static_cast<double>(job.bytes)).second;
+}
 
-std::vector<std::vector<double>> AllReduceSync::finish_times(const std::vector<SyncJob>& jobs, const std::vector<double>& ready) {
+std::vector<std::vector<double>> AllReduceSync::finish_times(const std::vector<SyncJob>& jobs,
+                                                             const std::vector<double>& ready) {
     std::vector<std::vector<NodeId>> sets;
     std::vector<double> bytes;
     for (const SyncJob& j : jobs) {
@@ -70,8 +74,7 @@ SchemeSync::SchemeSync(interconnect::AllReduceChooser& chooser, SyncScheme schem
       m_work_seconds(std::move(work_seconds)),
       m_network(chooser.topology()),
       m_step_network(chooser.topology()) {
-    if (const auto forced = chooser.forced())
-        m_forced_gather = *forced == interconnect::AllReduceAlgorithm::direct;
+    if (const auto forced = chooser.forced()) m_forced_gather = *forced == interconnect::AllReduceAlgorithm::direct;
     m_scheme.servers = sorted_unique(m_scheme.servers);
     if (m_scheme.parameter_server && m_scheme.servers.empty())
         throw std::invalid_argument("SchemeSync: a parameter server needs at least one server node");
@@ -100,7 +103,8 @@ std::uint64_t SchemeSync::lower_all_reduce(std::vector<NodeProgram>& programs, c
     const compression::Params& c = m_scheme.compression;
     const std::size_t p = job.ranks.size();
     const auto all_reduce = [&](std::uint64_t bytes) {
-        return interconnect::simulated_all_reduce(m_chooser.topology(), m_chooser.choose(job.ranks, static_cast<double>(bytes)).first,
+        return interconnect::simulated_all_reduce(m_chooser.topology(),
+                                                  m_chooser.choose(job.ranks, static_cast<double>(bytes)).first,
                                                   programs, job.ranks, bytes, tag, label);
     };
     const std::uint64_t width = job.elements > 0 ? job.bytes / std::max<std::uint64_t>(1, job.elements) : 0;
@@ -110,17 +114,18 @@ std::uint64_t SchemeSync::lower_all_reduce(std::vector<NodeProgram>& programs, c
         // all p x k (value, index) pairs and sums them itself. On a ring, or each rank sending
         // its entries to every other at once, whichever replays faster (or as forced).
         const std::uint64_t each = compression::sparse_bytes(compression::sparse_entries(c, job.elements));
-        return direct_gather(job.ranks, each) ? direct_all_gather(programs, job.ranks, each, tag, label)
-                                              : interconnect::ring_all_gather(programs, job.ranks,
-                                                                              checked_mul(each, p, "bytes of a sparse all-gather"),
-                                                                              tag, label);
+        return direct_gather(job.ranks, each)
+                   ? direct_all_gather(programs, job.ranks, each, tag, label)
+                   : interconnect::ring_all_gather(programs, job.ranks,
+                                                   checked_mul(each, p, "bytes of a sparse all-gather"), tag, label);
     }
     if (compression::is_quantised(c.scheme)) {
         // A compressed reduce-scatter (each chunk quantised), then the reduced chunks
         // re-quantised and all-gathered: the all-reduce of p quantised chunks, by the algorithm
         // the chooser picks for that many bytes.
         const std::uint64_t chunk_values = job.elements / p + (job.elements % p != 0);
-        return all_reduce(checked_mul(compression::quantised_bytes(c.scheme, chunk_values), p, "bytes of a quantised gradient"));
+        return all_reduce(
+            checked_mul(compression::quantised_bytes(c.scheme, chunk_values), p, "bytes of a quantised gradient"));
     }
     // PowerSGD: the all-reduce of P (n x r), then of Q (m x r), in the gradients' width.
     const std::uint64_t r = c.rank;
@@ -128,8 +133,8 @@ std::uint64_t SchemeSync::lower_all_reduce(std::vector<NodeProgram>& programs, c
     return all_reduce(checked_mul(checked_mul(job.factor_cols, r, "PowerSGD factor"), width, "PowerSGD factor"));
 }
 
-std::uint64_t SchemeSync::lower_parameter_server(std::vector<NodeProgram>& programs, const SyncJob& job, std::uint64_t tag,
-                                                 std::uint32_t label) {
+std::uint64_t SchemeSync::lower_parameter_server(std::vector<NodeProgram>& programs, const SyncJob& job,
+                                                 std::uint64_t tag, std::uint32_t label) {
     const compression::Params& c = m_scheme.compression;
     const std::vector<NodeId>& servers = m_scheme.servers;
     grow_to(programs, servers);
@@ -144,23 +149,29 @@ std::uint64_t SchemeSync::lower_parameter_server(std::vector<NodeProgram>& progr
             for (std::size_t s = 0; s < shards; ++s)
                 if (job.ranks[r] != servers[s])
                     programs[job.ranks[r].value()].ops.emplace_back(
-                        interconnect::Send{servers[s], push_bytes(interconnect::chunk_bytes(values_total, shards, s)), push_tag(s, r), label});
+                        interconnect::Send{servers[s], push_bytes(interconnect::chunk_bytes(values_total, shards, s)),
+                                           push_tag(s, r), label});
         for (std::size_t s = 0; s < shards; ++s) {  // each server: receive every push, then send the sum
             auto& ops = programs[servers[s].value()].ops;
             for (std::size_t r = 0; r < p; ++r)
-                if (job.ranks[r] != servers[s]) ops.emplace_back(interconnect::Recv{job.ranks[r], push_tag(s, r), label});
+                if (job.ranks[r] != servers[s])
+                    ops.emplace_back(interconnect::Recv{job.ranks[r], push_tag(s, r), label});
             for (std::size_t r = 0; r < p; ++r)
                 if (job.ranks[r] != servers[s])
-                    ops.emplace_back(interconnect::Send{job.ranks[r], pull_bytes(interconnect::chunk_bytes(values_total, shards, s)),
+                    ops.emplace_back(interconnect::Send{job.ranks[r],
+                                                        pull_bytes(interconnect::chunk_bytes(values_total, shards, s)),
                                                         push_tag(s, r) + 1, label});
         }
         for (std::size_t r = 0; r < p; ++r)  // pulls
             for (std::size_t s = 0; s < shards; ++s)
                 if (job.ranks[r] != servers[s])
-                    programs[job.ranks[r].value()].ops.emplace_back(interconnect::Recv{servers[s], push_tag(s, r) + 1, label});
+                    programs[job.ranks[r].value()].ops.emplace_back(
+                        interconnect::Recv{servers[s], push_tag(s, r) + 1, label});
         tag = base + 2 * shards * p;
     };
-    const auto dense = [width](std::uint64_t values) { return checked_mul(values, width, "bytes of a gradient shard"); };
+    const auto dense = [width](std::uint64_t values) {
+        return checked_mul(values, width, "bytes of a gradient shard");
+    };
     switch (c.scheme) {
     case Scheme::none: round(job.elements, dense, dense); break;
     case Scheme::topk:
@@ -168,9 +179,12 @@ std::uint64_t SchemeSync::lower_parameter_server(std::vector<NodeProgram>& progr
     case Scheme::threshold: {
         // Pushed: each rank's k entries of the shard. Pulled: the union of the p ranks' entries,
         // at most the shard, as pairs or dense, whichever is smaller.
-        const auto push = [&c](std::uint64_t values) { return compression::sparse_bytes(compression::sparse_entries(c, values)); };
+        const auto push = [&c](std::uint64_t values) {
+            return compression::sparse_bytes(compression::sparse_entries(c, values));
+        };
         const auto pull = [&c, p, dense](std::uint64_t values) {
-            const std::uint64_t entries = std::min(values, checked_mul(compression::sparse_entries(c, values), p, "sparse entries"));
+            const std::uint64_t entries =
+                std::min(values, checked_mul(compression::sparse_entries(c, values), p, "sparse entries"));
             return std::min(compression::sparse_bytes(entries), dense(values));
         };
         round(job.elements, push, pull);
@@ -195,10 +209,12 @@ std::uint64_t SchemeSync::direct_all_gather(std::vector<NodeProgram>& programs, 
     const std::size_t p = ranks.size();
     for (std::size_t i = 0; i < p; ++i)
         for (std::size_t j = 0; j < p; ++j)
-            if (i != j) programs[ranks[i].value()].ops.emplace_back(interconnect::Send{ranks[j], each, tag + i * p + j, label});
+            if (i != j)
+                programs[ranks[i].value()].ops.emplace_back(interconnect::Send{ranks[j], each, tag + i * p + j, label});
     for (std::size_t i = 0; i < p; ++i)
         for (std::size_t j = 0; j < p; ++j)
-            if (i != j) programs[ranks[i].value()].ops.emplace_back(interconnect::Recv{ranks[j], tag + j * p + i, label});
+            if (i != j)
+                programs[ranks[i].value()].ops.emplace_back(interconnect::Recv{ranks[j], tag + j * p + i, label});
     return tag + p * p;
 }
 
@@ -252,7 +268,8 @@ double SchemeSync::seconds(const SyncJob& job) {
     return m_alone.emplace(key, to_seconds(last)).first->second;
 }
 
-std::vector<std::vector<double>> SchemeSync::finish_times(const std::vector<SyncJob>& jobs, const std::vector<double>& ready) {
+std::vector<std::vector<double>> SchemeSync::finish_times(const std::vector<SyncJob>& jobs,
+                                                          const std::vector<double>& ready) {
     // In the step's picoseconds, on the links as the step's earlier layers left them.
     std::vector<Picoseconds> start_ps(ready.size(), Picoseconds(0));
     for (std::size_t n = 0; n < ready.size(); ++n)

@@ -19,11 +19,11 @@ namespace fastsim::planner {
 
 /// One replica set's gradient to synchronise (docs/planner.md, "Gradient synchronisation").
 struct SyncJob {
-    std::vector<NodeId> ranks;        ///< ascending node ids
-    std::uint64_t elements = 0;       ///< gradient values
-    std::uint64_t bytes = 0;          ///< uncompressed: elements x the plan's weight-gradient width
-    std::uint64_t factor_rows = 0;    ///< Σ n over its n x m matrix blocks (n = output channels)
-    std::uint64_t factor_cols = 0;    ///< Σ m (m = input channels x kernel area)
+    std::vector<NodeId> ranks;      ///< ascending node ids
+    std::uint64_t elements = 0;     ///< gradient values
+    std::uint64_t bytes = 0;        ///< uncompressed: elements x the plan's weight-gradient width
+    std::uint64_t factor_rows = 0;  ///< Σ n over its n x m matrix blocks (n = output channels)
+    std::uint64_t factor_cols = 0;  ///< Σ m (m = input channels x kernel area)
 };
 
 /// How the weight gradients of one replica set are synchronised (docs/planner.md, "Gradient
@@ -44,7 +44,8 @@ public:
     /// order), given when each node's comm stream can start (`ready`, per node id: its gradient
     /// ready and its earlier synchronisations done). The jobs run at once, sharing links and
     /// nodes. By default each starts when all its ranks are ready and takes its time alone.
-    virtual std::vector<std::vector<double>> finish_times(const std::vector<SyncJob>& jobs, const std::vector<double>& ready) {
+    virtual std::vector<std::vector<double>> finish_times(const std::vector<SyncJob>& jobs,
+                                                          const std::vector<double>& ready) {
         std::vector<std::vector<double>> out;
         for (const SyncJob& j : jobs) {
             double start = 0;
@@ -73,7 +74,8 @@ public:
     /// Two bounds: a node's stream runs its sets one after another, each taking its time alone;
     /// and the layer's sets replayed together from when each set is ready (sharing links and
     /// nodes, AllReduceChooser::concurrent_seconds).
-    std::vector<std::vector<double>> finish_times(const std::vector<SyncJob>& jobs, const std::vector<double>& ready) override;
+    std::vector<std::vector<double>> finish_times(const std::vector<SyncJob>& jobs,
+                                                  const std::vector<double>& ready) override;
 
 private:
     interconnect::AllReduceChooser& m_chooser;
@@ -104,7 +106,8 @@ public:
     double seconds(const SyncJob& job) override;
     /// The jobs lowered together, each node's ops after a delay to its ready time, and replayed:
     /// a parameter server's workers start their next pushes while it still serves the last.
-    std::vector<std::vector<double>> finish_times(const std::vector<SyncJob>& jobs, const std::vector<double>& ready) override;
+    std::vector<std::vector<double>> finish_times(const std::vector<SyncJob>& jobs,
+                                                  const std::vector<double>& ready) override;
     /// The links start the step free; each layer's replay then finds them as the earlier
     /// layers' left them.
     void begin_step() override { m_step_network.reset(); }
@@ -113,8 +116,8 @@ public:
     [[nodiscard]] const SyncScheme& scheme() const { return m_scheme; }
 
 private:
-    std::uint64_t lower_all_reduce(std::vector<interconnect::NodeProgram>& programs, const SyncJob& job, std::uint64_t tag,
-                                   std::uint32_t label);
+    std::uint64_t lower_all_reduce(std::vector<interconnect::NodeProgram>& programs, const SyncJob& job,
+                                   std::uint64_t tag, std::uint32_t label);
     std::uint64_t lower_parameter_server(std::vector<interconnect::NodeProgram>& programs, const SyncJob& job,
                                          std::uint64_t tag, std::uint32_t label);
     /// Per node id: when its programs' ops end, all of `jobs` lowered in order, node n's ops
@@ -132,9 +135,10 @@ private:
     CompressionSeconds m_work_seconds;
     interconnect::Network m_network;       ///< replays alone
     interconnect::Network m_step_network;  ///< the step's replays, one layer after another
-    std::optional<bool> m_forced_gather;  ///< from the chooser's forced algorithm: ring (false) or direct (true)
+    std::optional<bool> m_forced_gather;   ///< from the chooser's forced algorithm: ring (false) or direct (true)
     std::map<std::pair<std::vector<NodeId>, std::uint64_t>, bool> m_gather_choice;
-    std::map<std::tuple<std::vector<NodeId>, std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t>, double> m_alone;
+    std::map<std::tuple<std::vector<NodeId>, std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t>, double>
+        m_alone;
 };
 
 }  // namespace fastsim::planner

@@ -23,7 +23,8 @@ LayerDims per_node_share(LayerDims d, std::size_t nodes, const PlanLayer& layer)
     const std::uint64_t whole_rows = layer.dims.out_rows;
     const bool channels_split = layer.groups == 1;  // PartitionRules::types_for keeps groups whole
     for (std::size_t left = nodes; left > 1; left = (left + 1) / 2) {
-        const double samples = static_cast<double>(d.batch) * static_cast<double>(d.out_rows) / static_cast<double>(whole_rows);
+        const double samples =
+            static_cast<double>(d.batch) * static_cast<double>(d.out_rows) / static_cast<double>(whole_rows);
         std::uint64_t* largest = nullptr;
         double size = samples;
         for (std::uint64_t* channels : {&d.in_channels, &d.out_channels})
@@ -130,7 +131,8 @@ private:
     };
 
     /// Each side's compute when side A takes `split_a` of the layer's `type` dimension.
-    Option option_at(std::size_t g, std::size_t l, const LayerDims& dims, PartitionType type, std::uint64_t split_a) const;
+    Option option_at(std::size_t g, std::size_t l, const LayerDims& dims, PartitionType type,
+                     std::uint64_t split_a) const;
     /// The split of the planner's rule (balanced or equal); nullopt if the dimension has < 2.
     std::optional<Option> rule_option(std::size_t g, std::size_t l, const LayerDims& dims, PartitionType type) const;
     /// Side A's share of the whole network's compute, balanced: the share every layer can keep
@@ -145,8 +147,8 @@ private:
     void record(std::size_t g, const std::vector<LayerDims>& dims, const std::vector<Option>& chosen,
                 std::vector<LayerChoice>& choices) const;
     /// Bytes of F and E each side receives on edge e into layer l between two options.
-    std::pair<SideVolumes, SideVolumes> edge_bytes(std::size_t l, std::size_t e, const LayerDims& dims, const Option& from,
-                                                   const Option& to) const;
+    std::pair<SideVolumes, SideVolumes> edge_bytes(std::size_t l, std::size_t e, const LayerDims& dims,
+                                                   const Option& from, const Option& to) const;
 
     const LayerGraph& m_graph;
     const ClusterView& m_cluster;
@@ -156,10 +158,10 @@ private:
     const MemoryModel& m_memory;
     double m_memory_weight;
     const PartitionRules& m_rules;
-    std::string_view m_planner;  ///< for messages
+    std::string_view m_planner;                           ///< for messages
     std::vector<std::vector<std::size_t>> m_type_counts;  ///< per group, nodes of each type
     std::vector<std::vector<ConsumerEdge>> m_consumers;
-    std::vector<std::vector<double>> m_correction;        ///< per group, per layer: real / estimated compute
+    std::vector<std::vector<double>> m_correction;  ///< per group, per layer: real / estimated compute
     std::unordered_map<std::string, std::vector<LayerChoice>> m_solved;  ///< by subproblem_key
 };
 
@@ -200,7 +202,8 @@ Planning::Option Planning::option_at(std::size_t g, std::size_t l, const LayerDi
     o.type = type;
     o.split_a = split_a;
     o.alpha = static_cast<double>(split_a) / static_cast<double>(d);
-    o.split = type == PartitionType::spatial ? spatial_choice(m_graph.layers[l], dims, split_a) : SplitChoice{type, o.alpha};
+    o.split =
+        type == PartitionType::spatial ? spatial_choice(m_graph.layers[l], dims, split_a) : SplitChoice{type, o.alpha};
     o.compute_a_s = side_seconds(static_cast<std::size_t>(group.side_a), l, a);
     o.compute_b_s = side_seconds(static_cast<std::size_t>(group.side_b), l, b);
     return o;
@@ -258,7 +261,8 @@ double Planning::memory_penalty(std::size_t g, std::size_t l, const LayerDims& d
         }
         if (capacity == 0) continue;
         const std::uint64_t w = layer.weight_elements(d);
-        const double bytes = m_memory.bytes(type, Stored::weights, w) + m_memory.bytes(type, Stored::weight_gradients, w) +
+        const double bytes = m_memory.bytes(type, Stored::weights, w) +
+                             m_memory.bytes(type, Stored::weight_gradients, w) +
                              m_memory.optimizer_copies * m_memory.bytes(type, Stored::optimizer_state, w) +
                              m_memory.bytes(type, Stored::activations, layer.input_elements(d));
         worst = std::max(worst, bytes / static_cast<double>(side.nodes.size()) / capacity);
@@ -272,8 +276,12 @@ Planning::OwnExchanges Planning::own_bytes(std::size_t l, const Option& o, const
     const bool backward_data = !layer.producers.empty();  // a layer reading only the network input has no E_l
     OwnExchanges x;
     switch (o.type) {
-    case PartitionType::batch: x.weight_sync = both(intra_elements(layer, o.type, dims) * m_bytes.weight_gradients); break;
-    case PartitionType::in_channels: x.forward_out = both(intra_elements(layer, o.type, dims) * m_bytes.partial_sums); break;
+    case PartitionType::batch:
+        x.weight_sync = both(intra_elements(layer, o.type, dims) * m_bytes.weight_gradients);
+        break;
+    case PartitionType::in_channels:
+        x.forward_out = both(intra_elements(layer, o.type, dims) * m_bytes.partial_sums);
+        break;
     case PartitionType::out_channels:
         if (backward_data) x.backward_out = both(intra_elements(layer, o.type, dims) * m_bytes.partial_sums);
         break;
@@ -286,7 +294,7 @@ Planning::OwnExchanges Planning::own_bytes(std::size_t l, const Option& o, const
 }
 
 std::pair<SideVolumes, SideVolumes> Planning::edge_bytes(std::size_t l, std::size_t e, const LayerDims& dims,
-                                                          const Option& from, const Option& to) const {
+                                                         const Option& from, const Option& to) const {
     // The boundary tensor is the consumer's input at this group: rows = samples, columns =
     // input channels x the image rows its output rows read x their width (channel-major, so a
     // channel split is a column split and an image-row split a stripe in every channel).
@@ -300,9 +308,7 @@ std::string Planning::subproblem_key(std::size_t g, const std::vector<LayerDims>
     // Everything plan_group reads: the dims, each side's node types and calibration, the
     // exchange cost. Groups of a homogeneous torus or switch repeat it many times over.
     std::string key;
-    const auto put = [&key](const auto& value) {
-        key.append(reinterpret_cast<const char*>(&value), sizeof value);
-    };
+    const auto put = [&key](const auto& value) { key.append(reinterpret_cast<const char*>(&value), sizeof value); };
     for (const LayerDims& d : dims) {
         put(d.batch);
         put(d.in_channels);
@@ -373,12 +379,13 @@ void Planning::solve_group(std::size_t g, const std::vector<LayerDims>& dims, st
         if (options[l].empty()) {
             std::string types;
             for (std::size_t t = 0; t < kPartitionTypes; ++t)
-                if (allowed[t]) types += std::string(types.empty() ? "" : "/") + to_string(static_cast<PartitionType>(t));
+                if (allowed[t])
+                    types += std::string(types.empty() ? "" : "/") + to_string(static_cast<PartitionType>(t));
             const LayerDims& d = dims[l];
             throw PlanError("layer '" + m_graph.layers[l].name + "' cannot be split over " +
-                            std::to_string(group.nodes.size()) + " nodes by " + std::string(m_planner) +
-                            " (Type " + types + "): at this level it has batch " + std::to_string(d.batch) +
-                            ", " + std::to_string(d.in_channels) + " input and " + std::to_string(d.out_channels) +
+                            std::to_string(group.nodes.size()) + " nodes by " + std::string(m_planner) + " (Type " +
+                            types + "): at this level it has batch " + std::to_string(d.batch) + ", " +
+                            std::to_string(d.in_channels) + " input and " + std::to_string(d.out_channels) +
                             " output channels" +
                             (allowed[static_cast<std::size_t>(PartitionType::spatial)]
                                  ? " and " + std::to_string(d.out_rows) + " output rows"
@@ -443,14 +450,16 @@ void Planning::given_group(std::size_t g, const std::vector<LayerDims>& dims, co
                            const std::string& where, std::vector<LayerChoice>& choices) const {
     const std::size_t n = m_graph.layers.size();
     if (given.size() != n)
-        throw PlanError(where + " gives " + std::to_string(given.size()) + " layers' splits; the network has " + std::to_string(n));
+        throw PlanError(where + " gives " + std::to_string(given.size()) + " layers' splits; the network has " +
+                        std::to_string(n));
     std::vector<Option> chosen(n);
     for (std::size_t l = 0; l < n; ++l) {
         const LayerDecision& d = given[l];
         const PlanLayer& layer = m_graph.layers[l];
         const std::string at = where + ", layer '" + layer.name + "'";
         const auto type = static_cast<std::size_t>(d.type);
-        if (!every_type(layer)[type] || (layer.groups > 1 && (d.type == PartitionType::in_channels || d.type == PartitionType::out_channels)))
+        if (!every_type(layer)[type] ||
+            (layer.groups > 1 && (d.type == PartitionType::in_channels || d.type == PartitionType::out_channels)))
             throw PlanError(at + ": Type " + std::string(to_string(d.type)) + " is not a split this layer takes" +
                             (layer.groups > 1 ? " (a grouped convolution keeps its groups whole: Type I or IV)" : ""));
         const std::uint64_t whole = dims[l].along(d.type);
@@ -458,18 +467,20 @@ void Planning::given_group(std::size_t g, const std::vector<LayerDims>& dims, co
         std::uint64_t split_a = d.split_a;
         if (d.alpha) {
             if (!(*d.alpha > 0 && *d.alpha < 1))
-                throw PlanError(at + ": alpha " + std::to_string(*d.alpha) + " is not a share strictly between 0 and 1");
+                throw PlanError(at + ": alpha " + std::to_string(*d.alpha) +
+                                " is not a share strictly between 0 and 1");
             const double share = *d.alpha * static_cast<double>(whole);
-            if (split_a == 0) split_a = static_cast<std::uint64_t>(std::llround(share));
+            if (split_a == 0)
+                split_a = static_cast<std::uint64_t>(std::llround(share));
             else if (std::abs(share - static_cast<double>(split_a)) > 0.5)
-                throw PlanError(at + ": alpha " + std::to_string(*d.alpha) + " gives side A " + std::to_string(std::llround(share)) +
-                                " of its " + std::to_string(whole) + along + ", but split_a is " + std::to_string(split_a) +
-                                ": the shares do not add up");
+                throw PlanError(at + ": alpha " + std::to_string(*d.alpha) + " gives side A " +
+                                std::to_string(std::llround(share)) + " of its " + std::to_string(whole) + along +
+                                ", but split_a is " + std::to_string(split_a) + ": the shares do not add up");
         }
         if (split_a < 1 || split_a >= whole)
             throw PlanError(at + ": split_a " + std::to_string(split_a) + " is outside 1 .. " +
-                            std::to_string(whole < 2 ? 0 : whole - 1) + " (side A's part of its " + std::to_string(whole) + along +
-                            ")");
+                            std::to_string(whole < 2 ? 0 : whole - 1) + " (side A's part of its " +
+                            std::to_string(whole) + along + ")");
         chosen[l] = option_at(g, l, dims[l], d.type, split_a);
         if (d.compute_a_s) chosen[l].compute_a_s = *d.compute_a_s;
         if (d.compute_b_s) chosen[l].compute_b_s = *d.compute_b_s;
@@ -591,7 +602,8 @@ Plan unplanned(const PlanningInputs& in, const PlannerOptions& options, PlannerK
     return p;
 }
 
-void check_batch_impl(const LayerGraph& graph, const ClusterView& cluster, const PartitionRules& rules, std::string_view planner) {
+void check_batch_impl(const LayerGraph& graph, const ClusterView& cluster, const PartitionRules& rules,
+                      std::string_view planner) {
     const std::size_t nodes = cluster.order.size();
     for (const PlanLayer& layer : graph.layers) {
         const auto allowed = rules.types_for(layer);
@@ -604,10 +616,10 @@ void check_batch_impl(const LayerGraph& graph, const ClusterView& cluster, const
     }
 }
 
-
 }  // namespace
 
-void check_batch(const LayerGraph& graph, const ClusterView& cluster, const PartitionRules& rules, std::string_view planner) {
+void check_batch(const LayerGraph& graph, const ClusterView& cluster, const PartitionRules& rules,
+                 std::string_view planner) {
     check_batch_impl(graph, cluster, rules, planner);
 }
 

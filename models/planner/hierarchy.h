@@ -58,6 +58,7 @@ double speed_estimate(const ComputeModel& compute, const std::vector<std::size_t
 /// PlanError if `rules` put some layer on Type I alone and the batch is smaller than the node
 /// count: "planner owt splits the batch of layer 'conv1' over every node: batch 1 is smaller
 /// than the 16 nodes", the same message from every command.
-void check_batch(const LayerGraph& graph, const ClusterView& cluster, const PartitionRules& rules, std::string_view planner);
+void check_batch(const LayerGraph& graph, const ClusterView& cluster, const PartitionRules& rules,
+                 std::string_view planner);
 
 }  // namespace fastsim::planner

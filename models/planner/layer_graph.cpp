@@ -57,7 +57,8 @@ SpatialInputRows PlanLayer::spatial_input_rows(const LayerDims& d, std::uint64_t
     // The padded window of d.out_rows output rows is (out_rows - 1) * stride + k_h rows; those it
     // lacks of the input are zero padding, above it by the layer's padding at most.
     const std::uint64_t padded = (d.out_rows - 1) * stride + kernel_height;
-    const std::uint64_t above = d.out_rows >= dims.out_rows ? padding : std::min(padding, padded > r.height ? padded - r.height : 0);
+    const std::uint64_t above =
+        d.out_rows >= dims.out_rows ? padding : std::min(padding, padded > r.height ? padded - r.height : 0);
     const auto clamp_row = [&](std::uint64_t padded_row) {  // a row of the padded window as an input row
         return std::min(r.height, padded_row > above ? padded_row - above : 0);
     };
@@ -185,7 +186,8 @@ LayerGraph build_layer_graph(const workload::Workload& workload, std::uint64_t b
                 for (std::size_t j = 0; j < i; ++j)
                     if (layers[j].name == input) from = j;
                 if (from == i)
-                    throw std::invalid_argument("layer '" + l.name + "' reads '" + input + "', which is no earlier layer");
+                    throw std::invalid_argument("layer '" + l.name + "' reads '" + input +
+                                                "', which is no earlier layer");
                 const bool block = !p.producers.empty() && workload.shortcuts == workload::ShortcutConvention::accpar;
                 p.producers.push_back({from, block ? EdgeKind::accpar_block : EdgeKind::producer_output});
             }

@@ -78,25 +78,27 @@ struct Edge {
 /// One weighted layer as the planner sees it.
 struct PlanLayer {
     std::string name;
-    workload::Layer layer;               ///< the trace's layer (re-lowered with split channels)
-    LayerDims dims;                      ///< whole-cluster sizes
-    std::uint64_t in_positions = 1;      ///< H_in * W_in (tokens, or m * repeat for a matmul)
-    std::uint64_t out_positions = 1;     ///< H_out * W_out
-    std::uint64_t kernel_area = 1;       ///< k_h * k_w
+    workload::Layer layer;            ///< the trace's layer (re-lowered with split channels)
+    LayerDims dims;                   ///< whole-cluster sizes
+    std::uint64_t in_positions = 1;   ///< H_in * W_in (tokens, or m * repeat for a matmul)
+    std::uint64_t out_positions = 1;  ///< H_out * W_out
+    std::uint64_t kernel_area = 1;    ///< k_h * k_w
     // Image rows (Type IV). A layer without them (fc, matmul) has one input and one output row
     // holding all its positions, kernel height 1, stride 1 and no padding.
-    std::uint64_t in_height = 1;         ///< H_in: input image rows
-    std::uint64_t in_width = 1;          ///< positions per input row (W_in); in_height * in_width = in_positions
-    std::uint64_t out_width = 1;         ///< positions per output row (W_out); dims.out_rows * out_width = out_positions
-    std::uint64_t kernel_height = 1;     ///< input rows one window spans: k_h, or more if dilated
-    std::uint64_t stride = 1;            ///< rows between consecutive output rows' windows
-    std::uint64_t padding = 0;           ///< zero rows above (and below) the input image
-    bool has_weights = true;             ///< false for a matmul of two activations
-    std::uint64_t groups = 1;            ///< a grouped convolution's groups (each group's weights see C_in / groups channels)
-    std::vector<Edge> producers;         ///< empty: reads the network input
+    std::uint64_t in_height = 1;      ///< H_in: input image rows
+    std::uint64_t in_width = 1;       ///< positions per input row (W_in); in_height * in_width = in_positions
+    std::uint64_t out_width = 1;      ///< positions per output row (W_out); dims.out_rows * out_width = out_positions
+    std::uint64_t kernel_height = 1;  ///< input rows one window spans: k_h, or more if dilated
+    std::uint64_t stride = 1;         ///< rows between consecutive output rows' windows
+    std::uint64_t padding = 0;        ///< zero rows above (and below) the input image
+    bool has_weights = true;          ///< false for a matmul of two activations
+    std::uint64_t groups = 1;     ///< a grouped convolution's groups (each group's weights see C_in / groups channels)
+    std::vector<Edge> producers;  ///< empty: reads the network input
 
     /// Whether Type IV may split this layer: a convolution with at least 2 output rows.
-    [[nodiscard]] bool spatial_splittable() const { return layer.kind == workload::LayerKind::conv && dims.out_rows >= 2; }
+    [[nodiscard]] bool spatial_splittable() const {
+        return layer.kind == workload::LayerKind::conv && dims.out_rows >= 2;
+    }
     /// Input image rows that `out_rows` consecutive output rows read: all of them for the whole
     /// output, else the window min(H_in, (out_rows - 1) * stride + k_h).
     [[nodiscard]] std::uint64_t input_rows(std::uint64_t out_rows) const;
@@ -112,7 +114,9 @@ struct PlanLayer {
     [[nodiscard]] std::uint64_t input_elements(const LayerDims& d) const {
         return d.batch * d.in_channels * input_rows(d.out_rows) * in_width;
     }
-    [[nodiscard]] std::uint64_t output_elements(const LayerDims& d) const { return d.batch * d.out_channels * d.out_rows * out_width; }
+    [[nodiscard]] std::uint64_t output_elements(const LayerDims& d) const {
+        return d.batch * d.out_channels * d.out_rows * out_width;
+    }
     [[nodiscard]] std::uint64_t weight_elements(const LayerDims& d) const {
         return has_weights ? d.in_channels * d.out_channels * kernel_area / groups : 0;
     }

@@ -85,9 +85,11 @@ Region side_region(const TensorLayout& layout, bool side_a, const TensorShape& s
 
 SplitChoice spatial_choice(const PlanLayer& layer, const LayerDims& dims, std::uint64_t split_a) {
     const SpatialInputRows rows = layer.spatial_input_rows(dims, split_a);
-    const auto fraction = [&](std::uint64_t row) { return static_cast<double>(row) / static_cast<double>(rows.height); };
-    return {PartitionType::spatial, static_cast<double>(split_a) / static_cast<double>(dims.out_rows), fraction(rows.a_end),
-            fraction(rows.b_begin)};
+    const auto fraction = [&](std::uint64_t row) {
+        return static_cast<double>(row) / static_cast<double>(rows.height);
+    };
+    return {PartitionType::spatial, static_cast<double>(split_a) / static_cast<double>(dims.out_rows),
+            fraction(rows.a_end), fraction(rows.b_begin)};
 }
 
 TensorLayout input_layout(const SplitChoice& c) {

@@ -46,7 +46,8 @@ Plan plan_by_intra_planner(const PlanningInputs& stage_inputs, const PlannerOpti
 /// A stage planned and predicted (not yet given its in-flight count or transfers).
 PipelineStage plan_stage(const PlanningInputs& in, const PlannerOptions& options, std::size_t first, std::size_t end,
                          std::size_t first_position, std::size_t end_position, std::uint64_t microbatch_size,
-                         std::vector<double>* layer_s = nullptr, const StagePlanner& stage_planner = plan_by_intra_planner) {
+                         std::vector<double>* layer_s = nullptr,
+                         const StagePlanner& stage_planner = plan_by_intra_planner) {
     PipelineStage s;
     s.first_layer = first;
     s.end_layer = end;
@@ -57,8 +58,8 @@ PipelineStage plan_stage(const PlanningInputs& in, const PlannerOptions& options
     const ComputeModel compute = [&network_compute, first](std::size_t type, LayerId l, const LayerDims& d) {
         return network_compute(type, LayerId(first + l.value()), d);
     };
-    const PlanningInputs stage_in{s.graph, cluster.view, cluster.groups, compute, in.bytes, in.gradient_sync,
-                                  in.memory, in.node_type_names, {}, in.exchange};
+    const PlanningInputs stage_in{s.graph,          cluster.view, cluster.groups,     compute, in.bytes,
+                                  in.gradient_sync, in.memory,    in.node_type_names, {},      in.exchange};
     PlannerOptions intra = options;
     intra.kind = options.pipeline.intra;
     s.plan = stage_planner(stage_in, intra);
@@ -67,11 +68,13 @@ PipelineStage plan_stage(const PlanningInputs& in, const PlannerOptions& options
     walk.first_layer = first;
     walk.network_layers = network_layers;
     walk.backward = false;
-    const StepPrediction forward = predict_step(s.graph, s.plan, in.cluster.node_type, compute, *in.gradient_sync, walk);
+    const StepPrediction forward =
+        predict_step(s.graph, s.plan, in.cluster.node_type, compute, *in.gradient_sync, walk);
     walk.forward = false;
     walk.backward = true;
     walk.sync = false;
-    const StepPrediction backward = predict_step(s.graph, s.plan, in.cluster.node_type, compute, *in.gradient_sync, walk);
+    const StepPrediction backward =
+        predict_step(s.graph, s.plan, in.cluster.node_type, compute, *in.gradient_sync, walk);
     walk.sync = true;
     const StepPrediction synced = predict_step(s.graph, s.plan, in.cluster.node_type, compute, *in.gradient_sync, walk);
     s.forward_s = forward.step_s;
@@ -110,7 +113,8 @@ std::vector<StageTransfer> stage_transfers(const PlanningInputs& in, const std::
             const PlanLayer& p = graph.layers[e.from];
             LayerDims d = p.dims;
             d.batch = microbatch_size;
-            elements[{from, to}] += static_cast<double>(e.kind == EdgeKind::accpar_block ? p.input_elements(d) : p.output_elements(d));
+            elements[{from, to}] +=
+                static_cast<double>(e.kind == EdgeKind::accpar_block ? p.input_elements(d) : p.output_elements(d));
         }
     std::vector<StageTransfer> out;
     for (const auto& [pair, count] : elements) {
@@ -179,8 +183,8 @@ Plan assemble(const PlanningInputs& in, const PlannerOptions& options, PipelineP
             plan.backward_comm_s[l] = m * sp.backward_comm_s[local];
             plan.sync_comm_s[l] = sp.sync_comm_s[local];
             // The mean node's (over the cluster) compute and waits under the layer's labels.
-            plan.layer_step_s[l] = m * stage_layer_s[s][local] * static_cast<double>(stage.nodes.size()) /
-                                   static_cast<double>(nodes);
+            plan.layer_step_s[l] =
+                m * stage_layer_s[s][local] * static_cast<double>(stage.nodes.size()) / static_cast<double>(nodes);
         }
         plan.comm_bytes += m * sp.comm_bytes;
         for (const std::size_t n : stage.nodes) {
@@ -256,8 +260,8 @@ std::vector<std::size_t> balanced_cuts(const PlanningInputs& in, const std::vect
 
 std::uint64_t microbatch_size_or_throw(std::uint64_t batch, std::size_t microbatches) {
     if (microbatches == 0 || batch % microbatches != 0)
-        throw PlanError("planner.pipeline.microbatches " + std::to_string(microbatches) + " does not divide the batch of " +
-                        std::to_string(batch) + " into equal micro-batches");
+        throw PlanError("planner.pipeline.microbatches " + std::to_string(microbatches) +
+                        " does not divide the batch of " + std::to_string(batch) + " into equal micro-batches");
     return batch / microbatches;
 }
 
@@ -271,22 +275,27 @@ Plan plan_given_stages(const PlanningInputs& in, const PlannerOptions& options) 
     if (!po.stage_layers.empty()) {
         std::size_t next = 0;
         for (std::size_t s = 0; s < po.stage_layers.size(); ++s) {
-            if (po.stage_layers[s].empty()) throw PlanError("planner.pipeline.stages[" + std::to_string(s) + "] lists no layers");
+            if (po.stage_layers[s].empty())
+                throw PlanError("planner.pipeline.stages[" + std::to_string(s) + "] lists no layers");
             for (const std::string& name : po.stage_layers[s]) {
                 if (next >= layers || in.graph.layers[next].name != name) {
                     std::string expected = next < layers ? "'" + in.graph.layers[next].name + "'" : "no more layers";
-                    throw PlanError("planner.pipeline.stages[" + std::to_string(s) + "] lists '" + name + "' where the network's next layer is " +
-                                    expected + ": stages list every layer once, in the trace's order");
+                    throw PlanError("planner.pipeline.stages[" + std::to_string(s) + "] lists '" + name +
+                                    "' where the network's next layer is " + expected +
+                                    ": stages list every layer once, in the trace's order");
                 }
                 ++next;
             }
             ends.push_back(next);
         }
         if (next != layers)
-            throw PlanError("planner.pipeline.stages lists " + std::to_string(next) + " of the network's " + std::to_string(layers) +
-                            " layers; the first one missing is '" + in.graph.layers[next].name + "'");
+            throw PlanError("planner.pipeline.stages lists " + std::to_string(next) + " of the network's " +
+                            std::to_string(layers) + " layers; the first one missing is '" +
+                            in.graph.layers[next].name + "'");
     }
-    const std::size_t stages = !ends.empty() ? ends.size() : po.stages > 0 ? po.stages : in.cluster.preferred_cuts.size() + 1;
+    const std::size_t stages = !ends.empty()   ? ends.size()
+                               : po.stages > 0 ? po.stages
+                                               : in.cluster.preferred_cuts.size() + 1;
     if (stages > nodes)
         throw PlanError("planner.pipeline asks for " + std::to_string(stages) + " stages but the cluster has " +
                         std::to_string(nodes) + " nodes: each stage needs at least one");
@@ -304,8 +313,8 @@ Plan plan_given_stages(const PlanningInputs& in, const PlannerOptions& options) 
     p.microbatch_size = size;
     std::vector<std::vector<double>> layer_s(stages);
     for (std::size_t s = 0; s < stages; ++s)
-        p.stages.push_back(plan_stage(in, options, s == 0 ? 0 : ends[s - 1], ends[s], ranges[s].first, ranges[s].end, size,
-                                      &layer_s[s]));
+        p.stages.push_back(plan_stage(in, options, s == 0 ? 0 : ends[s - 1], ends[s], ranges[s].first, ranges[s].end,
+                                      size, &layer_s[s]));
     finish_pipeline(in, p);
     return assemble(in, options, std::move(p), layer_s);
 }
@@ -321,15 +330,17 @@ Plan evaluate_pipeline(const PlanningInputs& in, const PlannerOptions& options, 
         const StageDecisions& st = given.stages[s];
         const std::string at = "pipeline.stages[" + std::to_string(s) + "]";
         if (st.first_layer != next_layer || st.end_layer <= st.first_layer || st.end_layer > layers)
-            throw PlanError(at + " runs layers " + std::to_string(st.first_layer) + " .. " + std::to_string(st.end_layer) +
-                            "; stages list every one of the network's " + std::to_string(layers) +
-                            " layers once, in the trace's order, the next being layer " + std::to_string(next_layer));
+            throw PlanError(at + " runs layers " + std::to_string(st.first_layer) + " .. " +
+                            std::to_string(st.end_layer) + "; stages list every one of the network's " +
+                            std::to_string(layers) + " layers once, in the trace's order, the next being layer " +
+                            std::to_string(next_layer));
         for (std::size_t i = 0; i < st.nodes.size(); ++i)
             if (st.nodes[i] >= nodes || position[st.nodes[i]] != next_position + i)
-                throw PlanError(at + ".nodes[" + std::to_string(i) + "] is node " + std::to_string(st.nodes[i]) +
-                                "; stages take consecutive runs of the " + std::to_string(nodes) +
-                                " nodes in topology order, every node once, so it must be node " +
-                                std::to_string(next_position + i < nodes ? in.cluster.order[next_position + i] : nodes));
+                throw PlanError(
+                    at + ".nodes[" + std::to_string(i) + "] is node " + std::to_string(st.nodes[i]) +
+                    "; stages take consecutive runs of the " + std::to_string(nodes) +
+                    " nodes in topology order, every node once, so it must be node " +
+                    std::to_string(next_position + i < nodes ? in.cluster.order[next_position + i] : nodes));
         if (st.nodes.empty()) throw PlanError(at + ".nodes lists no node");
         ranges.push_back({next_position, next_position + st.nodes.size()});
         next_layer = st.end_layer;
@@ -341,8 +352,8 @@ Plan evaluate_pipeline(const PlanningInputs& in, const PlannerOptions& options, 
                         " nodes; they must cover every one");
     const std::uint64_t batch = in.graph.layers.front().dims.batch;
     if (given.microbatches == 0 || batch % given.microbatches != 0)
-        throw PlanError("pipeline.microbatches " + std::to_string(given.microbatches) + " does not divide the batch of " +
-                        std::to_string(batch) + " into equal micro-batches");
+        throw PlanError("pipeline.microbatches " + std::to_string(given.microbatches) +
+                        " does not divide the batch of " + std::to_string(batch) + " into equal micro-batches");
     const std::uint64_t size = batch / given.microbatches;
     PipelinePlan p;
     p.schedule = given.schedule;
@@ -414,7 +425,8 @@ std::string mesh_signature(const PlanningInputs& in, const MeshRange& m) {
     const auto put = [&key](auto v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
     for (std::size_t p = m.first; p < m.end; ++p) {
         put(in.cluster.node_type[in.cluster.order[p]]);
-        put(std::find(in.cluster.preferred_cuts.begin(), in.cluster.preferred_cuts.end(), p) != in.cluster.preferred_cuts.end());
+        put(std::find(in.cluster.preferred_cuts.begin(), in.cluster.preferred_cuts.end(), p) !=
+            in.cluster.preferred_cuts.end());
     }
     if (m.end - m.first > 1) {
         const StageCluster c = stage_cluster(in, m.first, m.end);
@@ -440,7 +452,8 @@ struct AlpaSearch {
 
 }  // namespace
 
-std::vector<std::pair<std::size_t, std::size_t>> transfer_pairs(const PipelinePlan& p, const StageTransfer& t, bool forward) {
+std::vector<std::pair<std::size_t, std::size_t>> transfer_pairs(const PipelinePlan& p, const StageTransfer& t,
+                                                                bool forward) {
     const auto& senders = forward ? p.stages[t.from].nodes : p.stages[t.to].nodes;
     const auto& receivers = forward ? p.stages[t.to].nodes : p.stages[t.from].nodes;
     std::vector<std::pair<std::size_t, std::size_t>> pairs;
@@ -449,7 +462,8 @@ std::vector<std::pair<std::size_t, std::size_t>> transfer_pairs(const PipelinePl
     return pairs;
 }
 
-std::vector<StageTask> stage_order(PipelineSchedule schedule, std::size_t stages, std::size_t stage, std::size_t microbatches) {
+std::vector<StageTask> stage_order(PipelineSchedule schedule, std::size_t stages, std::size_t stage,
+                                   std::size_t microbatches) {
     std::vector<StageTask> order;
     if (schedule == PipelineSchedule::gpipe) {
         for (std::size_t j = 0; j < microbatches; ++j) order.push_back({true, j});
@@ -483,8 +497,11 @@ double predict_pipeline(const PlanningInputs& in, const PipelinePlan& p) {
     std::vector<ClockedPredictor> predictors;
     for (std::size_t s = 0; s < stages; ++s) {
         const std::size_t first = p.stages[s].first_layer;
-        compute[s] = [&in, first](std::size_t type, LayerId l, const LayerDims& d) { return in.compute(type, LayerId(first + l.value()), d); };
-        predictors.emplace_back(p.stages[s].graph, p.stages[s].plan, in.cluster.node_type, compute[s], *in.gradient_sync, clocks);
+        compute[s] = [&in, first](std::size_t type, LayerId l, const LayerDims& d) {
+            return in.compute(type, LayerId(first + l.value()), d);
+        };
+        predictors.emplace_back(p.stages[s].graph, p.stages[s].plan, in.cluster.node_type, compute[s],
+                                *in.gradient_sync, clocks);
     }
     std::vector<std::vector<StageTask>> order(stages);
     for (std::size_t s = 0; s < stages; ++s) order[s] = stage_order(p.schedule, stages, s, m);
@@ -503,7 +520,8 @@ double predict_pipeline(const PlanningInputs& in, const PipelinePlan& p) {
                 const std::size_t slot = 2 * t.microbatch + (t.forward ? 0 : 1);
                 bool waiting = false;
                 for (std::size_t x = 0; x < p.transfers.size(); ++x)
-                    if ((t.forward ? p.transfers[x].to : p.transfers[x].from) == s && sent[x][slot].empty()) waiting = true;
+                    if ((t.forward ? p.transfers[x].to : p.transfers[x].from) == s && sent[x][slot].empty())
+                        waiting = true;
                 if (waiting) break;
                 for (std::size_t x = 0; x < p.transfers.size(); ++x) {
                     const StageTransfer& tr = p.transfers[x];
@@ -513,8 +531,8 @@ double predict_pipeline(const PlanningInputs& in, const PipelinePlan& p) {
                     // Side A is the earlier stage: forward bytes go into B, backward ones into A.
                     const double per_byte = t.forward ? tr.cost.seconds_per_byte_to_b : tr.cost.seconds_per_byte_to_a;
                     const double share = t.forward ? tr.cost.bottleneck_share_to_b : tr.cost.bottleneck_share_to_a;
-                    clocks.deliver(transfer_pairs(p, tr, t.forward), sent[x][slot], bytes * per_byte, share, tr.cost.latency_s,
-                                   bottleneck_free[x][t.forward ? 0 : 1]);
+                    clocks.deliver(transfer_pairs(p, tr, t.forward), sent[x][slot], bytes * per_byte, share,
+                                   tr.cost.latency_s, bottleneck_free[x][t.forward ? 0 : 1]);
                 }
                 StepWalk walk;
                 walk.first_layer = p.stages[s].first_layer;
@@ -527,7 +545,8 @@ double predict_pipeline(const PlanningInputs& in, const PipelinePlan& p) {
                 for (std::size_t x = 0; x < p.transfers.size(); ++x) {
                     const StageTransfer& tr = p.transfers[x];
                     if ((t.forward ? tr.from : tr.to) != s) continue;
-                    for (const auto& [sender, receiver] : transfer_pairs(p, tr, t.forward)) sent[x][slot].push_back(clocks.main[sender]);
+                    for (const auto& [sender, receiver] : transfer_pairs(p, tr, t.forward))
+                        sent[x][slot].push_back(clocks.main[sender]);
                 }
                 ++next[s];
                 ++done;
@@ -687,8 +706,10 @@ AlpaChoice best_over_t_max(const InterOpDp& dp, std::size_t microbatches) {
     if (m1 == 0) lo = hi;
     while (lo < hi) {
         const std::size_t mid = lo + (hi - lo) / 2;
-        if (dp.solve(candidates[mid]).first < kInfinity) hi = mid;
-        else lo = mid + 1;
+        if (dp.solve(candidates[mid]).first < kInfinity)
+            hi = mid;
+        else
+            lo = mid + 1;
     }
     for (std::size_t c = lo; c < candidates.size(); ++c) {
         const double t_max = candidates[c];
@@ -714,7 +735,8 @@ std::size_t alpa_in_flight(PipelineSchedule schedule, std::size_t microbatches, 
 }
 
 AlpaChoice alpa_inter_op(std::size_t blocks, const std::vector<MeshRange>& meshes, std::size_t node_count,
-                         std::size_t microbatches, std::size_t stages, PipelineSchedule schedule, const AlpaStageCostFn& cost) {
+                         std::size_t microbatches, std::size_t stages, PipelineSchedule schedule,
+                         const AlpaStageCostFn& cost) {
     const InterOpDp dp(blocks, meshes, node_count, microbatches, stages, schedule, cost);
     return best_over_t_max(dp, microbatches);
 }
@@ -734,10 +756,12 @@ AlpaChoice alpa_brute_force(std::size_t blocks, const std::vector<MeshRange>& me
             std::size_t first = 0;
             for (std::size_t s = 0; s < cut.size(); ++s) {
                 // The DP's rule when the count is free: the most stages that could follow.
-                const std::size_t from_end = stages > 0 ? cut.size() - s
-                                                        : 1 + std::min(blocks - cut[s].first, node_count - meshes[cut[s].second].end);
+                const std::size_t from_end =
+                    stages > 0 ? cut.size() - s
+                               : 1 + std::min(blocks - cut[s].first, node_count - meshes[cut[s].second].end);
                 const AlpaStageCost c = cost(first, cut[s].first, cut[s].second);
-                if (!(c.latency_s < kInfinity) || c.max_in_flight < alpa_in_flight(schedule, microbatches, from_end)) return;
+                if (!(c.latency_s < kInfinity) || c.max_in_flight < alpa_in_flight(schedule, microbatches, from_end))
+                    return;
                 const double t = c.latency_s;
                 sum += t;
                 slowest = std::max(slowest, t);
@@ -763,8 +787,6 @@ AlpaChoice alpa_brute_force(std::size_t blocks, const std::vector<MeshRange>& me
     extend(0, 0);
     return best;
 }
-
-
 
 /// The `alpa` planner (docs/pipeline.md, "Automatic search").
 Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
@@ -825,7 +847,13 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
         const auto stage_cost = [&](std::size_t i, std::size_t j, std::size_t m) {
             const std::size_t width = meshes[m].end - meshes[m].first;
             if (run.i != i || run.m != m || run.j >= j) {
-                run = Running{i, i, m, 0, std::vector<double>(width, 0), std::vector<double>(width, 0), std::vector<double>(width, 0)};
+                run = Running{i,
+                              i,
+                              m,
+                              0,
+                              std::vector<double>(width, 0),
+                              std::vector<double>(width, 0),
+                              std::vector<double>(width, 0)};
             }
             for (; run.j < j; ++run.j) {
                 const BlockCost& bc = cost[run.j * meshes.size() + m];
@@ -842,14 +870,16 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
             if (!(c.latency_s < kInfinity)) return c;
             c.max_in_flight = std::numeric_limits<std::size_t>::max();
             for (std::size_t p = 0; p < width; ++p) {
-                const double capacity = in.memory.capacity_bytes.empty()
-                                            ? 0
-                                            : in.memory.capacity_bytes[in.cluster.node_type[in.cluster.order[meshes[m].first + p]]];
+                const double capacity =
+                    in.memory.capacity_bytes.empty()
+                        ? 0
+                        : in.memory.capacity_bytes[in.cluster.node_type[in.cluster.order[meshes[m].first + p]]];
                 if (capacity <= 0) continue;
                 const double room = capacity - run.fixed[p] - run.buffers[p];
                 const double stash = run.stash[p];
-                const std::size_t most = room < 0 ? 0 : stash <= 0 ? std::numeric_limits<std::size_t>::max()
-                                                                   : static_cast<std::size_t>(std::min(room / stash, 1e18));
+                const std::size_t most = room < 0     ? 0
+                                         : stash <= 0 ? std::numeric_limits<std::size_t>::max()
+                                                      : static_cast<std::size_t>(std::min(room / stash, 1e18));
                 c.max_in_flight = std::min(c.max_in_flight, most);
             }
             return c;
@@ -863,8 +893,9 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
         if (in.plan_made) in.plan_made();
     }
     if (best.choice.stages.empty())
-        throw PlanError("alpa finds no cut of the network into stages on sub-meshes of the cluster that fits in memory" +
-                        std::string(po.stages > 0 ? " with planner.pipeline.stages " + std::to_string(po.stages) : ""));
+        throw PlanError(
+            "alpa finds no cut of the network into stages on sub-meshes of the cluster that fits in memory" +
+            std::string(po.stages > 0 ? " with planner.pipeline.stages " + std::to_string(po.stages) : ""));
     // The chosen stages planned whole and predicted.
     PipelinePlan p;
     p.schedule = po.schedule;
@@ -875,8 +906,8 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
     std::size_t first_block = 0;
     for (std::size_t s = 0; s < best.choice.stages.size(); ++s) {
         const auto [end_block, m] = best.choice.stages[s];
-        p.stages.push_back(plan_stage(in, options, bounds[first_block], bounds[end_block], meshes[m].first, meshes[m].end,
-                                      p.microbatch_size, &layer_s[s]));
+        p.stages.push_back(plan_stage(in, options, bounds[first_block], bounds[end_block], meshes[m].first,
+                                      meshes[m].end, p.microbatch_size, &layer_s[s]));
         first_block = end_block;
     }
     finish_pipeline(in, p);
@@ -893,11 +924,13 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
             single.microbatches = 1;
             single.microbatch_size = batch;
             std::vector<std::vector<double>> single_layer_s(1);
-            single.stages.push_back(plan_stage(in, one, 0, in.graph.layers.size(), 0, nodes, batch, &single_layer_s[0]));
+            single.stages.push_back(
+                plan_stage(in, one, 0, in.graph.layers.size(), 0, nodes, batch, &single_layer_s[0]));
             finish_pipeline(in, single);
             Plan candidate = assemble(in, options, std::move(single), single_layer_s);
             const bool fits = candidate.memory_shortfalls.empty(), best_fits = best_plan.memory_shortfalls.empty();
-            if ((fits && !best_fits) || (fits == best_fits && candidate.step_s < best_plan.step_s)) best_plan = std::move(candidate);
+            if ((fits && !best_fits) || (fits == best_fits && candidate.step_s < best_plan.step_s))
+                best_plan = std::move(candidate);
         } catch (const PlanError&) {
             // e.g. a batch smaller than the nodes for data parallelism: not a candidate
         }
@@ -918,8 +951,9 @@ std::vector<interconnect::NodeProgram> build_pipeline_schedule(const Plan& plan,
     // Transfer tags: above the exchanges' (id << 21 | ...) and below the collectives' (1 << 62).
     constexpr std::uint64_t kTransferTags = std::uint64_t{1} << 61;
     const auto transfer_tag = [&](std::size_t transfer, std::size_t microbatch, bool forward, std::size_t pair) {
-        return kTransferTags | (static_cast<std::uint64_t>(transfer) << 40) | (static_cast<std::uint64_t>(microbatch) << 21) |
-               (static_cast<std::uint64_t>(pair) << 1) | (forward ? 0 : 1);
+        return kTransferTags | (static_cast<std::uint64_t>(transfer) << 40) |
+               (static_cast<std::uint64_t>(microbatch) << 21) | (static_cast<std::uint64_t>(pair) << 1) |
+               (forward ? 0 : 1);
     };
     for (std::size_t s = 0; s < stages; ++s) {
         const PipelineStage& stage = p.stages[s];
@@ -937,8 +971,10 @@ std::vector<interconnect::NodeProgram> build_pipeline_schedule(const Plan& plan,
             for (std::size_t i = 0; i < pairs.size(); ++i) {
                 const NodeId from(pairs[i].first), to(pairs[i].second);
                 const std::uint64_t tag = transfer_tag(x, microbatch, forward, i);
-                if (sending) ops[from.value()].ops.push_back(interconnect::Send{to, each, tag, label});
-                else ops[to.value()].ops.push_back(interconnect::Recv{from, tag, label});
+                if (sending)
+                    ops[from.value()].ops.push_back(interconnect::Send{to, each, tag, label});
+                else
+                    ops[to.value()].ops.push_back(interconnect::Recv{from, tag, label});
             }
         };
         const std::vector<StageTask> order = stage_order(p.schedule, stages, s, p.microbatches);
@@ -952,10 +988,12 @@ std::vector<interconnect::NodeProgram> build_pipeline_schedule(const Plan& plan,
             walk.backward = !task.forward;
             if (!task.forward) walk.sync = --backwards_left == 0;  // gradients accumulate; one sync per step
             for (std::size_t x = 0; x < p.transfers.size(); ++x)
-                if (task.forward ? p.transfers[x].to == s : p.transfers[x].from == s) transfer(x, task.microbatch, task.forward, false);
+                if (task.forward ? p.transfers[x].to == s : p.transfers[x].from == s)
+                    transfer(x, task.microbatch, task.forward, false);
             walk_step(stage.graph, stage.plan, builder, walk);
             for (std::size_t x = 0; x < p.transfers.size(); ++x)
-                if (task.forward ? p.transfers[x].from == s : p.transfers[x].to == s) transfer(x, task.microbatch, task.forward, true);
+                if (task.forward ? p.transfers[x].from == s : p.transfers[x].to == s)
+                    transfer(x, task.microbatch, task.forward, true);
         }
         std::vector<interconnect::NodeProgram> built = builder.finish();
         for (const std::size_t n : stage.nodes) programs[n] = std::move(built[n]);

@@ -33,7 +33,8 @@ struct StageTask {
 /// The order stage `stage` of `stages` runs its 2 x `microbatches` tasks in under `schedule`
 /// (docs/pipeline.md, "Schedules"). GPipe: F0 … F(M-1), then B(M-1) … B0. 1F1B: w = min(P - s - 1,
 /// M) warm-up forwards, then F(w+i), B(i) for i < M - w, then the remaining backwards in order.
-std::vector<StageTask> stage_order(PipelineSchedule schedule, std::size_t stages, std::size_t stage, std::size_t microbatches);
+std::vector<StageTask> stage_order(PipelineSchedule schedule, std::size_t stages, std::size_t stage,
+                                   std::size_t microbatches);
 
 /// The most micro-batches whose activations a stage holds at once under `order` (a forward
 /// stashes them, the backward of the same micro-batch frees them).
@@ -65,7 +66,7 @@ struct PipelinePlan;
 /// A transfer's messages (sender, receiver) one way (`forward`: from the earlier stage), round
 /// robin over the larger stage: the schedule sends them and the prediction times them.
 std::vector<std::pair<std::size_t, std::size_t>> transfer_pairs(const PipelinePlan& plan, const StageTransfer& transfer,
-                                                                 bool forward);
+                                                                bool forward);
 
 struct PipelinePlan {
     PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
@@ -122,7 +123,8 @@ using AlpaStageCostFn = std::function<AlpaStageCost(std::size_t first_block, std
 /// stage after it). It enumerates t_max over the stage latencies, ascending, solving a DP for
 /// each and stopping once (M - 1) x t_max alone exceeds the best.
 AlpaChoice alpa_inter_op(std::size_t blocks, const std::vector<MeshRange>& meshes, std::size_t node_count,
-                         std::size_t microbatches, std::size_t stages, PipelineSchedule schedule, const AlpaStageCostFn& cost);
+                         std::size_t microbatches, std::size_t stages, PipelineSchedule schedule,
+                         const AlpaStageCostFn& cost);
 /// The same answer by enumerating every cut (for tests; exponential).
 AlpaChoice alpa_brute_force(std::size_t blocks, const std::vector<MeshRange>& meshes, std::size_t node_count,
                             std::size_t microbatches, std::size_t stages, PipelineSchedule schedule,

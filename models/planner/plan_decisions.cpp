@@ -41,7 +41,8 @@ PlanDecisions decisions_of(const Plan& plan) {
     pd.schedule = p.schedule;
     pd.microbatches = p.microbatches;
     pd.objective_s = p.objective_s;
-    for (const PipelineStage& s : p.stages) pd.stages.push_back({s.first_layer, s.end_layer, s.nodes, hierarchy_decisions(s.plan)});
+    for (const PipelineStage& s : p.stages)
+        pd.stages.push_back({s.first_layer, s.end_layer, s.nodes, hierarchy_decisions(s.plan)});
     d.pipeline = std::move(pd);
     return d;
 }

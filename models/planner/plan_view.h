@@ -19,11 +19,11 @@ namespace fastsim::planner {
 /// One part of a step planned as one hierarchy: for a hierarchy plan the whole network on every
 /// node; for a pipeline each stage's layers on its nodes.
 struct PlanPart {
-    const LayerGraph& graph;               ///< its layers, at the batch they run at (a stage's: the micro-batch)
-    const Plan& plan;                      ///< its hierarchy plan over `nodes`
-    std::size_t first_layer = 0;           ///< the network layer of graph's layer 0
+    const LayerGraph& graph;                ///< its layers, at the batch they run at (a stage's: the micro-batch)
+    const Plan& plan;                       ///< its hierarchy plan over `nodes`
+    std::size_t first_layer = 0;            ///< the network layer of graph's layer 0
     const std::vector<std::size_t>& nodes;  ///< node ids, in topology order
-    std::optional<std::size_t> stage;      ///< its pipeline stage; none outside a pipeline
+    std::optional<std::size_t> stage;       ///< its pipeline stage; none outside a pipeline
 };
 
 /// What a plan tells a writer. describe() calls pipeline() first, for a pipeline plan only,

@@ -14,7 +14,8 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-std::string describe_shortfall(const Plan& plan, const ClusterView& cluster, const std::vector<std::string>& type_names) {
+std::string describe_shortfall(const Plan& plan, const ClusterView& cluster,
+                               const std::vector<std::string>& type_names) {
     const MemoryShortfall& s = plan.memory_shortfalls.front();
     const auto gib = [](double bytes) {
         char buf[32];
@@ -22,16 +23,19 @@ std::string describe_shortfall(const Plan& plan, const ClusterView& cluster, con
         return std::string(buf);
     };
     const std::size_t type = cluster.node_type[s.node];
-    return "no plan of " + std::string(to_string(plan.options.kind)) + " fits in memory: node " + std::to_string(s.node) +
-           " (" + (type < type_names.size() ? type_names[type] : "type " + std::to_string(type)) + ") needs " +
-           gib(s.footprint_bytes) + " GiB of its " + gib(s.capacity_bytes) + " GiB, " + gib(s.footprint_bytes - s.capacity_bytes) +
-           " GiB short (" + std::to_string(plan.memory_shortfalls.size()) + " nodes over capacity)";
+    return "no plan of " + std::string(to_string(plan.options.kind)) + " fits in memory: node " +
+           std::to_string(s.node) + " (" +
+           (type < type_names.size() ? type_names[type] : "type " + std::to_string(type)) + ") needs " +
+           gib(s.footprint_bytes) + " GiB of its " + gib(s.capacity_bytes) + " GiB, " +
+           gib(s.footprint_bytes - s.capacity_bytes) + " GiB short (" + std::to_string(plan.memory_shortfalls.size()) +
+           " nodes over capacity)";
 }
 
 }  // namespace
 
 const EnumNames<Objective, 2>& enum_names(Objective) {
-    static constexpr EnumNames<Objective, 2> kNames{{{"time", Objective::time}, {"comm_volume", Objective::comm_volume}}};
+    static constexpr EnumNames<Objective, 2> kNames{
+        {{"time", Objective::time}, {"comm_volume", Objective::comm_volume}}};
     return kNames;
 }
 
@@ -96,8 +100,9 @@ std::vector<Group> bisect(const ClusterView& cluster, const ExchangeModel& excha
                        cluster.order.begin() + static_cast<std::ptrdiff_t>(r.hi));
         g.depth = r.depth;
         const int index = static_cast<int>(groups.size());
-        if (r.parent >= 0) (r.is_a ? groups[static_cast<std::size_t>(r.parent)].side_a
-                                   : groups[static_cast<std::size_t>(r.parent)].side_b) = index;
+        if (r.parent >= 0)
+            (r.is_a ? groups[static_cast<std::size_t>(r.parent)].side_a
+                    : groups[static_cast<std::size_t>(r.parent)].side_b) = index;
         if (r.hi - r.lo > 1) {
             std::size_t cut = r.lo + (r.hi - r.lo + 1) / 2;
             const double middle = (static_cast<double>(r.lo) + static_cast<double>(r.hi)) / 2;

@@ -29,13 +29,15 @@ enum class PlannerKind : std::uint8_t {
     owt,                     ///< "one weird trick": convolutions Type I, the rest Type II
     hypar,                   ///< DP over {I, II} minimising communication (HyPar)
     accpar,                  ///< DP over {I, II, III} minimising compute + communication time, balanced splits
-    tofu,                    ///< recursive cuts minimising communication over {I, II, III} with equal halves (Tofu-style)
-    pipeline,                ///< pipeline stages as planner.pipeline gives them, each planned by its intra planner
-    alpa                     ///< Alpa's inter-operator DP over layer ranges x sub-meshes, intra planner inside each
+    tofu,      ///< recursive cuts minimising communication over {I, II, III} with equal halves (Tofu-style)
+    pipeline,  ///< pipeline stages as planner.pipeline gives them, each planned by its intra planner
+    alpa       ///< Alpa's inter-operator DP over layer ranges x sub-meshes, intra planner inside each
 };
 inline constexpr std::array<PlannerKind, 8> kAllPlanners{
-    PlannerKind::data_parallel, PlannerKind::data_parallel_balanced, PlannerKind::owt,      PlannerKind::hypar,
-    PlannerKind::accpar,        PlannerKind::tofu,                   PlannerKind::pipeline, PlannerKind::alpa};
+    PlannerKind::data_parallel, PlannerKind::data_parallel_balanced,
+    PlannerKind::owt,           PlannerKind::hypar,
+    PlannerKind::accpar,        PlannerKind::tofu,
+    PlannerKind::pipeline,      PlannerKind::alpa};
 /// Every planner's name, in kAllPlanners order.
 const EnumNames<PlannerKind, kAllPlanners.size()>& enum_names(PlannerKind);
 inline std::string_view to_string(PlannerKind kind) { return name_of(kind); }
@@ -43,8 +45,8 @@ inline std::optional<PlannerKind> parse_planner(std::string_view name) { return 
 
 /// What the DP minimises.
 enum class Objective : std::uint8_t {
-    time,         ///< predicted compute + communication seconds
-    comm_volume   ///< bytes exchanged (AccPar/HyPar accounting)
+    time,        ///< predicted compute + communication seconds
+    comm_volume  ///< bytes exchanged (AccPar/HyPar accounting)
 };
 
 /// "time" or "comm_volume" (plan.json's objective).
@@ -83,7 +85,9 @@ struct PlannerOptions {
 };
 
 /// Whether `kind` cuts the network into pipeline stages.
-[[nodiscard]] inline bool is_pipeline(PlannerKind kind) { return kind == PlannerKind::pipeline || kind == PlannerKind::alpa; }
+[[nodiscard]] inline bool is_pipeline(PlannerKind kind) {
+    return kind == PlannerKind::pipeline || kind == PlannerKind::alpa;
+}
 
 /// What a planner minimises and how it splits, given the options (docs/planner.md, "Planners"):
 /// AccPar minimises time unless comm_only; every other planner minimises volume. AccPar and
@@ -133,13 +137,14 @@ struct Group {
 using PhaseSeconds = std::array<double, 3>;
 using ComputeModel = std::function<PhaseSeconds(std::size_t node_type, LayerId layer, const LayerDims& dims)>;
 /// The exchange cost between two disjoint node sets.
-using ExchangeModel = std::function<ExchangeCost(const std::vector<std::size_t>& side_a, const std::vector<std::size_t>& side_b)>;
+using ExchangeModel =
+    std::function<ExchangeCost(const std::vector<std::size_t>& side_a, const std::vector<std::size_t>& side_b)>;
 
 /// The cluster as the planner sees it.
 struct ClusterView {
-    std::vector<std::size_t> node_type;        ///< per node id
-    std::vector<std::size_t> order;            ///< node ids in topology order
-    std::vector<std::size_t> preferred_cuts;   ///< positions in `order` to cut first (slow links)
+    std::vector<std::size_t> node_type;       ///< per node id
+    std::vector<std::size_t> order;           ///< node ids in topology order
+    std::vector<std::size_t> preferred_cuts;  ///< positions in `order` to cut first (slow links)
 };
 
 /// Bisects `order` recursively (docs/planner.md, "Hierarchy"): a range containing preferred
@@ -150,15 +155,15 @@ std::vector<Group> bisect(const ClusterView& cluster, const ExchangeModel& excha
 /// The choice for one layer at one group, and the exchanges it causes there (bytes per side).
 struct LayerChoice {
     PartitionType type = PartitionType::batch;
-    double alpha = 0.5;         ///< side A's share of the split dimension (= split_a / D)
-    std::uint64_t split_a = 0;  ///< side A's part of the split dimension
-    LayerDims dims;             ///< the layer at this group
+    double alpha = 0.5;                       ///< side A's share of the split dimension (= split_a / D)
+    std::uint64_t split_a = 0;                ///< side A's part of the split dimension
+    LayerDims dims;                           ///< the layer at this group
     double compute_a_s = 0, compute_b_s = 0;  ///< estimated compute of each side (its whole subtree)
-    std::vector<SideVolumes> forward_in;   ///< per producer edge: F into this layer's partition, before its forward
-    SideVolumes forward_out;               ///< Type II: output partial sums, after the forward
-    std::vector<SideVolumes> backward_in;  ///< per consumer edge: E into this layer's partition, before its backward
-    SideVolumes backward_out;              ///< Type III: input-error partial sums (IV: its halo's), after backward-data
-    SideVolumes weight_sync;               ///< Types I and IV: weight-gradient sum, after weight-gradient
+    std::vector<SideVolumes> forward_in;      ///< per producer edge: F into this layer's partition, before its forward
+    SideVolumes forward_out;                  ///< Type II: output partial sums, after the forward
+    std::vector<SideVolumes> backward_in;     ///< per consumer edge: E into this layer's partition, before its backward
+    SideVolumes backward_out;  ///< Type III: input-error partial sums (IV: its halo's), after backward-data
+    SideVolumes weight_sync;   ///< Types I and IV: weight-gradient sum, after weight-gradient
 
     /// Communication seconds of each part of the step at this group.
     [[nodiscard]] double forward_comm_s(const ExchangeCost& x) const;
@@ -190,9 +195,9 @@ struct Plan {
     std::vector<PhaseSeconds> compute_s;
     std::vector<double> forward_comm_s, backward_comm_s, sync_comm_s;
     std::vector<double> layer_step_s;
-    double step_s = 0;      ///< the predicted training step (predict_step)
-    double comm_bytes = 0;  ///< every group's exchanges (busiest direction of each), AccPar's accounting
-    std::vector<Footprint> footprint;                ///< per node id
+    double step_s = 0;                 ///< the predicted training step (predict_step)
+    double comm_bytes = 0;             ///< every group's exchanges (busiest direction of each), AccPar's accounting
+    std::vector<Footprint> footprint;  ///< per node id
     std::vector<MemoryShortfall> memory_shortfalls;  ///< nodes over capacity, worst first (empty: it fits)
     std::shared_ptr<const PipelinePlan> pipeline;    ///< the stages, for pipeline planners (else null)
 };
@@ -213,8 +218,8 @@ struct PlanningInputs {
     const std::vector<Group>& groups;
     ComputeModel compute;
     ElementBytes bytes;
-    GradientSync* gradient_sync;                ///< how replica sets' gradients are synchronised, and their time
-    MemoryModel memory;                         ///< capacities empty: memory is not checked
+    GradientSync* gradient_sync;               ///< how replica sets' gradients are synchronised, and their time
+    MemoryModel memory;                        ///< capacities empty: memory is not checked
     std::vector<std::string> node_type_names;  ///< for messages; may be empty
     std::function<void()> plan_made;           ///< called as each plan is made and predicted (progress); may be empty
     ExchangeModel exchange;                    ///< for bisecting a pipeline stage's nodes; may be empty otherwise

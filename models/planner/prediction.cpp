@@ -7,12 +7,9 @@
 #include "planner/schedule.h"
 
 namespace fastsim::planner {
-namespace {
+namespace {}  // namespace
 
-}  // namespace
-
-NodeClocks::NodeClocks(std::size_t nodes)
-    : main(nodes, 0.0), comm(nodes, 0.0), sent(nodes, 0.0), synced(nodes) {}
+NodeClocks::NodeClocks(std::size_t nodes) : main(nodes, 0.0), comm(nodes, 0.0), sent(nodes, 0.0), synced(nodes) {}
 
 double stale_step_s(const NodeClocks& clocks, const std::vector<std::size_t>& nodes, std::size_t staleness,
                     double busiest_link_s) {
@@ -24,8 +21,9 @@ double stale_step_s(const NodeClocks& clocks, const std::vector<std::size_t>& no
     return std::max({main_end, busiest_link_s, sync_end / static_cast<double>(staleness + 1)});
 }
 
-void NodeClocks::deliver(const std::vector<std::pair<std::size_t, std::size_t>>& pairs, const std::vector<double>& sent_at,
-                         double busiest_s, double share, double latency_s, std::vector<double>& bottleneck_free) {
+void NodeClocks::deliver(const std::vector<std::pair<std::size_t, std::size_t>>& pairs,
+                         const std::vector<double>& sent_at, double busiest_s, double share, double latency_s,
+                         std::vector<double>& bottleneck_free) {
     const std::size_t n = pairs.size();
     const double k = std::clamp(std::round(share * static_cast<double>(n)), 1.0, static_cast<double>(n));
     const auto servers = static_cast<std::size_t>(std::max(1.0, std::floor(static_cast<double>(n) / k)));
@@ -80,10 +78,14 @@ public:
         m_arrivals.clear();
         if (bytes.to_a > 0)
             queue(pairs, bytes.to_a * x.seconds_per_byte_to_a, x.bottleneck_share_to_a, x.latency_s,
-                  [&](std::size_t i) { return std::pair{b[i % b.size()], a[i % a.size()]}; });
+                  [&](std::size_t i) {
+                      return std::pair{b[i % b.size()], a[i % a.size()]};
+                  });
         if (bytes.to_b > 0)
             queue(pairs, bytes.to_b * x.seconds_per_byte_to_b, x.bottleneck_share_to_b, x.latency_s,
-                  [&](std::size_t i) { return std::pair{a[i % a.size()], b[i % b.size()]}; });
+                  [&](std::size_t i) {
+                      return std::pair{a[i % a.size()], b[i % b.size()]};
+                  });
         for (const auto& [node, at] : m_arrivals) arrive(node, at, tag.layer);
     }
 
@@ -106,7 +108,8 @@ public:
     void all_reduce(const std::vector<ReplicaSet>& sets, const StepTag& tag) override {
         const LayerId layer = tag.layer;
         for (const ReplicaSet& set : sets)
-            for (const NodeId n : set.nodes) m_comm[n.value()] = std::max(m_comm[n.value()], m_main[n.value()]);  // the gradient is ready
+            for (const NodeId n : set.nodes)
+                m_comm[n.value()] = std::max(m_comm[n.value()], m_main[n.value()]);  // the gradient is ready
         // The layer's sets run at once from each node's ready time, sharing links and nodes, as
         // the scheme times them (GradientSync::finish_times; docs/planner.md, "Gradient
         // synchronisation").
@@ -229,7 +232,9 @@ struct ClockedPredictor::Impl {
 
 ClockedPredictor::ClockedPredictor(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
                                    const ComputeModel& compute, GradientSync& gradient_sync, NodeClocks& clocks)
-    : m_graph(graph), m_plan(plan), m_impl(std::make_unique<Impl>(Impl{Predictor(graph, plan, node_type, compute, gradient_sync, clocks)})) {}
+    : m_graph(graph),
+      m_plan(plan),
+      m_impl(std::make_unique<Impl>(Impl{Predictor(graph, plan, node_type, compute, gradient_sync, clocks)})) {}
 
 ClockedPredictor::~ClockedPredictor() = default;
 ClockedPredictor::ClockedPredictor(ClockedPredictor&&) noexcept = default;

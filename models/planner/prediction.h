@@ -13,9 +13,9 @@ namespace fastsim::planner {
 
 /// The planner's prediction of one training step under a plan (docs/planner.md, "Predictions").
 struct StepPrediction {
-    double step_s = 0;            ///< the last node's end
-    std::vector<double> layer_s;  ///< per layer: the mean node's compute + main-stream waits under its labels
-    std::vector<double> sync_s;   ///< per layer: its slowest gradient all-reduce, whole (exposed or not)
+    double step_s = 0;                    ///< the last node's end
+    std::vector<double> layer_s;          ///< per layer: the mean node's compute + main-stream waits under its labels
+    std::vector<double> sync_s;           ///< per layer: its slowest gradient all-reduce, whole (exposed or not)
     std::vector<PhaseSeconds> compute_s;  ///< per layer: the slowest node's seconds of each phase
 };
 

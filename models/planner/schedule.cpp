@@ -58,7 +58,8 @@ void ScheduleBuilder::compute(std::size_t phase, const StepTag& step) {
         m_times_layer = step.network_layer;
     }
     for (const std::size_t node : nodes)
-        if (m_times[node][phase] > Picoseconds(0)) m_programs[node].ops.push_back(Compute{m_times[node][phase], step.label});
+        if (m_times[node][phase] > Picoseconds(0))
+            m_programs[node].ops.push_back(Compute{m_times[node][phase], step.label});
 }
 
 /// After a layer's weight-gradient phase: its all-reduces over `sets` on the comm stream of
@@ -159,7 +160,8 @@ SyncJob sync_job(const Plan& plan, const ReplicaSet& set) {
 }
 
 std::vector<interconnect::NodeProgram> build_schedule(const LayerGraph& graph, const Plan& plan, std::size_t node_count,
-                                                      const ComputePicoseconds& compute_ps, GradientSync& gradient_sync) {
+                                                      const ComputePicoseconds& compute_ps,
+                                                      GradientSync& gradient_sync) {
     if (plan.pipeline) return build_pipeline_schedule(plan, node_count, compute_ps, gradient_sync);
     ScheduleBuilder builder(plan, node_count, compute_ps, gradient_sync);
     walk_step(graph, plan, builder);

@@ -29,7 +29,8 @@ inline constexpr std::uint32_t kStepParts = 4;
 struct StepLabels {
     std::size_t layers = 0;  ///< layers of the whole network
     [[nodiscard]] std::uint32_t label(LayerId layer, StepPart part, std::size_t microbatch = 0) const {
-        return static_cast<std::uint32_t>((microbatch * layers + layer.value()) * kStepParts + static_cast<std::uint32_t>(part));
+        return static_cast<std::uint32_t>((microbatch * layers + layer.value()) * kStepParts +
+                                          static_cast<std::uint32_t>(part));
     }
     [[nodiscard]] LayerId layer(std::uint32_t label) const { return LayerId(label / kStepParts % layers); }
     [[nodiscard]] StepPart part(std::uint32_t label) const { return static_cast<StepPart>(label % kStepParts); }
@@ -43,7 +44,9 @@ using ComputePicoseconds = std::function<std::array<Picoseconds, 3>(NodeId node,
 
 /// Events of the schedule's Signal/WaitFor ops: layer l's weight gradient is ready on the main
 /// stream, and its all-reduces are done on the comm stream (l in the walked graph).
-[[nodiscard]] inline std::uint32_t gradient_ready_event(LayerId layer) { return static_cast<std::uint32_t>(2 * layer.value()); }
+[[nodiscard]] inline std::uint32_t gradient_ready_event(LayerId layer) {
+    return static_cast<std::uint32_t>(2 * layer.value());
+}
 [[nodiscard]] inline std::uint32_t gradient_synced_event(LayerId layer) {
     return static_cast<std::uint32_t>(2 * layer.value() + 1);
 }
@@ -76,10 +79,10 @@ public:
 struct StepWalk {
     bool forward = true;
     bool backward = true;
-    bool sync = true;              ///< with backward: each layer's all-reduces after its weight-gradient phase
-    std::size_t first_layer = 0;   ///< the network layer of the walked graph's layer 0 (a pipeline stage's first)
+    bool sync = true;                ///< with backward: each layer's all-reduces after its weight-gradient phase
+    std::size_t first_layer = 0;     ///< the network layer of the walked graph's layer 0 (a pipeline stage's first)
     std::size_t network_layers = 0;  ///< layers of the whole network (0: the walked graph's)
-    std::size_t microbatch = 0;    ///< for the labels
+    std::size_t microbatch = 0;      ///< for the labels
 };
 void walk_step(const LayerGraph& graph, const Plan& plan, StepVisitor& visitor, const StepWalk& walk = {});
 
@@ -118,8 +121,8 @@ private:
     const ComputePicoseconds& m_compute_ps;
     GradientSync& m_sync;
     std::vector<interconnect::NodeProgram> m_programs;
-    std::vector<interconnect::NodeProgram> m_scratch;          ///< one collective's ops, before they join the comm streams
-    std::vector<std::vector<interconnect::WaitFor>> m_synced;  ///< per node: the main stream's final waits
+    std::vector<interconnect::NodeProgram> m_scratch;  ///< one collective's ops, before they join the comm streams
+    std::vector<std::vector<interconnect::WaitFor>> m_synced;      ///< per node: the main stream's final waits
     std::vector<std::pair<NodeId, interconnect::Recv>> m_pending;  ///< this exchange's receives, by node
     std::uint64_t m_next_exchange = 0;
     std::uint64_t m_collective_tag = kCollectiveTags;
@@ -129,6 +132,7 @@ private:
 
 /// The plan's step as one program per node (ScheduleBuilder over walk_step).
 std::vector<interconnect::NodeProgram> build_schedule(const LayerGraph& graph, const Plan& plan, std::size_t node_count,
-                                                      const ComputePicoseconds& compute_ps, GradientSync& gradient_sync);
+                                                      const ComputePicoseconds& compute_ps,
+                                                      GradientSync& gradient_sync);
 
 }  // namespace fastsim::planner

@@ -3,6 +3,8 @@
 
 namespace fastsim::planner {
 
-std::array<bool, kPartitionTypes> every_type(const PlanLayer& layer) { return {true, true, true, layer.spatial_splittable()}; }
+std::array<bool, kPartitionTypes> every_type(const PlanLayer& layer) {
+    return {true, true, true, layer.spatial_splittable()};
+}
 
 }  // namespace fastsim::planner

@@ -28,7 +28,9 @@ namespace {
 /// per-pixel and a per-element part, computed once.
 struct Operands {
     explicit Operands(const Layer& l)
-        : pixels(ofmap_height(l) * ofmap_width(l)), window(l.filter_height * l.filter_width * l.channels), filters(l.filters),
+        : pixels(ofmap_height(l) * ofmap_width(l)),
+          window(l.filter_height * l.filter_width * l.channels),
+          filters(l.filters),
           ifmap_words(l.ifmap_height * l.ifmap_width * l.channels),
           ifmap_words_read(covered(l.ifmap_height, l.filter_height, l.stride_height, ofmap_height(l)) *
                            covered(l.ifmap_width, l.filter_width, l.stride_width, ofmap_width(l)) * l.channels) {
@@ -120,7 +122,8 @@ struct FoldStream {
     }
 };
 template <class Data>
-FoldStream<Data> stream(std::int64_t width, std::int64_t prefix, std::int64_t rows, std::int64_t suffix, bool skewed, Data data) {
+FoldStream<Data> stream(std::int64_t width, std::int64_t prefix, std::int64_t rows, std::int64_t suffix, bool skewed,
+                        Data data) {
     return {width, prefix, rows, suffix, skewed, std::move(data)};
 }
 
@@ -172,29 +175,32 @@ struct FoldPlace {
 
 // systolic_compute_ws.py: Sr = window, Sc = filters, T = pixels; the filters stay.
 auto ws_fold(const Operands& op, const FoldPlace& f) {
-    return fold(stream(f.R, f.R, f.T, f.C - 1, true, [&op, f](auto t, auto c) { return c < f.ru ? op.ifmap(t, f.r0 + c) : -1; }),
+    return fold(stream(f.R, f.R, f.T, f.C - 1, true,
+                       [&op, f](auto t, auto c) { return c < f.ru ? op.ifmap(t, f.r0 + c) : -1; }),
                 stream(f.C, 0, f.R, f.R + f.C + f.T - 2, false,
                        [&op, f](auto k, auto c) {
                            const auto r = f.flipped(k);
                            return r < f.ru && c < f.cu ? op.filter(f.r0 + r, f.c0 + c) : -1;
                        }),
-                stream(f.C, 2 * f.R - 1, f.T, 0, true, [&op, f](auto t, auto c) { return c < f.cu ? op.ofmap(t, f.c0 + c) : -1; }),
+                stream(f.C, 2 * f.R - 1, f.T, 0, true,
+                       [&op, f](auto t, auto c) { return c < f.cu ? op.ofmap(t, f.c0 + c) : -1; }),
                 OfmapRect{0, f.T, f.cu}, ReuseKeys{f.row_fold_key(), -1},
                 FoldCounts{f.T * f.ru, f.ru * f.cu, f.T * f.cu, f.ru * f.cu, 2 * f.R + 2 * f.C + f.T - 3});
 }
 
 // systolic_compute_os.py: Sr = pixels, Sc = filters, T = window; the outputs stay.
 auto os_fold(const Operands& op, const FoldPlace& f) {
-    return fold(stream(f.R, 0, f.T, f.C - 1, true, [&op, f](auto t, auto c) { return c < f.ru ? op.ifmap(f.r0 + c, t) : -1; }),
-                stream(f.C, 0, f.T, f.R - 1, true, [&op, f](auto t, auto c) { return c < f.cu ? op.filter(t, f.c0 + c) : -1; }),
-                stream(f.C, f.T - 1, f.R, 0, true,
-                       [&op, f](auto k, auto c) {
-                           const auto r = f.flipped(k);
-                           return r < f.ru && c < f.cu ? op.ofmap(f.r0 + r, f.c0 + c) : -1;
-                       }),
-                OfmapRect{f.R - f.ru, f.R, f.cu}, ReuseKeys{f.row_fold_key(), f.col_fold_key()},
-                // SCALE-Sim also adds the padded fold's R + C to the ofmap writes.
-                FoldCounts{f.T * f.ru, f.T * f.cu, f.ru * f.cu + f.R + f.C, f.ru * f.cu, f.T + f.R + f.C - 2});
+    return fold(
+        stream(f.R, 0, f.T, f.C - 1, true, [&op, f](auto t, auto c) { return c < f.ru ? op.ifmap(f.r0 + c, t) : -1; }),
+        stream(f.C, 0, f.T, f.R - 1, true, [&op, f](auto t, auto c) { return c < f.cu ? op.filter(t, f.c0 + c) : -1; }),
+        stream(f.C, f.T - 1, f.R, 0, true,
+               [&op, f](auto k, auto c) {
+                   const auto r = f.flipped(k);
+                   return r < f.ru && c < f.cu ? op.ofmap(f.r0 + r, f.c0 + c) : -1;
+               }),
+        OfmapRect{f.R - f.ru, f.R, f.cu}, ReuseKeys{f.row_fold_key(), f.col_fold_key()},
+        // SCALE-Sim also adds the padded fold's R + C to the ofmap writes.
+        FoldCounts{f.T * f.ru, f.T * f.cu, f.ru * f.cu + f.R + f.C, f.ru * f.cu, f.T + f.R + f.C - 2});
 }
 
 // systolic_compute_is.py: Sr = window, Sc = pixels, T = filters; the inputs stay.
@@ -204,8 +210,10 @@ auto is_fold(const Operands& op, const FoldPlace& f) {
                            const auto r = f.flipped(k);
                            return r < f.ru && c < f.cu ? op.ifmap(f.c0 + c, f.r0 + r) : -1;
                        }),
-                stream(f.R, f.R, f.T, f.C - 1, true, [&op, f](auto t, auto c) { return c < f.ru ? op.filter(f.r0 + c, t) : -1; }),
-                stream(f.C, 2 * f.R - 1, f.T, 0, true, [&op, f](auto t, auto c) { return c < f.cu ? op.ofmap(f.c0 + c, t) : -1; }),
+                stream(f.R, f.R, f.T, f.C - 1, true,
+                       [&op, f](auto t, auto c) { return c < f.ru ? op.filter(f.r0 + c, t) : -1; }),
+                stream(f.C, 2 * f.R - 1, f.T, 0, true,
+                       [&op, f](auto t, auto c) { return c < f.cu ? op.ofmap(f.c0 + c, t) : -1; }),
                 OfmapRect{0, f.T, f.cu}, ReuseKeys{-1, f.row_fold_key()},
                 FoldCounts{f.ru * f.cu, f.T * f.ru, f.T * f.cu, f.ru * f.cu, 2 * f.R + 2 * f.C + f.T - 3});
 }
@@ -277,7 +285,8 @@ private:
 /// Line `t` of a flattened read stream through its buffer; true if the line reads at all.
 bool read_line(const FlatStream& stream, std::int64_t t, std::int64_t cycle, ReadBuffer& buffer) {
     if (t + 1 >= static_cast<std::int64_t>(stream.line_start.size())) return false;
-    const std::uint32_t begin = stream.line_start[static_cast<std::size_t>(t)], end = stream.line_start[static_cast<std::size_t>(t + 1)];
+    const std::uint32_t begin = stream.line_start[static_cast<std::size_t>(t)],
+                        end = stream.line_start[static_cast<std::size_t>(t + 1)];
     if (begin == end) return false;
     buffer.begin_line(cycle);
     buffer.read_all(stream.address.data() + begin, stream.address.data() + end);
@@ -295,7 +304,8 @@ struct PrefetchOrder {
 template <class Cell>
 PrefetchOrder prefetch_order(std::int64_t rows, std::int64_t cols, bool diagonal, Cell cell) {
     if (rows * cols > (std::int64_t{1} << 28))
-        throw UserError("the layer is too large for fastsim scalesim in USER mode: a prefetch matrix of at most 2^28 words");
+        throw UserError(
+            "the layer is too large for fastsim scalesim in USER mode: a prefetch matrix of at most 2^28 words");
     PrefetchOrder order;
     order.slots = rows * cols;
     const auto keep = [&](std::int64_t r, std::int64_t c) {
@@ -313,8 +323,9 @@ PrefetchOrder prefetch_order(std::int64_t rows, std::int64_t cols, bool diagonal
 
 /// The ifmap's and the filter's prefetch orders: each operand's slices for every fold, stacked
 /// by row fold or by column fold, whichever of the two the operand depends on.
-std::pair<PrefetchOrder, PrefetchOrder> prefetch_orders(Dataflow dataflow, const Operands& op, std::int64_t R, std::int64_t C,
-                                                        std::int64_t Sr, std::int64_t Sc, std::int64_t T, std::int64_t row_folds,
+std::pair<PrefetchOrder, PrefetchOrder> prefetch_orders(Dataflow dataflow, const Operands& op, std::int64_t R,
+                                                        std::int64_t C, std::int64_t Sr, std::int64_t Sc,
+                                                        std::int64_t T, std::int64_t row_folds,
                                                         std::int64_t col_folds) {
     // Cell (r, c) of a stack of slices `height` rows high, one per row (column) fold: row r % height
     // of the slice of fold r / height, padded to R (C) columns.
@@ -335,13 +346,13 @@ std::pair<PrefetchOrder, PrefetchOrder> prefetch_orders(Dataflow dataflow, const
     const auto filter = [&op](std::int64_t element, std::int64_t f) { return op.filter(element, f); };
     const auto filter_t = [&op](std::int64_t f, std::int64_t element) { return op.filter(element, f); };
     switch (dataflow) {
-        case Dataflow::ws:  // I[:, rows of the fold], anti-diagonals; F[:, columns of the fold], row by row
-            return {prefetch_order(row_folds * T, R, true, by_row_fold(T, ifmap)),
-                    prefetch_order(col_folds * Sr, C, false, by_col_fold(Sr, filter))};
-        case Dataflow::os:  // I^T[:, rows of the fold] and F[:, columns of the fold], anti-diagonals
-            return {prefetch_order(row_folds * T, R, true, by_row_fold(T, ifmap_t)),
-                    prefetch_order(col_folds * T, C, true, by_col_fold(T, filter))};
-        case Dataflow::is: break;
+    case Dataflow::ws:  // I[:, rows of the fold], anti-diagonals; F[:, columns of the fold], row by row
+        return {prefetch_order(row_folds * T, R, true, by_row_fold(T, ifmap)),
+                prefetch_order(col_folds * Sr, C, false, by_col_fold(Sr, filter))};
+    case Dataflow::os:  // I^T[:, rows of the fold] and F[:, columns of the fold], anti-diagonals
+        return {prefetch_order(row_folds * T, R, true, by_row_fold(T, ifmap_t)),
+                prefetch_order(col_folds * T, C, true, by_col_fold(T, filter))};
+    case Dataflow::is: break;
     }
     // is: I^T[:, columns of the fold], row by row; F[rows of the fold, :]^T, anti-diagonals
     return {prefetch_order(col_folds * Sr, C, false, by_col_fold(Sr, ifmap_t)),
@@ -350,7 +361,8 @@ std::pair<PrefetchOrder, PrefetchOrder> prefetch_orders(Dataflow dataflow, const
 
 /// Line `t` of a read stream through a USER-mode buffer; returns the cycle it is served in.
 template <class Stream>
-std::int64_t read_line(const Stream& stream, std::int64_t t, std::int64_t cycle, PrefetchReadBuffer& buffer, Span& span) {
+std::int64_t read_line(const Stream& stream, std::int64_t t, std::int64_t cycle, PrefetchReadBuffer& buffer,
+                       Span& span) {
     buffer.begin_line(cycle);
     const std::int64_t requests = stream.for_each_request(t, [&](std::int64_t a) {
         buffer.read(a);
@@ -374,11 +386,12 @@ LayerReport run_folds(const Architecture& arch, const Operands& op, std::int64_t
     std::optional<ReadBuffer> ifmap_buffer, filter_buffer;
     std::optional<PrefetchReadBuffer> ifmap_user, filter_user;
     if (user) {
-        const auto [ifmap_order, filter_order] = prefetch_orders(arch.dataflow, op, R, C, Sr, Sc, T, row_folds, col_folds);
-        ifmap_user.emplace(arch.ifmap_sram_kb * 1024, arch.bandwidth_words_per_cycle, ifmap_order.addresses, ifmap_order.slots,
-                           op.ifmap_words);
-        filter_user.emplace(arch.filter_sram_kb * 1024, arch.bandwidth_words_per_cycle, filter_order.addresses, filter_order.slots,
-                            op.filter_words());
+        const auto [ifmap_order, filter_order] =
+            prefetch_orders(arch.dataflow, op, R, C, Sr, Sc, T, row_folds, col_folds);
+        ifmap_user.emplace(arch.ifmap_sram_kb * 1024, arch.bandwidth_words_per_cycle, ifmap_order.addresses,
+                           ifmap_order.slots, op.ifmap_words);
+        filter_user.emplace(arch.filter_sram_kb * 1024, arch.bandwidth_words_per_cycle, filter_order.addresses,
+                            filter_order.slots, op.filter_words());
     } else {
         ifmap_buffer.emplace(arch.ifmap_sram_kb * 1024, op.ifmap_words, op.ifmap_words_read);
         filter_buffer.emplace(arch.filter_sram_kb * 1024, op.filter_words(), op.filter_words());
@@ -391,7 +404,8 @@ LayerReport run_folds(const Architecture& arch, const Operands& op, std::int64_t
     std::int64_t line = 0, stalls = 0, last_ofmap_cycle = 0;
     for (std::int64_t fc = 0; fc < col_folds; ++fc) {
         for (std::int64_t fr = 0; fr < row_folds; ++fr) {
-            const FoldPlace place{R, C, T, fr * R, fc * C, std::min(R, Sr - fr * R), std::min(C, Sc - fc * C), row_folds, col_folds};
+            const FoldPlace place{
+                R, C, T, fr * R, fc * C, std::min(R, Sr - fr * R), std::min(C, Sc - fc * C), row_folds, col_folds};
             const auto fold = make_fold(op, place);
             const FoldCounts& n = fold.counts;
             report.ifmap_sram.count += n.ifmap_reads;
@@ -401,19 +415,24 @@ LayerReport run_folds(const Architecture& arch, const Operands& op, std::int64_t
             utilisation_sum += double(n.used_macs * T) / (double(R * C) * double(n.cycles));
             // double_buffered_scratchpad.service_memory_requests: one demand line per cycle,
             // delayed by the stalls so far; reads are serviced a cycle later (hit latency 1).
-            const FlatStream* ifmap = !user && ifmap_buffer->replays() ? ifmap_streams.find(fold.reuse.ifmap, fold.ifmap) : nullptr;
-            const FlatStream* filter = !user && filter_buffer->replays() ? filter_streams.find(fold.reuse.filter, fold.filter) : nullptr;
+            const FlatStream* ifmap =
+                !user && ifmap_buffer->replays() ? ifmap_streams.find(fold.reuse.ifmap, fold.ifmap) : nullptr;
+            const FlatStream* filter =
+                !user && filter_buffer->replays() ? filter_streams.find(fold.reuse.filter, fold.filter) : nullptr;
             const std::int64_t lines = fold.ofmap.lines();
             for (std::int64_t t = 0; t < lines; ++t, ++line) {
                 const std::int64_t cycle = line + stalls;
                 std::int64_t read_wait = 0;  // beyond the read's cycle of latency
                 if (user) {
                     read_wait = std::max(read_line(fold.ifmap, t, cycle, *ifmap_user, ifmap_span),
-                                         read_line(fold.filter, t, cycle, *filter_user, filter_span)) - cycle - 1;
+                                         read_line(fold.filter, t, cycle, *filter_user, filter_span)) -
+                                cycle - 1;
                 } else {
-                    if (ifmap ? read_line(*ifmap, t, cycle, *ifmap_buffer) : read_line(fold.ifmap, t, cycle, *ifmap_buffer))
+                    if (ifmap ? read_line(*ifmap, t, cycle, *ifmap_buffer)
+                              : read_line(fold.ifmap, t, cycle, *ifmap_buffer))
                         ifmap_span.add(cycle + 1);
-                    if (filter ? read_line(*filter, t, cycle, *filter_buffer) : read_line(fold.filter, t, cycle, *filter_buffer))
+                    if (filter ? read_line(*filter, t, cycle, *filter_buffer)
+                               : read_line(fold.filter, t, cycle, *filter_buffer))
                         filter_span.add(cycle + 1);
                 }
                 const std::int64_t writes = fold.ofmap_writes(t);
@@ -456,15 +475,19 @@ void check_size(const Layer& l) {
     const auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
     try {
         const std::uint64_t pixels = checked_mul(u(ofmap_height(l)), u(ofmap_width(l)), "output pixels");
-        const std::uint64_t window = checked_mul(checked_mul(u(l.filter_height), u(l.filter_width), "window"), u(l.channels), "window");
-        const std::uint64_t ifmap = checked_mul(checked_mul(u(l.ifmap_height), u(l.ifmap_width), "ifmap words"), u(l.channels), "ifmap words");
+        const std::uint64_t window =
+            checked_mul(checked_mul(u(l.filter_height), u(l.filter_width), "window"), u(l.channels), "window");
+        const std::uint64_t ifmap =
+            checked_mul(checked_mul(u(l.ifmap_height), u(l.ifmap_width), "ifmap words"), u(l.channels), "ifmap words");
         const std::uint64_t filter = checked_mul(window, u(l.filters), "filter words");
         const std::uint64_t ofmap = checked_mul(pixels, u(l.filters), "ofmap words");
         const std::uint64_t macs = checked_mul(checked_mul(ofmap, window, "MACs"), 100, "MACs");
-        if (ifmap > kMaxWords || filter > kMaxWords || ofmap > kMaxWords || macs >= kMaxExact) throw SizeOverflow("MACs");
+        if (ifmap > kMaxWords || filter > kMaxWords || ofmap > kMaxWords || macs >= kMaxExact)
+            throw SizeOverflow("MACs");
     } catch (const SizeOverflow&) {
-        throw UserError("the layer is too large for fastsim scalesim: ifmap, filter and ofmap of at most 2^28 words each "
-                        "and fewer than 2^53 / 100 MACs");
+        throw UserError(
+            "the layer is too large for fastsim scalesim: ifmap, filter and ofmap of at most 2^28 words each "
+            "and fewer than 2^53 / 100 MACs");
     }
 }
 
@@ -474,9 +497,9 @@ LayerReport simulate_layer(const Architecture& arch, const Layer& layer) {
     check_size(layer);
     const Operands op(layer);
     switch (arch.dataflow) {
-        case Dataflow::ws: return run_folds(arch, op, op.window, op.filters, op.pixels, ws_fold);
-        case Dataflow::os: return run_folds(arch, op, op.pixels, op.filters, op.window, os_fold);
-        case Dataflow::is: break;
+    case Dataflow::ws: return run_folds(arch, op, op.window, op.filters, op.pixels, ws_fold);
+    case Dataflow::os: return run_folds(arch, op, op.pixels, op.filters, op.window, os_fold);
+    case Dataflow::is: break;
     }
     return run_folds(arch, op, op.window, op.pixels, op.filters, is_fold);
 }

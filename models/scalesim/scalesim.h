@@ -18,11 +18,11 @@ enum class Interface { calc, user };
 /// A SCALE-Sim .cfg, resolved (scalesim/scale_config.py). Sizes in SCALE-Sim's words (1 byte).
 struct Architecture {
     std::string run_name;
-    std::int64_t array_rows = 32;       ///< ArrayHeight
-    std::int64_t array_cols = 32;       ///< ArrayWidth
-    std::int64_t ifmap_sram_kb = 64;    ///< IfmapSramSzkB
-    std::int64_t filter_sram_kb = 64;   ///< FilterSramSzkB
-    std::int64_t ofmap_sram_kb = 64;    ///< OfmapSramSzkB
+    std::int64_t array_rows = 32;      ///< ArrayHeight
+    std::int64_t array_cols = 32;      ///< ArrayWidth
+    std::int64_t ifmap_sram_kb = 64;   ///< IfmapSramSzkB
+    std::int64_t filter_sram_kb = 64;  ///< FilterSramSzkB
+    std::int64_t ofmap_sram_kb = 64;   ///< OfmapSramSzkB
     Dataflow dataflow = Dataflow::os;
     Interface interface = Interface::calc;        ///< InterfaceBandwidth
     std::int64_t bandwidth_words_per_cycle = 10;  ///< Bandwidth's first value; USER mode only

@@ -32,7 +32,8 @@ std::int64_t WriteBuffer::write_line(std::int64_t cycle, std::int64_t words) {
     while (words > 0) {
         const bool draining = cycle < m_drain_end_cycle;
         // Words stored before the next one stalls (draining) or starts a drain.
-        const std::int64_t quiet = std::clamp<std::int64_t>(draining ? m_free - 1 : m_free - m_active_size, 0, words - 1);
+        const std::int64_t quiet =
+            std::clamp<std::int64_t>(draining ? m_free - 1 : m_free - m_active_size, 0, words - 1);
         store(quiet);
         words -= quiet;
         store(1);
@@ -57,9 +58,11 @@ void WriteBuffer::store(std::int64_t words) {
 // last line's empty slots are discounted (a partial line before it counts as full, as in
 // SCALE-Sim), and the space freed is what was counted.
 std::int64_t WriteBuffer::drain(std::int64_t start_cycle) {
-    const std::size_t count = std::min(static_cast<std::size_t>(ceil_div(m_drain_size, m_line_words)), m_line_fill.size());
+    const std::size_t count =
+        std::min(static_cast<std::size_t>(ceil_div(m_drain_size, m_line_words)), m_line_fill.size());
     if (count == 0)
-        throw UserError("SCALE-Sim fails on this layer (an empty drain in write_buffer.py): choose a larger OfmapSramSzkB");
+        throw UserError(
+            "SCALE-Sim fails on this layer (an empty drain in write_buffer.py): choose a larger OfmapSramSzkB");
     const std::int64_t words =
         static_cast<std::int64_t>(count) * m_line_words - (m_line_words - m_line_fill[count - 1]);
     m_line_fill.erase(m_line_fill.begin(), m_line_fill.begin() + static_cast<std::ptrdiff_t>(count));
@@ -141,8 +144,9 @@ void ReadBuffer::read_all(const std::int32_t* first, const std::int32_t* last) {
 void ReadBuffer::prefetch(std::int64_t words) {
     const std::int64_t cycles = m_prefetch_end - m_prefetch_start + 1;
     if (cycles <= 0)
-        throw UserError("SCALE-Sim fails on this layer (a division by zero in read_buffer_estimate_bw.py: two halves of a "
-                        "read SRAM filled in one cycle): choose larger SRAMs for this array");
+        throw UserError(
+            "SCALE-Sim fails on this layer (a division by zero in read_buffer_estimate_bw.py: two halves of a "
+            "read SRAM filled in one cycle): choose larger SRAMs for this array");
     m_dram_words += words;
     if (!m_dram_started) m_dram_start = m_prefetch_start + kReadLatencyCycles;
     m_dram_started = true;
@@ -165,9 +169,12 @@ void ReadBuffer::finish() {
 // read_buffer.set_fetch_matrix and prepare_hashed_buffer: line l holds valid addresses
 // l * per_line ... (l + 1) * per_line - 1 of the prefetch order, and a last line, perhaps
 // empty, the rest; then the active and prefetch halves in lines, as many as there are.
-PrefetchReadBuffer::PrefetchReadBuffer(std::int64_t size_words, std::int64_t bandwidth, const std::vector<std::int32_t>& prefetch_order,
-                                       std::int64_t fetch_slots, std::int64_t address_count)
-    : m_bandwidth(bandwidth), m_active_words(ceil_div(size_words, 2)), m_prefetch_words(size_words - m_active_words),
+PrefetchReadBuffer::PrefetchReadBuffer(std::int64_t size_words, std::int64_t bandwidth,
+                                       const std::vector<std::int32_t>& prefetch_order, std::int64_t fetch_slots,
+                                       std::int64_t address_count)
+    : m_bandwidth(bandwidth),
+      m_active_words(ceil_div(size_words, 2)),
+      m_prefetch_words(size_words - m_active_words),
       m_fetch_slots(fetch_slots) {
     const std::int64_t per_line = ceil_div(size_words, 100);
     const std::int64_t valid = static_cast<std::int64_t>(prefetch_order.size());
@@ -216,7 +223,8 @@ bool PrefetchReadBuffer::held(std::int64_t address) const {
 // read_buffer.new_prefetch and service_reads: the window moves on by the prefetch half's lines,
 // whose words arrive a cycle apart after the last prefetch; the demand line waits for them.
 void PrefetchReadBuffer::prefetch_next(std::int64_t address) {
-    if (m_line_start[static_cast<std::size_t>(address)] == m_line_start[static_cast<std::size_t>(address) + 1] || m_prefetch_lines == 0)
+    if (m_line_start[static_cast<std::size_t>(address)] == m_line_start[static_cast<std::size_t>(address) + 1] ||
+        m_prefetch_lines == 0)
         throw UserError("SCALE-Sim never finishes this layer in USER mode (a request its read buffer can never hold)");
     m_window_start = (m_window_start + m_prefetch_lines) % m_lines;
     m_window_end = (m_window_start + m_active_lines) % m_lines;

@@ -78,7 +78,7 @@ private:
     /// A prefetch of `words` words over [m_prefetch_start, m_prefetch_end] at the rate it needs.
     void prefetch(std::int64_t words);
 
-    static constexpr std::int64_t kSetsPerHalf = 50;        ///< 100 sets, half of them active
+    static constexpr std::int64_t kSetsPerHalf = 50;           ///< 100 sets, half of them active
     static constexpr std::int64_t kDefaultWordsPerCycle = 10;  ///< single_layer_sim.py, CALC mode
     static constexpr std::int64_t kReadLatencyCycles = 1;      ///< read_port.py
     std::int64_t m_words_per_set, m_half_words, m_distinct_words;

@@ -6,7 +6,8 @@
 
 namespace fastsim::vector {
 
-VectorUnit::VectorUnit(const sc_core::sc_module_name& name, const VectorParams& params, const sc_core::sc_time& clock_period)
+VectorUnit::VectorUnit(const sc_core::sc_module_name& name, const VectorParams& params,
+                       const sc_core::sc_time& clock_period)
     : sc_core::sc_module(name), m_params(params), m_period(clock_period), m_ops_per_cycle(params.ops_per_cycle()) {
     SC_HAS_PROCESS(VectorUnit);
     SC_METHOD(step);

@@ -37,8 +37,8 @@ private:
     VectorParams m_params;
     sc_core::sc_time m_period;
     std::uint64_t m_ops_per_cycle = 1;
-    std::uint64_t m_remaining = 0;   ///< operations not yet issued
-    std::uint64_t m_draining = 0;    ///< latency cycles left after the last issue
+    std::uint64_t m_remaining = 0;  ///< operations not yet issued
+    std::uint64_t m_draining = 0;   ///< latency cycles left after the last issue
     bool m_busy = false;
     sc_core::sc_event m_wake, m_done;
     VectorUnitStats m_stats;

@@ -12,7 +12,9 @@ std::vector<std::string> producers(const Workload& w, std::size_t i) {
     return {i == 0 ? std::string(kNetworkInput) : w.layers[i - 1].name};
 }
 
-bool elementwise(LayerKind kind) { return kind == LayerKind::relu || kind == LayerKind::gelu || kind == LayerKind::add; }
+bool elementwise(LayerKind kind) {
+    return kind == LayerKind::relu || kind == LayerKind::gelu || kind == LayerKind::add;
+}
 
 }  // namespace
 
@@ -22,15 +24,16 @@ std::vector<LayerFusion> plan_fusion(const Workload& w) {
         const Layer& layer = w.layers[i];
         const Layer& previous = w.layers[i - 1];
         const std::vector<std::string> inputs = producers(w, i);
-        if (!elementwise(layer.kind) || std::find(inputs.begin(), inputs.end(), previous.name) == inputs.end()) continue;
+        if (!elementwise(layer.kind) || std::find(inputs.begin(), inputs.end(), previous.name) == inputs.end())
+            continue;
         fusion[i].streams_input = true;
         std::size_t readers = 0;  // every read of the previous layer's output, this one's included
         for (std::size_t j = i; j < w.layers.size(); ++j) {
             const std::vector<std::string> p = producers(w, j);
             readers += static_cast<std::size_t>(std::count(p.begin(), p.end(), previous.name));
         }
-        fusion[i - 1].output_streamed = readers == 1 && layer.kind != LayerKind::gelu && previous.kind != LayerKind::relu &&
-                                        previous.kind != LayerKind::softmax;
+        fusion[i - 1].output_streamed = readers == 1 && layer.kind != LayerKind::gelu &&
+                                        previous.kind != LayerKind::relu && previous.kind != LayerKind::softmax;
     }
     return fusion;
 }

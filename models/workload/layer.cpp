@@ -49,19 +49,20 @@ std::uint64_t u64(int v) { return static_cast<std::uint64_t>(v); }
 LayerGemm lower_dims(const Layer& l, std::uint64_t batch) {
     switch (l.kind) {
     case LayerKind::conv:
-        return {{checked_mul(checked_mul(batch, u64(l.out_height()), "GEMM rows (batch x output positions)"),
-                             u64(l.out_width()), "GEMM rows (batch x output positions)"),
-                 checked_mul(checked_mul(u64(l.kernel_height), u64(l.kernel_width), "GEMM reduction (kernel x channels)"),
-                             u64(l.in_channels / l.groups), "GEMM reduction (kernel x channels)"),
-                 u64(l.filters / l.groups)},
-                u64(l.groups)};
+        return {
+            {checked_mul(checked_mul(batch, u64(l.out_height()), "GEMM rows (batch x output positions)"),
+                         u64(l.out_width()), "GEMM rows (batch x output positions)"),
+             checked_mul(checked_mul(u64(l.kernel_height), u64(l.kernel_width), "GEMM reduction (kernel x channels)"),
+                         u64(l.in_channels / l.groups), "GEMM reduction (kernel x channels)"),
+             u64(l.filters / l.groups)},
+            u64(l.groups)};
     case LayerKind::fc:
-        return {{checked_mul(batch, u64(l.tokens), "GEMM rows (batch x tokens)"), u64(l.in_features), u64(l.out_features)},
-                1};
+        return {
+            {checked_mul(batch, u64(l.tokens), "GEMM rows (batch x tokens)"), u64(l.in_features), u64(l.out_features)},
+            1};
     case LayerKind::matmul:
         return {{u64(l.m), u64(l.k), u64(l.n)}, checked_mul(batch, u64(l.repeat), "GEMMs (batch x repeat)")};
-    case LayerKind::gemm:
-        return {{u64(l.m), u64(l.k), u64(l.n)}, 1};
+    case LayerKind::gemm: return {{u64(l.m), u64(l.k), u64(l.n)}, 1};
     case LayerKind::pool:
     case LayerKind::batchnorm:
     case LayerKind::relu:
@@ -69,8 +70,7 @@ LayerGemm lower_dims(const Layer& l, std::uint64_t batch) {
     case LayerKind::add:
     case LayerKind::softmax:
     case LayerKind::layernorm:
-    case LayerKind::concat:
-        return {{0, 0, 0}, 0};
+    case LayerKind::concat: return {{0, 0, 0}, 0};
     }
     return {};
 }
@@ -87,7 +87,5 @@ std::uint64_t LayerGemm::forward_macs() const {
     constexpr const char* kMacs = "MACs of a phase";
     return checked_mul(checked_mul(checked_mul(count, dims.batch, kMacs), dims.in, kMacs), dims.out, kMacs);
 }
-
-
 
 }  // namespace fastsim::workload

@@ -85,10 +85,10 @@ struct Layer {
     bool partial_windows = false;
     // fc
     int in_features = 0, out_features = 0;
-    int tokens = 1;   ///< rows per sample (sequence length for a transformer projection)
+    int tokens = 1;  ///< rows per sample (sequence length for a transformer projection)
     // matmul: (m x k) * (k x n) per sample and repeat; gemm: (m x k) * (k x n) once
     int m = 0, k = 0, n = 0;
-    int repeat = 1;   ///< independent GEMMs per sample (attention heads)
+    int repeat = 1;  ///< independent GEMMs per sample (attention heads)
     /// Producers of this layer's input (names of earlier layers, or kNetworkInput); empty =
     /// the previous layer; more than one = a join (residual add, concatenation).
     std::vector<std::string> inputs;
@@ -147,11 +147,12 @@ const EnumNames<ShapeCheck, 3>& enum_names(ShapeCheck);
 
 struct Workload {
     std::string name;
-    std::string source;      ///< where the layer sizes come from
+    std::string source;  ///< where the layer sizes come from
     std::vector<Layer> layers;
     ShortcutConvention shortcuts = ShortcutConvention::producer;
     ShapeCheck shape_check = ShapeCheck::error;
-    std::vector<std::string> warnings;  ///< for the command to print: mismatches under ShapeCheck::warn, layers left out
+    std::vector<std::string>
+        warnings;  ///< for the command to print: mismatches under ShapeCheck::warn, layers left out
 };
 
 }  // namespace fastsim::workload

@@ -56,10 +56,12 @@ std::string describe_output(const Layer& l) {
     const std::string values = std::to_string(output_values(l)) + " values per sample";
     switch (l.kind) {
     case LayerKind::conv:
-        return std::to_string(l.out_height()) + " x " + std::to_string(l.out_width()) + " x " + std::to_string(l.filters) +
-               " = " + values;
+        return std::to_string(l.out_height()) + " x " + std::to_string(l.out_width()) + " x " +
+               std::to_string(l.filters) + " = " + values;
     case LayerKind::fc:
-        return l.tokens == 1 ? values : std::to_string(l.tokens) + " tokens x " + std::to_string(l.out_features) + " = " + values;
+        return l.tokens == 1
+                   ? values
+                   : std::to_string(l.tokens) + " tokens x " + std::to_string(l.out_features) + " = " + values;
     case LayerKind::matmul:
         return std::to_string(l.repeat) + " x " + std::to_string(l.m) + " x " + std::to_string(l.n) + " = " + values;
     case LayerKind::gemm: return values;
@@ -82,19 +84,19 @@ std::string describe_output(const Layer& l) {
 std::pair<u64, std::string> input_values(const Layer& l, std::size_t operand) {
     switch (l.kind) {
     case LayerKind::conv:
-        return {product(v(l.in_height), v(l.in_width), v(l.in_channels)),
-                "input " + std::to_string(l.in_height) + " x " + std::to_string(l.in_width) + " x " +
-                    std::to_string(l.in_channels)};
+        return {product(v(l.in_height), v(l.in_width), v(l.in_channels)), "input " + std::to_string(l.in_height) +
+                                                                              " x " + std::to_string(l.in_width) +
+                                                                              " x " + std::to_string(l.in_channels)};
     case LayerKind::fc:
-        return {product(v(l.tokens), v(l.in_features)), l.tokens == 1 ? "in_features " + std::to_string(l.in_features)
-                                                              : std::to_string(l.tokens) + " tokens x in_features " +
-                                                                    std::to_string(l.in_features)};
+        return {product(v(l.tokens), v(l.in_features)),
+                l.tokens == 1 ? "in_features " + std::to_string(l.in_features)
+                              : std::to_string(l.tokens) + " tokens x in_features " + std::to_string(l.in_features)};
     case LayerKind::matmul:
         if (operand == 0)
-            return {product(v(l.repeat), v(l.m), v(l.k)), "first operand " + std::to_string(l.repeat) + " x " + std::to_string(l.m) +
-                                                       " x " + std::to_string(l.k)};
-        return {product(v(l.repeat), v(l.k), v(l.n)),
-                "second operand " + std::to_string(l.repeat) + " x " + std::to_string(l.k) + " x " + std::to_string(l.n)};
+            return {product(v(l.repeat), v(l.m), v(l.k)), "first operand " + std::to_string(l.repeat) + " x " +
+                                                              std::to_string(l.m) + " x " + std::to_string(l.k)};
+        return {product(v(l.repeat), v(l.k), v(l.n)), "second operand " + std::to_string(l.repeat) + " x " +
+                                                          std::to_string(l.k) + " x " + std::to_string(l.n)};
     case LayerKind::gemm: return {0, ""};
     case LayerKind::pool:
     case LayerKind::batchnorm:
@@ -105,7 +107,8 @@ std::pair<u64, std::string> input_values(const Layer& l, std::size_t operand) {
     case LayerKind::layernorm:
     case LayerKind::concat:
         return {product(v(l.in_height), v(l.in_width), v(l.in_channels)),
-                std::string(l.kind == LayerKind::pool ? "input " : "tensor ") + dims(v(l.in_height), v(l.in_width), v(l.in_channels))};
+                std::string(l.kind == LayerKind::pool ? "input " : "tensor ") +
+                    dims(v(l.in_height), v(l.in_width), v(l.in_channels))};
     }
     return {0, ""};
 }
@@ -164,16 +167,18 @@ std::vector<ShapeMismatch> shape_mismatches(const Workload& w) {
                 const Layer* p = producers[operand];
                 if (p && !fits(*p, l, operand))
                     out.push_back({i, "layer '" + l.name + "': its " + input_values(l, operand).second + " (" +
-                                          std::to_string(input_values(l, operand).first) + " values per sample) does not match " +
-                                          "its producer: " + say(*p)});
+                                          std::to_string(input_values(l, operand).first) +
+                                          " values per sample) does not match " + "its producer: " + say(*p)});
             }
             continue;
         }
         bool any_network_input = false;
         std::vector<const Layer*> layers;
         for (const Layer* p : producers) {
-            if (p) layers.push_back(p);
-            else any_network_input = true;
+            if (p)
+                layers.push_back(p);
+            else
+                any_network_input = true;
         }
         if (layers.empty()) continue;
         const bool adds = std::all_of(layers.begin(), layers.end(), [&](const Layer* p) { return fits(*p, l, 0); });
@@ -181,7 +186,7 @@ std::vector<ShapeMismatch> shape_mismatches(const Workload& w) {
         if (l.kind == LayerKind::add ? adds : l.kind == LayerKind::concat ? joins : adds || joins) continue;
         std::string message = "layer '" + l.name + "': its " + input_values(l, 0).second + " (" +
                               std::to_string(input_values(l, 0).first) + " values per sample) does not match ";
-        message += layers.size() == 1           ? "its producer: "
+        message += layers.size() == 1            ? "its producer: "
                    : l.kind == LayerKind::add    ? "its producers (an add needs each to give the whole tensor): "
                    : l.kind == LayerKind::concat ? "its producers (a concatenation needs the same height and width, "
                                                    "and their values summing to it): "

@@ -29,9 +29,9 @@ constexpr u64 kSoftmaxForwardOps = 5, kSoftmaxBackwardOps = 4;
 
 const EnumNames<Optimizer, 4>& enum_names(Optimizer) {
     static constexpr EnumNames<Optimizer, 4> kNames{{{"none", Optimizer::none},
-                                                      {"sgd", Optimizer::sgd},
-                                                      {"sgd_momentum", Optimizer::sgd_momentum},
-                                                      {"adam", Optimizer::adam}}};
+                                                     {"sgd", Optimizer::sgd},
+                                                     {"sgd_momentum", Optimizer::sgd_momentum},
+                                                     {"adam", Optimizer::adam}}};
     return kNames;
 }
 
@@ -67,9 +67,9 @@ VectorWork optimizer_work(const Layer& l, Optimizer optimizer) {
     const u64 state = optimizer == Optimizer::sgd ? 0 : optimizer == Optimizer::sgd_momentum ? 1 : 2;
     VectorWork work;
     work.ops = checked_mul(w, ops, kWhat);
-    work.writes = w;                                         // the BFP weights of the next step
-    work.fp32_reads = checked_mul(w, 2 + state, kWhat);      // gradient, master weights, state
-    work.fp32_writes = checked_mul(w, 1 + state, kWhat);     // master weights, state
+    work.writes = w;                                      // the BFP weights of the next step
+    work.fp32_reads = checked_mul(w, 2 + state, kWhat);   // gradient, master weights, state
+    work.fp32_writes = checked_mul(w, 1 + state, kWhat);  // master weights, state
     return work;
 }
 
@@ -97,12 +97,13 @@ u64 tensor_values(const Layer& l) {
 }
 
 VectorWork vector_work(const Layer& l, std::size_t batch, bool backward) {
-    if (!runs_on_vector_unit(l.kind)) throw std::invalid_argument("vector_work: layer '" + l.name + "' is a GEMM layer");
+    if (!runs_on_vector_unit(l.kind))
+        throw std::invalid_argument("vector_work: layer '" + l.name + "' is a GEMM layer");
     constexpr const char* kWhat = "vector operations of a phase";
     const u64 t = tensor_values(l);
     const u64 rows = t / v(l.in_channels);  // positions (layernorm, softmax)
-    VectorWork w;               // per sample, then times the batch
-    u64 once_per_batch_ops = 0;  // batchnorm's statistics per channel
+    VectorWork w;                           // per sample, then times the batch
+    u64 once_per_batch_ops = 0;             // batchnorm's statistics per channel
     switch (l.kind) {
     case LayerKind::pool: {
         const auto out = output_shape(l);
@@ -122,8 +123,10 @@ VectorWork vector_work(const Layer& l, std::size_t batch, bool backward) {
     case LayerKind::layernorm: {
         const u64 per_value = backward ? kNormBackwardOps : kNormForwardOps;
         w = {checked_mul(t, per_value, kWhat), t, backward ? t : 0, t};
-        if (l.kind == LayerKind::layernorm) w.ops = checked_add(w.ops, checked_mul(rows, kNormOpsPerRow, kWhat), kWhat);
-        else once_per_batch_ops = checked_mul(v(l.in_channels), kNormOpsPerRow, kWhat);
+        if (l.kind == LayerKind::layernorm)
+            w.ops = checked_add(w.ops, checked_mul(rows, kNormOpsPerRow, kWhat), kWhat);
+        else
+            once_per_batch_ops = checked_mul(v(l.in_channels), kNormOpsPerRow, kWhat);
         break;
     }
     case LayerKind::relu:  // max(x, 0); backward: dy where the saved output is positive
@@ -153,8 +156,9 @@ VectorWork vector_work(const Layer& l, std::size_t batch, bool backward) {
     case LayerKind::gemm: break;  // refused above
     }
     const u64 b = static_cast<u64>(batch);
-    return {checked_add(checked_mul(w.ops, b, kWhat), once_per_batch_ops, kWhat), checked_mul(w.activation_reads, b, kWhat),
-            checked_mul(w.gradient_reads, b, kWhat), checked_mul(w.writes, b, kWhat)};
+    return {checked_add(checked_mul(w.ops, b, kWhat), once_per_batch_ops, kWhat),
+            checked_mul(w.activation_reads, b, kWhat), checked_mul(w.gradient_reads, b, kWhat),
+            checked_mul(w.writes, b, kWhat)};
 }
 
 }  // namespace fastsim::workload
@@ -190,8 +194,9 @@ Workload without_vector_layers(const Workload& w, std::vector<std::string>* remo
         }
         feeds[i] = {w.layers[i].name};
         Layer l = w.layers[i];
-        const bool follows_previous = sources.size() == 1 && (out.layers.empty() ? sources[0] == kNetworkInput
-                                                                                 : sources[0] == out.layers.back().name);
+        const bool follows_previous =
+            sources.size() == 1 &&
+            (out.layers.empty() ? sources[0] == kNetworkInput : sources[0] == out.layers.back().name);
         l.inputs = follows_previous ? std::vector<std::string>{} : sources;
         out.layers.push_back(std::move(l));
     }

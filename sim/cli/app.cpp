@@ -39,7 +39,8 @@ void print_usage(std::ostream& out) {
     out << "fastsim: cycle-accurate simulator of FAST block-floating-point training accelerators\n\n"
            "usage: fastsim COMMAND [OPTIONS]   (fastsim COMMAND --help for its options)\n\ncommands:\n";
     for (const auto& c : kCommands) out << "  " << c.name << std::string(12 - c.name.size(), ' ') << c.summary << '\n';
-    out << "\nexit status: 0 success, 2 bad input (config, data, options), 3 some sweep points failed, 1 internal error\n";
+    out << "\nexit status: 0 success, 2 bad input (config, data, options), 3 some sweep points failed, 1 internal "
+           "error\n";
 }
 
 }  // namespace
@@ -48,8 +49,9 @@ std::string shell_command_line(const std::vector<std::string>& words) {
     std::string line;
     for (const std::string& word : words) {
         if (!line.empty()) line += ' ';
-        const bool plain = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                                   "0123456789_-+=./,:@%") == std::string::npos;
+        const bool plain = !word.empty() && word.find_first_not_of(
+                                                "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                "0123456789_-+=./,:@%") == std::string::npos;
         if (plain) {
             line += word;
             continue;
@@ -88,7 +90,8 @@ int run_app(const std::vector<std::string>& args) {
         std::cerr << "fastsim: error: " << e.what() << " (see fastsim " << args.front() << " --help)\n";
         return kUserError;
     } catch (const std::exception& e) {
-        std::cerr << "fastsim: internal error: " << e.what() << "\nThis is a bug in fastsim; please report it with the command line.\n";
+        std::cerr << "fastsim: internal error: " << e.what()
+                  << "\nThis is a bug in fastsim; please report it with the command line.\n";
         return kInternalError;
     } catch (...) {
         std::cerr << "fastsim: internal error: unknown exception\n";

@@ -37,28 +37,28 @@ namespace po = boost::program_options;
 struct ConfigInvocation {
     config::Params params;
     bool dump = false;
-    std::string out_dir;  ///< run, plan, compare: where the report files go
+    std::string out_dir;              ///< run, plan, compare: where the report files go
     std::vector<std::string> traces;  ///< compare: networks to compare
     bool simulate = false;            ///< compare: simulate every plan instead of predicting it
     std::vector<std::string> overrides;
-    std::string timeline_path;                       ///< run --trace: where the timeline goes
-    std::optional<run::TimelineRequest> timeline;    ///< run --trace: set when a timeline is wanted
-    double max_work_s = run::kDefaultMaxWorkSeconds; ///< run, plan, compare: --max-work
-    bool per_layer = false;                          ///< run: --per-layer
-    std::string plan_path;                           ///< run --plan: a plan to evaluate instead of planning
-    bool planner_given = false;                      ///< --planner, -p planner.name, --comm-only or --equal-split
+    std::string timeline_path;                        ///< run --trace: where the timeline goes
+    std::optional<run::TimelineRequest> timeline;     ///< run --trace: set when a timeline is wanted
+    double max_work_s = run::kDefaultMaxWorkSeconds;  ///< run, plan, compare: --max-work
+    bool per_layer = false;                           ///< run: --per-layer
+    std::string plan_path;                            ///< run --plan: a plan to evaluate instead of planning
+    bool planner_given = false;                       ///< --planner, -p planner.name, --comm-only or --equal-split
 };
 
 /// Which options a command takes beyond CONFIG, -p and --dump-config.
 struct CommandOptions {
     bool out = false;
     bool fidelity = false;
-    bool planner = false;  ///< --planner, --comm-only, --equal-split
-    bool compare = false;  ///< --trace (network traces), --simulate
-    bool timeline = false; ///< --trace FILE (a timeline of the run), --trace-detail-limit
-    bool work = false;     ///< --max-work SECONDS
-    bool per_layer = false; ///< --per-layer (run)
-    bool plan = false;      ///< --plan FILE (run)
+    bool planner = false;    ///< --planner, --comm-only, --equal-split
+    bool compare = false;    ///< --trace (network traces), --simulate
+    bool timeline = false;   ///< --trace FILE (a timeline of the run), --trace-detail-limit
+    bool work = false;       ///< --max-work SECONDS
+    bool per_layer = false;  ///< --per-layer (run)
+    bool plan = false;       ///< --plan FILE (run)
 };
 
 /// Parses CONFIG, -p overrides, --dump-config and the common options (and, for `run`,
@@ -68,15 +68,20 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     po::options_description options(usage + "\n\nOptions");
     std::string config_path, out_dir, fidelity, planner_name, timeline_path, detail_limit, max_work, plan_path;
     std::vector<std::string> overrides, traces;
-    if (take.out) options.add_options()("out", po::value(&out_dir), "write the report files (JSON and CSV) into this folder");
+    if (take.out)
+        options.add_options()("out", po::value(&out_dir), "write the report files (JSON and CSV) into this folder");
     if (take.fidelity)
-        options.add_options()("fidelity", po::value(&fidelity), "memo (default: memoised tile timing) or stepped (the SystemC array, cycle by cycle); same as -p run.fidelity=...");
+        options.add_options()("fidelity", po::value(&fidelity),
+                              "memo (default: memoised tile timing) or stepped (the SystemC array, cycle by cycle); "
+                              "same as -p run.fidelity=...");
     if (take.planner)
-        options.add_options()("planner", po::value(&planner_name), (name_list<planner::PlannerKind>() + "; same as -p planner.name=...").c_str())(
+        options.add_options()("planner", po::value(&planner_name),
+                              (name_list<planner::PlannerKind>() + "; same as -p planner.name=...").c_str())(
             "comm-only", "minimise and report communication volume only (AccPar/HyPar accounting)")(
             "equal-split", "split every dimension in proportion to node counts (1/2 for equal halves), not by speed");
     if (take.compare)
-        options.add_options()("trace", po::value(&traces)->composing(), "a network trace to compare on (repeatable; default: the config's)")(
+        options.add_options()("trace", po::value(&traces)->composing(),
+                              "a network trace to compare on (repeatable; default: the config's)")(
             "simulate", "simulate every plan on the cluster instead of using the planner's prediction");
     if (take.timeline)
         options.add_options()("trace", po::value(&timeline_path),
@@ -85,19 +90,23 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
             "trace-detail-limit", po::value(&detail_limit),
             ("with --trace: the most detailed spans (tile stages, ops, transfers) kept; beyond it they are "
              "aggregated per layer and phase or schedule label (default " +
-             std::to_string(run::kDefaultTimelineDetailLimit) + ")").c_str());
+             std::to_string(run::kDefaultTimelineDetailLimit) + ")")
+                .c_str());
     if (take.per_layer)
-        options.add_options()("per-layer", "training_step: print every layer and phase, not only the totals, the phases "
-                                           "and the layers that take the most cycles");
+        options.add_options()("per-layer",
+                              "training_step: print every layer and phase, not only the totals, the phases "
+                              "and the layers that take the most cycles");
     if (take.plan)
-        options.add_options()("plan", po::value(&plan_path),
-                              "run.mode cluster: evaluate this plan.json (written by fastsim plan or by hand) instead of "
-                              "planning (docs/planner.md, \"Plans as input\")");
+        options.add_options()(
+            "plan", po::value(&plan_path),
+            "run.mode cluster: evaluate this plan.json (written by fastsim plan or by hand) instead of "
+            "planning (docs/planner.md, \"Plans as input\")");
     if (take.work)
-        options.add_options()("max-work", po::value(&max_work),
-                              ("refuse runs estimated above this many seconds of work (default " +
-                               std::to_string(static_cast<int>(run::kDefaultMaxWorkSeconds)) +
-                               "; docs/cli.md, \"Work limit\")").c_str());
+        options.add_options()(
+            "max-work", po::value(&max_work),
+            ("refuse runs estimated above this many seconds of work (default " +
+             std::to_string(static_cast<int>(run::kDefaultMaxWorkSeconds)) + "; docs/cli.md, \"Work limit\")")
+                .c_str());
     options.add_options()("config", po::value(&config_path), "YAML config file")(
         "param,p", po::value(&overrides)->composing(), "override a config key: -p key.path=value (repeatable)")(
         "dump-config", "print the effective config (every default filled in) as YAML");
@@ -109,11 +118,13 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     if (config_path.empty()) throw UserError("missing CONFIG: " + usage);
     const double max_work_s = vm.count("max-work") ? run::parse_max_work(max_work) : run::kDefaultMaxWorkSeconds;
     std::optional<run::TimelineRequest> timeline;
-    if (vm.count("trace-detail-limit") && !vm.count("trace")) throw UserError("--trace-detail-limit needs --trace FILE");
+    if (vm.count("trace-detail-limit") && !vm.count("trace"))
+        throw UserError("--trace-detail-limit needs --trace FILE");
     if (take.timeline && vm.count("trace")) {
         if (timeline_path.empty()) throw UserError("--trace: expected a file name, got ''");
         timeline.emplace();
-        if (vm.count("trace-detail-limit")) timeline->detail_limit = parse_unsigned_option(detail_limit, "--trace-detail-limit", ~std::uint64_t{0});
+        if (vm.count("trace-detail-limit"))
+            timeline->detail_limit = parse_unsigned_option(detail_limit, "--trace-detail-limit", ~std::uint64_t{0});
     }
     if (!fidelity.empty()) {
         if (!parse_name<config::Fidelity>(fidelity))
@@ -122,7 +133,8 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     }
     if (!planner_name.empty()) {
         if (!planner::parse_planner(planner_name))
-            throw UserError("--planner: expected one of " + name_list<planner::PlannerKind>() + ", got '" + planner_name + "'");
+            throw UserError("--planner: expected one of " + name_list<planner::PlannerKind>() + ", got '" +
+                            planner_name + "'");
         overrides.push_back("planner.name=" + planner_name);
     }
     if (vm.count("comm-only")) overrides.push_back("planner.comm_only=true");
@@ -132,9 +144,18 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     for (const std::string& o : overrides)
         for (const char* key : {"planner.name=", "planner.comm_only=", "planner.equal_split="})
             planner_given = planner_given || o.rfind(key, 0) == 0;
-    ConfigInvocation out{config::load(config_path, overrides), vm.count("dump-config") > 0, out_dir, traces,
-                         vm.count("simulate") > 0, overrides, timeline_path, timeline, max_work_s,
-                         vm.count("per-layer") > 0, plan_path, planner_given};
+    ConfigInvocation out{config::load(config_path, overrides),
+                         vm.count("dump-config") > 0,
+                         out_dir,
+                         traces,
+                         vm.count("simulate") > 0,
+                         overrides,
+                         timeline_path,
+                         timeline,
+                         max_work_s,
+                         vm.count("per-layer") > 0,
+                         plan_path,
+                         planner_given};
     logger("config")->info("loaded {} with {} override(s)", config_path, overrides.size());
     for (const std::string& warning : out.params.workload.network.warnings) logger("trace")->warn("{}", warning);
     return out;
@@ -153,7 +174,8 @@ void print_bfp_error_report(const config::Params& params, double max_work_s) {
     for (const auto& r : rows)
         table.add_row({r.tensor, std::string(config::to_string(r.distribution)), std::to_string(r.mantissa_bits),
                        std::string(bfp::to_string(r.rounding)), output::Table::fixed(r.stats.sqnr_db, 2),
-                       output::Table::scientific(r.stats.mean_rel_error), output::Table::scientific(r.stats.max_rel_error),
+                       output::Table::scientific(r.stats.mean_rel_error),
+                       output::Table::scientific(r.stats.max_rel_error),
                        output::Table::scientific(r.stats.mean_abs_error)});
     table.print(std::cout);
 }
@@ -164,10 +186,11 @@ void write_timeline(const std::string& path, const run::Timeline& timeline, cons
     if (timeline.aggregated)
         logger("trace")->warn("{} detailed spans exceed --trace-detail-limit {}: {} shows aggregates ({})",
                               timeline.detailed_spans, timeline.detail_limit, path, timeline.aggregate_rule);
-    fastsim::write_file_atomically(path, output::trace_json(timeline, {{"generator", "fastsim " FASTSIM_VERSION},
-                                                                      {"config", params.source_file},
-                                                                      {"run_mode", std::string(config::to_string(params.run.mode))},
-                                                                      {"network", params.workload.network.name}}));
+    fastsim::write_file_atomically(
+        path, output::trace_json(timeline, {{"generator", "fastsim " FASTSIM_VERSION},
+                                            {"config", params.source_file},
+                                            {"run_mode", std::string(config::to_string(params.run.mode))},
+                                            {"network", params.workload.network.name}}));
     std::cout << "wrote " << path << " (" << timeline.spans.size() << " spans"
               << (timeline.aggregated ? ", aggregated" : "") << ")\n";
 }
@@ -195,8 +218,9 @@ void run_training_step(const ConfigInvocation& invocation, const run::RunProvena
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     logger("run")->info("{} phases simulated in {:.3f} s ({} distinct tile shapes memoised)", result.phases.size(),
                         seconds, result.distinct_tile_shapes);
-    output::print_training_step(std::cout, params, result,
-                             invocation.per_layer ? output::StepReportDetail::per_layer : output::StepReportDetail::summary);
+    output::print_training_step(
+        std::cout, params, result,
+        invocation.per_layer ? output::StepReportDetail::per_layer : output::StepReportDetail::summary);
     // A whole run: workload.steps, or a precision schedule.
     std::optional<run::WholeRunResult> whole_run;
     if (params.workload.steps > 1 || params.precision.segments.size() > 1) {
@@ -204,9 +228,12 @@ void run_training_step(const ConfigInvocation& invocation, const run::RunProvena
         output::print_whole_run(std::cout, params, *whole_run);
     }
     if (!out_dir.empty()) {
-        fastsim::write_file_atomically(out_dir + "/report.json", output::training_step_json(params, result, made_by, whole_run ? &*whole_run : nullptr));
+        fastsim::write_file_atomically(
+            out_dir + "/report.json",
+            output::training_step_json(params, result, made_by, whole_run ? &*whole_run : nullptr));
         fastsim::write_file_atomically(out_dir + "/layers.csv", output::training_step_csv(params, result));
-        fastsim::write_file_atomically(out_dir + "/summary.json", fastsim::summary_json(output::training_step_summary(params, result)));
+        fastsim::write_file_atomically(out_dir + "/summary.json",
+                                       fastsim::summary_json(output::training_step_summary(params, result)));
         write_config_yaml(out_dir, params);
         std::cout << "wrote report.json, layers.csv, summary.json and config.yaml to " << out_dir << "\n";
     }
@@ -216,7 +243,7 @@ void run_training_step(const ConfigInvocation& invocation, const run::RunProvena
 void require_cluster(const config::Params& params, const std::string& command) {
     if (params.run.mode != config::RunMode::cluster)
         throw UserError("fastsim " + command + " needs a config with run.mode cluster (" + params.source_file +
-                                " has run.mode " + std::string(config::to_string(params.run.mode)) + ")");
+                        " has run.mode " + std::string(config::to_string(params.run.mode)) + ")");
 }
 
 /// `work()`, with a planner::PlanError (a plan the input makes impossible) named by the config file.
@@ -225,8 +252,9 @@ auto naming_config(const config::Params& params, Work&& work) {
     try {
         return work();
     } catch (const planner::PlanError& e) {
-        throw UserError(params.source_file + ": " + e.what() + " (workload.batch " + std::to_string(params.workload.batch) +
-                        ", planner.name " + std::string(planner::to_string(params.planner.kind)) + ")");
+        throw UserError(params.source_file + ": " + e.what() + " (workload.batch " +
+                        std::to_string(params.workload.batch) + ", planner.name " +
+                        std::string(planner::to_string(params.planner.kind)) + ")");
     }
 }
 
@@ -238,10 +266,11 @@ planner::PlanDecisions given_plan(const ConfigInvocation& invocation) {
     const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
     planner::PlanDecisions plan = config::read_plan_file(path, graph, params.cluster);
     const planner::PlannerOptions asked = params.planner.options();
-    if (invocation.planner_given &&
-        (asked.kind != plan.options.kind || asked.comm_only != plan.options.comm_only || asked.equal_split != plan.options.equal_split))
+    if (invocation.planner_given && (asked.kind != plan.options.kind || asked.comm_only != plan.options.comm_only ||
+                                     asked.equal_split != plan.options.equal_split))
         throw UserError("--plan " + path + " is a plan of " + std::string(planner::to_string(plan.options.kind)) +
-                        (plan.options.comm_only ? " (comm_only)" : "") + (plan.options.equal_split ? " (equal_split)" : "") +
+                        (plan.options.comm_only ? " (comm_only)" : "") +
+                        (plan.options.equal_split ? " (equal_split)" : "") +
                         ", but the planner asked for beside it is " + std::string(planner::to_string(asked.kind)) +
                         (asked.comm_only ? " (comm_only)" : "") + (asked.equal_split ? " (equal_split)" : "") +
                         ": drop --planner, --comm-only and --equal-split, or make them the plan's");
@@ -273,8 +302,10 @@ void run_cluster(const ConfigInvocation& invocation, const run::RunProvenance& m
     if (params.workload.steps > 1)
         std::cout << "whole run: " << params.workload.steps << " steps (workload.steps) of the simulated step: "
                   << output::Table::fixed(result.step_s * static_cast<double>(params.workload.steps), 3) << " s, "
-                  << output::Table::fixed((result.compute_energy.total_pj() + result.link_energy_pj +
-                                        result.compression_energy_pj) * 1e-12 * static_cast<double>(params.workload.steps), 3)
+                  << output::Table::fixed(
+                         (result.compute_energy.total_pj() + result.link_energy_pj + result.compression_energy_pj) *
+                             1e-12 * static_cast<double>(params.workload.steps),
+                         3)
                   << " J\n";
     if (!out_dir.empty()) {
         fastsim::write_file_atomically(out_dir + "/report.json", output::cluster_step_json(params, result, made_by));
@@ -282,7 +313,8 @@ void run_cluster(const ConfigInvocation& invocation, const run::RunProvenance& m
         fastsim::write_file_atomically(out_dir + "/nodes.csv", output::cluster_nodes_csv(params, result));
         fastsim::write_file_atomically(out_dir + "/plan.json", output::plan_json(params, result.planned));
         fastsim::write_file_atomically(out_dir + "/plan.csv", output::plan_csv(params, result.planned));
-        fastsim::write_file_atomically(out_dir + "/summary.json", fastsim::summary_json(output::cluster_step_summary(result)));
+        fastsim::write_file_atomically(out_dir + "/summary.json",
+                                       fastsim::summary_json(output::cluster_step_summary(result)));
         write_config_yaml(out_dir, params);
         std::cout << "wrote report.json, layers.csv, nodes.csv, plan.json, plan.csv, summary.json and config.yaml to "
                   << out_dir << "\n";
@@ -303,9 +335,12 @@ int validate_command(const std::vector<std::string>& args) {
 }
 
 int run_command(const std::vector<std::string>& args) {
-    const auto invocation = parse_config_args(
-        args, "fastsim run CONFIG [-p key=value ...] [--out DIR] [--per-layer] [--trace FILE [--trace-detail-limit N]] [--fidelity memo|stepped] [--planner NAME] [--comm-only] [--equal-split] [--plan PLAN.json] [--max-work SECONDS] [--dump-config]",
-        {true, true, true, false, true, true, true, true});
+    const auto invocation =
+        parse_config_args(args,
+                          "fastsim run CONFIG [-p key=value ...] [--out DIR] [--per-layer] [--trace FILE "
+                          "[--trace-detail-limit N]] [--fidelity memo|stepped] [--planner NAME] [--comm-only] "
+                          "[--equal-split] [--plan PLAN.json] [--max-work SECONDS] [--dump-config]",
+                          {true, true, true, false, true, true, true, true});
     if (!invocation) return kSuccess;
     const config::Params& params = invocation->params;
     if (invocation->dump) std::cout << config::dump(params) << '\n';
@@ -316,17 +351,19 @@ int run_command(const std::vector<std::string>& args) {
         if (invocation->per_layer) throw UserError("--per-layer applies to run.mode training_step");
         if (invocation->timeline)
             throw UserError("--trace applies to run.mode training_step or cluster (" + params.source_file +
-                                    " has run.mode bfp_report, which simulates no time)");
+                            " has run.mode bfp_report, which simulates no time)");
         print_bfp_error_report(params, invocation->max_work_s);
         break;
     case config::RunMode::training_step:
         if (!invocation->plan_path.empty())
-            throw UserError("--plan applies to run.mode cluster (" + params.source_file + " has run.mode training_step)");
+            throw UserError("--plan applies to run.mode cluster (" + params.source_file +
+                            " has run.mode training_step)");
         run_training_step(*invocation, provenance("run", args));
         break;
     case config::RunMode::cluster:
         if (invocation->per_layer)
-            throw UserError("--per-layer applies to run.mode training_step (a cluster run's layers are in layers.csv with --out)");
+            throw UserError(
+                "--per-layer applies to run.mode training_step (a cluster run's layers are in layers.csv with --out)");
         run_cluster(*invocation, provenance("run", args));
         break;
     }
@@ -334,9 +371,10 @@ int run_command(const std::vector<std::string>& args) {
 }
 
 int plan_command(const std::vector<std::string>& args) {
-    const auto invocation = parse_config_args(
-        args, "fastsim plan CONFIG [-p key=value ...] [--planner NAME] [--comm-only] [--equal-split] [--out DIR] [--max-work SECONDS]",
-        {true, false, true, false, false, true});
+    const auto invocation = parse_config_args(args,
+                                              "fastsim plan CONFIG [-p key=value ...] [--planner NAME] [--comm-only] "
+                                              "[--equal-split] [--out DIR] [--max-work SECONDS]",
+                                              {true, false, true, false, false, true});
     if (!invocation) return kSuccess;
     const config::Params& params = invocation->params;
     require_cluster(params, "plan");
@@ -346,9 +384,10 @@ int plan_command(const std::vector<std::string>& args) {
     ProgressLine progress("plan", work);
     const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
     run::ClusterCosts costs(params, graph);
-    const run::ClusterPlan planned =
-        naming_config(params, [&] { return run::plan_cluster(params, params.planner.options(), costs, progress.callback()); });
-    logger("plan")->info("characterised {} layer shapes ({} memo tiles)", costs.compute.entries(), costs.compute.tiles_run());
+    const run::ClusterPlan planned = naming_config(
+        params, [&] { return run::plan_cluster(params, params.planner.options(), costs, progress.callback()); });
+    logger("plan")->info("characterised {} layer shapes ({} memo tiles)", costs.compute.entries(),
+                         costs.compute.tiles_run());
     output::print_plan(std::cout, params, planned);
     if (!invocation->out_dir.empty()) {
         fastsim::write_file_atomically(invocation->out_dir + "/plan.json", output::plan_json(params, planned));
@@ -359,13 +398,15 @@ int plan_command(const std::vector<std::string>& args) {
 }
 
 int compare_command(const std::vector<std::string>& args) {
-    const auto invocation = parse_config_args(
-        args, "fastsim compare CONFIG [--trace FILE ...] [--simulate] [--comm-only] [--equal-split] [--out DIR] [--max-work SECONDS]",
-        {true, false, true, true, false, true});
+    const auto invocation = parse_config_args(args,
+                                              "fastsim compare CONFIG [--trace FILE ...] [--simulate] [--comm-only] "
+                                              "[--equal-split] [--out DIR] [--max-work SECONDS]",
+                                              {true, false, true, true, false, true});
     if (!invocation) return kSuccess;
     require_cluster(invocation->params, "compare");
     for (const std::string& o : invocation->overrides)
-        if (o.rfind("planner.name=", 0) == 0) throw UserError("fastsim compare runs every planner: --planner and -p planner.name do not apply");
+        if (o.rfind("planner.name=", 0) == 0)
+            throw UserError("fastsim compare runs every planner: --planner and -p planner.name do not apply");
     std::vector<std::string> traces = invocation->traces;
     if (traces.empty()) traces.push_back("");  // the config's own workload
     // (1) Every network's config, and the work of all of them, before anything runs.
@@ -374,8 +415,9 @@ int compare_command(const std::vector<std::string>& args) {
     for (const std::string& trace : traces) {
         std::vector<std::string> overrides = invocation->overrides;
         if (!trace.empty())
-            overrides.push_back((std::filesystem::path(trace).extension() == ".onnx" ? "workload.model=" : "workload.trace=") +
-                                std::filesystem::absolute(trace).string());
+            overrides.push_back(
+                (std::filesystem::path(trace).extension() == ".onnx" ? "workload.model=" : "workload.trace=") +
+                std::filesystem::absolute(trace).string());
         networks.push_back(config::load(invocation->params.source_file, overrides));
         work.merge(run::estimate_cluster(networks.back(), invocation->simulate,
                                          {planner::kAllPlanners.begin(), planner::kAllPlanners.end()}));
@@ -385,13 +427,14 @@ int compare_command(const std::vector<std::string>& args) {
     const std::vector<run::ComparisonRow> rows = run::compare_planners(
         networks, invocation->simulate, progress.callback(),
         [](const run::ComparisonRow& row, planner::PlannerKind kind, const run::ComparisonCell& cell) {
-            logger("compare")->info("{} {}: {:.6f} s, {:.3f} MB{}", row.network, planner::to_string(kind), cell.step_s(),
-                                    cell.comm_bytes / 1e6, cell.error.empty() ? "" : " (" + cell.error + ")");
+            logger("compare")->info("{} {}: {:.6f} s, {:.3f} MB{}", row.network, planner::to_string(kind),
+                                    cell.step_s(), cell.comm_bytes / 1e6,
+                                    cell.error.empty() ? "" : " (" + cell.error + ")");
         });
     output::print_comparison(std::cout, rows, invocation->params.planner.comm_only, invocation->simulate);
     if (!invocation->out_dir.empty()) {
         fastsim::write_file_atomically(invocation->out_dir + "/compare.csv",
-                                      output::comparison_csv(rows, invocation->params.planner.comm_only));
+                                       output::comparison_csv(rows, invocation->params.planner.comm_only));
         std::cout << "wrote " << invocation->out_dir << "/compare.csv\n";
     }
     return kSuccess;

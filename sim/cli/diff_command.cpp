@@ -31,9 +31,10 @@ bool differs(const report::DiffValue& v) { return !v.a || !v.b || *v.a != *v.b; 
 int diff_command(const std::vector<std::string>& args) {
     namespace po = boost::program_options;
     const std::string usage = "fastsim diff A B [--all]";
-    po::options_description options(usage +
-                                    "\n\nCompares two run directories (fastsim run --out): every total of report.json, then\n"
-                                    "the layers of layers.csv whose cycles, energy or time differ.\n\nOptions");
+    po::options_description options(
+        usage +
+        "\n\nCompares two run directories (fastsim run --out): every total of report.json, then\n"
+        "the layers of layers.csv whose cycles, energy or time differ.\n\nOptions");
     std::vector<std::string> dirs;
     options.add_options()("dirs", po::value(&dirs), "the two run directories")(
         "all", "also list the totals and layers that are equal");
@@ -78,7 +79,7 @@ int diff_command(const std::vector<std::string>& args) {
         }
         std::vector<std::string> cells{row.key + (row.only_in == report::LayerDiff::OnlyIn::a   ? " (only in A)"
                                                   : row.only_in == report::LayerDiff::OnlyIn::b ? " (only in B)"
-                                                                                                 : "")};
+                                                                                                : "")};
         for (const auto& v : row.values) {
             cells.push_back(number(v.a));
             cells.push_back(number(v.b));

@@ -20,10 +20,11 @@ namespace fastsim::cli {
 int import_command(const std::vector<std::string>& args) {
     namespace po = boost::program_options;
     const std::string usage = "fastsim import MODEL.onnx [--out TRACE.yaml] [--force]";
-    po::options_description options(usage +
-                                    "\n\nReads an ONNX model's graph (its weights are never read) and writes it as a fastsim\n"
-                                    "trace: per-sample layers with ONNX's inferred shapes (docs/onnx.md). Without --out\n"
-                                    "the trace goes to standard output; a summary goes to standard error.\n\nOptions");
+    po::options_description options(
+        usage +
+        "\n\nReads an ONNX model's graph (its weights are never read) and writes it as a fastsim\n"
+        "trace: per-sample layers with ONNX's inferred shapes (docs/onnx.md). Without --out\n"
+        "the trace goes to standard output; a summary goes to standard error.\n\nOptions");
     std::string model, out;
     options.add_options()("model", po::value(&model), "the ONNX model (.onnx)")(
         "out,o", po::value(&out), "the trace file to write (.yaml)")("force", "overwrite an existing --out file");
@@ -40,8 +41,10 @@ int import_command(const std::vector<std::string>& args) {
     }
     const workload::Workload network = config::read_onnx_model(model);
     const std::string yaml = config::trace_yaml(network);
-    if (out.empty()) std::cout << yaml;
-    else write_file_atomically(out, yaml);
+    if (out.empty())
+        std::cout << yaml;
+    else
+        write_file_atomically(out, yaml);
 
     std::map<std::string, int> kinds;
     std::uint64_t macs = 0, weights = 0;
@@ -58,8 +61,9 @@ int import_command(const std::vector<std::string>& args) {
     for (const auto& [kind, n] : kinds) counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
     for (const std::string& warning : network.warnings) logger("import")->warn("{}", warning);
     std::cerr << model << ": " << network.layers.size() << " layers (" << counts << "); per sample "
-              << format_number(static_cast<double>(macs)) << " forward MACs, " << format_number(static_cast<double>(weights))
-              << " weights" << (out.empty() ? "" : "; wrote " + out) << '\n';
+              << format_number(static_cast<double>(macs)) << " forward MACs, "
+              << format_number(static_cast<double>(weights)) << " weights" << (out.empty() ? "" : "; wrote " + out)
+              << '\n';
     return kSuccess;
 }
 

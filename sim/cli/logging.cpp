@@ -53,8 +53,9 @@ std::optional<boost::program_options::variables_map> parse_command_line(
         if (value.defaulted() || !option || option->semantic()->max_tokens() == 0) continue;  // a flag holds ""
         const auto* text = boost::any_cast<std::string>(&value.value());
         const auto* texts = boost::any_cast<std::vector<std::string>>(&value.value());
-        const bool empty = (text && text->empty()) ||
-                           (texts && std::any_of(texts->begin(), texts->end(), [](const std::string& t) { return t.empty(); }));
+        const bool empty =
+            (text && text->empty()) ||
+            (texts && std::any_of(texts->begin(), texts->end(), [](const std::string& t) { return t.empty(); }));
         if (empty) throw UserError("--" + name + ": expected a value, got ''");
     }
     set_log_level(vm["log-level"].as<std::string>());

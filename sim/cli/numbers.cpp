@@ -14,7 +14,8 @@ namespace {
 
 }  // namespace
 
-std::int64_t parse_integer_option(const std::string& text, const std::string& option, std::int64_t min, std::int64_t max) {
+std::int64_t parse_integer_option(const std::string& text, const std::string& option, std::int64_t min,
+                                  std::int64_t max) {
     const std::string range = std::to_string(min) + " to " + std::to_string(max);
     std::int64_t value = 0;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);

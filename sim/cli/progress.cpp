@@ -26,7 +26,9 @@ std::string duration_text(double s) {
 }  // namespace
 
 ProgressLine::ProgressLine(std::string what, const run::WorkEstimate& estimate)
-    : m_what(std::move(what)), m_estimate_s(estimate.seconds()), m_tty(::isatty(STDERR_FILENO) != 0),
+    : m_what(std::move(what)),
+      m_estimate_s(estimate.seconds()),
+      m_tty(::isatty(STDERR_FILENO) != 0),
       m_start(std::chrono::steady_clock::now()) {
     logger("work")->info("{}: estimated {:.3f} s: {}", m_what, m_estimate_s, estimate.describe());
     if (m_estimate_s <= run::kProgressBudgetSeconds) return;
@@ -59,8 +61,8 @@ void ProgressLine::print(bool final_line) {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
     // Runs report at checkpoints, so the fraction can stand still for a while: the line gives
     // it with the elapsed time and the estimate, not a countdown that would jump.
-    std::string line = "fastsim: " + m_what + ": " + std::to_string(static_cast<int>(fraction * 100)) + "% done after " +
-                       duration_text(elapsed);
+    std::string line = "fastsim: " + m_what + ": " + std::to_string(static_cast<int>(fraction * 100)) +
+                       "% done after " + duration_text(elapsed);
     if (!final_line) line += " (estimated " + duration_text(m_estimate_s) + " in all)";
     if (m_tty) {
         std::cerr << "\r" << line << "\033[K" << (final_line ? "\n" : "") << std::flush;

@@ -82,13 +82,14 @@ std::uint64_t parse_seed(const std::string& text) { return parse_unsigned_option
 }  // namespace
 
 int quantize_command(const std::vector<std::string>& args) {
-    po::options_description options("fastsim quantize [FILE] [options]\n\n"
-                                    "Reads floats (whitespace- or comma-separated, one row per line, each row a\n"
-                                    "whole number of groups) from FILE or stdin. Prints one line per group: the\n"
-                                    "shared exponent (or nan), then the g dequantised values, comma-separated,\n"
-                                    "each exact as float32 (%.9g). With --stats, prints error statistics per\n"
-                                    "mantissa width instead, with the size of the FAST memory layout\n"
-                                    "(packed_bits: exponent plane + mantissa-chunk plane, e + g*ceil(m/2)*3 per group).\n\nOptions");
+    po::options_description options(
+        "fastsim quantize [FILE] [options]\n\n"
+        "Reads floats (whitespace- or comma-separated, one row per line, each row a\n"
+        "whole number of groups) from FILE or stdin. Prints one line per group: the\n"
+        "shared exponent (or nan), then the g dequantised values, comma-separated,\n"
+        "each exact as float32 (%.9g). With --stats, prints error statistics per\n"
+        "mantissa width instead, with the size of the FAST memory layout\n"
+        "(packed_bits: exponent plane + mantissa-chunk plane, e + g*ceil(m/2)*3 per group).\n\nOptions");
     std::string input, widths_text, rounding_name, overflow_name, seed_text;
     std::string group_text = "16", exponent_text = "8", bias_text = "0", noise_text = "8", lfsr_text = "16";
     options.add_options()("input", po::value(&input), "input file (default: stdin, also '-')")(
@@ -100,8 +101,9 @@ int quantize_command(const std::vector<std::string>& args) {
         "rounding,r", po::value(&rounding_name)->default_value("nearest"), "nearest, even, truncate or stochastic")(
         "overflow", po::value(&overflow_name)->default_value("nan"), "nan or saturate")(
         "seed", po::value(&seed_text)->default_value("1"), "LFSR seed, 0..2^64-1 (stochastic rounding)")(
-        "noise-bits", po::value(&noise_text)->default_value(noise_text), "noise bits added below the LSB (1..lfsr-bits)")(
-        "lfsr-bits", po::value(&lfsr_text)->default_value(lfsr_text), "LFSR width (2..32)")(
+        "noise-bits", po::value(&noise_text)->default_value(noise_text),
+        "noise bits added below the LSB (1..lfsr-bits)")("lfsr-bits", po::value(&lfsr_text)->default_value(lfsr_text),
+                                                         "LFSR width (2..32)")(
         "stats", "print max/mean absolute and relative error and SQNR per mantissa width");
     po::positional_options_description positional;
     positional.add("input", 1);
@@ -110,7 +112,8 @@ int quantize_command(const std::vector<std::string>& args) {
     const po::variables_map& vm = *parsed;
 
     const auto rounding = bfp::parse_rounding(rounding_name);
-    if (!rounding) throw UserError("--rounding: expected nearest, even, truncate or stochastic, got '" + rounding_name + "'");
+    if (!rounding)
+        throw UserError("--rounding: expected nearest, even, truncate or stochastic, got '" + rounding_name + "'");
     const auto overflow = bfp::parse_overflow(overflow_name);
     if (!overflow) throw UserError("--overflow: expected nan or saturate, got '" + overflow_name + "'");
     const bool stats = vm.count("stats") > 0;
@@ -138,12 +141,13 @@ int quantize_command(const std::vector<std::string>& args) {
     const bool from_stdin = input.empty() || input == "-";
     const std::string source = from_stdin ? "<stdin>" : input;
     const InputRows in = read_rows(
-        from_stdin ? read_input_stream(std::cin, source, "quantize input") : read_input_file(input, "quantize input"), source);
+        from_stdin ? read_input_stream(std::cin, source, "quantize input") : read_input_file(input, "quantize input"),
+        source);
     for (std::size_t r = 0; r < in.rows.size(); ++r)
         if (in.rows[r].size() % static_cast<std::size_t>(group_size) != 0)
             throw UserError(source + ":" + std::to_string(in.line_numbers[r]) + ": " +
-                                    std::to_string(in.rows[r].size()) + " values is not a whole number of groups of " +
-                                    std::to_string(group_size));
+                            std::to_string(in.rows[r].size()) + " values is not a whole number of groups of " +
+                            std::to_string(group_size));
     logger("quantize")->info("{} rows from {}", in.rows.size(), source);
 
     if (!stats) {
@@ -178,10 +182,11 @@ int quantize_command(const std::vector<std::string>& args) {
             q.insert(q.end(), values.begin(), values.end());
         }
         const bfp::ErrorStats s = bfp::measure_error(all.data(), q.data(), all.size());
-        table.add_row({std::to_string(format.mantissa_bits), std::string(bfp::to_string(*rounding)), std::to_string(s.count),
-                       output::Table::scientific(s.max_abs_error), output::Table::scientific(s.mean_abs_error),
-                       output::Table::scientific(s.max_rel_error), output::Table::scientific(s.mean_rel_error),
-                       output::Table::fixed(s.sqnr_db, 2), std::to_string(packed_bits),
+        table.add_row({std::to_string(format.mantissa_bits), std::string(bfp::to_string(*rounding)),
+                       std::to_string(s.count), output::Table::scientific(s.max_abs_error),
+                       output::Table::scientific(s.mean_abs_error), output::Table::scientific(s.max_rel_error),
+                       output::Table::scientific(s.mean_rel_error), output::Table::fixed(s.sqnr_db, 2),
+                       std::to_string(packed_bits),
                        output::Table::fixed(all.empty() ? 0.0 : double(packed_bits) / double(all.size()), 3)});
     }
     table.print(std::cout);

@@ -37,13 +37,14 @@ int report_command(const std::vector<std::string>& args) {
     // 1. Read the directory and build the page; 2. write the plots, then the page, each atomically.
     const auto start = std::chrono::steady_clock::now();
     const report::ResultsDirKind kind = report::classify_results_dir(dir);
-    const report::ReportPage page = kind == report::ResultsDirKind::sweep ? report::sweep_report(dir) : report::run_report(dir);
+    const report::ReportPage page =
+        kind == report::ResultsDirKind::sweep ? report::sweep_report(dir) : report::run_report(dir);
     for (const auto& [name, svg] : page.plots) fastsim::write_file_atomically(plots_dir + "/" + name, svg);
     fastsim::write_file_atomically(out_file, page.html);
     logger("report")->info("{} report of {} in {:.1f} ms", kind == report::ResultsDirKind::sweep ? "sweep" : "run", dir,
                            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    std::cout << "wrote " << out_file << " and " << page.plots.size() << " plot" << (page.plots.size() == 1 ? "" : "s") << " in "
-              << plots_dir << "\n";
+    std::cout << "wrote " << out_file << " and " << page.plots.size() << " plot" << (page.plots.size() == 1 ? "" : "s")
+              << " in " << plots_dir << "\n";
     return kSuccess;
 }
 

@@ -37,15 +37,18 @@ int scalesim_command(const std::vector<std::string>& args) {
     if (cfg_path.empty()) throw UserError("-c ARCH.cfg is required: " + usage);
     if (topology_path.empty()) throw UserError("-t TOPOLOGY.csv is required: " + usage);
     if (out_dir.empty()) throw UserError("-p OUT_DIR is required: " + usage);
-    if (input_type != "conv" && input_type != "gemm") throw UserError("-i: expected conv or gemm, got '" + input_type + "'");
+    if (input_type != "conv" && input_type != "gemm")
+        throw UserError("-i: expected conv or gemm, got '" + input_type + "'");
 
-    const scalesim::Architecture arch = config::read_scalesim_cfg(read_input_file(cfg_path, "SCALE-Sim config"), cfg_path);
+    const scalesim::Architecture arch =
+        config::read_scalesim_cfg(read_input_file(cfg_path, "SCALE-Sim config"), cfg_path);
     const workload::Workload topology =
         config::read_scalesim_csv(read_input_file(topology_path, "SCALE-Sim topology"), topology_path);
     const bool gemm_form = !topology.layers.empty() && topology.layers.front().kind == workload::LayerKind::gemm;
     if (gemm_form != (input_type == "gemm"))
-        throw ConfigError({topology_path, 0, 0, ""}, gemm_form ? "the topology has Layer, M, N, K rows: run with -i gemm"
-                                                               : "the topology has convolution rows: run with -i conv");
+        throw ConfigError({topology_path, 0, 0, ""}, gemm_form
+                                                         ? "the topology has Layer, M, N, K rows: run with -i gemm"
+                                                         : "the topology has convolution rows: run with -i conv");
     for (const std::string& warning : topology.warnings) logger("scalesim")->warn("{}", warning);
 
     const std::vector<scalesim::Layer> layers = config::scalesim_layers(topology);
@@ -67,7 +70,8 @@ int scalesim_command(const std::vector<std::string>& args) {
     write_file_atomically((dir / "BANDWIDTH_REPORT.csv").string(), csv.bandwidth);
     write_file_atomically((dir / "DETAILED_ACCESS_REPORT.csv").string(), csv.detailed_access);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::cerr << layers.size() << " layers in " << seconds << " s; wrote " << dir.string() << "/{COMPUTE,BANDWIDTH,DETAILED_ACCESS}"
+    std::cerr << layers.size() << " layers in " << seconds << " s; wrote " << dir.string()
+              << "/{COMPUTE,BANDWIDTH,DETAILED_ACCESS}"
               << "_REPORT.csv\n";
     return kSuccess;
 }

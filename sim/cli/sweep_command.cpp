@@ -45,7 +45,8 @@ void print_points(const std::vector<sweep::SweepPoint>& points, const sweep::Sha
 
 int sweep_command(const std::vector<std::string>& args) {
     po::options_description options(
-        "fastsim sweep SWEEP.yaml --out DIR [--jobs N] [--shard k/N] [--retry-failed] [--point-timeout-s S] [--max-work S] [--list]\n\n"
+        "fastsim sweep SWEEP.yaml --out DIR [--jobs N] [--shard k/N] [--retry-failed] [--point-timeout-s S] "
+        "[--max-work S] [--list]\n\n"
         "Runs every design point of a sweep as its own `fastsim run` process; rerun the same command to\n"
         "resume. Writes DIR/points/<id>/ per point and DIR/results.csv (docs/sweeps.md).\n\nOptions");
     std::string sweep_path, out_dir, shard_text = "1/1", max_work;
@@ -53,21 +54,24 @@ int sweep_command(const std::vector<std::string>& args) {
     double timeout_s = 0;
     options.add_options()("sweep", po::value(&sweep_path), "sweep YAML file")(
         "out", po::value(&out_dir), "output directory (created; reused to resume the same sweep)")(
-        "jobs,j", po::value(&jobs)->default_value(jobs), "points run at a time (default: the cores this process may use)")(
+        "jobs,j", po::value(&jobs)->default_value(jobs),
+        "points run at a time (default: the cores this process may use)")(
         "shard", po::value(&shard_text), "run only shard k of N: the points with index % N == k-1 (k = 1..N)")(
         "retry-failed", "rerun points recorded as failed (finished points are always skipped)")(
         "point-timeout-s", po::value(&timeout_s), "kill and record as failed a point running longer than this")(
         "max-work", po::value(&max_work),
         "each point's work limit in estimated seconds (fastsim run --max-work; default 20, docs/cli.md)")(
         "list", "print the points (of the shard) and exit")(
-        "mpi", "under mpirun -n K (K >= 2): rank 0 hands out points, ranks 1..K-1 run them (needs -DFASTSIM_WITH_MPI=ON)");
+        "mpi",
+        "under mpirun -n K (K >= 2): rank 0 hands out points, ranks 1..K-1 run them (needs -DFASTSIM_WITH_MPI=ON)");
     po::positional_options_description positional;
     positional.add("sweep", 1);
     const auto parsed = parse_command_line(args, options, positional);
     if (!parsed) return kSuccess;
     const po::variables_map& vm = *parsed;
     if (sweep_path.empty()) throw UserError("missing SWEEP.yaml: fastsim sweep SWEEP.yaml --out DIR");
-    if (jobs < 1 || jobs > kMaxJobs) throw UserError("--jobs: expected 1 to " + std::to_string(kMaxJobs) + ", got " + std::to_string(jobs));
+    if (jobs < 1 || jobs > kMaxJobs)
+        throw UserError("--jobs: expected 1 to " + std::to_string(kMaxJobs) + ", got " + std::to_string(jobs));
     // 0 = no limit; else 1 ms … 10^7 s (116 days), which a steady_clock duration holds exactly.
     if (!(timeout_s == 0 || (timeout_s >= 1e-3 && timeout_s <= 1e7)))
         throw UserError("--point-timeout-s: expected 0 (no limit) or seconds from 0.001 to 10000000, got " +
@@ -82,8 +86,10 @@ int sweep_command(const std::vector<std::string>& args) {
     }
     if (out_dir.empty()) throw UserError("missing --out DIR: where the sweep's results go");
     const bool use_mpi = vm.count("mpi") > 0;
-    sweep::LocalRunOptions run_options{out_dir, sweep::point_executable(), static_cast<std::size_t>(jobs), timeout_s, {}};
-    if (vm.count("max-work")) run_options.point_args = {"--max-work", fastsim::format_number(run::parse_max_work(max_work))};
+    sweep::LocalRunOptions run_options{
+        out_dir, sweep::point_executable(), static_cast<std::size_t>(jobs), timeout_s, {}};
+    if (vm.count("max-work"))
+        run_options.point_args = {"--max-work", fastsim::format_number(run::parse_max_work(max_work))};
     if (use_mpi && sweep::mpi_rank() != 0) {  // a worker: runs what rank 0 hands out, reports nothing
         sweep::run_points_mpi(points, {}, run_options, nullptr);
         sweep::mpi_finalize();
@@ -95,7 +101,8 @@ int sweep_command(const std::vector<std::string>& args) {
     try {
         sweep::claim_sweep_dir(out_dir, identity);
         lock.emplace(out_dir, shard);
-        selection = sweep::select_points(points, shard, sweep::read_point_records(out_dir, identity), vm.count("retry-failed") > 0);
+        selection = sweep::select_points(points, shard, sweep::read_point_records(out_dir, identity),
+                                         vm.count("retry-failed") > 0);
     } catch (...) {
         if (use_mpi) {  // release the workers before reporting the error
             sweep::run_points_mpi(points, {}, run_options, nullptr);
@@ -107,8 +114,10 @@ int sweep_command(const std::vector<std::string>& args) {
     if (shard.count > 1) std::cerr << ", shard " << shard.k << "/" << shard.count << " has " << selection.in_shard;
     std::cerr << "; " << selection.already_ok << " already done, " << selection.failed_skipped
               << " failed before (not retried), " << selection.to_run.size() << " to run, ";
-    if (use_mpi) std::cerr << "on the MPI ranks\n";
-    else std::cerr << jobs << " at a time\n";
+    if (use_mpi)
+        std::cerr << "on the MPI ranks\n";
+    else
+        std::cerr << jobs << " at a time\n";
 
     sweep::ProgressMeter progress(selection.in_shard, selection.already_ok, selection.failed_skipped,
                                   selection.to_run.size(), ::isatty(STDERR_FILENO) != 0);
@@ -134,7 +143,8 @@ int sweep_command(const std::vector<std::string>& args) {
         return 128 + interrupted_by;
     }
     if (failed > 0) {
-        std::cerr << "sweep: " << failed << " point(s) failed; their errors are in results.csv and points/<id>/stderr.txt;"
+        std::cerr << "sweep: " << failed
+                  << " point(s) failed; their errors are in results.csv and points/<id>/stderr.txt;"
                   << " rerun with --retry-failed to run them again\n";
         return kPointsFailed;
     }
@@ -167,8 +177,8 @@ int sweep_merge_command(const std::vector<std::string>& args) {
         const sweep::SweepIdentity other = sweep::read_sweep_json(dir);
         if (!other.same_sweep(identity))
             throw UserError(dir + " holds another sweep than " + dirs.front() + " ('" + other.name + "', fingerprint " +
-                                    other.fingerprint + ", " + std::to_string(other.points) + " points vs '" + identity.name +
-                                    "', " + identity.fingerprint + ", " + std::to_string(identity.points) + " points)");
+                            other.fingerprint + ", " + std::to_string(other.points) + " points vs '" + identity.name +
+                            "', " + identity.fingerprint + ", " + std::to_string(identity.points) + " points)");
         for (auto& [index, record] : sweep::read_point_records(dir, identity)) {
             const auto it = merged.find(index);
             if (it == merged.end() || (!it->second.ok && record.ok)) {  // a point retried elsewhere keeps its success
@@ -189,9 +199,9 @@ int sweep_merge_command(const std::vector<std::string>& args) {
     fastsim::write_file_atomically((fs::path(out_dir) / "results.csv").string(), sweep::results_csv(identity, merged));
     std::size_t ok = 0;
     for (const auto& [index, r] : merged) ok += r.ok ? 1 : 0;
-    std::cout << "merged " << dirs.size() << " director" << (dirs.size() == 1 ? "y" : "ies") << " of sweep " << identity.name
-              << ": " << merged.size() << " of " << identity.points << " points (" << ok << " ok, " << merged.size() - ok
-              << " failed) into " << out_dir << "/results.csv\n";
+    std::cout << "merged " << dirs.size() << " director" << (dirs.size() == 1 ? "y" : "ies") << " of sweep "
+              << identity.name << ": " << merged.size() << " of " << identity.points << " points (" << ok << " ok, "
+              << merged.size() - ok << " failed) into " << out_dir << "/results.csv\n";
     if (missing > 0) {
         std::cerr << "sweep-merge: " << missing << " point(s) missing (not run in any directory), indices:";
         for (const std::string& i : first_missing) std::cerr << ' ' << i;

@@ -35,7 +35,8 @@ std::string ratio(double v) {
 
 int train_command(const std::vector<std::string>& args) {
     namespace po = boost::program_options;
-    const std::string usage = "fastsim train CONFIG [--out DIR] [--policy NAME ...] [-p key.path=value ...] [--max-work SECONDS]";
+    const std::string usage =
+        "fastsim train CONFIG [--out DIR] [--policy NAME ...] [-p key.path=value ...] [--max-work SECONDS]";
     po::options_description options(
         usage +
         "\n\nTrains the config's network on Fashion-MNIST under each of its precision policies (fp32, fixed\n"
@@ -51,7 +52,8 @@ int train_command(const std::vector<std::string>& args) {
         "run only this policy of the config's policies list (repeatable): fp32, bfp_m2 .. bfp_m8, msfp12, fast")(
         "max-work", po::value(&max_work),
         ("refuse runs estimated above this many seconds of work (default " +
-         std::to_string(static_cast<int>(run::kDefaultMaxWorkSeconds)) + "; docs/cli.md, \"Work limit\")").c_str());
+         std::to_string(static_cast<int>(run::kDefaultMaxWorkSeconds)) + "; docs/cli.md, \"Work limit\")")
+            .c_str());
     po::positional_options_description positional;
     positional.add("config", 1);
     const auto vm = parse_command_line(args, options, positional);
@@ -86,7 +88,8 @@ int train_command(const std::vector<std::string>& args) {
     } catch (const learning::DatasetError& e) {
         throw UserError(std::string(e.what()) + " (data.dir in " + config_file + ")");
     }
-    logger("train")->info("{} training and {} test samples from {}", data.train.count, data.test.count, config.data_dir);
+    logger("train")->info("{} training and {} test samples from {}", data.train.count, data.test.count,
+                          config.data_dir);
     const run::WorkEstimate work = run::estimate_training(config, data.train.count, data.test.count);
     run::check_work(work, max_work.empty() ? run::kDefaultMaxWorkSeconds : run::parse_max_work(max_work), config_file);
     ProgressLine progress("train", work);
@@ -98,35 +101,41 @@ int train_command(const std::vector<std::string>& args) {
     for (const run::PolicyRun& r : result.policies) {
         char line[160];
         if (r.costed && !r.epochs.empty())
-            std::snprintf(line, sizeof line, "%-13s %-16s %-19llu %.1f", r.policy.name.c_str(), percent(r.final_accuracy()).c_str(),
-                          static_cast<unsigned long long>(r.epochs.back().cycles_so_far), r.epochs.back().energy_pj_so_far / 1e6);
+            std::snprintf(line, sizeof line, "%-13s %-16s %-19llu %.1f", r.policy.name.c_str(),
+                          percent(r.final_accuracy()).c_str(),
+                          static_cast<unsigned long long>(r.epochs.back().cycles_so_far),
+                          r.epochs.back().energy_pj_so_far / 1e6);
         else
-            std::snprintf(line, sizeof line, "%-13s %-16s %-19s %s", r.policy.name.c_str(), percent(r.final_accuracy()).c_str(),
-                          "n/a (no fp32 datapath)", "n/a");
+            std::snprintf(line, sizeof line, "%-13s %-16s %-19s %s", r.policy.name.c_str(),
+                          percent(r.final_accuracy()).c_str(), "n/a (no fp32 datapath)", "n/a");
         std::cout << line << '\n';
     }
     if (config.train.distributed()) {
         const config::GradientSyncParams& g = config.gradient_sync;
-        std::cout << "\nworkers: " << config.train.workers << " on a " << config::to_string(config.network_topology) << " of "
-                  << config.network_link.bandwidth_gb_per_s << " GB/s, " << config.network_link.latency_ns << " ns links; "
-                  << config::to_string(g.algorithm) << ", compression " << compression::to_string(g.scheme) << ", staleness "
-                  << g.staleness << "\n";
+        std::cout << "\nworkers: " << config.train.workers << " on a " << config::to_string(config.network_topology)
+                  << " of " << config.network_link.bandwidth_gb_per_s << " GB/s, " << config.network_link.latency_ns
+                  << " ns links; " << config::to_string(g.algorithm) << ", compression "
+                  << compression::to_string(g.scheme) << ", staleness " << g.staleness << "\n";
         for (const run::PolicyRun& r : result.policies) {
             if (!r.costed || r.epochs.empty()) continue;
             std::cout << "  " << r.policy.name << ": simulated " << r.epochs.back().simulated_s_so_far << " s; to "
                       << percent(config.target_accuracy) << " test accuracy "
-                      << (r.time_to_target_s ? std::to_string(*r.time_to_target_s) + " s" : std::string("never reached")) << "\n";
+                      << (r.time_to_target_s ? std::to_string(*r.time_to_target_s) + " s"
+                                             : std::string("never reached"))
+                      << "\n";
         }
     }
     if (!result.speedups.empty()) {
         std::cout << "\nFAST against each fixed policy (ratios of that policy's figure to FAST's):\n";
         for (const run::Speedup& s : result.speedups)
-            std::cout << "  " << s.policy << ": cycles " << ratio(s.cycles_ratio) << ", energy " << ratio(s.energy_ratio)
-                      << ", cycles to FAST's final accuracy "
-                      << (s.to_accuracy_ratio ? ratio(*s.to_accuracy_ratio) : std::string("never reached")) << " (final accuracy "
-                      << percent(s.final_accuracy) << ")\n";
+            std::cout << "  " << s.policy << ": cycles " << ratio(s.cycles_ratio) << ", energy "
+                      << ratio(s.energy_ratio) << ", cycles to FAST's final accuracy "
+                      << (s.to_accuracy_ratio ? ratio(*s.to_accuracy_ratio) : std::string("never reached"))
+                      << " (final accuracy " << percent(s.final_accuracy) << ")\n";
     }
-    if (outputs) std::cout << "\nwrote " << out_dir << "/{accuracy,cost,precision_log,schedule_checks,comparison}.csv and plots/\n";
+    if (outputs)
+        std::cout << "\nwrote " << out_dir
+                  << "/{accuracy,cost,precision_log,schedule_checks,comparison}.csv and plots/\n";
     return kSuccess;
 }
 

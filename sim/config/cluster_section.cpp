@@ -33,9 +33,11 @@ const EnumNames<OptimizerKind, 3>& enum_names(OptimizerKind) {
 namespace {
 
 constexpr std::size_t kAllReduces = std::size(interconnect::kAllReduceAlgorithms);
-static_assert(static_cast<std::size_t>(GradientSyncAlgorithm::parameter_server) == kAllReduces + 1 &&
-                  static_cast<std::size_t>(GradientSyncAlgorithm::ring) == 1 + static_cast<std::size_t>(interconnect::AllReduceAlgorithm::ring),
-              "GradientSyncAlgorithm is best, then every interconnect::AllReduceAlgorithm in its order, then parameter_server");
+static_assert(
+    static_cast<std::size_t>(GradientSyncAlgorithm::parameter_server) == kAllReduces + 1 &&
+        static_cast<std::size_t>(GradientSyncAlgorithm::ring) ==
+            1 + static_cast<std::size_t>(interconnect::AllReduceAlgorithm::ring),
+    "GradientSyncAlgorithm is best, then every interconnect::AllReduceAlgorithm in its order, then parameter_server");
 
 }  // namespace
 
@@ -74,10 +76,11 @@ void node_type_keys(Visit& visit, T& t) {
     visit(t.name, {"name", "what `cluster.groups[].node_type` refers to; unique among the node types", nullptr,
                    "— (required)"});
     visit(t.source, {"source", "where the figures come from; free text, dumped, not used"});
-    visit(t.arrays, {"arrays",
-                     "FAST arrays per node; each has the SRAM of `sram` and an equal share of `dram.bandwidth_gb_per_s`, "
-                     "and every phase's output columns are split over them ([planner.md](planner.md#compute-time))",
-                     &kNodeArrays});
+    visit(t.arrays,
+          {"arrays",
+           "FAST arrays per node; each has the SRAM of `sram` and an equal share of `dram.bandwidth_gb_per_s`, "
+           "and every phase's output columns are split over them ([planner.md](planner.md#compute-time))",
+           &kNodeArrays});
     if constexpr (!std::is_same_v<Visit, KeyTable>) node_keys(visit, t.node);  // the node table documents them
     visit(t.dram_capacity_gib, {"dram.capacity_gib",
                                 "DRAM per node in GiB (2^30 bytes): every plan must fit each node's footprint in it "
@@ -88,15 +91,15 @@ void node_type_keys(Visit& visit, T& t) {
     visit(t.precision.gradients, {"precision.gradients", "mantissa bits of gradients", &kMantissaWidth});
 }
 
-
 template <typename Visit, typename G>
 void group_keys(Visit& visit, G& g) {
-    visit(g.node_type, {"node_type", "the kind of every node of the group: a `node_types[].name`", nullptr,
-                        "— (required)"});
+    visit(g.node_type,
+          {"node_type", "the kind of every node of the group: a `node_types[].name`", nullptr, "— (required)"});
     visit(g.count, {"count", "nodes in the group; at most 16384 over all groups", &kGroupCount});
-    visit(g.topology, {"topology",
-                       "how the group's nodes are joined ([interconnect.md](interconnect.md#topologies)); `switch` is a "
-                       "star around one switch"});
+    visit(g.topology,
+          {"topology",
+           "how the group's nodes are joined ([interconnect.md](interconnect.md#topologies)); `switch` is a "
+           "star around one switch"});
     if (Visit::kEveryKey || g.topology == TopologyKind::torus2d) {
         visit(g.torus_rows, {"torus.rows", "rows of a `torus2d`: node id = row · cols + col; rows × cols = `count`",
                              &kGroupCount, "— (required with `torus2d`)"});
@@ -114,7 +117,8 @@ void resolve_gradient_sync(GradientSyncParams& g, std::size_t nodes, const KeyRe
     if (g.algorithm != GradientSyncAlgorithm::parameter_server) {
         for (const char* key : {"servers", "server_nodes"})
             if (keys.given(prefix + key))
-                throw ConfigError(keys.where(prefix + key), std::string(key) + " applies to algorithm parameter_server, not '" +
+                throw ConfigError(keys.where(prefix + key), std::string(key) +
+                                                                " applies to algorithm parameter_server, not '" +
                                                                 std::string(to_string(g.algorithm)) + "'");
         return;
     }
@@ -123,7 +127,8 @@ void resolve_gradient_sync(GradientSyncParams& g, std::size_t nodes, const KeyRe
             throw ConfigError(keys.where(prefix + "servers"), "expected at most one server per node (" +
                                                                   std::to_string(nodes) + " nodes), got " +
                                                                   std::to_string(g.servers));
-        for (std::uint64_t s = 0; s < g.servers; ++s) g.server_ids.push_back(static_cast<std::size_t>(s * nodes / g.servers));
+        for (std::uint64_t s = 0; s < g.servers; ++s)
+            g.server_ids.push_back(static_cast<std::size_t>(s * nodes / g.servers));
         return;
     }
     if (keys.given(prefix + "servers") && g.servers != g.server_nodes.size())
@@ -132,9 +137,9 @@ void resolve_gradient_sync(GradientSyncParams& g, std::size_t nodes, const KeyRe
                                                                    std::to_string(g.server_nodes.size()));
     for (const int id : g.server_nodes) {
         if (static_cast<std::size_t>(id) >= nodes)
-            throw ConfigError(keys.where(prefix + "server_nodes"), "node " + std::to_string(id) + " is not in the cluster (" +
-                                                                       std::to_string(nodes) + " nodes, ids 0 to " +
-                                                                       std::to_string(nodes - 1) + ")");
+            throw ConfigError(keys.where(prefix + "server_nodes"),
+                              "node " + std::to_string(id) + " is not in the cluster (" + std::to_string(nodes) +
+                                  " nodes, ids 0 to " + std::to_string(nodes - 1) + ")");
         if (std::find(g.server_ids.begin(), g.server_ids.end(), static_cast<std::size_t>(id)) != g.server_ids.end())
             throw ConfigError(keys.where(prefix + "server_nodes"), "node " + std::to_string(id) + " is listed twice");
         g.server_ids.push_back(static_cast<std::size_t>(id));
@@ -150,30 +155,37 @@ void cluster_keys(Visit& visit, C& c) {
     visit(c.upper_topology, {"upper.topology", "the level over the groups' gateways; required with more than one group",
                              nullptr, "— (required with `upper`)", "`ring`, `fully_connected`, `switch`"});
     if (Visit::kEveryKey || c.upper_topology) {
-        visit(c.upper_link.bandwidth_gb_per_s, {"upper.link.bandwidth_gb_per_s", "the upper links' bandwidth",
-                                                &kBandwidthGbPerS});
+        visit(c.upper_link.bandwidth_gb_per_s,
+              {"upper.link.bandwidth_gb_per_s", "the upper links' bandwidth", &kBandwidthGbPerS});
         visit(c.upper_link.latency_ns, {"upper.link.latency_ns", "per hop", &kLatencyNs});
-        visit(c.upper_link.energy_pj_per_bit, {"upper.link.energy_pj_per_bit", "per bit per hop", &kLinkEnergyPjPerBit});
+        visit(c.upper_link.energy_pj_per_bit,
+              {"upper.link.energy_pj_per_bit", "per bit per hop", &kLinkEnergyPjPerBit});
     }
-    visit(c.optimizer, {"optimizer", "the optimiser whose fp32 state (0, 1 or 2 values per weight) each node keeps "
-                                     "beside its weights ([planner.md](planner.md#memory))"});
+    visit(c.optimizer, {"optimizer",
+                        "the optimiser whose fp32 state (0, 1 or 2 values per weight) each node keeps "
+                        "beside its weights ([planner.md](planner.md#memory))"});
     gradient_sync_keys(visit, c.gradient_sync, "gradient_sync.");
 }
 
 template <typename Visit, typename P>
 void planner_keys(Visit& visit, P& p) {
     visit(p.kind, {"name", "the partition planner ([planner.md](planner.md#planners))"});
-    visit(p.comm_only, {"comm_only", "minimise communication volume instead of time, and count every element as 2 bytes"});
+    visit(p.comm_only,
+          {"comm_only", "minimise communication volume instead of time, and count every element as 2 bytes"});
     visit(p.equal_split, {"equal_split", "split every dimension by node count instead of by speed"});
-    visit(p.stages, {"pipeline.stages",
-                     "`pipeline`: the stage count (cut balanced by estimated time; nodes split evenly in topology order), or "
-                     "each stage's layer names in order; `alpa`: the stage count to search with ([pipeline.md](pipeline.md))",
-                     &kPipelineStages, "0 (one stage per cluster group; `alpa`: searched)"});
-    visit(p.microbatches, {"pipeline.microbatches", "micro-batches per mini-batch; must divide `workload.batch`",
-                           &kPipelineMicrobatches, "0 (the largest divisor of the batch ≤ 4 × stages; `alpa`: searched)"});
-    visit(p.schedule, {"pipeline.schedule", "the order of each stage's forward and backward passes "
-                                            "([pipeline.md](pipeline.md#schedules))"});
-    visit(p.intra, {"pipeline.intra", "the intra-layer planner of each stage's layers on its nodes (not `pipeline` or `alpa`)"});
+    visit(p.stages,
+          {"pipeline.stages",
+           "`pipeline`: the stage count (cut balanced by estimated time; nodes split evenly in topology order), or "
+           "each stage's layer names in order; `alpa`: the stage count to search with ([pipeline.md](pipeline.md))",
+           &kPipelineStages, "0 (one stage per cluster group; `alpa`: searched)"});
+    visit(p.microbatches,
+          {"pipeline.microbatches", "micro-batches per mini-batch; must divide `workload.batch`",
+           &kPipelineMicrobatches, "0 (the largest divisor of the batch ≤ 4 × stages; `alpa`: searched)"});
+    visit(p.schedule, {"pipeline.schedule",
+                       "the order of each stage's forward and backward passes "
+                       "([pipeline.md](pipeline.md#schedules))"});
+    visit(p.intra,
+          {"pipeline.intra", "the intra-layer planner of each stage's layers on its nodes (not `pipeline` or `alpa`)"});
 }
 
 constexpr auto kNodeTypeKeys = [](auto& visit, auto& t) { node_type_keys(visit, t); };
@@ -188,33 +200,38 @@ void resolve_cluster(MapReader& top, const KeyReader& run, Params& p) {
     read_workload_section(top, p.run, p);
     p.energy = read_energy_section(top);
     if (p.run.fidelity != Fidelity::memo)
-        throw ConfigError(run.where("fidelity"), "cluster runs time nodes with the memo node model; run.fidelity stepped "
-                                                 "applies to run.mode training_step");
+        throw ConfigError(run.where("fidelity"),
+                          "cluster runs time nodes with the memo node model; run.fidelity stepped "
+                          "applies to run.mode training_step");
 
     // (2) Node types: a node's keys, plus name, arrays, precision and DRAM capacity.
     std::vector<MapReader> types = top.maps("node_types");
     if (types.empty())
-        throw ConfigError(top.has("node_types") ? top.location_of("node_types") : top.location(),
-                          "run.mode cluster needs node_types: a list of {name, arrays, clock_mhz, array, sram, dram, precision}");
+        throw ConfigError(
+            top.has("node_types") ? top.location_of("node_types") : top.location(),
+            "run.mode cluster needs node_types: a list of {name, arrays, clock_mhz, array, sram, dram, precision}");
     ClusterParams& c = p.cluster;
     for (MapReader& entry : types) {
         const Location entry_where = entry.location();
         NodeTypeParams t;
         KeyReader reader = read_keys(std::move(entry), t, kNodeTypeKeys);
         reader.finish();
-        if (!reader.given("name")) throw ConfigError(entry_where, "expected name: what cluster.groups[].node_type refers to");
+        if (!reader.given("name"))
+            throw ConfigError(entry_where, "expected name: what cluster.groups[].node_type refers to");
         for (const auto& other : c.node_types)
-            if (other.name == t.name) throw ConfigError(reader.where("name"), "a second node type named '" + t.name + "'");
+            if (other.name == t.name)
+                throw ConfigError(reader.where("name"), "a second node type named '" + t.name + "'");
         for (const auto& [key, m] : {std::pair{"precision.weights", t.precision.weights},
                                      {"precision.activations", t.precision.activations},
                                      {"precision.gradients", t.precision.gradients}})
             check_mantissa_format(p.bfp, m, reader.where(key));
         resolve_node(t.node, p.bfp);
         if (t.node.fusion == Fusion::on)
-            throw ConfigError(reader.where("fusion"), "applies to run.mode training_step: a cluster run costs the GEMM layers only");
+            throw ConfigError(reader.where("fusion"),
+                              "applies to run.mode training_step: a cluster run costs the GEMM layers only");
         // Each array is modelled as a node of its own with an equal share of the DRAM bandwidth.
-        t.node.resolved.dram.bandwidth_bits_per_s =
-            std::max<std::uint64_t>(1, t.node.resolved.dram.bandwidth_bits_per_s / static_cast<std::uint64_t>(t.arrays));
+        t.node.resolved.dram.bandwidth_bits_per_s = std::max<std::uint64_t>(
+            1, t.node.resolved.dram.bandwidth_bits_per_s / static_cast<std::uint64_t>(t.arrays));
         t.energy = load_energy_table(p.energy.table.resolved, t.node.dram_type, reader.where("dram.type"));
         const std::vector<node::LayerPrecision> precision(p.workload.network.layers.size(),
                                                           node::LayerPrecision{t.precision, t.precision, t.precision});
@@ -234,9 +251,9 @@ void resolve_cluster(MapReader& top, const KeyReader& run, Params& p) {
     planner.finish();
     if (planner::is_pipeline(p.planner.intra))
         throw ConfigError(planner.where("pipeline.intra"), "expected an intra-layer planner (" +
-                                                                 name_list<planner::PlannerKind>() +
-                                                                 " but not pipeline or alpa), got '" +
-                                                                 std::string(planner::to_string(p.planner.intra)) + "'");
+                                                               name_list<planner::PlannerKind>() +
+                                                               " but not pipeline or alpa), got '" +
+                                                               std::string(planner::to_string(p.planner.intra)) + "'");
 }
 
 /// Reads cluster.groups[i] into `g` (resolved by the caller).

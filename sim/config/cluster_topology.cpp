@@ -25,10 +25,11 @@ std::uint64_t topology_links(TopologyKind kind, std::uint64_t count) {
 std::uint64_t add_links(std::uint64_t total, std::uint64_t more, const Location& where, TopologyKind kind,
                         std::uint64_t count) {
     if (total + more > kMaxLinks)
-        throw ConfigError(where, "topology " + std::string(to_string(kind)) + " joins " + std::to_string(count) +
-                                     " nodes with " + std::to_string(more) + " links, which brings the cluster to " +
-                                     std::to_string(total + more) + "; a cluster has at most " + std::to_string(kMaxLinks) +
-                                     " links (routing keeps state per link): join large groups with switch, torus2d or tree");
+        throw ConfigError(
+            where, "topology " + std::string(to_string(kind)) + " joins " + std::to_string(count) + " nodes with " +
+                       std::to_string(more) + " links, which brings the cluster to " + std::to_string(total + more) +
+                       "; a cluster has at most " + std::to_string(kMaxLinks) +
+                       " links (routing keeps state per link): join large groups with switch, torus2d or tree");
     return total + more;
 }
 
@@ -53,15 +54,17 @@ void resolve_group(NodeGroupParams& g, const KeyReader& reader, const Location& 
     if (g.type_index == c.node_types.size()) {
         std::string names;
         for (const auto& t : c.node_types) names += (names.empty() ? "" : ", ") + t.name;
-        throw ConfigError(reader.where("node_type"), "no node type named '" + g.node_type + "' (node_types has " + names + ")");
+        throw ConfigError(reader.where("node_type"),
+                          "no node type named '" + g.node_type + "' (node_types has " + names + ")");
     }
     const bool torus_given = reader.given("torus.rows") || reader.given("torus.cols");
     if (g.topology == TopologyKind::torus2d) {
         if (!reader.given("torus.rows") || !reader.given("torus.cols"))
             throw ConfigError(entry_where, "topology torus2d needs torus: {rows, cols}");
         if (g.torus_rows * g.torus_cols != g.count)
-            throw ConfigError(reader.where("torus.rows"), "torus rows x cols = " + std::to_string(g.torus_rows * g.torus_cols) +
-                                                              " but count is " + std::to_string(g.count));
+            throw ConfigError(reader.where("torus.rows"),
+                              "torus rows x cols = " + std::to_string(g.torus_rows * g.torus_cols) + " but count is " +
+                                  std::to_string(g.count));
     } else if (torus_given) {
         throw ConfigError(reader.where(reader.given("torus.rows") ? "torus.rows" : "torus.cols"),
                           "torus: applies to topology torus2d only");
@@ -87,9 +90,10 @@ void resolve_groups(MapReader& cluster, const KeyReader& cluster_keys, Params& p
         reader.finish();
         resolve_group(g, reader, entry_where, c);
         if (c.node_type.size() + g.count > static_cast<std::size_t>(kGroupCount.max))
-            throw ConfigError(reader.where("count"), "the groups so far hold " + std::to_string(c.node_type.size() + g.count) +
-                                                         " nodes; a cluster has at most " + exact_number(kGroupCount.max) +
-                                                         " nodes in all (" + std::string(kGroupCount.reason) + ")");
+            throw ConfigError(reader.where("count"),
+                              "the groups so far hold " + std::to_string(c.node_type.size() + g.count) +
+                                  " nodes; a cluster has at most " + exact_number(kGroupCount.max) + " nodes in all (" +
+                                  std::string(kGroupCount.reason) + ")");
         links = add_links(links, topology_links(g.topology, g.count), reader.where("topology"), g.topology, g.count);
         group_topologies.push_back(build_group(g));
         for (std::size_t i = 0; i < g.count; ++i) c.node_type.push_back(g.type_index);
@@ -98,12 +102,13 @@ void resolve_groups(MapReader& cluster, const KeyReader& cluster_keys, Params& p
     }
     const Location upper_where = cluster.location_of("upper");
     if (cluster.contains("upper")) {
-        if (!c.upper_topology) throw ConfigError(upper_where, "expected cluster.upper.topology: ring, fully_connected or switch");
+        if (!c.upper_topology)
+            throw ConfigError(upper_where, "expected cluster.upper.topology: ring, fully_connected or switch");
         if (*c.upper_topology != TopologyKind::ring && *c.upper_topology != TopologyKind::fully_connected &&
             *c.upper_topology != TopologyKind::switch_star)
             throw ConfigError(cluster_keys.where("upper.topology"), "expected one of ring, fully_connected, switch");
-        links = add_links(links, topology_links(*c.upper_topology, c.groups.size()), cluster_keys.where("upper.topology"),
-                          *c.upper_topology, c.groups.size());
+        links = add_links(links, topology_links(*c.upper_topology, c.groups.size()),
+                          cluster_keys.where("upper.topology"), *c.upper_topology, c.groups.size());
     }
     if (group_topologies.size() == 1) {
         if (c.upper_topology) throw ConfigError(upper_where, "cluster.upper joins groups, and there is only one group");
@@ -116,14 +121,16 @@ void resolve_groups(MapReader& cluster, const KeyReader& cluster_keys, Params& p
                                                std::to_string(second) + ".." + std::to_string(c.node_type.size() - 1) +
                                                " are unreachable from node 0");
         }
-        const auto upper = *c.upper_topology == TopologyKind::ring             ? interconnect::UpperKind::ring
-                           : *c.upper_topology == TopologyKind::fully_connected ? interconnect::UpperKind::fully_connected
-                                                                                : interconnect::UpperKind::switch_star;
+        const auto upper = *c.upper_topology == TopologyKind::ring ? interconnect::UpperKind::ring
+                           : *c.upper_topology == TopologyKind::fully_connected
+                               ? interconnect::UpperKind::fully_connected
+                               : interconnect::UpperKind::switch_star;
         c.topology = std::make_shared<interconnect::Topology>(
             interconnect::Topology::hierarchical(group_topologies, upper, c.upper_link));
     }
     if (const auto lost = c.topology->unreachable_nodes(); !lost.empty())
-        throw ConfigError(cluster.location(), "the topology leaves node " + std::to_string(lost.front()) + " unconnected");
+        throw ConfigError(cluster.location(),
+                          "the topology leaves node " + std::to_string(lost.front()) + " unconnected");
 }
 
 }  // namespace fastsim::config

@@ -21,7 +21,8 @@ double entry(MapReader& section, const std::string& key, const KeyRange& range =
     const Field<std::string> source = reader->scalar<std::string>("source");
     reader->finish();
     if (!value.value) throw ConfigError(reader->location(), "missing value");
-    if (!source.value || source.value->empty()) throw ConfigError(reader->location(), "missing source: every figure says where it comes from");
+    if (!source.value || source.value->empty())
+        throw ConfigError(reader->location(), "missing source: every figure says where it comes from");
     return in_range(value, 0.0, range);
 }
 
@@ -29,7 +30,8 @@ double entry(MapReader& section, const std::string& key, const KeyRange& range =
 
 energy::EnergyTable load_energy_table(const std::string& path, const std::string& dram_type,
                                       const Location& dram_type_where) {
-    const Document doc = path.empty() ? Document::parse(kDefaultEnergyTable, kDefaultEnergyTableName) : Document::load(path, "energy table");
+    const Document doc = path.empty() ? Document::parse(kDefaultEnergyTable, kDefaultEnergyTableName)
+                                      : Document::load(path, "energy table");
     MapReader top(doc, doc.root, "");
     energy::EnergyTable t;
     t.name = top.scalar<std::string>("name").value_or(path.empty() ? "fast-45nm" : path);

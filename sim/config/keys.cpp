@@ -132,7 +132,8 @@ CountOrNameLists read_count_or_name_lists(const MapReader& map, const YAML::Node
             used = 0;
         }
         if (used != text.size() || text.empty() || text[0] == '-')
-            throw ConfigError(doc.locate(node, path), "expected a count or a list of lists of layer names, got '" + text + "'");
+            throw ConfigError(doc.locate(node, path),
+                              "expected a count or a list of lists of layer names, got '" + text + "'");
         if (key.range) check_in_range(static_cast<std::uint64_t>(value), *key.range, doc.locate(node, path));
         out.count = value;
         return out;
@@ -143,11 +144,13 @@ CountOrNameLists read_count_or_name_lists(const MapReader& map, const YAML::Node
         const std::string item_path = path + "[" + std::to_string(i) + "]";
         const YAML::Node inner = node[i];
         if (!inner.IsSequence() || inner.size() == 0)
-            throw ConfigError(doc.locate(inner, item_path), "expected a non-empty list of layer names (one stage's layers)");
+            throw ConfigError(doc.locate(inner, item_path),
+                              "expected a non-empty list of layer names (one stage's layers)");
         std::vector<std::string> names;
         for (std::size_t j = 0; j < inner.size(); ++j) {
             if (!inner[j].IsScalar())
-                throw ConfigError(doc.locate(inner[j], item_path + "[" + std::to_string(j) + "]"), "expected a layer name");
+                throw ConfigError(doc.locate(inner[j], item_path + "[" + std::to_string(j) + "]"),
+                                  "expected a layer name");
             names.push_back(inner[j].Scalar());
         }
         out.lists.push_back(std::move(names));

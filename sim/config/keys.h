@@ -35,11 +35,11 @@ namespace fastsim::config {
 
 /// What a key is besides its type and default.
 struct KeyDoc {
-    std::string_view path;             ///< below its section, dotted: "array.rows"
-    std::string_view meaning;          ///< docs/config.md's "meaning" (Markdown)
-    const KeyRange* range = nullptr;   ///< numbers and lists of numbers: checked where read
-    std::string_view default_text{};   ///< docs' "default" when the initial value does not say it
-    std::string_view allowed_text{};   ///< docs' "allowed" when the range or names do not say it all
+    std::string_view path;            ///< below its section, dotted: "array.rows"
+    std::string_view meaning;         ///< docs/config.md's "meaning" (Markdown)
+    const KeyRange* range = nullptr;  ///< numbers and lists of numbers: checked where read
+    std::string_view default_text{};  ///< docs' "default" when the initial value does not say it
+    std::string_view allowed_text{};  ///< docs' "allowed" when the range or names do not say it all
 };
 
 namespace keys_detail {
@@ -188,7 +188,8 @@ bool KeyReader::read(MapReader& map, const std::string& leaf, T& out, const KeyD
             if constexpr (std::is_enum_v<Item>) {
                 const auto value = parse_name<Item>(*item.value);
                 if (!value)
-                    throw ConfigError(item.where, "expected one of " + name_list<Item>() + ", got '" + *item.value + "'");
+                    throw ConfigError(item.where,
+                                      "expected one of " + name_list<Item>() + ", got '" + *item.value + "'");
                 out.push_back(*value);
             } else {
                 check(*item.value, item.where);
@@ -227,11 +228,16 @@ namespace keys_detail {
 /// The YAML text of one scalar value of a key.
 template <typename T>
 std::string scalar_text(const T& v) {
-    if constexpr (std::is_enum_v<T>) return std::string(name_of(v));
-    else if constexpr (std::is_same_v<T, bool>) return v ? "true" : "false";
-    else if constexpr (std::is_same_v<T, std::string>) return v;
-    else if constexpr (std::is_floating_point_v<T>) return exact_number(v);
-    else return std::to_string(v);
+    if constexpr (std::is_enum_v<T>)
+        return std::string(name_of(v));
+    else if constexpr (std::is_same_v<T, bool>)
+        return v ? "true" : "false";
+    else if constexpr (std::is_same_v<T, std::string>)
+        return v;
+    else if constexpr (std::is_floating_point_v<T>)
+        return exact_number(v);
+    else
+        return std::to_string(v);
 }
 }  // namespace keys_detail
 
@@ -260,37 +266,58 @@ void KeyWriter::operator()(const T& member, const KeyDoc& key) {
 namespace keys_detail {
 template <typename T>
 std::string type_name() {
-    if constexpr (is_optional<T>::value) return type_name<typename T::value_type>();
-    else if constexpr (is_vector<T>::value) return type_name<typename T::value_type>() + " or list of them";
-    else if constexpr (std::is_enum_v<T>) return "string";
-    else if constexpr (std::is_same_v<T, bool>) return "boolean";
-    else if constexpr (std::is_same_v<T, FilePath>) return "path";
-    else if constexpr (std::is_same_v<T, CountOrNameLists>) return "integer or list of lists of strings";
-    else if constexpr (std::is_same_v<T, std::string>) return "string";
-    else if constexpr (std::is_integral_v<T>) return "integer";
-    else return "number";
+    if constexpr (is_optional<T>::value)
+        return type_name<typename T::value_type>();
+    else if constexpr (is_vector<T>::value)
+        return type_name<typename T::value_type>() + " or list of them";
+    else if constexpr (std::is_enum_v<T>)
+        return "string";
+    else if constexpr (std::is_same_v<T, bool>)
+        return "boolean";
+    else if constexpr (std::is_same_v<T, FilePath>)
+        return "path";
+    else if constexpr (std::is_same_v<T, CountOrNameLists>)
+        return "integer or list of lists of strings";
+    else if constexpr (std::is_same_v<T, std::string>)
+        return "string";
+    else if constexpr (std::is_integral_v<T>)
+        return "integer";
+    else
+        return "number";
 }
 template <typename T>
 std::string default_text(const T& v) {
-    if constexpr (is_optional<T>::value) return v ? default_text(*v) : "—";
+    if constexpr (is_optional<T>::value)
+        return v ? default_text(*v) : "—";
     else if constexpr (is_vector<T>::value) {
         std::string out;
         for (const auto& item : v) out += (out.empty() ? "" : ", ") + scalar_text(item);
         return "`[" + out + "]`";
-    } else if constexpr (std::is_same_v<T, FilePath>) return v.written.empty() ? "—" : "`" + v.written + "`";
-    else if constexpr (std::is_same_v<T, CountOrNameLists>) return std::to_string(v.count);
-    else if constexpr (std::is_same_v<T, std::string>) return v.empty() ? "empty" : "`" + v + "`";
-    else if constexpr (std::is_enum_v<T> || std::is_same_v<T, bool>) return "`" + scalar_text(v) + "`";
-    else return scalar_text(v);
+    } else if constexpr (std::is_same_v<T, FilePath>)
+        return v.written.empty() ? "—" : "`" + v.written + "`";
+    else if constexpr (std::is_same_v<T, CountOrNameLists>)
+        return std::to_string(v.count);
+    else if constexpr (std::is_same_v<T, std::string>)
+        return v.empty() ? "empty" : "`" + v + "`";
+    else if constexpr (std::is_enum_v<T> || std::is_same_v<T, bool>)
+        return "`" + scalar_text(v) + "`";
+    else
+        return scalar_text(v);
 }
 template <typename T>
 std::string allowed_text(const KeyRange* range) {
-    if constexpr (is_optional<T>::value || is_vector<T>::value) return allowed_text<typename T::value_type>(range);
-    else if constexpr (std::is_enum_v<T>) return "`" + name_list<T>("`, `") + "`";
-    else if constexpr (std::is_same_v<T, bool>) return "`true`, `false`";
-    else if constexpr (std::is_arithmetic_v<T>) return range ? range->table_text() : "any";
-    else if constexpr (std::is_same_v<T, CountOrNameLists>) return (range ? range->table_text() : "any") + ", or lists of layer names";
-    else return "any";
+    if constexpr (is_optional<T>::value || is_vector<T>::value)
+        return allowed_text<typename T::value_type>(range);
+    else if constexpr (std::is_enum_v<T>)
+        return "`" + name_list<T>("`, `") + "`";
+    else if constexpr (std::is_same_v<T, bool>)
+        return "`true`, `false`";
+    else if constexpr (std::is_arithmetic_v<T>)
+        return range ? range->table_text() : "any";
+    else if constexpr (std::is_same_v<T, CountOrNameLists>)
+        return (range ? range->table_text() : "any") + ", or lists of layer names";
+    else
+        return "any";
 }
 }  // namespace keys_detail
 

@@ -77,14 +77,16 @@ void check_tiling(const std::vector<node::StepPhase>& phases, const NodeConfig& 
                   const workload::Workload& network) {
     for (const auto& phase : phases) {
         try {
-            if (phase.on_vector_unit) (void)node::plan_vector_chunks(phase.vector, node.resolved);
-            else (void)node::plan_tiles(phase.job, node.resolved);
+            if (phase.on_vector_unit)
+                (void)node::plan_vector_chunks(phase.vector, node.resolved);
+            else
+                (void)node::plan_tiles(phase.job, node.resolved);
         } catch (const node::TilingError& e) {
             const char* key = e.bank() == node::SramBank::exponent ? "sram.exponent_bank.capacity_kib"
                                                                    : "sram.mantissa_bank.capacity_kib";
             throw ConfigError(reader.where(key), "layer '" + network.layers[phase.layer].name + "' (" +
-                                                     std::string(node::phase_name(phase)) + ") cannot be tiled: " + e.what() +
-                                                     "; enlarge the bank");
+                                                     std::string(node::phase_name(phase)) +
+                                                     ") cannot be tiled: " + e.what() + "; enlarge the bank");
         }
     }
 }

@@ -52,17 +52,20 @@ void prepare_for_shape_inference(onnx::ModelProto& model, const std::string& pat
     if (model.functions_size() > 0)
         throw ConfigError({path, 0, 0, "functions"}, "model-local functions are not supported: export without them");
     std::map<std::string, int> opset;  // domain -> version
-    for (const auto& o : model.opset_import()) opset[o.domain() == "ai.onnx" ? "" : o.domain()] = static_cast<int>(o.version());
+    for (const auto& o : model.opset_import())
+        opset[o.domain() == "ai.onnx" ? "" : o.domain()] = static_cast<int>(o.version());
     onnx::GraphProto& graph = *model.mutable_graph();
     for (int i = 0; i < graph.node_size(); ++i) {
         onnx::NodeProto& n = *graph.mutable_node(i);
-        const Location where{path, 0, 0, "graph.node[" + std::to_string(i) + "] '" + n.name() + "' (" + n.op_type() + ")"};
+        const Location where{path, 0, 0,
+                             "graph.node[" + std::to_string(i) + "] '" + n.name() + "' (" + n.op_type() + ")"};
         for (const auto& a : n.attribute())
-            if (a.has_g() || a.graphs_size() > 0) throw ConfigError(where, "control flow (a subgraph attribute) is not supported");
+            if (a.has_g() || a.graphs_size() > 0)
+                throw ConfigError(where, "control flow (a subgraph attribute) is not supported");
         const std::string domain = n.domain() == "ai.onnx" ? "" : n.domain();
         const auto version = opset.find(domain);
-        const onnx::OpSchema* schema = version == opset.end() ? nullptr
-                                                              : onnx::OpSchemaRegistry::Schema(n.op_type(), version->second, domain);
+        const onnx::OpSchema* schema =
+            version == opset.end() ? nullptr : onnx::OpSchemaRegistry::Schema(n.op_type(), version->second, domain);
         if (schema) {
             try {
                 schema->Verify(n);
@@ -72,11 +75,13 @@ void prepare_for_shape_inference(onnx::ModelProto& model, const std::string& pat
         }
         const int w = weight_operand(n);
         if (w < 0 || w >= n.input_size()) continue;
-        if (std::any_of(n.attribute().begin(), n.attribute().end(), [](const auto& a) { return a.name() == "kernel_shape"; })) continue;
+        if (std::any_of(n.attribute().begin(), n.attribute().end(),
+                        [](const auto& a) { return a.name() == "kernel_shape"; }))
+            continue;
         const std::optional<Dims> weight = declared_shape(graph, n.input(w));
         if (!weight || weight->size() < 3)
-            throw ConfigError(where, "the kernel size is unknown: give the node kernel_shape, or its weight '" + n.input(w) +
-                                         "' a declared shape of rank 3 or more");
+            throw ConfigError(where, "the kernel size is unknown: give the node kernel_shape, or its weight '" +
+                                         n.input(w) + "' a declared shape of rank 3 or more");
         onnx::AttributeProto& k = *n.add_attribute();
         k.set_name("kernel_shape");
         k.set_type(onnx::AttributeProto::INTS);

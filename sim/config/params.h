@@ -27,9 +27,9 @@ namespace fastsim::config {
 
 /// What `fastsim run` does with a config.
 enum class RunMode : std::uint8_t {
-    bfp_report,    ///< BFP quantisation error of synthetic tensors (docs/config.md#bfp_report)
-    training_step, ///< cycles and energy of one training step on one node (docs/config.md#training_step)
-    cluster        ///< a training step planned over and simulated on a cluster (docs/config.md#cluster)
+    bfp_report,     ///< BFP quantisation error of synthetic tensors (docs/config.md#bfp_report)
+    training_step,  ///< cycles and energy of one training step on one node (docs/config.md#training_step)
+    cluster         ///< a training step planned over and simulated on a cluster (docs/config.md#cluster)
 };
 
 /// How the node's array is simulated (docs/node.md, "Fidelity").
@@ -94,8 +94,8 @@ struct BfpParams {
 struct TensorSpec {
     std::string name;
     Distribution distribution = Distribution::normal;
-    double scale = 1.0;       ///< standard deviation (normal, relu_normal), b (laplace), multiplier (student_t)
-    double dof = 3.0;         ///< degrees of freedom, student_t only
+    double scale = 1.0;  ///< standard deviation (normal, relu_normal), b (laplace), multiplier (student_t)
+    double dof = 3.0;    ///< degrees of freedom, student_t only
     std::size_t count = 65536;
 };
 
@@ -123,9 +123,9 @@ struct NodeConfig {
     fmac::Dataflow dataflow = fmac::Dataflow::weight_stationary;
     /// Per training phase, indexed by fmac::TrainingPhase; unset: `dataflow`.
     std::array<std::optional<fmac::Dataflow>, 3> dataflow_per_phase;
-    std::optional<int> converter_lanes;            ///< unset: derived from bfp.group_size
-    std::optional<int> converter_latency_cycles;   ///< unset: derived from bfp.group_size
-    std::optional<int> vector_lanes;               ///< unset: derived from the array's columns
+    std::optional<int> converter_lanes;           ///< unset: derived from bfp.group_size
+    std::optional<int> converter_latency_cycles;  ///< unset: derived from bfp.group_size
+    std::optional<int> vector_lanes;              ///< unset: derived from the array's columns
     int vector_ops_per_lane_per_cycle = vector::VectorParams{}.ops_per_lane_per_cycle;
     int vector_latency_cycles = vector::VectorParams{}.pipeline_latency_cycles;
     double sram_exponent_kib = 64, sram_mantissa_kib = 1024;
@@ -180,12 +180,12 @@ struct EnergyParams {
 /// each with the SRAM of `node` (docs/config.md#cluster).
 struct NodeTypeParams {
     std::string name;
-    std::string source;            ///< where the figures come from (free text, reported)
+    std::string source;  ///< where the figures come from (free text, reported)
     int arrays = 1;
     NodeConfig node;               ///< resolved: one array's share (DRAM bandwidth / arrays)
     double dram_capacity_gib = 0;  ///< 0 = not checked
     node::TensorPrecision precision;
-    energy::EnergyTable energy;    ///< the run's table with this type's DRAM energy
+    energy::EnergyTable energy;  ///< the run's table with this type's DRAM energy
 };
 
 enum class TopologyKind : std::uint8_t { ring, fully_connected, switch_star, torus2d, tree };
@@ -230,11 +230,11 @@ struct GradientSyncParams {
     std::uint64_t servers = 1;      ///< parameter_server: server nodes, each owning an equal shard
     std::vector<int> server_nodes;  ///< parameter_server: their ids (empty: spread evenly over the nodes)
     compression::Scheme scheme = compression::Scheme::none;
-    double density = 0.001;         ///< topk, dgc, threshold
-    std::uint64_t rank = 2;         ///< powersgd
-    double threshold = 0.001;       ///< threshold (training; on the cluster its volume uses density)
-    bool error_feedback = true;     ///< topk, threshold, onebit, powersgd
-    std::uint64_t staleness = 0;    ///< delayed update: iteration i applies the gradients of i - D
+    double density = 0.001;       ///< topk, dgc, threshold
+    std::uint64_t rank = 2;       ///< powersgd
+    double threshold = 0.001;     ///< threshold (training; on the cluster its volume uses density)
+    bool error_feedback = true;   ///< topk, threshold, onebit, powersgd
+    std::uint64_t staleness = 0;  ///< delayed update: iteration i applies the gradients of i - D
     // resolved
     std::vector<std::size_t> server_ids;  ///< parameter_server: the server nodes
     [[nodiscard]] compression::Params compression_params() const {

@@ -63,7 +63,8 @@ const char* kind_name(JsonValue::Kind kind) {
     return "a value";
 }
 
-void PlanReader::only(const JsonValue& object, const std::string& entry, std::initializer_list<std::string_view> known) const {
+void PlanReader::only(const JsonValue& object, const std::string& entry,
+                      std::initializer_list<std::string_view> known) const {
     for (const JsonMember& m : object.members()) {
         bool found = false;
         for (const std::string_view k : known) found = found || m.key == k;
@@ -82,14 +83,17 @@ const JsonValue* PlanReader::optional(const JsonValue& object, const std::string
 const JsonValue& PlanReader::member(const JsonValue& object, const std::string& entry, std::string_view key,
                                     JsonValue::Kind kind) const {
     const JsonValue* v = optional(object, entry, key, kind);
-    if (!v) fail(entry.empty() ? std::string(key) : entry + "." + std::string(key), std::string("missing; expected ") + kind_name(kind));
+    if (!v)
+        fail(entry.empty() ? std::string(key) : entry + "." + std::string(key),
+             std::string("missing; expected ") + kind_name(kind));
     return *v;
 }
 
 std::uint64_t PlanReader::whole(const JsonValue& v, const std::string& entry) const {
     const double x = v.as_number();
     if (!v.is_number() || !(x >= 0) || x > 9007199254740992.0 || x != std::trunc(x))
-        fail(entry, "expected a whole number from 0 to 2^53" + (v.is_number() ? ", got " + format_number(x) : std::string()));
+        fail(entry,
+             "expected a whole number from 0 to 2^53" + (v.is_number() ? ", got " + format_number(x) : std::string()));
     return static_cast<std::uint64_t>(x);
 }
 
@@ -119,7 +123,8 @@ planner::HierarchyDecisions PlanReader::hierarchy(const JsonValue& holder, const
         const std::string at = prefix + "groups[" + std::to_string(g) + "]";
         const JsonValue& group = groups[g];
         if (!group.is_object()) fail(at, "expected an object");
-        only(group, at, {"id", "depth", "nodes", "side_a", "side_b", "types", "alpha", "split_a", "compute_a_s", "compute_b_s"});
+        only(group, at,
+             {"id", "depth", "nodes", "side_a", "side_b", "types", "alpha", "split_a", "compute_a_s", "compute_b_s"});
         if (const JsonValue* id = optional(group, at, "id", JsonValue::Kind::number); id && whole(*id, at + ".id") != g)
             fail(at + ".id", "expected " + std::to_string(g) + ", the group's place in the list");
         std::vector<std::size_t> nodes;
@@ -155,7 +160,8 @@ planner::HierarchyDecisions PlanReader::hierarchy(const JsonValue& holder, const
                         d.type = static_cast<planner::PartitionType>(k);
                         known = true;
                     }
-                if (!known) fail(at + ".types" + el, "'" + t.as_string() + "' is not a partition type: I, II, III or IV");
+                if (!known)
+                    fail(at + ".types" + el, "'" + t.as_string() + "' is not a partition type: I, II, III or IV");
                 if (split_a) {
                     d.split_a = whole((*split_a)[l], at + ".split_a" + el);
                     if (d.split_a == 0) fail(at + ".split_a" + el, "expected at least 1: side A's part of the split");
@@ -179,20 +185,24 @@ planner::HierarchyDecisions PlanReader::hierarchy(const JsonValue& holder, const
 planner::PipelineDecisions PlanReader::pipeline(const JsonValue& p, const planner::PlannerOptions& options) const {
     planner::PlannerOptions intra = options;
     intra.kind = options.pipeline.intra;
-    only(p, "pipeline", {"schedule", "intra", "microbatches", "microbatch_size", "bubble_fraction", "predicted_step_s",
-                         "alpa_objective_s", "stages"});
+    only(p, "pipeline",
+         {"schedule", "intra", "microbatches", "microbatch_size", "bubble_fraction", "predicted_step_s",
+          "alpa_objective_s", "stages"});
     planner::PipelineDecisions d;
-    d.schedule = name<planner::PipelineSchedule>(member(p, "pipeline", "schedule", JsonValue::Kind::string), "pipeline.schedule",
-                                                 "a pipeline schedule: gpipe or 1f1b");
-    d.microbatches = static_cast<std::size_t>(whole(member(p, "pipeline", "microbatches", JsonValue::Kind::number), "pipeline.microbatches"));
-    if (const JsonValue* v = optional(p, "pipeline", "alpa_objective_s", JsonValue::Kind::number)) d.objective_s = v->as_number();
+    d.schedule = name<planner::PipelineSchedule>(member(p, "pipeline", "schedule", JsonValue::Kind::string),
+                                                 "pipeline.schedule", "a pipeline schedule: gpipe or 1f1b");
+    d.microbatches = static_cast<std::size_t>(
+        whole(member(p, "pipeline", "microbatches", JsonValue::Kind::number), "pipeline.microbatches"));
+    if (const JsonValue* v = optional(p, "pipeline", "alpa_objective_s", JsonValue::Kind::number))
+        d.objective_s = v->as_number();
     const auto& stages = member(p, "pipeline", "stages", JsonValue::Kind::array).items();
     for (std::size_t s = 0; s < stages.size(); ++s) {
         const std::string at = "pipeline.stages[" + std::to_string(s) + "]";
         const JsonValue& stage = stages[s];
         if (!stage.is_object()) fail(at, "expected an object");
-        only(stage, at, {"layers", "nodes", "predicted_s", "microbatch_forward_s", "microbatch_backward_s", "sync_tail_s",
-                         "in_flight", "memory_bytes", "intra_planner", "objective", "split", "groups"});
+        only(stage, at,
+             {"layers", "nodes", "predicted_s", "microbatch_forward_s", "microbatch_backward_s", "sync_tail_s",
+              "in_flight", "memory_bytes", "intra_planner", "objective", "split", "groups"});
         planner::StageDecisions st;
         const auto& names = member(stage, at, "layers", JsonValue::Kind::array).items();
         if (names.empty()) fail(at + ".layers", "lists no layer");
@@ -200,7 +210,8 @@ planner::PipelineDecisions PlanReader::pipeline(const JsonValue& p, const planne
             const std::string el = at + ".layers[" + std::to_string(i) + "]";
             if (!names[i].is_string()) fail(el, "expected a layer name");
             const std::size_t l = layer_index(names[i].as_string(), el);
-            if (i == 0) st.first_layer = l;
+            if (i == 0)
+                st.first_layer = l;
             else if (l != st.first_layer + i)
                 fail(el, "'" + names[i].as_string() + "' does not follow '" + names[i - 1].as_string() +
                              "' in the network: a stage runs consecutive layers, in the trace's order");
@@ -219,20 +230,24 @@ planner::PipelineDecisions PlanReader::pipeline(const JsonValue& p, const planne
 
 planner::PlanDecisions PlanReader::read(const JsonValue& root) const {
     if (!root.is_object()) fail("(top level)", "expected an object, as fastsim plan writes plan.json");
-    only(root, "", {"config", "network", "batch", "nodes", "planner", "objective", "split", "chosen_from", "comm_only",
-                    "equal_split", "node_types", "predicted_step_s", "comm_bytes", "planning_s", "layers", "pipeline",
-                    "groups", "memory"});
+    only(root, "",
+         {"config", "network", "batch", "nodes", "planner", "objective", "split", "chosen_from", "comm_only",
+          "equal_split", "node_types", "predicted_step_s", "comm_bytes", "planning_s", "layers", "pipeline", "groups",
+          "memory"});
     const std::size_t nodes = m_cluster.node_type.size();
     if (const std::uint64_t n = whole(member(root, "", "nodes", JsonValue::Kind::number), "nodes"); n != nodes)
-        fail("nodes", "the plan is for " + std::to_string(n) + " nodes; the config's cluster has " + std::to_string(nodes));
+        fail("nodes",
+             "the plan is for " + std::to_string(n) + " nodes; the config's cluster has " + std::to_string(nodes));
     if (const JsonValue* types = optional(root, "", "node_types", JsonValue::Kind::array)) {
         if (types->items().size() != nodes)
-            fail("node_types", "lists " + std::to_string(types->items().size()) + " nodes; the cluster has " + std::to_string(nodes));
+            fail("node_types",
+                 "lists " + std::to_string(types->items().size()) + " nodes; the cluster has " + std::to_string(nodes));
         for (std::size_t n = 0; n < nodes; ++n) {
             const std::string& expected = m_cluster.node_types[m_cluster.node_type[n]].name;
             if (types->items()[n].as_string() != expected)
                 fail("node_types[" + std::to_string(n) + "]", "the plan has a '" + types->items()[n].as_string() +
-                                                                  "' where the config's cluster has a '" + expected + "'");
+                                                                  "' where the config's cluster has a '" + expected +
+                                                                  "'");
         }
     }
     const std::uint64_t batch = m_graph.layers.front().dims.batch;
@@ -252,14 +267,17 @@ planner::PlanDecisions PlanReader::read(const JsonValue& root) const {
                                    "': layers lists the network's GEMM layers in the trace's order");
     }
     planner::PlanDecisions d;
-    d.options.kind = name<planner::PlannerKind>(member(root, "", "planner", JsonValue::Kind::string), "planner", "a planner");
-    if (const JsonValue* v = optional(root, "", "comm_only", JsonValue::Kind::boolean)) d.options.comm_only = v->as_bool();
-    if (const JsonValue* v = optional(root, "", "equal_split", JsonValue::Kind::boolean)) d.options.equal_split = v->as_bool();
+    d.options.kind =
+        name<planner::PlannerKind>(member(root, "", "planner", JsonValue::Kind::string), "planner", "a planner");
+    if (const JsonValue* v = optional(root, "", "comm_only", JsonValue::Kind::boolean))
+        d.options.comm_only = v->as_bool();
+    if (const JsonValue* v = optional(root, "", "equal_split", JsonValue::Kind::boolean))
+        d.options.equal_split = v->as_bool();
     const JsonValue* p = optional(root, "", "pipeline", JsonValue::Kind::object);
     if (planner::is_pipeline(d.options.kind) != (p != nullptr))
-        fail(p ? "pipeline" : "planner", p ? "a plan of " + std::string(planner::to_string(d.options.kind)) + " has no stages"
-                                           : "a plan of " + std::string(planner::to_string(d.options.kind)) +
-                                                 " needs its stages: pipeline.stages");
+        fail(p ? "pipeline" : "planner",
+             p ? "a plan of " + std::string(planner::to_string(d.options.kind)) + " has no stages"
+               : "a plan of " + std::string(planner::to_string(d.options.kind)) + " needs its stages: pipeline.stages");
     if (p) {
         if (const JsonValue* v = optional(*p, "pipeline", "intra", JsonValue::Kind::string))
             d.options.pipeline.intra = name<planner::PlannerKind>(*v, "pipeline.intra", "a planner");
@@ -275,7 +293,8 @@ planner::PlanDecisions PlanReader::read(const JsonValue& root) const {
 
 }  // namespace
 
-planner::PlanDecisions read_plan_file(const std::string& path, const planner::LayerGraph& graph, const ClusterParams& cluster) {
+planner::PlanDecisions read_plan_file(const std::string& path, const planner::LayerGraph& graph,
+                                      const ClusterParams& cluster) {
     return PlanReader(path, graph, cluster).read(read_json_file(path));
 }
 

@@ -19,6 +19,7 @@ namespace fastsim::config {
 /// given, they must agree), and a pipeline's stages (layer names and node ids).
 /// UserError "PATH: ENTRY: what was expected" otherwise. Splits out of range at their group and
 /// the memory are checked when the plan is evaluated (planner::evaluate_plan).
-planner::PlanDecisions read_plan_file(const std::string& path, const planner::LayerGraph& graph, const ClusterParams& cluster);
+planner::PlanDecisions read_plan_file(const std::string& path, const planner::LayerGraph& graph,
+                                      const ClusterParams& cluster);
 
 }  // namespace fastsim::config

@@ -15,12 +15,12 @@ namespace fastsim::config {
 /// these, checked where the key is read, so every later unit conversion and product of it is
 /// exact or checked. Bounds are inclusive.
 struct KeyRange {
-    std::string_view keys;       ///< the keys it applies to, as docs/config.md names them
-    std::string_view unit;       ///< of the key's value; empty for counts
+    std::string_view keys;  ///< the keys it applies to, as docs/config.md names them
+    std::string_view unit;  ///< of the key's value; empty for counts
     double min = 0, max = 0;
-    bool zero_allowed = false;   ///< 0 is accepted below a positive `min` (a latency of 0 or 1 ps … 1 s)
-    std::string_view reason;     ///< why these bounds
-    double step = 0;             ///< if > 0, only min, min + step, … max (whole 2-bit chunks)
+    bool zero_allowed = false;  ///< 0 is accepted below a positive `min` (a latency of 0 or 1 ps … 1 s)
+    std::string_view reason;    ///< why these bounds
+    double step = 0;            ///< if > 0, only min, min + step, … max (whole 2-bit chunks)
 
     [[nodiscard]] bool admits(double v) const {
         return (v >= min && v <= max && (step == 0 || std::fmod(v - min, step) == 0)) || (zero_allowed && v == 0);

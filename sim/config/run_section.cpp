@@ -35,11 +35,13 @@ void run_keys(Visit& visit, R& r) {
     visit(r.mode, {"mode",
                    "what `fastsim run` does: a BFP error report, one training step on one node, or one training step "
                    "planned over and simulated on a cluster ([planner.md](planner.md))"});
-    visit(r.seed, {"seed", "master seed: the synthetic data and every LFSR derive from it", nullptr, {}, "0 … 2^64 - 1"});
-    visit(r.fidelity, {"fidelity",
-                       "`training_step`: memoised tile timing, or the SystemC node with the array stepped cycle by cycle "
-                       "on synthetic operands ([node.md](node.md#fidelity)); `--fidelity` sets it too. `cluster` takes "
-                       "only `memo`"});
+    visit(r.seed,
+          {"seed", "master seed: the synthetic data and every LFSR derive from it", nullptr, {}, "0 … 2^64 - 1"});
+    visit(r.fidelity,
+          {"fidelity",
+           "`training_step`: memoised tile timing, or the SystemC node with the array stepped cycle by cycle "
+           "on synthetic operands ([node.md](node.md#fidelity)); `--fidelity` sets it too. `cluster` takes "
+           "only `memo`"});
     visit(r.phases, {"phases",
                      "`training_step`: the training phases to simulate, any of `forward`, `backward_data`, "
                      "`weight_gradient`, each at most once (e.g. `[forward]` for inference or one GEMM alone); "
@@ -55,19 +57,21 @@ template <typename Visit, typename B>
 void bfp_keys(Visit& visit, B& b) {
     visit(b.group_size, {"group_size", "g, values sharing one exponent", &kGroupSize});
     visit(b.exponent_bits, {"exponent_bits", "e, shared-exponent field width", &kExponentBits});
-    visit(b.exponent_bias, {"exponent_bias", "b: E ranges over b ± (2^(e-1) - 1); also the float32 rules below",
-                            &kExponentBias});
+    visit(b.exponent_bias,
+          {"exponent_bias", "b: E ranges over b ± (2^(e-1) - 1); also the float32 rules below", &kExponentBias});
     visit(b.overflow, {"overflow", "a group whose exponent is above the range becomes NaN, or saturates (bfp.md §2)"});
-    visit(b.noise_bits, {"noise_bits",
-                         "n, stochastic-rounding noise bits below the LSB; at most `lfsr_bits`, and gcd(n, 2^w - 1) = 1",
-                         &kNoiseBits});
+    visit(
+        b.noise_bits,
+        {"noise_bits", "n, stochastic-rounding noise bits below the LSB; at most `lfsr_bits`, and gcd(n, 2^w - 1) = 1",
+         &kNoiseBits});
     visit(b.lfsr_bits, {"lfsr_bits", "w, width of each converter lane's LFSR", &kLfsrBits});
 }
 
 template <typename Visit, typename R>
 void bfp_report_keys(Visit& visit, R& r) {
-    visit(r.mantissa_bits, {"mantissa_bits", "mantissa widths m to report; each also meets the float32 LSB rule with `bfp`",
-                            &kReportMantissaBits});
+    visit(r.mantissa_bits,
+          {"mantissa_bits", "mantissa widths m to report; each also meets the float32 LSB rule with `bfp`",
+           &kReportMantissaBits});
     visit(r.roundings, {"rounding", "rounding modes to report (bfp.md §4)"});
 }
 
@@ -99,14 +103,18 @@ KeyReader read_run_section(MapReader& top, RunParams& run) {
     for (std::size_t i = 0; i < run.phases.size(); ++i)
         for (std::size_t j = 0; j < i; ++j)
             if (run.phases[i] == run.phases[j])
-                throw ConfigError(reader.where("phases"), std::string("'") + fmac::to_string(run.phases[i]) + "' is listed twice");
+                throw ConfigError(reader.where("phases"),
+                                  std::string("'") + fmac::to_string(run.phases[i]) + "' is listed twice");
     if (run.mode == RunMode::cluster && run.phase_selection() != node::kEveryPhase)
-        throw ConfigError(reader.where("phases"), "run.mode cluster simulates whole training steps: every phase (leave run.phases out)");
+        throw ConfigError(reader.where("phases"),
+                          "run.mode cluster simulates whole training steps: every phase (leave run.phases out)");
     if (run.mode == RunMode::bfp_report && run.phase_selection() != node::kEveryPhase)
-        throw ConfigError(reader.where("phases"), "applies only to run.mode training_step (and cluster, with every phase)");
+        throw ConfigError(reader.where("phases"),
+                          "applies only to run.mode training_step (and cluster, with every phase)");
     if (run.mode != RunMode::training_step && run.optimizer != workload::Optimizer::none)
-        throw ConfigError(reader.where("optimizer"), "applies only to run.mode training_step: a cluster run does not cost the "
-                                                     "weight update yet (leave run.optimizer out)");
+        throw ConfigError(reader.where("optimizer"),
+                          "applies only to run.mode training_step: a cluster run does not cost the "
+                          "weight update yet (leave run.optimizer out)");
     return reader;
 }
 
@@ -147,8 +155,9 @@ BfpReportParams read_bfp_report_section(MapReader& top, const BfpParams& bfp, co
     // Every width in use meets the float32 LSB rule: a listed one at its entry, the defaults at
     // bfp.exponent_bias (a bias that pushes their LSB below float32's range is still an error).
     for (std::size_t i = 0; i < p.mantissa_bits.size(); ++i)
-        check_mantissa_format(bfp, p.mantissa_bits[i],
-                     reader.given("mantissa_bits") ? reader.where("mantissa_bits[" + std::to_string(i) + "]") : bias_where);
+        check_mantissa_format(
+            bfp, p.mantissa_bits[i],
+            reader.given("mantissa_bits") ? reader.where("mantissa_bits[" + std::to_string(i) + "]") : bias_where);
     return p;
 }
 

@@ -46,8 +46,9 @@ Ini parse_ini(const std::string& text, const std::string& path) {
         const std::size_t indent = raw.find_first_not_of(" \t");
         const Location at{path, line, 1, section};
         if (key_indent != std::string::npos && indent > key_indent)
-            throw ConfigError(at, "a line indented under a key continues its value over lines, which SCALE-Sim cannot "
-                                  "read as a number: write each key on one line");
+            throw ConfigError(at,
+                              "a line indented under a key continues its value over lines, which SCALE-Sim cannot "
+                              "read as a number: write each key on one line");
         if (s[0] == '[') {  // configparser's "[name]", whatever follows the "]"
             const std::size_t close = s.find(']');
             if (close == std::string::npos || close == 1)
@@ -86,8 +87,8 @@ std::int64_t python_int(const std::string& text, const Location& at, std::int64_
         throw ConfigError(at, "expected a whole number, got '" + strip(text) + "'");
     const std::int64_t v = std::stoll(s);
     if (v < min || v > max)
-        throw ConfigError(at, "expected a whole number from " + std::to_string(min) + " to " + std::to_string(max) + ", got " +
-                                  std::to_string(v));
+        throw ConfigError(at, "expected a whole number from " + std::to_string(min) + " to " + std::to_string(max) +
+                                  ", got " + std::to_string(v));
     return v;
 }
 
@@ -98,8 +99,9 @@ public:
     const Ini::Value& get(const std::string& section, const std::string& key) const {
         const auto s = m_ini.sections.find(section);
         if (s == m_ini.sections.end())
-            throw ConfigError({m_path, 0, 0, section}, "missing section [" + section + "] (SCALE-Sim's .cfg has [general], "
-                                                       "[architecture_presets] and [run_presets])");
+            throw ConfigError({m_path, 0, 0, section}, "missing section [" + section +
+                                                           "] (SCALE-Sim's .cfg has [general], "
+                                                           "[architecture_presets] and [run_presets])");
         const auto k = s->second.find(lower(key));
         if (k == s->second.end()) throw ConfigError({m_path, 0, 0, section + "." + key}, "missing key " + key);
         return k->second;
@@ -123,8 +125,10 @@ scalesim::Architecture read_scalesim_cfg(const std::string& text, const std::str
     const CfgReader cfg(parse_ini(text, path), path);
     scalesim::Architecture a;
     a.run_name = cfg.get("general", "run_name").text;
-    if (a.run_name.empty() || a.run_name.find_first_of("/\\") != std::string::npos || a.run_name == "." || a.run_name == "..")
-        throw ConfigError(cfg.where("general", "run_name"), "expected a directory name (no slashes), got '" + a.run_name + "'");
+    if (a.run_name.empty() || a.run_name.find_first_of("/\\") != std::string::npos || a.run_name == "." ||
+        a.run_name == "..")
+        throw ConfigError(cfg.where("general", "run_name"),
+                          "expected a directory name (no slashes), got '" + a.run_name + "'");
     const std::string mode = cfg.get("run_presets", "InterfaceBandwidth").text;
     if (mode != "USER" && mode != "CALC")
         throw ConfigError(cfg.where("run_presets", "InterfaceBandwidth"), "expected USER or CALC, got '" + mode + "'");
@@ -136,8 +140,9 @@ scalesim::Architecture read_scalesim_cfg(const std::string& text, const std::str
         for (std::size_t from = 0, item = 0;; ++item) {
             const std::size_t comma = list.find(',', from);
             // Only the first is used, so only it must be a bandwidth; SCALE-Sim int()s the rest.
-            const std::int64_t words = python_int(list.substr(from, comma == std::string::npos ? comma : comma - from),
-                                                  cfg.where(arch, "Bandwidth"), item == 0 ? 1 : -kMaxInt, item == 0 ? 1 << 20 : kMaxInt);
+            const std::int64_t words =
+                python_int(list.substr(from, comma == std::string::npos ? comma : comma - from),
+                           cfg.where(arch, "Bandwidth"), item == 0 ? 1 : -kMaxInt, item == 0 ? 1 << 20 : kMaxInt);
             if (item == 0) a.bandwidth_words_per_cycle = words;
             if (comma == std::string::npos) break;
             from = comma + 1;
@@ -149,12 +154,17 @@ scalesim::Architecture read_scalesim_cfg(const std::string& text, const std::str
     a.ifmap_sram_kb = cfg.integer(arch, "IfmapSramSzkB", 1, 1 << 20);
     a.filter_sram_kb = cfg.integer(arch, "FilterSramSzkB", 1, 1 << 20);
     a.ofmap_sram_kb = cfg.integer(arch, "OfmapSramSzkB", 1, 1 << 20);
-    for (const char* key : {"IfmapOffset", "FilterOffset", "OfmapOffset"}) (void)cfg.integer(arch, key, 0, std::int64_t{1} << 40);
+    for (const char* key : {"IfmapOffset", "FilterOffset", "OfmapOffset"})
+        (void)cfg.integer(arch, key, 0, std::int64_t{1} << 40);
     const std::string df = cfg.get(arch, "Dataflow").text;
-    if (df == "ws") a.dataflow = scalesim::Dataflow::ws;
-    else if (df == "os") a.dataflow = scalesim::Dataflow::os;
-    else if (df == "is") a.dataflow = scalesim::Dataflow::is;
-    else throw ConfigError(cfg.where(arch, "Dataflow"), "expected ws, os or is, got '" + df + "'");
+    if (df == "ws")
+        a.dataflow = scalesim::Dataflow::ws;
+    else if (df == "os")
+        a.dataflow = scalesim::Dataflow::os;
+    else if (df == "is")
+        a.dataflow = scalesim::Dataflow::is;
+    else
+        throw ConfigError(cfg.where(arch, "Dataflow"), "expected ws, os or is, got '" + df + "'");
     return a;
 }
 

@@ -28,14 +28,20 @@ std::string trim(const std::string& s) {
     const auto ascii_blank = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
     std::size_t first = 0, last = s.size();
     while (first < last) {
-        if (ascii_blank(s[first])) ++first;
-        else if (s.compare(first, 2, kNoBreakSpace) == 0) first += 2;
-        else break;
+        if (ascii_blank(s[first]))
+            ++first;
+        else if (s.compare(first, 2, kNoBreakSpace) == 0)
+            first += 2;
+        else
+            break;
     }
     while (last > first) {
-        if (ascii_blank(s[last - 1])) --last;
-        else if (last - first >= 2 && s.compare(last - 2, 2, kNoBreakSpace) == 0) last -= 2;
-        else break;
+        if (ascii_blank(s[last - 1]))
+            --last;
+        else if (last - first >= 2 && s.compare(last - 2, 2, kNoBreakSpace) == 0)
+            last -= 2;
+        else
+            break;
     }
     return s.substr(first, last - first);
 }
@@ -66,9 +72,14 @@ std::string column_name(const std::string& field) {
 
 /// The spellings of each column in the headers of SCALE-Sim v2's own topology files
 /// (e.g. "Layer, IFMAP Width, IFMAP Width, ..." in its DeepBench files, "num filters" in dlrm/).
-const std::vector<std::vector<std::string>> kConvHeader = {
-    {"layer", "layer name"}, {"ifmap height", "ifmap width"}, {"ifmap width"}, {"filter height"}, {"filter width"},
-    {"channels", "channel"}, {"num filter", "num filters"},  {"strides", "stride", "stride height"}};
+const std::vector<std::vector<std::string>> kConvHeader = {{"layer", "layer name"},
+                                                           {"ifmap height", "ifmap width"},
+                                                           {"ifmap width"},
+                                                           {"filter height"},
+                                                           {"filter width"},
+                                                           {"channels", "channel"},
+                                                           {"num filter", "num filters"},
+                                                           {"strides", "stride", "stride height"}};
 const std::vector<std::vector<std::string>> kGemmHeader = {{"layer", "layer name"}, {"m"}, {"n"}, {"k"}};
 
 /// True if the row's leading fields name `columns` (later fields, such as SCALE-Sim's
@@ -95,8 +106,8 @@ int size_field(const std::vector<std::string>& elems, std::size_t f, const char*
     char* end = nullptr;
     errno = 0;
     const long value = std::strtol(digits.c_str(), &end, 10);
-    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || *end != '\0' || errno == ERANGE ||
-        !kLayerSize.admits(double(value)))
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || *end != '\0' ||
+        errno == ERANGE || !kLayerSize.admits(double(value)))
         throw ConfigError(at, std::string("field '") + column + "': expected " + kLayerSize.describe("an integer") +
                                   ", got '" + digits + "'");
     return static_cast<int>(value);
@@ -106,13 +117,16 @@ int size_field(const std::vector<std::string>& elems, std::size_t f, const char*
 /// channels, filters, row stride[, column stride[, further integers SCALE-Sim reads and ignores]].
 Layer conv_row(const std::vector<std::string>& elems, const Location& at) {
     int v[9] = {};
-    for (std::size_t f = 1; f < std::min<std::size_t>(elems.size(), 9); ++f) v[f] = size_field(elems, f, kConvColumns[f], at);
+    for (std::size_t f = 1; f < std::min<std::size_t>(elems.size(), 9); ++f)
+        v[f] = size_field(elems, f, kConvColumns[f], at);
     for (std::size_t f = 9; f < elems.size(); ++f) {
         const std::string& e = elems[f];
         const std::size_t digits = e.compare(0, 1, "-") == 0 ? 1 : 0;
         if (e.size() <= digits || e.find_first_not_of("0123456789", digits) != std::string::npos)
-            throw ConfigError(at, "field " + std::to_string(f + 1) + ": expected an integer (SCALE-Sim reads every field "
-                                  "before the last comma as one, and ignores those after the ninth), got '" + e + "'");
+            throw ConfigError(at, "field " + std::to_string(f + 1) +
+                                      ": expected an integer (SCALE-Sim reads every field "
+                                      "before the last comma as one, and ignores those after the ninth), got '" +
+                                      e + "'");
     }
     Layer l;
     l.name = elems[0];
@@ -127,15 +141,16 @@ Layer conv_row(const std::vector<std::string>& elems, const Location& at) {
     l.stride_width = elems.size() > 8 ? v[8] : v[7];
     l.partial_windows = true;
     if (l.kernel_height > l.in_height || l.kernel_width > l.in_width)
-        throw ConfigError(at, "the filter (" + elems[3] + "x" + elems[4] + ") is larger than the IFMAP (" + elems[1] + "x" +
-                                  elems[2] + ")");
+        throw ConfigError(at, "the filter (" + elems[3] + "x" + elems[4] + ") is larger than the IFMAP (" + elems[1] +
+                                  "x" + elems[2] + ")");
     // SCALE-Sim runs a layer whose name contains "DP" as one convolution per channel, each of
     // one channel and Num Filter filters: a grouped convolution with groups = channels.
     if (l.name.find("DP") != std::string::npos) {
         const std::int64_t filters = std::int64_t{l.in_channels} * l.filters;
         if (!kLayerSize.admits(double(filters)))
-            throw ConfigError(at, "depthwise layer ('DP' in its name): channels x Num Filter = " + std::to_string(filters) +
-                                      " filters in all, above " + kLayerSize.describe("the limit"));
+            throw ConfigError(at,
+                              "depthwise layer ('DP' in its name): channels x Num Filter = " + std::to_string(filters) +
+                                  " filters in all, above " + kLayerSize.describe("the limit"));
         l.groups = l.in_channels;
         l.filters = static_cast<int>(filters);
     }
@@ -168,7 +183,7 @@ workload::Workload read_scalesim_csv(const std::string& text, const std::string&
     workload::Workload w;
     w.name = path;
     w.source = "SCALE-Sim topology CSV";
-    w.shape_check = workload::ShapeCheck::off;  // SCALE-Sim layers are independent, not a chain
+    w.shape_check = workload::ShapeCheck::off;             // SCALE-Sim layers are independent, not a chain
     std::set<std::string> names{workload::kNetworkInput};  // SCALE-Sim has no reserved name: 'input' becomes 'input#2'
     std::string line;
     std::optional<CsvForm> form;
@@ -188,12 +203,14 @@ workload::Workload read_scalesim_csv(const std::string& text, const std::string&
             }
         }
         if (row[0] == '#')
-            throw ConfigError(at, "SCALE-Sim topology files have no comment rows (SCALE-Sim would read this row as a layer)");
+            throw ConfigError(
+                at, "SCALE-Sim topology files have no comment rows (SCALE-Sim would read this row as a layer)");
         const std::size_t last_comma = row.rfind(',');
         if (last_comma == std::string::npos)
-            throw ConfigError(at, row.find('\t') != std::string::npos
-                                      ? "no comma in this row: SCALE-Sim topology fields are separated by commas, not tabs"
-                                      : "no comma in this row: SCALE-Sim reads only the fields before a row's last comma");
+            throw ConfigError(at,
+                              row.find('\t') != std::string::npos
+                                  ? "no comma in this row: SCALE-Sim topology fields are separated by commas, not tabs"
+                                  : "no comma in this row: SCALE-Sim reads only the fields before a row's last comma");
         const std::vector<std::string> elems = split_fields(row.substr(0, last_comma));
         if (!form) form = elems.size() == 4 ? CsvForm::gemm : CsvForm::conv;
         const std::size_t needed = *form == CsvForm::conv ? 8 : 4;
@@ -204,7 +221,8 @@ workload::Workload read_scalesim_csv(const std::string& text, const std::string&
                 msg += std::string(f ? ", " : "") + (*form == CsvForm::conv ? kConvColumns[f] : kGemmColumns[f]);
             msg += ") before the row's last comma, got " + std::to_string(elems.size());
             if (!tail.empty())
-                msg += " ('" + tail + "' after the last comma is ignored, as SCALE-Sim ignores it: end the row with a comma)";
+                msg += " ('" + tail +
+                       "' after the last comma is ignored, as SCALE-Sim ignores it: end the row with a comma)";
             throw ConfigError(at, msg);
         }
         Layer l = *form == CsvForm::conv ? conv_row(elems, at) : gemm_row(elems, at);

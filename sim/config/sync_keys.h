@@ -23,8 +23,8 @@ inline std::string_view key_path(const char* prefix, const char* leaf) {
 template <typename Visit, typename L>
 void link_keys(Visit& visit, L& l, const char* prefix = "") {
     const auto key = [prefix](const char* leaf) { return key_path(prefix, leaf); };
-    visit(l.bandwidth_gb_per_s, {key("link.bandwidth_gb_per_s"), "per direction of every link (links are full duplex)",
-                                 &kBandwidthGbPerS});
+    visit(l.bandwidth_gb_per_s,
+          {key("link.bandwidth_gb_per_s"), "per direction of every link (links are full duplex)", &kBandwidthGbPerS});
     visit(l.latency_ns, {key("link.latency_ns"), "per hop", &kLatencyNs});
     visit(l.energy_pj_per_bit, {key("link.energy_pj_per_bit"), "per bit per hop", &kLinkEnergyPjPerBit});
 }
@@ -39,8 +39,10 @@ void gradient_sync_keys(Visit& visit, G& g, const char* prefix) {
                         "`parameter_server` ([compression.md](compression.md#parameter-servers))"});
     const bool server = g.algorithm == GradientSyncAlgorithm::parameter_server;
     if (Visit::kEveryKey || server)
-        visit(g.servers, {key("servers"), "`parameter_server`: server nodes, each owning an equal shard of every gradient "
-                                          "(1 = central, more = sharded)", &kSyncServers});
+        visit(g.servers, {key("servers"),
+                          "`parameter_server`: server nodes, each owning an equal shard of every gradient "
+                          "(1 = central, more = sharded)",
+                          &kSyncServers});
     if (Visit::kEveryKey || (server && !g.server_nodes.empty()))
         visit(g.server_nodes, {key("server_nodes"), "`parameter_server`: the servers' node ids, as many as `servers`",
                                &kSyncServerNodes, "[] (spread evenly: node ⌊s · nodes / servers⌋)"});
@@ -50,12 +52,15 @@ void gradient_sync_keys(Visit& visit, G& g, const char* prefix) {
     visit(g.rank, {key("compression.rank"), "`powersgd`: the rank r of the factors", &kPowerSgdRank});
     visit(g.threshold, {key("compression.threshold"),
                         "`threshold`: the magnitude above which a value is sent, in training (a cluster run costs "
-                        "`density` of the values)", &kSyncThreshold});
-    visit(g.error_feedback, {key("compression.error_feedback"),
-                             "`topk`, `threshold`, `onebit`, `powersgd`: carry what was not sent into the next step's gradient "
-                             "(DGC always does; TernGrad never: it is unbiased)"});
-    visit(g.staleness, {key("staleness"), "delayed update: iteration i applies the gradients of iteration i − D, so the "
-                                          "exchange overlaps D iterations ([compression.md](compression.md#delayed-updates))",
+                        "`density` of the values)",
+                        &kSyncThreshold});
+    visit(g.error_feedback,
+          {key("compression.error_feedback"),
+           "`topk`, `threshold`, `onebit`, `powersgd`: carry what was not sent into the next step's gradient "
+           "(DGC always does; TernGrad never: it is unbiased)"});
+    visit(g.staleness, {key("staleness"),
+                        "delayed update: iteration i applies the gradients of iteration i − D, so the "
+                        "exchange overlaps D iterations ([compression.md](compression.md#delayed-updates))",
                         &kSyncStaleness});
 }
 

@@ -35,7 +35,8 @@ int positive(const Field<int>& f, const char* what) {
 std::vector<int> positives(const Field<std::vector<Field<int>>>& f, std::size_t n, const char* what) {
     if (!f.value) throw ConfigError(f.where, std::string("missing ") + what);
     if (f.value->size() != n)
-        throw ConfigError(f.where, std::string("expected ") + what + ", got " + std::to_string(f.value->size()) + " values");
+        throw ConfigError(f.where,
+                          std::string("expected ") + what + ", got " + std::to_string(f.value->size()) + " values");
     std::vector<int> out;
     for (const auto& item : *f.value) out.push_back(positive(item, what));
     return out;
@@ -69,8 +70,9 @@ void read_pool(MapReader& m, Layer& l) {
     l.padding = in_range(m.scalar<int>("padding"), 0, kLayerPadding);
     l.partial_windows = m.scalar<bool>("ceil_mode").value.value_or(false);
     if (2 * l.padding > std::min(l.kernel_height, l.kernel_width))
-        throw ConfigError(m.location_of("padding"), "padding (" + std::to_string(l.padding) +
-                                                        ") must be at most half the kernel: a window of padding alone pools nothing");
+        throw ConfigError(m.location_of("padding"),
+                          "padding (" + std::to_string(l.padding) +
+                              ") must be at most half the kernel: a window of padding alone pools nothing");
     if (l.in_height + 2 * l.padding < l.kernel_height || l.in_width + 2 * l.padding < l.kernel_width)
         throw ConfigError(m.location_of("kernel"), "the kernel is larger than the padded input");
 }
@@ -98,8 +100,8 @@ Layer read_layer(MapReader& m, std::size_t index) {
             const auto span = [&](int k) { return std::int64_t{l.dilation} * (k - 1) + 1; };
             if (std::int64_t{l.in_height} + 2 * l.padding < span(l.kernel_height) ||
                 std::int64_t{l.in_width} + 2 * l.padding < span(l.kernel_width))
-                throw ConfigError(dilation.where, "the dilated kernel (" + std::to_string(span(l.kernel_height)) + " x " +
-                                                      std::to_string(span(l.kernel_width)) +
+                throw ConfigError(dilation.where, "the dilated kernel (" + std::to_string(span(l.kernel_height)) +
+                                                      " x " + std::to_string(span(l.kernel_width)) +
                                                       " input positions) is larger than the padded input");
         }
         if (l.in_height + 2 * l.padding < l.kernel_height || l.in_width + 2 * l.padding < l.kernel_width)
@@ -107,7 +109,8 @@ Layer read_layer(MapReader& m, std::size_t index) {
         if (const Field<int> groups = m.scalar<int>("groups"); groups.value) {
             l.groups = positive(groups, "groups");
             if (l.in_channels % l.groups != 0 || l.filters % l.groups != 0)
-                throw ConfigError(groups.where, "groups (" + std::to_string(l.groups) + ") must divide both the input channels (" +
+                throw ConfigError(groups.where, "groups (" + std::to_string(l.groups) +
+                                                    ") must divide both the input channels (" +
                                                     std::to_string(l.in_channels) + ") and filters (" +
                                                     std::to_string(l.filters) + ")");
         }
@@ -143,8 +146,9 @@ Layer read_layer(MapReader& m, std::size_t index) {
         const auto input = m.list<int>("input");
         if (!input.value) break;
         if (input.value->empty() || input.value->size() > 3)
-            throw ConfigError(input.where, "expected input: [height, width, channels], [positions, channels] or [channels], got " +
-                                               std::to_string(input.value->size()) + " values");
+            throw ConfigError(input.where,
+                              "expected input: [height, width, channels], [positions, channels] or [channels], got " +
+                                  std::to_string(input.value->size()) + " values");
         std::vector<int> shape(3 - input.value->size(), 1);
         for (const auto& item : *input.value) shape.push_back(positive(item, "input sizes"));
         l.in_height = shape[0];
@@ -170,7 +174,8 @@ void check_graph(const workload::Workload& w, const std::vector<Location>& where
             if (!seen.count(input))
                 throw ConfigError(where[i], "input '" + input + "' is not the name of an earlier layer");
         if (!seen.insert(l.name).second)
-            throw ConfigError(where[i], "a layer named '" + l.name + "' already exists (or is the reserved name 'input')");
+            throw ConfigError(where[i],
+                              "a layer named '" + l.name + "' already exists (or is the reserved name 'input')");
     }
 }
 
@@ -186,13 +191,15 @@ void infer_vector_shapes(workload::Workload& w, const std::vector<Location>& whe
         for (const std::string& name : names) {
             const auto producer = std::find_if(w.layers.begin(), w.layers.begin() + static_cast<std::ptrdiff_t>(i),
                                                [&](const Layer& p) { return p.name == name; });
-            const auto shape = producer == w.layers.begin() + static_cast<std::ptrdiff_t>(i) ? std::nullopt
-                                                                                             : workload::output_shape(*producer);
+            const auto shape = producer == w.layers.begin() + static_cast<std::ptrdiff_t>(i)
+                                   ? std::nullopt
+                                   : workload::output_shape(*producer);
             if (!shape)
-                throw ConfigError(where[i], "layer '" + l.name + "' reads " +
-                                                (name == workload::kNetworkInput ? std::string("the network input")
-                                                                                 : "the gemm layer '" + name + "'") +
-                                                ", whose shape is not known: give its input: [height, width, channels]");
+                throw ConfigError(where[i],
+                                  "layer '" + l.name + "' reads " +
+                                      (name == workload::kNetworkInput ? std::string("the network input")
+                                                                       : "the gemm layer '" + name + "'") +
+                                      ", whose shape is not known: give its input: [height, width, channels]");
             shapes.push_back(*shape);
         }
         std::array<std::uint64_t, 3> shape = shapes[0];
@@ -200,23 +207,23 @@ void infer_vector_shapes(workload::Workload& w, const std::vector<Location>& whe
             for (std::size_t j = 1; j < shapes.size(); ++j) {
                 if (shapes[j][0] != shape[0] || shapes[j][1] != shape[1])
                     throw ConfigError(where[i], "concat '" + l.name + "': '" + names[j] + "' gives " +
-                                                    std::to_string(shapes[j][0]) + " x " + std::to_string(shapes[j][1]) +
-                                                    " positions, '" + names[0] + "' " + std::to_string(shape[0]) + " x " +
-                                                    std::to_string(shape[1]) + ": a concatenation needs equal height and width");
+                                                    std::to_string(shapes[j][0]) + " x " +
+                                                    std::to_string(shapes[j][1]) + " positions, '" + names[0] + "' " +
+                                                    std::to_string(shape[0]) + " x " + std::to_string(shape[1]) +
+                                                    ": a concatenation needs equal height and width");
                 shape[2] += shapes[j][2];
             }
         }
         for (const std::uint64_t size : shape)
             if (!kLayerSize.admits(static_cast<double>(size)))
                 throw ConfigError(where[i], "layer '" + l.name + "': its inferred tensor has a size over " +
-                                                std::to_string(static_cast<std::uint64_t>(kLayerSize.max)) +
-                                                " (" + std::string(kLayerSize.keys) + "); give its input explicitly");
+                                                std::to_string(static_cast<std::uint64_t>(kLayerSize.max)) + " (" +
+                                                std::string(kLayerSize.keys) + "); give its input explicitly");
         l.in_height = static_cast<int>(shape[0]);
         l.in_width = static_cast<int>(shape[1]);
         l.in_channels = static_cast<int>(shape[2]);
     }
 }
-
 
 workload::Workload read_yaml_trace(const std::string& text, const std::string& path) {
     const Document doc = Document::parse(text, path);
@@ -224,7 +231,8 @@ workload::Workload read_yaml_trace(const std::string& text, const std::string& p
     workload::Workload w;
     w.name = top.scalar<std::string>("network").value_or(path);
     w.source = top.scalar<std::string>("source").value_or("");
-    w.shortcuts = top.choice<workload::ShortcutConvention>("shortcuts").value.value_or(workload::ShortcutConvention::producer);
+    w.shortcuts =
+        top.choice<workload::ShortcutConvention>("shortcuts").value.value_or(workload::ShortcutConvention::producer);
     w.shape_check = top.choice<workload::ShapeCheck>("shape_check").value.value_or(workload::ShapeCheck::error);
     std::vector<Location> where;
     auto layers = top.maps("layers");
@@ -240,9 +248,10 @@ workload::Workload read_yaml_trace(const std::string& text, const std::string& p
     if (w.shape_check != workload::ShapeCheck::off) {
         for (const workload::ShapeMismatch& m : workload::shape_mismatches(w)) {
             if (w.shape_check == workload::ShapeCheck::error)
-                throw ConfigError(where[m.layer], m.message + "; if the trace leaves out layers that change shapes (pooling "
-                                                              "folded into the next layer's input, as AccPar's files do), "
-                                                              "say so with shape_check: warn or off at its top level");
+                throw ConfigError(where[m.layer], m.message +
+                                                      "; if the trace leaves out layers that change shapes (pooling "
+                                                      "folded into the next layer's input, as AccPar's files do), "
+                                                      "say so with shape_check: warn or off at its top level");
             w.warnings.push_back(where[m.layer].describe() + ": " + m.message);
         }
     }
@@ -257,14 +266,16 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 workload::Workload read_trace(const std::string& path) {
     if (!ends_with(path, ".csv") && !ends_with(path, ".yaml") && !ends_with(path, ".yml"))
-        throw ConfigError({path, 0, 0, ""}, "unknown trace format: expected a .yaml/.yml fastsim trace or a .csv SCALE-Sim topology");
+        throw ConfigError({path, 0, 0, ""},
+                          "unknown trace format: expected a .yaml/.yml fastsim trace or a .csv SCALE-Sim topology");
     return read_trace_text(read_input_file(path, "trace"), path);
 }
 
 workload::Workload read_trace_text(const std::string& text, const std::string& path) {
     if (ends_with(path, ".csv")) return read_scalesim_csv(text, path);  // names made unique, no inputs
     if (ends_with(path, ".yaml") || ends_with(path, ".yml")) return read_yaml_trace(text, path);
-    throw ConfigError({path, 0, 0, ""}, "unknown trace format: expected a .yaml/.yml fastsim trace or a .csv SCALE-Sim topology");
+    throw ConfigError({path, 0, 0, ""},
+                      "unknown trace format: expected a .yaml/.yml fastsim trace or a .csv SCALE-Sim topology");
 }
 
 }  // namespace fastsim::config

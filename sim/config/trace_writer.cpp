@@ -21,8 +21,8 @@ void key(YAML::Emitter& out, const char* name, int value) { out << YAML::Key << 
 /// read_trace assumes when none is written.
 void window(YAML::Emitter& out, const Layer& l, bool pool) {
     const int stride_width = l.stride_width > 0 ? l.stride_width : l.stride;
-    const bool default_stride = pool ? l.stride == l.kernel_height && stride_width == l.kernel_width
-                                     : l.stride == 1 && stride_width == 1;
+    const bool default_stride =
+        pool ? l.stride == l.kernel_height && stride_width == l.kernel_width : l.stride == 1 && stride_width == 1;
     if (!default_stride) {
         key(out, "stride", l.stride);
         if (stride_width != l.stride) key(out, "stride_width", stride_width);
@@ -33,7 +33,8 @@ void window(YAML::Emitter& out, const Layer& l, bool pool) {
 
 void layer(YAML::Emitter& out, const Layer& l, const std::string& previous) {
     out << YAML::Flow << YAML::BeginMap;
-    out << YAML::Key << "name" << YAML::Value << l.name << YAML::Key << "type" << YAML::Value << workload::to_string(l.kind);
+    out << YAML::Key << "name" << YAML::Value << l.name << YAML::Key << "type" << YAML::Value
+        << workload::to_string(l.kind);
     switch (l.kind) {
     case LayerKind::conv:
         sizes(out, "input", {l.in_height, l.in_width, l.in_channels});

@@ -23,15 +23,20 @@ void train_keys(Visit& visit, C& c) {
     visit(t.weight_decay, {"weight_decay", "L2 on weights (not biases), added to the gradient", &kWeightDecay});
     visit(t.seed, {"seed", "weights, shuffling and every LFSR derive from it", nullptr, {}, "0 … 2^64 - 1"});
     visit(t.path, {"gemm_path", "how BFP GEMMs are computed (above)"});
-    visit(t.max_iterations, {"max_iterations", "stop each policy after this many mini-batches (0 = all epochs)",
-                             &kMaxIterations});
-    visit(t.workers, {"workers", "data-parallel workers: each mini-batch is split into this many shards whose gradients are "
-                                 "synchronised as `gradient_sync` says (below, \"Workers\")", &kTrainWorkers});
+    visit(t.max_iterations,
+          {"max_iterations", "stop each policy after this many mini-batches (0 = all epochs)", &kMaxIterations});
+    visit(t.workers, {"workers",
+                      "data-parallel workers: each mini-batch is split into this many shards whose gradients are "
+                      "synchronised as `gradient_sync` says (below, \"Workers\")",
+                      &kTrainWorkers});
     gradient_sync_keys(visit, c.gradient_sync, "gradient_sync.");
-    visit(c.network_topology, {"network.topology", "how the workers' nodes are joined: `ring`, `fully_connected` or `switch`"});
+    visit(c.network_topology,
+          {"network.topology", "how the workers' nodes are joined: `ring`, `fully_connected` or `switch`"});
     link_keys(visit, c.network_link, "network.");
-    visit(c.target_accuracy, {"target_accuracy", "with workers: the test accuracy whose simulated time-to-accuracy is "
-                                                 "reported per policy", &kTargetAccuracy});
+    visit(c.target_accuracy, {"target_accuracy",
+                              "with workers: the test accuracy whose simulated time-to-accuracy is "
+                              "reported per policy",
+                              &kTargetAccuracy});
     visit(c.blas_threads, {"blas_threads",
                            "OpenBLAS threads; above the cores this process may use, it is lowered to them with a "
                            "warning (more threads than cores spin for minutes)",
@@ -78,8 +83,9 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
     c.source_file = path;
 
     if (std::optional<MapReader> t = top.map("train"); t && t->contains("network") && t->raw("network").IsScalar())
-        throw ConfigError(t->location_of("network"), "train.network is the workers' network ({topology, link}); the network "
-                                                     "trained is train.model (mlp or cnn)");
+        throw ConfigError(t->location_of("network"),
+                          "train.network is the workers' network ({topology, link}); the network "
+                          "trained is train.model (mlp or cnn)");
     KeyReader train = read_keys(top, "train", c, kTrainKeys);
     train.finish();
     if (c.network_topology != TopologyKind::ring && c.network_topology != TopologyKind::fully_connected &&
@@ -91,7 +97,8 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
     c.train.staleness = static_cast<std::size_t>(c.gradient_sync.staleness);
     if (c.train.workers > c.train.batch)
         throw ConfigError(train.where("workers"), "expected at most train.batch (" + std::to_string(c.train.batch) +
-                                                      ") workers: each needs a sample, got " + std::to_string(c.train.workers));
+                                                      ") workers: each needs a sample, got " +
+                                                      std::to_string(c.train.workers));
     read_keys(top, "data", c, kDataKeys).finish();
     c.data_dir = resolve_path(doc.file, c.data_dir);
 
@@ -100,8 +107,9 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
     KeyReader schedule = read_keys(top, "schedule", c.schedule, kScheduleKeys);
     schedule.finish();
     if (c.schedule.max_bits < c.schedule.start_bits)
-        throw ConfigError(schedule.where("max_bits"), "expected a value between " + std::to_string(c.schedule.start_bits) +
-                                                          " and 16, got " + std::to_string(c.schedule.max_bits));
+        throw ConfigError(schedule.where("max_bits"), "expected a value between " +
+                                                          std::to_string(c.schedule.start_bits) + " and 16, got " +
+                                                          std::to_string(c.schedule.max_bits));
     const NodeSections node = read_node_sections(top, c.bfp);
     c.node = node.node;
     c.energy = node.energy;
@@ -109,14 +117,17 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
     const auto names = top.list<std::string>("policies");
     const std::vector<Field<std::string>> chosen =
         names.value ? *names.value : std::vector<Field<std::string>>{{std::string("fast"), names.where}};
-    if (chosen.empty()) throw ConfigError(names.where, "expected at least one policy of " + std::string(learning::kPolicyNames));
+    if (chosen.empty())
+        throw ConfigError(names.where, "expected at least one policy of " + std::string(learning::kPolicyNames));
     std::set<std::string> seen;
     for (const auto& name : chosen) {
-        auto policy = learning::make_policy(*name.value, c.bfp.format(8), c.bfp.noise(c.train.seed), c.rounding, c.schedule);
+        auto policy =
+            learning::make_policy(*name.value, c.bfp.format(8), c.bfp.noise(c.train.seed), c.rounding, c.schedule);
         if (!policy)
-            throw ConfigError(name.where, "expected one of " + std::string(learning::kPolicyNames) + ", got '" +
-                                              *name.value + "'");
-        if (!seen.insert(*name.value).second) throw ConfigError(name.where, "policy '" + *name.value + "' is listed twice");
+            throw ConfigError(name.where,
+                              "expected one of " + std::string(learning::kPolicyNames) + ", got '" + *name.value + "'");
+        if (!seen.insert(*name.value).second)
+            throw ConfigError(name.where, "policy '" + *name.value + "' is listed twice");
         if (policy->kind != learning::PolicyKind::fp32) {
             bfp::Format f = policy->format;
             f.mantissa_bits = policy->kind == learning::PolicyKind::fixed ? policy->fixed_bits : c.schedule.max_bits;

@@ -23,7 +23,7 @@ struct TrainConfig {
     BfpParams bfp;
     learning::ClassRounding rounding;
     learning::ScheduleParams schedule;
-    NodeConfig node;      ///< the node every policy is costed on
+    NodeConfig node;  ///< the node every policy is costed on
     EnergyParams energy;
     // Workers (docs/fast-training.md, "Workers"): train.workers copies of `node` on train.network.
     GradientSyncParams gradient_sync;

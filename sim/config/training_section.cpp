@@ -23,10 +23,11 @@ void workload_keys(Visit& visit, W& w) {
                     "a network trace, `.yaml` (fastsim) or `.csv` (SCALE-Sim) ([workloads.md](workloads.md)); a "
                     "relative path is taken from the config file's folder",
                     nullptr, "— (this or `model`)", "an existing file"});
-    visit(w.model, {"model",
-                    "an ONNX model (`.onnx`) instead of `trace`, imported as `fastsim import` does ([onnx.md](onnx.md)); "
-                    "a relative path is taken from the config file's folder",
-                    nullptr, "— (this or `trace`)", "an existing file"});
+    visit(w.model,
+          {"model",
+           "an ONNX model (`.onnx`) instead of `trace`, imported as `fastsim import` does ([onnx.md](onnx.md)); "
+           "a relative path is taken from the config file's folder",
+           nullptr, "— (this or `trace`)", "an existing file"});
     visit(w.batch, {"batch", "samples per step (in `cluster`: the whole cluster's)", &kWorkloadBatch});
     visit(w.steps, {"steps",
                     "training steps of the whole run: the report adds the run's cycles (`cluster`: seconds) and "
@@ -45,11 +46,13 @@ void precision_keys(Visit& visit, P& p) {
 
 template <typename Visit, typename E>
 void schedule_keys(Visit& visit, E& e) {
-    visit(e.from_step, {"from_step", "the first step (0-based) at these widths; entries in increasing order, each below "
-                                     "`workload.steps`", nullptr, "— (required)", "0 … 1099511627775"});
+    visit(e.from_step, {"from_step",
+                        "the first step (0-based) at these widths; entries in increasing order, each below "
+                        "`workload.steps`",
+                        nullptr, "— (required)", "0 … 1099511627775"});
     visit(e.weights, {"weights", "weights' width from that step on", &kMantissaWidth, "`precision.weights`"});
-    visit(e.activations, {"activations", "activations' width from that step on", &kMantissaWidth,
-                          "`precision.activations`"});
+    visit(e.activations,
+          {"activations", "activations' width from that step on", &kMantissaWidth, "`precision.activations`"});
     visit(e.gradients, {"gradients", "gradients' width from that step on", &kMantissaWidth, "`precision.gradients`"});
 }
 
@@ -79,8 +82,9 @@ std::vector<PrecisionSegment> segments_from_log(const std::string& path, const L
     const CsvTable log = read_csv_file(path);
     const auto iteration = log.column("iteration"), policy = log.column("policy");
     if (!iteration || !policy)
-        throw ConfigError(where, path + ": expected a fastsim train precision_log.csv (policy, iteration, epoch, "
-                                        "<layer>.<class>_bits columns)");
+        throw ConfigError(where, path +
+                                     ": expected a fastsim train precision_log.csv (policy, iteration, epoch, "
+                                     "<layer>.<class>_bits columns)");
     // Which width each column sets.
     struct Width {
         std::size_t column, layer;
@@ -97,8 +101,9 @@ std::vector<PrecisionSegment> segments_from_log(const std::string& path, const L
                                              : kind == "gradients_bits"   ? &node::TensorPrecision::gradients
                                                                           : nullptr;
         if (member == nullptr)
-            throw ConfigError(where, path + ": column '" + name + "': expected <layer>.weights_bits, .activations_bits "
-                                            "or .gradients_bits");
+            throw ConfigError(where, path + ": column '" + name +
+                                         "': expected <layer>.weights_bits, .activations_bits "
+                                         "or .gradients_bits");
         std::size_t index = layers.size();
         for (std::size_t l = 0; l < layers.size(); ++l)
             if (layers[l].name == layer) index = l;
@@ -114,7 +119,8 @@ std::vector<PrecisionSegment> segments_from_log(const std::string& path, const L
             throw ConfigError(where, line + ": policy '" + row[*policy] + "' after '" + log.rows[0][*policy] +
                                          "': keep one policy's rows");
         if (parse_number(row[*iteration]) != static_cast<double>(r))
-            throw ConfigError(where, line + ": iteration: expected " + std::to_string(r) + ", got '" + row[*iteration] + "'");
+            throw ConfigError(where,
+                              line + ": iteration: expected " + std::to_string(r) + ", got '" + row[*iteration] + "'");
         std::vector<node::LayerPrecision> per_layer = base;
         for (const Width& w : widths) {
             const auto bits = parse_number(row[w.column]);
@@ -165,8 +171,9 @@ void check_lowering(const workload::Workload& w, std::uint64_t batch, const Loca
         const bool fits = !__builtin_mul_overflow(layer_macs, std::uint64_t{3}, &layer_macs) &&
                           !__builtin_add_overflow(step_macs, layer_macs, &step_macs);
         if (!fits)
-            throw ConfigError(batch_where, "the training step's MACs overflow 64 bits at batch " + std::to_string(batch) +
-                                               " (at layer '" + l.name + "', " + l.where.describe() + "); lower workload.batch");
+            throw ConfigError(batch_where, "the training step's MACs overflow 64 bits at batch " +
+                                               std::to_string(batch) + " (at layer '" + l.name + "', " +
+                                               l.where.describe() + "); lower workload.batch");
     }
 }
 
@@ -184,26 +191,30 @@ void read_workload_section(MapReader& top, const RunParams& run, Params& p) {
     KeyReader reader = read_keys(top, "workload", w, kWorkloadKeys);
     reader.finish();
     if (w.trace.written.empty() && w.model.written.empty())
-        throw ConfigError(top.has("workload") ? reader.where("trace") : top.location(),
-                          "run.mode " + std::string(to_string(run.mode)) +
-                              " needs workload.trace (a network trace: traces/*.yaml or a SCALE-Sim .csv) or workload.model "
-                              "(an ONNX model)");
+        throw ConfigError(
+            top.has("workload") ? reader.where("trace") : top.location(),
+            "run.mode " + std::string(to_string(run.mode)) +
+                " needs workload.trace (a network trace: traces/*.yaml or a SCALE-Sim .csv) or workload.model "
+                "(an ONNX model)");
     if (!w.trace.written.empty() && !w.model.written.empty())
         throw ConfigError(reader.where("model"), "give workload.trace or workload.model, not both");
     const char* key = w.model.written.empty() ? "trace" : "model";
     FilePath& file = w.model.written.empty() ? w.trace : w.model;
     file.resolved = resolve_path(top.document()->file, file.written);
     if (std::error_code ec; !std::filesystem::is_regular_file(file.resolved, ec))
-        throw ConfigError(reader.where(key), std::string("no ") + (w.model.written.empty() ? "trace" : "model") + " file at " +
-                                                 file.resolved + " (a relative path is taken from the config file's folder)");
+        throw ConfigError(reader.where(key), std::string("no ") + (w.model.written.empty() ? "trace" : "model") +
+                                                 " file at " + file.resolved +
+                                                 " (a relative path is taken from the config file's folder)");
     if (!w.model.written.empty() && std::filesystem::path(file.resolved).extension() != ".onnx")
-        throw ConfigError(reader.where(key), "expected an ONNX model (.onnx): a fastsim or SCALE-Sim trace goes under workload.trace");
+        throw ConfigError(reader.where(key),
+                          "expected an ONNX model (.onnx): a fastsim or SCALE-Sim trace goes under workload.trace");
     w.network = w.model.written.empty() ? read_trace(file.resolved) : read_onnx_model(file.resolved);
     if (run.mode == RunMode::cluster) {
         std::vector<std::string> removed;
         w.network = workload::without_vector_layers(w.network, &removed);
         if (w.network.layers.empty())
-            throw ConfigError(reader.where(key), "the network has no GEMM layer (conv, fc, matmul) for a cluster run to split");
+            throw ConfigError(reader.where(key),
+                              "the network has no GEMM layer (conv, fc, matmul) for a cluster run to split");
         if (!removed.empty()) {
             std::string names;
             for (std::size_t i = 0; i < removed.size() && i < 5; ++i) names += (i ? ", " : "") + removed[i];
@@ -214,9 +225,12 @@ void read_workload_section(MapReader& top, const RunParams& run, Params& p) {
         }
         for (const workload::Layer& l : w.network.layers)
             if (l.kind == workload::LayerKind::gemm)
-                throw ConfigError(l.where, "layer '" + l.name + "' is a gemm layer (one GEMM, not scaled by the batch, such as a "
-                                           "row of SCALE-Sim's Layer, M, N, K form); a cluster run splits layers by sample and "
-                                           "channel, so give it per-sample layers (fc with tokens: M) or use run.mode training_step");
+                throw ConfigError(
+                    l.where,
+                    "layer '" + l.name +
+                        "' is a gemm layer (one GEMM, not scaled by the batch, such as a "
+                        "row of SCALE-Sim's Layer, M, N, K form); a cluster run splits layers by sample and "
+                        "channel, so give it per-sample layers (fc with tokens: M) or use run.mode training_step");
     }
     w.batch_where = reader.where("batch");
     check_lowering(w.network, w.batch, w.batch_where);
@@ -239,7 +253,8 @@ void resolve_training(MapReader& top, Params& p) {
     // (3) Precision: defaults, then the overrides in order.
     PrecisionParams& pp = p.precision;
     KeyReader precision = read_keys(top, "precision", pp, kPrecisionKeys);
-    for (const auto& [key, width] : {std::pair{"weights", pp.defaults.weights}, {"activations", pp.defaults.activations},
+    for (const auto& [key, width] : {std::pair{"weights", pp.defaults.weights},
+                                     {"activations", pp.defaults.activations},
                                      {"gradients", pp.defaults.gradients}})
         check_mantissa_format(p.bfp, width, precision.where(key));
     const auto& layers = p.workload.network.layers;
@@ -250,12 +265,13 @@ void resolve_training(MapReader& top, Params& p) {
         reader.finish();
         if (!reader.given("layer"))
             throw ConfigError(entry_where, "expected layer: the name of a layer in " + p.workload.trace.written);
-        for (const auto& [key, width] : {std::pair{"weights", o.weights}, {"activations", o.activations},
-                                         {"gradients", o.gradients}})
+        for (const auto& [key, width] :
+             {std::pair{"weights", o.weights}, {"activations", o.activations}, {"gradients", o.gradients}})
             if (width) check_mantissa_format(p.bfp, *width, reader.where(key));
         const bool known =
             std::any_of(layers.begin(), layers.end(), [&](const workload::Layer& l) { return l.name == o.layer; });
-        if (!known) throw ConfigError(reader.where("layer"), "no layer named '" + o.layer + "' in " + p.workload.trace.written);
+        if (!known)
+            throw ConfigError(reader.where("layer"), "no layer named '" + o.layer + "' in " + p.workload.trace.written);
         pp.overrides.push_back(o);
     }
 
@@ -275,8 +291,8 @@ void resolve_training(MapReader& top, Params& p) {
         KeyReader reader = read_keys(std::move(entry), e, kScheduleKeys);
         reader.finish();
         if (!reader.given("from_step")) throw ConfigError(where, "expected from_step: the first step at these widths");
-        for (const auto& [key, width] : {std::pair{"weights", e.weights}, {"activations", e.activations},
-                                         {"gradients", e.gradients}})
+        for (const auto& [key, width] :
+             {std::pair{"weights", e.weights}, {"activations", e.activations}, {"gradients", e.gradients}})
             if (width) check_mantissa_format(p.bfp, *width, reader.where(key));
         if (e.from_step >= p.workload.steps)
             throw ConfigError(reader.where("from_step"), "from_step " + std::to_string(e.from_step) +
@@ -299,11 +315,12 @@ void resolve_training(MapReader& top, Params& p) {
     else if (pp.schedule.empty() || pp.schedule.front().from_step > 0)
         segment_at(0, pp.defaults);
     for (const ScheduleEntry& e : pp.schedule)
-        segment_at(e.from_step, {e.weights.value_or(pp.defaults.weights), e.activations.value_or(pp.defaults.activations),
-                                 e.gradients.value_or(pp.defaults.gradients)});
+        segment_at(e.from_step,
+                   {e.weights.value_or(pp.defaults.weights), e.activations.value_or(pp.defaults.activations),
+                    e.gradients.value_or(pp.defaults.gradients)});
     for (std::size_t i = 0; i < pp.segments.size(); ++i)
-        pp.segments[i].steps = (i + 1 < pp.segments.size() ? pp.segments[i + 1].first_step : p.workload.steps) -
-                               pp.segments[i].first_step;
+        pp.segments[i].steps =
+            (i + 1 < pp.segments.size() ? pp.segments[i + 1].first_step : p.workload.steps) - pp.segments[i].first_step;
     pp.per_layer = pp.segments.front().per_layer;
 
     // (4) Energy table, with the node's DRAM type.

@@ -27,21 +27,23 @@ public:
     void walk(const YAML::Node& node, const std::string& path) {
         // Without aliases every node takes at least half a character of text.
         if (m_budget-- == 0)
-            fail(node.Mark(), path, "the document expands to more nodes than it has characters: aliases (*name) "
-                                    "that repeat large parts are not supported; write the values out");
+            fail(node.Mark(), path,
+                 "the document expands to more nodes than it has characters: aliases (*name) "
+                 "that repeat large parts are not supported; write the values out");
         if (node.IsMap()) {
             std::map<std::string, int> keys;  // key -> 1-based line
             for (const auto& entry : node) {
                 if (!entry.first.IsScalar())
-                    fail(entry.first.Mark(), path, "expected a plain key, got a " +
-                                                       std::string(entry.first.IsMap() ? "map" : "list") + " as a key");
+                    fail(entry.first.Mark(), path,
+                         "expected a plain key, got a " + std::string(entry.first.IsMap() ? "map" : "list") +
+                             " as a key");
                 const std::string& key = entry.first.Scalar();
                 const std::string child = path.empty() ? key : path + "." + key;
                 const auto [at, fresh] = keys.emplace(key, entry.first.Mark().line + 1);
                 if (!fresh)
-                    fail(entry.first.Mark(), child, "the key '" + key + "' is given twice in one map (first at line " +
-                                                        std::to_string(at->second) +
-                                                        "); yaml-cpp would silently keep the first");
+                    fail(entry.first.Mark(), child,
+                         "the key '" + key + "' is given twice in one map (first at line " +
+                             std::to_string(at->second) + "); yaml-cpp would silently keep the first");
                 walk(entry.second, child);
             }
         } else if (node.IsSequence()) {
@@ -74,7 +76,8 @@ int second_document_line(const std::string& text) {
         ++line_number;
         start = end + 1;
         const auto is_marker = [&](std::string_view marker) {
-            return line.substr(0, 3) == marker && (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r');
+            return line.substr(0, 3) == marker &&
+                   (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r');
         };
         if (is_marker("---")) {
             if (started || content || ended) return line_number;
@@ -86,7 +89,7 @@ int second_document_line(const std::string& text) {
             continue;
         }
         const std::size_t first = line.find_first_not_of(" \t\r");
-        if (first == std::string_view::npos || line[first] == '#') continue;    // blank or comment
+        if (first == std::string_view::npos || line[first] == '#') continue;  // blank or comment
         if (!started && !content && line[0] == '%') continue;                 // a directive
         if (ended) return line_number;
         content = true;
@@ -116,8 +119,9 @@ std::optional<std::string> number_syntax_error(const std::string& text, bool int
     const std::size_t int_digits = digits();
     bool any_digits = int_digits > 0;
     if (int_digits > 1 && text[int_start] == '0')
-        return std::string(integer ? "a leading zero: YAML 1.1 reads it as octal, YAML 1.2 as decimal; write the number without it"
-                                   : "a leading zero: write the number without it");
+        return std::string(
+            integer ? "a leading zero: YAML 1.1 reads it as octal, YAML 1.2 as decimal; write the number without it"
+                    : "a leading zero: write the number without it");
     if (!integer) {
         if (i < text.size() && text[i] == '.') {
             ++i;
@@ -129,8 +133,7 @@ std::optional<std::string> number_syntax_error(const std::string& text, bool int
             if (digits() == 0) return std::string("an exponent needs digits");
         }
     }
-    if (!any_digits || i != text.size())
-        return std::string();
+    if (!any_digits || i != text.size()) return std::string();
     return std::nullopt;
 }
 
@@ -138,7 +141,8 @@ YAML::Node parse_strict_yaml(const std::string& text, const std::string& file) {
     // Document markers are found in the text: yaml-cpp 0.7's LoadAll loops forever on some
     // inputs (", " is one; found by fuzzing), and a second parse would double the cost.
     if (const int line = second_document_line(text))
-        throw ConfigError({file, line, 1, ""}, "a second YAML document starts here; fastsim reads one document per file");
+        throw ConfigError({file, line, 1, ""},
+                          "a second YAML document starts here; fastsim reads one document per file");
     YAML::Node root;
     try {
         root = YAML::Load(text);
@@ -221,7 +225,7 @@ MapReader::MapReader(const Document& doc, const YAML::Node& node, std::string ke
     if (m_node.IsNull()) m_node = YAML::Node(YAML::NodeType::Map);
     if (!m_node.IsMap())
         throw ConfigError(doc.locate(node, m_path), std::string("expected a map of keys, got a ") +
-                                                         (node.IsSequence() ? "list" : "single value"));
+                                                        (node.IsSequence() ? "list" : "single value"));
 }
 
 Location MapReader::location_of(const std::string& key) const {
@@ -253,8 +257,9 @@ void MapReader::finish() const {
         if (m_known.count(key)) continue;
         std::string known;
         for (const auto& k : m_known) known += (known.empty() ? "" : ", ") + k;
-        throw ConfigError(m_doc->locate(entry.first, child_path(key)),
-                          "unknown key '" + key + "'" + (m_path.empty() ? "" : " in " + m_path) + " (expected one of: " + known + ")");
+        throw ConfigError(m_doc->locate(entry.first, child_path(key)), "unknown key '" + key + "'" +
+                                                                           (m_path.empty() ? "" : " in " + m_path) +
+                                                                           " (expected one of: " + known + ")");
     }
 }
 

@@ -71,7 +71,8 @@ public:
     /// A scalar naming an enumerator of E in its table (common/enum_names.h).
     template <typename E>
     Field<E> choice(const std::string& key) {
-        return choice<E>(key, [](const std::string& s) { return parse_name<E>(s); }, name_list<E>());
+        return choice<E>(
+            key, [](const std::string& s) { return parse_name<E>(s); }, name_list<E>());
     }
     /// A list of scalars (a single scalar reads as a one-element list).
     template <typename T>
@@ -101,7 +102,9 @@ public:
     [[nodiscard]] const Document* document() const { return m_doc; }
 
 private:
-    [[nodiscard]] std::string child_path(const std::string& key) const { return m_path.empty() ? key : m_path + "." + key; }
+    [[nodiscard]] std::string child_path(const std::string& key) const {
+        return m_path.empty() ? key : m_path + "." + key;
+    }
     template <typename T>
     T convert(const YAML::Node& node, const std::string& path) const;
     /// Lookup through a const node: a non-const operator[] would insert the key.
@@ -118,10 +121,14 @@ private:
 
 template <typename T>
 constexpr const char* expected_kind() {
-    if constexpr (std::is_same_v<T, bool>) return "true or false";
-    else if constexpr (std::is_integral_v<T>) return std::is_signed_v<T> ? "an integer" : "a non-negative integer";
-    else if constexpr (std::is_floating_point_v<T>) return "a number";
-    else return "a string";
+    if constexpr (std::is_same_v<T, bool>)
+        return "true or false";
+    else if constexpr (std::is_integral_v<T>)
+        return std::is_signed_v<T> ? "an integer" : "a non-negative integer";
+    else if constexpr (std::is_floating_point_v<T>)
+        return "a number";
+    else
+        return "a string";
 }
 
 /// Nothing if `text` is a plain decimal number for YAML keys of type T, else why not (empty
@@ -134,8 +141,11 @@ std::optional<std::string> number_syntax_error(const std::string& text, bool int
 template <typename T>
 T MapReader::convert(const YAML::Node& node, const std::string& path) const {
     const Location where = m_doc->locate(node, path);
-    if (!node.IsScalar()) throw ConfigError(where, std::string("expected ") + expected_kind<T>() + ", got a " +
-                                                       (node.IsMap() ? "map" : node.IsSequence() ? "list" : "null"));
+    if (!node.IsScalar())
+        throw ConfigError(where, std::string("expected ") + expected_kind<T>() + ", got a " +
+                                     (node.IsMap()        ? "map"
+                                      : node.IsSequence() ? "list"
+                                                          : "null"));
     if constexpr (std::is_same_v<T, std::string>) {
         return node.Scalar();
     } else if constexpr (std::is_same_v<T, bool>) {
@@ -159,19 +169,22 @@ T MapReader::convert(const YAML::Node& node, const std::string& path) const {
                     wide > static_cast<long long>(std::numeric_limits<T>::max()))
                     throw ConfigError(where, std::string("expected ") + expected_kind<T>() + " from " +
                                                  std::to_string(std::numeric_limits<T>::min()) + " to " +
-                                                 std::to_string(std::numeric_limits<T>::max()) + ", got '" + text + "'");
+                                                 std::to_string(std::numeric_limits<T>::max()) + ", got '" + text +
+                                                 "'");
                 return static_cast<T>(wide);
             } else {
                 const unsigned long long wide = std::strtoull(text.c_str(), &end, 10);
                 if (errno == ERANGE || wide > std::numeric_limits<T>::max())
                     throw ConfigError(where, std::string("expected ") + expected_kind<T>() + " from 0 to " +
-                                                 std::to_string(std::numeric_limits<T>::max()) + ", got '" + text + "'");
+                                                 std::to_string(std::numeric_limits<T>::max()) + ", got '" + text +
+                                                 "'");
                 return static_cast<T>(wide);
             }
         } else {
             const double value = std::strtod(text.c_str(), nullptr);
             if (!std::isfinite(value) || static_cast<double>(static_cast<T>(value)) != value)
-                throw ConfigError(where, std::string("expected a finite number, got '") + text + "' (beyond the range of a double)");
+                throw ConfigError(
+                    where, std::string("expected a finite number, got '") + text + "' (beyond the range of a double)");
             return static_cast<T>(value);
         }
     }

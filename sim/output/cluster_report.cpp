@@ -29,7 +29,7 @@ std::vector<std::size_t> path_to(const planner::Plan& plan, std::size_t node) {
         path.push_back(g);
         const auto& a = plan.groups[static_cast<std::size_t>(plan.groups[g].side_a)].nodes;
         g = static_cast<std::size_t>(std::find(a.begin(), a.end(), node) != a.end() ? plan.groups[g].side_a
-                                                                                     : plan.groups[g].side_b);
+                                                                                    : plan.groups[g].side_b);
     }
     return path;
 }
@@ -45,7 +45,8 @@ std::string planner_label(const planner::Plan& plan) {
     s += plan.objective == planner::Objective::time ? ", minimising time" : ", minimising communication volume";
     s += plan.split == planner::SplitRule::balanced ? ", balanced splits" : ", equal splits";
     if (plan.chosen_from != plan.options.kind)
-        s += "; the plan is " + std::string(planner::to_string(plan.chosen_from)) + "'s, which does better on this objective than the DP's";
+        s += "; the plan is " + std::string(planner::to_string(plan.chosen_from)) +
+             "'s, which does better on this objective than the DP's";
     return s;
 }
 
@@ -55,8 +56,9 @@ void print_cluster_summary(std::ostream& out, const config::Params& params) {
     for (std::size_t g = 0; g < c.groups.size(); ++g)
         out << (g ? ", " : "") << c.groups[g].count << " x " << c.groups[g].node_type << " on a "
             << config::to_string(c.groups[g].topology) << " at " << c.groups[g].link.bandwidth_gb_per_s << " GB/s";
-    if (c.upper_topology) out << "; groups joined by a " << config::to_string(*c.upper_topology) << " at "
-                              << c.upper_link.bandwidth_gb_per_s << " GB/s";
+    if (c.upper_topology)
+        out << "; groups joined by a " << config::to_string(*c.upper_topology) << " at "
+            << c.upper_link.bandwidth_gb_per_s << " GB/s";
     out << "), " << params.workload.network.name << " batch " << params.workload.batch << "\n";
 }
 
@@ -76,11 +78,12 @@ std::string memory_line(const config::Params& params, const planner::Plan& plan)
     const planner::Footprint& f = plan.footprint[fullest];
     const config::NodeTypeParams& t = params.cluster.node_types[params.cluster.node_type[fullest]];
     const auto gib = [](double bytes) { return Table::fixed(bytes / 0x1p30, 3); };
-    std::string line = "memory: node " + std::to_string(fullest) + " (" + t.name + ") is the fullest, " + gib(f.total()) +
-                       (t.dram_capacity_gib > 0 ? " of " + gib(t.dram_capacity_gib * 0x1p30) + " GiB" : " GiB (capacity not given)") +
-                       " = weights " + gib(f.weights) + " + weight gradients " + gib(f.weight_gradients) + " + optimiser state " +
-                       gib(f.optimizer_state) + " + stashed activations " + gib(f.stashed_activations) + " + buffers " +
-                       gib(f.buffers) + "\n";
+    std::string line =
+        "memory: node " + std::to_string(fullest) + " (" + t.name + ") is the fullest, " + gib(f.total()) +
+        (t.dram_capacity_gib > 0 ? " of " + gib(t.dram_capacity_gib * 0x1p30) + " GiB" : " GiB (capacity not given)") +
+        " = weights " + gib(f.weights) + " + weight gradients " + gib(f.weight_gradients) + " + optimiser state " +
+        gib(f.optimizer_state) + " + stashed activations " + gib(f.stashed_activations) + " + buffers " +
+        gib(f.buffers) + "\n";
     return line;
 }
 
@@ -88,7 +91,9 @@ std::string node_list(const std::vector<std::size_t>& nodes) {
     if (nodes.empty()) return "-";
     bool contiguous = true;
     for (std::size_t i = 1; i < nodes.size(); ++i) contiguous = contiguous && nodes[i] == nodes[i - 1] + 1;
-    if (contiguous) return nodes.size() == 1 ? std::to_string(nodes[0]) : std::to_string(nodes.front()) + "-" + std::to_string(nodes.back());
+    if (contiguous)
+        return nodes.size() == 1 ? std::to_string(nodes[0])
+                                 : std::to_string(nodes.front()) + "-" + std::to_string(nodes.back());
     std::string s;
     for (const std::size_t n : nodes) s += (s.empty() ? "" : ",") + std::to_string(n);
     return s;
@@ -131,9 +136,10 @@ void print_plan(std::ostream& out, const config::Params& params, const run::Clus
     for (std::size_t l = 0; l < planned.graph.layers.size(); ++l) {
         const double compute = plan.compute_s[l][0] + plan.compute_s[l][1] + plan.compute_s[l][2];
         t.add_row({planned.graph.layers[l].name, types_along(plan, path, l),
-                   plan.groups[0].leaf() ? "-" : Table::fixed(plan.choices[0][l].alpha, 3), Table::fixed(ms(compute), 3),
-                   Table::fixed(ms(plan.forward_comm_s[l]), 3), Table::fixed(ms(plan.backward_comm_s[l]), 3),
-                   Table::fixed(ms(plan.sync_comm_s[l]), 3), Table::fixed(ms(plan.layer_step_s[l]), 3)});
+                   plan.groups[0].leaf() ? "-" : Table::fixed(plan.choices[0][l].alpha, 3),
+                   Table::fixed(ms(compute), 3), Table::fixed(ms(plan.forward_comm_s[l]), 3),
+                   Table::fixed(ms(plan.backward_comm_s[l]), 3), Table::fixed(ms(plan.sync_comm_s[l]), 3),
+                   Table::fixed(ms(plan.layer_step_s[l]), 3)});
     }
     t.print(out);
     struct PipelineTable : planner::PlanVisitor {
@@ -186,37 +192,42 @@ void write_plan_groups(std::ostream& j, const planner::Plan& plan, const std::st
 std::string plan_json(const config::Params& params, const run::ClusterPlan& planned) {
     const planner::Plan& plan = planned.plan;
     std::ostringstream j;
-    j << "{\n  \"config\": " << json_string(params.source_file) << ",\n  \"network\": "
-      << json_string(params.workload.network.name) << ",\n  \"batch\": " << params.workload.batch
-      << ",\n  \"nodes\": " << params.cluster.node_type.size() << ",\n  \"planner\": "
-      << json_string(std::string(planner::to_string(plan.options.kind))) << ",\n  \"objective\": "
-      << json_string(std::string(name_of(plan.objective))) << ",\n  \"split\": " << json_string(std::string(name_of(plan.split)))
+    j << "{\n  \"config\": " << json_string(params.source_file)
+      << ",\n  \"network\": " << json_string(params.workload.network.name)
+      << ",\n  \"batch\": " << params.workload.batch << ",\n  \"nodes\": " << params.cluster.node_type.size()
+      << ",\n  \"planner\": " << json_string(std::string(planner::to_string(plan.options.kind)))
+      << ",\n  \"objective\": " << json_string(std::string(name_of(plan.objective)))
+      << ",\n  \"split\": " << json_string(std::string(name_of(plan.split)))
       << ",\n  \"chosen_from\": " << json_string(std::string(planner::to_string(plan.chosen_from)))
       << ",\n  \"comm_only\": " << (plan.options.comm_only ? "true" : "false")
       << ",\n  \"equal_split\": " << (plan.options.equal_split ? "true" : "false") << ",\n  \"node_types\": [";
     for (std::size_t n = 0; n < params.cluster.node_type.size(); ++n)
         j << (n ? ", " : "") << json_string(params.cluster.node_types[params.cluster.node_type[n]].name);
-    j << "],\n  \"predicted_step_s\": " << format_number(plan.step_s) << ",\n  \"comm_bytes\": " << format_number(plan.comm_bytes)
+    j << "],\n  \"predicted_step_s\": " << format_number(plan.step_s)
+      << ",\n  \"comm_bytes\": " << format_number(plan.comm_bytes)
       << ",\n  \"planning_s\": " << format_number(planned.planning_s) << ",\n  \"layers\": [\n";
     for (std::size_t l = 0; l < planned.graph.layers.size(); ++l) {
         j << "    {\"name\": " << json_string(planned.graph.layers[l].name) << ", \"compute_s\": ["
-          << format_number(plan.compute_s[l][0]) << ", " << format_number(plan.compute_s[l][1]) << ", " << format_number(plan.compute_s[l][2])
-          << "], \"forward_comm_s\": " << format_number(plan.forward_comm_s[l]) << ", \"backward_comm_s\": "
-          << format_number(plan.backward_comm_s[l]) << ", \"sync_comm_s\": " << format_number(plan.sync_comm_s[l])
-          << ", \"predicted_s\": " << format_number(plan.layer_step_s[l]) << "}" << (l + 1 < planned.graph.layers.size() ? "," : "")
-          << "\n";
+          << format_number(plan.compute_s[l][0]) << ", " << format_number(plan.compute_s[l][1]) << ", "
+          << format_number(plan.compute_s[l][2]) << "], \"forward_comm_s\": " << format_number(plan.forward_comm_s[l])
+          << ", \"backward_comm_s\": " << format_number(plan.backward_comm_s[l])
+          << ", \"sync_comm_s\": " << format_number(plan.sync_comm_s[l])
+          << ", \"predicted_s\": " << format_number(plan.layer_step_s[l]) << "}"
+          << (l + 1 < planned.graph.layers.size() ? "," : "") << "\n";
     }
     j << "  ],\n";
     struct PipelineJson : planner::PlanVisitor {
         std::ostream& j;
         const planner::Plan& plan;
         const planner::LayerGraph& graph;
-        PipelineJson(std::ostream& o, const planner::Plan& pl, const planner::LayerGraph& g) : j(o), plan(pl), graph(g) {}
+        PipelineJson(std::ostream& o, const planner::Plan& pl, const planner::LayerGraph& g)
+            : j(o), plan(pl), graph(g) {}
         void pipeline(const planner::PipelinePlan& p) override {
-            j << "  \"pipeline\": {\"schedule\": " << json_string(std::string(name_of(p.schedule))) << ", \"intra\": "
-              << json_string(std::string(planner::to_string(plan.options.pipeline.intra))) << ", \"microbatches\": "
-              << p.microbatches << ", \"microbatch_size\": " << p.microbatch_size << ", \"bubble_fraction\": "
-              << format_number(p.bubble_fraction) << ", \"predicted_step_s\": " << format_number(p.step_s);
+            j << "  \"pipeline\": {\"schedule\": " << json_string(std::string(name_of(p.schedule)))
+              << ", \"intra\": " << json_string(std::string(planner::to_string(plan.options.pipeline.intra)))
+              << ", \"microbatches\": " << p.microbatches << ", \"microbatch_size\": " << p.microbatch_size
+              << ", \"bubble_fraction\": " << format_number(p.bubble_fraction)
+              << ", \"predicted_step_s\": " << format_number(p.step_s);
             if (p.objective_s > 0) j << ", \"alpa_objective_s\": " << format_number(p.objective_s);
             j << ", \"stages\": [\n";
             for (std::size_t s = 0; s < p.stages.size(); ++s) {
@@ -226,18 +237,18 @@ std::string plan_json(const config::Params& params, const run::ClusterPlan& plan
                     j << (l > st.first_layer ? ", " : "") << json_string(graph.layers[l].name);
                 j << "], \"nodes\": [";
                 for (std::size_t i = 0; i < st.nodes.size(); ++i) j << (i ? ", " : "") << st.nodes[i];
-                j << "], \"predicted_s\": " << format_number(st.busy_s) << ", \"microbatch_forward_s\": " << format_number(st.forward_s)
-                  << ", \"microbatch_backward_s\": " << format_number(st.backward_s) << ", \"sync_tail_s\": "
-                  << format_number(st.sync_tail_s) << ", \"in_flight\": " << st.in_flight
-                  << ", \"memory_bytes\": " << std::llround(st.memory_bytes) << ", \"intra_planner\": "
-                  << json_string(std::string(planner::to_string(st.plan.chosen_from))) << ", \"objective\": "
-                  << json_string(std::string(name_of(st.plan.objective))) << ", \"split\": "
-                  << json_string(std::string(name_of(st.plan.split))) << ", \"groups\": [\n";
+                j << "], \"predicted_s\": " << format_number(st.busy_s)
+                  << ", \"microbatch_forward_s\": " << format_number(st.forward_s)
+                  << ", \"microbatch_backward_s\": " << format_number(st.backward_s)
+                  << ", \"sync_tail_s\": " << format_number(st.sync_tail_s) << ", \"in_flight\": " << st.in_flight
+                  << ", \"memory_bytes\": " << std::llround(st.memory_bytes)
+                  << ", \"intra_planner\": " << json_string(std::string(planner::to_string(st.plan.chosen_from)))
+                  << ", \"objective\": " << json_string(std::string(name_of(st.plan.objective)))
+                  << ", \"split\": " << json_string(std::string(name_of(st.plan.split))) << ", \"groups\": [\n";
                 write_plan_groups(j, st.plan, "      ");
                 j << "    ]}" << (s + 1 < p.stages.size() ? "," : "") << "\n";
             }
             j << "  ]},\n";
-    
         }
     } pipeline_json(j, plan, planned.graph);
     planner::describe(plan, planned.graph, pipeline_json);
@@ -248,11 +259,13 @@ std::string plan_json(const config::Params& params, const run::ClusterPlan& plan
         const planner::Footprint& f = plan.footprint[n];
         const config::NodeTypeParams& t = params.cluster.node_types[params.cluster.node_type[n]];
         j << "    {\"node\": " << n << ", \"memory_bytes\": " << std::llround(f.total())
-          << ", \"capacity_bytes\": " << std::llround(t.dram_capacity_gib * 0x1p30) << ", \"weights_bytes\": "
-          << std::llround(f.weights) << ", \"weight_gradients_bytes\": " << std::llround(f.weight_gradients)
-          << ", \"optimizer_state_bytes\": " << std::llround(f.optimizer_state) << ", \"stashed_activations_bytes\": "
-          << std::llround(f.stashed_activations) << ", \"buffers_bytes\": " << std::llround(f.buffers) << "}"
-          << (n + 1 < plan.footprint.size() ? "," : "") << "\n";
+          << ", \"capacity_bytes\": " << std::llround(t.dram_capacity_gib * 0x1p30)
+          << ", \"weights_bytes\": " << std::llround(f.weights)
+          << ", \"weight_gradients_bytes\": " << std::llround(f.weight_gradients)
+          << ", \"optimizer_state_bytes\": " << std::llround(f.optimizer_state)
+          << ", \"stashed_activations_bytes\": " << std::llround(f.stashed_activations)
+          << ", \"buffers_bytes\": " << std::llround(f.buffers) << "}" << (n + 1 < plan.footprint.size() ? "," : "")
+          << "\n";
     }
     j << "  ]\n}\n";
     return j.str();
@@ -261,15 +274,15 @@ std::string plan_json(const config::Params& params, const run::ClusterPlan& plan
 /// plan.csv's rows of `plan` over `graph`: a row per layer and non-leaf group; a plan whose
 /// whole set of nodes is one leaf (one node) gets a row per layer of type "-", its node's compute.
 /// `stage` and `stage_nodes` fill the last two columns (empty outside a pipeline).
-void write_plan_rows(std::ostream& c, const planner::Plan& plan, const planner::LayerGraph& graph, const std::string& stage,
-                     const std::string& stage_nodes) {
+void write_plan_rows(std::ostream& c, const planner::Plan& plan, const planner::LayerGraph& graph,
+                     const std::string& stage, const std::string& stage_nodes) {
     const std::string tail = "," + stage + "," + stage_nodes + "\n";
     if (plan.groups.front().leaf()) {
         for (std::size_t l = 0; l < graph.layers.size(); ++l) {
             const planner::LayerDims& d = graph.layers[l].dims;
             const planner::PhaseSeconds& t = plan.compute_s[l];
-            c << "0,0,1,0," << graph.layers[l].name << ",-,1,," << d.batch << ',' << d.in_channels << ',' << d.out_channels << ','
-              << format_number(t[0] + t[1] + t[2]) << ",0,0,0,0,0" << tail;
+            c << "0,0,1,0," << graph.layers[l].name << ",-,1,," << d.batch << ',' << d.in_channels << ','
+              << d.out_channels << ',' << format_number(t[0] + t[1] + t[2]) << ",0,0,0,0,0" << tail;
         }
         return;
     }
@@ -279,12 +292,13 @@ void write_plan_rows(std::ostream& c, const planner::Plan& plan, const planner::
         const std::size_t side_a = plan.groups[static_cast<std::size_t>(group.side_a)].nodes.size();
         for (std::size_t l = 0; l < plan.choices[g].size(); ++l) {
             const planner::LayerChoice& ch = plan.choices[g][l];
-            c << g << ',' << group.depth << ',' << group.nodes.size() << ',' << side_a << ',' << graph.layers[l].name << ','
-              << planner::to_string(ch.type) << ',' << format_number(ch.alpha) << ',' << ch.split_a << ',' << ch.dims.batch << ','
-              << ch.dims.in_channels << ',' << ch.dims.out_channels << ',' << format_number(ch.compute_a_s) << ','
-              << format_number(ch.compute_b_s) << ',' << format_number(ch.forward_comm_s(group.exchange)) << ','
-              << format_number(ch.backward_comm_s(group.exchange)) << ',' << format_number(ch.sync_comm_s(group.exchange)) << ','
-              << format_number(ch.comm_bytes()) << tail;
+            c << g << ',' << group.depth << ',' << group.nodes.size() << ',' << side_a << ',' << graph.layers[l].name
+              << ',' << planner::to_string(ch.type) << ',' << format_number(ch.alpha) << ',' << ch.split_a << ','
+              << ch.dims.batch << ',' << ch.dims.in_channels << ',' << ch.dims.out_channels << ','
+              << format_number(ch.compute_a_s) << ',' << format_number(ch.compute_b_s) << ','
+              << format_number(ch.forward_comm_s(group.exchange)) << ','
+              << format_number(ch.backward_comm_s(group.exchange)) << ','
+              << format_number(ch.sync_comm_s(group.exchange)) << ',' << format_number(ch.comm_bytes()) << tail;
         }
     }
 }
@@ -312,7 +326,8 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const r
     for (std::size_t l = 0; l < layers.size(); ++l) {
         const double planned = plan.layer_step_s[l];
         const double simulated = r.layer_simulated_s[l];
-        t.add_row({layers[l].name, types_along(plan, path, l), Table::fixed(ms(planned), 3), Table::fixed(ms(simulated), 3),
+        t.add_row({layers[l].name, types_along(plan, path, l), Table::fixed(ms(planned), 3),
+                   Table::fixed(ms(simulated), 3),
                    simulated > 0 ? Table::fixed(100 * (planned - simulated) / simulated, 1) : "-"});
     }
     t.print(out);
@@ -321,7 +336,8 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const r
     for (std::size_t i = 0; i < r.nodes.size(); ++i) {
         const auto& node = r.nodes[i];
         n.add_row({std::to_string(i), params.cluster.node_types[params.cluster.node_type[i]].name,
-                   Table::fixed(ms(node.compute_s), 3), Table::fixed(ms(node.wait_s), 3), Table::fixed(ms(node.idle_s), 3),
+                   Table::fixed(ms(node.compute_s), 3), Table::fixed(ms(node.wait_s), 3),
+                   Table::fixed(ms(node.idle_s), 3),
                    Table::fixed(r.step_s > 0 ? 100 * node.compute_s / r.step_s : 0, 1),
                    Table::fixed(node.energy.total_pj() * 1e-6, 1)});
     }
@@ -331,8 +347,8 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const r
         const run::ClusterStepResult& r;
         StageTable(std::ostream& o, const run::ClusterStepResult& res) : out(o), r(res) {}
         void pipeline(const planner::PipelinePlan& p) override {
-            out << "\npipeline: " << p.stages.size() << " stages, schedule " << name_of(p.schedule) << ", " << p.microbatches
-                << " micro-batches of " << p.microbatch_size << " samples\n\n";
+            out << "\npipeline: " << p.stages.size() << " stages, schedule " << name_of(p.schedule) << ", "
+                << p.microbatches << " micro-batches of " << p.microbatch_size << " samples\n\n";
             Table st({"stage", "layers", "nodes", "planned_busy_ms", "simulated_busy_ms", "simulated_idle_ms"});
             for (std::size_t s = 0; s < p.stages.size(); ++s)
                 st.add_row({std::to_string(s), layer_span(r.planned.graph, p.stages[s]), node_list(p.stages[s].nodes),
@@ -341,7 +357,6 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const r
             st.print(out);
             out << "bubble fraction: simulated " << Table::fixed(r.bubble_fraction, 4) << ", planned "
                 << Table::fixed(p.bubble_fraction, 4) << "\n";
-    
         }
     } stage_table(out, r);
     planner::describe(plan, r.planned.graph, stage_table);
@@ -370,63 +385,70 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const r
         << Table::fixed(100 * busiest, 1) << "%\n"
         << "energy: " << Table::fixed(total_pj * 1e-6, 1) << " uJ";
     for (const energy::EnergyComponent& c : energy::kEnergyComponents)
-        out << (c.pj == energy::kEnergyComponents.front().pj ? " = " : " + ") << c.name << " " << Table::fixed(e.*c.pj * 1e-6, 1);
+        out << (c.pj == energy::kEnergyComponents.front().pj ? " = " : " + ") << c.name << " "
+            << Table::fixed(e.*c.pj * 1e-6, 1);
     out << " + links " << Table::fixed(r.link_energy_pj * 1e-6, 1)
-        << (r.compression_energy_pj > 0 ? " + compression " + Table::fixed(r.compression_energy_pj * 1e-6, 1) : std::string())
+        << (r.compression_energy_pj > 0 ? " + compression " + Table::fixed(r.compression_energy_pj * 1e-6, 1)
+                                        : std::string())
         << "\n"
         << "simulated " << r.ops << " ops in " << Table::fixed(r.simulation_s * 1e3, 1) << " ms; planned in "
         << Table::fixed(r.planned.planning_s * 1e3, 1) << " ms\n";
 }
 
-std::string cluster_step_json(const config::Params& params, const run::ClusterStepResult& r, const run::RunProvenance& provenance) {
+std::string cluster_step_json(const config::Params& params, const run::ClusterStepResult& r,
+                              const run::RunProvenance& provenance) {
     const auto& e = r.compute_energy;
     std::ostringstream j;
-    j << "{\n  \"config\": " << json_string(params.source_file) << ",\n  \"fastsim_version\": "
-      << json_string(provenance.fastsim_version) << ",\n  \"command_line\": " << json_string(provenance.command_line)
-      << ",\n  \"network\": "
-      << json_string(params.workload.network.name) << ",\n  \"batch\": " << params.workload.batch
-      << ",\n  \"nodes\": " << r.nodes.size() << ",\n  \"planner\": "
-      << json_string(std::string(planner::to_string(r.planned.plan.options.kind)))
-      << ",\n  \"simulated_step_s\": " << format_number(r.step_s) << ",\n  \"planned_step_s\": " << format_number(r.planned.plan.step_s)
+    j << "{\n  \"config\": " << json_string(params.source_file)
+      << ",\n  \"fastsim_version\": " << json_string(provenance.fastsim_version)
+      << ",\n  \"command_line\": " << json_string(provenance.command_line)
+      << ",\n  \"network\": " << json_string(params.workload.network.name)
+      << ",\n  \"batch\": " << params.workload.batch << ",\n  \"nodes\": " << r.nodes.size()
+      << ",\n  \"planner\": " << json_string(std::string(planner::to_string(r.planned.plan.options.kind)))
+      << ",\n  \"simulated_step_s\": " << format_number(r.step_s)
+      << ",\n  \"planned_step_s\": " << format_number(r.planned.plan.step_s)
       << ",\n  \"comm_bytes_planned\": " << format_number(r.planned.plan.comm_bytes)
       << ",\n  \"sync_bytes\": " << r.sync_bytes << ",\n  \"sync_bytes_uncompressed\": " << r.sync_bytes_uncompressed
       << ",\n  \"exposed_sync_s\": " << format_number(r.exposed_sync_s)
       << ",\n  \"staleness_overlap_s\": " << format_number(r.staleness_overlap_s) << ",\n  \"energy_pj\": {";
     for (const energy::EnergyComponent& c : energy::kEnergyComponents)
-        j << (c.pj == energy::kEnergyComponents.front().pj ? "\"" : ", \"") << c.name << "\": " << format_number(e.*c.pj);
-    j << ", \"links\": " << format_number(r.link_energy_pj) << ", \"compression\": " << format_number(r.compression_energy_pj)
-      << ", \"total\": " << format_number(e.total_pj() + r.link_energy_pj + r.compression_energy_pj)
-      << "},\n";
+        j << (c.pj == energy::kEnergyComponents.front().pj ? "\"" : ", \"") << c.name
+          << "\": " << format_number(e.*c.pj);
+    j << ", \"links\": " << format_number(r.link_energy_pj)
+      << ", \"compression\": " << format_number(r.compression_energy_pj)
+      << ", \"total\": " << format_number(e.total_pj() + r.link_energy_pj + r.compression_energy_pj) << "},\n";
     struct PipelineJson : planner::PlanVisitor {
         std::ostream& j;
         const run::ClusterStepResult& r;
         PipelineJson(std::ostream& o, const run::ClusterStepResult& res) : j(o), r(res) {}
         void pipeline(const planner::PipelinePlan& p) override {
-            j << "  \"pipeline\": {\"schedule\": " << json_string(std::string(name_of(p.schedule))) << ", \"microbatches\": "
-              << p.microbatches << ", \"bubble_fraction\": " << format_number(r.bubble_fraction)
+            j << "  \"pipeline\": {\"schedule\": " << json_string(std::string(name_of(p.schedule)))
+              << ", \"microbatches\": " << p.microbatches
+              << ", \"bubble_fraction\": " << format_number(r.bubble_fraction)
               << ", \"planned_bubble_fraction\": " << format_number(p.bubble_fraction) << ", \"stages\": [";
             for (std::size_t s = 0; s < r.stages.size(); ++s)
-                j << (s ? ", " : "") << "{\"busy_s\": " << format_number(r.stages[s].busy_s) << ", \"idle_s\": "
-                  << format_number(r.stages[s].idle_s) << ", \"planned_busy_s\": " << format_number(p.stages[s].busy_s) << "}";
+                j << (s ? ", " : "") << "{\"busy_s\": " << format_number(r.stages[s].busy_s)
+                  << ", \"idle_s\": " << format_number(r.stages[s].idle_s)
+                  << ", \"planned_busy_s\": " << format_number(p.stages[s].busy_s) << "}";
             j << "]},\n";
-    
         }
     } pipeline_json(j, r);
     planner::describe(r.planned.plan, r.planned.graph, pipeline_json);
     if (params.workload.steps > 1) {
         const double energy_pj = e.total_pj() + r.link_energy_pj + r.compression_energy_pj;
-        j << "  \"whole_run\": {\"steps\": " << params.workload.steps << ", \"total_seconds\": "
-          << format_number(r.step_s * static_cast<double>(params.workload.steps)) << ", \"total_energy_pj\": "
-          << format_number(energy_pj * static_cast<double>(params.workload.steps)) << "},\n";
+        j << "  \"whole_run\": {\"steps\": " << params.workload.steps
+          << ", \"total_seconds\": " << format_number(r.step_s * static_cast<double>(params.workload.steps))
+          << ", \"total_energy_pj\": " << format_number(energy_pj * static_cast<double>(params.workload.steps))
+          << "},\n";
     }
     j << "  \"links\": [\n";
     const auto& channels = params.cluster.topology->channels();
     for (std::size_t c = 0; c < r.simulated.channels.size(); ++c) {
         const auto& s = r.simulated.channels[c];
         j << "    {\"from\": " << channels[c].from << ", \"to\": " << channels[c].to << ", \"bytes\": " << s.bytes
-          << ", \"busy_s\": " << format_number(to_seconds(s.busy_ps)) << ", \"utilisation\": "
-          << format_number(utilisation(s.busy_ps, r.simulated.end_ps))
-          << "}" << (c + 1 < r.simulated.channels.size() ? "," : "") << "\n";
+          << ", \"busy_s\": " << format_number(to_seconds(s.busy_ps))
+          << ", \"utilisation\": " << format_number(utilisation(s.busy_ps, r.simulated.end_ps)) << "}"
+          << (c + 1 < r.simulated.channels.size() ? "," : "") << "\n";
     }
     j << "  ]\n}\n";
     return j.str();
@@ -440,10 +462,10 @@ std::string cluster_layers_csv(const config::Params&, const run::ClusterStepResu
     for (std::size_t l = 0; l < r.planned.graph.layers.size(); ++l)
         c << r.planned.graph.layers[l].name << ','
           << (plan.groups[0].leaf() ? "-" : planner::to_string(plan.choices[0][l].type)) << ','
-          << format_number(plan.compute_s[l][0]) << ',' << format_number(plan.compute_s[l][1]) << ',' << format_number(plan.compute_s[l][2])
-          << ',' << format_number(plan.forward_comm_s[l]) << ',' << format_number(plan.backward_comm_s[l]) << ','
-          << format_number(plan.sync_comm_s[l]) << ',' << format_number(plan.layer_step_s[l]) << ','
-          << format_number(r.layer_simulated_s[l]) << '\n';
+          << format_number(plan.compute_s[l][0]) << ',' << format_number(plan.compute_s[l][1]) << ','
+          << format_number(plan.compute_s[l][2]) << ',' << format_number(plan.forward_comm_s[l]) << ','
+          << format_number(plan.backward_comm_s[l]) << ',' << format_number(plan.sync_comm_s[l]) << ','
+          << format_number(plan.layer_step_s[l]) << ',' << format_number(r.layer_simulated_s[l]) << '\n';
     return c.str();
 }
 
@@ -455,8 +477,9 @@ std::string cluster_nodes_csv(const config::Params& params, const run::ClusterSt
     for (std::size_t i = 0; i < r.nodes.size(); ++i) {
         const auto& n = r.nodes[i];
         const auto& s = r.simulated.nodes[i];
-        c << i << ',' << params.cluster.node_types[params.cluster.node_type[i]].name << ',' << format_number(n.compute_s) << ','
-          << format_number(n.wait_s) << ',' << format_number(n.idle_s) << ',' << n.counters.macs;
+        c << i << ',' << params.cluster.node_types[params.cluster.node_type[i]].name << ','
+          << format_number(n.compute_s) << ',' << format_number(n.wait_s) << ',' << format_number(n.idle_s) << ','
+          << n.counters.macs;
         for (const energy::EnergyComponent& e : energy::kEnergyComponents) c << ',' << format_number(n.energy.*e.pj);
         c << ',' << s.bytes_sent << ',' << s.bytes_received << '\n';
     }
@@ -512,7 +535,8 @@ void print_ratio_table(std::ostream& out, const std::vector<run::ComparisonRow>&
     if (with_geomean) {
         std::vector<std::string> gmean{"geomean"};
         for (std::size_t k = 0; k < planner::kAllPlanners.size(); ++k)
-            gmean.push_back(counted[k] ? Table::fixed(std::exp(log_sum[k] / static_cast<double>(counted[k])), decimals) : "-");
+            gmean.push_back(counted[k] ? Table::fixed(std::exp(log_sum[k] / static_cast<double>(counted[k])), decimals)
+                                       : "-");
         t.add_row(gmean);
     }
     t.print(out);
@@ -527,7 +551,9 @@ void print_comparison(std::ostream& out, const std::vector<run::ComparisonRow>& 
     for (const std::size_t baseline : {kDataParallel, kDataParallelBalanced}) {
         out << what << (baseline == kDataParallel ? "data parallelism" : "balanced data parallelism") << tail << "\n\n";
         print_ratio_table(
-            out, rows, [&](const run::ComparisonRow& row, std::size_t k) { return speedup(row, baseline, k, comm_only); }, true, 2);
+            out, rows,
+            [&](const run::ComparisonRow& row, std::size_t k) { return speedup(row, baseline, k, comm_only); }, true,
+            2);
         out << "\n";
     }
     if (simulated) {
@@ -544,7 +570,8 @@ void print_comparison(std::ostream& out, const std::vector<run::ComparisonRow>& 
     for (const auto& row : rows)
         for (std::size_t k = 0; k < planner::kAllPlanners.size(); ++k) {
             const run::ComparisonCell& c = row.cells[k];
-            const std::string who = row.network + ", " + std::string(planner::to_string(planner::kAllPlanners[k])) + ": ";
+            const std::string who =
+                row.network + ", " + std::string(planner::to_string(planner::kAllPlanners[k])) + ": ";
             if (!c.note.empty()) out << "note: " << who << c.note << "\n";
             if (!c.error.empty()) out << "n/a: " << who << c.error << "\n";
         }
@@ -553,19 +580,21 @@ void print_comparison(std::ostream& out, const std::vector<run::ComparisonRow>& 
 std::string comparison_csv(const std::vector<run::ComparisonRow>& rows, bool comm_only) {
     const auto optional_number = [](const std::optional<double>& v) { return v ? format_number(*v) : std::string(); };
     std::ostringstream c;
-    c << "network,planner,step_s,planned_step_s,simulated_step_s,prediction_error,comm_bytes,speedup_over_data_parallel,"
+    c << "network,planner,step_s,planned_step_s,simulated_step_s,prediction_error,comm_bytes,speedup_over_data_"
+         "parallel,"
          "speedup_over_data_parallel_balanced,note,error\n";
     for (const auto& row : rows)
         for (std::size_t k = 0; k < planner::kAllPlanners.size(); ++k) {
             const run::ComparisonCell& cell = row.cells[k];
             const bool ok = cell.error.empty();
             c << row.network << ',' << planner::to_string(planner::kAllPlanners[k]) << ','
-              << (ok ? format_number(cell.step_s()) : "") << ',' << (ok ? format_number(cell.planned_step_s) : "") << ','
-              << (ok ? optional_number(cell.simulated_step_s) : "") << ',' << optional_number(prediction_error(cell)) << ','
+              << (ok ? format_number(cell.step_s()) : "") << ',' << (ok ? format_number(cell.planned_step_s) : "")
+              << ',' << (ok ? optional_number(cell.simulated_step_s) : "") << ','
+              << optional_number(prediction_error(cell)) << ','
               << (ok ? std::to_string(std::llround(cell.comm_bytes)) : "") << ','
               << optional_number(speedup(row, kDataParallel, k, comm_only)) << ','
-              << optional_number(speedup(row, kDataParallelBalanced, k, comm_only)) << ',' << json_string(cell.note) << ','
-              << json_string(cell.error) << '\n';
+              << optional_number(speedup(row, kDataParallelBalanced, k, comm_only)) << ',' << json_string(cell.note)
+              << ',' << json_string(cell.error) << '\n';
         }
     return c.str();
 }

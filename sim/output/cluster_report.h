@@ -26,7 +26,7 @@ std::string plan_csv(const config::Params& params, const run::ClusterPlan& plann
 void print_cluster_step(std::ostream& out, const config::Params& params, const run::ClusterStepResult& result);
 /// report.json of a cluster run.
 std::string cluster_step_json(const config::Params& params, const run::ClusterStepResult& result,
-                                const run::RunProvenance& provenance);
+                              const run::RunProvenance& provenance);
 /// layers.csv (planned vs simulated per layer) and nodes.csv (per node time and energy).
 std::string cluster_layers_csv(const config::Params& params, const run::ClusterStepResult& result);
 std::string cluster_nodes_csv(const config::Params& params, const run::ClusterStepResult& result);

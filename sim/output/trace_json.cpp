@@ -73,7 +73,8 @@ std::string trace_json(const run::Timeline& timeline, const std::vector<std::pai
     for (std::size_t t = 0; t < timeline.tracks.size(); ++t) {
         const run::TimelineTrack& track = timeline.tracks[t];
         append_metadata(out, "thread_name", track.process + 1, t + 1, "name", json_string(track.name));
-        append_metadata(out, "thread_sort_index", track.process + 1, t + 1, "sort_index", uint_string(track.sort_index));
+        append_metadata(out, "thread_sort_index", track.process + 1, t + 1, "sort_index",
+                        uint_string(track.sort_index));
     }
 
     // 2. Spans by start, the longer first on ties, so a parent precedes the spans it contains.

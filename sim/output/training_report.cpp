@@ -76,8 +76,8 @@ std::string gemm_shape(const run::PhaseResult& r) {
 std::string percent_of(double part, double whole) { return Table::fixed(whole > 0 ? 100.0 * part / whole : 0.0, 1); }
 
 void print_per_layer_table(std::ostream& out, const config::Params& params, const run::TrainingStepResult& result) {
-    std::vector<std::string> titles{"layer",  "phase",       "m x k x n", "bits_x/y",  "macs_M",   "cycles",
-                                    "busy_cycles", "wait_cycles", "util_%", "sram_Mbit", "dram_Mbit"};
+    std::vector<std::string> titles{"layer",       "phase",       "m x k x n", "bits_x/y",  "macs_M",   "cycles",
+                                    "busy_cycles", "wait_cycles", "util_%",    "sram_Mbit", "dram_Mbit"};
     for (const energy::EnergyComponent& e : energy::kEnergyComponents) titles.push_back(std::string(e.name) + "_uJ");
     titles.emplace_back("total_uJ");
     Table table(titles);
@@ -85,16 +85,21 @@ void print_per_layer_table(std::ostream& out, const config::Params& params, cons
         const node::PhaseCounters& c = r.counters;
         const node::PhaseJob& j = r.step.job;
         const node::VectorJob& v = r.step.vector;
-        std::vector<std::string> row{layer_name(params, r), std::string(node::phase_name(r.step)), gemm_shape(r),
-                                     r.step.on_vector_unit ? std::to_string(v.activation_bits) + "/" + std::to_string(v.gradient_bits)
-                                                           : std::to_string(j.x_mantissa_bits) + "/" + std::to_string(j.y_mantissa_bits),
-                                     Table::fixed(static_cast<double>(c.macs) * 1e-6, 1), std::to_string(c.cycles),
+        std::vector<std::string> row{layer_name(params, r),
+                                     std::string(node::phase_name(r.step)),
+                                     gemm_shape(r),
+                                     r.step.on_vector_unit
+                                         ? std::to_string(v.activation_bits) + "/" + std::to_string(v.gradient_bits)
+                                         : std::to_string(j.x_mantissa_bits) + "/" + std::to_string(j.y_mantissa_bits),
+                                     Table::fixed(static_cast<double>(c.macs) * 1e-6, 1),
+                                     std::to_string(c.cycles),
                                      std::to_string(c.array_cycles + c.vector_cycles),
                                      std::to_string(c.cycles - c.array_cycles - c.vector_cycles),
                                      Table::fixed(100.0 * utilisation(params, c), 1),
                                      Table::fixed(static_cast<double>(c.traffic.sram_bits()) * 1e-6, 1),
                                      Table::fixed(static_cast<double>(c.traffic.dram_bits()) * 1e-6, 1)};
-        for (const energy::EnergyComponent& e : energy::kEnergyComponents) row.push_back(Table::fixed(micro(r.energy.*e.pj), 2));
+        for (const energy::EnergyComponent& e : energy::kEnergyComponents)
+            row.push_back(Table::fixed(micro(r.energy.*e.pj), 2));
         row.push_back(Table::fixed(micro(r.energy.total_pj()), 2));
         table.add_row(row);
     }
@@ -125,11 +130,12 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
     const node::NodeParams& n = params.node.resolved;
     std::string phase_list;  // run.phases, when not every phase
     if (params.run.phase_selection() != node::kEveryPhase)
-        for (const fmac::TrainingPhase p : params.run.phases) phase_list += std::string(phase_list.empty() ? ", phases " : " + ") + fmac::to_string(p);
-    out << "Training step of " << params.workload.network.name << " (batch " << params.workload.batch << phase_list << ") on a "
-        << n.array.rows << "x" << n.array.cols << " FAST node, g=" << n.array.group_size << ", " << dataflow_text(n) << ", "
-        << params.node.clock_mhz << " MHz, fidelity " << config::to_string(params.run.fidelity) << ", energy table "
-        << params.energy.resolved.name << "\n\n";
+        for (const fmac::TrainingPhase p : params.run.phases)
+            phase_list += std::string(phase_list.empty() ? ", phases " : " + ") + fmac::to_string(p);
+    out << "Training step of " << params.workload.network.name << " (batch " << params.workload.batch << phase_list
+        << ") on a " << n.array.rows << "x" << n.array.cols << " FAST node, g=" << n.array.group_size << ", "
+        << dataflow_text(n) << ", " << params.node.clock_mhz << " MHz, fidelity "
+        << config::to_string(params.run.fidelity) << ", energy table " << params.energy.resolved.name << "\n\n";
     const node::PhaseCounters& t = result.total;
     const energy::EnergyBreakdown& e = result.total_energy;
     const double macs = static_cast<double>(t.macs);
@@ -141,15 +147,18 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
     for (std::size_t i = 0; i < std::size(node::kCycleParts); ++i)
         out << (i ? ", " : " ") << node::kCycleParts[i].phrase << " " << t.*node::kCycleParts[i].member;
     out << "\n";
-    out << "energy: " << Table::fixed(micro(e.total_pj()), 2) << " uJ, " << Table::fixed(per_mac(e.total_pj()), 3) << " pJ/MAC";
+    out << "energy: " << Table::fixed(micro(e.total_pj()), 2) << " uJ, " << Table::fixed(per_mac(e.total_pj()), 3)
+        << " pJ/MAC";
     for (const energy::EnergyComponent& c : energy::kEnergyComponents)
-        out << (c.pj == energy::kEnergyComponents.front().pj ? " = " : " + ") << c.name << " " << Table::fixed(per_mac(e.*c.pj), 3);
+        out << (c.pj == energy::kEnergyComponents.front().pj ? " = " : " + ") << c.name << " "
+            << Table::fixed(per_mac(e.*c.pj), 3);
     out << "\n\n";
 
     // Per phase: the three GEMMs of training, summed over the layers.
     const double total_cycles = static_cast<double>(t.cycles), total_energy = e.total_pj();
     Table phases({"phase", "layers", "gmac", "cycles", "cycles_%", "util_%", "energy_uJ", "energy_%"});
-    for (const fmac::TrainingPhase phase : {fmac::TrainingPhase::forward, fmac::TrainingPhase::backward_data, fmac::TrainingPhase::weight_gradient}) {
+    for (const fmac::TrainingPhase phase :
+         {fmac::TrainingPhase::forward, fmac::TrainingPhase::backward_data, fmac::TrainingPhase::weight_gradient}) {
         node::PhaseCounters sum;
         double energy_pj = 0;
         std::size_t count = 0;
@@ -176,15 +185,17 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
     constexpr std::size_t kTopLayers = 5;
     std::vector<const run::PhaseResult*> order;
     for (const auto& r : result.phases) order.push_back(&r);
-    std::stable_sort(order.begin(), order.end(),
-                     [](const run::PhaseResult* a, const run::PhaseResult* b) { return a->counters.cycles > b->counters.cycles; });
+    std::stable_sort(order.begin(), order.end(), [](const run::PhaseResult* a, const run::PhaseResult* b) {
+        return a->counters.cycles > b->counters.cycles;
+    });
     order.resize(std::min(order.size(), kTopLayers));
     out << "\nthe " << order.size() << " of " << result.phases.size() << " layer phases that take the most cycles:\n";
     Table top({"layer", "phase", "m x k x n", "cycles", "cycles_%", "util_%", "energy_uJ"});
     for (const run::PhaseResult* r : order)
-        top.add_row({layer_name(params, *r), std::string(node::phase_name(r->step)), gemm_shape(*r),
-                     std::to_string(r->counters.cycles), percent_of(static_cast<double>(r->counters.cycles), total_cycles),
-                     Table::fixed(100.0 * utilisation(params, r->counters), 1), Table::fixed(micro(r->energy.total_pj()), 2)});
+        top.add_row(
+            {layer_name(params, *r), std::string(node::phase_name(r->step)), gemm_shape(*r),
+             std::to_string(r->counters.cycles), percent_of(static_cast<double>(r->counters.cycles), total_cycles),
+             Table::fixed(100.0 * utilisation(params, r->counters), 1), Table::fixed(micro(r->energy.total_pj()), 2)});
     top.print(out);
     out << "(every layer and phase: --per-layer, and layers.csv with --out)\n";
 }
@@ -193,8 +204,7 @@ void print_whole_run(std::ostream& out, const config::Params& params, const run:
     const node::NodeParams& n = params.node.resolved;
     out << "\nwhole run: " << params.workload.steps << " steps (workload.steps) in " << run.segments.size()
         << " precision segment" << (run.segments.size() == 1 ? "" : "s") << ", " << run.distinct_steps
-        << " distinct step" << (run.distinct_steps == 1 ? "" : "s")
-        << " simulated (the report above is step 0's)\n";
+        << " distinct step" << (run.distinct_steps == 1 ? "" : "s") << " simulated (the report above is step 0's)\n";
     Table table({"steps", "widths_w/a/g", "cycles_per_step", "energy_uJ_per_step", "cycles", "energy_uJ"});
     for (const run::RunSegment& s : run.segments)
         table.add_row({std::to_string(s.first_step) + "-" + std::to_string(s.first_step + s.steps - 1),
@@ -205,8 +215,9 @@ void print_whole_run(std::ostream& out, const config::Params& params, const run:
                        std::to_string(s.step_cycles * s.steps),
                        Table::fixed(micro(s.step_energy_pj * static_cast<double>(s.steps)), 2)});
     table.print(out);
-    out << "run total: " << run.total_cycles << " cycles (" << format_number(to_seconds(Cycles(run.total_cycles), n.clock_hz))
-        << " s at " << params.node.clock_mhz << " MHz), " << format_number(run.total_energy_pj * 1e-12) << " J\n";
+    out << "run total: " << run.total_cycles << " cycles ("
+        << format_number(to_seconds(Cycles(run.total_cycles), n.clock_hz)) << " s at " << params.node.clock_mhz
+        << " MHz), " << format_number(run.total_energy_pj * 1e-12) << " J\n";
 }
 
 std::string training_step_json(const config::Params& params, const run::TrainingStepResult& result,
@@ -233,14 +244,17 @@ std::string training_step_json(const config::Params& params, const run::Training
     o << "  \"total_macs\": " << t.macs << ",\n";
     o << "  \"total_energy_pj\": " << format_number(result.total_energy.total_pj()) << ",\n";
     o << "  \"energy_pj\": " << energy_json(result.total_energy) << ",\n";
-    o << "  \"pj_per_mac\": " << format_number(t.macs ? result.total_energy.total_pj() / static_cast<double>(t.macs) : 0.0) << ",\n";
+    o << "  \"pj_per_mac\": "
+      << format_number(t.macs ? result.total_energy.total_pj() / static_cast<double>(t.macs) : 0.0) << ",\n";
     o << "  \"utilisation_percent\": " << format_number(100.0 * utilisation(params, t)) << ",\n";
     o << "  \"cycles\": {";
     for (std::size_t i = 0; i < std::size(node::kCycleParts); ++i)
-        o << (i ? ", " : "") << json_string(std::string(node::kCycleParts[i].key)) << ": " << t.*node::kCycleParts[i].member;
+        o << (i ? ", " : "") << json_string(std::string(node::kCycleParts[i].key)) << ": "
+          << t.*node::kCycleParts[i].member;
     o << "},\n";
     if (whole_run != nullptr) {
-        o << "  \"whole_run\": {\"steps\": " << params.workload.steps << ", \"total_cycles\": " << whole_run->total_cycles
+        o << "  \"whole_run\": {\"steps\": " << params.workload.steps
+          << ", \"total_cycles\": " << whole_run->total_cycles
           << ", \"total_seconds\": " << format_number(to_seconds(Cycles(whole_run->total_cycles), n.clock_hz))
           << ", \"total_energy_pj\": " << format_number(whole_run->total_energy_pj)
           << ", \"distinct_steps_simulated\": " << whole_run->distinct_steps << ", \"segments\": [";
@@ -249,8 +263,8 @@ std::string training_step_json(const config::Params& params, const run::Training
             o << (i ? ", " : "") << "{\"first_step\": " << s.first_step << ", \"steps\": " << s.steps
               << ", \"weights\": " << s.widths.weights << ", \"activations\": " << s.widths.activations
               << ", \"gradients\": " << s.widths.gradients << ", \"uniform\": " << (s.uniform ? "true" : "false")
-              << ", \"step_cycles\": " << s.step_cycles
-              << ", \"step_energy_pj\": " << format_number(s.step_energy_pj) << "}";
+              << ", \"step_cycles\": " << s.step_cycles << ", \"step_energy_pj\": " << format_number(s.step_energy_pj)
+              << "}";
         }
         o << "]},\n";
     }

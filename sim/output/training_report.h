@@ -28,7 +28,7 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
 
 /// report.json: run summary (total_cycles, total_energy_pj, ...) and one entry per layer and phase.
 std::string training_step_json(const config::Params& params, const run::TrainingStepResult& result,
-                                const run::RunProvenance& provenance, const run::WholeRunResult* whole_run = nullptr);
+                               const run::RunProvenance& provenance, const run::WholeRunResult* whole_run = nullptr);
 
 /// layers.csv: one row per layer and phase; every column name carries its unit.
 std::string training_step_csv(const config::Params& params, const run::TrainingStepResult& result);

@@ -44,7 +44,8 @@ std::string display_number(double value) {
     return std::string(buf) == "-0" ? "0" : buf;
 }
 
-HtmlPage::HtmlPage(std::string title, std::string subtitle) : m_title(std::move(title)), m_subtitle(std::move(subtitle)) {}
+HtmlPage::HtmlPage(std::string title, std::string subtitle)
+    : m_title(std::move(title)), m_subtitle(std::move(subtitle)) {}
 
 void HtmlPage::section(const std::string& heading, const std::string& id) {
     m_contents.emplace_back(id, heading);
@@ -79,13 +80,16 @@ void HtmlPage::figure(const std::string& svg, const std::string& caption) {
 }
 
 std::string HtmlPage::render() const {
-    std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
-                      xml_escape(m_title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<h1>" + xml_escape(m_title) + "</h1>\n";
+    std::string out =
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
+        xml_escape(m_title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<h1>" + xml_escape(m_title) +
+        "</h1>\n";
     if (!m_subtitle.empty()) out += "<p class=\"subtitle\">" + xml_escape(m_subtitle) + "</p>\n";
     if (!m_contents.empty()) {
         out += "<nav>";
-        for (const auto& [id, heading] : m_contents) out += "<a href=\"#" + xml_escape(id) + "\">" + xml_escape(heading) + "</a>";
+        for (const auto& [id, heading] : m_contents)
+            out += "<a href=\"#" + xml_escape(id) + "\">" + xml_escape(heading) + "</a>";
         out += "</nav>\n";
     }
     return out + m_body + "</body>\n</html>\n";

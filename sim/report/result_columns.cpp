@@ -34,7 +34,8 @@ const std::vector<std::string_view>& headline_result_columns() {
     return kColumns;
 }
 
-std::vector<EnergyComponentColumn> energy_component_columns(const std::vector<std::string>& header, std::string_view unit_suffix) {
+std::vector<EnergyComponentColumn> energy_component_columns(const std::vector<std::string>& header,
+                                                            std::string_view unit_suffix) {
     const std::string_view prefix = "energy_";
     std::vector<EnergyComponentColumn> out;
     for (std::size_t i = 0; i < header.size(); ++i) {
@@ -51,7 +52,9 @@ std::vector<EnergyComponentColumn> energy_component_columns(const std::vector<st
 std::optional<double> result_cell(const CsvTable& csv, std::size_t row, std::size_t column) {
     const std::string& text = csv.rows[row][column];
     if (text.empty()) return std::nullopt;
-    const auto where = [&] { return csv.source + ":" + std::to_string(csv.row_lines[row]) + ": column '" + csv.header[column] + "': "; };
+    const auto where = [&] {
+        return csv.source + ":" + std::to_string(csv.row_lines[row]) + ": column '" + csv.header[column] + "': ";
+    };
     const auto v = parse_number(text);
     if (!v) throw UserError(where() + "'" + text + "' is not a number");
     if (*v < 0 && !sweep::result_may_be_negative(csv.header[column]))

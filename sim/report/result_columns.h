@@ -18,7 +18,6 @@ namespace fastsim::report {
 /// "SOURCE:LINE: column 'NAME': ..." otherwise.
 std::optional<double> result_cell(const CsvTable& csv, std::size_t row, std::size_t column);
 
-
 /// A column header for people: a counter's title (node::counter_infos), "energy (µJ)" for
 /// energy_uj, the raw name for unknown columns.
 std::string column_title(std::string_view column);

@@ -10,7 +10,7 @@ namespace fastsim::report {
 
 /// What a report consists of: the page and its charts as standalone SVG documents.
 struct ReportPage {
-    std::string html;  ///< a self-contained HTML document (the charts inlined)
+    std::string html;                                        ///< a self-contained HTML document (the charts inlined)
     std::vector<std::pair<std::string, std::string>> plots;  ///< (file name such as "cycles.svg", SVG document)
 };
 

@@ -36,7 +36,8 @@ RunFiles read_run(const std::string& dir) {
     const std::string report = dir + "/report.json", layers = dir + "/layers.csv";
     const JsonValue root = read_json_file(report);
     RunFiles run{"", numbers_of(root, report), read_csv_file(layers)};
-    if (const JsonValue* config = root.find("config"); config != nullptr && config->is_string()) run.config = config->as_string();
+    if (const JsonValue* config = root.find("config"); config != nullptr && config->is_string())
+        run.config = config->as_string();
     return run;
 }
 
@@ -47,8 +48,8 @@ bool numeric_column(const CsvTable& csv, std::size_t column) {
     for (std::size_t r = 0; r < csv.rows.size(); ++r) {
         const std::string& cell = csv.rows[r][column];
         if (is_malformed_number(cell))
-            throw UserError(csv.source + ":" + std::to_string(csv.row_lines[r]) + ": " + csv.header[column] + ": '" + cell +
-                            "' is not a finite number");
+            throw UserError(csv.source + ":" + std::to_string(csv.row_lines[r]) + ": " + csv.header[column] + ": '" +
+                            cell + "' is not a finite number");
         numeric = numeric && parse_number(cell).has_value();
     }
     return numeric;
@@ -69,8 +70,9 @@ std::map<std::string, std::size_t> index_rows(const CsvTable& csv, const std::ve
         for (const std::string& name : keys) key += (key.empty() ? "" : " / ") + csv.rows[r][*csv.column(name)];
         const auto [it, inserted] = rows.emplace(key, r);
         if (!inserted)
-            throw UserError(csv.source + ":" + std::to_string(csv.row_lines[r]) + ": '" + key + "' again (first on line " +
-                            std::to_string(csv.row_lines[it->second]) + "): rows must be unique to be compared");
+            throw UserError(csv.source + ":" + std::to_string(csv.row_lines[r]) + ": '" + key +
+                            "' again (first on line " + std::to_string(csv.row_lines[it->second]) +
+                            "): rows must be unique to be compared");
     }
     return rows;
 }
@@ -118,7 +120,8 @@ RunDiff diff_runs(const std::string& dir_a, const std::string& dir_b) {
 
     const auto values_of = [&](const CsvTable& csv, std::size_t row) {
         std::vector<double> out;
-        for (const std::string& name : diff.layer_columns) out.push_back(*parse_number(csv.rows[row][*csv.column(name)]));
+        for (const std::string& name : diff.layer_columns)
+            out.push_back(*parse_number(csv.rows[row][*csv.column(name)]));
         return out;
     };
     const std::map<std::string, std::size_t> a_rows = index_rows(a.layers, keys), b_rows = index_rows(b.layers, keys);

@@ -71,8 +71,8 @@ std::vector<std::pair<std::string, double>> energy_components(const JsonValue& r
 
 /// Per-row energy by component of a CSV with energy_<component>_pj columns, summed over rows
 /// that share the value of `group_column` (first-seen order); bars in µJ.
-charts::StackedBarChart energy_bars(const CsvTable& csv, std::size_t group_column, const std::vector<std::string>& labels,
-                                    const std::string& what) {
+charts::StackedBarChart energy_bars(const CsvTable& csv, std::size_t group_column,
+                                    const std::vector<std::string>& labels, const std::string& what) {
     const auto components = energy_component_columns(csv.header, "_pj");
     charts::StackedBarChart bars;
     bars.title = "energy by component per " + what;
@@ -98,7 +98,8 @@ charts::StackedBarChart energy_bars(const CsvTable& csv, std::size_t group_colum
         finite_sum(row_total, csv.source + ":" + std::to_string(csv.row_lines[row]), "the energy components");
         double bar_total = 0;
         for (const double v : bar.values) bar_total += v;
-        finite_sum(bar_total, csv.source + ":" + std::to_string(csv.row_lines[row]), "the energy components of '" + key + "'");
+        finite_sum(bar_total, csv.source + ":" + std::to_string(csv.row_lines[row]),
+                   "the energy components of '" + key + "'");
     }
     return bars;
 }
@@ -130,7 +131,8 @@ HtmlTable energy_table(const std::vector<std::pair<std::string, double>>& compon
     for (const auto& [name, pj] : components)
         t.rows.push_back({name, display_number(pj * 1e-6), macs > 0 ? display_number(pj / macs) : "",
                           total > 0 ? display_number(100 * pj / total) : ""});
-    t.rows.push_back({"total", display_number(total * 1e-6), macs > 0 ? display_number(total / macs) : "", total > 0 ? "100" : ""});
+    t.rows.push_back(
+        {"total", display_number(total * 1e-6), macs > 0 ? display_number(total / macs) : "", total > 0 ? "100" : ""});
     return t;
 }
 
@@ -161,7 +163,8 @@ void training_step_sections(HtmlPage& page, ReportPage& report, const std::strin
     summary.rows.push_back({"batch", text_member(root, "batch"), "samples"});
     summary.rows.push_back({"fidelity", text_member(root, "fidelity"), ""});
     if (const JsonValue* node = root.find("node"); node && node->is_object()) {
-        summary.rows.push_back({"array", text_member(*node, "array_rows") + " x " + text_member(*node, "array_cols"), "fMACs"});
+        summary.rows.push_back(
+            {"array", text_member(*node, "array_rows") + " x " + text_member(*node, "array_cols"), "fMACs"});
         if (const JsonValue* clock = node->find("clock_hz"); clock && clock->is_number())
             summary.rows.push_back({"clock", display_number(clock->as_number() * 1e-6), "MHz"});
     }
@@ -173,7 +176,8 @@ void training_step_sections(HtmlPage& page, ReportPage& report, const std::strin
     summary.rows.push_back({"utilisation", display_number(number_member(root, file, "utilisation_percent")), "%"});
     if (const JsonValue* split = root.find("cycles"); split && split->is_object())
         for (const auto& m : split->members())
-            if (m.value.is_number()) summary.rows.push_back({m.key + " cycles", display_number(m.value.as_number()), "cycles"});
+            if (m.value.is_number())
+                summary.rows.push_back({m.key + " cycles", display_number(m.value.as_number()), "cycles"});
     page.section("Summary", "summary");
     page.table(summary);
     page.table(energy_table(energy_components(root, file), macs));
@@ -192,8 +196,8 @@ void training_step_sections(HtmlPage& page, ReportPage& report, const std::strin
     page.table(csv_table(layers, "One row per layer and phase (layers.csv; energies in pJ, utilisation in %)"));
 }
 
-void cluster_sections(HtmlPage& page, ReportPage& report, const std::string& dir, const JsonValue& root, const std::string& file,
-                      const CsvTable& layers, const CsvTable& nodes) {
+void cluster_sections(HtmlPage& page, ReportPage& report, const std::string& dir, const JsonValue& root,
+                      const std::string& file, const CsvTable& layers, const CsvTable& nodes) {
     // 1. Summary; MACs are the sum over nodes (report.json has no total).
     double macs = 0;
     if (const auto c = nodes.column("macs"))
@@ -208,9 +212,11 @@ void cluster_sections(HtmlPage& page, ReportPage& report, const std::string& dir
     summary.rows.push_back({"batch", text_member(root, "batch"), "samples"});
     summary.rows.push_back({"nodes", text_member(root, "nodes"), ""});
     summary.rows.push_back({"planner", text_member(root, "planner"), ""});
-    summary.rows.push_back({"simulated step", display_number(number_member(root, file, "simulated_step_s") * 1e3), "ms"});
+    summary.rows.push_back(
+        {"simulated step", display_number(number_member(root, file, "simulated_step_s") * 1e3), "ms"});
     summary.rows.push_back({"planned step", display_number(number_member(root, file, "planned_step_s") * 1e3), "ms"});
-    summary.rows.push_back({"planned communication", display_number(number_member(root, file, "comm_bytes_planned") * 1e-6), "MB"});
+    summary.rows.push_back(
+        {"planned communication", display_number(number_member(root, file, "comm_bytes_planned") * 1e-6), "MB"});
     summary.rows.push_back({"MACs", display_number(macs), "MACs"});
     summary.rows.push_back({"energy", display_number(energy_pj * 1e-6), "µJ"});
     if (macs > 0) summary.rows.push_back({"energy per MAC", display_number(energy_pj / macs), "pJ"});
@@ -224,7 +230,8 @@ void cluster_sections(HtmlPage& page, ReportPage& report, const std::string& dir
     if (!node_column) throw UserError(nodes.source + ":1: no column 'node'");
     const auto type_column = nodes.column("type");
     std::vector<std::string> labels;
-    for (const auto& row : nodes.rows) labels.push_back("node " + row[*node_column] + (type_column ? " (" + row[*type_column] + ")" : ""));
+    for (const auto& row : nodes.rows)
+        labels.push_back("node " + row[*node_column] + (type_column ? " (" + row[*type_column] + ")" : ""));
     page.section("Energy breakdown", "energy");
     const std::string svg = charts::render_stacked_bar_chart(energy_bars(nodes, *node_column, labels, "node"));
     report.plots.emplace_back("energy_by_node.svg", svg);
@@ -264,7 +271,8 @@ ResultsDirKind classify_results_dir(const std::string& dir) {
     if (!fs::is_directory(dir)) throw UserError(dir + ": not a directory");
     const auto has = [&](const char* name) { return fs::exists(fs::path(dir) / name); };
     if (has("sweep.json") || has("results.csv")) {
-        if (!has("results.csv")) throw UserError(dir + "/results.csv: cannot open: missing (the sweep has not written results yet?)");
+        if (!has("results.csv"))
+            throw UserError(dir + "/results.csv: cannot open: missing (the sweep has not written results yet?)");
         if (!has("sweep.json")) throw UserError(dir + "/sweep.json: cannot open: missing, though results.csv is there");
         return ResultsDirKind::sweep;
     }
@@ -272,7 +280,8 @@ ResultsDirKind classify_results_dir(const std::string& dir) {
         if (!has("layers.csv")) throw UserError(dir + "/layers.csv: cannot open: missing, though report.json is there");
         return ResultsDirKind::run;
     }
-    throw UserError(dir + ": neither a sweep directory (sweep.json, results.csv) nor a run directory (report.json, layers.csv)");
+    throw UserError(
+        dir + ": neither a sweep directory (sweep.json, results.csv) nor a run directory (report.json, layers.csv)");
 }
 
 }  // namespace fastsim::report

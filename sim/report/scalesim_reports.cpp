@@ -23,8 +23,10 @@ std::string python_float(double v) {
     if (exponent >= -4 && exponent < 16) {
         if (exponent >= 0) {
             const std::size_t whole = static_cast<std::size_t>(exponent) + 1;
-            if (digits.size() <= whole) out += digits + std::string(whole - digits.size(), '0') + ".0";
-            else out += digits.substr(0, whole) + "." + digits.substr(whole);
+            if (digits.size() <= whole)
+                out += digits + std::string(whole - digits.size(), '0') + ".0";
+            else
+                out += digits.substr(0, whole) + "." + digits.substr(whole);
         } else {
             out += "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
         }
@@ -53,24 +55,29 @@ std::string cycle(std::int64_t c) { return python_float(double(c)); }
 ScalesimReports scalesim_reports(const std::vector<scalesim::LayerReport>& layers) {
     ScalesimReports r;
     r.compute = "LayerID, Total Cycles, Stall Cycles, Overall Util %, Mapping Efficiency %, Compute Util %,\n";
-    r.bandwidth = "LayerID, Avg IFMAP SRAM BW, Avg FILTER SRAM BW, Avg OFMAP SRAM BW, "
-                  "Avg IFMAP DRAM BW, Avg FILTER DRAM BW, Avg OFMAP DRAM BW,\n";
-    r.detailed_access = "LayerID, SRAM IFMAP Start Cycle, SRAM IFMAP Stop Cycle, SRAM IFMAP Reads, "
-                        "SRAM Filter Start Cycle, SRAM Filter Stop Cycle, SRAM Filter Reads, "
-                        "SRAM OFMAP Start Cycle, SRAM OFMAP Stop Cycle, SRAM OFMAP Writes, "
-                        "DRAM IFMAP Start Cycle, DRAM IFMAP Stop Cycle, DRAM IFMAP Reads, "
-                        "DRAM Filter Start Cycle, DRAM Filter Stop Cycle, DRAM Filter Reads, "
-                        "DRAM OFMAP Start Cycle, DRAM OFMAP Stop Cycle, DRAM OFMAP Writes,\n";
+    r.bandwidth =
+        "LayerID, Avg IFMAP SRAM BW, Avg FILTER SRAM BW, Avg OFMAP SRAM BW, "
+        "Avg IFMAP DRAM BW, Avg FILTER DRAM BW, Avg OFMAP DRAM BW,\n";
+    r.detailed_access =
+        "LayerID, SRAM IFMAP Start Cycle, SRAM IFMAP Stop Cycle, SRAM IFMAP Reads, "
+        "SRAM Filter Start Cycle, SRAM Filter Stop Cycle, SRAM Filter Reads, "
+        "SRAM OFMAP Start Cycle, SRAM OFMAP Stop Cycle, SRAM OFMAP Writes, "
+        "DRAM IFMAP Start Cycle, DRAM IFMAP Stop Cycle, DRAM IFMAP Reads, "
+        "DRAM Filter Start Cycle, DRAM Filter Stop Cycle, DRAM Filter Reads, "
+        "DRAM OFMAP Start Cycle, DRAM OFMAP Stop Cycle, DRAM OFMAP Writes,\n";
     for (std::size_t id = 0; id < layers.size(); ++id) {
         const scalesim::LayerReport& l = layers[id];
-        r.compute += row(id, {std::to_string(l.total_cycles), std::to_string(l.stall_cycles), python_float(l.overall_util_percent),
-                              python_float(l.mapping_efficiency_percent), python_float(l.compute_util_percent)});
+        r.compute += row(
+            id, {std::to_string(l.total_cycles), std::to_string(l.stall_cycles), python_float(l.overall_util_percent),
+                 python_float(l.mapping_efficiency_percent), python_float(l.compute_util_percent)});
         using LR = scalesim::LayerReport;
-        r.bandwidth += row(id, {python_float(l.sram_bandwidth(l.ifmap_sram)), python_float(l.sram_bandwidth(l.filter_sram)),
-                                python_float(l.sram_bandwidth(l.ofmap_sram)), python_float(LR::dram_bandwidth(l.ifmap_dram)),
-                                python_float(LR::dram_bandwidth(l.filter_dram)), python_float(LR::dram_bandwidth(l.ofmap_dram))});
+        r.bandwidth +=
+            row(id, {python_float(l.sram_bandwidth(l.ifmap_sram)), python_float(l.sram_bandwidth(l.filter_sram)),
+                     python_float(l.sram_bandwidth(l.ofmap_sram)), python_float(LR::dram_bandwidth(l.ifmap_dram)),
+                     python_float(LR::dram_bandwidth(l.filter_dram)), python_float(LR::dram_bandwidth(l.ofmap_dram))});
         std::vector<std::string> detail;
-        for (const LR::Access* a : {&l.ifmap_sram, &l.filter_sram, &l.ofmap_sram, &l.ifmap_dram, &l.filter_dram, &l.ofmap_dram}) {
+        for (const LR::Access* a :
+             {&l.ifmap_sram, &l.filter_sram, &l.ofmap_sram, &l.ifmap_dram, &l.filter_dram, &l.ofmap_dram}) {
             detail.push_back(cycle(a->start_cycle));
             detail.push_back(cycle(a->stop_cycle));
             detail.push_back(std::to_string(a->count));

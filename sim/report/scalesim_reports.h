@@ -14,7 +14,8 @@ namespace fastsim::report {
 std::string python_float(double v);
 
 struct ScalesimReports {
-    std::string compute, bandwidth, detailed_access;  ///< COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv, DETAILED_ACCESS_REPORT.csv
+    std::string compute, bandwidth,
+        detailed_access;  ///< COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv, DETAILED_ACCESS_REPORT.csv
 };
 
 /// The reports of a run, one row per layer in order, with SCALE-Sim's headers and its

@@ -10,9 +10,9 @@
 namespace fastsim::charts {
 namespace {
 
-constexpr double kFontPx = 12;        ///< tick labels, legend, axis titles
+constexpr double kFontPx = 12;  ///< tick labels, legend, axis titles
 constexpr double kTitleFontPx = 15;
-constexpr double kCharWidthEm = 0.6;  ///< estimated advance of one character, in em (sans-serif)
+constexpr double kCharWidthEm = 0.6;        ///< estimated advance of one character, in em (sans-serif)
 constexpr std::size_t kMaxLabelChars = 32;  ///< longer category / bar labels are cut with "…"
 
 /// A pixel coordinate with two decimals ("-0.00" printed as "0.00"), so output is deterministic.
@@ -25,9 +25,8 @@ std::string px(double value) {
 
 /// Number of characters (UTF-8 code points) in `text`.
 std::size_t char_count(std::string_view text) {
-    return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    }));
+    return static_cast<std::size_t>(
+        std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 /// Estimated width of `text` in pixels at `font_px`.
@@ -54,17 +53,18 @@ double power_of_ten(int exponent) {
 class SvgBuilder {
 public:
     SvgBuilder(double width, double height, const std::string& title) {
-        m_out += "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"" + px(width) + "\" height=\"" + px(height) +
-                 "\" viewBox=\"0 0 " + px(width) + " " + px(height) +
-                 "\" role=\"img\" font-family=\"DejaVu Sans, Arial, Helvetica, sans-serif\" font-size=\"" + px(kFontPx) + "\">\n";
+        m_out += "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"" + px(width) + "\" height=\"" +
+                 px(height) + "\" viewBox=\"0 0 " + px(width) + " " + px(height) +
+                 "\" role=\"img\" font-family=\"DejaVu Sans, Arial, Helvetica, sans-serif\" font-size=\"" +
+                 px(kFontPx) + "\">\n";
         m_out += "<title>" + xml_escape(title) + "</title>\n";
         m_out += "<rect x=\"0\" y=\"0\" width=\"" + px(width) + "\" height=\"" + px(height) + "\" fill=\"#ffffff\"/>\n";
         if (!title.empty()) text(width / 2, 22, title, "middle", kTitleFontPx, "font-weight=\"bold\"");
     }
 
     void line(double x1, double y1, double x2, double y2, std::string_view stroke, double width = 1) {
-        m_out += "<line x1=\"" + px(x1) + "\" y1=\"" + px(y1) + "\" x2=\"" + px(x2) + "\" y2=\"" + px(y2) + "\" stroke=\"" +
-                 std::string(stroke) + "\" stroke-width=\"" + px(width) + "\"/>\n";
+        m_out += "<line x1=\"" + px(x1) + "\" y1=\"" + px(y1) + "\" x2=\"" + px(x2) + "\" y2=\"" + px(y2) +
+                 "\" stroke=\"" + std::string(stroke) + "\" stroke-width=\"" + px(width) + "\"/>\n";
     }
 
     /// Text anchored at (x, y) (baseline); `extra` are further attributes, already escaped.
@@ -97,16 +97,16 @@ std::string marker(std::size_t index, double x, double y, std::string_view colou
     const std::string cls = "class=\"" + std::string(css_class) + "\" ";
     const std::string fill = " fill=\"" + std::string(colour) + "\"";
     switch ((index + index / kPaletteSize) % 4) {
-    case 0:
-        return "<circle " + cls + "cx=\"" + px(x) + "\" cy=\"" + px(y) + "\" r=\"3.50\"" + fill + "/>";
+    case 0: return "<circle " + cls + "cx=\"" + px(x) + "\" cy=\"" + px(y) + "\" r=\"3.50\"" + fill + "/>";
     case 1:
-        return "<rect " + cls + "x=\"" + px(x - 3.2) + "\" y=\"" + px(y - 3.2) + "\" width=\"6.40\" height=\"6.40\"" + fill + "/>";
+        return "<rect " + cls + "x=\"" + px(x - 3.2) + "\" y=\"" + px(y - 3.2) + "\" width=\"6.40\" height=\"6.40\"" +
+               fill + "/>";
     case 2:
-        return "<path " + cls + "d=\"M" + px(x) + "," + px(y - 4.2) + " L" + px(x + 4) + "," + px(y + 3) + " L" + px(x - 4) + "," +
-               px(y + 3) + " Z\"" + fill + "/>";
+        return "<path " + cls + "d=\"M" + px(x) + "," + px(y - 4.2) + " L" + px(x + 4) + "," + px(y + 3) + " L" +
+               px(x - 4) + "," + px(y + 3) + " Z\"" + fill + "/>";
     default:
-        return "<path " + cls + "d=\"M" + px(x) + "," + px(y - 4.5) + " L" + px(x + 4.5) + "," + px(y) + " L" + px(x) + "," +
-               px(y + 4.5) + " L" + px(x - 4.5) + "," + px(y) + " Z\"" + fill + "/>";
+        return "<path " + cls + "d=\"M" + px(x) + "," + px(y - 4.5) + " L" + px(x + 4.5) + "," + px(y) + " L" + px(x) +
+               "," + px(y + 4.5) + " L" + px(x - 4.5) + "," + px(y) + " Z\"" + fill + "/>";
     }
 }
 
@@ -131,8 +131,8 @@ void draw_legend(SvgBuilder& svg, double x, double y, const std::string& title, 
     for (std::size_t i = 0; i < names.size(); ++i) {
         const std::string colour(palette_colour(i));
         if (swatches) {
-            svg.raw("<rect class=\"legend-swatch\" x=\"" + px(x) + "\" y=\"" + px(y - 10) + "\" width=\"12.00\" height=\"12.00\" fill=\"" +
-                    colour + "\"/>\n");
+            svg.raw("<rect class=\"legend-swatch\" x=\"" + px(x) + "\" y=\"" + px(y - 10) +
+                    "\" width=\"12.00\" height=\"12.00\" fill=\"" + colour + "\"/>\n");
         } else {
             svg.line(x, y - 4, x + 22, y - 4, colour, 2);
             svg.raw(marker(i, x + 11, y - 4, colour, "legend-marker") + "\n");
@@ -243,7 +243,8 @@ std::string tick_label(double value) {
     char buf[48];
     const double magnitude = std::abs(value);
     if (magnitude >= 1e4 && std::isfinite(value)) {
-        static constexpr std::array<std::pair<double, char>, 4> kSuffixes{{{1e12, 'T'}, {1e9, 'G'}, {1e6, 'M'}, {1e3, 'k'}}};
+        static constexpr std::array<std::pair<double, char>, 4> kSuffixes{
+            {{1e12, 'T'}, {1e9, 'G'}, {1e6, 'M'}, {1e3, 'k'}}};
         for (const auto& [scale, suffix] : kSuffixes)
             if (magnitude >= scale) {
                 std::snprintf(buf, sizeof buf, "%.4g%c", value / scale, suffix);
@@ -258,7 +259,9 @@ std::string tick_label(double value) {
     return buf;
 }
 
-AxisMap AxisMap::linear(double lo, double hi, double pixel_lo, double pixel_hi) { return {false, lo, hi, pixel_lo, pixel_hi}; }
+AxisMap AxisMap::linear(double lo, double hi, double pixel_lo, double pixel_hi) {
+    return {false, lo, hi, pixel_lo, pixel_hi};
+}
 
 AxisMap AxisMap::log2(double lo, double hi, double pixel_lo, double pixel_hi) {
     return {true, std::log2(lo), std::log2(hi), pixel_lo, pixel_hi};
@@ -286,7 +289,7 @@ XScale resolve_x_scale(XScale requested, const std::vector<double>& xs, bool has
 std::string_view palette_colour(std::size_t index) {
     // Okabe & Ito's colour-blind-safe palette, yellow last (weak on white).
     static constexpr std::array<std::string_view, kPaletteSize> kPalette{"#0072B2", "#E69F00", "#009E73", "#D55E00",
-                                                              "#CC79A7", "#56B4E9", "#000000", "#F0E442"};
+                                                                         "#CC79A7", "#56B4E9", "#000000", "#F0E442"};
     return kPalette[index % kPalette.size()];
 }
 
@@ -330,7 +333,8 @@ std::string render_line_chart(const LineChart& chart, const ChartSize& size) {
     AxisMap x = AxisMap::linear(0, 1, x0, x1);
     if (scale == XScale::categorical) {
         std::vector<double> centres;
-        for (std::size_t i = 0; i < chart.categories.size(); ++i) centres.push_back(x0 + (static_cast<double>(i) + 0.5) * slot);
+        for (std::size_t i = 0; i < chart.categories.size(); ++i)
+            centres.push_back(x0 + (static_cast<double>(i) + 0.5) * slot);
         x = AxisMap::linear(0, static_cast<double>(chart.categories.size()) - 1, centres.front(), centres.back());
         draw_category_labels(svg, chart.categories, centres, y1, rotate);
         for (const double c : centres) svg.line(c, y1, c, y1 + 4, "#444444");
@@ -354,15 +358,18 @@ std::string render_line_chart(const LineChart& chart, const ChartSize& size) {
         const std::string colour(palette_colour(i));
         std::string path;
         for (const auto& p : s.points)
-            if (std::isfinite(p.x) && std::isfinite(p.y)) path += (path.empty() ? "M" : " L") + px(x(p.x)) + "," + px(y(p.y));
+            if (std::isfinite(p.x) && std::isfinite(p.y))
+                path += (path.empty() ? "M" : " L") + px(x(p.x)) + "," + px(y(p.y));
         svg.raw("<g class=\"series\">\n");
         if (!path.empty())
-            svg.raw("<path class=\"line\" d=\"" + path + "\" fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"2.00\"/>\n");
+            svg.raw("<path class=\"line\" d=\"" + path + "\" fill=\"none\" stroke=\"" + colour +
+                    "\" stroke-width=\"2.00\"/>\n");
         for (const auto& p : s.points) {
             if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
-            const std::string x_text = scale == XScale::categorical && p.x >= 0 && p.x < static_cast<double>(chart.categories.size())
-                                           ? chart.categories[static_cast<std::size_t>(p.x)]
-                                           : tick_label(p.x);
+            const std::string x_text =
+                scale == XScale::categorical && p.x >= 0 && p.x < static_cast<double>(chart.categories.size())
+                    ? chart.categories[static_cast<std::size_t>(p.x)]
+                    : tick_label(p.x);
             char y_text[32];
             std::snprintf(y_text, sizeof y_text, "%.6g", p.y);
             svg.raw("<g>" + escaped_title_element((s.name.empty() ? "" : s.name + ": ") + x_text + ", " + y_text) +
@@ -420,9 +427,11 @@ std::string render_stacked_bar_chart(const StackedBarChart& chart, const ChartSi
             const double top_px = y(base + v), bottom_px = y(base);
             char value_text[32];
             std::snprintf(value_text, sizeof value_text, "%.6g", bar.values[c]);
-            const std::string component = c < chart.components.size() ? chart.components[c] : "component " + std::to_string(c);
-            svg.raw("<rect class=\"segment\" x=\"" + px(centre - bar_px / 2) + "\" y=\"" + px(top_px) + "\" width=\"" + px(bar_px) +
-                    "\" height=\"" + px(bottom_px - top_px) + "\" fill=\"" + std::string(palette_colour(c)) + "\">" +
+            const std::string component =
+                c < chart.components.size() ? chart.components[c] : "component " + std::to_string(c);
+            svg.raw("<rect class=\"segment\" x=\"" + px(centre - bar_px / 2) + "\" y=\"" + px(top_px) + "\" width=\"" +
+                    px(bar_px) + "\" height=\"" + px(bottom_px - top_px) + "\" fill=\"" +
+                    std::string(palette_colour(c)) + "\">" +
                     escaped_title_element(bar.label + ": " + component + " = " + value_text) + "</rect>\n");
             base += v;
         }

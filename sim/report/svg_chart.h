@@ -32,7 +32,7 @@ std::string tick_label(double value);
 
 /// How x values are placed.
 enum class XScale {
-    automatic,    ///< categorical if categories are given, else log2 when all x > 0 and max/min >= 8, else linear
+    automatic,  ///< categorical if categories are given, else log2 when all x > 0 and max/min >= 8, else linear
     linear,
     log2,
     categorical,  ///< evenly spaced slots; a point's x is its index into LineChart::categories
@@ -72,15 +72,15 @@ struct LinePoint {
 };
 
 struct LineSeries {
-    std::string name;  ///< legend text
+    std::string name;               ///< legend text
     std::vector<LinePoint> points;  ///< joined in the order given; non-finite y values are skipped
 };
 
 struct LineChart {
     std::string title;
-    std::string x_title;  ///< with its unit, e.g. "array rows (PEs)"
-    std::string y_title;  ///< with its unit, e.g. "energy (µJ)"
-    std::string legend_title;  ///< shown above the legend entries; may be empty
+    std::string x_title;                  ///< with its unit, e.g. "array rows (PEs)"
+    std::string y_title;                  ///< with its unit, e.g. "energy (µJ)"
+    std::string legend_title;             ///< shown above the legend entries; may be empty
     std::vector<std::string> categories;  ///< labels of a categorical x axis (point x = index)
     std::vector<LineSeries> series;
     XScale x_scale = XScale::automatic;
@@ -94,14 +94,14 @@ struct LineChart {
 std::string render_line_chart(const LineChart& chart, const ChartSize& size = {});
 
 struct Bar {
-    std::string label;  ///< under the bar (rotated when bars are many or labels long)
+    std::string label;           ///< under the bar (rotated when bars are many or labels long)
     std::vector<double> values;  ///< one per component, >= 0; negative or non-finite values draw as 0
 };
 
 struct StackedBarChart {
     std::string title;
     std::string x_title;
-    std::string y_title;  ///< with its unit
+    std::string y_title;                  ///< with its unit
     std::vector<std::string> components;  ///< legend entries, bottom of the stack first
     std::vector<Bar> bars;
 };

@@ -40,7 +40,7 @@ struct SweepResults {
     std::size_t point_column = 0;
     std::size_t status_column = 0;
     std::optional<std::size_t> error_column;  ///< "error": why a point failed (fastsim sweep writes it last)
-    std::vector<std::size_t> axis_columns;  ///< per axis key, axes in order
+    std::vector<std::size_t> axis_columns;    ///< per axis key, axes in order
     std::vector<std::size_t> ok_rows;
     std::vector<std::size_t> failed_rows;
 
@@ -64,7 +64,8 @@ SweepResults read_results(const std::string& file, const SweepSpec& spec, const 
     r.status_column = require_column(r.csv, "status", "");
     r.error_column = r.csv.column("error");
     for (const auto& axis : spec.axes)
-        for (const auto& key : axis.keys) r.axis_columns.push_back(require_column(r.csv, key, " (an axis key of " + sweep_file + ")"));
+        for (const auto& key : axis.keys)
+            r.axis_columns.push_back(require_column(r.csv, key, " (an axis key of " + sweep_file + ")"));
     // The known result columns, in rows that succeeded: empty or a finite decimal number,
     // >= 0 unless the column is signed. Other columns may hold text, but not a malformed
     // number (nan, inf, hex).
@@ -91,11 +92,13 @@ SweepResults read_results(const std::string& file, const SweepSpec& spec, const 
         r.ok_rows.push_back(row);
         for (const std::size_t c : results) (void)result_cell(r.csv, row, c);
         double energy = 0;  // the stacked bars add the components up
-        for (const auto& e : energy_component_columns(r.csv.header, "_uj")) energy += result_cell(r.csv, row, e.index).value_or(0);
+        for (const auto& e : energy_component_columns(r.csv.header, "_uj"))
+            energy += result_cell(r.csv, row, e.index).value_or(0);
         if (!std::isfinite(energy)) throw UserError(at + ": the energy components sum to more than a double holds");
         for (std::size_t c = 0; c < r.csv.header.size(); ++c)
             if (is_malformed_number(r.cell(row, c)))
-                throw UserError(at + ": column '" + r.csv.header[c] + "': '" + r.cell(row, c) + "' is not a finite number");
+                throw UserError(at + ": column '" + r.csv.header[c] + "': '" + r.cell(row, c) +
+                                "' is not a finite number");
     }
     return r;
 }
@@ -108,7 +111,8 @@ std::string point_label(const SweepResults& r, const SweepSpec& spec, std::size_
     for (const auto& axis : spec.axes) {
         std::vector<std::string> values;
         for (std::size_t k = 0; k < axis.keys.size(); ++k) values.push_back(r.cell(row, r.axis_columns[column++]));
-        const bool same = std::all_of(values.begin(), values.end(), [&](const std::string& v) { return v == values.front(); });
+        const bool same =
+            std::all_of(values.begin(), values.end(), [&](const std::string& v) { return v == values.front(); });
         std::string joined = values.front();
         if (!same)
             for (std::size_t k = 1; k < values.size(); ++k) joined += "/" + values[k];
@@ -166,9 +170,11 @@ LineLayout layout_lines(const SweepResults& r, const SweepSpec& spec) {
         // The series key first in names, even when it is not an axis key.
         name_columns.erase(std::remove(name_columns.begin(), name_columns.end(), *s), name_columns.end());
         name_columns.insert(name_columns.begin(), *s);
-        if (std::find(identity_columns.begin(), identity_columns.end(), *s) == identity_columns.end()) identity_columns.push_back(*s);
+        if (std::find(identity_columns.begin(), identity_columns.end(), *s) == identity_columns.end())
+            identity_columns.push_back(*s);
     }
-    for (const std::size_t c : name_columns) out.legend_title += (out.legend_title.empty() ? "" : ", ") + r.csv.header[c];
+    for (const std::size_t c : name_columns)
+        out.legend_title += (out.legend_title.empty() ? "" : ", ") + r.csv.header[c];
     std::vector<std::string> identities;
     for (const std::size_t row : r.ok_rows) {
         std::string identity, name;
@@ -181,22 +187,27 @@ LineLayout layout_lines(const SweepResults& r, const SweepSpec& spec) {
             out.members.emplace_back();
             it = identities.end() - 1;
         }
-        const double x = numeric_x ? r.number(row, x_column)
-                                   : static_cast<double>(std::find(out.categories.begin(), out.categories.end(), r.cell(row, x_column)) -
-                                                         out.categories.begin());
+        const double x =
+            numeric_x
+                ? r.number(row, x_column)
+                : static_cast<double>(std::find(out.categories.begin(), out.categories.end(), r.cell(row, x_column)) -
+                                      out.categories.begin());
         out.members[static_cast<std::size_t>(it - identities.begin())].emplace_back(x, row);
     }
     // 3. Points along x; series by their first name value, numerically when they are numbers.
-    for (auto& m : out.members) std::stable_sort(m.begin(), m.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& m : out.members)
+        std::stable_sort(m.begin(), m.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<std::size_t> order(out.series_names.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     const auto first_number = [&](std::size_t i) {
         const std::string& n = out.series_names[i];
         return parse_number(n.substr(0, n.find(", ")));
     };
-    const bool numeric_series = std::all_of(order.begin(), order.end(), [&](std::size_t i) { return first_number(i).has_value(); });
+    const bool numeric_series =
+        std::all_of(order.begin(), order.end(), [&](std::size_t i) { return first_number(i).has_value(); });
     if (numeric_series)
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return *first_number(a) < *first_number(b); });
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return *first_number(a) < *first_number(b); });
     LineLayout sorted = out;
     for (std::size_t i = 0; i < order.size(); ++i) {
         sorted.series_names[i] = out.series_names[order[i]];
@@ -206,8 +217,8 @@ LineLayout layout_lines(const SweepResults& r, const SweepSpec& spec) {
     return sorted;
 }
 
-charts::LineChart metric_chart(const SweepResults& r, const LineLayout& layout, const SweepSpec& spec, std::size_t column,
-                               const std::string& what) {
+charts::LineChart metric_chart(const SweepResults& r, const LineLayout& layout, const SweepSpec& spec,
+                               std::size_t column, const std::string& what) {
     charts::LineChart chart;
     chart.title = what + " vs " + spec.plot_x;
     chart.x_title = spec.plot_x;
@@ -247,7 +258,8 @@ ReportPage sweep_report(const std::string& dir) {
     const std::string sweep_file = dir + "/sweep.json";
     const SweepSpec spec(sweep::read_sweep_json(dir));
     const SweepResults r = read_results(dir + "/results.csv", spec, sweep_file);
-    if (!r.csv.column(spec.plot_x)) key_error(sweep_file, "plot.x", "'" + spec.plot_x + "' is not a column of " + r.csv.source);
+    if (!r.csv.column(spec.plot_x))
+        key_error(sweep_file, "plot.x", "'" + spec.plot_x + "' is not a column of " + r.csv.source);
     if (!spec.plot_series.empty() && !r.csv.column(spec.plot_series))
         key_error(sweep_file, "plot.series", "'" + spec.plot_series + "' is not a column of " + r.csv.source);
 
@@ -260,8 +272,10 @@ ReportPage sweep_report(const std::string& dir) {
     // 2. Summary: every point with its axis values, status and headline results.
     page.section("Summary", "summary");
     std::string counts = std::to_string(r.csv.rows.size()) + " points in results.csv";
-    if (spec.points != 0 && spec.points != r.csv.rows.size()) counts += " of the sweep's " + std::to_string(spec.points);
-    counts += ": " + std::to_string(r.ok_rows.size()) + " ok, " + std::to_string(r.failed_rows.size()) + " failed. Axes: ";
+    if (spec.points != 0 && spec.points != r.csv.rows.size())
+        counts += " of the sweep's " + std::to_string(spec.points);
+    counts +=
+        ": " + std::to_string(r.ok_rows.size()) + " ok, " + std::to_string(r.failed_rows.size()) + " failed. Axes: ";
     for (std::size_t a = 0; a < spec.axes.size(); ++a) {
         counts += (a ? "; " : "") + spec.axes[a].name + " (";
         for (std::size_t k = 0; k < spec.axes[a].keys.size(); ++k) counts += (k ? ", " : "") + spec.axes[a].keys[k];
@@ -351,8 +365,9 @@ ReportPage sweep_report(const std::string& dir) {
     // 5. Other result columns, then the failed points with their errors.
     std::vector<std::size_t> others;
     for (std::size_t c = 0; c < r.csv.header.size(); ++c) {
-        const bool used = std::find(shown.begin(), shown.end(), c) != shown.end() || c == r.error_column ||
-                          std::any_of(components.begin(), components.end(), [&](const auto& e) { return e.index == c; });
+        const bool used =
+            std::find(shown.begin(), shown.end(), c) != shown.end() || c == r.error_column ||
+            std::any_of(components.begin(), components.end(), [&](const auto& e) { return e.index == c; });
         if (!used) others.push_back(c);
     }
     if (!others.empty()) {

@@ -31,7 +31,8 @@ std::uint64_t comm_stream_bytes(const std::vector<interconnect::NodeProgram>& pr
     std::uint64_t bytes = 0;
     for (const auto& p : programs)
         for (const auto& op : p.comm_ops)
-            if (const auto* s = std::get_if<interconnect::Send>(&op)) bytes = checked_add(bytes, s->bytes, "bytes of a step's sync");
+            if (const auto* s = std::get_if<interconnect::Send>(&op))
+                bytes = checked_add(bytes, s->bytes, "bytes of a step's sync");
     return bytes;
 }
 
@@ -46,7 +47,8 @@ double compression_energy_pj(const config::Params& params, const std::vector<cos
     planner::for_each_part(plan, graph, [&](const planner::PlanPart& part) {
         for (std::size_t l = 0; l < part.graph.layers.size(); ++l)
             for (const planner::ReplicaSet& set : planner::weight_replica_sets(part.graph, part.plan, LayerId(l))) {
-                const compression::Work work = compression::node_work(cp, set.elements, set.factor_rows + set.factor_cols);
+                const compression::Work work =
+                    compression::node_work(cp, set.elements, set.factor_rows + set.factor_cols);
                 for (const NodeId n : set.nodes)
                     pj += costs::compression_cost(types[params.cluster.node_type[n.value()]], work).energy_pj;
             }
@@ -70,11 +72,13 @@ std::unique_ptr<planner::GradientSync> make_gradient_sync(interconnect::AllReduc
     return std::make_unique<planner::SchemeSync>(chooser, std::move(scheme), std::move(work_seconds));
 }
 
-std::unique_ptr<planner::GradientSync> make_gradient_sync(const config::Params& params, interconnect::AllReduceChooser& chooser,
+std::unique_ptr<planner::GradientSync> make_gradient_sync(const config::Params& params,
+                                                          interconnect::AllReduceChooser& chooser,
                                                           const config::GradientSyncParams& sync) {
-    return make_gradient_sync(chooser, sync, [types = cost_node_types(params), &params](NodeId node, const compression::Work& work) {
-        return costs::compression_cost(types[params.cluster.node_type[node.value()]], work).time;
-    });
+    return make_gradient_sync(
+        chooser, sync, [types = cost_node_types(params), &params](NodeId node, const compression::Work& work) {
+            return costs::compression_cost(types[params.cluster.node_type[node.value()]], work).time;
+        });
 }
 
 ClusterCosts::ClusterCosts(const config::Params& params, const planner::LayerGraph& graph)
@@ -83,7 +87,6 @@ ClusterCosts::ClusterCosts(const config::Params& params, const planner::LayerGra
       all_reduce(*params.cluster.topology, config::forced_all_reduce(params.cluster.gradient_sync.algorithm)),
       gradient_sync(make_gradient_sync(params, all_reduce, params.cluster.gradient_sync)) {}
 
-
 std::vector<costs::NodeType> cost_node_types(const config::Params& params) {
     std::vector<costs::NodeType> types;
     for (const config::NodeTypeParams& t : params.cluster.node_types)
@@ -91,7 +94,9 @@ std::vector<costs::NodeType> cost_node_types(const config::Params& params) {
     return types;
 }
 
-costs::BfpStorage bfp_storage(const config::Params& params) { return {params.bfp.group_size, params.bfp.exponent_bits}; }
+costs::BfpStorage bfp_storage(const config::Params& params) {
+    return {params.bfp.group_size, params.bfp.exponent_bits};
+}
 
 ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOptions& requested, ClusterCosts& costs,
                          const WorkProgress& progress, const planner::PlanDecisions* given) {
@@ -106,7 +111,8 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
     for (std::size_t n = 0; n < c.node_type.size(); ++n) view.order.push_back(n);
     view.preferred_cuts.assign(c.group_first_node.begin() + 1, c.group_first_node.end());
     const interconnect::Topology& topology = *c.topology;
-    const planner::ExchangeModel exchange = [&topology](const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
+    const planner::ExchangeModel exchange = [&topology](const std::vector<std::size_t>& a,
+                                                        const std::vector<std::size_t>& b) {
         return costs::exchange_cost(topology, a, b);
     };
     const auto groups = planner::bisect(view, exchange);
@@ -115,7 +121,8 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
         view,
         groups,
         [&](std::size_t type, LayerId layer, const planner::LayerDims& d) {
-            return with_layer_named(params, layer.value(), [&] { return characterisation.seconds(type, layer.value(), d); });
+            return with_layer_named(params, layer.value(),
+                                    [&] { return characterisation.seconds(type, layer.value(), d); });
         },
         costs::element_bytes(costs.types, bfp_storage(params), options.comm_only),
         costs.gradient_sync.get(),
@@ -144,7 +151,8 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
     ClusterCosts costs(params, graph);
     costs::NodeCharacterisation& characterisation = costs.compute;
-    r.planned = plan_cluster(params, options, costs, [&](double planned) { report(0.5 * planned); }, given);
+    r.planned = plan_cluster(
+        params, options, costs, [&](double planned) { report(0.5 * planned); }, given);
     const planner::Plan& plan = r.planned.plan;
     const std::size_t layers = graph.layers.size();
     report(0.5);
@@ -154,13 +162,15 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     r.nodes.resize(node_count);
     const auto compute_ps = [&](NodeId node, LayerId layer) {
         const std::size_t type = c.node_type[node.value()];
-        const auto& counters = with_layer_named(params, layer.value(), [&]() -> const costs::NodeCharacterisation::LayerCounters& {
-            return characterisation.counters(type, layer.value(), plan.node_dims[node.value()][layer.value()]);
-        });
+        const auto& counters =
+            with_layer_named(params, layer.value(), [&]() -> const costs::NodeCharacterisation::LayerCounters& {
+                return characterisation.counters(type, layer.value(), plan.node_dims[node.value()][layer.value()]);
+            });
         const std::uint64_t hz = c.node_types[type].node.resolved.clock_hz;
         std::array<Picoseconds, 3> ps{};
         with_layer_named(params, layer.value(), [&] {
-            for (std::size_t p = 0; p < 3; ++p) ps[p] = to_picoseconds(Cycles(counters[p].cycles), hz, "picoseconds of a phase");
+            for (std::size_t p = 0; p < 3; ++p)
+                ps[p] = to_picoseconds(Cycles(counters[p].cycles), hz, "picoseconds of a phase");
         });
         return ps;
     };
@@ -176,7 +186,8 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
         plain.staleness = 0;
         const auto uncompressed = make_gradient_sync(params, costs.all_reduce, plain);
         const auto zero_ps = [](NodeId, LayerId) { return std::array<Picoseconds, 3>{}; };
-        r.sync_bytes_uncompressed = comm_stream_bytes(planner::build_schedule(graph, plan, node_count, zero_ps, *uncompressed));
+        r.sync_bytes_uncompressed =
+            comm_stream_bytes(planner::build_schedule(graph, plan, node_count, zero_ps, *uncompressed));
     }
     r.compression_energy_pj = compression_energy_pj(params, costs.types, graph, plan);
     // Every layer a node works on, once per micro-batch (a pipeline's other stages' layers it has none of).
@@ -185,9 +196,10 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
         for (std::size_t l = 0; l < layers; ++l) {
             const planner::LayerDims& d = plan.node_dims[n][l];
             if (d.batch == 0 || d.in_channels == 0 || d.out_channels == 0) continue;
-            const auto& counters = with_layer_named(params, l, [&]() -> const costs::NodeCharacterisation::LayerCounters& {
-                return characterisation.counters(c.node_type[n], l, d);
-            });
+            const auto& counters =
+                with_layer_named(params, l, [&]() -> const costs::NodeCharacterisation::LayerCounters& {
+                    return characterisation.counters(c.node_type[n], l, d);
+                });
             for (const auto& phase : counters) r.nodes[n].counters += phase.repeated(passes);
         }
     for (const auto& p : programs) r.ops += p.ops.size() + p.comm_ops.size();
@@ -250,7 +262,8 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     const planner::StepLabels labels{layers};
     for (const auto& [label, stats] : r.simulated.labels) {
         if (labels.part(label) == planner::StepPart::stage_transfer) continue;
-        r.layer_simulated_s[labels.layer(label).value()] += to_seconds(stats.compute_ps + stats.wait_ps) / static_cast<double>(node_count);
+        r.layer_simulated_s[labels.layer(label).value()] +=
+            to_seconds(stats.compute_ps + stats.wait_ps) / static_cast<double>(node_count);
     }
 
     // (5) Each part of the plan (a pipeline's stages; a hierarchy plan's one): busy = its mean
@@ -277,7 +290,8 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     return r;
 }
 
-ClusterStepResult run_cluster_step_in_fresh_kernel(const config::Params& params, const planner::PlannerOptions& options) {
+ClusterStepResult run_cluster_step_in_fresh_kernel(const config::Params& params,
+                                                   const planner::PlannerOptions& options) {
     // SystemC elaborates once per kernel (E529 after sc_start): each run gets its own
     // sc_simcontext, swapped in as tests/support/systemc_fixture.h does, and the caller's restored.
     sc_core::sc_simcontext* const previous = sc_core::sc_curr_simcontext;

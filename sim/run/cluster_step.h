@@ -24,7 +24,6 @@
 
 namespace fastsim::run {
 
-
 /// params.cluster.node_types as the cost models (models/costs) take them.
 std::vector<costs::NodeType> cost_node_types(const config::Params& params);
 
@@ -50,7 +49,8 @@ struct ClusterCosts {
 /// cluster.gradient_sync as the planner and the schedule use it (docs/compression.md): a plain
 /// all-reduce, or a SchemeSync whose compression work each node times on its own clock,
 /// converter lanes, DRAM and arrays (compression_seconds).
-std::unique_ptr<planner::GradientSync> make_gradient_sync(const config::Params& params, interconnect::AllReduceChooser& chooser,
+std::unique_ptr<planner::GradientSync> make_gradient_sync(const config::Params& params,
+                                                          interconnect::AllReduceChooser& chooser,
                                                           const config::GradientSyncParams& sync);
 /// The same with the compression work timed by `work_seconds` (fastsim train's workers).
 std::unique_ptr<planner::GradientSync> make_gradient_sync(interconnect::AllReduceChooser& chooser,
@@ -85,13 +85,14 @@ struct ClusterStepResult {
     std::vector<double> layer_simulated_s;   ///< mean node's compute + waits under each layer's labels
     double simulation_s = 0;                 ///< wall time of building and running the schedule
     std::size_t ops = 0;
-    std::optional<Timeline> timeline;        ///< when asked for: ops and channel reservations, in ps
-    std::vector<StageReport> stages;         ///< per part of the plan (planner::for_each_part): a pipeline's stages, else one
-    double bubble_fraction = 0;              ///< 1 - sum of part busy / (parts x step): a pipeline's bubble
-    std::uint64_t sync_bytes = 0;               ///< gradient synchronisation sent, every node (compressed)
+    std::optional<Timeline> timeline;  ///< when asked for: ops and channel reservations, in ps
+    std::vector<StageReport> stages;   ///< per part of the plan (planner::for_each_part): a pipeline's stages, else one
+    double bubble_fraction = 0;        ///< 1 - sum of part busy / (parts x step): a pipeline's bubble
+    std::uint64_t sync_bytes = 0;      ///< gradient synchronisation sent, every node (compressed)
     std::uint64_t sync_bytes_uncompressed = 0;  ///< the same algorithm with fp32 gradients
-    double exposed_sync_s = 0;       ///< of the step, the part after every main stream's own work: synchronisation not hidden
-    double staleness_overlap_s = 0;  ///< with a delayed update: how much shorter the step is than without
+    double exposed_sync_s =
+        0;  ///< of the step, the part after every main stream's own work: synchronisation not hidden
+    double staleness_overlap_s = 0;    ///< with a delayed update: how much shorter the step is than without
     double compression_energy_pj = 0;  ///< every node's compression work
 };
 
@@ -105,6 +106,7 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
 
 /// run_cluster_step under a SystemC kernel of its own, created and destroyed around the run,
 /// so one process can simulate several plans (fastsim compare --simulate).
-ClusterStepResult run_cluster_step_in_fresh_kernel(const config::Params& params, const planner::PlannerOptions& options);
+ClusterStepResult run_cluster_step_in_fresh_kernel(const config::Params& params,
+                                                   const planner::PlannerOptions& options);
 
 }  // namespace fastsim::run

@@ -26,8 +26,8 @@ ClusterTimeline::ClusterTimeline(const config::ClusterParams& cluster, const pla
     const std::size_t nodes = cluster.node_type.size();
     m_node_tracks.reserve(nodes);
     for (std::size_t n = 0; n < nodes; ++n) {
-        const std::uint32_t p =
-            m_builder.add_process("node " + std::to_string(n) + " (" + cluster.node_types[cluster.node_type[n]].name + ")");
+        const std::uint32_t p = m_builder.add_process("node " + std::to_string(n) + " (" +
+                                                      cluster.node_types[cluster.node_type[n]].name + ")");
         m_node_tracks.push_back({m_builder.add_track(p, "compute", 0), m_builder.add_track(p, "recv waits", 1),
                                  m_builder.add_track(p, "sends", 2), m_builder.add_track(p, "comm stream waits", 3)});
     }
@@ -56,9 +56,9 @@ std::uint32_t ClusterTimeline::channel_track(interconnect::ChannelId channel) {
     std::uint32_t& track = m_channel_tracks[channel];
     if (track == kNone) {
         const interconnect::Channel& c = m_cluster.topology->channel(channel);
-        track = m_builder.add_track(m_links_process,
-                                    "channel " + std::to_string(channel) + ": " + vertex_name(c.from) + " -> " + vertex_name(c.to),
-                                    channel);
+        track = m_builder.add_track(
+            m_links_process,
+            "channel " + std::to_string(channel) + ": " + vertex_name(c.from) + " -> " + vertex_name(c.to), channel);
     }
     return track;
 }
@@ -76,42 +76,42 @@ void ClusterTimeline::op(const cluster::OpSpan& op) {
     s.start = op.start_ps.count();
     s.end = op.end_ps.count();
     switch (op.kind) {
-        case cluster::OpKind::compute:
-            if (s.end == s.start) return;
-            s.track = tracks.compute;
-            s.name = group;
-            s.category = "compute";
-            s.args[1] = {"op", op.op_index};
-            break;
-        case cluster::OpKind::signal: return;
-        case cluster::OpKind::wait:
-            if (s.end == s.start) return;
-            s.track = op.stream == 0 ? tracks.recv_waits : tracks.comm_waits;
-            s.name = group;
-            s.category = "wait";
-            s.args[0] = {"event", op.tag};
-            s.args[1] = {"op", op.op_index};
-            break;
-        case cluster::OpKind::recv:
-            if (s.end == s.start) return;  // the message was already there: no wait to draw
-            s.track = op.stream == 0 ? tracks.recv_waits : tracks.comm_waits;
-            s.name = peer_name(m_recv_names, "recv from node ", op.peer);
-            s.category = "recv";
-            s.args[0] = {"bytes", op.bytes};
-            s.args[1] = {"from_node", op.peer.value()};
-            s.args[2] = {"op", op.op_index};
-            break;
-        case cluster::OpKind::send:
-            s.track = tracks.sends;
-            s.name = peer_name(m_send_names, "send to node ", op.peer);
-            s.category = "send";
-            s.instant = true;
-            s.end = s.start;
-            s.args[0] = {"bytes", op.bytes};
-            s.args[1] = {"to_node", op.peer.value()};
-            s.args[2] = {"transfer_ps", (op.end_ps - op.start_ps).count()};
-            s.args[3] = {"op", op.op_index};
-            break;
+    case cluster::OpKind::compute:
+        if (s.end == s.start) return;
+        s.track = tracks.compute;
+        s.name = group;
+        s.category = "compute";
+        s.args[1] = {"op", op.op_index};
+        break;
+    case cluster::OpKind::signal: return;
+    case cluster::OpKind::wait:
+        if (s.end == s.start) return;
+        s.track = op.stream == 0 ? tracks.recv_waits : tracks.comm_waits;
+        s.name = group;
+        s.category = "wait";
+        s.args[0] = {"event", op.tag};
+        s.args[1] = {"op", op.op_index};
+        break;
+    case cluster::OpKind::recv:
+        if (s.end == s.start) return;  // the message was already there: no wait to draw
+        s.track = op.stream == 0 ? tracks.recv_waits : tracks.comm_waits;
+        s.name = peer_name(m_recv_names, "recv from node ", op.peer);
+        s.category = "recv";
+        s.args[0] = {"bytes", op.bytes};
+        s.args[1] = {"from_node", op.peer.value()};
+        s.args[2] = {"op", op.op_index};
+        break;
+    case cluster::OpKind::send:
+        s.track = tracks.sends;
+        s.name = peer_name(m_send_names, "send to node ", op.peer);
+        s.category = "send";
+        s.instant = true;
+        s.end = s.start;
+        s.args[0] = {"bytes", op.bytes};
+        s.args[1] = {"to_node", op.peer.value()};
+        s.args[2] = {"transfer_ps", (op.end_ps - op.start_ps).count()};
+        s.args[3] = {"op", op.op_index};
+        break;
     }
     m_builder.add_detail(group, s);
 }

@@ -48,8 +48,8 @@ private:
     TimelineBuilder m_builder;
     std::vector<NodeTracks> m_node_tracks;
     std::uint32_t m_links_process = 0;
-    std::vector<std::uint32_t> m_channel_tracks;  ///< by channel id, kNone until used
-    std::vector<std::uint32_t> m_label_names;     ///< by label, kNone until used
+    std::vector<std::uint32_t> m_channel_tracks;            ///< by channel id, kNone until used
+    std::vector<std::uint32_t> m_label_names;               ///< by label, kNone until used
     std::vector<std::uint32_t> m_recv_names, m_send_names;  ///< by peer, kNone until used
 };
 

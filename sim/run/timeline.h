@@ -33,16 +33,16 @@ struct TimelineArg {
 
 struct TimelineSpan {
     std::uint32_t track = 0;
-    std::uint32_t name = 0;        ///< index into Timeline::names
-    const char* category = "";     ///< a string literal: load, compute, transfer, ...
-    std::uint64_t start = 0;       ///< ticks
-    std::uint64_t end = 0;         ///< ticks, >= start; == start for an instant
-    bool instant = false;          ///< a point in time (a Send), not an interval
+    std::uint32_t name = 0;     ///< index into Timeline::names
+    const char* category = "";  ///< a string literal: load, compute, transfer, ...
+    std::uint64_t start = 0;    ///< ticks
+    std::uint64_t end = 0;      ///< ticks, >= start; == start for an instant
+    bool instant = false;       ///< a point in time (a Send), not an interval
     std::array<TimelineArg, 4> args{};
 };
 
 struct TimelineTrack {
-    std::uint32_t process = 0;   ///< index into Timeline::processes
+    std::uint32_t process = 0;  ///< index into Timeline::processes
     std::string name;
     std::uint64_t sort_index = 0;  ///< display order within the process
 };
@@ -50,17 +50,17 @@ struct TimelineTrack {
 struct Timeline {
     std::uint64_t ticks_per_second = 0;  ///< cycles: the node's clock; ps: 10^12
     TickUnit unit = TickUnit::cycles;
-    std::uint64_t end = 0;               ///< ticks: the run's reported end (total cycles, step time)
+    std::uint64_t end = 0;  ///< ticks: the run's reported end (total cycles, step time)
     std::vector<std::string> processes;
     std::vector<TimelineTrack> tracks;
     std::vector<std::string> names;
     /// Outline spans and the details or their aggregates, any order. A deque: a large run's
     /// spans grow without being copied.
     std::deque<TimelineSpan> spans;
-    std::uint64_t detailed_spans = 0;    ///< detailed spans the run produced, kept or not
+    std::uint64_t detailed_spans = 0;  ///< detailed spans the run produced, kept or not
     std::uint64_t detail_limit = 0;
-    bool aggregated = false;             ///< detailed_spans > detail_limit: details replaced by aggregates
-    std::string aggregate_rule;          ///< what one aggregate span stands for
+    bool aggregated = false;     ///< detailed_spans > detail_limit: details replaced by aggregates
+    std::string aggregate_rule;  ///< what one aggregate span stands for
 };
 
 /// Builds a Timeline. Detailed spans are kept while their number stays within the limit;
@@ -119,9 +119,9 @@ private:
 
     Timeline m_timeline;
     std::unordered_map<std::string, std::uint32_t> m_name_ids;
-    std::deque<TimelineSpan> m_details;   ///< emptied once the limit is passed
+    std::deque<TimelineSpan> m_details;         ///< emptied once the limit is passed
     std::vector<TrackAggregates> m_aggregates;  ///< by track
-    std::uint64_t m_closed = 0;           ///< closed aggregates over all tracks
+    std::uint64_t m_closed = 0;                 ///< closed aggregates over all tracks
     std::uint64_t m_runs_per_aggregate = 1;
 };
 

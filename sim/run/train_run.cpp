@@ -79,9 +79,12 @@ std::string fixed(double v, int decimals) {
 
 std::string cycles_text(double cycles) {
     char text[64];
-    if (cycles >= 1e9) std::snprintf(text, sizeof text, "%.3g G", cycles / 1e9);
-    else if (cycles >= 1e6) std::snprintf(text, sizeof text, "%.3g M", cycles / 1e6);
-    else std::snprintf(text, sizeof text, "%.0f", cycles);
+    if (cycles >= 1e9)
+        std::snprintf(text, sizeof text, "%.3g G", cycles / 1e9);
+    else if (cycles >= 1e6)
+        std::snprintf(text, sizeof text, "%.3g M", cycles / 1e6);
+    else
+        std::snprintf(text, sizeof text, "%.0f", cycles);
     return text;
 }
 
@@ -115,10 +118,12 @@ void write_plots(const std::string& dir, const LearningRunResult& result) {
     for (const PolicyRun& run : result.policies) {
         if (!run.costed) continue;
         charts::LineSeries series{run.policy.name, {}};
-        for (const EpochRecord& e : run.epochs) series.points.push_back({static_cast<double>(e.epoch), static_cast<double>(e.cycles)});
+        for (const EpochRecord& e : run.epochs)
+            series.points.push_back({static_cast<double>(e.epoch), static_cast<double>(e.cycles)});
         per_epoch.series.push_back(series);
     }
-    fastsim::write_file_atomically((fs::path(plots) / "cycles_per_epoch.svg").string(), charts::render_line_chart(per_epoch));
+    fastsim::write_file_atomically((fs::path(plots) / "cycles_per_epoch.svg").string(),
+                                   charts::render_line_chart(per_epoch));
     for (const PolicyRun& run : result.policies) {
         if (run.policy.kind != learning::PolicyKind::adaptive || run.bit_changes.empty()) continue;
         charts::LineChart precision;
@@ -141,17 +146,18 @@ void write_plots(const std::string& dir, const LearningRunResult& result) {
                 precision.series.push_back(series);
             }
         fastsim::write_file_atomically((fs::path(plots) / ("precision_" + run.policy.name + ".svg")).string(),
-                                      charts::render_line_chart(precision));
+                                       charts::render_line_chart(precision));
     }
     fastsim::write_file_atomically((fs::path(plots) / "accuracy.svg").string(), charts::render_line_chart(accuracy));
     fastsim::write_file_atomically((fs::path(plots) / "accuracy_vs_cycles.svg").string(),
-                                  charts::render_line_chart(versus_cycles));
+                                   charts::render_line_chart(versus_cycles));
 }
 
 }  // namespace
 
-TrainingCostModel::TrainingCostModel(const std::vector<learning::GemmLayerShape>& layers, const config::NodeConfig& node,
-                                     const energy::EnergyTable& table, const learning::ClassRounding& rounding)
+TrainingCostModel::TrainingCostModel(const std::vector<learning::GemmLayerShape>& layers,
+                                     const config::NodeConfig& node, const energy::EnergyTable& table,
+                                     const learning::ClassRounding& rounding)
     : m_node(node), m_table(table) {
     m_workload.name = "training network";
     for (const auto& s : layers) m_workload.layers.push_back(workload_layer(s));
@@ -167,7 +173,8 @@ const IterationCost& TrainingCostModel::iteration(std::size_t batch, const std::
 
     std::vector<node::LayerPrecision> precision;
     for (const auto& b : bits) {
-        const node::TensorPrecision p{hardware_bits(b.weights), hardware_bits(b.activations), hardware_bits(b.gradients)};
+        const node::TensorPrecision p{hardware_bits(b.weights), hardware_bits(b.activations),
+                                      hardware_bits(b.gradients)};
         precision.push_back({p, p, p});
     }
     node::PhaseCounters total;
@@ -176,8 +183,9 @@ const IterationCost& TrainingCostModel::iteration(std::size_t batch, const std::
     IterationCost cost;
     cost.cycles = total.cycles;
     cost.macs = total.macs;
-    cost.energy_pj = counters_energy(total, m_node.resolved, m_node.sram_exponent_kib + m_node.sram_mantissa_kib, 1, m_table)
-                         .total_pj();
+    cost.energy_pj =
+        counters_energy(total, m_node.resolved, m_node.sram_exponent_kib + m_node.sram_mantissa_kib, 1, m_table)
+            .total_pj();
     return m_memo.emplace(std::move(key), cost).first->second;
 }
 
@@ -208,11 +216,13 @@ std::vector<Speedup> fast_speedups(const std::vector<PolicyRun>& runs) {
         Speedup s;
         s.policy = r.policy.name;
         s.final_accuracy = r.final_accuracy();
-        s.cycles_ratio = static_cast<double>(r.epochs.back().cycles_so_far) / static_cast<double>(fast_end.cycles_so_far);
+        s.cycles_ratio =
+            static_cast<double>(r.epochs.back().cycles_so_far) / static_cast<double>(fast_end.cycles_so_far);
         s.energy_ratio = r.epochs.back().energy_pj_so_far / fast_end.energy_pj_so_far;
         for (const EpochRecord& e : r.epochs)
             if (e.test_accuracy >= fast->final_accuracy()) {
-                s.to_accuracy_ratio = static_cast<double>(e.cycles_so_far) / static_cast<double>(fast_end.cycles_so_far);
+                s.to_accuracy_ratio =
+                    static_cast<double>(e.cycles_so_far) / static_cast<double>(fast_end.cycles_so_far);
                 break;
             }
         out.push_back(s);
@@ -224,14 +234,18 @@ WorkerTimeModel::WorkerTimeModel(const config::TrainConfig& config) : m_config(c
     const std::size_t k = config.train.workers;
     switch (config.network_topology) {
     case config::TopologyKind::fully_connected:
-        m_topology = std::make_unique<interconnect::Topology>(interconnect::Topology::fully_connected(k, config.network_link));
+        m_topology =
+            std::make_unique<interconnect::Topology>(interconnect::Topology::fully_connected(k, config.network_link));
         break;
     case config::TopologyKind::switch_star:
-        m_topology = std::make_unique<interconnect::Topology>(interconnect::Topology::switch_star(k, config.network_link));
+        m_topology =
+            std::make_unique<interconnect::Topology>(interconnect::Topology::switch_star(k, config.network_link));
         break;
-    default: m_topology = std::make_unique<interconnect::Topology>(interconnect::Topology::ring(k, config.network_link));
+    default:
+        m_topology = std::make_unique<interconnect::Topology>(interconnect::Topology::ring(k, config.network_link));
     }
-    m_chooser = std::make_unique<interconnect::AllReduceChooser>(*m_topology, config::forced_all_reduce(config.gradient_sync.algorithm));
+    m_chooser = std::make_unique<interconnect::AllReduceChooser>(
+        *m_topology, config::forced_all_reduce(config.gradient_sync.algorithm));
     // Every parameter tensor's fp32 gradient fused into one bucket (as PyTorch DDP's 25 MB
     // buckets hold either network's whole gradient), every worker a rank. PowerSGD's factors
     // of each weight matrix (out x fan_in) are fused alike; a bias is a column.
@@ -274,8 +288,9 @@ double WorkerTimeModel::iteration_s(double compute_s, double density) {
     return std::max({compute_s, busiest, (compute_s + exchange) / static_cast<double>(d + 1)});
 }
 
-LearningRunResult run_learning(const config::TrainConfig& config, const learning::FashionMnist& data, std::ostream& progress,
-                            const std::optional<TrainOutputs>& outputs, const WorkProgress& work) {
+LearningRunResult run_learning(const config::TrainConfig& config, const learning::FashionMnist& data,
+                               std::ostream& progress, const std::optional<TrainOutputs>& outputs,
+                               const WorkProgress& work) {
     namespace fs = std::filesystem;
     learning::set_blas_threads(config.blas_threads);
     LearningRunResult result;
@@ -288,8 +303,8 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
         fs::create_directories(outputs->dir, ec);
         if (ec) throw UserError("cannot create output folder " + outputs->dir + ": " + ec.message());
         const auto path = [&](const char* name) { return (fs::path(outputs->dir) / name).string(); };
-        accuracy_csv = CsvAppender(path("accuracy.csv"),
-                                   "policy,epoch,train_loss,train_accuracy,test_loss,test_accuracy,wall_s");
+        accuracy_csv =
+            CsvAppender(path("accuracy.csv"), "policy,epoch,train_loss,train_accuracy,test_loss,test_accuracy,wall_s");
         cost_csv = CsvAppender(path("cost.csv"), "policy,epoch,cycles,energy_uj,cycles_so_far,energy_so_far_uj");
         std::string header = "policy,iteration,epoch";
         for (const auto& layer : result.layers)
@@ -300,8 +315,8 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
             time_csv = CsvAppender(path("time.csv"), "policy,epoch,test_accuracy,simulated_s,simulated_s_so_far");
     }
 
-    const double batches_per_epoch =
-        std::ceil(static_cast<double>(data.train.count) / static_cast<double>(std::max<std::size_t>(1, config.train.batch)));
+    const double batches_per_epoch = std::ceil(static_cast<double>(data.train.count) /
+                                               static_cast<double>(std::max<std::size_t>(1, config.train.batch)));
     double iterations_per_policy = batches_per_epoch * static_cast<double>(config.train.epochs);
     if (config.train.max_iterations > 0)
         iterations_per_policy = std::min(iterations_per_policy, static_cast<double>(config.train.max_iterations));
@@ -326,10 +341,13 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
                 run.iterations = it.iteration + 1;
                 if (!std::isfinite(it.loss))
                     throw UserError(config.source_file + ": train.learning_rate: training diverged under policy '" +
-                                    policy.name + "': the loss is " + fastsim::format_number(it.loss) + " at iteration " +
-                                    std::to_string(it.iteration + 1) + " (epoch " + std::to_string(it.epoch + 1) +
-                                    "); lower train.learning_rate (" + fastsim::format_number(config.train.learning_rate) + ")");
-                if (work) work((policies_done * iterations_per_policy + static_cast<double>(run.iterations)) / all_iterations);
+                                    policy.name + "': the loss is " + fastsim::format_number(it.loss) +
+                                    " at iteration " + std::to_string(it.iteration + 1) + " (epoch " +
+                                    std::to_string(it.epoch + 1) + "); lower train.learning_rate (" +
+                                    fastsim::format_number(config.train.learning_rate) + ")");
+                if (work)
+                    work((policies_done * iterations_per_policy + static_cast<double>(run.iterations)) /
+                         all_iterations);
                 if (run.costed) {
                     // With workers: each worker's shard on its node, then the exchange.
                     const IterationCost& c = cost.iteration(workers ? it.shard : it.batch, *it.bits);
@@ -341,14 +359,16 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
                                                                         trainer.iterations_per_epoch());
                         epoch_simulated += workers->iteration_s(compute_s, density);
                     }
-                    std::string line = policy.name + "," + std::to_string(it.iteration) + "," + std::to_string(it.epoch + 1);
+                    std::string line =
+                        policy.name + "," + std::to_string(it.iteration) + "," + std::to_string(it.epoch + 1);
                     for (const auto& b : *it.bits)
                         for (learning::TensorClass cls : learning::kTensorClasses) line += "," + std::to_string(b[cls]);
                     precision_csv.row(line, false);
                 }
                 for (const learning::ScheduleCheck& check : *it.checks)
-                    checks_csv.row(policy.name + "," + std::to_string(it.iteration) + "," + result.layers[check.layer].name +
-                                       "," + std::string(learning::to_string(check.tensor)) + "," +
+                    checks_csv.row(policy.name + "," + std::to_string(it.iteration) + "," +
+                                       result.layers[check.layer].name + "," +
+                                       std::string(learning::to_string(check.tensor)) + "," +
                                        std::to_string(check.bits) + "," + fastsim::format_number(check.r) + "," +
                                        fastsim::format_number(check.threshold) + "," + (check.raised ? "1" : "0"),
                                    false);
@@ -373,7 +393,8 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
             e.bits = trainer.bits();
             e.simulated_s = epoch_simulated;
             e.simulated_s_so_far = simulated_so_far;
-            if (workers && !run.time_to_target_s && e.test_accuracy >= config.target_accuracy) run.time_to_target_s = simulated_so_far;
+            if (workers && !run.time_to_target_s && e.test_accuracy >= config.target_accuracy)
+                run.time_to_target_s = simulated_so_far;
             run.epochs.push_back(e);
 
             progress << "[" << policy.name << "] epoch " << e.epoch << "/" << config.train.epochs << "  loss "
@@ -382,12 +403,14 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
                      << (run.costed ? cycles_text(static_cast<double>(cycles_so_far)) : std::string("n/a (fp32)"))
                      << (workers ? "  simulated " + fixed(simulated_so_far, 3) + " s" : std::string()) << "  ("
                      << fixed(e.wall_seconds, 1) << " s)" << std::endl;
-            accuracy_csv.row(policy.name + "," + std::to_string(e.epoch) + "," + fastsim::format_number(e.train_loss) + "," +
-                             fastsim::format_number(e.train_accuracy) + "," + fastsim::format_number(e.test_loss) + "," +
-                             fastsim::format_number(e.test_accuracy) + "," + fixed(e.wall_seconds, 3));
+            accuracy_csv.row(policy.name + "," + std::to_string(e.epoch) + "," + fastsim::format_number(e.train_loss) +
+                             "," + fastsim::format_number(e.train_accuracy) + "," +
+                             fastsim::format_number(e.test_loss) + "," + fastsim::format_number(e.test_accuracy) + "," +
+                             fixed(e.wall_seconds, 3));
             if (workers)
-                time_csv.row(policy.name + "," + std::to_string(e.epoch) + "," + fastsim::format_number(e.test_accuracy) + "," +
-                             fastsim::format_number(e.simulated_s) + "," + fastsim::format_number(e.simulated_s_so_far));
+                time_csv.row(policy.name + "," + std::to_string(e.epoch) + "," +
+                             fastsim::format_number(e.test_accuracy) + "," + fastsim::format_number(e.simulated_s) +
+                             "," + fastsim::format_number(e.simulated_s_so_far));
             if (run.costed)
                 cost_csv.row(policy.name + "," + std::to_string(e.epoch) + "," + std::to_string(e.cycles) + "," +
                              fastsim::format_number(e.energy_pj / 1e6) + "," + std::to_string(e.cycles_so_far) + "," +
@@ -405,13 +428,15 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
         for (const PolicyRun& r : result.policies) {
             table << r.policy.name << "," << fastsim::format_number(r.final_accuracy()) << ",";
             if (r.costed && !r.epochs.empty())
-                table << r.epochs.back().cycles_so_far << "," << fastsim::format_number(r.epochs.back().energy_pj_so_far / 1e6);
+                table << r.epochs.back().cycles_so_far << ","
+                      << fastsim::format_number(r.epochs.back().energy_pj_so_far / 1e6);
             else
                 table << ",";
             std::string speedup = ",,";
             for (const Speedup& s : result.speedups)
                 if (s.policy == r.policy.name)
-                    speedup = fastsim::format_number(s.cycles_ratio) + "," + fastsim::format_number(s.energy_ratio) + "," +
+                    speedup = fastsim::format_number(s.cycles_ratio) + "," + fastsim::format_number(s.energy_ratio) +
+                              "," +
                               (s.to_accuracy_ratio ? fastsim::format_number(*s.to_accuracy_ratio) : std::string());
             table << "," << speedup << "\n";
         }

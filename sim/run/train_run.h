@@ -127,8 +127,9 @@ struct TrainOutputs {
 /// prints a line per epoch to `progress`, and with `outputs` writes the CSVs as it goes
 /// and the comparison and plots at the end.
 /// `work` hears the fraction of all iterations done after each iteration.
-LearningRunResult run_learning(const config::TrainConfig& config, const learning::FashionMnist& data, std::ostream& progress,
-                            const std::optional<TrainOutputs>& outputs = std::nullopt, const WorkProgress& work = {});
+LearningRunResult run_learning(const config::TrainConfig& config, const learning::FashionMnist& data,
+                               std::ostream& progress, const std::optional<TrainOutputs>& outputs = std::nullopt,
+                               const WorkProgress& work = {});
 
 /// The FAST-over-fixed comparison of finished policy runs (empty without a FAST run).
 std::vector<Speedup> fast_speedups(const std::vector<PolicyRun>& runs);

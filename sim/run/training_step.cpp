@@ -91,11 +91,12 @@ energy::EnergyBreakdown phase_energy(const config::Params& params, const node::P
 
 TrainingStepResult run_training_step(const config::Params& params, const WorkProgress& progress,
                                      const std::optional<TimelineRequest>& timeline) {
-    const std::vector<node::StepPhase> unfused = node::training_step_phases(
-        params.workload.network, params.workload.batch, params.precision.per_layer, params.precision.rounding,
-        params.run.phase_selection(), params.run.optimizer);
+    const std::vector<node::StepPhase> unfused =
+        node::training_step_phases(params.workload.network, params.workload.batch, params.precision.per_layer,
+                                   params.precision.rounding, params.run.phase_selection(), params.run.optimizer);
     std::vector<node::StepPhase> phases = unfused;
-    if (params.node.fusion == config::Fusion::on) node::fuse_forward_phases(phases, params.workload.network, params.workload.batch);
+    if (params.node.fusion == config::Fusion::on)
+        node::fuse_forward_phases(phases, params.workload.network, params.workload.batch);
     TrainingStepResult result;
     std::optional<NodeTimeline> recorder;
     if (timeline) recorder.emplace(params.workload.network, params.node.resolved.clock_hz, *timeline);
@@ -118,11 +119,13 @@ TrainingStepResult run_training_step(const config::Params& params, const WorkPro
                 phase_start = result.total.cycles;
                 return;
             }
-            const node::PhaseCounters gemm = node::run_phase_memo(s.job, params.node.resolved, memo, record ? &stages : nullptr);
+            const node::PhaseCounters gemm =
+                node::run_phase_memo(s.job, params.node.resolved, memo, record ? &stages : nullptr);
             counters.push_back(gemm.repeated(s.count));
             result.total += counters.back();  // the step's sums fit 64 bits, or the layer is named
             if (record) {
-                for (std::uint64_t c = 0; c < s.count; ++c) recorder->add_gemm(s, c, phase_start + c * gemm.cycles, stages);
+                for (std::uint64_t c = 0; c < s.count; ++c)
+                    recorder->add_gemm(s, c, phase_start + c * gemm.cycles, stages);
                 recorder->add_phase(s, phase_start, counters.back());
             }
             phase_start = result.total.cycles;
@@ -135,14 +138,16 @@ TrainingStepResult run_training_step(const config::Params& params, const WorkPro
     if (stepped) {
         const std::vector<node::PhaseCounters> memo_counters = counters;
         counters = run_stepped(params, phases, progress, recorder ? &*recorder : nullptr);
-        if (counters != memo_counters) throw std::logic_error("the stepped node's counters differ from the memo path's");
+        if (counters != memo_counters)
+            throw std::logic_error("the stepped node's counters differ from the memo path's");
     }
     for (std::size_t i = 0; i < phases.size(); ++i) {
         PhaseResult r{phases[i], counters[i], phase_energy(params, counters[i])};
         if (phases[i].fused) {  // the same phase unfused, on the memo path (= stepped, tested)
             const node::StepPhase& u = unfused[i];
-            const node::PhaseCounters before = u.on_vector_unit ? node::run_vector_memo(u.vector, params.node.resolved)
-                                                                : node::run_phase_memo(u.job, params.node.resolved, memo).repeated(u.count);
+            const node::PhaseCounters before =
+                u.on_vector_unit ? node::run_vector_memo(u.vector, params.node.resolved)
+                                 : node::run_phase_memo(u.job, params.node.resolved, memo).repeated(u.count);
             r.dram_saved_bits = before.traffic.dram_bits() - counters[i].traffic.dram_bits();
         }
         result.total_energy += r.energy;
@@ -179,7 +184,8 @@ WholeRunResult run_whole_training(const config::Params& params, const TrainingSt
         segment.steps = segments[i].steps;
         // One width for every layer and phase (as a schedule list without layer overrides, or a
         // log row that sets all alike) is shown as such; otherwise the segment's defaults.
-        const node::TensorPrecision first = segments[i].per_layer.empty() ? segments[i].defaults : segments[i].per_layer[0][0];
+        const node::TensorPrecision first =
+            segments[i].per_layer.empty() ? segments[i].defaults : segments[i].per_layer[0][0];
         for (const node::LayerPrecision& layer : segments[i].per_layer)
             for (const node::TensorPrecision& phase : layer) segment.uniform = segment.uniform && phase == first;
         segment.widths = segment.uniform ? first : segments[i].defaults;

@@ -25,22 +25,22 @@ namespace {
 // Reference-machine prices, ns per unit (docs/performance.md, "Work estimates"; re-measure
 // with scripts/bench_work.sh). They only need to be right within a small factor: they decide
 // whether a run is refused and what its progress line expects.
-constexpr double kNsPerMemoTile = 80;             ///< node::run_phase_memo, per tile
-constexpr double kNsPerTimelineTile = 250;        ///< a tile's stages recorded into a timeline
-constexpr double kNsPerPeCycle = 0.75;            ///< the stepped SystemC array, per PE per cycle
-constexpr double kNsPerSteppedCycle = 10;         ///< the stepped array's method, per cycle whatever its size
-constexpr double kNsPerSteppedTile = 3500;        ///< the stepped node's DMA, converter and thread events, per tile
-constexpr double kNsPerSyntheticValue = 8;        ///< stepped: an operand value drawn and quantised
-constexpr double kNsPerRouteEntry = 12;           ///< one shortest-path tree, per vertex and channel of the topology
-constexpr double kNsPerPlanEntry = 600;           ///< the planner's choice of one layer at one group
+constexpr double kNsPerMemoTile = 80;       ///< node::run_phase_memo, per tile
+constexpr double kNsPerTimelineTile = 250;  ///< a tile's stages recorded into a timeline
+constexpr double kNsPerPeCycle = 0.75;      ///< the stepped SystemC array, per PE per cycle
+constexpr double kNsPerSteppedCycle = 10;   ///< the stepped array's method, per cycle whatever its size
+constexpr double kNsPerSteppedTile = 3500;  ///< the stepped node's DMA, converter and thread events, per tile
+constexpr double kNsPerSyntheticValue = 8;  ///< stepped: an operand value drawn and quantised
+constexpr double kNsPerRouteEntry = 12;     ///< one shortest-path tree, per vertex and channel of the topology
+constexpr double kNsPerPlanEntry = 600;     ///< the planner's choice of one layer at one group
 /// Building and simulating one op of the schedule: a base cost, a part that grows with the
 /// node count (SystemC's event queue and the caches), and a route-tree rebuild when the route
 /// cache cannot hold a tree per node.
 constexpr double kNsPerClusterOp = 300;
 constexpr double kNsPerClusterOpPerNode = 0.3;
 constexpr double kNsPerClusterOpPerVertexUncached = 0.7;
-constexpr double kNsPerDrawnValue = 30;           ///< bfp_report: a synthetic value drawn
-constexpr double kNsPerQuantisedValue = 10;       ///< bfp_report: a value quantised, dequantised and measured
+constexpr double kNsPerDrawnValue = 30;      ///< bfp_report: a synthetic value drawn
+constexpr double kNsPerQuantisedValue = 10;  ///< bfp_report: a value quantised, dequantised and measured
 /// fastsim train, per MAC of an iteration (forward, backward-data, weight gradient).
 constexpr double kNsPerTrainMacFp32 = 0.03;
 constexpr double kNsPerTrainMacBfpFast = 0.06;
@@ -49,13 +49,13 @@ constexpr double kNsPerTrainMacBfpExact = 2.0;
 /// docs/performance.md, "Work estimates").
 constexpr double kCnnOverhead = 1.2;
 // Memory, bytes per unit (measured peaks, docs/performance.md).
-constexpr double kBytesPerSteppedValue = 16;      ///< a GEMM's operands: floats, quantised groups, chunk planes
-constexpr double kBytesPerReportValue = 12;       ///< a report tensor: floats, BFP, dequantised copy
-constexpr double kBytesPerRouteEntry = 12;        ///< a cached shortest-path tree entry
-constexpr double kBytesPerPlanEntry = 250;        ///< a layer choice at a group
-constexpr double kBytesPerClusterOp = 48;         ///< a compiled op and its share of the messages
+constexpr double kBytesPerSteppedValue = 16;        ///< a GEMM's operands: floats, quantised groups, chunk planes
+constexpr double kBytesPerReportValue = 12;         ///< a report tensor: floats, BFP, dequantised copy
+constexpr double kBytesPerRouteEntry = 12;          ///< a cached shortest-path tree entry
+constexpr double kBytesPerPlanEntry = 250;          ///< a layer choice at a group
+constexpr double kBytesPerClusterOp = 48;           ///< a compiled op and its share of the messages
 constexpr double kBytesPerClusterNode = 64 * 1024;  ///< a node's SystemC thread stack as used
-constexpr double kBytesPerTrainPixel = 4.8;       ///< a normalised pixel and its share of the batches
+constexpr double kBytesPerTrainPixel = 4.8;         ///< a normalised pixel and its share of the batches
 
 std::string format_count(double v) {
     char text[32];
@@ -88,7 +88,8 @@ std::string format_bytes(double b) {
 /// "layer 'conv1' (forward) at traces/x.yaml:4:5: layers[0]".
 std::string layer_text(const config::Params& params, const node::StepPhase& s) {
     const workload::Layer& l = params.workload.network.layers.at(s.layer);
-    return "layer '" + l.name + "' (" + std::string(node::phase_name(s)) + ")" + (l.where.file.empty() ? "" : " at " + l.where.describe());
+    return "layer '" + l.name + "' (" + std::string(node::phase_name(s)) + ")" +
+           (l.where.file.empty() ? "" : " at " + l.where.describe());
 }
 
 /// Tiles per phase, and which phase has the most.
@@ -112,7 +113,8 @@ TileCount step_tiles(std::size_t batch, const node::NodeParams& node, const conf
     const std::vector<node::LayerPrecision> widest(network.layers.size());
     TileCount count;
     for (const node::StepPhase& s : node::training_step_phases(network, batch, widest, {}))
-        count.add(with_layer_named(params, s.layer, [&] { return static_cast<double>(node::plan_tiles(s.job, node).count()); }),
+        count.add(with_layer_named(params, s.layer,
+                                   [&] { return static_cast<double>(node::plan_tiles(s.job, node).count()); }),
                   [&] { return layer_text(params, s); });
     return count;
 }
@@ -146,7 +148,8 @@ std::string WorkEstimate::describe() const {
     }
     out = (out.empty() ? "no work" : out) + ", about " + format_seconds(seconds());
     if (costliest && parts.size() > 1) out += ", most of it " + costliest->what;
-    if (costliest && !costliest->where.empty()) out += (parts.size() > 1 ? " in " : ", most of it in ") + costliest->where;
+    if (costliest && !costliest->where.empty())
+        out += (parts.size() > 1 ? " in " : ", most of it in ") + costliest->where;
     return out;
 }
 
@@ -157,8 +160,9 @@ double run_memory_limit_bytes() {
 
 void check_work(const WorkEstimate& estimate, double max_work_s, const std::string& source) {
     if (estimate.memory_bytes > run_memory_limit_bytes())
-        throw UserError(source + ": the run would need about " + format_bytes(estimate.memory_bytes) + " of memory for " +
-                        estimate.memory_where + ", more than the " + format_bytes(run_memory_limit_bytes()) +
+        throw UserError(source + ": the run would need about " + format_bytes(estimate.memory_bytes) +
+                        " of memory for " + estimate.memory_where + ", more than the " +
+                        format_bytes(run_memory_limit_bytes()) +
                         " this machine allows a run (three quarters of its memory)");
     const double s = estimate.seconds();
     if (s <= max_work_s) return;
@@ -177,15 +181,17 @@ double parse_max_work(const std::string& text) {
     const double v = std::strtod(text.c_str(), &end);
     if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || !(v > 0) ||
         text.find_first_not_of("0123456789.eE+-") != std::string::npos)
-        throw UserError("--max-work: expected estimated seconds of work, a positive number such as 600, got '" + text + "'");
+        throw UserError("--max-work: expected estimated seconds of work, a positive number such as 600, got '" + text +
+                        "'");
     return v;
 }
 
 WorkEstimate estimate_training_step(const config::Params& params, bool timeline) {
     WorkEstimate e;
     const node::NodeParams& node = params.node.resolved;
-    const auto phases = node::training_step_phases(params.workload.network, params.workload.batch, params.precision.per_layer,
-                                                   params.precision.rounding, params.run.phase_selection(), params.run.optimizer);
+    const auto phases =
+        node::training_step_phases(params.workload.network, params.workload.batch, params.precision.per_layer,
+                                   params.precision.rounding, params.run.phase_selection(), params.run.optimizer);
     const bool stepped = params.run.fidelity == config::Fidelity::stepped;
     double tiles = 0, recorded = 0, stepped_tiles = 0, cycles = 0, pe_cycles = 0, values = 0, most_ns = 0;
     std::string where;
@@ -203,9 +209,8 @@ WorkEstimate estimate_training_step(const config::Params& params, bool timeline)
                 phase_ns += t * count * kNsPerTimelineTile;
             }
             if (!stepped) return phase_ns;
-            const fmac::GemmTiming whole =
-                fmac::analytic_gemm_timing(s.job.shape, node.array, s.job.x_mantissa_bits, s.job.y_mantissa_bits,
-                                           node::dataflow_of(s.job, node));
+            const fmac::GemmTiming whole = fmac::analytic_gemm_timing(
+                s.job.shape, node.array, s.job.x_mantissa_bits, s.job.y_mantissa_bits, node::dataflow_of(s.job, node));
             const double b = static_cast<double>(s.dims.batch), in = static_cast<double>(s.dims.in),
                          out = static_cast<double>(s.dims.out);
             const double operands = b * in + in * out + b * out;
@@ -217,7 +222,8 @@ WorkEstimate estimate_training_step(const config::Params& params, bool timeline)
                 e.memory_bytes = operands * kBytesPerSteppedValue;
                 e.memory_where = "the operands of " + layer_text(params, s);
             }
-            return phase_ns + count * (t * kNsPerSteppedTile + static_cast<double>(whole.cycles) * (kNsPerSteppedCycle + pes * kNsPerPeCycle) +
+            return phase_ns + count * (t * kNsPerSteppedTile +
+                                       static_cast<double>(whole.cycles) * (kNsPerSteppedCycle + pes * kNsPerPeCycle) +
                                        operands * kNsPerSyntheticValue);
         });
         if (ns > most_ns) {
@@ -253,7 +259,8 @@ std::size_t plans_made(planner::PlannerKind kind) {
     return 1;
 }
 
-WorkEstimate estimate_cluster(const config::Params& params, bool simulate, const std::vector<planner::PlannerKind>& kinds) {
+WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
+                              const std::vector<planner::PlannerKind>& kinds) {
     const auto planners = kinds.size();
     std::size_t plans = 0;
     for (const planner::PlannerKind k : kinds) plans += plans_made(k);
@@ -270,7 +277,8 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate, const
     // the route cache cannot hold them all (interconnect::kMaxCachedRouteEntries).
     const auto cache = static_cast<double>(interconnect::kMaxCachedRouteEntries);
     const bool cached = nodes * vertices <= cache;
-    e.add("shortest-path trees", nodes * (cached ? 1 : depth), kNsPerRouteEntry * (vertices + channels), "routing on " + topology);
+    e.add("shortest-path trees", nodes * (cached ? 1 : depth), kNsPerRouteEntry * (vertices + channels),
+          "routing on " + topology);
     // (2) The node characterisation: each layer's phases at a node's share of the batch on
     // each node type used, for the three partition types at every depth of the hierarchy.
     double tiles = 0, most = 0;
@@ -308,15 +316,18 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate, const
     // A pipeline runs every layer once per micro-batch.
     bool pipelined = false;
     for (const planner::PlannerKind k : kinds) pipelined = pipelined || planner::is_pipeline(k);
-    const double microbatches = !pipelined                          ? 1.0
-                                : params.planner.microbatches > 0 ? static_cast<double>(params.planner.microbatches)
-                                                                  : static_cast<double>(planner::kMaxSearchedMicrobatches);
+    const double microbatches = !pipelined ? 1.0
+                                : params.planner.microbatches > 0
+                                    ? static_cast<double>(params.planner.microbatches)
+                                    : static_cast<double>(planner::kMaxSearchedMicrobatches);
     const double ops = nodes * layers * (4 * microbatches + 2 * depth * microbatches + sync_ops);
     if (simulate)
         e.add("cluster ops", static_cast<double>(planners) * ops,
-              kNsPerClusterOp + kNsPerClusterOpPerNode * nodes + (cached ? 0 : kNsPerClusterOpPerVertexUncached * vertices),
+              kNsPerClusterOp + kNsPerClusterOpPerNode * nodes +
+                  (cached ? 0 : kNsPerClusterOpPerVertexUncached * vertices),
               "simulating " + format_count(nodes) + " nodes on " + topology);
-    e.memory_bytes = std::min(nodes * vertices, cache) * kBytesPerRouteEntry + entries / static_cast<double>(plans) * kBytesPerPlanEntry +
+    e.memory_bytes = std::min(nodes * vertices, cache) * kBytesPerRouteEntry +
+                     entries / static_cast<double>(plans) * kBytesPerPlanEntry +
                      (simulate ? ops * kBytesPerClusterOp + nodes * kBytesPerClusterNode : 0);
     e.memory_where = "planning and simulating " + format_count(nodes) + " nodes";
     return e;
@@ -333,9 +344,10 @@ WorkEstimate estimate_bfp_report(const config::Params& params) {
         values += static_cast<double>(t.count);
         if (t.count > most) {
             most = t.count;
-            where = "tensor '" + t.name + "' (bfp_report.tensors[" + std::to_string(i) + "].count = " + std::to_string(t.count) +
-                    ", times " + std::to_string(report.mantissa_bits.size()) + " bfp_report.mantissa_bits and " +
-                    std::to_string(report.roundings.size()) + " bfp_report.rounding modes)";
+            where = "tensor '" + t.name + "' (bfp_report.tensors[" + std::to_string(i) +
+                    "].count = " + std::to_string(t.count) + ", times " + std::to_string(report.mantissa_bits.size()) +
+                    " bfp_report.mantissa_bits and " + std::to_string(report.roundings.size()) +
+                    " bfp_report.rounding modes)";
             e.memory_bytes = static_cast<double>(t.count) * kBytesPerReportValue;
             e.memory_where = "tensor '" + t.name + "' (bfp_report.tensors[" + std::to_string(i) + "].count)";
         }
@@ -351,7 +363,8 @@ WorkEstimate estimate_training(const config::TrainConfig& config, std::size_t tr
     double macs_per_sample = 0;
     for (const learning::GemmLayerShape& s : learning::Network(t.network, t.seed).gemm_shapes()) {
         if (s.conv) {
-            const double out_h = s.in_height + 2.0 * s.padding - s.kernel + 1, out_w = s.in_width + 2.0 * s.padding - s.kernel + 1;
+            const double out_h = s.in_height + 2.0 * s.padding - s.kernel + 1,
+                         out_w = s.in_width + 2.0 * s.padding - s.kernel + 1;
             macs_per_sample += out_h * out_w * s.kernel * s.kernel * s.in_channels * s.filters;
         } else {
             macs_per_sample += static_cast<double>(s.in_features) * s.out_features;
@@ -367,14 +380,17 @@ WorkEstimate estimate_training(const config::TrainConfig& config, std::size_t tr
     const double macs_per_policy = iterations * 3 * static_cast<double>(t.batch) * macs_per_sample +
                                    epochs_run * static_cast<double>(test_samples) * macs_per_sample;
     double fp32 = 0, bfp = 0;
-    for (const learning::PolicySpec& p : config.policies) (p.kind == learning::PolicyKind::fp32 ? fp32 : bfp) += macs_per_policy;
+    for (const learning::PolicySpec& p : config.policies)
+        (p.kind == learning::PolicyKind::fp32 ? fp32 : bfp) += macs_per_policy;
     char iterations_text[32];
     std::snprintf(iterations_text, sizeof iterations_text, "%.0f", iterations);
     const std::string where = std::to_string(config.policies.size()) + " policies of " + iterations_text +
                               " iterations each (train.epochs " + std::to_string(t.epochs) + ", train.batch " +
-                              std::to_string(t.batch) + ", train.max_iterations " + std::to_string(t.max_iterations) + ")";
+                              std::to_string(t.batch) + ", train.max_iterations " + std::to_string(t.max_iterations) +
+                              ")";
     e.add("fp32 training MACs", fp32, kNsPerTrainMacFp32, where);
-    e.add("BFP training MACs", bfp, t.path == learning::GemmPath::exact ? kNsPerTrainMacBfpExact : kNsPerTrainMacBfpFast, where);
+    e.add("BFP training MACs", bfp,
+          t.path == learning::GemmPath::exact ? kNsPerTrainMacBfpExact : kNsPerTrainMacBfpFast, where);
     e.memory_bytes = static_cast<double>(train_samples + test_samples) * 784 * kBytesPerTrainPixel;
     e.memory_where = "the Fashion-MNIST images";
     return e;

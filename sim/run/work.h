@@ -18,10 +18,10 @@ namespace fastsim::run {
 /// memory is the estimated peak of the largest structure the run holds.
 struct WorkEstimate {
     struct Part {
-        std::string what;     ///< plural noun: "memo tiles", "PE-cycles stepped", "cluster ops"
+        std::string what;  ///< plural noun: "memo tiles", "PE-cycles stepped", "cluster ops"
         double count = 0;
-        double ns_each = 0;   ///< reference-machine nanoseconds per unit
-        std::string where;    ///< what most of this part is, for people: "layer 'conv1' (forward) at t.yaml:4:5"
+        double ns_each = 0;  ///< reference-machine nanoseconds per unit
+        std::string where;   ///< what most of this part is, for people: "layer 'conv1' (forward) at t.yaml:4:5"
     };
     std::vector<Part> parts;
     double memory_bytes = 0;
@@ -63,7 +63,8 @@ WorkEstimate estimate_training_step(const config::Params& params, bool timeline)
 /// route trees, the node characterisation, the planner's table and the schedule's ops; one plan
 /// per planner in `kinds` (fastsim compare plans with all of them), each counting the plans it
 /// makes (plans_made).
-WorkEstimate estimate_cluster(const config::Params& params, bool simulate, const std::vector<planner::PlannerKind>& kinds);
+WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
+                              const std::vector<planner::PlannerKind>& kinds);
 
 /// How many hierarchies planning with `kind` plans: AccPar its own DP, a calibration round and
 /// every other planner's plan; balanced data parallelism a calibration round too.

@@ -22,14 +22,16 @@ namespace fastsim::sweep {
 
 namespace {
 [[noreturn]] void no_mpi() {
-    throw UserError("--mpi: this fastsim was built without MPI (configure with cmake -DFASTSIM_WITH_MPI=ON; docs/sweeps.md)");
+    throw UserError(
+        "--mpi: this fastsim was built without MPI (configure with cmake -DFASTSIM_WITH_MPI=ON; docs/sweeps.md)");
 }
 }  // namespace
 
 bool mpi_available() { return false; }
 int mpi_rank() { no_mpi(); }
 void mpi_finalize() {}
-void run_points_mpi(const std::vector<SweepPoint>&, const std::vector<std::size_t>&, const LocalRunOptions&, ProgressMeter*) {
+void run_points_mpi(const std::vector<SweepPoint>&, const std::vector<std::size_t>&, const LocalRunOptions&,
+                    ProgressMeter*) {
     no_mpi();
 }
 
@@ -45,9 +47,7 @@ void ensure_initialised() {
     if (!initialised) MPI_Init(nullptr, nullptr);
 }
 
-double now_s() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 /// Runs point `index` to completion: 1 if it finished ok, 0 if it failed (recorded either way),
 /// -1 if a stop signal ended it (left unrecorded, like the local runner).
@@ -58,8 +58,7 @@ int run_one(const std::vector<SweepPoint>& points, std::size_t index, const Loca
     const double start = now_s();
     const pid_t pid = start_point(options.exe, p, point_dir(options.out_dir, p.id), options.point_args, mask);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     if (WIFSIGNALED(status) && is_stop_signal(WTERMSIG(status))) return -1;
     return finish_point(p, point_dir(options.out_dir, p.id), status, now_s() - start).ok ? 1 : 0;
 }
@@ -88,7 +87,9 @@ void run_points_mpi(const std::vector<SweepPoint>& points, const std::vector<std
     int rank = 0, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 2) throw UserError("--mpi needs at least 2 ranks (rank 0 hands out points, the others run them): mpirun -n K with K >= 2");
+    if (size < 2)
+        throw UserError(
+            "--mpi needs at least 2 ranks (rank 0 hands out points, the others run them): mpirun -n K with K >= 2");
     if (rank != 0) {
         while (true) {
             long long index = 0;
@@ -120,7 +121,8 @@ void run_points_mpi(const std::vector<SweepPoint>& points, const std::vector<std
         --busy;
         if (progress && done[1] >= 0) {
             const SweepPoint& p = points.at(static_cast<std::size_t>(done[0]));
-            if (auto record = read_point_record((std::filesystem::path(point_dir(options.out_dir, p.id)) / "point.json").string()))
+            if (auto record = read_point_record(
+                    (std::filesystem::path(point_dir(options.out_dir, p.id)) / "point.json").string()))
                 progress->point_finished(*record);
         }
         hand_out(status.MPI_SOURCE);

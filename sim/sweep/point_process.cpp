@@ -72,12 +72,13 @@ std::string point_executable() {
         std::error_code ec;
         if (found.empty() || !fs::is_regular_file(found, ec) || ::access(found.c_str(), X_OK) != 0)
             throw UserError(std::string("FASTSIM_SWEEP_EXE=") + exe + ": not an executable file" +
-                                    (found.empty() ? " on PATH" : ""));
+                            (found.empty() ? " on PATH" : ""));
         return found;
     }
     std::error_code ec;
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    if (ec) throw UserError("cannot find this executable (/proc/self/exe): " + ec.message() + "; set FASTSIM_SWEEP_EXE");
+    if (ec)
+        throw UserError("cannot find this executable (/proc/self/exe): " + ec.message() + "; set FASTSIM_SWEEP_EXE");
     return self.string();
 }
 

@@ -15,8 +15,7 @@ namespace fastsim::sweep {
 /// with kill(-pid, ...)), dies with the caller (PR_SET_PDEATHSIG) and starts with
 /// `child_signal_mask`. Throws UserError if it cannot fork.
 pid_t start_point(const std::string& exe, const SweepPoint& point, const std::string& point_dir,
-                  const std::vector<std::string>& extra_args,
-                  const sigset_t& child_signal_mask);
+                  const std::vector<std::string>& extra_args, const sigset_t& child_signal_mask);
 
 /// Records a point whose child ended with `wait_status` (from waitpid) after `wall_s` seconds:
 /// reads its summary.json, writes POINT_DIR/point.json atomically, returns the record.

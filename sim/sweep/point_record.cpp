@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <sstream>
 
-
 #include "common/errors.h"
 #include "common/json_reader.h"
 #include "common/output_files.h"
@@ -18,7 +17,8 @@ using fastsim::json_string;
 using fastsim::JsonValue;
 
 /// Member `key` of `object`, of `kind`; UserError naming the file and key otherwise.
-const JsonValue& member(const JsonValue& object, const std::string& key, JsonValue::Kind kind, const std::string& path) {
+const JsonValue& member(const JsonValue& object, const std::string& key, JsonValue::Kind kind,
+                        const std::string& path) {
     const JsonValue* v = object.is_object() ? object.find(key) : nullptr;
     if (!v || v->kind() != kind)
         throw UserError(path + ": " + key + ": missing or of the wrong type; delete the file to rerun the point");
@@ -29,8 +29,8 @@ const JsonValue& member(const JsonValue& object, const std::string& key, JsonVal
 std::size_t whole_number(const JsonValue& v, const std::string& key, const std::string& path) {
     const double x = v.as_number();
     if (!(x >= 0 && x <= 0x1p53) || x != std::floor(x))
-        throw UserError(path + ": " + key + ": expected a whole number from 0 to 2^53, got " + fastsim::format_number(x) +
-                        "; delete the file to rerun the point");
+        throw UserError(path + ": " + key + ": expected a whole number from 0 to 2^53, got " +
+                        fastsim::format_number(x) + "; delete the file to rerun the point");
     return static_cast<std::size_t>(x);
 }
 
@@ -45,11 +45,12 @@ bool result_may_be_negative(std::string_view name) {
 
 std::string point_record_json(const PointRecord& r) {
     std::ostringstream o;
-    o << "{\n  \"point\": " << json_string(r.id) << ",\n  \"index\": " << r.index << ",\n  \"status\": "
-      << json_string(r.ok ? "ok" : "failed") << ",\n  \"exit_status\": " << (r.exit_status ? std::to_string(*r.exit_status) : "null")
-      << ",\n  \"signal\": " << (r.signal.empty() ? "null" : json_string(r.signal)) << ",\n  \"error\": " << json_string(r.error)
-      << ",\n  \"wall_s\": " << fastsim::format_number(r.wall_s) << ",\n  \"base_config\": " << json_string(r.base_config)
-      << ",\n  \"values\": {";
+    o << "{\n  \"point\": " << json_string(r.id) << ",\n  \"index\": " << r.index
+      << ",\n  \"status\": " << json_string(r.ok ? "ok" : "failed")
+      << ",\n  \"exit_status\": " << (r.exit_status ? std::to_string(*r.exit_status) : "null")
+      << ",\n  \"signal\": " << (r.signal.empty() ? "null" : json_string(r.signal))
+      << ",\n  \"error\": " << json_string(r.error) << ",\n  \"wall_s\": " << fastsim::format_number(r.wall_s)
+      << ",\n  \"base_config\": " << json_string(r.base_config) << ",\n  \"values\": {";
     for (std::size_t i = 0; i < r.values.size(); ++i)
         o << (i ? ", " : "") << json_string(r.values[i].first) << ": " << json_string(r.values[i].second);
     o << "},\n  \"overrides\": [";
@@ -75,11 +76,13 @@ std::optional<PointRecord> read_point_record(const std::string& path) {
     r.id = member(j, "point", Kind::string, path).as_string();
     r.index = whole_number(member(j, "index", Kind::number, path), "index", path);
     r.ok = member(j, "status", Kind::string, path).as_string() == "ok";
-    if (const JsonValue* v = j.find("exit_status"); v && v->is_number()) r.exit_status = static_cast<int>(v->as_number());
+    if (const JsonValue* v = j.find("exit_status"); v && v->is_number())
+        r.exit_status = static_cast<int>(v->as_number());
     if (const JsonValue* v = j.find("signal"); v && v->is_string()) r.signal = v->as_string();
     r.error = member(j, "error", Kind::string, path).as_string();
     r.wall_s = member(j, "wall_s", Kind::number, path).as_number();
-    if (!(r.wall_s >= 0)) throw UserError(path + ": wall_s: expected seconds >= 0, got " + fastsim::format_number(r.wall_s));
+    if (!(r.wall_s >= 0))
+        throw UserError(path + ": wall_s: expected seconds >= 0, got " + fastsim::format_number(r.wall_s));
     r.base_config = member(j, "base_config", Kind::string, path).as_string();
     for (const auto& v : member(j, "values", Kind::object, path).members()) {
         if (!v.value.is_string()) throw UserError(path + ": values." + v.key + ": expected the value as a string");
@@ -91,8 +94,10 @@ std::optional<PointRecord> read_point_record(const std::string& path) {
     }
     // Each axis value was given to the point as an override (the base config aside).
     for (const auto& [key, value] : r.values)
-        if (key != kBaseKey && std::find(r.overrides.begin(), r.overrides.end(), key + "=" + value) == r.overrides.end())
-            throw UserError(path + ": values." + key + ": '" + value + "' is not among the point's overrides; the record " +
+        if (key != kBaseKey &&
+            std::find(r.overrides.begin(), r.overrides.end(), key + "=" + value) == r.overrides.end())
+            throw UserError(path + ": values." + key + ": '" + value +
+                            "' is not among the point's overrides; the record " +
                             "was edited: delete the file to rerun the point");
     for (const auto& v : member(j, "results", Kind::object, path).members()) {
         if (!v.value.is_number()) throw UserError(path + ": results." + v.key + ": expected a number");
@@ -115,7 +120,8 @@ fastsim::Summary read_summary(const std::string& path) {
     for (const auto& v : j.members()) {
         if (!v.value.is_number()) throw UserError(path + ": " + v.key + ": expected a number");
         if (v.value.as_number() < 0 && !result_may_be_negative(v.key))
-            throw UserError(path + ": " + v.key + ": a result that cannot be negative is " + fastsim::format_number(v.value.as_number()));
+            throw UserError(path + ": " + v.key + ": a result that cannot be negative is " +
+                            fastsim::format_number(v.value.as_number()));
         s.emplace_back(v.key, v.value.as_number());
     }
     return s;

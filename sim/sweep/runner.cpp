@@ -20,15 +20,15 @@
 namespace fastsim::sweep {
 namespace {
 
-double now_s() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 std::string clock_text(double seconds) {
     const long s = std::lround(seconds);
     char buf[32];
-    if (s >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
-    else std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
+    if (s >= 3600)
+        std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+    else
+        std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
     return buf;
 }
 
@@ -50,17 +50,24 @@ PointSelection select_points(const std::vector<SweepPoint>& points, const Shard&
         if (!shard.contains(p.index)) continue;
         ++s.in_shard;
         const auto r = records.find(p.index);
-        if (r != records.end() && r->second.ok) ++s.already_ok;
-        else if (r != records.end() && !retry_failed) ++s.failed_skipped;
-        else s.to_run.push_back(p.index);
+        if (r != records.end() && r->second.ok)
+            ++s.already_ok;
+        else if (r != records.end() && !retry_failed)
+            ++s.failed_skipped;
+        else
+            s.to_run.push_back(p.index);
     }
     return s;
 }
 
-ProgressMeter::ProgressMeter(std::size_t in_shard, std::size_t already_ok, std::size_t already_failed, std::size_t to_run,
-                             bool terminal)
-    : m_in_shard(in_shard), m_done(already_ok + already_failed), m_to_run(to_run), m_failed(already_failed),
-      m_terminal(terminal), m_start_s(now_s()) {}
+ProgressMeter::ProgressMeter(std::size_t in_shard, std::size_t already_ok, std::size_t already_failed,
+                             std::size_t to_run, bool terminal)
+    : m_in_shard(in_shard),
+      m_done(already_ok + already_failed),
+      m_to_run(to_run),
+      m_failed(already_failed),
+      m_terminal(terminal),
+      m_start_s(now_s()) {}
 
 std::string ProgressMeter::status_text() const {
     std::ostringstream o;
@@ -69,7 +76,8 @@ std::string ProgressMeter::status_text() const {
     if (m_terminal) o << ", " << m_running << " running";
     o << ", elapsed " << clock_text(elapsed);
     if (m_finished > 0 && m_finished < m_to_run)
-        o << ", ETA " << clock_text(elapsed / static_cast<double>(m_finished) * static_cast<double>(m_to_run - m_finished));
+        o << ", ETA "
+          << clock_text(elapsed / static_cast<double>(m_finished) * static_cast<double>(m_to_run - m_finished));
     return o.str();
 }
 
@@ -107,7 +115,7 @@ void ProgressMeter::done() {
 }
 
 int run_points_locally(const std::vector<SweepPoint>& points, const std::vector<std::size_t>& to_run,
-                              const LocalRunOptions& options, ProgressMeter& progress) {
+                       const LocalRunOptions& options, ProgressMeter& progress) {
     // Signals are taken synchronously (sigtimedwait), so no handler runs inside the loop. SIGCHLD
     // must not be ignored (an inherited SIG_IGN would let the kernel reap the children unseen).
     struct sigaction default_chld {};
@@ -136,8 +144,10 @@ int run_points_locally(const std::vector<SweepPoint>& points, const std::vector<
         if (!timed_out && WIFSIGNALED(status) && is_stop_signal(WTERMSIG(status))) return;
         if (!timed_out && interrupted_by != 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) return;
         const std::string failure =
-            timed_out ? "timed out after " + fastsim::format_number(options.point_timeout_s) + " s (--point-timeout-s)" : "";
-        const PointRecord record = finish_point(p, point_dir(options.out_dir, p.id), status, now_s() - r.start_s, failure);
+            timed_out ? "timed out after " + fastsim::format_number(options.point_timeout_s) + " s (--point-timeout-s)"
+                      : "";
+        const PointRecord record =
+            finish_point(p, point_dir(options.out_dir, p.id), status, now_s() - r.start_s, failure);
         progress.point_finished(record);
     };
     const auto stop_all = [&](int sig) {
@@ -147,7 +157,8 @@ int run_points_locally(const std::vector<SweepPoint>& points, const std::vector<
     while (true) {
         while (interrupted_by == 0 && running.size() < options.jobs && next < to_run.size()) {
             const SweepPoint& p = points[to_run[next++]];
-            const pid_t pid = start_point(options.exe, p, point_dir(options.out_dir, p.id), options.point_args, previous);
+            const pid_t pid =
+                start_point(options.exe, p, point_dir(options.out_dir, p.id), options.point_args, previous);
             running[pid] = Running{p.index, now_s()};
             progress.set_running(running.size());
         }
@@ -169,7 +180,8 @@ int run_points_locally(const std::vector<SweepPoint>& points, const std::vector<
         pid_t pid;
         while ((pid = waitpid(-1, &status, WNOHANG)) > 0) reap(pid, status);
         if (pid < 0 && errno == ECHILD && !running.empty())
-            throw std::runtime_error("sweep: " + std::to_string(running.size()) + " point process(es) vanished without an exit status");
+            throw std::runtime_error("sweep: " + std::to_string(running.size()) +
+                                     " point process(es) vanished without an exit status");
         if (options.point_timeout_s > 0) {
             const double now = now_s();
             for (auto& [group, r] : running)

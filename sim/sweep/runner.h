@@ -25,7 +25,8 @@ PointSelection select_points(const std::vector<SweepPoint>& points, const Shard&
 class ProgressMeter {
 public:
     /// `already_ok` and `already_failed`: recorded before this run and not run again.
-    ProgressMeter(std::size_t in_shard, std::size_t already_ok, std::size_t already_failed, std::size_t to_run, bool terminal);
+    ProgressMeter(std::size_t in_shard, std::size_t already_ok, std::size_t already_failed, std::size_t to_run,
+                  bool terminal);
     void point_finished(const PointRecord& record);
     void set_running(std::size_t running);
     /// Redraws the bar (elapsed time and ETA move on a terminal even when no point finishes).
@@ -41,9 +42,9 @@ private:
 
 struct LocalRunOptions {
     std::string out_dir;
-    std::string exe;          ///< what each point runs (point_executable())
-    std::size_t jobs = 1;     ///< points at a time
-    double point_timeout_s = 0;  ///< kill a point after this long; 0: no limit
+    std::string exe;                      ///< what each point runs (point_executable())
+    std::size_t jobs = 1;                 ///< points at a time
+    double point_timeout_s = 0;           ///< kill a point after this long; 0: no limit
     std::vector<std::string> point_args;  ///< given to every point's `fastsim run` after its own (--max-work)
 };
 
@@ -52,6 +53,6 @@ struct LocalRunOptions {
 /// (which stay unrecorded, so a rerun redoes them) and returns. Returns the signal that stopped
 /// the sweep (SIGINT, SIGTERM or SIGHUP), or 0 when every point ran.
 int run_points_locally(const std::vector<SweepPoint>& points, const std::vector<std::size_t>& to_run,
-                              const LocalRunOptions& options, ProgressMeter& progress);
+                       const LocalRunOptions& options, ProgressMeter& progress);
 
 }  // namespace fastsim::sweep

@@ -13,7 +13,6 @@
 #include <set>
 #include <sstream>
 
-
 #include "common/errors.h"
 #include "sweep/sweep_spec.h"
 #include "common/json_reader.h"
@@ -45,16 +44,20 @@ SweepIdentity identity_of(const SweepSpec& spec, const std::vector<SweepPoint>& 
 std::string sweep_json(const SweepIdentity& id) {
     std::ostringstream o;
     o << "{\n  \"format\": " << json_string(kFormat) << ",\n  \"name\": " << json_string(id.name)
-      << ",\n  \"sweep_file\": " << json_string(id.sweep_file) << ",\n  \"base_config\": " << json_string(id.base_config)
-      << ",\n  \"fingerprint\": " << json_string(id.fingerprint) << ",\n  \"points\": " << id.points << ",\n  \"axes\": [";
+      << ",\n  \"sweep_file\": " << json_string(id.sweep_file)
+      << ",\n  \"base_config\": " << json_string(id.base_config)
+      << ",\n  \"fingerprint\": " << json_string(id.fingerprint) << ",\n  \"points\": " << id.points
+      << ",\n  \"axes\": [";
     for (std::size_t a = 0; a < id.axes.size(); ++a) {
         o << (a ? ", " : "") << "{\"name\": " << json_string(id.axes[a].name) << ", \"keys\": [";
-        for (std::size_t k = 0; k < id.axes[a].keys.size(); ++k) o << (k ? ", " : "") << json_string(id.axes[a].keys[k]);
+        for (std::size_t k = 0; k < id.axes[a].keys.size(); ++k)
+            o << (k ? ", " : "") << json_string(id.axes[a].keys[k]);
         o << "]}";
     }
     o << "]";
     if (!id.plot_x.empty() || !id.plot_series.empty())
-        o << ",\n  \"plot\": {\"x\": " << json_string(id.plot_x) << ", \"series\": " << json_string(id.plot_series) << "}";
+        o << ",\n  \"plot\": {\"x\": " << json_string(id.plot_x) << ", \"series\": " << json_string(id.plot_series)
+          << "}";
     o << "\n}\n";
     return o.str();
 }
@@ -68,7 +71,8 @@ using fastsim::JsonValue;
 }
 
 /// Member `key` of `object` as a string ("" if absent or null); errors name `path` (default: key).
-std::string optional_string(const JsonValue& object, const std::string& file, const std::string& key, const std::string& path = "") {
+std::string optional_string(const JsonValue& object, const std::string& file, const std::string& key,
+                            const std::string& path = "") {
     const JsonValue* v = object.find(key);
     if (!v || v->kind() == JsonValue::Kind::null) return "";
     if (!v->is_string()) key_error(file, path.empty() ? key : path, "expected a string");
@@ -85,22 +89,26 @@ SweepIdentity read_sweep_json(const std::string& dir) {
     if (!root.is_object()) throw UserError(file + ": expected a JSON object");
     SweepIdentity id;
     const std::string format = optional_string(root, file, "format");
-    if (!format.empty() && format != kFormat) key_error(file, "format", "this fastsim reads " + std::string(kFormat) + ", got '" + format + "'");
+    if (!format.empty() && format != kFormat)
+        key_error(file, "format", "this fastsim reads " + std::string(kFormat) + ", got '" + format + "'");
     id.name = optional_string(root, file, "name");
     id.sweep_file = optional_string(root, file, "sweep_file");
     id.base_config = optional_string(root, file, "base_config");
     id.fingerprint = optional_string(root, file, "fingerprint");
     const JsonValue* axes = root.find("axes");
-    if (!axes || !axes->is_array() || axes->items().empty()) key_error(file, "axes", "expected a non-empty array of axes");
+    if (!axes || !axes->is_array() || axes->items().empty())
+        key_error(file, "axes", "expected a non-empty array of axes");
     for (std::size_t a = 0; a < axes->items().size(); ++a) {
         const JsonValue& axis = axes->items()[a];
         const std::string where = "axes[" + std::to_string(a) + "]";
         if (!axis.is_object()) key_error(file, where, "expected an object with name and keys");
         SweepIdentity::AxisColumns out{optional_string(axis, file, "name", where + ".name"), {}};
         const JsonValue* keys = axis.find("keys");
-        if (!keys || !keys->is_array() || keys->items().empty()) key_error(file, where + ".keys", "expected a non-empty array of key paths");
+        if (!keys || !keys->is_array() || keys->items().empty())
+            key_error(file, where + ".keys", "expected a non-empty array of key paths");
         for (const JsonValue& k : keys->items()) {
-            if (!k.is_string() || k.as_string().empty()) key_error(file, where + ".keys", "expected key paths as strings");
+            if (!k.is_string() || k.as_string().empty())
+                key_error(file, where + ".keys", "expected key paths as strings");
             out.keys.push_back(k.as_string());
         }
         if (out.name.empty()) out.name = out.keys.front();
@@ -110,8 +118,9 @@ SweepIdentity read_sweep_json(const std::string& dir) {
     const JsonValue* p = root.find("points");
     if (!p || !p->is_number() || p->as_number() < 1 || p->as_number() > static_cast<double>(kMaxPoints) ||
         p->as_number() != std::floor(p->as_number()))
-        key_error(file, "points", "expected a whole number of points from 1 to " + std::to_string(kMaxPoints) +
-                                      " (the most a sweep has)");
+        key_error(
+            file, "points",
+            "expected a whole number of points from 1 to " + std::to_string(kMaxPoints) + " (the most a sweep has)");
     id.points = static_cast<std::size_t>(p->as_number());
     if (const JsonValue* plot = root.find("plot"); plot && plot->kind() != JsonValue::Kind::null) {
         if (!plot->is_object()) key_error(file, "plot", "expected an object with x and series");
@@ -127,9 +136,9 @@ void claim_sweep_dir(const std::string& dir, const SweepIdentity& identity) {
         const SweepIdentity existing = read_sweep_json(dir);
         if (!existing.same_sweep(identity))
             throw UserError(dir + " holds another sweep ('" + existing.name + "', fingerprint " + existing.fingerprint +
-                                    ", " + std::to_string(existing.points) + " points; this one is '" + identity.name + "', " +
-                                    identity.fingerprint + ", " + std::to_string(identity.points) +
-                                    " points): use another --out, or delete it to start over");
+                            ", " + std::to_string(existing.points) + " points; this one is '" + identity.name + "', " +
+                            identity.fingerprint + ", " + std::to_string(identity.points) +
+                            " points): use another --out, or delete it to start over");
         return;
     }
     if (fs::exists(dir, ec) && !fs::is_empty(dir, ec))
@@ -138,19 +147,22 @@ void claim_sweep_dir(const std::string& dir, const SweepIdentity& identity) {
 }
 
 SweepDirLock::SweepDirLock(const std::string& dir, const Shard& shard) {
-    const std::string path = (fs::path(dir) / (".lock-" + std::to_string(shard.k) + "-of-" + std::to_string(shard.count))).string();
+    const std::string path =
+        (fs::path(dir) / (".lock-" + std::to_string(shard.k) + "-of-" + std::to_string(shard.count))).string();
     m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (m_fd < 0) throw UserError(path + ": cannot open the sweep lock: " + std::strerror(errno));
     if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
         ::close(m_fd);
         throw UserError("another fastsim sweep is running the same points into " + dir + " (" + path +
-                                " is locked); wait for it to finish");
+                        " is locked); wait for it to finish");
     }
 }
 
 SweepDirLock::~SweepDirLock() { ::close(m_fd); }
 
-std::string point_dir(const std::string& dir, const std::string& id) { return (fs::path(dir) / "points" / id).string(); }
+std::string point_dir(const std::string& dir, const std::string& id) {
+    return (fs::path(dir) / "points" / id).string();
+}
 
 std::map<std::size_t, PointRecord> read_point_records(const std::string& dir, const SweepIdentity& identity) {
     std::map<std::size_t, PointRecord> records;
@@ -164,7 +176,8 @@ std::map<std::size_t, PointRecord> read_point_records(const std::string& dir, co
         try {
             r = read_point_record(file);
         } catch (const UnreadablePointRecord& e) {  // cut short by a machine crash before the disk flush
-            std::cerr << "sweep: ignoring an unreadable point record, the point counts as not run: " << e.what() << "\n";
+            std::cerr << "sweep: ignoring an unreadable point record, the point counts as not run: " << e.what()
+                      << "\n";
             continue;
         }
         if (!r) continue;

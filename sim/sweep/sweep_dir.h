@@ -13,7 +13,7 @@ namespace fastsim::sweep {
 /// DIR/sweep.json: which sweep a directory holds (docs/sweeps.md, "Output").
 struct SweepIdentity {
     std::string name, sweep_file, base_config, fingerprint;  ///< "" when sweep.json leaves one out
-    std::size_t points = 0;                                   ///< the sweep's points, from 1
+    std::size_t points = 0;                                  ///< the sweep's points, from 1
     struct AxisColumns {
         std::string name;
         std::vector<std::string> keys;

@@ -18,7 +18,6 @@ namespace fs = std::filesystem;
 using config::Document;
 using config::MapReader;
 
-
 /// A value as `-p` and the CSV take it: a scalar's text, or flow YAML for a list or map.
 std::string value_text(const YAML::Node& node) {
     if (node.IsScalar()) return node.Scalar();
@@ -34,11 +33,13 @@ std::string key_text(const Document& doc, const YAML::Node& key, const std::stri
     return key.Scalar();
 }
 
-std::string resolve_file(const Document& doc, const YAML::Node& node, const std::string& path, const std::string& text) {
+std::string resolve_file(const Document& doc, const YAML::Node& node, const std::string& path,
+                         const std::string& text) {
     const fs::path p = fs::path(text).is_absolute() ? fs::path(text) : fs::path(doc.file).parent_path() / text;
     std::error_code ec;
     if (!fs::is_regular_file(p, ec))
-        throw ConfigError(doc.locate(node, path), "no config file at " + p.string() + " (a relative path is taken from the sweep file's folder)");
+        throw ConfigError(doc.locate(node, path), "no config file at " + p.string() +
+                                                      " (a relative path is taken from the sweep file's folder)");
     return fs::absolute(p).lexically_normal().string();
 }
 
@@ -51,13 +52,16 @@ std::vector<std::string> value_list(const Document& doc, const YAML::Node& node,
     return out;
 }
 
-std::vector<std::pair<std::string, std::string>> assignments(const Document& doc, const YAML::Node& node, const std::string& path) {
+std::vector<std::pair<std::string, std::string>> assignments(const Document& doc, const YAML::Node& node,
+                                                             const std::string& path) {
     std::vector<std::pair<std::string, std::string>> out;
     if (!node || node.IsNull()) return out;
     if (!node.IsMap()) throw ConfigError(doc.locate(node, path), "expected a map of key.path: value");
     for (const auto& entry : node) {
         const std::string key = key_text(doc, entry.first, path);
-        if (key == kBaseKey) throw ConfigError(doc.locate(entry.first, path + "." + key), "'base' can only be an axis, not set per point");
+        if (key == kBaseKey)
+            throw ConfigError(doc.locate(entry.first, path + "." + key),
+                              "'base' can only be an axis, not set per point");
         out.emplace_back(key, value_text(entry.second));
     }
     return out;
@@ -67,21 +71,24 @@ Axis read_axis(const Document& doc, MapReader& reader) {
     Axis axis;
     const std::string path = reader.path();
     const bool has_key = reader.has("key"), has_zip = reader.has("zip");
-    if (has_key == has_zip) throw ConfigError(reader.location(), "an axis has either key: and values:, or zip: (a map of key: [values])");
+    if (has_key == has_zip)
+        throw ConfigError(reader.location(), "an axis has either key: and values:, or zip: (a map of key: [values])");
     if (has_key) {
         const std::string key = key_text(doc, reader.raw("key"), path + ".key");
         axis.keys.push_back(key);
         for (const std::string& v : value_list(doc, reader.raw("values"), path + ".values")) axis.values.push_back({v});
     } else {
         const YAML::Node zip = reader.raw("zip");
-        if (!zip.IsMap() || zip.size() == 0) throw ConfigError(doc.locate(zip, path + ".zip"), "expected a map of key.path: [values]");
+        if (!zip.IsMap() || zip.size() == 0)
+            throw ConfigError(doc.locate(zip, path + ".zip"), "expected a map of key.path: [values]");
         for (const auto& entry : zip) {
             const std::string key = key_text(doc, entry.first, path + ".zip");
             const auto values = value_list(doc, entry.second, path + ".zip." + key);
             if (!axis.keys.empty() && values.size() != axis.values.size())
                 throw ConfigError(doc.locate(entry.second, path + ".zip." + key),
-                                  "zipped lists must have equal lengths: " + std::to_string(values.size()) + " values here, " +
-                                      std::to_string(axis.values.size()) + " for " + axis.keys.front());
+                                  "zipped lists must have equal lengths: " + std::to_string(values.size()) +
+                                      " values here, " + std::to_string(axis.values.size()) + " for " +
+                                      axis.keys.front());
             if (axis.values.empty()) axis.values.resize(values.size());
             for (std::size_t v = 0; v < values.size(); ++v) axis.values[v].push_back(values[v]);
             axis.keys.push_back(key);
@@ -120,7 +127,8 @@ SweepSpec load_sweep_text(const std::string& text, const std::string& path) {
     }
 
     std::vector<MapReader> axes = top.maps("axes");
-    if (axes.empty()) throw ConfigError(top.location_of("axes"), "expected a non-empty list of axes (key: and values:, or zip:)");
+    if (axes.empty())
+        throw ConfigError(top.location_of("axes"), "expected a non-empty list of axes (key: and values:, or zip:)");
     std::map<std::string, std::string> seen;  // key -> axis path
     for (std::size_t a = 0; a < axes.size(); ++a) {
         Axis axis = read_axis(doc, axes[a]);
@@ -132,7 +140,8 @@ SweepSpec load_sweep_text(const std::string& text, const std::string& path) {
                 const YAML::Node a_node = doc.root["axes"][a];
                 const YAML::Node list = a_node["key"] ? a_node["values"] : a_node["zip"][kBaseKey];
                 for (std::size_t v = 0; v < axis.values.size(); ++v)
-                    resolve_file(doc, list[v], axes[a].path() + ".values[" + std::to_string(v) + "]", axis.values[v][k]);
+                    resolve_file(doc, list[v], axes[a].path() + ".values[" + std::to_string(v) + "]",
+                                 axis.values[v][k]);
             }
         }
         spec.axes.push_back(std::move(axis));
@@ -151,7 +160,8 @@ SweepSpec load_sweep_text(const std::string& text, const std::string& path) {
         if (c.set.empty()) throw ConfigError(overrides[o].location(), "expected set: (a map of key.path: value)");
         for (const auto& [key, value] : c.when)
             if (!seen.count(key))
-                throw ConfigError(doc.locate(when[key], opath + ".when." + key), "'" + key + "' is not a swept key: when: can only test axis values");
+                throw ConfigError(doc.locate(when[key], opath + ".when." + key),
+                                  "'" + key + "' is not a swept key: when: can only test axis values");
         overrides[o].finish();
         spec.overrides.push_back(std::move(c));
     }
@@ -168,7 +178,9 @@ SweepSpec load_sweep_text(const std::string& text, const std::string& path) {
     std::size_t count = 1;
     for (const Axis& axis : spec.axes) {
         count *= axis.values.size();
-        if (count > kMaxPoints) throw ConfigError(top.location_of("axes"), "more than " + std::to_string(kMaxPoints) + " points; split the sweep");
+        if (count > kMaxPoints)
+            throw ConfigError(top.location_of("axes"),
+                              "more than " + std::to_string(kMaxPoints) + " points; split the sweep");
     }
     return spec;
 }
@@ -203,7 +215,9 @@ std::vector<SweepPoint> enumerate_points(const SweepSpec& spec) {
                 p.values.emplace_back(axis.keys[k], value);
                 if (axis.keys[k] == kBaseKey) {
                     const fs::path file(value);
-                    p.base_config = (file.is_absolute() ? file : fs::path(spec.file).parent_path() / file).lexically_normal().string();
+                    p.base_config = (file.is_absolute() ? file : fs::path(spec.file).parent_path() / file)
+                                        .lexically_normal()
+                                        .string();
                 } else {
                     p.overrides.push_back(axis.keys[k] + "=" + value);
                 }
@@ -229,7 +243,8 @@ Shard parse_shard(const std::string& text) {
     const std::size_t k = slash == std::string::npos ? 0 : number(text.substr(0, slash));
     const std::size_t n = slash == std::string::npos ? 0 : number(text.substr(slash + 1));
     if (k == 0 || n == 0 || k > n)
-        throw UserError("--shard: expected k/N with 1 <= k <= N (for example 1/4 for the first of four shards), got '" + text + "'");
+        throw UserError("--shard: expected k/N with 1 <= k <= N (for example 1/4 for the first of four shards), got '" +
+                        text + "'");
     return {k, n};
 }
 
@@ -238,7 +253,8 @@ std::string fingerprint(const std::vector<SweepPoint>& points) {
     std::map<std::string, std::string> contents;  // base config path -> its text, read once
     for (const SweepPoint& p : points) {
         auto it = contents.find(p.base_config);
-        if (it == contents.end()) it = contents.emplace(p.base_config, read_input_file(p.base_config, "config file")).first;
+        if (it == contents.end())
+            it = contents.emplace(p.base_config, read_input_file(p.base_config, "config file")).first;
         fnv1a(h, it->second);
         for (const std::string& o : p.overrides) fnv1a(h, o);
         fnv1a(h, "");

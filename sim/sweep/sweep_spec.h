@@ -24,9 +24,9 @@ struct ConditionalOverride {
 
 /// A sweep file, resolved: paths absolute, every list checked (docs/sweeps.md).
 struct SweepSpec {
-    std::string file;         ///< the sweep YAML, absolute
+    std::string file;  ///< the sweep YAML, absolute
     std::string name;
-    std::string base_config;  ///< absolute; an axis with key "base" replaces it per point
+    std::string base_config;                               ///< absolute; an axis with key "base" replaces it per point
     std::vector<std::pair<std::string, std::string>> set;  ///< overrides of every point
     std::vector<Axis> axes;
     std::vector<ConditionalOverride> overrides;
@@ -36,10 +36,10 @@ struct SweepSpec {
 /// One design point: what `fastsim run` is given.
 struct SweepPoint {
     std::size_t index = 0;
-    std::string id;           ///< "p0000": index, zero-padded to at least 4 digits
-    std::string base_config;  ///< absolute path
+    std::string id;                                           ///< "p0000": index, zero-padded to at least 4 digits
+    std::string base_config;                                  ///< absolute path
     std::vector<std::pair<std::string, std::string>> values;  ///< every axis key in axis order, and its value
-    std::vector<std::string> overrides;  ///< key.path=value for `-p`, in the order they apply
+    std::vector<std::string> overrides;                       ///< key.path=value for `-p`, in the order they apply
 };
 
 /// Reads and checks a sweep file. Throws ConfigError naming file, line and key path.

@@ -17,7 +17,8 @@ using namespace fastsim;
 
 int sc_main(int argc, char* argv[]) {
     const auto arg = [&](int i, long fallback) { return argc > i ? std::atol(argv[i]) : fallback; };
-    const fmac::ArrayGeometry geometry{static_cast<int>(arg(1, 128)), static_cast<int>(arg(2, 128)), static_cast<int>(arg(7, 16))};
+    const fmac::ArrayGeometry geometry{static_cast<int>(arg(1, 128)), static_cast<int>(arg(2, 128)),
+                                       static_cast<int>(arg(7, 16))};
     const auto m = static_cast<std::size_t>(arg(3, 512)), k = static_cast<std::size_t>(arg(4, 2048)),
                n = static_cast<std::size_t>(arg(5, 128));
     const int bits = static_cast<int>(arg(6, 8));
@@ -52,10 +53,13 @@ int sc_main(int argc, char* argv[]) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const auto& s = arr.stats();
     const double pe_cycles = double(s.busy_cycles) * geometry.rows * geometry.cols;
-    std::printf("array %dx%d %s g=%d, gemm %zux%zux%zu, m=%d: %llu cycles, %llu PE-passes, %.3f s, %.1f M simulated MAC/s\n",
-                geometry.rows, geometry.cols, name_of(*dataflow).data(), geometry.group_size, m, k, n, bits, static_cast<unsigned long long>(s.busy_cycles),
-                static_cast<unsigned long long>(s.counts.pe_passes), seconds, double(m) * double(k) * double(n) / seconds / 1e6);
-    std::printf("%.3f ns per PE-pass, %.3f ns per PE-cycle (utilisation %.1f%%)\n", seconds * 1e9 / double(s.counts.pe_passes),
-                seconds * 1e9 / pe_cycles, 100.0 * double(s.counts.pe_passes) / pe_cycles);
+    std::printf(
+        "array %dx%d %s g=%d, gemm %zux%zux%zu, m=%d: %llu cycles, %llu PE-passes, %.3f s, %.1f M simulated MAC/s\n",
+        geometry.rows, geometry.cols, name_of(*dataflow).data(), geometry.group_size, m, k, n, bits,
+        static_cast<unsigned long long>(s.busy_cycles), static_cast<unsigned long long>(s.counts.pe_passes), seconds,
+        double(m) * double(k) * double(n) / seconds / 1e6);
+    std::printf("%.3f ns per PE-pass, %.3f ns per PE-cycle (utilisation %.1f%%)\n",
+                seconds * 1e9 / double(s.counts.pe_passes), seconds * 1e9 / pe_cycles,
+                100.0 * double(s.counts.pe_passes) / pe_cycles);
     return 0;
 }

@@ -30,8 +30,8 @@ void quantize_throughput(benchmark::State& state, Rounding rounding) {
         benchmark::DoNotOptimize(t.magnitudes.data());
     }
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * x.size()));
-    state.counters["values/s"] = benchmark::Counter(static_cast<double>(state.iterations() * x.size()),
-                                                    benchmark::Counter::kIsRate);
+    state.counters["values/s"] =
+        benchmark::Counter(static_cast<double>(state.iterations() * x.size()), benchmark::Counter::kIsRate);
 }
 
 void BM_quantize_nearest(benchmark::State& state) { quantize_throughput(state, Rounding::nearest); }
@@ -49,11 +49,13 @@ void quantize_dequantize_throughput(benchmark::State& state, Rounding rounding) 
         benchmark::DoNotOptimize(out.data());
     }
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * x.size()));
-    state.counters["values/s"] = benchmark::Counter(static_cast<double>(state.iterations() * x.size()),
-                                                    benchmark::Counter::kIsRate);
+    state.counters["values/s"] =
+        benchmark::Counter(static_cast<double>(state.iterations() * x.size()), benchmark::Counter::kIsRate);
 }
 
-void BM_quantize_dequantize_nearest(benchmark::State& state) { quantize_dequantize_throughput(state, Rounding::nearest); }
+void BM_quantize_dequantize_nearest(benchmark::State& state) {
+    quantize_dequantize_throughput(state, Rounding::nearest);
+}
 void BM_quantize_dequantize_stochastic(benchmark::State& state) {
     quantize_dequantize_throughput(state, Rounding::stochastic);
 }
@@ -70,8 +72,8 @@ void BM_gemm(benchmark::State& state) {
         auto c = gemm(ma, mb);
         benchmark::DoNotOptimize(c.data());
     }
-    state.counters["MAC/s"] = benchmark::Counter(static_cast<double>(state.iterations() * n * n * n),
-                                                 benchmark::Counter::kIsRate);
+    state.counters["MAC/s"] =
+        benchmark::Counter(static_cast<double>(state.iterations() * n * n * n), benchmark::Counter::kIsRate);
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ struct Shape {
 
 // C (m x n) = A (m x k) * Bt^T, grouped along k, as network.cpp calls gemm_abt.
 constexpr Shape kShapes[] = {
-    {"fc1_forward", 64, 256, 784},  {"fc1_wgrad", 256, 784, 64},  {"fc2_forward", 64, 128, 256},
+    {"fc1_forward", 64, 256, 784},  {"fc1_wgrad", 256, 784, 64}, {"fc2_forward", 64, 128, 256},
     {"fc2_backward", 64, 256, 128}, {"fc2_wgrad", 128, 256, 64},
 };
 
@@ -37,9 +37,9 @@ struct Operands {
 };
 
 void set_flops(benchmark::State& state, const Shape& s) {
-    state.counters["GFLOP/s"] = benchmark::Counter(2.0 * static_cast<double>(s.m * s.n * s.k) *
-                                                       static_cast<double>(state.iterations()),
-                                                   benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
+    state.counters["GFLOP/s"] =
+        benchmark::Counter(2.0 * static_cast<double>(s.m * s.n * s.k) * static_cast<double>(state.iterations()),
+                           benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
 }
 
 void BM_sgemm(benchmark::State& state) {
@@ -64,7 +64,8 @@ void BM_bfp_fast_path(benchmark::State& state) {
     bfp::Quantizer qa(f, rounding_a), qb(f, bfp::Rounding::nearest);
     learning::GemmScratch scratch;
     for (auto _ : state) {
-        learning::gemm_abt(learning::GemmPath::fast, o.a.data(), o.bt.data(), s.m, s.n, s.k, &qa, &qb, o.c.data(), scratch);
+        learning::gemm_abt(learning::GemmPath::fast, o.a.data(), o.bt.data(), s.m, s.n, s.k, &qa, &qb, o.c.data(),
+                           scratch);
         benchmark::DoNotOptimize(o.c.data());
     }
     state.SetLabel(std::string(s.name) + (state.range(1) ? " A stochastic" : " nearest"));

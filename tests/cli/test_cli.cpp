@@ -255,18 +255,20 @@ TEST_CASE("a whole run costs each precision segment's steps at that segment's st
     const std::string base = "run: {mode: training_step}\nworkload: {trace: " + std::string(FASTSIM_SOURCE_DIR) +
                              "/traces/tiny_cnn.yaml, batch: 4, steps: 10}\n";
     const std::string config = dir.write(
-        "run.yaml", base + "precision:\n  schedule:\n    - {from_step: 0, weights: 2, activations: 2, gradients: 2}\n"
-                           "    - {from_step: 3, weights: 4, activations: 4, gradients: 4}\n"
-                           "    - {from_step: 6, weights: 2, activations: 2, gradients: 2}\n");
+        "run.yaml", base +
+                        "precision:\n  schedule:\n    - {from_step: 0, weights: 2, activations: 2, gradients: 2}\n"
+                        "    - {from_step: 3, weights: 4, activations: 4, gradients: 4}\n"
+                        "    - {from_step: 6, weights: 2, activations: 2, gradients: 2}\n");
     Result r = run_fastsim("run " + config + " --out " + dir.path("run"));
     REQUIRE(r.exit_code == 0);
-    CHECK_THAT(r.out, Contains("whole run: 10 steps (workload.steps) in 3 precision segments, 2 distinct steps simulated"));
+    CHECK_THAT(r.out,
+               Contains("whole run: 10 steps (workload.steps) in 3 precision segments, 2 distinct steps simulated"));
     const std::string json = slurp(dir.path("run/report.json"));
     // One step at each width, run on its own.
     const auto step_cycles = [&](int bits) {
         const std::string b = std::to_string(bits);
-        const std::string one = dir.write("w" + b + ".yaml", base + "precision: {weights: " + b + ", activations: " + b +
-                                                                 ", gradients: " + b + "}\n");
+        const std::string one = dir.write("w" + b + ".yaml", base + "precision: {weights: " + b +
+                                                                 ", activations: " + b + ", gradients: " + b + "}\n");
         REQUIRE(run_fastsim("run " + one + " -p workload.steps=1 --out " + dir.path("w" + b)).exit_code == 0);
         return json_number(slurp(dir.path("w" + b + "/report.json")), "total_cycles");
     };
@@ -280,7 +282,8 @@ TEST_CASE("a whole run costs each precision segment's steps at that segment's st
     // last row's widths continue to step 9).
     std::string log = "policy,iteration,epoch";
     for (const char* layer : {"conv1", "conv2", "fc"})
-        for (const char* kind : {"weights", "activations", "gradients"}) log += std::string(",") + layer + "." + kind + "_bits";
+        for (const char* kind : {"weights", "activations", "gradients"})
+            log += std::string(",") + layer + "." + kind + "_bits";
     log += "\n";
     for (int i = 0; i < 5; ++i) {
         log += "fast," + std::to_string(i) + ",1";
@@ -402,7 +405,8 @@ TEST_CASE("plan writes plan.json and plan.csv with one row per group and layer",
     const std::string csv = slurp(dir.path("plan/plan.csv"));
     CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 3);  // header + 1 group x 3 layers
     CHECK_THAT(csv, StartsWith("group,depth,nodes,side_a_nodes,layer,type,alpha"));
-    CHECK_THAT(slurp(dir.path("plan/plan.json")), Contains("\"planner\": \"accpar\"") && Contains("\"predicted_step_s\""));
+    CHECK_THAT(slurp(dir.path("plan/plan.json")),
+               Contains("\"planner\": \"accpar\"") && Contains("\"predicted_step_s\""));
 }
 
 namespace {
@@ -420,7 +424,8 @@ std::string without_volatile_fields(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("plan, then run --plan, reproduces run's report for every planner on every shipped cluster", "[cli][cluster][plan]") {
+TEST_CASE("plan, then run --plan, reproduces run's report for every planner on every shipped cluster",
+          "[cli][cluster][plan]") {
     fastsim::test::TempDir dir;
     std::vector<std::string> configs;
     for (const auto& entry : std::filesystem::directory_iterator(std::string(FASTSIM_SOURCE_DIR) + "/configs/cluster"))
@@ -436,9 +441,11 @@ TEST_CASE("plan, then run --plan, reproduces run's report for every planner on e
             std::filesystem::remove_all(dir.path("g"));
             REQUIRE(run_fastsim("plan " + config + " --planner " + planner + " --out " + dir.path("p")).exit_code == 0);
             REQUIRE(run_fastsim("run " + config + " --planner " + planner + " --out " + dir.path("r")).exit_code == 0);
-            const Result given = run_fastsim("run " + config + " --plan " + dir.path("p/plan.json") + " --out " + dir.path("g"));
+            const Result given =
+                run_fastsim("run " + config + " --plan " + dir.path("p/plan.json") + " --out " + dir.path("g"));
             REQUIRE(given.exit_code == 0);
-            for (const char* file : {"report.json", "plan.json", "plan.csv", "layers.csv", "nodes.csv", "summary.json"}) {
+            for (const char* file :
+                 {"report.json", "plan.json", "plan.csv", "layers.csv", "nodes.csv", "summary.json"}) {
                 INFO(file);
                 CHECK(without_volatile_fields(dir.path(std::string("g/") + file)) ==
                       without_volatile_fields(dir.path(std::string("r/") + file)));
@@ -465,14 +472,18 @@ TEST_CASE("run --plan takes a hand-written plan: splits by alpha alone, no predi
     const std::string csv = slurp(dir.path("run/plan.csv"));
     CHECK_THAT(csv, Contains(",conv1,I,0.5,4,") && Contains(",conv2,I,0.25,2,") && Contains(",fc,II,0.5,"));
     // The plan run writes is the hand-written one, every figure filled in: it runs to the same report.
-    const Result again = run_fastsim("run " + kTinyCluster + " --plan " + dir.path("run/plan.json") + " --out " + dir.path("again"));
+    const Result again =
+        run_fastsim("run " + kTinyCluster + " --plan " + dir.path("run/plan.json") + " --out " + dir.path("again"));
     REQUIRE(again.exit_code == 0);
-    CHECK(without_volatile_fields(dir.path("again/report.json")) == without_volatile_fields(dir.path("run/report.json")));
+    CHECK(without_volatile_fields(dir.path("again/report.json")) ==
+          without_volatile_fields(dir.path("run/report.json")));
 }
 
-TEST_CASE("plan.csv lists every layer's split for a pipeline's stages too, one-node stages included", "[cli][cluster][plan]") {
+TEST_CASE("plan.csv lists every layer's split for a pipeline's stages too, one-node stages included",
+          "[cli][cluster][plan]") {
     fastsim::test::TempDir dir;
-    const Result r = run_fastsim("plan " + kTinyCluster + " --planner pipeline -p planner.pipeline.stages=2 --out " + dir.path("p"));
+    const Result r =
+        run_fastsim("plan " + kTinyCluster + " --planner pipeline -p planner.pipeline.stages=2 --out " + dir.path("p"));
     REQUIRE(r.exit_code == 0);
     const fastsim::CsvTable csv = fastsim::read_csv_file(dir.path("p/plan.csv"));
     REQUIRE(csv.rows.size() == 3);  // conv1 on node 0; conv2 and fc on node 1: one node each, not split
@@ -527,10 +538,11 @@ TEST_CASE("compare.csv has planned and simulated steps, integer bytes and both b
     fastsim::test::TempDir dir;
     const Result r = run_fastsim("compare " + kTinyCluster + " --simulate --equal-split --out " + dir.path("cmp"));
     REQUIRE(r.exit_code == 0);
-    CHECK_THAT(r.out, Contains("speedup over balanced data parallelism, simulated") &&
-                          Contains("prediction error, (planned - simulated) / simulated, percent") &&
-                          Contains("note: tiny_cnn, data_parallel_balanced: with --equal-split this is data_parallel") &&
-                          Contains("note: tiny_cnn, hypar: splits by node count already"));
+    CHECK_THAT(r.out,
+               Contains("speedup over balanced data parallelism, simulated") &&
+                   Contains("prediction error, (planned - simulated) / simulated, percent") &&
+                   Contains("note: tiny_cnn, data_parallel_balanced: with --equal-split this is data_parallel") &&
+                   Contains("note: tiny_cnn, hypar: splits by node count already"));
     const auto csv = fastsim::read_csv_file(dir.path("cmp/compare.csv"));
     REQUIRE(csv.rows.size() == fastsim::planner::kAllPlanners.size());
     const auto col = [&](const char* name) { return *csv.column(name); };
@@ -538,7 +550,8 @@ TEST_CASE("compare.csv has planned and simulated steps, integer bytes and both b
         INFO(row[col("planner")]);
         const double planned = *fastsim::parse_number(row[col("planned_step_s")]);
         const double simulated = *fastsim::parse_number(row[col("simulated_step_s")]);
-        CHECK(*fastsim::parse_number(row[col("prediction_error")]) == Approx((planned - simulated) / simulated).margin(1e-6));
+        CHECK(*fastsim::parse_number(row[col("prediction_error")]) ==
+              Approx((planned - simulated) / simulated).margin(1e-6));
         CHECK(row[col("step_s")] == row[col("simulated_step_s")]);
         CHECK(row[col("comm_bytes")].find_first_not_of("0123456789") == std::string::npos);  // an integer, no exponent
         CHECK(!row[col("speedup_over_data_parallel_balanced")].empty());
@@ -552,7 +565,8 @@ TEST_CASE("compare.csv has planned and simulated steps, integer bytes and both b
     const double dp_bytes = *fastsim::parse_number(v.rows[0][*v.column("comm_bytes")]);
     const double accpar_bytes = *fastsim::parse_number(v.rows[4][*v.column("comm_bytes")]);
     CHECK(v.rows[4][*v.column("planner")] == "accpar");
-    CHECK(*fastsim::parse_number(v.rows[4][*v.column("speedup_over_data_parallel")]) == Approx(dp_bytes / accpar_bytes));
+    CHECK(*fastsim::parse_number(v.rows[4][*v.column("speedup_over_data_parallel")]) ==
+          Approx(dp_bytes / accpar_bytes));
 }
 
 TEST_CASE("Memory capacity: plan.json lists every node footprint, and a plan that cannot fit is exit 2",
@@ -560,11 +574,13 @@ TEST_CASE("Memory capacity: plan.json lists every node footprint, and a plan tha
     const std::string config = std::string(FASTSIM_SOURCE_DIR) + "/configs/cluster/fast_4node.yaml";
     fastsim::test::TempDir dir;
     // 0.08 GiB: data parallelism's copies of ResNet-18's weights do not fit; AccPar splits them.
-    const Result refused = run_fastsim("plan " + config + " -p node_types.0.dram.capacity_gib=0.08 --planner data_parallel");
+    const Result refused =
+        run_fastsim("plan " + config + " -p node_types.0.dram.capacity_gib=0.08 --planner data_parallel");
     CHECK(refused.exit_code == 2);
     CHECK_THAT(refused.err, Contains("no plan of data_parallel fits in memory: node 0 (fast32) needs") &&
                                 Contains("GiB of its 0.080 GiB") && Contains("GiB short"));
-    const Result fits = run_fastsim("plan " + config + " -p node_types.0.dram.capacity_gib=0.08 --out " + dir.path("p"));
+    const Result fits =
+        run_fastsim("plan " + config + " -p node_types.0.dram.capacity_gib=0.08 --out " + dir.path("p"));
     REQUIRE(fits.exit_code == 0);
     CHECK_THAT(fits.out, Contains("memory: node") && Contains("of 0.080 GiB"));
     const std::string json = slurp(dir.path("p/plan.json"));
@@ -608,14 +624,17 @@ std::uint64_t layer_cell(const fastsim::CsvTable& csv, const std::string& layer,
 }
 }  // namespace
 
-TEST_CASE("grouped convolutions and gemm layers: stepped = memo, and G groups cost G times one group", "[cli][node][fidelity]") {
+TEST_CASE("grouped convolutions and gemm layers: stepped = memo, and G groups cost G times one group",
+          "[cli][node][fidelity]") {
     fastsim::test::TempDir dir;
     const std::string trace = dir.write(
         "grouped.yaml",
         "layers:\n"
         "  - {name: grouped, type: conv, input: [10, 10, 8], kernel: [3, 3], filters: 12, padding: 1, groups: 4}\n"
-        "  - {name: one_group, type: conv, input: [10, 10, 2], kernel: [3, 3], filters: 3, padding: 1, inputs: [input]}\n"
-        "  - {name: depthwise, type: conv, input: [10, 10, 12], kernel: [3, 3], filters: 12, stride: 2, groups: 12, inputs: [grouped]}\n"
+        "  - {name: one_group, type: conv, input: [10, 10, 2], kernel: [3, 3], filters: 3, padding: 1, inputs: "
+        "[input]}\n"
+        "  - {name: depthwise, type: conv, input: [10, 10, 12], kernel: [3, 3], filters: 12, stride: 2, groups: 12, "
+        "inputs: [grouped]}\n"
         "  - {name: probe, type: gemm, m: 20, k: 30, n: 7}\n");
     const std::string with_trace = kTinyNode + " -p workload.trace=" + trace + " -p 'precision.layers=[]'";
     REQUIRE(run_fastsim("run " + with_trace + " --out " + dir.path("memo")).exit_code == 0);
@@ -646,20 +665,23 @@ TEST_CASE("run.phases simulates a subset of the training phases", "[cli][node]")
     fastsim::test::TempDir dir;
     REQUIRE(run_fastsim("run " + kTinyNode + " --out " + dir.path("all")).exit_code == 0);
     REQUIRE(run_fastsim("run " + kTinyNode + " -p 'run.phases=[forward]' --out " + dir.path("fwd")).exit_code == 0);
-    REQUIRE(run_fastsim("run " + kTinyNode + " -p 'run.phases=[weight_gradient, backward_data]' --out " + dir.path("bwd"))
-                .exit_code == 0);
+    REQUIRE(
+        run_fastsim("run " + kTinyNode + " -p 'run.phases=[weight_gradient, backward_data]' --out " + dir.path("bwd"))
+            .exit_code == 0);
     const std::string all = slurp(dir.path("all/layers.csv")), fwd = slurp(dir.path("fwd/layers.csv")),
                       bwd = slurp(dir.path("bwd/layers.csv"));
     // The forward rows are the full step's, and the two subsets together are the full step.
     std::istringstream rows(all);
     std::string line, forward_rows, backward_rows;
     std::getline(rows, line);
-    while (std::getline(rows, line)) (line.find(",\"forward\",") != std::string::npos ? forward_rows : backward_rows) += line + "\n";
+    while (std::getline(rows, line))
+        (line.find(",\"forward\",") != std::string::npos ? forward_rows : backward_rows) += line + "\n";
     CHECK(fwd.substr(fwd.find('\n') + 1) == forward_rows);
     CHECK(bwd.substr(bwd.find('\n') + 1) == backward_rows);
     const double total = json_number(slurp(dir.path("all/report.json")), "total_cycles");
     CHECK(json_number(slurp(dir.path("fwd/report.json")), "total_cycles") +
-              json_number(slurp(dir.path("bwd/report.json")), "total_cycles") == total);
+              json_number(slurp(dir.path("bwd/report.json")), "total_cycles") ==
+          total);
     Result r = run_fastsim("run " + kTinyNode + " -p 'run.phases=[]'");
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Contains("run.phases: expected at least one value"));
@@ -674,20 +696,25 @@ TEST_CASE("run.phases simulates a subset of the training phases", "[cli][node]")
     CHECK_THAT(r.err, Contains("run.mode cluster simulates whole training steps"));
 }
 
-TEST_CASE("vector-unit layers: stepped = memo, and cycles by hand from their operations", "[cli][node][fidelity][vector]") {
+TEST_CASE("vector-unit layers: stepped = memo, and cycles by hand from their operations",
+          "[cli][node][fidelity][vector]") {
     fastsim::test::TempDir dir;
     const std::string trace = std::string(FASTSIM_SOURCE_DIR) + "/tests/data/every_vector_layer.yaml";
     // The tiny node's 2 KiB mantissa bank cuts the larger tensors into many chunks.
     const std::string with_trace = kTinyNode + " -p workload.trace=" + trace + " -p 'precision.layers=[]'";
     REQUIRE(run_fastsim("run " + with_trace + " -p run.optimizer=adam --out " + dir.path("memo")).exit_code == 0);
-    REQUIRE(run_fastsim("run " + with_trace + " -p run.optimizer=adam --fidelity stepped --out " + dir.path("stepped")).exit_code == 0);
+    REQUIRE(run_fastsim("run " + with_trace + " -p run.optimizer=adam --fidelity stepped --out " + dir.path("stepped"))
+                .exit_code == 0);
     CHECK(slurp(dir.path("memo/layers.csv")) == slurp(dir.path("stepped/layers.csv")));
     const fastsim::CsvTable chunked = fastsim::read_csv_file(dir.path("memo/layers.csv"));
     CHECK(layer_cell(chunked, "relu1", "forward", "tiles") > 4);
 
     // With banks that hold every tensor, each phase is one chunk: 4 + ceil(ops / 8) cycles on 8 lanes.
-    REQUIRE(run_fastsim("run " + with_trace + " -p node.vector.lanes=8 -p node.sram.mantissa_bank.capacity_kib=4096 "
-                        "-p node.sram.exponent_bank.capacity_kib=1024 --out " + dir.path("one")).exit_code == 0);
+    REQUIRE(run_fastsim("run " + with_trace +
+                        " -p node.vector.lanes=8 -p node.sram.mantissa_bank.capacity_kib=4096 "
+                        "-p node.sram.exponent_bank.capacity_kib=1024 --out " +
+                        dir.path("one"))
+                .exit_code == 0);
     const fastsim::CsvTable csv = fastsim::read_csv_file(dir.path("one/layers.csv"));
     const auto cell = [&csv](const char* layer, const char* phase, const char* column) {
         return layer_cell(csv, layer, phase, column);
@@ -696,7 +723,7 @@ TEST_CASE("vector-unit layers: stepped = memo, and cycles by hand from their ope
     const std::pair<const char*, std::uint64_t> forward_ops[] = {
         {"bn1", 7 * 4096 * batch + 4 * 16},  // 7 per value, 4 per channel
         {"relu1", 4096 * batch},
-        {"pool1", 9 * 1024 * batch},         // 3x3 windows over 8 x 8 x 16 outputs
+        {"pool1", 9 * 1024 * batch},  // 3x3 windows over 8 x 8 x 16 outputs
         {"add1", 1024 * batch},
         {"cat", 1536 * batch},
         {"gap", 64 * 24 * batch},
@@ -722,8 +749,11 @@ TEST_CASE("vector-unit layers: stepped = memo, and cycles by hand from their ope
     // Adam's update of fc2 (320 weights): 14 operations per weight; it reads the fp32 gradient,
     // master weights, m and v, and writes the last three in fp32 and the weights in BFP at 4 bits
     // (20 groups of 16 x 2 chunks x 3 bits + an 8-bit exponent, in two groupings).
-    REQUIRE(run_fastsim("run " + with_trace + " -p node.vector.lanes=8 -p node.sram.mantissa_bank.capacity_kib=4096 "
-                        "-p node.sram.exponent_bank.capacity_kib=1024 -p run.optimizer=adam --out " + dir.path("adam")).exit_code == 0);
+    REQUIRE(run_fastsim("run " + with_trace +
+                        " -p node.vector.lanes=8 -p node.sram.mantissa_bank.capacity_kib=4096 "
+                        "-p node.sram.exponent_bank.capacity_kib=1024 -p run.optimizer=adam --out " +
+                        dir.path("adam"))
+                .exit_code == 0);
     const fastsim::CsvTable adam = fastsim::read_csv_file(dir.path("adam/layers.csv"));
     CHECK(layer_cell(adam, "fc2", "weight_update", "vector_ops") == 14 * 320);
     CHECK(layer_cell(adam, "fc2", "weight_update", "vector_cycles") == 4 + 14 * 320 / 8);
@@ -744,19 +774,20 @@ TEST_CASE("vector-unit layers: stepped = memo, and cycles by hand from their ope
     CHECK_THAT(cluster.err, Contains("9 vector-unit layers (bn1, relu1, pool1, add1, cat, ...) are left out"));
 }
 
-TEST_CASE("node.fusion: stepped = memo, the streamed tensors leave DRAM, and dram_saved_bits adds up", "[cli][node][vector][fusion]") {
+TEST_CASE("node.fusion: stepped = memo, the streamed tensors leave DRAM, and dram_saved_bits adds up",
+          "[cli][node][vector][fusion]") {
     fastsim::test::TempDir dir;
     const std::string trace = std::string(FASTSIM_SOURCE_DIR) + "/tests/data/every_vector_layer.yaml";
     const std::string with_trace = kTinyNode + " -p workload.trace=" + trace + " -p 'precision.layers=[]'";
     REQUIRE(run_fastsim("run " + with_trace + " --out " + dir.path("off")).exit_code == 0);
     REQUIRE(run_fastsim("run " + with_trace + " -p node.fusion=on --out " + dir.path("on")).exit_code == 0);
-    REQUIRE(run_fastsim("run " + with_trace + " -p node.fusion=on --fidelity stepped --out " + dir.path("stepped")).exit_code == 0);
+    REQUIRE(run_fastsim("run " + with_trace + " -p node.fusion=on --fidelity stepped --out " + dir.path("stepped"))
+                .exit_code == 0);
     CHECK(slurp(dir.path("on/layers.csv")) == slurp(dir.path("stepped/layers.csv")));
     const fastsim::CsvTable off = fastsim::read_csv_file(dir.path("off/layers.csv"));
     const fastsim::CsvTable on = fastsim::read_csv_file(dir.path("on/layers.csv"));
-    const auto cell = [](const fastsim::CsvTable& csv, const char* layer, const char* column, const char* phase = "forward") {
-        return layer_cell(csv, layer, phase, column);
-    };
+    const auto cell = [](const fastsim::CsvTable& csv, const char* layer, const char* column,
+                         const char* phase = "forward") { return layer_cell(csv, layer, phase, column); };
     // relu1 runs in bn1's pass: bn1 converts and writes nothing, relu1 reads nothing.
     CHECK(cell(on, "bn1", "dram_write_bits") == 0);
     CHECK(cell(on, "bn1", "converter_cycles") == 0);

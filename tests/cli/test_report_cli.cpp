@@ -39,7 +39,8 @@ TEST_CASE("report writes report.html and plots/*.svg into a sweep directory", "[
         CHECK_THAT(html, Contains(svg));
     }
     // --out and --plots-dir put the files elsewhere; the page is the same.
-    const Result elsewhere = run_fastsim("report " + sweep + " --out " + dir.path("x/page.html") + " --plots-dir " + dir.path("x/svg"));
+    const Result elsewhere =
+        run_fastsim("report " + sweep + " --out " + dir.path("x/page.html") + " --plots-dir " + dir.path("x/svg"));
     REQUIRE(elsewhere.exit_code == 0);
     CHECK(slurp(dir.path("x/page.html")) == html);
     CHECK(std::filesystem::exists(dir.path("x/svg/cycles.svg")));
@@ -50,12 +51,16 @@ TEST_CASE("report writes report.html and plots/*.svg into a sweep directory", "[
 
 TEST_CASE("report of a run --out directory shows the run's totals", "[cli][report][node]") {
     fastsim::test::TempDir dir;
-    REQUIRE(run_fastsim("run " + std::string(FASTSIM_SOURCE_DIR) + "/configs/tests/tiny_node.yaml --out " + dir.path("run")).exit_code == 0);
+    REQUIRE(
+        run_fastsim("run " + std::string(FASTSIM_SOURCE_DIR) + "/configs/tests/tiny_node.yaml --out " + dir.path("run"))
+            .exit_code == 0);
     const Result r = run_fastsim("report " + dir.path("run"));
     REQUIRE(r.exit_code == 0);
     const auto report = fastsim::read_json_file(dir.path("run/report.json"));
     const std::string html = slurp(dir.path("run/report.html"));
-    CHECK_THAT(html, Contains("<td class=\"num\">" + std::to_string(static_cast<long long>(report.find("total_cycles")->as_number())) + "</td>"));
+    CHECK_THAT(html,
+               Contains("<td class=\"num\">" +
+                        std::to_string(static_cast<long long>(report.find("total_cycles")->as_number())) + "</td>"));
     CHECK_THAT(html, Contains("tiny_cnn"));
     CHECK(std::filesystem::exists(dir.path("run/plots/energy_by_layer.svg")));
 }

@@ -22,7 +22,8 @@ namespace {
 const std::string kTinyNode = std::string(FASTSIM_SOURCE_DIR) + "/configs/tests/tiny_node.yaml";
 
 /// A 10-point sweep of the tiny node: 5 array sizes x 2 weight precisions.
-std::string write_tiny_sweep(const TempDir& dir, const std::string& name = "tiny", const std::string& rows = "2, 3, 4, 5, 6") {
+std::string write_tiny_sweep(const TempDir& dir, const std::string& name = "tiny",
+                             const std::string& rows = "2, 3, 4, 5, 6") {
     return dir.write(name + ".yaml", "sweep:\n  name: " + name + "\n  base: " + kTinyNode +
                                          "\naxes:\n  - {key: node.array.rows, values: [" + rows +
                                          "]}\n  - {key: precision.weights, values: [2, 8]}\n");
@@ -40,14 +41,16 @@ std::vector<std::string> rows_of(const std::string& csv) {
 
 std::size_t point_records(const std::string& dir) {
     std::size_t n = 0;
-    for (const auto& e : fs::directory_iterator(fs::path(dir) / "points")) n += fs::exists(e.path() / "point.json") ? 1 : 0;
+    for (const auto& e : fs::directory_iterator(fs::path(dir) / "points"))
+        n += fs::exists(e.path() / "point.json") ? 1 : 0;
     return n;
 }
 
 /// A point program that waits `delay_s` and then runs fastsim, or crashes (SIGSEGV) for `crash_id`.
 std::string write_wrapper(const TempDir& dir, const std::string& delay_s, const std::string& crash_id = "none") {
-    const std::string path = dir.write("wrapper.sh", "#!/bin/sh\ncase \"$*\" in *" + crash_id + "*) kill -SEGV $$;; esac\nsleep " +
-                                                         delay_s + "\nexec " + FASTSIM_BINARY + " \"$@\"\n");
+    const std::string path =
+        dir.write("wrapper.sh", "#!/bin/sh\ncase \"$*\" in *" + crash_id + "*) kill -SEGV $$;; esac\nsleep " + delay_s +
+                                    "\nexec " + FASTSIM_BINARY + " \"$@\"\n");
     fs::permissions(path, fs::perms::owner_all);
     return path;
 }
@@ -58,9 +61,11 @@ std::string write_wrapper(const TempDir& dir, const std::string& delay_s, const 
 /// stderr is in DIR/err.
 int interrupt_sweep(const TempDir& dir, const std::string& sweep, const std::string& out, const std::string& wrapper,
                     const std::string& pattern, int count, const std::string& signal_command) {
-    const std::string script = "FASTSIM_SWEEP_EXE=" + wrapper + " " + FASTSIM_BINARY + " sweep " + sweep + " --out " + out +
-                               " --jobs 2 >/dev/null 2>" + dir.path("err") + " & pid=$!; i=0; "
-                               "while [ $(ls -d " + out + "/" + pattern + " 2>/dev/null | wc -l) -lt " + std::to_string(count) +
+    const std::string script = "FASTSIM_SWEEP_EXE=" + wrapper + " " + FASTSIM_BINARY + " sweep " + sweep + " --out " +
+                               out + " --jobs 2 >/dev/null 2>" + dir.path("err") +
+                               " & pid=$!; i=0; "
+                               "while [ $(ls -d " +
+                               out + "/" + pattern + " 2>/dev/null | wc -l) -lt " + std::to_string(count) +
                                " ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; " + signal_command +
                                "; wait $pid; echo $? >" + dir.path("rc");
     std::system(("sh -c '" + script + "'").c_str());
@@ -76,12 +81,14 @@ TEST_CASE("a sweep writes one row per point and a rerun skips finished points", 
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(r.out, Contains("sweep tiny: 10 ok, 0 failed, 0 not run, of 10 points"));
     const std::string csv = slurp(out + "/results.csv");
-    CHECK_THAT(csv, Contains("point,node.array.rows,precision.weights,status,cycles,time_ms,macs,energy_uj,pj_per_mac"));
+    CHECK_THAT(csv,
+               Contains("point,node.array.rows,precision.weights,status,cycles,time_ms,macs,energy_uj,pj_per_mac"));
     const auto rows = rows_of(csv);
     REQUIRE(rows.size() == 10);
     CHECK_THAT(rows[3], Contains("p0003,3,8,ok,"));
     // The row holds the point's own run: its summary.json cycles.
-    CHECK_THAT(slurp(out + "/points/p0003/summary.json"), Contains("\"cycles\": " + rows[3].substr(12, rows[3].find(',', 12) - 12)));
+    CHECK_THAT(slurp(out + "/points/p0003/summary.json"),
+               Contains("\"cycles\": " + rows[3].substr(12, rows[3].find(',', 12) - 12)));
     r = run_fastsim("sweep " + sweep + " --out " + out);
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.err, Contains("10 already done, 0 failed before (not retried), 0 to run"));
@@ -113,7 +120,8 @@ TEST_CASE("a killed sweep resumes with no duplicate and no missing point", "[cli
     }
     CHECK(ids.size() == 10);
     for (const auto& e : fs::directory_iterator(fs::path(out) / "points"))
-        if (first_run.count(slurp((e.path() / "point.json").string()))) first_run.erase(slurp((e.path() / "point.json").string()));
+        if (first_run.count(slurp((e.path() / "point.json").string())))
+            first_run.erase(slurp((e.path() / "point.json").string()));
     CHECK(first_run.empty());
 }
 
@@ -167,16 +175,19 @@ TEST_CASE("shards merged equal a single-process sweep", "[cli][sweep]") {
     const std::string sweep = write_tiny_sweep(dir);
     REQUIRE(run_fastsim("sweep " + sweep + " --out " + dir.path("all") + " --jobs 1").exit_code == 0);
     for (const char* k : {"1", "2", "3"}) {
-        const Result r = run_fastsim("sweep " + sweep + " --out " + dir.path(std::string("s") + k) + " --shard " + k + "/3");
+        const Result r =
+            run_fastsim("sweep " + sweep + " --out " + dir.path(std::string("s") + k) + " --shard " + k + "/3");
         REQUIRE(r.exit_code == 0);
         CHECK(rows_of(slurp(dir.path(std::string("s") + k) + "/results.csv")).size() == (k[0] == '1' ? 4u : 3u));
     }
-    const Result r = run_fastsim("sweep-merge " + dir.path("s1") + " " + dir.path("s2") + " " + dir.path("s3") + " --out " + dir.path("merged"));
+    const Result r = run_fastsim("sweep-merge " + dir.path("s1") + " " + dir.path("s2") + " " + dir.path("s3") +
+                                 " --out " + dir.path("merged"));
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(r.out, Contains("10 of 10 points (10 ok, 0 failed)"));
     CHECK(slurp(dir.path("merged") + "/results.csv") == slurp(dir.path("all") + "/results.csv"));
     // Two of three shards: merged, with the missing points named.
-    const Result partial = run_fastsim("sweep-merge " + dir.path("s1") + " " + dir.path("s3") + " --out " + dir.path("partial"));
+    const Result partial =
+        run_fastsim("sweep-merge " + dir.path("s1") + " " + dir.path("s3") + " --out " + dir.path("partial"));
     CHECK(partial.exit_code == 0);
     CHECK_THAT(partial.err, Contains("3 point(s) missing") && Contains(" 1 4 7"));
 }
@@ -196,7 +207,8 @@ TEST_CASE("sweep-merge and sweep refuse directories of another sweep", "[cli][sw
     r = run_fastsim("sweep " + a + " --out " + dir.path("x") + " --shard 4/3");
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Contains("--shard: expected k/N"));
-    r = run_fastsim("sweep " + dir.write("broken.yaml", "sweep: {base: " + kTinyNode + "}\naxes: 3\n") + " --out " + dir.path("y"));
+    r = run_fastsim("sweep " + dir.write("broken.yaml", "sweep: {base: " + kTinyNode + "}\naxes: 3\n") + " --out " +
+                    dir.path("y"));
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Contains("broken.yaml:2:") && Contains("axes"));
 }

@@ -87,7 +87,8 @@ std::uint64_t sum_arg(const std::vector<TraceEvent>& spans, const std::string& k
 
 }  // namespace
 
-TEST_CASE("run --trace of a node step: tiles inside their phases, ending at the total cycles", "[cli][node][timeline]") {
+TEST_CASE("run --trace of a node step: tiles inside their phases, ending at the total cycles",
+          "[cli][node][timeline]") {
     fastsim::test::TempDir dir;
     const TracedRun run = traced_run(dir, kTinyNode);
     CHECK(run.result.err.empty());
@@ -149,14 +150,17 @@ TEST_CASE("run --trace draws the GEMMs of a repeated matmul one after another in
     const TracedRun run = traced_run(dir, dir.write("run.yaml", config));
     check_names_and_nesting(run.trace);
     const std::vector<TraceEvent> phases = check_units_inside_phases(run.trace);
-    const auto forward = std::find_if(phases.begin(), phases.end(), [](const auto& p) { return p.name == "scores forward"; });
+    const auto forward =
+        std::find_if(phases.begin(), phases.end(), [](const auto& p) { return p.name == "scores forward"; });
     REQUIRE(forward != phases.end());
     CHECK(forward->args.at("gemms") == 6);
     std::set<std::uint64_t> gemms;
     for (const TraceEvent& tile : run.trace.on("node", "array"))
-        if (forward->start_ps <= tile.start_ps && tile.end_ps() <= forward->end_ps()) gemms.insert(tile.args.at("gemm"));
+        if (forward->start_ps <= tile.start_ps && tile.end_ps() <= forward->end_ps())
+            gemms.insert(tile.args.at("gemm"));
     CHECK(gemms == std::set<std::uint64_t>{0, 1, 2, 3, 4, 5});
-    CHECK(run.trace.end_ps() == fastsim::output::ticks_to_ps(run.report["total_cycles"].as<std::uint64_t>(), kTinyNodeClockHz));
+    CHECK(run.trace.end_ps() ==
+          fastsim::output::ticks_to_ps(run.report["total_cycles"].as<std::uint64_t>(), kTinyNodeClockHz));
 }
 
 TEST_CASE("run --trace of a cluster step: ops per node, transfers per channel, ending at the step time",
@@ -171,8 +175,8 @@ TEST_CASE("run --trace of a cluster step: ops per node, transfers per channel, e
     CHECK(trace.process_names.at(3) == "links");
 
     // Computes carry their schedule label; both nodes compute every layer forward and backward.
-    const std::set<std::string> labels = {"conv1 forward", "conv2 forward", "fc forward", "conv1 backward",
-                                          "conv2 backward", "fc backward"};
+    const std::set<std::string> labels = {"conv1 forward",  "conv2 forward",  "fc forward",
+                                          "conv1 backward", "conv2 backward", "fc backward"};
     for (const char* node : {"node 0 (small)", "node 1 (big)"}) {
         std::set<std::string> seen;
         for (const TraceEvent& c : trace.on(node, "compute")) seen.insert(c.name);
@@ -195,7 +199,8 @@ TEST_CASE("run --trace of a cluster step: ops per node, transfers per channel, e
     // The last span ends at the simulated step time.
     CHECK(trace.end_ps() == trace.other_data["end_ticks"].as<std::uint64_t>());
     CHECK(trace.other_data["tick_unit"].as<std::string>() == "ps");
-    CHECK(static_cast<double>(trace.end_ps()) == Approx(run.report["simulated_step_s"].as<double>() * 1e12).epsilon(1e-8));
+    CHECK(static_cast<double>(trace.end_ps()) ==
+          Approx(run.report["simulated_step_s"].as<double>() * 1e12).epsilon(1e-8));
 }
 
 TEST_CASE("above --trace-detail-limit the timeline aggregates per phase and label, and still nests and ends on time",
@@ -247,10 +252,12 @@ TEST_CASE("above --trace-detail-limit the timeline aggregates per phase and labe
 }
 
 TEST_CASE("compare --trace still takes network traces, not a timeline file", "[cli][cluster][timeline]") {
-    const auto r = run_fastsim("compare " + kTinyCluster + " --trace " + std::string(FASTSIM_SOURCE_DIR) + "/traces/tiny_cnn.yaml");
+    const auto r = run_fastsim("compare " + kTinyCluster + " --trace " + std::string(FASTSIM_SOURCE_DIR) +
+                               "/traces/tiny_cnn.yaml");
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Contains("tiny_cnn") && Contains("geomean"));
-    CHECK(run_fastsim("compare " + kTinyCluster + " --trace-detail-limit 5").exit_code == 2);  // not an option of compare
+    CHECK(run_fastsim("compare " + kTinyCluster + " --trace-detail-limit 5").exit_code ==
+          2);  // not an option of compare
 }
 
 TEST_CASE("run --trace errors: bfp_report configs, bad limits and a limit without a file exit 2", "[cli][timeline]") {

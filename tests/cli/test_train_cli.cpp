@@ -32,14 +32,17 @@ TEST_CASE("train prints a line per epoch and writes the CSVs and plots", "[cli][
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     for (const char* policy : {"fp32", "bfp_m8", "fast"})
-        for (int epoch : {1, 2}) CHECK_THAT(r.out, Contains("[" + std::string(policy) + "] epoch " + std::to_string(epoch) + "/2  loss"));
+        for (int epoch : {1, 2})
+            CHECK_THAT(r.out, Contains("[" + std::string(policy) + "] epoch " + std::to_string(epoch) + "/2  loss"));
     CHECK_THAT(r.out, Contains("fc1 w8 a8 g8 | fc2 w8 a8 g8 | fc3 w8 a8 g8  cycles"));
     CHECK_THAT(r.out, Contains("n/a (fp32)"));
     CHECK_THAT(r.out, Contains("FAST against each fixed policy") && Contains("  bfp_m8: cycles "));
 
     // 512 samples / batch 32 = 16 iterations per epoch, 2 epochs; fp32 has no precision rows.
     const std::string log = slurp(out + "/precision_log.csv");
-    CHECK_THAT(log, Contains("policy,iteration,epoch,fc1.weights_bits,fc1.activations_bits,fc1.gradients_bits,fc2.weights_bits"));
+    CHECK_THAT(
+        log,
+        Contains("policy,iteration,epoch,fc1.weights_bits,fc1.activations_bits,fc1.gradients_bits,fc2.weights_bits"));
     CHECK(count_lines(log) == 1 + 2 * 32);
     CHECK_THAT(log, Contains("\nfast,0,1,2,2,2,2,2,2,2,2,2\n"));  // FAST starts every tensor at 2 bits
     CHECK_THAT(log, Contains("\nbfp_m8,31,2,8,8,8,8,8,8,8,8,8\n"));

@@ -11,7 +11,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string text(reinterpret_cast<const char*>(data), size);
     // Cluster configs reach traces as ../../traces, run configs as ../traces.
     const bool cluster_folder = text.find("../../") != std::string::npos;
-    const std::string path = fuzz::source_dir() + (cluster_folder ? "/configs/cluster/fuzz.yaml" : "/configs/fuzz.yaml");
+    const std::string path =
+        fuzz::source_dir() + (cluster_folder ? "/configs/cluster/fuzz.yaml" : "/configs/fuzz.yaml");
     fuzz::refusing_only_user_errors([&] {
         const config::Params params = config::load_text(text, path);
         switch (params.run.mode) {

@@ -13,7 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto dir = fuzz::scratch() / "json";
     fuzz::write_file(dir / "sweep.json", text);
     fuzz::write_file(dir / "points" / "p0000" / "point.json", text);
-    fuzz::refusing_only_user_errors([&] { (void)sweep::read_point_record((dir / "points" / "p0000" / "point.json").string()); });
+    fuzz::refusing_only_user_errors(
+        [&] { (void)sweep::read_point_record((dir / "points" / "p0000" / "point.json").string()); });
     fuzz::refusing_only_user_errors([&] {
         const sweep::SweepIdentity identity = sweep::read_sweep_json(dir.string());
         (void)sweep::read_point_records(dir.string(), identity);

@@ -20,8 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 (void)workload::lower(l, 64);
                 if (workload::runs_on_vector_unit(l.kind)) (void)workload::vector_work(l, 64, true);
             }
-        } catch (const SizeOverflow&) {
-        }
+        } catch (const SizeOverflow&) {}
     });
     return 0;
 }

@@ -14,8 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         try {
             for (const workload::Layer& l : w.layers) (void)workload::lower(l, 64);
             (void)planner::build_layer_graph(w, 64);
-        } catch (const SizeOverflow&) {
-        }
+        } catch (const SizeOverflow&) {}
     });
     return 0;
 }

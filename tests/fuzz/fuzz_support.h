@@ -18,7 +18,8 @@ namespace fastsim::fuzz {
 /// A folder of this process's own, made once, for inputs that the code under test reads as files.
 inline const std::filesystem::path& scratch() {
     static const std::filesystem::path dir = [] {
-        const std::filesystem::path base = std::filesystem::exists("/dev/shm") ? "/dev/shm" : std::filesystem::temp_directory_path();
+        const std::filesystem::path base =
+            std::filesystem::exists("/dev/shm") ? "/dev/shm" : std::filesystem::temp_directory_path();
         std::filesystem::path d = base / ("fastsim-fuzz-" + std::to_string(::getpid()));
         std::filesystem::create_directories(d);
         return d;
@@ -28,7 +29,8 @@ inline const std::filesystem::path& scratch() {
 
 inline void write_file(const std::filesystem::path& path, const std::string& bytes) {
     std::filesystem::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(path, std::ios::binary | std::ios::trunc)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 /// The repository's root, where shipped configs and traces are (compiled in).
@@ -39,8 +41,7 @@ template <typename Work>
 void refusing_only_user_errors(Work&& work) {
     try {
         work();
-    } catch (const UserError&) {
-    }
+    } catch (const UserError&) {}
 }
 
 }  // namespace fastsim::fuzz

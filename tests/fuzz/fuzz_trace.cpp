@@ -20,8 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             // As a cluster run plans it: the GEMM layers only.
             const workload::Workload gemms = workload::without_vector_layers(w);
             if (!gemms.layers.empty()) (void)planner::build_layer_graph(gemms, 64);
-        } catch (const SizeOverflow&) {
-        }
+        } catch (const SizeOverflow&) {}
     });
     return 0;
 }

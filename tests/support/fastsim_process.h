@@ -31,8 +31,8 @@ inline Result run_fastsim(const std::string& args, const std::string& input = ""
     TempDir dir;
     const std::string in = dir.write("stdin.txt", input);
     // env -u: fastsim must silence SystemC's banner itself (this test binary sets the variable).
-    const std::string command = "env -u SC_COPYRIGHT_MESSAGE " + env + " " + std::string(FASTSIM_BINARY) + " " + args + " <" + in +
-                                " >" + dir.path("out") + " 2>" + dir.path("err");
+    const std::string command = "env -u SC_COPYRIGHT_MESSAGE " + env + " " + std::string(FASTSIM_BINARY) + " " + args +
+                                " <" + in + " >" + dir.path("out") + " 2>" + dir.path("err");
     const int status = std::system(command.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir.path("out")), slurp(dir.path("err"))};
 }

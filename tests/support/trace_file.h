@@ -85,9 +85,11 @@ inline TraceFile parse_trace(const std::string& json) {
             if (name == "thread_name") file.thread_names[{pid, tid}] = e["args"]["name"].as<std::string>();
             continue;
         }
-        if (phase != "X" && phase != "i") throw std::runtime_error("event " + std::to_string(i) + " has ph '" + phase + "'");
-        TraceEvent event{name, e["cat"].as<std::string>(""), phase, pid, tid,
-                         microseconds_to_ps(need("ts").as<std::string>()), 0, {}};
+        if (phase != "X" && phase != "i")
+            throw std::runtime_error("event " + std::to_string(i) + " has ph '" + phase + "'");
+        TraceEvent event{
+            name, e["cat"].as<std::string>(""), phase, pid, tid, microseconds_to_ps(need("ts").as<std::string>()), 0,
+            {}};
         for (const auto& arg : e["args"]) event.args[arg.first.as<std::string>()] = arg.second.as<std::uint64_t>();
         if (phase == "X") {
             event.duration_ps = microseconds_to_ps(need("dur").as<std::string>());
@@ -103,7 +105,8 @@ inline TraceFile parse_trace(const std::string& json) {
 /// otherwise the first two spans that overlap partially.
 inline std::string nesting_violation(std::vector<TraceEvent> spans) {
     std::sort(spans.begin(), spans.end(), [](const TraceEvent& a, const TraceEvent& b) {
-        return std::make_tuple(a.pid, a.tid, a.start_ps, ~a.end_ps()) < std::make_tuple(b.pid, b.tid, b.start_ps, ~b.end_ps());
+        return std::make_tuple(a.pid, a.tid, a.start_ps, ~a.end_ps()) <
+               std::make_tuple(b.pid, b.tid, b.start_ps, ~b.end_ps());
     });
     std::vector<const TraceEvent*> open;  // enclosing spans of the current track, outermost first
     for (std::size_t i = 0; i < spans.size(); ++i) {
@@ -113,7 +116,8 @@ inline std::string nesting_violation(std::vector<TraceEvent> spans) {
         if (!open.empty() && s.end_ps() > open.back()->end_ps())
             return "'" + open.back()->name + "' [" + std::to_string(open.back()->start_ps) + ", " +
                    std::to_string(open.back()->end_ps()) + ") and '" + s.name + "' [" + std::to_string(s.start_ps) +
-                   ", " + std::to_string(s.end_ps()) + ") on pid " + std::to_string(s.pid) + " tid " + std::to_string(s.tid);
+                   ", " + std::to_string(s.end_ps()) + ") on pid " + std::to_string(s.pid) + " tid " +
+                   std::to_string(s.tid);
         open.push_back(&s);
     }
     return "";

@@ -162,7 +162,8 @@ TEST_CASE("format validation names the bad field", "[bfp][rules]") {
     CHECK(validate(f).has_value());
     f.exponent_bias = -15;
     CHECK_FALSE(validate(f).has_value());
-    CHECK_THROWS_AS(Quantizer(f, Rounding::stochastic, NoiseSpec{6, 12, 1}), std::invalid_argument);  // gcd(6, 4095) = 3
+    CHECK_THROWS_AS(Quantizer(f, Rounding::stochastic, NoiseSpec{6, 12, 1}),
+                    std::invalid_argument);  // gcd(6, 4095) = 3
 }
 
 // The same rules written independently in double precision: |x| * 2^(m-1-E) is exact in

@@ -44,10 +44,11 @@ TEST_CASE_METHOD(test::FreshSimContext, "A one-node cluster takes exactly the no
     const std::string node_yaml = dir.write("node.yaml", "run: {mode: training_step}\nworkload: {trace: " + trace +
                                                              ", batch: 5}\nnode:" + kSmallNode +
                                                              "precision: {weights: 4, activations: 4, gradients: 6}\n");
-    const std::string cluster_yaml = dir.write(
-        "cluster.yaml", "run: {mode: cluster}\nworkload: {trace: " + trace + ", batch: 5}\nnode_types:\n  - name: small" +
-                            kSmallNode + "    precision: {weights: 4, activations: 4, gradients: 6}\n" +
-                            "cluster:\n  groups:\n    - {node_type: small, count: 1}\n");
+    const std::string cluster_yaml =
+        dir.write("cluster.yaml", "run: {mode: cluster}\nworkload: {trace: " + trace +
+                                      ", batch: 5}\nnode_types:\n  - name: small" + kSmallNode +
+                                      "    precision: {weights: 4, activations: 4, gradients: 6}\n" +
+                                      "cluster:\n  groups:\n    - {node_type: small, count: 1}\n");
     const auto node_params = config::load(node_yaml);
     const auto cluster_params = config::load(cluster_yaml);
     const run::TrainingStepResult node_run = run::run_training_step(node_params);
@@ -55,7 +56,8 @@ TEST_CASE_METHOD(test::FreshSimContext, "A one-node cluster takes exactly the no
     // Every action the node counted, and the cycles (each phase rounded to whole ps at 700 MHz).
     CHECK(cluster_run.nodes[0].counters == node_run.total);
     const double node_ps = static_cast<double>(node_run.total.cycles) * 1e12 / 700e6;
-    CHECK(std::abs(static_cast<double>(cluster_run.simulated.end_ps.count()) - node_ps) <= 0.5 * static_cast<double>(node_run.phases.size()));
+    CHECK(std::abs(static_cast<double>(cluster_run.simulated.end_ps.count()) - node_ps) <=
+          0.5 * static_cast<double>(node_run.phases.size()));
     CHECK(cluster_run.nodes[0].wait_s == 0);
     CHECK(cluster_run.link_energy_pj == 0);
     CHECK(cluster_run.planned.plan.step_s == Approx(cluster_run.step_s).epsilon(1e-6));
@@ -98,7 +100,8 @@ TEST_CASE("Balanced splits even out TPU-v2-like and TPU-v3-like nodes on the nod
     CHECK(run::plan_cluster(params, equal, costs).plan.step_s > 1.05 * planned.plan.step_s);
 }
 
-TEST_CASE_METHOD(test::FreshSimContext, "The 16-node heterogeneous ResNet-50 step simulates with every node busy", "[cluster]") {
+TEST_CASE_METHOD(test::FreshSimContext, "The 16-node heterogeneous ResNet-50 step simulates with every node busy",
+                 "[cluster]") {
     const auto params = config::load(kSource + "/configs/cluster/tpu_v2_v3.yaml");
     const auto r = run::run_cluster_step(params, params.planner.options());
     REQUIRE(r.nodes.size() == 16);
@@ -122,9 +125,9 @@ TEST_CASE_METHOD(test::FreshSimContext, "The 16-node heterogeneous ResNet-50 ste
 }
 
 TEST_CASE("Every shipped cluster config loads, and its dump loads back to the same values", "[cluster][config]") {
-    for (const std::string name : {"configs/cluster/fast_4node.yaml", "configs/cluster/fast_16node.yaml",
-                                   "configs/cluster/tpu_v2_v3.yaml", "configs/bench/resnet152_1024.yaml",
-                                   "configs/tests/tiny_cluster.yaml"}) {
+    for (const std::string name :
+         {"configs/cluster/fast_4node.yaml", "configs/cluster/fast_16node.yaml", "configs/cluster/tpu_v2_v3.yaml",
+          "configs/bench/resnet152_1024.yaml", "configs/tests/tiny_cluster.yaml"}) {
         INFO(name);
         const auto p = config::load(kSource + "/" + name);
         test::TempDir dir;
@@ -139,10 +142,12 @@ TEST_CASE("Every shipped cluster config loads, and its dump loads back to the sa
     CHECK(tpu.cluster.topology->node_count() == 16);
     CHECK(tpu.cluster.group_first_node == std::vector<std::size_t>{0, 8});
     CHECK(tpu.cluster.gradient_sync.algorithm == config::GradientSyncAlgorithm::best);
-    const auto tree = config::load(kSource + "/configs/cluster/tpu_v2_v3.yaml", {"cluster.gradient_sync.algorithm=tree"});
+    const auto tree =
+        config::load(kSource + "/configs/cluster/tpu_v2_v3.yaml", {"cluster.gradient_sync.algorithm=tree"});
     CHECK(tree.cluster.gradient_sync.algorithm == config::GradientSyncAlgorithm::tree);
     test::TempDir dir;
-    CHECK(config::load(dir.write("tree.yaml", config::dump(tree))).cluster.gradient_sync.algorithm == config::GradientSyncAlgorithm::tree);
+    CHECK(config::load(dir.write("tree.yaml", config::dump(tree))).cluster.gradient_sync.algorithm ==
+          config::GradientSyncAlgorithm::tree);
 }
 
 namespace {
@@ -239,7 +244,8 @@ TEST_CASE("Every shipped cluster x planner: evaluating the plan's decisions give
             planner::PlannerOptions options = params.planner.options();
             options.kind = kind;
             INFO(path << ", " << planner::to_string(kind));
-            const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
+            const planner::LayerGraph graph =
+                planner::build_layer_graph(params.workload.network, params.workload.batch);
             run::ClusterCosts costs(params, graph);
             const run::ClusterPlan planned = run::plan_cluster(params, options, costs);
             const planner::PlanDecisions decisions = planner::decisions_of(planned.plan);
@@ -255,7 +261,8 @@ TEST_CASE("A given plan that does not fit the cluster is refused, naming the ent
     const auto params = config::load(kSource + "/configs/cluster/fast_4node.yaml");
     const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
     run::ClusterCosts costs(params, graph);
-    const planner::PlanDecisions good = planner::decisions_of(run::plan_cluster(params, params.planner.options(), costs).plan);
+    const planner::PlanDecisions good =
+        planner::decisions_of(run::plan_cluster(params, params.planner.options(), costs).plan);
     const auto refused = [&](const planner::PlanDecisions& d) {
         try {
             (void)run::plan_cluster(params, params.planner.options(), costs, {}, &d);
@@ -266,7 +273,8 @@ TEST_CASE("A given plan that does not fit the cluster is refused, naming the ent
     };
     planner::PlanDecisions d = good;
     d.hierarchy.groups[0][3].split_a = graph.layers[3].dims.along(d.hierarchy.groups[0][3].type);
-    CHECK_THAT(refused(d), Catch::Contains("groups[0], layer '" + graph.layers[3].name + "'") && Catch::Contains("split_a 64 is outside 1 .. 63"));
+    CHECK_THAT(refused(d), Catch::Contains("groups[0], layer '" + graph.layers[3].name + "'") &&
+                               Catch::Contains("split_a 64 is outside 1 .. 63"));
     d = good;
     d.hierarchy.groups[1].pop_back();
     CHECK_THAT(refused(d), Catch::Contains("groups[1] gives"));
@@ -291,7 +299,8 @@ TEST_CASE("GPT-3 6.7B on 64 nodes: pipeline plans fit and predict within 5%, dat
         options.pipeline.stages = c.stages;
         options.pipeline.microbatches = c.microbatches;
         const auto r = run::run_cluster_step_in_fresh_kernel(params, options);
-        INFO(planner::to_string(c.kind) << ": planned " << r.planned.plan.step_s << " s, simulated " << r.step_s << " s");
+        INFO(planner::to_string(c.kind) << ": planned " << r.planned.plan.step_s << " s, simulated " << r.step_s
+                                        << " s");
         CHECK(r.planned.plan.memory_shortfalls.empty());
         REQUIRE(r.planned.plan.pipeline);
         CHECK(r.planned.plan.pipeline->stages.size() >= 2);
@@ -299,7 +308,8 @@ TEST_CASE("GPT-3 6.7B on 64 nodes: pipeline plans fit and predict within 5%, dat
     }
     planner::PlannerOptions data = params.planner.options();
     data.kind = planner::PlannerKind::data_parallel;
-    CHECK_THROWS_WITH(run::run_cluster_step_in_fresh_kernel(params, data), Catch::Contains("no plan of data_parallel fits in memory"));
+    CHECK_THROWS_WITH(run::run_cluster_step_in_fresh_kernel(params, data),
+                      Catch::Contains("no plan of data_parallel fits in memory"));
 }
 
 TEST_CASE("AccPar is never beaten on its objective by another intra-layer planner, on any shipped network and cluster",
@@ -334,10 +344,10 @@ TEST_CASE("AccPar's own layer shapes at 128 nodes: volumes equal AccPar's code t
     const planner::PlannerKind kinds[4] = {planner::PlannerKind::data_parallel, planner::PlannerKind::owt,
                                            planner::PlannerKind::hypar, planner::PlannerKind::accpar};
     for (const auto& [network, bytes] : accpar_code) {
-        const auto params = config::load(kSource + "/configs/cluster/fast_16node.yaml",
-                                         {"workload.trace=" + kSource + "/traces/accpar/" + network + ".yaml",
-                                          "cluster.groups.0.count=128", "cluster.groups.0.torus.rows=8",
-                                          "cluster.groups.0.torus.cols=16", "workload.batch=512"});
+        const auto params = config::load(
+            kSource + "/configs/cluster/fast_16node.yaml",
+            {"workload.trace=" + kSource + "/traces/accpar/" + network + ".yaml", "cluster.groups.0.count=128",
+             "cluster.groups.0.torus.rows=8", "cluster.groups.0.torus.cols=16", "workload.batch=512"});
         const auto graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
         run::ClusterCosts costs(params, graph);
         for (std::size_t k = 0; k < 4; ++k) {
@@ -353,7 +363,8 @@ TEST_CASE_METHOD(test::FreshSimContext, "Every summary field is declared once: a
     const auto node_params = config::load(kSource + "/configs/tests/tiny_node.yaml");
     const auto cluster_params = config::load(kSource + "/configs/tests/tiny_cluster.yaml");
     const Summary node = output::training_step_summary(node_params, run::run_training_step(node_params));
-    const Summary cluster = output::cluster_step_summary(run::run_cluster_step(cluster_params, cluster_params.planner.options()));
+    const Summary cluster =
+        output::cluster_step_summary(run::run_cluster_step(cluster_params, cluster_params.planner.options()));
     std::vector<std::string> components{"links"};
     for (const energy::EnergyComponent& c : energy::kEnergyComponents) components.emplace_back(c.name);
     for (const Summary* summary : {&node, &cluster})
@@ -361,10 +372,12 @@ TEST_CASE_METHOD(test::FreshSimContext, "Every summary field is declared once: a
             INFO(name);
             bool counter = false;
             for (const CounterInfo& info : node::counter_infos()) counter = counter || info.name == name;
-            const bool component = std::any_of(components.begin(), components.end(),
-                                               [&, n = name](const std::string& c) { return n == "energy_" + c + "_uj"; });
+            const bool component =
+                std::any_of(components.begin(), components.end(),
+                            [&, n = name](const std::string& c) { return n == "energy_" + c + "_uj"; });
             CHECK((summary_field(name) != nullptr || counter || component));
-            if (const SummaryField* row = summary_field(name); row && !counter) CHECK(report::column_title(name) == row->title);
+            if (const SummaryField* row = summary_field(name); row && !counter)
+                CHECK(report::column_title(name) == row->title);
         }
     // The headline columns are the declared ones, in their order.
     std::vector<std::string_view> headline;

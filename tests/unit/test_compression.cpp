@@ -144,7 +144,8 @@ TEST_CASE("A scheme's replayed time is the SystemC executor's running its messag
             // do (docs/interconnect.md): within 2%, as that test asks.
             CHECK(sync.seconds(job) == Approx(to_seconds(r.end_ps)).epsilon(0.02));
             // 2 us of compression work on every rank comes first.
-            planner::SchemeSync working(chooser, scheme, [](NodeId, const compression::Work&) { return Picoseconds(2'000'000); });
+            planner::SchemeSync working(chooser, scheme,
+                                        [](NodeId, const compression::Work&) { return Picoseconds(2'000'000); });
             if (s != Scheme::none) CHECK(working.seconds(job) == Approx(sync.seconds(job) + 2e-6).margin(0.6e-6));
         }
     }
@@ -160,7 +161,8 @@ TEST_CASE("Delayed updates: the step is the steady-state bound, planned and simu
         overrides.push_back("cluster.gradient_sync.staleness=" + std::to_string(staleness));
         const auto params = config::load(base, overrides);
         const auto r = run::run_cluster_step_in_fresh_kernel(params, params.planner.options());
-        INFO("staleness " << staleness << ": planned " << r.planned.plan.step_s << " s, simulated " << r.step_s << " s");
+        INFO("staleness " << staleness << ": planned " << r.planned.plan.step_s << " s, simulated " << r.step_s
+                          << " s");
         CHECK(std::abs(r.planned.plan.step_s - r.step_s) <= 0.05 * r.step_s);
         if (staleness == 0) {
             undelayed = r.step_s;
@@ -177,9 +179,10 @@ TEST_CASE("Compression shrinks the wire bytes and keeps the prediction", "[compr
     const std::string base = kSource + "/configs/cluster/fast_4node.yaml";
     for (const char* scheme : {"topk", "dgc", "powersgd", "onebit", "terngrad"}) {
         for (const char* algorithm : {"best", "parameter_server"}) {
-            const auto params = config::load(base, {"planner.name=data_parallel", "cluster.groups.0.link.bandwidth_gb_per_s=1",
-                                                    std::string("cluster.gradient_sync.compression.scheme=") + scheme,
-                                                    std::string("cluster.gradient_sync.algorithm=") + algorithm});
+            const auto params =
+                config::load(base, {"planner.name=data_parallel", "cluster.groups.0.link.bandwidth_gb_per_s=1",
+                                    std::string("cluster.gradient_sync.compression.scheme=") + scheme,
+                                    std::string("cluster.gradient_sync.algorithm=") + algorithm});
             const auto r = run::run_cluster_step_in_fresh_kernel(params, params.planner.options());
             INFO(scheme << " / " << algorithm << ": planned " << r.planned.plan.step_s << " s, simulated " << r.step_s
                         << " s; " << r.sync_bytes << " of " << r.sync_bytes_uncompressed << " bytes");
@@ -199,8 +202,9 @@ TEST_CASE("Every network config x scheme x staleness: predicted within 5% of sim
     for (const std::string& path : configs)
         for (const char* scheme : {"none", "dgc", "powersgd", "onebit"})
             for (const char* staleness : {"0", "2"}) {
-                const auto params = config::load(path, {std::string("cluster.gradient_sync.compression.scheme=") + scheme,
-                                                        std::string("cluster.gradient_sync.staleness=") + staleness});
+                const auto params =
+                    config::load(path, {std::string("cluster.gradient_sync.compression.scheme=") + scheme,
+                                        std::string("cluster.gradient_sync.staleness=") + staleness});
                 const auto r = run::run_cluster_step_in_fresh_kernel(params, params.planner.options());
                 INFO(path << ", " << scheme << ", staleness " << staleness << ": planned " << r.planned.plan.step_s
                           << " s, simulated " << r.step_s << " s");
@@ -210,24 +214,31 @@ TEST_CASE("Every network config x scheme x staleness: predicted within 5% of sim
 
 TEST_CASE("Gradient sync keys: a parameter server's servers are checked against the cluster", "[compression][config]") {
     const std::string base = kSource + "/configs/cluster/fast_4node.yaml";
-    CHECK_THROWS_WITH(config::load(base, {"cluster.gradient_sync.servers=2"}),
-                      Catch::Contains("cluster.gradient_sync.servers") && Catch::Contains("applies to algorithm parameter_server"));
-    CHECK_THROWS_WITH(config::load(base, {"cluster.gradient_sync.algorithm=parameter_server", "cluster.gradient_sync.servers=5"}),
-                      Catch::Contains("at most one server per node (4 nodes)"));
-    CHECK_THROWS_WITH(config::load(base, {"cluster.gradient_sync.algorithm=parameter_server", "cluster.gradient_sync.server_nodes=[1, 7]"}),
+    CHECK_THROWS_WITH(
+        config::load(base, {"cluster.gradient_sync.servers=2"}),
+        Catch::Contains("cluster.gradient_sync.servers") && Catch::Contains("applies to algorithm parameter_server"));
+    CHECK_THROWS_WITH(
+        config::load(base, {"cluster.gradient_sync.algorithm=parameter_server", "cluster.gradient_sync.servers=5"}),
+        Catch::Contains("at most one server per node (4 nodes)"));
+    CHECK_THROWS_WITH(config::load(base, {"cluster.gradient_sync.algorithm=parameter_server",
+                                          "cluster.gradient_sync.server_nodes=[1, 7]"}),
                       Catch::Contains("node 7 is not in the cluster"));
-    CHECK_THROWS_WITH(config::load(base, {"cluster.gradient_sync.algorithm=parameter_server", "cluster.gradient_sync.server_nodes=[2, 2]"}),
+    CHECK_THROWS_WITH(config::load(base, {"cluster.gradient_sync.algorithm=parameter_server",
+                                          "cluster.gradient_sync.server_nodes=[2, 2]"}),
                       Catch::Contains("node 2 is listed twice"));
-    CHECK_THROWS_WITH(config::load(base, {"cluster.gradient_sync.algorithm=parameter_server", "cluster.gradient_sync.servers=3",
-                                          "cluster.gradient_sync.server_nodes=[0, 1]"}),
-                      Catch::Contains("expected 3 node ids (servers), got 2"));
+    CHECK_THROWS_WITH(
+        config::load(base, {"cluster.gradient_sync.algorithm=parameter_server", "cluster.gradient_sync.servers=3",
+                            "cluster.gradient_sync.server_nodes=[0, 1]"}),
+        Catch::Contains("expected 3 node ids (servers), got 2"));
     CHECK_THROWS_WITH(config::load(base, {"cluster.gradient_sync.compression.scheme=zip"}),
                       Catch::Contains("cluster.gradient_sync.compression.scheme") && Catch::Contains("powersgd"));
     CHECK_THROWS_WITH(config::load(base, {"cluster.gradient_sync.compression.density=0"}),
                       Catch::Contains("cluster.gradient_sync.compression.density"));
-    const auto spread = config::load(base, {"cluster.gradient_sync.algorithm=parameter_server", "cluster.gradient_sync.servers=2"});
+    const auto spread =
+        config::load(base, {"cluster.gradient_sync.algorithm=parameter_server", "cluster.gradient_sync.servers=2"});
     CHECK(spread.cluster.gradient_sync.server_ids == std::vector<std::size_t>{0, 2});
-    const auto listed = config::load(base, {"cluster.gradient_sync.algorithm=parameter_server", "cluster.gradient_sync.server_nodes=[3, 1]"});
+    const auto listed = config::load(
+        base, {"cluster.gradient_sync.algorithm=parameter_server", "cluster.gradient_sync.server_nodes=[3, 1]"});
     CHECK(listed.cluster.gradient_sync.server_ids == std::vector<std::size_t>{3, 1});
     CHECK(listed.cluster.gradient_sync.servers == 2);
 }

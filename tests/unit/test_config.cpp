@@ -73,11 +73,13 @@ TEST_CASE("out-of-range values are errors at the offending entry", "[config]") {
                Contains("bad.yaml:2:22: bfp_report.mantissa_bits[1]: expected a value from 2 to 16 bits, got 17"));
     CHECK(error_of("bfp:\n  exponent_bits: 9\n") ==
           "bad.yaml:2:18: bfp.exponent_bits: expected a value from 2 to 8 bits, got 9");
-    CHECK_THAT(error_of("bfp:\n  lfsr_bits: 12\n  noise_bits: 6\n"), Contains("bad.yaml:3:15: bfp.noise_bits: noise_bits 6 shares a factor"));
+    CHECK_THAT(error_of("bfp:\n  lfsr_bits: 12\n  noise_bits: 6\n"),
+               Contains("bad.yaml:3:15: bfp.noise_bits: noise_bits 6 shares a factor"));
     CHECK_THAT(error_of("bfp_report:\n  tensors:\n    - {distribution: normal, dof: 4}\n"),
                Contains("bfp_report.tensors[0].dof: dof applies only to distribution student_t"));
     CHECK_THAT(error_of("bfp_report:\n  tensors: []\n"), Contains("bfp_report.tensors: expected at least one tensor"));
-    CHECK_THAT(error_of("run:\n  mode: nonsense\n"), Contains("run.mode: expected one of bfp_report, training_step, cluster, got 'nonsense'"));
+    CHECK_THAT(error_of("run:\n  mode: nonsense\n"),
+               Contains("run.mode: expected one of bfp_report, training_step, cluster, got 'nonsense'"));
 }
 
 TEST_CASE("a bias is checked against every mantissa width in use, default ones too", "[config]") {
@@ -85,8 +87,9 @@ TEST_CASE("a bias is checked against every mantissa width in use, default ones t
     CHECK_THAT(error_of("bfp:\n  exponent_bias: -16\n"),
                Contains("bad.yaml:2:18: bfp.exponent_bias: exponent_bias -16 puts the smallest LSB at 2^-150"));
     // Given widths are checked where they stand: bias -12, m = 16 -> LSB 2^(-139-15).
-    CHECK_THAT(error_of("bfp:\n  exponent_bias: -12\nbfp_report:\n  mantissa_bits: [2, 16]\n"),
-               Contains("bad.yaml:4:22: bfp_report.mantissa_bits[1]: exponent_bias -12 puts the smallest LSB at 2^-154"));
+    CHECK_THAT(
+        error_of("bfp:\n  exponent_bias: -12\nbfp_report:\n  mantissa_bits: [2, 16]\n"),
+        Contains("bad.yaml:4:22: bfp_report.mantissa_bits[1]: exponent_bias -12 puts the smallest LSB at 2^-154"));
 }
 
 TEST_CASE("an empty tensors key means the default tensors", "[config]") {
@@ -97,9 +100,11 @@ TEST_CASE("an empty tensors key means the default tensors", "[config]") {
 
 TEST_CASE("seeds take the full unsigned 64-bit range and nothing else", "[config]") {
     test::TempDir dir;
-    CHECK(config::load(dir.write("s.yaml", "run:\n  seed: 18446744073709551615\n")).run.seed == 18446744073709551615ull);
+    CHECK(config::load(dir.write("s.yaml", "run:\n  seed: 18446744073709551615\n")).run.seed ==
+          18446744073709551615ull);
     CHECK_THAT(error_of("run:\n  seed: 18446744073709551616\n"), Contains("run.seed: expected a non-negative integer"));
-    CHECK_THAT(error_of("run:\n  seed: -1\n"), Contains("bad.yaml:2:9: run.seed: expected a non-negative integer, got '-1'"));
+    CHECK_THAT(error_of("run:\n  seed: -1\n"),
+               Contains("bad.yaml:2:9: run.seed: expected a non-negative integer, got '-1'"));
 }
 
 TEST_CASE("missing files and YAML syntax errors are reported with the path", "[config]") {
@@ -109,17 +114,21 @@ TEST_CASE("missing files and YAML syntax errors are reported with the path", "[c
 }
 
 TEST_CASE("overrides (-p) set, add and index keys, and their errors say so", "[config]") {
-    const config::Params p = config::load(
-        bfp_report_config(), {"bfp.group_size=32", "bfp_report.mantissa_bits=[4]", "bfp_report.tensors.1.scale=0.5", "run.seed=7"});
+    const config::Params p = config::load(bfp_report_config(), {"bfp.group_size=32", "bfp_report.mantissa_bits=[4]",
+                                                                "bfp_report.tensors.1.scale=0.5", "run.seed=7"});
     CHECK(p.bfp.group_size == 32);
     CHECK(p.bfp_report.mantissa_bits == std::vector<int>{4});
     CHECK(p.bfp_report.tensors[1].scale == 0.5);
     CHECK(p.run.seed == 7);
-    CHECK_THROWS_WITH(config::load(bfp_report_config(), {"bfp.grup_size=3"}), Contains("-p bfp.grup_size: bfp.grup_size: unknown key"));
-    CHECK_THROWS_WITH(config::load(bfp_report_config(), {"bfp.group_size=x"}), Contains("-p bfp.group_size: bfp.group_size: expected an integer"));
+    CHECK_THROWS_WITH(config::load(bfp_report_config(), {"bfp.grup_size=3"}),
+                      Contains("-p bfp.grup_size: bfp.grup_size: unknown key"));
+    CHECK_THROWS_WITH(config::load(bfp_report_config(), {"bfp.group_size=x"}),
+                      Contains("-p bfp.group_size: bfp.group_size: expected an integer"));
     CHECK_THROWS_WITH(config::load(bfp_report_config(), {"run.seed.x=1"}), Contains("'run.seed' is a single value"));
-    CHECK_THROWS_WITH(config::load(bfp_report_config(), {"nosuch.key=1"}), Contains("-p nosuch.key: nosuch: unknown key 'nosuch'"));
-    CHECK_THROWS_WITH(config::load(bfp_report_config(), {"bfp_report.tensors.9.scale=1"}), Contains("is a list of 3 entries"));
+    CHECK_THROWS_WITH(config::load(bfp_report_config(), {"nosuch.key=1"}),
+                      Contains("-p nosuch.key: nosuch: unknown key 'nosuch'"));
+    CHECK_THROWS_WITH(config::load(bfp_report_config(), {"bfp_report.tensors.9.scale=1"}),
+                      Contains("is a list of 3 entries"));
     CHECK_THROWS_WITH(config::load(bfp_report_config(), {"bfp.group_size"}), Contains("expected key.path=value"));
 }
 

@@ -5,8 +5,7 @@
 
 using namespace fastsim;
 
-TEST_CASE("converter defaults derive from g: log2 g comparator levels + 3 stages, a group per cycle",
-          "[converter]") {
+TEST_CASE("converter defaults derive from g: log2 g comparator levels + 3 stages, a group per cycle", "[converter]") {
     CHECK(converter::ConverterParams::derived_from(16).pipeline_latency_cycles == 4 + 3);
     CHECK(converter::ConverterParams::derived_from(16).lanes == 16);
     CHECK(converter::ConverterParams::derived_from(12).pipeline_latency_cycles == 4 + 3);  // ceil(log2 12)

@@ -74,7 +74,8 @@ std::vector<float> gemm_from_dequantised(const BfpMatrix& a, const BfpMatrix& bt
             for (std::size_t q = 0; q < a.groups_per_row; ++q) {
                 double s = 0;
                 for (std::size_t l = 0; l < g; ++l)
-                    s += double(va[(i * a.groups_per_row + q) * g + l]) * double(vb[(j * bt.groups_per_row + q) * g + l]);
+                    s += double(va[(i * a.groups_per_row + q) * g + l]) *
+                         double(vb[(j * bt.groups_per_row + q) * g + l]);
                 acc += static_cast<float>(s);
             }
             c[i * bt.rows + j] = acc;

@@ -71,7 +71,7 @@ TEST_CASE("link timing: occupancy is ceil(bits * 1e12 / bits_per_s) ps, latency 
     CHECK(t.bits_per_s == 800'000'000'000ull);
     CHECK(t.latency_ps.count() == kAlphaPs);
     CHECK(interconnect::occupancy_ps(kMB, t.bits_per_s).count() == 10'000'000);  // 1 MB at 100 GB/s = 10 us
-    CHECK(interconnect::occupancy_ps(1, 3'000'000'000ull).count() == 2667);       // 8e12 / 3e9 = 2666.67, rounded up
+    CHECK(interconnect::occupancy_ps(1, 3'000'000'000ull).count() == 2667);      // 8e12 / 3e9 = 2666.67, rounded up
     CHECK(interconnect::occupancy_ps(0, t.bits_per_s).count() == 0);
     const auto hgx = interconnect::link_timing({12.5, 936.25, 0.0});
     CHECK(hgx.bits_per_s == 100'000'000'000ull);
@@ -118,8 +118,8 @@ TEST_CASE("network: one hop takes latency + occupancy exactly, and stats count i
     CHECK(net.stats()[c].bytes == kMB);
     CHECK(net.stats()[c].transfers == 1);
     CHECK(net.stats()[c].energy_pj == Approx(8e6));
-    CHECK(net.transfer(1, 1, kMB, ps(77)).count() == 77);                                 // self: no link
-    CHECK(net.transfer(1, 0, 0, ps(5)).count() == 5 + kAlphaPs);                           // zero bytes: latency only
+    CHECK(net.transfer(1, 1, kMB, ps(77)).count() == 77);         // self: no link
+    CHECK(net.transfer(1, 0, 0, ps(5)).count() == 5 + kAlphaPs);  // zero bytes: latency only
     net.reset();
     CHECK(net.stats()[c].bytes == 0);
     CHECK(net.free_at_ps(c) == ps(0));
@@ -128,7 +128,7 @@ TEST_CASE("network: one hop takes latency + occupancy exactly, and stats count i
 TEST_CASE("network: a multi-hop path takes h latencies + one occupancy (cut-through)", "[interconnect]") {
     const Topology ring = Topology::ring(8, kLink);
     CHECK(vertices_of(ring, 0, 3) == std::vector<std::size_t>{0, 1, 2, 3});
-    CHECK(vertices_of(ring, 0, 5) == std::vector<std::size_t>{0, 7, 6, 5});  // the short way round
+    CHECK(vertices_of(ring, 0, 5) == std::vector<std::size_t>{0, 7, 6, 5});     // the short way round
     CHECK(vertices_of(ring, 0, 4) == std::vector<std::size_t>{0, 1, 2, 3, 4});  // tie: lower predecessor id
     Network net(ring);
     CHECK(net.transfer(0, 5, kMB, ps(0)).count() == 3 * kAlphaPs + kMB * kPsPerByte);
@@ -241,8 +241,8 @@ TEST_CASE("hierarchical: fast groups joined at their gateways by a slower ring",
     CHECK(net.transfer(5, 10, kMB, ps(0)).count() == 4 * 100'000 + 1'000'000 + kMB * 40);
     CHECK(t.channel(t.route(5, 10)[2]).params.bandwidth_gb_per_s == 25.0);
 
-    const Topology star_of_rings = Topology::hierarchical(
-        {Topology::ring(4, inner), Topology::ring(3, inner)}, interconnect::UpperKind::switch_star, upper);
+    const Topology star_of_rings = Topology::hierarchical({Topology::ring(4, inner), Topology::ring(3, inner)},
+                                                          interconnect::UpperKind::switch_star, upper);
     CHECK(star_of_rings.node_count() == 7);
     CHECK(star_of_rings.vertex_count() == 8);
     CHECK(vertices_of(star_of_rings, 2, 5) == std::vector<std::size_t>{2, 1, 0, 7, 4, 5});
@@ -296,7 +296,8 @@ TEST_CASE("collectives: ring all-reduce on a ring is 2(p-1) alpha + 2(p-1)/p n b
             std::vector<NodeProgram> programs(p);
             interconnect::ring_all_reduce(programs, iota_ranks(p), n, 0, 1);
             const auto r = run_fresh(t, programs);
-            const double expected = 2.0 * double(p - 1) * kAlphaPs + 2.0 * double(p - 1) / double(p) * double(n) * kPsPerByte;
+            const double expected =
+                2.0 * double(p - 1) * kAlphaPs + 2.0 * double(p - 1) / double(p) * double(n) * kPsPerByte;
             CHECK(double(r.end_ps.count()) == Approx(expected).epsilon(0.01));
             if (n % p == 0) CHECK(double(r.end_ps.count()) == expected);  // exact when chunks are equal
             CHECK(r.labels.at(1).last_end_ps.count() == r.end_ps.count());
@@ -347,7 +348,8 @@ TEST_CASE("collectives: pairwise all-to-all on a switch is (p-1) alpha + (p-1)/p
         interconnect::all_to_all(programs, iota_ranks(p), n, 0, 0);
         const auto r = run_fresh(t, programs);
         const double alpha = 2.0 * kAlphaPs;  // node -> switch -> node
-        CHECK(double(r.end_ps.count()) == Approx(double(p - 1) * alpha + double(p - 1) / double(p) * double(n) * kPsPerByte));
+        CHECK(double(r.end_ps.count()) ==
+              Approx(double(p - 1) * alpha + double(p - 1) / double(p) * double(n) * kPsPerByte));
         for (std::size_t c = 0; c < t.channel_count(); ++c) CHECK(r.channels[c].bytes == (p - 1) * n / p);
     }
 }
@@ -356,7 +358,8 @@ TEST_CASE_METHOD(test::FreshSimContext, "run_cluster: a compute-send pipeline gi
                  "[interconnect]") {
     const Topology t = Topology::ring(2, kLink);
     std::vector<NodeProgram> programs(2);
-    programs[0].ops = {Compute{ps(2'000'000), 1}, Send{NodeId(1), kMB, 7, 2}, Compute{ps(3'000'000), 1}, Recv{NodeId(1), 8, 2}};
+    programs[0].ops = {Compute{ps(2'000'000), 1}, Send{NodeId(1), kMB, 7, 2}, Compute{ps(3'000'000), 1},
+                       Recv{NodeId(1), 8, 2}};
     programs[1].ops = {Recv{NodeId(0), 7, 2}, Compute{ps(1'000'000), 3}, Send{NodeId(0), kMB, 8, 2}};
     const auto r = cluster::run_cluster(t, programs);
     const std::uint64_t hop = kAlphaPs + kMB * kPsPerByte;  // 10.5 us
@@ -402,7 +405,8 @@ TEST_CASE_METHOD(test::FreshSimContext, "run_cluster: a recorder sees every op a
     // node 1 waits, computes 1 us, answers. One hop is 0.5 us latency + 10 us occupancy.
     const Topology t = Topology::ring(2, kLink);
     std::vector<NodeProgram> programs(2);
-    programs[0].ops = {Compute{ps(2'000'000), 1}, Send{NodeId(1), kMB, 7, 2}, Compute{ps(3'000'000), 1}, Recv{NodeId(1), 8, 2}};
+    programs[0].ops = {Compute{ps(2'000'000), 1}, Send{NodeId(1), kMB, 7, 2}, Compute{ps(3'000'000), 1},
+                       Recv{NodeId(1), 8, 2}};
     programs[1].ops = {Recv{NodeId(0), 7, 2}, Compute{ps(1'000'000), 3}, Send{NodeId(0), kMB, 8, 2}};
     RecordingCluster recorder;
     const auto r = cluster::run_cluster(t, programs, &recorder);
@@ -413,13 +417,16 @@ TEST_CASE_METHOD(test::FreshSimContext, "run_cluster: a recorder sees every op a
     for (const auto& op : recorder.ops) (op.node == NodeId(0) ? node0 : node1).push_back(op);
     REQUIRE(node0.size() == 4);
     REQUIRE(node1.size() == 3);
-    CHECK((node0[0].kind == K::compute && node0[0].label == 1 && node0[0].start_ps.count() == 0 && node0[0].end_ps.count() == 2'000'000));
+    CHECK((node0[0].kind == K::compute && node0[0].label == 1 && node0[0].start_ps.count() == 0 &&
+           node0[0].end_ps.count() == 2'000'000));
     CHECK((node0[1].kind == K::send && node0[1].peer == NodeId(1) && node0[1].bytes == kMB && node0[1].tag == 7));
     CHECK((node0[1].start_ps.count() == 2'000'000 && node0[1].end_ps.count() == 2'000'000 + hop));
-    CHECK((node0[2].kind == K::compute && node0[2].start_ps.count() == 2'000'000 && node0[2].end_ps.count() == 5'000'000));
+    CHECK((node0[2].kind == K::compute && node0[2].start_ps.count() == 2'000'000 &&
+           node0[2].end_ps.count() == 5'000'000));
     CHECK((node0[3].kind == K::recv && node0[3].op_index == 3 && node0[3].start_ps.count() == 5'000'000));
     CHECK(node0[3].end_ps.count() == r.end_ps.count());
-    CHECK((node1[0].kind == K::recv && node1[0].peer == NodeId(0) && node1[0].start_ps.count() == 0 && node1[0].end_ps.count() == 2'000'000 + hop));
+    CHECK((node1[0].kind == K::recv && node1[0].peer == NodeId(0) && node1[0].start_ps.count() == 0 &&
+           node1[0].end_ps.count() == 2'000'000 + hop));
     CHECK((node1[1].kind == K::compute && node1[1].label == 3 && node1[1].end_ps.count() == answer));
     CHECK((node1[2].kind == K::send && node1[2].start_ps.count() == answer && node1[2].end_ps.count() == answer + hop));
     REQUIRE(recorder.channels.size() == 2);
@@ -428,7 +435,8 @@ TEST_CASE_METHOD(test::FreshSimContext, "run_cluster: a recorder sees every op a
     CHECK(t.channel(out.channel).from == 0);
     CHECK((out.start_ps.count() == 2'000'000 && out.end_ps.count() == 2'000'000 + occupancy));
     const cluster::ChannelSpan& back = recorder.channels[1];
-    CHECK((back.src == NodeId(1) && back.dst == NodeId(0) && back.start_ps.count() == answer && back.end_ps.count() == answer + occupancy));
+    CHECK((back.src == NodeId(1) && back.dst == NodeId(0) && back.start_ps.count() == answer &&
+           back.end_ps.count() == answer + occupancy));
     CHECK(t.channel(back.channel).from == 1);
 }
 
@@ -557,7 +565,8 @@ TEST_CASE("collectives: halving-doubling and direct all-reduce schedules", "[int
     CHECK(interconnect::direct_all_reduce(direct, iota_ranks(4), 4000, 0, 0) == 2);
     for (const auto& p : direct) CHECK(p.ops.size() == 2 * (3 + 3));
     CHECK(interconnect::all_reduce(interconnect::AllReduceAlgorithm::tree, programs, nodes({0, 1}), 8, 50, 0) == 52);
-    CHECK(std::string(interconnect::to_string(interconnect::AllReduceAlgorithm::halving_doubling)) == "halving_doubling");
+    CHECK(std::string(interconnect::to_string(interconnect::AllReduceAlgorithm::halving_doubling)) ==
+          "halving_doubling");
 }
 
 TEST_CASE("collectives: halving-doubling on a fully connected network is 2 log2 p alpha + 2(p-1)/p n beta",
@@ -567,7 +576,8 @@ TEST_CASE("collectives: halving-doubling on a fully connected network is 2 log2 
         CAPTURE(p);
         std::vector<NodeProgram> programs(p);
         interconnect::halving_doubling_all_reduce(programs, iota_ranks(p), n, 0, 0);
-        const double expected = 2 * std::log2(double(p)) * kAlphaPs + 2.0 * double(p - 1) / double(p) * double(n) * kPsPerByte;
+        const double expected =
+            2 * std::log2(double(p)) * kAlphaPs + 2.0 * double(p - 1) / double(p) * double(n) * kPsPerByte;
         CHECK(double(run_fresh(Topology::fully_connected(p, kLink), programs).end_ps.count()) == Approx(expected));
     }
     // Direct on a fully connected network: 2 (alpha + n/p beta).
@@ -597,12 +607,14 @@ TEST_CASE("collectives: the measured cost of every all-reduce against its simula
             std::vector<NodeProgram> programs(p);
             interconnect::all_reduce(algorithm, programs, iota_ranks(p), n, 0, 0);
             const double simulated = double(run_fresh(c.topology, programs).end_ps.count()) * 1e-12;
-            const double predicted = interconnect::all_reduce_cost(c.topology, iota_ranks(p), algorithm).seconds(double(n));
+            const double predicted =
+                interconnect::all_reduce_cost(c.topology, iota_ranks(p), algorithm).seconds(double(n));
             INFO(c.name << ", " << interconnect::to_string(algorithm) << ": predicted " << predicted << " s, simulated "
                         << simulated << " s");
             // A ring's cost is one step times 2(p - 1): 4% above the simulation on the 2 x 4
             // torus, whose ring neighbours are one or more hops apart and get out of step.
-            const bool uneven_ring = algorithm == interconnect::AllReduceAlgorithm::ring && std::string(c.name) == "torus 2x4";
+            const bool uneven_ring =
+                algorithm == interconnect::AllReduceAlgorithm::ring && std::string(c.name) == "torus 2x4";
             CHECK(predicted == Approx(simulated).epsilon(uneven_ring ? 0.05 : 0.02));
         }
     // Beyond kMaxReplayRanks the synchronous-step model: exact where no two messages of a step
@@ -633,7 +645,8 @@ TEST_CASE("collectives: concurrent all-reduces share links and nodes as the clus
         std::vector<NodeProgram> programs(t.node_count());
         std::uint64_t tag = 0;
         for (const auto& set : sets)
-            tag = interconnect::simulated_all_reduce(t, interconnect::AllReduceAlgorithm::ring, programs, set, n, tag, 0);
+            tag =
+                interconnect::simulated_all_reduce(t, interconnect::AllReduceAlgorithm::ring, programs, set, n, tag, 0);
         const cluster::ClusterResult r = run_fresh(t, programs);
         std::vector<double> ends;
         for (const auto& set : sets) {
@@ -646,7 +659,8 @@ TEST_CASE("collectives: concurrent all-reduces share links and nodes as the clus
     for (const std::vector<std::vector<NodeId>>& sets :
          {std::vector<std::vector<NodeId>>{nodes({0, 4}), nodes({1, 5}), nodes({2, 6}), nodes({3, 7})},
           std::vector<std::vector<NodeId>>{nodes({0, 1}), nodes({1, 2}), nodes({4, 5, 6})}}) {
-        const std::vector<double> predicted = chooser.concurrent_seconds(sets, std::vector<double>(sets.size(), double(n)));
+        const std::vector<double> predicted =
+            chooser.concurrent_seconds(sets, std::vector<double>(sets.size(), double(n)));
         const std::vector<double> simulated = simulated_ends(sets);
         REQUIRE(predicted.size() == sets.size());
         for (std::size_t s = 0; s < sets.size(); ++s) {
@@ -655,13 +669,14 @@ TEST_CASE("collectives: concurrent all-reduces share links and nodes as the clus
         }
     }
     // Four sets over the one slow link take about four times one set alone.
-    const std::vector<double> four =
-        chooser.concurrent_seconds({nodes({0, 4}), nodes({1, 5}), nodes({2, 6}), nodes({3, 7})}, std::vector<double>(4, double(n)));
+    const std::vector<double> four = chooser.concurrent_seconds(
+        {nodes({0, 4}), nodes({1, 5}), nodes({2, 6}), nodes({3, 7})}, std::vector<double>(4, double(n)));
     const double alone = chooser.choose(nodes({0, 4}), double(n)).second;
     CHECK(*std::max_element(four.begin(), four.end()) == Approx(4 * alone).epsilon(0.05));
     // Sets sharing node 1: its stream reaches the second set's steps after the first's, so the
     // second ends well after its time alone.
-    const std::vector<double> chained = chooser.concurrent_seconds({nodes({0, 1}), nodes({1, 2})}, {double(n), double(n)});
+    const std::vector<double> chained =
+        chooser.concurrent_seconds({nodes({0, 1}), nodes({1, 2})}, {double(n), double(n)});
     CHECK(chained[1] > 1.5 * chooser.choose(nodes({1, 2}), double(n)).second);
 }
 
@@ -674,8 +689,8 @@ TEST_CASE("collectives: a coalesced ring takes the plain ring's time where nothi
         CAPTURE(n);
         std::vector<NodeProgram> plain(p), merged(p);
         interconnect::ring_all_reduce(plain, iota_ranks(p), n, 0, 1);
-        const std::uint64_t next =
-            interconnect::coalesced_ring_all_reduce(merged, iota_ranks(p), n, 0, 1, 30, std::vector<Picoseconds>(p, ps(kAlphaPs)));
+        const std::uint64_t next = interconnect::coalesced_ring_all_reduce(merged, iota_ranks(p), n, 0, 1, 30,
+                                                                           std::vector<Picoseconds>(p, ps(kAlphaPs)));
         CHECK(next == 30);
         std::size_t messages = 0;
         std::uint64_t bytes_sent = 0;
@@ -702,15 +717,18 @@ TEST_CASE("collectives: a coalesced ring takes the plain ring's time where nothi
     // With as many rounds as steps it is the plain ring.
     std::vector<NodeProgram> plain(5), full(5);
     interconnect::ring_all_reduce(plain, iota_ranks(5), 1003, 0, 1);
-    interconnect::coalesced_ring_all_reduce(full, iota_ranks(5), 1003, 0, 1, 100, std::vector<Picoseconds>(5, ps(kAlphaPs)));
+    interconnect::coalesced_ring_all_reduce(full, iota_ranks(5), 1003, 0, 1, 100,
+                                            std::vector<Picoseconds>(5, ps(kAlphaPs)));
     const Topology ring5 = Topology::ring(5, kLink);
     Network network(ring5);
     const std::uint64_t plain_ps = interconnect::replay_messages(network, plain, iota_ranks(5)).count();
     CHECK(interconnect::replay_messages(network, full, iota_ranks(5)).count() == plain_ps);
-    CHECK_THROWS_AS(interconnect::coalesced_ring_all_reduce(full, iota_ranks(5), 1, 0, 1, 0, std::vector<Picoseconds>(5)),
-                    std::invalid_argument);
-    CHECK_THROWS_AS(interconnect::coalesced_ring_all_reduce(full, iota_ranks(5), 1, 0, 1, 3, std::vector<Picoseconds>(4)),
-                    std::invalid_argument);
+    CHECK_THROWS_AS(
+        interconnect::coalesced_ring_all_reduce(full, iota_ranks(5), 1, 0, 1, 0, std::vector<Picoseconds>(5)),
+        std::invalid_argument);
+    CHECK_THROWS_AS(
+        interconnect::coalesced_ring_all_reduce(full, iota_ranks(5), 1, 0, 1, 3, std::vector<Picoseconds>(4)),
+        std::invalid_argument);
 }
 
 TEST_CASE("collectives: the simulated all-reduce stays within its op bound and the fluid cost", "[interconnect]") {

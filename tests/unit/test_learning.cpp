@@ -51,7 +51,8 @@ std::vector<unsigned char> idx_header(std::uint32_t magic, std::vector<std::uint
 
 /// The loaded training split, cut to `count`, shared by the tests (decompressing takes ~0.3 s).
 const Dataset& train_slice() {
-    static const Dataset data = load_idx(data_file("train-images-idx3-ubyte.gz"), data_file("train-labels-idx1-ubyte.gz"), 1024);
+    static const Dataset data =
+        load_idx(data_file("train-images-idx3-ubyte.gz"), data_file("train-labels-idx1-ubyte.gz"), 1024);
     return data;
 }
 
@@ -85,8 +86,8 @@ TEST_CASE("a missing, corrupt or inconsistent data file is an error naming the f
         b.push_back(2);
         return b;
     }());
-    CHECK_THROWS_WITH(load_idx(dir.path("nothing.gz"), labels), Contains(dir.path("nothing.gz") + ": no such file") &&
-                                                                    Contains("dataset-fashion-mnist"));
+    CHECK_THROWS_WITH(load_idx(dir.path("nothing.gz"), labels),
+                      Contains(dir.path("nothing.gz") + ": no such file") && Contains("dataset-fashion-mnist"));
     // Wrong magic (labels given as images).
     CHECK_THROWS_WITH(load_idx(labels, labels), Contains(labels + ": not an IDX image file (magic 0x00000801"));
     // Truncated pixel data: 2 images of 2 x 2 announced, 5 bytes present.
@@ -141,10 +142,12 @@ TEST_CASE("the fast and exact BFP GEMM paths agree within the documented bound",
             for (std::size_t i = 0; i < m; ++i)
                 for (std::size_t j = 0; j < n; ++j) {
                     double s = 0;
-                    for (std::size_t q = 0; q < k; ++q) s += std::fabs(double(a_q[i * k + q]) * double(bt_q[j * k + q]));
+                    for (std::size_t q = 0; q < k; ++q)
+                        s += std::fabs(double(a_q[i * k + q]) * double(bt_q[j * k + q]));
                     const double diff = std::fabs(double(c_fast[i * n + j]) - double(c_exact[i * n + j]));
                     const double bound = gemm_agreement_bound(k, groups, s);
-                    INFO("m n k = " << m << " " << n << " " << k << ", bits " << bits << ", C(" << i << "," << j << ")");
+                    INFO("m n k = " << m << " " << n << " " << k << ", bits " << bits << ", C(" << i << "," << j
+                                    << ")");
                     REQUIRE(diff <= bound);
                     if (diff > 0) ++differing;
                     if (bound > 0) worst_ratio = std::max(worst_ratio, diff / bound);
@@ -294,7 +297,8 @@ TEST_CASE("the same seed gives the same accuracy and precision log, another seed
 }
 
 TEST_CASE("iteration costs come from the node model and odd widths cost as the next even one", "[training][cost]") {
-    const fastsim::config::TrainConfig c = fastsim::config::load_train_config(std::string(FASTSIM_SOURCE_DIR) + "/configs/train/mlp.yaml");
+    const fastsim::config::TrainConfig c =
+        fastsim::config::load_train_config(std::string(FASTSIM_SOURCE_DIR) + "/configs/train/mlp.yaml");
     const auto shapes = Network(NetworkKind::mlp, 1).gemm_shapes();
     run::TrainingCostModel model(shapes, c.node, c.energy.resolved, c.rounding);
     const auto uniform = [&](int bits) { return std::vector<LayerBits>(shapes.size(), LayerBits{bits, bits, bits}); };
@@ -325,24 +329,30 @@ TEST_CASE("train config errors name the file and key path", "[training][config]"
         return "no error";
     };
     CHECK_THAT(error_of("policies: [fp32, fast16]\n"),
-               Contains("bad.yaml:1:18: policies[1]: expected one of fp32, bfp_m2, bfp_m4, bfp_m6, bfp_m8, msfp12, fast, got 'fast16'"));
+               Contains("bad.yaml:1:18: policies[1]: expected one of fp32, bfp_m2, bfp_m4, bfp_m6, bfp_m8, msfp12, "
+                        "fast, got 'fast16'"));
     CHECK_THAT(error_of("train:\n  model: resnet\n"), Contains("bad.yaml:2:10: train.model: expected one of mlp, cnn"));
-    CHECK_THAT(error_of("train:\n  network: mlp\n"), Contains("train.network is the workers' network") && Contains("train.model"));
-    CHECK_THAT(error_of("train:\n  workers: 100\n  batch: 64\n"), Contains("train.workers") && Contains("at most train.batch (64)"));
-    CHECK_THAT(error_of("train:\n  network: {topology: torus2d}\n"), Contains("train.network.topology") && Contains("ring, fully_connected or switch"));
+    CHECK_THAT(error_of("train:\n  network: mlp\n"),
+               Contains("train.network is the workers' network") && Contains("train.model"));
+    CHECK_THAT(error_of("train:\n  workers: 100\n  batch: 64\n"),
+               Contains("train.workers") && Contains("at most train.batch (64)"));
+    CHECK_THAT(error_of("train:\n  network: {topology: torus2d}\n"),
+               Contains("train.network.topology") && Contains("ring, fully_connected or switch"));
     CHECK_THAT(error_of("train:\n  batchsize: 3\n"), Contains("train.batchsize"));
-    CHECK_THAT(error_of("schedule:\n  max_bits: 20\n"), Contains("schedule.max_bits: expected a value from 2 to 16 bits, got 20"));
+    CHECK_THAT(error_of("schedule:\n  max_bits: 20\n"),
+               Contains("schedule.max_bits: expected a value from 2 to 16 bits, got 20"));
     CHECK_THAT(error_of("policies: [fast, fast]\n"), Contains("policies[1]: policy 'fast' is listed twice"));
     CHECK_THAT(error_of("node:\n  array: {rows: 0}\n"), Contains("node.array.rows"));
-    const fastsim::config::TrainConfig ok = fastsim::config::load_train_config(dir.write("ok.yaml", "data:\n  dir: here\n"));
+    const fastsim::config::TrainConfig ok =
+        fastsim::config::load_train_config(dir.write("ok.yaml", "data:\n  dir: here\n"));
     CHECK(ok.data_dir == dir.path("here"));
     REQUIRE(ok.policies.size() == 1);
     CHECK(ok.policies[0].name == "fast");
 }
 
 TEST_CASE("transpose moves every element, in tiles and at ragged edges", "[training][layout]") {
-    for (const auto& [rows, cols] : {std::pair<std::size_t, std::size_t>{1, 1}, {3, 5}, {4, 4}, {7, 33}, {33, 65},
-                                     {64, 1568}, {130, 3}}) {
+    for (const auto& [rows, cols] :
+         {std::pair<std::size_t, std::size_t>{1, 1}, {3, 5}, {4, 4}, {7, 33}, {33, 65}, {64, 1568}, {130, 3}}) {
         std::vector<float> m(rows * cols), t(rows * cols, -1.0f);
         for (std::size_t i = 0; i < m.size(); ++i) m[i] = static_cast<float>(i);
         transpose(m.data(), rows, cols, t.data());
@@ -423,9 +433,11 @@ struct ConvShape {
                   kx = static_cast<int>(col) % kernel;
         const int y = oy + ky - padding, x = ox + kx - padding;
         if (y < 0 || y >= height || x < 0 || x >= width) return -1;
-        return static_cast<std::ptrdiff_t>(((b * static_cast<std::size_t>(channels) + static_cast<std::size_t>(c)) *
-                                                static_cast<std::size_t>(height) + static_cast<std::size_t>(y)) *
-                                               static_cast<std::size_t>(width) + static_cast<std::size_t>(x));
+        return static_cast<std::ptrdiff_t>(
+            ((b * static_cast<std::size_t>(channels) + static_cast<std::size_t>(c)) * static_cast<std::size_t>(height) +
+             static_cast<std::size_t>(y)) *
+                static_cast<std::size_t>(width) +
+            static_cast<std::size_t>(x));
     }
 };
 
@@ -462,10 +474,11 @@ TEST_CASE("the convolution layer computes the plain im2col lowering bit for bit"
     // 14,400 and 28,224 floats of A per image, so (at 2^16 floats a slice) their forward and
     // backward-data GEMMs run 4 and 2 images at a time, the last slice shorter (col2im by runs,
     // and by planes).
-    for (const ConvShape s : {ConvShape{3, 3, 7, 5, 10, 3, 1}, ConvShape{2, 16, 8, 8, 4, 3, 1}, ConvShape{6, 16, 12, 12, 8, 3, 0},
-                              ConvShape{5, 16, 14, 14, 8, 3, 1}, ConvShape{2, 2, 6, 9, 8, 5, 2}, ConvShape{2, 4, 5, 5, 17, 3, 0},
-                              ConvShape{1, 1, 4, 4, 3, 3, 2}, ConvShape{2, 2, 4, 5, 6, 3, 3}, ConvShape{2, 3, 2, 3, 4, 5, 2},
-                              ConvShape{3, 5, 3, 4, 7, 1, 0}}) {
+    for (const ConvShape s :
+         {ConvShape{3, 3, 7, 5, 10, 3, 1}, ConvShape{2, 16, 8, 8, 4, 3, 1}, ConvShape{6, 16, 12, 12, 8, 3, 0},
+          ConvShape{5, 16, 14, 14, 8, 3, 1}, ConvShape{2, 2, 6, 9, 8, 5, 2}, ConvShape{2, 4, 5, 5, 17, 3, 0},
+          ConvShape{1, 1, 4, 4, 3, 3, 2}, ConvShape{2, 2, 4, 5, 6, 3, 3}, ConvShape{2, 3, 2, 3, 4, 5, 2},
+          ConvShape{3, 5, 3, 4, 7, 1, 0}}) {
         INFO("batch " << s.batch << " C " << s.channels << " " << s.height << "x" << s.width << " filters " << s.filters
                       << " k " << s.kernel << " pad " << s.padding);
         const std::size_t rows = s.rows(), k = s.fan_in(), f = static_cast<std::size_t>(s.filters);
@@ -498,9 +511,11 @@ TEST_CASE("the convolution layer computes the plain im2col lowering bit for bit"
         std::vector<float> a(rows * k, 0.0f), g(rows * f);
         for (std::size_t r = 0; r < rows; ++r)
             for (std::size_t c = 0; c < k; ++c)
-                if (const std::ptrdiff_t from = s.source(r, c); from >= 0) a[r * k + c] = in.data[static_cast<std::size_t>(from)];
+                if (const std::ptrdiff_t from = s.source(r, c); from >= 0)
+                    a[r * k + c] = in.data[static_cast<std::size_t>(from)];
         for (std::size_t r = 0; r < rows; ++r)
-            for (std::size_t j = 0; j < f; ++j) g[r * f + j] = grad_out.data[((r / pixels) * f + j) * pixels + r % pixels];
+            for (std::size_t j = 0; j < f; ++j)
+                g[r * f + j] = grad_out.data[((r / pixels) * f + j) * pixels + r % pixels];
 
         for (GemmPath path : {GemmPath::exact, GemmPath::fast}) {
             for (bool bfp : {true, false}) {
@@ -521,7 +536,8 @@ TEST_CASE("the convolution layer computes the plain im2col lowering bit for bit"
                 gemm_abt(path, g.data(), wt.data(), rows, k, f, quantizer(Operand::gradients_backward),
                          quantizer(Operand::weights_backward), dcols.data(), scratch);
                 gemm_abt(path, transposed(g, rows, f).data(), transposed(a, rows, k).data(), f, k, rows,
-                         quantizer(Operand::gradients_wgrad), quantizer(Operand::activations_wgrad), dw.data(), scratch);
+                         quantizer(Operand::gradients_wgrad), quantizer(Operand::activations_wgrad), dw.data(),
+                         scratch);
                 std::vector<float> expected_out(out.data.size()), expected_grad_in(in.data.size(), 0.0f), bias(f, 0.0f);
                 for (std::size_t r = 0; r < rows; ++r)
                     for (std::size_t j = 0; j < f; ++j) {
@@ -580,9 +596,11 @@ TEST_CASE("the fused ReLU and max-pool layer equals ReLU then 2x2 max pooling bi
     // overlapping the one before by 3, 2 and 1).
     const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
     const float tiny = std::numeric_limits<float>::denorm_min();
-    const std::vector<std::array<float, 4>> windows{
-        {-1, -2, -3, -4}, {nan, nan, nan, nan}, {nan, 1, 2, nan}, {-0.0f, 0.0f, -0.0f, 0.0f}, {1, 2, 2, 1},
-        {3, 1, 3, 3},     {0, 5, 0, 5},         {inf, 1, inf, 2}, {-inf, -inf, 0, -1},       {tiny, 2 * tiny, tiny, -tiny}};
+    const std::vector<std::array<float, 4>> windows{{-1, -2, -3, -4},    {nan, nan, nan, nan},
+                                                    {nan, 1, 2, nan},    {-0.0f, 0.0f, -0.0f, 0.0f},
+                                                    {1, 2, 2, 1},        {3, 1, 3, 3},
+                                                    {0, 5, 0, 5},        {inf, 1, inf, 2},
+                                                    {-inf, -inf, 0, -1}, {tiny, 2 * tiny, tiny, -tiny}};
     std::mt19937_64 rng(8);
     const float pick[] = {-1.0f, -0.0f, 0.0f, 0.5f, 1.0f, 2.0f};
     GemmContext ctx;

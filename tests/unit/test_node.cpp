@@ -129,7 +129,8 @@ TEST_CASE("tiling streams the dataflow's streamed dimension first", "[node][tili
     CHECK(plan_in(fmac::Dataflow::output_stationary) == std::vector<std::uint64_t>{4, 64, 2});
     CHECK(plan_in(fmac::Dataflow::input_stationary) == std::vector<std::uint64_t>{2, 32, 8});
     // The phase picks the dataflow: only weight_gradient runs os here.
-    p.dataflow = {fmac::Dataflow::weight_stationary, fmac::Dataflow::weight_stationary, fmac::Dataflow::output_stationary};
+    p.dataflow = {fmac::Dataflow::weight_stationary, fmac::Dataflow::weight_stationary,
+                  fmac::Dataflow::output_stationary};
     job.phase = fmac::TrainingPhase::forward;
     CHECK(node::plan_tiles(job, p).tile_k == 32);
     job.phase = fmac::TrainingPhase::weight_gradient;
@@ -166,8 +167,8 @@ TEST_CASE("the tile stage log of the two-tile pipelines gives every stage's cycl
     node::TileStageLog fp32;
     const node::PhaseCounters c = node::run_phase_memo(job_of({4, 8, 2}, 2, 2, node::OutputForm::fp32), p, memo, &fp32);
     // fp32 outputs take no conversion, so no convert span (zero cycles are not logged).
-    const node::TileStageLog expected_fp32 = {{S::load, 0, 0, 30, 160},     {S::compute, 0, 30, 36, 32},
-                                              {S::load, 1, 30, 50, 80},     {S::compute, 1, 50, 56, 32},
+    const node::TileStageLog expected_fp32 = {{S::load, 0, 0, 30, 160},        {S::compute, 0, 30, 36, 32},
+                                              {S::load, 1, 30, 50, 80},        {S::compute, 1, 50, 56, 32},
                                               {S::write_back, 0, 50, 76, 128}, {S::write_back, 1, 76, 102, 128}};
     CHECK(fp32 == expected_fp32);
     CHECK(fp32.back().end_cycle == c.cycles);
@@ -175,9 +176,9 @@ TEST_CASE("the tile stage log of the two-tile pipelines gives every stage's cycl
     node::TileStageLog bfp;
     node::run_phase_memo(job_of({4, 8, 2}, 2, 2, node::OutputForm::bfp_two_groupings), p, memo, &bfp);
     // One group per grouping: 2 groups per tile; write-back 40 bits.
-    const node::TileStageLog expected_bfp = {{S::load, 0, 0, 30, 160},      {S::compute, 0, 30, 36, 32},
-                                             {S::convert, 0, 36, 48, 2},    {S::load, 1, 30, 50, 80},
-                                             {S::compute, 1, 50, 56, 32},   {S::convert, 1, 56, 68, 2},
+    const node::TileStageLog expected_bfp = {{S::load, 0, 0, 30, 160},       {S::compute, 0, 30, 36, 32},
+                                             {S::convert, 0, 36, 48, 2},     {S::load, 1, 30, 50, 80},
+                                             {S::compute, 1, 50, 56, 32},    {S::convert, 1, 56, 68, 2},
                                              {S::write_back, 0, 50, 65, 40}, {S::write_back, 1, 68, 83, 40}};
     CHECK(bfp == expected_bfp);
 }
@@ -262,8 +263,8 @@ TEST_CASE("the stepped SystemC node equals the memoised pipeline and bfp::gemm",
         const fmac::GemmShape shape{static_cast<std::uint64_t>(size_m(rng)), static_cast<std::uint64_t>(size_k(rng)),
                                     static_cast<std::uint64_t>(size_n(rng))};
         const int x_bits = 2 * width(rng), y_bits = 2 * width(rng);
-        node::PhaseJob job = job_of(shape, x_bits, y_bits,
-                                    trial % 2 ? node::OutputForm::fp32 : node::OutputForm::bfp_two_groupings, 4);
+        node::PhaseJob job =
+            job_of(shape, x_bits, y_bits, trial % 2 ? node::OutputForm::fp32 : node::OutputForm::bfp_two_groupings, 4);
         job.output_rounding = trial % 4 == 0 ? bfp::Rounding::stochastic : bfp::Rounding::nearest;
         // Small SRAM and row cap so tiles split m, k and n in many trials.
         p.max_tile_rows = static_cast<std::uint64_t>(small(rng) * 5);
@@ -271,11 +272,14 @@ TEST_CASE("the stepped SystemC node equals the memoised pipeline and bfp::gemm",
         const node::TileFootprint whole = trial % 2 ? node::tile_footprint(job, p, shape.m, shape.k, shape.n)
                                                     : node::tile_footprint(job, p, 1, shape.k, 1);
         std::uniform_real_distribution<double> share(trial % 2 ? 0.05 : 0.3, trial % 2 ? 1.2 : 0.95);
-        p.sram.mantissa_bank.capacity_bits = static_cast<std::uint64_t>(static_cast<double>(whole.mantissa_bits) * share(rng));
-        p.sram.mantissa_bank.capacity_bits = std::max(p.sram.mantissa_bank.capacity_bits,
-                                                      node::tile_footprint(job, p, 1, static_cast<std::uint64_t>(g), 1).mantissa_bits);
+        p.sram.mantissa_bank.capacity_bits =
+            static_cast<std::uint64_t>(static_cast<double>(whole.mantissa_bits) * share(rng));
+        p.sram.mantissa_bank.capacity_bits =
+            std::max(p.sram.mantissa_bank.capacity_bits,
+                     node::tile_footprint(job, p, 1, static_cast<std::uint64_t>(g), 1).mantissa_bits);
         p.sram.mantissa_bank.bits_per_cycle = static_cast<std::uint64_t>(16 * small(rng));
-        p.dram = {static_cast<std::uint64_t>(small(rng)) * 4'000'000'000ull, static_cast<std::uint64_t>(small(rng) * 3)};
+        p.dram = {static_cast<std::uint64_t>(small(rng)) * 4'000'000'000ull,
+                  static_cast<std::uint64_t>(small(rng) * 3)};
 
         bfp::Format fx{g, x_bits, 8, 0, bfp::Overflow::nan}, fy{g, y_bits, 8, 0, bfp::Overflow::nan};
         bfp::Quantizer qx(fx, bfp::Rounding::nearest), qy(fy, bfp::Rounding::nearest);
@@ -293,8 +297,8 @@ TEST_CASE("the stepped SystemC node equals the memoised pipeline and bfp::gemm",
         split_k += plan.k_tiles > 1;
         split_n += plan.n_tiles > 1;
         const SteppedPhase stepped = run_stepped(p, job, x, y_t);
-        INFO("trial " << trial << ": " << shape.m << " x " << shape.k << " x " << shape.n << ", array "
-                      << p.array.rows << " x " << p.array.cols << " g " << g << ", tiles " << memo_counters.tiles << ", "
+        INFO("trial " << trial << ": " << shape.m << " x " << shape.k << " x " << shape.n << ", array " << p.array.rows
+                      << " x " << p.array.cols << " g " << g << ", tiles " << memo_counters.tiles << ", "
                       << name_of(node::dataflow_of(job, p)));
         CHECK(stepped.counters == memo_counters);
         node::ArrayTimingMemo log_memo;
@@ -333,10 +337,12 @@ TEST_CASE("the memo's repeated rows and n-tiles equal running every tile", "[nod
         p.max_tile_rows = static_cast<std::uint64_t>(small(rng) * 7);
         const node::TileFootprint whole = node::tile_footprint(job, p, p.max_tile_rows, shape.k, shape.n);
         std::uniform_real_distribution<double> share(0.02, 0.6);
-        p.sram.mantissa_bank.capacity_bits = std::max(static_cast<std::uint64_t>(static_cast<double>(whole.mantissa_bits) * share(rng)),
-                                                      node::tile_footprint(job, p, 1, static_cast<std::uint64_t>(g), 1).mantissa_bits);
+        p.sram.mantissa_bank.capacity_bits =
+            std::max(static_cast<std::uint64_t>(static_cast<double>(whole.mantissa_bits) * share(rng)),
+                     node::tile_footprint(job, p, 1, static_cast<std::uint64_t>(g), 1).mantissa_bits);
         p.sram.mantissa_bank.bits_per_cycle = static_cast<std::uint64_t>(16 * small(rng));
-        p.dram = {static_cast<std::uint64_t>(small(rng)) * 2'000'000'000ull, static_cast<std::uint64_t>(small(rng) * 5)};
+        p.dram = {static_cast<std::uint64_t>(small(rng)) * 2'000'000'000ull,
+                  static_cast<std::uint64_t>(small(rng) * 5)};
         node::ArrayTimingMemo repeating, every_tile;
         node::TileStageLog log;
         const node::PhaseCounters fast = node::run_phase_memo(job, p, repeating);
@@ -383,9 +389,12 @@ TEST_CASE("precision reaches the cycles through the pass count", "[node][precisi
     node::NodeParams p;
     p.array = {16, 16, 16};
     node::ArrayTimingMemo memo;
-    const node::PhaseCounters low = node::run_phase_memo(job_of({512, 1024, 64}, 4, 4, node::OutputForm::fp32), p, memo);
-    const node::PhaseCounters high = node::run_phase_memo(job_of({512, 1024, 64}, 8, 8, node::OutputForm::fp32), p, memo);
-    const node::PhaseCounters mixed = node::run_phase_memo(job_of({512, 1024, 64}, 2, 8, node::OutputForm::fp32), p, memo);
+    const node::PhaseCounters low =
+        node::run_phase_memo(job_of({512, 1024, 64}, 4, 4, node::OutputForm::fp32), p, memo);
+    const node::PhaseCounters high =
+        node::run_phase_memo(job_of({512, 1024, 64}, 8, 8, node::OutputForm::fp32), p, memo);
+    const node::PhaseCounters mixed =
+        node::run_phase_memo(job_of({512, 1024, 64}, 2, 8, node::OutputForm::fp32), p, memo);
     CHECK(high.array.group_products == low.array.group_products);
     CHECK(high.array.pe_passes == 4 * low.array.pe_passes);
     CHECK(mixed.array.pe_passes == low.array.pe_passes);  // (2/2)(8/2) = (4/2)(4/2) = 4 passes

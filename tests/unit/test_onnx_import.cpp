@@ -25,7 +25,9 @@ using workload::LayerKind;
 
 namespace {
 
-std::string model(const std::string& name) { return std::string(FASTSIM_SOURCE_DIR) + "/tests/data/onnx/" + name + ".onnx"; }
+std::string model(const std::string& name) {
+    return std::string(FASTSIM_SOURCE_DIR) + "/tests/data/onnx/" + name + ".onnx";
+}
 
 std::uint64_t forward_macs(const workload::Workload& w) {
     std::uint64_t macs = 0;
@@ -44,10 +46,10 @@ auto fields(const workload::Workload& w, std::size_t i) {
     const workload::Layer& l = w.layers[i];
     std::vector<std::string> producers = l.inputs;  // none written: the layer before
     if (producers.empty()) producers.push_back(i == 0 ? workload::kNetworkInput : w.layers[i - 1].name);
-    return std::make_tuple(l.name, l.kind, l.in_height, l.in_width, l.in_channels, l.kernel_height, l.kernel_width, l.filters,
-                           l.stride, l.stride_width > 0 ? l.stride_width : l.stride, l.padding, l.groups, l.dilation,
-                           l.pool_mode, l.partial_windows, l.in_features, l.out_features, l.tokens, l.m, l.k, l.n, l.repeat,
-                           producers);
+    return std::make_tuple(l.name, l.kind, l.in_height, l.in_width, l.in_channels, l.kernel_height, l.kernel_width,
+                           l.filters, l.stride, l.stride_width > 0 ? l.stride_width : l.stride, l.padding, l.groups,
+                           l.dilation, l.pool_mode, l.partial_windows, l.in_features, l.out_features, l.tokens, l.m,
+                           l.k, l.n, l.repeat, producers);
 }
 
 /// A layer's work regardless of its name and place: kind, GEMM, tensor, weights and joins.
@@ -67,14 +69,29 @@ TEST_CASE("ONNX import: torchvision's ResNet-18, ResNet-50 and MobileNetV2 give 
         double published_macs;
         std::map<LayerKind, int> layers;
     } cases[] = {
-        {"resnet18", 1.81e9,
-         {{LayerKind::conv, 20}, {LayerKind::batchnorm, 20}, {LayerKind::relu, 17}, {LayerKind::add, 8}, {LayerKind::pool, 2},
+        {"resnet18",
+         1.81e9,
+         {{LayerKind::conv, 20},
+          {LayerKind::batchnorm, 20},
+          {LayerKind::relu, 17},
+          {LayerKind::add, 8},
+          {LayerKind::pool, 2},
           {LayerKind::fc, 1}}},
-        {"resnet50", 4.09e9,
-         {{LayerKind::conv, 53}, {LayerKind::batchnorm, 53}, {LayerKind::relu, 49}, {LayerKind::add, 16}, {LayerKind::pool, 2},
+        {"resnet50",
+         4.09e9,
+         {{LayerKind::conv, 53},
+          {LayerKind::batchnorm, 53},
+          {LayerKind::relu, 49},
+          {LayerKind::add, 16},
+          {LayerKind::pool, 2},
           {LayerKind::fc, 1}}},
-        {"mobilenet_v2", 300e6,
-         {{LayerKind::conv, 52}, {LayerKind::batchnorm, 52}, {LayerKind::relu, 35}, {LayerKind::add, 10}, {LayerKind::pool, 1},
+        {"mobilenet_v2",
+         300e6,
+         {{LayerKind::conv, 52},
+          {LayerKind::batchnorm, 52},
+          {LayerKind::relu, 35},
+          {LayerKind::add, 10},
+          {LayerKind::pool, 1},
           {LayerKind::fc, 1}}},
     };
     for (const auto& c : cases) {
@@ -96,17 +113,25 @@ TEST_CASE("ONNX import: a BERT-base encoder block, layer by layer and its MACs b
     const workload::Workload w = config::read_onnx_model(model("bert_block"));
     const int t = 128, d = 768, heads = 12, ffn = 3072;
     // Four d x d projections and the two FFN GEMMs per token, and the two attention products per head.
-    const std::uint64_t expected = std::uint64_t{t} * (4ull * d * d + 2ull * d * ffn) + 2ull * heads * t * t * (d / heads);
+    const std::uint64_t expected =
+        std::uint64_t{t} * (4ull * d * d + 2ull * d * ffn) + 2ull * heads * t * t * (d / heads);
     CHECK(forward_macs(w) == expected);
     using V = std::vector<std::string>;
     const std::vector<std::tuple<std::string, LayerKind, V>> layers{
-        {"query", LayerKind::fc, {"input"}},           {"key", LayerKind::fc, {"input"}},
-        {"value", LayerKind::fc, {"input"}},           {"MatMul", LayerKind::matmul, {"query", "key"}},
-        {"Softmax", LayerKind::softmax, {"MatMul"}},   {"MatMul_1", LayerKind::matmul, {"Softmax", "value"}},
-        {"attention_out", LayerKind::fc, {"MatMul_1"}}, {"Add", LayerKind::add, {"input", "attention_out"}},
-        {"norm1", LayerKind::layernorm, {"Add"}},      {"ffn_in", LayerKind::fc, {"norm1"}},
-        {"gelu", LayerKind::gelu, {"ffn_in"}},         {"ffn_out", LayerKind::fc, {"gelu"}},
-        {"Add_1", LayerKind::add, {"norm1", "ffn_out"}}, {"norm2", LayerKind::layernorm, {"Add_1"}},
+        {"query", LayerKind::fc, {"input"}},
+        {"key", LayerKind::fc, {"input"}},
+        {"value", LayerKind::fc, {"input"}},
+        {"MatMul", LayerKind::matmul, {"query", "key"}},
+        {"Softmax", LayerKind::softmax, {"MatMul"}},
+        {"MatMul_1", LayerKind::matmul, {"Softmax", "value"}},
+        {"attention_out", LayerKind::fc, {"MatMul_1"}},
+        {"Add", LayerKind::add, {"input", "attention_out"}},
+        {"norm1", LayerKind::layernorm, {"Add"}},
+        {"ffn_in", LayerKind::fc, {"norm1"}},
+        {"gelu", LayerKind::gelu, {"ffn_in"}},
+        {"ffn_out", LayerKind::fc, {"gelu"}},
+        {"Add_1", LayerKind::add, {"norm1", "ffn_out"}},
+        {"norm2", LayerKind::layernorm, {"Add_1"}},
     };
     REQUIRE(w.layers.size() == layers.size());
     for (std::size_t i = 0; i < layers.size(); ++i) {
@@ -117,7 +142,8 @@ TEST_CASE("ONNX import: a BERT-base encoder block, layer by layer and its MACs b
     CHECK(std::make_tuple(scores.m, scores.k, scores.n, scores.repeat) == std::make_tuple(t, d / heads, t, heads));
     const auto& softmax = w.layers[4];  // over each row of each head's scores
     CHECK(std::make_tuple(softmax.in_height, softmax.in_width, softmax.in_channels) == std::make_tuple(heads, t, t));
-    CHECK(std::make_tuple(w.layers[10].in_width, w.layers[10].in_channels) == std::make_tuple(t, ffn));  // the GELU's tensor
+    CHECK(std::make_tuple(w.layers[10].in_width, w.layers[10].in_channels) ==
+          std::make_tuple(t, ffn));  // the GELU's tensor
     CHECK(w.layers[9].tokens == t);
 }
 
@@ -126,15 +152,18 @@ TEST_CASE("ONNX import: dilation, unequal strides, ceil-mode pooling, concat and
     REQUIRE(w.layers.size() == 8);
     const auto& dilated = w.layers[0];  // 3 x 3 taps 2 apart span 5 positions: (31 + 4 - 5) + 1 = 31
     CHECK(std::make_tuple(dilated.dilation, dilated.out_height(), dilated.out_width()) == std::make_tuple(2, 31, 31));
-    const auto& tall = w.layers[1];  // 3 x 1 kernel, strides (2, 1), padding 1: (31 + 2 - 3) / 2 + 1 = 16 rows, 33 columns
-    CHECK(std::make_tuple(tall.stride, tall.stride_width, tall.out_height(), tall.out_width()) == std::make_tuple(2, 1, 16, 33));
+    const auto& tall =
+        w.layers[1];  // 3 x 1 kernel, strides (2, 1), padding 1: (31 + 2 - 3) / 2 + 1 = 16 rows, 33 columns
+    CHECK(std::make_tuple(tall.stride, tall.stride_width, tall.out_height(), tall.out_width()) ==
+          std::make_tuple(2, 1, 16, 33));
     const auto& pool = w.layers[3];  // 2 x 2, ceil mode: 16 -> 8 rows, 33 -> 17 columns (floor would give 16)
     CHECK(pool.partial_windows);
     CHECK(std::make_tuple(pool.out_height(), pool.out_width()) == std::make_tuple(8, 17));
     CHECK(std::make_tuple(w.layers[5].kind, w.layers[5].in_channels, w.layers[5].inputs) ==
           std::make_tuple(LayerKind::concat, 12, std::vector<std::string>{"pool", "branch"}));
     const auto& mean = w.layers[6];  // x.mean(dim=(2, 3)): a global average pool
-    CHECK(std::make_tuple(mean.kind, mean.pool_mode, mean.kernel_height, mean.kernel_width, mean.out_height(), mean.out_width()) ==
+    CHECK(std::make_tuple(mean.kind, mean.pool_mode, mean.kernel_height, mean.kernel_width, mean.out_height(),
+                          mean.out_width()) ==
           std::make_tuple(LayerKind::pool, workload::PoolMode::average, 8, 17, 1, 1));
     // 31*31*8*27 + 16*33*8*(3*8) + 8*17*4*8 + 12*10 MACs per sample: dilation does not add taps.
     CHECK(forward_macs(w) == 207576u + 101376u + 4352u + 120u);
@@ -145,7 +174,8 @@ TEST_CASE("ONNX import: the written trace reads back into the same layers", "[on
     for (const char* name : {"resnet18", "resnet50", "mobilenet_v2", "bert_block", "features"}) {
         INFO(name);
         const workload::Workload imported = config::read_onnx_model(model(name));
-        const workload::Workload read = config::read_trace_text(config::trace_yaml(imported), std::string(name) + ".yaml");
+        const workload::Workload read =
+            config::read_trace_text(config::trace_yaml(imported), std::string(name) + ".yaml");
         REQUIRE(read.layers.size() == imported.layers.size());
         for (std::size_t i = 0; i < read.layers.size(); ++i) {
             INFO(imported.layers[i].name);
@@ -158,7 +188,8 @@ TEST_CASE("ONNX import: the written trace reads back into the same layers", "[on
 
 TEST_CASE("ONNX import: ResNet-50 from PyTorch is the hand-written traces/resnet50_full.yaml", "[onnx]") {
     const workload::Workload imported = config::read_onnx_model(model("resnet50"));
-    const workload::Workload written = config::read_trace(std::string(FASTSIM_SOURCE_DIR) + "/traces/resnet50_full.yaml");
+    const workload::Workload written =
+        config::read_trace(std::string(FASTSIM_SOURCE_DIR) + "/traces/resnet50_full.yaml");
     REQUIRE(imported.layers.size() == written.layers.size());
     std::vector<decltype(work(imported.layers[0]))> a, b;
     for (const auto& l : imported.layers) a.push_back(work(l));
@@ -196,7 +227,8 @@ TEST_CASE("ONNX import: fastsim import writes the trace and its summary", "[onnx
     CHECK(config::read_trace(out).layers.size() == 68);
 }
 
-TEST_CASE("ONNX import: MobileNetV2's depthwise layers run on every shipped cluster config x planner", "[onnx][cluster]") {
+TEST_CASE("ONNX import: MobileNetV2's depthwise layers run on every shipped cluster config x planner",
+          "[onnx][cluster]") {
     // A depthwise layer after the first once divided by zero on 4 or more nodes (SIGFPE).
     std::vector<std::string> configs;
     for (const auto& entry : std::filesystem::directory_iterator(std::string(FASTSIM_SOURCE_DIR) + "/configs/cluster"))

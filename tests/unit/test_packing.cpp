@@ -38,9 +38,9 @@ TEST_CASE("a NaN group stores the all-ones exponent field and zero mantissas", "
     Quantizer q(f, Rounding::nearest);
     const std::vector<float> x{1.0f, std::nanf(""), 0.5f, 0.25f};
     const PackedTensor p = pack(q.quantize(x.data(), x.size()));
-    CHECK((p.exponent_plane[0] & 0xF) == 0xF);         // group 0: NaN
-    CHECK(((p.exponent_plane[0] >> 4) & 0xF) == 6);    // group 1: E = -1, field -1 - (-7)
-    CHECK((p.mantissa_plane[0] & 0x3F) == 0);          // group 0's two 3-bit fields
+    CHECK((p.exponent_plane[0] & 0xF) == 0xF);       // group 0: NaN
+    CHECK(((p.exponent_plane[0] >> 4) & 0xF) == 6);  // group 1: E = -1, field -1 - (-7)
+    CHECK((p.mantissa_plane[0] & 0x3F) == 0);        // group 0's two 3-bit fields
 }
 
 TEST_CASE("bits per group follow e + g (m/2) 3", "[bfp][packing]") {

@@ -23,7 +23,9 @@ workload::Workload chain(std::size_t layers, int width) {
     workload::Workload w;
     for (std::size_t l = 0; l < layers; ++l) {
         const std::string name = "fc" + std::to_string(l);
-        w.layers.push_back(test::fc(name, width, width, l == 0 ? std::vector<std::string>{} : std::vector<std::string>{"fc" + std::to_string(l - 1)}));
+        w.layers.push_back(
+            test::fc(name, width, width,
+                     l == 0 ? std::vector<std::string>{} : std::vector<std::string>{"fc" + std::to_string(l - 1)}));
     }
     return w;
 }
@@ -44,8 +46,10 @@ TEST_CASE("Stage orders: GPipe stashes every micro-batch, 1F1B at most the stage
                 // Every micro-batch once each way, its forward first.
                 std::vector<int> seen(m, 0);
                 for (const auto& t : one) {
-                    if (t.forward) CHECK(seen[t.microbatch]++ == 0);
-                    else CHECK(seen[t.microbatch]++ == 1);
+                    if (t.forward)
+                        CHECK(seen[t.microbatch]++ == 0);
+                    else
+                        CHECK(seen[t.microbatch]++ == 1);
                 }
             }
     // 1F1B on stage 0 of 4 with 6 micro-batches: 3 warm-up forwards, then F3 B0 F4 B1 F5 B2, then B3 B4 B5.
@@ -75,14 +79,16 @@ TEST_CASE("Uniform stages: the step is (M + P - 1) x the stage time, planned and
             options.pipeline.microbatches = m;
             options.pipeline.schedule = schedule;
             options.pipeline.intra = planner::PlannerKind::data_parallel;
-            const planner::PlanningInputs in{graph, view, groups, compute, {}, test::free_all_reduce(), {}, {}, {}, exchange};
+            const planner::PlanningInputs in{graph, view, groups, compute, {}, test::free_all_reduce(),
+                                             {},    {},   {},     exchange};
             const planner::Plan plan = planner::make_plan(in, options);
             REQUIRE(plan.pipeline);
             const double stage_s = 3e-3, steps = static_cast<double>(m + p - 1);
             CHECK(plan.step_s == Approx(steps * stage_s).epsilon(1e-9));
             CHECK(plan.pipeline->bubble_fraction == Approx(double(p - 1) / steps).epsilon(0.01));
             for (std::size_t s = 0; s < p; ++s)
-                CHECK(plan.pipeline->stages[s].in_flight == (schedule == PipelineSchedule::gpipe ? m : std::min(m, p - s)));
+                CHECK(plan.pipeline->stages[s].in_flight ==
+                      (schedule == PipelineSchedule::gpipe ? m : std::min(m, p - s)));
             // The same schedule on the SystemC cluster, every phase 1 ms, links of 1e9 GB/s.
             const Picoseconds ms(1'000'000'000);
             const auto compute_ps = [&](NodeId, LayerId) { return std::array<Picoseconds, 3>{ms, ms, ms}; };
@@ -93,7 +99,8 @@ TEST_CASE("Uniform stages: the step is (M + P - 1) x the stage time, planned and
             CHECK(double(r.end_ps.count()) * 1e-12 == Approx(steps * stage_s).epsilon(1e-6));
             double busy = 0;
             for (const auto& node : r.nodes) busy += double(node.compute_ps.count()) * 1e-12;
-            CHECK(1 - busy / (double(p) * double(r.end_ps.count()) * 1e-12) == Approx(double(p - 1) / steps).epsilon(0.01));
+            CHECK(1 - busy / (double(p) * double(r.end_ps.count()) * 1e-12) ==
+                  Approx(double(p - 1) / steps).epsilon(0.01));
         }
     }
 }
@@ -148,7 +155,8 @@ TEST_CASE("Alpa never loses to data parallelism or AccPar, and fits where data p
             memory.bytes = [](std::size_t, planner::Stored, std::uint64_t elements) { return 4.0 * double(elements); };
             memory.capacity_bytes = {220e6, 220e6};
         }
-        const planner::PlanningInputs in{graph, view, groups, compute, bytes, test::free_all_reduce(), memory, {}, {}, exchange};
+        const planner::PlanningInputs in{graph,  view, groups, compute, bytes, test::free_all_reduce(),
+                                         memory, {},   {},     exchange};
         planner::PlannerOptions options;
         options.kind = planner::PlannerKind::alpa;
         options.pipeline.intra = planner::PlannerKind::accpar;
@@ -157,7 +165,8 @@ TEST_CASE("Alpa never loses to data parallelism or AccPar, and fits where data p
         for (const auto kind : {planner::PlannerKind::data_parallel, planner::PlannerKind::accpar}) {
             options.kind = kind;
             if (tight && kind == planner::PlannerKind::data_parallel) {
-                CHECK_THROWS_WITH(planner::make_plan(in, options), Catch::Contains("no plan of data_parallel fits in memory"));
+                CHECK_THROWS_WITH(planner::make_plan(in, options),
+                                  Catch::Contains("no plan of data_parallel fits in memory"));
                 continue;
             }
             try {
@@ -174,8 +183,8 @@ TEST_CASE("Pipeline stages given by layer names, and the errors of a bad list", 
     const auto view = test::uniform_cluster(2);
     const auto exchange = test::flat_exchange(1e-6, 25e9);
     const auto groups = planner::bisect(view, exchange);
-    const planner::PlanningInputs in{graph,   view, groups, test::linear_compute(graph, {1e12}), {}, test::free_all_reduce(),
-                                     {},      {},   {},     exchange};
+    const planner::PlanningInputs in{
+        graph, view, groups, test::linear_compute(graph, {1e12}), {}, test::free_all_reduce(), {}, {}, {}, exchange};
     planner::PlannerOptions options;
     options.kind = planner::PlannerKind::pipeline;
     options.pipeline.microbatches = 4;
@@ -188,7 +197,8 @@ TEST_CASE("Pipeline stages given by layer names, and the errors of a bad list", 
     CHECK(plan.pipeline->transfers.size() == 1);
     CHECK(plan.pipeline->transfers[0].forward_bytes == Approx(2 * 64 * 2.0));  // 2 samples x 64 x 2 bytes
     options.pipeline.stage_layers = {{"fc0", "fc2"}, {"fc1", "fc3"}};
-    CHECK_THROWS_WITH(planner::make_plan(in, options), Catch::Contains("lists 'fc2' where the network's next layer is 'fc1'"));
+    CHECK_THROWS_WITH(planner::make_plan(in, options),
+                      Catch::Contains("lists 'fc2' where the network's next layer is 'fc1'"));
     options.pipeline.stage_layers = {{"fc0"}, {"fc1"}};
     CHECK_THROWS_WITH(planner::make_plan(in, options), Catch::Contains("the first one missing is 'fc2'"));
     options.pipeline.stage_layers = {};

@@ -85,7 +85,8 @@ planner::AssignmentCosts random_costs(const planner::LayerGraph& g, std::mt19937
 TEST_CASE("Exact DP equals brute force on chain, residual and dense graphs", "[planner]") {
     std::mt19937_64 rng(7);
     const std::vector<std::pair<std::string, workload::Workload>> nets{
-        {"chain", [] {
+        {"chain",
+         [] {
              workload::Workload w;
              for (int i = 0; i < 9; ++i) w.layers.push_back(fc("l" + std::to_string(i), 8, 8));
              return w;
@@ -142,8 +143,8 @@ TEST_CASE("Ownership at equal halves gives AccPar's chain and block tables", "[p
     // Com_Cost_Inter_Layer_Block: I->II 0.5F, I->III 0.25(F+E), II->I 0.25(F+E), II->II 0.5F, III->I 0.5E, III->III 0.5E.
     const std::vector<Row> block{{I, I, 0, 0},    {I, II, 48, 0},  {I, III, 24, 24}, {II, I, 24, 24},  {II, II, 48, 0},
                                  {II, III, 0, 0}, {III, I, 0, 48}, {III, II, 0, 0},  {III, III, 0, 48}};
-    for (const auto& [table, kind] : {std::pair{chain, planner::EdgeKind::producer_output},
-                                      std::pair{block, planner::EdgeKind::accpar_block}})
+    for (const auto& [table, kind] :
+         {std::pair{chain, planner::EdgeKind::producer_output}, std::pair{block, planner::EdgeKind::accpar_block}})
         for (const Row& r : table) {
             const auto x = planner::edge_transfer(kind, {r.from, 0.5}, {r.to, 0.5}, rows, columns);
             INFO(planner::to_string(r.from) << " -> " << planner::to_string(r.to)
@@ -233,8 +234,8 @@ TEST_CASE("Ownership equals an element-by-element count on random unequal cases"
         const std::uint64_t rows = extent(rng), columns = extent(rng);
         const planner::SplitChoice from{PartitionType(type(rng)), share(rng)}, to{PartitionType(type(rng)), share(rng)};
         const bool block = trial % 2 == 1;
-        const auto x = planner::edge_transfer(block ? planner::EdgeKind::accpar_block : planner::EdgeKind::producer_output,
-                                              from, to, rows, columns);
+        const auto x = planner::edge_transfer(
+            block ? planner::EdgeKind::accpar_block : planner::EdgeKind::producer_output, from, to, rows, columns);
         // Chain: F held as `from`'s output, needed as `to`'s input. Block: held as `from`'s
         // input, needed as `to`'s output. E: the reverse of each.
         const bool from_input = block, to_input = !block;
@@ -248,8 +249,8 @@ TEST_CASE("Ownership equals an element-by-element count on random unequal cases"
                     (a ? e_a : e_b) += from_has && !to_has;
                 }
         INFO("trial " << trial << ": " << planner::to_string(from.type) << "@" << from.alpha << " -> "
-                      << planner::to_string(to.type) << "@" << to.alpha << (block ? " block " : " chain ") << rows << "x"
-                      << columns);
+                      << planner::to_string(to.type) << "@" << to.alpha << (block ? " block " : " chain ") << rows
+                      << "x" << columns);
         REQUIRE(x.forward.to_a == f_a);
         REQUIRE(x.forward.to_b == f_b);
         REQUIRE(x.backward.to_a == e_a);
@@ -385,13 +386,11 @@ TEST_CASE("A grouped convolution's channel share lowers to whole groups at the l
         std::uint64_t in, out;
         planner::GroupedShare share;
     };
-    for (const Case& c : {Case{0, 8, 32, {8, 1, 1}},    // depthwise, a quarter of its inputs: 8 channels
-                          Case{0, 8, 8, {2, 1, 1}},     // 8 x 8 of a diagonal 32 x 32: 2 channels' worth
-                          Case{0, 1, 1, {1, 1, 1}},     // never fewer than one group
-                          Case{1, 64, 16, {1, 32, 16}}, // 16 filters lie in one group of 32 channels
-                          Case{1, 16, 64, {1, 16, 32}},
-                          Case{1, 32, 32, {1, 32, 32}},
-                          Case{1, 64, 64, {2, 32, 32}}}) {
+    for (const Case& c : {Case{0, 8, 32, {8, 1, 1}},     // depthwise, a quarter of its inputs: 8 channels
+                          Case{0, 8, 8, {2, 1, 1}},      // 8 x 8 of a diagonal 32 x 32: 2 channels' worth
+                          Case{0, 1, 1, {1, 1, 1}},      // never fewer than one group
+                          Case{1, 64, 16, {1, 32, 16}},  // 16 filters lie in one group of 32 channels
+                          Case{1, 16, 64, {1, 16, 32}}, Case{1, 32, 32, {1, 32, 32}}, Case{1, 64, 64, {2, 32, 32}}}) {
         const planner::PlanLayer& layer = graph.layers[c.layer];
         planner::LayerDims d = layer.dims;
         d.in_channels = c.in;
@@ -403,9 +402,10 @@ TEST_CASE("A grouped convolution's channel share lowers to whole groups at the l
         CHECK(s.out_per_group == c.share.out_per_group);
         const workload::Layer lowered = layer.with_dims(d);
         CHECK(lowered.groups == static_cast<int>(s.groups));
-        CHECK(macs(lowered) == macs(layer.layer) * s.groups * s.in_per_group * s.out_per_group /
-                                   (static_cast<std::uint64_t>(layer.layer.groups) * (layer.dims.in_channels / layer.layer.groups) *
-                                    (layer.dims.out_channels / layer.layer.groups)));
+        CHECK(macs(lowered) ==
+              macs(layer.layer) * s.groups * s.in_per_group * s.out_per_group /
+                  (static_cast<std::uint64_t>(layer.layer.groups) * (layer.dims.in_channels / layer.layer.groups) *
+                   (layer.dims.out_channels / layer.layer.groups)));
     }
     // A depthwise quarter computes a quarter of the layer's MACs.
     planner::LayerDims quarter = graph.layers[0].dims;
@@ -434,8 +434,9 @@ TEST_CASE("Data parallelism with fewer samples than nodes is a clear error", "[p
     options.kind = planner::PlannerKind::data_parallel;
     for (const auto kind : {planner::PlannerKind::data_parallel, planner::PlannerKind::data_parallel_balanced}) {
         options.kind = kind;
-        REQUIRE_THROWS_WITH(test::plan_with(graph, uniform_cluster(4), groups, linear_compute(graph, {1.0}), {}, options),
-                            Catch::Contains("splits the batch of layer 'fc0' over every node: batch 2 is smaller than the 4 nodes"));
+        REQUIRE_THROWS_WITH(
+            test::plan_with(graph, uniform_cluster(4), groups, linear_compute(graph, {1.0}), {}, options),
+            Catch::Contains("splits the batch of layer 'fc0' over every node: batch 2 is smaller than the 4 nodes"));
     }
     // AccPar splits channels instead.
     options.kind = planner::PlannerKind::accpar;
@@ -556,8 +557,9 @@ TEST_CASE("Memory: each node's footprint term by term", "[planner][memory]") {
     planner::PlannerOptions options;
     options.kind = planner::PlannerKind::data_parallel;
     const planner::MemoryModel memory = simple_memory(0);
-    const auto plan = planner::make_plan({graph, cluster, groups, linear_compute(graph, {1.0}), {}, test::free_all_reduce(), memory, {}, {}, {}},
-                                         options);
+    const auto plan = planner::make_plan(
+        {graph, cluster, groups, linear_compute(graph, {1.0}), {}, test::free_all_reduce(), memory, {}, {}, {}},
+        options);
     REQUIRE(plan.footprint.size() == 2);
     const planner::Footprint& f = plan.footprint[0];
     CHECK(f.weights == 84);
@@ -578,20 +580,24 @@ TEST_CASE("Memory: a plan that does not fit is refused, and capacity changes Acc
     const auto groups = planner::bisect(cluster, flat_exchange(1e-6, 1e9));
     const auto compute = linear_compute(graph, {1e9});
     planner::PlannerOptions options;
-    const auto unconstrained = planner::make_plan({graph, cluster, groups, compute, {}, test::free_all_reduce(), simple_memory(0), {}, {}, {}}, options);
+    const auto unconstrained = planner::make_plan(
+        {graph, cluster, groups, compute, {}, test::free_all_reduce(), simple_memory(0), {}, {}, {}}, options);
     double fullest = 0;
     for (const auto& f : unconstrained.footprint) fullest = std::max(fullest, f.total());
     // Data parallelism needs 2 x 65536 x (1 + 4 + 4) bytes of weights alone on every node.
     options.kind = planner::PlannerKind::data_parallel;
     const double capacity = 0.6 * 2 * 65536 * 9;
-    REQUIRE_THROWS_WITH(planner::make_plan({graph, cluster, groups, compute, {}, test::free_all_reduce(), simple_memory(capacity), {"n"}, {}, {}},
-                                           options),
-                        Catch::Contains("no plan of data_parallel fits in memory: node 0 (n) needs") &&
-                            Catch::Contains("GiB short (4 nodes over capacity)"));
+    REQUIRE_THROWS_WITH(
+        planner::make_plan(
+            {graph, cluster, groups, compute, {}, test::free_all_reduce(), simple_memory(capacity), {"n"}, {}, {}},
+            options),
+        Catch::Contains("no plan of data_parallel fits in memory: node 0 (n) needs") &&
+            Catch::Contains("GiB short (4 nodes over capacity)"));
     // AccPar splits the weights instead, and the plan it returns fits.
     options.kind = planner::PlannerKind::accpar;
-    const auto constrained = planner::make_plan({graph, cluster, groups, compute, {}, test::free_all_reduce(), simple_memory(capacity), {"n"}, {}, {}},
-                                                options);
+    const auto constrained = planner::make_plan(
+        {graph, cluster, groups, compute, {}, test::free_all_reduce(), simple_memory(capacity), {"n"}, {}, {}},
+        options);
     for (const auto& f : constrained.footprint) CHECK(f.total() <= capacity);
     REQUIRE(fullest > capacity);  // AccPar's plan without a capacity does not fit it
     CHECK(!planner::same_partition(unconstrained, constrained));

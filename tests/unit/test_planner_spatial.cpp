@@ -21,8 +21,8 @@ using test::uniform_cluster;
 
 namespace {
 
-workload::Layer conv_layer(const std::string& name, int height, int width, int c_in, int filters, int kernel, int stride,
-                           int padding, std::vector<std::string> inputs = {}) {
+workload::Layer conv_layer(const std::string& name, int height, int width, int c_in, int filters, int kernel,
+                           int stride, int padding, std::vector<std::string> inputs = {}) {
     workload::Layer l;
     l.name = name;
     l.kind = workload::LayerKind::conv;
@@ -52,11 +52,10 @@ std::uint64_t macs(const planner::PlanLayer& pl, const planner::LayerDims& d) {
 TEST_CASE("Type IV shares of a convolution's output rows sum to its MACs exactly", "[planner][spatial]") {
     // Same padding, stride 2 with padding, a large stride without padding, 1x1, and a width
     // that the stride does not divide.
-    const std::vector<workload::Layer> layers{conv_layer("k3s1p1", 16, 12, 3, 8, 3, 1, 1),
-                                              conv_layer("k7s2p3", 224, 224, 3, 64, 7, 2, 3),
-                                              conv_layer("k11s4p0", 227, 227, 3, 96, 11, 4, 0),
-                                              conv_layer("k1s1", 14, 14, 32, 16, 1, 1, 0),
-                                              conv_layer("k3s2p1", 15, 9, 4, 4, 3, 2, 1)};
+    const std::vector<workload::Layer> layers{
+        conv_layer("k3s1p1", 16, 12, 3, 8, 3, 1, 1), conv_layer("k7s2p3", 224, 224, 3, 64, 7, 2, 3),
+        conv_layer("k11s4p0", 227, 227, 3, 96, 11, 4, 0), conv_layer("k1s1", 14, 14, 32, 16, 1, 1, 0),
+        conv_layer("k3s2p1", 15, 9, 4, 4, 3, 2, 1)};
     for (const workload::Layer& l : layers) {
         INFO(l.name);
         const planner::PlanLayer pl = plan_layer(l, 2);
@@ -93,7 +92,7 @@ TEST_CASE("Type IV halo: the input rows both sides read", "[planner][spatial]") 
     CHECK(rows.height == 8);
     CHECK(rows.a_end == 5);
     CHECK(rows.b_begin == 3);
-    CHECK(rows.halo() == 2);  // k_h - stride
+    CHECK(rows.halo() == 2);                                                   // k_h - stride
     CHECK(planner::spatial_halo_elements(pl, pl.dims, 4) == 2.0 * 3 * 2 * 5);  // batch x C_in x halo x W_in
     // The padding clips at the image's edges: split 1 | 7, A reads rows 0..1, B 0..7.
     rows = pl.spatial_input_rows(pl.dims, 1);
@@ -173,8 +172,8 @@ TEST_CASE("Image-row ownership equals an element-by-element count on random case
         };
         const planner::SplitChoice from = choice(), to = choice();
         const bool block = trial % 2 == 1;
-        const auto x = planner::edge_transfer(block ? planner::EdgeKind::accpar_block : planner::EdgeKind::producer_output,
-                                              from, to, shape);
+        const auto x = planner::edge_transfer(
+            block ? planner::EdgeKind::accpar_block : planner::EdgeKind::producer_output, from, to, shape);
         const bool from_input = block, to_input = !block;
         double f_a = 0, f_b = 0, e_a = 0, e_b = 0;
         for (std::uint64_t r = 0; r < shape.samples; ++r)
@@ -186,8 +185,8 @@ TEST_CASE("Image-row ownership equals an element-by-element count on random case
                     (a ? e_a : e_b) += from_has && !to_has;
                 }
         INFO("trial " << trial << ": " << planner::to_string(from.type) << "@" << from.alpha << " -> "
-                      << planner::to_string(to.type) << "@" << to.alpha << (block ? " block " : " chain ") << shape.samples
-                      << "x" << shape.channels << "x" << shape.height << "x" << shape.width);
+                      << planner::to_string(to.type) << "@" << to.alpha << (block ? " block " : " chain ")
+                      << shape.samples << "x" << shape.channels << "x" << shape.height << "x" << shape.width);
         REQUIRE(x.forward.to_a == f_a);
         REQUIRE(x.forward.to_b == f_b);
         REQUIRE(x.backward.to_a == e_a);
@@ -207,7 +206,8 @@ TEST_CASE("Image rows by hand: a channel split against a row split", "[planner][
     CHECK(x.backward.to_b == 6);
     // With a halo of one row each way (A reads rows 0-2, B rows 1-3), from a Type IV producer at 1/2.
     const planner::SplitChoice halo{PartitionType::spatial, 0.5, 0.75, 0.25};
-    const auto h = planner::edge_transfer(planner::EdgeKind::producer_output, {PartitionType::spatial, 0.5}, halo, shape);
+    const auto h =
+        planner::edge_transfer(planner::EdgeKind::producer_output, {PartitionType::spatial, 0.5}, halo, shape);
     CHECK(h.forward.to_a == 2 * 3);  // row 2 of both channels
     CHECK(h.forward.to_b == 2 * 3);  // row 1 of both channels
     CHECK(h.backward.to_a == 0);     // E held with the halo (after its partial sums) covers the producer's rows
@@ -219,7 +219,8 @@ namespace {
 /// An early high-resolution stage: two 3x3 convolutions on 224 x 224 with few channels.
 workload::Workload high_resolution_stem() {
     workload::Workload w;
-    w.layers = {conv_layer("conv1", 224, 224, 3, 16, 3, 1, 1), conv_layer("conv2", 224, 224, 16, 16, 3, 1, 1, {"conv1"})};
+    w.layers = {conv_layer("conv1", 224, 224, 3, 16, 3, 1, 1),
+                conv_layer("conv2", 224, 224, 16, 16, 3, 1, 1, {"conv1"})};
     return w;
 }
 

@@ -50,7 +50,8 @@ void require_same(Quantizer fast, Quantizer reference, const std::vector<float>&
             REQUIRE(bits_of(out[i]) == bits_of(expected[i]));
         }
     }
-    for (int l = 0; l < fast.lfsr().lanes(); ++l) REQUIRE(fast.lfsr().lane(l).state() == reference.lfsr().lane(l).state());
+    for (int l = 0; l < fast.lfsr().lanes(); ++l)
+        REQUIRE(fast.lfsr().lane(l).state() == reference.lfsr().lane(l).state());
 }
 
 }  // namespace
@@ -95,10 +96,10 @@ TEST_CASE("quantize_dequantize keeps each zero's sign in all-zero groups and sti
 TEST_CASE("quantize_dequantize follows overflow, saturation and non-finite groups", "[bfp][fast_path]") {
     std::mt19937_64 rng(7);
     std::vector<float> x = awkward_values(64, rng);
-    x[3] = std::numeric_limits<float>::infinity();       // group 0 NaN
-    x[17] = std::numeric_limits<float>::quiet_NaN();     // group 1 NaN
-    x[40] = 300.0f;                                      // overflows e = 4 (E up to 7)
-    x[60] = std::numeric_limits<float>::max();           // far above it: saturation must clamp, not wrap
+    x[3] = std::numeric_limits<float>::infinity();    // group 0 NaN
+    x[17] = std::numeric_limits<float>::quiet_NaN();  // group 1 NaN
+    x[40] = 300.0f;                                   // overflows e = 4 (E up to 7)
+    x[60] = std::numeric_limits<float>::max();        // far above it: saturation must clamp, not wrap
     for (Overflow overflow : {Overflow::nan, Overflow::saturate}) {
         for (Rounding rounding : {Rounding::nearest, Rounding::even, Rounding::truncate, Rounding::stochastic}) {
             Format f;
@@ -153,7 +154,8 @@ TEST_CASE("quantize_dequantize at g = 16 matches on ordinary values, every row l
                     }
                 }
                 INFO("m = " << m << ", rounding " << to_string(rounding) << ", count " << count);
-                require_same(Quantizer(f, rounding, NoiseSpec{8, 16, count}), Quantizer(f, rounding, NoiseSpec{8, 16, count}), x);
+                require_same(Quantizer(f, rounding, NoiseSpec{8, 16, count}),
+                             Quantizer(f, rounding, NoiseSpec{8, 16, count}), x);
             }
         }
     }
@@ -179,7 +181,8 @@ TEST_CASE("quantize_dequantize_rows equals one quantize_dequantize per row", "[b
                 for (std::size_t r = 0; r < rows; ++r) one_by_one.quantize_dequantize(&x[r * k], k, &expected[r * k]);
                 INFO("g = " << g << ", rounding " << to_string(rounding) << ", k = " << k);
                 for (std::size_t i = 0; i < x.size(); ++i) REQUIRE(bits_of(got[i]) == bits_of(expected[i]));
-                for (int l = 0; l < g; ++l) REQUIRE(by_rows.lfsr().lane(l).state() == one_by_one.lfsr().lane(l).state());
+                for (int l = 0; l < g; ++l)
+                    REQUIRE(by_rows.lfsr().lane(l).state() == one_by_one.lfsr().lane(l).state());
             }
         }
     }

@@ -73,7 +73,8 @@ TEST_CASE("CSV reader errors name the file and line", "[report]") {
     CHECK(error_of([] { parse_csv("a,b\n1,\"open\n2,3\n", "r.csv"); }) == "r.csv:2: unterminated quoted cell");
     CHECK(error_of([] { parse_csv("a,b\n1,\"x\"y\n", "r.csv"); }) == "r.csv:2: text after a closing quote");
     CHECK(error_of([] { parse_csv("\n\n", "r.csv"); }) == "r.csv: empty file, expected a CSV header line");
-    CHECK_THAT(error_of([] { read_csv_file("/nonexistent/results.csv"); }), Contains("/nonexistent/results.csv: cannot open"));
+    CHECK_THAT(error_of([] { read_csv_file("/nonexistent/results.csv"); }),
+               Contains("/nonexistent/results.csv: cannot open"));
     CHECK(parse_number(" 12.5 ") == 12.5);
     CHECK_FALSE(parse_number("12abc"));
     CHECK_FALSE(parse_number(""));
@@ -91,7 +92,8 @@ TEST_CASE("JSON reader parses objects in order, escapes and numbers, and errors 
     CHECK(v.find("s")->as_string() == "\xC2\xB5J \"q\"\n");
     CHECK(v.find("o")->is_object());
     CHECK(v.find("missing") == nullptr);
-    CHECK(error_of([] { parse_json("{\n  \"a\": 1,\n  \"b\" 2\n}", "x.json"); }) == "x.json:3:7: expected ':' after a member name");
+    CHECK(error_of([] { parse_json("{\n  \"a\": 1,\n  \"b\" 2\n}", "x.json"); }) ==
+          "x.json:3:7: expected ':' after a member name");
     CHECK(error_of([] { parse_json("[1, 2", "x.json"); }) == "x.json:1:6: expected ',' or ']' in an array");
     CHECK(error_of([] { parse_json("{} x", "x.json"); }) == "x.json:1:4: unexpected text after the JSON value");
     CHECK(error_of([] { parse_json("01", "x.json"); }) == "x.json:1:2: unexpected text after the JSON value");
@@ -134,7 +136,8 @@ TEST_CASE("sweep report: every point's values in the summary, failed points with
     CHECK(names == std::vector<std::string>{"cycles.svg", "energy_uj.svg", "utilisation_percent.svg", "pj_per_mac.svg",
                                             "energy_breakdown.svg"});
     CHECK_THAT(page.plots[0].second, Contains("node.array.rows (log2 scale)"));
-    for (const char* series : {">2</text>", ">4</text>", ">6</text>", ">8</text>"}) CHECK_THAT(page.plots[0].second, Contains(series));
+    for (const char* series : {">2</text>", ">4</text>", ">6</text>", ">8</text>"})
+        CHECK_THAT(page.plots[0].second, Contains(series));
     // Self-contained: every plot inlined, no scripts, nothing fetched.
     for (const auto& [name, svg] : page.plots) CHECK_THAT(page.html, Contains(svg));
     CHECK_THAT(page.html, !Contains("<script"));
@@ -142,24 +145,29 @@ TEST_CASE("sweep report: every point's values in the summary, failed points with
     CHECK_THAT(page.html, !Contains("href=\"http"));
 }
 
-TEST_CASE("sweep report of a cluster sweep: step time plot, string x values, unknown quoted columns shown", "[report]") {
+TEST_CASE("sweep report of a cluster sweep: step time plot, string x values, unknown quoted columns shown",
+          "[report]") {
     const ReportPage page = sweep_report(kClusterSweep);
     REQUIRE_FALSE(page.plots.empty());
     CHECK(page.plots[0].first == "step_ms.svg");
     CHECK_THAT(page.plots[0].second, Contains(">accpar</text>"));
     CHECK_THAT(page.plots[0].second, !Contains("log2"));
     CHECK_THAT(page.html, Contains("<td>data_parallel, batch 8</td>"));  // the "note" column, quoted in the CSV
-    CHECK_THAT(page.html, !Contains("<th>error</th>"));                   // no failed point: no error column shown
-    CHECK_THAT(page.plots[0].second, Contains(">workload.batch</text>"));  // "series": "" keeps the default: lines per batch
+    CHECK_THAT(page.html, !Contains("<th>error</th>"));                  // no failed point: no error column shown
+    CHECK_THAT(page.plots[0].second,
+               Contains(">workload.batch</text>"));  // "series": "" keeps the default: lines per batch
     CHECK_THAT(page.html, Contains("energy links (µJ)"));
 }
 
 TEST_CASE("sweep report errors name the file and line or key", "[report]") {
     fastsim::test::TempDir dir;
-    const std::string header = slurp(kNodeSweep + "/results.csv").substr(0, slurp(kNodeSweep + "/results.csv").find('\n') + 1);
+    const std::string header =
+        slurp(kNodeSweep + "/results.csv").substr(0, slurp(kNodeSweep + "/results.csv").find('\n') + 1);
     SECTION("a non-number in a result column") {
-        const std::string d = sweep_copy(dir, kNodeSweep, header + "p0000,8,8,2,2,2,ok,123,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,\n"
-                                                               "p0001,8,8,4,4,4,ok,12x,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,\n");
+        const std::string d = sweep_copy(dir, kNodeSweep,
+                                         header +
+                                             "p0000,8,8,2,2,2,ok,123,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,\n"
+                                             "p0001,8,8,4,4,4,ok,12x,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,\n");
         CHECK(error_of([&] { sweep_report(d); }) == d + "/results.csv:3: column 'cycles': '12x' is not a number");
     }
     SECTION("a ragged row") {
@@ -177,15 +185,18 @@ TEST_CASE("sweep report errors name the file and line or key", "[report]") {
     }
     SECTION("plot.x not a column") {
         const std::string d = sweep_copy(
-            dir, kNodeSweep, "", R"({"axes": [{"name": "array", "keys": ["node.array.rows"]}], "points": 20, "plot": {"x": "node.array.depth"}})");
+            dir, kNodeSweep, "",
+            R"({"axes": [{"name": "array", "keys": ["node.array.rows"]}], "points": 20, "plot": {"x": "node.array.depth"}})");
         CHECK(error_of([&] { sweep_report(d); }) ==
               d + "/sweep.json: plot.x: 'node.array.depth' is not a column of " + d + "/results.csv");
     }
     SECTION("axes without keys, and another format") {
         std::string d = sweep_copy(dir, kNodeSweep, "", R"({"axes": [{"name": "array", "keys": []}]})");
-        CHECK(error_of([&] { sweep_report(d); }) == d + "/sweep.json: axes[0].keys: expected a non-empty array of key paths");
+        CHECK(error_of([&] { sweep_report(d); }) ==
+              d + "/sweep.json: axes[0].keys: expected a non-empty array of key paths");
         std::ofstream(d + "/sweep.json") << R"({"format": "fastsim-sweep/2", "axes": []})";
-        CHECK(error_of([&] { sweep_report(d); }) == d + "/sweep.json: format: this fastsim reads fastsim-sweep/1, got 'fastsim-sweep/2'");
+        CHECK(error_of([&] { sweep_report(d); }) ==
+              d + "/sweep.json: format: this fastsim reads fastsim-sweep/1, got 'fastsim-sweep/2'");
     }
 }
 
@@ -196,10 +207,11 @@ TEST_CASE("run report sums a layer's phases into one energy bar and shows the to
         "total_cycles": 24888, "total_seconds": 3.55542857e-05, "total_macs": 152604, "total_energy_pj": 7023630.5,
         "energy_pj": {"fmac": 1000000, "converter": 23630.5, "sram": 2000000, "dram": 4000000, "leakage": 0},
         "pj_per_mac": 46.0252, "utilisation_percent": 27.9331, "cycles": {"array": 23007, "load_wait": 1459, "sram_stall": 0, "drain": 422}})");
-    dir.write("layers.csv", "layer,phase,cycles,energy_fmac_pj,energy_dram_pj,energy_total_pj\n"
-                            "\"a\",\"forward\",10,1000000,500000,1500000\n"
-                            "\"b\",\"forward\",20,0,3000000,3000000\n"
-                            "\"a\",\"backward_data\",30,2000000,0,2000000\n");
+    dir.write("layers.csv",
+              "layer,phase,cycles,energy_fmac_pj,energy_dram_pj,energy_total_pj\n"
+              "\"a\",\"forward\",10,1000000,500000,1500000\n"
+              "\"b\",\"forward\",20,0,3000000,3000000\n"
+              "\"a\",\"backward_data\",30,2000000,0,2000000\n");
     CHECK(classify_results_dir(dir.path("")) == ResultsDirKind::run);
     const ReportPage page = run_report(dir.path(""));
     REQUIRE(page.plots.size() == 1);
@@ -210,8 +222,8 @@ TEST_CASE("run report sums a layer's phases into one energy bar and shows the to
     CHECK_THAT(svg, Contains("<title>b: dram = 3</title>"));
     CHECK_THAT(page.html, Contains("net&lt;1&gt;"));
     CHECK_THAT(page.html, Contains(number_cell(24888)));
-    CHECK_THAT(page.html, Contains(number_cell(7023630.5 * 1e-6)));                 // energy, µJ
-    CHECK_THAT(page.html, Contains(number_cell(3.55542857e-05 * 1e3)));             // time, ms
+    CHECK_THAT(page.html, Contains(number_cell(7023630.5 * 1e-6)));      // energy, µJ
+    CHECK_THAT(page.html, Contains(number_cell(3.55542857e-05 * 1e3)));  // time, ms
     CHECK_THAT(page.html, Contains(number_cell(46.0252)));
     CHECK_THAT(page.html, Contains("<td>backward_data</td>"));
 }
@@ -220,20 +232,25 @@ TEST_CASE("report directories are told apart, and others are refused by name", "
     fastsim::test::TempDir dir;
     CHECK(classify_results_dir(kNodeSweep) == ResultsDirKind::sweep);
     CHECK(error_of([&] { classify_results_dir(dir.path("")); }) ==
-          dir.path("") + ": neither a sweep directory (sweep.json, results.csv) nor a run directory (report.json, layers.csv)");
+          dir.path("") +
+              ": neither a sweep directory (sweep.json, results.csv) nor a run directory (report.json, layers.csv)");
     CHECK(error_of([] { classify_results_dir("/nonexistent/sweep"); }) == "/nonexistent/sweep: not a directory");
     dir.write("sweep.json", "{}");
     CHECK_THAT(error_of([&] { classify_results_dir(dir.path("")); }), Contains("results.csv: cannot open"));
     dir.write("results.csv", "point,status\n");
     dir.write("sweep.json", "{\"axes\": 3}");
-    CHECK(error_of([&] { sweep_report(dir.path("")); }) == dir.path("") + "/sweep.json: axes: expected a non-empty array of axes");
+    CHECK(error_of([&] { sweep_report(dir.path("")); }) ==
+          dir.path("") + "/sweep.json: axes: expected a non-empty array of axes");
 }
 
 TEST_CASE("a one-axis sweep draws one unnamed line, and a sweep with no ok point has nothing to plot", "[report]") {
     fastsim::test::TempDir dir;
-    dir.write("sweep.json", R"({"format": "fastsim-sweep/1", "name": "rows", "points": 3, "axes": [{"name": "rows", "keys": ["node.array.rows"]}]})");
-    dir.write("results.csv", "point,node.array.rows,status,cycles,energy_uj,energy_fmac_uj\n"
-                             "p0000,8,ok,400,2,1\np0001,16,ok,200,3,1.5\np0002,32,failed,,,\n");
+    dir.write(
+        "sweep.json",
+        R"({"format": "fastsim-sweep/1", "name": "rows", "points": 3, "axes": [{"name": "rows", "keys": ["node.array.rows"]}]})");
+    dir.write("results.csv",
+              "point,node.array.rows,status,cycles,energy_uj,energy_fmac_uj\n"
+              "p0000,8,ok,400,2,1\np0001,16,ok,200,3,1.5\np0002,32,failed,,,\n");
     const ReportPage page = sweep_report(dir.path(""));
     REQUIRE(page.plots.size() == 3);  // cycles, energy_uj, energy_breakdown
     const std::string& cycles = page.plots[0].second;

@@ -39,7 +39,8 @@ std::string yaml_error(const std::string& text) {
     return "";
 }
 
-std::string load_error(const std::string& text, const std::string& path = std::string(FASTSIM_SOURCE_DIR) + "/configs/t.yaml") {
+std::string load_error(const std::string& text,
+                       const std::string& path = std::string(FASTSIM_SOURCE_DIR) + "/configs/t.yaml") {
     try {
         (void)config::load_text(text, path);
     } catch (const UserError& e) {
@@ -101,7 +102,8 @@ namespace {
 
 /// Each (name, table) is the text between `<!-- keys:NAME:begin -->` and its end marker in the
 /// doc at `relative_path`; FASTSIM_UPDATE_DOCS=1 rewrites them instead.
-void check_key_tables(const std::string& relative_path, const std::vector<std::pair<std::string, std::string>>& tables) {
+void check_key_tables(const std::string& relative_path,
+                      const std::vector<std::pair<std::string, std::string>>& tables) {
     const std::string path = std::string(FASTSIM_SOURCE_DIR) + "/" + relative_path;
     std::string doc = slurp(path);
     const bool update = std::getenv("FASTSIM_UPDATE_DOCS") != nullptr;
@@ -149,8 +151,10 @@ TEST_CASE("every range admits its documented bounds and nothing beyond", "[confi
 
 TEST_CASE("YAML that yaml-cpp would read silently is refused at its line", "[config]") {
     CHECK(yaml_error("a: 1\nb:\n  c: 2\n  c: 3\n") ==
-          "f.yaml:4:3: b.c: the key 'c' is given twice in one map (first at line 3); yaml-cpp would silently keep the first");
-    CHECK_THAT(yaml_error("l:\n  - {x: 1}\n  - {x: 1, x: 2}\n"), Contains("f.yaml:3:12: l[1].x: the key 'x' is given twice"));
+          "f.yaml:4:3: b.c: the key 'c' is given twice in one map (first at line 3); yaml-cpp would silently keep the "
+          "first");
+    CHECK_THAT(yaml_error("l:\n  - {x: 1}\n  - {x: 1, x: 2}\n"),
+               Contains("f.yaml:3:12: l[1].x: the key 'x' is given twice"));
     CHECK_THAT(yaml_error("a: 1\n---\na: 2\n"), Contains("f.yaml:2:1: a second YAML document starts here"));
     CHECK_THAT(yaml_error("---\n---\na: 2\n"), Contains("f.yaml:2:1: a second YAML document"));  // an empty first one
     CHECK_THAT(yaml_error("a: 1\n...\nb: 2\n"), Contains("f.yaml:3:1: a second YAML document"));
@@ -159,8 +163,10 @@ TEST_CASE("YAML that yaml-cpp would read silently is refused at its line", "[con
     CHECK(yaml_error(", ").empty());  // yaml-cpp's LoadAll looped forever on it (a fuzzing find)
     // A small alias is harmless; aliases of aliases that expand past the text are refused.
     CHECK(yaml_error("a: &x 1\nb: *x\n").empty());
-    const std::string bomb = "a: &a [x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b]\n"
-           "d: [*c, *c, *c, *c, *c, *c, *c, *c]\n";
+    const std::string bomb =
+        "a: &a [x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, "
+        "*b]\n"
+        "d: [*c, *c, *c, *c, *c, *c, *c, *c]\n";
     CHECK_THAT(yaml_error(bomb), Contains("the document expands to more nodes than it has characters"));
     CHECK_THAT(yaml_error("? [1, 2]\n: 3\n"), Contains("expected a plain key"));
     CHECK(yaml_error("---\na: 1\n...\n").empty());
@@ -198,15 +204,19 @@ TEST_CASE("numbers are plain decimals: no octal, hex, infinities or YAML 1.1 boo
 
 TEST_CASE("values at the edge of a range: in is accepted, out names the key and the range", "[config]") {
     const std::string q = std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml";
-    CHECK_NOTHROW(config::load(q, {"node.dram.bandwidth_gb_per_s=10000", "node.dram.latency_ns=1", "node.clock_mhz=100000"}));
+    CHECK_NOTHROW(
+        config::load(q, {"node.dram.bandwidth_gb_per_s=10000", "node.dram.latency_ns=1", "node.clock_mhz=100000"}));
     CHECK_NOTHROW(config::load(q, {"node.dram.latency_ns=0"}));
-    CHECK_THROWS_WITH(config::load(q, {"node.dram.bandwidth_gb_per_s=1.0e-12"}),
-                      Contains("node.dram.bandwidth_gb_per_s: expected a value from 0.000125 to 12500 GB/s, got 1e-12"));
+    CHECK_THROWS_WITH(
+        config::load(q, {"node.dram.bandwidth_gb_per_s=1.0e-12"}),
+        Contains("node.dram.bandwidth_gb_per_s: expected a value from 0.000125 to 12500 GB/s, got 1e-12"));
     CHECK_THROWS_WITH(config::load(q, {"node.dram.latency_ns=1e300"}),
                       Contains("node.dram.latency_ns: expected 0, or a value from 0.001 to 1000000000 ns, got 1e+300"));
-    CHECK_THROWS_WITH(config::load(q, {"node.clock_mhz=1e-9"}), Contains("node.clock_mhz: expected a value from 1 to 100000 MHz"));
+    CHECK_THROWS_WITH(config::load(q, {"node.clock_mhz=1e-9"}),
+                      Contains("node.clock_mhz: expected a value from 1 to 100000 MHz"));
     const std::string cluster = std::string(FASTSIM_SOURCE_DIR) + "/configs/cluster/fast_4node.yaml";
-    CHECK_THROWS_WITH(config::load(cluster, {"node_types.0.clock_mhz=1e-9"}), Contains("node_types[0].clock_mhz: expected"));
+    CHECK_THROWS_WITH(config::load(cluster, {"node_types.0.clock_mhz=1e-9"}),
+                      Contains("node_types[0].clock_mhz: expected"));
     CHECK_THROWS_WITH(config::load(cluster, {"cluster.groups.0.link.latency_ns=2e9"}),
                       Contains("cluster.groups[0].link.latency_ns: expected 0, or"));
     CHECK_THROWS_WITH(config::load(cluster, {"cluster.groups.0.count=16385"}), Contains("cluster.groups[0].count"));
@@ -214,20 +224,24 @@ TEST_CASE("values at the edge of a range: in is accepted, out names the key and 
 
 TEST_CASE("a layer whose GEMM overflows 64 bits is an error at the layer naming workload.batch", "[config][workload]") {
     test::TempDir dir;
-    const std::string trace = dir.write("big.yaml",
-                                        "layers:\n  - {name: ok, type: fc, in_features: 4, out_features: 4}\n"
-                                        "  - {name: huge, type: conv, input: [16777216, 16777216, 3], kernel: [1, 1], filters: 8, "
-                                        "inputs: [input]}\n");
-    const std::string config =
-        "run: {mode: training_step}\nworkload: {trace: " + trace + ", batch: 1048576}\n";
+    const std::string trace =
+        dir.write("big.yaml",
+                  "layers:\n  - {name: ok, type: fc, in_features: 4, out_features: 4}\n"
+                  "  - {name: huge, type: conv, input: [16777216, 16777216, 3], kernel: [1, 1], filters: 8, "
+                  "inputs: [input]}\n");
+    const std::string config = "run: {mode: training_step}\nworkload: {trace: " + trace + ", batch: 1048576}\n";
     const std::string error = load_error(config, dir.path("c.yaml"));
-    CHECK_THAT(error, Contains(trace + ":3:5: layers[1]: layer 'huge': its GEMM rows (batch x output positions) "
-                                       "overflow 64 bits at workload.batch 1048576 (" + dir.path("c.yaml") + ":2:"));
+    CHECK_THAT(error, Contains(trace +
+                               ":3:5: layers[1]: layer 'huge': its GEMM rows (batch x output positions) "
+                               "overflow 64 bits at workload.batch 1048576 (" +
+                               dir.path("c.yaml") + ":2:"));
     CHECK_THAT(error, Contains("workload.batch); lower the batch or the layer's sizes"));
     // Each product fits, the step's MACs do not: named at workload.batch.
-    const std::string steps = dir.write("steps.yaml", "layers:\n  - {name: wide, type: matmul, m: 16777216, k: 16777216, n: 2048}\n");
-    CHECK_THAT(load_error("run: {mode: training_step}\nworkload: {trace: " + steps + ", batch: 16}\n", dir.path("c.yaml")),
-               Contains("workload.batch: the training step's MACs overflow 64 bits at batch 16 (at layer 'wide'"));
+    const std::string steps =
+        dir.write("steps.yaml", "layers:\n  - {name: wide, type: matmul, m: 16777216, k: 16777216, n: 2048}\n");
+    CHECK_THAT(
+        load_error("run: {mode: training_step}\nworkload: {trace: " + steps + ", batch: 16}\n", dir.path("c.yaml")),
+        Contains("workload.batch: the training step's MACs overflow 64 bits at batch 16 (at layer 'wide'"));
 }
 
 TEST_CASE("checked arithmetic throws SizeOverflow naming the quantity, saturating arithmetic caps", "[common]") {
@@ -280,8 +294,9 @@ TEST_CASE("work is estimated before a run, and runs over the limit are refused w
     CHECK_NOTHROW(run::check_work(e, run::kDefaultMaxWorkSeconds, "q.yaml"));
 
     test::TempDir dir;
-    const std::string trace = dir.write("pad.yaml", "layers:\n  - {name: c, type: conv, input: [6, 6, 3], kernel: [3, 3], "
-                                                    "filters: 8, padding: 65535}\n");
+    const std::string trace = dir.write("pad.yaml",
+                                        "layers:\n  - {name: c, type: conv, input: [6, 6, 3], kernel: [3, 3], "
+                                        "filters: 8, padding: 65535}\n");
     const config::Params padded = config::load(std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml",
                                                {"workload.trace=" + trace, "precision.layers=[]"});
     const run::WorkEstimate big = run::estimate_training_step(padded, false);
@@ -299,8 +314,10 @@ TEST_CASE("work is estimated before a run, and runs over the limit are refused w
 
 TEST_CASE("input files must be regular files of bounded size", "[common]") {
     test::TempDir dir;
-    CHECK_THROWS_WITH(read_input_file(dir.path(""), "config file"), Contains("expected a config file (a regular file), got a directory"));
-    CHECK_THROWS_WITH(read_input_file("/dev/zero", "trace"), Contains("/dev/zero: expected a trace (a regular file), got a character device"));
+    CHECK_THROWS_WITH(read_input_file(dir.path(""), "config file"),
+                      Contains("expected a config file (a regular file), got a directory"));
+    CHECK_THROWS_WITH(read_input_file("/dev/zero", "trace"),
+                      Contains("/dev/zero: expected a trace (a regular file), got a character device"));
     CHECK_THROWS_WITH(read_input_file(dir.path("missing.yaml"), "config file"), Contains("cannot open config file"));
     const std::string file = dir.write("f.txt", std::string(100, 'x'));
     CHECK(read_input_file(file, "x", 100).size() == 100);
@@ -320,6 +337,7 @@ TEST_CASE("read-back JSON refuses a member given twice, and CSV numbers are plai
     CHECK(fastsim::is_malformed_number("0x1A"));
     CHECK_FALSE(fastsim::is_malformed_number("data_parallel"));
     const fastsim::CsvTable csv = fastsim::parse_csv("point,cycles,prediction_error\np0,-5,-0.5\n", "r.csv");
-    CHECK_THROWS_WITH(report::result_cell(csv, 0, 1), "r.csv:2: column 'cycles': a result that cannot be negative is -5");
+    CHECK_THROWS_WITH(report::result_cell(csv, 0, 1),
+                      "r.csv:2: column 'cycles': a result that cannot be negative is -5");
     CHECK(report::result_cell(csv, 0, 2) == -0.5);
 }

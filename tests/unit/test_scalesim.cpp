@@ -40,7 +40,9 @@ InterfaceBandwidth: CALC
 
 void write_text(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
 
-std::string dataset(const std::string& name) { return std::string(FASTSIM_SOURCE_DIR) + "/tests/data/scalesim/" + name; }
+std::string dataset(const std::string& name) {
+    return std::string(FASTSIM_SOURCE_DIR) + "/tests/data/scalesim/" + name;
+}
 
 }  // namespace
 
@@ -124,7 +126,8 @@ TEST_CASE("scalesim: every reference run of SCALE-Sim v2 is reproduced byte for 
         user_runs += cfg.find("InterfaceBandwidth: USER") != std::string::npos;
         const scalesim::Architecture arch = config::read_scalesim_cfg(cfg, name);
         const std::string topology = (dir / "topology.csv").string();
-        const auto layers = config::scalesim_layers(config::read_scalesim_csv(read_input_file(topology, "topology"), topology));
+        const auto layers =
+            config::scalesim_layers(config::read_scalesim_csv(read_input_file(topology, "topology"), topology));
         std::vector<scalesim::LayerReport> reports;
         for (const auto& l : layers) reports.push_back(scalesim::simulate_layer(arch, l));
         const report::ScalesimReports csv = report::scalesim_reports(reports);
@@ -133,7 +136,7 @@ TEST_CASE("scalesim: every reference run of SCALE-Sim v2 is reproduced byte for 
         CHECK(csv.detailed_access == read_input_file((dir / "DETAILED_ACCESS_REPORT.csv").string(), "report"));
         ++compared;
     }
-    CHECK(compared >= 9);  // ws, os and is on each of three array shapes at least
+    CHECK(compared >= 9);   // ws, os and is on each of three array shapes at least
     CHECK(user_runs >= 7);  // USER mode: conv ws at two bandwidths, os, is; GEMM ws, os, is
 }
 
@@ -163,10 +166,10 @@ TEST_CASE("scalesim: the command writes OUT/run_name/ and refuses what SCALE-Sim
     CHECK(ok.exit_code == 0);
     CHECK(read_input_file((dir / "out/hand/COMPUTE_REPORT.csv").string(), "report") ==
           "LayerID, Total Cycles, Stall Cycles, Overall Util %, Mapping Efficiency %, Compute Util %,\n"
-          "0, 79, 0, " + report::python_float(30000.0 / 1264) + ", 46.875, " +
+          "0, 79, 0, " +
+              report::python_float(30000.0 / 1264) + ", 46.875, " +
               // per fold: used PEs x T / (16 PEs x (2R + 2C + T - 3) cycles), summed in fold order
-              report::python_float(((((0.0 + 160.0 / 368) + 80.0 / 368) + 40.0 / 368) + 20.0 / 368) / 4 * 100) +
-              ",\n");
+              report::python_float(((((0.0 + 160.0 / 368) + 80.0 / 368) + 40.0 / 368) + 20.0 / 368) / 4 * 100) + ",\n");
     const auto wrong_form = test::run_fastsim(inputs + " -p " + (dir / "out").string());
     CHECK(wrong_form.exit_code == 2);
     CHECK_THAT(wrong_form.err, Catch::Contains("run with -i gemm"));

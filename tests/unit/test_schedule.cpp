@@ -59,12 +59,14 @@ planner::LayerGraph one_fc(int in, int out, std::uint64_t batch) {
 
 /// Per weight element: the nodes holding it, by descending the groups from the root (Type I:
 /// both sides; II: the side whose rows contain i; III: the side whose columns contain o).
-std::map<std::set<std::size_t>, std::uint64_t> reference_sets(const planner::Plan& plan, std::uint64_t in, std::uint64_t out) {
+std::map<std::set<std::size_t>, std::uint64_t> reference_sets(const planner::Plan& plan, std::uint64_t in,
+                                                              std::uint64_t out) {
     std::map<std::set<std::size_t>, std::uint64_t> sets;
     for (std::uint64_t i = 0; i < in; ++i)
         for (std::uint64_t o = 0; o < out; ++o) {
             std::set<std::size_t> holders;
-            std::vector<std::tuple<std::size_t, std::uint64_t, std::uint64_t>> stack{{0, i, o}};  // group, i, o relative
+            std::vector<std::tuple<std::size_t, std::uint64_t, std::uint64_t>> stack{
+                {0, i, o}};  // group, i, o relative
             while (!stack.empty()) {
                 const auto [g, ri, ro] = stack.back();
                 stack.pop_back();
@@ -106,22 +108,26 @@ TEST_CASE("Replica sets: data parallelism, aligned halves and unequal sub-splits
     const planner::LayerDims dims{16, 4, 8};
     using P = PartitionType;
     // Data parallelism over 4 nodes: one all-reduce of all 32 weights.
-    auto sets = planner::weight_replica_sets(graph, hand_plan(4, {{P::batch, 8}, {P::batch, 4}, {P::batch, 4}}, dims), LayerId(0));
+    auto sets = planner::weight_replica_sets(graph, hand_plan(4, {{P::batch, 8}, {P::batch, 4}, {P::batch, 4}}, dims),
+                                             LayerId(0));
     REQUIRE(sets.size() == 1);
     CHECK(sets[0].nodes == test::node_ids({0, 1, 2, 3}));
     CHECK(sets[0].elements == 32);
     // Type I at the root, Type III below with equal halves: {0, 2} and {1, 3}, 16 weights each.
-    sets = planner::weight_replica_sets(graph, hand_plan(4, {{P::batch, 8}, {P::out_channels, 4}, {P::out_channels, 4}}, dims), LayerId(0));
+    sets = planner::weight_replica_sets(
+        graph, hand_plan(4, {{P::batch, 8}, {P::out_channels, 4}, {P::out_channels, 4}}, dims), LayerId(0));
     REQUIRE(sets.size() == 2);
     CHECK(sets[0].nodes == test::node_ids({0, 2}));
     CHECK(sets[1].nodes == test::node_ids({1, 3}));
     CHECK(sets[0].elements == 16);
     // Unequal sub-splits: side A cuts the columns at 4, side B at 3. Columns 0-2 are on {0, 2},
     // column 3 on {0, 3}, columns 4-7 on {1, 3}: three all-reduces, node 0 and 3 in two each.
-    sets = planner::weight_replica_sets(graph, hand_plan(4, {{P::batch, 8}, {P::out_channels, 4}, {P::out_channels, 3}}, dims), LayerId(0));
+    sets = planner::weight_replica_sets(
+        graph, hand_plan(4, {{P::batch, 8}, {P::out_channels, 4}, {P::out_channels, 3}}, dims), LayerId(0));
     CHECK(as_map(sets) == std::map<std::set<std::size_t>, std::uint64_t>{{{0, 2}, 12}, {{0, 3}, 4}, {{1, 3}, 16}});
     // Fully split (II then III): nothing is held twice.
-    CHECK(planner::weight_replica_sets(graph, hand_plan(4, {{P::in_channels, 2}, {P::out_channels, 4}, {P::out_channels, 4}}, dims), LayerId(0))
+    CHECK(planner::weight_replica_sets(
+              graph, hand_plan(4, {{P::in_channels, 2}, {P::out_channels, 4}, {P::out_channels, 4}}, dims), LayerId(0))
               .empty());
 }
 
@@ -130,7 +136,8 @@ TEST_CASE("Replica sets equal a per-element count on random plans", "[planner][s
     std::uniform_int_distribution<int> type(0, 2);
     for (int trial = 0; trial < 200; ++trial) {
         const std::size_t nodes = 2 + static_cast<std::size_t>(trial % 6);
-        const std::uint64_t in = 3 + static_cast<std::uint64_t>(trial % 7), out = 4 + static_cast<std::uint64_t>(trial % 5);
+        const std::uint64_t in = 3 + static_cast<std::uint64_t>(trial % 7),
+                            out = 4 + static_cast<std::uint64_t>(trial % 5);
         const planner::LayerDims dims{64, in, out};
         // Random choices, each split drawn within the group's extent.
         const planner::Plan plan = plan_by(nodes, dims, [&](const planner::LayerDims& extent) {
@@ -140,7 +147,8 @@ TEST_CASE("Replica sets equal a per-element count on random plans", "[planner][s
             return std::pair{t, std::uniform_int_distribution<std::uint64_t>(1, extent.along(t) - 1)(rng)};
         });
         INFO("trial " << trial << ", " << nodes << " nodes, " << in << " x " << out);
-        REQUIRE(as_map(planner::weight_replica_sets(one_fc(int(in), int(out), 64), plan, LayerId(0))) == reference_sets(plan, in, out));
+        REQUIRE(as_map(planner::weight_replica_sets(one_fc(int(in), int(out), 64), plan, LayerId(0))) ==
+                reference_sets(plan, in, out));
     }
 }
 

@@ -174,8 +174,8 @@ TEST_CASE("every lane draws once per converted group, whatever the group holds",
     f.exponent_bits = 4;
     Quantizer a(f, Rounding::stochastic, NoiseSpec{8, 16, 21}), b(f, Rounding::stochastic, NoiseSpec{8, 16, 21});
     const std::vector<float> zeros(4, 0.0f), nan_group{1.0f, std::nanf(""), 0.0f, 0.0f}, busy{0.3f, -0.7f, 0.11f, 0.9f};
-    a.quantize(zeros.data(), 4);  // all-zero group
-    b.quantize(nan_group.data(), 4);  // NaN group
+    a.quantize(zeros.data(), 4);                              // all-zero group
+    b.quantize(nan_group.data(), 4);                          // NaN group
     const std::vector<float> big{1000.0f, 1.0f, 1.0f, 1.0f};  // overflows e = 4 -> NaN group
     a.quantize(big.data(), 4);
     b.quantize(busy.data(), 4);

@@ -140,7 +140,8 @@ TEST_CASE("stacked bar segments are as tall as their values and stack bottom-up"
     chart.bars.push_back({"B", {2, 0}});
     const std::string svg = render_stacked_bar_chart(chart);
     const auto y = captured_numbers(svg, R"re(class="segment" x="[0-9.]+" y="([0-9.]+)")re");
-    const auto h = captured_numbers(svg, R"re(class="segment" x="[0-9.]+" y="[0-9.]+" width="[0-9.]+" height="([0-9.]+)")re");
+    const auto h =
+        captured_numbers(svg, R"re(class="segment" x="[0-9.]+" y="[0-9.]+" width="[0-9.]+" height="([0-9.]+)")re");
     REQUIRE(h.size() == 4);  // A: fmac, dram; B: fmac, dram
     CHECK(h[0] > 0);
     CHECK(h[1] == Approx(3 * h[0]).margin(0.02));
@@ -159,7 +160,8 @@ TEST_CASE("negative and non-finite bar values draw as nothing, and charts are de
     chart.bars.push_back({"x", {-5, std::nan("")}});
     chart.bars.push_back({"y", {4, 1}});
     const std::string svg = render_stacked_bar_chart(chart);
-    const auto h = captured_numbers(svg, R"re(class="segment" x="[0-9.]+" y="[0-9.]+" width="[0-9.]+" height="([0-9.]+)")re");
+    const auto h =
+        captured_numbers(svg, R"re(class="segment" x="[0-9.]+" y="[0-9.]+" width="[0-9.]+" height="([0-9.]+)")re");
     REQUIRE(h.size() == 4);
     CHECK(h[0] == 0);
     CHECK(h[1] == 0);

@@ -25,11 +25,12 @@ std::string write_sweep(const test::TempDir& dir, const std::string& body) {
 
 TEST_CASE("sweep points are the cartesian product with the last axis fastest", "[sweep]") {
     test::TempDir dir;
-    const auto spec = sweep::load_sweep(write_sweep(dir,
-                                                    "axes:\n"
-                                                    "  - {key: node.array.rows, values: [4, 8, 16]}\n"
-                                                    "  - name: precision\n"
-                                                    "    zip: {precision.weights: [2, 8], precision.gradients: [4, 6]}\n"));
+    const auto spec =
+        sweep::load_sweep(write_sweep(dir,
+                                      "axes:\n"
+                                      "  - {key: node.array.rows, values: [4, 8, 16]}\n"
+                                      "  - name: precision\n"
+                                      "    zip: {precision.weights: [2, 8], precision.gradients: [4, 6]}\n"));
     const auto points = sweep::enumerate_points(spec);
     REQUIRE(points.size() == 6);
     CHECK(points[0].id == "p0000");
@@ -37,7 +38,8 @@ TEST_CASE("sweep points are the cartesian product with the last axis fastest", "
     // index = rows_index * 2 + precision_index
     CHECK(points[3].values == std::vector<std::pair<std::string, std::string>>{
                                   {"node.array.rows", "8"}, {"precision.weights", "8"}, {"precision.gradients", "6"}});
-    CHECK(points[4].overrides == std::vector<std::string>{"node.array.rows=16", "precision.weights=2", "precision.gradients=4"});
+    CHECK(points[4].overrides ==
+          std::vector<std::string>{"node.array.rows=16", "precision.weights=2", "precision.gradients=4"});
     CHECK(points[1].base_config == kBase);
     REQUIRE(spec.axes.size() == 2);
     CHECK(spec.axes[0].name == "node.array.rows");
@@ -58,10 +60,11 @@ TEST_CASE("sweep set applies first and matching overrides last, in file order", 
                                                     "    set: {node.array.cols: 16}\n"));
     const auto points = sweep::enumerate_points(spec);
     REQUIRE(points.size() == 4);
-    CHECK(points[0].overrides ==
-          std::vector<std::string>{"workload.batch=2", "precision.layers=[]", "node.array.rows=4", "precision.weights=2"});
-    CHECK(points[2].overrides == std::vector<std::string>{"workload.batch=2", "precision.layers=[]", "node.array.rows=8",
-                                                          "precision.weights=2", "workload.batch=5"});
+    CHECK(points[0].overrides == std::vector<std::string>{"workload.batch=2", "precision.layers=[]",
+                                                          "node.array.rows=4", "precision.weights=2"});
+    CHECK(points[2].overrides == std::vector<std::string>{"workload.batch=2", "precision.layers=[]",
+                                                          "node.array.rows=8", "precision.weights=2",
+                                                          "workload.batch=5"});
     CHECK(points[3].overrides.back() == "node.array.cols=16");
     CHECK(points[3].overrides.size() == 6);
 }
@@ -97,9 +100,12 @@ TEST_CASE("every point is in exactly one shard", "[sweep]") {
 
 TEST_CASE("the fingerprint changes with any point's overrides or base config", "[sweep]") {
     test::TempDir dir;
-    const auto a = sweep::enumerate_points(sweep::load_sweep(write_sweep(dir, "axes:\n  - {key: workload.batch, values: [1, 2]}\n")));
-    const auto b = sweep::enumerate_points(sweep::load_sweep(write_sweep(dir, "axes:\n  - {key: workload.batch, values: [1, 3]}\n")));
-    const auto a2 = sweep::enumerate_points(sweep::load_sweep(write_sweep(dir, "axes:\n  - {key: workload.batch, values: [1, 2]}\n")));
+    const auto a = sweep::enumerate_points(
+        sweep::load_sweep(write_sweep(dir, "axes:\n  - {key: workload.batch, values: [1, 2]}\n")));
+    const auto b = sweep::enumerate_points(
+        sweep::load_sweep(write_sweep(dir, "axes:\n  - {key: workload.batch, values: [1, 3]}\n")));
+    const auto a2 = sweep::enumerate_points(
+        sweep::load_sweep(write_sweep(dir, "axes:\n  - {key: workload.batch, values: [1, 2]}\n")));
     CHECK(sweep::fingerprint(a) == sweep::fingerprint(a2));
     CHECK(sweep::fingerprint(a) != sweep::fingerprint(b));
     CHECK(sweep::fingerprint(a).size() == 16);
@@ -124,7 +130,8 @@ TEST_CASE("bad sweep files name the file, line and key path", "[sweep]") {
                Contains("key 'a' is swept twice"));
     CHECK_THAT(error_of("sweep: {base: nowhere.yaml}\naxes:\n  - {key: a, values: [1]}\n"),
                Contains("sweep.base: no config file at"));
-    CHECK_THAT(error_of("sweep: {base: " + kBase + "}\naxes:\n  - {key: a, values: [1]}\noverrides:\n  - when: {b: 1}\n    set: {c: 2}\n"),
+    CHECK_THAT(error_of("sweep: {base: " + kBase +
+                        "}\naxes:\n  - {key: a, values: [1]}\noverrides:\n  - when: {b: 1}\n    set: {c: 2}\n"),
                Contains("overrides[0].when.b: 'b' is not a swept key"));
     CHECK_THAT(error_of("sweep: {base: " + kBase + "}\naxes:\n  - {key: a, valuez: [1]}\n"), Contains("axes[0]"));
     CHECK_THAT(error_of("sweep: {base: " + kBase + "}\naxes:\n  - {key: a, values: [1]}\nplot: {x: q}\n"),
@@ -135,8 +142,11 @@ TEST_CASE("results.csv quotes cells that need it and orders columns by first app
     sweep::SweepIdentity id;
     id.axes = {{"a", {"workload.trace"}}};
     std::map<std::size_t, sweep::PointRecord> records;
-    records[1] = {"p0001", 1, false, 2, "", "exit status 2: bad \"value\", really", 0.1, "", {{"workload.trace", "x,y.yaml"}}, {}, {}};
-    records[0] = {"p0000", 0, true, 0, "", "", 0.1, "", {{"workload.trace", "a.yaml"}}, {}, {{"cycles", 10}, {"energy_uj", 0.5}}};
+    records[1] = {
+        "p0001", 1, false, 2, "", "exit status 2: bad \"value\", really", 0.1, "", {{"workload.trace", "x,y.yaml"}},
+        {},      {}};
+    records[0] = {
+        "p0000", 0, true, 0, "", "", 0.1, "", {{"workload.trace", "a.yaml"}}, {}, {{"cycles", 10}, {"energy_uj", 0.5}}};
     CHECK(sweep::results_csv(id, records) ==
           "point,workload.trace,status,cycles,energy_uj,error\n"
           "p0000,a.yaml,ok,10,0.5,\n"

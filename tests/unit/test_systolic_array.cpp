@@ -19,7 +19,6 @@ using namespace fastsim;
 
 namespace {
 
-
 struct SteppedRun {
     std::vector<float> out;
     std::uint64_t cycles;
@@ -114,8 +113,7 @@ TEST_CASE("hand-timed output- and input-stationary folds", "[array]") {
     CHECK(passes(fmac::Dataflow::weight_stationary) == std::vector<std::uint64_t>{1, 1, 1});
 }
 
-TEST_CASE("stepped array equals bfp::gemm and the cycle formula on ragged shapes, every dataflow",
-                 "[array]") {
+TEST_CASE("stepped array equals bfp::gemm and the cycle formula on ragged shapes, every dataflow", "[array]") {
     std::mt19937_64 rng(2024);
     std::uniform_int_distribution<int> array_dim(1, 9), gemm_dim(1, 60);
     std::uniform_int_distribution<int> width(1, 4);
@@ -169,15 +167,14 @@ TEST_CASE("k split in two accumulating jobs equals one whole-K bfp::gemm, every 
                       << ", " << name_of(dataflow));
         const SteppedRun first = run_stepped(geometry, node::slice(x, 0, m, 0, groups_first),
                                              node::slice(y_t, 0, n, 0, groups_first), dataflow);
-        const SteppedRun second = run_stepped(geometry, node::slice(x, 0, m, groups_first, groups - groups_first),
-                                              node::slice(y_t, 0, n, groups_first, groups - groups_first), dataflow,
-                                              &first.out);
+        const SteppedRun second =
+            run_stepped(geometry, node::slice(x, 0, m, groups_first, groups - groups_first),
+                        node::slice(y_t, 0, n, groups_first, groups - groups_first), dataflow, &first.out);
         CHECK(bit_equal(second.out, bfp::gemm(x, y_t)));
     }
 }
 
-TEST_CASE("all three training GEMMs run bit-exactly on the stationary-W array",
-                 "[array]") {
+TEST_CASE("all three training GEMMs run bit-exactly on the stationary-W array", "[array]") {
     std::mt19937_64 rng(99);
     const fmac::LayerDims dims{37, 45, 29};  // none a multiple of R, C or g
     const fmac::ArrayGeometry geometry{4, 3, 16};
@@ -190,8 +187,8 @@ TEST_CASE("all three training GEMMs run bit-exactly on the stationary-W array",
     fg.mantissa_bits = 8;
     bfp::Quantizer qa(fa, bfp::Rounding::nearest), qw(fw, bfp::Rounding::nearest),
         qg(fg, bfp::Rounding::stochastic, bfp::NoiseSpec{8, 16, 3});
-    for (auto phase : {fmac::TrainingPhase::forward, fmac::TrainingPhase::backward_data,
-                       fmac::TrainingPhase::weight_gradient}) {
+    for (auto phase :
+         {fmac::TrainingPhase::forward, fmac::TrainingPhase::backward_data, fmac::TrainingPhase::weight_gradient}) {
         INFO(fmac::to_string(phase));
         const fmac::PhaseOperands ops = fmac::lower_phase(phase, dims, a.data(), w.data(), d_out.data(), qa, qw, qg);
         // Each operand went through its tensor class's quantiser (activations m=4, weights m=6,
@@ -209,9 +206,18 @@ TEST_CASE("all three training GEMMs run bit-exactly on the stationary-W array",
                 for (std::size_t p = 0; p < ops.shape.k; ++p) {
                     double u = 0, v = 0;
                     switch (phase) {
-                    case fmac::TrainingPhase::forward: u = a[i * dims.in + p]; v = w[p * dims.out + j]; break;
-                    case fmac::TrainingPhase::backward_data: u = d_out[i * dims.out + p]; v = w[j * dims.out + p]; break;
-                    case fmac::TrainingPhase::weight_gradient: u = a[p * dims.in + i]; v = d_out[p * dims.out + j]; break;
+                    case fmac::TrainingPhase::forward:
+                        u = a[i * dims.in + p];
+                        v = w[p * dims.out + j];
+                        break;
+                    case fmac::TrainingPhase::backward_data:
+                        u = d_out[i * dims.out + p];
+                        v = w[j * dims.out + p];
+                        break;
+                    case fmac::TrainingPhase::weight_gradient:
+                        u = a[p * dims.in + i];
+                        v = d_out[p * dims.out + j];
+                        break;
                     }
                     s += u * v;
                     mag += std::abs(u * v);
@@ -302,7 +308,8 @@ TEST_CASE("the array rejects operands it cannot compute exactly, in every build"
     bfp::Format wide, g8;
     wide.mantissa_bits = 10;
     g8.group_size = 8;
-    bfp::Quantizer qwide(wide, bfp::Rounding::nearest), q8(g8, bfp::Rounding::nearest), q(bfp::Format{}, bfp::Rounding::nearest);
+    bfp::Quantizer qwide(wide, bfp::Rounding::nearest), q8(g8, bfp::Rounding::nearest),
+        q(bfp::Format{}, bfp::Rounding::nearest);
     const fmac::ChunkPlanes x_wide(bfp::quantize_rows(v.data(), 4, 16, 16, 1, qwide));
     const fmac::ChunkPlanes x(bfp::quantize_rows(v.data(), 4, 16, 16, 1, q));
     const fmac::ChunkPlanes y_g8(bfp::quantize_rows(v.data(), 2, 16, 16, 1, q8));

@@ -47,8 +47,7 @@ run::Timeline two_groups(std::uint64_t limit) {
 
 }  // namespace
 
-TEST_CASE("a timeline keeps its detailed spans up to the limit, then one aggregate per group and track",
-          "[timeline]") {
+TEST_CASE("a timeline keeps its detailed spans up to the limit, then one aggregate per group and track", "[timeline]") {
     const run::Timeline full = two_groups(4);
     CHECK_FALSE(full.aggregated);
     CHECK(full.detailed_spans == 4);
@@ -88,8 +87,9 @@ TEST_CASE("aggregates beyond the limit merge pairwise on each track until they f
     }
     const run::Timeline t = b.finish(74);
     CHECK(t.aggregated);
-    CHECK(t.aggregate_rule == "rule; those exceeded the limit too, so neighbours on a track were merged: up to 4 groups "
-                              "per span, named 'FIRST to LAST', with arg groups");
+    CHECK(t.aggregate_rule ==
+          "rule; those exceeded the limit too, so neighbours on a track were merged: up to 4 groups "
+          "per span, named 'FIRST to LAST', with arg groups");
     REQUIRE(t.spans.size() == 2);
     for (std::size_t k = 0; k < 2; ++k) {
         const run::TimelineSpan& a = t.spans[k];
@@ -106,21 +106,22 @@ TEST_CASE("aggregates beyond the limit merge pairwise on each track until they f
     const std::uint32_t p = none.add_process("links");
     const std::uint32_t c0 = none.add_track(p, "channel 0", 0), c1 = none.add_track(p, "channel 1", 1);
     for (std::uint64_t i = 0; i < 5; ++i)
-        for (const std::uint32_t c : {c0, c1}) none.add_detail(none.name_id("g" + std::to_string(i)), span(c, transfer, i, i + 1, 1));
+        for (const std::uint32_t c : {c0, c1})
+            none.add_detail(none.name_id("g" + std::to_string(i)), span(c, transfer, i, i + 1, 1));
     const run::Timeline one = none.finish(5);
     REQUIRE(one.spans.size() == 2);
     CHECK((one.spans[0].start == 0 && one.spans[0].end == 5 && one.spans[0].args[0].value == 5));
 }
 
-TEST_CASE("aggregates never exceed the limit (or one per track used) and stay disjoint on each track",
-          "[timeline]") {
+TEST_CASE("aggregates never exceed the limit (or one per track used) and stay disjoint on each track", "[timeline]") {
     std::mt19937_64 rng(11);
     for (const std::uint64_t limit : {0u, 7u, 40u, 500u}) {
         run::TimelineBuilder b(run::TickUnit::ps, 1'000'000'000'000ull, {limit}, "rule");
         const std::uint32_t p = b.add_process("p");
         std::vector<std::uint32_t> tracks;
         std::vector<std::uint64_t> clock(30, 0);
-        for (int t = 0; t < 30; ++t) tracks.push_back(b.add_track(p, "t" + std::to_string(t), static_cast<std::uint64_t>(t)));
+        for (int t = 0; t < 30; ++t)
+            tracks.push_back(b.add_track(p, "t" + std::to_string(t), static_cast<std::uint64_t>(t)));
         std::vector<std::uint32_t> groups;
         for (int g = 0; g < 25; ++g) groups.push_back(b.name_id("g" + std::to_string(g)));
         std::size_t group = 0;

@@ -81,32 +81,38 @@ TEST_CASE("the training_step dump loads back to the same values", "[config][node
 }
 
 TEST_CASE("training_step errors name the file, line and key", "[config][node]") {
-    CHECK_THAT(error_of(config_text("node:\n  sram:\n    mantissa_bank: {capacity_kib: 0.01}\n")),
-               Contains("bad.yaml:7:35: node.sram.mantissa_bank.capacity_kib: layer 'conv1' (forward) cannot be tiled"));
+    CHECK_THAT(
+        error_of(config_text("node:\n  sram:\n    mantissa_bank: {capacity_kib: 0.01}\n")),
+        Contains("bad.yaml:7:35: node.sram.mantissa_bank.capacity_kib: layer 'conv1' (forward) cannot be tiled"));
     CHECK_THAT(error_of(config_text("precision:\n  layers:\n    - {layer: conv9, weights: 8}\n")),
                Contains("precision.layers[0].layer: no layer named 'conv9'"));
     CHECK_THAT(error_of(config_text("precision:\n  weights: 3\n")),
-               Contains("bad.yaml:6:12: precision.weights: expected 2, 4, 6 or 8 bits (the fMAC multiplies whole 2-bit chunks), got 3"));
+               Contains("bad.yaml:6:12: precision.weights: expected 2, 4, 6 or 8 bits (the fMAC multiplies whole 2-bit "
+                        "chunks), got 3"));
     CHECK_THAT(error_of(config_text("precision:\n  layers:\n    - {layer: fc, phase: sideways}\n")),
                Contains("expected one of forward, backward_data, weight_gradient, got 'sideways'"));
-    CHECK_THAT(error_of(config_text("node:\n  dram: {type: ddr9}\n")),
-               Contains("node.dram.type: the energy table configs/energy/fast_45nm.yaml (built in) has no DRAM type 'ddr9'"));
-    CHECK_THAT(error_of(config_text("node:\n  clock_mhz: -5\n")), Contains("node.clock_mhz: expected a value from 1 to 100000 MHz, got -5"));
+    CHECK_THAT(
+        error_of(config_text("node:\n  dram: {type: ddr9}\n")),
+        Contains("node.dram.type: the energy table configs/energy/fast_45nm.yaml (built in) has no DRAM type 'ddr9'"));
+    CHECK_THAT(error_of(config_text("node:\n  clock_mhz: -5\n")),
+               Contains("node.clock_mhz: expected a value from 1 to 100000 MHz, got -5"));
     CHECK_THAT(error_of(config_text("node:\n  arrray: {rows: 4}\n")), Contains("node.arrray: unknown key"));
     CHECK_THAT(error_of("run: {mode: training_step}\n"), Contains("needs workload.trace"));
     CHECK_THAT(error_of("node: {clock_mhz: 100}\n"), Contains("node: applies only to run.mode training_step"));
     CHECK_THAT(error_of(config_text("bfp_report: {mantissa_bits: [4]}\n")),
                Contains("bfp_report: applies only to run.mode bfp_report"));
-    CHECK_THAT(error_of(config_text("", "/nonexistent/net.yaml")), Contains("bad.yaml:3:10: workload.trace: no trace file at /nonexistent/net.yaml"));
+    CHECK_THAT(error_of(config_text("", "/nonexistent/net.yaml")),
+               Contains("bad.yaml:3:10: workload.trace: no trace file at /nonexistent/net.yaml"));
 }
 
 TEST_CASE("a precision schedule splits workload.steps into segments, layer overrides apply in each", "[config][node]") {
     test::TempDir dir;
     const std::string file = dir.write(
-        "run.yaml", "run: {mode: training_step}\nworkload:\n  trace: " + kSource +
-                        "/traces/tiny_cnn.yaml\n  batch: 2\n  steps: 100\nprecision:\n  weights: 6\n  layers:\n"
-                        "    - {layer: fc, gradients: 2}\n  schedule:\n    - {from_step: 10, weights: 2, activations: 4}\n"
-                        "    - {from_step: 60}\n");
+        "run.yaml",
+        "run: {mode: training_step}\nworkload:\n  trace: " + kSource +
+            "/traces/tiny_cnn.yaml\n  batch: 2\n  steps: 100\nprecision:\n  weights: 6\n  layers:\n"
+            "    - {layer: fc, gradients: 2}\n  schedule:\n    - {from_step: 10, weights: 2, activations: 4}\n"
+            "    - {from_step: 60}\n");
     const config::Params p = config::load(file);
     const auto& segments = p.precision.segments;
     REQUIRE(segments.size() == 3);
@@ -136,17 +142,20 @@ TEST_CASE("precision schedule errors name the entry and key", "[config][node]") 
         return "run: {mode: training_step}\nworkload:\n  trace: " + kSource + "/traces/tiny_cnn.yaml\n  batch: 2\n" +
                steps + "precision:\n  schedule:\n" + schedule;
     };
-    CHECK_THAT(error_of(with("    - {from_step: 50}\n")),
-               Contains("precision.schedule[0].from_step: from_step 50 is not a step of the run: workload.steps is 50"));
-    CHECK_THAT(error_of(with("    - {from_step: 20}\n    - {from_step: 20}\n")),
-               Contains("precision.schedule[1].from_step: from_step 20 must be greater than the previous entry's (20)"));
+    CHECK_THAT(
+        error_of(with("    - {from_step: 50}\n")),
+        Contains("precision.schedule[0].from_step: from_step 50 is not a step of the run: workload.steps is 50"));
+    CHECK_THAT(
+        error_of(with("    - {from_step: 20}\n    - {from_step: 20}\n")),
+        Contains("precision.schedule[1].from_step: from_step 20 must be greater than the previous entry's (20)"));
     CHECK_THAT(error_of(with("    - {weights: 4}\n")), Contains("precision.schedule[0]: expected from_step"));
-    CHECK_THAT(error_of(with("    - {from_step: 5, weights: 5}\n")), Contains("precision.schedule[0].weights: expected 2, 4, 6 or 8 bits"));
+    CHECK_THAT(error_of(with("    - {from_step: 5, weights: 5}\n")),
+               Contains("precision.schedule[0].weights: expected 2, 4, 6 or 8 bits"));
     CHECK_THAT(error_of(with("    - {from_step: -1}\n")), Contains("precision.schedule[0].from_step"));
     CHECK_THAT(error_of(with("    - {from_step: 5, bits: 4}\n")), Contains("precision.schedule[0].bits: unknown key"));
-    CHECK_THAT(error_of("run: {mode: training_step}\nworkload:\n  trace: " + kSource +
-                        "/traces/tiny_cnn.yaml\n  steps: 0\n"),
-               Contains("workload.steps: expected"));
+    CHECK_THAT(
+        error_of("run: {mode: training_step}\nworkload:\n  trace: " + kSource + "/traces/tiny_cnn.yaml\n  steps: 0\n"),
+        Contains("workload.steps: expected"));
 }
 
 TEST_CASE("energy tables: every entry needs a value and a source", "[config][energy]") {

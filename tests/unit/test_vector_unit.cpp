@@ -63,10 +63,12 @@ TEST_CASE("vector unit cycles: latency + ceil(ops / (lanes x ops per lane))", "[
 }
 
 TEST_CASE("the stepped vector unit takes the formula's cycles and issues every operation", "[vector][fidelity]") {
-    for (const vector::VectorParams& p : {vector::VectorParams{1, 1, 0}, vector::VectorParams{4, 1, 3}, vector::VectorParams{3, 2, 1}}) {
+    for (const vector::VectorParams& p :
+         {vector::VectorParams{1, 1, 0}, vector::VectorParams{4, 1, 3}, vector::VectorParams{3, 2, 1}}) {
         for (const std::uint64_t ops : {1ull, 5ull, 6ull, 7ull, 100ull}) {
             std::uint64_t issued = 0;
-            INFO("lanes " << p.lanes << " x " << p.ops_per_lane_per_cycle << ", latency " << p.pipeline_latency_cycles << ", ops " << ops);
+            INFO("lanes " << p.lanes << " x " << p.ops_per_lane_per_cycle << ", latency " << p.pipeline_latency_cycles
+                          << ", ops " << ops);
             CHECK(stepped_cycles(p, ops, &issued) == vector::job_cycles(p, ops));
             CHECK(issued == ops);
         }
@@ -109,7 +111,8 @@ TEST_CASE("vector-unit chunks: shares add up, the stepped node equals the memo",
         job.activation_bits = job.gradient_bits = job.output_bits = 2;
         job.output_rounding = trial % 2 ? bfp::Rounding::stochastic : bfp::Rounding::nearest;
         const node::VectorPlan plan = node::plan_vector_chunks(job, p);
-        INFO("trial " << trial << ": " << job.work.ops << " ops, " << writes << " values, " << plan.chunks << " chunks");
+        INFO("trial " << trial << ": " << job.work.ops << " ops, " << writes << " values, " << plan.chunks
+                      << " chunks");
         CHECK(plan.chunk_values % 4 == 0);
         std::uint64_t ops = 0;
         for (std::uint64_t i = 0; i < plan.chunks; ++i) ops += node::vector_chunk_work(job, p, plan, i).ops;

@@ -207,7 +207,8 @@ TEST_CASE("Trainer with workers: uncompressed K = 4 follows single-process train
     double diff = 0, norm = 0;
     for (std::size_t l = 0; l < plain_params.size(); ++l)
         for (std::size_t i = 0; i < plain_params[l]->weights.size(); ++i) {
-            diff = std::max(diff, static_cast<double>(std::fabs(plain_params[l]->weights[i] - four_params[l]->weights[i])));
+            diff = std::max(diff,
+                            static_cast<double>(std::fabs(plain_params[l]->weights[i] - four_params[l]->weights[i])));
             norm = std::max(norm, static_cast<double>(std::fabs(plain_params[l]->weights[i])));
         }
     CHECK(diff < 1e-4 * norm);
@@ -228,7 +229,8 @@ TEST_CASE("Workers' iteration time: the shard's compute, then the exchange on tr
     const auto plain = config::load_train_config(config);
     CHECK_FALSE(plain.train.distributed());  // one worker, no compression: the old path, bit for bit
     const std::vector<std::string> wan{"train.workers=8", "train.network.topology=switch",
-                                       "train.network.link.bandwidth_gb_per_s=1.25", "train.network.link.latency_ns=100000000"};
+                                       "train.network.link.bandwidth_gb_per_s=1.25",
+                                       "train.network.link.latency_ns=100000000"};
     auto dense = config::load_train_config(config, wan);
     REQUIRE(dense.train.distributed());
     run::WorkerTimeModel dense_time(dense);

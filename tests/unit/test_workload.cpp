@@ -102,10 +102,11 @@ TEST_CASE("layers lower to im2col GEMMs", "[workload]") {
 
 TEST_CASE("SCALE-Sim topology CSV files are read as SCALE-Sim reads them", "[workload]") {
     test::TempDir dir;
-    const auto w = config::read_trace(dir.write(
-        "net.csv", "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,\n"
-                   "Conv1, 230, 230, 7, 7, 3, 64, 2,\n"
-                   "FC1, 1, 1, 1, 1, 2048, 1000, 1, anything after the last comma\n"));
+    const auto w = config::read_trace(
+        dir.write("net.csv",
+                  "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, Strides,\n"
+                  "Conv1, 230, 230, 7, 7, 3, 64, 2,\n"
+                  "FC1, 1, 1, 1, 1, 2048, 1000, 1, anything after the last comma\n"));
     REQUIRE(w.layers.size() == 2);
     const auto g = workload::lower(w.layers[0], 2);
     // SCALE-Sim's output size counts a last, partial window: ceil((230 - 7 + 2) / 2) = 113.
@@ -117,17 +118,20 @@ TEST_CASE("SCALE-Sim topology CSV files are read as SCALE-Sim reads them", "[wor
     const auto strided = config::read_trace(dir.write("s.csv", "c, 10, 20, 3, 3, 1, 1, 1, 4,\n")).layers[0];
     CHECK(strided.out_height() == 8);
     CHECK(strided.out_width() == 6);  // ceil((20 - 3) / 4) + 1
-    CHECK(error_of("bad.csv", "Conv1, 230, 230, 7, 7, 3, 64, 2\n") ==
-          "bad.csv:1:1: expected 8 comma-separated fields (Layer name, IFMAP Height, IFMAP Width, Filter Height, "
-          "Filter Width, Channels, Num Filter, Strides) before the row's last comma, got 7 ('2' after the last comma is "
-          "ignored, as SCALE-Sim ignores it: end the row with a comma)");
+    CHECK(
+        error_of("bad.csv", "Conv1, 230, 230, 7, 7, 3, 64, 2\n") ==
+        "bad.csv:1:1: expected 8 comma-separated fields (Layer name, IFMAP Height, IFMAP Width, Filter Height, "
+        "Filter Width, Channels, Num Filter, Strides) before the row's last comma, got 7 ('2' after the last comma is "
+        "ignored, as SCALE-Sim ignores it: end the row with a comma)");
     // Header spellings of SCALE-Sim's own files; extra header columns may say anything.
-    CHECK(config::read_trace(dir.write("h.csv", "\xEF\xBB\xBFLayer name,Ifmap height,ifmap width,filter height,filter width,"
-                                                "channel,num filters,strides,batch size,\nConv1, 230, 230, 7, 7, 3, 64, 2,\n"))
+    CHECK(config::read_trace(dir.write("h.csv",
+                                       "\xEF\xBB\xBFLayer name,Ifmap height,ifmap width,filter height,filter width,"
+                                       "channel,num filters,strides,batch size,\nConv1, 230, 230, 7, 7, 3, 64, 2,\n"))
               .layers.size() == 1);
     CHECK(config::read_trace(dir.write("d.csv", "Layer1, 230, 230, 7, 7, 3, 64, 2,\n")).layers.size() == 1);
-    CHECK(error_of("bad.csv", "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, "
-                              "Strides,\nConv1, 230, x, 7, 7, 3, 64, 2,\n") ==
+    CHECK(error_of("bad.csv",
+                   "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, "
+                   "Strides,\nConv1, 230, x, 7, 7, 3, 64, 2,\n") ==
           "bad.csv:2:1: field 'IFMAP Width': expected an integer from 1 to 16777216, got 'x'");
     // The header rule: a first row that does not name the columns is data, checked as data.
     CHECK(error_of("bad.csv", "Layer name,a,b,c,d,e,f,g,\nConv1, 230, 23, 7, 7, 3, 64, 2,\n") ==
@@ -158,7 +162,8 @@ TEST_CASE("SCALE-Sim's GEMM form, depthwise layers and repeated names", "[worklo
     CHECK(qkt.count == 1u);
     CHECK(workload::lower(g.layers[1], 16).forward_macs() == 8u * 9216 * 4096);
     // Without a header, a first row of exactly four fields is the GEMM form.
-    CHECK(config::read_trace(dir.write("g2.csv", "fc1, 64, 4096, 9216,\n")).layers[0].kind == workload::LayerKind::gemm);
+    CHECK(config::read_trace(dir.write("g2.csv", "fc1, 64, 4096, 9216,\n")).layers[0].kind ==
+          workload::LayerKind::gemm);
     // "DP" in the name: one convolution per channel, each with Num Filter filters (as SCALE-Sim
     // runs it), i.e. groups = channels.
     const auto dw = config::read_trace(dir.write("dw.csv", "Conv dw DP, 114, 114, 3, 3, 32, 1,1,\n")).layers[0];
@@ -169,8 +174,9 @@ TEST_CASE("SCALE-Sim's GEMM form, depthwise layers and repeated names", "[worklo
     CHECK(dw_gemm.dims.out == 1u);
     CHECK(dw_gemm.forward_macs() == 112u * 112 * 9 * 32);
     // Names: repeats numbered, empty ones by position, 'input' is no reserved name here.
-    const auto named = config::read_trace(dir.write("n.csv", "a,1,1,1,1,1,1,1,\na,1,1,1,1,1,1,1,\n,1,1,1,1,1,1,1,\n"
-                                                             "input,1,1,1,1,1,1,1,\n"));
+    const auto named = config::read_trace(dir.write("n.csv",
+                                                    "a,1,1,1,1,1,1,1,\na,1,1,1,1,1,1,1,\n,1,1,1,1,1,1,1,\n"
+                                                    "input,1,1,1,1,1,1,1,\n"));
     REQUIRE(named.layers.size() == 4);
     CHECK(named.layers[1].name == "a#2");
     CHECK(named.layers[2].name == "layer2");
@@ -200,7 +206,8 @@ TEST_CASE("every topology file SCALE-Sim v2 reads loads with its MACs, the rest 
         }
         const workload::Workload w = config::read_trace(path);
         std::uint64_t scalesim_layers = 0;  // SCALE-Sim runs a depthwise layer as one layer per channel
-        for (const auto& l : w.layers) scalesim_layers += l.name.find("DP") != std::string::npos ? std::uint64_t(l.groups) : 1u;
+        for (const auto& l : w.layers)
+            scalesim_layers += l.name.find("DP") != std::string::npos ? std::uint64_t(l.groups) : 1u;
         CHECK(scalesim_layers == layers);
         CHECK(forward_macs(w, 1) == macs);
         CHECK((w.layers[0].kind == workload::LayerKind::gemm) == (form == "gemm"));
@@ -215,16 +222,16 @@ TEST_CASE("shape checking: each layer's input is its producers' output", "[workl
     test::TempDir dir;
     // conv -> conv -> fc reading the flattened tensor -> fc; a per-position fc after a conv;
     // a residual add and a channel concatenation.
-    const auto ok = config::read_trace(dir.write(
-        "ok.yaml",
-        "layers:\n"
-        "  - {name: c1, type: conv, input: [8, 8, 3], kernel: [3, 3], filters: 4, padding: 1}\n"
-        "  - {name: c2, type: conv, input: [8, 8, 4], kernel: [3, 3], filters: 4, padding: 1}\n"
-        "  - {name: c3, type: conv, input: [8, 8, 4], kernel: [1, 1], filters: 4, inputs: [c2, c1]}\n"
-        "  - {name: cat, type: conv, input: [8, 8, 8], kernel: [1, 1], filters: 2, inputs: [c3, c2]}\n"
-        "  - {name: rows, type: fc, tokens: 64, in_features: 2, out_features: 5}\n"
-        "  - {name: flat, type: fc, in_features: 128, out_features: 10, inputs: [cat]}\n"
-        "  - {name: out, type: fc, in_features: 10, out_features: 3}\n"));
+    const auto ok = config::read_trace(
+        dir.write("ok.yaml",
+                  "layers:\n"
+                  "  - {name: c1, type: conv, input: [8, 8, 3], kernel: [3, 3], filters: 4, padding: 1}\n"
+                  "  - {name: c2, type: conv, input: [8, 8, 4], kernel: [3, 3], filters: 4, padding: 1}\n"
+                  "  - {name: c3, type: conv, input: [8, 8, 4], kernel: [1, 1], filters: 4, inputs: [c2, c1]}\n"
+                  "  - {name: cat, type: conv, input: [8, 8, 8], kernel: [1, 1], filters: 2, inputs: [c3, c2]}\n"
+                  "  - {name: rows, type: fc, tokens: 64, in_features: 2, out_features: 5}\n"
+                  "  - {name: flat, type: fc, in_features: 128, out_features: 10, inputs: [cat]}\n"
+                  "  - {name: out, type: fc, in_features: 10, out_features: 3}\n"));
     CHECK(ok.warnings.empty());
     // BERT's attention: matmul operands are repeat x m x k and repeat x k x n values.
     CHECK_NOTHROW(shipped("bert_base_encoder"));
@@ -236,30 +243,38 @@ TEST_CASE("shape checking: each layer's input is its producers' output", "[workl
         CHECK(w.warnings.empty());
     }
     // An fc whose input does not match its producer names both layers and both shapes.
-    const std::string fc_after_conv = "layers:\n"
-                                      "  - {name: conv5, type: conv, input: [13, 13, 256], kernel: [3, 3], filters: 256, padding: 1}\n"
-                                      "  - {name: fc6, type: fc, in_features: 9216, out_features: 4096}\n";
-    CHECK_THAT(error_of("t.yaml", fc_after_conv),
-               Contains("t.yaml:3:5: layers[1]: layer 'fc6': its in_features 9216 (9216 values per sample) does not match "
-                        "its producer: 'conv5' gives 13 x 13 x 256 = 43264 values per sample (an fc layer after a "
-                        "convolution or pool reads the flattened tensor: in_features = H x W x C); if the trace leaves out layers") &&
-                   Contains("shape_check: warn or off"));
+    const std::string fc_after_conv =
+        "layers:\n"
+        "  - {name: conv5, type: conv, input: [13, 13, 256], kernel: [3, 3], filters: 256, padding: 1}\n"
+        "  - {name: fc6, type: fc, in_features: 9216, out_features: 4096}\n";
+    CHECK_THAT(
+        error_of("t.yaml", fc_after_conv),
+        Contains("t.yaml:3:5: layers[1]: layer 'fc6': its in_features 9216 (9216 values per sample) does not match "
+                 "its producer: 'conv5' gives 13 x 13 x 256 = 43264 values per sample (an fc layer after a "
+                 "convolution or pool reads the flattened tensor: in_features = H x W x C); if the trace leaves out "
+                 "layers") &&
+            Contains("shape_check: warn or off"));
     // Same values, wrong layout: 16 x 4 x 4 is not the 8 x 8 x 4 its producer gives.
-    CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: conv, input: [8, 8, 3], kernel: [3, 3], filters: 4, padding: 1}\n"
-                                  "  - {name: b, type: conv, input: [16, 4, 4], kernel: [1, 1], filters: 4}\n"),
-               Contains("layer 'b': its input 16 x 4 x 4 (256 values per sample) does not match its producer: 'a' gives "
-                        "8 x 8 x 4 = 256 values per sample"));
-    CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: fc, in_features: 4, out_features: 6}\n"
-                                  "  - {name: b, type: fc, in_features: 4, out_features: 2, inputs: [input]}\n"
-                                  "  - {name: c, type: fc, in_features: 5, out_features: 2, inputs: [a, b]}\n"),
-               Contains("layer 'c': its in_features 5 (5 values per sample) does not match its producers (neither an add nor "
-                        "a concatenation of them): 'a' gives 6 values per sample; 'b' gives 2 values per sample"));
+    CHECK_THAT(
+        error_of("t.yaml",
+                 "layers:\n  - {name: a, type: conv, input: [8, 8, 3], kernel: [3, 3], filters: 4, padding: 1}\n"
+                 "  - {name: b, type: conv, input: [16, 4, 4], kernel: [1, 1], filters: 4}\n"),
+        Contains("layer 'b': its input 16 x 4 x 4 (256 values per sample) does not match its producer: 'a' gives "
+                 "8 x 8 x 4 = 256 values per sample"));
+    CHECK_THAT(
+        error_of("t.yaml",
+                 "layers:\n  - {name: a, type: fc, in_features: 4, out_features: 6}\n"
+                 "  - {name: b, type: fc, in_features: 4, out_features: 2, inputs: [input]}\n"
+                 "  - {name: c, type: fc, in_features: 5, out_features: 2, inputs: [a, b]}\n"),
+        Contains("layer 'c': its in_features 5 (5 values per sample) does not match its producers (neither an add nor "
+                 "a concatenation of them): 'a' gives 6 values per sample; 'b' gives 2 values per sample"));
     // warn collects the mismatches for the command to print; off skips them.
     const auto warned = config::read_trace(dir.write("w.yaml", "shape_check: warn\n" + fc_after_conv));
     REQUIRE(warned.warnings.size() == 1);
     CHECK_THAT(warned.warnings[0], Contains("w.yaml:4:5: layers[1]: layer 'fc6'"));
     CHECK(config::read_trace(dir.write("o.yaml", "shape_check: off\n" + fc_after_conv)).warnings.empty());
-    CHECK_THAT(error_of("t.yaml", "shape_check: maybe\n" + fc_after_conv), Contains("shape_check: expected one of error, warn, off"));
+    CHECK_THAT(error_of("t.yaml", "shape_check: maybe\n" + fc_after_conv),
+               Contains("shape_check: expected one of error, warn, off"));
 }
 
 TEST_CASE("malformed traces are errors with file, line and key path", "[workload]") {
@@ -268,16 +283,23 @@ TEST_CASE("malformed traces are errors with file, line and key path", "[workload
     CHECK(error_of("t.yaml", "layers:\n  - {name: a, type: fc, in_features: 4, out_features: 2, filters: 3}\n") ==
           "t.yaml:2:58: layers[0].filters: unknown key 'filters' in layers[0] (expected one of: in_features, inputs, "
           "name, out_features, tokens, type)");
-    CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: conv, input: [8, 8, 6], kernel: [3, 3], filters: 4, groups: 3}\n"),
-               Contains("layers[0].groups: groups (3) must divide both the input channels (6) and filters (4)"));
-    CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: conv, input: [8, 8, 6], kernel: [3, 3], filters: 6, groups: 0}\n"),
-               Contains("layers[0].groups"));
-    CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: gemm, m: 4, k: 2}\n"), Contains("layers[0].n: missing n"));
-    CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: lstm}\n"),
-               Contains("t.yaml:2:21: layers[0].type: expected one of conv, fc, matmul, gemm, pool, batchnorm, relu, gelu, "
-                        "add, softmax, layernorm, concat, got 'lstm'"));
-    CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: fc, in_features: 4, out_features: 2}\n"
-                                  "  - {name: b, type: fc, in_features: 2, out_features: 2, inputs: [c]}\n"),
+    CHECK_THAT(
+        error_of("t.yaml",
+                 "layers:\n  - {name: a, type: conv, input: [8, 8, 6], kernel: [3, 3], filters: 4, groups: 3}\n"),
+        Contains("layers[0].groups: groups (3) must divide both the input channels (6) and filters (4)"));
+    CHECK_THAT(
+        error_of("t.yaml",
+                 "layers:\n  - {name: a, type: conv, input: [8, 8, 6], kernel: [3, 3], filters: 6, groups: 0}\n"),
+        Contains("layers[0].groups"));
+    CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: gemm, m: 4, k: 2}\n"),
+               Contains("layers[0].n: missing n"));
+    CHECK_THAT(
+        error_of("t.yaml", "layers:\n  - {name: a, type: lstm}\n"),
+        Contains("t.yaml:2:21: layers[0].type: expected one of conv, fc, matmul, gemm, pool, batchnorm, relu, gelu, "
+                 "add, softmax, layernorm, concat, got 'lstm'"));
+    CHECK_THAT(error_of("t.yaml",
+                        "layers:\n  - {name: a, type: fc, in_features: 4, out_features: 2}\n"
+                        "  - {name: b, type: fc, in_features: 2, out_features: 2, inputs: [c]}\n"),
                Contains("t.yaml:3:5: layers[1]: input 'c' is not the name of an earlier layer"));
     CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: a, type: conv, input: [8, 8], kernel: [3, 3], filters: 4}\n"),
                Contains("layers[0].input: expected input: [height, width, channels], got 2 values"));
@@ -322,7 +344,7 @@ TEST_CASE("vector-unit layers: shapes from their producers, pools by their windo
     CHECK(shape("pool1") == std::array<std::uint64_t, 3>{8, 8, 16});  // floor((16 + 2 - 3) / 2) + 1
     CHECK(shape("add1") == std::array<std::uint64_t, 3>{8, 8, 16});
     CHECK(shape("cat") == std::array<std::uint64_t, 3>{8, 8, 24});  // 8 + 16 channels
-    CHECK(shape("gap") == std::array<std::uint64_t, 3>{1, 1, 24});   // stride defaults to the kernel
+    CHECK(shape("gap") == std::array<std::uint64_t, 3>{1, 1, 24});  // stride defaults to the kernel
     CHECK(shape("gelu1") == std::array<std::uint64_t, 3>{1, 1, 32});
     CHECK(shape("sm") == std::array<std::uint64_t, 3>{1, 1, 10});
     for (const auto& l : w.layers)
@@ -330,7 +352,8 @@ TEST_CASE("vector-unit layers: shapes from their producers, pools by their windo
     CHECK(workload::lower(named(w, "relu1"), 4).count == 0);
 }
 
-TEST_CASE("the whole-network ResNet traces chain their shapes and have the GEMM traces' MACs and weights", "[workload][vector]") {
+TEST_CASE("the whole-network ResNet traces chain their shapes and have the GEMM traces' MACs and weights",
+          "[workload][vector]") {
     for (const char* name : {"resnet18", "resnet50"}) {
         INFO(name);
         const workload::Workload full = shipped(std::string(name) + "_full");
@@ -345,7 +368,7 @@ TEST_CASE("the whole-network ResNet traces chain their shapes and have the GEMM 
         }
         CHECK(pools == 2);  // the max pool after conv1 and the global average pool
         CHECK(norms == (std::string(name) == "resnet18" ? 20 : 53));  // one per conv
-        CHECK(adds == (std::string(name) == "resnet18" ? 8 : 16));     // one per block
+        CHECK(adds == (std::string(name) == "resnet18" ? 8 : 16));    // one per block
     }
 }
 
@@ -386,10 +409,12 @@ TEST_CASE("optimiser updates by hand: operations and fp32 tensors per weight", "
     CHECK(workload::weight_count(fc1) == 768);
     CHECK(workload::weight_count(named(w, "conv2")) == 3 * 3 * 16 * 16);
     CHECK(workload::optimizer_work(fc1, workload::Optimizer::none) == workload::VectorWork{});
-    CHECK(workload::optimizer_work(fc1, workload::Optimizer::sgd) == workload::VectorWork{2 * 768, 0, 0, 768, 2 * 768, 768});
+    CHECK(workload::optimizer_work(fc1, workload::Optimizer::sgd) ==
+          workload::VectorWork{2 * 768, 0, 0, 768, 2 * 768, 768});
     CHECK(workload::optimizer_work(fc1, workload::Optimizer::sgd_momentum) ==
           workload::VectorWork{4 * 768, 0, 0, 768, 3 * 768, 2 * 768});
-    CHECK(workload::optimizer_work(fc1, workload::Optimizer::adam) == workload::VectorWork{14 * 768, 0, 0, 768, 4 * 768, 3 * 768});
+    CHECK(workload::optimizer_work(fc1, workload::Optimizer::adam) ==
+          workload::VectorWork{14 * 768, 0, 0, 768, 4 * 768, 3 * 768});
     CHECK(workload::optimizer_work(named(w, "relu1"), workload::Optimizer::adam) == workload::VectorWork{});
 }
 
@@ -409,27 +434,36 @@ TEST_CASE("without its vector-unit layers a network's consumers read what those 
 }
 
 TEST_CASE("vector-unit layer errors name the layer and what is expected", "[workload][vector]") {
-    const std::string conv = "layers:\n  - {name: c, type: conv, input: [8, 8, 4], kernel: [3, 3], filters: 4, padding: 1}\n";
-    CHECK_THAT(error_of("t.yaml", "layers:\n  - {name: r, type: relu}\n"),
-               Contains("t.yaml:2:5: layers[0]: layer 'r' reads the network input, whose shape is not known: give its input"));
+    const std::string conv =
+        "layers:\n  - {name: c, type: conv, input: [8, 8, 4], kernel: [3, 3], filters: 4, padding: 1}\n";
+    CHECK_THAT(
+        error_of("t.yaml", "layers:\n  - {name: r, type: relu}\n"),
+        Contains("t.yaml:2:5: layers[0]: layer 'r' reads the network input, whose shape is not known: give its input"));
     CHECK_THAT(error_of("t.yaml", conv + "  - {name: p, type: pool, input: [8, 8, 4], kernel: [2, 2]}\n"),
                Contains("layers[1].mode: missing mode (one of max, average)"));
     CHECK_THAT(error_of("t.yaml", conv + "  - {name: p, type: pool, input: [8, 8, 4], kernel: [2, 2], mode: min}\n"),
                Contains("layers[1].mode: expected one of max, average, got 'min'"));
-    CHECK_THAT(error_of("t.yaml", conv + "  - {name: p, type: pool, input: [8, 8, 4], kernel: [2, 2], mode: max, padding: 2}\n"),
+    CHECK_THAT(error_of("t.yaml",
+                        conv + "  - {name: p, type: pool, input: [8, 8, 4], kernel: [2, 2], mode: max, padding: 2}\n"),
                Contains("layers[1].padding: padding (2) must be at most half the kernel"));
-    CHECK_THAT(error_of("t.yaml", conv + "  - {name: p, type: pool, input: [8, 8, 5], kernel: [2, 2], mode: max}\n"),
-               Contains("layer 'p': its input 8 x 8 x 5 (320 values per sample) does not match its producer: 'c' gives 8 x 8 x 4"));
+    CHECK_THAT(
+        error_of("t.yaml", conv + "  - {name: p, type: pool, input: [8, 8, 5], kernel: [2, 2], mode: max}\n"),
+        Contains(
+            "layer 'p': its input 8 x 8 x 5 (320 values per sample) does not match its producer: 'c' gives 8 x 8 x 4"));
     CHECK_THAT(error_of("t.yaml", conv + "  - {name: a, type: add, inputs: [c]}\n"),
                Contains("layers[1].type: an add layer joins tensors: list two or more producers under inputs"));
-    CHECK_THAT(error_of("t.yaml", conv + "  - {name: p, type: pool, input: [8, 8, 4], kernel: [2, 2], mode: max}\n"
-                                         "  - {name: j, type: concat, inputs: [c, p]}\n"),
-               Contains("concat 'j': 'p' gives 4 x 4 positions, 'c' 8 x 8: a concatenation needs equal height and width"));
-    CHECK_THAT(error_of("t.yaml", conv + "  - {name: p, type: pool, input: [8, 8, 4], kernel: [2, 2], mode: max}\n"
-                                         "  - {name: a, type: add, inputs: [c, p]}\n"),
-               Contains("layer 'a': its tensor 8 x 8 x 4 (256 values per sample) does not match its producers (an add needs"));
-    CHECK_THAT(error_of("t.yaml", conv + "  - {name: n, type: layernorm, input: [1, 2, 3, 4]}\n"),
-               Contains("layers[1].input: expected input: [height, width, channels], [positions, channels] or [channels], got 4"));
+    CHECK_THAT(
+        error_of("t.yaml", conv + "  - {name: p, type: pool, input: [8, 8, 4], kernel: [2, 2], mode: max}\n"
+                                  "  - {name: j, type: concat, inputs: [c, p]}\n"),
+        Contains("concat 'j': 'p' gives 4 x 4 positions, 'c' 8 x 8: a concatenation needs equal height and width"));
+    CHECK_THAT(
+        error_of("t.yaml", conv + "  - {name: p, type: pool, input: [8, 8, 4], kernel: [2, 2], mode: max}\n"
+                                  "  - {name: a, type: add, inputs: [c, p]}\n"),
+        Contains("layer 'a': its tensor 8 x 8 x 4 (256 values per sample) does not match its producers (an add needs"));
+    CHECK_THAT(
+        error_of("t.yaml", conv + "  - {name: n, type: layernorm, input: [1, 2, 3, 4]}\n"),
+        Contains(
+            "layers[1].input: expected input: [height, width, channels], [positions, channels] or [channels], got 4"));
     CHECK_THAT(error_of("t.yaml", conv + "  - {name: r, type: relu, input: [8, 0, 4]}\n"), Contains("layers[1].input"));
 }
 
@@ -450,12 +484,13 @@ layers:
   - {name: fc2, type: fc, in_features: 32, out_features: 32, inputs: [gelu1]}
   - {name: relu4, type: relu}
   - {name: relu5, type: relu, inputs: [fc2]}
-)", "fusion.yaml");
+)",
+                                                         "fusion.yaml");
     const std::vector<workload::LayerFusion> f = workload::plan_fusion(w);
     const auto streams = [&](std::size_t i) { return f[i].streams_input; };
     const auto kept = [&](std::size_t i) { return !f[i].output_streamed; };
     CHECK(!streams(0));
-    CHECK(!streams(1));               // batchnorm: statistics first, not elementwise
+    CHECK(!streams(1));                // batchnorm: statistics first, not elementwise
     CHECK((streams(2) && !kept(1)));   // relu1 in bn1's pass; bn1's output feeds nothing else
     CHECK(kept(2));                    // relu1's output is read by conv2 and add1
     CHECK((streams(4) && !kept(3)));   // add1 streams conv2 (the layer before it, its second input)

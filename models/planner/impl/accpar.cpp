@@ -15,7 +15,7 @@ namespace {
 /// The other planners whose plans AccPar weighs on its objective: every intra-layer planner. A
 /// new planner joins AccPar's search only when it is listed here.
 constexpr std::array<PlannerKind, 5> kAccParCandidates{PlannerKind::data_parallel, PlannerKind::data_parallel_balanced,
-                                                        PlannerKind::owt, PlannerKind::hypar, PlannerKind::tofu};
+                                                       PlannerKind::owt, PlannerKind::hypar, PlannerKind::tofu};
 
 double objective_value(const Plan& plan, Objective objective) {
     return objective == Objective::time ? plan.step_s : plan.comm_bytes;
@@ -34,12 +34,16 @@ Plan accpar_plan(const PlanningInputs& in, const PlannerOptions& options, const 
         candidate.chosen_from = from;
         if (!fits(candidate)) {
             const auto over = [](const Plan& p) {
-                return p.memory_shortfalls.empty() ? 0.0 : p.memory_shortfalls.front().footprint_bytes / p.memory_shortfalls.front().capacity_bytes;
+                return p.memory_shortfalls.empty()
+                           ? 0.0
+                           : p.memory_shortfalls.front().footprint_bytes / p.memory_shortfalls.front().capacity_bytes;
             };
-            if (smallest_shortfall.groups.empty() || over(candidate) < over(smallest_shortfall)) smallest_shortfall = candidate;
+            if (smallest_shortfall.groups.empty() || over(candidate) < over(smallest_shortfall))
+                smallest_shortfall = candidate;
             return;
         }
-        if (!best || objective_value(candidate, best->objective) < objective_value(*best, best->objective)) best = std::move(candidate);
+        if (!best || objective_value(candidate, best->objective) < objective_value(*best, best->objective))
+            best = std::move(candidate);
     };
     consider(plan_hierarchy(in, own, options), PlannerKind::accpar);
     // The DP plans level by level from estimates that the calibration rounds then correct, so
@@ -78,7 +82,6 @@ Plan accpar_plan(const PlanningInputs& in, const PlannerOptions& options, const 
     if (best) return std::move(*best);
     return smallest_shortfall;
 }
-
 
 class AccParStrategy final : public Strategy {
 public:

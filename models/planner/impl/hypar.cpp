@@ -5,7 +5,12 @@
 namespace fastsim::planner {
 
 const Strategy& hypar_strategy() {
-    static const RuleStrategy strategy(PlannerKind::hypar, [](const PlanLayer&) { return RuleStrategy::Allowed{true, true, false, false}; }, false, false);
+    static const RuleStrategy strategy(
+        PlannerKind::hypar,
+        [](const PlanLayer&) {
+            return RuleStrategy::Allowed{true, true, false, false};
+        },
+        false, false);
     return strategy;
 }
 
