@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-15}
 shift || true
 names=("$@")
-((${#names[@]})) || names=(config trace scalesim_csv results_csv json sweep_file idx onnx)
+((${#names[@]})) || names=(config trace scalesim_csv results_csv json sweep_file idx plan_file onnx)
 
 FASTSIM_FUZZ=ON bash scripts/setup.sh
 if [[ ! -f build-san/build.ninja ]]; then
@@ -32,6 +32,7 @@ seeds_of() {  # the shipped files each harness starts from (as tests/fuzz/CMakeL
     sweep_file) echo "configs/sweeps tests/data/sweeps" ;;
     json | results_csv) echo tests/data/sweeps ;;
     onnx) echo "tests/data/onnx tests/bad_inputs/files/onnx" ;;
+    plan_file) echo tests/bad_inputs/files/plans ;;
   esac
 }
 status=0

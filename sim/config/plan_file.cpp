@@ -298,4 +298,9 @@ planner::PlanDecisions read_plan_file(const std::string& path, const planner::La
     return PlanReader(path, graph, cluster).read(read_json_file(path));
 }
 
+planner::PlanDecisions read_plan_text(const std::string& text, const std::string& source,
+                                      const planner::LayerGraph& graph, const ClusterParams& cluster) {
+    return PlanReader(source, graph, cluster).read(parse_json(text, source));
+}
+
 }  // namespace fastsim::config

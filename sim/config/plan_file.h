@@ -21,5 +21,8 @@ namespace fastsim::config {
 /// the memory are checked when the plan is evaluated (planner::evaluate_plan).
 planner::PlanDecisions read_plan_file(const std::string& path, const planner::LayerGraph& graph,
                                       const ClusterParams& cluster);
+/// read_plan_file of `text`, the contents of a plan file named `source` (for errors).
+planner::PlanDecisions read_plan_text(const std::string& text, const std::string& source,
+                                      const planner::LayerGraph& graph, const ClusterParams& cluster);
 
 }  // namespace fastsim::config
