@@ -51,4 +51,21 @@ std::string name_list(std::string_view separator = ", ") {
     return out;
 }
 
+/// For a family declared by a descriptor table (one row per member, with a `name`): whether the
+/// rows' `value` members are the enumerators 0, 1, 2, ... in order. Use in a static_assert.
+template <typename E, typename Row, std::size_t N>
+constexpr bool rows_in_enum_order(const std::array<Row, N>& rows, E Row::*value) {
+    for (std::size_t i = 0; i < N; ++i)
+        if (static_cast<std::size_t>(rows[i].*value) != i) return false;
+    return true;
+}
+
+/// The enum_names table of such a family: each row's `name` and `value`, in row order.
+template <typename E, typename Row, std::size_t N>
+constexpr EnumNames<E, N> names_of_rows(const std::array<Row, N>& rows, E Row::*value) {
+    EnumNames<E, N> names{};
+    for (std::size_t i = 0; i < N; ++i) names[i] = {rows[i].name, rows[i].*value};
+    return names;
+}
+
 }  // namespace fastsim

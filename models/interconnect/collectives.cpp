@@ -227,25 +227,16 @@ constexpr std::array<AllReduceDescriptor, std::size(kAllReduceAlgorithms)> kAllR
     {AllReduceAlgorithm::direct, "direct", direct_all_reduce},
 }};
 
-constexpr bool rows_in_order() {
-    for (std::size_t i = 0; i < kAllReduces.size(); ++i)
-        if (kAllReduces[i].algorithm != kAllReduceAlgorithms[i] ||
-            static_cast<std::size_t>(kAllReduces[i].algorithm) != i)
-            return false;
-    return true;
-}
-static_assert(rows_in_order(), "every AllReduceAlgorithm needs its row in kAllReduces, in enumerator order");
+static_assert(rows_in_enum_order(kAllReduces, &AllReduceDescriptor::algorithm),
+              "every AllReduceAlgorithm needs its row in kAllReduces, in enumerator order");
 
 }  // namespace
 
 const std::array<AllReduceDescriptor, std::size(kAllReduceAlgorithms)>& all_reduce_descriptors() { return kAllReduces; }
 
 const EnumNames<AllReduceAlgorithm, std::size(kAllReduceAlgorithms)>& enum_names(AllReduceAlgorithm) {
-    static constexpr EnumNames<AllReduceAlgorithm, std::size(kAllReduceAlgorithms)> kNames = [] {
-        EnumNames<AllReduceAlgorithm, std::size(kAllReduceAlgorithms)> names{};
-        for (std::size_t i = 0; i < kAllReduces.size(); ++i) names[i] = {kAllReduces[i].name, kAllReduces[i].algorithm};
-        return names;
-    }();
+    static constexpr EnumNames<AllReduceAlgorithm, std::size(kAllReduceAlgorithms)> kNames =
+        names_of_rows(kAllReduces, &AllReduceDescriptor::algorithm);
     return kNames;
 }
 

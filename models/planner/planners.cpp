@@ -30,12 +30,8 @@ constexpr std::array<PlannerDescriptor, kAllPlanners.size()> kPlanners{{
     {PlannerKind::alpa, "alpa", alpa_strategy},
 }};
 
-constexpr bool rows_in_kind_order() {
-    for (std::size_t i = 0; i < kPlanners.size(); ++i)
-        if (kPlanners[i].kind != kAllPlanners[i] || static_cast<std::size_t>(kPlanners[i].kind) != i) return false;
-    return true;
-}
-static_assert(rows_in_kind_order(), "every PlannerKind needs its row in kPlanners, in enumerator order");
+static_assert(rows_in_enum_order(kPlanners, &PlannerDescriptor::kind) && kPlanners.size() == kAllPlanners.size(),
+              "every PlannerKind needs its row in kPlanners, in enumerator order");
 
 }  // namespace
 
@@ -46,11 +42,8 @@ const PlannerDescriptor& descriptor_of(PlannerKind kind) { return kPlanners[stat
 const Strategy& strategy_of(PlannerKind kind) { return descriptor_of(kind).strategy(); }
 
 const EnumNames<PlannerKind, kAllPlanners.size()>& enum_names(PlannerKind) {
-    static constexpr EnumNames<PlannerKind, kAllPlanners.size()> kNames = [] {
-        EnumNames<PlannerKind, kAllPlanners.size()> names{};
-        for (std::size_t i = 0; i < kPlanners.size(); ++i) names[i] = {kPlanners[i].name, kPlanners[i].kind};
-        return names;
-    }();
+    static constexpr EnumNames<PlannerKind, kAllPlanners.size()> kNames =
+        names_of_rows(kPlanners, &PlannerDescriptor::kind);
     return kNames;
 }
 

@@ -7,21 +7,15 @@ namespace fastsim::workload {
 
 namespace {
 
-constexpr bool kinds_in_order() {
-    for (std::size_t i = 0; i < kLayerKinds.size(); ++i)
-        if (static_cast<std::size_t>(kLayerKinds[i].kind) != i) return false;
-    return static_cast<std::size_t>(LayerKind::concat) + 1 == kLayerKinds.size();
-}
-static_assert(kinds_in_order(), "every LayerKind needs its row in kLayerKinds, in enumerator order");
+static_assert(rows_in_enum_order(kLayerKinds, &LayerKindTraits::kind) &&
+                  static_cast<std::size_t>(LayerKind::concat) + 1 == kLayerKinds.size(),
+              "every LayerKind needs its row in kLayerKinds, in enumerator order");
 
 }  // namespace
 
 const EnumNames<LayerKind, kLayerKinds.size()>& enum_names(LayerKind) {
-    static constexpr EnumNames<LayerKind, kLayerKinds.size()> kNames = [] {
-        EnumNames<LayerKind, kLayerKinds.size()> names{};
-        for (std::size_t i = 0; i < kLayerKinds.size(); ++i) names[i] = {kLayerKinds[i].name, kLayerKinds[i].kind};
-        return names;
-    }();
+    static constexpr EnumNames<LayerKind, kLayerKinds.size()> kNames =
+        names_of_rows(kLayerKinds, &LayerKindTraits::kind);
     return kNames;
 }
 
