@@ -7,6 +7,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "common/output_files.h"
 #include "planner/prediction.h"
 #include "planner/strategy.h"
 
@@ -465,22 +466,24 @@ void Planning::given_group(std::size_t g, const std::vector<LayerDims>& dims, co
         const std::uint64_t whole = dims[l].along(d.type);
         const std::string along = " along Type " + std::string(to_string(d.type)) + " at this group";
         std::uint64_t split_a = d.split_a;
+        if (whole < 2)
+            throw PlanError(at + ": cannot be split" + along + ": its size there is " + std::to_string(whole) +
+                            " (a split needs at least 2)");
         if (d.alpha) {
             if (!(*d.alpha > 0 && *d.alpha < 1))
-                throw PlanError(at + ": alpha " + std::to_string(*d.alpha) +
-                                " is not a share strictly between 0 and 1");
+                throw PlanError(at + ": alpha " + format_number(*d.alpha) + " is not a share strictly between 0 and 1");
             const double share = *d.alpha * static_cast<double>(whole);
             if (split_a == 0)
                 split_a = static_cast<std::uint64_t>(std::llround(share));
             else if (std::abs(share - static_cast<double>(split_a)) > 0.5)
-                throw PlanError(at + ": alpha " + std::to_string(*d.alpha) + " gives side A " +
+                throw PlanError(at + ": alpha " + format_number(*d.alpha) + " gives side A " +
                                 std::to_string(std::llround(share)) + " of its " + std::to_string(whole) + along +
                                 ", but split_a is " + std::to_string(split_a) + ": the shares do not add up");
         }
         if (split_a < 1 || split_a >= whole)
             throw PlanError(at + ": split_a " + std::to_string(split_a) + " is outside 1 .. " +
-                            std::to_string(whole < 2 ? 0 : whole - 1) + " (side A's part of its " +
-                            std::to_string(whole) + along + ")");
+                            std::to_string(whole - 1) + " (side A's part of its " + std::to_string(whole) + along +
+                            ")");
         chosen[l] = option_at(g, l, dims[l], d.type, split_a);
         if (d.compute_a_s) chosen[l].compute_a_s = *d.compute_a_s;
         if (d.compute_b_s) chosen[l].compute_b_s = *d.compute_b_s;
@@ -539,6 +542,17 @@ void given_top_down(const LayerGraph& graph, const Planning& planning, const Hie
             std::string nodes;
             for (const std::size_t id : group.nodes) nodes += (nodes.empty() ? "" : ", ") + std::to_string(id);
             throw PlanError(at + ".nodes are not the nodes bisecting the cluster puts in this group: [" + nodes + "]");
+        }
+        if (g < given.group_shapes.size()) {
+            const GroupShape& shape = given.group_shapes[g];
+            const auto check = [&](const char* key, const std::optional<std::size_t>& got, long expected) {
+                if (got && static_cast<long>(*got) != expected)
+                    throw PlanError(at + "." + key + " is " + std::to_string(*got) + "; bisecting the cluster gives " +
+                                    (expected < 0 ? std::string("none (a leaf)") : std::to_string(expected)));
+            };
+            check("depth", shape.depth, static_cast<long>(group.depth));
+            check("side_a", shape.side_a, group.side_a);
+            check("side_b", shape.side_b, group.side_b);
         }
         if (group.leaf()) {
             if (!given.groups[g].empty()) throw PlanError(at + " is one node (a leaf) and takes no splits");

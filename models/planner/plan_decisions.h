@@ -26,6 +26,11 @@ struct LayerDecision {
     std::optional<double> compute_a_s, compute_b_s;
 };
 
+/// Where a group sits in the hierarchy, as a plan file records it (each checked when given).
+struct GroupShape {
+    std::optional<std::size_t> depth, side_a, side_b;
+};
+
 /// A hierarchy plan: per group of bisect's hierarchy (an empty list for a leaf), per layer.
 struct HierarchyDecisions {
     PlannerKind chosen_from = PlannerKind::accpar;  ///< whose rules made the choices (a label)
@@ -34,6 +39,8 @@ struct HierarchyDecisions {
     std::vector<std::vector<LayerDecision>> groups;
     /// Per group, its node ids, checked against bisect's groups when given (empty: not given).
     std::vector<std::vector<std::size_t>> group_nodes;
+    /// Per group, its depth and children, checked against bisect's groups when given (may be empty).
+    std::vector<GroupShape> group_shapes;
 };
 
 /// One pipeline stage: layers [first_layer, end_layer) on `nodes` (node ids, a consecutive run

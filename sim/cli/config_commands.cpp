@@ -46,7 +46,7 @@ struct ConfigInvocation {
     double max_work_s = run::kDefaultMaxWorkSeconds;  ///< run, plan, compare: --max-work
     bool per_layer = false;                           ///< run: --per-layer
     std::string plan_path;                            ///< run --plan: a plan to evaluate instead of planning
-    bool planner_given = false;                       ///< --planner, -p planner.name, --comm-only or --equal-split
+    std::vector<std::string> planner_overrides;       ///< the -p planner.* keys given (--planner, --comm-only, ... too)
 };
 
 /// Which options a command takes beyond CONFIG, -p and --dump-config.
@@ -139,11 +139,9 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     }
     if (vm.count("comm-only")) overrides.push_back("planner.comm_only=true");
     if (vm.count("equal-split")) overrides.push_back("planner.equal_split=true");
-    if (vm.count("plan") && plan_path.empty()) throw UserError("--plan: expected a plan file, got ''");
-    bool planner_given = false;
+    std::vector<std::string> planner_overrides;
     for (const std::string& o : overrides)
-        for (const char* key : {"planner.name=", "planner.comm_only=", "planner.equal_split="})
-            planner_given = planner_given || o.rfind(key, 0) == 0;
+        if (o.rfind("planner.", 0) == 0) planner_overrides.push_back(o);
     ConfigInvocation out{config::load(config_path, overrides),
                          vm.count("dump-config") > 0,
                          out_dir,
@@ -155,7 +153,7 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
                          max_work_s,
                          vm.count("per-layer") > 0,
                          plan_path,
-                         planner_given};
+                         planner_overrides};
     logger("config")->info("loaded {} with {} override(s)", config_path, overrides.size());
     for (const std::string& warning : out.params.workload.network.warnings) logger("trace")->warn("{}", warning);
     return out;
@@ -258,37 +256,60 @@ auto naming_config(const config::Params& params, Work&& work) {
     }
 }
 
-/// The plan file of `run --plan`, read against the config; UserError when the planner settings
-/// given beside it (--planner, --comm-only, --equal-split or their -p keys) are not the plan's.
-planner::PlanDecisions given_plan(const ConfigInvocation& invocation) {
+/// The plan of `run --plan` read against the config, and the config with the plan's planner
+/// options (what the work estimate, the reports and config.yaml describe). UserError when a
+/// planner setting is given beside it: planner.name, comm_only and equal_split (or --planner,
+/// --comm-only, --equal-split) only if they are the plan's, any other planner key never.
+std::pair<planner::PlanDecisions, config::Params> given_plan(const ConfigInvocation& invocation) {
     const config::Params& params = invocation.params;
     const std::string& path = invocation.plan_path;
     const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
     planner::PlanDecisions plan = config::read_plan_file(path, graph, params.cluster);
     const planner::PlannerOptions asked = params.planner.options();
-    if (invocation.planner_given && (asked.kind != plan.options.kind || asked.comm_only != plan.options.comm_only ||
-                                     asked.equal_split != plan.options.equal_split))
+    bool label_asked = false;
+    for (const std::string& o : invocation.planner_overrides) {
+        const std::string key = o.substr(0, o.find('='));
+        if (key == "planner.name" || key == "planner.comm_only" || key == "planner.equal_split") {
+            label_asked = true;
+            continue;
+        }
+        throw UserError("-p " + key + ": with --plan the plan sets the planner's options (" + path + "); drop -p " +
+                        key);
+    }
+    if (label_asked && (asked.kind != plan.options.kind || asked.comm_only != plan.options.comm_only ||
+                        asked.equal_split != plan.options.equal_split))
         throw UserError("--plan " + path + " is a plan of " + std::string(planner::to_string(plan.options.kind)) +
                         (plan.options.comm_only ? " (comm_only)" : "") +
                         (plan.options.equal_split ? " (equal_split)" : "") +
                         ", but the planner asked for beside it is " + std::string(planner::to_string(asked.kind)) +
                         (asked.comm_only ? " (comm_only)" : "") + (asked.equal_split ? " (equal_split)" : "") +
                         ": drop --planner, --comm-only and --equal-split, or make them the plan's");
-    return plan;
+    config::Params effective = params;
+    config::PlannerParams& p = effective.planner;
+    p.kind = plan.options.kind;
+    p.comm_only = plan.options.comm_only;
+    p.equal_split = plan.options.equal_split;
+    if (plan.pipeline) {
+        p.stages = {};
+        p.stages.count = plan.pipeline->stages.size();
+        p.microbatches = plan.pipeline->microbatches;
+        p.schedule = plan.pipeline->schedule;
+        p.intra = plan.options.pipeline.intra;
+    }
+    return {std::move(plan), std::move(effective)};
 }
 
 void run_cluster(const ConfigInvocation& invocation, const run::RunProvenance& made_by) {
-    const config::Params& params = invocation.params;
+    std::optional<std::pair<planner::PlanDecisions, config::Params>> plan_file;
+    if (!invocation.plan_path.empty()) plan_file = given_plan(invocation);
+    const planner::PlanDecisions* given = plan_file ? &plan_file->first : nullptr;
+    const config::Params& params = plan_file ? plan_file->second : invocation.params;
     const std::string& out_dir = invocation.out_dir;
-    std::optional<planner::PlanDecisions> given;
-    if (!invocation.plan_path.empty()) given = given_plan(invocation);
-    const planner::PlannerKind kind = given ? given->options.kind : params.planner.kind;
-    const run::WorkEstimate work = run::estimate_cluster(params, true, {kind});
+    const run::WorkEstimate work = run::estimate_cluster(params, true, {params.planner.kind});
     run::check_work(work, invocation.max_work_s, params.source_file);
     ProgressLine progress("cluster step", work);
     const auto simulate = [&] {
-        return run::run_cluster_step(params, params.planner.options(), invocation.timeline, progress.callback(),
-                                     given ? &*given : nullptr);
+        return run::run_cluster_step(params, params.planner.options(), invocation.timeline, progress.callback(), given);
     };
     const run::ClusterStepResult result = [&] {
         if (!given) return naming_config(params, simulate);

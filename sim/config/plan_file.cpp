@@ -111,8 +111,12 @@ planner::HierarchyDecisions PlanReader::hierarchy(const JsonValue& holder, const
     h.objective = planner::objective_of(options);
     h.split = planner::split_of(options);
     const char* from_key = entry.empty() ? "chosen_from" : "intra_planner";
-    if (const JsonValue* v = optional(holder, entry, from_key, JsonValue::Kind::string))
+    if (const JsonValue* v = optional(holder, entry, from_key, JsonValue::Kind::string)) {
         h.chosen_from = name<planner::PlannerKind>(*v, prefix + from_key, "a planner");
+        if (planner::is_pipeline(h.chosen_from) && !planner::is_pipeline(options.kind))
+            fail(prefix + from_key,
+                 "'" + v->as_string() + "' is a pipeline planner; a stage is split by an intra-layer one");
+    }
     if (const JsonValue* v = optional(holder, entry, "objective", JsonValue::Kind::string))
         h.objective = name<planner::Objective>(*v, prefix + "objective", "time or comm_volume");
     if (const JsonValue* v = optional(holder, entry, "split", JsonValue::Kind::string))
@@ -130,7 +134,18 @@ planner::HierarchyDecisions PlanReader::hierarchy(const JsonValue& holder, const
         std::vector<std::size_t> nodes;
         for (const JsonValue& n : member(group, at, "nodes", JsonValue::Kind::array).items())
             nodes.push_back(static_cast<std::size_t>(whole(n, at + ".nodes")));
+        if (nodes.empty()) fail(at + ".nodes", "lists no node");
         h.group_nodes.push_back(std::move(nodes));
+        planner::GroupShape shape;
+        const auto shape_field = [&](const char* key) -> std::optional<std::size_t> {
+            const JsonValue* v = optional(group, at, key, JsonValue::Kind::number);
+            if (!v) return std::nullopt;
+            return static_cast<std::size_t>(whole(*v, at + "." + key));
+        };
+        shape.depth = shape_field("depth");
+        shape.side_a = shape_field("side_a");
+        shape.side_b = shape_field("side_b");
+        h.group_shapes.push_back(shape);
         std::vector<planner::LayerDecision> choices;
         const JsonValue* types = optional(group, at, "types", JsonValue::Kind::array);
         if (types) {
@@ -141,14 +156,17 @@ planner::HierarchyDecisions PlanReader::hierarchy(const JsonValue& holder, const
                                              std::to_string(types->items().size()));
                 return v ? &v->items() : nullptr;
             };
+            if (types->items().size() != layers)
+                fail(
+                    at + ".types",
+                    "lists " + std::to_string(types->items().size()) + " layers; " +
+                        (entry.empty() ? "the network has " + std::to_string(layers) + " (one per entry of layers)"
+                                       : "the stage has " + std::to_string(layers) + " (one per entry of its layers)"));
             const auto* alpha = list("alpha");
             const auto* split_a = list("split_a");
             const auto* compute_a = list("compute_a_s");
             const auto* compute_b = list("compute_b_s");
             if (!alpha && !split_a) fail(at, "gives types but neither split_a nor alpha: each layer's split");
-            if (types->items().size() != layers)
-                fail(at + ".types", "lists " + std::to_string(types->items().size()) + " layers; the network has " +
-                                        std::to_string(layers) + " (one per entry of layers)");
             for (std::size_t l = 0; l < layers; ++l) {
                 const std::string el = "[" + std::to_string(l) + "] (layer '" + m_graph.layers[l].name + "')";
                 planner::LayerDecision d;
@@ -169,7 +187,10 @@ planner::HierarchyDecisions PlanReader::hierarchy(const JsonValue& holder, const
                 const auto number = [&](const std::vector<JsonValue>* from, const char* key) -> std::optional<double> {
                     if (!from) return std::nullopt;
                     if (!(*from)[l].is_number()) fail(at + "." + key + el, "expected a number");
-                    return (*from)[l].as_number();
+                    const double x = (*from)[l].as_number();
+                    if (std::string_view(key) != "alpha" && !(x >= 0 && std::isfinite(x)))
+                        fail(at + "." + key + el, "expected seconds, at least 0, got " + format_number(x));
+                    return x;
                 };
                 d.alpha = number(alpha, "alpha");
                 d.compute_a_s = number(compute_a, "compute_a_s");
@@ -193,8 +214,11 @@ planner::PipelineDecisions PlanReader::pipeline(const JsonValue& p, const planne
                                                  "pipeline.schedule", "a pipeline schedule: gpipe or 1f1b");
     d.microbatches = static_cast<std::size_t>(
         whole(member(p, "pipeline", "microbatches", JsonValue::Kind::number), "pipeline.microbatches"));
-    if (const JsonValue* v = optional(p, "pipeline", "alpa_objective_s", JsonValue::Kind::number))
+    if (const JsonValue* v = optional(p, "pipeline", "alpa_objective_s", JsonValue::Kind::number)) {
         d.objective_s = v->as_number();
+        if (!(d.objective_s >= 0 && std::isfinite(d.objective_s)))
+            fail("pipeline.alpa_objective_s", "expected seconds, at least 0, got " + format_number(d.objective_s));
+    }
     const auto& stages = member(p, "pipeline", "stages", JsonValue::Kind::array).items();
     for (std::size_t s = 0; s < stages.size(); ++s) {
         const std::string at = "pipeline.stages[" + std::to_string(s) + "]";
@@ -244,6 +268,9 @@ planner::PlanDecisions PlanReader::read(const JsonValue& root) const {
                  "lists " + std::to_string(types->items().size()) + " nodes; the cluster has " + std::to_string(nodes));
         for (std::size_t n = 0; n < nodes; ++n) {
             const std::string& expected = m_cluster.node_types[m_cluster.node_type[n]].name;
+            if (!types->items()[n].is_string())
+                fail("node_types[" + std::to_string(n) + "]",
+                     "expected the name of a node type, as '" + expected + "'");
             if (types->items()[n].as_string() != expected)
                 fail("node_types[" + std::to_string(n) + "]", "the plan has a '" + types->items()[n].as_string() +
                                                                   "' where the config's cluster has a '" + expected +
@@ -261,6 +288,7 @@ planner::PlanDecisions PlanReader::read(const JsonValue& root) const {
     for (std::size_t l = 0; l < layers.size(); ++l) {
         const std::string at = "layers[" + std::to_string(l) + "]";
         if (!layers[l].is_object()) fail(at, "expected an object with the layer's name");
+        only(layers[l], at, {"name", "compute_s", "forward_comm_s", "backward_comm_s", "sync_comm_s", "predicted_s"});
         const std::string& got = member(layers[l], at, "name", JsonValue::Kind::string).as_string();
         if (got != m_graph.layers[l].name)
             fail(at + ".name", "'" + got + "' where the config's network has '" + m_graph.layers[l].name +
@@ -273,14 +301,28 @@ planner::PlanDecisions PlanReader::read(const JsonValue& root) const {
         d.options.comm_only = v->as_bool();
     if (const JsonValue* v = optional(root, "", "equal_split", JsonValue::Kind::boolean))
         d.options.equal_split = v->as_bool();
+    (void)optional(root, "", "memory", JsonValue::Kind::array);
     const JsonValue* p = optional(root, "", "pipeline", JsonValue::Kind::object);
     if (planner::is_pipeline(d.options.kind) != (p != nullptr))
         fail(p ? "pipeline" : "planner",
-             p ? "a plan of " + std::string(planner::to_string(d.options.kind)) + " has no stages"
+             p ? "only a pipeline planner's plan (pipeline, alpa) has stages, and this is a plan of " +
+                     std::string(planner::to_string(d.options.kind)) + ": drop pipeline, or name the planner"
                : "a plan of " + std::string(planner::to_string(d.options.kind)) + " needs its stages: pipeline.stages");
     if (p) {
-        if (const JsonValue* v = optional(*p, "pipeline", "intra", JsonValue::Kind::string))
+        if (const JsonValue* v = optional(*p, "pipeline", "intra", JsonValue::Kind::string)) {
             d.options.pipeline.intra = name<planner::PlannerKind>(*v, "pipeline.intra", "a planner");
+            if (planner::is_pipeline(d.options.pipeline.intra))
+                fail("pipeline.intra",
+                     "'" + v->as_string() + "' is a pipeline planner; a stage is split by an intra-layer one");
+        }
+        // The whole-cluster part of a pipeline plan is one leaf group over every node in order.
+        const planner::HierarchyDecisions top = hierarchy(root, "", d.options);
+        std::vector<std::size_t> all(nodes);
+        for (std::size_t n = 0; n < nodes; ++n) all[n] = n;
+        if (top.groups.size() != 1 || !top.groups[0].empty() || top.group_nodes[0] != all)
+            fail("groups",
+                 "a pipeline plan's groups is one group of every node, in order, with no splits "
+                 "(the splits are each stage's groups)");
         d.pipeline = pipeline(*p, d.options);
         d.options.pipeline.schedule = d.pipeline->schedule;
         d.options.pipeline.microbatches = d.pipeline->microbatches;
