@@ -27,9 +27,9 @@
 #                                  files of models/, sim/
 #   8 planner-entry-headers        sim/ includes from models/planner only its entry headers
 #                                  (PLANNER_ENTRY_HEADERS below)
-#   9 family-switch-default        no `default:` in a switch over a family enum (a switch whose
-#                                  condition ends in kind, scheme or algorithm), so -Werror=switch
-#                                  names every switch a new member misses
+#   9 family-switch-default        no `default:` in a switch whose case labels name a family enum
+#                                  (FAMILY_ENUMS below), so -Werror=switch names every switch a new
+#                                  member misses
 #
 # Folders are common, models/<lib> and sim/<folder>. Includes are written relative to those roots
 # ("planner/planner.h", "config/params.h", "common/errors.h"), so an include's first path
@@ -43,6 +43,8 @@ SYSTEMC_TARGETS="fastsim_array fastsim_vector_unit fastsim_node fastsim_cluster 
 NO_SYSTEMC_LINK_TARGETS="fastsim::results_report fastsim::sweep fastsim::charts"
 CONFIG_FILE_LIMIT=400   # rule 6, lines per file under sim/config
 COUNTER_FILE_LIMIT=4    # rule 7, files naming one PhaseCounters counter
+# Rule 9: the enums whose members are a family (docs/architecture.md, "Where to make a change").
+FAMILY_ENUMS="LayerKind|PlannerKind|Scheme|AllReduceAlgorithm|GradientSyncAlgorithm|TopologyKind"
 # Rule 8: the planner headers sim/ may include.
 PLANNER_ENTRY_HEADERS="planner/planner.h planner/layer_graph.h planner/plan_decisions.h planner/plan_view.h planner/schedule.h planner/gradient_sync.h"
 set -euo pipefail
@@ -53,7 +55,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     -v) verbose=1 ;;
     --keys) keys_only=1 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     -*) echo "check_layering.sh: unknown option $1" >&2; exit 2 ;;
     *) root=$1 ;;
   esac
@@ -268,20 +270,39 @@ find sim/config -type f \( -name '*.h' -o -name '*.hpp' -o -name '*.cpp' -o -nam
   done >> "$tmp/violations"
 
 # --- Rule 9: family switches have no default ----------------------------------------------
-# A `default:` label at the top level of a switch whose condition ends in kind, scheme or
-# algorithm (LayerKind, PlannerKind, compression::Scheme, AllReduceAlgorithm, ...).
-find models sim -name '*.cpp' -o -name '*.h' | sort | xargs awk '
-  FNR == 1 { depth = 0; n = 0; pending = 0 }
-  {
-    line = $0; sub(/\/\/.*/, "", line)
-    if (match(line, /switch[ \t]*\(.*(kind|scheme|algorithm|[Kk]ind\(\))[ \t]*\)/)) pending = 1
-    opens = gsub(/\{/, "{", line); closes = gsub(/\}/, "}", line)
-    if (pending && opens > 0) { n++; stack[n] = depth + 1; pending = 0 }
-    if (n > 0 && depth == stack[n] && line ~ /(^|[ \t;{])default[ \t]*:/)
-      printf "family-switch-default|%s|default\tfamily-switch-default: %s:%d: a default: in a switch over a family enum hides a missed member\n", FILENAME, FILENAME, FNR
-    depth += opens - closes
-    while (n > 0 && depth < stack[n]) n--
-  }' >> "$tmp/violations"
+# A `default:` directly inside a switch whose case labels name a family enum (FAMILY_ENUMS):
+# with none, -Werror=switch names every switch a new member misses. Strings and // comments are
+# blanked first, and the text between braces is checked at its depth, so one-line switches count.
+find models sim -name '*.cpp' -o -name '*.h' | sort | xargs awk -v families="$FAMILY_ENUMS" '
+FNR == 1 { depth = 0; n = 0; pending = 0 }
+{
+  line = $0
+  gsub(/\\./, "", line)                 # escapes, so quotes inside strings do not end them
+  gsub(/"[^"]*"/, "\"\"", line)        # string literals
+  gsub(/\047[^\047]*\047/, "\047\047", line)          # character literals
+  sub(/\/\/.*/, "", line)
+  rest = line
+  while (1) {
+    if (match(rest, /[{}]/)) { seg = substr(rest, 1, RSTART - 1); brace = substr(rest, RSTART, 1); rest = substr(rest, RSTART + 1) }
+    else { seg = rest; brace = ""; rest = "" }
+    if (seg ~ /(^|[^A-Za-z0-9_])switch[ \t]*\(/) pending = 1
+    if (n > 0 && depth == body[n]) {
+      if (seg ~ /(^|[^A-Za-z0-9_])default[ \t]*:/ && !dflt[n]) dflt[n] = FNR
+      if (seg ~ ("case[ \t]+([A-Za-z0-9_]+::)*(" families ")::")) fam[n] = 1
+    }
+    if (brace == "{") {
+      depth++
+      if (pending) { n++; body[n] = depth; dflt[n] = 0; fam[n] = 0; pending = 0 }
+    } else if (brace == "}") {
+      if (n > 0 && depth == body[n]) {
+        if (dflt[n] && fam[n]) printf "family-switch-default|%s|default\tfamily-switch-default: %s:%d: a default: in a switch over a family enum hides a missed member\n", FILENAME, FILENAME, dflt[n]
+        n--
+      }
+      depth--
+    } else break
+  }
+}
+' >> "$tmp/violations"
 
 # --- Rule 7: one counter, few spellings -----------------------------------------------------
 # Every counter of node::PhaseCounters that is spelled out in many files (summing, printing, CSV

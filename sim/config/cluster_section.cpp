@@ -33,11 +33,17 @@ const EnumNames<OptimizerKind, 3>& enum_names(OptimizerKind) {
 namespace {
 
 constexpr std::size_t kAllReduces = std::size(interconnect::kAllReduceAlgorithms);
-static_assert(
-    static_cast<std::size_t>(GradientSyncAlgorithm::parameter_server) == kAllReduces + 1 &&
-        static_cast<std::size_t>(GradientSyncAlgorithm::ring) ==
-            1 + static_cast<std::size_t>(interconnect::AllReduceAlgorithm::ring),
-    "GradientSyncAlgorithm is best, then every interconnect::AllReduceAlgorithm in its order, then parameter_server");
+constexpr bool mirrors(GradientSyncAlgorithm setting, interconnect::AllReduceAlgorithm algorithm) {
+    return static_cast<std::size_t>(setting) == 1 + static_cast<std::size_t>(algorithm);
+}
+static_assert(mirrors(GradientSyncAlgorithm::ring, interconnect::AllReduceAlgorithm::ring) &&
+                  mirrors(GradientSyncAlgorithm::tree, interconnect::AllReduceAlgorithm::tree) &&
+                  mirrors(GradientSyncAlgorithm::halving_doubling,
+                          interconnect::AllReduceAlgorithm::halving_doubling) &&
+                  mirrors(GradientSyncAlgorithm::direct, interconnect::AllReduceAlgorithm::direct) &&
+                  static_cast<std::size_t>(GradientSyncAlgorithm::parameter_server) == kAllReduces + 1,
+              "GradientSyncAlgorithm is best, then every interconnect::AllReduceAlgorithm in its order, then "
+              "parameter_server");
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "report/svg_chart.h"
 #include "common/errors.h"
@@ -241,8 +242,12 @@ WorkerTimeModel::WorkerTimeModel(const config::TrainConfig& config) : m_config(c
         m_topology =
             std::make_unique<interconnect::Topology>(interconnect::Topology::switch_star(k, config.network_link));
         break;
-    default:
+    case config::TopologyKind::ring:
         m_topology = std::make_unique<interconnect::Topology>(interconnect::Topology::ring(k, config.network_link));
+        break;
+    case config::TopologyKind::torus2d:
+    case config::TopologyKind::tree:  // refused by the config reader (train_config.cpp)
+        throw std::logic_error("WorkerTimeModel: network.topology must be ring, fully_connected or switch");
     }
     m_chooser = std::make_unique<interconnect::AllReduceChooser>(
         *m_topology, config::forced_all_reduce(config.gradient_sync.algorithm));

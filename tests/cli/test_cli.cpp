@@ -503,11 +503,15 @@ TEST_CASE("plan.csv lists every layer's split for a pipeline's stages too, one-n
     const std::string tpu = std::string(FASTSIM_SOURCE_DIR) + "/configs/cluster/tpu_v2_v3.yaml";
     REQUIRE(run_fastsim("plan " + tpu + " --planner pipeline --out " + dir.path("t")).exit_code == 0);
     const fastsim::CsvTable t = fastsim::read_csv_file(dir.path("t/plan.csv"));
+    const auto t_column = [&](const std::string& name) {
+        return static_cast<std::size_t>(std::find(t.header.begin(), t.header.end(), name) - t.header.begin());
+    };
+    REQUIRE(t_column("stage_nodes") < t.header.size());
     std::size_t stage0 = 0, stage1 = 0;
     for (const auto& row : t.rows) {
-        CHECK(row[column("type")] != "-");
-        (row[column("stage")] == "0" ? stage0 : stage1) += row[column("group")] == "0";
-        CHECK(row[column("stage_nodes")] == (row[column("stage")] == "0" ? "0-7" : "8-15"));
+        CHECK(row[t_column("type")] != "-");
+        (row[t_column("stage")] == "0" ? stage0 : stage1) += row[t_column("group")] == "0";
+        CHECK(row[t_column("stage_nodes")] == (row[t_column("stage")] == "0" ? "0-7" : "8-15"));
     }
     CHECK(stage0 + stage1 == 54);  // ResNet-50's GEMM layers, each once at its stage's root group
 }
