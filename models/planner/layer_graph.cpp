@@ -206,4 +206,18 @@ std::vector<std::size_t> last_consumers(const std::vector<PlanLayer>& layers) {
     return last;
 }
 
+LayerGraph stage_graph(const LayerGraph& graph, std::size_t first, std::size_t end, std::uint64_t batch) {
+    LayerGraph g;
+    for (std::size_t l = first; l < end; ++l) {
+        PlanLayer p = graph.layers[l];
+        p.dims.batch = batch;
+        p.producers.clear();
+        for (const Edge& e : graph.layers[l].producers)
+            if (e.from >= first) p.producers.push_back({e.from - first, e.kind});
+        g.layers.push_back(std::move(p));
+    }
+    g.last_consumer = last_consumers(g.layers);
+    return g;
+}
+
 }  // namespace fastsim::planner

@@ -142,6 +142,10 @@ struct LayerGraph {
     std::vector<std::size_t> last_consumer;
 };
 
+/// The stage's layer graph: network layers [first, end) at `batch` samples, their edges from
+/// inside the range kept (renumbered), those from earlier layers dropped (they become transfers).
+LayerGraph stage_graph(const LayerGraph& graph, std::size_t first, std::size_t end, std::uint64_t batch);
+
 /// LayerGraph::last_consumer of `layers`.
 std::vector<std::size_t> last_consumers(const std::vector<PlanLayer>& layers);
 

@@ -565,20 +565,6 @@ double predict_pipeline(const PlanningInputs& in, const PipelinePlan& p) {
     return step;
 }
 
-LayerGraph stage_graph(const LayerGraph& graph, std::size_t first, std::size_t end, std::uint64_t batch) {
-    LayerGraph g;
-    for (std::size_t l = first; l < end; ++l) {
-        PlanLayer p = graph.layers[l];
-        p.dims.batch = batch;
-        p.producers.clear();
-        for (const Edge& e : graph.layers[l].producers)
-            if (e.from >= first) p.producers.push_back({e.from - first, e.kind});
-        g.layers.push_back(std::move(p));
-    }
-    g.last_consumer = last_consumers(g.layers);
-    return g;
-}
-
 std::vector<std::size_t> block_boundaries(const LayerGraph& graph) {
     const std::size_t n = graph.layers.size();
     std::vector<std::size_t> bounds{0};

@@ -15,14 +15,12 @@
 #include <vector>
 
 #include "interconnect/program.h"
+#include "planner/pipeline_plan.h"
 #include "planner/plan_decisions.h"
 #include "planner/planner.h"
 #include "planner/schedule.h"
 
 namespace fastsim::planner {
-
-/// The most micro-batches alpa tries when planner.pipeline.microbatches is 0 (powers of two up to it).
-inline constexpr std::size_t kMaxSearchedMicrobatches = 64;
 
 /// One pass of one micro-batch through a stage.
 struct StageTask {
@@ -40,44 +38,11 @@ std::vector<StageTask> stage_order(PipelineSchedule schedule, std::size_t stages
 /// stashes them, the backward of the same micro-batch frees them).
 std::size_t peak_in_flight(const std::vector<StageTask>& order);
 
-/// One pipeline stage: network layers [first_layer, end_layer) on `nodes`.
-struct PipelineStage {
-    std::size_t first_layer = 0, end_layer = 0;
-    std::vector<std::size_t> nodes;  ///< node ids, topology order
-    LayerGraph graph;                ///< the stage's layers at the micro-batch; edges from earlier stages dropped
-    Plan plan;                       ///< the intra planner's plan of `graph` over `nodes` (node ids of the cluster)
-    double forward_s = 0;            ///< one micro-batch's forward on the stage, predicted (predict_step)
-    double backward_s = 0;           ///< one micro-batch's backward, its all-reduces left out
-    double sync_tail_s = 0;          ///< the all-reduces' time exposed after the last backward
-    std::size_t in_flight = 0;       ///< micro-batches stashed at once, at most (peak_in_flight)
-    double memory_bytes = 0;         ///< the stage's fullest node: its footprint with in_flight stashes
-    double busy_s = 0;               ///< predicted: microbatches x (forward_s + backward_s)
-};
-
-/// Boundary tensors of one micro-batch from stage `from` to a later stage `to`: activations
-/// forward, their errors back (docs/pipeline.md, "Stage transfers").
-struct StageTransfer {
-    std::size_t from = 0, to = 0;
-    double forward_bytes = 0, backward_bytes = 0;
-    ExchangeCost cost;  ///< between the two stages' nodes (side A = from, side B = to)
-};
-
 struct PipelinePlan;
 /// A transfer's messages (sender, receiver) one way (`forward`: from the earlier stage), round
 /// robin over the larger stage: the schedule sends them and the prediction times them.
 std::vector<std::pair<std::size_t, std::size_t>> transfer_pairs(const PipelinePlan& plan, const StageTransfer& transfer,
                                                                 bool forward);
-
-struct PipelinePlan {
-    PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
-    std::size_t microbatches = 1;
-    std::uint64_t microbatch_size = 0;  ///< samples per micro-batch
-    std::vector<PipelineStage> stages;
-    std::vector<StageTransfer> transfers;
-    double step_s = 0;           ///< predicted (predict_pipeline)
-    double bubble_fraction = 0;  ///< 1 - sum of stage busy time / (stages x step)
-    double objective_s = 0;      ///< alpa: its DP's objective, sum of stage latencies + (M - 1) x the slowest
-};
 
 /// The pipeline's step predicted node by node (docs/pipeline.md, "Predictions"): the stages'
 /// tasks in stage_order, each a predict_step walk of the stage plan on clocks shared by every
@@ -85,10 +50,6 @@ struct PipelinePlan {
 /// sender's clock when its task ends and queue at the exchange cost's bottleneck as an
 /// exchange's do; every node finally waits for its all-reduces. Returns the last node's end.
 double predict_pipeline(const PlanningInputs& inputs, const PipelinePlan& pipeline);
-
-/// The stage's layer graph: network layers [first, end) at `batch` samples, their edges from
-/// inside the range kept (renumbered), those from earlier layers dropped (they become transfers).
-LayerGraph stage_graph(const LayerGraph& graph, std::size_t first, std::size_t end, std::uint64_t batch);
 
 /// Block boundaries of `graph` (docs/pipeline.md, "Blocks"): positions b (1 … L-1) where the only
 /// tensor crossing from layers < b to layers >= b is layer b-1's output; 0 and L are included.

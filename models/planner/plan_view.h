@@ -11,7 +11,7 @@
 #include <optional>
 #include <vector>
 
-#include "planner/pipeline.h"
+#include "planner/pipeline_plan.h"
 #include "planner/planner.h"
 
 namespace fastsim::planner {

@@ -77,6 +77,9 @@ struct PipelineOptions {
     PlannerKind intra = PlannerKind::accpar;  ///< the planner of each stage's layers on its nodes
 };
 
+/// The most micro-batches alpa tries when planner.pipeline.microbatches is 0 (powers of two up to it).
+inline constexpr std::size_t kMaxSearchedMicrobatches = 64;
+
 struct PlannerOptions {
     PlannerKind kind = PlannerKind::accpar;
     bool comm_only = false;    ///< objective = communication volume, and AccPar's 2-byte elements, for every planner

@@ -11,6 +11,7 @@
 #include "costs/compression_cost.h"
 #include "costs/exchange_cost.h"
 #include "planner/plan_view.h"
+#include "planner/replicas.h"
 #include "interconnect/collective_cost.h"
 #include "memory/memory.h"
 #include "node/training_step.h"
