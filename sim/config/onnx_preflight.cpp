@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "common/errors.h"
@@ -72,6 +73,17 @@ void prepare_for_shape_inference(onnx::ModelProto& model, const std::string& pat
             } catch (const std::exception& e) {
                 throw ConfigError(where, std::string("not a valid ONNX node: ") + e.what());
             }
+        }
+        // ONNX's shape inference divides by strides and dilations and by a kernel's extent without
+        // checking them (libonnx's convPoolShapeInference dies of SIGFPE on a zero stride).
+        for (const auto& a : n.attribute()) {
+            const bool positive = a.name() == "strides" || a.name() == "dilations" || a.name() == "kernel_shape";
+            for (const std::int64_t v : a.ints())
+                if ((positive && v < 1) || (a.name() == "pads" && v < 0))
+                    throw ConfigError(where, "attribute " + a.name() + " has " + std::to_string(v) + ": expected " +
+                                                 (positive ? "every value at least 1" : "no negative padding"));
+            if (a.name() == "group" && a.has_i() && a.i() < 1)
+                throw ConfigError(where, "attribute group is " + std::to_string(a.i()) + ": expected at least 1");
         }
         const int w = weight_operand(n);
         if (w < 0 || w >= n.input_size()) continue;
