@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Gradient compression schemes (docs/compression.md): what each puts on the wire for a
-// gradient of E values, and the work it does on a node to get there. Plain C++, no SystemC;
-// the gradient synchronisation (planner/gradient_sync.h) lowers these volumes to messages.
+// Gradient compression schemes (docs/compression.md): their names, parameters and the sizes
+// they share. What each scheme does is its Compressor (compression/compressor.h), one file per
+// scheme under impl/. Plain C++, no SystemC.
 
 #include <cstdint>
 #include <string_view>
@@ -12,9 +12,10 @@
 
 namespace fastsim::compression {
 
-/// cluster.gradient_sync.compression.scheme.
+/// cluster.gradient_sync.compression.scheme; each has its row in compressor_descriptors().
 enum class Scheme : std::uint8_t { none, topk, dgc, powersgd, onebit, threshold, terngrad };
-const EnumNames<Scheme, 7>& enum_names(Scheme);
+inline constexpr std::size_t kSchemeCount = 7;
+const EnumNames<Scheme, kSchemeCount>& enum_names(Scheme);
 inline std::string_view to_string(Scheme scheme) { return name_of(scheme); }
 
 struct Params {
@@ -33,25 +34,21 @@ inline constexpr std::uint64_t kIndexBytes = 4;
 /// Bytes of one fp32 value.
 inline constexpr std::uint64_t kValueBytes = 4;
 
-[[nodiscard]] bool is_sparse(Scheme scheme);     ///< topk, dgc, threshold
-[[nodiscard]] bool is_quantised(Scheme scheme);  ///< onebit, terngrad
-
 /// Values a sparse scheme sends of `values`: ceil(density x values), at least 1 (0 of 0).
 [[nodiscard]] std::uint64_t sparse_entries(const Params& params, std::uint64_t values);
 /// Bytes of `entries` sparse (value, index) pairs.
 [[nodiscard]] std::uint64_t sparse_bytes(std::uint64_t entries);
-/// Bytes of `values` quantised by `scheme` (onebit: 1 bit, terngrad: 2 bits per value) with
-/// their buckets' fp32 scales.
-[[nodiscard]] std::uint64_t quantised_bytes(Scheme scheme, std::uint64_t values);
+/// Bytes of `values` quantised to `bits_per_value` bits with `scales_per_bucket` fp32 scales in
+/// each bucket of kBucketValues values (onebit: 1 bit, 2 scales; terngrad: 2 bits, 1 scale).
+[[nodiscard]] std::uint64_t quantised_bytes(std::uint64_t values, std::uint64_t bits_per_value,
+                                            std::uint64_t scales_per_bucket);
 
-/// What compressing one node's gradient of `values` costs it, in the units the node model
-/// charges (docs/compression.md, "Work on the node"). `factor_length` is Σ (n + m) over the
-/// gradient's n x m matrix blocks, for PowerSGD's P = M Q and Q = Mᵀ P.
+/// What compressing one node's gradient costs it, in the units the node model charges
+/// (docs/compression.md, "Work on the node"; Compressor::node_work).
 struct Work {
     std::uint64_t dram_bytes = 0;     ///< gradient read, error-feedback / momentum state read and written
     std::uint64_t vector_values = 0;  ///< values passed through the converter lanes (selection, quantisation, packing)
     std::uint64_t macs = 0;           ///< PowerSGD's two GEMMs and the orthogonalisation, on the array
 };
-[[nodiscard]] Work node_work(const Params& params, std::uint64_t values, std::uint64_t factor_length);
 
 }  // namespace fastsim::compression

@@ -10,25 +10,16 @@
 #include <cstdint>
 #include <vector>
 
-#include "compression/compression.h"
+#include "compression/compressor.h"
 
 namespace fastsim::learning {
 
-/// A parameter tensor as a matrix: rows x cols values (PowerSGD factors it; a vector is
-/// rows x 1 and is sent uncompressed by PowerSGD, as its authors do).
-struct TensorShape {
-    std::size_t rows = 0, cols = 1;
-    [[nodiscard]] std::size_t size() const { return rows * cols; }
-};
+using compression::TensorShape;
 
 /// Every parameter tensor of a network in the order the trainer exchanges them: each GEMM
 /// layer's weights (out x fan_in), then its bias (out x 1).
 class Network;
 std::vector<TensorShape> gradient_tensors(Network& network);
-
-/// The density a sparse scheme uses at `iteration`: `density`, except that DGC warms up from
-/// 25% (25%, 6.25%, 1.5625%, 0.390625% over the first four epochs).
-double sparse_density(const compression::Params& params, std::size_t iteration, std::size_t iterations_per_epoch);
 
 struct ExchangeParams {
     compression::Params compression;
@@ -50,27 +41,21 @@ public:
     void exchange(const std::vector<std::vector<std::vector<float>>>& grads, std::vector<std::vector<float>>& out,
                   std::size_t iteration);
 
-    /// DGC applies momentum itself (momentum correction): the optimiser then must not.
-    [[nodiscard]] bool applies_momentum() const { return m_params.compression.scheme == compression::Scheme::dgc; }
-    /// sparse_density of this exchange's scheme at `iteration`.
+    /// Whether the scheme applies momentum itself (DGC's momentum correction): the optimiser
+    /// then must not.
+    [[nodiscard]] bool applies_momentum() const { return m_compressor.applies_momentum(); }
+    /// The density the scheme uses at `iteration` (Compressor::density).
     [[nodiscard]] double density(std::size_t iteration) const {
-        return sparse_density(m_params.compression, iteration, m_params.iterations_per_epoch);
+        return m_compressor.density(m_params.compression, iteration, m_params.iterations_per_epoch);
     }
     /// Values each worker sent in the last exchange, over all tensors (sparse: entries).
     [[nodiscard]] std::size_t values_sent() const { return m_values_sent; }
 
 private:
-    void sparse(std::size_t t, const std::vector<std::vector<std::vector<float>>>& grads, std::vector<float>& out,
-                std::size_t iteration);
-    void quantised(std::size_t t, const std::vector<std::vector<std::vector<float>>>& grads, std::vector<float>& out,
-                   std::size_t iteration);
-    void powersgd(std::size_t t, const std::vector<std::vector<std::vector<float>>>& grads, std::vector<float>& out);
-
     ExchangeParams m_params;
     std::vector<TensorShape> m_tensors;
-    std::vector<std::vector<std::vector<float>>> m_residual;  ///< [worker][tensor]: error feedback
-    std::vector<std::vector<std::vector<float>>> m_velocity;  ///< [worker][tensor]: DGC's u (momentum)
-    std::vector<std::vector<float>> m_q;                      ///< [tensor]: PowerSGD's Q (cols x r), shared
+    const compression::Compressor& m_compressor;
+    std::vector<compression::TensorState> m_states;  ///< [tensor]
     std::size_t m_values_sent = 0;
 };
 

@@ -6,13 +6,13 @@
 #include <stdexcept>
 
 #include "common/checked.h"
+#include "compression/compressor.h"
 #include "interconnect/collectives.h"
 #include "interconnect/replay.h"
 
 namespace fastsim::planner {
 namespace {
 
-using compression::Scheme;
 using interconnect::Compute;
 using interconnect::NodeProgram;
 
@@ -20,6 +20,10 @@ std::vector<NodeId> sorted_unique(std::vector<NodeId> ids) {
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     return ids;
+}
+
+compression::Gradient gradient_of(const SyncJob& job) {
+    return {job.elements, job.bytes, job.factor_rows, job.factor_cols};
 }
 
 void grow_to(std::vector<NodeProgram>& programs, const std::vector<NodeId>& nodes) {
@@ -87,7 +91,8 @@ std::uint64_t SchemeSync::lower(std::vector<NodeProgram>& programs, const SyncJo
     if (alone && !m_scheme.parameter_server) return tag;
     // (1) Each rank compresses its gradient (error feedback, selection, quantisation, factors).
     const compression::Work work =
-        compression::node_work(m_scheme.compression, job.elements, job.factor_rows + job.factor_cols);
+        compression::compressor_of(m_scheme.compression.scheme)
+            .node_work(m_scheme.compression, job.elements, job.factor_rows + job.factor_cols);
     if (m_work_seconds && (work.dram_bytes > 0 || work.vector_values > 0 || work.macs > 0))
         for (const NodeId n : job.ranks) {
             const Picoseconds ps = m_work_seconds(n, work);
@@ -102,35 +107,25 @@ std::uint64_t SchemeSync::lower_all_reduce(std::vector<NodeProgram>& programs, c
                                            std::uint32_t label) {
     const compression::Params& c = m_scheme.compression;
     const std::size_t p = job.ranks.size();
-    const auto all_reduce = [&](std::uint64_t bytes) {
-        return interconnect::simulated_all_reduce(m_chooser.topology(),
-                                                  m_chooser.choose(job.ranks, static_cast<double>(bytes)).first,
-                                                  programs, job.ranks, bytes, tag, label);
-    };
-    const std::uint64_t width = job.elements > 0 ? job.bytes / std::max<std::uint64_t>(1, job.elements) : 0;
-    if (c.scheme == Scheme::none) return all_reduce(job.bytes);
-    if (compression::is_sparse(c.scheme)) {
-        // Sparse gradients are densified by gathering every rank's entries: each rank ends with
-        // all p x k (value, index) pairs and sums them itself. On a ring, or each rank sending
-        // its entries to every other at once, whichever replays faster (or as forced).
-        const std::uint64_t each = compression::sparse_bytes(compression::sparse_entries(c, job.elements));
-        return direct_gather(job.ranks, each)
-                   ? direct_all_gather(programs, job.ranks, each, tag, label)
-                   : interconnect::ring_all_gather(programs, job.ranks,
-                                                   checked_mul(each, p, "bytes of a sparse all-gather"), tag, label);
+    for (const compression::WireCollective& w : compression::compressor_of(c.scheme).wire(c, gradient_of(job), p)) {
+        switch (w.op) {
+        case compression::WireCollective::Op::all_reduce:
+            // By the algorithm the chooser picks for that many bytes.
+            tag = interconnect::simulated_all_reduce(m_chooser.topology(),
+                                                     m_chooser.choose(job.ranks, static_cast<double>(w.bytes)).first,
+                                                     programs, job.ranks, w.bytes, tag, label);
+            break;
+        case compression::WireCollective::Op::all_gather:
+            // On a ring, or each rank sending its part to every other at once, whichever replays
+            // faster (or as forced).
+            tag = direct_gather(job.ranks, w.bytes)
+                      ? direct_all_gather(programs, job.ranks, w.bytes, tag, label)
+                      : interconnect::ring_all_gather(programs, job.ranks,
+                                                      checked_mul(w.bytes, p, "bytes of an all-gather"), tag, label);
+            break;
+        }
     }
-    if (compression::is_quantised(c.scheme)) {
-        // A compressed reduce-scatter (each chunk quantised), then the reduced chunks
-        // re-quantised and all-gathered: the all-reduce of p quantised chunks, by the algorithm
-        // the chooser picks for that many bytes.
-        const std::uint64_t chunk_values = job.elements / p + (job.elements % p != 0);
-        return all_reduce(
-            checked_mul(compression::quantised_bytes(c.scheme, chunk_values), p, "bytes of a quantised gradient"));
-    }
-    // PowerSGD: the all-reduce of P (n x r), then of Q (m x r), in the gradients' width.
-    const std::uint64_t r = c.rank;
-    tag = all_reduce(checked_mul(checked_mul(job.factor_rows, r, "PowerSGD factor"), width, "PowerSGD factor"));
-    return all_reduce(checked_mul(checked_mul(job.factor_cols, r, "PowerSGD factor"), width, "PowerSGD factor"));
+    return tag;
 }
 
 std::uint64_t SchemeSync::lower_parameter_server(std::vector<NodeProgram>& programs, const SyncJob& job,
@@ -139,7 +134,6 @@ std::uint64_t SchemeSync::lower_parameter_server(std::vector<NodeProgram>& progr
     const std::vector<NodeId>& servers = m_scheme.servers;
     grow_to(programs, servers);
     const std::size_t p = job.ranks.size(), shards = servers.size();
-    const std::uint64_t width = job.elements > 0 ? job.bytes / std::max<std::uint64_t>(1, job.elements) : 0;
     // One round: every rank pushes its shard s to server s, the server sums them and every rank
     // pulls the sum. Per shard of `values` values: the bytes pushed by a rank and pulled back.
     const auto round = [&](std::uint64_t values_total, const auto& push_bytes, const auto& pull_bytes) {
@@ -169,38 +163,12 @@ std::uint64_t SchemeSync::lower_parameter_server(std::vector<NodeProgram>& progr
                         interconnect::Recv{servers[s], push_tag(s, r) + 1, label});
         tag = base + 2 * shards * p;
     };
-    const auto dense = [width](std::uint64_t values) {
-        return checked_mul(values, width, "bytes of a gradient shard");
-    };
-    switch (c.scheme) {
-    case Scheme::none: round(job.elements, dense, dense); break;
-    case Scheme::topk:
-    case Scheme::dgc:
-    case Scheme::threshold: {
-        // Pushed: each rank's k entries of the shard. Pulled: the union of the p ranks' entries,
-        // at most the shard, as pairs or dense, whichever is smaller.
-        const auto push = [&c](std::uint64_t values) {
-            return compression::sparse_bytes(compression::sparse_entries(c, values));
-        };
-        const auto pull = [&c, p, dense](std::uint64_t values) {
-            const std::uint64_t entries =
-                std::min(values, checked_mul(compression::sparse_entries(c, values), p, "sparse entries"));
-            return std::min(compression::sparse_bytes(entries), dense(values));
-        };
-        round(job.elements, push, pull);
-        break;
-    }
-    case Scheme::onebit:
-    case Scheme::terngrad: {
-        const auto quantised = [&c](std::uint64_t values) { return compression::quantised_bytes(c.scheme, values); };
-        round(job.elements, quantised, quantised);  // the server re-quantises the sum
-        break;
-    }
-    case Scheme::powersgd:
-        round(checked_mul(job.factor_rows, c.rank, "PowerSGD factor"), dense, dense);
-        round(checked_mul(job.factor_cols, c.rank, "PowerSGD factor"), dense, dense);
-        break;
-    }
+    const compression::Compressor& compressor = compression::compressor_of(c.scheme);
+    const compression::Gradient g = gradient_of(job);
+    for (const std::uint64_t values : compressor.server_rounds(c, g))
+        round(
+            values, [&](std::uint64_t shard) { return compressor.pushed_bytes(c, g, shard); },
+            [&](std::uint64_t shard) { return compressor.pulled_bytes(c, g, shard, p); });
     return tag;
 }
 

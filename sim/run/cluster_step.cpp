@@ -8,6 +8,7 @@
 #include <systemc>
 
 #include "common/units.h"
+#include "compression/compressor.h"
 #include "costs/compression_cost.h"
 #include "costs/exchange_cost.h"
 #include "planner/plan_view.h"
@@ -48,8 +49,8 @@ double compression_energy_pj(const config::Params& params, const std::vector<cos
     planner::for_each_part(plan, graph, [&](const planner::PlanPart& part) {
         for (std::size_t l = 0; l < part.graph.layers.size(); ++l)
             for (const planner::ReplicaSet& set : planner::weight_replica_sets(part.graph, part.plan, LayerId(l))) {
-                const compression::Work work =
-                    compression::node_work(cp, set.elements, set.factor_rows + set.factor_cols);
+                const compression::Work work = compression::compressor_of(cp.scheme).node_work(
+                    cp, set.elements, set.factor_rows + set.factor_cols);
                 for (const NodeId n : set.nodes)
                     pj += costs::compression_cost(types[params.cluster.node_type[n.value()]], work).energy_pj;
             }

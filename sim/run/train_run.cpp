@@ -15,6 +15,7 @@
 #include "node/training_step.h"
 #include "common/output_files.h"
 #include "run/training_step.h"
+#include "compression/compressor.h"
 #include "costs/compression_cost.h"
 #include "run/cluster_step.h"
 #include "learning/gemm.h"
@@ -360,8 +361,9 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
                     epoch_energy += c.energy_pj;
                     if (workers) {
                         const double compute_s = static_cast<double>(c.cycles) / (config.node.clock_mhz * 1e6);
-                        const double density = learning::sparse_density(config.train.compression, it.iteration,
-                                                                        trainer.iterations_per_epoch());
+                        const double density =
+                            compression::compressor_of(config.train.compression.scheme)
+                                .density(config.train.compression, it.iteration, trainer.iterations_per_epoch());
                         epoch_simulated += workers->iteration_s(compute_s, density);
                     }
                     std::string line =

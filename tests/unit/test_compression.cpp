@@ -54,18 +54,50 @@ TEST_CASE("Compression volumes: sparse entries and quantised bytes by hand", "[c
     CHECK(compression::sparse_entries(p, 777) == 777);
     CHECK(compression::sparse_bytes(1000) == 8000);  // fp32 value + 32-bit index
     // 1 bit a value and two fp32 scales a bucket of 512; TernGrad 2 bits and one scale.
-    CHECK(compression::quantised_bytes(Scheme::onebit, 1024) == 128 + 2 * 2 * 4);
-    CHECK(compression::quantised_bytes(Scheme::onebit, 1000) == 125 + 2 * 2 * 4);
-    CHECK(compression::quantised_bytes(Scheme::terngrad, 1024) == 256 + 2 * 4);
-    CHECK(compression::quantised_bytes(Scheme::onebit, 1) == 1 + 2 * 4);
+    const compression::Compressor& onebit = compression::compressor_of(Scheme::onebit);
+    const compression::Compressor& terngrad = compression::compressor_of(Scheme::terngrad);
+    CHECK(onebit.pushed_bytes(p, {}, 1024) == 128 + 2 * 2 * 4);
+    CHECK(onebit.pushed_bytes(p, {}, 1000) == 125 + 2 * 2 * 4);
+    CHECK(terngrad.pushed_bytes(p, {}, 1024) == 256 + 2 * 4);
+    CHECK(onebit.pulled_bytes(p, {}, 1, 4) == 1 + 2 * 4);
     // Work: DGC also reads and writes its velocity; PowerSGD's two GEMMs are 2 E r MACs.
-    p.scheme = Scheme::dgc;
-    CHECK(compression::node_work(p, 1000, 0).dram_bytes == 5 * 4000);
-    p.scheme = Scheme::powersgd;
+    CHECK(compression::compressor_of(Scheme::dgc).node_work(p, 1000, 0).dram_bytes == 5 * 4000);
+    CHECK(compression::compressor_of(Scheme::topk).node_work(p, 1000, 0).dram_bytes == 3 * 4000);
+    p.error_feedback = false;
+    CHECK(compression::compressor_of(Scheme::topk).node_work(p, 1000, 0).dram_bytes == 4000);
+    CHECK(compression::compressor_of(Scheme::dgc).node_work(p, 1000, 0).dram_bytes == 5 * 4000);
     p.rank = 4;
-    CHECK(compression::node_work(p, 4096, 128).macs == 2 * 4096 * 4 + 128 * 16);
-    p.scheme = Scheme::none;
-    CHECK(compression::node_work(p, 4096, 128).dram_bytes == 0);
+    CHECK(compression::compressor_of(Scheme::powersgd).node_work(p, 4096, 128).macs == 2 * 4096 * 4 + 128 * 16);
+    CHECK(compression::compressor_of(Scheme::none).node_work(p, 4096, 128).dram_bytes == 0);
+}
+
+TEST_CASE("Every compression scheme has its descriptor row, named once", "[compression]") {
+    const auto& rows = compression::compressor_descriptors();
+    REQUIRE(rows.size() == compression::kSchemeCount);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const Scheme scheme = static_cast<Scheme>(i);
+        CHECK(rows[i].scheme == scheme);
+        CHECK(compression::to_string(scheme) == rows[i].name);
+        CHECK(&compression::compressor_of(scheme) == &rows[i].compressor());
+    }
+    // The wire of a 1,000-value fp32 gradient over 4 ranks, by hand per scheme.
+    compression::Params p;
+    p.density = 0.01;
+    p.rank = 2;
+    const compression::Gradient g{1000, 4000, 40, 25};
+    using Op = compression::WireCollective::Op;
+    const auto wire = [&](Scheme s) { return compression::compressor_of(s).wire(p, g, 4); };
+    REQUIRE(wire(Scheme::none).size() == 1);
+    CHECK((wire(Scheme::none)[0].op == Op::all_reduce && wire(Scheme::none)[0].bytes == 4000));
+    for (const Scheme s : {Scheme::topk, Scheme::dgc, Scheme::threshold}) {
+        REQUIRE(wire(s).size() == 1);
+        CHECK((wire(s)[0].op == Op::all_gather && wire(s)[0].bytes == 10 * 8));
+    }
+    CHECK(wire(Scheme::onebit)[0].bytes == 4 * (32 + 2 * 4));    // 250 values a chunk: 32 bytes, 2 scales
+    CHECK(wire(Scheme::terngrad)[0].bytes == 4 * (63 + 1 * 4));  // 500 bits: 63 bytes, 1 scale
+    REQUIRE(wire(Scheme::powersgd).size() == 2);
+    CHECK(wire(Scheme::powersgd)[0].bytes == 40 * 2 * 4);
+    CHECK(wire(Scheme::powersgd)[1].bytes == 25 * 2 * 4);
 }
 
 TEST_CASE("Each scheme's messages carry its documented bytes", "[compression]") {
