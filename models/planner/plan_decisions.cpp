@@ -3,9 +3,9 @@
 
 #include "planner/hierarchy.h"
 #include "planner/pipeline.h"
+#include "planner/step_plan.h"
 
 namespace fastsim::planner {
-namespace {
 
 HierarchyDecisions hierarchy_decisions(const Plan& plan) {
     HierarchyDecisions d;
@@ -27,25 +27,7 @@ HierarchyDecisions hierarchy_decisions(const Plan& plan) {
     return d;
 }
 
-}  // namespace
-
-PlanDecisions decisions_of(const Plan& plan) {
-    PlanDecisions d;
-    d.options = plan.options;
-    if (!plan.pipeline) {
-        d.hierarchy = hierarchy_decisions(plan);
-        return d;
-    }
-    const PipelinePlan& p = *plan.pipeline;
-    PipelineDecisions pd;
-    pd.schedule = p.schedule;
-    pd.microbatches = p.microbatches;
-    pd.objective_s = p.objective_s;
-    for (const PipelineStage& s : p.stages)
-        pd.stages.push_back({s.first_layer, s.end_layer, s.nodes, hierarchy_decisions(s.plan)});
-    d.pipeline = std::move(pd);
-    return d;
-}
+PlanDecisions decisions_of(const Plan& plan) { return step_plan_of(plan).decisions(plan); }
 
 Plan evaluate_plan(const PlanningInputs& inputs, const PlanDecisions& decisions) {
     Plan plan = decisions.pipeline ? evaluate_pipeline(inputs, decisions.options, *decisions.pipeline)

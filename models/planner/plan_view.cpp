@@ -1,18 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "planner/plan_view.h"
 
+#include "planner/step_plan.h"
+
 namespace fastsim::planner {
 
 void describe(const Plan& plan, const LayerGraph& graph, PlanVisitor& visitor) {
-    if (!plan.pipeline) {
-        visitor.part({graph, plan, 0, plan.groups.front().nodes, std::nullopt});
-        return;
-    }
-    visitor.pipeline(*plan.pipeline);
-    for (std::size_t s = 0; s < plan.pipeline->stages.size(); ++s) {
-        const PipelineStage& stage = plan.pipeline->stages[s];
-        visitor.part({stage.graph, stage.plan, stage.first_layer, stage.nodes, s});
-    }
+    step_plan_of(plan).describe(plan, graph, visitor);
 }
 
 void for_each_part(const Plan& plan, const LayerGraph& graph, const std::function<void(const PlanPart&)>& on_part) {
@@ -24,6 +18,6 @@ void for_each_part(const Plan& plan, const LayerGraph& graph, const std::functio
     describe(plan, graph, parts);
 }
 
-std::size_t microbatches(const Plan& plan) { return plan.pipeline ? plan.pipeline->microbatches : 1; }
+std::size_t microbatches(const Plan& plan) { return step_plan_of(plan).microbatches(plan); }
 
 }  // namespace fastsim::planner

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "planner/schedule.h"
 
-#include "planner/pipeline.h"
 #include "planner/replicas.h"
+#include "planner/step_plan.h"
 
 #include <cmath>
 #include <utility>
@@ -162,7 +162,13 @@ SyncJob sync_job(const Plan& plan, const ReplicaSet& set) {
 std::vector<interconnect::NodeProgram> build_schedule(const LayerGraph& graph, const Plan& plan, std::size_t node_count,
                                                       const ComputePicoseconds& compute_ps,
                                                       GradientSync& gradient_sync) {
-    if (plan.pipeline) return build_pipeline_schedule(plan, node_count, compute_ps, gradient_sync);
+    return step_plan_of(plan).lower(graph, plan, node_count, compute_ps, gradient_sync);
+}
+
+std::vector<interconnect::NodeProgram> build_hierarchy_schedule(const LayerGraph& graph, const Plan& plan,
+                                                                std::size_t node_count,
+                                                                const ComputePicoseconds& compute_ps,
+                                                                GradientSync& gradient_sync) {
     ScheduleBuilder builder(plan, node_count, compute_ps, gradient_sync);
     walk_step(graph, plan, builder);
     return builder.finish();
