@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include "interconnect/all_reduce.h"
 #include "interconnect/replay.h"
 
 namespace fastsim::interconnect {
@@ -70,49 +71,21 @@ public:
     }
 
 private:
+    /// Algorithm `a`'s steps, as it declares them.
     void add_steps(std::size_t a, const std::vector<NodeId>& ranks, AllReduceAlgorithm algorithm) {
-        const std::size_t p = ranks.size();
-        const auto step = [&](double repeat) {
-            m_steps.push_back({a, repeat});
-            return m_steps.size() - 1;
-        };
-        switch (algorithm) {
-        case AllReduceAlgorithm::ring: {
-            const std::size_t s = step(static_cast<double>(2 * (p - 1)));
-            for (std::size_t i = 0; i < p; ++i)
-                m_messages.push_back({ranks[i], ranks[(i + 1) % p], s, 1.0 / static_cast<double>(p)});
-            break;
-        }
-        case AllReduceAlgorithm::tree:  // the binomial reduce's rounds, then the broadcast's
-            for (std::size_t bit = 1; bit < p; bit <<= 1) {
-                const std::size_t s = step(2);
-                for (std::size_t i = bit; i < p; i += 2 * bit) m_messages.push_back({ranks[i], ranks[i - bit], s, 1.0});
+        struct Steps final : FluidSteps {
+            FluidModel& model;
+            std::size_t algorithm;
+            Steps(FluidModel& m, std::size_t index) : model(m), algorithm(index) {}
+            std::size_t step(double repeat) override {
+                model.m_steps.push_back({algorithm, repeat});
+                return model.m_steps.size() - 1;
             }
-            break;
-        case AllReduceAlgorithm::halving_doubling: {
-            std::size_t core = 1;
-            while (core * 2 <= p) core *= 2;
-            if (core < p) {  // fold, and unfold
-                const std::size_t s = step(2);
-                for (std::size_t i = 0; core + i < p; ++i) m_messages.push_back({ranks[core + i], ranks[i], s, 1.0});
+            void message(NodeId from, NodeId to, std::size_t step, double fraction) override {
+                model.m_messages.push_back({from, to, step, fraction});
             }
-            double fraction = 1.0;
-            for (std::size_t distance = core / 2; distance >= 1; distance /= 2) {
-                fraction /= 2;
-                const std::size_t s = step(2);  // the halving step and its doubling mirror
-                for (std::size_t i = 0; i < core; ++i)
-                    m_messages.push_back({ranks[i], ranks[i ^ distance], s, fraction});
-            }
-            break;
-        }
-        case AllReduceAlgorithm::direct: {
-            const std::size_t s = step(2);
-            for (std::size_t i = 0; i < p; ++i)
-                for (std::size_t j = 0; j < p; ++j)
-                    if (i != j) m_messages.push_back({ranks[i], ranks[j], s, 1.0 / static_cast<double>(p)});
-            break;
-        }
-        }
+        } steps(*this, a);
+        algorithm_of(algorithm).fluid_steps(ranks, steps);
     }
 
     const Topology& m_topology;
@@ -154,31 +127,11 @@ CollectiveCost all_reduce_cost(const Topology& topology, const std::vector<NodeI
 std::uint64_t simulated_all_reduce(const Topology& topology, AllReduceAlgorithm algorithm,
                                    std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                                    std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
-    const std::size_t p = ranks.size();
-    if (algorithm != AllReduceAlgorithm::ring || p <= kMaxReplayRanks)
-        return all_reduce(algorithm, programs, ranks, bytes, tag_base, label);
-    std::vector<Picoseconds> step_latency_ps(p, Picoseconds(0));
-    std::vector<ChannelId> route;
-    for (std::size_t i = 0; i < p; ++i) {
-        topology.route_into(ranks[i].value(), ranks[(i + 1) % p].value(), route);
-        for (const ChannelId c : route) step_latency_ps[i] += topology.channel(c).timing.latency_ps;
-    }
-    return coalesced_ring_all_reduce(programs, ranks, bytes, tag_base, label, 2 * (kMaxReplayRanks - 1),
-                                     step_latency_ps);
+    return algorithm_of(algorithm).simulated(topology, programs, ranks, bytes, tag_base, label);
 }
 
 std::uint64_t simulated_all_reduce_ops_per_rank(AllReduceAlgorithm algorithm, std::size_t p) {
-    if (p < 2) return 0;
-    std::uint64_t log2p = 0;  // ceil(log2 p)
-    while ((std::uint64_t{1} << log2p) < p) ++log2p;
-    switch (algorithm) {
-    case AllReduceAlgorithm::ring:
-        return p <= kMaxReplayRanks ? 4 * (p - 1) : 3 * 2 * (kMaxReplayRanks - 1);  // (Compute,) Send, Recv per round
-    case AllReduceAlgorithm::tree:  // a rank sends and receives at most once per round, each way
-    case AllReduceAlgorithm::halving_doubling: return 4 * log2p + 2;  // (and the fold and unfold)
-    case AllReduceAlgorithm::direct: return 4 * (p - 1);
-    }
-    return 0;
+    return p < 2 ? 0 : algorithm_of(algorithm).ops_per_rank(p);
 }
 
 AllReduceChooser::AllReduceChooser(const Topology& topology, std::optional<AllReduceAlgorithm> forced)
@@ -190,7 +143,7 @@ std::vector<AllReduceAlgorithm> AllReduceChooser::candidates(std::size_t ranks) 
     if (m_forced) return {*m_forced};
     std::vector<AllReduceAlgorithm> out;
     for (const AllReduceAlgorithm a : kAllReduceAlgorithms)
-        if (a != AllReduceAlgorithm::direct || ranks <= kMaxDirectRanks) out.push_back(a);
+        if (algorithm_of(a).considered(ranks)) out.push_back(a);
     return out;
 }
 

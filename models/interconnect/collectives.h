@@ -95,19 +95,22 @@ inline constexpr AllReduceAlgorithm kAllReduceAlgorithms[] = {AllReduceAlgorithm
                                                               AllReduceAlgorithm::halving_doubling,
                                                               AllReduceAlgorithm::direct};
 
+class AllReduce;
 /// One all-reduce algorithm's row: the one place its name is written (cluster.gradient_sync.
-/// algorithm, reports) and the function that lowers it to point-to-point messages.
+/// algorithm, reports) and its implementation (all_reduce.h; impl/<name>.cpp).
 struct AllReduceDescriptor {
     AllReduceAlgorithm algorithm;
     std::string_view name;
-    std::uint64_t (*lower)(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks, std::uint64_t bytes,
-                           std::uint64_t tag_base, std::uint32_t label);
+    const AllReduce& (*algorithm_impl)();
 };
 /// Every algorithm's row, in enumerator order (a static_assert in collectives.cpp checks it).
 const std::array<AllReduceDescriptor, std::size(kAllReduceAlgorithms)>& all_reduce_descriptors();
 /// The names, from the rows.
 const EnumNames<AllReduceAlgorithm, std::size(kAllReduceAlgorithms)>& enum_names(AllReduceAlgorithm);
 inline const char* to_string(AllReduceAlgorithm algorithm) { return name_of(algorithm).data(); }
+
+/// The implementation of `algorithm`, from its row.
+const AllReduce& algorithm_of(AllReduceAlgorithm algorithm);
 
 /// The all-reduce of `algorithm` (its row's lowering: ring_all_reduce, tree_all_reduce, ...).
 std::uint64_t all_reduce(AllReduceAlgorithm algorithm, std::vector<NodeProgram>& programs,

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "cluster/cluster.h"
+#include "interconnect/all_reduce.h"
 #include "interconnect/collective_cost.h"
 #include "interconnect/collectives.h"
 #include "interconnect/link.h"
@@ -750,5 +751,45 @@ TEST_CASE("collectives: the simulated all-reduce stays within its op bound and t
                       Approx(simulated).epsilon(0.01));
             }
         }
+    }
+}
+
+TEST_CASE("Every all-reduce algorithm has its descriptor row and declares its own steps", "[interconnect]") {
+    using namespace fastsim::interconnect;
+    const auto& rows = all_reduce_descriptors();
+    REQUIRE(rows.size() == std::size(kAllReduceAlgorithms));
+    // Each row's algorithm lowers to as many Sends as its fluid steps declare messages x repeats
+    // over 8 ranks (a power of two, so halving-doubling has no fold), by hand per algorithm.
+    struct Count final : FluidSteps {
+        std::vector<double> repeat;
+        double messages = 0;
+        std::size_t step(double r) override {
+            repeat.push_back(r);
+            return repeat.size() - 1;
+        }
+        void message(NodeId, NodeId, std::size_t s, double) override { messages += repeat[s]; }
+    };
+    std::vector<NodeId> ranks;
+    for (std::size_t i = 0; i < 8; ++i) ranks.emplace_back(i);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        CAPTURE(rows[i].name);
+        CHECK(rows[i].algorithm == kAllReduceAlgorithms[i]);
+        CHECK(to_string(rows[i].algorithm) == rows[i].name);
+        CHECK(&algorithm_of(rows[i].algorithm) == &rows[i].algorithm_impl());
+        std::vector<NodeProgram> programs(8);
+        all_reduce(rows[i].algorithm, programs, ranks, 1 << 20, 0, 0);
+        std::size_t sends = 0, most_ops = 0;
+        for (const NodeProgram& p : programs) {
+            for (const auto& op : p.ops) sends += std::holds_alternative<Send>(op);
+            most_ops = std::max(most_ops, p.ops.size());
+        }
+        Count count;
+        algorithm_of(rows[i].algorithm).fluid_steps(ranks, count);
+        // ring: 2 x 7 steps of 8 messages; tree: 3 rounds of 4, 2, 1 each way; halving-doubling:
+        // 3 steps of 8 each way; direct: 2 phases of 56.
+        const double expected[] = {112, 14, 48, 112};
+        CHECK(count.messages == Approx(expected[i]));
+        CHECK(static_cast<double>(sends) == Approx(expected[i]));
+        CHECK(most_ops <= simulated_all_reduce_ops_per_rank(rows[i].algorithm, 8));
     }
 }

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// One all-reduce algorithm (docs/interconnect.md, "Collectives"), everything it defines in one
+// place: its messages (collectives.h's generators), its synchronous steps for the fluid model
+// the planner costs it with beyond kMaxReplayRanks ranks, its form as the cluster simulates it,
+// and how many ops it puts on a rank's stream. Each algorithm is one file under
+// models/interconnect/impl/ and one row of the descriptor table in collectives.cpp.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "interconnect/program.h"
+
+namespace fastsim::interconnect {
+
+class Topology;
+
+/// Where an algorithm puts its synchronous steps (the fluid model, collective_cost.cpp).
+class FluidSteps {
+public:
+    virtual ~FluidSteps() = default;
+    /// A new step, taken `repeat` times; returns its index.
+    virtual std::size_t step(double repeat) = 0;
+    /// In step `step`, `from` sends `fraction` of the buffer n to `to`.
+    virtual void message(NodeId from, NodeId to, std::size_t step, double fraction) = 0;
+};
+
+class AllReduce {
+public:
+    virtual ~AllReduce() = default;
+    /// Appends its messages (collectives.h's common arguments); returns the first tag not used.
+    virtual std::uint64_t lower(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
+                                std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) const = 0;
+    /// As the cluster simulates it on `topology` (by default, lower).
+    virtual std::uint64_t simulated(const Topology& /*topology*/, std::vector<NodeProgram>& programs,
+                                    const std::vector<NodeId>& ranks, std::uint64_t bytes, std::uint64_t tag_base,
+                                    std::uint32_t label) const {
+        return lower(programs, ranks, bytes, tag_base, label);
+    }
+    /// Its synchronous steps over `ranks` (at least 2).
+    virtual void fluid_steps(const std::vector<NodeId>& ranks, FluidSteps& out) const = 0;
+    /// Ops on each rank's stream, at most, of simulated() over p >= 2 ranks (for work estimates).
+    [[nodiscard]] virtual std::uint64_t ops_per_rank(std::size_t p) const = 0;
+    /// Whether `best` weighs it over p ranks (it stays available when asked for by name).
+    [[nodiscard]] virtual bool considered(std::size_t /*p*/) const { return true; }
+};
+
+}  // namespace fastsim::interconnect

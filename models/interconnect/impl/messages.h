@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// What the collectives' generators share: argument checks and appending one Send or Recv.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "interconnect/program.h"
+
+namespace fastsim::interconnect::impl {
+
+/// std::invalid_argument unless every rank is distinct and < programs.size() (`what` names the caller).
+void check_ranks(const std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks, const char* what);
+
+/// ceil(log2 p), 0 for p <= 1.
+inline std::uint64_t ceil_log2(std::size_t p) {
+    std::uint64_t bits = 0;
+    while ((std::size_t{1} << bits) < p) ++bits;
+    return bits;
+}
+
+inline void send(std::vector<NodeProgram>& programs, NodeId from, NodeId to, std::uint64_t bytes, std::uint64_t tag,
+                 std::uint32_t label) {
+    programs[from.value()].ops.emplace_back(Send{to, bytes, tag, label});
+}
+
+inline void recv(std::vector<NodeProgram>& programs, NodeId at, NodeId from, std::uint64_t tag, std::uint32_t label) {
+    programs[at.value()].ops.emplace_back(Recv{from, tag, label});
+}
+
+}  // namespace fastsim::interconnect::impl

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+// ring: the ring all-reduce (reduce-scatter, then all-gather round the ring), and its
+// merged-round form for large rings.
+#include <algorithm>
+#include <stdexcept>
+
+#include "common/checked.h"
+#include "interconnect/all_reduce.h"
+#include "interconnect/collectives.h"
+#include "interconnect/collective_cost.h"
+#include "interconnect/impl/messages.h"
+#include "interconnect/topology.h"
+
+namespace fastsim::interconnect {
+
+using impl::check_ranks;
+using impl::recv;
+using impl::send;
+
+namespace {
+
+/// p-1 ring steps: in step s rank i sends chunk (i + first_offset - s) mod p to rank i+1, then
+/// receives from rank i-1. Shared by reduce-scatter (offset 0) and all-gather (offset 1).
+std::uint64_t ring_steps(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks, std::uint64_t bytes,
+                         std::uint64_t tag_base, std::uint32_t label, std::size_t first_offset) {
+    const std::size_t p = ranks.size();
+    if (p < 2) return tag_base;
+    for (std::size_t s = 0; s + 1 < p; ++s)
+        for (std::size_t i = 0; i < p; ++i) {
+            const std::size_t chunk = (i + first_offset + p - s) % p;
+            send(programs, ranks[i], ranks[(i + 1) % p], chunk_bytes(bytes, p, chunk), tag_base + s, label);
+            recv(programs, ranks[i], ranks[(i + p - 1) % p], tag_base + s, label);
+        }
+    return tag_base + (p - 1);
+}
+
+}  // namespace
+
+std::uint64_t ring_reduce_scatter(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
+                                  std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
+    check_ranks(programs, ranks, "ring_reduce_scatter");
+    return ring_steps(programs, ranks, bytes, tag_base, label, 0);
+}
+
+std::uint64_t ring_all_gather(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks, std::uint64_t bytes,
+                              std::uint64_t tag_base, std::uint32_t label) {
+    check_ranks(programs, ranks, "ring_all_gather");
+    return ring_steps(programs, ranks, bytes, tag_base, label, 1);
+}
+
+std::uint64_t ring_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks, std::uint64_t bytes,
+                              std::uint64_t tag_base, std::uint32_t label) {
+    check_ranks(programs, ranks, "ring_all_reduce");
+    const std::uint64_t next = ring_steps(programs, ranks, bytes, tag_base, label, 0);
+    return ring_steps(programs, ranks, bytes, next, label, 1);
+}
+
+std::uint64_t coalesced_ring_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
+                                        std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label,
+                                        std::size_t max_rounds, const std::vector<Picoseconds>& step_latency_ps) {
+    check_ranks(programs, ranks, "coalesced_ring_all_reduce");
+    const std::size_t p = ranks.size();
+    if (step_latency_ps.size() != p)
+        throw std::invalid_argument("coalesced_ring_all_reduce: one step latency per rank");
+    if (max_rounds == 0) throw std::invalid_argument("coalesced_ring_all_reduce: zero rounds");
+    if (p < 2) return tag_base;
+    const std::size_t steps = 2 * (p - 1), rounds = std::min(max_rounds, steps);
+    // Step s (< p - 1: reduce-scatter, offset 0; else all-gather, offset 1) sends chunk
+    // (i + offset + p - s') mod p, s' the step within its phase, as ring_steps does.
+    const auto chunk_of = [p](std::size_t i, std::size_t s) {
+        const std::size_t offset = s < p - 1 ? 0 : 1, within = s < p - 1 ? s : s - (p - 1);
+        return (i + offset + p - within) % p;
+    };
+    for (std::size_t r = 0; r < rounds; ++r) {
+        const std::size_t first = r * steps / rounds, last = (r + 1) * steps / rounds;  // steps [first, last)
+        const std::uint64_t merged = last - first;
+        for (std::size_t i = 0; i < p; ++i) {
+            std::uint64_t round_bytes = 0;
+            for (std::size_t s = first; s < last; ++s) round_bytes += chunk_bytes(bytes, p, chunk_of(i, s));
+            if (merged > 1 && step_latency_ps[i] > Picoseconds(0))
+                programs[ranks[i].value()].ops.emplace_back(
+                    Compute{checked_mul(merged - 1, step_latency_ps[i], "picoseconds of merged ring steps"), label});
+            send(programs, ranks[i], ranks[(i + 1) % p], round_bytes, tag_base + r, label);
+            recv(programs, ranks[i], ranks[(i + p - 1) % p], tag_base + r, label);
+        }
+    }
+    return tag_base + rounds;
+}
+
+namespace {
+
+class Ring final : public AllReduce {
+public:
+    std::uint64_t lower(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks, std::uint64_t bytes,
+                        std::uint64_t tag_base, std::uint32_t label) const override {
+        return ring_all_reduce(programs, ranks, bytes, tag_base, label);
+    }
+    /// Over more than kMaxReplayRanks ranks, merged into the 2(kMaxReplayRanks - 1) rounds of
+    /// coalesced_ring_all_reduce, its step latencies the route latencies on `topology`.
+    std::uint64_t simulated(const Topology& topology, std::vector<NodeProgram>& programs,
+                            const std::vector<NodeId>& ranks, std::uint64_t bytes, std::uint64_t tag_base,
+                            std::uint32_t label) const override {
+        const std::size_t p = ranks.size();
+        if (p <= kMaxReplayRanks) return lower(programs, ranks, bytes, tag_base, label);
+        std::vector<Picoseconds> step_latency_ps(p, Picoseconds(0));
+        std::vector<ChannelId> route;
+        for (std::size_t i = 0; i < p; ++i) {
+            topology.route_into(ranks[i].value(), ranks[(i + 1) % p].value(), route);
+            for (const ChannelId c : route) step_latency_ps[i] += topology.channel(c).timing.latency_ps;
+        }
+        return coalesced_ring_all_reduce(programs, ranks, bytes, tag_base, label, 2 * (kMaxReplayRanks - 1),
+                                         step_latency_ps);
+    }
+    void fluid_steps(const std::vector<NodeId>& ranks, FluidSteps& out) const override {
+        const std::size_t p = ranks.size();
+        const std::size_t s = out.step(static_cast<double>(2 * (p - 1)));
+        for (std::size_t i = 0; i < p; ++i) out.message(ranks[i], ranks[(i + 1) % p], s, 1.0 / static_cast<double>(p));
+    }
+    /// (Compute,) Send, Recv per round.
+    std::uint64_t ops_per_rank(std::size_t p) const override {
+        return p <= kMaxReplayRanks ? 4 * (p - 1) : 3 * 2 * (kMaxReplayRanks - 1);
+    }
+};
+
+}  // namespace
+
+const AllReduce& ring_algorithm() {
+    static const Ring kAlgorithm;
+    return kAlgorithm;
+}
+
+}  // namespace fastsim::interconnect
