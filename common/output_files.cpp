@@ -45,8 +45,8 @@ void write_file_atomically(const std::string& path, const std::string& content) 
     }
 }
 
-std::string json_string(const std::string& text) {
-    std::string out = "\"";
+void append_json_string(std::string& out, std::string_view text) {
+    out += '"';
     for (const char ch : text) {
         const auto c = static_cast<unsigned char>(ch);
         if (c == '"' || c == '\\') {
@@ -60,7 +60,14 @@ std::string json_string(const std::string& text) {
             out += ch;
         }
     }
-    return out + "\"";
+    out += '"';
+}
+
+std::string json_string(const std::string& text) {
+    std::string out;
+    out.reserve(text.size() + 2);
+    append_json_string(out, text);
+    return out;
 }
 
 }  // namespace fastsim

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace fastsim {
 
@@ -14,7 +15,10 @@ void write_file_atomically(const std::string& path, const std::string& content);
 /// byte counts), anything else with 9 significant digits ("%.9g").
 std::string format_number(double value);
 
-/// `text` as a JSON string literal, quotes included.
+/// `text` as a JSON string literal, quotes included: `"` and `\` escaped with a backslash,
+/// control characters as \u00XX, everything else (UTF-8 included) as is.
 std::string json_string(const std::string& text);
+/// json_string(text) appended to `out`.
+void append_json_string(std::string& out, std::string_view text);
 
 }  // namespace fastsim
