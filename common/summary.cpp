@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "common/summary.h"
 
-#include <sstream>
-
-#include "common/output_files.h"
+#include "common/json_writer.h"
 
 namespace fastsim {
 
@@ -14,13 +12,11 @@ const SummaryField* summary_field(std::string_view name) {
 }
 
 std::string summary_json(const Summary& summary) {
-    std::ostringstream o;
-    o << "{\n";
-    for (std::size_t i = 0; i < summary.size(); ++i)
-        o << "  " << json_string(summary[i].first) << ": " << format_number(summary[i].second)
-          << (i + 1 < summary.size() ? "," : "") << "\n";
-    o << "}\n";
-    return o.str();
+    JsonWriter json;
+    json.begin_object(JsonLayout::one_per_line);
+    for (const auto& [name, value] : summary) json.key(name).number(value);
+    json.end_object();
+    return json.take();
 }
 
 }  // namespace fastsim

@@ -2,55 +2,26 @@
 #include "output/trace_json.h"
 
 #include <algorithm>
-#include <charconv>
 #include <numeric>
 
-#include "common/output_files.h"
+#include "common/json_writer.h"
 #include "common/units.h"
 
 namespace fastsim::output {
 namespace {
 
-constexpr std::uint64_t kPsPerMicrosecond = 1'000'000;
+/// Trace timestamps are microseconds: picoseconds / 10^6, exact with six decimals.
+constexpr unsigned kMicrosecondDecimals = 6;
 
-void append_uint(std::string& out, std::uint64_t value) {
-    char buf[24];
-    const auto result = std::to_chars(buf, buf + sizeof buf, value);
-    out.append(buf, result.ptr);
-}
-
-/// `ps` as microseconds with up to six decimals, trailing zeros dropped: exact.
-void append_microseconds(std::string& out, std::uint64_t ps) {
-    append_uint(out, ps / kPsPerMicrosecond);
-    std::uint64_t fraction = ps % kPsPerMicrosecond;
-    if (fraction == 0) return;
-    char digits[6];
-    for (int i = 5; i >= 0; --i, fraction /= 10) digits[i] = static_cast<char>('0' + fraction % 10);
-    std::size_t length = 6;
-    while (digits[length - 1] == '0') --length;
-    out += '.';
-    out.append(digits, length);
-}
-
-void append_metadata(std::string& out, const char* what, std::uint64_t pid, std::uint64_t tid, const char* arg,
-                     const std::string& value_json) {
-    out += "{\"name\":\"";
-    out += what;
-    out += "\",\"ph\":\"M\",\"pid\":";
-    append_uint(out, pid);
-    out += ",\"tid\":";
-    append_uint(out, tid);
-    out += ",\"args\":{\"";
-    out += arg;
-    out += "\":";
-    out += value_json;
-    out += "}},\n";
-}
-
-std::string uint_string(std::uint64_t value) {
-    std::string s;
-    append_uint(s, value);
-    return s;
+/// One metadata event ("ph": "M") naming or ordering process `pid` or its track `tid`; `value`
+/// writes the value of its one argument `arg`.
+template <typename WriteValue>
+void write_metadata(JsonWriter& json, const char* what, std::uint64_t pid, std::uint64_t tid, const char* arg,
+                    const WriteValue& value) {
+    json.begin_object().key("name").string(what).key("ph").string("M").key("pid").integer(pid);
+    json.key("tid").integer(tid).key("args").begin_object().key(arg);
+    value(json);
+    json.end_object().end_object();
 }
 
 }  // namespace
@@ -61,20 +32,21 @@ std::uint64_t ticks_to_ps(std::uint64_t ticks, std::uint64_t ticks_per_second) {
 
 std::string trace_json(const run::Timeline& timeline, const std::vector<std::pair<std::string, std::string>>& about) {
     const std::uint64_t tps = timeline.ticks_per_second;
-    std::string out;
-    out.reserve(256 + timeline.spans.size() * 128);
-    out += "{\"traceEvents\":[\n";
+    JsonWriter json(JsonStyle::compact);
+    json.reserve(256 + timeline.spans.size() * 128);
+    json.begin_object(JsonLayout::continued_lines).key("traceEvents").begin_array(JsonLayout::one_per_line);
 
     // 1. Metadata: names and display order of processes and tracks.
     for (std::size_t p = 0; p < timeline.processes.size(); ++p) {
-        append_metadata(out, "process_name", p + 1, 0, "name", json_string(timeline.processes[p]));
-        append_metadata(out, "process_sort_index", p + 1, 0, "sort_index", uint_string(p));
+        write_metadata(json, "process_name", p + 1, 0, "name", [&](JsonWriter& j) { j.string(timeline.processes[p]); });
+        write_metadata(json, "process_sort_index", p + 1, 0, "sort_index", [&](JsonWriter& j) { j.integer(p); });
     }
     for (std::size_t t = 0; t < timeline.tracks.size(); ++t) {
         const run::TimelineTrack& track = timeline.tracks[t];
-        append_metadata(out, "thread_name", track.process + 1, t + 1, "name", json_string(track.name));
-        append_metadata(out, "thread_sort_index", track.process + 1, t + 1, "sort_index",
-                        uint_string(track.sort_index));
+        write_metadata(json, "thread_name", track.process + 1, t + 1, "name",
+                       [&](JsonWriter& j) { j.string(track.name); });
+        write_metadata(json, "thread_sort_index", track.process + 1, t + 1, "sort_index",
+                       [&](JsonWriter& j) { j.integer(track.sort_index); });
     }
 
     // 2. Spans by start, the longer first on ties, so a parent precedes the spans it contains.
@@ -85,68 +57,33 @@ std::string trace_json(const run::Timeline& timeline, const std::vector<std::pai
         const run::TimelineSpan& y = timeline.spans[b];
         return x.start != y.start ? x.start < y.start : x.end > y.end;
     });
-    std::vector<std::string> names;
-    names.reserve(timeline.names.size());
-    for (const std::string& n : timeline.names) names.push_back(json_string(n));
     for (const std::uint32_t index : order) {
         const run::TimelineSpan& s = timeline.spans[index];
         const std::uint64_t start_ps = ticks_to_ps(s.start, tps);
-        out += "{\"name\":";
-        out += names[s.name];
-        out += ",\"cat\":\"";
-        out += s.category;
-        out += s.instant ? "\",\"ph\":\"i\",\"s\":\"t\",\"ts\":" : "\",\"ph\":\"X\",\"ts\":";
-        append_microseconds(out, start_ps);
-        if (!s.instant) {
-            out += ",\"dur\":";
-            append_microseconds(out, ticks_to_ps(s.end, tps) - start_ps);
-        }
-        out += ",\"pid\":";
-        append_uint(out, timeline.tracks[s.track].process + 1);
-        out += ",\"tid\":";
-        append_uint(out, s.track + 1);
-        out += ",\"args\":{";
-        bool first = true;
-        for (const run::TimelineArg& arg : s.args) {
-            if (!arg.key) continue;
-            out += first ? "\"" : ",\"";
-            out += arg.key;
-            out += "\":";
-            append_uint(out, arg.value);
-            first = false;
-        }
-        out += "}},\n";
+        json.begin_object().key("name").string(timeline.names[s.name]).key("cat").string(s.category);
+        json.key("ph").string(s.instant ? "i" : "X");
+        if (s.instant) json.key("s").string("t");
+        json.key("ts").exact_decimal(start_ps, kMicrosecondDecimals);
+        if (!s.instant) json.key("dur").exact_decimal(ticks_to_ps(s.end, tps) - start_ps, kMicrosecondDecimals);
+        json.key("pid").integer(timeline.tracks[s.track].process + 1).key("tid").integer(s.track + 1);
+        json.key("args").begin_object();
+        for (const run::TimelineArg& arg : s.args)
+            if (arg.key) json.key(arg.key).integer(arg.value);
+        json.end_object().end_object();
     }
-    if (out.back() == '\n' && out[out.size() - 2] == ',') out.erase(out.size() - 2, 1);
+    json.end_array();
 
     // 3. What the file is: the caller's facts, then the clock, the end and the detail level.
-    out += "],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{";
-    for (const auto& [key, value] : about) {
-        out += json_string(key);
-        out += ':';
-        out += json_string(value);
-        out += ',';
-    }
-    out += "\"tick_unit\":";
-    out += timeline.unit == run::TickUnit::cycles ? "\"cycles\"" : "\"ps\"";
-    out += ",\"ticks_per_second\":";
-    append_uint(out, tps);
-    out += ",\"end_ticks\":";
-    append_uint(out, timeline.end);
-    out += ",\"end_us\":";
-    append_microseconds(out, ticks_to_ps(timeline.end, tps));
-    out += ",\"detail\":";
-    out += timeline.aggregated ? "\"aggregated\"" : "\"full\"";
-    out += ",\"detailed_spans\":";
-    append_uint(out, timeline.detailed_spans);
-    out += ",\"detail_limit\":";
-    append_uint(out, timeline.detail_limit);
-    if (timeline.aggregated) {
-        out += ",\"aggregation\":";
-        out += json_string(timeline.aggregate_rule);
-    }
-    out += "}}\n";
-    return out;
+    json.key("displayTimeUnit").string("ns").key("otherData").begin_object();
+    for (const auto& [key, value] : about) json.key(key).string(value);
+    json.key("tick_unit").string(timeline.unit == run::TickUnit::cycles ? "cycles" : "ps");
+    json.key("ticks_per_second").integer(tps).key("end_ticks").integer(timeline.end);
+    json.key("end_us").exact_decimal(ticks_to_ps(timeline.end, tps), kMicrosecondDecimals);
+    json.key("detail").string(timeline.aggregated ? "aggregated" : "full");
+    json.key("detailed_spans").integer(timeline.detailed_spans).key("detail_limit").integer(timeline.detail_limit);
+    if (timeline.aggregated) json.key("aggregation").string(timeline.aggregate_rule);
+    json.end_object().end_object();
+    return json.take();
 }
 
 }  // namespace fastsim::output
