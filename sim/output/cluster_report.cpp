@@ -4,8 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <numeric>
+#include <optional>
 #include <sstream>
 
+#include "common/csv_writer.h"
+#include "common/json_writer.h"
 #include "common/output_files.h"
 #include "common/units.h"
 #include "planner/plan_view.h"
@@ -163,126 +167,137 @@ void print_plan(std::ostream& out, const config::Params& params, const run::Clus
         << memory_line(params, plan) << "planned in " << Table::fixed(planned.planning_s * 1e3, 1) << " ms\n";
 }
 
-/// A plan's groups as plan.json lists them: each with its nodes and, unless a leaf, its
-/// children and per layer the type, alpha, split_a and the planner's compute estimates.
-void write_plan_groups(std::ostream& j, const planner::Plan& plan, const std::string& indent) {
+/// A plan's groups as plan.json lists them, as items of the array open in `j`: each with its
+/// nodes and, unless a leaf, its children and per layer the type, alpha, split_a and the
+/// planner's compute estimates (seconds).
+void write_plan_groups(JsonWriter& j, const planner::Plan& plan) {
     for (std::size_t g = 0; g < plan.groups.size(); ++g) {
         const auto& group = plan.groups[g];
-        j << indent << "{\"id\": " << g << ", \"depth\": " << group.depth << ", \"nodes\": [";
-        for (std::size_t i = 0; i < group.nodes.size(); ++i) j << (i ? ", " : "") << group.nodes[i];
-        j << "]";
+        j.begin_object().key("id").integer(g).key("depth").integer(group.depth).key("nodes").begin_array();
+        for (const auto node : group.nodes) j.integer(node);
+        j.end_array();
         if (!group.leaf()) {
             const auto& choices = plan.choices[g];
-            const auto list = [&](const char* key, const auto& field) {
-                j << ", \"" << key << "\": [";
-                for (std::size_t l = 0; l < choices.size(); ++l) j << (l ? ", " : "") << field(choices[l]);
-                j << "]";
+            const auto list = [&](const char* key, const auto& write) {
+                j.key(key).begin_array();
+                for (const planner::LayerChoice& c : choices) write(c);
+                j.end_array();
             };
-            j << ", \"side_a\": " << group.side_a << ", \"side_b\": " << group.side_b;
-            list("types", [](const planner::LayerChoice& c) { return json_string(planner::to_string(c.type)); });
-            list("alpha", [](const planner::LayerChoice& c) { return format_number(c.alpha); });
-            list("split_a", [](const planner::LayerChoice& c) { return std::to_string(c.split_a); });
-            list("compute_a_s", [](const planner::LayerChoice& c) { return format_number(c.compute_a_s); });
-            list("compute_b_s", [](const planner::LayerChoice& c) { return format_number(c.compute_b_s); });
+            j.key("side_a").integer(group.side_a).key("side_b").integer(group.side_b);
+            list("types", [&](const planner::LayerChoice& c) { j.string(planner::to_string(c.type)); });
+            list("alpha", [&](const planner::LayerChoice& c) { j.number(c.alpha); });
+            list("split_a", [&](const planner::LayerChoice& c) { j.integer(c.split_a); });
+            list("compute_a_s", [&](const planner::LayerChoice& c) { j.number(c.compute_a_s); });
+            list("compute_b_s", [&](const planner::LayerChoice& c) { j.number(c.compute_b_s); });
         }
-        j << "}" << (g + 1 < plan.groups.size() ? "," : "") << "\n";
+        j.end_object();
     }
 }
 
 std::string plan_json(const config::Params& params, const run::ClusterPlan& planned) {
     const planner::Plan& plan = planned.plan;
-    std::ostringstream j;
-    j << "{\n  \"config\": " << json_string(params.source_file)
-      << ",\n  \"network\": " << json_string(params.workload.network.name)
-      << ",\n  \"batch\": " << params.workload.batch << ",\n  \"nodes\": " << params.cluster.node_type.size()
-      << ",\n  \"planner\": " << json_string(std::string(planner::to_string(plan.options.kind)))
-      << ",\n  \"objective\": " << json_string(std::string(name_of(plan.objective)))
-      << ",\n  \"split\": " << json_string(std::string(name_of(plan.split)))
-      << ",\n  \"chosen_from\": " << json_string(std::string(planner::to_string(plan.chosen_from)))
-      << ",\n  \"comm_only\": " << (plan.options.comm_only ? "true" : "false")
-      << ",\n  \"equal_split\": " << (plan.options.equal_split ? "true" : "false") << ",\n  \"node_types\": [";
-    for (std::size_t n = 0; n < params.cluster.node_type.size(); ++n)
-        j << (n ? ", " : "") << json_string(params.cluster.node_types[params.cluster.node_type[n]].name);
-    j << "],\n  \"predicted_step_s\": " << format_number(plan.step_s)
-      << ",\n  \"comm_bytes\": " << format_number(plan.comm_bytes)
-      << ",\n  \"planning_s\": " << format_number(planned.planning_s) << ",\n  \"layers\": [\n";
+    JsonWriter j;
+    j.begin_object(JsonLayout::one_per_line);
+    j.key("config").string(params.source_file).key("network").string(params.workload.network.name);
+    j.key("batch").integer(params.workload.batch).key("nodes").integer(params.cluster.node_type.size());
+    j.key("planner").string(planner::to_string(plan.options.kind)).key("objective").string(name_of(plan.objective));
+    j.key("split").string(name_of(plan.split)).key("chosen_from").string(planner::to_string(plan.chosen_from));
+    j.key("comm_only").boolean(plan.options.comm_only).key("equal_split").boolean(plan.options.equal_split);
+    j.key("node_types").begin_array();
+    for (const std::size_t type : params.cluster.node_type) j.string(params.cluster.node_types[type].name);
+    j.end_array();
+    j.key("predicted_step_s").number(plan.step_s).key("comm_bytes").number(plan.comm_bytes);
+    j.key("planning_s").number(planned.planning_s);
+    j.key("layers").begin_array(JsonLayout::one_per_line);
     for (std::size_t l = 0; l < planned.graph.layers.size(); ++l) {
-        j << "    {\"name\": " << json_string(planned.graph.layers[l].name) << ", \"compute_s\": ["
-          << format_number(plan.compute_s[l][0]) << ", " << format_number(plan.compute_s[l][1]) << ", "
-          << format_number(plan.compute_s[l][2]) << "], \"forward_comm_s\": " << format_number(plan.forward_comm_s[l])
-          << ", \"backward_comm_s\": " << format_number(plan.backward_comm_s[l])
-          << ", \"sync_comm_s\": " << format_number(plan.sync_comm_s[l])
-          << ", \"predicted_s\": " << format_number(plan.layer_step_s[l]) << "}"
-          << (l + 1 < planned.graph.layers.size() ? "," : "") << "\n";
+        j.begin_object().key("name").string(planned.graph.layers[l].name).key("compute_s").begin_array();
+        for (const double phase_s : plan.compute_s[l]) j.number(phase_s);
+        j.end_array().key("forward_comm_s").number(plan.forward_comm_s[l]);
+        j.key("backward_comm_s").number(plan.backward_comm_s[l]).key("sync_comm_s").number(plan.sync_comm_s[l]);
+        j.key("predicted_s").number(plan.layer_step_s[l]).end_object();
     }
-    j << "  ],\n";
+    j.end_array();
     struct PipelineJson : planner::PlanVisitor {
-        std::ostream& j;
+        JsonWriter& j;
         const planner::Plan& plan;
         const planner::LayerGraph& graph;
-        PipelineJson(std::ostream& o, const planner::Plan& pl, const planner::LayerGraph& g)
-            : j(o), plan(pl), graph(g) {}
+        PipelineJson(JsonWriter& o, const planner::Plan& pl, const planner::LayerGraph& g) : j(o), plan(pl), graph(g) {}
         void pipeline(const planner::PipelinePlan& p) override {
-            j << "  \"pipeline\": {\"schedule\": " << json_string(std::string(name_of(p.schedule)))
-              << ", \"intra\": " << json_string(std::string(planner::to_string(plan.options.pipeline.intra)))
-              << ", \"microbatches\": " << p.microbatches << ", \"microbatch_size\": " << p.microbatch_size
-              << ", \"bubble_fraction\": " << format_number(p.bubble_fraction)
-              << ", \"predicted_step_s\": " << format_number(p.step_s);
-            if (p.objective_s > 0) j << ", \"alpa_objective_s\": " << format_number(p.objective_s);
-            j << ", \"stages\": [\n";
-            for (std::size_t s = 0; s < p.stages.size(); ++s) {
-                const planner::PipelineStage& st = p.stages[s];
-                j << "    {\"layers\": [";
-                for (std::size_t l = st.first_layer; l < st.end_layer; ++l)
-                    j << (l > st.first_layer ? ", " : "") << json_string(graph.layers[l].name);
-                j << "], \"nodes\": [";
-                for (std::size_t i = 0; i < st.nodes.size(); ++i) j << (i ? ", " : "") << st.nodes[i];
-                j << "], \"predicted_s\": " << format_number(st.busy_s)
-                  << ", \"microbatch_forward_s\": " << format_number(st.forward_s)
-                  << ", \"microbatch_backward_s\": " << format_number(st.backward_s)
-                  << ", \"sync_tail_s\": " << format_number(st.sync_tail_s) << ", \"in_flight\": " << st.in_flight
-                  << ", \"memory_bytes\": " << std::llround(st.memory_bytes)
-                  << ", \"intra_planner\": " << json_string(std::string(planner::to_string(st.plan.chosen_from)))
-                  << ", \"objective\": " << json_string(std::string(name_of(st.plan.objective)))
-                  << ", \"split\": " << json_string(std::string(name_of(st.plan.split))) << ", \"groups\": [\n";
-                write_plan_groups(j, st.plan, "      ");
-                j << "    ]}" << (s + 1 < p.stages.size() ? "," : "") << "\n";
+            j.key("pipeline").begin_object().key("schedule").string(name_of(p.schedule));
+            j.key("intra").string(planner::to_string(plan.options.pipeline.intra));
+            j.key("microbatches").integer(p.microbatches).key("microbatch_size").integer(p.microbatch_size);
+            j.key("bubble_fraction").number(p.bubble_fraction).key("predicted_step_s").number(p.step_s);
+            if (p.objective_s > 0) j.key("alpa_objective_s").number(p.objective_s);
+            j.key("stages").begin_array(JsonLayout::one_per_line);
+            for (const planner::PipelineStage& st : p.stages) {
+                j.begin_object().key("layers").begin_array();
+                for (std::size_t l = st.first_layer; l < st.end_layer; ++l) j.string(graph.layers[l].name);
+                j.end_array().key("nodes").begin_array();
+                for (const auto node : st.nodes) j.integer(node);
+                j.end_array().key("predicted_s").number(st.busy_s);
+                j.key("microbatch_forward_s").number(st.forward_s).key("microbatch_backward_s").number(st.backward_s);
+                j.key("sync_tail_s").number(st.sync_tail_s).key("in_flight").integer(st.in_flight);
+                j.key("memory_bytes").integer(std::llround(st.memory_bytes));
+                j.key("intra_planner").string(planner::to_string(st.plan.chosen_from));
+                j.key("objective").string(name_of(st.plan.objective)).key("split").string(name_of(st.plan.split));
+                j.key("groups").begin_array(JsonLayout::one_per_line);
+                write_plan_groups(j, st.plan);
+                j.end_array().end_object();
             }
-            j << "  ]},\n";
+            j.end_array().end_object();
         }
     } pipeline_json(j, plan, planned.graph);
     planner::describe(plan, planned.graph, pipeline_json);
-    j << "  \"groups\": [\n";
-    write_plan_groups(j, plan, "    ");
-    j << "  ],\n  \"memory\": [\n";
+    j.key("groups").begin_array(JsonLayout::one_per_line);
+    write_plan_groups(j, plan);
+    j.end_array().key("memory").begin_array(JsonLayout::one_per_line);
     for (std::size_t n = 0; n < plan.footprint.size(); ++n) {
         const planner::Footprint& f = plan.footprint[n];
         const config::NodeTypeParams& t = params.cluster.node_types[params.cluster.node_type[n]];
-        j << "    {\"node\": " << n << ", \"memory_bytes\": " << std::llround(f.total())
-          << ", \"capacity_bytes\": " << std::llround(t.dram_capacity_gib * 0x1p30)
-          << ", \"weights_bytes\": " << std::llround(f.weights)
-          << ", \"weight_gradients_bytes\": " << std::llround(f.weight_gradients)
-          << ", \"optimizer_state_bytes\": " << std::llround(f.optimizer_state)
-          << ", \"stashed_activations_bytes\": " << std::llround(f.stashed_activations)
-          << ", \"buffers_bytes\": " << std::llround(f.buffers) << "}" << (n + 1 < plan.footprint.size() ? "," : "")
-          << "\n";
+        j.begin_object().key("node").integer(n).key("memory_bytes").integer(std::llround(f.total()));
+        j.key("capacity_bytes").integer(std::llround(t.dram_capacity_gib * 0x1p30));
+        j.key("weights_bytes").integer(std::llround(f.weights));
+        j.key("weight_gradients_bytes").integer(std::llround(f.weight_gradients));
+        j.key("optimizer_state_bytes").integer(std::llround(f.optimizer_state));
+        j.key("stashed_activations_bytes").integer(std::llround(f.stashed_activations));
+        j.key("buffers_bytes").integer(std::llround(f.buffers)).end_object();
     }
-    j << "  ]\n}\n";
-    return j.str();
+    j.end_array().end_object();
+    return j.take();
 }
+
+namespace {
+
+/// One row of plan.csv: a layer of a non-leaf group (or, for a plan whose whole set of nodes is
+/// one leaf, of that node), with the pipeline stage it belongs to. Seconds and bytes.
+struct PlanRow {
+    std::size_t group = 0, depth = 0, nodes = 1, side_a_nodes = 0;
+    std::string_view layer;
+    std::string_view type = "-";
+    double alpha = 1;
+    std::optional<std::uint64_t> split_a;  ///< none for a one-node plan
+    planner::LayerDims dims;
+    double compute_a_s = 0, compute_b_s = 0, forward_comm_s = 0, backward_comm_s = 0, sync_comm_s = 0;
+    double comm_bytes = 0;
+    std::optional<std::size_t> stage;  ///< none outside a pipeline
+    std::string stage_nodes;           ///< node_list of the stage's nodes; empty outside a pipeline
+};
 
 /// plan.csv's rows of `plan` over `graph`: a row per layer and non-leaf group; a plan whose
 /// whole set of nodes is one leaf (one node) gets a row per layer of type "-", its node's compute.
-/// `stage` and `stage_nodes` fill the last two columns (empty outside a pipeline).
-void write_plan_rows(std::ostream& c, const planner::Plan& plan, const planner::LayerGraph& graph,
-                     const std::string& stage, const std::string& stage_nodes) {
-    const std::string tail = "," + stage + "," + stage_nodes + "\n";
+/// `stage` and `stage_nodes` fill the last two columns.
+void add_plan_rows(std::vector<PlanRow>& rows, const planner::Plan& plan, const planner::LayerGraph& graph,
+                   std::optional<std::size_t> stage, const std::string& stage_nodes) {
     if (plan.groups.front().leaf()) {
         for (std::size_t l = 0; l < graph.layers.size(); ++l) {
-            const planner::LayerDims& d = graph.layers[l].dims;
             const planner::PhaseSeconds& t = plan.compute_s[l];
-            c << "0,0,1,0," << graph.layers[l].name << ",-,1,," << d.batch << ',' << d.in_channels << ','
-              << d.out_channels << ',' << format_number(t[0] + t[1] + t[2]) << ",0,0,0,0,0" << tail;
+            PlanRow row;
+            row.layer = graph.layers[l].name;
+            row.dims = graph.layers[l].dims;
+            row.compute_a_s = t[0] + t[1] + t[2];
+            row.stage = stage;
+            row.stage_nodes = stage_nodes;
+            rows.push_back(std::move(row));
         }
         return;
     }
@@ -292,28 +307,54 @@ void write_plan_rows(std::ostream& c, const planner::Plan& plan, const planner::
         const std::size_t side_a = plan.groups[static_cast<std::size_t>(group.side_a)].nodes.size();
         for (std::size_t l = 0; l < plan.choices[g].size(); ++l) {
             const planner::LayerChoice& ch = plan.choices[g][l];
-            c << g << ',' << group.depth << ',' << group.nodes.size() << ',' << side_a << ',' << graph.layers[l].name
-              << ',' << planner::to_string(ch.type) << ',' << format_number(ch.alpha) << ',' << ch.split_a << ','
-              << ch.dims.batch << ',' << ch.dims.in_channels << ',' << ch.dims.out_channels << ','
-              << format_number(ch.compute_a_s) << ',' << format_number(ch.compute_b_s) << ','
-              << format_number(ch.forward_comm_s(group.exchange)) << ','
-              << format_number(ch.backward_comm_s(group.exchange)) << ','
-              << format_number(ch.sync_comm_s(group.exchange)) << ',' << format_number(ch.comm_bytes()) << tail;
+            rows.push_back(PlanRow{g, group.depth, group.nodes.size(), side_a, graph.layers[l].name,
+                                   planner::to_string(ch.type), ch.alpha, ch.split_a, ch.dims, ch.compute_a_s,
+                                   ch.compute_b_s, ch.forward_comm_s(group.exchange),
+                                   ch.backward_comm_s(group.exchange), ch.sync_comm_s(group.exchange), ch.comm_bytes(),
+                                   stage, stage_nodes});
         }
     }
 }
 
+}  // namespace
+
 std::string plan_csv(const config::Params&, const run::ClusterPlan& planned) {
-    const planner::Plan& plan = planned.plan;
-    std::ostringstream c;
-    c << "group,depth,nodes,side_a_nodes,layer,type,alpha,split_a,batch,in_channels,out_channels,compute_a_s,"
-         "compute_b_s,forward_comm_s,backward_comm_s,sync_comm_s,comm_bytes,stage,stage_nodes\n";
-    planner::for_each_part(plan, planned.graph, [&](const planner::PlanPart& part) {
-        std::string nodes = part.stage ? node_list(part.nodes) : "";
-        if (nodes.find(',') != std::string::npos) nodes = '"' + nodes + '"';
-        write_plan_rows(c, part.plan, part.graph, part.stage ? std::to_string(*part.stage) : "", nodes);
+    std::vector<PlanRow> rows;
+    planner::for_each_part(planned.plan, planned.graph, [&](const planner::PlanPart& part) {
+        add_plan_rows(rows, part.plan, part.graph, part.stage ? std::optional<std::size_t>(*part.stage) : std::nullopt,
+                      part.stage ? node_list(part.nodes) : "");
     });
-    return c.str();
+    const auto count = [](std::size_t PlanRow::*member) {
+        return [member](const PlanRow& row) { return CsvCell::integer(row.*member); };
+    };
+    const auto number = [](double PlanRow::*member) {
+        return [member](const PlanRow& row) { return CsvCell::number(row.*member); };
+    };
+    const auto dim = [](std::uint64_t planner::LayerDims::*member) {
+        return [member](const PlanRow& row) { return CsvCell::integer(row.dims.*member); };
+    };
+    const CsvWriter<PlanRow> csv({
+        {"group", count(&PlanRow::group)},
+        {"depth", count(&PlanRow::depth)},
+        {"nodes", count(&PlanRow::nodes)},
+        {"side_a_nodes", count(&PlanRow::side_a_nodes)},
+        {"layer", [](const PlanRow& row) { return CsvCell::text(row.layer); }},
+        {"type", [](const PlanRow& row) { return CsvCell::text(row.type); }},
+        {"alpha", number(&PlanRow::alpha)},
+        {"split_a", [](const PlanRow& row) { return row.split_a ? CsvCell::integer(*row.split_a) : CsvCell::empty(); }},
+        {"batch", dim(&planner::LayerDims::batch)},
+        {"in_channels", dim(&planner::LayerDims::in_channels)},
+        {"out_channels", dim(&planner::LayerDims::out_channels)},
+        {"compute_a_s", number(&PlanRow::compute_a_s)},
+        {"compute_b_s", number(&PlanRow::compute_b_s)},
+        {"forward_comm_s", number(&PlanRow::forward_comm_s)},
+        {"backward_comm_s", number(&PlanRow::backward_comm_s)},
+        {"sync_comm_s", number(&PlanRow::sync_comm_s)},
+        {"comm_bytes", number(&PlanRow::comm_bytes)},
+        {"stage", [](const PlanRow& row) { return row.stage ? CsvCell::integer(*row.stage) : CsvCell::empty(); }},
+        {"stage_nodes", [](const PlanRow& row) { return CsvCell::text(row.stage_nodes); }},
+    });
+    return csv.table(rows);
 }
 
 void print_cluster_step(std::ostream& out, const config::Params& params, const run::ClusterStepResult& r) {
@@ -398,92 +439,104 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const r
 std::string cluster_step_json(const config::Params& params, const run::ClusterStepResult& r,
                               const run::RunProvenance& provenance) {
     const auto& e = r.compute_energy;
-    std::ostringstream j;
-    j << "{\n  \"config\": " << json_string(params.source_file)
-      << ",\n  \"fastsim_version\": " << json_string(provenance.fastsim_version)
-      << ",\n  \"command_line\": " << json_string(provenance.command_line)
-      << ",\n  \"network\": " << json_string(params.workload.network.name)
-      << ",\n  \"batch\": " << params.workload.batch << ",\n  \"nodes\": " << r.nodes.size()
-      << ",\n  \"planner\": " << json_string(std::string(planner::to_string(r.planned.plan.options.kind)))
-      << ",\n  \"simulated_step_s\": " << format_number(r.step_s)
-      << ",\n  \"planned_step_s\": " << format_number(r.planned.plan.step_s)
-      << ",\n  \"comm_bytes_planned\": " << format_number(r.planned.plan.comm_bytes)
-      << ",\n  \"sync_bytes\": " << r.sync_bytes << ",\n  \"sync_bytes_uncompressed\": " << r.sync_bytes_uncompressed
-      << ",\n  \"exposed_sync_s\": " << format_number(r.exposed_sync_s)
-      << ",\n  \"staleness_overlap_s\": " << format_number(r.staleness_overlap_s) << ",\n  \"energy_pj\": {";
-    for (const energy::EnergyComponent& c : energy::kEnergyComponents)
-        j << (c.pj == energy::kEnergyComponents.front().pj ? "\"" : ", \"") << c.name
-          << "\": " << format_number(e.*c.pj);
-    j << ", \"links\": " << format_number(r.link_energy_pj)
-      << ", \"compression\": " << format_number(r.compression_energy_pj)
-      << ", \"total\": " << format_number(e.total_pj() + r.link_energy_pj + r.compression_energy_pj) << "},\n";
+    JsonWriter j;
+    j.begin_object(JsonLayout::one_per_line);
+    j.key("config").string(params.source_file).key("fastsim_version").string(provenance.fastsim_version);
+    j.key("command_line").string(provenance.command_line).key("network").string(params.workload.network.name);
+    j.key("batch").integer(params.workload.batch).key("nodes").integer(r.nodes.size());
+    j.key("planner").string(planner::to_string(r.planned.plan.options.kind));
+    j.key("simulated_step_s").number(r.step_s).key("planned_step_s").number(r.planned.plan.step_s);
+    j.key("comm_bytes_planned").number(r.planned.plan.comm_bytes);
+    j.key("sync_bytes").integer(r.sync_bytes).key("sync_bytes_uncompressed").integer(r.sync_bytes_uncompressed);
+    j.key("exposed_sync_s").number(r.exposed_sync_s).key("staleness_overlap_s").number(r.staleness_overlap_s);
+    j.key("energy_pj").begin_object();
+    for (const energy::EnergyComponent& c : energy::kEnergyComponents) j.key(c.name).number(e.*c.pj);
+    j.key("links").number(r.link_energy_pj).key("compression").number(r.compression_energy_pj);
+    j.key("total").number(e.total_pj() + r.link_energy_pj + r.compression_energy_pj).end_object();
     struct PipelineJson : planner::PlanVisitor {
-        std::ostream& j;
+        JsonWriter& j;
         const run::ClusterStepResult& r;
-        PipelineJson(std::ostream& o, const run::ClusterStepResult& res) : j(o), r(res) {}
+        PipelineJson(JsonWriter& o, const run::ClusterStepResult& res) : j(o), r(res) {}
         void pipeline(const planner::PipelinePlan& p) override {
-            j << "  \"pipeline\": {\"schedule\": " << json_string(std::string(name_of(p.schedule)))
-              << ", \"microbatches\": " << p.microbatches
-              << ", \"bubble_fraction\": " << format_number(r.bubble_fraction)
-              << ", \"planned_bubble_fraction\": " << format_number(p.bubble_fraction) << ", \"stages\": [";
-            for (std::size_t s = 0; s < r.stages.size(); ++s)
-                j << (s ? ", " : "") << "{\"busy_s\": " << format_number(r.stages[s].busy_s)
-                  << ", \"idle_s\": " << format_number(r.stages[s].idle_s)
-                  << ", \"planned_busy_s\": " << format_number(p.stages[s].busy_s) << "}";
-            j << "]},\n";
+            j.key("pipeline").begin_object().key("schedule").string(name_of(p.schedule));
+            j.key("microbatches").integer(p.microbatches).key("bubble_fraction").number(r.bubble_fraction);
+            j.key("planned_bubble_fraction").number(p.bubble_fraction).key("stages").begin_array();
+            for (std::size_t s = 0; s < r.stages.size(); ++s) {
+                j.begin_object().key("busy_s").number(r.stages[s].busy_s).key("idle_s").number(r.stages[s].idle_s);
+                j.key("planned_busy_s").number(p.stages[s].busy_s).end_object();
+            }
+            j.end_array().end_object();
         }
     } pipeline_json(j, r);
     planner::describe(r.planned.plan, r.planned.graph, pipeline_json);
     if (params.workload.steps > 1) {
         const double energy_pj = e.total_pj() + r.link_energy_pj + r.compression_energy_pj;
-        j << "  \"whole_run\": {\"steps\": " << params.workload.steps
-          << ", \"total_seconds\": " << format_number(r.step_s * static_cast<double>(params.workload.steps))
-          << ", \"total_energy_pj\": " << format_number(energy_pj * static_cast<double>(params.workload.steps))
-          << "},\n";
+        const auto steps = static_cast<double>(params.workload.steps);
+        j.key("whole_run").begin_object().key("steps").integer(params.workload.steps);
+        j.key("total_seconds").number(r.step_s * steps).key("total_energy_pj").number(energy_pj * steps);
+        j.end_object();
     }
-    j << "  \"links\": [\n";
+    j.key("links").begin_array(JsonLayout::one_per_line);
     const auto& channels = params.cluster.topology->channels();
     for (std::size_t c = 0; c < r.simulated.channels.size(); ++c) {
         const auto& s = r.simulated.channels[c];
-        j << "    {\"from\": " << channels[c].from << ", \"to\": " << channels[c].to << ", \"bytes\": " << s.bytes
-          << ", \"busy_s\": " << format_number(to_seconds(s.busy_ps))
-          << ", \"utilisation\": " << format_number(utilisation(s.busy_ps, r.simulated.end_ps)) << "}"
-          << (c + 1 < r.simulated.channels.size() ? "," : "") << "\n";
+        j.begin_object().key("from").integer(channels[c].from).key("to").integer(channels[c].to);
+        j.key("bytes").integer(s.bytes).key("busy_s").number(to_seconds(s.busy_ps));
+        j.key("utilisation").number(utilisation(s.busy_ps, r.simulated.end_ps)).end_object();
     }
-    j << "  ]\n}\n";
-    return j.str();
+    j.end_array().end_object();
+    return j.take();
 }
 
 std::string cluster_layers_csv(const config::Params&, const run::ClusterStepResult& r) {
     const planner::Plan& plan = r.planned.plan;
-    std::ostringstream c;
-    c << "layer,type_root,compute_forward_s,compute_backward_data_s,compute_weight_gradient_s,forward_comm_s,"
-         "backward_comm_s,sync_comm_s,planned_s,simulated_s\n";
-    for (std::size_t l = 0; l < r.planned.graph.layers.size(); ++l)
-        c << r.planned.graph.layers[l].name << ','
-          << (plan.groups[0].leaf() ? "-" : planner::to_string(plan.choices[0][l].type)) << ','
-          << format_number(plan.compute_s[l][0]) << ',' << format_number(plan.compute_s[l][1]) << ','
-          << format_number(plan.compute_s[l][2]) << ',' << format_number(plan.forward_comm_s[l]) << ','
-          << format_number(plan.backward_comm_s[l]) << ',' << format_number(plan.sync_comm_s[l]) << ','
-          << format_number(plan.layer_step_s[l]) << ',' << format_number(r.layer_simulated_s[l]) << '\n';
-    return c.str();
+    const auto seconds = [](const std::vector<double>& per_layer) {
+        return [&per_layer](std::size_t l) { return CsvCell::number(per_layer[l]); };
+    };
+    const auto phase = [&plan](std::size_t p) {
+        return [&plan, p](std::size_t l) { return CsvCell::number(plan.compute_s[l][p]); };
+    };
+    // One row per layer (its index in the graph).
+    const CsvWriter<std::size_t> csv({
+        {"layer", [&](std::size_t l) { return CsvCell::text(r.planned.graph.layers[l].name); }},
+        {"type_root",
+         [&](std::size_t l) {
+             return CsvCell::text(plan.groups[0].leaf() ? "-" : planner::to_string(plan.choices[0][l].type));
+         }},
+        {"compute_forward_s", phase(0)},
+        {"compute_backward_data_s", phase(1)},
+        {"compute_weight_gradient_s", phase(2)},
+        {"forward_comm_s", seconds(plan.forward_comm_s)},
+        {"backward_comm_s", seconds(plan.backward_comm_s)},
+        {"sync_comm_s", seconds(plan.sync_comm_s)},
+        {"planned_s", seconds(plan.layer_step_s)},
+        {"simulated_s", seconds(r.layer_simulated_s)},
+    });
+    std::vector<std::size_t> layers(r.planned.graph.layers.size());
+    std::iota(layers.begin(), layers.end(), std::size_t{0});
+    return csv.table(layers);
 }
 
 std::string cluster_nodes_csv(const config::Params& params, const run::ClusterStepResult& r) {
-    std::ostringstream c;
-    c << "node,type,compute_s,comm_wait_s,idle_s,macs";
-    for (const energy::EnergyComponent& e : energy::kEnergyComponents) c << ",energy_" << e.name << "_pj";
-    c << ",bytes_sent,bytes_received\n";
-    for (std::size_t i = 0; i < r.nodes.size(); ++i) {
-        const auto& n = r.nodes[i];
-        const auto& s = r.simulated.nodes[i];
-        c << i << ',' << params.cluster.node_types[params.cluster.node_type[i]].name << ','
-          << format_number(n.compute_s) << ',' << format_number(n.wait_s) << ',' << format_number(n.idle_s) << ','
-          << n.counters.macs;
-        for (const energy::EnergyComponent& e : energy::kEnergyComponents) c << ',' << format_number(n.energy.*e.pj);
-        c << ',' << s.bytes_sent << ',' << s.bytes_received << '\n';
-    }
-    return c.str();
+    // One row per node (its id): time in seconds, energy in pJ, traffic in bytes.
+    std::vector<CsvColumn<std::size_t>> columns{
+        {"node", [](std::size_t i) { return CsvCell::integer(i); }},
+        {"type",
+         [&](std::size_t i) { return CsvCell::text(params.cluster.node_types[params.cluster.node_type[i]].name); }},
+        {"compute_s", [&](std::size_t i) { return CsvCell::number(r.nodes[i].compute_s); }},
+        {"comm_wait_s", [&](std::size_t i) { return CsvCell::number(r.nodes[i].wait_s); }},
+        {"idle_s", [&](std::size_t i) { return CsvCell::number(r.nodes[i].idle_s); }},
+        {"macs", [&](std::size_t i) { return CsvCell::integer(r.nodes[i].counters.macs); }},
+    };
+    for (const energy::EnergyComponent& e : energy::kEnergyComponents)
+        columns.push_back({"energy_" + std::string(e.name) + "_pj",
+                           [&r, pj = e.pj](std::size_t i) { return CsvCell::number(r.nodes[i].energy.*pj); }});
+    columns.push_back({"bytes_sent", [&](std::size_t i) { return CsvCell::integer(r.simulated.nodes[i].bytes_sent); }});
+    columns.push_back(
+        {"bytes_received", [&](std::size_t i) { return CsvCell::integer(r.simulated.nodes[i].bytes_received); }});
+    std::vector<std::size_t> nodes(r.nodes.size());
+    std::iota(nodes.begin(), nodes.end(), std::size_t{0});
+    return CsvWriter<std::size_t>(std::move(columns)).table(nodes);
 }
 
 namespace {
@@ -578,25 +631,41 @@ void print_comparison(std::ostream& out, const std::vector<run::ComparisonRow>& 
 }
 
 std::string comparison_csv(const std::vector<run::ComparisonRow>& rows, bool comm_only) {
-    const auto optional_number = [](const std::optional<double>& v) { return v ? format_number(*v) : std::string(); };
-    std::ostringstream c;
-    c << "network,planner,step_s,planned_step_s,simulated_step_s,prediction_error,comm_bytes,speedup_over_data_"
-         "parallel,"
-         "speedup_over_data_parallel_balanced,note,error\n";
+    /// One row per network and planner (its index in kAllPlanners).
+    struct Row {
+        const run::ComparisonRow& row;
+        std::size_t planner;
+        [[nodiscard]] const run::ComparisonCell& cell() const { return row.cells[planner]; }
+        [[nodiscard]] bool ok() const { return cell().error.empty(); }
+    };
+    const auto optional_number = [](const std::optional<double>& v) {
+        return v ? CsvCell::number(*v) : CsvCell::empty();
+    };
+    const CsvWriter<Row> csv({
+        {"network", [](const Row& r) { return CsvCell::text(r.row.network); }},
+        {"planner", [](const Row& r) { return CsvCell::text(planner::to_string(planner::kAllPlanners[r.planner])); }},
+        {"step_s", [](const Row& r) { return r.ok() ? CsvCell::number(r.cell().step_s()) : CsvCell::empty(); }},
+        {"planned_step_s",
+         [](const Row& r) { return r.ok() ? CsvCell::number(r.cell().planned_step_s) : CsvCell::empty(); }},
+        {"simulated_step_s",
+         [&](const Row& r) { return r.ok() ? optional_number(r.cell().simulated_step_s) : CsvCell::empty(); }},
+        {"prediction_error", [&](const Row& r) { return optional_number(prediction_error(r.cell())); }},
+        {"comm_bytes",
+         [](const Row& r) {
+             return r.ok() ? CsvCell::integer(static_cast<long long>(std::llround(r.cell().comm_bytes)))
+                           : CsvCell::empty();
+         }},
+        {"speedup_over_data_parallel",
+         [&](const Row& r) { return optional_number(speedup(r.row, kDataParallel, r.planner, comm_only)); }},
+        {"speedup_over_data_parallel_balanced",
+         [&](const Row& r) { return optional_number(speedup(r.row, kDataParallelBalanced, r.planner, comm_only)); }},
+        {"note", [](const Row& r) { return CsvCell::json_text(r.cell().note); }},
+        {"error", [](const Row& r) { return CsvCell::json_text(r.cell().error); }},
+    });
+    std::vector<Row> table;
     for (const auto& row : rows)
-        for (std::size_t k = 0; k < planner::kAllPlanners.size(); ++k) {
-            const run::ComparisonCell& cell = row.cells[k];
-            const bool ok = cell.error.empty();
-            c << row.network << ',' << planner::to_string(planner::kAllPlanners[k]) << ','
-              << (ok ? format_number(cell.step_s()) : "") << ',' << (ok ? format_number(cell.planned_step_s) : "")
-              << ',' << (ok ? optional_number(cell.simulated_step_s) : "") << ','
-              << optional_number(prediction_error(cell)) << ','
-              << (ok ? std::to_string(std::llround(cell.comm_bytes)) : "") << ','
-              << optional_number(speedup(row, kDataParallel, k, comm_only)) << ','
-              << optional_number(speedup(row, kDataParallelBalanced, k, comm_only)) << ',' << json_string(cell.note)
-              << ',' << json_string(cell.error) << '\n';
-        }
-    return c.str();
+        for (std::size_t k = 0; k < planner::kAllPlanners.size(); ++k) table.push_back(Row{row, k});
+    return csv.table(table);
 }
 
 }  // namespace fastsim::output

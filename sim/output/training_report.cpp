@@ -4,6 +4,8 @@
 #include <iterator>
 #include <sstream>
 
+#include "common/csv_writer.h"
+#include "common/json_writer.h"
 #include "common/output_files.h"
 #include "common/units.h"
 #include "output/table.h"
@@ -17,43 +19,70 @@ const std::string& layer_name(const config::Params& params, const run::PhaseResu
 
 double micro(double pj) { return pj * 1e-6; }
 
-/// The CSV / JSON fields of one phase, in order: name, value. After the job come the work
-/// counters, utilisation_percent, the action counters (node::counter_values, those shown), then energy.
-std::vector<std::pair<std::string, std::string>> phase_fields(const config::Params& params, const run::PhaseResult& r) {
-    const node::PhaseCounters& c = r.counters;
-    const node::PhaseJob& j = r.step.job;
-    const auto u = [](std::uint64_t v) { return std::to_string(v); };
-    std::vector<std::pair<std::string, std::string>> fields{
-        {"layer", json_string(layer_name(params, r))},
-        {"phase", json_string(std::string(node::phase_name(r.step)))},
-        {"gemm_count", u(r.step.on_vector_unit ? 0 : r.step.count)},
-        {"m", u(j.shape.m)},
-        {"k", u(j.shape.k)},
-        {"n", u(j.shape.n)},
-        {"x_mantissa_bits", std::to_string(j.x_mantissa_bits)},
-        {"y_mantissa_bits", std::to_string(j.y_mantissa_bits)},
-        {"passes_per_group", std::to_string(fmac::passes_per_group(j.x_mantissa_bits, j.y_mantissa_bits))},
-    };
-    const std::vector<node::CounterValue> counters = node::counter_values(c);
-    const auto add_counters = [&](CounterKind kind) {
-        for (const node::CounterValue& v : counters)
-            if (v.info.kind == kind && v.info.show != CounterShow::hidden) fields.emplace_back(v.info.name, u(v.value));
-    };
-    add_counters(CounterKind::work);
-    fields.emplace_back("utilisation_percent", format_number(100.0 * utilisation(params, c)));
-    add_counters(CounterKind::action);
-    fields.emplace_back("dram_saved_bits", u(r.dram_saved_bits));
-    for (const energy::EnergyComponent& e : energy::kEnergyComponents)
-        fields.emplace_back("energy_" + std::string(e.name) + "_pj", format_number(r.energy.*e.pj));
-    fields.emplace_back("energy_total_pj", format_number(r.energy.total_pj()));
-    return fields;
+/// One layer phase of a training step with its counters (node::counter_values, in the order of
+/// node::counter_infos): a row of layers.csv and an entry of report.json's "phases".
+struct PhaseRow {
+    const run::PhaseResult& result;
+    std::vector<node::CounterValue> counters;
+};
+
+std::vector<PhaseRow> phase_rows(const run::TrainingStepResult& result) {
+    std::vector<PhaseRow> rows;
+    rows.reserve(result.phases.size());
+    for (const run::PhaseResult& r : result.phases) rows.push_back(PhaseRow{r, node::counter_values(r.counters)});
+    return rows;
 }
 
-std::string energy_json(const energy::EnergyBreakdown& e) {
-    std::string j = "{";
-    for (const energy::EnergyComponent& c : energy::kEnergyComponents)
-        j += (j.size() > 1 ? ", \"" : "\"") + std::string(c.name) + "\": " + format_number(e.*c.pj);
-    return j + "}";
+/// The columns of one phase, declared once for layers.csv and report.json's "phases": the job,
+/// then the work counters, utilisation_percent, the action counters (those shown), then energy
+/// in pJ.
+CsvWriter<PhaseRow> phase_table(const config::Params& params) {
+    const auto job_count = [](std::uint64_t fmac::GemmShape::*member) {
+        return [member](const PhaseRow& p) { return CsvCell::integer(p.result.step.job.shape.*member); };
+    };
+    std::vector<CsvColumn<PhaseRow>> columns{
+        {"layer", [&params](const PhaseRow& p) { return CsvCell::json_text(layer_name(params, p.result)); }},
+        {"phase", [](const PhaseRow& p) { return CsvCell::json_text(node::phase_name(p.result.step)); }},
+        {"gemm_count",
+         [](const PhaseRow& p) {
+             return CsvCell::integer(p.result.step.on_vector_unit ? std::uint64_t{0} : p.result.step.count);
+         }},
+        {"m", job_count(&fmac::GemmShape::m)},
+        {"k", job_count(&fmac::GemmShape::k)},
+        {"n", job_count(&fmac::GemmShape::n)},
+        {"x_mantissa_bits", [](const PhaseRow& p) { return CsvCell::integer(p.result.step.job.x_mantissa_bits); }},
+        {"y_mantissa_bits", [](const PhaseRow& p) { return CsvCell::integer(p.result.step.job.y_mantissa_bits); }},
+        {"passes_per_group",
+         [](const PhaseRow& p) {
+             const node::PhaseJob& j = p.result.step.job;
+             return CsvCell::integer(fmac::passes_per_group(j.x_mantissa_bits, j.y_mantissa_bits));
+         }},
+    };
+    const std::vector<CounterInfo>& infos = node::counter_infos();
+    const auto add_counters = [&](CounterKind kind) {
+        for (std::size_t i = 0; i < infos.size(); ++i)
+            if (infos[i].kind == kind && infos[i].show != CounterShow::hidden)
+                columns.push_back({std::string(infos[i].name),
+                                   [i](const PhaseRow& p) { return CsvCell::integer(p.counters[i].value); }});
+    };
+    add_counters(CounterKind::work);
+    columns.push_back({"utilisation_percent", [&params](const PhaseRow& p) {
+                           return CsvCell::number(100.0 * utilisation(params, p.result.counters));
+                       }});
+    add_counters(CounterKind::action);
+    columns.push_back(
+        {"dram_saved_bits", [](const PhaseRow& p) { return CsvCell::integer(p.result.dram_saved_bits); }});
+    for (const energy::EnergyComponent& e : energy::kEnergyComponents)
+        columns.push_back({"energy_" + std::string(e.name) + "_pj",
+                           [pj = e.pj](const PhaseRow& p) { return CsvCell::number(p.result.energy.*pj); }});
+    columns.push_back(
+        {"energy_total_pj", [](const PhaseRow& p) { return CsvCell::number(p.result.energy.total_pj()); }});
+    return CsvWriter<PhaseRow>(std::move(columns));
+}
+
+/// The energy components of `e` in pJ, as the items of the object open in `json`.
+void write_energy(JsonWriter& json, const energy::EnergyBreakdown& e) {
+    for (const energy::EnergyComponent& c : energy::kEnergyComponents) json.key(c.name).number(e.*c.pj);
 }
 
 }  // namespace
@@ -224,76 +253,58 @@ std::string training_step_json(const config::Params& params, const run::Training
                                const run::RunProvenance& provenance, const run::WholeRunResult* whole_run) {
     const node::NodeParams& n = params.node.resolved;
     const node::PhaseCounters& t = result.total;
-    std::ostringstream o;
-    o << "{\n";
-    o << "  \"config\": " << json_string(params.source_file) << ",\n";
-    o << "  \"fastsim_version\": " << json_string(provenance.fastsim_version) << ",\n";
-    o << "  \"command_line\": " << json_string(provenance.command_line) << ",\n";
-    o << "  \"network\": " << json_string(params.workload.network.name) << ",\n";
-    o << "  \"batch\": " << params.workload.batch << ",\n";
-    o << "  \"fidelity\": " << json_string(std::string(config::to_string(params.run.fidelity))) << ",\n";
-    o << "  \"node\": {\"array_rows\": " << n.array.rows << ", \"array_cols\": " << n.array.cols
-      << ", \"group_size\": " << n.array.group_size << ", \"clock_hz\": " << n.clock_hz << ", \"dataflow\": {";
+    JsonWriter o;
+    o.begin_object(JsonLayout::one_per_line);
+    o.key("config").string(params.source_file).key("fastsim_version").string(provenance.fastsim_version);
+    o.key("command_line").string(provenance.command_line).key("network").string(params.workload.network.name);
+    o.key("batch").integer(params.workload.batch).key("fidelity").string(config::to_string(params.run.fidelity));
+    o.key("node").begin_object().key("array_rows").integer(n.array.rows).key("array_cols").integer(n.array.cols);
+    o.key("group_size").integer(n.array.group_size).key("clock_hz").integer(n.clock_hz);
+    o.key("dataflow").begin_object();
     for (const auto& phase : enum_names(fmac::TrainingPhase{}))
-        o << (phase.value == fmac::TrainingPhase::forward ? "" : ", ") << json_string(std::string(phase.name)) << ": "
-          << json_string(std::string(name_of(n.dataflow[static_cast<std::size_t>(phase.value)])));
-    o << "}},\n";
-    o << "  \"energy_table\": " << json_string(params.energy.resolved.name) << ",\n";
-    o << "  \"total_cycles\": " << t.cycles << ",\n";
-    o << "  \"total_seconds\": " << format_number(to_seconds(Cycles(t.cycles), n.clock_hz)) << ",\n";
-    o << "  \"total_macs\": " << t.macs << ",\n";
-    o << "  \"total_energy_pj\": " << format_number(result.total_energy.total_pj()) << ",\n";
-    o << "  \"energy_pj\": " << energy_json(result.total_energy) << ",\n";
-    o << "  \"pj_per_mac\": "
-      << format_number(t.macs ? result.total_energy.total_pj() / static_cast<double>(t.macs) : 0.0) << ",\n";
-    o << "  \"utilisation_percent\": " << format_number(100.0 * utilisation(params, t)) << ",\n";
-    o << "  \"cycles\": {";
-    for (std::size_t i = 0; i < std::size(node::kCycleParts); ++i)
-        o << (i ? ", " : "") << json_string(std::string(node::kCycleParts[i].key)) << ": "
-          << t.*node::kCycleParts[i].member;
-    o << "},\n";
+        o.key(phase.name).string(name_of(n.dataflow[static_cast<std::size_t>(phase.value)]));
+    o.end_object().end_object();
+    o.key("energy_table").string(params.energy.resolved.name).key("total_cycles").integer(t.cycles);
+    o.key("total_seconds").number(to_seconds(Cycles(t.cycles), n.clock_hz)).key("total_macs").integer(t.macs);
+    o.key("total_energy_pj").number(result.total_energy.total_pj());
+    o.key("energy_pj").begin_object();
+    write_energy(o, result.total_energy);
+    o.end_object();
+    o.key("pj_per_mac").number(t.macs ? result.total_energy.total_pj() / static_cast<double>(t.macs) : 0.0);
+    o.key("utilisation_percent").number(100.0 * utilisation(params, t));
+    o.key("cycles").begin_object();
+    for (const node::CyclePart& part : node::kCycleParts) o.key(part.key).integer(t.*part.member);
+    o.end_object();
     if (whole_run != nullptr) {
-        o << "  \"whole_run\": {\"steps\": " << params.workload.steps
-          << ", \"total_cycles\": " << whole_run->total_cycles
-          << ", \"total_seconds\": " << format_number(to_seconds(Cycles(whole_run->total_cycles), n.clock_hz))
-          << ", \"total_energy_pj\": " << format_number(whole_run->total_energy_pj)
-          << ", \"distinct_steps_simulated\": " << whole_run->distinct_steps << ", \"segments\": [";
-        for (std::size_t i = 0; i < whole_run->segments.size(); ++i) {
-            const run::RunSegment& s = whole_run->segments[i];
-            o << (i ? ", " : "") << "{\"first_step\": " << s.first_step << ", \"steps\": " << s.steps
-              << ", \"weights\": " << s.widths.weights << ", \"activations\": " << s.widths.activations
-              << ", \"gradients\": " << s.widths.gradients << ", \"uniform\": " << (s.uniform ? "true" : "false")
-              << ", \"step_cycles\": " << s.step_cycles << ", \"step_energy_pj\": " << format_number(s.step_energy_pj)
-              << "}";
+        o.key("whole_run").begin_object().key("steps").integer(params.workload.steps);
+        o.key("total_cycles").integer(whole_run->total_cycles);
+        o.key("total_seconds").number(to_seconds(Cycles(whole_run->total_cycles), n.clock_hz));
+        o.key("total_energy_pj").number(whole_run->total_energy_pj);
+        o.key("distinct_steps_simulated").integer(whole_run->distinct_steps).key("segments").begin_array();
+        for (const run::RunSegment& s : whole_run->segments) {
+            o.begin_object().key("first_step").integer(s.first_step).key("steps").integer(s.steps);
+            o.key("weights").integer(s.widths.weights).key("activations").integer(s.widths.activations);
+            o.key("gradients").integer(s.widths.gradients).key("uniform").boolean(s.uniform);
+            o.key("step_cycles").integer(s.step_cycles).key("step_energy_pj").number(s.step_energy_pj);
+            o.end_object();
         }
-        o << "]},\n";
+        o.end_array().end_object();
     }
-    o << "  \"phases\": [\n";
-    for (std::size_t i = 0; i < result.phases.size(); ++i) {
-        o << "    {";
-        const auto fields = phase_fields(params, result.phases[i]);
-        for (std::size_t f = 0; f < fields.size(); ++f)
-            o << (f ? ", " : "") << json_string(fields[f].first) << ": " << fields[f].second;
-        o << "}" << (i + 1 < result.phases.size() ? "," : "") << "\n";
+    const CsvWriter<PhaseRow> phases = phase_table(params);
+    o.key("phases").begin_array(JsonLayout::one_per_line);
+    for (const PhaseRow& row : phase_rows(result)) {
+        o.begin_object();
+        phases.write_json_fields(o, row);
+        o.end_object();
     }
-    o << "  ]\n}\n";
-    return o.str();
+    o.end_array().end_object();
+    return o.take();
 }
 
 std::string training_step_csv(const config::Params& params, const run::TrainingStepResult& result) {
-    std::ostringstream o;
-    bool header = true;
-    for (const auto& r : result.phases) {
-        const auto fields = phase_fields(params, r);
-        if (header) {
-            for (std::size_t f = 0; f < fields.size(); ++f) o << (f ? "," : "") << fields[f].first;
-            o << "\n";
-            header = false;
-        }
-        for (std::size_t f = 0; f < fields.size(); ++f) o << (f ? "," : "") << fields[f].second;
-        o << "\n";
-    }
-    return o.str();
+    // A step without phases has always written an empty file, header included.
+    if (result.phases.empty()) return {};
+    return phase_table(params).table(phase_rows(result));
 }
 
 }  // namespace fastsim::output
