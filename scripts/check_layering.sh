@@ -23,8 +23,8 @@
 #   5 no-systemc-link              the report, sweep, JSON and chart targets link no SystemC
 #   6 config-file-size             no source file under sim/config over 400 lines
 #   7 counter-spread               a PhaseCounters counter (a field of it, or of a models/ struct it
-#                                  holds) or an EnergyBreakdown component spelled in at most 4
-#                                  files of models/, sim/
+#                                  holds), an EnergyBreakdown component or a summary field
+#                                  (kSummaryFields) spelled in at most 4 files of models/, sim/
 #   8 planner-entry-headers        sim/ includes from models/planner only its entry headers
 #                                  (PLANNER_ENTRY_HEADERS below)
 #   9 family-switch-default        no `default:` in a switch whose case labels name a family enum
@@ -42,7 +42,7 @@ SYSTEMC_TARGETS="fastsim_array fastsim_vector_unit fastsim_node fastsim_cluster 
 # Targets that must link no SystemC (rule 5); a name may be an alias (fastsim::charts).
 NO_SYSTEMC_LINK_TARGETS="fastsim::results_report fastsim::sweep fastsim::charts"
 CONFIG_FILE_LIMIT=400   # rule 6, lines per file under sim/config
-COUNTER_FILE_LIMIT=4    # rule 7, files naming one PhaseCounters counter
+COUNTER_FILE_LIMIT=4    # rule 7, files naming one PhaseCounters counter or summary field
 # Rule 9: the enums whose members are a family (docs/architecture.md, "Where to make a change").
 FAMILY_ENUMS="LayerKind|PlannerKind|Scheme|AllReduceAlgorithm|GradientSyncAlgorithm|TopologyKind"
 # Rule 8: the planner headers sim/ may include.
@@ -380,6 +380,34 @@ else
           { n[$2]++; files[$2] = files[$2] " " $1 }
           END { for (c in n) if (n[c] > limit)
                   printf "counter-spread|PhaseCounters|%s\tcounter spelled in %d files (limit %d): %s:%s\n", c, n[c], limit, c, files[c] }
+        ' | sort >> "$tmp/violations" || true
+  fi
+fi
+
+# Summary fields are results declared once as well: kSummaryFields in common/summary.h names
+# them, summary.json and results.csv are written from those names, and the report page reads
+# their titles from it. A field spelled out by hand in many files of models/ and sim/ belongs in
+# that list's walk instead. As above, only names with an underscore are counted (cycles, macs
+# are ordinary words).
+summary_header=common/summary.h
+if ! grep -q 'kSummaryFields' "$summary_header" 2>/dev/null; then
+  printf 'counter-spread|kSummaryFields|list not found\tcounter-spread: %s: kSummaryFields not found (update rule 7)\n' \
+    "$summary_header" >> "$tmp/violations"
+else
+  # The "name" of each {"name", "title", ...} row between `kSummaryFields{{` and `}};`.
+  awk '/kSummaryFields\{\{/ { inside = 1; next } inside && /^\}\};/ { exit }
+       inside && match($0, /\{"[A-Za-z0-9_]+"/) { print substr($0, RSTART + 2, RLENGTH - 3) }' \
+    "$summary_header" | grep '_' | sort -u > "$tmp/summary_fields" || true
+  if [ ! -s "$tmp/summary_fields" ]; then
+    printf 'counter-spread|kSummaryFields|no fields read\tcounter-spread: %s: no field of kSummaryFields read (update rule 7)\n' \
+      "$summary_header" >> "$tmp/violations"
+  else
+    grep -rowE --include='*.h' --include='*.hpp' --include='*.cpp' --include='*.cc' \
+      "($(paste -sd'|' "$tmp/summary_fields"))" models sim | sort -u \
+      | awk -F: -v limit="$COUNTER_FILE_LIMIT" '
+          { n[$2]++; files[$2] = files[$2] " " $1 }
+          END { for (c in n) if (n[c] > limit)
+                  printf "counter-spread|kSummaryFields|%s\tsummary field spelled in %d files (limit %d): %s:%s\n", c, n[c], limit, c, files[c] }
         ' | sort >> "$tmp/violations" || true
   fi
 fi

@@ -12,11 +12,12 @@
 
 namespace fastsim::output {
 
-/// cycles, time_ms, macs, energy_uj, pj_per_mac, utilisation_percent, the cycle breakdown
-/// (node::kCycleParts), dram_mbit and energy_<component>_uj.
+/// A training step's summary fields (kSummaryFields: cycles, time, MACs, energy, energy per MAC,
+/// utilisation), then the cycle breakdown (node::kCycleParts), the DRAM traffic and
+/// energy_<component>_uj.
 Summary training_step_summary(const config::Params& params, const run::TrainingStepResult& result);
-/// step_ms (simulated), planned_step_ms, comm_mb_planned, macs, energy_uj, pj_per_mac and
-/// energy_<component>_uj including links.
+/// A cluster step's summary fields (kSummaryFields: simulated and planned step, planned
+/// communication, MACs, energy, energy per MAC), then energy_<component>_uj including links.
 Summary cluster_step_summary(const run::ClusterStepResult& result);
 
 }  // namespace fastsim::output

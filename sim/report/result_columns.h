@@ -18,8 +18,8 @@ namespace fastsim::report {
 /// "SOURCE:LINE: column 'NAME': ..." otherwise.
 std::optional<double> result_cell(const CsvTable& csv, std::size_t row, std::size_t column);
 
-/// A column header for people: a counter's title (node::counter_infos), "energy (µJ)" for
-/// energy_uj, the raw name for unknown columns.
+/// A column header for people: a counter's title (node::counter_infos), a summary field's title
+/// (kSummaryFields: "energy (µJ)" for the total energy), the raw name for unknown columns.
 std::string column_title(std::string_view column);
 
 /// The "headline" result columns of results.csv / summary.json, in the order tables show them.
