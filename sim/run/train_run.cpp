@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "report/svg_chart.h"
+#include "common/csv_writer.h"
 #include "common/errors.h"
 #include "node/training_step.h"
 #include "common/output_files.h"
@@ -49,18 +50,19 @@ std::string column_name(const learning::GemmLayerShape& layer, learning::TensorC
     return layer.name + "." + std::string(learning::to_string(c));
 }
 
-/// A CSV file appended to and flushed row by row, so an interrupted run keeps its rows.
+/// A CSV file appended to and flushed row by row, so an interrupted run keeps its rows. Lines
+/// come from a CsvWriter (header() and row(), newlines included).
 class CsvAppender {
 public:
     CsvAppender() = default;
-    CsvAppender(const std::string& path, const std::string& header) : m_path(path), m_out(path, std::ios::trunc) {
+    CsvAppender(const std::string& path, const std::string& header_line) : m_path(path), m_out(path, std::ios::trunc) {
         if (!m_out) throw UserError("cannot write " + path);
-        m_out << header << '\n';
+        m_out << header_line;
         m_out.flush();
     }
     void row(const std::string& line, bool flush = true) {
         if (!m_out.is_open()) return;
-        m_out << line << '\n';
+        m_out << line;
         if (flush) m_out.flush();
         if (!m_out) throw UserError("cannot write " + m_path + " (disk full?)");
     }
@@ -294,6 +296,141 @@ double WorkerTimeModel::iteration_s(double compute_s, double density) {
     return std::max({compute_s, busiest, (compute_s + exchange) / static_cast<double>(d + 1)});
 }
 
+namespace {
+
+/// One epoch of one policy: a row of accuracy.csv, cost.csv and time.csv.
+struct EpochRow {
+    const std::string& policy;
+    const EpochRecord& epoch;
+};
+
+/// One iteration of one policy: a row of precision_log.csv.
+struct IterationRow {
+    const std::string& policy;
+    const learning::IterationRecord& iteration;
+};
+
+/// One schedule check: a row of schedule_checks.csv.
+struct CheckRow {
+    const std::string& policy;
+    std::size_t iteration;
+    const std::string& layer;
+    const learning::ScheduleCheck& check;
+};
+
+CsvCell policy_cell(const std::string& policy) { return CsvCell::text(policy); }
+
+/// accuracy.csv: losses and accuracies (fractions) per epoch, and its wall-clock seconds.
+const CsvWriter<EpochRow>& accuracy_table() {
+    static const CsvWriter<EpochRow> table({
+        {"policy", [](const EpochRow& r) { return policy_cell(r.policy); }},
+        {"epoch", [](const EpochRow& r) { return CsvCell::integer(r.epoch.epoch); }},
+        {"train_loss", [](const EpochRow& r) { return CsvCell::number(r.epoch.train_loss); }},
+        {"train_accuracy", [](const EpochRow& r) { return CsvCell::number(r.epoch.train_accuracy); }},
+        {"test_loss", [](const EpochRow& r) { return CsvCell::number(r.epoch.test_loss); }},
+        {"test_accuracy", [](const EpochRow& r) { return CsvCell::number(r.epoch.test_accuracy); }},
+        // Wall-clock seconds to the millisecond: a measurement, not a result.
+        {"wall_s", [](const EpochRow& r) { return CsvCell::text(fixed(r.epoch.wall_seconds, 3)); }},
+    });
+    return table;
+}
+
+/// cost.csv: simulated cycles and energy (µJ) of each epoch and since the start.
+const CsvWriter<EpochRow>& cost_table() {
+    static const CsvWriter<EpochRow> table({
+        {"policy", [](const EpochRow& r) { return policy_cell(r.policy); }},
+        {"epoch", [](const EpochRow& r) { return CsvCell::integer(r.epoch.epoch); }},
+        {"cycles", [](const EpochRow& r) { return CsvCell::integer(r.epoch.cycles); }},
+        {"energy_uj", [](const EpochRow& r) { return CsvCell::number(r.epoch.energy_pj / 1e6); }},
+        {"cycles_so_far", [](const EpochRow& r) { return CsvCell::integer(r.epoch.cycles_so_far); }},
+        {"energy_so_far_uj", [](const EpochRow& r) { return CsvCell::number(r.epoch.energy_pj_so_far / 1e6); }},
+    });
+    return table;
+}
+
+/// time.csv (with workers): test accuracy and simulated seconds per epoch and since the start.
+const CsvWriter<EpochRow>& time_table() {
+    static const CsvWriter<EpochRow> table({
+        {"policy", [](const EpochRow& r) { return policy_cell(r.policy); }},
+        {"epoch", [](const EpochRow& r) { return CsvCell::integer(r.epoch.epoch); }},
+        {"test_accuracy", [](const EpochRow& r) { return CsvCell::number(r.epoch.test_accuracy); }},
+        {"simulated_s", [](const EpochRow& r) { return CsvCell::number(r.epoch.simulated_s); }},
+        {"simulated_s_so_far", [](const EpochRow& r) { return CsvCell::number(r.epoch.simulated_s_so_far); }},
+    });
+    return table;
+}
+
+/// precision_log.csv: the widths (bits) in force at each iteration, a column per layer and
+/// tensor class.
+CsvWriter<IterationRow> precision_table(const std::vector<learning::GemmLayerShape>& layers) {
+    std::vector<CsvColumn<IterationRow>> columns{
+        {"policy", [](const IterationRow& r) { return policy_cell(r.policy); }},
+        {"iteration", [](const IterationRow& r) { return CsvCell::integer(r.iteration.iteration); }},
+        {"epoch", [](const IterationRow& r) { return CsvCell::integer(r.iteration.epoch + 1); }},
+    };
+    for (std::size_t l = 0; l < layers.size(); ++l)
+        for (learning::TensorClass c : learning::kTensorClasses)
+            columns.push_back({column_name(layers[l], c) + "_bits",
+                               [l, c](const IterationRow& r) { return CsvCell::integer((*r.iteration.bits)[l][c]); }});
+    return CsvWriter<IterationRow>(std::move(columns));
+}
+
+/// schedule_checks.csv: each check of FAST's schedule, r(X) against its threshold.
+const CsvWriter<CheckRow>& checks_table() {
+    static const CsvWriter<CheckRow> table({
+        {"policy", [](const CheckRow& r) { return policy_cell(r.policy); }},
+        {"iteration", [](const CheckRow& r) { return CsvCell::integer(r.iteration); }},
+        {"layer", [](const CheckRow& r) { return CsvCell::text(r.layer); }},
+        {"tensor", [](const CheckRow& r) { return CsvCell::text(learning::to_string(r.check.tensor)); }},
+        {"bits", [](const CheckRow& r) { return CsvCell::integer(r.check.bits); }},
+        {"r", [](const CheckRow& r) { return CsvCell::number(r.check.r); }},
+        {"threshold", [](const CheckRow& r) { return CsvCell::number(r.check.threshold); }},
+        {"raised", [](const CheckRow& r) { return CsvCell::integer(r.check.raised ? 1 : 0); }},
+    });
+    return table;
+}
+
+/// comparison.csv: per policy its final accuracy, total cycles and energy (µJ), and FAST's
+/// speedups over it (empty when not costed or not compared).
+std::string comparison_csv(const LearningRunResult& result) {
+    const auto speedup_of = [&](const PolicyRun& r) -> const Speedup* {
+        for (const Speedup& s : result.speedups)
+            if (s.policy == r.policy.name) return &s;
+        return nullptr;
+    };
+    const auto totals = [](const PolicyRun& r) { return r.costed && !r.epochs.empty(); };
+    const CsvWriter<PolicyRun> table({
+        {"policy", [](const PolicyRun& r) { return policy_cell(r.policy.name); }},
+        {"final_test_accuracy", [](const PolicyRun& r) { return CsvCell::number(r.final_accuracy()); }},
+        {"total_cycles",
+         [&](const PolicyRun& r) {
+             return totals(r) ? CsvCell::integer(r.epochs.back().cycles_so_far) : CsvCell::empty();
+         }},
+        {"total_energy_uj",
+         [&](const PolicyRun& r) {
+             return totals(r) ? CsvCell::number(r.epochs.back().energy_pj_so_far / 1e6) : CsvCell::empty();
+         }},
+        {"fast_speedup_cycles",
+         [&](const PolicyRun& r) {
+             const Speedup* s = speedup_of(r);
+             return s ? CsvCell::number(s->cycles_ratio) : CsvCell::empty();
+         }},
+        {"fast_energy_ratio",
+         [&](const PolicyRun& r) {
+             const Speedup* s = speedup_of(r);
+             return s ? CsvCell::number(s->energy_ratio) : CsvCell::empty();
+         }},
+        {"fast_speedup_to_fast_accuracy",
+         [&](const PolicyRun& r) {
+             const Speedup* s = speedup_of(r);
+             return s && s->to_accuracy_ratio ? CsvCell::number(*s->to_accuracy_ratio) : CsvCell::empty();
+         }},
+    });
+    return table.table(result.policies);
+}
+
+}  // namespace
+
 LearningRunResult run_learning(const config::TrainConfig& config, const learning::FashionMnist& data,
                                std::ostream& progress, const std::optional<TrainOutputs>& outputs,
                                const WorkProgress& work) {
@@ -304,21 +441,17 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
     TrainingCostModel cost(result.layers, config.node, config.energy.resolved, config.rounding);
 
     CsvAppender accuracy_csv, cost_csv, precision_csv, checks_csv, time_csv;
+    const CsvWriter<IterationRow> precisions = precision_table(result.layers);
     if (outputs) {
         std::error_code ec;
         fs::create_directories(outputs->dir, ec);
         if (ec) throw UserError("cannot create output folder " + outputs->dir + ": " + ec.message());
         const auto path = [&](const char* name) { return (fs::path(outputs->dir) / name).string(); };
-        accuracy_csv =
-            CsvAppender(path("accuracy.csv"), "policy,epoch,train_loss,train_accuracy,test_loss,test_accuracy,wall_s");
-        cost_csv = CsvAppender(path("cost.csv"), "policy,epoch,cycles,energy_uj,cycles_so_far,energy_so_far_uj");
-        std::string header = "policy,iteration,epoch";
-        for (const auto& layer : result.layers)
-            for (learning::TensorClass c : learning::kTensorClasses) header += "," + column_name(layer, c) + "_bits";
-        precision_csv = CsvAppender(path("precision_log.csv"), header);
-        checks_csv = CsvAppender(path("schedule_checks.csv"), "policy,iteration,layer,tensor,bits,r,threshold,raised");
-        if (config.train.distributed())
-            time_csv = CsvAppender(path("time.csv"), "policy,epoch,test_accuracy,simulated_s,simulated_s_so_far");
+        accuracy_csv = CsvAppender(path("accuracy.csv"), accuracy_table().header());
+        cost_csv = CsvAppender(path("cost.csv"), cost_table().header());
+        precision_csv = CsvAppender(path("precision_log.csv"), precisions.header());
+        checks_csv = CsvAppender(path("schedule_checks.csv"), checks_table().header());
+        if (config.train.distributed()) time_csv = CsvAppender(path("time.csv"), time_table().header());
     }
 
     const double batches_per_epoch = std::ceil(static_cast<double>(data.train.count) /
@@ -366,19 +499,12 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
                                 .density(config.train.compression, it.iteration, trainer.iterations_per_epoch());
                         epoch_simulated += workers->iteration_s(compute_s, density);
                     }
-                    std::string line =
-                        policy.name + "," + std::to_string(it.iteration) + "," + std::to_string(it.epoch + 1);
-                    for (const auto& b : *it.bits)
-                        for (learning::TensorClass cls : learning::kTensorClasses) line += "," + std::to_string(b[cls]);
-                    precision_csv.row(line, false);
+                    precision_csv.row(precisions.row(IterationRow{policy.name, it}), false);
                 }
                 for (const learning::ScheduleCheck& check : *it.checks)
-                    checks_csv.row(policy.name + "," + std::to_string(it.iteration) + "," +
-                                       result.layers[check.layer].name + "," +
-                                       std::string(learning::to_string(check.tensor)) + "," +
-                                       std::to_string(check.bits) + "," + fastsim::format_number(check.r) + "," +
-                                       fastsim::format_number(check.threshold) + "," + (check.raised ? "1" : "0"),
-                                   false);
+                    checks_csv.row(
+                        checks_table().row(CheckRow{policy.name, it.iteration, result.layers[check.layer].name, check}),
+                        false);
             });
             precision_csv.flush();
             checks_csv.flush();
@@ -410,18 +536,10 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
                      << (run.costed ? cycles_text(static_cast<double>(cycles_so_far)) : std::string("n/a (fp32)"))
                      << (workers ? "  simulated " + fixed(simulated_so_far, 3) + " s" : std::string()) << "  ("
                      << fixed(e.wall_seconds, 1) << " s)" << std::endl;
-            accuracy_csv.row(policy.name + "," + std::to_string(e.epoch) + "," + fastsim::format_number(e.train_loss) +
-                             "," + fastsim::format_number(e.train_accuracy) + "," +
-                             fastsim::format_number(e.test_loss) + "," + fastsim::format_number(e.test_accuracy) + "," +
-                             fixed(e.wall_seconds, 3));
-            if (workers)
-                time_csv.row(policy.name + "," + std::to_string(e.epoch) + "," +
-                             fastsim::format_number(e.test_accuracy) + "," + fastsim::format_number(e.simulated_s) +
-                             "," + fastsim::format_number(e.simulated_s_so_far));
-            if (run.costed)
-                cost_csv.row(policy.name + "," + std::to_string(e.epoch) + "," + std::to_string(e.cycles) + "," +
-                             fastsim::format_number(e.energy_pj / 1e6) + "," + std::to_string(e.cycles_so_far) + "," +
-                             fastsim::format_number(e.energy_pj_so_far / 1e6));
+            const EpochRow row{policy.name, e};
+            accuracy_csv.row(accuracy_table().row(row));
+            if (workers) time_csv.row(time_table().row(row));
+            if (run.costed) cost_csv.row(cost_table().row(row));
         }
         result.policies.push_back(std::move(run));
         ++policies_done;
@@ -429,25 +547,7 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
     result.speedups = fast_speedups(result.policies);
 
     if (outputs) {
-        std::ostringstream table;
-        table << "policy,final_test_accuracy,total_cycles,total_energy_uj,fast_speedup_cycles,fast_energy_ratio,"
-                 "fast_speedup_to_fast_accuracy\n";
-        for (const PolicyRun& r : result.policies) {
-            table << r.policy.name << "," << fastsim::format_number(r.final_accuracy()) << ",";
-            if (r.costed && !r.epochs.empty())
-                table << r.epochs.back().cycles_so_far << ","
-                      << fastsim::format_number(r.epochs.back().energy_pj_so_far / 1e6);
-            else
-                table << ",";
-            std::string speedup = ",,";
-            for (const Speedup& s : result.speedups)
-                if (s.policy == r.policy.name)
-                    speedup = fastsim::format_number(s.cycles_ratio) + "," + fastsim::format_number(s.energy_ratio) +
-                              "," +
-                              (s.to_accuracy_ratio ? fastsim::format_number(*s.to_accuracy_ratio) : std::string());
-            table << "," << speedup << "\n";
-        }
-        fastsim::write_file_atomically((fs::path(outputs->dir) / "comparison.csv").string(), table.str());
+        fastsim::write_file_atomically((fs::path(outputs->dir) / "comparison.csv").string(), comparison_csv(result));
         write_plots(outputs->dir, result);
     }
     return result;
