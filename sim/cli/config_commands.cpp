@@ -264,7 +264,7 @@ std::pair<planner::PlanDecisions, config::Params> given_plan(const ConfigInvocat
     const config::Params& params = invocation.params;
     const std::string& path = invocation.plan_path;
     const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
-    planner::PlanDecisions plan = config::read_plan_file(path, graph, params.cluster);
+    planner::PlanDecisions decisions = config::read_plan_file(path, graph, params.cluster);
     const planner::PlannerOptions asked = params.planner.options();
     bool label_asked = false;
     for (const std::string& o : invocation.planner_overrides) {
@@ -276,27 +276,28 @@ std::pair<planner::PlanDecisions, config::Params> given_plan(const ConfigInvocat
         throw UserError("-p " + key + ": with --plan the plan sets the planner's options (" + path + "); drop -p " +
                         key);
     }
-    if (label_asked && (asked.kind != plan.options.kind || asked.comm_only != plan.options.comm_only ||
-                        asked.equal_split != plan.options.equal_split))
-        throw UserError("--plan " + path + " is a plan of " + std::string(planner::to_string(plan.options.kind)) +
-                        (plan.options.comm_only ? " (comm_only)" : "") +
-                        (plan.options.equal_split ? " (equal_split)" : "") +
+    if (label_asked && (asked.kind != decisions.options.kind || asked.comm_only != decisions.options.comm_only ||
+                        asked.equal_split != decisions.options.equal_split))
+        throw UserError("--plan " + path + " is a plan of " + std::string(planner::to_string(decisions.options.kind)) +
+                        (decisions.options.comm_only ? " (comm_only)" : "") +
+                        (decisions.options.equal_split ? " (equal_split)" : "") +
                         ", but the planner asked for beside it is " + std::string(planner::to_string(asked.kind)) +
                         (asked.comm_only ? " (comm_only)" : "") + (asked.equal_split ? " (equal_split)" : "") +
                         ": drop --planner, --comm-only and --equal-split, or make them the plan's");
     config::Params effective = params;
     config::PlannerParams& p = effective.planner;
-    p.kind = plan.options.kind;
-    p.comm_only = plan.options.comm_only;
-    p.equal_split = plan.options.equal_split;
-    if (plan.pipeline) {
+    p.kind = decisions.options.kind;
+    p.comm_only = decisions.options.comm_only;
+    p.equal_split = decisions.options.equal_split;
+    const auto& stages = decisions.pipeline;  // a stage plan's decisions, if it is one
+    if (stages) {
         p.stages = {};
-        p.stages.count = plan.pipeline->stages.size();
-        p.microbatches = plan.pipeline->microbatches;
-        p.schedule = plan.pipeline->schedule;
-        p.intra = plan.options.pipeline.intra;
+        p.stages.count = stages->stages.size();
+        p.microbatches = stages->microbatches;
+        p.schedule = stages->schedule;
+        p.intra = decisions.options.pipeline.intra;
     }
-    return {std::move(plan), std::move(effective)};
+    return {std::move(decisions), std::move(effective)};
 }
 
 void run_cluster(const ConfigInvocation& invocation, const run::RunProvenance& made_by) {
