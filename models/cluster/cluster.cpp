@@ -7,6 +7,7 @@
 #include <exception>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -33,9 +34,13 @@ struct Message {
     NodeId src, dst;
     std::uint64_t tag = 0;
     std::uint64_t bytes = 0;
-    Picoseconds arrival_ps{0};
+    Picoseconds posted_ps{0}, arrival_ps{0};
     bool has_send = false, has_recv = false;
-    bool posted = false, consumed = false;
+    bool posted = false, arrived = false, consumed = false;
+    // The Send's op, for its span once the message arrives.
+    std::size_t send_pc = 0;
+    std::uint32_t send_label = 0;
+    std::uint8_t send_stream = 0;
 };
 
 /// One node-local event, matched before the run.
@@ -224,6 +229,8 @@ public:
             }
             sc_core::sc_spawn([this, lane] { run_lane_guarded(lane); }, sc_core::sc_gen_unique_name("stream"));
         }
+        m_posts_per_lane.assign(m_lanes.size(), 0);
+        sc_core::sc_spawn([this] { run_network_guarded(); }, sc_core::sc_gen_unique_name("network"));
     }
 
     [[nodiscard]] const interconnect::Network& network() const { return m_network; }
@@ -237,6 +244,57 @@ private:
             run_lane(lane);
         } catch (...) {
             if (!m_error) m_error = std::current_exception();  // the other threads stop at their next message
+        }
+    }
+
+    void run_network_guarded() {
+        try {
+            run_network();
+        } catch (...) {
+            if (!m_error) m_error = std::current_exception();
+        }
+    }
+
+    /// Books the channels as messages' heads reach them (interconnect::Network), at each time
+    /// once every stream has run up to it, so a channel serves heads in the order they arrive
+    /// whatever the order the threads run in; delivers each message when its tail is booked.
+    void run_network() {
+        std::vector<interconnect::Delivery> delivered;
+        std::vector<interconnect::Reservation> reserved;
+        while (!m_error) {
+            const std::optional<Picoseconds> next = m_network.next_head_ps();
+            if (!next) {
+                sc_core::wait(m_posted);
+                continue;
+            }
+            const Picoseconds now(sc_core::sc_time_stamp().value() / m_ticks_per_ps);
+            if (*next > now) {
+                sc_core::wait(sc_core::sc_time::from_value((*next - now).count() * m_ticks_per_ps), m_posted);
+                continue;
+            }
+            if (sc_core::sc_pending_activity_at_current_time()) {  // a stream has yet to run at `now`
+                sc_core::wait(sc_core::SC_ZERO_TIME);
+                continue;
+            }
+            delivered.clear();
+            reserved.clear();
+            m_network.advance(now, delivered, m_recorder ? &reserved : nullptr);
+            for (const interconnect::Reservation& r : reserved) {
+                const Message& m = m_compiled.messages[r.cookie];
+                m_recorder->channel({r.hop.channel, m.src, m.dst, m.bytes, m.tag, m_compiled.labels[m.send_label].label,
+                                     r.hop.start_ps, r.hop.end_ps});
+            }
+            for (const interconnect::Delivery& d : delivered) {
+                Message& m = m_compiled.messages[d.cookie];
+                m.arrived = true;
+                m.arrival_ps = d.arrival_ps;
+                LabelAcc& label = m_compiled.labels[m.send_label];
+                if (m_recorder)
+                    m_recorder->op({m.src, m.send_pc, OpKind::send, label.label, m.dst, m.bytes, m.tag, m.posted_ps,
+                                    m.arrival_ps, m.send_stream});
+                label.span(m.posted_ps, m.arrival_ps);
+                wake(m.dst.value(), static_cast<std::uint32_t>(d.cookie), false);
+            }
         }
     }
 
@@ -255,7 +313,7 @@ private:
     }
 
     /// Walks one lane's ops. Computes, signals and satisfied waits only advance the local time
-    /// `t`; a Send first synchronises so the network sees reservations in time order.
+    /// `t`; a Send first synchronises, so the network sees each post at its time.
     void run_lane(std::size_t lane) {
         LaneState& state = m_lanes[lane];
         const std::size_t n = lane / kStreams;
@@ -292,17 +350,13 @@ private:
                 if (m_error) return;
                 sync(t);
                 Message& m = m_compiled.messages[op.slot];
-                m.arrival_ps = m_network.transfer(n, m.dst.value(), m.bytes, t, m_recorder ? &m_hops : nullptr);
                 m.posted = true;
-                if (m_recorder) {
-                    for (const interconnect::HopInterval& hop : m_hops)
-                        m_recorder->channel(
-                            {hop.channel, node, m.dst, m.bytes, m.tag, label.label, hop.start_ps, hop.end_ps});
-                    m_recorder->op(
-                        {node, pc, OpKind::send, label.label, m.dst, m.bytes, m.tag, t, m.arrival_ps, stream});
-                }
-                wake(m.dst.value(), op.slot, false);
-                label.span(t, m.arrival_ps);
+                m.posted_ps = t;
+                m.send_pc = pc;
+                m.send_label = op.label;
+                m.send_stream = stream;
+                m_network.post(n, m.dst.value(), m.bytes, t, {n, stream, m_posts_per_lane[lane]++}, op.slot);
+                m_posted.notify();
                 label.stats.bytes_sent += m.bytes;
                 ++stats.send_count;
                 stats.bytes_sent += m.bytes;
@@ -311,10 +365,10 @@ private:
             case Kind::recv: {
                 if (m_error) return;
                 Message& m = m_compiled.messages[op.slot];
-                if (!m.posted) {
+                if (!m.arrived) {
                     state.pc = pc;
                     state.waiting_message = op.slot;
-                    while (!m.posted) {
+                    while (!m.arrived) {
                         sc_core::wait(m_wakeups[lane]);
                         if (m_error) return;
                     }
@@ -371,11 +425,13 @@ private:
 
     interconnect::Network m_network;
     Compiled& m_compiled;
-    ClusterRecorder* m_recorder;                    ///< optional
-    std::vector<interconnect::HopInterval> m_hops;  ///< for the recorder: the current Send's route
+    ClusterRecorder* m_recorder;                  ///< optional
+    sc_core::sc_event m_posted;                   ///< a Send posted a message
+    std::vector<std::uint64_t> m_posts_per_lane;  ///< each lane's posts so far (PostKey.seq)
     std::vector<LaneState> m_lanes;
-    std::vector<NodeStats> m_stats;                  ///< per node
-    std::unique_ptr<sc_core::sc_event[]> m_wakeups;  ///< per lane: a message or event it waits for was posted
+    std::vector<NodeStats> m_stats;  ///< per node
+    std::unique_ptr<sc_core::sc_event[]>
+        m_wakeups;  ///< per lane: a message it waits for arrived, or an event signalled
     std::uint64_t m_ticks_per_ps;
     std::exception_ptr m_error;
 };

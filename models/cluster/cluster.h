@@ -51,9 +51,10 @@ struct ClusterResult {
 /// Runs one program per compute node (programs.size() == topology.node_count()) on the
 /// topology, every stream starting at t = 0, and returns the stats. One SystemC module with an
 /// SC_THREAD per node stream (the comm stream only if it has ops); messages travel over an
-/// interconnect::Network (loosely timed, see network.h). Consecutive Computes of a stream are
-/// accumulated locally and the thread synchronises with SystemC time before each Send, so
-/// reservations are made in time order; a WaitFor resumes at the Signal's time.
+/// interconnect::Network (see network.h), whose hops one network thread books as heads reach
+/// them, once every stream has run up to that time. Consecutive Computes of a stream are
+/// accumulated locally and the thread synchronises with SystemC time before each Send (posted at
+/// that time); a WaitFor resumes at the Signal's time.
 ///
 /// Caller contract: elaborates and calls sc_start(), so call it once per sc_simcontext (once
 /// per process, or under a fresh context as tests/support/systemc_fixture.h does), and not from

@@ -2,8 +2,9 @@
 #pragma once
 
 // The optional timing record of a cluster run, for timelines. Contract: run_cluster calls a
-// recorder only when one is given, once per op as it completes and once per channel a Send
-// reserves; per node stream in program order, per channel in time order (spans never overlap there).
+// recorder only when one is given, once per op as it completes (a Send when its message has
+// arrived, which may be after the stream's next ops) and once per channel a message holds; per
+// node stream in program order but for Sends, per channel in time order (spans never overlap there).
 
 #include <cstddef>
 #include <cstdint>

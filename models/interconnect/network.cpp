@@ -8,28 +8,85 @@ namespace fastsim::interconnect {
 Network::Network(const Topology& topology)
     : m_topology(topology), m_free_at_ps(topology.channel_count(), Picoseconds(0)), m_stats(topology.channel_count()) {}
 
+void Network::post(std::size_t src, std::size_t dst, std::uint64_t bytes, Picoseconds ready_ps, PostKey key,
+                   std::uint64_t cookie) {
+    std::size_t slot;
+    if (m_free_slots.empty()) {
+        slot = m_in_flight.size();
+        m_in_flight.emplace_back();
+    } else {
+        slot = m_free_slots.back();
+        m_free_slots.pop_back();
+    }
+    InFlight& m = m_in_flight[slot];
+    m_topology.route_into(src, dst, m.route);
+    m.hop = 0;
+    m.head = m.tail_in = ready_ps;
+    m.bytes = bytes;
+    m.key = key;
+    m.cookie = cookie;
+    m_pending.push({ready_ps, key, slot});
+}
+
+std::optional<Picoseconds> Network::next_head_ps() const {
+    if (m_pending.empty()) return std::nullopt;
+    return m_pending.top().head;
+}
+
+bool Network::book_hop(InFlight& m, std::vector<Reservation>* reserved) {
+    if (m.hop == m.route.size()) return true;  // src == dst: arrives when ready
+    const ChannelId id = m.route[m.hop++];
+    const Channel& ch = m_topology.channels()[id];
+    const Picoseconds start = std::max(m.head, m_free_at_ps[id]);
+    const Picoseconds end = std::max(start + occupancy_ps(m.bytes, ch.timing.bits_per_s), m.tail_in);
+    m_free_at_ps[id] = end;
+    if (reserved) reserved->push_back({m.cookie, {id, start, end}});
+    ChannelStats& s = m_stats[id];
+    if (s.transfers == 0) m_used.push_back(id);
+    s.busy_ps += end - start;
+    s.bytes += m.bytes;
+    s.transfers += 1;
+    s.energy_pj += static_cast<double>(m.bytes) * 8.0 * ch.params.energy_pj_per_bit;
+    m.head = start + ch.timing.latency_ps;
+    m.tail_in = end + ch.timing.latency_ps;
+    return m.hop == m.route.size();
+}
+
+void Network::advance(Picoseconds until_ps, std::vector<Delivery>& delivered, std::vector<Reservation>* reserved) {
+    while (!m_pending.empty() && m_pending.top().head <= until_ps) {
+        const std::size_t slot = m_pending.top().slot;
+        m_pending.pop();
+        InFlight& m = m_in_flight[slot];
+        if (book_hop(m, reserved)) {
+            delivered.push_back({m.cookie, m.tail_in});
+            m_free_slots.push_back(slot);
+        } else {
+            m_pending.push({m.head, m.key, slot});
+        }
+    }
+}
+
 Picoseconds Network::transfer(std::size_t src, std::size_t dst, std::uint64_t bytes, Picoseconds ready_ps,
                               std::vector<HopInterval>* hops) {
-    m_topology.route_into(src, dst, m_route);
-    if (hops) hops->clear();
-    Picoseconds head = ready_ps, tail_in = ready_ps, arrival = ready_ps;
-    for (const ChannelId id : m_route) {
-        const Channel& ch = m_topology.channels()[id];
-        const Picoseconds start = std::max(head, m_free_at_ps[id]);
-        const Picoseconds end = std::max(start + occupancy_ps(bytes, ch.timing.bits_per_s), tail_in);
-        m_free_at_ps[id] = end;
-        if (hops) hops->push_back({id, start, end});
-        ChannelStats& s = m_stats[id];
-        if (s.transfers == 0) m_used.push_back(id);
-        s.busy_ps += end - start;
-        s.bytes += bytes;
-        s.transfers += 1;
-        s.energy_pj += static_cast<double>(bytes) * 8.0 * ch.params.energy_pj_per_bit;
-        head = start + ch.timing.latency_ps;
-        tail_in = end + ch.timing.latency_ps;
-        arrival = tail_in;
+    // After every message posted before it: its key sorts last among equal heads.
+    const PostKey key{~std::uint64_t{0}, ~std::uint64_t{0}, m_own_seq++};
+    constexpr std::uint64_t kOwnCookie = ~std::uint64_t{0};
+    std::vector<Delivery> delivered;
+    std::vector<Reservation> reserved;
+    post(src, dst, bytes, ready_ps, key, kOwnCookie);
+    while (true) {
+        const Picoseconds next = *next_head_ps();
+        advance(next, delivered, hops ? &reserved : nullptr);
+        const auto mine =
+            std::find_if(delivered.begin(), delivered.end(), [](const Delivery& d) { return d.cookie == kOwnCookie; });
+        if (mine == delivered.end()) continue;
+        if (hops) {
+            hops->clear();
+            for (const Reservation& r : reserved)
+                if (r.cookie == kOwnCookie) hops->push_back(r.hop);
+        }
+        return mine->arrival_ps;
     }
-    return arrival;
 }
 
 void Network::reset() {
@@ -38,6 +95,9 @@ void Network::reset() {
         m_stats[id] = ChannelStats{};
     }
     m_used.clear();
+    m_in_flight.clear();
+    m_free_slots.clear();
+    m_pending = {};
 }
 
 }  // namespace fastsim::interconnect

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <queue>
 #include <vector>
 
 #include "common/units.h"
@@ -25,8 +27,34 @@ struct HopInterval {
     Picoseconds end_ps{0};
 };
 
-/// Link state over a Topology, loosely timed: each directed channel keeps the time it is free
-/// at, and a transfer reserves the channels of its route when it is issued.
+/// The order in which messages whose heads reach a channel at the same time are served: the
+/// sender's node, its stream, then its own posting order (a NIC's FIFO). Never the order in which
+/// a simulator happens to walk programs or threads.
+struct PostKey {
+    std::uint64_t node = 0;
+    std::uint64_t stream = 0;
+    std::uint64_t seq = 0;
+    friend bool operator<(const PostKey& a, const PostKey& b) {
+        return a.node != b.node ? a.node < b.node : a.stream != b.stream ? a.stream < b.stream : a.seq < b.seq;
+    }
+};
+
+/// A message whose tail has been scheduled all the way: `cookie` as posted, and when it arrives.
+struct Delivery {
+    std::uint64_t cookie = 0;
+    Picoseconds arrival_ps{0};
+};
+
+/// A channel reservation made by advance(): the message's cookie and the interval.
+struct Reservation {
+    std::uint64_t cookie = 0;
+    HopInterval hop;
+};
+
+/// Link state over a Topology: each directed channel keeps the time it is free at, and serves
+/// the messages that reach it in the order their heads arrive (ties in PostKey order). A posted
+/// message books one hop at a time, when its head reaches that hop (advance), so a message
+/// posted later but reaching a channel earlier goes first.
 ///
 /// Timing of transfer(src, dst, bytes, ready) over route channels c_0 .. c_{h-1}, with
 /// occupancy O_k = ceil(bits * 1e12 / bits_per_s(c_k)) ps and latency L_k (cut-through):
@@ -38,17 +66,25 @@ struct HopInterval {
 /// One uncontended hop takes L + O; h equal uncontended hops take h L + O. src == dst arrives at
 /// `ready` and uses no channel; zero bytes take the latencies only (still waiting for busy
 /// channels).
-///
-/// Loosely-timed caveat: reservations are made in call order, so a transfer reserved for a
-/// later time can delay one issued afterwards that would have started earlier.
 class Network {
 public:
     /// Keeps a reference: `topology` must outlive the Network and not gain links meanwhile.
     explicit Network(const Topology& topology);
 
-    /// Reserves the route from vertex `src` to `dst` for `bytes` ready at `ready_ps`; returns
-    /// the time the tail arrives at dst. With `hops`, also fills it (cleared first) with the
-    /// interval each channel of the route is held, in route order.
+    /// A message from vertex `src` to `dst` of `bytes`, ready at `ready_ps` (not before the
+    /// time of the last advance()). Its hops are booked by advance(); `cookie` names it there.
+    void post(std::size_t src, std::size_t dst, std::uint64_t bytes, Picoseconds ready_ps, PostKey key,
+              std::uint64_t cookie);
+    /// When the earliest head of a posted message reaches its next channel; none if none is pending.
+    [[nodiscard]] std::optional<Picoseconds> next_head_ps() const;
+    /// Books, in (head time, PostKey) order, every hop whose head arrives at or before
+    /// `until_ps`; appends each message booked to its last hop to `delivered` (arrival after
+    /// `until_ps` when a latency follows), and each reservation to `reserved` if given.
+    void advance(Picoseconds until_ps, std::vector<Delivery>& delivered, std::vector<Reservation>* reserved = nullptr);
+
+    /// One message booked on its own, after every message posted before it: post, then advance
+    /// until it is delivered; returns its arrival. With `hops`, also fills it (cleared first)
+    /// with the interval each channel of its route is held, in route order.
     Picoseconds transfer(std::size_t src, std::size_t dst, std::uint64_t bytes, Picoseconds ready_ps,
                          std::vector<HopInterval>* hops = nullptr);
 
@@ -56,15 +92,40 @@ public:
     [[nodiscard]] Picoseconds free_at_ps(ChannelId channel) const { return m_free_at_ps.at(channel); }
     [[nodiscard]] const Topology& topology() const { return m_topology; }
 
-    /// All channels free at 0, all stats zero. Takes time in the channels used since the last reset.
+    /// All channels free at 0, all stats zero, nothing pending. Takes time in the channels used
+    /// since the last reset.
     void reset();
 
 private:
+    /// A posted message on its way: its route and where its head is.
+    struct InFlight {
+        std::vector<ChannelId> route;
+        std::size_t hop = 0;  ///< the next channel to book
+        Picoseconds head{0}, tail_in{0};
+        std::uint64_t bytes = 0;
+        PostKey key;
+        std::uint64_t cookie = 0;
+    };
+    struct Pending {  ///< a head reaching its next channel
+        Picoseconds head;
+        PostKey key;
+        std::size_t slot;
+        friend bool operator>(const Pending& a, const Pending& b) {
+            return a.head != b.head ? a.head > b.head : b.key < a.key;
+        }
+    };
+    /// Books message `slot`'s next hop; true when that was its last.
+    bool book_hop(InFlight& m, std::vector<Reservation>* reserved);
+
     const Topology& m_topology;
     std::vector<Picoseconds> m_free_at_ps;
     std::vector<ChannelStats> m_stats;
     std::vector<ChannelId> m_route;  ///< scratch, reused by every transfer
     std::vector<ChannelId> m_used;   ///< channels with a transfer since the last reset
+    std::vector<InFlight> m_in_flight;
+    std::vector<std::size_t> m_free_slots;
+    std::priority_queue<Pending, std::vector<Pending>, std::greater<>> m_pending;
+    std::uint64_t m_own_seq = 0;  ///< PostKey.seq of transfer()'s posts
 };
 
 }  // namespace fastsim::interconnect

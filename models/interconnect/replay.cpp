@@ -26,7 +26,7 @@ struct Step {
 };
 
 struct Message {
-    bool sent = false;
+    bool arrived = false;  ///< booked to its last hop: arrival_ps is known
     Picoseconds arrival_ps{0};
     std::uint32_t waiting = kNobody;  ///< the node blocked on it
 };
@@ -68,17 +68,40 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
                                             " has an op other than Send, Recv or Compute");
         }
     }
-    // (2) Run the nodes in global time order (ties: the lower node), as the executor does.
+    // (2) Run the nodes in global time order (ties: the lower node), as the executor does; the
+    //     network books the heads that reach a channel before the next node's time, and those
+    //     at that time once every node at it has run (its posts included).
     if (reset) network.reset();
     std::vector<Message> messages(slot_of.size());
     std::vector<std::size_t> pc(n, 0);
+    std::vector<std::uint64_t> posted(n, 0);
     std::vector<Picoseconds> time(n, Picoseconds(0));
     using Entry = std::pair<Picoseconds, std::size_t>;
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
     for (std::size_t node = 0; node < n; ++node)
         if (!steps[node].empty()) ready.push({Picoseconds(0), node});
+    std::vector<Delivery> delivered;
     Picoseconds end_ps{0};
-    while (!ready.empty()) {
+    while (true) {
+        const std::optional<Picoseconds> head = network.next_head_ps();
+        if (head && (ready.empty() || *head < ready.top().first)) {
+            delivered.clear();
+            network.advance(*head, delivered);
+            for (const Delivery& d : delivered) {
+                Message& m = messages[d.cookie];
+                m.arrived = true;
+                m.arrival_ps = d.arrival_ps;
+                if (m.waiting != kNobody) {
+                    const std::uint32_t w = m.waiting;
+                    time[w] = std::max(time[w], m.arrival_ps);
+                    ++pc[w];
+                    ready.push({time[w], w});
+                    m.waiting = kNobody;
+                }
+            }
+            continue;
+        }
+        if (ready.empty()) break;
         const std::size_t node = ready.top().second;
         ready.pop();
         const Picoseconds start = time[node];
@@ -95,17 +118,10 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
             }
             Message& m = messages[s.slot];
             if (s.kind == Step::send) {
-                m.sent = true;
-                m.arrival_ps = network.transfer(node_of[node].value(), node_of[s.peer].value(), s.bytes, time[node]);
-                if (m.waiting != kNobody) {
-                    const std::uint32_t w = m.waiting;
-                    time[w] = std::max(time[w], m.arrival_ps);
-                    ++pc[w];
-                    ready.push({time[w], w});
-                    m.waiting = kNobody;
-                }
+                network.post(node_of[node].value(), node_of[s.peer].value(), s.bytes, time[node],
+                             PostKey{node_of[node].value(), 0, posted[node]++}, s.slot);
                 ++pc[node];
-            } else if (m.sent) {
+            } else if (m.arrived) {
                 time[node] = std::max(time[node], m.arrival_ps);
                 ++pc[node];
             } else {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// A plain C++ replay of message-only programs on the loosely-timed network: the cluster
-// executor's semantics (interconnect::Network reservations in time order, Recv waiting for the
-// arrival) without SystemC, for timing one collective in isolation. Ties at equal times go to
-// the lower node id.
+// A plain C++ replay of message-only programs on the network: the cluster
+// executor's semantics (nodes run in time order, ties to the lower node id; the network's hops
+// booked as heads reach them, after every node at that time has run; Recv waiting for the
+// arrival) without SystemC, for timing one collective in isolation.
 
 #include <cstdint>
 #include <vector>

@@ -4,8 +4,10 @@
 // accounting and error reports.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <cstdio>
 #include <stdexcept>
 
@@ -416,6 +418,12 @@ TEST_CASE_METHOD(test::FreshSimContext, "run_cluster: a recorder sees every op a
     using K = cluster::OpKind;
     std::vector<cluster::OpSpan> node0, node1;
     for (const auto& op : recorder.ops) (op.node == NodeId(0) ? node0 : node1).push_back(op);
+    // A Send is reported when its message arrives, after node 0's next Compute: in program order
+    // otherwise.
+    CHECK((node0.size() > 2 && node0[1].kind == K::compute && node0[2].kind == K::send));
+    const auto by_index = [](const cluster::OpSpan& a, const cluster::OpSpan& b) { return a.op_index < b.op_index; };
+    std::stable_sort(node0.begin(), node0.end(), by_index);
+    std::stable_sort(node1.begin(), node1.end(), by_index);
     REQUIRE(node0.size() == 4);
     REQUIRE(node1.size() == 3);
     CHECK((node0[0].kind == K::compute && node0[0].label == 1 && node0[0].start_ps.count() == 0 &&
@@ -792,4 +800,53 @@ TEST_CASE("Every all-reduce algorithm has its descriptor row and declares its ow
         CHECK(static_cast<double>(sends) == Approx(expected[i]));
         CHECK(most_ops <= simulated_all_reduce_ops_per_rank(rows[i].algorithm, 8));
     }
+}
+
+TEST_CASE("collectives: direct on a switch meets its one-link bound, whatever the program order", "[interconnect]") {
+    // 100 GB/s, 500 ns links (kLink); through a switch a message crosses 2 hops. Each phase: every
+    // rank's uplink carries its p - 1 chunks back to back, and each downlink receives one chunk a
+    // slot because the ranks start their sends at different peers: 2L + (p - 1)/p n/B a phase.
+    for (const std::size_t p : {4, 8, 16}) {
+        for (const std::uint64_t n : {std::uint64_t{1} << 10, std::uint64_t{1} << 20, std::uint64_t{1} << 26}) {
+            CAPTURE(p, n);
+            const Topology t = Topology::switch_star(p, kLink);
+            const double bound = 2 * (2.0 * kAlphaPs + double(p - 1) / double(p) * double(n) * kPsPerByte) * 1e-12;
+            std::vector<std::vector<NodeId>> orders{iota_ranks(p), iota_ranks(p), iota_ranks(p)};
+            std::reverse(orders[1].begin(), orders[1].end());
+            for (std::size_t i = 0; i < p; ++i) std::swap(orders[2][i], orders[2][(i * 7 + 3) % p]);
+            std::vector<double> replayed, simulated;
+            for (const auto& ranks : orders) {
+                std::vector<NodeProgram> programs(p);
+                interconnect::direct_all_reduce(programs, ranks, n, 0, 0);
+                Network network(t);
+                replayed.push_back(to_seconds(interconnect::replay_messages(network, programs, iota_ranks(p))));
+                simulated.push_back(to_seconds(run_fresh(t, programs).end_ps));
+            }
+            for (std::size_t o = 0; o < orders.size(); ++o) {
+                CHECK(replayed[o] == Approx(bound).epsilon(0.02));
+                CHECK(simulated[o] == replayed[o]);
+                CHECK(simulated[o] == simulated[0]);
+            }
+        }
+    }
+}
+
+TEST_CASE("network: a channel serves heads in the order they arrive, not the order they were posted",
+          "[interconnect]") {
+    // Ring 0-1-2-3-4: message A from 0 to 2 (hops 0->1, 1->2) is posted first at t = 0; message
+    // B from 1 to 2 (hop 1->2) is posted next, also at t = 0. B's head reaches 1->2 at 0 and A's
+    // at L, so B goes first and A's second hop waits for B's tail.
+    const Topology t = Topology::ring(5, kLink);
+    Network net(t);
+    const std::uint64_t occupancy = kMB * kPsPerByte;
+    net.post(0, 2, kMB, ps(0), {0, 0, 0}, 1);
+    net.post(1, 2, kMB, ps(0), {1, 0, 0}, 2);
+    std::vector<interconnect::Delivery> delivered;
+    while (const auto next = net.next_head_ps()) net.advance(*next, delivered);
+    REQUIRE(delivered.size() == 2);
+    std::map<std::uint64_t, std::uint64_t> arrival;
+    for (const auto& d : delivered) arrival[d.cookie] = d.arrival_ps.count();
+    CHECK(arrival[2] == kAlphaPs + occupancy);
+    // A: 0->1 during [0, O); its head at L waits for 1->2 until O, holds it [O, 2O).
+    CHECK(arrival[1] == 2 * occupancy + kAlphaPs);
 }
