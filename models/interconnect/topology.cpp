@@ -34,6 +34,7 @@ Topology Topology::ring(std::size_t n, const LinkParams& link) {
     if (n == 2) t.add_link(0, 1, link);
     if (n >= 3)
         for (std::size_t i = 0; i < n; ++i) t.add_link(i, (i + 1) % n, link);
+    if (n >= 2) t.set_grids({t.make_grid(0, {n})});
     return t;
 }
 
@@ -63,6 +64,7 @@ Topology Topology::torus2d(std::size_t rows, std::size_t cols, const LinkParams&
             if (links_from(c, cols)) t.add_link(id(r, c), id(r, (c + 1) % cols), link);
             if (links_from(r, rows)) t.add_link(id(r, c), id((r + 1) % rows, c), link);
         }
+    if (rows * cols >= 2) t.set_grids({t.make_grid(0, {cols, rows})});
     return t;
 }
 
@@ -106,7 +108,15 @@ Topology Topology::hierarchical(const std::vector<Topology>& groups, UpperKind u
     Topology t(nodes, switches + (upper_switch ? 1 : 0));
     // 2. Copy each group's links with its vertices renumbered.
     std::size_t node_offset = 0, switch_offset = nodes;
+    std::vector<Grid> grids;
     for (const Topology& group : groups) {
+        const auto first_channel = static_cast<ChannelId>(t.channel_count());
+        for (Grid g : group.m_grids) {  // its channels are copied in order, after first_channel
+            g.first_node += node_offset;
+            for (ChannelId& c : g.up) c += first_channel;
+            for (ChannelId& c : g.down) c += first_channel;
+            grids.push_back(std::move(g));
+        }
         const auto map = [&](std::size_t v) {
             return v < group.node_count() ? node_offset + v : switch_offset + (v - group.node_count());
         };
@@ -136,6 +146,8 @@ Topology Topology::hierarchical(const std::vector<Topology>& groups, UpperKind u
             for (std::size_t i = 0; i < k; ++i) t.add_link(gw[i], t.vertex_count() - 1, upper_link);
         break;
     }
+    // One gateway per group: no shortest path between two nodes of a group leaves it.
+    t.set_grids(std::move(grids));
     return t;
 }
 
@@ -155,7 +167,77 @@ std::size_t Topology::add_link(std::size_t a, std::size_t b, const LinkParams& l
     m_adjacency[b].push_back({a, forward + 1});
     m_trees.clear();
     m_cached_sources.clear();
+    m_grids.clear();
+    m_grid_of.clear();
     return forward / 2;
+}
+
+std::size_t Topology::Grid::node_count() const {
+    std::size_t n = 1;
+    for (const std::size_t k : sizes) n *= k;
+    return n;
+}
+
+Topology::Grid Topology::make_grid(std::size_t first_node, std::vector<std::size_t> sizes) const {
+    Grid g;
+    g.first_node = first_node;
+    g.sizes = std::move(sizes);
+    const std::size_t dims = g.sizes.size(), n = g.node_count();
+    g.up.assign(n * dims, kNone);
+    g.down.assign(n * dims, kNone);
+    const auto channel_to = [&](std::size_t from, std::size_t to) {
+        for (const Adjacent& a : m_adjacency[from])
+            if (a.vertex == to) return a.channel;
+        throw std::logic_error("make_grid: no link from " + std::to_string(from) + " to " + std::to_string(to));
+    };
+    for (std::size_t local = 0; local < n; ++local) {
+        std::size_t stride = 1;
+        for (std::size_t d = 0; d < dims; ++d) {
+            const std::size_t k = g.sizes[d], c = local / stride % k;
+            if (k >= 2) {
+                const std::size_t up = local - c * stride + (c + 1) % k * stride;
+                const std::size_t down = local - c * stride + (c + k - 1) % k * stride;
+                g.up[local * dims + d] = channel_to(first_node + local, first_node + up);
+                g.down[local * dims + d] = channel_to(first_node + local, first_node + down);
+            }
+            stride *= k;
+        }
+    }
+    return g;
+}
+
+void Topology::set_grids(std::vector<Grid> grids) {
+    m_grids = std::move(grids);
+    m_grid_of.assign(m_node_count, 0);
+    for (std::size_t i = 0; i < m_grids.size(); ++i)
+        for (std::size_t v = 0; v < m_grids[i].node_count(); ++v)
+            m_grid_of[m_grids[i].first_node + v] = static_cast<std::uint32_t>(i + 1);
+}
+
+const Topology::Grid* Topology::common_grid(std::size_t src, std::size_t dst) const {
+    if (src >= m_grid_of.size() || dst >= m_grid_of.size()) return nullptr;
+    const std::uint32_t g = m_grid_of[src];
+    return g != 0 && g == m_grid_of[dst] ? &m_grids[g - 1] : nullptr;
+}
+
+std::size_t Topology::grid_route(const Grid& grid, std::size_t src, std::size_t dst, std::vector<ChannelId>* out) {
+    const std::size_t dims = grid.sizes.size();
+    std::size_t at = src - grid.first_node, to = dst - grid.first_node, stride = 1, hops = 0;
+    for (std::size_t d = 0; d < dims; ++d) {
+        const std::size_t k = grid.sizes[d], c = at / stride % k, t = to / stride % k;
+        const std::size_t forward = (t + k - c) % k, backward = (k - forward) % k;
+        // The short way round; half-way: up from an even coordinate, down from an odd one.
+        const bool up = forward < backward || (forward == backward && c % 2 == 0);
+        const std::size_t steps = up ? forward : backward;
+        for (std::size_t s = 0; s < steps; ++s) {
+            const std::size_t cur = at / stride % k;
+            if (out) out->push_back(up ? grid.up[at * dims + d] : grid.down[at * dims + d]);
+            at = at - cur * stride + (up ? (cur + 1) % k : (cur + k - 1) % k) * stride;
+        }
+        hops += steps;
+        stride *= k;
+    }
+    return hops;
 }
 
 void Topology::check_vertex(std::size_t v, const char* what) const {
@@ -226,6 +308,10 @@ void Topology::route_into(std::size_t src, std::size_t dst, std::vector<ChannelI
     check_vertex(dst, "route");
     out.clear();
     if (src == dst) return;
+    if (const Grid* grid = common_grid(src, dst)) {
+        grid_route(*grid, src, dst, &out);
+        return;
+    }
     const auto tree = tree_from(src);
     if (tree->entering[dst] == kNone)
         throw std::invalid_argument("route: vertex " + std::to_string(dst) + " is unreachable from vertex " +
@@ -244,6 +330,7 @@ std::size_t Topology::hops(std::size_t src, std::size_t dst) const {
     check_vertex(src, "hops");
     check_vertex(dst, "hops");
     if (src == dst) return 0;
+    if (const Grid* grid = common_grid(src, dst)) return grid_route(*grid, src, dst, nullptr);
     const auto tree = tree_from(src);
     if (tree->entering[dst] == kNone)
         throw std::invalid_argument("hops: vertex " + std::to_string(dst) + " is unreachable from vertex " +

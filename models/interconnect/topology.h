@@ -31,10 +31,13 @@ enum class UpperKind { ring, fully_connected, switch_star };
 /// 0 .. node_count() - 1 are compute nodes, node_count() .. vertex_count() - 1 switches. Every
 /// vertex forwards (direct networks such as rings route through compute nodes).
 ///
-/// Routes are shortest by total latency, then by hop count, then by the lowest predecessor
-/// vertex id at each step (walking back from the destination), so they are deterministic. They
-/// are computed lazily, one Dijkstra per source on first use, and cached; route queries are
-/// therefore not thread-safe on a shared Topology.
+/// Routes are shortest by total latency, then by hop count. Within a ring or a torus (also as a
+/// group of a hierarchical topology) they follow dimension order: columns first, then rows, each
+/// ring dimension the short way round, and a tie (half-way round an even ring) going up from an
+/// even coordinate and down from an odd one, so both directions of a ring carry half the ties.
+/// Elsewhere they take the lowest predecessor vertex id at each step (walking back from the
+/// destination). Both are deterministic. The latter are computed lazily, one Dijkstra per source
+/// on first use, and cached; route queries are therefore not thread-safe on a shared Topology.
 /// Route-table entries (one per vertex per cached source tree) a Topology keeps: 2^24, about
 /// 200 MB. Beyond it the oldest trees are rebuilt when needed.
 inline constexpr std::size_t kMaxCachedRouteEntries = std::size_t{1} << 24;
@@ -67,7 +70,8 @@ public:
 
     /// Adds a full-duplex link between vertices a != b; returns the link's index. Parallel
     /// links are allowed (routing takes the faster, then the lower channel id). Throws
-    /// std::invalid_argument on a bad vertex or bad parameters.
+    /// std::invalid_argument on a bad vertex or bad parameters. A link added to a built ring or
+    /// torus ends its dimension-order routing (routes are then shortest paths by vertex id).
     std::size_t add_link(std::size_t a, std::size_t b, const LinkParams& link);
 
     [[nodiscard]] std::size_t node_count() const { return m_node_count; }
@@ -100,6 +104,22 @@ private:
         std::size_t vertex;
         ChannelId channel;
     };
+    /// Consecutive nodes joined as a ring or torus whose links all have the same timing: node
+    /// first_node + Σ coordinate_d x stride_d, dimension 0 of stride 1.
+    struct Grid {
+        std::size_t first_node = 0;
+        std::vector<std::size_t> sizes;   ///< per dimension (each a ring; 2: one link, 1: none)
+        std::vector<ChannelId> up, down;  ///< [local node x dimensions + d]: to coordinate + 1 and - 1
+        [[nodiscard]] std::size_t node_count() const;
+    };
+    /// Records `sizes` over nodes first_node.. as a grid, from the links already added.
+    [[nodiscard]] Grid make_grid(std::size_t first_node, std::vector<std::size_t> sizes) const;
+    void set_grids(std::vector<Grid> grids);
+    /// The grid holding both nodes, if any.
+    [[nodiscard]] const Grid* common_grid(std::size_t src, std::size_t dst) const;
+    /// Dimension-order route within `grid` (appended to `out`); returns its hop count.
+    static std::size_t grid_route(const Grid& grid, std::size_t src, std::size_t dst, std::vector<ChannelId>* out);
+
     /// Shortest-path tree from one source: the channel entering each vertex (kNone if none).
     struct SourceTree {
         std::vector<ChannelId> entering;
@@ -116,6 +136,8 @@ private:
     std::vector<std::vector<Adjacent>> m_adjacency;
     std::vector<Channel> m_channels;
     std::vector<std::size_t> m_gateways;
+    std::vector<Grid> m_grids;
+    std::vector<std::uint32_t> m_grid_of;  ///< per compute node: 1 + its grid's index, 0 for none
     /// Per source, built lazily; immutable once built, so copies of the Topology share them.
     /// At most kMaxCachedRouteEntries vertices' worth are kept (oldest evicted first), so
     /// routing a cluster of N nodes takes O(N) memory, not O(N^2).

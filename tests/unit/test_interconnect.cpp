@@ -157,21 +157,21 @@ TEST_CASE("network: the slowest hop sets the tail, wherever it is on the path", 
 }
 
 TEST_CASE("network: transfers sharing a channel serialise, opposite directions do not", "[interconnect]") {
-    const Topology t = Topology::ring(4, kLink);
+    const Topology t = Topology::ring(5, kLink);
     Network net(t);
     const std::uint64_t first = net.transfer(0, 1, kMB, ps(0)).count();
     CHECK(first == kAlphaPs + kMB * kPsPerByte);
     CHECK(net.transfer(0, 1, kMB, ps(0)).count() == first + kMB * kPsPerByte);
     CHECK(net.transfer(1, 0, kMB, ps(0)).count() == first);  // the other direction of the same link
-    // 3 -> 1 goes 3-0-1 (lower predecessor id) and queues behind both transfers on 0 -> 1.
-    CHECK(vertices_of(t, 3, 1) == std::vector<std::size_t>{3, 0, 1});
-    CHECK(net.transfer(3, 1, kMB, ps(0)).count() == 2 * kMB * kPsPerByte + kAlphaPs + kMB * kPsPerByte);
+    // 4 -> 1 goes 4-0-1 (the short way round) and queues behind both transfers on 0 -> 1.
+    CHECK(vertices_of(t, 4, 1) == std::vector<std::size_t>{4, 0, 1});
+    CHECK(net.transfer(4, 1, kMB, ps(0)).count() == 2 * kMB * kPsPerByte + kAlphaPs + kMB * kPsPerByte);
 }
 
 TEST_CASE("network: the hop intervals of a transfer are each channel's reservation", "[interconnect][timeline]") {
-    // 3 -> 1 goes 3-0-1. Hop 3->0 is free: [0, O). Hop 0->1 already carries a transfer until
+    // 4 -> 1 goes 4-0-1. Hop 4->0 is free: [0, O). Hop 0->1 already carries a transfer until
     // O, so the head waits: [O, 2 O), and the tail arrives a latency later.
-    const Topology t = Topology::ring(4, kLink);
+    const Topology t = Topology::ring(5, kLink);
     Network net(t);
     std::vector<interconnect::HopInterval> hops;
     const std::uint64_t occupancy = kMB * kPsPerByte;
@@ -181,15 +181,46 @@ TEST_CASE("network: the hop intervals of a transfer are each channel's reservati
     CHECK(t.channel(zero_to_one).from == 0);
     CHECK(hops[0].start_ps.count() == 0);
     CHECK(hops[0].end_ps.count() == occupancy);
-    const std::uint64_t arrival = net.transfer(3, 1, kMB, ps(0), &hops).count();
+    const std::uint64_t arrival = net.transfer(4, 1, kMB, ps(0), &hops).count();
     REQUIRE(hops.size() == 2);  // cleared first
-    CHECK(t.channel(hops[0].channel).from == 3);
+    CHECK(t.channel(hops[0].channel).from == 4);
     CHECK(hops[0].start_ps.count() == 0);
     CHECK(hops[0].end_ps.count() == occupancy);
     CHECK(hops[1].channel == zero_to_one);
     CHECK(hops[1].start_ps.count() == occupancy);
     CHECK(hops[1].end_ps.count() == 2 * occupancy);
     CHECK(arrival == hops[1].end_ps.count() + kAlphaPs);
+}
+
+TEST_CASE("routing: dimension order on rings and tori, both directions, ties split by coordinate parity",
+          "[interconnect]") {
+    // Ring of 4: half-way ties go up from an even node and down from an odd one, so the four
+    // distance-2 messages use each of the eight channels once.
+    const Topology ring = Topology::ring(4, kLink);
+    CHECK(vertices_of(ring, 0, 2) == std::vector<std::size_t>{0, 1, 2});
+    CHECK(vertices_of(ring, 2, 0) == std::vector<std::size_t>{2, 3, 0});
+    CHECK(vertices_of(ring, 1, 3) == std::vector<std::size_t>{1, 0, 3});
+    CHECK(vertices_of(ring, 3, 1) == std::vector<std::size_t>{3, 2, 1});
+    std::vector<int> load(ring.channel_count(), 0);
+    for (const auto& [a, b] : {std::pair{0, 2}, {2, 0}, {1, 3}, {3, 1}})
+        for (const ChannelId c : ring.route(a, b)) ++load[c];
+    CHECK(std::count(load.begin(), load.end(), 1) == 8);
+    // 4 x 4 torus (id = row x 4 + col): columns first, then rows, each the short way round.
+    const Topology torus = Topology::torus2d(4, 4, kLink);
+    CHECK(vertices_of(torus, 0, 5) == std::vector<std::size_t>{0, 1, 5});
+    CHECK(vertices_of(torus, 0, 15) == std::vector<std::size_t>{0, 3, 15});
+    CHECK(torus.hops(0, 10) == 4);
+    // A flat ring in row-major order over a 4 x 4 torus: its 16 steps use 16 distinct channels
+    // (the row ends go down a row, then back round the row; no wrap channel twice).
+    std::vector<int> used(torus.channel_count(), 0);
+    for (std::size_t i = 0; i < 16; ++i)
+        for (const ChannelId c : torus.route(i, (i + 1) % 16)) ++used[c];
+    CHECK(*std::max_element(used.begin(), used.end()) == 1);
+    // The same inside a group of a hierarchical topology (its channels renumbered).
+    const Topology two = Topology::hierarchical({Topology::ring(4, kLink), Topology::ring(4, kLink)},
+                                                interconnect::UpperKind::switch_star, kLink);
+    CHECK(vertices_of(two, 7, 5) == std::vector<std::size_t>{7, 6, 5});
+    CHECK(vertices_of(two, 5, 7) == std::vector<std::size_t>{5, 4, 7});
 }
 
 TEST_CASE("routing: least latency first, then fewer hops, then the lowest predecessor id", "[interconnect]") {
