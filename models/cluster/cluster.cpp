@@ -80,6 +80,11 @@ struct LaneState {
     Picoseconds end_ps{0};
     std::uint32_t waiting_message = kNoSlot;  ///< the message this lane's thread is blocked on
     std::uint32_t waiting_event = kNoSlot;    ///< the event this lane's thread is blocked on
+    /// For the network's lookahead: blocked in a Recv or WaitFor (nothing it does comes before
+    /// the delivery or Signal that wakes it), else no message it posts from now on is ready
+    /// before local_ps.
+    bool blocked = false;
+    Picoseconds local_ps{0};
 };
 
 const char* stream_name(std::size_t lane) { return lane % kStreams == 0 ? "" : " (comm stream)"; }
@@ -255,45 +260,61 @@ private:
         }
     }
 
-    /// Books the channels as messages' heads reach them (interconnect::Network), at each time
-    /// once every stream has run up to it, so a channel serves heads in the order they arrive
-    /// whatever the order the threads run in; delivers each message when its tail is booked.
+    /// The earliest time a message not yet posted can be ready: no stream posts before its local
+    /// time, and a blocked one only after what wakes it (a delivery or a Signal, whose times the
+    /// wakers pass on). kNever when every stream is blocked or finished.
+    [[nodiscard]] Picoseconds post_horizon() const {
+        Picoseconds h = kNever;
+        for (const LaneState& lane : m_lanes)
+            if (!lane.finished && !lane.blocked) h = std::min(h, lane.local_ps);
+        return h;
+    }
+
+    /// Books the channels as messages' heads reach them (interconnect::Network), in head order,
+    /// every head that arrives before the post horizon: no message posted later can reach a
+    /// channel before it, so a channel serves heads in the order they arrive, whatever order the
+    /// threads run in. A message is delivered when its last hop is booked, which lowers the
+    /// horizon to its arrival (its receiver may post from then on); the Recv completes at the
+    /// arrival, as the replay's does.
     void run_network() {
         std::vector<interconnect::Delivery> delivered;
         std::vector<interconnect::Reservation> reserved;
         while (!m_error) {
-            const std::optional<Picoseconds> next = m_network.next_head_ps();
+            std::optional<Picoseconds> next = m_network.next_head_ps();
             if (!next) {
+                m_network_wake_ps = kNever;
                 sc_core::wait(m_posted);
                 continue;
             }
             const Picoseconds now(sc_core::sc_time_stamp().value() / m_ticks_per_ps);
-            if (*next > now) {
-                sc_core::wait(sc_core::sc_time::from_value((*next - now).count() * m_ticks_per_ps), m_posted);
+            Picoseconds horizon = post_horizon();
+            if (*next >= horizon) {  // wait for the streams to move on (they do once SystemC time passes next)
+                m_network_wake_ps = std::max(now, *next) + Picoseconds(1);
+                sc_core::wait(sc_core::sc_time::from_value((m_network_wake_ps - now).count() * m_ticks_per_ps),
+                              m_posted);
                 continue;
             }
-            if (sc_core::sc_pending_activity_at_current_time()) {  // a stream has yet to run at `now`
-                sc_core::wait(sc_core::SC_ZERO_TIME);
-                continue;
-            }
-            delivered.clear();
-            reserved.clear();
-            m_network.advance(now, delivered, m_recorder ? &reserved : nullptr);
-            for (const interconnect::Reservation& r : reserved) {
-                const Message& m = m_compiled.messages[r.cookie];
-                m_recorder->channel({r.hop.channel, m.src, m.dst, m.bytes, m.tag, m_compiled.labels[m.send_label].label,
-                                     r.hop.start_ps, r.hop.end_ps});
-            }
-            for (const interconnect::Delivery& d : delivered) {
-                Message& m = m_compiled.messages[d.cookie];
-                m.arrived = true;
-                m.arrival_ps = d.arrival_ps;
-                LabelAcc& label = m_compiled.labels[m.send_label];
-                if (m_recorder)
-                    m_recorder->op({m.src, m.send_pc, OpKind::send, label.label, m.dst, m.bytes, m.tag, m.posted_ps,
-                                    m.arrival_ps, m.send_stream});
-                label.span(m.posted_ps, m.arrival_ps);
-                wake(m.dst.value(), static_cast<std::uint32_t>(d.cookie), false);
+            for (; next && *next < horizon; next = m_network.next_head_ps()) {
+                delivered.clear();
+                reserved.clear();
+                m_network.advance(*next, delivered, m_recorder ? &reserved : nullptr);
+                for (const interconnect::Reservation& r : reserved) {
+                    const Message& m = m_compiled.messages[r.cookie];
+                    m_recorder->channel({r.hop.channel, m.src, m.dst, m.bytes, m.tag,
+                                         m_compiled.labels[m.send_label].label, r.hop.start_ps, r.hop.end_ps});
+                }
+                for (const interconnect::Delivery& d : delivered) {
+                    Message& m = m_compiled.messages[d.cookie];
+                    m.arrived = true;
+                    m.arrival_ps = d.arrival_ps;
+                    LabelAcc& label = m_compiled.labels[m.send_label];
+                    if (m_recorder)
+                        m_recorder->op({m.src, m.send_pc, OpKind::send, label.label, m.dst, m.bytes, m.tag, m.posted_ps,
+                                        m.arrival_ps, m.send_stream});
+                    label.span(m.posted_ps, m.arrival_ps);
+                    wake(m.dst.value(), static_cast<std::uint32_t>(d.cookie), false, m.arrival_ps);
+                    horizon = std::min(horizon, m.arrival_ps);
+                }
             }
         }
     }
@@ -304,11 +325,17 @@ private:
         if (t > now) sc_core::wait(sc_core::sc_time::from_value((t - now).count() * m_ticks_per_ps));
     }
 
-    /// Wakes the lanes of `node` blocked on message `slot` (or event `slot` with `event`).
-    void wake(std::size_t node, std::uint32_t slot, bool event) {
+    /// Wakes the lanes of `node` blocked on message `slot` (or event `slot` with `event`); they
+    /// resume at local time `at` or later.
+    void wake(std::size_t node, std::uint32_t slot, bool event, Picoseconds at) {
         for (std::size_t s = 0; s < kStreams; ++s) {
             const std::size_t lane = node * kStreams + s;
-            if ((event ? m_lanes[lane].waiting_event : m_lanes[lane].waiting_message) == slot) m_wakeups[lane].notify();
+            LaneState& state = m_lanes[lane];
+            if ((event ? state.waiting_event : state.waiting_message) == slot && state.blocked) {
+                state.blocked = false;
+                state.local_ps = std::max(state.local_ps, at);
+                m_wakeups[lane].notify();
+            }
         }
     }
 
@@ -348,6 +375,7 @@ private:
             }
             case Kind::send: {
                 if (m_error) return;
+                state.local_ps = t;
                 sync(t);
                 Message& m = m_compiled.messages[op.slot];
                 m.posted = true;
@@ -356,7 +384,7 @@ private:
                 m.send_label = op.label;
                 m.send_stream = stream;
                 m_network.post(n, m.dst.value(), m.bytes, t, {n, stream, m_posts_per_lane[lane]++}, op.slot);
-                m_posted.notify();
+                if (t + Picoseconds(1) < m_network_wake_ps) m_posted.notify();  // else it wakes in time
                 label.stats.bytes_sent += m.bytes;
                 ++stats.send_count;
                 stats.bytes_sent += m.bytes;
@@ -368,6 +396,8 @@ private:
                 if (!m.arrived) {
                     state.pc = pc;
                     state.waiting_message = op.slot;
+                    state.local_ps = t;
+                    state.blocked = true;
                     while (!m.arrived) {
                         sc_core::wait(m_wakeups[lane]);
                         if (m_error) return;
@@ -391,7 +421,7 @@ private:
                 if (m_recorder)
                     m_recorder->op({node, pc, OpKind::signal, label.label, NodeId(), 0, e.event, t, t, stream});
                 label.span(t, t);
-                wake(n, op.slot, true);
+                wake(n, op.slot, true, t);
                 break;
             }
             case Kind::wait: {
@@ -400,6 +430,8 @@ private:
                 if (!e.signalled) {
                     state.pc = pc;
                     state.waiting_event = op.slot;
+                    state.local_ps = t;
+                    state.blocked = true;
                     while (!e.signalled) {
                         sc_core::wait(m_wakeups[lane]);
                         if (m_error) return;
@@ -425,8 +457,10 @@ private:
 
     interconnect::Network m_network;
     Compiled& m_compiled;
-    ClusterRecorder* m_recorder;                  ///< optional
-    sc_core::sc_event m_posted;                   ///< a Send posted a message
+    ClusterRecorder* m_recorder;  ///< optional
+    sc_core::sc_event m_posted;   ///< a Send posted a message the network would book late
+    static constexpr Picoseconds kNever{std::numeric_limits<std::uint64_t>::max()};
+    Picoseconds m_network_wake_ps = kNever;       ///< when the network thread next books heads
     std::vector<std::uint64_t> m_posts_per_lane;  ///< each lane's posts so far (PostKey.seq)
     std::vector<LaneState> m_lanes;
     std::vector<NodeStats> m_stats;  ///< per node

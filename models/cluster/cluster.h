@@ -51,8 +51,8 @@ struct ClusterResult {
 /// Runs one program per compute node (programs.size() == topology.node_count()) on the
 /// topology, every stream starting at t = 0, and returns the stats. One SystemC module with an
 /// SC_THREAD per node stream (the comm stream only if it has ops); messages travel over an
-/// interconnect::Network (see network.h), whose hops one network thread books as heads reach
-/// them, once every stream has run up to that time. Consecutive Computes of a stream are
+/// interconnect::Network (see network.h), whose hops one network thread books in head order up
+/// to the earliest time a stream could still post (docs/interconnect.md, "The executor"). Consecutive Computes of a stream are
 /// accumulated locally and the thread synchronises with SystemC time before each Send (posted at
 /// that time); a WaitFor resumes at the Signal's time.
 ///
