@@ -2,6 +2,7 @@
 #include "interconnect/network.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace fastsim::interconnect {
 
@@ -68,8 +69,8 @@ void Network::advance(Picoseconds until_ps, std::vector<Delivery>& delivered, st
 
 Picoseconds Network::transfer(std::size_t src, std::size_t dst, std::uint64_t bytes, Picoseconds ready_ps,
                               std::vector<HopInterval>* hops) {
-    // After every message posted before it: its key sorts last among equal heads.
-    const PostKey key{~std::uint64_t{0}, ~std::uint64_t{0}, m_own_seq++};
+    if (!m_pending.empty()) throw std::logic_error("Network::transfer: other messages are still pending");
+    const PostKey key{~std::uint64_t{0}, ~std::uint64_t{0}, m_own_seq++};  // after any equal head
     constexpr std::uint64_t kOwnCookie = ~std::uint64_t{0};
     std::vector<Delivery> delivered;
     std::vector<Reservation> reserved;

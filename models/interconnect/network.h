@@ -71,8 +71,10 @@ public:
     /// Keeps a reference: `topology` must outlive the Network and not gain links meanwhile.
     explicit Network(const Topology& topology);
 
-    /// A message from vertex `src` to `dst` of `bytes`, ready at `ready_ps` (not before the
-    /// time of the last advance()). Its hops are booked by advance(); `cookie` names it there.
+    /// A message from vertex `src` to `dst` of `bytes`, ready at `ready_ps`. Its hops are booked
+    /// by advance(); `cookie` names it there. The order holds for messages ready no earlier than
+    /// the heads already booked; one ready earlier (a replay that starts again on a network an
+    /// earlier one left busy) queues behind what those heads booked.
     void post(std::size_t src, std::size_t dst, std::uint64_t bytes, Picoseconds ready_ps, PostKey key,
               std::uint64_t cookie);
     /// When the earliest head of a posted message reaches its next channel; none if none is pending.
@@ -82,8 +84,8 @@ public:
     /// `until_ps` when a latency follows), and each reservation to `reserved` if given.
     void advance(Picoseconds until_ps, std::vector<Delivery>& delivered, std::vector<Reservation>* reserved = nullptr);
 
-    /// One message booked on its own, after every message posted before it: post, then advance
-    /// until it is delivered; returns its arrival. With `hops`, also fills it (cleared first)
+    /// One message booked on its own (std::logic_error if others are pending): post, then
+    /// advance until it is delivered; returns its arrival. With `hops`, also fills it (cleared first)
     /// with the interval each channel of its route is held, in route order.
     Picoseconds transfer(std::size_t src, std::size_t dst, std::uint64_t bytes, Picoseconds ready_ps,
                          std::vector<HopInterval>* hops = nullptr);
