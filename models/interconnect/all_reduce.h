@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/units.h"
 #include "interconnect/program.h"
 
 namespace fastsim::interconnect {
@@ -25,6 +26,13 @@ public:
     virtual std::size_t step(double repeat) = 0;
     /// In step `step`, `from` sends `fraction` of the buffer n to `to`.
     virtual void message(NodeId from, NodeId to, std::size_t step, double fraction) = 0;
+    /// The topology the steps are costed on.
+    [[nodiscard]] virtual const Topology& topology() const = 0;
+    /// The route latency from `from` to `to`.
+    [[nodiscard]] virtual Picoseconds route_latency(NodeId from, NodeId to) const = 0;
+    /// The latency of all of `step`'s repeats together, where the algorithm knows it better than
+    /// repeats x its slowest route (by default).
+    virtual void total_latency(std::size_t step, Picoseconds latency) = 0;
 };
 
 class AllReduce {
@@ -46,5 +54,17 @@ public:
     /// Whether `best` weighs it over p ranks (it stays available when asked for by name).
     [[nodiscard]] virtual bool considered(std::size_t /*p*/) const { return true; }
 };
+
+/// One ring in the ranks' order as the cluster simulates it: ring_all_reduce, or over more than
+/// kMaxReplayRanks ranks coalesced_ring_all_reduce with the route latencies on `topology`
+/// (collectives.h's common arguments).
+std::uint64_t flat_ring_simulated(const Topology& topology, std::vector<NodeProgram>& programs,
+                                  const std::vector<NodeId>& ranks, std::uint64_t bytes, std::uint64_t tag_base,
+                                  std::uint32_t label);
+/// Its synchronous steps: 2(p - 1) steps of one chunk per rank, whose latency is the ring's
+/// critical path, rank i's last arrival after the 2(p - 1) routes behind it: max_i Σ λ_{i - t},
+/// t = 0 .. 2p - 3 (λ_j the route latency from rank j to rank j + 1), not 2(p - 1) x the
+/// slowest route.
+void flat_ring_fluid_steps(const std::vector<NodeId>& ranks, FluidSteps& out);
 
 }  // namespace fastsim::interconnect

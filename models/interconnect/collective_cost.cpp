@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include "interconnect/all_reduce.h"
 #include "interconnect/replay.h"
 
@@ -20,6 +21,7 @@ struct StepMessage {
 struct FluidStep {
     std::size_t algorithm = 0;  ///< index into the algorithms being costed
     double repeat = 0;
+    std::optional<Picoseconds> total_latency;  ///< all repeats' latency, if the algorithm gives it
 };
 
 }  // namespace
@@ -64,7 +66,9 @@ public:
             }
             m_used[s].clear();
             CollectiveCost& cost = costs[m_steps[s].algorithm];
-            cost.latency_s += m_steps[s].repeat * static_cast<double>(latency_ps[s].count()) * 1e-12;
+            cost.latency_s += m_steps[s].total_latency
+                                  ? static_cast<double>(m_steps[s].total_latency->count()) * 1e-12
+                                  : m_steps[s].repeat * static_cast<double>(latency_ps[s].count()) * 1e-12;
             cost.seconds_per_byte += m_steps[s].repeat * per_byte;
         }
         return costs;
@@ -84,6 +88,16 @@ private:
             void message(NodeId from, NodeId to, std::size_t step, double fraction) override {
                 model.m_messages.push_back({from, to, step, fraction});
             }
+            const Topology& topology() const override { return model.m_topology; }
+            Picoseconds route_latency(NodeId from, NodeId to) const override {
+                model.m_topology.route_into(from.value(), to.value(), model.m_route);
+                Picoseconds l{0};
+                for (const ChannelId c : model.m_route) l += model.m_topology.channel(c).timing.latency_ps;
+                return l;
+            }
+            void total_latency(std::size_t step, Picoseconds latency) override {
+                model.m_steps[step].total_latency = latency;
+            }
         } steps(*this, a);
         algorithm_of(algorithm).fluid_steps(ranks, steps);
     }
@@ -99,17 +113,17 @@ private:
 CollectiveCost all_reduce_cost(Network& network, const std::vector<NodeId>& ranks, AllReduceAlgorithm algorithm) {
     if (ranks.size() < 2) return {};
     if (ranks.size() > kMaxReplayRanks) return FluidModel(network.topology()).all_reduce(ranks, {algorithm}).front();
-    // Replay the collective, on the ranks alone, at two buffer sizes (whole bytes per chunk)
-    // and fit the line.
-    const std::size_t q = ranks.size();
-    const auto p = static_cast<std::uint64_t>(q);
-    std::vector<NodeId> compact(q);
-    for (std::size_t i = 0; i < q; ++i) compact[i] = NodeId(i);
+    // Replay the collective as the cluster runs it, on the ranks alone, at two buffer sizes
+    // (whole bytes per chunk), and fit the line.
+    const auto p = static_cast<std::uint64_t>(ranks.size());
+    const Topology& topology = network.topology();
+    std::vector<NodeId> identity(topology.node_count());
+    for (std::size_t i = 0; i < identity.size(); ++i) identity[i] = NodeId(i);
     const std::uint64_t small = p * 4096, large = p * (std::uint64_t{1} << 20);
     const auto seconds_at = [&](std::uint64_t bytes) {
-        std::vector<NodeProgram> programs(q);
-        all_reduce(algorithm, programs, compact, bytes, 0, 0);
-        return to_seconds(replay_messages(network, programs, ranks));
+        std::vector<NodeProgram> programs(topology.node_count());
+        simulated_all_reduce(topology, algorithm, programs, ranks, bytes, 0, 0);
+        return to_seconds(replay_messages(network, programs, identity));
     };
     const double t_small = seconds_at(small), t_large = seconds_at(large);
     CollectiveCost cost;

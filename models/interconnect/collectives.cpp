@@ -17,6 +17,7 @@ const AllReduce& ring_algorithm();
 const AllReduce& tree_algorithm();
 const AllReduce& halving_doubling_algorithm();
 const AllReduce& direct_algorithm();
+const AllReduce& flat_ring_algorithm();
 
 namespace impl {
 
@@ -49,6 +50,7 @@ constexpr std::array<AllReduceDescriptor, std::size(kAllReduceAlgorithms)> kAllR
     {AllReduceAlgorithm::tree, "tree", tree_algorithm},
     {AllReduceAlgorithm::halving_doubling, "halving_doubling", halving_doubling_algorithm},
     {AllReduceAlgorithm::direct, "direct", direct_algorithm},
+    {AllReduceAlgorithm::flat_ring, "flat_ring", flat_ring_algorithm},
 }};
 
 static_assert(rows_in_enum_order(kAllReduces, &AllReduceDescriptor::algorithm),

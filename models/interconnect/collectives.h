@@ -54,11 +54,13 @@ std::uint64_t ring_all_gather(std::vector<NodeProgram>& programs, const std::vec
 /// The ring all-reduce with its 2(p-1) steps merged into at most `max_rounds` rounds (for
 /// large p, where the plain ring's 2p(p-1) messages cost more to simulate than they tell):
 /// round r carries, in one message from rank i to rank i+1, the chunks of the k steps it
-/// merges, preceded on rank i's stream by a Compute of (k - 1) x step_latency_ps[i], the
-/// latency the merged steps' own messages would have added (step_latency_ps[i]: the route
-/// latency from rank i to rank i+1). Uncontended it takes the plain ring's 2(p-1) alpha +
-/// 2(p-1)/p n beta; same bytes on the same channels. With max_rounds >= 2(p-1) it is
-/// ring_all_reduce plus zero-length Computes skipped. Uses max_rounds tags at most.
+/// merges (steps F .. F + k - 1), preceded on rank i's stream by a Compute of the latency those
+/// steps' own messages would have added on the ring's critical path: Σ step_latency_ps[i - t]
+/// over t = F + 1 .. F + k - 1 (step_latency_ps[j]: the route latency from rank j to rank j+1;
+/// in the plain ring rank i's step s waits for rank i-1's step s-1). Where no two of the ring's
+/// routes share a channel it takes exactly the plain ring's time, up to the chunks' one-byte
+/// differences, whatever the route latencies; same bytes on the same channels. With max_rounds
+/// >= 2(p-1) it is ring_all_reduce plus zero-length Computes skipped. Uses max_rounds tags at most.
 std::uint64_t coalesced_ring_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                                         std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label,
                                         std::size_t max_rounds, const std::vector<Picoseconds>& step_latency_ps);
@@ -90,10 +92,10 @@ std::uint64_t direct_all_reduce(std::vector<NodeProgram>& programs, const std::v
                                 std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
 
 /// The all-reduce algorithms a schedule can choose from (docs/interconnect.md, "Collectives").
-enum class AllReduceAlgorithm : std::uint8_t { ring, tree, halving_doubling, direct };
-inline constexpr AllReduceAlgorithm kAllReduceAlgorithms[] = {AllReduceAlgorithm::ring, AllReduceAlgorithm::tree,
-                                                              AllReduceAlgorithm::halving_doubling,
-                                                              AllReduceAlgorithm::direct};
+enum class AllReduceAlgorithm : std::uint8_t { ring, tree, halving_doubling, direct, flat_ring };
+inline constexpr AllReduceAlgorithm kAllReduceAlgorithms[] = {
+    AllReduceAlgorithm::ring, AllReduceAlgorithm::tree, AllReduceAlgorithm::halving_doubling,
+    AllReduceAlgorithm::direct, AllReduceAlgorithm::flat_ring};
 
 class AllReduce;
 /// One all-reduce algorithm's row: the one place its name is written (cluster.gradient_sync.

@@ -214,6 +214,11 @@ void Topology::set_grids(std::vector<Grid> grids) {
             m_grid_of[m_grids[i].first_node + v] = static_cast<std::uint32_t>(i + 1);
 }
 
+const Topology::Grid* Topology::grid_of(std::size_t node) const {
+    if (node >= m_grid_of.size() || m_grid_of[node] == 0) return nullptr;
+    return &m_grids[m_grid_of[node] - 1];
+}
+
 const Topology::Grid* Topology::common_grid(std::size_t src, std::size_t dst) const {
     if (src >= m_grid_of.size() || dst >= m_grid_of.size()) return nullptr;
     const std::uint32_t g = m_grid_of[src];

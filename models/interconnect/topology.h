@@ -96,14 +96,6 @@ public:
     /// Throws std::invalid_argument listing unreachable_nodes() if any.
     void check_connected() const;
 
-    /// One line per vertex with its links, for logs and error messages.
-    [[nodiscard]] std::string describe() const;
-
-private:
-    struct Adjacent {
-        std::size_t vertex;
-        ChannelId channel;
-    };
     /// Consecutive nodes joined as a ring or torus whose links all have the same timing: node
     /// first_node + Σ coordinate_d x stride_d, dimension 0 of stride 1.
     struct Grid {
@@ -111,6 +103,18 @@ private:
         std::vector<std::size_t> sizes;   ///< per dimension (each a ring; 2: one link, 1: none)
         std::vector<ChannelId> up, down;  ///< [local node x dimensions + d]: to coordinate + 1 and - 1
         [[nodiscard]] std::size_t node_count() const;
+    };
+    /// The ring or torus node `node` belongs to (as built by ring, torus2d, or as a group of
+    /// hierarchical), if any.
+    [[nodiscard]] const Grid* grid_of(std::size_t node) const;
+
+    /// One line per vertex with its links, for logs and error messages.
+    [[nodiscard]] std::string describe() const;
+
+private:
+    struct Adjacent {
+        std::size_t vertex;
+        ChannelId channel;
     };
     /// Records `sizes` over nodes first_node.. as a grid, from the links already added.
     [[nodiscard]] Grid make_grid(std::size_t first_node, std::vector<std::size_t> sizes) const;

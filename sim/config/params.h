@@ -217,8 +217,16 @@ int optimizer_state_copies(OptimizerKind kind);
 /// (`best` chooses, per all-reduce, the algorithm whose measured cost is lowest for its bytes
 /// and nodes) or a parameter server. The all-reduces mirror interconnect::AllReduceAlgorithm, in
 /// its order, and take their names from its rows (a static_assert in cluster_section.cpp).
-enum class GradientSyncAlgorithm : std::uint8_t { best, ring, tree, halving_doubling, direct, parameter_server };
-const EnumNames<GradientSyncAlgorithm, 6>& enum_names(GradientSyncAlgorithm);
+enum class GradientSyncAlgorithm : std::uint8_t {
+    best,
+    ring,
+    tree,
+    halving_doubling,
+    direct,
+    flat_ring,
+    parameter_server
+};
+const EnumNames<GradientSyncAlgorithm, 7>& enum_names(GradientSyncAlgorithm);
 /// The all-reduce `setting` forces; nullopt for `best` (chosen per all-reduce) and
 /// `parameter_server` (PowerSGD's factors are not all-reduced).
 std::optional<interconnect::AllReduceAlgorithm> forced_all_reduce(GradientSyncAlgorithm setting);

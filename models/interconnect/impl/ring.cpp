@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// ring: the ring all-reduce (reduce-scatter, then all-gather round the ring), and its
-// merged-round form for large rings.
+// ring: the ring all-reduce (reduce-scatter, then all-gather round the ring): over every node of
+// a torus dimension by dimension, otherwise one ring in the ranks' order (merged into rounds
+// for large rings, flat_ring_simulated, which flat_ring shares).
 #include <algorithm>
 #include <stdexcept>
 
@@ -32,6 +33,72 @@ std::uint64_t ring_steps(std::vector<NodeProgram>& programs, const std::vector<N
             recv(programs, ranks[i], ranks[(i + p - 1) % p], tag_base + s, label);
         }
     return tag_base + (p - 1);
+}
+
+/// The dimensions of size >= 2 of a grid, with their strides, when `ranks` are every node of one
+/// ring or torus with at least two such dimensions: the ranks a ring all-reduces dimension by
+/// dimension. Empty otherwise (then the ring is one flat ring in the ranks' order).
+struct Dimension {
+    std::size_t size, stride;
+};
+std::vector<Dimension> torus_dimensions(const Topology& topology, const std::vector<NodeId>& ranks,
+                                        const Topology::Grid*& grid) {
+    grid = ranks.empty() ? nullptr : topology.grid_of(ranks[0].value());
+    if (!grid || ranks.size() != grid->node_count()) return {};
+    for (const NodeId r : ranks)
+        if (topology.grid_of(r.value()) != grid) return {};
+    std::vector<Dimension> dims;
+    std::size_t stride = 1;
+    for (const std::size_t k : grid->sizes) {
+        if (k >= 2) dims.push_back({k, stride});
+        stride *= k;
+    }
+    if (dims.size() < 2) return {};
+    return dims;
+}
+
+/// Each line of dimension j of the grid: its nodes in coordinate order, and the bytes each of
+/// them holds at that level (the chunk the ring reduce-scatters of dimensions 0 .. j - 1 left it).
+struct Line {
+    std::vector<NodeId> nodes;
+    std::uint64_t bytes = 0;
+};
+std::vector<Line> lines_of(const Topology::Grid& grid, const std::vector<Dimension>& dims, std::size_t j,
+                           std::uint64_t bytes) {
+    const std::size_t n = grid.node_count(), k = dims[j].size, stride = dims[j].stride;
+    std::vector<Line> lines;
+    for (std::size_t local = 0; local < n; ++local) {
+        if (local / stride % k != 0) continue;  // one line per node at coordinate 0 of dimension j
+        Line line;
+        for (std::size_t c = 0; c < k; ++c) line.nodes.emplace_back(grid.first_node + local + c * stride);
+        // Reduce-scatter along dimension i leaves a node at coordinate x chunk (x + 1) mod k_i.
+        line.bytes = bytes;
+        for (std::size_t i = 0; i < j; ++i) {
+            const std::size_t x = local / dims[i].stride % dims[i].size;
+            line.bytes = chunk_bytes(line.bytes, dims[i].size, (x + 1) % dims[i].size);
+        }
+        lines.push_back(std::move(line));
+    }
+    return lines;
+}
+
+/// The ring all-reduce of a whole torus dimension by dimension: a ring reduce-scatter along each
+/// dimension's lines in turn, each on the chunk the previous left, then the ring all-gathers in
+/// the reverse order (as ASTRA-sim's multi-dimensional all-reduce). Uses 2 Σ (k_j - 1) tags.
+std::uint64_t per_dimension_ring(std::vector<NodeProgram>& programs, const Topology::Grid& grid,
+                                 const std::vector<Dimension>& dims, std::uint64_t bytes, std::uint64_t tag,
+                                 std::uint32_t label) {
+    for (std::size_t j = 0; j < dims.size(); ++j) {
+        for (const Line& line : lines_of(grid, dims, j, bytes))
+            ring_steps(programs, line.nodes, line.bytes, tag, label, 0);
+        tag += dims[j].size - 1;
+    }
+    for (std::size_t j = dims.size(); j-- > 0;) {
+        for (const Line& line : lines_of(grid, dims, j, bytes))
+            ring_steps(programs, line.nodes, line.bytes, tag, label, 1);
+        tag += dims[j].size - 1;
+    }
+    return tag;
 }
 
 }  // namespace
@@ -77,14 +144,55 @@ std::uint64_t coalesced_ring_all_reduce(std::vector<NodeProgram>& programs, cons
         for (std::size_t i = 0; i < p; ++i) {
             std::uint64_t round_bytes = 0;
             for (std::size_t s = first; s < last; ++s) round_bytes += chunk_bytes(bytes, p, chunk_of(i, s));
-            if (merged > 1 && step_latency_ps[i] > Picoseconds(0))
-                programs[ranks[i].value()].ops.emplace_back(
-                    Compute{checked_mul(merged - 1, step_latency_ps[i], "picoseconds of merged ring steps"), label});
+            // In the plain ring rank i's step s waits for rank i - 1's step s - 1, so the latency
+            // its merged steps first + 1 .. last - 1 would have added is that of the routes
+            // behind it: rank i - t's, for t = first + 1 .. last - 1.
+            Picoseconds delay{0};
+            for (std::size_t t = first + 1; t < last; ++t)
+                checked_accumulate(delay, step_latency_ps[(i + p - t % p) % p], "picoseconds of merged ring steps");
+            if (delay > Picoseconds(0)) programs[ranks[i].value()].ops.emplace_back(Compute{delay, label});
             send(programs, ranks[i], ranks[(i + 1) % p], round_bytes, tag_base + r, label);
             recv(programs, ranks[i], ranks[(i + p - 1) % p], tag_base + r, label);
         }
     }
     return tag_base + rounds;
+}
+
+std::uint64_t flat_ring_simulated(const Topology& topology, std::vector<NodeProgram>& programs,
+                                  const std::vector<NodeId>& ranks, std::uint64_t bytes, std::uint64_t tag_base,
+                                  std::uint32_t label) {
+    const std::size_t p = ranks.size();
+    if (p <= kMaxReplayRanks) return ring_all_reduce(programs, ranks, bytes, tag_base, label);
+    std::vector<Picoseconds> step_latency_ps(p, Picoseconds(0));
+    std::vector<ChannelId> route;
+    for (std::size_t i = 0; i < p; ++i) {
+        topology.route_into(ranks[i].value(), ranks[(i + 1) % p].value(), route);
+        for (const ChannelId c : route) step_latency_ps[i] += topology.channel(c).timing.latency_ps;
+    }
+    return coalesced_ring_all_reduce(programs, ranks, bytes, tag_base, label, 2 * (kMaxReplayRanks - 1),
+                                     step_latency_ps);
+}
+
+void flat_ring_fluid_steps(const std::vector<NodeId>& ranks, FluidSteps& out) {
+    const std::size_t p = ranks.size(), steps = 2 * (p - 1);
+    const std::size_t s = out.step(static_cast<double>(steps));
+    std::vector<Picoseconds> latency(p);
+    for (std::size_t i = 0; i < p; ++i) {
+        out.message(ranks[i], ranks[(i + 1) % p], s, 1.0 / static_cast<double>(p));
+        latency[i] = out.route_latency(ranks[i], ranks[(i + 1) % p]);
+    }
+    // Window sums over the ring, each window `steps` routes ending at rank i.
+    Picoseconds round{0};
+    for (const Picoseconds l : latency) round += l;
+    Picoseconds window = Picoseconds(round.count() * (steps / p));
+    for (std::size_t t = 0; t < steps % p; ++t) window += latency[(p - t) % p];  // ending at rank 0
+    Picoseconds longest = window;
+    for (std::size_t i = 1; i < p; ++i) {
+        window += latency[i];
+        window -= latency[(i + p - steps % p) % p];
+        longest = std::max(longest, window);
+    }
+    out.total_latency(s, longest);
 }
 
 namespace {
@@ -95,30 +203,42 @@ public:
                         std::uint64_t tag_base, std::uint32_t label) const override {
         return ring_all_reduce(programs, ranks, bytes, tag_base, label);
     }
-    /// Over more than kMaxReplayRanks ranks, merged into the 2(kMaxReplayRanks - 1) rounds of
-    /// coalesced_ring_all_reduce, its step latencies the route latencies on `topology`.
+    /// Over every node of a torus, dimension by dimension (a ring in each dimension's lines);
+    /// otherwise one flat ring in the ranks' order, over more than kMaxReplayRanks ranks merged
+    /// into the 2(kMaxReplayRanks - 1) rounds of coalesced_ring_all_reduce, its step latencies
+    /// the route latencies on `topology`.
     std::uint64_t simulated(const Topology& topology, std::vector<NodeProgram>& programs,
                             const std::vector<NodeId>& ranks, std::uint64_t bytes, std::uint64_t tag_base,
                             std::uint32_t label) const override {
-        const std::size_t p = ranks.size();
-        if (p <= kMaxReplayRanks) return lower(programs, ranks, bytes, tag_base, label);
-        std::vector<Picoseconds> step_latency_ps(p, Picoseconds(0));
-        std::vector<ChannelId> route;
-        for (std::size_t i = 0; i < p; ++i) {
-            topology.route_into(ranks[i].value(), ranks[(i + 1) % p].value(), route);
-            for (const ChannelId c : route) step_latency_ps[i] += topology.channel(c).timing.latency_ps;
+        const Topology::Grid* grid = nullptr;
+        if (const std::vector<Dimension> dims = torus_dimensions(topology, ranks, grid); !dims.empty()) {
+            check_ranks(programs, ranks, "ring all-reduce");
+            return per_dimension_ring(programs, *grid, dims, bytes, tag_base, label);
         }
-        return coalesced_ring_all_reduce(programs, ranks, bytes, tag_base, label, 2 * (kMaxReplayRanks - 1),
-                                         step_latency_ps);
+        return flat_ring_simulated(topology, programs, ranks, bytes, tag_base, label);
     }
+    /// Over a whole torus a step per dimension; otherwise flat_ring_fluid_steps.
     void fluid_steps(const std::vector<NodeId>& ranks, FluidSteps& out) const override {
-        const std::size_t p = ranks.size();
-        const std::size_t s = out.step(static_cast<double>(2 * (p - 1)));
-        for (std::size_t i = 0; i < p; ++i) out.message(ranks[i], ranks[(i + 1) % p], s, 1.0 / static_cast<double>(p));
+        const Topology::Grid* grid = nullptr;
+        if (const std::vector<Dimension> dims = torus_dimensions(out.topology(), ranks, grid); !dims.empty()) {
+            // Dimension j: 2(k_j - 1) steps (reduce-scatter and all-gather), each a chunk of the
+            // level's buffer, 1 / (k_0 ... k_j) of n, to the next node of every line.
+            double fraction = 1.0;
+            for (std::size_t j = 0; j < dims.size(); ++j) {
+                fraction /= static_cast<double>(dims[j].size);
+                const std::size_t s = out.step(static_cast<double>(2 * (dims[j].size - 1)));
+                for (const Line& line : lines_of(*grid, dims, j, 0))
+                    for (std::size_t c = 0; c < line.nodes.size(); ++c)
+                        out.message(line.nodes[c], line.nodes[(c + 1) % line.nodes.size()], s, fraction);
+            }
+            return;
+        }
+        flat_ring_fluid_steps(ranks, out);
     }
     /// (Compute,) Send, Recv per round.
+    /// Per dimension 4(k_j - 1), at most 2p over two or more dimensions.
     std::uint64_t ops_per_rank(std::size_t p) const override {
-        return p <= kMaxReplayRanks ? 4 * (p - 1) : 3 * 2 * (kMaxReplayRanks - 1);
+        return p <= kMaxReplayRanks ? 4 * (p - 1) : std::max<std::uint64_t>(3 * 2 * (kMaxReplayRanks - 1), 2 * p);
     }
 };
 
