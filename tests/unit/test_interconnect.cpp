@@ -956,3 +956,65 @@ TEST_CASE("network: a channel serves heads in the order they arrive, not the ord
     // A: 0->1 during [0, O); its head at L waits for 1->2 until O, holds it [O, 2O).
     CHECK(arrival[1] == 2 * occupancy + kAlphaPs);
 }
+
+TEST_CASE("collectives: ring, halving-doubling and tree on a switch and ring on a ring meet their closed forms",
+          "[interconnect]") {
+    // L = 500 ns a link, B = 100 GB/s, h = 1 hop on a ring and 2 through a switch; replayed as
+    // the cluster runs them (the merged ring above 16 ranks).
+    const double L = kAlphaPs * 1e-12, B = 1e12 / double(kPsPerByte);
+    using A = interconnect::AllReduceAlgorithm;
+    for (const std::size_t p : {4, 16, 64}) {
+        const double lg = std::log2(double(p));
+        for (const std::uint64_t n : {std::uint64_t{1} << 10, std::uint64_t{1} << 20, std::uint64_t{1} << 26}) {
+            CAPTURE(p, n);
+            const auto replayed = [&](const Topology& t, A algorithm) {
+                std::vector<NodeProgram> programs(p);
+                interconnect::simulated_all_reduce(t, algorithm, programs, iota_ranks(p), n, 0, 0);
+                Network network(t);
+                return to_seconds(interconnect::replay_messages(network, programs, iota_ranks(p)));
+            };
+            const Topology ring = Topology::ring(p, kLink), star = Topology::switch_star(p, kLink);
+            const double nd = double(n), pd = double(p);
+            CHECK(replayed(ring, A::ring) == Approx(2 * (pd - 1) * (L + nd / (pd * B))).epsilon(0.01));
+            CHECK(replayed(star, A::ring) == Approx(2 * (pd - 1) * (2 * L + nd / (pd * B))).epsilon(0.01));
+            CHECK(replayed(star, A::halving_doubling) == Approx(4 * L * lg + 2 * (pd - 1) / pd * nd / B).epsilon(0.01));
+            CHECK(replayed(star, A::tree) == Approx(2 * lg * (2 * L + nd / B)).epsilon(0.01));
+        }
+    }
+}
+
+TEST_CASE("collectives: best is never more than 1% slower than the best of the algorithms", "[interconnect]") {
+    // The algorithm AllReduceChooser picks from its measured costs, replayed as the cluster runs
+    // it, against every algorithm replayed the same way.
+    struct Case {
+        const char* name;
+        Topology topology;
+    };
+    const std::vector<Case> cases{
+        {"ring 16", Topology::ring(16, kLink)},          {"switch 16", Topology::switch_star(16, kLink)},
+        {"torus 4x4", Topology::torus2d(4, 4, kLink)},   {"ring 64", Topology::ring(64, kLink)},
+        {"switch 64", Topology::switch_star(64, kLink)}, {"torus 8x8", Topology::torus2d(8, 8, kLink)}};
+    for (const Case& c : cases) {
+        const std::size_t p = c.topology.node_count();
+        interconnect::AllReduceChooser chooser(c.topology, std::nullopt);
+        for (const std::uint64_t n : {std::uint64_t{1} << 10, std::uint64_t{1} << 16, std::uint64_t{1} << 20,
+                                      std::uint64_t{1} << 26, std::uint64_t{1} << 30}) {
+            const auto replayed = [&](interconnect::AllReduceAlgorithm algorithm) {
+                std::vector<NodeProgram> programs(p);
+                interconnect::simulated_all_reduce(c.topology, algorithm, programs, iota_ranks(p), n, 0, 0);
+                Network network(c.topology);
+                return to_seconds(interconnect::replay_messages(network, programs, iota_ranks(p)));
+            };
+            double fastest = -1;
+            for (const auto algorithm : interconnect::kAllReduceAlgorithms) {
+                if (algorithm == interconnect::AllReduceAlgorithm::direct && p > interconnect::kMaxDirectRanks)
+                    continue;
+                const double s = replayed(algorithm);
+                if (fastest < 0 || s < fastest) fastest = s;
+            }
+            const auto chosen = chooser.choose(iota_ranks(p), double(n)).first;
+            INFO(c.name << ", " << n << " bytes: best chose " << interconnect::to_string(chosen));
+            CHECK(replayed(chosen) <= 1.01 * fastest);
+        }
+    }
+}
