@@ -588,6 +588,29 @@ TEST_CASE("run_cluster speed: 16 nodes x ~2000 ops of ring all-reduces and compu
                 best * 1e9 / double(ops));
 }
 
+TEST_CASE("run_cluster speed: a 1 GiB ring all-reduce over a 32 x 32 torus, dimension by dimension", "[.bench]") {
+    // 1,024 ranks: 4 phases of 32 lines of 32-rank rings, 127,000 messages, in SystemC.
+    const Topology t = Topology::torus2d(32, 32, LinkParams{100.0, 500.0, 0.0});
+    const std::size_t p = 1024;
+    const std::uint64_t n = std::uint64_t{1} << 30;
+    std::vector<NodeProgram> programs(p);
+    interconnect::simulated_all_reduce(t, interconnect::AllReduceAlgorithm::ring, programs, iota_ranks(p), n, 0, 0);
+    std::size_t ops = 0;
+    for (const auto& program : programs) ops += program.ops.size();
+    double best = 1e9, simulated_s = 0;
+    for (int rep = 0; rep < 3; ++rep) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto r = run_fresh(t, programs);
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        simulated_s = to_seconds(r.end_ps);
+    }
+    const double closed = 2 * 31 * (500e-9 + double(n) / (32 * 100e9)) + 2 * 31 * (500e-9 + double(n) / (1024 * 100e9));
+    std::printf(
+        "run_cluster: 32 x 32 torus ring all-reduce of 1 GiB: %zu ops, simulated %.6f s (closed form %.6f s), "
+        "best of 3: %.3f s wall\n",
+        ops, simulated_s, closed, best);
+}
+
 TEST_CASE("collectives: halving-doubling and direct all-reduce schedules", "[interconnect]") {
     // p = 6: ranks 4 and 5 fold into 0 and 1; 0..3 halve twice and double twice; then unfold.
     std::vector<NodeProgram> programs(6);
