@@ -15,6 +15,9 @@ planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, cons
     // use is charged their sum in both (exact when the two volumes are equal).
     std::vector<double> load_to_a(topology.channel_count(), 0.0), load_to_b(topology.channel_count(), 0.0);
     Picoseconds latency_ps{0};
+    // Store-and-forward: each hop but the last holds a message until its tail is in, so a
+    // pair's bytes cross those hops one after another (seconds per byte of the whole exchange).
+    double forwarded_to_a = 0, forwarded_to_b = 0;
     std::vector<interconnect::ChannelId> route;
     const double share = 1.0 / static_cast<double>(pairs);
     for (std::size_t i = 0; i < pairs; ++i) {
@@ -22,11 +25,17 @@ planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, cons
         for (const auto& [from, to, towards_a] : {std::tuple{a, b, false}, std::tuple{b, a, true}}) {
             topology.route_into(from, to, route);
             Picoseconds path_ps{0};
-            for (interconnect::ChannelId c : route) {
-                (towards_a ? load_to_a : load_to_b)[c] += share;
-                path_ps += topology.channel(c).timing.latency_ps;
+            double forwarded = 0;
+            for (std::size_t k = 0; k < route.size(); ++k) {
+                const interconnect::Channel& ch = topology.channel(route[k]);
+                (towards_a ? load_to_a : load_to_b)[route[k]] += share;
+                path_ps += ch.timing.latency_ps;
+                if (k + 1 < route.size() && ch.params.switching == interconnect::Switching::store_and_forward)
+                    forwarded += share * 8 / static_cast<double>(ch.timing.bits_per_s);
             }
             latency_ps = std::max(latency_ps, path_ps);
+            double& most = towards_a ? forwarded_to_a : forwarded_to_b;
+            most = std::max(most, forwarded);
         }
     }
     planner::ExchangeCost cost;
@@ -44,6 +53,8 @@ planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, cons
             cost.bottleneck_share_to_b = load_to_b[c];
         }
     }
+    cost.seconds_per_byte_to_a += forwarded_to_a;
+    cost.seconds_per_byte_to_b += forwarded_to_b;
     return cost;
 }
 

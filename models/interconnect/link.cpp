@@ -9,6 +9,14 @@
 #include "common/checked.h"
 
 namespace fastsim::interconnect {
+
+const EnumNames<Switching, 2>& enum_names(Switching) {
+    static constexpr EnumNames<Switching, 2> kNames{{
+        {"cut_through", Switching::cut_through},
+        {"store_and_forward", Switching::store_and_forward},
+    }};
+    return kNames;
+}
 namespace {
 
 __extension__ using Uint128 = unsigned __int128;

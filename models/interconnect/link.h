@@ -3,9 +3,16 @@
 
 #include <cstdint>
 
+#include "common/enum_names.h"
 #include "common/units.h"
 
 namespace fastsim::interconnect {
+
+/// How a message crosses the vertex at the end of a channel (link.switching): cut-through, its
+/// head going on as soon as it arrives (real switches pipeline packets), or store-and-forward,
+/// the whole message received first (ASTRA-sim's congestion-aware backend).
+enum class Switching : std::uint8_t { cut_through, store_and_forward };
+const EnumNames<Switching, 2>& enum_names(Switching);
 
 /// One full-duplex link: two directed channels, each with these parameters and its own
 /// "free at" time (docs/interconnect.md).
@@ -13,6 +20,7 @@ struct LinkParams {
     double bandwidth_gb_per_s = 0;  ///< per direction; GB = 1e9 bytes
     double latency_ns = 0;          ///< head latency of one hop
     double energy_pj_per_bit = 0;   ///< per bit carried by one channel
+    Switching switching = Switching::cut_through;
 };
 
 /// A link's parameters in the integer units the timing uses, each rounded once from LinkParams.

@@ -48,7 +48,8 @@ bool Network::book_hop(InFlight& m, std::vector<Reservation>* reserved) {
     s.bytes += m.bytes;
     s.transfers += 1;
     s.energy_pj += static_cast<double>(m.bytes) * 8.0 * ch.params.energy_pj_per_bit;
-    m.head = start + ch.timing.latency_ps;
+    // Cut-through: the head goes on as it arrives; store-and-forward: once the tail is in.
+    m.head = (ch.params.switching == Switching::store_and_forward ? end : start) + ch.timing.latency_ps;
     m.tail_in = end + ch.timing.latency_ps;
     return m.hop == m.route.size();
 }

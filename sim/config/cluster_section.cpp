@@ -167,6 +167,7 @@ void cluster_keys(Visit& visit, C& c) {
         visit(c.upper_link.latency_ns, {"upper.link.latency_ns", "per hop", &kLatencyNs});
         visit(c.upper_link.energy_pj_per_bit,
               {"upper.link.energy_pj_per_bit", "per bit per hop", &kLinkEnergyPjPerBit});
+        visit(c.upper_link.switching, {"upper.link.switching", "as the groups' `link.switching`"});
     }
     visit(c.optimizer, {"optimizer",
                         "the optimiser whose fp32 state (0, 1 or 2 values per weight) each node keeps "

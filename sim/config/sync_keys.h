@@ -27,6 +27,10 @@ void link_keys(Visit& visit, L& l, const char* prefix = "") {
           {key("link.bandwidth_gb_per_s"), "per direction of every link (links are full duplex)", &kBandwidthGbPerS});
     visit(l.latency_ns, {key("link.latency_ns"), "per hop", &kLatencyNs});
     visit(l.energy_pj_per_bit, {key("link.energy_pj_per_bit"), "per bit per hop", &kLinkEnergyPjPerBit});
+    visit(l.switching, {key("link.switching"),
+                        "how a message crosses each vertex: `cut_through`, its head going on as it arrives (real "
+                        "switches pipeline packets), or `store_and_forward`, received whole first "
+                        "([interconnect.md](interconnect.md#links-and-the-timing-rule))"});
 }
 
 /// The keys of a gradient synchronisation under `prefix` (cluster.gradient_sync, train.gradient_sync).

@@ -1041,3 +1041,18 @@ TEST_CASE("collectives: best is never more than 1% slower than the best of the a
         }
     }
 }
+
+TEST_CASE("network: store-and-forward receives a message whole before each next hop", "[interconnect]") {
+    // One 1 MB message through a switch (2 hops of 100 GB/s, 500 ns): cut-through 2L + O,
+    // store-and-forward 2L + 2O (ASTRA-sim's congestion-aware convention).
+    LinkParams store = kLink;
+    store.switching = interconnect::Switching::store_and_forward;
+    const std::uint64_t occupancy = kMB * kPsPerByte;
+    const Topology pipelined = Topology::switch_star(2, kLink);
+    Network cut(pipelined);
+    CHECK(cut.transfer(0, 1, kMB, ps(0)).count() == 2 * kAlphaPs + occupancy);
+    const Topology star = Topology::switch_star(2, store);
+    Network whole(star);
+    CHECK(whole.transfer(0, 1, kMB, ps(0)).count() == 2 * kAlphaPs + 2 * occupancy);
+    CHECK(std::string(fastsim::name_of(interconnect::Switching::store_and_forward)) == "store_and_forward");
+}
