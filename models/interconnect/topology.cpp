@@ -68,6 +68,22 @@ Topology Topology::torus2d(std::size_t rows, std::size_t cols, const LinkParams&
     return t;
 }
 
+Topology Topology::torus3d(std::size_t depth, std::size_t rows, std::size_t cols, const LinkParams& link) {
+    if (depth == 0 || rows == 0 || cols == 0) throw std::invalid_argument("torus3d: depth, rows and cols must be >= 1");
+    Topology t(depth * rows * cols);
+    const auto id = [rows, cols](std::size_t d, std::size_t r, std::size_t c) { return (d * rows + r) * cols + c; };
+    const auto links_from = [](std::size_t pos, std::size_t k) { return k >= 3 || (k == 2 && pos == 0); };
+    for (std::size_t d = 0; d < depth; ++d)
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t c = 0; c < cols; ++c) {
+                if (links_from(c, cols)) t.add_link(id(d, r, c), id(d, r, (c + 1) % cols), link);
+                if (links_from(r, rows)) t.add_link(id(d, r, c), id(d, (r + 1) % rows, c), link);
+                if (links_from(d, depth)) t.add_link(id(d, r, c), id((d + 1) % depth, r, c), link);
+            }
+    if (depth * rows * cols >= 2) t.set_grids({t.make_grid(0, {cols, rows, depth})});
+    return t;
+}
+
 Topology Topology::tree(std::size_t n, std::size_t fanout, const LinkParams& link) {
     require_nodes(n, "tree");
     if (fanout < 2) throw std::invalid_argument("tree: fanout must be >= 2");

@@ -56,6 +56,9 @@ public:
     /// rows x cols 2D torus, node id = row * cols + col, wrap-around in both dimensions. A
     /// dimension of size k contributes k links per line for k >= 3, one for k = 2, none for k = 1.
     static Topology torus2d(std::size_t rows, std::size_t cols, const LinkParams& link);
+    /// depth x rows x cols 3D torus, node id = (depth_index * rows + row) * cols + col, wrap-around
+    /// in every dimension (links per line as torus2d's).
+    static Topology torus3d(std::size_t depth, std::size_t rows, std::size_t cols, const LinkParams& link);
     /// Nodes are the leaves of a tree of switches: consecutive runs of `fanout` nodes share a
     /// leaf switch, consecutive runs of `fanout` switches a parent, up to one root (n <= fanout
     /// gives a single switch). Switch ids go level by level from the leaves up. fanout 2 is the

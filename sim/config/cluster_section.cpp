@@ -13,12 +13,13 @@
 
 namespace fastsim::config {
 
-const EnumNames<TopologyKind, 5>& enum_names(TopologyKind) {
-    static constexpr EnumNames<TopologyKind, 5> kNames{{
+const EnumNames<TopologyKind, 6>& enum_names(TopologyKind) {
+    static constexpr EnumNames<TopologyKind, 6> kNames{{
         {"ring", TopologyKind::ring},
         {"fully_connected", TopologyKind::fully_connected},
         {"switch", TopologyKind::switch_star},
         {"torus2d", TopologyKind::torus2d},
+        {"torus3d", TopologyKind::torus3d},
         {"tree", TopologyKind::tree},
     }};
     return kNames;
@@ -107,11 +108,17 @@ void group_keys(Visit& visit, G& g) {
           {"topology",
            "how the group's nodes are joined ([interconnect.md](interconnect.md#topologies)); `switch` is a "
            "star around one switch"});
-    if (Visit::kEveryKey || g.topology == TopologyKind::torus2d) {
+    if (Visit::kEveryKey || g.topology == TopologyKind::torus2d || g.topology == TopologyKind::torus3d) {
         visit(g.torus_rows, {"torus.rows", "rows of a `torus2d`: node id = row · cols + col; rows × cols = `count`",
-                             &kGroupCount, "— (required with `torus2d`)"});
-        visit(g.torus_cols, {"torus.cols", "columns of a `torus2d`", &kGroupCount, "— (required with `torus2d`)"});
+                             &kGroupCount, "— (required with `torus2d`, `torus3d`)"});
+        visit(g.torus_cols, {"torus.cols", "columns of a `torus2d` or `torus3d`", &kGroupCount,
+                             "— (required with `torus2d`, `torus3d`)"});
     }
+    if (Visit::kEveryKey || g.topology == TopologyKind::torus3d)
+        visit(g.torus_depth, {"torus.depth",
+                              "planes of a `torus3d`: node id = (plane · rows + row) · cols + col; depth × rows × "
+                              "cols = `count`",
+                              &kGroupCount, "— (required with `torus3d`)"});
     if (Visit::kEveryKey || g.topology == TopologyKind::tree)
         visit(g.tree_fanout, {"tree_fanout", "children per switch of a `tree` (2 = HyPar's H-tree)", &kTreeFanout});
     link_keys(visit, g.link);

@@ -15,6 +15,7 @@ std::uint64_t topology_links(TopologyKind kind, std::uint64_t count) {
     case TopologyKind::fully_connected: return count * (count - 1) / 2;
     case TopologyKind::torus2d:
     case TopologyKind::tree: return 2 * count;
+    case TopologyKind::torus3d: return 3 * count;
     case TopologyKind::ring:
     case TopologyKind::switch_star: return count;
     }
@@ -40,6 +41,7 @@ interconnect::Topology build_group(const NodeGroupParams& g) {
     case TopologyKind::fully_connected: return Topology::fully_connected(g.count, g.link);
     case TopologyKind::switch_star: return Topology::switch_star(g.count, g.link);
     case TopologyKind::torus2d: return Topology::torus2d(g.torus_rows, g.torus_cols, g.link);
+    case TopologyKind::torus3d: return Topology::torus3d(g.torus_depth, g.torus_rows, g.torus_cols, g.link);
     case TopologyKind::tree: return Topology::tree(g.count, g.tree_fanout, g.link);
     }
     return Topology(g.count);
@@ -57,17 +59,27 @@ void resolve_group(NodeGroupParams& g, const KeyReader& reader, const Location& 
         throw ConfigError(reader.where("node_type"),
                           "no node type named '" + g.node_type + "' (node_types has " + names + ")");
     }
-    const bool torus_given = reader.given("torus.rows") || reader.given("torus.cols");
-    if (g.topology == TopologyKind::torus2d) {
+    const bool torus_given = reader.given("torus.rows") || reader.given("torus.cols") || reader.given("torus.depth");
+    if (g.topology == TopologyKind::torus3d) {
+        if (!reader.given("torus.depth") || !reader.given("torus.rows") || !reader.given("torus.cols"))
+            throw ConfigError(entry_where, "topology torus3d needs torus: {depth, rows, cols}");
+        if (g.torus_depth * g.torus_rows * g.torus_cols != g.count)
+            throw ConfigError(
+                reader.where("torus.depth"),
+                "torus depth x rows x cols = " + std::to_string(g.torus_depth * g.torus_rows * g.torus_cols) +
+                    " but count is " + std::to_string(g.count));
+    } else if (g.topology == TopologyKind::torus2d) {
         if (!reader.given("torus.rows") || !reader.given("torus.cols"))
             throw ConfigError(entry_where, "topology torus2d needs torus: {rows, cols}");
+        if (reader.given("torus.depth"))
+            throw ConfigError(reader.where("torus.depth"), "torus.depth applies to topology torus3d only");
         if (g.torus_rows * g.torus_cols != g.count)
             throw ConfigError(reader.where("torus.rows"),
                               "torus rows x cols = " + std::to_string(g.torus_rows * g.torus_cols) + " but count is " +
                                   std::to_string(g.count));
     } else if (torus_given) {
         throw ConfigError(reader.where(reader.given("torus.rows") ? "torus.rows" : "torus.cols"),
-                          "torus: applies to topology torus2d only");
+                          "torus: applies to topology torus2d and torus3d only");
     }
     if (reader.given("tree_fanout") && g.topology != TopologyKind::tree)
         throw ConfigError(reader.where("tree_fanout"), "tree_fanout applies to topology tree only");

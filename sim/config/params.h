@@ -188,8 +188,8 @@ struct NodeTypeParams {
     energy::EnergyTable energy;  ///< the run's table with this type's DRAM energy
 };
 
-enum class TopologyKind : std::uint8_t { ring, fully_connected, switch_star, torus2d, tree };
-const EnumNames<TopologyKind, 5>& enum_names(TopologyKind);
+enum class TopologyKind : std::uint8_t { ring, fully_connected, switch_star, torus2d, torus3d, tree };
+const EnumNames<TopologyKind, 6>& enum_names(TopologyKind);
 inline std::string_view to_string(TopologyKind kind) { return name_of(kind); }
 
 /// A config's link defaults: 100 GB/s, 500 ns per hop, 5 pJ per bit per hop.
@@ -201,7 +201,8 @@ struct NodeGroupParams {
     std::size_t type_index = 0;  ///< into ClusterParams::node_types
     std::size_t count = 1;
     TopologyKind topology = TopologyKind::ring;
-    std::size_t torus_rows = 0, torus_cols = 0;  ///< torus2d
+    std::size_t torus_rows = 0, torus_cols = 0;  ///< torus2d, torus3d
+    std::size_t torus_depth = 0;                 ///< torus3d
     std::size_t tree_fanout = 2;                 ///< tree
     interconnect::LinkParams link = kDefaultLink;
 };

@@ -249,6 +249,7 @@ WorkerTimeModel::WorkerTimeModel(const config::TrainConfig& config) : m_config(c
         m_topology = std::make_unique<interconnect::Topology>(interconnect::Topology::ring(k, config.network_link));
         break;
     case config::TopologyKind::torus2d:
+    case config::TopologyKind::torus3d:
     case config::TopologyKind::tree:  // refused by the config reader (train_config.cpp)
         throw std::logic_error("WorkerTimeModel: network.topology must be ring, fully_connected or switch");
     }

@@ -1056,3 +1056,28 @@ TEST_CASE("network: store-and-forward receives a message whole before each next 
     CHECK(whole.transfer(0, 1, kMB, ps(0)).count() == 2 * kAlphaPs + 2 * occupancy);
     CHECK(std::string(fastsim::name_of(interconnect::Switching::store_and_forward)) == "store_and_forward");
 }
+
+TEST_CASE("collectives: ring on a 3-D torus goes dimension by dimension too", "[interconnect]") {
+    // depth x rows x cols = c x b x a: links 3 per node for sides >= 3; dimension-order hops;
+    // the all-reduce 2(a-1)(L + n/aB) + 2(b-1)(L + n/abB) + 2(c-1)(L + n/abcB), within 2%.
+    const Topology t = Topology::torus3d(4, 4, 4, kLink);
+    CHECK(t.node_count() == 64);
+    CHECK(t.link_count() == 3 * 64);
+    CHECK(t.hops(0, 63) == 3);  // (0,0,0) to (3,3,3): one step down each dimension
+    CHECK(t.hops(0, 42) == 6);  // (2,2,2): two each way round, ties by parity
+    CHECK(Topology::torus3d(2, 1, 3, kLink).link_count() == 3 * 2 + 3);  // a side of 2 has one link a line
+    const double L = kAlphaPs * 1e-12, B = 1e12 / double(kPsPerByte);
+    for (const std::uint64_t n : {std::uint64_t{1} << 10, std::uint64_t{1} << 24}) {
+        CAPTURE(n);
+        std::vector<NodeProgram> programs(64);
+        interconnect::simulated_all_reduce(t, interconnect::AllReduceAlgorithm::ring, programs, iota_ranks(64), n, 0,
+                                           0);
+        Network network(t);
+        const double replayed = to_seconds(interconnect::replay_messages(network, programs, iota_ranks(64)));
+        const double nd = double(n);
+        const double closed = 2 * 3 * (L + nd / (4 * B)) + 2 * 3 * (L + nd / (16 * B)) + 2 * 3 * (L + nd / (64 * B));
+        CHECK(replayed == Approx(closed).epsilon(0.02));
+        CHECK(interconnect::all_reduce_cost(t, iota_ranks(64), interconnect::AllReduceAlgorithm::ring).seconds(nd) ==
+              Approx(replayed).epsilon(0.02));
+    }
+}
