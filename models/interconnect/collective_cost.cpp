@@ -82,7 +82,7 @@ private:
             std::size_t algorithm;
             Steps(FluidModel& m, std::size_t index) : model(m), algorithm(index) {}
             std::size_t step(double repeat) override {
-                model.m_steps.push_back({algorithm, repeat});
+                model.m_steps.push_back({algorithm, repeat, std::nullopt});
                 return model.m_steps.size() - 1;
             }
             void message(NodeId from, NodeId to, std::size_t step, double fraction) override {

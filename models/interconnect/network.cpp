@@ -71,24 +71,15 @@ void Network::advance(Picoseconds until_ps, std::vector<Delivery>& delivered, st
 Picoseconds Network::transfer(std::size_t src, std::size_t dst, std::uint64_t bytes, Picoseconds ready_ps,
                               std::vector<HopInterval>* hops) {
     if (!m_pending.empty()) throw std::logic_error("Network::transfer: other messages are still pending");
-    const PostKey key{~std::uint64_t{0}, ~std::uint64_t{0}, m_own_seq++};  // after any equal head
-    constexpr std::uint64_t kOwnCookie = ~std::uint64_t{0};
+    post(src, dst, bytes, ready_ps, PostKey{}, 0);
     std::vector<Delivery> delivered;
     std::vector<Reservation> reserved;
-    post(src, dst, bytes, ready_ps, key, kOwnCookie);
-    while (true) {
-        const Picoseconds next = *next_head_ps();
-        advance(next, delivered, hops ? &reserved : nullptr);
-        const auto mine =
-            std::find_if(delivered.begin(), delivered.end(), [](const Delivery& d) { return d.cookie == kOwnCookie; });
-        if (mine == delivered.end()) continue;
-        if (hops) {
-            hops->clear();
-            for (const Reservation& r : reserved)
-                if (r.cookie == kOwnCookie) hops->push_back(r.hop);
-        }
-        return mine->arrival_ps;
+    while (delivered.empty()) advance(*next_head_ps(), delivered, hops ? &reserved : nullptr);
+    if (hops) {
+        hops->clear();
+        for (const Reservation& r : reserved) hops->push_back(r.hop);
     }
+    return delivered.front().arrival_ps;
 }
 
 void Network::reset() {

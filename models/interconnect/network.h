@@ -122,12 +122,10 @@ private:
     const Topology& m_topology;
     std::vector<Picoseconds> m_free_at_ps;
     std::vector<ChannelStats> m_stats;
-    std::vector<ChannelId> m_route;  ///< scratch, reused by every transfer
-    std::vector<ChannelId> m_used;   ///< channels with a transfer since the last reset
+    std::vector<ChannelId> m_used;  ///< channels with a transfer since the last reset
     std::vector<InFlight> m_in_flight;
     std::vector<std::size_t> m_free_slots;
     std::priority_queue<Pending, std::vector<Pending>, std::greater<>> m_pending;
-    std::uint64_t m_own_seq = 0;  ///< PostKey.seq of transfer()'s posts
 };
 
 }  // namespace fastsim::interconnect

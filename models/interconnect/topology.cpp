@@ -55,17 +55,7 @@ Topology Topology::switch_star(std::size_t n, const LinkParams& link) {
 
 Topology Topology::torus2d(std::size_t rows, std::size_t cols, const LinkParams& link) {
     if (rows == 0 || cols == 0) throw std::invalid_argument("torus2d: rows and cols must be >= 1");
-    Topology t(rows * cols);
-    const auto id = [cols](std::size_t r, std::size_t c) { return r * cols + c; };
-    // A line of k >= 3 vertices wraps with k links; k = 2 has one link, k = 1 none.
-    const auto links_from = [](std::size_t pos, std::size_t k) { return k >= 3 || (k == 2 && pos == 0); };
-    for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t c = 0; c < cols; ++c) {
-            if (links_from(c, cols)) t.add_link(id(r, c), id(r, (c + 1) % cols), link);
-            if (links_from(r, rows)) t.add_link(id(r, c), id((r + 1) % rows, c), link);
-        }
-    if (rows * cols >= 2) t.set_grids({t.make_grid(0, {cols, rows})});
-    return t;
+    return torus3d(1, rows, cols, link);  // one plane: the same links, in the same order
 }
 
 Topology Topology::torus3d(std::size_t depth, std::size_t rows, std::size_t cols, const LinkParams& link) {

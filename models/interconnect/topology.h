@@ -53,8 +53,9 @@ public:
     static Topology fully_connected(std::size_t n, const LinkParams& link);
     /// One switch (vertex n), every node linked to it: n links.
     static Topology switch_star(std::size_t n, const LinkParams& link);
-    /// rows x cols 2D torus, node id = row * cols + col, wrap-around in both dimensions. A
-    /// dimension of size k contributes k links per line for k >= 3, one for k = 2, none for k = 1.
+    /// rows x cols 2D torus, node id = row * cols + col, wrap-around in both dimensions: torus3d
+    /// of one plane. A dimension of size k contributes k links per line for k >= 3, one for k = 2,
+    /// none for k = 1.
     static Topology torus2d(std::size_t rows, std::size_t cols, const LinkParams& link);
     /// depth x rows x cols 3D torus, node id = (depth_index * rows + row) * cols + col, wrap-around
     /// in every dimension (links per line as torus2d's).

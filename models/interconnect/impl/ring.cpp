@@ -140,7 +140,6 @@ std::uint64_t coalesced_ring_all_reduce(std::vector<NodeProgram>& programs, cons
     };
     for (std::size_t r = 0; r < rounds; ++r) {
         const std::size_t first = r * steps / rounds, last = (r + 1) * steps / rounds;  // steps [first, last)
-        const std::uint64_t merged = last - first;
         for (std::size_t i = 0; i < p; ++i) {
             std::uint64_t round_bytes = 0;
             for (std::size_t s = first; s < last; ++s) round_bytes += chunk_bytes(bytes, p, chunk_of(i, s));
