@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <map>
 #include <set>
 #include <string>
@@ -17,6 +18,9 @@ namespace fastsim::planner {
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
+/// alpa predicts exactly each of its per-micro-batch-count choices whose objective is within
+/// this factor of the best one's.
+constexpr double kAlpaObjectiveSlack = 1.25;
 
 /// One stage's nodes as a cluster of its own: the same node ids, its own order and cuts.
 struct StageCluster {
@@ -794,8 +798,7 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
     for (std::size_t b = 0; b < blocks; ++b) block_keys[b] = block_signature(in.graph, bounds[b], bounds[b + 1]);
     for (std::size_t m = 0; m < meshes.size(); ++m) mesh_keys[m] = mesh_signature(in, meshes[m]);
     std::unordered_map<std::string, BlockCost> memo;
-    double best_objective = kInfinity;
-    AlpaSearch best;
+    std::vector<AlpaSearch> found;  // the DP's choice per micro-batch count
     for (const std::size_t mb : counts) {
         const std::uint64_t size = batch / mb;
         std::vector<BlockCost> cost(blocks * meshes.size());
@@ -870,34 +873,45 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
             }
             return c;
         };
-        const AlpaChoice choice = alpa_inter_op(blocks, meshes, nodes, mb, po.stages, po.schedule, stage_cost);
-        if (choice.objective_s < best_objective) {
-            best_objective = choice.objective_s;
-            best.choice = choice;
-            best.microbatches = mb;
-        }
+        AlpaChoice choice = alpa_inter_op(blocks, meshes, nodes, mb, po.stages, po.schedule, stage_cost);
+        if (!choice.stages.empty() && choice.objective_s < kInfinity) found.push_back({std::move(choice), mb});
         if (in.plan_made) in.plan_made();
     }
-    if (best.choice.stages.empty())
+    if (found.empty())
         throw PlanError(
             "alpa finds no cut of the network into stages on sub-meshes of the cluster that fits in memory" +
             std::string(po.stages > 0 ? " with planner.pipeline.stages " + std::to_string(po.stages) : ""));
-    // The chosen stages planned whole and predicted.
-    PipelinePlan p;
-    p.schedule = po.schedule;
-    p.microbatches = best.microbatches;
-    p.microbatch_size = batch / best.microbatches;
-    p.objective_s = best.choice.objective_s;
-    std::vector<std::vector<double>> layer_s(best.choice.stages.size());
-    std::size_t first_block = 0;
-    for (std::size_t s = 0; s < best.choice.stages.size(); ++s) {
-        const auto [end_block, m] = best.choice.stages[s];
-        p.stages.push_back(plan_stage(in, options, bounds[first_block], bounds[end_block], meshes[m].first,
-                                      meshes[m].end, p.microbatch_size, &layer_s[s]));
-        first_block = end_block;
+    // The DP's objective adds blocks planned alone and bounds memory per block, so its choices
+    // within kAlpaObjectiveSlack of the best are planned whole and predicted exactly, and the
+    // fastest that fits is kept.
+    std::stable_sort(found.begin(), found.end(), [](const AlpaSearch& a, const AlpaSearch& b) {
+        return a.choice.objective_s < b.choice.objective_s;
+    });
+    const auto better = [](const Plan& candidate, const Plan& incumbent) {
+        const bool fits = candidate.memory_shortfalls.empty(), incumbent_fits = incumbent.memory_shortfalls.empty();
+        return (fits && !incumbent_fits) || (fits == incumbent_fits && candidate.step_s < incumbent.step_s);
+    };
+    std::optional<Plan> chosen;
+    for (const AlpaSearch& search : found) {
+        if (chosen && search.choice.objective_s > kAlpaObjectiveSlack * found.front().choice.objective_s) break;
+        PipelinePlan p;
+        p.schedule = po.schedule;
+        p.microbatches = search.microbatches;
+        p.microbatch_size = batch / search.microbatches;
+        p.objective_s = search.choice.objective_s;
+        std::vector<std::vector<double>> layer_s(search.choice.stages.size());
+        std::size_t first_block = 0;
+        for (std::size_t s = 0; s < search.choice.stages.size(); ++s) {
+            const auto [end_block, m] = search.choice.stages[s];
+            p.stages.push_back(plan_stage(in, options, bounds[first_block], bounds[end_block], meshes[m].first,
+                                          meshes[m].end, p.microbatch_size, &layer_s[s]));
+            first_block = end_block;
+        }
+        finish_pipeline(in, p);
+        Plan candidate = assemble(in, options, std::move(p), layer_s);
+        if (!chosen || better(candidate, *chosen)) chosen = std::move(candidate);
     }
-    finish_pipeline(in, p);
-    Plan best_plan = assemble(in, options, std::move(p), layer_s);
+    Plan best_plan = std::move(*chosen);
     // The DP's objective adds blocks planned alone; so the whole cluster as one stage (the
     // intra planner's plan, and data parallelism's) is weighed on the exact prediction too, and
     // alpa never loses to either (docs/pipeline.md, "Automatic search").
@@ -914,9 +928,7 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
                 plan_stage(in, one, 0, in.graph.layers.size(), 0, nodes, batch, &single_layer_s[0]));
             finish_pipeline(in, single);
             Plan candidate = assemble(in, options, std::move(single), single_layer_s);
-            const bool fits = candidate.memory_shortfalls.empty(), best_fits = best_plan.memory_shortfalls.empty();
-            if ((fits && !best_fits) || (fits == best_fits && candidate.step_s < best_plan.step_s))
-                best_plan = std::move(candidate);
+            if (better(candidate, best_plan)) best_plan = std::move(candidate);
         } catch (const PlanError&) {
             // e.g. a batch smaller than the nodes for data parallelism: not a candidate
         }
