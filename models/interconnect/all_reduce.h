@@ -53,6 +53,25 @@ public:
     [[nodiscard]] virtual std::uint64_t ops_per_rank(std::size_t p) const = 0;
     /// Whether `best` weighs it over p ranks (it stays available when asked for by name).
     [[nodiscard]] virtual bool considered(std::size_t /*p*/) const { return true; }
+
+    /// Whether, asked for alone over every node of a multi-dimensional grid, it runs in each
+    /// dimension in turn (collective.h); otherwise it runs over the ranks in their order.
+    [[nodiscard]] virtual bool per_dimension() const { return true; }
+    /// Whether its all-reduce over p ranks is a reduce-scatter then an all-gather, each of which
+    /// it can run alone (reduce_scatter, all_gather). A collective over a grid's dimensions
+    /// all-reduces a dimension whose algorithm does not split its lines whole.
+    [[nodiscard]] virtual bool scatters(std::size_t /*p*/) const { return false; }
+    /// Its reduce-scatter of n bytes (collectives.h's common arguments): rank i ends holding
+    /// chunk owned_chunk(i, p) of n (chunk_bytes) reduced. Only where scatters(p)
+    /// (std::logic_error otherwise).
+    virtual std::uint64_t reduce_scatter(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
+                                         std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) const;
+    /// Its all-gather of n bytes (the gathered result), rank i contributing chunk owned_chunk(i, p):
+    /// the mirror of reduce_scatter. Only where scatters(p).
+    virtual std::uint64_t all_gather(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
+                                     std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) const;
+    /// The chunk rank i holds after reduce_scatter over p ranks.
+    [[nodiscard]] virtual std::size_t owned_chunk(std::size_t i, std::size_t /*p*/) const { return i; }
 };
 
 /// One ring in the ranks' order as the cluster simulates it: ring_all_reduce, or over more than

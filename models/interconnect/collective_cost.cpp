@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 #include "interconnect/all_reduce.h"
+#include "interconnect/collective.h"
 #include "interconnect/replay.h"
 
 namespace fastsim::interconnect {
@@ -99,7 +100,7 @@ private:
                 model.m_steps[step].total_latency = latency;
             }
         } steps(*this, a);
-        algorithm_of(algorithm).fluid_steps(ranks, steps);
+        all_reduce_fluid_steps({algorithm}, ranks, steps);
     }
 
     const Topology& m_topology;
@@ -141,7 +142,8 @@ CollectiveCost all_reduce_cost(const Topology& topology, const std::vector<NodeI
 std::uint64_t simulated_all_reduce(const Topology& topology, AllReduceAlgorithm algorithm,
                                    std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                                    std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
-    return algorithm_of(algorithm).simulated(topology, programs, ranks, bytes, tag_base, label);
+    return simulated_collective(topology, CollectiveOp::all_reduce, {algorithm}, programs, ranks, bytes, tag_base,
+                                label);
 }
 
 std::uint64_t simulated_all_reduce_ops_per_rank(AllReduceAlgorithm algorithm, std::size_t p) {

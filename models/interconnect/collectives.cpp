@@ -18,6 +18,7 @@ const AllReduce& tree_algorithm();
 const AllReduce& halving_doubling_algorithm();
 const AllReduce& direct_algorithm();
 const AllReduce& flat_ring_algorithm();
+const AllReduce& halving_doubling_nearest_algorithm();
 
 namespace impl {
 
@@ -51,6 +52,7 @@ constexpr std::array<AllReduceDescriptor, std::size(kAllReduceAlgorithms)> kAllR
     {AllReduceAlgorithm::halving_doubling, "halving_doubling", halving_doubling_algorithm},
     {AllReduceAlgorithm::direct, "direct", direct_algorithm},
     {AllReduceAlgorithm::flat_ring, "flat_ring", flat_ring_algorithm},
+    {AllReduceAlgorithm::halving_doubling_nearest, "halving_doubling_nearest", halving_doubling_nearest_algorithm},
 }};
 
 static_assert(rows_in_enum_order(kAllReduces, &AllReduceDescriptor::algorithm),

@@ -91,11 +91,30 @@ std::uint64_t halving_doubling_all_reduce(std::vector<NodeProgram>& programs, co
 std::uint64_t direct_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                                 std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
 
+/// Direct all-to-all: every rank sends block j of its n bytes (chunk_bytes(n, p, j)) to rank j,
+/// all at once, then receives its blocks: alpha + (p-1)/p n beta where a rank's sends share its
+/// one link. Uses 1 tag.
+std::uint64_t direct_all_to_all(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
+                                std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
+
+/// The halving-doubling all-reduce with the partners in the other order, nearest first (step k:
+/// partner i xor 2^k, as ASTRA-sim's), the lower rank keeping the lower half; the same fold and
+/// unfold for p not a power of two. Uses 2 log2 p' + 2 tags.
+std::uint64_t halving_doubling_nearest_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
+                                                  std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
+
 /// The all-reduce algorithms a schedule can choose from (docs/interconnect.md, "Collectives").
-enum class AllReduceAlgorithm : std::uint8_t { ring, tree, halving_doubling, direct, flat_ring };
+enum class AllReduceAlgorithm : std::uint8_t {
+    ring,
+    tree,
+    halving_doubling,
+    direct,
+    flat_ring,
+    halving_doubling_nearest
+};
 inline constexpr AllReduceAlgorithm kAllReduceAlgorithms[] = {
-    AllReduceAlgorithm::ring, AllReduceAlgorithm::tree, AllReduceAlgorithm::halving_doubling,
-    AllReduceAlgorithm::direct, AllReduceAlgorithm::flat_ring};
+    AllReduceAlgorithm::ring,   AllReduceAlgorithm::tree,      AllReduceAlgorithm::halving_doubling,
+    AllReduceAlgorithm::direct, AllReduceAlgorithm::flat_ring, AllReduceAlgorithm::halving_doubling_nearest};
 
 class AllReduce;
 /// One all-reduce algorithm's row: the one place its name is written (cluster.gradient_sync.

@@ -40,17 +40,17 @@ Topology Topology::ring(std::size_t n, const LinkParams& link) {
 
 Topology Topology::fully_connected(std::size_t n, const LinkParams& link) {
     require_nodes(n, "fully_connected");
-    Topology t(n);
-    for (std::size_t a = 0; a < n; ++a)
-        for (std::size_t b = a + 1; b < n; ++b) t.add_link(a, b, link);
-    return t;
+    return dimensional({{DimensionKind::fully_connected, n, link}});  // links (a, b), a < b, in order
 }
 
 Topology Topology::switch_star(std::size_t n, const LinkParams& link) {
     require_nodes(n, "switch_star");
-    Topology t(n, 1);
-    for (std::size_t i = 0; i < n; ++i) t.add_link(i, n, link);
-    return t;
+    if (n == 1) {
+        Topology t(1, 1);
+        t.add_link(0, 1, link);
+        return t;
+    }
+    return dimensional({{DimensionKind::switch_star, n, link}});  // node i's link to switch n, in order
 }
 
 Topology Topology::torus2d(std::size_t rows, std::size_t cols, const LinkParams& link) {
@@ -71,6 +71,72 @@ Topology Topology::torus3d(std::size_t depth, std::size_t rows, std::size_t cols
                 if (links_from(d, depth)) t.add_link(id(d, r, c), id((d + 1) % depth, r, c), link);
             }
     if (depth * rows * cols >= 2) t.set_grids({t.make_grid(0, {cols, rows, depth})});
+    return t;
+}
+
+Topology Topology::dimensional(const std::vector<Dimension>& dims) {
+    if (dims.empty()) throw std::invalid_argument("dimensional: needs at least one dimension");
+    std::size_t n = 1, switches = 0;
+    for (const Dimension& d : dims) {
+        if (d.size == 0) throw std::invalid_argument("dimensional: a dimension of size 0");
+        if (n > std::numeric_limits<std::size_t>::max() / d.size)
+            throw std::invalid_argument("dimensional: too many nodes");
+        n *= d.size;
+    }
+    for (const Dimension& d : dims)
+        if (d.kind == DimensionKind::switch_star && d.size >= 2) switches += n / d.size;
+    Topology t(n, switches);
+    Grid g;
+    g.sizes.reserve(dims.size());
+    for (const Dimension& d : dims) {
+        g.sizes.push_back(d.size);
+        g.kinds.push_back(d.kind);
+    }
+    const std::size_t rank = dims.size();
+    g.up.assign(n * rank, kNone);
+    g.down.assign(n * rank, kNone);
+    g.peers.resize(rank);
+    std::size_t stride = 1, next_switch = n;
+    for (std::size_t d = 0; d < rank; ++d) {
+        const std::size_t k = dims[d].size;
+        const LinkParams& link = dims[d].link;
+        if (dims[d].kind == DimensionKind::fully_connected) g.peers[d].assign(n * k, kNone);
+        for (std::size_t first = 0; first < n && k >= 2; ++first) {
+            if (first / stride % k != 0) continue;  // each line once, from its coordinate-0 node
+            const auto at = [&](std::size_t c) { return first + c * stride; };
+            switch (dims[d].kind) {
+            case DimensionKind::ring:
+                for (std::size_t c = 0; c < k && (k >= 3 || c == 0); ++c) {
+                    const auto forward = static_cast<ChannelId>(2 * t.add_link(at(c), at((c + 1) % k), link));
+                    g.up[at(c) * rank + d] = forward;
+                    g.down[at((c + 1) % k) * rank + d] = forward + 1;
+                    if (k == 2) {
+                        g.down[at(0) * rank + d] = forward;
+                        g.up[at(1) * rank + d] = forward + 1;
+                    }
+                }
+                break;
+            case DimensionKind::fully_connected:
+                for (std::size_t a = 0; a < k; ++a)
+                    for (std::size_t b = a + 1; b < k; ++b) {
+                        const auto forward = static_cast<ChannelId>(2 * t.add_link(at(a), at(b), link));
+                        g.peers[d][at(a) * k + b] = forward;
+                        g.peers[d][at(b) * k + a] = forward + 1;
+                    }
+                break;
+            case DimensionKind::switch_star:
+                for (std::size_t c = 0; c < k; ++c) {
+                    const auto forward = static_cast<ChannelId>(2 * t.add_link(at(c), next_switch, link));
+                    g.up[at(c) * rank + d] = forward;
+                    g.down[at(c) * rank + d] = forward + 1;
+                }
+                ++next_switch;
+                break;
+            }
+        }
+        stride *= k;
+    }
+    if (n >= 2) t.set_grids({std::move(g)});
     return t;
 }
 
@@ -121,6 +187,8 @@ Topology Topology::hierarchical(const std::vector<Topology>& groups, UpperKind u
             g.first_node += node_offset;
             for (ChannelId& c : g.up) c += first_channel;
             for (ChannelId& c : g.down) c += first_channel;
+            for (std::vector<ChannelId>& peers : g.peers)
+                for (ChannelId& c : peers) c += first_channel;
             grids.push_back(std::move(g));
         }
         const auto map = [&](std::size_t v) {
@@ -184,10 +252,23 @@ std::size_t Topology::Grid::node_count() const {
     return n;
 }
 
+std::size_t Topology::Grid::stride(std::size_t d) const {
+    std::size_t s = 1;
+    for (std::size_t i = 0; i < d; ++i) s *= sizes[i];
+    return s;
+}
+
+ChannelId Topology::Grid::channel_of(std::size_t d) const {
+    if (kinds[d] == DimensionKind::fully_connected) return peers[d].at(1);  // node 0 to coordinate 1
+    return up.at(d);                                                        // node 0's
+}
+
 Topology::Grid Topology::make_grid(std::size_t first_node, std::vector<std::size_t> sizes) const {
     Grid g;
     g.first_node = first_node;
     g.sizes = std::move(sizes);
+    g.kinds.assign(g.sizes.size(), DimensionKind::ring);
+    g.peers.resize(g.sizes.size());
     const std::size_t dims = g.sizes.size(), n = g.node_count();
     g.up.assign(n * dims, kNone);
     g.down.assign(n * dims, kNone);
@@ -236,16 +317,39 @@ std::size_t Topology::grid_route(const Grid& grid, std::size_t src, std::size_t 
     std::size_t at = src - grid.first_node, to = dst - grid.first_node, stride = 1, hops = 0;
     for (std::size_t d = 0; d < dims; ++d) {
         const std::size_t k = grid.sizes[d], c = at / stride % k, t = to / stride % k;
-        const std::size_t forward = (t + k - c) % k, backward = (k - forward) % k;
-        // The short way round; half-way: up from an even coordinate, down from an odd one.
-        const bool up = forward < backward || (forward == backward && c % 2 == 0);
-        const std::size_t steps = up ? forward : backward;
-        for (std::size_t s = 0; s < steps; ++s) {
-            const std::size_t cur = at / stride % k;
-            if (out) out->push_back(up ? grid.up[at * dims + d] : grid.down[at * dims + d]);
-            at = at - cur * stride + (up ? (cur + 1) % k : (cur + k - 1) % k) * stride;
+        if (c == t) {
+            stride *= k;
+            continue;
         }
-        hops += steps;
+        const std::size_t there = at - c * stride + t * stride;
+        switch (grid.kinds[d]) {
+        case DimensionKind::fully_connected:
+            if (out) out->push_back(grid.peers[d][at * k + t]);
+            hops += 1;
+            at = there;
+            break;
+        case DimensionKind::switch_star:
+            if (out) {
+                out->push_back(grid.up[at * dims + d]);
+                out->push_back(grid.down[there * dims + d]);
+            }
+            hops += 2;
+            at = there;
+            break;
+        case DimensionKind::ring: {
+            const std::size_t forward = (t + k - c) % k, backward = (k - forward) % k;
+            // The short way round; half-way: up from an even coordinate, down from an odd one.
+            const bool up = forward < backward || (forward == backward && c % 2 == 0);
+            const std::size_t steps = up ? forward : backward;
+            for (std::size_t s = 0; s < steps; ++s) {
+                const std::size_t cur = at / stride % k;
+                if (out) out->push_back(up ? grid.up[at * dims + d] : grid.down[at * dims + d]);
+                at = at - cur * stride + (up ? (cur + 1) % k : (cur + k - 1) % k) * stride;
+            }
+            hops += steps;
+            break;
+        }
+        }
         stride *= k;
     }
     return hops;

@@ -27,6 +27,18 @@ struct Channel {
 /// Upper level of a hierarchical topology: how the groups' gateways are connected.
 enum class UpperKind { ring, fully_connected, switch_star };
 
+/// How one dimension of a multi-dimensional topology joins each line of its nodes (the nodes
+/// that differ in that coordinate only): a bidirectional ring, a link between every pair, or a
+/// switch of the line's own.
+enum class DimensionKind : std::uint8_t { ring, fully_connected, switch_star };
+
+/// One dimension of Topology::dimensional.
+struct Dimension {
+    DimensionKind kind = DimensionKind::ring;
+    std::size_t size = 1;  ///< nodes per line
+    LinkParams link;
+};
+
 /// A graph of compute nodes and switches joined by full-duplex links. Vertices
 /// 0 .. node_count() - 1 are compute nodes, node_count() .. vertex_count() - 1 switches. Every
 /// vertex forwards (direct networks such as rings route through compute nodes).
@@ -49,9 +61,9 @@ public:
 
     /// Bidirectional ring 0-1-..-(n-1)-0: n links for n >= 3, one for n = 2, none for n = 1.
     static Topology ring(std::size_t n, const LinkParams& link);
-    /// A link between every pair: n(n-1)/2 links.
+    /// A link between every pair: n(n-1)/2 links (a one-dimensional grid).
     static Topology fully_connected(std::size_t n, const LinkParams& link);
-    /// One switch (vertex n), every node linked to it: n links.
+    /// One switch (vertex n), every node linked to it: n links (a one-dimensional grid).
     static Topology switch_star(std::size_t n, const LinkParams& link);
     /// rows x cols 2D torus, node id = row * cols + col, wrap-around in both dimensions: torus3d
     /// of one plane. A dimension of size k contributes k links per line for k >= 3, one for k = 2,
@@ -60,6 +72,13 @@ public:
     /// depth x rows x cols 3D torus, node id = (depth_index * rows + row) * cols + col, wrap-around
     /// in every dimension (links per line as torus2d's).
     static Topology torus3d(std::size_t depth, std::size_t rows, std::size_t cols, const LinkParams& link);
+    /// The product of `dims` (ASTRA-sim's multi-dimensional network): node id = Σ coordinate_d x
+    /// stride_d, dimension 0 of stride 1 and each next of stride the product of the sizes before
+    /// it; every line of dimension d joined as dims[d].kind with dims[d].link. A ring line of
+    /// size k has k links for k >= 3 and one for k = 2; a switch line has one switch (ids after
+    /// the nodes, dimension by dimension, line by line in the order of their lowest node).
+    /// torus3d(depth, rows, cols) is {ring cols, ring rows, ring depth}.
+    static Topology dimensional(const std::vector<Dimension>& dims);
     /// Nodes are the leaves of a tree of switches: consecutive runs of `fanout` nodes share a
     /// leaf switch, consecutive runs of `fanout` switches a parent, up to one root (n <= fanout
     /// gives a single switch). Switch ids go level by level from the leaves up. fanout 2 is the
@@ -100,16 +119,27 @@ public:
     /// Throws std::invalid_argument listing unreachable_nodes() if any.
     void check_connected() const;
 
-    /// Consecutive nodes joined as a ring or torus whose links all have the same timing: node
-    /// first_node + Σ coordinate_d x stride_d, dimension 0 of stride 1.
+    /// Consecutive nodes joined dimension by dimension (a ring, a torus, or dimensional()): node
+    /// first_node + Σ coordinate_d x stride_d, dimension 0 of stride 1. Routes within it go
+    /// dimension by dimension, lowest first.
     struct Grid {
         std::size_t first_node = 0;
-        std::vector<std::size_t> sizes;   ///< per dimension (each a ring; 2: one link, 1: none)
-        std::vector<ChannelId> up, down;  ///< [local node x dimensions + d]: to coordinate + 1 and - 1
+        std::vector<std::size_t> sizes;    ///< per dimension (a ring of 2 has one link; 1: none)
+        std::vector<DimensionKind> kinds;  ///< per dimension
+        /// [local node x dimensions + d]: a ring dimension's channels to coordinate + 1 and - 1; a
+        /// switch dimension's channel to the line's switch (up) and from it (down).
+        std::vector<ChannelId> up, down;
+        /// Per fully connected dimension d: [local node x sizes[d] + coordinate] the channel to
+        /// the node of its line at that coordinate (empty for other dimensions).
+        std::vector<std::vector<ChannelId>> peers;
         [[nodiscard]] std::size_t node_count() const;
+        /// The stride of dimension d: the product of the sizes before it.
+        [[nodiscard]] std::size_t stride(std::size_t d) const;
+        /// A channel of dimension d (its links' timing; dimensions of size 1 have none).
+        [[nodiscard]] ChannelId channel_of(std::size_t d) const;
     };
-    /// The ring or torus node `node` belongs to (as built by ring, torus2d, or as a group of
-    /// hierarchical), if any.
+    /// The grid node `node` belongs to (as built by ring, torus2d, torus3d, dimensional, or as a
+    /// group of hierarchical), if any.
     [[nodiscard]] const Grid* grid_of(std::size_t node) const;
 
     /// One line per vertex with its links, for logs and error messages.
@@ -120,7 +150,8 @@ private:
         std::size_t vertex;
         ChannelId channel;
     };
-    /// Records `sizes` over nodes first_node.. as a grid, from the links already added.
+    /// Records `sizes` (ring dimensions) over nodes first_node.. as a grid, from the links
+    /// already added.
     [[nodiscard]] Grid make_grid(std::size_t first_node, std::vector<std::size_t> sizes) const;
     void set_grids(std::vector<Grid> grids);
     /// The grid holding both nodes, if any.

@@ -43,13 +43,15 @@ static_assert(mirrors(GradientSyncAlgorithm::ring, interconnect::AllReduceAlgori
                           interconnect::AllReduceAlgorithm::halving_doubling) &&
                   mirrors(GradientSyncAlgorithm::direct, interconnect::AllReduceAlgorithm::direct) &&
                   mirrors(GradientSyncAlgorithm::flat_ring, interconnect::AllReduceAlgorithm::flat_ring) &&
+                  mirrors(GradientSyncAlgorithm::halving_doubling_nearest,
+                          interconnect::AllReduceAlgorithm::halving_doubling_nearest) &&
                   static_cast<std::size_t>(GradientSyncAlgorithm::parameter_server) == kAllReduces + 1,
               "GradientSyncAlgorithm is best, then every interconnect::AllReduceAlgorithm in its order, then "
               "parameter_server");
 
 }  // namespace
 
-const EnumNames<GradientSyncAlgorithm, 7>& enum_names(GradientSyncAlgorithm) {
+const EnumNames<GradientSyncAlgorithm, kAllReduces + 2>& enum_names(GradientSyncAlgorithm) {
     static const EnumNames<GradientSyncAlgorithm, kAllReduces + 2> kNames = [] {
         EnumNames<GradientSyncAlgorithm, kAllReduces + 2> names{};
         names[0] = {"best", GradientSyncAlgorithm::best};

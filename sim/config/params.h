@@ -225,9 +225,10 @@ enum class GradientSyncAlgorithm : std::uint8_t {
     halving_doubling,
     direct,
     flat_ring,
+    halving_doubling_nearest,
     parameter_server
 };
-const EnumNames<GradientSyncAlgorithm, 7>& enum_names(GradientSyncAlgorithm);
+const EnumNames<GradientSyncAlgorithm, 8>& enum_names(GradientSyncAlgorithm);
 /// The all-reduce `setting` forces; nullopt for `best` (chosen per all-reduce) and
 /// `parameter_server` (PowerSGD's factors are not all-reduced).
 std::optional<interconnect::AllReduceAlgorithm> forced_all_reduce(GradientSyncAlgorithm setting);

@@ -9,6 +9,10 @@
 
 #include "interconnect/program.h"
 
+namespace fastsim::interconnect {
+class FluidSteps;
+}
+
 namespace fastsim::interconnect::impl {
 
 /// std::invalid_argument unless every rank is distinct and < programs.size() (`what` names the caller).
@@ -20,6 +24,21 @@ inline std::uint64_t ceil_log2(std::size_t p) {
     while ((std::size_t{1} << bits) < p) ++bits;
     return bits;
 }
+
+/// Which partner a halving-doubling rank meets first.
+enum class PartnerOrder { farthest_first, nearest_first };
+/// Which part of a halving-doubling all-reduce to append.
+enum class HalvingPart { all_reduce, reduce_scatter, all_gather };
+/// The halving-doubling all-reduce (collectives.h), or its halving (reduce-scatter) or doubling
+/// (all-gather) half alone, for a power-of-two number of ranks (std::logic_error otherwise).
+/// Returns the first tag not used.
+std::uint64_t halving_doubling(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
+                               std::uint64_t bytes, std::uint64_t tag, std::uint32_t label, PartnerOrder order,
+                               HalvingPart part);
+/// Its synchronous steps (all_reduce.h).
+void halving_doubling_fluid_steps(const std::vector<NodeId>& ranks, FluidSteps& out, PartnerOrder order);
+/// The chunk rank i of p (a power of two) holds after the halving.
+std::size_t halving_owned_chunk(std::size_t i, std::size_t p, PartnerOrder order);
 
 inline void send(std::vector<NodeProgram>& programs, NodeId from, NodeId to, std::uint64_t bytes, std::uint64_t tag,
                  std::uint32_t label) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// ring: the ring all-reduce (reduce-scatter, then all-gather round the ring): over every node of
-// a torus dimension by dimension, otherwise one ring in the ranks' order (merged into rounds
-// for large rings, flat_ring_simulated, which flat_ring shares).
+// ring: the ring all-reduce (reduce-scatter, then all-gather round the ring): one ring in the
+// ranks' order (merged into rounds for large rings, flat_ring_simulated, which flat_ring
+// shares); over a whole grid a ring in each dimension in turn (collective.h).
 #include <algorithm>
 #include <stdexcept>
 
@@ -33,72 +33,6 @@ std::uint64_t ring_steps(std::vector<NodeProgram>& programs, const std::vector<N
             recv(programs, ranks[i], ranks[(i + p - 1) % p], tag_base + s, label);
         }
     return tag_base + (p - 1);
-}
-
-/// The dimensions of size >= 2 of a grid, with their strides, when `ranks` are every node of one
-/// ring or torus with at least two such dimensions: the ranks a ring all-reduces dimension by
-/// dimension. Empty otherwise (then the ring is one flat ring in the ranks' order).
-struct Dimension {
-    std::size_t size, stride;
-};
-std::vector<Dimension> torus_dimensions(const Topology& topology, const std::vector<NodeId>& ranks,
-                                        const Topology::Grid*& grid) {
-    grid = ranks.empty() ? nullptr : topology.grid_of(ranks[0].value());
-    if (!grid || ranks.size() != grid->node_count()) return {};
-    for (const NodeId r : ranks)
-        if (topology.grid_of(r.value()) != grid) return {};
-    std::vector<Dimension> dims;
-    std::size_t stride = 1;
-    for (const std::size_t k : grid->sizes) {
-        if (k >= 2) dims.push_back({k, stride});
-        stride *= k;
-    }
-    if (dims.size() < 2) return {};
-    return dims;
-}
-
-/// Each line of dimension j of the grid: its nodes in coordinate order, and the bytes each of
-/// them holds at that level (the chunk the ring reduce-scatters of dimensions 0 .. j - 1 left it).
-struct Line {
-    std::vector<NodeId> nodes;
-    std::uint64_t bytes = 0;
-};
-std::vector<Line> lines_of(const Topology::Grid& grid, const std::vector<Dimension>& dims, std::size_t j,
-                           std::uint64_t bytes) {
-    const std::size_t n = grid.node_count(), k = dims[j].size, stride = dims[j].stride;
-    std::vector<Line> lines;
-    for (std::size_t local = 0; local < n; ++local) {
-        if (local / stride % k != 0) continue;  // one line per node at coordinate 0 of dimension j
-        Line line;
-        for (std::size_t c = 0; c < k; ++c) line.nodes.emplace_back(grid.first_node + local + c * stride);
-        // Reduce-scatter along dimension i leaves a node at coordinate x chunk (x + 1) mod k_i.
-        line.bytes = bytes;
-        for (std::size_t i = 0; i < j; ++i) {
-            const std::size_t x = local / dims[i].stride % dims[i].size;
-            line.bytes = chunk_bytes(line.bytes, dims[i].size, (x + 1) % dims[i].size);
-        }
-        lines.push_back(std::move(line));
-    }
-    return lines;
-}
-
-/// The ring all-reduce of a whole torus dimension by dimension: a ring reduce-scatter along each
-/// dimension's lines in turn, each on the chunk the previous left, then the ring all-gathers in
-/// the reverse order (as ASTRA-sim's multi-dimensional all-reduce). Uses 2 Σ (k_j - 1) tags.
-std::uint64_t per_dimension_ring(std::vector<NodeProgram>& programs, const Topology::Grid& grid,
-                                 const std::vector<Dimension>& dims, std::uint64_t bytes, std::uint64_t tag,
-                                 std::uint32_t label) {
-    for (std::size_t j = 0; j < dims.size(); ++j) {
-        for (const Line& line : lines_of(grid, dims, j, bytes))
-            ring_steps(programs, line.nodes, line.bytes, tag, label, 0);
-        tag += dims[j].size - 1;
-    }
-    for (std::size_t j = dims.size(); j-- > 0;) {
-        for (const Line& line : lines_of(grid, dims, j, bytes))
-            ring_steps(programs, line.nodes, line.bytes, tag, label, 1);
-        tag += dims[j].size - 1;
-    }
-    return tag;
 }
 
 }  // namespace
@@ -202,38 +136,27 @@ public:
                         std::uint64_t tag_base, std::uint32_t label) const override {
         return ring_all_reduce(programs, ranks, bytes, tag_base, label);
     }
-    /// Over every node of a torus, dimension by dimension (a ring in each dimension's lines);
-    /// otherwise one flat ring in the ranks' order, over more than kMaxReplayRanks ranks merged
-    /// into the 2(kMaxReplayRanks - 1) rounds of coalesced_ring_all_reduce, its step latencies
-    /// the route latencies on `topology`.
+    /// One flat ring in the ranks' order, over more than kMaxReplayRanks ranks merged into the
+    /// 2(kMaxReplayRanks - 1) rounds of coalesced_ring_all_reduce (flat_ring_simulated). Over a
+    /// whole grid, collective.h runs it dimension by dimension.
     std::uint64_t simulated(const Topology& topology, std::vector<NodeProgram>& programs,
                             const std::vector<NodeId>& ranks, std::uint64_t bytes, std::uint64_t tag_base,
                             std::uint32_t label) const override {
-        const Topology::Grid* grid = nullptr;
-        if (const std::vector<Dimension> dims = torus_dimensions(topology, ranks, grid); !dims.empty()) {
-            check_ranks(programs, ranks, "ring all-reduce");
-            return per_dimension_ring(programs, *grid, dims, bytes, tag_base, label);
-        }
         return flat_ring_simulated(topology, programs, ranks, bytes, tag_base, label);
     }
-    /// Over a whole torus a step per dimension; otherwise flat_ring_fluid_steps.
     void fluid_steps(const std::vector<NodeId>& ranks, FluidSteps& out) const override {
-        const Topology::Grid* grid = nullptr;
-        if (const std::vector<Dimension> dims = torus_dimensions(out.topology(), ranks, grid); !dims.empty()) {
-            // Dimension j: 2(k_j - 1) steps (reduce-scatter and all-gather), each a chunk of the
-            // level's buffer, 1 / (k_0 ... k_j) of n, to the next node of every line.
-            double fraction = 1.0;
-            for (std::size_t j = 0; j < dims.size(); ++j) {
-                fraction /= static_cast<double>(dims[j].size);
-                const std::size_t s = out.step(static_cast<double>(2 * (dims[j].size - 1)));
-                for (const Line& line : lines_of(*grid, dims, j, 0))
-                    for (std::size_t c = 0; c < line.nodes.size(); ++c)
-                        out.message(line.nodes[c], line.nodes[(c + 1) % line.nodes.size()], s, fraction);
-            }
-            return;
-        }
         flat_ring_fluid_steps(ranks, out);
     }
+    bool scatters(std::size_t /*p*/) const override { return true; }
+    std::uint64_t reduce_scatter(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
+                                 std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) const override {
+        return ring_reduce_scatter(programs, ranks, bytes, tag_base, label);
+    }
+    std::uint64_t all_gather(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks, std::uint64_t bytes,
+                             std::uint64_t tag_base, std::uint32_t label) const override {
+        return ring_all_gather(programs, ranks, bytes, tag_base, label);
+    }
+    std::size_t owned_chunk(std::size_t i, std::size_t p) const override { return (i + 1) % p; }
     /// (Compute,) Send, Recv per round.
     /// Per dimension 4(k_j - 1), at most 2p over two or more dimensions.
     std::uint64_t ops_per_rank(std::size_t p) const override {
