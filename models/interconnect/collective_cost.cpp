@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include "interconnect/all_reduce.h"
 #include "interconnect/collective.h"
@@ -36,7 +37,7 @@ public:
     explicit FluidModel(const Topology& topology) : m_topology(topology) {}
 
     std::vector<CollectiveCost> all_reduce(const std::vector<NodeId>& ranks,
-                                           const std::vector<AllReduceAlgorithm>& algorithms) {
+                                           const std::vector<AlgorithmPerDimension>& algorithms) {
         m_steps.clear();
         m_messages.clear();
         for (std::size_t a = 0; a < algorithms.size(); ++a) add_steps(a, ranks, algorithms[a]);
@@ -77,7 +78,7 @@ public:
 
 private:
     /// Algorithm `a`'s steps, as it declares them.
-    void add_steps(std::size_t a, const std::vector<NodeId>& ranks, AllReduceAlgorithm algorithm) {
+    void add_steps(std::size_t a, const std::vector<NodeId>& ranks, const AlgorithmPerDimension& algorithm) {
         struct Steps final : FluidSteps {
             FluidModel& model;
             std::size_t algorithm;
@@ -100,7 +101,7 @@ private:
                 model.m_steps[step].total_latency = latency;
             }
         } steps(*this, a);
-        all_reduce_fluid_steps({algorithm}, ranks, steps);
+        all_reduce_fluid_steps(algorithm, ranks, steps);
     }
 
     const Topology& m_topology;
@@ -111,11 +112,11 @@ private:
     std::vector<ChannelId> m_route;
 };
 
-CollectiveCost all_reduce_cost(Network& network, const std::vector<NodeId>& ranks, AllReduceAlgorithm algorithm) {
-    if (ranks.size() < 2) return {};
-    if (ranks.size() > kMaxReplayRanks) return FluidModel(network.topology()).all_reduce(ranks, {algorithm}).front();
-    // Replay the collective as the cluster runs it, on the ranks alone, at two buffer sizes
-    // (whole bytes per chunk), and fit the line.
+namespace {
+
+/// The alpha-beta line through `op` replayed alone at two buffer sizes (whole bytes per chunk).
+CollectiveCost replayed_cost(Network& network, CollectiveOp op, const std::vector<NodeId>& ranks,
+                             const AlgorithmPerDimension& algorithms) {
     const auto p = static_cast<std::uint64_t>(ranks.size());
     const Topology& topology = network.topology();
     std::vector<NodeId> identity(topology.node_count());
@@ -123,7 +124,7 @@ CollectiveCost all_reduce_cost(Network& network, const std::vector<NodeId>& rank
     const std::uint64_t small = p * 4096, large = p * (std::uint64_t{1} << 20);
     const auto seconds_at = [&](std::uint64_t bytes) {
         std::vector<NodeProgram> programs(topology.node_count());
-        simulated_all_reduce(topology, algorithm, programs, ranks, bytes, 0, 0);
+        simulated_collective(topology, op, algorithms, programs, ranks, bytes, 0, 0);
         return to_seconds(replay_messages(network, programs, identity));
     };
     const double t_small = seconds_at(small), t_large = seconds_at(large);
@@ -133,16 +134,26 @@ CollectiveCost all_reduce_cost(Network& network, const std::vector<NodeId>& rank
     return cost;
 }
 
-CollectiveCost all_reduce_cost(const Topology& topology, const std::vector<NodeId>& ranks,
-                               AllReduceAlgorithm algorithm) {
-    Network network(topology);
-    return all_reduce_cost(network, ranks, algorithm);
+}  // namespace
+
+CollectiveCost all_reduce_cost(Network& network, const std::vector<NodeId>& ranks,
+                               const AlgorithmPerDimension& algorithms) {
+    if (ranks.size() < 2) return {};
+    if (ranks.size() > kMaxReplayRanks) return FluidModel(network.topology()).all_reduce(ranks, {algorithms}).front();
+    // Replay the collective as the cluster runs it, on the ranks alone.
+    return replayed_cost(network, CollectiveOp::all_reduce, ranks, algorithms);
 }
 
-std::uint64_t simulated_all_reduce(const Topology& topology, AllReduceAlgorithm algorithm,
+CollectiveCost all_reduce_cost(const Topology& topology, const std::vector<NodeId>& ranks,
+                               const AlgorithmPerDimension& algorithms) {
+    Network network(topology);
+    return all_reduce_cost(network, ranks, algorithms);
+}
+
+std::uint64_t simulated_all_reduce(const Topology& topology, const AlgorithmPerDimension& algorithms,
                                    std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                                    std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
-    return simulated_collective(topology, CollectiveOp::all_reduce, {algorithm}, programs, ranks, bytes, tag_base,
+    return simulated_collective(topology, CollectiveOp::all_reduce, algorithms, programs, ranks, bytes, tag_base,
                                 label);
 }
 
@@ -163,19 +174,80 @@ std::vector<AllReduceAlgorithm> AllReduceChooser::candidates(std::size_t ranks) 
     return out;
 }
 
-const CollectiveCost& AllReduceChooser::cost(const std::vector<NodeId>& ranks, AllReduceAlgorithm algorithm) {
-    const auto key = std::make_pair(ranks, algorithm);
+const CollectiveCost& AllReduceChooser::cost(const std::vector<NodeId>& ranks,
+                                             const AlgorithmPerDimension& algorithms) {
+    const auto key = std::make_pair(ranks, algorithms);
     if (const auto it = m_costs.find(key); it != m_costs.end()) return it->second;
     if (ranks.size() > kMaxReplayRanks) {  // every candidate at once: one pass over the sources
-        std::vector<AllReduceAlgorithm> algorithms = candidates(ranks.size());
-        if (std::find(algorithms.begin(), algorithms.end(), algorithm) == algorithms.end())
-            algorithms.push_back(algorithm);
-        const std::vector<CollectiveCost> costs = m_fluid->all_reduce(ranks, algorithms);
-        for (std::size_t i = 0; i < algorithms.size(); ++i)
-            m_costs.emplace(std::make_pair(ranks, algorithms[i]), costs[i]);
+        std::vector<AlgorithmPerDimension> all;
+        for (const AllReduceAlgorithm a : candidates(ranks.size())) all.push_back({a});
+        if (std::find(all.begin(), all.end(), algorithms) == all.end()) all.push_back(algorithms);
+        const std::vector<CollectiveCost> costs = m_fluid->all_reduce(ranks, all);
+        for (std::size_t i = 0; i < all.size(); ++i) m_costs.emplace(std::make_pair(ranks, all[i]), costs[i]);
         return m_costs.at(key);
     }
-    return m_costs.emplace(key, all_reduce_cost(m_network, ranks, algorithm)).first->second;
+    return m_costs.emplace(key, all_reduce_cost(m_network, ranks, algorithms)).first->second;
+}
+
+AlgorithmPerDimension AllReduceChooser::best_mix(CollectiveOp op, const GridSpan& span, double bytes) {
+    if (!span.multi_dimensional()) return {};
+    // Each dimension's candidates, and the cost of each on the dimension's first line (every
+    // line of a grid dimension has the same links).
+    const std::size_t dims = span.dims.size();
+    std::vector<std::vector<AllReduceAlgorithm>> options(dims);
+    std::vector<std::vector<CollectiveCost>> line_cost(dims);
+    for (std::size_t j = 0; j < dims; ++j) {
+        std::vector<NodeId> line;
+        for (std::size_t c = 0; c < span.dims[j].size; ++c)
+            line.emplace_back(span.grid->first_node + c * span.dims[j].stride);
+        for (const AllReduceAlgorithm a : candidates(line.size())) {
+            if (unsupported(m_network.topology(), op, {a}, line)) continue;
+            options[j].push_back(a);
+            line_cost[j].push_back(op == CollectiveOp::all_to_all ? replayed_cost(m_network, op, line, {a})
+                                                                  : cost(line, {a}));
+        }
+        if (options[j].empty()) return {};
+    }
+    // Every mix (at most a few hundred), its dimensions' costs added at the bytes each handles.
+    AlgorithmPerDimension best, mix(dims);
+    double best_s = -1;
+    std::vector<std::size_t> pick(dims, 0);
+    for (;;) {
+        double s = 0, level = bytes;
+        for (std::size_t j = 0; j < dims; ++j) {
+            mix[j] = options[j][pick[j]];
+            const CollectiveCost& c = line_cost[j][pick[j]];
+            const bool halved = op == CollectiveOp::reduce_scatter || op == CollectiveOp::all_gather;
+            s += (halved ? 0.5 : 1.0) * c.seconds(op == CollectiveOp::all_to_all ? bytes : level);
+            if (algorithm_of(mix[j]).scatters(span.dims[j].size)) level /= static_cast<double>(span.dims[j].size);
+        }
+        if (best_s < 0 || s < best_s) {
+            best_s = s;
+            best = mix;
+        }
+        std::size_t j = 0;
+        while (j < dims && ++pick[j] == options[j].size()) pick[j++] = 0;
+        if (j == dims) break;
+    }
+    return best;
+}
+
+AlgorithmPerDimension AllReduceChooser::choose_op(CollectiveOp op, const std::vector<NodeId>& ranks, double bytes) {
+    if (op == CollectiveOp::all_reduce) return choose(ranks, bytes).algorithms;
+    const GridSpan span = grid_span(m_network.topology(), ranks);
+    if (const AlgorithmPerDimension mix = best_mix(op, span, bytes); !mix.empty()) return mix;
+    AlgorithmPerDimension best;
+    double best_s = -1;
+    for (const AllReduceAlgorithm a : candidates(ranks.size())) {
+        if (unsupported(m_network.topology(), op, {a}, ranks)) continue;
+        const double s = op == CollectiveOp::all_to_all ? replayed_cost(m_network, op, ranks, {a}).seconds(bytes)
+                                                        : 0.5 * cost(ranks, {a}).seconds(bytes);
+        if (best_s < 0 || s < best_s) {
+            best_s = s;
+            best = {a};
+        }
+    }
+    return best;
 }
 
 std::vector<double> AllReduceChooser::concurrent_seconds(const std::vector<std::vector<NodeId>>& sets,
@@ -193,8 +265,8 @@ std::vector<double> AllReduceChooser::concurrent_seconds(const std::vector<std::
     std::uint64_t tag = 0;
     for (std::size_t s = 0; s < sets.size(); ++s)
         if (sets[s].size() >= 2)
-            tag = simulated_all_reduce(topology(), choose(sets[s], bytes[s]).first, programs, sets[s], key.second[s],
-                                       tag, 0);
+            tag = simulated_all_reduce(topology(), choose(sets[s], bytes[s]).algorithms, programs, sets[s],
+                                       key.second[s], tag, 0);
     std::vector<NodeId> node_of(nodes);
     for (std::size_t n = 0; n < nodes; ++n) node_of[n] = NodeId(n);
     std::vector<Picoseconds> end_ps;
@@ -206,11 +278,18 @@ std::vector<double> AllReduceChooser::concurrent_seconds(const std::vector<std::
     return m_concurrent.emplace(std::move(key), seconds).first->second;
 }
 
-std::pair<AllReduceAlgorithm, double> AllReduceChooser::choose(const std::vector<NodeId>& ranks, double bytes) {
-    std::pair<AllReduceAlgorithm, double> best{AllReduceAlgorithm::ring, -1};
-    for (const AllReduceAlgorithm a : candidates(ranks.size())) {
-        const double s = cost(ranks, a).seconds(bytes);
-        if (best.second < 0 || s < best.second) best = {a, s};
+AllReduceChoice AllReduceChooser::choose(const std::vector<NodeId>& ranks, double bytes) {
+    AllReduceChoice best{{AllReduceAlgorithm::ring}, -1};
+    const auto weigh = [&](const AlgorithmPerDimension& algorithms) {
+        const double s = cost(ranks, algorithms).seconds(bytes);
+        if (best.seconds < 0 || s < best.seconds) best = {algorithms, s};
+    };
+    for (const AllReduceAlgorithm a : candidates(ranks.size())) weigh({a});
+    if (!m_forced) {
+        const AlgorithmPerDimension mix =
+            best_mix(CollectiveOp::all_reduce, grid_span(m_network.topology(), ranks), bytes);
+        if (mix.size() > 1 && std::adjacent_find(mix.begin(), mix.end(), std::not_equal_to<>()) != mix.end())
+            weigh(mix);
     }
     return best;
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/units.h"
+#include "interconnect/collective.h"
 #include "interconnect/collectives.h"
 #include "interconnect/network.h"
 #include "interconnect/topology.h"
@@ -29,13 +30,19 @@ struct CollectiveCost {
     [[nodiscard]] double seconds(double bytes) const { return latency_s + bytes * seconds_per_byte; }
 };
 
-/// The cost of `algorithm` over `ranks` (as the generators in collectives.h order them) on
-/// `topology`, from replays at n = 4 KiB and 1 MiB per rank. Ranks must be distinct compute
-/// nodes; fewer than 2 cost nothing.
+/// The cost of the all-reduce over `ranks` (as the generators in collectives.h order them) with
+/// `algorithms` (collective.h) on `topology`, from replays at n = 4 KiB and 1 MiB per rank.
+/// Ranks must be distinct compute nodes; fewer than 2 cost nothing.
 CollectiveCost all_reduce_cost(const Topology& topology, const std::vector<NodeId>& ranks,
-                               AllReduceAlgorithm algorithm);
+                               const AlgorithmPerDimension& algorithms);
 /// The same on a network of the topology that the caller keeps (reset before each replay).
-CollectiveCost all_reduce_cost(Network& network, const std::vector<NodeId>& ranks, AllReduceAlgorithm algorithm);
+CollectiveCost all_reduce_cost(Network& network, const std::vector<NodeId>& ranks,
+                               const AlgorithmPerDimension& algorithms);
+/// The same with one algorithm in every dimension.
+inline CollectiveCost all_reduce_cost(const Topology& topology, const std::vector<NodeId>& ranks,
+                                      AllReduceAlgorithm algorithm) {
+    return all_reduce_cost(topology, ranks, AlgorithmPerDimension{algorithm});
+}
 
 /// Beyond this many ranks, replaying a collective costs too much planning time for how often
 /// it is asked for; the cost then comes from the synchronous-step (fluid) model instead: each
@@ -49,9 +56,15 @@ inline constexpr std::size_t kMaxReplayRanks = 16;
 /// 2(kMaxReplayRanks - 1) rounds of coalesced_ring_all_reduce (its step latencies the route
 /// latencies on `topology`): p x 30 messages instead of 2p(p - 1), the same timing as the
 /// fluid model the planner predicts it with where nothing contends.
-std::uint64_t simulated_all_reduce(const Topology& topology, AllReduceAlgorithm algorithm,
+std::uint64_t simulated_all_reduce(const Topology& topology, const AlgorithmPerDimension& algorithms,
                                    std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                                    std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label);
+/// The same with one algorithm in every dimension.
+inline std::uint64_t simulated_all_reduce(const Topology& topology, AllReduceAlgorithm algorithm,
+                                          std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
+                                          std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) {
+    return simulated_all_reduce(topology, AlgorithmPerDimension{algorithm}, programs, ranks, bytes, tag_base, label);
+}
 
 /// Ops on each rank's stream, at most, of simulated_all_reduce over p ranks (for work estimates).
 std::uint64_t simulated_all_reduce_ops_per_rank(AllReduceAlgorithm algorithm, std::size_t p);
@@ -60,8 +73,17 @@ std::uint64_t simulated_all_reduce_ops_per_rank(AllReduceAlgorithm algorithm, st
 /// to this many ranks (it stays available when asked for by name).
 inline constexpr std::size_t kMaxDirectRanks = 64;
 
-/// The algorithm, and its cost, that all-reduces `bytes` over `ranks` fastest by all_reduce_cost,
-/// or `forced`'s cost if given. Memoises per (ranks, algorithm).
+/// The algorithms of an all-reduce and its predicted seconds.
+struct AllReduceChoice {
+    AlgorithmPerDimension algorithms;
+    double seconds = 0;
+};
+
+/// The algorithms, and their cost, that all-reduce `bytes` over `ranks` fastest by
+/// all_reduce_cost, or `forced`'s cost if given. Over a multi-dimensional span (collective.h)
+/// `best` weighs each algorithm in every dimension and the mix whose dimensions' line costs add
+/// up least (each dimension's lines costed alone at the share of n they handle). Memoises per
+/// (ranks, algorithms).
 class FluidModel;
 
 class AllReduceChooser {
@@ -71,7 +93,12 @@ public:
     AllReduceChooser(const AllReduceChooser&) = delete;
     AllReduceChooser& operator=(const AllReduceChooser&) = delete;
 
-    std::pair<AllReduceAlgorithm, double> choose(const std::vector<NodeId>& ranks, double bytes);
+    AllReduceChoice choose(const std::vector<NodeId>& ranks, double bytes);
+    /// The fastest algorithm per dimension for `op` (collective.h) over `ranks` at `bytes` among
+    /// those that define it there: as choose() for an all-reduce; a reduce-scatter or an
+    /// all-gather weighs each dimension's all-reduce cost halved; an all-to-all the whole n in
+    /// each dimension.
+    AlgorithmPerDimension choose_op(CollectiveOp op, const std::vector<NodeId>& ranks, double bytes);
     /// Seconds until each set's all-reduce (the algorithm choose() picks, `bytes[s]` per rank)
     /// ends when all start at once (docs/interconnect.md, "Concurrent all-reduces"): lowered as
     /// the cluster runs them, each node's sets in order, and replayed together on the network,
@@ -86,12 +113,15 @@ private:
     /// The algorithms choose() compares over `ranks` ranks: the forced one, or all but direct
     /// beyond kMaxDirectRanks.
     [[nodiscard]] std::vector<AllReduceAlgorithm> candidates(std::size_t ranks) const;
-    const CollectiveCost& cost(const std::vector<NodeId>& ranks, AllReduceAlgorithm algorithm);
+    const CollectiveCost& cost(const std::vector<NodeId>& ranks, const AlgorithmPerDimension& algorithms);
+    /// The mix of one candidate per dimension of `span` whose lines' costs at their share of
+    /// `bytes` add up least for `op`; empty if the span has under two dimensions.
+    AlgorithmPerDimension best_mix(CollectiveOp op, const GridSpan& span, double bytes);
 
     Network m_network;                    ///< replays the collectives up to kMaxReplayRanks
     std::unique_ptr<FluidModel> m_fluid;  ///< costs them beyond, all candidates in one pass
     std::optional<AllReduceAlgorithm> m_forced;
-    std::map<std::pair<std::vector<NodeId>, AllReduceAlgorithm>, CollectiveCost> m_costs;
+    std::map<std::pair<std::vector<NodeId>, AlgorithmPerDimension>, CollectiveCost> m_costs;
     /// Per (sets, bytes): concurrent_seconds' answer.
     std::map<std::pair<std::vector<std::vector<NodeId>>, std::vector<std::uint64_t>>, std::vector<double>> m_concurrent;
 };

@@ -38,12 +38,12 @@ void grow_to(std::vector<NodeProgram>& programs, const std::vector<NodeId>& node
 std::uint64_t AllReduceSync::lower(std::vector<NodeProgram>& programs, const SyncJob& job, std::uint64_t tag,
                                    std::uint32_t label) {
     return interconnect::simulated_all_reduce(m_chooser.topology(),
-                                              m_chooser.choose(job.ranks, static_cast<double>(job.bytes)).first,
+                                              m_chooser.choose(job.ranks, static_cast<double>(job.bytes)).algorithms,
                                               programs, job.ranks, job.bytes, tag, label);
 }
 
 double AllReduceSync::seconds(const SyncJob& job) {
-    return m_chooser.choose(job.ranks, static_cast<double>(job.bytes)).second;
+    return m_chooser.choose(job.ranks, static_cast<double>(job.bytes)).seconds;
 }
 
 std::vector<std::vector<double>> AllReduceSync::finish_times(const std::vector<SyncJob>& jobs,
@@ -112,7 +112,7 @@ std::uint64_t SchemeSync::lower_all_reduce(std::vector<NodeProgram>& programs, c
         case compression::WireCollective::Op::all_reduce:
             // By the algorithm the chooser picks for that many bytes.
             tag = interconnect::simulated_all_reduce(m_chooser.topology(),
-                                                     m_chooser.choose(job.ranks, static_cast<double>(w.bytes)).first,
+                                                     m_chooser.choose(job.ranks, static_cast<double>(w.bytes)).algorithms,
                                                      programs, job.ranks, w.bytes, tag, label);
             break;
         case compression::WireCollective::Op::all_gather:

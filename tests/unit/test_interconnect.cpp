@@ -733,13 +733,13 @@ TEST_CASE("collectives: concurrent all-reduces share links and nodes as the clus
     // Four sets over the one slow link take about four times one set alone.
     const std::vector<double> four = chooser.concurrent_seconds(
         {nodes({0, 4}), nodes({1, 5}), nodes({2, 6}), nodes({3, 7})}, std::vector<double>(4, double(n)));
-    const double alone = chooser.choose(nodes({0, 4}), double(n)).second;
+    const double alone = chooser.choose(nodes({0, 4}), double(n)).seconds;
     CHECK(*std::max_element(four.begin(), four.end()) == Approx(4 * alone).epsilon(0.05));
     // Sets sharing node 1: its stream reaches the second set's steps after the first's, so the
     // second ends well after its time alone.
     const std::vector<double> chained =
         chooser.concurrent_seconds({nodes({0, 1}), nodes({1, 2})}, {double(n), double(n)});
-    CHECK(chained[1] > 1.5 * chooser.choose(nodes({1, 2}), double(n)).second);
+    CHECK(chained[1] > 1.5 * chooser.choose(nodes({1, 2}), double(n)).seconds);
 }
 
 TEST_CASE("collectives: a coalesced ring takes the plain ring's time where nothing contends", "[interconnect]") {
@@ -1023,9 +1023,9 @@ TEST_CASE("collectives: best is never more than 1% slower than the best of the a
         interconnect::AllReduceChooser chooser(c.topology, std::nullopt);
         for (const std::uint64_t n : {std::uint64_t{1} << 10, std::uint64_t{1} << 16, std::uint64_t{1} << 20,
                                       std::uint64_t{1} << 26, std::uint64_t{1} << 30}) {
-            const auto replayed = [&](interconnect::AllReduceAlgorithm algorithm) {
+            const auto replayed = [&](const interconnect::AlgorithmPerDimension& algorithms) {
                 std::vector<NodeProgram> programs(p);
-                interconnect::simulated_all_reduce(c.topology, algorithm, programs, iota_ranks(p), n, 0, 0);
+                interconnect::simulated_all_reduce(c.topology, algorithms, programs, iota_ranks(p), n, 0, 0);
                 Network network(c.topology);
                 return to_seconds(interconnect::replay_messages(network, programs, iota_ranks(p)));
             };
@@ -1033,11 +1033,11 @@ TEST_CASE("collectives: best is never more than 1% slower than the best of the a
             for (const auto algorithm : interconnect::kAllReduceAlgorithms) {
                 if (algorithm == interconnect::AllReduceAlgorithm::direct && p > interconnect::kMaxDirectRanks)
                     continue;
-                const double s = replayed(algorithm);
+                const double s = replayed({algorithm});
                 if (fastest < 0 || s < fastest) fastest = s;
             }
-            const auto chosen = chooser.choose(iota_ranks(p), double(n)).first;
-            INFO(c.name << ", " << n << " bytes: best chose " << interconnect::to_string(chosen));
+            const auto chosen = chooser.choose(iota_ranks(p), double(n)).algorithms;
+            INFO(c.name << ", " << n << " bytes: best chose " << interconnect::describe(chosen));
             CHECK(replayed(chosen) <= 1.01 * fastest);
         }
     }
