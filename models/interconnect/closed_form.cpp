@@ -55,8 +55,16 @@ std::optional<double> closed_form_seconds(const Topology& topology, CollectiveOp
                                           std::uint64_t bytes) {
     if (ranks.size() < 2) return 0.0;
     if (unsupported(topology, op, algorithms, ranks)) return std::nullopt;
-    const GridSpan span = grid_span(topology, ranks);
-    if (!span.grid) return std::nullopt;
+    GridSpan span = grid_span(topology, ranks);
+    if (!span.grid) {
+        // Some nodes of one switch or fully connected group: a line of their own.
+        const Topology::Grid* grid = topology.grid_of(ranks.front().value());
+        if (!grid || grid->sizes.size() != 1 || grid->kinds.front() == DimensionKind::ring) return std::nullopt;
+        for (const NodeId r : ranks)
+            if (topology.grid_of(r.value()) != grid) return std::nullopt;
+        span.grid = grid;
+        span.dims = {{0, ranks.size(), 1}};
+    }
     const bool per_dim =
         span.multi_dimensional() && (algorithms.size() > 1 || algorithm_of(algorithms.front()).per_dimension());
     if (!per_dim && span.dims.size() != 1) return std::nullopt;  // flat_ring over a multi-dimensional grid

@@ -15,7 +15,7 @@ namespace fastsim::interconnect {
 
 /// Seconds of `op` over `ranks` with `algorithms` by its closed form, where there is one:
 /// the ranks are every node of one grid (a ring, a switch, a fully connected group, a torus or
-/// a group of dimensions), and each dimension's algorithm has a form on its kind of line (ring:
+/// a group of dimensions) or some nodes of one switch or fully connected group, and each dimension's algorithm has a form on its kind of line (ring:
 /// ring; switch and fully connected: every algorithm; halving-doubling and tree over a power of
 /// two). A dimension of lines of k nodes, its links' latency L and bandwidth B, h hops per
 /// message (1; 2 through a switch), m the bytes it handles:

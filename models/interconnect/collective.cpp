@@ -190,6 +190,25 @@ std::uint64_t simulated_collective(const Topology& topology, CollectiveOp op, co
     return tag_base;
 }
 
+std::uint64_t collective_ops_per_rank(const Topology& topology, CollectiveOp op,
+                                      const AlgorithmPerDimension& algorithms, const std::vector<NodeId>& ranks) {
+    if (ranks.size() < 2 || algorithms.empty()) return 0;
+    const GridSpan span = grid_span(topology, ranks);
+    const bool per_dim = goes_per_dimension(span, algorithms);
+    std::uint64_t ops = 0;
+    for (std::size_t j = 0; j < (per_dim ? span.dims.size() : 1); ++j) {
+        const std::size_t p = per_dim ? span.dims[j].size : ranks.size();
+        const AllReduce& a = algorithm_of(algorithm_at(algorithms, j));
+        switch (op) {
+        case CollectiveOp::all_reduce: ops += a.ops_per_rank(p); break;
+        case CollectiveOp::reduce_scatter:  // never merged: p - 1 steps at most, a Send and a Recv each
+        case CollectiveOp::all_gather:
+        case CollectiveOp::all_to_all: ops += 2 * (p - 1); break;
+        }
+    }
+    return ops;
+}
+
 void all_reduce_fluid_steps(const AlgorithmPerDimension& algorithms, const std::vector<NodeId>& ranks,
                             FluidSteps& out) {
     const GridSpan span = grid_span(out.topology(), ranks);

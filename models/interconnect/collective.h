@@ -78,6 +78,10 @@ std::uint64_t simulated_collective(const Topology& topology, CollectiveOp op, co
 /// of n that dimension handles.
 void all_reduce_fluid_steps(const AlgorithmPerDimension& algorithms, const std::vector<NodeId>& ranks, FluidSteps& out);
 
+/// Ops on each rank's stream, at most, of simulated_collective (for work estimates).
+std::uint64_t collective_ops_per_rank(const Topology& topology, CollectiveOp op,
+                                      const AlgorithmPerDimension& algorithms, const std::vector<NodeId>& ranks);
+
 /// "ring" or "ring/direct": the algorithms' names, lowest dimension first.
 std::string describe(const AlgorithmPerDimension& algorithms);
 

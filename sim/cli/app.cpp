@@ -20,7 +20,7 @@ struct CommandEntry {
     std::string_view summary;
 };
 
-constexpr std::array<CommandEntry, 12> kCommands{{
+constexpr std::array<CommandEntry, 13> kCommands{{
     {"run", run_command, "run the simulation a config describes and print its report"},
     {"plan", plan_command, "partition a network over a cluster config (run.mode cluster) and print the plan"},
     {"compare", compare_command, "every planner on one cluster: speedup over data parallelism per network"},
@@ -28,6 +28,7 @@ constexpr std::array<CommandEntry, 12> kCommands{{
     {"sweep-merge", sweep_merge_command, "join the output directories of a sweep's shards into one results.csv"},
     {"report", report_command, "an HTML page with tables and SVG plots of a sweep or run directory"},
     {"diff", diff_command, "totals and per-layer changes between two run directories (fastsim run --out)"},
+    {"collective", collective_command, "time collectives (all-reduce, ...) on a cluster's network, nccl-tests style"},
     {"train", train_command, "BFP training on Fashion-MNIST under precision policies, costed on the node"},
     {"import", import_command, "an ONNX model as a fastsim trace (.yaml)"},
     {"scalesim", scalesim_command, "SCALE-Sim v2's reports from its own .cfg and topology files"},

@@ -38,5 +38,6 @@ int train_command(const std::vector<std::string>& args);
 int diff_command(const std::vector<std::string>& args);
 int import_command(const std::vector<std::string>& args);
 int scalesim_command(const std::vector<std::string>& args);
+int collective_command(const std::vector<std::string>& args);
 
 }  // namespace fastsim::cli

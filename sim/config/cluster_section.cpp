@@ -13,6 +13,15 @@
 
 namespace fastsim::config {
 
+const EnumNames<DimensionTopology, 3>& enum_names(DimensionTopology) {
+    static constexpr EnumNames<DimensionTopology, 3> kNames{{
+        {"ring", DimensionTopology::ring},
+        {"fully_connected", DimensionTopology::fully_connected},
+        {"switch", DimensionTopology::switch_star},
+    }};
+    return kNames;
+}
+
 const EnumNames<TopologyKind, 6>& enum_names(TopologyKind) {
     static constexpr EnumNames<TopologyKind, 6> kNames{{
         {"ring", TopologyKind::ring},
@@ -106,10 +115,11 @@ void group_keys(Visit& visit, G& g) {
     visit(g.node_type,
           {"node_type", "the kind of every node of the group: a `node_types[].name`", nullptr, "— (required)"});
     visit(g.count, {"count", "nodes in the group; at most 16384 over all groups", &kGroupCount});
-    visit(g.topology,
-          {"topology",
-           "how the group's nodes are joined ([interconnect.md](interconnect.md#topologies)); `switch` is a "
-           "star around one switch"});
+    if (Visit::kEveryKey || g.dimensions.empty())
+        visit(g.topology,
+              {"topology",
+               "how the group's nodes are joined ([interconnect.md](interconnect.md#topologies)); `switch` is a "
+               "star around one switch; not with `dimensions`"});
     if (Visit::kEveryKey || g.topology == TopologyKind::torus2d || g.topology == TopologyKind::torus3d) {
         visit(g.torus_rows, {"torus.rows", "rows of a `torus2d`: node id = row · cols + col; rows × cols = `count`",
                              &kGroupCount, "— (required with `torus2d`, `torus3d`)"});
@@ -124,6 +134,17 @@ void group_keys(Visit& visit, G& g) {
     if (Visit::kEveryKey || g.topology == TopologyKind::tree)
         visit(g.tree_fanout, {"tree_fanout", "children per switch of a `tree` (2 = HyPar's H-tree)", &kTreeFanout});
     link_keys(visit, g.link);
+}
+
+/// One entry of cluster.groups[].dimensions.
+template <typename Visit, typename D>
+void dimension_keys(Visit& visit, D& d) {
+    visit(d.topology, {"topology",
+                       "how each line of nodes along this dimension is joined (`switch`: a switch per line) "
+                       "([interconnect.md](interconnect.md#multi-dimensional-topologies))"});
+    visit(d.count, {"count", "nodes per line; the group's `count` is the product over its dimensions", &kGroupCount,
+                    "— (required)"});
+    link_keys(visit, d.link);
 }
 
 }  // namespace
@@ -207,6 +228,7 @@ void planner_keys(Visit& visit, P& p) {
 
 constexpr auto kNodeTypeKeys = [](auto& visit, auto& t) { node_type_keys(visit, t); };
 constexpr auto kGroupKeys = [](auto& visit, auto& g) { group_keys(visit, g); };
+constexpr auto kDimensionKeys = [](auto& visit, auto& d) { dimension_keys(visit, d); };
 constexpr auto kClusterKeys = [](auto& visit, auto& c) { cluster_keys(visit, c); };
 constexpr auto kPlannerKeys = [](auto& visit, auto& p) { planner_keys(visit, p); };
 
@@ -273,8 +295,22 @@ void resolve_cluster(MapReader& top, const KeyReader& run, Params& p) {
                                                                std::string(planner::to_string(p.planner.intra)) + "'");
 }
 
+void resolve_network(MapReader& top, Params& p) {
+    if (!top.has("cluster"))
+        throw ConfigError(top.contains("cluster") ? top.location_of("cluster") : top.location(),
+                          "expected a cluster: section with groups (the network the collectives run on)");
+    KeyReader cluster = read_keys(top, "cluster", p.cluster, kClusterKeys);
+    resolve_groups(cluster.section(), cluster, p, true);
+    cluster.finish();
+    resolve_gradient_sync(p.cluster.gradient_sync, p.cluster.node_type.size(), cluster, "gradient_sync.");
+}
+
 /// Reads cluster.groups[i] into `g` (resolved by the caller).
 KeyReader read_group(MapReader entry, NodeGroupParams& g) { return read_keys(std::move(entry), g, kGroupKeys); }
+
+KeyReader read_group_dimension(MapReader entry, GroupDimensionParams& d) {
+    return read_keys(std::move(entry), d, kDimensionKeys);
+}
 
 void dump_cluster(YAML::Emitter& out, const Params& p) {
     dump_workload_section(out, p.workload);
@@ -290,6 +326,15 @@ void dump_cluster(YAML::Emitter& out, const Params& p) {
     for (const NodeGroupParams& g : p.cluster.groups) {
         out << YAML::BeginMap;
         write_keys(out, g, kGroupKeys);
+        if (!g.dimensions.empty()) {
+            out << YAML::Key << "dimensions" << YAML::Value << YAML::BeginSeq;
+            for (const GroupDimensionParams& d : g.dimensions) {
+                out << YAML::Flow << YAML::BeginMap;
+                write_keys(out, d, kDimensionKeys);
+                out << YAML::EndMap;
+            }
+            out << YAML::EndSeq;
+        }
         out << YAML::EndMap;
     }
     out << YAML::EndSeq;
@@ -304,6 +349,7 @@ void dump_cluster(YAML::Emitter& out, const Params& p) {
 std::vector<std::pair<std::string, std::string>> cluster_key_tables() {
     return {{"node_types", key_table<NodeTypeParams>(kNodeTypeKeys)},
             {"cluster.groups", key_table<NodeGroupParams>(kGroupKeys)},
+            {"cluster.groups.dimensions", key_table<GroupDimensionParams>(kDimensionKeys)},
             {"cluster", key_table<ClusterParams>(kClusterKeys)},
             {"planner", key_table<PlannerParams>(kPlannerKeys)}};
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // cluster.groups and cluster.upper resolved into the cluster's topology (docs/config.md#cluster).
+#include <sstream>
+
 #include "config/sections.h"
 
 namespace fastsim::config {
@@ -34,8 +36,41 @@ std::uint64_t add_links(std::uint64_t total, std::uint64_t more, const Location&
     return total + more;
 }
 
+interconnect::DimensionKind dimension_kind(DimensionTopology kind) {
+    switch (kind) {
+    case DimensionTopology::ring: return interconnect::DimensionKind::ring;
+    case DimensionTopology::fully_connected: return interconnect::DimensionKind::fully_connected;
+    case DimensionTopology::switch_star: return interconnect::DimensionKind::switch_star;
+    }
+    return interconnect::DimensionKind::ring;
+}
+
+/// Links of one dimension's line of `count` nodes.
+std::uint64_t line_links(DimensionTopology kind, std::uint64_t count) {
+    switch (kind) {
+    case DimensionTopology::ring: return count == 2 ? 1 : count;
+    case DimensionTopology::fully_connected: return count * (count - 1) / 2;
+    case DimensionTopology::switch_star: return count;
+    }
+    return count;
+}
+
+/// Links of a group of `dimensions`: per dimension, its lines' links.
+std::uint64_t dimension_links(const std::vector<GroupDimensionParams>& dimensions, std::uint64_t count) {
+    std::uint64_t links = 0;
+    for (const GroupDimensionParams& d : dimensions)
+        if (d.count >= 2) links += count / d.count * line_links(d.topology, d.count);
+    return links;
+}
+
 interconnect::Topology build_group(const NodeGroupParams& g) {
     using interconnect::Topology;
+    if (!g.dimensions.empty()) {
+        std::vector<interconnect::Dimension> dims;
+        for (const GroupDimensionParams& d : g.dimensions)
+            dims.push_back({dimension_kind(d.topology), d.count, d.link});
+        return Topology::dimensional(dims);
+    }
     switch (g.topology) {
     case TopologyKind::ring: return Topology::ring(g.count, g.link);
     case TopologyKind::fully_connected: return Topology::fully_connected(g.count, g.link);
@@ -47,18 +82,40 @@ interconnect::Topology build_group(const NodeGroupParams& g) {
     return Topology(g.count);
 }
 
-/// One group's own rules: its node type exists, its topology's keys fit its count.
-void resolve_group(NodeGroupParams& g, const KeyReader& reader, const Location& entry_where, const ClusterParams& c) {
-    if (!reader.given("node_type")) throw ConfigError(entry_where, "expected node_type: the name of one of node_types");
-    g.type_index = c.node_types.size();
-    for (std::size_t i = 0; i < c.node_types.size(); ++i)
-        if (c.node_types[i].name == g.node_type) g.type_index = i;
-    if (g.type_index == c.node_types.size()) {
-        std::string names;
-        for (const auto& t : c.node_types) names += (names.empty() ? "" : ", ") + t.name;
-        throw ConfigError(reader.where("node_type"),
-                          "no node type named '" + g.node_type + "' (node_types has " + names + ")");
+/// cluster.groups[i].dimensions, if given: each a ring, fully connected or switch dimension,
+/// its link defaulting to the group's; the group's count their product.
+void read_dimensions(NodeGroupParams& g, KeyReader& reader) {
+    std::vector<MapReader> entries = reader.section().maps("dimensions");
+    if (!reader.section().contains("dimensions")) return;
+    const Location where = reader.section().location_of("dimensions");
+    if (entries.empty()) throw ConfigError(where, "expected a list of {topology, count, link}, one per dimension");
+    if (reader.given("topology"))
+        throw ConfigError(reader.where("topology"),
+                          "a group gives its topology as `topology` or as `dimensions`, not both");
+    std::uint64_t product = 1;
+    for (MapReader& entry : entries) {
+        const Location entry_where = entry.location();
+        GroupDimensionParams d;
+        d.link = g.link;
+        KeyReader dim = read_group_dimension(std::move(entry), d);
+        dim.finish();
+        if (!dim.given("count")) throw ConfigError(entry_where, "expected count: the nodes per line of this dimension");
+        product *= d.count;
+        if (product > static_cast<std::uint64_t>(kGroupCount.max))
+            throw ConfigError(dim.where("count"), "the dimensions so far hold " + std::to_string(product) +
+                                                      " nodes; a cluster has at most " + exact_number(kGroupCount.max) +
+                                                      " nodes");
+        g.dimensions.push_back(d);
     }
+    if (reader.given("count") && g.count != product)
+        throw ConfigError(reader.where("count"), "count is " + std::to_string(g.count) +
+                                                     " but the product of the dimensions' counts is " +
+                                                     std::to_string(product));
+    g.count = static_cast<std::size_t>(product);
+}
+
+/// A group's topology keys fit its count.
+void resolve_topology_keys(const NodeGroupParams& g, const KeyReader& reader, const Location& entry_where) {
     const bool torus_given = reader.given("torus.rows") || reader.given("torus.cols") || reader.given("torus.depth");
     if (g.topology == TopologyKind::torus3d) {
         if (!reader.given("torus.depth") || !reader.given("torus.rows") || !reader.given("torus.cols"))
@@ -85,9 +142,44 @@ void resolve_group(NodeGroupParams& g, const KeyReader& reader, const Location& 
         throw ConfigError(reader.where("tree_fanout"), "tree_fanout applies to topology tree only");
 }
 
+/// One group's own rules: its node type exists, its topology's keys fit its count.
+void resolve_group(NodeGroupParams& g, const KeyReader& reader, const Location& entry_where, const ClusterParams& c,
+                   bool network_only) {
+    if (network_only) {
+        g.type_index = 0;
+        resolve_topology_keys(g, reader, entry_where);
+        return;
+    }
+    if (!reader.given("node_type")) throw ConfigError(entry_where, "expected node_type: the name of one of node_types");
+    g.type_index = c.node_types.size();
+    for (std::size_t i = 0; i < c.node_types.size(); ++i)
+        if (c.node_types[i].name == g.node_type) g.type_index = i;
+    if (g.type_index == c.node_types.size()) {
+        std::string names;
+        for (const auto& t : c.node_types) names += (names.empty() ? "" : ", ") + t.name;
+        throw ConfigError(reader.where("node_type"),
+                          "no node type named '" + g.node_type + "' (node_types has " + names + ")");
+    }
+    resolve_topology_keys(g, reader, entry_where);
+}
+
 }  // namespace
 
-void resolve_groups(MapReader& cluster, const KeyReader& cluster_keys, Params& p) {
+std::string describe_topology(const NodeGroupParams& g) {
+    const auto at = [](const interconnect::LinkParams& link) {
+        std::ostringstream out;
+        out << " at " << link.bandwidth_gb_per_s << " GB/s";
+        return out.str();
+    };
+    if (g.dimensions.empty()) return std::string(to_string(g.topology)) + at(g.link);
+    std::string s;
+    for (const GroupDimensionParams& d : g.dimensions)
+        s += (s.empty() ? "" : " x ") + std::string(to_string(d.topology)) + " of " + std::to_string(d.count) +
+             at(d.link);
+    return s;
+}
+
+void resolve_groups(MapReader& cluster, const KeyReader& cluster_keys, Params& p, bool network_only) {
     ClusterParams& c = p.cluster;
     std::vector<MapReader> entries = cluster.maps("groups");
     if (entries.empty())
@@ -99,14 +191,18 @@ void resolve_groups(MapReader& cluster, const KeyReader& cluster_keys, Params& p
         const Location entry_where = entry.location();
         NodeGroupParams g;
         KeyReader reader = read_group(std::move(entry), g);
+        read_dimensions(g, reader);
         reader.finish();
-        resolve_group(g, reader, entry_where, c);
+        resolve_group(g, reader, entry_where, c, network_only);
         if (c.node_type.size() + g.count > static_cast<std::size_t>(kGroupCount.max))
             throw ConfigError(reader.where("count"),
                               "the groups so far hold " + std::to_string(c.node_type.size() + g.count) +
                                   " nodes; a cluster has at most " + exact_number(kGroupCount.max) + " nodes in all (" +
                                   std::string(kGroupCount.reason) + ")");
-        links = add_links(links, topology_links(g.topology, g.count), reader.where("topology"), g.topology, g.count);
+        links = g.dimensions.empty() ? add_links(links, topology_links(g.topology, g.count), reader.where("topology"),
+                                                 g.topology, g.count)
+                                     : add_links(links, dimension_links(g.dimensions, g.count),
+                                                 reader.where("dimensions"), TopologyKind::ring, g.count);
         group_topologies.push_back(build_group(g));
         for (std::size_t i = 0; i < g.count; ++i) c.node_type.push_back(g.type_index);
         c.group_first_node.push_back(c.node_type.size() - g.count);

@@ -73,6 +73,16 @@ Params load_text(const std::string& text, const std::string& path, const std::ve
     return p;
 }
 
+Params load_network(const std::string& path, const std::vector<std::string>& overrides) {
+    Document doc = Document::parse(read_input_file(path, "config file"), path);
+    for (const auto& o : overrides) doc.apply_override(o);
+    MapReader top(doc, doc.root, "");
+    Params p;
+    p.source_file = path;
+    resolve_network(top, p);
+    return p;
+}
+
 std::string dump(const Params& p) {
     YAML::Emitter out;
     out << YAML::BeginMap;

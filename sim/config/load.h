@@ -19,6 +19,12 @@ Params load(const std::string& path, const std::vector<std::string>& overrides =
 /// taken from path's folder; errors name path).
 Params load_text(const std::string& text, const std::string& path, const std::vector<std::string>& overrides = {});
 
+/// The network of `path`'s `cluster:` section alone (fastsim collective): its groups, upper
+/// level, links and gradient_sync resolved into params.cluster (topology, node numbering), with
+/// each `-p` override applied first. Nothing else is read: the file may hold any other sections,
+/// and a group's node_type need not name a node type. Throws ConfigError as load() does.
+Params load_network(const std::string& path, const std::vector<std::string>& overrides = {});
+
 /// The error for a layer whose sizes at `batch` do not fit 64 bits (`overflow` says which),
 /// located at the layer in its trace and naming workload.batch at `batch_where`.
 ConfigError layer_size_error(const workload::Layer& layer, std::uint64_t batch, const Location& batch_where,

@@ -196,6 +196,19 @@ inline std::string_view to_string(TopologyKind kind) { return name_of(kind); }
 inline constexpr interconnect::LinkParams kDefaultLink{100, 500, 5};
 
 /// Nodes of one type and the topology joining them.
+/// How the lines of one dimension of a group are joined (cluster.groups[].dimensions[].topology).
+enum class DimensionTopology : std::uint8_t { ring, fully_connected, switch_star };
+const EnumNames<DimensionTopology, 3>& enum_names(DimensionTopology);
+inline std::string_view to_string(DimensionTopology kind) { return name_of(kind); }
+
+/// One dimension of a group's topology (cluster.groups[].dimensions[]): every line of `count`
+/// nodes along it joined as `topology` with `link`.
+struct GroupDimensionParams {
+    DimensionTopology topology = DimensionTopology::ring;
+    std::size_t count = 1;
+    interconnect::LinkParams link = kDefaultLink;
+};
+
 struct NodeGroupParams {
     std::string node_type;
     std::size_t type_index = 0;  ///< into ClusterParams::node_types
@@ -205,7 +218,11 @@ struct NodeGroupParams {
     std::size_t torus_depth = 0;                 ///< torus3d
     std::size_t tree_fanout = 2;                 ///< tree
     interconnect::LinkParams link = kDefaultLink;
+    /// When given, the group's topology instead of `topology`: their product, lowest first.
+    std::vector<GroupDimensionParams> dimensions;
 };
+/// "torus2d at 62.5 GB/s", or per dimension "ring of 4 at 100 GB/s x switch of 8 at 25 GB/s".
+std::string describe_topology(const NodeGroupParams& group);
 
 /// The optimiser whose state every node keeps beside its weights (cluster.optimizer): fp32
 /// values per weight, sgd 0, momentum 1, adam 2.

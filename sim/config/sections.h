@@ -61,13 +61,19 @@ void resolve_cluster(MapReader& top, const KeyReader& run, Params& p);
 void dump_cluster(YAML::Emitter& out, const Params& p);
 /// Reads the keys of one entry of cluster.groups into `g`; the caller resolves and finishes.
 KeyReader read_group(MapReader entry, NodeGroupParams& g);
+/// Reads cluster.groups[i].dimensions[j] into `d` (its link defaulting to what `d` holds).
+KeyReader read_group_dimension(MapReader entry, GroupDimensionParams& d);
 /// Checks a gradient synchronisation's keys (read under `prefix` of `keys`) against a cluster of
 /// `nodes` nodes and resolves its server ids.
 void resolve_gradient_sync(GradientSyncParams& g, std::size_t nodes, const KeyReader& keys, const std::string& prefix);
 // cluster_topology.cpp
 /// cluster.groups and cluster.upper (read into p.cluster by `cluster_keys`) resolved into
-/// p.cluster's groups, node numbering and topology.
-void resolve_groups(MapReader& cluster, const KeyReader& cluster_keys, Params& p);
+/// p.cluster's groups, node numbering and topology. With `network_only`, a group's node_type is
+/// not looked up in p.cluster.node_types (fastsim collective reads no node types).
+void resolve_groups(MapReader& cluster, const KeyReader& cluster_keys, Params& p, bool network_only = false);
+/// p.cluster's keys (groups, upper, links, gradient_sync) from the `cluster` section of `top`,
+/// resolved with network_only.
+void resolve_network(MapReader& top, Params& p);
 
 /// `path` resolved against the folder of `config_file` (absolute paths as they are).
 std::string resolve_path(const std::string& config_file, const std::string& path);

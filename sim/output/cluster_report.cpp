@@ -59,7 +59,7 @@ void print_cluster_summary(std::ostream& out, const config::Params& params) {
     out << "cluster: " << c.node_type.size() << " nodes (";
     for (std::size_t g = 0; g < c.groups.size(); ++g)
         out << (g ? ", " : "") << c.groups[g].count << " x " << c.groups[g].node_type << " on a "
-            << config::to_string(c.groups[g].topology) << " at " << c.groups[g].link.bandwidth_gb_per_s << " GB/s";
+            << config::describe_topology(c.groups[g]);
     if (c.upper_topology)
         out << "; groups joined by a " << config::to_string(*c.upper_topology) << " at "
             << c.upper_link.bandwidth_gb_per_s << " GB/s";

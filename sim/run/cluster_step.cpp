@@ -18,6 +18,7 @@
 #include "node/training_step.h"
 #include "planner/schedule.h"
 #include "run/cluster_timeline.h"
+#include "run/fresh_kernel.h"
 #include "run/layer_errors.h"
 #include "run/training_step.h"
 
@@ -294,27 +295,9 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
 
 ClusterStepResult run_cluster_step_in_fresh_kernel(const config::Params& params,
                                                    const planner::PlannerOptions& options) {
-    // SystemC elaborates once per kernel (E529 after sc_start): each run gets its own
-    // sc_simcontext, swapped in as tests/support/systemc_fixture.h does, and the caller's restored.
-    sc_core::sc_simcontext* const previous = sc_core::sc_curr_simcontext;
-    sc_core::sc_simcontext* const previous_default = sc_core::sc_default_global_context;
-    auto* const context = new sc_core::sc_simcontext();
-    sc_core::sc_curr_simcontext = sc_core::sc_default_global_context = context;
-    const auto restore = [&] {
-        sc_core::sc_curr_simcontext = nullptr;
-        sc_core::sc_default_global_context = nullptr;
-        delete context;
-        sc_core::sc_curr_simcontext = previous;
-        sc_core::sc_default_global_context = previous_default;
-    };
-    try {
-        ClusterStepResult r = run_cluster_step(params, options);
-        restore();
-        return r;
-    } catch (...) {
-        restore();
-        throw;
-    }
+    ClusterStepResult r;
+    in_fresh_kernel([&] { r = run_cluster_step(params, options); });
+    return r;
 }
 
 }  // namespace fastsim::run

@@ -333,6 +333,21 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
     return e;
 }
 
+WorkEstimate estimate_network_ops(const config::Params& params, double ops, const std::string& what) {
+    WorkEstimate e;
+    const auto nodes = static_cast<double>(params.cluster.topology->node_count());
+    const auto vertices = static_cast<double>(params.cluster.topology->vertex_count());
+    const bool cached = nodes * vertices <= static_cast<double>(interconnect::kMaxCachedRouteEntries);
+    e.add("cluster ops", ops,
+          kNsPerClusterOp + kNsPerClusterOpPerNode * nodes + (cached ? 0 : kNsPerClusterOpPerVertexUncached * vertices),
+          what);
+    e.memory_bytes =
+        ops * kBytesPerClusterOp + nodes * kBytesPerClusterNode +
+        std::min(nodes * vertices, static_cast<double>(interconnect::kMaxCachedRouteEntries)) * kBytesPerRouteEntry;
+    e.memory_where = what;
+    return e;
+}
+
 WorkEstimate estimate_bfp_report(const config::Params& params) {
     const auto& report = params.bfp_report;
     const auto passes = static_cast<double>(report.mantissa_bits.size() * report.roundings.size());

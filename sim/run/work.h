@@ -66,6 +66,10 @@ WorkEstimate estimate_training_step(const config::Params& params, bool timeline)
 WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
                               const std::vector<planner::PlannerKind>& kinds);
 
+/// `ops` cluster ops simulated on params.cluster's topology (`what` says what they are), priced
+/// as a cluster run's.
+WorkEstimate estimate_network_ops(const config::Params& params, double ops, const std::string& what);
+
 /// How many hierarchies planning with `kind` plans: AccPar its own DP, a calibration round and
 /// every other planner's plan; balanced data parallelism a calibration round too.
 std::size_t plans_made(planner::PlannerKind kind);

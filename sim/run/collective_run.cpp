@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+#include "run/collective_run.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "cluster/cluster.h"
+#include "interconnect/closed_form.h"
+#include "interconnect/collective_cost.h"
+#include "run/fresh_kernel.h"
+
+namespace fastsim::run {
+namespace {
+
+/// What the collective went through: its span's dimension sizes, or the rank count.
+std::string dimensions_of(const interconnect::Topology& topology, const std::vector<NodeId>& ranks,
+                          const interconnect::AlgorithmPerDimension& algorithms) {
+    const interconnect::GridSpan span = interconnect::grid_span(topology, ranks);
+    const bool flat = !span.multi_dimensional() ||
+                      (algorithms.size() == 1 && algorithms.front() == interconnect::AllReduceAlgorithm::flat_ring);
+    if (flat) return std::to_string(ranks.size());
+    std::string out;
+    for (const interconnect::SpanDimension& d : span.dims) out += (out.empty() ? "" : "x") + std::to_string(d.size);
+    return out;
+}
+
+/// nccl-tests' bus-bandwidth factor.
+double bus_factor(interconnect::CollectiveOp op, std::size_t p) {
+    const double pd = static_cast<double>(p);
+    return op == interconnect::CollectiveOp::all_reduce ? 2 * (pd - 1) / pd : (pd - 1) / pd;
+}
+
+}  // namespace
+
+WorkEstimate estimate_collectives(const config::Params& params, const CollectiveSweep& sweep) {
+    const interconnect::Topology& topology = *params.cluster.topology;
+    double ops = 0;
+    for (const interconnect::CollectiveOp op : sweep.ops)
+        for (const auto& algorithms :
+             sweep.algorithms.empty() ? std::vector<interconnect::AlgorithmPerDimension>{{}} : sweep.algorithms) {
+            std::uint64_t most = 0;  // best: the candidate of most ops
+            if (algorithms.empty()) {
+                for (const interconnect::AllReduceAlgorithm a : interconnect::kAllReduceAlgorithms)
+                    if (!interconnect::unsupported(topology, op, {a}, sweep.ranks))
+                        most = std::max(most, interconnect::collective_ops_per_rank(topology, op, {a}, sweep.ranks));
+            } else {
+                most = interconnect::collective_ops_per_rank(topology, op, algorithms, sweep.ranks);
+            }
+            ops += static_cast<double>(most * sweep.ranks.size() * sweep.bytes.size());
+        }
+    return estimate_network_ops(params, ops,
+                                "timing collectives over " + std::to_string(sweep.ranks.size()) + " ranks");
+}
+
+std::vector<CollectiveRow> run_collectives(const config::Params& params, const CollectiveSweep& sweep,
+                                           const WorkProgress& progress) {
+    const interconnect::Topology& topology = *params.cluster.topology;
+    const std::size_t p = sweep.ranks.size();
+    std::optional<interconnect::AllReduceChooser> chooser;
+    const std::vector<interconnect::AlgorithmPerDimension> asked =
+        sweep.algorithms.empty() ? std::vector<interconnect::AlgorithmPerDimension>{{}} : sweep.algorithms;
+    std::vector<CollectiveRow> rows;
+    const double total = static_cast<double>(sweep.ops.size() * asked.size() * sweep.bytes.size());
+    for (const interconnect::CollectiveOp op : sweep.ops)
+        for (const interconnect::AlgorithmPerDimension& algorithms : asked) {
+            if (!algorithms.empty())
+                if (const auto why = interconnect::unsupported(topology, op, algorithms, sweep.ranks))
+                    throw std::invalid_argument(std::string(to_string(op)) + " with " +
+                                                interconnect::describe(algorithms) + ": " + *why);
+            for (const std::uint64_t bytes : sweep.bytes) {
+                CollectiveRow row;
+                row.op = op;
+                row.ranks = p;
+                row.bytes = bytes;
+                interconnect::AlgorithmPerDimension used = algorithms;
+                if (algorithms.empty()) {
+                    if (!chooser) chooser.emplace(topology, std::nullopt);
+                    used = chooser->choose_op(op, sweep.ranks, static_cast<double>(bytes));
+                    if (used.empty())
+                        throw std::invalid_argument(std::string(to_string(op)) +
+                                                    ": no algorithm defines it over these ranks");
+                    row.algorithm = "best:" + interconnect::describe(used);
+                } else {
+                    row.algorithm = interconnect::describe(algorithms);
+                }
+                row.dimensions = dimensions_of(topology, sweep.ranks, used);
+                std::vector<interconnect::NodeProgram> programs(topology.node_count());
+                interconnect::simulated_collective(topology, op, used, programs, sweep.ranks, bytes, 0, 0);
+                in_fresh_kernel([&] { row.time_s = to_seconds(cluster::run_cluster(topology, programs).end_ps); });
+                row.closed_form_s = interconnect::closed_form_seconds(topology, op, used, sweep.ranks, bytes);
+                row.algbw_gb_per_s = row.time_s > 0 ? static_cast<double>(bytes) / row.time_s / 1e9 : 0;
+                row.busbw_gb_per_s = row.algbw_gb_per_s * bus_factor(op, p);
+                rows.push_back(std::move(row));
+                if (progress) progress(static_cast<double>(rows.size()) / total);
+            }
+        }
+    return rows;
+}
+
+}  // namespace fastsim::run
