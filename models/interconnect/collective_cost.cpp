@@ -291,6 +291,24 @@ AllReduceChoice AllReduceChooser::choose(const std::vector<NodeId>& ranks, doubl
         if (mix.size() > 1 && std::adjacent_find(mix.begin(), mix.end(), std::not_equal_to<>()) != mix.end())
             weigh(mix);
     }
+    if (m_recording && ranks.size() >= 2) {
+        const GridSpan span = grid_span(m_network.topology(), ranks);
+        const bool per_dim = span.multi_dimensional() &&
+                             (best.algorithms.size() > 1 || algorithm_of(best.algorithms.front()).per_dimension());
+        std::string dims;
+        for (const SpanDimension& d : span.dims) dims += (dims.empty() ? "" : "x") + std::to_string(d.size);
+        AllReduceUse use{describe(best.algorithms), per_dim ? dims : std::to_string(ranks.size()), ranks.size(), 1,
+                         static_cast<std::uint64_t>(std::llround(bytes))};
+        const auto same = std::find_if(m_uses.begin(), m_uses.end(), [&](const AllReduceUse& u) {
+            return u.algorithms == use.algorithms && u.dimensions == use.dimensions && u.ranks == use.ranks;
+        });
+        if (same == m_uses.end()) {
+            m_uses.push_back(std::move(use));
+        } else {
+            ++same->count;
+            same->bytes += use.bytes;
+        }
+    }
     return best;
 }
 

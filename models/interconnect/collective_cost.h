@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -79,6 +80,16 @@ struct AllReduceChoice {
     double seconds = 0;
 };
 
+/// The all-reduces chosen for while recording (AllReduceChooser::record), grouped by choice:
+/// what a schedule runs, for the reports.
+struct AllReduceUse {
+    std::string algorithms;  ///< describe(): "ring", "ring/direct"
+    std::string dimensions;  ///< the span's dimension sizes ("8x4"), or the rank count
+    std::size_t ranks = 0;
+    std::size_t count = 0;    ///< all-reduces with this choice over this span
+    std::uint64_t bytes = 0;  ///< their bytes per rank, summed
+};
+
 /// The algorithms, and their cost, that all-reduce `bytes` over `ranks` fastest by
 /// all_reduce_cost, or `forced`'s cost if given. Over a multi-dimensional span (collective.h)
 /// `best` weighs each algorithm in every dimension and the mix whose dimensions' line costs add
@@ -108,6 +119,11 @@ public:
     [[nodiscard]] const Topology& topology() const { return m_network.topology(); }
     /// The algorithm cluster.gradient_sync.algorithm forces, if any.
     [[nodiscard]] std::optional<AllReduceAlgorithm> forced() const { return m_forced; }
+    /// While `on`, every choose() is counted in uses() (for a schedule's reports; planning's
+    /// many trial choices are not).
+    void record(bool on) { m_recording = on; }
+    /// The choices counted while recording, by first use.
+    [[nodiscard]] const std::vector<AllReduceUse>& uses() const { return m_uses; }
 
 private:
     /// The algorithms choose() compares over `ranks` ranks: the forced one, or all but direct
@@ -122,6 +138,8 @@ private:
     std::unique_ptr<FluidModel> m_fluid;  ///< costs them beyond, all candidates in one pass
     std::optional<AllReduceAlgorithm> m_forced;
     std::map<std::pair<std::vector<NodeId>, AlgorithmPerDimension>, CollectiveCost> m_costs;
+    bool m_recording = false;
+    std::vector<AllReduceUse> m_uses;
     /// Per (sets, bytes): concurrent_seconds' answer.
     std::map<std::pair<std::vector<std::vector<NodeId>>, std::vector<std::uint64_t>>, std::vector<double>> m_concurrent;
 };

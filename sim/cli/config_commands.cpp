@@ -333,7 +333,8 @@ void run_cluster(const ConfigInvocation& invocation, const run::RunProvenance& m
         fastsim::write_file_atomically(out_dir + "/report.json", output::cluster_step_json(params, result, made_by));
         fastsim::write_file_atomically(out_dir + "/layers.csv", output::cluster_layers_csv(params, result));
         fastsim::write_file_atomically(out_dir + "/nodes.csv", output::cluster_nodes_csv(params, result));
-        fastsim::write_file_atomically(out_dir + "/plan.json", output::plan_json(params, result.planned));
+        fastsim::write_file_atomically(out_dir + "/plan.json",
+                                       output::plan_json(params, result.planned, &result.all_reduces));
         fastsim::write_file_atomically(out_dir + "/plan.csv", output::plan_csv(params, result.planned));
         fastsim::write_file_atomically(out_dir + "/summary.json",
                                        fastsim::summary_json(output::cluster_step_summary(result)));

@@ -257,7 +257,7 @@ planner::PlanDecisions PlanReader::read(const JsonValue& root) const {
     only(root, "",
          {"config", "network", "batch", "nodes", "planner", "objective", "split", "chosen_from", "comm_only",
           "equal_split", "node_types", "predicted_step_s", "comm_bytes", "planning_s", "layers", "pipeline", "groups",
-          "memory"});
+          "memory", "all_reduces"});
     const std::size_t nodes = m_cluster.node_type.size();
     if (const std::uint64_t n = whole(member(root, "", "nodes", JsonValue::Kind::number), "nodes"); n != nodes)
         fail("nodes",
@@ -302,6 +302,7 @@ planner::PlanDecisions PlanReader::read(const JsonValue& root) const {
     if (const JsonValue* v = optional(root, "", "equal_split", JsonValue::Kind::boolean))
         d.options.equal_split = v->as_bool();
     (void)optional(root, "", "memory", JsonValue::Kind::array);
+    (void)optional(root, "", "all_reduces", JsonValue::Kind::array);  // what the run chose: not a decision
     const JsonValue* p = optional(root, "", "pipeline", JsonValue::Kind::object);
     if (planner::is_pipeline(d.options.kind) != (p != nullptr))
         fail(p ? "pipeline" : "planner",

@@ -194,7 +194,22 @@ void write_plan_groups(JsonWriter& j, const planner::Plan& plan) {
     }
 }
 
-std::string plan_json(const config::Params& params, const run::ClusterPlan& planned) {
+namespace {
+
+/// "all_reduces": the schedule's gradient all-reduces by choice (AllReduceUse).
+void write_all_reduces(JsonWriter& j, const std::vector<interconnect::AllReduceUse>& uses) {
+    j.key("all_reduces").begin_array();
+    for (const interconnect::AllReduceUse& u : uses) {
+        j.begin_object().key("algorithm").string(u.algorithms).key("dimensions").string(u.dimensions);
+        j.key("ranks").integer(u.ranks).key("count").integer(u.count).key("bytes").integer(u.bytes).end_object();
+    }
+    j.end_array();
+}
+
+}  // namespace
+
+std::string plan_json(const config::Params& params, const run::ClusterPlan& planned,
+                      const std::vector<interconnect::AllReduceUse>* all_reduces) {
     const planner::Plan& plan = planned.plan;
     JsonWriter j;
     j.begin_object(JsonLayout::one_per_line);
@@ -262,7 +277,9 @@ std::string plan_json(const config::Params& params, const run::ClusterPlan& plan
         j.key("stashed_activations_bytes").integer(std::llround(f.stashed_activations));
         j.key("buffers_bytes").integer(std::llround(f.buffers)).end_object();
     }
-    j.end_array().end_object();
+    j.end_array();
+    if (all_reduces) write_all_reduces(j, *all_reduces);
+    j.end_object();
     return j.take();
 }
 
@@ -419,6 +436,16 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const r
         << " MB on the wire (uncompressed " << Table::fixed(static_cast<double>(r.sync_bytes_uncompressed) * 1e-6, 3)
         << " MB); exposed " << Table::fixed(ms(r.exposed_sync_s), 3) << " ms";
     if (sync.staleness > 0) out << "; the delayed update saves " << Table::fixed(ms(r.staleness_overlap_s), 3) << " ms";
+    if (!r.all_reduces.empty()) {
+        out << "\nall-reduces:";
+        for (std::size_t i = 0; i < r.all_reduces.size(); ++i) {
+            const interconnect::AllReduceUse& u = r.all_reduces[i];
+            out << (i ? "," : "") << " " << u.count << " x " << u.algorithms << " over "
+                << (u.dimensions == std::to_string(u.ranks)
+                        ? u.dimensions + " ranks"
+                        : u.dimensions + " (" + std::to_string(u.ranks) + " ranks)");
+        }
+    }
     out << "\nsimulated step: " << Table::fixed(ms(r.step_s), 3) << " ms; planned " << Table::fixed(ms(plan.step_s), 3)
         << " ms (prediction error " << Table::fixed(100 * (plan.step_s - r.step_s) / r.step_s, 1) << "%)\n"
         << "links: " << used << " of " << r.simulated.channels.size() << " channels used, utilisation mean "
@@ -449,6 +476,7 @@ std::string cluster_step_json(const config::Params& params, const run::ClusterSt
     j.key("comm_bytes_planned").number(r.planned.plan.comm_bytes);
     j.key("sync_bytes").integer(r.sync_bytes).key("sync_bytes_uncompressed").integer(r.sync_bytes_uncompressed);
     j.key("exposed_sync_s").number(r.exposed_sync_s).key("staleness_overlap_s").number(r.staleness_overlap_s);
+    write_all_reduces(j, r.all_reduces);
     j.key("energy_pj").begin_object();
     for (const energy::EnergyComponent& c : energy::kEnergyComponents) j.key(c.name).number(e.*c.pj);
     j.key("links").number(r.link_energy_pj).key("compression").number(r.compression_energy_pj);

@@ -16,8 +16,10 @@ namespace fastsim::output {
 /// `fastsim plan`: per layer the type at each depth along node 0's path, the root split and
 /// the predicted compute and communication; then totals.
 void print_plan(std::ostream& out, const config::Params& params, const run::ClusterPlan& planned);
-/// plan.json: options, groups, totals, and per group and layer the choice and its costs.
-std::string plan_json(const config::Params& params, const run::ClusterPlan& planned);
+/// plan.json: options, groups, totals, and per group and layer the choice and its costs; with
+/// `all_reduces` (fastsim run: the schedule's), its gradient all-reduces by algorithm choice.
+std::string plan_json(const config::Params& params, const run::ClusterPlan& planned,
+                      const std::vector<interconnect::AllReduceUse>* all_reduces = nullptr);
 /// plan.csv: one row per (group, layer), units in the column names.
 std::string plan_csv(const config::Params& params, const run::ClusterPlan& planned);
 

@@ -177,7 +177,10 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
         });
         return ps;
     };
+    costs.all_reduce.record(true);
     const auto programs = planner::build_schedule(graph, plan, node_count, compute_ps, *costs.gradient_sync);
+    costs.all_reduce.record(false);
+    r.all_reduces = costs.all_reduce.uses();
     // Gradient synchronisation on the wire (every comm stream's sends), and the same algorithm
     // with uncompressed gradients; each node's compression work, for its energy.
     r.sync_bytes = comm_stream_bytes(programs);

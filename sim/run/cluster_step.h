@@ -94,6 +94,8 @@ struct ClusterStepResult {
         0;  ///< of the step, the part after every main stream's own work: synchronisation not hidden
     double staleness_overlap_s = 0;    ///< with a delayed update: how much shorter the step is than without
     double compression_energy_pj = 0;  ///< every node's compression work
+    /// The schedule's gradient all-reduces by algorithm choice (per dimension) and span.
+    std::vector<interconnect::AllReduceUse> all_reduces;
 };
 
 /// Plans, builds the schedule and runs it on the SystemC cluster (one elaboration: call once

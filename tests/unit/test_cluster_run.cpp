@@ -386,3 +386,20 @@ TEST_CASE_METHOD(test::FreshSimContext, "Every summary field is declared once: a
         if (f.headline) headline.push_back(f.name);
     CHECK(report::headline_result_columns() == headline);
 }
+
+TEST_CASE("a data-parallel step on a two-dimensional group all-reduces every layer per dimension, and says so",
+          "[cluster]") {
+    const auto params = config::load(kSource + "/configs/cluster/fast_32node_2d.yaml");
+    planner::PlannerOptions options = params.planner.options();
+    options.kind = planner::PlannerKind::data_parallel;
+    const auto r = run::run_cluster_step_in_fresh_kernel(params, options);
+    std::size_t count = 0;
+    for (const interconnect::AllReduceUse& u : r.all_reduces) {
+        CAPTURE(u.algorithms, u.dimensions);
+        CHECK(u.ranks == 32);
+        CHECK(u.dimensions == "8x4");  // every node of the switch-of-8 x ring-of-4 group
+        count += u.count;
+    }
+    CHECK(count == r.planned.graph.layers.size());  // one all-reduce per layer's weight gradients
+    CHECK(std::abs(r.planned.plan.step_s - r.step_s) <= 0.05 * r.step_s);
+}
