@@ -72,6 +72,8 @@ public:
                                      std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) const;
     /// The chunk rank i holds after reduce_scatter over p ranks.
     [[nodiscard]] virtual std::size_t owned_chunk(std::size_t i, std::size_t /*p*/) const { return i; }
+    /// Its bytes, of n: chunk_bytes(n, p, owned_chunk(i, p)) by default.
+    [[nodiscard]] virtual std::uint64_t owned_bytes(std::uint64_t bytes, std::size_t i, std::size_t p) const;
 };
 
 /// One ring in the ranks' order as the cluster simulates it: ring_all_reduce, or over more than

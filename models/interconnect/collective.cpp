@@ -31,6 +31,10 @@ std::uint64_t AllReduce::all_gather(std::vector<NodeProgram>& /*programs*/, cons
     throw std::logic_error("this algorithm has no all-gather (AllReduce::scatters)");
 }
 
+std::uint64_t AllReduce::owned_bytes(std::uint64_t bytes, std::size_t i, std::size_t p) const {
+    return chunk_bytes(bytes, p, owned_chunk(i, p));
+}
+
 GridSpan grid_span(const Topology& topology, const std::vector<NodeId>& ranks) {
     GridSpan span;
     const Topology::Grid* grid = ranks.empty() ? nullptr : topology.grid_of(ranks[0].value());
@@ -90,7 +94,7 @@ std::vector<Line> lines_of(const GridSpan& span, const AlgorithmPerDimension& al
         for (std::size_t i = 0; i < j; ++i) {
             if (!splits(span, algorithms, i)) continue;
             const std::size_t ki = span.dims[i].size, x = local / span.dims[i].stride % ki;
-            line.bytes = chunk_bytes(line.bytes, ki, algorithm_of(algorithm_at(algorithms, i)).owned_chunk(x, ki));
+            line.bytes = algorithm_of(algorithm_at(algorithms, i)).owned_bytes(line.bytes, x, ki);
         }
         lines.push_back(std::move(line));
     }
@@ -200,7 +204,9 @@ std::uint64_t collective_ops_per_rank(const Topology& topology, CollectiveOp op,
         const std::size_t p = per_dim ? span.dims[j].size : ranks.size();
         const AllReduce& a = algorithm_of(algorithm_at(algorithms, j));
         switch (op) {
-        case CollectiveOp::all_reduce: ops += a.ops_per_rank(p); break;
+        case CollectiveOp::all_reduce:  // a line of a dimension runs the plain algorithm, never merged
+            ops += per_dim ? std::max<std::uint64_t>(a.ops_per_rank(p), 4 * (p - 1)) : a.ops_per_rank(p);
+            break;
         case CollectiveOp::reduce_scatter:  // never merged: p - 1 steps at most, a Send and a Recv each
         case CollectiveOp::all_gather:
         case CollectiveOp::all_to_all: ops += 2 * (p - 1); break;

@@ -185,10 +185,13 @@ Topology Topology::hierarchical(const std::vector<Topology>& groups, UpperKind u
         const auto first_channel = static_cast<ChannelId>(t.channel_count());
         for (Grid g : group.m_grids) {  // its channels are copied in order, after first_channel
             g.first_node += node_offset;
-            for (ChannelId& c : g.up) c += first_channel;
-            for (ChannelId& c : g.down) c += first_channel;
+            const auto shift = [first_channel](ChannelId& c) {
+                if (c != kNone) c += first_channel;  // kNone: no channel (a dimension of size 1, a node to itself)
+            };
+            for (ChannelId& c : g.up) shift(c);
+            for (ChannelId& c : g.down) shift(c);
             for (std::vector<ChannelId>& peers : g.peers)
-                for (ChannelId& c : peers) c += first_channel;
+                for (ChannelId& c : peers) shift(c);
             grids.push_back(std::move(g));
         }
         const auto map = [&](std::size_t v) {

@@ -97,9 +97,8 @@ int collective_command(const std::vector<std::string>& args) {
     if (bytes_text.empty())
         for (std::uint64_t n = 1024; n <= (std::uint64_t{1} << 30); n *= 4) sweep.bytes.push_back(n);
     for (const std::string& b : bytes_text) {
-        const std::uint64_t n = parse_unsigned_option(b, "--bytes", kMaxCollectiveBytes);
-        if (n == 0) throw UserError("--bytes: expected at least 1 byte, got 0");
-        sweep.bytes.push_back(n);
+        sweep.bytes.push_back(static_cast<std::uint64_t>(
+            parse_integer_option(b, "--bytes", 1, static_cast<std::int64_t>(kMaxCollectiveBytes))));
     }
     // The ranks: a group's nodes (or all), the first --ranks of them.
     std::size_t first = 0, count = c.node_type.size();
@@ -108,14 +107,12 @@ int collective_command(const std::vector<std::string>& args) {
         first = c.group_first_node[g];
         count = c.groups[g].count;
     }
-    if (vm->count("ranks")) {
-        const auto n = static_cast<std::size_t>(parse_unsigned_option(ranks_text, "--ranks", count));
-        if (n < 2) throw UserError("--ranks: a collective needs at least 2 ranks, got " + ranks_text);
-        count = n;
-    }
     if (count < 2)
         throw UserError(config_path + ": the group has " + std::to_string(count) +
                         " node; a collective needs at least 2 (--group all, or a larger group)");
+    if (vm->count("ranks"))  // a collective needs at least 2
+        count =
+            static_cast<std::size_t>(parse_integer_option(ranks_text, "--ranks", 2, static_cast<std::int64_t>(count)));
     for (std::size_t i = 0; i < count; ++i) sweep.ranks.emplace_back(first + i);
     for (const interconnect::CollectiveOp op : sweep.ops)
         for (const auto& algorithms : sweep.algorithms)

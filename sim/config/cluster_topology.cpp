@@ -25,12 +25,12 @@ std::uint64_t topology_links(TopologyKind kind, std::uint64_t count) {
 }
 
 /// `total` + `more` links, or a ConfigError at the topology key beyond kMaxLinks.
-std::uint64_t add_links(std::uint64_t total, std::uint64_t more, const Location& where, TopologyKind kind,
+std::uint64_t add_links(std::uint64_t total, std::uint64_t more, const Location& where, const std::string& topology,
                         std::uint64_t count) {
     if (total + more > kMaxLinks)
         throw ConfigError(
-            where, "topology " + std::string(to_string(kind)) + " joins " + std::to_string(count) + " nodes with " +
-                       std::to_string(more) + " links, which brings the cluster to " + std::to_string(total + more) +
+            where, "topology " + topology + " joins " + std::to_string(count) + " nodes with " + std::to_string(more) +
+                       " links, which brings the cluster to " + std::to_string(total + more) +
                        "; a cluster has at most " + std::to_string(kMaxLinks) +
                        " links (routing keeps state per link): join large groups with switch, torus2d or tree");
     return total + more;
@@ -53,6 +53,14 @@ std::uint64_t line_links(DimensionTopology kind, std::uint64_t count) {
     case DimensionTopology::switch_star: return count;
     }
     return count;
+}
+
+/// "switch of 8 x ring of 4".
+std::string describe_dimensions(const std::vector<GroupDimensionParams>& dimensions) {
+    std::string s;
+    for (const GroupDimensionParams& d : dimensions)
+        s += (s.empty() ? "" : " x ") + std::string(to_string(d.topology)) + " of " + std::to_string(d.count);
+    return s;
 }
 
 /// Links of a group of `dimensions`: per dimension, its lines' links.
@@ -199,10 +207,11 @@ void resolve_groups(MapReader& cluster, const KeyReader& cluster_keys, Params& p
                               "the groups so far hold " + std::to_string(c.node_type.size() + g.count) +
                                   " nodes; a cluster has at most " + exact_number(kGroupCount.max) + " nodes in all (" +
                                   std::string(kGroupCount.reason) + ")");
-        links = g.dimensions.empty() ? add_links(links, topology_links(g.topology, g.count), reader.where("topology"),
-                                                 g.topology, g.count)
-                                     : add_links(links, dimension_links(g.dimensions, g.count),
-                                                 reader.where("dimensions"), TopologyKind::ring, g.count);
+        links = g.dimensions.empty()
+                    ? add_links(links, topology_links(g.topology, g.count), reader.where("topology"),
+                                std::string(to_string(g.topology)), g.count)
+                    : add_links(links, dimension_links(g.dimensions, g.count), reader.where("dimensions"),
+                                describe_dimensions(g.dimensions), g.count);
         group_topologies.push_back(build_group(g));
         for (std::size_t i = 0; i < g.count; ++i) c.node_type.push_back(g.type_index);
         c.group_first_node.push_back(c.node_type.size() - g.count);
@@ -215,8 +224,9 @@ void resolve_groups(MapReader& cluster, const KeyReader& cluster_keys, Params& p
         if (*c.upper_topology != TopologyKind::ring && *c.upper_topology != TopologyKind::fully_connected &&
             *c.upper_topology != TopologyKind::switch_star)
             throw ConfigError(cluster_keys.where("upper.topology"), "expected one of ring, fully_connected, switch");
-        links = add_links(links, topology_links(*c.upper_topology, c.groups.size()),
-                          cluster_keys.where("upper.topology"), *c.upper_topology, c.groups.size());
+        links =
+            add_links(links, topology_links(*c.upper_topology, c.groups.size()), cluster_keys.where("upper.topology"),
+                      std::string(to_string(*c.upper_topology)), c.groups.size());
     }
     if (group_topologies.size() == 1) {
         if (c.upper_topology) throw ConfigError(upper_where, "cluster.upper joins groups, and there is only one group");

@@ -38,10 +38,12 @@ template <typename Visit, typename G>
 void gradient_sync_keys(Visit& visit, G& g, const char* prefix) {
     const auto key = [prefix](const char* leaf) { return key_path(prefix, leaf); };
     visit(g.algorithm, {key("algorithm"),
-                        "an all-reduce of the weight gradients ([interconnect.md](interconnect.md#collectives); `best` "
-                        "chooses per all-reduce the lowest measured α–β cost, `direct` only up to 64 nodes; `ring` "
-                        "over a whole torus goes dimension by dimension, `flat_ring` is one ring in node order "
-                        "anywhere), or `parameter_server` ([compression.md](compression.md#parameter-servers))"});
+                        "an all-reduce of the weight gradients "
+                        "([interconnect.md](interconnect.md#collectives-per-dimension); `best` chooses per all-reduce "
+                        "the lowest measured α–β cost, per dimension over a whole multi-dimensional group, `direct` "
+                        "only up to 64 nodes; over such a group each algorithm runs dimension by dimension, "
+                        "`flat_ring` is one ring in node order anywhere), or `parameter_server` "
+                        "([compression.md](compression.md#parameter-servers))"});
     const bool server = g.algorithm == GradientSyncAlgorithm::parameter_server;
     if (Visit::kEveryKey || server)
         visit(g.servers, {key("servers"),

@@ -2,9 +2,12 @@
 #include "run/collective_run.h"
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 #include "cluster/cluster.h"
+#include "common/checked.h"
+#include "common/errors.h"
 #include "interconnect/closed_form.h"
 #include "interconnect/collective_cost.h"
 #include "run/fresh_kernel.h"
@@ -79,6 +82,8 @@ std::vector<CollectiveRow> run_collectives(const config::Params& params, const C
                     if (used.empty())
                         throw std::invalid_argument(std::string(to_string(op)) +
                                                     ": no algorithm defines it over these ranks");
+                    if (std::adjacent_find(used.begin(), used.end(), std::not_equal_to<>()) == used.end())
+                        used.resize(1);  // the same algorithm in every dimension
                     row.algorithm = "best:" + interconnect::describe(used);
                 } else {
                     row.algorithm = interconnect::describe(algorithms);
@@ -86,7 +91,14 @@ std::vector<CollectiveRow> run_collectives(const config::Params& params, const C
                 row.dimensions = dimensions_of(topology, sweep.ranks, used);
                 std::vector<interconnect::NodeProgram> programs(topology.node_count());
                 interconnect::simulated_collective(topology, op, used, programs, sweep.ranks, bytes, 0, 0);
-                in_fresh_kernel([&] { row.time_s = to_seconds(cluster::run_cluster(topology, programs).end_ps); });
+                try {
+                    in_fresh_kernel([&] { row.time_s = to_seconds(cluster::run_cluster(topology, programs).end_ps); });
+                } catch (const SizeOverflow& e) {
+                    throw UserError(params.source_file + ": " + std::string(to_string(op)) + " of " +
+                                    std::to_string(bytes) + " bytes (--bytes) over these links takes longer than " +
+                                    "the 2^64 ps (213 days) a simulation counts (" + e.what() +
+                                    "): fewer bytes, or faster links (link.bandwidth_gb_per_s)");
+                }
                 row.closed_form_s = interconnect::closed_form_seconds(topology, op, used, sweep.ranks, bytes);
                 row.algbw_gb_per_s = row.time_s > 0 ? static_cast<double>(bytes) / row.time_s / 1e9 : 0;
                 row.busbw_gb_per_s = row.algbw_gb_per_s * bus_factor(op, p);

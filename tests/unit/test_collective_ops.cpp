@@ -172,6 +172,17 @@ TEST_CASE("ring over a 3-D torus and per-dimension halving-doubling meet their f
         CHECK(algorithm_of(algorithm).owned_chunk(0, 8) == 0);
     }
     CHECK(algorithm_of(AllReduceAlgorithm::halving_doubling_nearest).owned_chunk(1, 8) == 4);
+    // What each rank holds after a reduce-scatter of 7 bytes over 4 adds up to the 7 bytes, the
+    // halving's segments (1, 2, 2, 2 farthest first) as it sends them.
+    for (const AllReduceAlgorithm a : kAllReduceAlgorithms) {
+        if (!algorithm_of(a).scatters(4)) continue;
+        CAPTURE(to_string(a));
+        std::uint64_t total = 0;
+        for (std::size_t i = 0; i < 4; ++i) total += algorithm_of(a).owned_bytes(7, i, 4);
+        CHECK(total == 7);
+    }
+    CHECK(algorithm_of(AllReduceAlgorithm::halving_doubling).owned_bytes(7, 0, 4) == 1);
+    CHECK(algorithm_of(AllReduceAlgorithm::ring).owned_bytes(7, 3, 4) == 2);  // rank 3 holds chunk 0
 }
 
 TEST_CASE("collectives that do not exist are refused with the reason", "[interconnect][collective]") {

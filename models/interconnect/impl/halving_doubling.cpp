@@ -118,6 +118,19 @@ std::size_t halving_owned_chunk(std::size_t i, std::size_t p, PartnerOrder order
     return reversed;
 }
 
+std::uint64_t halving_owned_bytes(std::uint64_t bytes, std::size_t i, std::size_t p, PartnerOrder order) {
+    std::uint64_t lo = 0, hi = bytes;
+    for (std::size_t k = 0; (std::size_t{1} << k) < p; ++k) {
+        const std::size_t distance = order == PartnerOrder::farthest_first ? p >> (k + 1) : std::size_t{1} << k;
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        if (i < (i ^ distance))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi - lo;
+}
+
 }  // namespace impl
 
 std::uint64_t halving_doubling_all_reduce(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
@@ -142,6 +155,9 @@ public:
     /// Once each way per step, and the fold and unfold.
     std::uint64_t ops_per_rank(std::size_t p) const override { return 4 * ceil_log2(p) + 2; }
     bool scatters(std::size_t p) const override { return p >= 1 && (p & (p - 1)) == 0; }
+    std::uint64_t owned_bytes(std::uint64_t bytes, std::size_t i, std::size_t p) const override {
+        return impl::halving_owned_bytes(bytes, i, p, impl::PartnerOrder::farthest_first);
+    }
     std::uint64_t reduce_scatter(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
                                  std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) const override {
         check_ranks(programs, ranks, "halving_doubling reduce-scatter");

@@ -47,6 +47,9 @@ public:
     std::size_t owned_chunk(std::size_t i, std::size_t p) const override {
         return impl::halving_owned_chunk(i, p, PartnerOrder::nearest_first);
     }
+    std::uint64_t owned_bytes(std::uint64_t bytes, std::size_t i, std::size_t p) const override {
+        return impl::halving_owned_bytes(bytes, i, p, PartnerOrder::nearest_first);
+    }
 };
 
 }  // namespace

@@ -39,6 +39,9 @@ std::uint64_t halving_doubling(std::vector<NodeProgram>& programs, const std::ve
 void halving_doubling_fluid_steps(const std::vector<NodeId>& ranks, FluidSteps& out, PartnerOrder order);
 /// The chunk rank i of p (a power of two) holds after the halving.
 std::size_t halving_owned_chunk(std::size_t i, std::size_t p, PartnerOrder order);
+/// Its bytes of n: the segment the halving leaves rank i (each step keeps a half, the lower
+/// rank the lower half, (hi - lo) / 2 bytes below the middle).
+std::uint64_t halving_owned_bytes(std::uint64_t bytes, std::size_t i, std::size_t p, PartnerOrder order);
 
 inline void send(std::vector<NodeProgram>& programs, NodeId from, NodeId to, std::uint64_t bytes, std::uint64_t tag,
                  std::uint32_t label) {
