@@ -120,8 +120,11 @@ public:
     /// The algorithm cluster.gradient_sync.algorithm forces, if any.
     [[nodiscard]] std::optional<AllReduceAlgorithm> forced() const { return m_forced; }
     /// While `on`, every choose() is counted in uses() (for a schedule's reports; planning's
-    /// many trial choices are not).
-    void record(bool on) { m_recording = on; }
+    /// many trial choices are not); turning it on starts a new count.
+    void record(bool on) {
+        if (on) m_uses.clear();
+        m_recording = on;
+    }
     /// The choices counted while recording, by first use.
     [[nodiscard]] const std::vector<AllReduceUse>& uses() const { return m_uses; }
 

@@ -159,6 +159,10 @@ SyncJob sync_job(const Plan& plan, const ReplicaSet& set) {
     return {set.nodes, set.elements, gradient_bytes(plan, set), set.factor_rows, set.factor_cols};
 }
 
+std::vector<SyncJob> step_sync_jobs(const LayerGraph& graph, const Plan& plan) {
+    return step_plan_of(plan).sync_jobs(graph, plan);
+}
+
 std::vector<interconnect::NodeProgram> build_schedule(const LayerGraph& graph, const Plan& plan, std::size_t node_count,
                                                       const ComputePicoseconds& compute_ps,
                                                       GradientSync& gradient_sync) {

@@ -90,6 +90,9 @@ void walk_step(const LayerGraph& graph, const Plan& plan, StepVisitor& visitor, 
 std::uint64_t gradient_bytes(const Plan& plan, const ReplicaSet& set);
 /// The synchronisation of one replica set: its nodes, elements, bytes and matrix shape.
 SyncJob sync_job(const Plan& plan, const ReplicaSet& set);
+/// Every replica set's synchronisation in one step of `plan` (over the whole network `graph`),
+/// in the order build_schedule asks its GradientSync for them, without building it.
+std::vector<SyncJob> step_sync_jobs(const LayerGraph& graph, const Plan& plan);
 
 /// Appends walked steps to per-node programs (docs/planner.md, "Schedule"): each layer's
 /// exchanges at every group the node belongs to, root first. An exchange at a group pairs side

@@ -7,6 +7,21 @@
 namespace fastsim::planner {
 namespace {
 
+/// The synchronisations a walked step asks for; nothing else.
+class SyncCollector final : public StepVisitor {
+public:
+    SyncCollector(const Plan& plan, std::vector<SyncJob>& out) : m_plan(plan), m_out(out) {}
+    void exchange(std::size_t /*group*/, const SideVolumes& /*bytes*/, const StepTag& /*tag*/) override {}
+    void compute(std::size_t /*phase*/, const StepTag& /*tag*/) override {}
+    void all_reduce(const std::vector<ReplicaSet>& sets, const StepTag& /*tag*/) override {
+        for (const ReplicaSet& set : sets) m_out.push_back(sync_job(m_plan, set));
+    }
+
+private:
+    const Plan& m_plan;
+    std::vector<SyncJob>& m_out;
+};
+
 /// One hierarchy of groups over every layer of the network, run once a step.
 class HierarchyStepPlan final : public StepPlan {
 public:
@@ -18,6 +33,12 @@ public:
                                                  const ComputePicoseconds& compute_ps,
                                                  GradientSync& gradient_sync) const override {
         return build_hierarchy_schedule(graph, plan, node_count, compute_ps, gradient_sync);
+    }
+    std::vector<SyncJob> sync_jobs(const LayerGraph& graph, const Plan& plan) const override {
+        std::vector<SyncJob> jobs;
+        SyncCollector collector(plan, jobs);
+        walk_step(graph, plan, collector);
+        return jobs;
     }
     PlanDecisions decisions(const Plan& plan) const override {
         PlanDecisions d;
@@ -43,6 +64,18 @@ public:
                                                  const ComputePicoseconds& compute_ps,
                                                  GradientSync& gradient_sync) const override {
         return build_pipeline_schedule(plan, node_count, compute_ps, gradient_sync);
+    }
+    std::vector<SyncJob> sync_jobs(const LayerGraph& graph, const Plan& plan) const override {
+        std::vector<SyncJob> jobs;
+        for (const PipelineStage& stage : plan.pipeline->stages) {
+            SyncCollector collector(stage.plan, jobs);
+            StepWalk walk;  // the backward pass, whose last micro-batch synchronises
+            walk.forward = false;
+            walk.first_layer = stage.first_layer;
+            walk.network_layers = graph.layers.size();
+            walk_step(stage.graph, stage.plan, collector, walk);
+        }
+        return jobs;
     }
     PlanDecisions decisions(const Plan& plan) const override {
         const PipelinePlan& p = *plan.pipeline;

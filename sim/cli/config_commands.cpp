@@ -413,7 +413,10 @@ int plan_command(const std::vector<std::string>& args) {
                          costs.compute.tiles_run());
     output::print_plan(std::cout, params, planned);
     if (!invocation->out_dir.empty()) {
-        fastsim::write_file_atomically(invocation->out_dir + "/plan.json", output::plan_json(params, planned));
+        const std::vector<interconnect::AllReduceUse> all_reduces =
+            run::planned_all_reduces(planned, costs, params.cluster.node_type.size());
+        fastsim::write_file_atomically(invocation->out_dir + "/plan.json",
+                                       output::plan_json(params, planned, &all_reduces));
         fastsim::write_file_atomically(invocation->out_dir + "/plan.csv", output::plan_csv(params, planned));
         std::cout << "wrote " << invocation->out_dir << "/plan.json and " << invocation->out_dir << "/plan.csv\n";
     }

@@ -177,10 +177,8 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
         });
         return ps;
     };
-    costs.all_reduce.record(true);
     const auto programs = planner::build_schedule(graph, plan, node_count, compute_ps, *costs.gradient_sync);
-    costs.all_reduce.record(false);
-    r.all_reduces = costs.all_reduce.uses();
+    r.all_reduces = planned_all_reduces(r.planned, costs, node_count);
     // Gradient synchronisation on the wire (every comm stream's sends), and the same algorithm
     // with uncompressed gradients; each node's compression work, for its energy.
     r.sync_bytes = comm_stream_bytes(programs);
@@ -294,6 +292,19 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     }
     r.bubble_fraction = r.step_s > 0 ? 1 - busy / (static_cast<double>(r.stages.size()) * r.step_s) : 0;
     return r;
+}
+
+std::vector<interconnect::AllReduceUse> planned_all_reduces(const ClusterPlan& planned, ClusterCosts& costs,
+                                                            std::size_t node_count) {
+    const std::vector<planner::SyncJob> jobs = planner::step_sync_jobs(planned.graph, planned.plan);
+    std::vector<interconnect::NodeProgram> scratch(node_count);
+    costs.all_reduce.record(true);
+    for (const planner::SyncJob& job : jobs) {
+        costs.gradient_sync->lower(scratch, job, 0, 0);
+        for (interconnect::NodeProgram& p : scratch) p.ops.clear();
+    }
+    costs.all_reduce.record(false);
+    return costs.all_reduce.uses();
 }
 
 ClusterStepResult run_cluster_step_in_fresh_kernel(const config::Params& params,

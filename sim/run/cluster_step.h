@@ -63,6 +63,12 @@ std::unique_ptr<planner::GradientSync> make_gradient_sync(interconnect::AllReduc
 ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOptions& options, ClusterCosts& costs,
                          const WorkProgress& progress = {}, const planner::PlanDecisions* given = nullptr);
 
+/// The gradient all-reduces the schedule of `planned` runs, by algorithm choice and span
+/// (AllReduceUse), without building it: each replica set's synchronisation lowered alone, as the
+/// schedule lowers it, while the chooser records.
+std::vector<interconnect::AllReduceUse> planned_all_reduces(const ClusterPlan& planned, ClusterCosts& costs,
+                                                            std::size_t node_count);
+
 struct NodeReport {
     double compute_s = 0, wait_s = 0, idle_s = 0;
     node::PhaseCounters counters;    ///< every phase of every layer

@@ -109,3 +109,21 @@ TEST_CASE("collective refuses what cannot run, naming it", "[cli][collective]") 
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Contains("none.yaml") && Contains("expected a cluster: section"));
 }
+
+TEST_CASE("plan and run list the same all-reduce choices per dimension", "[cli][collective]") {
+    fastsim::test::TempDir dir;
+    const std::string config = std::string(FASTSIM_SOURCE_DIR) + "/configs/cluster/fast_32node_2d.yaml";
+    REQUIRE(run_fastsim("plan " + config + " --out " + dir.path("plan")).exit_code == 0);
+    REQUIRE(run_fastsim("run " + config + " --out " + dir.path("run")).exit_code == 0);
+    const auto line_of = [](const std::string& path) {
+        std::ifstream in(path);
+        for (std::string line; std::getline(in, line);)
+            if (line.find("\"all_reduces\"") != std::string::npos) return line;
+        return std::string();
+    };
+    const std::string planned = line_of(dir.path("plan") + "/plan.json");
+    CHECK_THAT(planned, Contains("\"dimensions\": \"8x4\"") && Contains("\"ranks\": 32"));
+    CHECK(planned == line_of(dir.path("run") + "/plan.json"));
+    const std::string reported = line_of(dir.path("run") + "/report.json");  // there followed by a comma
+    CHECK(reported.substr(reported.find('['), planned.size() - planned.find('[')) == planned.substr(planned.find('[')));
+}
