@@ -44,6 +44,16 @@ void print_usage(std::ostream& out) {
            "error\n";
 }
 
+/// `code`, or exit 2 naming standard output when what the command printed could not all be
+/// written (a full disk, a closed pipe): output lost is never a success.
+int checked_output(int code) {
+    std::cout.flush();
+    if (std::cout) return code;
+    std::cerr << "fastsim: error: could not write to standard output (a full disk or a closed pipe?): the output "
+                 "is incomplete\n";
+    return code == kSuccess ? kUserError : code;
+}
+
 }  // namespace
 
 std::string shell_command_line(const std::vector<std::string>& words) {
@@ -73,14 +83,14 @@ int run_app(const std::vector<std::string>& args) {
         const std::string& name = args.front();
         if (name == "-h" || name == "--help" || name == "help") {
             print_usage(std::cout);
-            return kSuccess;
+            return checked_output(kSuccess);
         }
         if (name == "--version") {
             std::cout << "fastsim " << FASTSIM_VERSION << '\n';
-            return kSuccess;
+            return checked_output(kSuccess);
         }
         for (const auto& c : kCommands)
-            if (c.name == name) return c.run(std::vector<std::string>(args.begin() + 1, args.end()));
+            if (c.name == name) return checked_output(c.run(std::vector<std::string>(args.begin() + 1, args.end())));
         std::cerr << "fastsim: unknown command '" << name << "'\n\n";
         print_usage(std::cerr);
         return kUserError;

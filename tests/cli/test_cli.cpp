@@ -826,3 +826,18 @@ TEST_CASE("node.fusion: stepped = memo, the streamed tensors leave DRAM, and dra
     CHECK(dram_off - dram_on == saved);
     CHECK(cell(off, "relu1", "dram_saved_bits") == 0);
 }
+
+TEST_CASE("output that cannot be written is exit 2, never a silent success", "[cli]") {
+    // /dev/full: every write fails with ENOSPC, as on a full disk.
+    fastsim::test::TempDir dir;
+    for (const std::string& args : {"quantize -g 2 -m 4 " + dir.write("v.txt", "1 2 3 4\n"), std::string("--help"),
+                                   "validate " + kBfpReportConfig + " --dump-config"}) {
+        CAPTURE(args);
+        const std::string command = "env -u SC_COPYRIGHT_MESSAGE " + std::string(FASTSIM_BINARY) + " " + args +
+                                    " </dev/null >/dev/full 2>" + dir.path("err");
+        const int status = std::system(command.c_str());
+        REQUIRE(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 2);
+        CHECK_THAT(fastsim::test::slurp(dir.path("err")), Contains("could not write to standard output"));
+    }
+}
