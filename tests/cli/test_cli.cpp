@@ -831,7 +831,7 @@ TEST_CASE("output that cannot be written is exit 2, never a silent success", "[c
     // /dev/full: every write fails with ENOSPC, as on a full disk.
     fastsim::test::TempDir dir;
     for (const std::string& args : {"quantize -g 2 -m 4 " + dir.write("v.txt", "1 2 3 4\n"), std::string("--help"),
-                                   "validate " + kBfpReportConfig + " --dump-config"}) {
+                                    "validate " + kBfpReportConfig + " --dump-config"}) {
         CAPTURE(args);
         const std::string command = "env -u SC_COPYRIGHT_MESSAGE " + std::string(FASTSIM_BINARY) + " " + args +
                                     " </dev/null >/dev/full 2>" + dir.path("err");
