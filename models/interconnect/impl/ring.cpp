@@ -10,6 +10,7 @@
 #include "interconnect/collectives.h"
 #include "interconnect/collective_cost.h"
 #include "interconnect/impl/messages.h"
+#include "interconnect/impl/one_ring.h"
 #include "interconnect/topology.h"
 
 namespace fastsim::interconnect {
@@ -130,33 +131,10 @@ void flat_ring_fluid_steps(const std::vector<NodeId>& ranks, FluidSteps& out) {
 
 namespace {
 
-class Ring final : public AllReduce {
+/// One ring in the ranks' order (impl::OneRing); over a whole grid, collective.h runs it
+/// dimension by dimension.
+class Ring final : public impl::OneRing {
 public:
-    std::uint64_t lower(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks, std::uint64_t bytes,
-                        std::uint64_t tag_base, std::uint32_t label) const override {
-        return ring_all_reduce(programs, ranks, bytes, tag_base, label);
-    }
-    /// One flat ring in the ranks' order, over more than kMaxReplayRanks ranks merged into the
-    /// 2(kMaxReplayRanks - 1) rounds of coalesced_ring_all_reduce (flat_ring_simulated). Over a
-    /// whole grid, collective.h runs it dimension by dimension.
-    std::uint64_t simulated(const Topology& topology, std::vector<NodeProgram>& programs,
-                            const std::vector<NodeId>& ranks, std::uint64_t bytes, std::uint64_t tag_base,
-                            std::uint32_t label) const override {
-        return flat_ring_simulated(topology, programs, ranks, bytes, tag_base, label);
-    }
-    void fluid_steps(const std::vector<NodeId>& ranks, FluidSteps& out) const override {
-        flat_ring_fluid_steps(ranks, out);
-    }
-    bool scatters(std::size_t /*p*/) const override { return true; }
-    std::uint64_t reduce_scatter(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks,
-                                 std::uint64_t bytes, std::uint64_t tag_base, std::uint32_t label) const override {
-        return ring_reduce_scatter(programs, ranks, bytes, tag_base, label);
-    }
-    std::uint64_t all_gather(std::vector<NodeProgram>& programs, const std::vector<NodeId>& ranks, std::uint64_t bytes,
-                             std::uint64_t tag_base, std::uint32_t label) const override {
-        return ring_all_gather(programs, ranks, bytes, tag_base, label);
-    }
-    std::size_t owned_chunk(std::size_t i, std::size_t p) const override { return (i + 1) % p; }
     /// (Compute,) Send, Recv per round.
     /// Per dimension 4(k_j - 1), at most 2p over two or more dimensions.
     std::uint64_t ops_per_rank(std::size_t p) const override {
