@@ -65,9 +65,8 @@ std::optional<double> closed_form_seconds(const Topology& topology, CollectiveOp
         span.grid = grid;
         span.dims = {{0, ranks.size(), 1}};
     }
-    const bool per_dim =
-        span.multi_dimensional() && (algorithms.size() > 1 || algorithm_of(algorithms.front()).per_dimension());
-    if (!per_dim && span.dims.size() != 1) return std::nullopt;  // flat_ring over a multi-dimensional grid
+    if (!goes_per_dimension(span, algorithms) && span.dims.size() != 1)
+        return std::nullopt;  // flat_ring over a multi-dimensional grid
     double total = 0, m = static_cast<double>(bytes);
     for (std::size_t j = 0; j < span.dims.size(); ++j) {
         const Topology::Grid& grid = *span.grid;

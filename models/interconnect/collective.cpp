@@ -56,11 +56,18 @@ std::string describe(const AlgorithmPerDimension& algorithms) {
     return out;
 }
 
-namespace {
-
 bool goes_per_dimension(const GridSpan& span, const AlgorithmPerDimension& algorithms) {
     return span.multi_dimensional() && (algorithms.size() > 1 || algorithm_of(algorithms.front()).per_dimension());
 }
+
+std::string describe_span(const GridSpan& span, const AlgorithmPerDimension& algorithms, std::size_t ranks) {
+    if (!goes_per_dimension(span, algorithms)) return std::to_string(ranks);
+    std::string out;
+    for (const SpanDimension& d : span.dims) out += (out.empty() ? "" : "x") + std::to_string(d.size);
+    return out;
+}
+
+namespace {
 
 /// The algorithm of dimension j.
 AllReduceAlgorithm algorithm_at(const AlgorithmPerDimension& algorithms, std::size_t j) {

@@ -57,6 +57,14 @@ GridSpan grid_span(const Topology& topology, const std::vector<NodeId>& ranks);
 /// GridSpan, lowest first.
 using AlgorithmPerDimension = std::vector<AllReduceAlgorithm>;
 
+/// Whether a collective over `span` with `algorithms` runs dimension by dimension: a
+/// multi-dimensional span, unless the one algorithm given does not go per dimension (flat_ring).
+bool goes_per_dimension(const GridSpan& span, const AlgorithmPerDimension& algorithms);
+
+/// What such a collective goes through, for reports: its span's dimension sizes ("8x4") when it
+/// goes per dimension, else the rank count ("21").
+std::string describe_span(const GridSpan& span, const AlgorithmPerDimension& algorithms, std::size_t ranks);
+
 /// Why `op` cannot run over `ranks` on `topology` with `algorithms`, or nothing: all-to-all runs
 /// with direct or ring only; a reduce-scatter or an all-gather needs algorithms that split
 /// (not tree; halving-doubling over a power of two); more than one algorithm needs a

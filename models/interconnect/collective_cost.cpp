@@ -293,11 +293,7 @@ AllReduceChoice AllReduceChooser::choose(const std::vector<NodeId>& ranks, doubl
     }
     if (m_recording && ranks.size() >= 2) {
         const GridSpan span = grid_span(m_network.topology(), ranks);
-        const bool per_dim = span.multi_dimensional() &&
-                             (best.algorithms.size() > 1 || algorithm_of(best.algorithms.front()).per_dimension());
-        std::string dims;
-        for (const SpanDimension& d : span.dims) dims += (dims.empty() ? "" : "x") + std::to_string(d.size);
-        AllReduceUse use{describe(best.algorithms), per_dim ? dims : std::to_string(ranks.size()), ranks.size(), 1,
+        AllReduceUse use{describe(best.algorithms), describe_span(span, best.algorithms, ranks.size()), ranks.size(), 1,
                          static_cast<std::uint64_t>(std::llround(bytes))};
         const auto same = std::find_if(m_uses.begin(), m_uses.end(), [&](const AllReduceUse& u) {
             return u.algorithms == use.algorithms && u.dimensions == use.dimensions && u.ranks == use.ranks;

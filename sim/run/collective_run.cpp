@@ -15,18 +15,6 @@
 namespace fastsim::run {
 namespace {
 
-/// What the collective went through: its span's dimension sizes, or the rank count.
-std::string dimensions_of(const interconnect::Topology& topology, const std::vector<NodeId>& ranks,
-                          const interconnect::AlgorithmPerDimension& algorithms) {
-    const interconnect::GridSpan span = interconnect::grid_span(topology, ranks);
-    const bool flat = !span.multi_dimensional() ||
-                      (algorithms.size() == 1 && algorithms.front() == interconnect::AllReduceAlgorithm::flat_ring);
-    if (flat) return std::to_string(ranks.size());
-    std::string out;
-    for (const interconnect::SpanDimension& d : span.dims) out += (out.empty() ? "" : "x") + std::to_string(d.size);
-    return out;
-}
-
 /// nccl-tests' bus-bandwidth factor.
 double bus_factor(interconnect::CollectiveOp op, std::size_t p) {
     const double pd = static_cast<double>(p);
@@ -88,7 +76,7 @@ std::vector<CollectiveRow> run_collectives(const config::Params& params, const C
                 } else {
                     row.algorithm = interconnect::describe(algorithms);
                 }
-                row.dimensions = dimensions_of(topology, sweep.ranks, used);
+                row.dimensions = interconnect::describe_span(interconnect::grid_span(topology, sweep.ranks), used, p);
                 std::vector<interconnect::NodeProgram> programs(topology.node_count());
                 interconnect::simulated_collective(topology, op, used, programs, sweep.ranks, bytes, 0, 0);
                 try {
