@@ -487,6 +487,33 @@ TEST_CASE("data_parallel_balanced splits the batch by node speed, data_parallel 
     CHECK(!planner::equal_split_matters(planner::PlannerKind::hypar));
 }
 
+TEST_CASE("data_parallel_balanced plans whenever the batch has a sample for every node", "[planner]") {
+    // One node 20x as fast as seven slow ones: by speed alone the slow side would get 8 x 7/27
+    // ~ 2 of 8 samples for its 7 nodes. Each side keeps at least one sample per node instead.
+    workload::Workload w;
+    w.layers = {fc("fc0", 64, 64), fc("fc1", 64, 64, {"fc0"})};
+    for (const std::uint64_t batch : {8u, 9u, 13u, 64u}) {
+        INFO("batch " << batch);
+        const auto graph = planner::build_layer_graph(w, batch);
+        planner::ClusterView cluster = uniform_cluster(8);
+        cluster.node_type = {1, 0, 0, 0, 0, 0, 0, 0};
+        cluster.preferred_cuts = {1};
+        const auto groups = planner::bisect(cluster, flat_exchange(1e-6, 1e9));
+        const auto compute = linear_compute(graph, {1e9, 20e9});
+        planner::PlannerOptions options;
+        options.kind = planner::PlannerKind::data_parallel_balanced;
+        const auto plan = test::plan_with(graph, cluster, groups, compute, {}, options);
+        std::uint64_t samples = 0;
+        for (std::size_t n = 0; n < 8; ++n) {
+            CHECK(plan.node_dims[n][0].batch >= 1);
+            samples += plan.node_dims[n][0].batch;
+        }
+        CHECK(samples == batch);
+        // The fast node still takes more than an equal share where the batch leaves room.
+        if (batch == 64) CHECK(plan.node_dims[0][0].batch > 8);
+    }
+}
+
 TEST_CASE("Shares stay constant where moving samples costs more than the imbalance", "[planner]") {
     // One feature in and out, so only Type I is feasible. Node 1 is 3x as fast on fc0 and as
     // fast on fc1: node 0's balanced shares are 16 and 32 of the 64 samples; the network's common
