@@ -206,14 +206,69 @@ Plan assemble(const PlanningInputs& in, const PlannerOptions& options, PipelineP
 
 /// Each stage's node positions: `stages` contiguous ranges of nearly equal size, the first
 /// ones one node larger.
-std::vector<MeshRange> equal_node_ranges(std::size_t nodes, std::size_t stages) {
+std::vector<MeshRange> equal_node_ranges(std::size_t first, std::size_t end, std::size_t stages) {
     std::vector<MeshRange> out;
-    std::size_t at = 0;
+    const std::size_t nodes = end - first;
+    std::size_t at = first;
     for (std::size_t s = 0; s < stages; ++s) {
         const std::size_t size = nodes / stages + (s < nodes % stages ? 1 : 0);
         out.push_back({at, at + size});
         at += size;
     }
+    return out;
+}
+
+/// Each stage's node positions, placed on the cluster's groups (docs/pipeline.md, "Stages"):
+/// with as many stages as groups, a stage per group; with fewer, runs of whole consecutive
+/// groups of nearly equal speed (each cut at the group boundary nearest the next equal share of
+/// the cluster's speed); with more, each group's nodes split evenly among the stages it gets,
+/// in proportion to its speed, at least one each. `speed[p]` is the node at position p's
+/// speed (any unit).
+std::vector<MeshRange> stage_node_ranges(const ClusterView& cluster, std::size_t stages,
+                                         const std::vector<double>& speed) {
+    std::vector<std::size_t> bounds{0};
+    for (const std::size_t c : cluster.preferred_cuts) bounds.push_back(c);
+    bounds.push_back(cluster.order.size());
+    const std::size_t groups = bounds.size() - 1;
+    std::vector<double> prefix(cluster.order.size() + 1, 0.0);
+    for (std::size_t p = 0; p < cluster.order.size(); ++p) prefix[p + 1] = prefix[p] + speed[p];
+    std::vector<MeshRange> out;
+    if (stages <= groups) {
+        // Stage s ends at the boundary nearest (s + 1) / stages of the speed, leaving a group
+        // for each later stage.
+        std::size_t at = 0;  // index into bounds
+        for (std::size_t s = 0; s < stages; ++s) {
+            std::size_t end = bounds.size() - 1 - (stages - 1 - s);
+            if (s + 1 < stages) {
+                const double target = prefix.back() * static_cast<double>(s + 1) / static_cast<double>(stages);
+                std::size_t best = at + 1;
+                for (std::size_t b = at + 1; b <= end; ++b)
+                    if (std::abs(prefix[bounds[b]] - target) < std::abs(prefix[bounds[best]] - target)) best = b;
+                end = best;
+            }
+            out.push_back({bounds[at], bounds[end]});
+            at = end;
+        }
+        return out;
+    }
+    // More stages than groups: one each, the rest one at a time to the group whose stages are
+    // the fastest (speed per stage), while it has nodes to spare.
+    std::vector<std::size_t> count(groups, 1);
+    for (std::size_t extra = stages - groups; extra > 0; --extra) {
+        std::size_t pick = groups;
+        double pick_speed = 0;
+        for (std::size_t g = 0; g < groups; ++g) {
+            if (count[g] >= bounds[g + 1] - bounds[g]) continue;
+            const double per_stage = (prefix[bounds[g + 1]] - prefix[bounds[g]]) / static_cast<double>(count[g]);
+            if (pick == groups || per_stage > pick_speed) {
+                pick = g;
+                pick_speed = per_stage;
+            }
+        }
+        ++count[pick];  // stages <= nodes, so some group has nodes to spare
+    }
+    for (std::size_t g = 0; g < groups; ++g)
+        for (const MeshRange& r : equal_node_ranges(bounds[g], bounds[g + 1], count[g])) out.push_back(r);
     return out;
 }
 
@@ -309,7 +364,26 @@ Plan plan_given_stages(const PlanningInputs& in, const PlannerOptions& options) 
     const std::uint64_t batch = in.graph.layers.front().dims.batch;
     const std::size_t microbatches = po.microbatches > 0 ? po.microbatches : largest_divisor_at_most(batch, 4 * stages);
     const std::uint64_t size = microbatch_size_or_throw(batch, microbatches);
-    const std::vector<MeshRange> ranges = equal_node_ranges(nodes, stages);
+    std::vector<double> speed(nodes, 0.0);  // per position: layers per second at the micro-batch
+    {
+        std::vector<double> type_speed;
+        for (std::size_t p = 0; p < nodes; ++p) {
+            const std::size_t type = in.cluster.node_type[in.cluster.order[p]];
+            if (type >= type_speed.size()) type_speed.resize(type + 1, 0.0);
+            if (type_speed[type] == 0) {
+                double seconds = 0;
+                for (std::size_t l = 0; l < layers; ++l) {
+                    LayerDims d = in.graph.layers[l].dims;
+                    d.batch = size;
+                    const PhaseSeconds t = in.compute(type, LayerId(l), d);
+                    seconds += t[0] + t[1] + t[2];
+                }
+                type_speed[type] = seconds > 0 ? 1 / seconds : 1;
+            }
+            speed[p] = type_speed[type];
+        }
+    }
+    const std::vector<MeshRange> ranges = stage_node_ranges(in.cluster, stages, speed);
     if (ends.empty()) ends = balanced_cuts(in, ranges, size);
     PipelinePlan p;
     p.schedule = po.schedule;
@@ -933,6 +1007,18 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
             // e.g. a batch smaller than the nodes for data parallelism: not a candidate
         }
     }
+    // The `pipeline` planner's stages (placed on the groups, cut by estimated time) are a
+    // candidate too, so alpa never loses to it on its objective.
+    try {
+        Plan candidate = plan_given_stages(in, options);
+        if (better(candidate, best_plan)) best_plan = std::move(candidate);
+    } catch (const PlanError&) {
+        // e.g. more stages asked for than the network has layers: not a candidate
+    }
+    // Alpa's objective is the predicted step of the plan it keeps.
+    auto kept = std::make_shared<PipelinePlan>(*best_plan.pipeline);
+    kept->objective_s = best_plan.step_s;
+    best_plan.pipeline = std::move(kept);
     return best_plan;
 }
 

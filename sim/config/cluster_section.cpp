@@ -213,7 +213,7 @@ void planner_keys(Visit& visit, P& p) {
     visit(p.equal_split, {"equal_split", "split every dimension by node count instead of by speed"});
     visit(p.stages,
           {"pipeline.stages",
-           "`pipeline`: the stage count (cut balanced by estimated time; nodes split evenly in topology order), or "
+           "`pipeline`: the stage count (placed on the cluster's groups, layers cut balanced by estimated time), or "
            "each stage's layer names in order; `alpa`: the stage count to search with ([pipeline.md](pipeline.md))",
            &kPipelineStages, "0 (one stage per cluster group; `alpa`: searched)"});
     visit(p.microbatches,
