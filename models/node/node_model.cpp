@@ -239,11 +239,15 @@ struct TileClocks {
     std::uint64_t end_compute_history[2] = {0, 0};  ///< compute ends of tiles i-2, i-1
     std::uint64_t pending_end_convert = 0;          ///< conversion end of the tile awaiting write-back
 
-    /// Every clock less end_compute (mod 2^64). Equal at the starts of two runs of tiles with
-    /// the same work means the second run takes the same cycles as the first, shifted.
+    /// Every clock less end_compute (mod 2^64), each first raised to the clock it is only ever
+    /// compared with by max() from here on (a conversion starts after the next compute end; the
+    /// next load after dma_free, as does a write-back): equal at the starts of two runs of tiles
+    /// with the same work means the second run takes the same cycles as the first, shifted.
     [[nodiscard]] std::array<std::uint64_t, 5> relative() const {
-        return {dma_free - end_compute, end_convert - end_compute, end_compute_history[0] - end_compute,
-                end_compute_history[1] - end_compute, pending_end_convert - end_compute};
+        return {dma_free - end_compute, std::max(end_convert, end_compute) - end_compute,
+                std::max(end_compute_history[0], dma_free) - end_compute,
+                std::max(end_compute_history[1], dma_free) - end_compute,
+                std::max(pending_end_convert, dma_free) - end_compute};
     }
     void shift(std::uint64_t cycles) {
         constexpr const char* kCycles = "cycles of a phase";
@@ -327,7 +331,21 @@ PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayT
             PhaseCounters row;
             const auto m_start = clock.relative();
             const std::uint64_t m_start_compute = clock.end_compute, m_first_tile = i;
-            for (std::uint64_t k = 0; k < plan.k_tiles; ++k) run_tile(TileIndex{n, m, k}, row);
+            for (std::uint64_t k = 0; k < plan.k_tiles; ++k) {
+                // k-tiles 1 .. k_tiles-2 of a row do the same work too (neither operand resident).
+                PhaseCounters tile;
+                const auto k_start = clock.relative();
+                const std::uint64_t k_start_compute = clock.end_compute, k_first_tile = i;
+                run_tile(TileIndex{n, m, k}, tile);
+                row += tile;
+                if (const std::uint64_t more = repeats_after(k, plan.k_tiles, k_first_tile, k_start)) {
+                    clock.shift(checked_mul(clock.end_compute - k_start_compute, more, kCycles));
+                    row += tile.repeated(more);
+                    i = checked_add(i, more, kCycles);
+                    k += more;
+                    previous = {n, m, k};
+                }
+            }
             n_tile += row;
             if (const std::uint64_t more = repeats_after(m, plan.m_tiles, m_first_tile, m_start)) {
                 clock.shift(checked_mul(clock.end_compute - m_start_compute, more, kCycles));

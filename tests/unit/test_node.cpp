@@ -319,19 +319,23 @@ TEST_CASE("the stepped SystemC node equals the memoised pipeline and bfp::gemm",
     CHECK(split_n >= 3);
 }
 
-TEST_CASE("the memo's repeated rows and n-tiles equal running every tile", "[node][fidelity]") {
-    // Many tiles along m and n, so rows and n-tiles repeat; the stage log turns repeats off.
+TEST_CASE("the memo's repeated k-tiles, rows and n-tiles equal running every tile", "[node][fidelity]") {
+    // Many tiles along m and n (first 60 trials), or along k (last 60), so k-tiles, rows and
+    // n-tiles repeat; the stage log turns repeats off.
     std::mt19937_64 rng(11);
     std::uniform_int_distribution<int> small(1, 4), width(1, 4), size_m(40, 3000), size_k(1, 300), size_n(10, 200);
-    std::uint64_t tiles = 0, worked = 0;
-    for (int trial = 0; trial < 60; ++trial) {
+    std::uniform_int_distribution<int> few_m(1, 40), long_k(400, 6000), few_n(1, 40);
+    std::uint64_t tiles[2] = {0, 0}, worked[2] = {0, 0};
+    for (int trial = 0; trial < 120; ++trial) {
         node::NodeParams p = small_node();
         const int g = 4 << (trial % 3);
         p.array = {small(rng), small(rng), g};
         p.dataflow[static_cast<std::size_t>(fmac::TrainingPhase::forward)] = static_cast<fmac::Dataflow>(trial / 3 % 3);
         p.converter = converter::ConverterParams::derived_from(g);
-        const fmac::GemmShape shape{static_cast<std::uint64_t>(size_m(rng)), static_cast<std::uint64_t>(size_k(rng)),
-                                    static_cast<std::uint64_t>(size_n(rng))};
+        const bool along_k = trial >= 60;
+        const fmac::GemmShape shape{static_cast<std::uint64_t>(along_k ? few_m(rng) : size_m(rng)),
+                                    static_cast<std::uint64_t>(along_k ? long_k(rng) : size_k(rng)),
+                                    static_cast<std::uint64_t>(along_k ? few_n(rng) : size_n(rng))};
         node::PhaseJob job = job_of(shape, 2 * width(rng), 2 * width(rng),
                                     trial % 2 ? node::OutputForm::fp32 : node::OutputForm::bfp_two_groupings, 4);
         p.max_tile_rows = static_cast<std::uint64_t>(small(rng) * 7);
@@ -350,11 +354,12 @@ TEST_CASE("the memo's repeated rows and n-tiles equal running every tile", "[nod
         INFO("trial " << trial << ": " << shape.m << " x " << shape.k << " x " << shape.n << ", tiles " << slow.tiles);
         CHECK(fast == slow);
         CHECK(every_tile.tiles_worked() == slow.tiles);
-        tiles += slow.tiles;
-        worked += repeating.tiles_worked();
+        tiles[along_k] += slow.tiles;
+        worked[along_k] += repeating.tiles_worked();
     }
-    // Repeats do happen: most tiles are not worked one by one.
-    CHECK(worked * 4 < tiles);
+    // Repeats do happen, among rows and n-tiles and along k: most tiles are not worked one by one.
+    CHECK(worked[0] * 4 < tiles[0]);
+    CHECK(worked[1] * 4 < tiles[1]);
 }
 
 TEST_CASE("a training step: phase order, shapes, precisions and the skipped first backward-data", "[node][step]") {
