@@ -250,34 +250,6 @@ AlgorithmPerDimension AllReduceChooser::choose_op(CollectiveOp op, const std::ve
     return best;
 }
 
-std::vector<double> AllReduceChooser::concurrent_seconds(const std::vector<std::vector<NodeId>>& sets,
-                                                         const std::vector<double>& bytes) {
-    // Memoised per (sets, bytes): repeated layers all-reduce alike.
-    std::pair<std::vector<std::vector<NodeId>>, std::vector<std::uint64_t>> key{sets, {}};
-    for (const double b : bytes) key.second.push_back(static_cast<std::uint64_t>(std::llround(b)));
-    if (const auto it = m_concurrent.find(key); it != m_concurrent.end()) return it->second;
-    // Every set lowered as the cluster runs it, in order, onto one program per node, and all
-    // replayed together from 0: each node's stream runs its sets in turn, and the sets share links.
-    std::size_t nodes = 0;
-    for (const auto& set : sets)
-        for (const NodeId n : set) nodes = std::max(nodes, n.value() + 1);
-    std::vector<NodeProgram> programs(nodes);
-    std::uint64_t tag = 0;
-    for (std::size_t s = 0; s < sets.size(); ++s)
-        if (sets[s].size() >= 2)
-            tag = simulated_all_reduce(topology(), choose(sets[s], bytes[s]).algorithms, programs, sets[s],
-                                       key.second[s], tag, 0);
-    std::vector<NodeId> node_of(nodes);
-    for (std::size_t n = 0; n < nodes; ++n) node_of[n] = NodeId(n);
-    std::vector<Picoseconds> end_ps;
-    replay_messages(m_network, programs, node_of, &end_ps);
-    std::vector<double> seconds(sets.size(), 0.0);
-    for (std::size_t s = 0; s < sets.size(); ++s)
-        for (const NodeId n : sets[s])
-            seconds[s] = std::max(seconds[s], sets[s].size() < 2 ? 0.0 : to_seconds(end_ps[n.value()]));
-    return m_concurrent.emplace(std::move(key), seconds).first->second;
-}
-
 AllReduceChoice AllReduceChooser::choose(const std::vector<NodeId>& ranks, double bytes) {
     AllReduceChoice best{{AllReduceAlgorithm::ring}, -1};
     const auto weigh = [&](const AlgorithmPerDimension& algorithms) {

@@ -110,12 +110,6 @@ public:
     /// all-gather weighs each dimension's all-reduce cost halved; an all-to-all the whole n in
     /// each dimension.
     AlgorithmPerDimension choose_op(CollectiveOp op, const std::vector<NodeId>& ranks, double bytes);
-    /// Seconds until each set's all-reduce (the algorithm choose() picks, `bytes[s]` per rank)
-    /// ends when all start at once (docs/interconnect.md, "Concurrent all-reduces"): lowered as
-    /// the cluster runs them, each node's sets in order, and replayed together on the network,
-    /// so sets sharing a node wait for each other and sets sharing a link share it.
-    std::vector<double> concurrent_seconds(const std::vector<std::vector<NodeId>>& sets,
-                                           const std::vector<double>& bytes);
     [[nodiscard]] const Topology& topology() const { return m_network.topology(); }
     /// The algorithm cluster.gradient_sync.algorithm forces, if any.
     [[nodiscard]] std::optional<AllReduceAlgorithm> forced() const { return m_forced; }
@@ -143,8 +137,6 @@ private:
     std::map<std::pair<std::vector<NodeId>, AlgorithmPerDimension>, CollectiveCost> m_costs;
     bool m_recording = false;
     std::vector<AllReduceUse> m_uses;
-    /// Per (sets, bytes): concurrent_seconds' answer.
-    std::map<std::pair<std::vector<std::vector<NodeId>>, std::vector<std::uint64_t>>, std::vector<double>> m_concurrent;
 };
 
 }  // namespace fastsim::interconnect

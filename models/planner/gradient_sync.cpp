@@ -33,43 +33,6 @@ void grow_to(std::vector<NodeProgram>& programs, const std::vector<NodeId>& node
 
 }  // namespace
 
-// ---- all-reduce of uncompressed gradients -------------------------------------------------
-
-std::uint64_t AllReduceSync::lower(std::vector<NodeProgram>& programs, const SyncJob& job, std::uint64_t tag,
-                                   std::uint32_t label) {
-    return interconnect::simulated_all_reduce(m_chooser.topology(),
-                                              m_chooser.choose(job.ranks, static_cast<double>(job.bytes)).algorithms,
-                                              programs, job.ranks, job.bytes, tag, label);
-}
-
-double AllReduceSync::seconds(const SyncJob& job) {
-    return m_chooser.choose(job.ranks, static_cast<double>(job.bytes)).seconds;
-}
-
-std::vector<std::vector<double>> AllReduceSync::finish_times(const std::vector<SyncJob>& jobs,
-                                                             const std::vector<double>& ready) {
-    std::vector<std::vector<NodeId>> sets;
-    std::vector<double> bytes;
-    for (const SyncJob& j : jobs) {
-        sets.push_back(j.ranks);
-        bytes.push_back(static_cast<double>(j.bytes));
-    }
-    const std::vector<double> shared_s = m_chooser.concurrent_seconds(sets, bytes);
-    std::vector<double> set_ready(jobs.size(), 0.0);
-    for (std::size_t s = 0; s < jobs.size(); ++s)
-        for (const NodeId n : jobs[s].ranks) set_ready[s] = std::max(set_ready[s], ready[n.value()]);
-    std::vector<double> clock = ready;  // each node's stream, as its sets run in turn
-    std::vector<std::vector<double>> out;
-    for (std::size_t s = 0; s < jobs.size(); ++s) {
-        double start = 0;
-        for (const NodeId n : jobs[s].ranks) start = std::max(start, clock[n.value()]);
-        const double end = std::max(start + seconds(jobs[s]), set_ready[s] + shared_s[s]);
-        for (const NodeId n : jobs[s].ranks) clock[n.value()] = end;
-        out.emplace_back(jobs[s].ranks.size(), end);
-    }
-    return out;
-}
-
 // ---- schemes ------------------------------------------------------------------------------
 
 SchemeSync::SchemeSync(interconnect::AllReduceChooser& chooser, SyncScheme scheme, CompressionSeconds work_seconds)
@@ -111,9 +74,9 @@ std::uint64_t SchemeSync::lower_all_reduce(std::vector<NodeProgram>& programs, c
         switch (w.op) {
         case compression::WireCollective::Op::all_reduce:
             // By the algorithm the chooser picks for that many bytes.
-            tag = interconnect::simulated_all_reduce(m_chooser.topology(),
-                                                     m_chooser.choose(job.ranks, static_cast<double>(w.bytes)).algorithms,
-                                                     programs, job.ranks, w.bytes, tag, label);
+            tag = interconnect::simulated_all_reduce(
+                m_chooser.topology(), m_chooser.choose(job.ranks, static_cast<double>(w.bytes)).algorithms, programs,
+                job.ranks, w.bytes, tag, label);
             break;
         case compression::WireCollective::Op::all_gather:
             // On a ring, or each rank sending its part to every other at once, whichever replays

@@ -63,26 +63,9 @@ public:
     [[nodiscard]] virtual std::size_t staleness() const { return 0; }
 };
 
-/// An all-reduce with the algorithm `chooser` picks (cluster.gradient_sync.algorithm: one
-/// forced, or the one of lowest measured cost), of uncompressed gradients.
-class AllReduceSync final : public GradientSync {
-public:
-    explicit AllReduceSync(interconnect::AllReduceChooser& chooser) : m_chooser(chooser) {}
-    std::uint64_t lower(std::vector<interconnect::NodeProgram>& programs, const SyncJob& job, std::uint64_t tag,
-                        std::uint32_t label) override;
-    double seconds(const SyncJob& job) override;
-    /// Two bounds: a node's stream runs its sets one after another, each taking its time alone;
-    /// and the layer's sets replayed together from when each set is ready (sharing links and
-    /// nodes, AllReduceChooser::concurrent_seconds).
-    std::vector<std::vector<double>> finish_times(const std::vector<SyncJob>& jobs,
-                                                  const std::vector<double>& ready) override;
-
-private:
-    interconnect::AllReduceChooser& m_chooser;
-};
-
-/// The rest of cluster.gradient_sync (docs/compression.md): a parameter server instead of an
-/// all-reduce, compressed gradients, and delayed updates.
+/// How cluster.gradient_sync synchronises (docs/compression.md): an all-reduce (the default: the
+/// algorithm the chooser picks, uncompressed) or a parameter server, compressed gradients, and
+/// delayed updates.
 struct SyncScheme {
     compression::Params compression;
     bool parameter_server = false;
@@ -95,9 +78,10 @@ struct SyncScheme {
 using CompressionSeconds = std::function<Picoseconds(NodeId node, const compression::Work& work)>;
 
 /// A SyncScheme lowered to messages: each rank first does its compression work (a Compute on
-/// its comm stream), then the scheme's exchange (docs/compression.md, "Wire volumes"). Its
-/// time is the lowered program replayed on the network, alone or with the other jobs of a
-/// layer, memoised.
+/// its comm stream), then the scheme's exchange (docs/compression.md, "Wire volumes"); with the
+/// default scheme, the plain all-reduce. Its time is the lowered program replayed on the
+/// network: alone (memoised), or the step's jobs layer after layer on one network, each node's
+/// ops from its ready time, so they share links and nodes as the cluster runs them.
 class SchemeSync final : public GradientSync {
 public:
     SchemeSync(interconnect::AllReduceChooser& chooser, SyncScheme scheme, CompressionSeconds work_seconds);

@@ -65,8 +65,6 @@ std::unique_ptr<planner::GradientSync> make_gradient_sync(interconnect::AllReduc
                                                           const config::GradientSyncParams& sync,
                                                           planner::CompressionSeconds work_seconds) {
     const bool server = sync.algorithm == config::GradientSyncAlgorithm::parameter_server;
-    if (!server && sync.scheme == compression::Scheme::none && sync.staleness == 0)
-        return std::make_unique<planner::AllReduceSync>(chooser);
     planner::SyncScheme scheme;
     scheme.compression = sync.compression_params();
     scheme.parameter_server = server;

@@ -46,9 +46,9 @@ struct ClusterCosts {
     std::unique_ptr<planner::GradientSync> gradient_sync;  ///< the scheme the planner and the schedule use
 };
 
-/// cluster.gradient_sync as the planner and the schedule use it (docs/compression.md): a plain
-/// all-reduce, or a SchemeSync whose compression work each node times on its own clock,
-/// converter lanes, DRAM and arrays (compression_seconds).
+/// cluster.gradient_sync as the planner and the schedule use it (docs/compression.md): a
+/// SchemeSync (by default the plain all-reduce) whose compression work each node times on its
+/// own clock, converter lanes, DRAM and arrays (compression_seconds).
 std::unique_ptr<planner::GradientSync> make_gradient_sync(const config::Params& params,
                                                           interconnect::AllReduceChooser& chooser,
                                                           const config::GradientSyncParams& sync);

@@ -170,7 +170,7 @@ TEST_CASE_METHOD(test::FreshSimContext, "Gradient all-reduces run on the comm st
     const auto compute_ps = [&](NodeId, LayerId) { return std::array<Picoseconds, 3>{phase_ps, phase_ps, phase_ps}; };
     const interconnect::Topology ring = interconnect::Topology::ring(4, {25.0, 500.0, 1.0});
     interconnect::AllReduceChooser ring_only(ring, interconnect::AllReduceAlgorithm::ring);
-    planner::AllReduceSync sync(ring_only);
+    planner::SchemeSync sync(ring_only, {}, {});
     const auto programs = planner::build_schedule(graph, plan, 4, compute_ps, sync);
     const std::uint64_t gradient_bytes = 1024 * 1024 * 4;
     for (const auto& p : programs) {
