@@ -88,6 +88,9 @@ std::vector<CollectiveRow> run_collectives(const config::Params& params, const C
                                     "): fewer bytes, or faster links (link.bandwidth_gb_per_s)");
                 }
                 row.closed_form_s = interconnect::closed_form_seconds(topology, op, used, sweep.ranks, bytes);
+                if (op == interconnect::CollectiveOp::all_reduce)
+                    row.planned_s =
+                        interconnect::all_reduce_cost(topology, sweep.ranks, used).seconds(static_cast<double>(bytes));
                 row.algbw_gb_per_s = row.time_s > 0 ? static_cast<double>(bytes) / row.time_s / 1e9 : 0;
                 row.busbw_gb_per_s = row.algbw_gb_per_s * bus_factor(op, p);
                 rows.push_back(std::move(row));

@@ -33,6 +33,7 @@ struct CollectiveRow {
     std::uint64_t bytes = 0;
     double time_s = 0;                    ///< simulated on the SystemC network
     std::optional<double> closed_form_s;  ///< interconnect::closed_form_seconds, where there is one
+    std::optional<double> planned_s;      ///< all-reduce: the planner's cost (interconnect::all_reduce_cost)
     double algbw_gb_per_s = 0;            ///< bytes / time_s, in 1e9 B/s
     double busbw_gb_per_s = 0;            ///< algbw x 2(p - 1)/p (all-reduce) or (p - 1)/p (the others)
 };

@@ -46,7 +46,7 @@ TEST_CASE("collective writes collective.csv, its times on the closed forms of a 
     const auto rows = read_csv(dir.path("out") + "/collective.csv");
     REQUIRE(rows.size() == 1 + 4 * 2);
     CHECK(rows[0] == std::vector<std::string>{"op", "algorithm", "dimensions", "ranks", "bytes", "time_s",
-                                              "closed_form_s", "algbw_gb_per_s", "busbw_gb_per_s"});
+                                              "closed_form_s", "algbw_gb_per_s", "busbw_gb_per_s", "planned_s"});
     // The first 16 nodes of a switch of 64: ring 2(p-1)(2L + n/(pB)), and the others' forms.
     const double L = 500e-9, B = 100e9, p = 16;
     for (std::size_t i = 1; i < rows.size(); ++i) {
@@ -65,6 +65,8 @@ TEST_CASE("collective writes collective.csv, its times on the closed forms of a 
         CHECK(std::stod(row[6]) == Approx(form).epsilon(1e-6));
         CHECK(std::stod(row[7]) == Approx(n / t / 1e9).epsilon(1e-6));
         CHECK(std::stod(row[8]) == Approx(n / t / 1e9 * 2 * (p - 1) / p).epsilon(1e-6));
+        // The planner's alpha-beta line, fitted at two sizes, is exact where the time is affine.
+        CHECK(std::stod(row[9]) == Approx(form).epsilon(0.01));
     }
 }
 
