@@ -66,6 +66,7 @@ PipelineStage plan_stage(const PlanningInputs& in, const PlannerOptions& options
                                   in.gradient_sync, in.memory,    in.node_type_names, {},      in.exchange};
     PlannerOptions intra = options;
     intra.kind = options.pipeline.intra;
+    intra.weigh_pipelines = false;
     s.plan = stage_planner(stage_in, intra);
     const std::size_t network_layers = in.graph.layers.size();
     StepWalk walk;
@@ -362,8 +363,8 @@ Plan plan_given_stages(const PlanningInputs& in, const PlannerOptions& options) 
         throw PlanError("planner.pipeline asks for " + std::to_string(stages) + " stages but the network has " +
                         std::to_string(layers) + " layers: each stage needs at least one");
     const std::uint64_t batch = in.graph.layers.front().dims.batch;
-    const std::size_t microbatches = po.microbatches > 0 ? po.microbatches : largest_divisor_at_most(batch, 4 * stages);
-    const std::uint64_t size = microbatch_size_or_throw(batch, microbatches);
+    std::size_t microbatches = po.microbatches > 0 ? po.microbatches : largest_divisor_at_most(batch, 4 * stages);
+    std::uint64_t size = microbatch_size_or_throw(batch, microbatches);
     std::vector<double> speed(nodes, 0.0);  // per position: layers per second at the micro-batch
     {
         std::vector<double> type_speed;
@@ -384,6 +385,15 @@ Plan plan_given_stages(const PlanningInputs& in, const PlannerOptions& options) 
         }
     }
     const std::vector<MeshRange> ranges = stage_node_ranges(in.cluster, stages, speed);
+    if (po.microbatches == 0) {
+        // Fewer micro-batches where needed for one sample per node of the largest stage.
+        std::size_t widest = 1;
+        for (const MeshRange& r : ranges) widest = std::max(widest, r.end - r.first);
+        if (size < widest) {
+            microbatches = largest_divisor_at_most(batch, std::max<std::uint64_t>(1, batch / widest));
+            size = batch / microbatches;
+        }
+    }
     if (ends.empty()) ends = balanced_cuts(in, ranges, size);
     PipelinePlan p;
     p.schedule = po.schedule;
@@ -449,7 +459,9 @@ Plan evaluate_pipeline(const PlanningInputs& in, const PlannerOptions& options, 
                                       &layer_s[s], given_stage));
     }
     finish_pipeline(in, p);
-    return assemble(in, options, std::move(p), layer_s);
+    Plan plan = assemble(in, options, std::move(p), layer_s);
+    plan.chosen_from = given.chosen_from;
+    return plan;
 }
 
 namespace {

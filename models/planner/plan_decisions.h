@@ -54,7 +54,8 @@ struct StageDecisions {
 struct PipelineDecisions {
     PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
     std::size_t microbatches = 1;
-    double objective_s = 0;  ///< alpa's search objective, reported as made (0: none)
+    double objective_s = 0;                           ///< alpa's search objective, reported as made (0: none)
+    PlannerKind chosen_from = PlannerKind::pipeline;  ///< whose plan it is (a label: accpar may keep pipeline's)
     std::vector<StageDecisions> stages;
 };
 

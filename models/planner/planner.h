@@ -85,6 +85,9 @@ struct PlannerOptions {
     bool comm_only = false;    ///< objective = communication volume, and AccPar's 2-byte elements, for every planner
     bool equal_split = false;  ///< split = equal, for every planner
     PipelineOptions pipeline;  ///< for kind pipeline and alpa
+    /// accpar: also weigh the pipeline planner's plan of the whole cluster (off where AccPar
+    /// plans a pipeline stage's layers).
+    bool weigh_pipelines = true;
 };
 
 /// Whether `kind` cuts the network into pipeline stages.

@@ -83,6 +83,7 @@ public:
         pd.schedule = p.schedule;
         pd.microbatches = p.microbatches;
         pd.objective_s = p.objective_s;
+        pd.chosen_from = plan.chosen_from;
         for (const PipelineStage& s : p.stages)
             pd.stages.push_back({s.first_layer, s.end_layer, s.nodes, hierarchy_decisions(s.plan)});
         PlanDecisions d;

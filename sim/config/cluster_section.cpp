@@ -218,7 +218,7 @@ void planner_keys(Visit& visit, P& p) {
            &kPipelineStages, "0 (one stage per cluster group; `alpa`: searched)"});
     visit(p.microbatches,
           {"pipeline.microbatches", "micro-batches per mini-batch; must divide `workload.batch`",
-           &kPipelineMicrobatches, "0 (the largest divisor of the batch ≤ 4 × stages; `alpa`: searched)"});
+           &kPipelineMicrobatches, "0 (the largest divisor of the batch ≤ 4 × stages and ≤ batch / the largest stage's nodes; `alpa`: searched)"});
     visit(p.schedule, {"pipeline.schedule",
                        "the order of each stage's forward and backward passes "
                        "([pipeline.md](pipeline.md#schedules))"});

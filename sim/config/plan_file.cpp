@@ -113,7 +113,9 @@ planner::HierarchyDecisions PlanReader::hierarchy(const JsonValue& holder, const
     const char* from_key = entry.empty() ? "chosen_from" : "intra_planner";
     if (const JsonValue* v = optional(holder, entry, from_key, JsonValue::Kind::string)) {
         h.chosen_from = name<planner::PlannerKind>(*v, prefix + from_key, "a planner");
-        if (planner::is_pipeline(h.chosen_from) && !planner::is_pipeline(options.kind))
+        if (planner::is_pipeline(h.chosen_from) && !planner::is_pipeline(options.kind) &&
+            !(entry.empty() && h.chosen_from == planner::PlannerKind::pipeline &&
+              options.kind == planner::PlannerKind::accpar))
             fail(prefix + from_key,
                  "'" + v->as_string() + "' is a pipeline planner; a stage is split by an intra-layer one");
     }
@@ -304,9 +306,14 @@ planner::PlanDecisions PlanReader::read(const JsonValue& root) const {
     (void)optional(root, "", "memory", JsonValue::Kind::array);
     (void)optional(root, "", "all_reduces", JsonValue::Kind::array);  // what the run chose: not a decision
     const JsonValue* p = optional(root, "", "pipeline", JsonValue::Kind::object);
-    if (planner::is_pipeline(d.options.kind) != (p != nullptr))
+    // AccPar may keep the pipeline planner's plan (chosen_from pipeline): it has stages too.
+    const JsonValue* from = optional(root, "", "chosen_from", JsonValue::Kind::string);
+    const bool kept_pipeline = d.options.kind == planner::PlannerKind::accpar && from != nullptr &&
+                               from->as_string() == planner::to_string(planner::PlannerKind::pipeline);
+    if ((planner::is_pipeline(d.options.kind) || kept_pipeline) != (p != nullptr))
         fail(p ? "pipeline" : "planner",
-             p ? "only a pipeline planner's plan (pipeline, alpa) has stages, and this is a plan of " +
+             p ? "only a pipeline planner's plan (pipeline, alpa) has stages, or accpar's that kept pipeline's "
+                 "(chosen_from pipeline), and this is a plan of " +
                      std::string(planner::to_string(d.options.kind)) + ": drop pipeline, or name the planner"
                : "a plan of " + std::string(planner::to_string(d.options.kind)) + " needs its stages: pipeline.stages");
     if (p) {
@@ -325,6 +332,7 @@ planner::PlanDecisions PlanReader::read(const JsonValue& root) const {
                  "a pipeline plan's groups is one group of every node, in order, with no splits "
                  "(the splits are each stage's groups)");
         d.pipeline = pipeline(*p, d.options);
+        d.pipeline->chosen_from = top.chosen_from;
         d.options.pipeline.schedule = d.pipeline->schedule;
         d.options.pipeline.microbatches = d.pipeline->microbatches;
         d.options.pipeline.stages = d.pipeline->stages.size();

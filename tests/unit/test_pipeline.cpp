@@ -221,6 +221,15 @@ TEST_CASE("Pipeline stages sit on the cluster's groups, sized by their nodes' sp
     // More: the fastest group per stage gets the extra stages first.
     CHECK(ranges(4).first == Ranges{{0, 4}, {4, 4}, {8, 4}, {12, 4}});
     CHECK(ranges(6).first == Ranges{{0, 4}, {4, 4}, {8, 2}, {10, 2}, {12, 2}, {14, 2}});
+    // AccPar weighs the pipeline planner's plan (stages split by AccPar) and never loses to it;
+    // where it keeps it, it says so.
+    options.kind = planner::PlannerKind::accpar;
+    options.pipeline = {};
+    const planner::Plan accpar = planner::make_plan(in, options);
+    options.kind = planner::PlannerKind::pipeline;
+    const planner::Plan pipelined = planner::make_plan(in, options);
+    CHECK(accpar.step_s <= pipelined.step_s * (1 + 1e-12));
+    CHECK((accpar.pipeline != nullptr) == (accpar.chosen_from == planner::PlannerKind::pipeline));
 }
 
 TEST_CASE("Pipeline stages given by layer names, and the errors of a bad list", "[pipeline]") {
