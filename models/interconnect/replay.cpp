@@ -16,14 +16,23 @@ namespace {
 
 constexpr std::uint32_t kNobody = std::numeric_limits<std::uint32_t>::max();
 
-/// An op with its message matched: slot into the message table.
+/// An op with its message matched: slot into the message table (a Send or Recv), or into the
+/// event table (a Signal or WaitFor).
 struct Step {
     std::uint32_t slot;
     std::uint32_t peer;
     std::uint64_t bytes;
-    enum Kind : std::uint8_t { send, recv, delay } kind;
+    enum Kind : std::uint8_t { send, recv, delay, signal, wait } kind;
     Picoseconds delay_ps{0};  ///< a Compute's duration
 };
+
+struct Event {
+    bool signalled = false;
+    Picoseconds at_ps{0};
+    std::uint32_t waiting = kNobody;  ///< the lane blocked on it
+};
+
+// Lanes: stream s of program i is lane i * kStreams + s (program.h: 0 main, 1 comm).
 
 struct Message {
     bool arrived = false;  ///< booked to its last hop: arrival_ps is known
@@ -36,50 +45,64 @@ struct Message {
 Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& programs,
                             const std::vector<NodeId>& node_of, std::vector<Picoseconds>* program_end, bool reset) {
     if (node_of.size() != programs.size()) throw std::invalid_argument("replay_messages: one node per program");
-    // (1) Match every Send and Recv to a message slot once, so the loop below indexes arrays.
-    const std::size_t n = programs.size();
-    std::vector<std::vector<Step>> steps(n);
+    // (1) Match every Send and Recv to a message slot, and every Signal and WaitFor to an
+    //     event slot, once, so the loop below indexes arrays.
+    const std::size_t n = programs.size(), lanes = n * kStreams;
+    std::vector<std::vector<Step>> steps(lanes);
     std::unordered_map<MessageKey, std::uint32_t, MessageKeyHash> slot_of;
+    std::unordered_map<std::uint64_t, std::uint32_t> event_of;  // (program << 32 | event) -> slot
     std::size_t op_count = 0;
-    for (const NodeProgram& p : programs) op_count += p.ops.size();
+    for (const NodeProgram& p : programs) op_count += p.ops.size() + p.comm_ops.size();
     slot_of.reserve(op_count / 2 + 1);
     const auto slot = [&](NodeId src, NodeId dst, std::uint64_t tag) {
         return slot_of.emplace(MessageKey{src, dst, tag}, static_cast<std::uint32_t>(slot_of.size())).first->second;
     };
-    for (std::size_t node = 0; node < n; ++node) {
-        if (!programs[node].comm_ops.empty())
-            throw std::invalid_argument("replay_messages: comm streams are not replayed");
-        steps[node].reserve(programs[node].ops.size());
-        for (const Op& op : programs[node].ops) {
-            if (const auto* s = std::get_if<Send>(&op); s && s->peer.value() >= n)
-                throw std::invalid_argument("replay_messages: peer out of range");
-            if (const auto* r = std::get_if<Recv>(&op); r && r->peer.value() >= n)
-                throw std::invalid_argument("replay_messages: peer out of range");
-            if (const auto* s = std::get_if<Send>(&op))
-                steps[node].push_back({slot(NodeId(node), s->peer, s->tag), static_cast<std::uint32_t>(s->peer.value()),
-                                       s->bytes, Step::send});
-            else if (const auto* r = std::get_if<Recv>(&op))
-                steps[node].push_back(
-                    {slot(r->peer, NodeId(node), r->tag), static_cast<std::uint32_t>(r->peer.value()), 0, Step::recv});
-            else if (const auto* c = std::get_if<Compute>(&op))
-                steps[node].push_back({0, kNobody, 0, Step::delay, c->duration_ps});
-            else
-                throw std::invalid_argument("replay_messages: node " + std::to_string(node) +
-                                            " has an op other than Send, Recv or Compute");
+    const auto event = [&](std::size_t node, std::uint32_t e) {
+        const std::uint64_t key = (static_cast<std::uint64_t>(node) << 32) | e;
+        return event_of.emplace(key, static_cast<std::uint32_t>(event_of.size())).first->second;
+    };
+    for (std::size_t node = 0; node < n; ++node)
+        for (std::size_t stream = 0; stream < kStreams; ++stream) {
+            const std::vector<Op>& ops = stream == 0 ? programs[node].ops : programs[node].comm_ops;
+            std::vector<Step>& out = steps[node * kStreams + stream];
+            out.reserve(ops.size());
+            for (const Op& op : ops) {
+                if (const auto* s = std::get_if<Send>(&op); s && s->peer.value() >= n)
+                    throw std::invalid_argument("replay_messages: peer out of range");
+                if (const auto* r = std::get_if<Recv>(&op); r && r->peer.value() >= n)
+                    throw std::invalid_argument("replay_messages: peer out of range");
+                if (const auto* s = std::get_if<Send>(&op))
+                    out.push_back({slot(NodeId(node), s->peer, s->tag), static_cast<std::uint32_t>(s->peer.value()),
+                                   s->bytes, Step::send});
+                else if (const auto* r = std::get_if<Recv>(&op))
+                    out.push_back({slot(r->peer, NodeId(node), r->tag), static_cast<std::uint32_t>(r->peer.value()), 0,
+                                   Step::recv});
+                else if (const auto* c = std::get_if<Compute>(&op))
+                    out.push_back({0, kNobody, 0, Step::delay, c->duration_ps});
+                else if (const auto* g = std::get_if<Signal>(&op))
+                    out.push_back({event(node, g->event), kNobody, 0, Step::signal});
+                else
+                    out.push_back({event(node, std::get<WaitFor>(op).event), kNobody, 0, Step::wait});
+            }
         }
-    }
-    // (2) Run the nodes in global time order (ties: the lower node), as the executor does; the
-    //     network books the heads that reach a channel before the next node's time, and those
-    //     at that time once every node at it has run (its posts included).
+    // (2) Run the lanes in global time order (ties: the lower node, its main stream first), as
+    //     the executor does; the network books the heads that reach a channel before the next
+    //     lane's time, and those at that time once every lane at it has run (its posts included).
     if (reset) network.reset();
     std::vector<Message> messages(slot_of.size());
-    std::vector<std::size_t> pc(n, 0);
-    std::vector<std::uint64_t> posted(n, 0);
-    std::vector<Picoseconds> time(n, Picoseconds(0));
+    std::vector<Event> events(event_of.size());
+    std::vector<std::size_t> pc(lanes, 0);
+    std::vector<std::uint64_t> posted(lanes, 0);
+    std::vector<Picoseconds> time(lanes, Picoseconds(0));
     using Entry = std::pair<Picoseconds, std::size_t>;
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
-    for (std::size_t node = 0; node < n; ++node)
-        if (!steps[node].empty()) ready.push({Picoseconds(0), node});
+    for (std::size_t lane = 0; lane < lanes; ++lane)
+        if (!steps[lane].empty()) ready.push({Picoseconds(0), lane});
+    const auto wake = [&](std::uint32_t lane, Picoseconds at) {
+        time[lane] = std::max(time[lane], at);
+        ++pc[lane];
+        ready.push({time[lane], lane});
+    };
     std::vector<Delivery> delivered;
     Picoseconds end_ps{0};
     while (true) {
@@ -92,50 +115,74 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
                 m.arrived = true;
                 m.arrival_ps = d.arrival_ps;
                 if (m.waiting != kNobody) {
-                    const std::uint32_t w = m.waiting;
-                    time[w] = std::max(time[w], m.arrival_ps);
-                    ++pc[w];
-                    ready.push({time[w], w});
+                    wake(m.waiting, m.arrival_ps);
                     m.waiting = kNobody;
                 }
             }
             continue;
         }
         if (ready.empty()) break;
-        const std::size_t node = ready.top().second;
+        const std::size_t lane = ready.top().second;
         ready.pop();
-        const Picoseconds start = time[node];
-        while (pc[node] < steps[node].size()) {
-            if (time[node] > start) {  // moved past other nodes' times: keep the global order
-                ready.push({time[node], node});
+        const std::size_t node = lane / kStreams;
+        const Picoseconds start = time[lane];
+        while (pc[lane] < steps[lane].size()) {
+            if (time[lane] > start) {  // moved past other lanes' times: keep the global order
+                ready.push({time[lane], lane});
                 break;
             }
-            const Step& s = steps[node][pc[node]];
+            const Step& s = steps[lane][pc[lane]];
             if (s.kind == Step::delay) {
-                time[node] += s.delay_ps;
-                ++pc[node];
+                time[lane] += s.delay_ps;
+                ++pc[lane];
+                continue;
+            }
+            if (s.kind == Step::signal) {
+                Event& e = events[s.slot];
+                e.signalled = true;
+                e.at_ps = time[lane];
+                ++pc[lane];
+                if (e.waiting != kNobody) {
+                    wake(e.waiting, e.at_ps);
+                    e.waiting = kNobody;
+                }
+                continue;
+            }
+            if (s.kind == Step::wait) {
+                Event& e = events[s.slot];
+                if (!e.signalled) {
+                    e.waiting = static_cast<std::uint32_t>(lane);
+                    break;
+                }
+                time[lane] = std::max(time[lane], e.at_ps);
+                ++pc[lane];
                 continue;
             }
             Message& m = messages[s.slot];
             if (s.kind == Step::send) {
-                network.post(node_of[node].value(), node_of[s.peer].value(), s.bytes, time[node],
-                             PostKey{node_of[node].value(), 0, posted[node]++}, s.slot);
-                ++pc[node];
+                network.post(node_of[node].value(), node_of[s.peer].value(), s.bytes, time[lane],
+                             PostKey{node_of[node].value(), lane % kStreams, posted[lane]++}, s.slot);
+                ++pc[lane];
             } else if (m.arrived) {
-                time[node] = std::max(time[node], m.arrival_ps);
-                ++pc[node];
+                time[lane] = std::max(time[lane], m.arrival_ps);
+                ++pc[lane];
             } else {
-                m.waiting = static_cast<std::uint32_t>(node);
+                m.waiting = static_cast<std::uint32_t>(lane);
                 break;
             }
         }
-        if (pc[node] == steps[node].size()) end_ps = std::max(end_ps, time[node]);
+        if (pc[lane] == steps[lane].size()) end_ps = std::max(end_ps, time[lane]);
     }
-    for (std::size_t node = 0; node < n; ++node)
-        if (pc[node] < steps[node].size())
-            throw std::invalid_argument("replay_messages: node " + std::to_string(node) + " never completes op " +
-                                        std::to_string(pc[node]));
-    if (program_end) *program_end = time;
+    for (std::size_t lane = 0; lane < lanes; ++lane)
+        if (pc[lane] < steps[lane].size())
+            throw std::invalid_argument("replay_messages: node " + std::to_string(lane / kStreams) +
+                                        (lane % kStreams ? " (comm stream)" : "") + " never completes op " +
+                                        std::to_string(pc[lane]));
+    if (program_end) {
+        program_end->assign(n, Picoseconds(0));
+        for (std::size_t lane = 0; lane < lanes; ++lane)
+            (*program_end)[lane / kStreams] = std::max((*program_end)[lane / kStreams], time[lane]);
+    }
     return end_ps;
 }
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// A plain C++ replay of message-only programs on the network: the cluster
-// executor's semantics (nodes run in time order, ties to the lower node id; the network's hops
-// booked as heads reach them, after every node at that time has run; Recv waiting for the
-// arrival) without SystemC, for timing one collective in isolation.
+// A plain C++ replay of programs on the network: the cluster executor's semantics (each node's
+// main and comm streams run in time order, ties to the lower node id, main stream first; the
+// network's hops booked as heads reach them, after every stream at that time has run; Recv
+// waiting for the arrival, WaitFor for the node's Signal) without SystemC: for timing a
+// collective alone, and for the planner's prediction of a whole step.
 
 #include <cstdint>
 #include <vector>
@@ -18,10 +19,11 @@ namespace fastsim::interconnect {
 
 /// The time until the last of `programs`' ops completes, every program starting at 0 on a
 /// `network` reset first. Program i (and a peer i in its ops) is node node_of[i] of the
-/// network's topology. Only the main streams' Send, Recv and Compute (a delay) ops are allowed
-/// (std::invalid_argument otherwise, or for a Recv that never completes). With `program_end`,
-/// also each program's own completion time (0 for an empty one). With `reset` false, the
-/// network keeps the reservations of earlier replays (programs then start at an absolute 0).
+/// network's topology. Both streams run, a Compute on either only a delay (the executor's
+/// energy and busy times are not replayed); std::invalid_argument for a Recv or WaitFor that
+/// never completes. With `program_end`, also each program's own completion time, the later of
+/// its streams' (0 for an empty one). With `reset` false, the network keeps the reservations of
+/// earlier replays (programs then start at an absolute 0).
 Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& programs,
                             const std::vector<NodeId>& node_of, std::vector<Picoseconds>* program_end = nullptr,
                             bool reset = true);

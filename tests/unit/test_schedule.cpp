@@ -10,6 +10,7 @@
 
 #include "cluster/cluster.h"
 #include "interconnect/topology.h"
+#include "interconnect/replay.h"
 #include "planner/replicas.h"
 #include "planner/schedule.h"
 #include "support/plan_helpers.h"
@@ -184,6 +185,13 @@ TEST_CASE_METHOD(test::FreshSimContext, "Gradient all-reduces run on the comm st
         CHECK(sent == 2 * 2 * 3 * gradient_bytes / 4);  // two layers, 2(p-1)/p of the gradient each
     }
     const auto r = cluster::run_cluster(ring, programs);
+    // The plain C++ replay of both streams times the same programs as the SystemC executor.
+    interconnect::Network network(ring);
+    std::vector<NodeId> identity;
+    for (std::size_t n = 0; n < 4; ++n) identity.emplace_back(n);
+    std::vector<Picoseconds> ends;
+    CHECK(interconnect::replay_messages(network, programs, identity, &ends) == r.end_ps);
+    for (std::size_t n = 0; n < 4; ++n) CHECK(ends[n] == r.nodes[n].finish_ps);
     // fc1's all-reduce (ready at 4 ms) overlaps fc0's backward (4-6 ms); fc0's (ready at 6 ms)
     // is exposed. A ring all-reduce of 4 MiB over 4 nodes: 6 steps of 1 MiB at 25 GB/s + 0.5 us.
     const double all_reduce_s = 6 * (0.5e-6 + double(gradient_bytes / 4) / 25e9);
