@@ -995,6 +995,7 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
         }
         finish_pipeline(in, p);
         Plan candidate = assemble(in, options, std::move(p), layer_s);
+        replay_step(in, candidate);
         if (!chosen || better(candidate, *chosen)) chosen = std::move(candidate);
     }
     Plan best_plan = std::move(*chosen);
@@ -1014,6 +1015,7 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
                 plan_stage(in, one, 0, in.graph.layers.size(), 0, nodes, batch, &single_layer_s[0]));
             finish_pipeline(in, single);
             Plan candidate = assemble(in, options, std::move(single), single_layer_s);
+            replay_step(in, candidate);
             if (better(candidate, best_plan)) best_plan = std::move(candidate);
         } catch (const PlanError&) {
             // e.g. a batch smaller than the nodes for data parallelism: not a candidate
@@ -1023,6 +1025,7 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
     // candidate too, so alpa never loses to it on its objective.
     try {
         Plan candidate = plan_given_stages(in, options);
+        replay_step(in, candidate);
         if (better(candidate, best_plan)) best_plan = std::move(candidate);
     } catch (const PlanError&) {
         // e.g. more stages asked for than the network has layers: not a candidate

@@ -32,6 +32,7 @@ PlanDecisions decisions_of(const Plan& plan) { return step_plan_of(plan).decisio
 Plan evaluate_plan(const PlanningInputs& inputs, const PlanDecisions& decisions) {
     Plan plan = decisions.pipeline ? evaluate_pipeline(inputs, decisions.options, *decisions.pipeline)
                                    : evaluate_hierarchy(inputs, decisions.hierarchy, decisions.options);
+    replay_step(inputs, plan);
     check_fits_in_memory(plan, inputs);
     return plan;
 }

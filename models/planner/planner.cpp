@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "planner/pipeline_plan.h"
 #include "planner/strategy.h"
 
 namespace fastsim::planner {
@@ -129,8 +130,19 @@ void check_fits_in_memory(const Plan& plan, const PlanningInputs& in) {
     if (!plan.memory_shortfalls.empty()) throw PlanError(describe_shortfall(plan, in.cluster, in.node_type_names));
 }
 
+void replay_step(const PlanningInputs& in, Plan& plan) {
+    if (!in.replay) return;
+    plan.step_s = in.replay(plan);
+    if (plan.pipeline) {
+        auto pipeline = std::make_shared<PipelinePlan>(*plan.pipeline);
+        pipeline->step_s = plan.step_s;
+        plan.pipeline = std::move(pipeline);
+    }
+}
+
 Plan make_plan(const PlanningInputs& in, const PlannerOptions& options) {
     Plan plan = strategy_of(options.kind).plan(in, options);
+    replay_step(in, plan);
     check_fits_in_memory(plan, in);
     return plan;
 }

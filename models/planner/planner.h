@@ -229,7 +229,15 @@ struct PlanningInputs {
     std::vector<std::string> node_type_names;  ///< for messages; may be empty
     std::function<void()> plan_made;           ///< called as each plan is made and predicted (progress); may be empty
     ExchangeModel exchange;                    ///< for bisecting a pipeline stage's nodes; may be empty otherwise
+    /// Seconds of a plan's whole step, its schedule (build_schedule) replayed on the cluster's
+    /// network (docs/planner.md, "Predictions"); empty: the walk of predict_step alone. Given
+    /// for a whole cluster, not for a pipeline stage's own planning.
+    std::function<double(const Plan&)> replay;
 };
+
+/// The plan's step as the planners rank it and report it: in.replay's seconds where given (a
+/// pipeline plan's own step_s too), else predict_step's, already in plan.step_s.
+void replay_step(const PlanningInputs& in, Plan& plan);
 
 /// How many times AccPar re-plans with a heavier memory penalty when no plan fits.
 inline constexpr int kMemoryPenaltyRounds = 8;

@@ -14,6 +14,7 @@
 #include "planner/plan_view.h"
 #include "planner/replicas.h"
 #include "interconnect/collective_cost.h"
+#include "interconnect/replay.h"
 #include "memory/memory.h"
 #include "node/training_step.h"
 #include "planner/schedule.h"
@@ -99,6 +100,28 @@ costs::BfpStorage bfp_storage(const config::Params& params) {
     return {params.bfp.group_size, params.bfp.exponent_bits};
 }
 
+/// Each node's phases under `plan` at its share, in its own clock's picoseconds: what the run
+/// simulates, and what the planner's replay of a plan times.
+planner::ComputePicoseconds phase_picoseconds(const config::Params& params,
+                                              costs::NodeCharacterisation& characterisation,
+                                              const planner::Plan& plan) {
+    return [&params, &characterisation, &plan](NodeId node, LayerId layer) {
+        const config::ClusterParams& c = params.cluster;
+        const std::size_t type = c.node_type[node.value()];
+        const auto& counters =
+            with_layer_named(params, layer.value(), [&]() -> const costs::NodeCharacterisation::LayerCounters& {
+                return characterisation.counters(type, layer.value(), plan.node_dims[node.value()][layer.value()]);
+            });
+        const std::uint64_t hz = c.node_types[type].node.resolved.clock_hz;
+        std::array<Picoseconds, 3> ps{};
+        with_layer_named(params, layer.value(), [&] {
+            for (std::size_t p = 0; p < 3; ++p)
+                ps[p] = to_picoseconds(Cycles(counters[p].cycles), hz, "picoseconds of a phase");
+        });
+        return ps;
+    };
+}
+
 ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOptions& requested, ClusterCosts& costs,
                          const WorkProgress& progress, const planner::PlanDecisions* given) {
     const planner::PlannerOptions& options = given ? given->options : requested;
@@ -132,6 +155,18 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
         {},
         exchange};
     for (const auto& t : c.node_types) inputs.node_type_names.push_back(t.name);
+    // The planners rank and report a plan by its schedule replayed on the network, in plain C++
+    // (docs/planner.md, "Predictions"); a delayed update's steady state keeps the walk's.
+    interconnect::Network replay_network(topology);
+    std::vector<NodeId> identity;
+    for (std::size_t n = 0; n < c.node_type.size(); ++n) identity.emplace_back(n);
+    if (costs.gradient_sync->staleness() == 0)
+        inputs.replay = [&](const planner::Plan& plan) {
+            const auto programs =
+                planner::build_schedule(out.graph, plan, c.node_type.size(),
+                                        phase_picoseconds(params, characterisation, plan), *costs.gradient_sync);
+            return to_seconds(interconnect::replay_messages(replay_network, programs, identity));
+        };
     std::size_t made = 0;
     const auto expected = given ? 1.0 : static_cast<double>(plans_made(options.kind));
     if (progress) inputs.plan_made = [&] { progress(std::min(0.99, static_cast<double>(++made) / expected)); };
@@ -161,20 +196,7 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     // (1) The schedule: each node's phases at its share, in its own clock's picoseconds.
     const auto start = std::chrono::steady_clock::now();
     r.nodes.resize(node_count);
-    const auto compute_ps = [&](NodeId node, LayerId layer) {
-        const std::size_t type = c.node_type[node.value()];
-        const auto& counters =
-            with_layer_named(params, layer.value(), [&]() -> const costs::NodeCharacterisation::LayerCounters& {
-                return characterisation.counters(type, layer.value(), plan.node_dims[node.value()][layer.value()]);
-            });
-        const std::uint64_t hz = c.node_types[type].node.resolved.clock_hz;
-        std::array<Picoseconds, 3> ps{};
-        with_layer_named(params, layer.value(), [&] {
-            for (std::size_t p = 0; p < 3; ++p)
-                ps[p] = to_picoseconds(Cycles(counters[p].cycles), hz, "picoseconds of a phase");
-        });
-        return ps;
-    };
+    const planner::ComputePicoseconds compute_ps = phase_picoseconds(params, characterisation, plan);
     const auto programs = planner::build_schedule(graph, plan, node_count, compute_ps, *costs.gradient_sync);
     r.all_reduces = planned_all_reduces(r.planned, costs, node_count);
     // Gradient synchronisation on the wire (every comm stream's sends), and the same algorithm

@@ -29,6 +29,7 @@ Plan accpar_plan(const PlanningInputs& in, const PlannerOptions& options, const 
     std::optional<Plan> best;
     Plan smallest_shortfall;  // for the error when nothing fits
     const auto consider = [&](Plan candidate, PlannerKind from) {
+        if (own.objective == Objective::time) replay_step(in, candidate);  // ranked as reported
         candidate.options = options;
         candidate.objective = own.objective;
         candidate.chosen_from = from;
