@@ -134,9 +134,10 @@ private:
     /// Each side's compute when side A takes `split_a` of the layer's `type` dimension.
     Option option_at(std::size_t g, std::size_t l, const LayerDims& dims, PartitionType type,
                      std::uint64_t split_a) const;
-    /// Side A's units of a dimension of d at group g for share alpha: rounded, at least 1 a side,
-    /// and at least one per node a side where d has that many.
-    std::uint64_t split_at(std::size_t g, double alpha, std::uint64_t d) const;
+    /// Side A's units of layer l's `type` dimension of d at group g for share alpha: rounded, at
+    /// least 1 a side, and, where the rules split the layer by that type alone (so every node
+    /// below needs a unit of it), at least one per node a side where d has that many.
+    std::uint64_t split_at(std::size_t g, std::size_t l, PartitionType type, double alpha, std::uint64_t d) const;
     /// The split of the planner's rule (balanced or equal); nullopt if the dimension has < 2.
     std::optional<Option> rule_option(std::size_t g, std::size_t l, const LayerDims& dims, PartitionType type) const;
     /// Side A's share of the whole network's compute, balanced: the share every layer can keep
@@ -195,10 +196,14 @@ std::uint64_t round_split(double alpha, std::uint64_t d) {
     return static_cast<std::uint64_t>(std::clamp(s, 1.0, static_cast<double>(d - 1)));
 }
 
-std::uint64_t Planning::split_at(std::size_t g, double alpha, std::uint64_t d) const {
+std::uint64_t Planning::split_at(std::size_t g, std::size_t l, PartitionType type, double alpha,
+                                 std::uint64_t d) const {
     const std::uint64_t split = round_split(alpha, d);
-    // Where the dimension has a unit for every node, each side keeps at least one per node, so
-    // that a planner splitting it all the way down leaves no node without a share.
+    // A layer split by this type alone is split by it all the way down: where the dimension has
+    // a unit for every node, each side keeps at least one per node, so no node is left without
+    // a share. (Where other types may split below, a side may take fewer units than nodes.)
+    const auto allowed = m_rules.types_for(m_graph.layers[l]);
+    if (std::count(allowed.begin(), allowed.end(), true) != 1 || !allowed[static_cast<std::size_t>(type)]) return split;
     const std::uint64_t nodes_a = m_groups[static_cast<std::size_t>(m_groups[g].side_a)].nodes.size();
     const std::uint64_t nodes_b = m_groups[static_cast<std::size_t>(m_groups[g].side_b)].nodes.size();
     if (d < nodes_a + nodes_b) return split;
@@ -230,15 +235,15 @@ std::optional<Planning::Option> Planning::rule_option(std::size_t g, std::size_t
     if (d < 2) return std::nullopt;
     const double nodes_a = static_cast<double>(m_groups[static_cast<std::size_t>(group.side_a)].nodes.size());
     if (m_rules.split == SplitRule::equal)
-        return option_at(g, l, dims, type, split_at(g, nodes_a / static_cast<double>(group.nodes.size()), d));
+        return option_at(g, l, dims, type, split_at(g, l, type, nodes_a / static_cast<double>(group.nodes.size()), d));
     // Solve alpha * T_a = (1 - alpha) * T_b with each side's time linear in its share,
     // then once more with the slopes measured at that split (tiling is not linear).
     const Option half = option_at(g, l, dims, type, d / 2);
     const double slope_a = half.compute_a_s / (static_cast<double>(d / 2) / static_cast<double>(d));
     const double slope_b = half.compute_b_s / (static_cast<double>(d - d / 2) / static_cast<double>(d));
-    Option o = option_at(g, l, dims, type, split_at(g, slope_b / (slope_a + slope_b), d));
+    Option o = option_at(g, l, dims, type, split_at(g, l, type, slope_b / (slope_a + slope_b), d));
     const double measured_a = o.compute_a_s / o.alpha, measured_b = o.compute_b_s / (1 - o.alpha);
-    const std::uint64_t refined = split_at(g, measured_b / (measured_a + measured_b), d);
+    const std::uint64_t refined = split_at(g, l, type, measured_b / (measured_a + measured_b), d);
     if (refined != o.split_a) {
         const Option r = option_at(g, l, dims, type, refined);
         if (std::max(r.compute_a_s, r.compute_b_s) < std::max(o.compute_a_s, o.compute_b_s)) o = r;
@@ -374,13 +379,13 @@ void Planning::solve_group(std::size_t g, const std::vector<LayerDims>& dims, st
             if (!allowed[t]) continue;
             if (dims[l].along(type) < 2) continue;
             if (m_rules.one_share && two_shares) {  // one share per node, network-wide
-                options[l].push_back(option_at(g, l, dims[l], type, split_at(g, common, dims[l].along(type))));
+                options[l].push_back(option_at(g, l, dims[l], type, split_at(g, l, type, common, dims[l].along(type))));
                 continue;
             }
             const std::optional<Option> o = rule_option(g, l, dims[l], type);
             options[l].push_back(*o);
             if (two_shares) {
-                const std::uint64_t split = split_at(g, common, dims[l].along(type));
+                const std::uint64_t split = split_at(g, l, type, common, dims[l].along(type));
                 if (split != o->split_a) options[l].push_back(option_at(g, l, dims[l], type, split));
             }
         }

@@ -39,7 +39,9 @@ Plan accpar_plan(const PlanningInputs& in, const PlannerOptions& options, const 
                            ? 0.0
                            : p.memory_shortfalls.front().footprint_bytes / p.memory_shortfalls.front().capacity_bytes;
             };
-            if (smallest_shortfall.groups.empty() || over(candidate) < over(smallest_shortfall))
+            // The memory penalty's scale (below) comes from the intra-layer plans the DP makes.
+            if (!candidate.pipeline &&
+                (smallest_shortfall.groups.empty() || over(candidate) < over(smallest_shortfall)))
                 smallest_shortfall = candidate;
             return;
         }
