@@ -16,28 +16,22 @@ namespace {
 
 constexpr std::uint32_t kNobody = std::numeric_limits<std::uint32_t>::max();
 
-/// An op with its message matched: slot into the message table (a Send or Recv), or into the
-/// event table (a Signal or WaitFor).
+/// An op with what it waits on or completes matched to a slot: a message (Send, and Recv's
+/// await) or a node's event (Signal, and WaitFor's await).
 struct Step {
     std::uint32_t slot;
     std::uint32_t peer;
     std::uint64_t bytes;
-    enum Kind : std::uint8_t { send, recv, delay, signal, wait } kind;
+    enum Kind : std::uint8_t { send, await, signal, delay } kind;
     Picoseconds delay_ps{0};  ///< a Compute's duration
 };
 
-struct Event {
-    bool signalled = false;
+/// A message's arrival or an event's signal, and the lane blocked on it. Lanes: stream s of
+/// program i is lane i * kStreams + s (program.h: 0 main, 1 comm).
+struct Awaited {
+    bool done = false;  ///< a message booked to its last hop, or an event signalled: at_ps is known
     Picoseconds at_ps{0};
-    std::uint32_t waiting = kNobody;  ///< the lane blocked on it
-};
-
-// Lanes: stream s of program i is lane i * kStreams + s (program.h: 0 main, 1 comm).
-
-struct Message {
-    bool arrived = false;  ///< booked to its last hop: arrival_ps is known
-    Picoseconds arrival_ps{0};
-    std::uint32_t waiting = kNobody;  ///< the node blocked on it
+    std::uint32_t waiting = kNobody;
 };
 
 }  // namespace
@@ -51,15 +45,19 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
     std::vector<std::vector<Step>> steps(lanes);
     std::unordered_map<MessageKey, std::uint32_t, MessageKeyHash> slot_of;
     std::unordered_map<std::uint64_t, std::uint32_t> event_of;  // (program << 32 | event) -> slot
+    std::uint32_t slots = 0;                                    // messages and events alike
     std::size_t op_count = 0;
     for (const NodeProgram& p : programs) op_count += p.ops.size() + p.comm_ops.size();
     slot_of.reserve(op_count / 2 + 1);
     const auto slot = [&](NodeId src, NodeId dst, std::uint64_t tag) {
-        return slot_of.emplace(MessageKey{src, dst, tag}, static_cast<std::uint32_t>(slot_of.size())).first->second;
+        const auto [it, added] = slot_of.emplace(MessageKey{src, dst, tag}, slots);
+        if (added) ++slots;
+        return it->second;
     };
     const auto event = [&](std::size_t node, std::uint32_t e) {
-        const std::uint64_t key = (static_cast<std::uint64_t>(node) << 32) | e;
-        return event_of.emplace(key, static_cast<std::uint32_t>(event_of.size())).first->second;
+        const auto [it, added] = event_of.emplace((static_cast<std::uint64_t>(node) << 32) | e, slots);
+        if (added) ++slots;
+        return it->second;
     };
     for (std::size_t node = 0; node < n; ++node)
         for (std::size_t stream = 0; stream < kStreams; ++stream) {
@@ -76,21 +74,20 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
                                    s->bytes, Step::send});
                 else if (const auto* r = std::get_if<Recv>(&op))
                     out.push_back({slot(r->peer, NodeId(node), r->tag), static_cast<std::uint32_t>(r->peer.value()), 0,
-                                   Step::recv});
+                                   Step::await});
                 else if (const auto* c = std::get_if<Compute>(&op))
                     out.push_back({0, kNobody, 0, Step::delay, c->duration_ps});
                 else if (const auto* g = std::get_if<Signal>(&op))
                     out.push_back({event(node, g->event), kNobody, 0, Step::signal});
                 else
-                    out.push_back({event(node, std::get<WaitFor>(op).event), kNobody, 0, Step::wait});
+                    out.push_back({event(node, std::get<WaitFor>(op).event), kNobody, 0, Step::await});
             }
         }
     // (2) Run the lanes in global time order (ties: the lower node, its main stream first), as
     //     the executor does; the network books the heads that reach a channel before the next
     //     lane's time, and those at that time once every lane at it has run (its posts included).
     if (reset) network.reset();
-    std::vector<Message> messages(slot_of.size());
-    std::vector<Event> events(event_of.size());
+    std::vector<Awaited> awaited(slots);
     std::vector<std::size_t> pc(lanes, 0);
     std::vector<std::uint64_t> posted(lanes, 0);
     std::vector<Picoseconds> time(lanes, Picoseconds(0));
@@ -98,7 +95,13 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
     for (std::size_t lane = 0; lane < lanes; ++lane)
         if (!steps[lane].empty()) ready.push({Picoseconds(0), lane});
-    const auto wake = [&](std::uint32_t lane, Picoseconds at) {
+    // A message arrives or an event is signalled at `at`: the lane blocked on it goes on.
+    const auto complete = [&](Awaited& a, Picoseconds at) {
+        a.done = true;
+        a.at_ps = at;
+        if (a.waiting == kNobody) return;
+        const std::uint32_t lane = a.waiting;
+        a.waiting = kNobody;
         time[lane] = std::max(time[lane], at);
         ++pc[lane];
         ready.push({time[lane], lane});
@@ -110,15 +113,7 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
         if (head && (ready.empty() || *head < ready.top().first)) {
             delivered.clear();
             network.advance(*head, delivered);
-            for (const Delivery& d : delivered) {
-                Message& m = messages[d.cookie];
-                m.arrived = true;
-                m.arrival_ps = d.arrival_ps;
-                if (m.waiting != kNobody) {
-                    wake(m.waiting, m.arrival_ps);
-                    m.waiting = kNobody;
-                }
-            }
+            for (const Delivery& d : delivered) complete(awaited[d.cookie], d.arrival_ps);
             continue;
         }
         if (ready.empty()) break;
@@ -138,38 +133,23 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
                 continue;
             }
             if (s.kind == Step::signal) {
-                Event& e = events[s.slot];
-                e.signalled = true;
-                e.at_ps = time[lane];
                 ++pc[lane];
-                if (e.waiting != kNobody) {
-                    wake(e.waiting, e.at_ps);
-                    e.waiting = kNobody;
-                }
+                complete(awaited[s.slot], time[lane]);
                 continue;
             }
-            if (s.kind == Step::wait) {
-                Event& e = events[s.slot];
-                if (!e.signalled) {
-                    e.waiting = static_cast<std::uint32_t>(lane);
-                    break;
-                }
-                time[lane] = std::max(time[lane], e.at_ps);
-                ++pc[lane];
-                continue;
-            }
-            Message& m = messages[s.slot];
             if (s.kind == Step::send) {
                 network.post(node_of[node].value(), node_of[s.peer].value(), s.bytes, time[lane],
                              PostKey{node_of[node].value(), lane % kStreams, posted[lane]++}, s.slot);
                 ++pc[lane];
-            } else if (m.arrived) {
-                time[lane] = std::max(time[lane], m.arrival_ps);
-                ++pc[lane];
-            } else {
-                m.waiting = static_cast<std::uint32_t>(lane);
+                continue;
+            }
+            Awaited& a = awaited[s.slot];  // a Recv or a WaitFor
+            if (!a.done) {
+                a.waiting = static_cast<std::uint32_t>(lane);
                 break;
             }
+            time[lane] = std::max(time[lane], a.at_ps);
+            ++pc[lane];
         }
         if (pc[lane] == steps[lane].size()) end_ps = std::max(end_ps, time[lane]);
     }
