@@ -113,9 +113,9 @@ planner::HierarchyDecisions PlanReader::hierarchy(const JsonValue& holder, const
     const char* from_key = entry.empty() ? "chosen_from" : "intra_planner";
     if (const JsonValue* v = optional(holder, entry, from_key, JsonValue::Kind::string)) {
         h.chosen_from = name<planner::PlannerKind>(*v, prefix + from_key, "a planner");
-        if (planner::is_pipeline(h.chosen_from) && !planner::is_pipeline(options.kind) &&
-            !(entry.empty() && h.chosen_from == planner::PlannerKind::pipeline &&
-              options.kind == planner::PlannerKind::accpar))
+        // A whole plan may be a pipeline planner's (the top level of accpar's that kept one,
+        // checked against its stages below); a stage is never split by one.
+        if (planner::is_pipeline(h.chosen_from) && !planner::is_pipeline(options.kind) && !entry.empty())
             fail(prefix + from_key,
                  "'" + v->as_string() + "' is a pipeline planner; a stage is split by an intra-layer one");
     }
@@ -306,11 +306,12 @@ planner::PlanDecisions PlanReader::read(const JsonValue& root) const {
     (void)optional(root, "", "memory", JsonValue::Kind::array);
     (void)optional(root, "", "all_reduces", JsonValue::Kind::array);  // what the run chose: not a decision
     const JsonValue* p = optional(root, "", "pipeline", JsonValue::Kind::object);
-    // AccPar may keep the pipeline planner's plan (chosen_from pipeline): it has stages too.
+    // A plan with stages is a pipeline planner's, or one that another planner kept (accpar's with
+    // chosen_from pipeline).
     const JsonValue* from = optional(root, "", "chosen_from", JsonValue::Kind::string);
-    const bool kept_pipeline = d.options.kind == planner::PlannerKind::accpar && from != nullptr &&
-                               from->as_string() == planner::to_string(planner::PlannerKind::pipeline);
-    if ((planner::is_pipeline(d.options.kind) || kept_pipeline) != (p != nullptr))
+    const bool from_pipeline =
+        from != nullptr && planner::is_pipeline(name<planner::PlannerKind>(*from, "chosen_from", "a planner"));
+    if ((planner::is_pipeline(d.options.kind) || from_pipeline) != (p != nullptr))
         fail(p ? "pipeline" : "planner",
              p ? "only a pipeline planner's plan (pipeline, alpa) has stages, or accpar's that kept pipeline's "
                  "(chosen_from pipeline), and this is a plan of " +
