@@ -131,8 +131,9 @@ void check_fits_in_memory(const Plan& plan, const PlanningInputs& in) {
 }
 
 void replay_step(const PlanningInputs& in, Plan& plan) {
-    if (!in.replay) return;
+    if (!in.replay || plan.step_replayed) return;
     plan.step_s = in.replay(plan);
+    plan.step_replayed = true;
     if (plan.pipeline) {
         auto pipeline = std::make_shared<PipelinePlan>(*plan.pipeline);
         pipeline->step_s = plan.step_s;

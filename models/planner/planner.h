@@ -201,7 +201,8 @@ struct Plan {
     std::vector<PhaseSeconds> compute_s;
     std::vector<double> forward_comm_s, backward_comm_s, sync_comm_s;
     std::vector<double> layer_step_s;
-    double step_s = 0;                 ///< the predicted training step (predict_step)
+    double step_s = 0;                 ///< the predicted training step (predict_step, or replay_step's)
+    bool step_replayed = false;        ///< step_s is PlanningInputs::replay's (replay_step runs it once)
     double comm_bytes = 0;             ///< every group's exchanges (busiest direction of each), AccPar's accounting
     std::vector<Footprint> footprint;  ///< per node id
     std::vector<MemoryShortfall> memory_shortfalls;  ///< nodes over capacity, worst first (empty: it fits)
