@@ -62,8 +62,17 @@ PipelineStage plan_stage(const PlanningInputs& in, const PlannerOptions& options
     const ComputeModel compute = [&network_compute, first](std::size_t type, LayerId l, const LayerDims& d) {
         return network_compute(type, LayerId(first + l.value()), d);
     };
-    const PlanningInputs stage_in{s.graph,          cluster.view, cluster.groups,     compute, in.bytes,
-                                  in.gradient_sync, in.memory,    in.node_type_names, {},      in.exchange};
+    const PlanningInputs stage_in{s.graph,
+                                  cluster.view,
+                                  cluster.groups,
+                                  compute,
+                                  in.bytes,
+                                  in.gradient_sync,
+                                  in.memory,
+                                  in.node_type_names,
+                                  {},
+                                  in.exchange,
+                                  {}};
     PlannerOptions intra = options;
     intra.kind = options.pipeline.intra;
     intra.weigh_pipelines = false;
@@ -219,7 +228,18 @@ std::vector<MeshRange> equal_node_ranges(std::size_t first, std::size_t end, std
     return out;
 }
 
-/// Each stage's node positions, placed on the cluster's groups (docs/pipeline.md, "Stages"):
+/// The positions where the cluster's groups start, ascending, and the node count after them.
+std::vector<std::size_t> group_bounds(const ClusterView& cluster) {
+    std::vector<std::size_t> bounds{0};
+    for (const std::size_t c : cluster.preferred_cuts) bounds.push_back(c);
+    bounds.push_back(cluster.order.size());
+    std::sort(bounds.begin(), bounds.end());
+    bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+    return bounds;
+}
+
+/// Each stage's node positions, placed on the cluster's groups (docs/pipeline.md, "The
+/// `pipeline` planner"):
 /// with as many stages as groups, a stage per group; with fewer, runs of whole consecutive
 /// groups of nearly equal speed (each cut at the group boundary nearest the next equal share of
 /// the cluster's speed); with more, each group's nodes split evenly among the stages it gets,
@@ -227,9 +247,7 @@ std::vector<MeshRange> equal_node_ranges(std::size_t first, std::size_t end, std
 /// speed (any unit).
 std::vector<MeshRange> stage_node_ranges(const ClusterView& cluster, std::size_t stages,
                                          const std::vector<double>& speed) {
-    std::vector<std::size_t> bounds{0};
-    for (const std::size_t c : cluster.preferred_cuts) bounds.push_back(c);
-    bounds.push_back(cluster.order.size());
+    const std::vector<std::size_t> bounds = group_bounds(cluster);
     const std::size_t groups = bounds.size() - 1;
     std::vector<double> prefix(cluster.order.size() + 1, 0.0);
     for (std::size_t p = 0; p < cluster.order.size(); ++p) prefix[p + 1] = prefix[p] + speed[p];
@@ -283,6 +301,27 @@ double range_estimate(const PlanningInputs& in, const MeshRange& r, std::size_t 
         ++type_counts[type];
     }
     return speed_estimate(in.compute, type_counts, in.graph.layers[l], LayerId(l), dims);
+}
+
+/// Per node position: its speed, 1 / its seconds for the whole network at `microbatch_size`.
+std::vector<double> position_speeds(const PlanningInputs& in, std::uint64_t microbatch_size) {
+    std::vector<double> type_speed, speed;
+    for (const std::size_t node : in.cluster.order) {
+        const std::size_t type = in.cluster.node_type[node];
+        if (type >= type_speed.size()) type_speed.resize(type + 1, 0.0);
+        if (type_speed[type] == 0) {
+            double seconds = 0;
+            for (std::size_t l = 0; l < in.graph.layers.size(); ++l) {
+                LayerDims d = in.graph.layers[l].dims;
+                d.batch = microbatch_size;
+                const PhaseSeconds t = in.compute(type, LayerId(l), d);
+                seconds += t[0] + t[1] + t[2];
+            }
+            type_speed[type] = seconds > 0 ? 1 / seconds : 1;
+        }
+        speed.push_back(type_speed[type]);
+    }
+    return speed;
 }
 
 /// Layer ranges [first, end) per stage, minimising the slowest stage's estimated time (each
@@ -365,26 +404,7 @@ Plan plan_given_stages(const PlanningInputs& in, const PlannerOptions& options) 
     const std::uint64_t batch = in.graph.layers.front().dims.batch;
     std::size_t microbatches = po.microbatches > 0 ? po.microbatches : largest_divisor_at_most(batch, 4 * stages);
     std::uint64_t size = microbatch_size_or_throw(batch, microbatches);
-    std::vector<double> speed(nodes, 0.0);  // per position: layers per second at the micro-batch
-    {
-        std::vector<double> type_speed;
-        for (std::size_t p = 0; p < nodes; ++p) {
-            const std::size_t type = in.cluster.node_type[in.cluster.order[p]];
-            if (type >= type_speed.size()) type_speed.resize(type + 1, 0.0);
-            if (type_speed[type] == 0) {
-                double seconds = 0;
-                for (std::size_t l = 0; l < layers; ++l) {
-                    LayerDims d = in.graph.layers[l].dims;
-                    d.batch = size;
-                    const PhaseSeconds t = in.compute(type, LayerId(l), d);
-                    seconds += t[0] + t[1] + t[2];
-                }
-                type_speed[type] = seconds > 0 ? 1 / seconds : 1;
-            }
-            speed[p] = type_speed[type];
-        }
-    }
-    const std::vector<MeshRange> ranges = stage_node_ranges(in.cluster, stages, speed);
+    const std::vector<MeshRange> ranges = stage_node_ranges(in.cluster, stages, position_speeds(in, size));
     if (po.microbatches == 0) {
         // Fewer micro-batches where needed for one sample per node of the largest stage.
         std::size_t widest = 1;
@@ -471,11 +491,7 @@ namespace {
 /// Sub-meshes Alpa may give a stage (docs/pipeline.md, "Automatic search"): inside one cluster
 /// group, aligned power-of-two ranges and the whole group; and runs of whole consecutive groups.
 std::vector<MeshRange> alpa_meshes(const ClusterView& cluster) {
-    std::vector<std::size_t> bounds{0};
-    for (const std::size_t c : cluster.preferred_cuts) bounds.push_back(c);
-    bounds.push_back(cluster.order.size());
-    std::sort(bounds.begin(), bounds.end());
-    bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+    const std::vector<std::size_t> bounds = group_bounds(cluster);
     std::vector<MeshRange> out;
     for (std::size_t g = 0; g + 1 < bounds.size(); ++g) {
         const std::size_t first = bounds[g], end = bounds[g + 1], size = end - first;

@@ -153,7 +153,8 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
         costs::memory_model(costs.types, bfp_storage(params), config::optimizer_state_copies(params.cluster.optimizer)),
         {},
         {},
-        exchange};
+        exchange,
+        {}};
     for (const auto& t : c.node_types) inputs.node_type_names.push_back(t.name);
     // The planners rank and report a plan by its schedule replayed on the network, in plain C++
     // (docs/planner.md, "Predictions"); a delayed update's steady state keeps the walk's.

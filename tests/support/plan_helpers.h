@@ -85,7 +85,7 @@ inline planner::GradientSync* free_all_reduce() {
 inline planner::Plan plan_with(const planner::LayerGraph& graph, const planner::ClusterView& cluster,
                                const std::vector<planner::Group>& groups, const planner::ComputeModel& compute,
                                const planner::ElementBytes& bytes, const planner::PlannerOptions& options) {
-    return planner::make_plan({graph, cluster, groups, compute, bytes, free_all_reduce(), {}, {}, {}, {}}, options);
+    return planner::make_plan({graph, cluster, groups, compute, bytes, free_all_reduce(), {}, {}, {}, {}, {}}, options);
 }
 
 }  // namespace fastsim::test

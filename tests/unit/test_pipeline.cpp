@@ -79,8 +79,8 @@ TEST_CASE("Uniform stages: the step is (M + P - 1) x the stage time, planned and
             options.pipeline.microbatches = m;
             options.pipeline.schedule = schedule;
             options.pipeline.intra = planner::PlannerKind::data_parallel;
-            const planner::PlanningInputs in{graph, view, groups, compute, {}, test::free_all_reduce(),
-                                             {},    {},   {},     exchange};
+            const planner::PlanningInputs in{graph, view, groups, compute,  {}, test::free_all_reduce(),
+                                             {},    {},   {},     exchange, {}};
             const planner::Plan plan = planner::make_plan(in, options);
             REQUIRE(plan.pipeline);
             const double stage_s = 3e-3, steps = static_cast<double>(m + p - 1);
@@ -157,8 +157,8 @@ TEST_CASE(
             memory.bytes = [](std::size_t, planner::Stored, std::uint64_t elements) { return 4.0 * double(elements); };
             memory.capacity_bytes = {220e6, 220e6};
         }
-        const planner::PlanningInputs in{graph,  view, groups, compute, bytes, test::free_all_reduce(),
-                                         memory, {},   {},     exchange};
+        const planner::PlanningInputs in{graph,  view, groups, compute,  bytes, test::free_all_reduce(),
+                                         memory, {},   {},     exchange, {}};
         planner::PlannerOptions options;
         options.kind = planner::PlannerKind::alpa;
         options.pipeline.intra = planner::PlannerKind::accpar;
@@ -194,8 +194,8 @@ TEST_CASE("Pipeline stages sit on the cluster's groups, sized by their nodes' sp
     const auto groups = planner::bisect(view, exchange);
     const auto compute = test::linear_compute(graph, {1e12, 3e12});
     planner::ElementBytes bytes;
-    const planner::PlanningInputs in{graph, view, groups, compute, bytes, test::free_all_reduce(),
-                                     {},    {},   {},     exchange};
+    const planner::PlanningInputs in{graph, view, groups, compute,  bytes, test::free_all_reduce(),
+                                     {},    {},   {},     exchange, {}};
     planner::PlannerOptions options;
     options.kind = planner::PlannerKind::pipeline;
     options.pipeline.intra = planner::PlannerKind::data_parallel;
@@ -238,7 +238,8 @@ TEST_CASE("Pipeline stages given by layer names, and the errors of a bad list", 
     const auto exchange = test::flat_exchange(1e-6, 25e9);
     const auto groups = planner::bisect(view, exchange);
     const planner::PlanningInputs in{
-        graph, view, groups, test::linear_compute(graph, {1e12}), {}, test::free_all_reduce(), {}, {}, {}, exchange};
+        graph, view,     groups, test::linear_compute(graph, {1e12}), {}, test::free_all_reduce(), {}, {},
+        {},    exchange, {}};
     planner::PlannerOptions options;
     options.kind = planner::PlannerKind::pipeline;
     options.pipeline.microbatches = 4;

@@ -585,7 +585,7 @@ TEST_CASE("Memory: each node's footprint term by term", "[planner][memory]") {
     options.kind = planner::PlannerKind::data_parallel;
     const planner::MemoryModel memory = simple_memory(0);
     const auto plan = planner::make_plan(
-        {graph, cluster, groups, linear_compute(graph, {1.0}), {}, test::free_all_reduce(), memory, {}, {}, {}},
+        {graph, cluster, groups, linear_compute(graph, {1.0}), {}, test::free_all_reduce(), memory, {}, {}, {}, {}},
         options);
     REQUIRE(plan.footprint.size() == 2);
     const planner::Footprint& f = plan.footprint[0];
@@ -608,7 +608,7 @@ TEST_CASE("Memory: a plan that does not fit is refused, and capacity changes Acc
     const auto compute = linear_compute(graph, {1e9});
     planner::PlannerOptions options;
     const auto unconstrained = planner::make_plan(
-        {graph, cluster, groups, compute, {}, test::free_all_reduce(), simple_memory(0), {}, {}, {}}, options);
+        {graph, cluster, groups, compute, {}, test::free_all_reduce(), simple_memory(0), {}, {}, {}, {}}, options);
     double fullest = 0;
     for (const auto& f : unconstrained.footprint) fullest = std::max(fullest, f.total());
     // Data parallelism needs 2 x 65536 x (1 + 4 + 4) bytes of weights alone on every node.
@@ -616,14 +616,14 @@ TEST_CASE("Memory: a plan that does not fit is refused, and capacity changes Acc
     const double capacity = 0.6 * 2 * 65536 * 9;
     REQUIRE_THROWS_WITH(
         planner::make_plan(
-            {graph, cluster, groups, compute, {}, test::free_all_reduce(), simple_memory(capacity), {"n"}, {}, {}},
+            {graph, cluster, groups, compute, {}, test::free_all_reduce(), simple_memory(capacity), {"n"}, {}, {}, {}},
             options),
         Catch::Contains("no plan of data_parallel fits in memory: node 0 (n) needs") &&
             Catch::Contains("GiB short (4 nodes over capacity)"));
     // AccPar splits the weights instead, and the plan it returns fits.
     options.kind = planner::PlannerKind::accpar;
     const auto constrained = planner::make_plan(
-        {graph, cluster, groups, compute, {}, test::free_all_reduce(), simple_memory(capacity), {"n"}, {}, {}},
+        {graph, cluster, groups, compute, {}, test::free_all_reduce(), simple_memory(capacity), {"n"}, {}, {}, {}},
         options);
     for (const auto& f : constrained.footprint) CHECK(f.total() <= capacity);
     REQUIRE(fullest > capacity);  // AccPar's plan without a capacity does not fit it
