@@ -141,9 +141,37 @@ void replay_step(const PlanningInputs& in, Plan& plan) {
     }
 }
 
-Plan make_plan(const PlanningInputs& in, const PlannerOptions& options) {
+bool operator==(const PipelineOptions& a, const PipelineOptions& b) {
+    return a.stages == b.stages && a.stage_layers == b.stage_layers && a.microbatches == b.microbatches &&
+           a.schedule == b.schedule && a.intra == b.intra;
+}
+
+bool operator==(const PlannerOptions& a, const PlannerOptions& b) {
+    return a.kind == b.kind && a.comm_only == b.comm_only && a.equal_split == b.equal_split &&
+           a.pipeline == b.pipeline && a.weigh_pipelines == b.weigh_pipelines;
+}
+
+const Plan* PlanMemo::find(const PlannerOptions& options) const {
+    for (const auto& [made_with, plan] : m_plans)
+        if (made_with == options) return &plan;
+    return nullptr;
+}
+
+void PlanMemo::keep(const PlannerOptions& options, const Plan& plan) {
+    if (!find(options)) m_plans.emplace_back(options, plan);
+}
+
+Plan plan_once(const PlanningInputs& in, const PlannerOptions& options) {
+    if (in.plans)
+        if (const Plan* made = in.plans->find(options)) return *made;
     Plan plan = strategy_of(options.kind).plan(in, options);
     replay_step(in, plan);
+    if (in.plans) in.plans->keep(options, plan);
+    return plan;
+}
+
+Plan make_plan(const PlanningInputs& in, const PlannerOptions& options) {
+    Plan plan = plan_once(in, options);
     check_fits_in_memory(plan, in);
     return plan;
 }

@@ -76,6 +76,7 @@ struct PipelineOptions {
     PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
     PlannerKind intra = PlannerKind::accpar;  ///< the planner of each stage's layers on its nodes
 };
+bool operator==(const PipelineOptions& a, const PipelineOptions& b);
 
 /// The most micro-batches alpa tries when planner.pipeline.microbatches is 0 (powers of two up to it).
 inline constexpr std::size_t kMaxSearchedMicrobatches = 64;
@@ -85,10 +86,11 @@ struct PlannerOptions {
     bool comm_only = false;    ///< objective = communication volume, and AccPar's 2-byte elements, for every planner
     bool equal_split = false;  ///< split = equal, for every planner
     PipelineOptions pipeline;  ///< for kind pipeline and alpa
-    /// accpar: also weigh the pipeline planner's plan of the whole cluster (off where AccPar
-    /// plans a pipeline stage's layers).
+    /// accpar: also weigh alpa's plan of the whole cluster, which includes the pipeline
+    /// planner's (off where AccPar plans a pipeline stage's layers).
     bool weigh_pipelines = true;
 };
+bool operator==(const PlannerOptions& a, const PlannerOptions& b);
 
 /// Whether `kind` cuts the network into pipeline stages.
 [[nodiscard]] inline bool is_pipeline(PlannerKind kind) {
@@ -215,6 +217,8 @@ inline constexpr int kRefinementRounds = 3;
 /// True if two plans (of the same groups) choose the same type and split everywhere.
 bool same_partition(const Plan& a, const Plan& b);
 
+class PlanMemo;
+
 /// Everything a planner is given (docs/planner.md, "Planners"): the layer graph, the cluster
 /// and its bisection (`bisect`), and the cost models: node-characterised compute seconds (not
 /// peak FLOPs), element widths, the gradient synchronisation scheme (whose time is measured on
@@ -234,6 +238,19 @@ struct PlanningInputs {
     /// network (docs/planner.md, "Predictions"); empty: the walk of predict_step alone. Given
     /// for a whole cluster, not for a pipeline stage's own planning.
     std::function<double(const Plan&)> replay;
+    /// Plans already made from these inputs (AccPar weighs alpa's, and a comparison asks for
+    /// both); may be null.
+    PlanMemo* plans = nullptr;
+};
+
+/// The plans made from one set of planning inputs, by their options.
+class PlanMemo {
+public:
+    [[nodiscard]] const Plan* find(const PlannerOptions& options) const;
+    void keep(const PlannerOptions& options, const Plan& plan);
+
+private:
+    std::vector<std::pair<PlannerOptions, Plan>> m_plans;
 };
 
 /// The plan's step as the planners rank it and report it: in.replay's seconds where given (a
@@ -248,6 +265,10 @@ inline constexpr int kMemoryPenaltyRounds = 8;
 /// cannot split a layer, or no plan it can make fits every node's memory: "no plan of owt fits
 /// in memory: node 3 (fast32) needs 9.125 GiB of its 8.000 GiB, 1.125 GiB short (...)".
 Plan make_plan(const PlanningInputs& inputs, const PlannerOptions& options);
+
+/// The plan `options` makes, ranked and reported as make_plan's, whether or not it fits in
+/// memory: from in.plans where it was made before, else made (and kept there).
+Plan plan_once(const PlanningInputs& inputs, const PlannerOptions& options);
 
 /// PlanError, as make_plan words it, if `plan` does not fit every node's memory.
 void check_fits_in_memory(const Plan& plan, const PlanningInputs& inputs);

@@ -154,7 +154,8 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
         {},
         {},
         exchange,
-        {}};
+        {},
+        &costs.plans};
     for (const auto& t : c.node_types) inputs.node_type_names.push_back(t.name);
     // The planners rank and report a plan by its schedule replayed on the network, in plain C++
     // (docs/planner.md, "Predictions"); a delayed update's steady state keeps the walk's.
@@ -179,15 +180,22 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
 ClusterStepResult run_cluster_step(const config::Params& params, const planner::PlannerOptions& options,
                                    const std::optional<TimelineRequest>& timeline, const WorkProgress& progress,
                                    const planner::PlanDecisions* given) {
+    const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
+    ClusterCosts costs(params, graph);
+    return run_cluster_step(params, options, costs, timeline, progress, given);
+}
+
+ClusterStepResult run_cluster_step(const config::Params& params, const planner::PlannerOptions& options,
+                                   ClusterCosts& costs, const std::optional<TimelineRequest>& timeline,
+                                   const WorkProgress& progress, const planner::PlanDecisions* given) {
     const auto report = [&](double fraction) {
         if (progress) progress(fraction);
     };
     ClusterStepResult r;
     const config::ClusterParams& c = params.cluster;
     const std::size_t node_count = c.node_type.size();
-    const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
-    ClusterCosts costs(params, graph);
     costs::NodeCharacterisation& characterisation = costs.compute;
+    const planner::LayerGraph& graph = characterisation.graph();
     r.planned = plan_cluster(
         params, options, costs, [&](double planned) { report(0.5 * planned); }, given);
     const planner::Plan& plan = r.planned.plan;
@@ -332,6 +340,13 @@ ClusterStepResult run_cluster_step_in_fresh_kernel(const config::Params& params,
                                                    const planner::PlannerOptions& options) {
     ClusterStepResult r;
     in_fresh_kernel([&] { r = run_cluster_step(params, options); });
+    return r;
+}
+
+ClusterStepResult run_cluster_step_in_fresh_kernel(const config::Params& params, const planner::PlannerOptions& options,
+                                                   ClusterCosts& costs) {
+    ClusterStepResult r;
+    in_fresh_kernel([&] { r = run_cluster_step(params, options, costs); });
     return r;
 }
 

@@ -44,6 +44,7 @@ struct ClusterCosts {
     costs::NodeCharacterisation compute;
     interconnect::AllReduceChooser all_reduce;
     std::unique_ptr<planner::GradientSync> gradient_sync;  ///< the scheme the planner and the schedule use
+    planner::PlanMemo plans;  ///< every plan plan_cluster made with these costs, by its options
 };
 
 /// cluster.gradient_sync as the planner and the schedule use it (docs/compression.md): a
@@ -111,10 +112,17 @@ struct ClusterStepResult {
 ClusterStepResult run_cluster_step(const config::Params& params, const planner::PlannerOptions& options,
                                    const std::optional<TimelineRequest>& timeline = std::nullopt,
                                    const WorkProgress& progress = {}, const planner::PlanDecisions* given = nullptr);
+/// The same with `costs` made for `params` before (ClusterCosts(params, graph)), and kept:
+/// several runs of one config share its node characterisation and the plans made.
+ClusterStepResult run_cluster_step(const config::Params& params, const planner::PlannerOptions& options,
+                                   ClusterCosts& costs, const std::optional<TimelineRequest>& timeline = std::nullopt,
+                                   const WorkProgress& progress = {}, const planner::PlanDecisions* given = nullptr);
 
 /// run_cluster_step under a SystemC kernel of its own, created and destroyed around the run,
 /// so one process can simulate several plans (fastsim compare --simulate).
 ClusterStepResult run_cluster_step_in_fresh_kernel(const config::Params& params,
                                                    const planner::PlannerOptions& options);
+ClusterStepResult run_cluster_step_in_fresh_kernel(const config::Params& params, const planner::PlannerOptions& options,
+                                                   ClusterCosts& costs);
 
 }  // namespace fastsim::run

@@ -34,7 +34,7 @@ std::vector<ComparisonRow> compare_planners(const std::vector<config::Params>& n
                     cell.comm_bytes = plan.comm_bytes;
                 };
                 if (simulate) {
-                    const ClusterStepResult r = run_cluster_step_in_fresh_kernel(params, options);
+                    const ClusterStepResult r = run_cluster_step_in_fresh_kernel(params, options, costs);
                     note(r.planned.plan);
                     cell.simulated_step_s = r.step_s;
                 } else {

@@ -246,8 +246,8 @@ WorkEstimate estimate_training_step(const config::Params& params, bool timeline)
 std::size_t plans_made(planner::PlannerKind kind) {
     switch (kind) {
     case planner::PlannerKind::accpar:  // its DP over I-IV and over I-III, each with a calibration round, then every
-                                        // other intra-layer planner's plan (balanced data parallelism: two)
-        return 2 * 2 + (planner::kAllPlanners.size() - 3) + 1;
+                                        // other intra-layer planner's plan (balanced data parallelism: two), and alpa's
+        return 2 * 2 + (planner::kAllPlanners.size() - 3) + 1 + plans_made(planner::PlannerKind::alpa);
     case planner::PlannerKind::data_parallel_balanced: return 2;  // and a calibration round
     case planner::PlannerKind::pipeline:
     case planner::PlannerKind::alpa: return 16;  // a stage's or a block's plan each (a guess: progress only)
@@ -315,7 +315,9 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
     }
     // A pipeline runs every layer once per micro-batch.
     bool pipelined = false;
-    for (const planner::PlannerKind k : kinds) pipelined = pipelined || planner::is_pipeline(k);
+    for (const planner::PlannerKind k : kinds)  // AccPar weighs alpa's plan where there are groups
+        pipelined = pipelined || planner::is_pipeline(k) ||
+                    (k == planner::PlannerKind::accpar && c.group_first_node.size() > 1);
     const double microbatches = !pipelined ? 1.0
                                 : params.planner.microbatches > 0
                                     ? static_cast<double>(params.planner.microbatches)

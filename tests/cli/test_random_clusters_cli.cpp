@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // A sample of random heterogeneous clusters (tests/random_clusters/, written by
 // `python3 scripts/random_clusters.py generate 6 tests/random_clusters --seed 36 --max-nodes 16`,
-// the 14-node one left out for time): every planner plans each, its prediction is the simulated
-// step, and accpar's and alpa's plans simulate within 2% of the fastest planner's.
+// the 14-node one left out for time, and rc009_n11_alpa.yaml from seed 20261128, where alpa's
+// pipeline beats AccPar's own plans by 29%): every planner plans each, its prediction is the
+// simulated step, and accpar's and alpa's plans simulate within 2% of the fastest planner's.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

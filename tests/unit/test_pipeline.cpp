@@ -183,6 +183,48 @@ TEST_CASE(
     }
 }
 
+TEST_CASE("AccPar weighs alpa's plan, and a memo makes alpa's plan once", "[pipeline]") {
+    // The memory-bound cluster of the test above.
+    const auto graph = planner::build_layer_graph(chain(8, 2048), 64);
+    planner::ClusterView view = test::uniform_cluster(4);
+    view.node_type = {0, 0, 1, 1};
+    view.preferred_cuts = {2};
+    const auto exchange = test::flat_exchange(1e-6, 25e9);
+    const auto groups = planner::bisect(view, exchange);
+    const auto compute = test::linear_compute(graph, {1e12, 2e12});
+    planner::MemoryModel memory;
+    memory.bytes = [](std::size_t, planner::Stored, std::uint64_t elements) { return 4.0 * double(elements); };
+    memory.capacity_bytes = {220e6, 220e6};
+    planner::PlanMemo memo;
+    planner::PlanningInputs in{graph, view, groups, compute, {}, test::free_all_reduce(), memory, {}, {}, exchange, {}};
+    in.plans = &memo;
+    planner::PlannerOptions options;  // accpar
+    planner::PlannerOptions own = options;
+    own.weigh_pipelines = false;
+    const planner::Plan intra = planner::plan_once(in, own);
+    const planner::Plan accpar = planner::make_plan(in, options);
+    planner::PlannerOptions alpa_options = options;
+    alpa_options.kind = planner::PlannerKind::alpa;
+    const planner::Plan* alpa = memo.find(alpa_options);
+    REQUIRE(alpa != nullptr);  // made while planning accpar, kept for the alpa row
+    REQUIRE(alpa->memory_shortfalls.empty());
+    CHECK(accpar.step_s <= alpa->step_s);
+    CHECK(accpar.step_s <= intra.step_s);
+    CHECK((accpar.chosen_from == planner::PlannerKind::alpa) == (alpa->step_s < intra.step_s));
+    CHECK(planner::make_plan(in, alpa_options).step_s == alpa->step_s);
+    // Without groups to pipeline over there is no alpa candidate.
+    own.kind = planner::PlannerKind::accpar;
+    planner::PlanMemo flat_memo;
+    planner::ClusterView flat = view;
+    flat.preferred_cuts.clear();
+    const auto flat_groups = planner::bisect(flat, exchange);
+    planner::PlanningInputs flat_in{graph, flat, flat_groups, compute,  {}, test::free_all_reduce(),
+                                    {},    {},   {},          exchange, {}};
+    flat_in.plans = &flat_memo;
+    CHECK(planner::make_plan(flat_in, options).chosen_from != planner::PlannerKind::alpa);
+    CHECK(flat_memo.find(alpa_options) == nullptr);
+}
+
 TEST_CASE("Pipeline stages sit on the cluster's groups, sized by their nodes' speed", "[pipeline]") {
     // Groups of 4, 4 and 8 nodes; the last group's type is 3x as fast. Twelve identical layers.
     const auto graph = planner::build_layer_graph(chain(12, 512), 64);

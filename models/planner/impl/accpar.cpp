@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // AccPar (docs/planner.md, "Planners"): a DP over Types I, II, III and IV minimising predicted time
-// with balanced splits, which also weighs every other intra-layer planner's plan and the pipeline
-// planner's on its objective and, when nothing fits in memory, re-plans with a memory penalty.
+// with balanced splits, which also weighs every other intra-layer planner's plan and alpa's
+// on its objective and, when nothing fits in memory, re-plans with a memory penalty.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -76,16 +76,17 @@ Plan accpar_plan(const PlanningInputs& in, const PlannerOptions& options, const 
             // e.g. data parallelism with fewer samples than nodes: not a candidate
         }
     }
-    // The pipeline planner's plan of the whole cluster (a stage per group, each split by AccPar)
-    // too, where there are groups to pipeline over: the step it predicts is the same objective.
+    // alpa's plan of the whole cluster too (which weighs the pipeline planner's, and stages on
+    // sub-meshes each split by AccPar), where there are groups to pipeline over: the step it
+    // predicts is the same objective.
     if (options.weigh_pipelines && !in.cluster.preferred_cuts.empty() && own.objective == Objective::time) {
         PlannerOptions o = options;
-        o.kind = PlannerKind::pipeline;
+        o.kind = PlannerKind::alpa;
         o.pipeline.intra = PlannerKind::accpar;
         try {
-            consider(strategy_of(PlannerKind::pipeline).plan(in, o), PlannerKind::pipeline);
+            consider(plan_once(in, o), PlannerKind::alpa);
         } catch (const PlanError&) {
-            // e.g. more groups than layers: not a candidate
+            // e.g. no cut into stages fits in memory: not a candidate
         }
     }
     // Nothing fits: the DP again with its options' memory weighed in, ever more heavily
