@@ -61,6 +61,8 @@ public:
     /// Delayed update (cluster.gradient_sync.staleness): iteration i applies the gradients of
     /// iteration i - D, so a step need not wait for its own synchronisation.
     [[nodiscard]] virtual std::size_t staleness() const { return 0; }
+    /// The gradient buckets' cap in bytes (GradientBuckets); 0: every layer's gradients on their own.
+    [[nodiscard]] virtual std::uint64_t bucket_bytes() const { return 0; }
 };
 
 /// How cluster.gradient_sync synchronises (docs/compression.md): an all-reduce (the default: the
@@ -71,6 +73,7 @@ struct SyncScheme {
     bool parameter_server = false;
     std::vector<NodeId> servers;  ///< parameter_server: the server nodes, each owning an equal shard
     std::size_t staleness = 0;
+    std::uint64_t bucket_bytes = 0;  ///< gradient buckets' cap; 0: every layer's gradients on their own
 };
 
 /// Seconds a node spends on its part of compressing a gradient (on its converter lanes, DRAM
@@ -97,6 +100,7 @@ public:
     void begin_step() override { m_step_network.reset(); }
     [[nodiscard]] double busiest_link_s() const override;
     [[nodiscard]] std::size_t staleness() const override { return m_scheme.staleness; }
+    [[nodiscard]] std::uint64_t bucket_bytes() const override { return m_scheme.bucket_bytes; }
     [[nodiscard]] const SyncScheme& scheme() const { return m_scheme; }
 
 private:

@@ -1099,6 +1099,7 @@ std::vector<interconnect::NodeProgram> build_pipeline_schedule(const Plan& plan,
             walk.first_layer = stage.first_layer;
             walk.network_layers = network_layers;
             walk.microbatch = task.microbatch;
+            walk.bucket_bytes = gradient_sync.bucket_bytes();
             walk.forward = task.forward;
             walk.backward = !task.forward;
             if (!task.forward) walk.sync = --backwards_left == 0;  // gradients accumulate; one sync per step

@@ -222,7 +222,9 @@ StepPrediction predict_step(const LayerGraph& graph, const Plan& plan, const std
                             const ComputeModel& compute, GradientSync& gradient_sync, const StepWalk& walk) {
     NodeClocks clocks(node_type.size());
     Predictor predictor(graph, plan, node_type, compute, gradient_sync, clocks);
-    walk_step(graph, plan, predictor, walk);
+    StepWalk bucketed = walk;  // the scheme's buckets, as the schedule fills them
+    bucketed.bucket_bytes = gradient_sync.bucket_bytes();
+    walk_step(graph, plan, predictor, bucketed);
     return predictor.finish();
 }
 
@@ -234,12 +236,17 @@ ClockedPredictor::ClockedPredictor(const LayerGraph& graph, const Plan& plan, co
                                    const ComputeModel& compute, GradientSync& gradient_sync, NodeClocks& clocks)
     : m_graph(graph),
       m_plan(plan),
+      m_bucket_bytes(gradient_sync.bucket_bytes()),
       m_impl(std::make_unique<Impl>(Impl{Predictor(graph, plan, node_type, compute, gradient_sync, clocks)})) {}
 
 ClockedPredictor::~ClockedPredictor() = default;
 ClockedPredictor::ClockedPredictor(ClockedPredictor&&) noexcept = default;
 
-void ClockedPredictor::walk(const StepWalk& walk) { walk_step(m_graph, m_plan, m_impl->predictor, walk); }
+void ClockedPredictor::walk(const StepWalk& walk) {
+    StepWalk bucketed = walk;
+    bucketed.bucket_bytes = m_bucket_bytes;
+    walk_step(m_graph, m_plan, m_impl->predictor, bucketed);
+}
 
 void ClockedPredictor::finish() { m_impl->predictor.finish(); }
 

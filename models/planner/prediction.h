@@ -66,6 +66,7 @@ private:
     struct Impl;
     const LayerGraph& m_graph;
     const Plan& m_plan;
+    std::uint64_t m_bucket_bytes;  ///< the sync's gradient buckets, for every walk
     std::unique_ptr<Impl> m_impl;
 };
 

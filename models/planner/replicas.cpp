@@ -2,6 +2,7 @@
 #include "planner/replicas.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -92,6 +93,42 @@ std::vector<ReplicaSet> weight_replica_sets(const LayerGraph& graph, const Plan&
     }
     std::sort(sets.begin(), sets.end(), [](const ReplicaSet& x, const ReplicaSet& y) { return x.nodes < y.nodes; });
     return sets;
+}
+
+// ---- buckets ------------------------------------------------------------------------------
+
+GradientBuckets::GradientBuckets(std::uint64_t cap_bytes, double bytes_per_element)
+    : m_cap_bytes(cap_bytes), m_bytes_per_element(bytes_per_element) {}
+
+bool GradientBuckets::full(const ReplicaSet& bucket) const {
+    return std::ceil(static_cast<double>(bucket.elements) * m_bytes_per_element) >= static_cast<double>(m_cap_bytes);
+}
+
+std::vector<ReplicaSet> GradientBuckets::add(const std::vector<ReplicaSet>& gradients) {
+    if (m_cap_bytes == 0) return gradients;
+    std::vector<bool> filled(m_open.size(), false);
+    for (const ReplicaSet& g : gradients) {
+        auto it = std::find_if(m_open.begin(), m_open.end(), [&](const ReplicaSet& b) { return b.nodes == g.nodes; });
+        if (it == m_open.end()) {
+            m_open.push_back({g.nodes, 0, 0, 0});
+            filled.push_back(false);
+            it = m_open.end() - 1;
+        }
+        it->elements += g.elements;
+        it->factor_rows += g.factor_rows;
+        it->factor_cols += g.factor_cols;
+        if (full(*it)) filled[static_cast<std::size_t>(it - m_open.begin())] = true;
+    }
+    std::vector<ReplicaSet> done, open;
+    for (std::size_t b = 0; b < m_open.size(); ++b) (filled[b] ? done : open).push_back(std::move(m_open[b]));
+    m_open = std::move(open);
+    return done;
+}
+
+std::vector<ReplicaSet> GradientBuckets::flush() {
+    std::vector<ReplicaSet> open = std::move(m_open);
+    m_open.clear();
+    return open;
 }
 
 }  // namespace fastsim::planner

@@ -29,4 +29,28 @@ struct ReplicaSet {
 /// Sets are in ascending order of their node lists. Empty for a layer without weights.
 std::vector<ReplicaSet> weight_replica_sets(const LayerGraph& graph, const Plan& plan, LayerId layer);
 
+/// Gradient buckets as PyTorch DDP fills them (docs/compression.md, "Gradient buckets"): each
+/// gradient joins, in the order it becomes ready (the backward order), the open bucket of its
+/// replica set (the same nodes); a bucket is synchronised as one message once it holds at least
+/// `cap_bytes`, and the buckets still open at the end of the backward pass then. Merged
+/// gradients add their elements and PowerSGD's matrix sides (Σ n, Σ m), as a DDP communication
+/// hook sees a bucket. A cap of 0 synchronises every gradient on its own.
+class GradientBuckets {
+public:
+    /// `bytes_per_element`: the width a gradient is synchronised at (uncompressed).
+    GradientBuckets(std::uint64_t cap_bytes, double bytes_per_element);
+    /// Adds one layer's gradients (its replica sets); returns the buckets they fill, in the
+    /// order they were opened (the gradients themselves when the cap is 0).
+    std::vector<ReplicaSet> add(const std::vector<ReplicaSet>& gradients);
+    /// Every bucket still open, in the order they were opened; none is open afterwards.
+    std::vector<ReplicaSet> flush();
+
+private:
+    [[nodiscard]] bool full(const ReplicaSet& bucket) const;
+
+    std::uint64_t m_cap_bytes;
+    double m_bytes_per_element;
+    std::vector<ReplicaSet> m_open;
+};
+
 }  // namespace fastsim::planner

@@ -139,6 +139,7 @@ void walk_step(const LayerGraph& graph, const Plan& plan, StepVisitor& visitor, 
             exchanges(forward_out[l], t);
         }
     if (!walk.backward) return;
+    GradientBuckets buckets(walk.bucket_bytes, plan.bytes.weight_gradients);
     for (std::size_t l = n; l-- > 0;) {
         const StepTag t = tag(l, StepPart::backward);
         exchanges(backward_in[l], t);
@@ -146,7 +147,10 @@ void walk_step(const LayerGraph& graph, const Plan& plan, StepVisitor& visitor, 
         exchanges(backward_out[l], t);
         visitor.compute(2, t);
         if (!walk.sync) continue;
-        const std::vector<ReplicaSet> sets = weight_replica_sets(graph, plan, LayerId(l));
+        // The buckets this layer's gradients fill; after the last layer, every one still open.
+        std::vector<ReplicaSet> sets = buckets.add(weight_replica_sets(graph, plan, LayerId(l)));
+        if (l == 0)
+            for (ReplicaSet& open : buckets.flush()) sets.push_back(std::move(open));
         if (!sets.empty()) visitor.all_reduce(sets, tag(l, StepPart::weight_sync));
     }
 }
@@ -159,8 +163,8 @@ SyncJob sync_job(const Plan& plan, const ReplicaSet& set) {
     return {set.nodes, set.elements, gradient_bytes(plan, set), set.factor_rows, set.factor_cols};
 }
 
-std::vector<SyncJob> step_sync_jobs(const LayerGraph& graph, const Plan& plan) {
-    return step_plan_of(plan).sync_jobs(graph, plan);
+std::vector<SyncJob> step_sync_jobs(const LayerGraph& graph, const Plan& plan, std::uint64_t bucket_bytes) {
+    return step_plan_of(plan).sync_jobs(graph, plan, bucket_bytes);
 }
 
 std::vector<interconnect::NodeProgram> build_schedule(const LayerGraph& graph, const Plan& plan, std::size_t node_count,
@@ -174,7 +178,9 @@ std::vector<interconnect::NodeProgram> build_hierarchy_schedule(const LayerGraph
                                                                 const ComputePicoseconds& compute_ps,
                                                                 GradientSync& gradient_sync) {
     ScheduleBuilder builder(plan, node_count, compute_ps, gradient_sync);
-    walk_step(graph, plan, builder);
+    StepWalk walk;
+    walk.bucket_bytes = gradient_sync.bucket_bytes();
+    walk_step(graph, plan, builder, walk);
     return builder.finish();
 }
 

@@ -83,6 +83,9 @@ struct StepWalk {
     std::size_t first_layer = 0;     ///< the network layer of the walked graph's layer 0 (a pipeline stage's first)
     std::size_t network_layers = 0;  ///< layers of the whole network (0: the walked graph's)
     std::size_t microbatch = 0;      ///< for the labels
+    /// With sync: the gradient buckets' cap (GradientBuckets, GradientSync::bucket_bytes); 0:
+    /// each layer's gradients synchronised on their own.
+    std::uint64_t bucket_bytes = 0;
 };
 void walk_step(const LayerGraph& graph, const Plan& plan, StepVisitor& visitor, const StepWalk& walk = {});
 
@@ -91,8 +94,9 @@ std::uint64_t gradient_bytes(const Plan& plan, const ReplicaSet& set);
 /// The synchronisation of one replica set: its nodes, elements, bytes and matrix shape.
 SyncJob sync_job(const Plan& plan, const ReplicaSet& set);
 /// Every replica set's synchronisation in one step of `plan` (over the whole network `graph`),
-/// in the order build_schedule asks its GradientSync for them, without building it.
-std::vector<SyncJob> step_sync_jobs(const LayerGraph& graph, const Plan& plan);
+/// in the order build_schedule asks its GradientSync for them (buckets of `bucket_bytes`, as
+/// GradientSync::bucket_bytes gives them), without building it.
+std::vector<SyncJob> step_sync_jobs(const LayerGraph& graph, const Plan& plan, std::uint64_t bucket_bytes);
 
 /// Appends walked steps to per-node programs (docs/planner.md, "Schedule"): each layer's
 /// exchanges at every group the node belongs to, root first. An exchange at a group pairs side

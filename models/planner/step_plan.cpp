@@ -34,10 +34,13 @@ public:
                                                  GradientSync& gradient_sync) const override {
         return build_hierarchy_schedule(graph, plan, node_count, compute_ps, gradient_sync);
     }
-    std::vector<SyncJob> sync_jobs(const LayerGraph& graph, const Plan& plan) const override {
+    std::vector<SyncJob> sync_jobs(const LayerGraph& graph, const Plan& plan,
+                                   std::uint64_t bucket_bytes) const override {
         std::vector<SyncJob> jobs;
         SyncCollector collector(plan, jobs);
-        walk_step(graph, plan, collector);
+        StepWalk walk;
+        walk.bucket_bytes = bucket_bytes;
+        walk_step(graph, plan, collector, walk);
         return jobs;
     }
     PlanDecisions decisions(const Plan& plan) const override {
@@ -65,12 +68,14 @@ public:
                                                  GradientSync& gradient_sync) const override {
         return build_pipeline_schedule(plan, node_count, compute_ps, gradient_sync);
     }
-    std::vector<SyncJob> sync_jobs(const LayerGraph& graph, const Plan& plan) const override {
+    std::vector<SyncJob> sync_jobs(const LayerGraph& graph, const Plan& plan,
+                                   std::uint64_t bucket_bytes) const override {
         std::vector<SyncJob> jobs;
         for (const PipelineStage& stage : plan.pipeline->stages) {
             SyncCollector collector(stage.plan, jobs);
             StepWalk walk;  // the backward pass, whose last micro-batch synchronises
             walk.forward = false;
+            walk.bucket_bytes = bucket_bytes;
             walk.first_layer = stage.first_layer;
             walk.network_layers = graph.layers.size();
             walk_step(stage.graph, stage.plan, collector, walk);

@@ -31,7 +31,8 @@ public:
                                                                        GradientSync& gradient_sync) const = 0;
     /// Every replica set's gradient synchronisation in one step, in the order lower() asks
     /// `gradient_sync` for them (a pipeline's once per step, stage by stage).
-    [[nodiscard]] virtual std::vector<SyncJob> sync_jobs(const LayerGraph& graph, const Plan& plan) const = 0;
+    [[nodiscard]] virtual std::vector<SyncJob> sync_jobs(const LayerGraph& graph, const Plan& plan,
+                                                         std::uint64_t bucket_bytes) const = 0;
     /// What plan.json records: the decisions evaluate_plan turns back into this plan.
     [[nodiscard]] virtual PlanDecisions decisions(const Plan& plan) const = 0;
 };

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -262,8 +263,12 @@ struct GradientSyncParams {
     double threshold = 0.001;     ///< threshold (training; on the cluster its volume uses density)
     bool error_feedback = true;   ///< topk, threshold, onebit, powersgd
     std::uint64_t staleness = 0;  ///< delayed update: iteration i applies the gradients of i - D
+    double bucket_mib = 25;       ///< gradient buckets' cap (MiB, as DDP's bucket_cap_mb); 0: each layer alone
     // resolved
     std::vector<std::size_t> server_ids;  ///< parameter_server: the server nodes
+    [[nodiscard]] std::uint64_t bucket_bytes() const {
+        return static_cast<std::uint64_t>(std::llround(bucket_mib * 1048576.0));
+    }
     [[nodiscard]] compression::Params compression_params() const {
         return {scheme, density, static_cast<std::uint32_t>(rank), threshold, error_feedback};
     }

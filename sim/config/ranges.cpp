@@ -97,6 +97,8 @@ const KeyRange kSyncStaleness{"cluster.gradient_sync.staleness (and train.)",
                               1 << 10,
                               false,
                               "a delay of up to 1024 iterations"};
+const KeyRange kSyncBucketMib{"cluster.gradient_sync.bucket_mib (and train.)",    "MiB", 0, 1 << 20, false,
+                              "up to 1 TiB; 0 synchronises each layer on its own"};
 const KeyRange kTreeFanout{"cluster.groups[].tree_fanout", "", 2, 1024, false, "a switch's ports"};
 const KeyRange kLinkEnergyPjPerBit{"cluster.groups[].link.energy_pj_per_bit, cluster.upper.link.energy_pj_per_bit",
                                    "pJ/bit",
@@ -162,25 +164,25 @@ const KeyRange kScheduleMaxBits{"schedule.max_bits", "bits", 2, 16, false, "then
 const KeyRange kCheckEvery{"schedule.check_every_iterations", "", 1, 0x1p30, false, "a period"};
 
 const std::vector<const KeyRange*>& all_key_ranges() {
-    static const std::vector<const KeyRange*> all{&kWorkloadBatch,      &kWorkloadSteps,    &kClockMhz,
-                                                  &kArrayDim,           &kConverterLanes,   &kVectorLanes,
-                                                  &kVectorOpsPerLane,   &kConverterLatency, &kSramCapacityKib,
-                                                  &kSramBitsPerCycle,   &kBandwidthGbPerS,  &kLatencyNs,
-                                                  &kDramCapacityGib,    &kMaxTileRows,      &kNodeArrays,
-                                                  &kGroupCount,         &kPipelineStages,   &kPipelineMicrobatches,
-                                                  &kTreeFanout,         &kTrainWorkers,     &kTargetAccuracy,
-                                                  &kSyncServers,        &kSyncServerNodes,  &kSyncDensity,
-                                                  &kPowerSgdRank,       &kSyncThreshold,    &kSyncStaleness,
-                                                  &kLinkEnergyPjPerBit, &kGroupSize,        &kExponentBits,
-                                                  &kExponentBias,       &kLfsrBits,         &kNoiseBits,
-                                                  &kReportMantissaBits, &kTensorScale,      &kTensorDof,
-                                                  &kTensorCount,        &kMantissaWidth,    &kEnergyPj,
-                                                  &kLeakageMw,          &kLayerSize,        &kLayerPadding,
-                                                  &kTrainEpochs,        &kTrainBatch,       &kLearningRate,
-                                                  &kMomentum,           &kWeightDecay,      &kBlasThreads,
-                                                  &kMaxIterations,      &kSampleLimit,      &kScheduleThreshold,
-                                                  &kScheduleStartBits,  &kScheduleStepBits, &kScheduleMaxBits,
-                                                  &kCheckEvery};
+    static const std::vector<const KeyRange*> all{&kWorkloadBatch,     &kWorkloadSteps,      &kClockMhz,
+                                                  &kArrayDim,          &kConverterLanes,     &kVectorLanes,
+                                                  &kVectorOpsPerLane,  &kConverterLatency,   &kSramCapacityKib,
+                                                  &kSramBitsPerCycle,  &kBandwidthGbPerS,    &kLatencyNs,
+                                                  &kDramCapacityGib,   &kMaxTileRows,        &kNodeArrays,
+                                                  &kGroupCount,        &kPipelineStages,     &kPipelineMicrobatches,
+                                                  &kTreeFanout,        &kTrainWorkers,       &kTargetAccuracy,
+                                                  &kSyncServers,       &kSyncServerNodes,    &kSyncDensity,
+                                                  &kPowerSgdRank,      &kSyncThreshold,      &kSyncStaleness,
+                                                  &kSyncBucketMib,     &kLinkEnergyPjPerBit, &kGroupSize,
+                                                  &kExponentBits,      &kExponentBias,       &kLfsrBits,
+                                                  &kNoiseBits,         &kReportMantissaBits, &kTensorScale,
+                                                  &kTensorDof,         &kTensorCount,        &kMantissaWidth,
+                                                  &kEnergyPj,          &kLeakageMw,          &kLayerSize,
+                                                  &kLayerPadding,      &kTrainEpochs,        &kTrainBatch,
+                                                  &kLearningRate,      &kMomentum,           &kWeightDecay,
+                                                  &kBlasThreads,       &kMaxIterations,      &kSampleLimit,
+                                                  &kScheduleThreshold, &kScheduleStartBits,  &kScheduleStepBits,
+                                                  &kScheduleMaxBits,   &kCheckEvery};
     return all;
 }
 

@@ -66,6 +66,7 @@ extern const KeyRange kSyncDensity;
 extern const KeyRange kPowerSgdRank;
 extern const KeyRange kSyncThreshold;
 extern const KeyRange kSyncStaleness;
+extern const KeyRange kSyncBucketMib;
 extern const KeyRange kLinkEnergyPjPerBit;
 // bfp and bfp_report
 extern const KeyRange kGroupSize;

@@ -65,6 +65,12 @@ void gradient_sync_keys(Visit& visit, G& g, const char* prefix) {
           {key("compression.error_feedback"),
            "`topk`, `threshold`, `onebit`, `powersgd`: carry what was not sent into the next step's gradient "
            "(DGC always does; TernGrad never: it is unbiased)"});
+    visit(g.bucket_mib, {key("bucket_mib"),
+                         "gradient buckets, as PyTorch DDP's `bucket_cap_mb`: gradients join their replica set's "
+                         "bucket in backward order, and a bucket is synchronised as one message once it holds this "
+                         "much (the rest at the end of the backward pass); 0 synchronises each layer on its own "
+                         "([compression.md](compression.md#gradient-buckets))",
+                         &kSyncBucketMib});
     visit(g.staleness, {key("staleness"),
                         "delayed update: iteration i applies the gradients of iteration i − D, so the "
                         "exchange overlaps D iterations ([compression.md](compression.md#delayed-updates))",

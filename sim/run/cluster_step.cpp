@@ -71,6 +71,7 @@ std::unique_ptr<planner::GradientSync> make_gradient_sync(interconnect::AllReduc
     scheme.parameter_server = server;
     for (const std::size_t id : sync.server_ids) scheme.servers.emplace_back(id);
     scheme.staleness = static_cast<std::size_t>(sync.staleness);
+    scheme.bucket_bytes = sync.bucket_bytes();
     return std::make_unique<planner::SchemeSync>(chooser, std::move(scheme), std::move(work_seconds));
 }
 
@@ -325,7 +326,8 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
 
 std::vector<interconnect::AllReduceUse> planned_all_reduces(const ClusterPlan& planned, ClusterCosts& costs,
                                                             std::size_t node_count) {
-    const std::vector<planner::SyncJob> jobs = planner::step_sync_jobs(planned.graph, planned.plan);
+    const std::vector<planner::SyncJob> jobs =
+        planner::step_sync_jobs(planned.graph, planned.plan, costs.gradient_sync->bucket_bytes());
     std::vector<interconnect::NodeProgram> scratch(node_count);
     costs.all_reduce.record(true);
     for (const planner::SyncJob& job : jobs) {

@@ -14,6 +14,7 @@
 #include "common/csv_writer.h"
 #include "common/errors.h"
 #include "node/training_step.h"
+#include "planner/replicas.h"
 #include "common/output_files.h"
 #include "run/training_step.h"
 #include "compression/compressor.h"
@@ -255,19 +256,23 @@ WorkerTimeModel::WorkerTimeModel(const config::TrainConfig& config) : m_config(c
     }
     m_chooser = std::make_unique<interconnect::AllReduceChooser>(
         *m_topology, config::forced_all_reduce(config.gradient_sync.algorithm));
-    // Every parameter tensor's fp32 gradient fused into one bucket (as PyTorch DDP's 25 MB
-    // buckets hold either network's whole gradient), every worker a rank. PowerSGD's factors
+    // Every parameter tensor's fp32 gradient in the cluster's gradient buckets (GradientBuckets:
+    // backward order, train.gradient_sync.bucket_mib), every worker a rank. PowerSGD's factors
     // of each weight matrix (out x fan_in) are fused alike; a bias is a column.
-    planner::SyncJob bucket;
-    for (std::size_t w = 0; w < k; ++w) bucket.ranks.emplace_back(w);
+    std::vector<NodeId> workers;
+    for (std::size_t w = 0; w < k; ++w) workers.emplace_back(w);
     learning::Network network(config.train.network, config.train.seed);
-    for (const learning::TensorShape& t : learning::gradient_tensors(network)) {
-        bucket.elements += t.size();
-        bucket.factor_rows += t.rows;
-        bucket.factor_cols += t.cols;
-    }
-    bucket.bytes = 4 * bucket.elements;
-    m_jobs.push_back(std::move(bucket));
+    const std::vector<learning::TensorShape> tensors = learning::gradient_tensors(network);
+    constexpr double kFp32Bytes = 4;
+    planner::GradientBuckets buckets(config.gradient_sync.bucket_bytes(), kFp32Bytes);
+    const auto job = [&](const planner::ReplicaSet& bucket) {
+        return planner::SyncJob{bucket.nodes, bucket.elements, static_cast<std::uint64_t>(kFp32Bytes) * bucket.elements,
+                                bucket.factor_rows, bucket.factor_cols};
+    };
+    for (auto t = tensors.rbegin(); t != tensors.rend(); ++t)
+        for (const planner::ReplicaSet& bucket : buckets.add({{workers, t->size(), t->rows, t->cols}}))
+            m_jobs.push_back(job(bucket));
+    for (const planner::ReplicaSet& bucket : buckets.flush()) m_jobs.push_back(job(bucket));
 }
 
 std::pair<double, double> WorkerTimeModel::exchange_s(double density) {

@@ -389,17 +389,25 @@ TEST_CASE_METHOD(test::FreshSimContext, "Every summary field is declared once: a
 
 TEST_CASE("a data-parallel step on a two-dimensional group all-reduces every layer per dimension, and says so",
           "[cluster]") {
-    const auto params = config::load(kSource + "/configs/cluster/fast_32node_2d.yaml");
+    auto params = config::load(kSource + "/configs/cluster/fast_32node_2d.yaml");
     planner::PlannerOptions options = params.planner.options();
     options.kind = planner::PlannerKind::data_parallel;
-    const auto r = run::run_cluster_step_in_fresh_kernel(params, options);
-    std::size_t count = 0;
-    for (const interconnect::AllReduceUse& u : r.all_reduces) {
-        CAPTURE(u.algorithms, u.dimensions);
-        CHECK(u.ranks == 32);
-        CHECK(u.dimensions == "8x4");  // every node of the switch-of-8 x ring-of-4 group
-        count += u.count;
+    for (const double bucket_mib : {0.0, 25.0}) {
+        CAPTURE(bucket_mib);
+        params.cluster.gradient_sync.bucket_mib = bucket_mib;
+        const auto r = run::run_cluster_step_in_fresh_kernel(params, options);
+        std::size_t count = 0;
+        for (const interconnect::AllReduceUse& u : r.all_reduces) {
+            CAPTURE(u.algorithms, u.dimensions);
+            CHECK(u.ranks == 32);
+            CHECK(u.dimensions == "8x4");  // every node of the switch-of-8 x ring-of-4 group
+            count += u.count;
+        }
+        const std::size_t layers = r.planned.graph.layers.size();
+        if (bucket_mib == 0)
+            CHECK(count == layers);  // one all-reduce per layer's weight gradients
+        else
+            CHECK((count >= 2 && count < layers));  // 25 MiB buckets of several layers each
+        CHECK(std::abs(r.planned.plan.step_s - r.step_s) <= 1e-9 * r.step_s);
     }
-    CHECK(count == r.planned.graph.layers.size());  // one all-reduce per layer's weight gradients
-    CHECK(std::abs(r.planned.plan.step_s - r.step_s) <= 0.05 * r.step_s);
 }

@@ -244,6 +244,26 @@ TEST_CASE("Every network config x scheme x staleness: predicted within 5% of sim
             }
 }
 
+TEST_CASE("Gradient buckets: over a wide area 25 MiB buckets beat a message per layer, planned as simulated",
+          "[compression][cluster]") {
+    for (const char* scheme : {"none", "dgc"}) {
+        double per_layer_s = 0;
+        for (const char* bucket_mib : {"0", "25"}) {
+            const auto params = config::load(kSource + "/configs/network/wide_area.yaml",
+                                             {std::string("cluster.gradient_sync.compression.scheme=") + scheme,
+                                              std::string("cluster.gradient_sync.bucket_mib=") + bucket_mib});
+            const auto r = run::run_cluster_step_in_fresh_kernel(params, params.planner.options());
+            INFO(scheme << ", bucket_mib " << bucket_mib << ": planned " << r.planned.plan.step_s << " s, simulated "
+                        << r.step_s << " s");
+            CHECK(std::abs(r.planned.plan.step_s - r.step_s) <= 1e-9 * r.step_s);
+            if (std::string(bucket_mib) == "0")
+                per_layer_s = r.step_s;
+            else
+                CHECK(r.step_s * 2 < per_layer_s);  // each layer's exchange was latency-bound
+        }
+    }
+}
+
 TEST_CASE("Gradient sync keys: a parameter server's servers are checked against the cluster", "[compression][config]") {
     const std::string base = kSource + "/configs/cluster/fast_4node.yaml";
     CHECK_THROWS_WITH(

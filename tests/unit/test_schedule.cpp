@@ -132,6 +132,35 @@ TEST_CASE("Replica sets: data parallelism, aligned halves and unequal sub-splits
               .empty());
 }
 
+TEST_CASE("Gradient buckets fill per replica set in backward order and close at the cap", "[planner][schedule]") {
+    const std::vector<NodeId> a = test::node_ids({0, 1}), b = test::node_ids({2, 3});
+    planner::GradientBuckets buckets(100, 2.0);  // 100 bytes: 50 elements
+    CHECK(buckets.add({{a, 30, 3, 4}}).empty());
+    CHECK(buckets.add({{b, 10, 1, 1}}).empty());
+    // a reaches 60 elements (120 bytes >= 100): its bucket goes, both gradients in one message.
+    const auto full = buckets.add({{a, 30, 5, 6}, {b, 5, 1, 1}});
+    REQUIRE(full.size() == 1);
+    CHECK(full[0].nodes == a);
+    CHECK(full[0].elements == 60);
+    CHECK(full[0].factor_rows == 8);
+    CHECK(full[0].factor_cols == 10);
+    // One element short of the cap stays open; the next gradient of a opens a new bucket.
+    CHECK(buckets.add({{a, 49, 1, 1}}).empty());
+    const auto rest = buckets.flush();
+    REQUIRE(rest.size() == 2);  // in the order they were opened
+    CHECK(rest[0].nodes == b);
+    CHECK(rest[0].elements == 15);
+    CHECK(rest[1].nodes == a);
+    CHECK(rest[1].elements == 49);
+    CHECK(buckets.flush().empty());
+    // A cap of 0: every gradient on its own, as given.
+    planner::GradientBuckets none(0, 2.0);
+    const auto alone = none.add({{a, 1, 0, 0}, {b, 2, 0, 0}});
+    REQUIRE(alone.size() == 2);
+    CHECK(alone[1].elements == 2);
+    CHECK(none.flush().empty());
+}
+
 TEST_CASE("Replica sets equal a per-element count on random plans", "[planner][schedule]") {
     std::mt19937_64 rng(5);
     std::uniform_int_distribution<int> type(0, 2);
