@@ -199,7 +199,8 @@ struct Plan {
     std::vector<std::vector<LayerDims>> node_dims;  ///< per node id, per layer
     // Predictions (seconds; docs/planner.md, "Predictions"). Per layer: the slowest node per
     // phase; exchange seconds summed over depths, the slowest group at each depth; the slowest
-    // of the layer's gradient all-reduces; and the predicted mean node's compute + waits.
+    // all-reduce of the gradient buckets the layer fills (GradientBuckets); and the predicted
+    // mean node's compute + waits.
     std::vector<PhaseSeconds> compute_s;
     std::vector<double> forward_comm_s, backward_comm_s, sync_comm_s;
     std::vector<double> layer_step_s;

@@ -42,8 +42,8 @@ struct StepLabels {
 /// weight-gradient; 0 for a phase the layer does not have).
 using ComputePicoseconds = std::function<std::array<Picoseconds, 3>(NodeId node, LayerId layer)>;
 
-/// Events of the schedule's Signal/WaitFor ops: layer l's weight gradient is ready on the main
-/// stream, and its all-reduces are done on the comm stream (l in the walked graph).
+/// Events of the schedule's Signal/WaitFor ops: the gradient buckets layer l fills are ready on
+/// the main stream, and their all-reduces are done on the comm stream (l in the walked graph).
 [[nodiscard]] inline std::uint32_t gradient_ready_event(LayerId layer) {
     return static_cast<std::uint32_t>(2 * layer.value());
 }
@@ -83,8 +83,9 @@ struct StepWalk {
     std::size_t first_layer = 0;     ///< the network layer of the walked graph's layer 0 (a pipeline stage's first)
     std::size_t network_layers = 0;  ///< layers of the whole network (0: the walked graph's)
     std::size_t microbatch = 0;      ///< for the labels
-    /// With sync: the gradient buckets' cap (GradientBuckets, GradientSync::bucket_bytes); 0:
-    /// each layer's gradients synchronised on their own.
+    /// With sync: the gradient buckets' cap (GradientBuckets); 0: each layer's gradients
+    /// synchronised on their own. predict_step, ClockedPredictor and the schedules set it from
+    /// their GradientSync::bucket_bytes, whatever the caller gave.
     std::uint64_t bucket_bytes = 0;
 };
 void walk_step(const LayerGraph& graph, const Plan& plan, StepVisitor& visitor, const StepWalk& walk = {});
@@ -102,8 +103,9 @@ std::vector<SyncJob> step_sync_jobs(const LayerGraph& graph, const Plan& plan, s
 /// exchanges at every group the node belongs to, root first. An exchange at a group pairs side
 /// A's i-th node with side B's (i mod |B|) (round robin over the larger side) and splits each
 /// side's bytes evenly over the pairs; a pair sends both ways, then receives. Weight gradients
-/// are synchronised over their replica sets (weight_replica_sets) on the comm stream, each
-/// layer's once its weight-gradient phase is done, as `gradient_sync` lowers them, so they
+/// are synchronised over their replica sets (weight_replica_sets) on the comm stream, in the
+/// gradient buckets of `gradient_sync` (GradientBuckets), each once the weight-gradient phase of
+/// the layer that fills it is done, as `gradient_sync` lowers them, so they
 /// overlap the rest of the backward pass; finish() makes the main stream wait for them all at
 /// the end (not with a delayed update, staleness >= 1: the step's synchronisation then overlaps
 /// the next steps, docs/compression.md, "Delayed updates"). Only the plan's nodes (plan.groups[0].nodes) get ops; the programs are indexed by

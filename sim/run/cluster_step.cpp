@@ -171,7 +171,10 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
             return to_seconds(interconnect::replay_messages(replay_network, programs, identity));
         };
     std::size_t made = 0;
-    const auto expected = given ? 1.0 : static_cast<double>(plans_made(options.kind));
+    const auto expected =
+        given ? 1.0
+              : static_cast<double>(plans_made(options.kind, options.kind == planner::PlannerKind::accpar &&
+                                                                 !options.comm_only && view.preferred_cuts.size() > 0));
     if (progress) inputs.plan_made = [&] { progress(std::min(0.99, static_cast<double>(++made) / expected)); };
     out.plan = given ? planner::evaluate_plan(inputs, *given) : planner::make_plan(inputs, options);
     out.planning_s = seconds_since(start);

@@ -112,8 +112,9 @@ struct ClusterStepResult {
 ClusterStepResult run_cluster_step(const config::Params& params, const planner::PlannerOptions& options,
                                    const std::optional<TimelineRequest>& timeline = std::nullopt,
                                    const WorkProgress& progress = {}, const planner::PlanDecisions* given = nullptr);
-/// The same with `costs` made for `params` before (ClusterCosts(params, graph)), and kept:
-/// several runs of one config share its node characterisation and the plans made.
+/// The same with `costs` made for these `params` before (ClusterCosts(params, graph)), and kept:
+/// several runs of one config share its node characterisation and the plans made. Costs made
+/// for other params must not be given: their plans are found again by the options alone.
 ClusterStepResult run_cluster_step(const config::Params& params, const planner::PlannerOptions& options,
                                    ClusterCosts& costs, const std::optional<TimelineRequest>& timeline = std::nullopt,
                                    const WorkProgress& progress = {}, const planner::PlanDecisions* given = nullptr);

@@ -256,8 +256,9 @@ WorkerTimeModel::WorkerTimeModel(const config::TrainConfig& config) : m_config(c
     }
     m_chooser = std::make_unique<interconnect::AllReduceChooser>(
         *m_topology, config::forced_all_reduce(config.gradient_sync.algorithm));
-    // Every parameter tensor's fp32 gradient in the cluster's gradient buckets (GradientBuckets:
-    // backward order, train.gradient_sync.bucket_mib), every worker a rank. PowerSGD's factors
+    // Every layer's fp32 gradient (weights and bias) in the cluster's gradient buckets
+    // (GradientBuckets: backward order, train.gradient_sync.bucket_mib), every worker a rank; the
+    // buckets all start after the compute (no overlap with the backward pass). PowerSGD's factors
     // of each weight matrix (out x fan_in) are fused alike; a bias is a column.
     std::vector<NodeId> workers;
     for (std::size_t w = 0; w < k; ++w) workers.emplace_back(w);
@@ -269,9 +270,13 @@ WorkerTimeModel::WorkerTimeModel(const config::TrainConfig& config) : m_config(c
         return planner::SyncJob{bucket.nodes, bucket.elements, static_cast<std::uint64_t>(kFp32Bytes) * bucket.elements,
                                 bucket.factor_rows, bucket.factor_cols};
     };
-    for (auto t = tensors.rbegin(); t != tensors.rend(); ++t)
-        for (const planner::ReplicaSet& bucket : buckets.add({{workers, t->size(), t->rows, t->cols}}))
+    // gradient_tensors lists each layer's weight, then its bias: a layer's gradients join together.
+    for (std::size_t end = tensors.size(); end >= 2; end -= 2) {
+        const learning::TensorShape &w = tensors[end - 2], &b = tensors[end - 1];
+        for (const planner::ReplicaSet& bucket :
+             buckets.add({{workers, w.size() + b.size(), w.rows + b.rows, w.cols + b.cols}}))
             m_jobs.push_back(job(bucket));
+    }
     for (const planner::ReplicaSet& bucket : buckets.flush()) m_jobs.push_back(job(bucket));
 }
 

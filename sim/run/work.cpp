@@ -243,11 +243,16 @@ WorkEstimate estimate_training_step(const config::Params& params, bool timeline)
     return e;
 }
 
-std::size_t plans_made(planner::PlannerKind kind) {
+bool accpar_weighs_alpa(const config::Params& params) {
+    return params.cluster.group_first_node.size() > 1 && !params.planner.comm_only;
+}
+
+std::size_t plans_made(planner::PlannerKind kind, bool with_alpa) {
     switch (kind) {
     case planner::PlannerKind::accpar:  // its DP over I-IV and over I-III, each with a calibration round, then every
                                         // other intra-layer planner's plan (balanced data parallelism: two), and alpa's
-        return 2 * 2 + (planner::kAllPlanners.size() - 3) + 1 + plans_made(planner::PlannerKind::alpa);
+        return 2 * 2 + (planner::kAllPlanners.size() - 3) + 1 +
+               (with_alpa ? plans_made(planner::PlannerKind::alpa) : 0);
     case planner::PlannerKind::data_parallel_balanced: return 2;  // and a calibration round
     case planner::PlannerKind::pipeline:
     case planner::PlannerKind::alpa: return 16;  // a stage's or a block's plan each (a guess: progress only)
@@ -263,7 +268,10 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
                               const std::vector<planner::PlannerKind>& kinds) {
     const auto planners = kinds.size();
     std::size_t plans = 0;
-    for (const planner::PlannerKind k : kinds) plans += plans_made(k);
+    // AccPar's alpa plan is made once when alpa is compared too (run::ClusterCosts::plans).
+    const bool alpa_too = std::find(kinds.begin(), kinds.end(), planner::PlannerKind::alpa) != kinds.end();
+    const bool accpar_alpa = accpar_weighs_alpa(params);
+    for (const planner::PlannerKind k : kinds) plans += plans_made(k, accpar_alpa && !alpa_too);
     WorkEstimate e;
     const config::ClusterParams& c = params.cluster;
     const auto nodes = static_cast<double>(c.node_type.size());
@@ -315,9 +323,8 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
     }
     // A pipeline runs every layer once per micro-batch.
     bool pipelined = false;
-    for (const planner::PlannerKind k : kinds)  // AccPar weighs alpa's plan where there are groups
-        pipelined = pipelined || planner::is_pipeline(k) ||
-                    (k == planner::PlannerKind::accpar && c.group_first_node.size() > 1);
+    for (const planner::PlannerKind k : kinds)  // AccPar may keep alpa's plan, a pipeline
+        pipelined = pipelined || planner::is_pipeline(k) || (k == planner::PlannerKind::accpar && accpar_alpa);
     const double microbatches = !pipelined ? 1.0
                                 : params.planner.microbatches > 0
                                     ? static_cast<double>(params.planner.microbatches)

@@ -71,8 +71,11 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
 WorkEstimate estimate_network_ops(const config::Params& params, double ops, const std::string& what);
 
 /// How many hierarchies planning with `kind` plans: AccPar its own DP, a calibration round and
-/// every other planner's plan; balanced data parallelism a calibration round too.
-std::size_t plans_made(planner::PlannerKind kind);
+/// every other planner's plan (and alpa's where it weighs it: accpar_weighs_alpa); balanced data
+/// parallelism a calibration round too.
+std::size_t plans_made(planner::PlannerKind kind, bool with_alpa = false);
+/// Whether accpar weighs alpa's plan on params' cluster: the time objective over several groups.
+bool accpar_weighs_alpa(const config::Params& params);
 
 /// A BFP error report (run.mode bfp_report): every tensor drawn, then quantised once per
 /// mantissa width and rounding.

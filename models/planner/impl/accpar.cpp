@@ -71,7 +71,7 @@ Plan accpar_plan(const PlanningInputs& in, const PlannerOptions& options, const 
         PlannerOptions o = options;
         o.kind = other;
         try {
-            consider(strategy_of(other).plan(in, o), other);
+            consider(plan_once(in, o), other);
         } catch (const PlanError&) {
             // e.g. data parallelism with fewer samples than nodes: not a candidate
         }
