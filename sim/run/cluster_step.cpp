@@ -174,7 +174,8 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
     const auto expected =
         given ? 1.0
               : static_cast<double>(plans_made(options.kind, options.kind == planner::PlannerKind::accpar &&
-                                                                 !options.comm_only && view.preferred_cuts.size() > 0));
+                                                                 !options.comm_only && !view.preferred_cuts.empty() &&
+                                                                 view.order.size() <= planner::kAccParWeighsAlpaNodes));
     if (progress) inputs.plan_made = [&] { progress(std::min(0.99, static_cast<double>(++made) / expected)); };
     out.plan = given ? planner::evaluate_plan(inputs, *given) : planner::make_plan(inputs, options);
     out.planning_s = seconds_since(start);

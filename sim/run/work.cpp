@@ -244,7 +244,8 @@ WorkEstimate estimate_training_step(const config::Params& params, bool timeline)
 }
 
 bool accpar_weighs_alpa(const config::Params& params) {
-    return params.cluster.group_first_node.size() > 1 && !params.planner.comm_only;
+    return params.cluster.group_first_node.size() > 1 && !params.planner.comm_only &&
+           params.cluster.node_type.size() <= planner::kAccParWeighsAlpaNodes;
 }
 
 std::size_t plans_made(planner::PlannerKind kind, bool with_alpa) {

@@ -74,7 +74,8 @@ WorkEstimate estimate_network_ops(const config::Params& params, double ops, cons
 /// every other planner's plan (and alpa's where it weighs it: accpar_weighs_alpa); balanced data
 /// parallelism a calibration round too.
 std::size_t plans_made(planner::PlannerKind kind, bool with_alpa = false);
-/// Whether accpar weighs alpa's plan on params' cluster: the time objective over several groups.
+/// Whether accpar weighs alpa's plan on params' cluster: the time objective over several groups
+/// of at most planner::kAccParWeighsAlpaNodes nodes.
 bool accpar_weighs_alpa(const config::Params& params);
 
 /// A BFP error report (run.mode bfp_report): every tensor drawn, then quantised once per

@@ -78,13 +78,14 @@ Plan accpar_plan(const PlanningInputs& in, const PlannerOptions& options, const 
     }
     // alpa's plan of the whole cluster too (which weighs the pipeline planner's, and stages on
     // sub-meshes each split by AccPar), where there are groups to pipeline over: the step it
-    // predicts is the same objective.
+    // predicts is the same objective. Above kAccParWeighsAlpaNodes, the pipeline planner's alone.
     if (options.weigh_pipelines && !in.cluster.preferred_cuts.empty() && own.objective == Objective::time) {
+        const bool alpa = in.cluster.order.size() <= kAccParWeighsAlpaNodes;
         PlannerOptions o = options;
-        o.kind = PlannerKind::alpa;
+        o.kind = alpa ? PlannerKind::alpa : PlannerKind::pipeline;
         o.pipeline.intra = PlannerKind::accpar;
         try {
-            consider(plan_once(in, o), PlannerKind::alpa);
+            consider(plan_once(in, o), o.kind);
         } catch (const PlanError&) {
             // e.g. no cut into stages fits in memory: not a candidate
         }
