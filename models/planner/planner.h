@@ -92,7 +92,8 @@ struct PlannerOptions {
     bool equal_split = false;  ///< split = equal, for every planner
     PipelineOptions pipeline;  ///< for kind pipeline and alpa
     /// accpar: also weigh alpa's plan of the whole cluster, which includes the pipeline
-    /// planner's (off where AccPar plans a pipeline stage's layers).
+    /// planner's (the pipeline planner's alone above kAccParWeighsAlpaNodes; off where AccPar
+    /// plans a pipeline stage's layers).
     bool weigh_pipelines = true;
 };
 bool operator==(const PlannerOptions& a, const PlannerOptions& b);

@@ -137,26 +137,40 @@ TEST_CASE("Alpa's inter-operator DP equals brute force on small cases", "[pipeli
     }
 }
 
+namespace {
+
+/// Four nodes of two types in two groups ({0, 1} and {2, 3}, the second type twice as fast).
+planner::ClusterView two_type_cluster() {
+    planner::ClusterView view = test::uniform_cluster(4);
+    view.node_type = {0, 0, 1, 1};
+    view.preferred_cuts = {2};
+    return view;
+}
+
+/// Weights and gradients 4 bytes an element, 220 MB a node: about a third of chain(8, 2048).
+planner::MemoryModel memory_for_a_third() {
+    planner::MemoryModel memory;
+    memory.bytes = [](std::size_t, planner::Stored, std::uint64_t elements) { return 4.0 * double(elements); };
+    memory.capacity_bytes = {220e6, 220e6};
+    return memory;
+}
+
+}  // namespace
+
 TEST_CASE(
     "Alpa never loses to data parallelism, AccPar or the pipeline planner, and fits where data parallelism does not",
     "[pipeline]") {
     // Eight 2048-wide fc layers (4 Mi weights each) on 4 nodes of 2 types; memory: weights and
     // gradients 4 bytes an element, capacity for about a third of the model per node.
     const auto graph = planner::build_layer_graph(chain(8, 2048), 64);
-    planner::ClusterView view = test::uniform_cluster(4);
-    view.node_type = {0, 0, 1, 1};
-    view.preferred_cuts = {2};
+    const planner::ClusterView view = two_type_cluster();
     const auto exchange = test::flat_exchange(1e-6, 25e9);
     const auto groups = planner::bisect(view, exchange);
     const auto compute = test::linear_compute(graph, {1e12, 2e12});
     planner::ElementBytes bytes;
     for (const bool tight : {false, true}) {
         INFO((tight ? "memory checked" : "memory not checked"));
-        planner::MemoryModel memory;
-        if (tight) {
-            memory.bytes = [](std::size_t, planner::Stored, std::uint64_t elements) { return 4.0 * double(elements); };
-            memory.capacity_bytes = {220e6, 220e6};
-        }
+        const planner::MemoryModel memory = tight ? memory_for_a_third() : planner::MemoryModel{};
         const planner::PlanningInputs in{graph,  view, groups, compute,  bytes, test::free_all_reduce(),
                                          memory, {},   {},     exchange, {}};
         planner::PlannerOptions options;
@@ -186,15 +200,11 @@ TEST_CASE(
 TEST_CASE("AccPar weighs alpa's plan, and a memo makes alpa's plan once", "[pipeline]") {
     // The memory-bound cluster of the test above.
     const auto graph = planner::build_layer_graph(chain(8, 2048), 64);
-    planner::ClusterView view = test::uniform_cluster(4);
-    view.node_type = {0, 0, 1, 1};
-    view.preferred_cuts = {2};
+    const planner::ClusterView view = two_type_cluster();
     const auto exchange = test::flat_exchange(1e-6, 25e9);
     const auto groups = planner::bisect(view, exchange);
     const auto compute = test::linear_compute(graph, {1e12, 2e12});
-    planner::MemoryModel memory;
-    memory.bytes = [](std::size_t, planner::Stored, std::uint64_t elements) { return 4.0 * double(elements); };
-    memory.capacity_bytes = {220e6, 220e6};
+    const planner::MemoryModel memory = memory_for_a_third();
     planner::PlanMemo memo;
     planner::PlanningInputs in{graph, view, groups, compute, {}, test::free_all_reduce(), memory, {}, {}, exchange, {}};
     in.plans = &memo;
@@ -213,7 +223,6 @@ TEST_CASE("AccPar weighs alpa's plan, and a memo makes alpa's plan once", "[pipe
     CHECK((accpar.chosen_from == planner::PlannerKind::alpa) == (alpa->step_s < intra.step_s));
     CHECK(planner::make_plan(in, alpa_options).step_s == alpa->step_s);
     // Without groups to pipeline over there is no alpa candidate.
-    own.kind = planner::PlannerKind::accpar;
     planner::PlanMemo flat_memo;
     planner::ClusterView flat = view;
     flat.preferred_cuts.clear();
