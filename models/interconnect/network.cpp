@@ -88,8 +88,9 @@ void Network::reset() {
         m_stats[id] = ChannelStats{};
     }
     m_used.clear();
-    m_in_flight.clear();
-    m_free_slots.clear();
+    // Keep the slots (and their routes' buffers), handed out from slot 0 again as when new.
+    m_free_slots.resize(m_in_flight.size());
+    for (std::size_t i = 0; i < m_free_slots.size(); ++i) m_free_slots[i] = m_free_slots.size() - 1 - i;
     m_pending = {};
 }
 

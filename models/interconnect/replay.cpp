@@ -7,7 +7,6 @@
 #include <queue>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 
 #include "interconnect/network.h"
 
@@ -42,59 +41,79 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
     // (1) Match every Send and Recv to a message slot, and every Signal and WaitFor to an
     //     event slot, once, so the loop below indexes arrays.
     const std::size_t n = programs.size(), lanes = n * kStreams;
-    std::vector<std::vector<Step>> steps(lanes);
-    std::unordered_map<MessageKey, std::uint32_t, MessageKeyHash> slot_of;
-    std::unordered_map<std::uint64_t, std::uint32_t> event_of;  // (program << 32 | event) -> slot
-    std::uint32_t slots = 0;                                    // messages and events alike
+    std::vector<Step> steps;                   // every lane's steps, lane after lane
+    std::vector<std::size_t> lane_end(lanes);  // one past lane i's last step in `steps`
+    // An open-addressing table of keys: std::unordered_map's allocation per message cost more
+    // than the replay itself on large clusters.
+    struct Key {
+        std::uint64_t pair;  ///< a message: src << 32 | dst; an event: its program << 32 | event
+        std::uint64_t tag;   ///< a message: its tag; an event: 0
+        bool is_event;
+        bool operator==(const Key& o) const { return pair == o.pair && tag == o.tag && is_event == o.is_event; }
+    };
+    struct TableEntry {
+        Key key;
+        std::uint32_t slot = kNobody;  ///< kNobody: empty
+    };
     std::size_t op_count = 0;
     for (const NodeProgram& p : programs) op_count += p.ops.size() + p.comm_ops.size();
-    slot_of.reserve(op_count / 2 + 1);
-    const auto slot = [&](NodeId src, NodeId dst, std::uint64_t tag) {
-        const auto [it, added] = slot_of.emplace(MessageKey{src, dst, tag}, slots);
-        if (added) ++slots;
-        return it->second;
+    steps.reserve(op_count);
+    int bits = 4;
+    while ((std::size_t{1} << bits) < 2 * op_count) ++bits;
+    std::vector<TableEntry> table(std::size_t{1} << bits);
+    const std::size_t mask = table.size() - 1;
+    std::uint32_t slots = 0;  // messages and events alike
+    const auto slot = [&](const Key& key) {
+        std::uint64_t h = (key.pair * 0x9E3779B97F4A7C15ull) ^ (key.tag + 0x632BE59BD9B4E019ull + key.is_event);
+        h ^= h >> 31;
+        h *= 0xC2B2AE3D27D4EB4Full;
+        for (std::size_t i = static_cast<std::size_t>(h >> (64 - bits));; i = (i + 1) & mask) {
+            TableEntry& e = table[i];
+            if (e.slot == kNobody) {
+                e = {key, slots++};
+                return e.slot;
+            }
+            if (e.key == key) return e.slot;
+        }
     };
-    const auto event = [&](std::size_t node, std::uint32_t e) {
-        const auto [it, added] = event_of.emplace((static_cast<std::uint64_t>(node) << 32) | e, slots);
-        if (added) ++slots;
-        return it->second;
-    };
+    const auto pair_of = [](std::uint64_t a, std::uint64_t b) { return (a << 32) | b; };
     for (std::size_t node = 0; node < n; ++node)
         for (std::size_t stream = 0; stream < kStreams; ++stream) {
             const std::vector<Op>& ops = stream == 0 ? programs[node].ops : programs[node].comm_ops;
-            std::vector<Step>& out = steps[node * kStreams + stream];
-            out.reserve(ops.size());
+            std::vector<Step>& out = steps;
             for (const Op& op : ops) {
-                if (const auto* s = std::get_if<Send>(&op); s && s->peer.value() >= n)
-                    throw std::invalid_argument("replay_messages: peer out of range");
-                if (const auto* r = std::get_if<Recv>(&op); r && r->peer.value() >= n)
-                    throw std::invalid_argument("replay_messages: peer out of range");
-                if (const auto* s = std::get_if<Send>(&op))
-                    out.push_back({slot(NodeId(node), s->peer, s->tag), static_cast<std::uint32_t>(s->peer.value()),
-                                   s->bytes, Step::send});
-                else if (const auto* r = std::get_if<Recv>(&op))
-                    out.push_back({slot(r->peer, NodeId(node), r->tag), static_cast<std::uint32_t>(r->peer.value()), 0,
-                                   Step::await});
-                else if (const auto* c = std::get_if<Compute>(&op))
+                if (const auto* s = std::get_if<Send>(&op)) {
+                    if (s->peer.value() >= n) throw std::invalid_argument("replay_messages: peer out of range");
+                    out.push_back({slot({pair_of(node, s->peer.value()), s->tag, false}),
+                                   static_cast<std::uint32_t>(s->peer.value()), s->bytes, Step::send});
+                } else if (const auto* r = std::get_if<Recv>(&op)) {
+                    if (r->peer.value() >= n) throw std::invalid_argument("replay_messages: peer out of range");
+                    out.push_back({slot({pair_of(r->peer.value(), node), r->tag, false}),
+                                   static_cast<std::uint32_t>(r->peer.value()), 0, Step::await});
+                } else if (const auto* c = std::get_if<Compute>(&op)) {
                     out.push_back({0, kNobody, 0, Step::delay, c->duration_ps});
-                else if (const auto* g = std::get_if<Signal>(&op))
-                    out.push_back({event(node, g->event), kNobody, 0, Step::signal});
-                else
-                    out.push_back({event(node, std::get<WaitFor>(op).event), kNobody, 0, Step::await});
+                } else if (const auto* g = std::get_if<Signal>(&op)) {
+                    out.push_back({slot({pair_of(node, g->event), 0, true}), kNobody, 0, Step::signal});
+                } else {
+                    out.push_back(
+                        {slot({pair_of(node, std::get<WaitFor>(op).event), 0, true}), kNobody, 0, Step::await});
+                }
             }
+            lane_end[node * kStreams + stream] = steps.size();
         }
     // (2) Run the lanes in global time order (ties: the lower node, its main stream first), as
     //     the executor does; the network books the heads that reach a channel before the next
     //     lane's time, and those at that time once every lane at it has run (its posts included).
     if (reset) network.reset();
     std::vector<Awaited> awaited(slots);
-    std::vector<std::size_t> pc(lanes, 0);
+    std::vector<std::size_t> pc(lanes, 0);  // each lane's next step in `steps`
+    for (std::size_t lane = 1; lane < lanes; ++lane) pc[lane] = lane_end[lane - 1];
     std::vector<std::uint64_t> posted(lanes, 0);
     std::vector<Picoseconds> time(lanes, Picoseconds(0));
     using Entry = std::pair<Picoseconds, std::size_t>;
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
     for (std::size_t lane = 0; lane < lanes; ++lane)
-        if (!steps[lane].empty()) ready.push({Picoseconds(0), lane});
+        if (pc[lane] < lane_end[lane]) ready.push({Picoseconds(0), lane});
     // A message arrives or an event is signalled at `at`: the lane blocked on it goes on.
     const auto complete = [&](Awaited& a, Picoseconds at) {
         a.done = true;
@@ -121,12 +140,12 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
         ready.pop();
         const std::size_t node = lane / kStreams;
         const Picoseconds start = time[lane];
-        while (pc[lane] < steps[lane].size()) {
+        while (pc[lane] < lane_end[lane]) {
             if (time[lane] > start) {  // moved past other lanes' times: keep the global order
                 ready.push({time[lane], lane});
                 break;
             }
-            const Step& s = steps[lane][pc[lane]];
+            const Step& s = steps[pc[lane]];
             if (s.kind == Step::delay) {
                 time[lane] += s.delay_ps;
                 ++pc[lane];
@@ -151,13 +170,13 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
             time[lane] = std::max(time[lane], a.at_ps);
             ++pc[lane];
         }
-        if (pc[lane] == steps[lane].size()) end_ps = std::max(end_ps, time[lane]);
+        if (pc[lane] == lane_end[lane]) end_ps = std::max(end_ps, time[lane]);
     }
     for (std::size_t lane = 0; lane < lanes; ++lane)
-        if (pc[lane] < steps[lane].size())
+        if (pc[lane] < lane_end[lane])
             throw std::invalid_argument("replay_messages: node " + std::to_string(lane / kStreams) +
                                         (lane % kStreams ? " (comm stream)" : "") + " never completes op " +
-                                        std::to_string(pc[lane]));
+                                        std::to_string(pc[lane] - (lane == 0 ? 0 : lane_end[lane - 1])));
     if (program_end) {
         program_end->assign(n, Picoseconds(0));
         for (std::size_t lane = 0; lane < lanes; ++lane)
