@@ -176,17 +176,20 @@ std::vector<AllReduceAlgorithm> AllReduceChooser::candidates(std::size_t ranks) 
 
 const CollectiveCost& AllReduceChooser::cost(const std::vector<NodeId>& ranks,
                                              const AlgorithmPerDimension& algorithms) {
-    const auto key = std::make_pair(ranks, algorithms);
+    // Rank sets that differ only by interchangeable nodes cost the same: one memo entry.
+    auto key = std::make_pair(m_network.topology().canonical_ranks(ranks), algorithms);
     if (const auto it = m_costs.find(key); it != m_costs.end()) return it->second;
-    if (ranks.size() > kMaxReplayRanks) {  // every candidate at once: one pass over the sources
+    const std::vector<NodeId>& canonical = key.first;
+    if (canonical.size() > kMaxReplayRanks) {  // every candidate at once: one pass over the sources
         std::vector<AlgorithmPerDimension> all;
-        for (const AllReduceAlgorithm a : candidates(ranks.size())) all.push_back({a});
+        for (const AllReduceAlgorithm a : candidates(canonical.size())) all.push_back({a});
         if (std::find(all.begin(), all.end(), algorithms) == all.end()) all.push_back(algorithms);
-        const std::vector<CollectiveCost> costs = m_fluid->all_reduce(ranks, all);
-        for (std::size_t i = 0; i < all.size(); ++i) m_costs.emplace(std::make_pair(ranks, all[i]), costs[i]);
+        const std::vector<CollectiveCost> costs = m_fluid->all_reduce(canonical, all);
+        for (std::size_t i = 0; i < all.size(); ++i) m_costs.emplace(std::make_pair(canonical, all[i]), costs[i]);
         return m_costs.at(key);
     }
-    return m_costs.emplace(key, all_reduce_cost(m_network, ranks, algorithms)).first->second;
+    const CollectiveCost cost = all_reduce_cost(m_network, canonical, algorithms);
+    return m_costs.emplace(std::move(key), cost).first->second;
 }
 
 AlgorithmPerDimension AllReduceChooser::best_mix(CollectiveOp op, const GridSpan& span, double bytes) {
@@ -250,7 +253,7 @@ AlgorithmPerDimension AllReduceChooser::choose_op(CollectiveOp op, const std::ve
     return best;
 }
 
-AllReduceChoice AllReduceChooser::choose(const std::vector<NodeId>& ranks, double bytes) {
+AllReduceChoice AllReduceChooser::choose_anew(const std::vector<NodeId>& ranks, double bytes) {
     AllReduceChoice best{{AllReduceAlgorithm::ring}, -1};
     const auto weigh = [&](const AlgorithmPerDimension& algorithms) {
         const double s = cost(ranks, algorithms).seconds(bytes);
@@ -263,6 +266,24 @@ AllReduceChoice AllReduceChooser::choose(const std::vector<NodeId>& ranks, doubl
         if (mix.size() > 1 && std::adjacent_find(mix.begin(), mix.end(), std::not_equal_to<>()) != mix.end())
             weigh(mix);
     }
+    return best;
+}
+
+std::size_t AllReduceChooser::ChoiceKeyHash::operator()(const std::pair<std::vector<NodeId>, double>& k) const {
+    std::uint64_t h = std::hash<double>{}(k.second);
+    for (const NodeId n : k.first) h = (h ^ n.value()) * 0x100000001B3ull;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+}
+
+AllReduceChoice AllReduceChooser::choose(const std::vector<NodeId>& ranks, double bytes) {
+    auto key = std::make_pair(ranks, bytes);
+    auto memo = m_choices.find(key);
+    if (memo == m_choices.end()) {
+        if (m_choices.size() >= kMaxRememberedChoices) m_choices.clear();
+        const AllReduceChoice choice = choose_anew(ranks, bytes);
+        memo = m_choices.emplace(std::move(key), choice).first;
+    }
+    const AllReduceChoice& best = memo->second;
     if (m_recording && ranks.size() >= 2) {
         const GridSpan span = grid_span(m_network.topology(), ranks);
         AllReduceUse use{describe(best.algorithms), describe_span(span, best.algorithms, ranks.size()), ranks.size(), 1,

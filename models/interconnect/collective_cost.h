@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -119,6 +120,7 @@ public:
         if (on) m_uses.clear();
         m_recording = on;
     }
+    [[nodiscard]] bool recording() const { return m_recording; }
     /// The choices counted while recording, by first use.
     [[nodiscard]] const std::vector<AllReduceUse>& uses() const { return m_uses; }
 
@@ -127,6 +129,8 @@ private:
     /// beyond kMaxDirectRanks.
     [[nodiscard]] std::vector<AllReduceAlgorithm> candidates(std::size_t ranks) const;
     const CollectiveCost& cost(const std::vector<NodeId>& ranks, const AlgorithmPerDimension& algorithms);
+    /// choose() without the memo or the recording.
+    AllReduceChoice choose_anew(const std::vector<NodeId>& ranks, double bytes);
     /// The mix of one candidate per dimension of `span` whose lines' costs at their share of
     /// `bytes` add up least for `op`; empty if the span has under two dimensions.
     AlgorithmPerDimension best_mix(CollectiveOp op, const GridSpan& span, double bytes);
@@ -135,6 +139,12 @@ private:
     std::unique_ptr<FluidModel> m_fluid;  ///< costs them beyond, all candidates in one pass
     std::optional<AllReduceAlgorithm> m_forced;
     std::map<std::pair<std::vector<NodeId>, AlgorithmPerDimension>, CollectiveCost> m_costs;
+    /// choose()'s answers by (ranks, bytes): planners ask again for every plan they predict.
+    struct ChoiceKeyHash {
+        std::size_t operator()(const std::pair<std::vector<NodeId>, double>& k) const;
+    };
+    static constexpr std::size_t kMaxRememberedChoices = 1'000'000;  ///< then the memo starts over
+    std::unordered_map<std::pair<std::vector<NodeId>, double>, AllReduceChoice, ChoiceKeyHash> m_choices;
     bool m_recording = false;
     std::vector<AllReduceUse> m_uses;
 };

@@ -246,7 +246,76 @@ std::size_t Topology::add_link(std::size_t a, std::size_t b, const LinkParams& l
     m_cached_sources.clear();
     m_grids.clear();
     m_grid_of.clear();
+    m_twin_run_first.clear();
     return forward / 2;
+}
+
+namespace {
+
+bool same_link(const LinkParams& a, const LinkParams& b) {
+    return a.bandwidth_gb_per_s == b.bandwidth_gb_per_s && a.latency_ns == b.latency_ns &&
+           a.energy_pj_per_bit == b.energy_pj_per_bit && a.switching == b.switching;
+}
+
+}  // namespace
+
+std::vector<NodeId> Topology::canonical_ranks(std::vector<NodeId> ranks) const {
+    if (m_twin_run_first.size() != m_node_count) {
+        // Node v + 1 is v's twin when their links, the one joining them apart, reach the same
+        // vertices with the same parameters. Twins joined by a link (a fully connected group)
+        // and twins without one (a switch's nodes) are each an equivalence, so a run of
+        // consecutive twins of one kind is a class of interchangeable nodes.
+        struct Neighbour {
+            std::size_t vertex;
+            const LinkParams* link;
+        };
+        const auto neighbours = [&](std::size_t v, std::size_t other) {
+            std::vector<Neighbour> out;
+            for (const Adjacent& a : m_adjacency[v])
+                if (a.vertex != other) out.push_back({a.vertex, &m_channels[a.channel].params});
+            std::sort(out.begin(), out.end(),
+                      [](const Neighbour& x, const Neighbour& y) { return x.vertex < y.vertex; });
+            return out;
+        };
+        const auto links_between = [&](std::size_t a, std::size_t b) {
+            std::vector<const LinkParams*> out;
+            for (const Adjacent& x : m_adjacency[a])
+                if (x.vertex == b) out.push_back(&m_channels[x.channel].params);
+            return out;
+        };
+        m_twin_run_first.assign(m_node_count, 0);
+        for (std::size_t v = 0; v < m_node_count; ++v) {
+            m_twin_run_first[v] = static_cast<std::uint32_t>(v);
+            if (v == 0) continue;
+            const std::vector<Neighbour> a = neighbours(v - 1, v), b = neighbours(v, v - 1);
+            const std::size_t joining = links_between(v - 1, v).size();
+            const std::size_t first = m_twin_run_first[v - 1];
+            const bool same_kind = first == v - 1 || links_between(first, first + 1).size() == joining;
+            bool twins = same_kind && a.size() == b.size() && joining <= 1;
+            for (std::size_t i = 0; twins && i < a.size(); ++i)
+                twins = a[i].vertex == b[i].vertex && same_link(*a[i].link, *b[i].link);
+            // Parallel links to one vertex could pair up differently: not twins then.
+            for (std::size_t i = 1; twins && i < a.size(); ++i) twins = a[i].vertex != a[i - 1].vertex;
+            if (twins) m_twin_run_first[v] = m_twin_run_first[v - 1];
+        }
+    }
+    // Each run's ranks, by id, become the run's first nodes in order.
+    std::vector<std::pair<std::size_t, std::size_t>> moved;  // (node id, position), nodes in runs of two or more
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+        const std::size_t node = ranks[i].value();
+        if (node >= m_node_count) throw std::invalid_argument("canonical_ranks: node out of range");
+        const bool alone =
+            m_twin_run_first[node] == node && (node + 1 >= m_node_count || m_twin_run_first[node + 1] != node);
+        if (!alone) moved.emplace_back(node, i);
+    }
+    std::sort(moved.begin(), moved.end());
+    for (std::size_t i = 0; i < moved.size(); ++i) {
+        const std::size_t first = m_twin_run_first[moved[i].first];
+        const std::size_t before =
+            i > 0 && m_twin_run_first[moved[i - 1].first] == first ? ranks[moved[i - 1].second].value() + 1 : first;
+        ranks[moved[i].second] = NodeId(before);
+    }
+    return ranks;
 }
 
 std::size_t Topology::Grid::node_count() const {

@@ -142,6 +142,15 @@ public:
     /// group of hierarchical), if any.
     [[nodiscard]] const Grid* grid_of(std::size_t node) const;
 
+    /// `ranks` with the nodes of each run of interchangeable nodes renamed to the run's first
+    /// nodes, in the same relative order, each rank keeping its position. Nodes are
+    /// interchangeable (twins) when swapping them maps every link onto a link of the same
+    /// parameters: the nodes of a switch or a fully connected group, its gateway apart, that
+    /// have no other links. The renaming is an automorphism that keeps the order of vertex and
+    /// channel ids among the ranks, so a collective over the result replays exactly as over
+    /// `ranks`: callers key their memos by it. Builds the runs on first use (not thread-safe).
+    [[nodiscard]] std::vector<NodeId> canonical_ranks(std::vector<NodeId> ranks) const;
+
     /// One line per vertex with its links, for logs and error messages.
     [[nodiscard]] std::string describe() const;
 
@@ -182,6 +191,9 @@ private:
     /// routing a cluster of N nodes takes O(N) memory, not O(N^2).
     mutable std::vector<std::shared_ptr<const SourceTree>> m_trees;
     mutable std::deque<std::size_t> m_cached_sources;  ///< in build order
+    /// Per compute node, the first node of its run of consecutive twins (canonical_ranks);
+    /// built lazily, cleared by add_link.
+    mutable std::vector<std::uint32_t> m_twin_run_first;
 };
 
 }  // namespace fastsim::interconnect

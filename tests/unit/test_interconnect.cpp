@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <random>
 #include <cstdio>
 #include <stdexcept>
 
@@ -281,6 +282,49 @@ TEST_CASE("hierarchical: fast groups joined at their gateways by a slower ring",
     CHECK(star_of_rings.node_count() == 7);
     CHECK(star_of_rings.vertex_count() == 8);
     CHECK(vertices_of(star_of_rings, 2, 5) == std::vector<std::size_t>{2, 1, 0, 7, 4, 5});
+}
+
+TEST_CASE("canonical ranks: interchangeable nodes renamed, and the collective replays the same", "[interconnect]") {
+    // A fully connected group, a switch group and a torus under a slow ring; gateways 0, 5, 10.
+    const LinkParams inner{400.0, 100.0, 0.5}, upper{25.0, 1000.0, 5.0};
+    const Topology t = Topology::hierarchical(
+        {Topology::fully_connected(5, inner), Topology::switch_star(5, inner), Topology::torus2d(2, 3, inner)},
+        interconnect::UpperKind::ring, upper);
+    const auto ids = [](std::initializer_list<std::size_t> v) {
+        std::vector<NodeId> out;
+        for (const std::size_t i : v) out.emplace_back(i);
+        return out;
+    };
+    // Gateways and torus nodes keep their ids; a group's other nodes become its first ones in
+    // the same order, each at its position in the list.
+    CHECK(t.canonical_ranks(ids({4, 2, 14, 9, 5, 12})) == ids({2, 1, 14, 6, 5, 12}));
+    CHECK(t.canonical_ranks(ids({0, 3, 8, 6})) == ids({0, 1, 7, 6}));
+    CHECK(t.canonical_ranks(ids({11, 13})) == ids({11, 13}));
+    // A link of one node's own makes it unlike the rest of its group, and splits the run.
+    Topology extra = t;
+    extra.add_link(3, 12, inner);
+    CHECK(extra.canonical_ranks(ids({3, 4})) == ids({3, 4}));
+    CHECK(extra.canonical_ranks(ids({2, 4, 1})) == ids({2, 4, 1}));
+    CHECK(extra.canonical_ranks(ids({2, 4})) == ids({1, 4}));
+
+    // Every algorithm over random rank sets costs exactly what it costs over their canonical form.
+    std::mt19937 rng(7);
+    for (int trial = 0; trial < 40; ++trial) {
+        std::vector<NodeId> ranks;
+        for (std::size_t n = 0; n < t.node_count(); ++n)
+            if (rng() % 2) ranks.emplace_back(n);
+        if (ranks.size() < 2) continue;
+        std::shuffle(ranks.begin(), ranks.end(), rng);
+        const std::vector<NodeId> canonical = t.canonical_ranks(ranks);
+        for (const interconnect::AllReduceAlgorithm a :
+             {interconnect::AllReduceAlgorithm::ring, interconnect::AllReduceAlgorithm::tree,
+              interconnect::AllReduceAlgorithm::halving_doubling, interconnect::AllReduceAlgorithm::direct}) {
+            const interconnect::CollectiveCost c = interconnect::all_reduce_cost(t, ranks, {a});
+            const interconnect::CollectiveCost d = interconnect::all_reduce_cost(t, canonical, {a});
+            CHECK(c.latency_s == d.latency_s);
+            CHECK(c.seconds_per_byte == d.seconds_per_byte);
+        }
+    }
 }
 
 TEST_CASE("topology: nodes that cannot reach node 0 are reported", "[interconnect]") {
@@ -749,6 +793,39 @@ TEST_CASE("collectives: concurrent all-reduces share links and nodes as the clus
     // second ends well after its time alone.
     const std::vector<double> chained = predicted_ends({nodes({0, 1}), nodes({1, 2})});
     CHECK(chained[1] > 1.5 * chooser.choose(nodes({1, 2}), double(n)).seconds);
+}
+
+TEST_CASE("SchemeSync: a step's replays remembered give what replaying them gives", "[interconnect]") {
+    // Steps that begin alike and then differ, a step repeated, and busiest_link_s after each:
+    // one SchemeSync (with its memo of steps) against a new one per step (without).
+    const LinkParams inner{400.0, 100.0, 0.5}, upper{25.0, 1000.0, 5.0};
+    const Topology t = Topology::hierarchical({Topology::switch_star(4, inner), Topology::fully_connected(4, inner)},
+                                              interconnect::UpperKind::switch_star, upper);
+    interconnect::AllReduceChooser chooser(t, std::nullopt);
+    const auto set = [](std::initializer_list<std::size_t> v) {
+        std::vector<NodeId> out;
+        for (const std::size_t i : v) out.emplace_back(i);
+        return out;
+    };
+    using Layer = std::pair<std::vector<planner::SyncJob>, std::vector<double>>;
+    const std::vector<double> at0(t.node_count(), 0.0);
+    std::vector<double> later(t.node_count(), 2e-4);
+    later[5] = 7e-4;
+    const Layer a{{{set({0, 4}), 1000, 4000, 0, 0}, {set({1, 5}), 1000, 4000, 0, 0}}, at0};
+    const Layer b{{{set({1, 2, 3}), 50'000, 200'000, 0, 0}}, later};
+    const Layer c{{{set({4, 5, 6, 7}), 50'000, 200'000, 0, 0}}, later};
+    const std::vector<std::vector<Layer>> steps{{a, b}, {a, c}, {a, b}, {a, b, c}, {b}, {a, c}};
+    planner::SchemeSync remembering(chooser, {}, {});
+    for (std::size_t s = 0; s < steps.size(); ++s) {
+        planner::SchemeSync fresh(chooser, {}, {});
+        fresh.begin_step();
+        remembering.begin_step();
+        for (const Layer& layer : steps[s]) {
+            INFO("step " << s);
+            CHECK(remembering.finish_times(layer.first, layer.second) == fresh.finish_times(layer.first, layer.second));
+            CHECK(remembering.busiest_link_s() == fresh.busiest_link_s());
+        }
+    }
 }
 
 TEST_CASE("collectives: a coalesced ring takes the plain ring's time where nothing contends", "[interconnect]") {
