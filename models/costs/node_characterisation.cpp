@@ -49,37 +49,63 @@ std::size_t NodeCharacterisation::PhaseKeyHash::operator()(const PhaseKey& k) co
 NodeCharacterisation::NodeCharacterisation(std::vector<NodeType> types, const planner::LayerGraph& graph)
     : m_types(std::move(types)), m_graph(graph), m_memo(m_types.size()) {}
 
+std::optional<node::StepPhase> NodeCharacterisation::step_phase(std::size_t type, std::size_t layer, std::size_t phase,
+                                                                const workload::LayerGemm& gemm) const {
+    const auto training_phase = static_cast<fmac::TrainingPhase>(phase);
+    if (training_phase == fmac::TrainingPhase::backward_data &&
+        node::reads_only_network_input(m_graph.layers[layer].layer, layer))
+        return std::nullopt;
+    return node::step_phase(layer, training_phase, gemm, m_types[type].precision, {});
+}
+
+node::PhaseCounters NodeCharacterisation::run_phase(std::size_t type, const node::StepPhase& s) {
+    const NodeType& t = m_types[type];
+    return on_arrays(s.job, t.node, static_cast<std::uint64_t>(t.arrays), m_memo[type], m_tiles_run).repeated(s.count);
+}
+
 const NodeCharacterisation::LayerCounters& NodeCharacterisation::counters(std::size_t type, std::size_t layer,
                                                                           const planner::LayerDims& dims) {
     const Key key{type, layer, dims.batch, dims.in_channels, dims.out_channels, dims.out_rows};
     if (auto it = m_cache.find(key); it != m_cache.end()) return it->second;
-    const NodeType& t = m_types[type];
-    const planner::PlanLayer& pl = m_graph.layers[layer];
-    const workload::LayerGemm gemm = workload::lower(pl.with_dims(dims), dims.batch);
+    const workload::LayerGemm gemm = workload::lower(m_graph.layers[layer].with_dims(dims), dims.batch);
     LayerCounters c{};
+    std::array<std::uint64_t, 3> cycles{};
     for (std::size_t p = 0; p < 3; ++p) {
-        const auto phase = static_cast<fmac::TrainingPhase>(p);
-        if (phase == fmac::TrainingPhase::backward_data && node::reads_only_network_input(pl.layer, layer)) continue;
-        const node::StepPhase s = node::step_phase(layer, phase, gemm, t.precision, {});
+        const std::optional<node::StepPhase> phase_job = step_phase(type, layer, p, gemm);
+        if (!phase_job) continue;
+        const node::StepPhase& s = *phase_job;
         const PhaseKey phase_key{type, p, s.job.shape.m, s.job.shape.k, s.job.shape.n, s.count};
         auto it = m_phases.find(phase_key);
-        if (it == m_phases.end())
-            it = m_phases
-                     .emplace(phase_key,
-                              on_arrays(s.job, t.node, static_cast<std::uint64_t>(t.arrays), m_memo[type], m_tiles_run)
-                                  .repeated(s.count))
-                     .first;
+        if (it == m_phases.end()) it = m_phases.emplace(phase_key, run_phase(type, s)).first;
         c[p] = it->second;
+        cycles[p] = c[p].cycles;
     }
+    m_cycles.emplace(key, cycles);
     return m_cache.emplace(key, c).first->second;
 }
 
 planner::PhaseSeconds NodeCharacterisation::seconds(std::size_t type, std::size_t layer,
                                                     const planner::LayerDims& dims) {
-    const LayerCounters& c = counters(type, layer, dims);
+    const Key key{type, layer, dims.batch, dims.in_channels, dims.out_channels, dims.out_rows};
+    auto it = m_cycles.find(key);
+    if (it == m_cycles.end()) {
+        const workload::LayerGemm gemm = workload::lower(m_graph.layers[layer].with_dims(dims), dims.batch);
+        std::array<std::uint64_t, 3> cycles{};
+        for (std::size_t p = 0; p < 3; ++p) {
+            const std::optional<node::StepPhase> phase_job = step_phase(type, layer, p, gemm);
+            if (!phase_job) continue;
+            const node::StepPhase& s = *phase_job;
+            const PhaseKey phase_key{type, p, s.job.shape.m, s.job.shape.k, s.job.shape.n, s.count};
+            auto phase = m_phase_cycles.find(phase_key);
+            if (phase == m_phase_cycles.end())
+                phase = m_phase_cycles.emplace(phase_key, run_phase(type, s).cycles).first;
+            cycles[p] = phase->second;
+        }
+        it = m_cycles.emplace(key, cycles).first;
+    }
     const std::uint64_t hz = m_types[type].node.clock_hz;
-    return {to_seconds(Cycles(c[0].cycles), hz), to_seconds(Cycles(c[1].cycles), hz),
-            to_seconds(Cycles(c[2].cycles), hz)};
+    return {to_seconds(Cycles(it->second[0]), hz), to_seconds(Cycles(it->second[1]), hz),
+            to_seconds(Cycles(it->second[2]), hz)};
 }
 
 }  // namespace fastsim::costs

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <cstdint>
 #include <tuple>
 #include <unordered_map>
@@ -28,8 +29,10 @@ public:
     const LayerCounters& counters(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
     /// The same as seconds per phase: the planner's compute model.
     planner::PhaseSeconds seconds(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
-    [[nodiscard]] std::size_t entries() const { return m_cache.size(); }
-    /// Memo tiles run so far (each entry's phases once, before repeats).
+    /// Layer shapes characterised so far (by seconds() or counters()).
+    [[nodiscard]] std::size_t entries() const { return m_cycles.size(); }
+    /// Memo tiles run so far, before repeats: each phase job once for seconds() and once more
+    /// for counters().
     [[nodiscard]] std::uint64_t tiles_run() const { return m_tiles_run; }
     /// The layer graph the characterisation (and so every plan made with it) is of.
     [[nodiscard]] const planner::LayerGraph& graph() const { return m_graph; }
@@ -60,8 +63,18 @@ private:
     std::vector<NodeType> m_types;
     const planner::LayerGraph& m_graph;
     std::vector<node::ArrayTimingMemo> m_memo;  ///< per node type
-    std::unordered_map<Key, LayerCounters, KeyHash> m_cache;
-    std::unordered_map<PhaseKey, node::PhaseCounters, PhaseKeyHash> m_phases;
+    /// The job of `layer`'s phase `phase` (0 forward, 1 backward-data, 2 weight-gradient) for
+    /// `gemm`; none for the backward-data of a layer that reads only the network's input.
+    [[nodiscard]] std::optional<node::StepPhase> step_phase(std::size_t type, std::size_t layer, std::size_t phase,
+                                                            const workload::LayerGemm& gemm) const;
+    /// The phase job's counters on one node of `type`, all its arrays, repeats included.
+    node::PhaseCounters run_phase(std::size_t type, const node::StepPhase& s);
+    // The planner asks seconds() of millions of shapes and counters() of a plan's few: the
+    // former keeps cycles only (a full LayerCounters is about 1 KB).
+    std::unordered_map<Key, std::array<std::uint64_t, 3>, KeyHash> m_cycles;
+    std::unordered_map<PhaseKey, std::uint64_t, PhaseKeyHash> m_phase_cycles;
+    std::unordered_map<Key, LayerCounters, KeyHash> m_cache;                   ///< counters()'
+    std::unordered_map<PhaseKey, node::PhaseCounters, PhaseKeyHash> m_phases;  ///< counters()'
     std::uint64_t m_tiles_run = 0;
 };
 
