@@ -185,9 +185,26 @@ std::vector<Picoseconds> SchemeSync::replay(interconnect::Network& network, cons
 }
 
 double SchemeSync::busiest_link_s() const {
+    if (m_step_at != kOffMemo) return to_seconds(m_step_entries[m_step_at].busiest_ps);
     Picoseconds busiest{0};
     for (const auto& s : m_step_network.stats()) busiest = std::max(busiest, s.busy_ps);
     return to_seconds(busiest);
+}
+
+std::size_t SchemeSync::StepMemoKeyHash::operator()(const StepMemoKey& k) const {
+    std::uint64_t h = k.first * 0x9E3779B97F4A7C15ull;
+    for (const std::uint64_t v : k.second) h = (h ^ v) * 0x100000001B3ull;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+}
+
+void SchemeSync::begin_step() {
+    m_step_network.reset();
+    m_step_unreplayed.clear();
+    if (m_step_entries.empty() || m_step_entries.size() > kMaxStepMemoEntries) {
+        m_step_children.clear();
+        m_step_entries.assign(1, StepMemoEntry{});
+    }
+    m_step_at = 0;
 }
 
 double SchemeSync::seconds(const SyncJob& job) {
@@ -205,11 +222,45 @@ std::vector<std::vector<double>> SchemeSync::finish_times(const std::vector<Sync
     std::vector<Picoseconds> start_ps(ready.size(), Picoseconds(0));
     for (std::size_t n = 0; n < ready.size(); ++n)
         start_ps[n] = Picoseconds(static_cast<std::uint64_t>(std::llround(std::max(0.0, ready[n]) * 1e12)));
-    const std::vector<Picoseconds> end_ps = replay(m_step_network, jobs, start_ps, false);
+    std::vector<Picoseconds> replayed;
+    const std::vector<Picoseconds>* end_ps = &replayed;
+    if (m_chooser.recording() && m_step_at != kOffMemo) {  // the chooser counts every lowering: replay all
+        for (const auto& [earlier_jobs, earlier_start_ps] : m_step_unreplayed)
+            replay(m_step_network, earlier_jobs, earlier_start_ps, false);
+        m_step_unreplayed.clear();
+        m_step_at = kOffMemo;
+    }
+    if (m_step_at == kOffMemo) {
+        replayed = replay(m_step_network, jobs, start_ps, false);
+    } else {
+        StepMemoKey key{m_step_at, {}};
+        for (const SyncJob& j : jobs) {
+            key.second.push_back(j.ranks.size());
+            for (const NodeId n : j.ranks) key.second.push_back(n.value());
+            key.second.insert(key.second.end(), {j.elements, j.bytes, j.factor_rows, j.factor_cols});
+        }
+        for (const Picoseconds t : start_ps) key.second.push_back(t.count());
+        if (const auto it = m_step_children.find(key); it != m_step_children.end()) {
+            m_step_at = it->second;
+            m_step_unreplayed.emplace_back(jobs, start_ps);
+            end_ps = &m_step_entries[m_step_at].end_ps;
+        } else {
+            for (const auto& [earlier_jobs, earlier_start_ps] : m_step_unreplayed)
+                replay(m_step_network, earlier_jobs, earlier_start_ps, false);
+            m_step_unreplayed.clear();
+            replayed = replay(m_step_network, jobs, start_ps, false);
+            StepMemoEntry entry{replayed, Picoseconds(0)};
+            for (const auto& stats : m_step_network.stats())
+                entry.busiest_ps = std::max(entry.busiest_ps, stats.busy_ps);
+            m_step_at = static_cast<std::uint32_t>(m_step_entries.size());
+            m_step_entries.push_back(std::move(entry));
+            m_step_children.emplace(std::move(key), m_step_at);
+        }
+    }
     std::vector<std::vector<double>> out;
     for (const SyncJob& j : jobs) {
         std::vector<double> ends;
-        for (const NodeId n : j.ranks) ends.push_back(to_seconds(end_ps[n.value()]));
+        for (const NodeId n : j.ranks) ends.push_back(to_seconds((*end_ps)[n.value()]));
         out.push_back(std::move(ends));
     }
     return out;

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "common/units.h"
@@ -97,7 +98,7 @@ public:
                                                   const std::vector<double>& ready) override;
     /// The links start the step free; each layer's replay then finds them as the earlier
     /// layers' left them.
-    void begin_step() override { m_step_network.reset(); }
+    void begin_step() override;
     [[nodiscard]] double busiest_link_s() const override;
     [[nodiscard]] std::size_t staleness() const override { return m_scheme.staleness; }
     [[nodiscard]] std::uint64_t bucket_bytes() const override { return m_scheme.bucket_bytes; }
@@ -127,6 +128,28 @@ private:
     std::map<std::pair<std::vector<NodeId>, std::uint64_t>, bool> m_gather_choice;
     std::map<std::tuple<std::vector<NodeId>, std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t>, double>
         m_alone;
+
+    /// The step's replays, memoised: a planner predicts many plans whose steps begin alike (or
+    /// are the same), and a replay depends only on its jobs, their start times and the network
+    /// as the step's earlier replays left it. Each entry is one finish_times() call after the
+    /// calls on the path from the root (begin_step()) to it.
+    struct StepMemoEntry {
+        std::vector<Picoseconds> end_ps;  ///< per node id
+        Picoseconds busiest_ps{0};        ///< the busiest channel after it
+    };
+    using StepMemoKey = std::pair<std::uint32_t, std::vector<std::uint64_t>>;  ///< (parent, call)
+    struct StepMemoKeyHash {
+        std::size_t operator()(const StepMemoKey& k) const;
+    };
+    /// Entries kept before the memo starts over (a key is about 100 words on large clusters).
+    static constexpr std::size_t kMaxStepMemoEntries = 200'000;
+    static constexpr std::uint32_t kOffMemo = ~std::uint32_t{0};
+    std::unordered_map<StepMemoKey, std::uint32_t, StepMemoKeyHash> m_step_children;
+    std::vector<StepMemoEntry> m_step_entries;  ///< [0]: the root
+    std::uint32_t m_step_at = kOffMemo;         ///< the entry of this step's calls so far; kOffMemo: off the memo
+    /// Calls answered from the memo whose replay m_step_network has not seen; replayed if a
+    /// later call of the step misses.
+    std::vector<std::pair<std::vector<SyncJob>, std::vector<Picoseconds>>> m_step_unreplayed;
 };
 
 }  // namespace fastsim::planner

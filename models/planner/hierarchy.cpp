@@ -684,8 +684,9 @@ Plan plan_hierarchy(const PlanningInputs& in, const PartitionRules& rules, const
         planning.calibrate(plan, dims);
         Plan next = unplanned(in, options, options.kind, rules.objective, rules.split);
         plan_top_down(in.graph, planning, next, dims);
+        if (same_partition(next, plan)) break;
         predict(in, next);
-        if (same_partition(next, plan) || !(next.step_s < plan.step_s)) break;
+        if (!(next.step_s < plan.step_s)) break;
         plan = std::move(next);
     }
     return plan;
