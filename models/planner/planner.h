@@ -79,9 +79,9 @@ struct PipelineOptions {
 bool operator==(const PipelineOptions& a, const PipelineOptions& b);
 
 /// AccPar weighs alpa's plan on clusters of at most this many nodes (and several groups); on
-/// larger ones, whose alpa search takes minutes, the `pipeline` planner's (docs/planner.md,
-/// "Planners").
-inline constexpr std::size_t kAccParWeighsAlpaNodes = 64;
+/// larger ones, whose alpa search takes minutes (ResNet-152 over 1,024 nodes), the `pipeline`
+/// planner's (docs/planner.md, "Planners").
+inline constexpr std::size_t kAccParWeighsAlpaNodes = 256;
 
 /// The most micro-batches alpa tries when planner.pipeline.microbatches is 0 (powers of two up to it).
 inline constexpr std::size_t kMaxSearchedMicrobatches = 64;
