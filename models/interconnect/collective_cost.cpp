@@ -275,15 +275,17 @@ std::size_t AllReduceChooser::ChoiceKeyHash::operator()(const std::pair<std::vec
     return static_cast<std::size_t>(h ^ (h >> 29));
 }
 
-AllReduceChoice AllReduceChooser::choose(const std::vector<NodeId>& ranks, double bytes) {
+AllReduceChoice AllReduceChooser::cheapest(const std::vector<NodeId>& ranks, double bytes) {
     auto key = std::make_pair(ranks, bytes);
-    auto memo = m_choices.find(key);
-    if (memo == m_choices.end()) {
-        if (m_choices.size() >= kMaxRememberedChoices) m_choices.clear();
-        const AllReduceChoice choice = choose_anew(ranks, bytes);
-        memo = m_choices.emplace(std::move(key), choice).first;
-    }
-    const AllReduceChoice& best = memo->second;
+    if (const auto memo = m_choices.find(key); memo != m_choices.end()) return memo->second;
+    if (m_choices.size() >= kMaxRememberedChoices) m_choices.clear();
+    const AllReduceChoice choice = choose_anew(ranks, bytes);
+    m_choices.emplace(std::move(key), choice);
+    return choice;
+}
+
+AllReduceChoice AllReduceChooser::choose(const std::vector<NodeId>& ranks, double bytes) {
+    const AllReduceChoice best = cheapest(ranks, bytes);
     if (m_recording && ranks.size() >= 2) {
         const GridSpan span = grid_span(m_network.topology(), ranks);
         AllReduceUse use{describe(best.algorithms), describe_span(span, best.algorithms, ranks.size()), ranks.size(), 1,

@@ -106,6 +106,8 @@ public:
     AllReduceChooser& operator=(const AllReduceChooser&) = delete;
 
     AllReduceChoice choose(const std::vector<NodeId>& ranks, double bytes);
+    /// As choose(), never counted in uses(): for weighing an all-reduce against something else.
+    AllReduceChoice cheapest(const std::vector<NodeId>& ranks, double bytes);
     /// The fastest algorithm per dimension for `op` (collective.h) over `ranks` at `bytes` among
     /// those that define it there: as choose() for an all-reduce; a reduce-scatter or an
     /// all-gather weighs each dimension's all-reduce cost halved; an all-to-all the whole n in

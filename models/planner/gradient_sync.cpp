@@ -79,6 +79,13 @@ std::uint64_t SchemeSync::lower_all_reduce(std::vector<NodeProgram>& programs, c
                 job.ranks, w.bytes, tag, label);
             break;
         case compression::WireCollective::Op::all_gather:
+            // The selected values as a dense all-reduce where that is faster (`best` only).
+            if (sends_dense(job, w.bytes)) {
+                tag = interconnect::simulated_all_reduce(
+                    m_chooser.topology(), m_chooser.choose(job.ranks, static_cast<double>(job.bytes)).algorithms,
+                    programs, job.ranks, job.bytes, tag, label);
+                break;
+            }
             // On a ring, or each rank sending its part to every other at once, whichever replays
             // faster (or as forced).
             tag = direct_gather(job.ranks, w.bytes)
@@ -149,24 +156,34 @@ std::uint64_t SchemeSync::direct_all_gather(std::vector<NodeProgram>& programs, 
     return tag + p * p;
 }
 
+Picoseconds SchemeSync::gather_ps(const std::vector<NodeId>& ranks, std::uint64_t each, bool direct) {
+    std::vector<NodeProgram> programs;
+    grow_to(programs, ranks);
+    if (direct)
+        direct_all_gather(programs, ranks, each, 0, 0);
+    else
+        interconnect::ring_all_gather(programs, ranks, checked_mul(each, ranks.size(), "bytes of an all-gather"), 0, 0);
+    std::vector<NodeId> node_of(programs.size());
+    for (std::size_t n = 0; n < programs.size(); ++n) node_of[n] = NodeId(n);
+    return interconnect::replay_messages(m_network, programs, node_of);
+}
+
 bool SchemeSync::direct_gather(const std::vector<NodeId>& ranks, std::uint64_t each) {
     if (m_forced_gather) return *m_forced_gather;
     const auto key = std::make_pair(ranks, each);
     if (const auto it = m_gather_choice.find(key); it != m_gather_choice.end()) return it->second;
-    std::vector<NodeId> node_of;
-    const auto time = [&](bool direct) {
-        std::vector<NodeProgram> programs;
-        grow_to(programs, ranks);
-        if (direct)
-            direct_all_gather(programs, ranks, each, 0, 0);
-        else
-            interconnect::ring_all_gather(programs, ranks, each * ranks.size(), 0, 0);
-        node_of.resize(programs.size());
-        for (std::size_t n = 0; n < programs.size(); ++n) node_of[n] = NodeId(n);
-        return interconnect::replay_messages(m_network, programs, node_of);
-    };
-    const bool direct = ranks.size() <= interconnect::kMaxDirectRanks && time(true) < time(false);
+    const bool direct =
+        ranks.size() <= interconnect::kMaxDirectRanks && gather_ps(ranks, each, true) < gather_ps(ranks, each, false);
     return m_gather_choice.emplace(key, direct).first->second;
+}
+
+bool SchemeSync::sends_dense(const SyncJob& job, std::uint64_t each) {
+    if (m_chooser.forced() || job.ranks.size() < 2) return false;
+    const auto key = std::make_tuple(job.ranks, each, job.bytes);
+    if (const auto it = m_dense_choice.find(key); it != m_dense_choice.end()) return it->second;
+    const double gather_s = to_seconds(gather_ps(job.ranks, each, direct_gather(job.ranks, each)));
+    const double dense_s = m_chooser.cheapest(job.ranks, static_cast<double>(job.bytes)).seconds;
+    return m_dense_choice.emplace(key, dense_s < gather_s).first->second;
 }
 
 std::vector<Picoseconds> SchemeSync::replay(interconnect::Network& network, const std::vector<SyncJob>& jobs,

@@ -118,6 +118,12 @@ private:
                                     std::uint64_t each, std::uint64_t tag, std::uint32_t label);
     /// Whether a sparse all-gather over `ranks` goes direct rather than round the ring.
     bool direct_gather(const std::vector<NodeId>& ranks, std::uint64_t each);
+    /// The all-gather of `each` bytes per rank over `ranks`, ring or direct, replayed alone.
+    Picoseconds gather_ps(const std::vector<NodeId>& ranks, std::uint64_t each, bool direct);
+    /// Whether `job`'s sparse values (`each` bytes per rank) go as its dense all-reduce instead:
+    /// with the algorithm `best` only, where that replays faster than the all-gather (over many
+    /// ranks, p x density > 1, the gathered pairs outweigh the dense gradient).
+    bool sends_dense(const SyncJob& job, std::uint64_t each);
 
     interconnect::AllReduceChooser& m_chooser;
     SyncScheme m_scheme;
@@ -126,6 +132,7 @@ private:
     interconnect::Network m_step_network;  ///< the step's replays, one layer after another
     std::optional<bool> m_forced_gather;   ///< from the chooser's forced algorithm: ring (false) or direct (true)
     std::map<std::pair<std::vector<NodeId>, std::uint64_t>, bool> m_gather_choice;
+    std::map<std::tuple<std::vector<NodeId>, std::uint64_t, std::uint64_t>, bool> m_dense_choice;
     std::map<std::tuple<std::vector<NodeId>, std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t>, double>
         m_alone;
 

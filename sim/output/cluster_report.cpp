@@ -436,6 +436,12 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const r
         << " MB on the wire (uncompressed " << Table::fixed(static_cast<double>(r.sync_bytes_uncompressed) * 1e-6, 3)
         << " MB); exposed " << Table::fixed(ms(r.exposed_sync_s), 3) << " ms";
     if (sync.staleness > 0) out << "; the delayed update saves " << Table::fixed(ms(r.staleness_overlap_s), 3) << " ms";
+    if (r.sparse_gathers_over_dense > 0)
+        out << "\nsparse all-gathers: " << r.sparse_gathers_over_dense << " of " << r.sparse_gathers
+            << " carry more than the dense gradient (ranks x density " << sync.density << " > 1)"
+            << (sync.algorithm == config::GradientSyncAlgorithm::best
+                    ? "; best sends each as a dense all-reduce where that is faster"
+                    : "; gradient_sync.algorithm best would send them as dense all-reduces where faster");
     if (!r.all_reduces.empty()) {
         out << "\nall-reduces:";
         for (std::size_t i = 0; i < r.all_reduces.size(); ++i) {
@@ -475,6 +481,8 @@ std::string cluster_step_json(const config::Params& params, const run::ClusterSt
     j.key("simulated_step_s").number(r.step_s).key("planned_step_s").number(r.planned.plan.step_s);
     j.key("comm_bytes_planned").number(r.planned.plan.comm_bytes);
     j.key("sync_bytes").integer(r.sync_bytes).key("sync_bytes_uncompressed").integer(r.sync_bytes_uncompressed);
+    j.key("sparse_gathers").integer(r.sparse_gathers);
+    j.key("sparse_gathers_over_dense").integer(r.sparse_gathers_over_dense);
     j.key("exposed_sync_s").number(r.exposed_sync_s).key("staleness_overlap_s").number(r.staleness_overlap_s);
     write_all_reduces(j, r.all_reduces);
     j.key("energy_pj").begin_object();

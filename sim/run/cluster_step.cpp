@@ -213,6 +213,15 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     const planner::ComputePicoseconds compute_ps = phase_picoseconds(params, characterisation, plan);
     const auto programs = planner::build_schedule(graph, plan, node_count, compute_ps, *costs.gradient_sync);
     r.all_reduces = planned_all_reduces(r.planned, costs, node_count);
+    if (const compression::Scheme scheme = c.gradient_sync.scheme; scheme == compression::Scheme::topk ||
+                                                                   scheme == compression::Scheme::dgc ||
+                                                                   scheme == compression::Scheme::threshold) {
+        for (const planner::SyncJob& job : planner::step_sync_jobs(graph, plan, costs.gradient_sync->bucket_bytes())) {
+            if (job.ranks.size() < 2) continue;
+            ++r.sparse_gathers;
+            if (static_cast<double>(job.ranks.size()) * c.gradient_sync.density > 1) ++r.sparse_gathers_over_dense;
+        }
+    }
     // Gradient synchronisation on the wire (every comm stream's sends), and the same algorithm
     // with uncompressed gradients; each node's compression work, for its energy.
     r.sync_bytes = comm_stream_bytes(programs);

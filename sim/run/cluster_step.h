@@ -103,6 +103,12 @@ struct ClusterStepResult {
     double compression_energy_pj = 0;  ///< every node's compression work
     /// The schedule's gradient all-reduces by algorithm choice (per dimension) and span.
     std::vector<interconnect::AllReduceUse> all_reduces;
+    /// With a sparse scheme (topk, dgc, threshold): the gradient sync jobs (buckets, or layers)
+    /// whose all-gather over p ranks would carry more than the dense gradient (p x density > 1),
+    /// of sparse_gathers. `best` sends those as a dense all-reduce where that is faster (then
+    /// counted in all_reduces).
+    std::size_t sparse_gathers_over_dense = 0;
+    std::size_t sparse_gathers = 0;
 };
 
 /// Plans, builds the schedule and runs it on the SystemC cluster (one elaboration: call once

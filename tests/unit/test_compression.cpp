@@ -150,6 +150,35 @@ TEST_CASE("Each scheme's messages carry its documented bytes", "[compression]") 
     CHECK(ratio < 32);
 }
 
+TEST_CASE("A sparse all-gather heavier than the dense all-reduce is sent dense under best", "[compression]") {
+    // 16 ranks on a ring, 1 M fp32 values (4 MB). Top-k at density 0.5: every rank receives
+    // 16 x 0.5 M pairs of 8 bytes (64 MB), against about 2 x 4 MB for the dense ring all-reduce.
+    const interconnect::Topology ring = interconnect::Topology::ring(16, kLink);
+    std::vector<NodeId> all;
+    for (std::size_t n = 0; n < 16; ++n) all.emplace_back(n);
+    const planner::SyncJob job{all, 1 << 20, 4 << 20, 0, 0};
+    const auto lowered = [&](interconnect::AllReduceChooser& chooser, double density) {
+        planner::SyncScheme scheme;
+        scheme.compression.scheme = Scheme::topk;
+        scheme.compression.density = density;
+        planner::SchemeSync sync(chooser, scheme, {});
+        std::vector<interconnect::NodeProgram> programs(16);
+        sync.lower(programs, job, 0, 0);
+        return std::make_pair(sent_bytes(programs), sync.seconds(job));
+    };
+    interconnect::AllReduceChooser best(ring, std::nullopt), forced(ring, interconnect::AllReduceAlgorithm::ring);
+    const auto [dense_bytes, dense_s] = lowered(best, 0.5);
+    const auto [gather_bytes, gather_s] = lowered(forced, 0.5);
+    CHECK(gather_bytes == 16 * 15 * (std::uint64_t{1} << 19) * 8);  // the ring all-gather, as forced
+    CHECK(dense_bytes == 2 * 15 * (std::uint64_t{4} << 20));        // a ring all-reduce of 4 MB: 2(p-1) chunks per rank
+    CHECK(dense_s < gather_s / 4);
+    // At density 0.001 (p x density = 0.016) the pairs are the lighter: `best` gathers them.
+    interconnect::AllReduceChooser best_again(ring, std::nullopt);
+    const auto [sparse_bytes, sparse_s] = lowered(best_again, 0.001);
+    CHECK(sparse_bytes < dense_bytes / 10);
+    CHECK(sparse_s < dense_s);
+}
+
 TEST_CASE("A scheme's replayed time is the SystemC executor's running its messages", "[compression]") {
     const interconnect::Topology ring = interconnect::Topology::ring(4, kLink);
     interconnect::AllReduceChooser chooser(ring, std::nullopt);
