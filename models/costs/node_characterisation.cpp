@@ -63,23 +63,28 @@ node::PhaseCounters NodeCharacterisation::run_phase(std::size_t type, const node
     return on_arrays(s.job, t.node, static_cast<std::uint64_t>(t.arrays), m_memo[type], m_tiles_run).repeated(s.count);
 }
 
+template <typename PhaseFn>
+void NodeCharacterisation::for_each_phase(std::size_t type, std::size_t layer, const planner::LayerDims& dims,
+                                          PhaseFn&& on_phase) const {
+    const workload::LayerGemm gemm = workload::lower(m_graph.layers[layer].with_dims(dims), dims.batch);
+    for (std::size_t p = 0; p < 3; ++p) {
+        const std::optional<node::StepPhase> s = step_phase(type, layer, p, gemm);
+        if (s) on_phase(p, PhaseKey{type, p, s->job.shape.m, s->job.shape.k, s->job.shape.n, s->count}, *s);
+    }
+}
+
 const NodeCharacterisation::LayerCounters& NodeCharacterisation::counters(std::size_t type, std::size_t layer,
                                                                           const planner::LayerDims& dims) {
     const Key key{type, layer, dims.batch, dims.in_channels, dims.out_channels, dims.out_rows};
     if (auto it = m_cache.find(key); it != m_cache.end()) return it->second;
-    const workload::LayerGemm gemm = workload::lower(m_graph.layers[layer].with_dims(dims), dims.batch);
     LayerCounters c{};
     std::array<std::uint64_t, 3> cycles{};
-    for (std::size_t p = 0; p < 3; ++p) {
-        const std::optional<node::StepPhase> phase_job = step_phase(type, layer, p, gemm);
-        if (!phase_job) continue;
-        const node::StepPhase& s = *phase_job;
-        const PhaseKey phase_key{type, p, s.job.shape.m, s.job.shape.k, s.job.shape.n, s.count};
+    for_each_phase(type, layer, dims, [&](std::size_t p, const PhaseKey& phase_key, const node::StepPhase& s) {
         auto it = m_phases.find(phase_key);
         if (it == m_phases.end()) it = m_phases.emplace(phase_key, run_phase(type, s)).first;
         c[p] = it->second;
         cycles[p] = c[p].cycles;
-    }
+    });
     m_cycles.emplace(key, cycles);
     return m_cache.emplace(key, c).first->second;
 }
@@ -89,18 +94,13 @@ planner::PhaseSeconds NodeCharacterisation::seconds(std::size_t type, std::size_
     const Key key{type, layer, dims.batch, dims.in_channels, dims.out_channels, dims.out_rows};
     auto it = m_cycles.find(key);
     if (it == m_cycles.end()) {
-        const workload::LayerGemm gemm = workload::lower(m_graph.layers[layer].with_dims(dims), dims.batch);
         std::array<std::uint64_t, 3> cycles{};
-        for (std::size_t p = 0; p < 3; ++p) {
-            const std::optional<node::StepPhase> phase_job = step_phase(type, layer, p, gemm);
-            if (!phase_job) continue;
-            const node::StepPhase& s = *phase_job;
-            const PhaseKey phase_key{type, p, s.job.shape.m, s.job.shape.k, s.job.shape.n, s.count};
+        for_each_phase(type, layer, dims, [&](std::size_t p, const PhaseKey& phase_key, const node::StepPhase& s) {
             auto phase = m_phase_cycles.find(phase_key);
             if (phase == m_phase_cycles.end())
                 phase = m_phase_cycles.emplace(phase_key, run_phase(type, s).cycles).first;
             cycles[p] = phase->second;
-        }
+        });
         it = m_cycles.emplace(key, cycles).first;
     }
     const std::uint64_t hz = m_types[type].node.clock_hz;

@@ -67,6 +67,9 @@ private:
     /// `gemm`; none for the backward-data of a layer that reads only the network's input.
     [[nodiscard]] std::optional<node::StepPhase> step_phase(std::size_t type, std::size_t layer, std::size_t phase,
                                                             const workload::LayerGemm& gemm) const;
+    /// Calls on_phase(phase, its PhaseKey, its job) for each phase `layer` runs at `dims`.
+    template <typename PhaseFn>
+    void for_each_phase(std::size_t type, std::size_t layer, const planner::LayerDims& dims, PhaseFn&& on_phase) const;
     /// The phase job's counters on one node of `type`, all its arrays, repeats included.
     node::PhaseCounters run_phase(std::size_t type, const node::StepPhase& s);
     // The planner asks seconds() of millions of shapes and counters() of a plan's few: the

@@ -80,22 +80,21 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
     for (std::size_t node = 0; node < n; ++node)
         for (std::size_t stream = 0; stream < kStreams; ++stream) {
             const std::vector<Op>& ops = stream == 0 ? programs[node].ops : programs[node].comm_ops;
-            std::vector<Step>& out = steps;
             for (const Op& op : ops) {
                 if (const auto* s = std::get_if<Send>(&op)) {
                     if (s->peer.value() >= n) throw std::invalid_argument("replay_messages: peer out of range");
-                    out.push_back({slot({pair_of(node, s->peer.value()), s->tag, false}),
-                                   static_cast<std::uint32_t>(s->peer.value()), s->bytes, Step::send});
+                    steps.push_back({slot({pair_of(node, s->peer.value()), s->tag, false}),
+                                     static_cast<std::uint32_t>(s->peer.value()), s->bytes, Step::send});
                 } else if (const auto* r = std::get_if<Recv>(&op)) {
                     if (r->peer.value() >= n) throw std::invalid_argument("replay_messages: peer out of range");
-                    out.push_back({slot({pair_of(r->peer.value(), node), r->tag, false}),
-                                   static_cast<std::uint32_t>(r->peer.value()), 0, Step::await});
+                    steps.push_back({slot({pair_of(r->peer.value(), node), r->tag, false}),
+                                     static_cast<std::uint32_t>(r->peer.value()), 0, Step::await});
                 } else if (const auto* c = std::get_if<Compute>(&op)) {
-                    out.push_back({0, kNobody, 0, Step::delay, c->duration_ps});
+                    steps.push_back({0, kNobody, 0, Step::delay, c->duration_ps});
                 } else if (const auto* g = std::get_if<Signal>(&op)) {
-                    out.push_back({slot({pair_of(node, g->event), 0, true}), kNobody, 0, Step::signal});
+                    steps.push_back({slot({pair_of(node, g->event), 0, true}), kNobody, 0, Step::signal});
                 } else {
-                    out.push_back(
+                    steps.push_back(
                         {slot({pair_of(node, std::get<WaitFor>(op).event), 0, true}), kNobody, 0, Step::await});
                 }
             }

@@ -202,10 +202,18 @@ std::vector<Picoseconds> SchemeSync::replay(interconnect::Network& network, cons
 }
 
 double SchemeSync::busiest_link_s() const {
-    if (m_step_at != kOffMemo) return to_seconds(m_step_entries[m_step_at].busiest_ps);
+    return to_seconds(m_step_at != kOffMemo ? m_step_entries[m_step_at].busiest_ps : step_busiest_ps());
+}
+
+Picoseconds SchemeSync::step_busiest_ps() const {
     Picoseconds busiest{0};
     for (const auto& s : m_step_network.stats()) busiest = std::max(busiest, s.busy_ps);
-    return to_seconds(busiest);
+    return busiest;
+}
+
+void SchemeSync::replay_skipped() {
+    for (const auto& [jobs, start_ps] : m_step_unreplayed) replay(m_step_network, jobs, start_ps, false);
+    m_step_unreplayed.clear();
 }
 
 std::size_t SchemeSync::StepMemoKeyHash::operator()(const StepMemoKey& k) const {
@@ -242,9 +250,7 @@ std::vector<std::vector<double>> SchemeSync::finish_times(const std::vector<Sync
     std::vector<Picoseconds> replayed;
     const std::vector<Picoseconds>* end_ps = &replayed;
     if (m_chooser.recording() && m_step_at != kOffMemo) {  // the chooser counts every lowering: replay all
-        for (const auto& [earlier_jobs, earlier_start_ps] : m_step_unreplayed)
-            replay(m_step_network, earlier_jobs, earlier_start_ps, false);
-        m_step_unreplayed.clear();
+        replay_skipped();
         m_step_at = kOffMemo;
     }
     if (m_step_at == kOffMemo) {
@@ -262,13 +268,9 @@ std::vector<std::vector<double>> SchemeSync::finish_times(const std::vector<Sync
             m_step_unreplayed.emplace_back(jobs, start_ps);
             end_ps = &m_step_entries[m_step_at].end_ps;
         } else {
-            for (const auto& [earlier_jobs, earlier_start_ps] : m_step_unreplayed)
-                replay(m_step_network, earlier_jobs, earlier_start_ps, false);
-            m_step_unreplayed.clear();
+            replay_skipped();
             replayed = replay(m_step_network, jobs, start_ps, false);
-            StepMemoEntry entry{replayed, Picoseconds(0)};
-            for (const auto& stats : m_step_network.stats())
-                entry.busiest_ps = std::max(entry.busiest_ps, stats.busy_ps);
+            StepMemoEntry entry{replayed, step_busiest_ps()};
             m_step_at = static_cast<std::uint32_t>(m_step_entries.size());
             m_step_entries.push_back(std::move(entry));
             m_step_children.emplace(std::move(key), m_step_at);

@@ -113,6 +113,10 @@ private:
     /// starting at start_ps[n] (empty: all at 0), on `network` (reset first if `reset`).
     std::vector<Picoseconds> replay(interconnect::Network& network, const std::vector<SyncJob>& jobs,
                                     const std::vector<Picoseconds>& start_ps, bool reset);
+    /// The busiest channel of m_step_network so far.
+    [[nodiscard]] Picoseconds step_busiest_ps() const;
+    /// Replays on m_step_network the step's calls answered from the memo, so it is as they left it.
+    void replay_skipped();
     /// Each rank's `each` bytes sent to every other rank at once, then received: one step.
     std::uint64_t direct_all_gather(std::vector<interconnect::NodeProgram>& programs, const std::vector<NodeId>& ranks,
                                     std::uint64_t each, std::uint64_t tag, std::uint32_t label);
