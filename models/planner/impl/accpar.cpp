@@ -62,7 +62,11 @@ Plan accpar_plan(const PlanningInputs& in, const PlannerOptions& options, const 
             allowed[static_cast<std::size_t>(PartitionType::spatial)] = false;
             return allowed;
         };
-        consider(plan_hierarchy(in, without_spatial, options), PlannerKind::accpar);
+        try {
+            consider(plan_hierarchy(in, without_spatial, options), PlannerKind::accpar);
+        } catch (const PlanError&) {
+            // e.g. a depthwise layer, split by batch alone, has fewer samples than nodes
+        }
     }
     // Every other planner's plan is in AccPar's search space (each layer a type at a split), and
     // its per-level DP cannot see the whole step; so those plans are candidates too, and AccPar
