@@ -284,6 +284,22 @@ AllReduceChoice AllReduceChooser::cheapest(const std::vector<NodeId>& ranks, dou
     return choice;
 }
 
+double AllReduceChooser::estimated_seconds(const std::vector<NodeId>& ranks, double bytes) {
+    if (ranks.size() < 2) return 0;
+    std::vector<NodeId> canonical = m_network.topology().canonical_ranks(ranks);
+    auto it = m_fluid_costs.find(canonical);
+    if (it == m_fluid_costs.end()) {
+        std::vector<AlgorithmPerDimension> all;
+        for (const AllReduceAlgorithm a : candidates(canonical.size())) all.push_back({a});
+        std::vector<CollectiveCost> costs = m_fluid->all_reduce(canonical, all);
+        it = m_fluid_costs.emplace(std::move(canonical), std::move(costs)).first;
+    }
+    double best = -1;
+    for (const CollectiveCost& c : it->second)
+        if (best < 0 || c.seconds(bytes) < best) best = c.seconds(bytes);
+    return std::max(0.0, best);
+}
+
 AllReduceChoice AllReduceChooser::choose(const std::vector<NodeId>& ranks, double bytes) {
     const AllReduceChoice best = cheapest(ranks, bytes);
     if (m_recording && ranks.size() >= 2) {

@@ -108,6 +108,10 @@ public:
     AllReduceChoice choose(const std::vector<NodeId>& ranks, double bytes);
     /// As choose(), never counted in uses(): for weighing an all-reduce against something else.
     AllReduceChoice cheapest(const std::vector<NodeId>& ranks, double bytes);
+    /// Seconds of the fastest one-algorithm candidate by the fluid model alone (no replay, one
+    /// pass per rank set up to interchangeable nodes, memoised): a cheap estimate of
+    /// cheapest(), for ranking many candidate plans.
+    double estimated_seconds(const std::vector<NodeId>& ranks, double bytes);
     /// The fastest algorithm per dimension for `op` (collective.h) over `ranks` at `bytes` among
     /// those that define it there: as choose() for an all-reduce; a reduce-scatter or an
     /// all-gather weighs each dimension's all-reduce cost halved; an all-to-all the whole n in
@@ -141,6 +145,8 @@ private:
     std::unique_ptr<FluidModel> m_fluid;  ///< costs them beyond, all candidates in one pass
     std::optional<AllReduceAlgorithm> m_forced;
     std::map<std::pair<std::vector<NodeId>, AlgorithmPerDimension>, CollectiveCost> m_costs;
+    /// estimated_seconds()'s fluid costs of every candidate, by canonical rank set.
+    std::map<std::vector<NodeId>, std::vector<CollectiveCost>> m_fluid_costs;
     /// choose()'s answers by (ranks, bytes): planners ask again for every plan they predict.
     struct ChoiceKeyHash {
         std::size_t operator()(const std::pair<std::vector<NodeId>, double>& k) const;

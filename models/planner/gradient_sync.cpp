@@ -241,6 +241,12 @@ double SchemeSync::seconds(const SyncJob& job) {
     return m_alone.emplace(key, to_seconds(last)).first->second;
 }
 
+double SchemeSync::estimated_seconds(const SyncJob& job) {
+    if (m_scheme.parameter_server || m_scheme.compression.scheme != compression::Scheme::none) return seconds(job);
+    if (job.ranks.size() < 2) return 0;
+    return m_chooser.estimated_seconds(job.ranks, static_cast<double>(job.bytes));
+}
+
 std::vector<std::vector<double>> SchemeSync::finish_times(const std::vector<SyncJob>& jobs,
                                                           const std::vector<double>& ready) {
     // In the step's picoseconds, on the links as the step's earlier layers left them.

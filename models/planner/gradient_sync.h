@@ -41,6 +41,8 @@ public:
                                 std::uint32_t label) = 0;
     /// Seconds the synchronisation takes on its own.
     virtual double seconds(const SyncJob& job) = 0;
+    /// seconds(), or a cheaper estimate of it where the scheme has one.
+    virtual double estimated_seconds(const SyncJob& job) { return seconds(job); }
     /// When each rank of each of a layer's `jobs` is done (seconds, per job in its ranks'
     /// order), given when each node's comm stream can start (`ready`, per node id: its gradient
     /// ready and its earlier synchronisations done). The jobs run at once, sharing links and
@@ -92,6 +94,9 @@ public:
     std::uint64_t lower(std::vector<interconnect::NodeProgram>& programs, const SyncJob& job, std::uint64_t tag,
                         std::uint32_t label) override;
     double seconds(const SyncJob& job) override;
+    /// A plain all-reduce (no compression, no server): the chooser's fluid-model estimate, no
+    /// replay; otherwise seconds().
+    double estimated_seconds(const SyncJob& job) override;
     /// The jobs lowered together, each node's ops after a delay to its ready time, and replayed:
     /// a parameter server's workers start their next pushes while it still serves the last.
     std::vector<std::vector<double>> finish_times(const std::vector<SyncJob>& jobs,
@@ -161,6 +166,25 @@ private:
     /// Calls answered from the memo whose replay m_step_network has not seen; replayed if a
     /// later call of the step misses.
     std::vector<std::pair<std::vector<SyncJob>, std::vector<Picoseconds>>> m_step_unreplayed;
+};
+
+/// Another GradientSync's jobs each timed alone by its estimated_seconds(), from when all their
+/// ranks are ready: no replay of the step's jobs sharing links. A cheap estimate for ranking
+/// many candidate plans (alpa's block costs) whose winners are then predicted with the full
+/// replay.
+class AloneSync final : public GradientSync {
+public:
+    explicit AloneSync(GradientSync& timed) : m_timed(timed) {}
+    std::uint64_t lower(std::vector<interconnect::NodeProgram>& programs, const SyncJob& job, std::uint64_t tag,
+                        std::uint32_t label) override {
+        return m_timed.lower(programs, job, tag, label);
+    }
+    double seconds(const SyncJob& job) override { return m_timed.estimated_seconds(job); }
+    [[nodiscard]] std::size_t staleness() const override { return m_timed.staleness(); }
+    [[nodiscard]] std::uint64_t bucket_bytes() const override { return m_timed.bucket_bytes(); }
+
+private:
+    GradientSync& m_timed;
 };
 
 }  // namespace fastsim::planner

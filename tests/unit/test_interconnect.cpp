@@ -828,6 +828,42 @@ TEST_CASE("SchemeSync: a step's replays remembered give what replaying them give
     }
 }
 
+TEST_CASE("AloneSync: each job its estimated all-reduce from when all its ranks are ready", "[interconnect]") {
+    // alpa's block costs: the chooser's fluid estimate of a plain all-reduce (no replay), close
+    // to the replayed time alone; a compressed scheme's exact time.
+    const LinkParams inner{400.0, 100.0, 0.5}, upper{25.0, 1000.0, 5.0};
+    const Topology t = Topology::hierarchical({Topology::switch_star(4, inner), Topology::torus2d(2, 3, inner)},
+                                              interconnect::UpperKind::switch_star, upper);
+    interconnect::AllReduceChooser chooser(t, std::nullopt);
+    const auto set = [](std::initializer_list<std::size_t> v) {
+        std::vector<NodeId> out;
+        for (const std::size_t i : v) out.emplace_back(i);
+        return out;
+    };
+    const std::vector<planner::SyncJob> jobs{{set({0, 1, 2}), 1000, 4000, 0, 0},
+                                             {set({4, 5, 6, 7, 8, 9}), 2'000'000, 8'000'000, 0, 0},
+                                             {set({1, 5, 9}), 300'000, 1'200'000, 0, 0}};
+    planner::SchemeSync exact(chooser, {}, {});
+    planner::AloneSync alone(exact);
+    std::vector<double> ready(t.node_count(), 1e-4);
+    ready[6] = 3e-4;
+    const auto finish = alone.finish_times(jobs, ready);
+    REQUIRE(finish.size() == jobs.size());
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+        CAPTURE(j);
+        double start = 0;
+        for (const NodeId n : jobs[j].ranks) start = std::max(start, ready[n.value()]);
+        const double estimate = exact.estimated_seconds(jobs[j]);
+        CHECK(estimate > 0);
+        CHECK(estimate == Approx(exact.seconds(jobs[j])).epsilon(0.15));
+        for (const double f : finish[j]) CHECK(f == Approx(start + estimate).epsilon(1e-12));
+    }
+    planner::SyncScheme topk;
+    topk.compression.scheme = compression::Scheme::topk;
+    planner::SchemeSync compressed(chooser, topk, {});
+    for (const planner::SyncJob& job : jobs) CHECK(compressed.estimated_seconds(job) == compressed.seconds(job));
+}
+
 TEST_CASE("collectives: a coalesced ring takes the plain ring's time where nothing contends", "[interconnect]") {
     // On a ring of p nodes each step is one hop: 2(p-1) (alpha + n/p beta) either way, the
     // merged steps' latencies waited as comm-stream delays that do not count as computing.
