@@ -47,6 +47,15 @@ Plan plan_by_intra_planner(const PlanningInputs& stage_inputs, const PlannerOpti
     return strategy_of(intra.kind).plan(stage_inputs, intra);
 }
 
+/// alpa's block costs: the intra planner's hierarchy DP alone (for accpar, without the other
+/// planners' plans it also weighs), unless that plan does not fit in memory. The DP's choices
+/// are then planned again by plan_by_intra_planner and predicted whole.
+Plan plan_block_quickly(const PlanningInputs& stage_inputs, const PlannerOptions& intra) {
+    Plan plan = plan_hierarchy(stage_inputs, strategy_of(intra.kind).rules(intra), intra);
+    if (!plan.memory_shortfalls.empty()) return plan_by_intra_planner(stage_inputs, intra);
+    return plan;
+}
+
 /// A stage planned and predicted (not yet given its in-flight count or transfers).
 PipelineStage plan_stage(const PlanningInputs& in, const PlannerOptions& options, std::size_t first, std::size_t end,
                          std::size_t first_position, std::size_t end_position, std::uint64_t microbatch_size,
@@ -900,6 +909,12 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
     for (std::size_t b = 0; b < blocks; ++b) block_keys[b] = block_signature(in.graph, bounds[b], bounds[b + 1]);
     for (std::size_t m = 0; m < meshes.size(); ++m) mesh_keys[m] = mesh_signature(in, meshes[m]);
     std::unordered_map<std::string, BlockCost> memo;
+    // Blocks are planned quickly, with each stage's synchronisations timed alone rather than
+    // replayed together: the DP asks for thousands of them, and its choices are planned again
+    // and predicted whole.
+    AloneSync alone(*in.gradient_sync);
+    PlanningInputs block_in{in};
+    block_in.gradient_sync = &alone;
     std::vector<AlpaSearch> found;  // the DP's choice per micro-batch count
     for (const std::size_t mb : counts) {
         const std::uint64_t size = batch / mb;
@@ -911,8 +926,8 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
                 if (it == memo.end()) {
                     BlockCost c;
                     try {
-                        const PipelineStage s =
-                            plan_stage(in, options, bounds[b], bounds[b + 1], meshes[m].first, meshes[m].end, size);
+                        const PipelineStage s = plan_stage(block_in, options, bounds[b], bounds[b + 1], meshes[m].first,
+                                                           meshes[m].end, size, nullptr, plan_block_quickly);
                         c.latency_s = s.forward_s + s.backward_s;
                         for (const std::size_t n : s.nodes) {
                             const Footprint& f = s.plan.footprint[n];
