@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "costs/node_characterisation.h"
 
+#include <string>
 #include <utility>
 
 #include "common/units.h"
+#include "node/training_step.h"
 #include "workload/layer.h"
 
 namespace fastsim::costs {
@@ -31,6 +33,43 @@ node::PhaseCounters on_arrays(node::PhaseJob job, const node::NodeParams& params
     return total;
 }
 
+/// Everything of `p` (layer `index` of its graph) that for_each_phase reads at given dims: the
+/// trace layer's sizes without its name, inputs or place, the graph's sizes, and whether it
+/// reads only the network input (no backward-data).
+std::string shape_signature(const planner::PlanLayer& p, std::size_t index) {
+    std::string key;
+    const auto put = [&key](std::int64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    const workload::Layer& l = p.layer;
+    for (const std::int64_t v : {std::int64_t(l.kind),
+                                 std::int64_t(l.in_height),
+                                 std::int64_t(l.in_width),
+                                 std::int64_t(l.in_channels),
+                                 std::int64_t(l.kernel_height),
+                                 std::int64_t(l.kernel_width),
+                                 std::int64_t(l.filters),
+                                 std::int64_t(l.stride),
+                                 std::int64_t(l.stride_width),
+                                 std::int64_t(l.padding),
+                                 std::int64_t(l.groups),
+                                 std::int64_t(l.dilation),
+                                 std::int64_t(l.pool_mode),
+                                 std::int64_t(l.partial_windows),
+                                 std::int64_t(l.in_features),
+                                 std::int64_t(l.out_features),
+                                 std::int64_t(l.tokens),
+                                 std::int64_t(l.m),
+                                 std::int64_t(l.k),
+                                 std::int64_t(l.n),
+                                 std::int64_t(l.repeat)})
+        put(v);
+    for (const std::uint64_t v :
+         {p.dims.batch, p.dims.in_channels, p.dims.out_channels, p.dims.out_rows, p.in_positions, p.out_positions,
+          p.kernel_area, p.in_height, p.in_width, p.out_width, p.kernel_height, p.stride, p.padding,
+          std::uint64_t(p.has_weights), p.groups, std::uint64_t(node::reads_only_network_input(l, index))})
+        put(static_cast<std::int64_t>(v));
+    return key;
+}
+
 }  // namespace
 
 std::size_t NodeCharacterisation::KeyHash::operator()(const Key& k) const {
@@ -47,7 +86,11 @@ std::size_t NodeCharacterisation::PhaseKeyHash::operator()(const PhaseKey& k) co
 }
 
 NodeCharacterisation::NodeCharacterisation(std::vector<NodeType> types, const planner::LayerGraph& graph)
-    : m_types(std::move(types)), m_graph(graph), m_memo(m_types.size()) {}
+    : m_types(std::move(types)), m_graph(graph), m_memo(m_types.size()), m_shape_class(graph.layers.size()) {
+    std::unordered_map<std::string, std::size_t> first;
+    for (std::size_t l = 0; l < graph.layers.size(); ++l)
+        m_shape_class[l] = first.emplace(shape_signature(graph.layers[l], l), l).first->second;
+}
 
 std::optional<node::StepPhase> NodeCharacterisation::step_phase(std::size_t type, std::size_t layer, std::size_t phase,
                                                                 const workload::LayerGemm& gemm) const {
@@ -91,6 +134,7 @@ const NodeCharacterisation::LayerCounters& NodeCharacterisation::counters(std::s
 
 planner::PhaseSeconds NodeCharacterisation::seconds(std::size_t type, std::size_t layer,
                                                     const planner::LayerDims& dims) {
+    layer = m_shape_class[layer];
     const Key key{type, layer, dims.batch, dims.in_channels, dims.out_channels, dims.out_rows};
     auto it = m_cycles.find(key);
     if (it == m_cycles.end()) {

@@ -29,7 +29,7 @@ public:
     const LayerCounters& counters(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
     /// The same as seconds per phase: the planner's compute model.
     planner::PhaseSeconds seconds(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
-    /// Layer shapes characterised so far (by seconds() or counters()).
+    /// Layer shapes characterised so far by seconds() (layers that lower alike counted once).
     [[nodiscard]] std::size_t entries() const { return m_cycles.size(); }
     /// Memo tiles run so far, before repeats: each phase job once for seconds() and once more
     /// for counters().
@@ -72,8 +72,11 @@ private:
     void for_each_phase(std::size_t type, std::size_t layer, const planner::LayerDims& dims, PhaseFn&& on_phase) const;
     /// The phase job's counters on one node of `type`, all its arrays, repeats included.
     node::PhaseCounters run_phase(std::size_t type, const node::StepPhase& s);
+    /// Per layer, the first layer that lowers to the same jobs at every dims (ResNet's repeated
+    /// blocks): seconds() keys its memo by it.
+    std::vector<std::size_t> m_shape_class;
     // The planner asks seconds() of millions of shapes and counters() of a plan's few: the
-    // former keeps cycles only (a full LayerCounters is about 1 KB).
+    // former keeps cycles only (a full LayerCounters is about 1 KB), by shape class.
     std::unordered_map<Key, std::array<std::uint64_t, 3>, KeyHash> m_cycles;
     std::unordered_map<PhaseKey, std::uint64_t, PhaseKeyHash> m_phase_cycles;
     std::unordered_map<Key, LayerCounters, KeyHash> m_cache;                   ///< counters()'

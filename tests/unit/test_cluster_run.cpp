@@ -11,6 +11,7 @@
 
 #include "common/summary.h"
 #include "config/load.h"
+#include "costs/node_characterisation.h"
 #include "energy/energy.h"
 #include "output/run_summary.h"
 #include "report/result_columns.h"
@@ -61,6 +62,32 @@ TEST_CASE_METHOD(test::FreshSimContext, "A one-node cluster takes exactly the no
     CHECK(cluster_run.nodes[0].wait_s == 0);
     CHECK(cluster_run.link_energy_pj == 0);
     CHECK(cluster_run.planned.plan.step_s == Approx(cluster_run.step_s).epsilon(1e-6));
+}
+
+TEST_CASE("Node characterisation: layers that lower alike share seconds and match their own counters", "[cluster]") {
+    // seconds() keys its memo by the first layer of the same shape (ResNet-50's repeated
+    // blocks); counters() by the layer itself. Asked in opposite orders, both agree layer by
+    // layer, and the repeated layers take fewer memo entries than layers asked.
+    const auto params = config::load(kSource + "/configs/cluster/tpu_v2_v3.yaml");
+    const auto graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
+    const std::vector<costs::NodeType> types = run::cost_node_types(params);
+    costs::NodeCharacterisation forward(types, graph), backward(types, graph);
+    const std::size_t n = graph.layers.size();
+    std::size_t asked = 0;
+    for (std::size_t type = 0; type < types.size(); ++type)
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t l = n - 1 - i;
+            planner::LayerDims dims = graph.layers[l].dims;
+            dims.batch = std::max<std::uint64_t>(1, dims.batch / 3);
+            const planner::PhaseSeconds s = backward.seconds(type, l, dims);
+            ++asked;
+            CAPTURE(type, graph.layers[l].name);
+            const auto& counters = forward.counters(type, l, dims);
+            const double hz = static_cast<double>(types[type].node.clock_hz);
+            for (std::size_t p = 0; p < 3; ++p)
+                CHECK(s[p] == Approx(static_cast<double>(counters[p].cycles) / hz).epsilon(1e-12));
+        }
+    CHECK(backward.entries() < asked * 2 / 3);
 }
 
 TEST_CASE("Balanced splits even out TPU-v2-like and TPU-v3-like nodes on the node model", "[cluster]") {
