@@ -667,7 +667,7 @@ Plan evaluate_hierarchy(const PlanningInputs& in, const HierarchyDecisions& give
 }
 
 Plan plan_hierarchy(const PlanningInputs& in, const PartitionRules& rules, const PlannerOptions& options,
-                    double memory_weight) {
+                    double memory_weight, int calibration_rounds) {
     const std::string_view name = to_string(options.kind);
     check_batch_impl(in.graph, in.cluster, rules, name);
     Plan plan = unplanned(in, options, options.kind, rules.objective, rules.split);
@@ -680,7 +680,7 @@ Plan plan_hierarchy(const PlanningInputs& in, const PartitionRules& rules, const
     // compute at a cut is first estimated from its nodes' speeds; once a plan exists, each
     // group's estimate is scaled by what its nodes really take under that plan, and the
     // hierarchy is planned again, keeping the best prediction.
-    for (int round = 0; round < kRefinementRounds; ++round) {
+    for (int round = 0; round < calibration_rounds; ++round) {
         planning.calibrate(plan, dims);
         Plan next = unplanned(in, options, options.kind, rules.objective, rules.split);
         plan_top_down(in.graph, planning, next, dims);

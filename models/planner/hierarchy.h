@@ -36,12 +36,12 @@ struct PartitionRules {
 };
 
 /// The whole hierarchy planned under `rules` (plan.options = `options`): each group's DP top
-/// down, then, for balanced splits, the calibration rounds (docs/planner.md, "A side's time"),
-/// and the plan's predictions and footprint. `memory_weight` > 0 adds the memory penalty to
+/// down, then, for balanced splits, up to `calibration_rounds` calibration rounds
+/// (docs/planner.md, "A side's time"), and the plan's predictions and footprint. `memory_weight` > 0 adds the memory penalty to
 /// every option (docs/planner.md, "Memory"). PlanError as check_batch, or for a layer a group
 /// cannot split.
 Plan plan_hierarchy(const PlanningInputs& inputs, const PartitionRules& rules, const PlannerOptions& options,
-                    double memory_weight = 0);
+                    double memory_weight = 0, int calibration_rounds = kRefinementRounds);
 
 /// The hierarchy plan `given` makes over in.groups, with its predictions and footprint
 /// (plan_decisions.h); PlanError naming `where` and the entry ("groups[2], layer 'conv1'") for a
