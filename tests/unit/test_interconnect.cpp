@@ -802,18 +802,13 @@ TEST_CASE("SchemeSync: a step's replays remembered give what replaying them give
     const Topology t = Topology::hierarchical({Topology::switch_star(4, inner), Topology::fully_connected(4, inner)},
                                               interconnect::UpperKind::switch_star, upper);
     interconnect::AllReduceChooser chooser(t, std::nullopt);
-    const auto set = [](std::initializer_list<std::size_t> v) {
-        std::vector<NodeId> out;
-        for (const std::size_t i : v) out.emplace_back(i);
-        return out;
-    };
     using Layer = std::pair<std::vector<planner::SyncJob>, std::vector<double>>;
     const std::vector<double> at0(t.node_count(), 0.0);
     std::vector<double> later(t.node_count(), 2e-4);
     later[5] = 7e-4;
-    const Layer a{{{set({0, 4}), 1000, 4000, 0, 0}, {set({1, 5}), 1000, 4000, 0, 0}}, at0};
-    const Layer b{{{set({1, 2, 3}), 50'000, 200'000, 0, 0}}, later};
-    const Layer c{{{set({4, 5, 6, 7}), 50'000, 200'000, 0, 0}}, later};
+    const Layer a{{{nodes({0, 4}), 1000, 4000, 0, 0}, {nodes({1, 5}), 1000, 4000, 0, 0}}, at0};
+    const Layer b{{{nodes({1, 2, 3}), 50'000, 200'000, 0, 0}}, later};
+    const Layer c{{{nodes({4, 5, 6, 7}), 50'000, 200'000, 0, 0}}, later};
     const std::vector<std::vector<Layer>> steps{{a, b}, {a, c}, {a, b}, {a, b, c}, {b}, {a, c}};
     planner::SchemeSync remembering(chooser, {}, {});
     for (std::size_t s = 0; s < steps.size(); ++s) {
@@ -835,14 +830,9 @@ TEST_CASE("AloneSync: each job its estimated all-reduce from when all its ranks 
     const Topology t = Topology::hierarchical({Topology::switch_star(4, inner), Topology::torus2d(2, 3, inner)},
                                               interconnect::UpperKind::switch_star, upper);
     interconnect::AllReduceChooser chooser(t, std::nullopt);
-    const auto set = [](std::initializer_list<std::size_t> v) {
-        std::vector<NodeId> out;
-        for (const std::size_t i : v) out.emplace_back(i);
-        return out;
-    };
-    const std::vector<planner::SyncJob> jobs{{set({0, 1, 2}), 1000, 4000, 0, 0},
-                                             {set({4, 5, 6, 7, 8, 9}), 2'000'000, 8'000'000, 0, 0},
-                                             {set({1, 5, 9}), 300'000, 1'200'000, 0, 0}};
+    const std::vector<planner::SyncJob> jobs{{nodes({0, 1, 2}), 1000, 4000, 0, 0},
+                                             {nodes({4, 5, 6, 7, 8, 9}), 2'000'000, 8'000'000, 0, 0},
+                                             {nodes({1, 5, 9}), 300'000, 1'200'000, 0, 0}};
     planner::SchemeSync exact(chooser, {}, {});
     planner::AloneSync alone(exact);
     std::vector<double> ready(t.node_count(), 1e-4);
