@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <optional>
 #include "interconnect/all_reduce.h"
 #include "interconnect/collective.h"
@@ -294,10 +295,9 @@ double AllReduceChooser::estimated_seconds(const std::vector<NodeId>& ranks, dou
         std::vector<CollectiveCost> costs = m_fluid->all_reduce(canonical, all);
         it = m_fluid_costs.emplace(std::move(canonical), std::move(costs)).first;
     }
-    double best = -1;
-    for (const CollectiveCost& c : it->second)
-        if (best < 0 || c.seconds(bytes) < best) best = c.seconds(bytes);
-    return std::max(0.0, best);
+    double best = std::numeric_limits<double>::infinity();
+    for (const CollectiveCost& c : it->second) best = std::min(best, c.seconds(bytes));
+    return best;
 }
 
 AllReduceChoice AllReduceChooser::choose(const std::vector<NodeId>& ranks, double bytes) {

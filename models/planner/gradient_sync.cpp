@@ -243,7 +243,6 @@ double SchemeSync::seconds(const SyncJob& job) {
 
 double SchemeSync::estimated_seconds(const SyncJob& job) {
     if (m_scheme.parameter_server || m_scheme.compression.scheme != compression::Scheme::none) return seconds(job);
-    if (job.ranks.size() < 2) return 0;
     return m_chooser.estimated_seconds(job.ranks, static_cast<double>(job.bytes));
 }
 
