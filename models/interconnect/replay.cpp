@@ -36,7 +36,8 @@ struct Awaited {
 }  // namespace
 
 Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& programs,
-                            const std::vector<NodeId>& node_of, std::vector<Picoseconds>* program_end, bool reset) {
+                            const std::vector<NodeId>& node_of, std::vector<Picoseconds>* program_end, bool reset,
+                            Picoseconds give_up_after) {
     if (node_of.size() != programs.size()) throw std::invalid_argument("replay_messages: one node per program");
     // (1) Match every Send and Recv to a message slot, and every Signal and WaitFor to an
     //     event slot, once, so the loop below indexes arrays.
@@ -126,15 +127,24 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
     };
     std::vector<Delivery> delivered;
     Picoseconds end_ps{0};
+    bool gave_up = false;
     while (true) {
         const std::optional<Picoseconds> head = network.next_head_ps();
         if (head && (ready.empty() || *head < ready.top().first)) {
+            if (*head > give_up_after) {
+                gave_up = true;
+                break;
+            }
             delivered.clear();
             network.advance(*head, delivered);
             for (const Delivery& d : delivered) complete(awaited[d.cookie], d.arrival_ps);
             continue;
         }
         if (ready.empty()) break;
+        if (ready.top().first > give_up_after) {
+            gave_up = true;
+            break;
+        }
         const std::size_t lane = ready.top().second;
         ready.pop();
         const std::size_t node = lane / kStreams;
@@ -172,7 +182,9 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
         if (pc[lane] == lane_end[lane]) end_ps = std::max(end_ps, time[lane]);
     }
     for (std::size_t lane = 0; lane < lanes; ++lane)
-        if (pc[lane] < lane_end[lane])
+        if (pc[lane] < lane_end[lane] && gave_up)
+            time[lane] = end_ps = kNeverPs;
+        else if (pc[lane] < lane_end[lane])
             throw std::invalid_argument("replay_messages: node " + std::to_string(lane / kStreams) +
                                         (lane % kStreams ? " (comm stream)" : "") + " never completes op " +
                                         std::to_string(pc[lane] - (lane == 0 ? 0 : lane_end[lane - 1])));

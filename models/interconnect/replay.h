@@ -17,15 +17,20 @@
 
 namespace fastsim::interconnect {
 
+/// The end of a replay that gave up before it (replay_messages' give_up_after).
+inline constexpr Picoseconds kNeverPs{~std::uint64_t{0}};
+
 /// The time until the last of `programs`' ops completes, every program starting at 0 on a
 /// `network` reset first. Program i (and a peer i in its ops) is node node_of[i] of the
 /// network's topology. Both streams run, a Compute on either only a delay (the executor's
 /// energy and busy times are not replayed); std::invalid_argument for a Recv or WaitFor that
 /// never completes. With `program_end`, also each program's own completion time, the later of
 /// its streams' (0 for an empty one). With `reset` false, the network keeps the reservations of
-/// earlier replays (programs then start at an absolute 0).
+/// earlier replays (programs then start at an absolute 0). With `give_up_after`, the replay
+/// stops once nothing is left to happen at or before it: the programs not done by then (and the
+/// returned time) end at kNeverPs, and the network is left mid-replay (reset it before reuse).
 Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& programs,
                             const std::vector<NodeId>& node_of, std::vector<Picoseconds>* program_end = nullptr,
-                            bool reset = true);
+                            bool reset = true, Picoseconds give_up_after = kNeverPs);
 
 }  // namespace fastsim::interconnect

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "common/checked.h"
@@ -187,7 +188,8 @@ bool SchemeSync::sends_dense(const SyncJob& job, std::uint64_t each) {
 }
 
 std::vector<Picoseconds> SchemeSync::replay(interconnect::Network& network, const std::vector<SyncJob>& jobs,
-                                            const std::vector<Picoseconds>& start_ps, bool reset) {
+                                            const std::vector<Picoseconds>& start_ps, bool reset,
+                                            Picoseconds give_up_after) {
     std::vector<NodeProgram> programs;
     std::uint64_t tag = 0;
     for (const SyncJob& j : jobs) tag = lower(programs, j, tag, 0);
@@ -197,7 +199,7 @@ std::vector<Picoseconds> SchemeSync::replay(interconnect::Network& network, cons
     std::vector<NodeId> node_of(programs.size());
     for (std::size_t n = 0; n < programs.size(); ++n) node_of[n] = NodeId(n);
     std::vector<Picoseconds> end_ps;
-    interconnect::replay_messages(network, programs, node_of, &end_ps, reset);
+    interconnect::replay_messages(network, programs, node_of, &end_ps, reset, give_up_after);
     return end_ps;
 }
 
@@ -230,6 +232,7 @@ void SchemeSync::begin_step() {
         m_step_entries.assign(1, StepMemoEntry{});
     }
     m_step_at = 0;
+    m_step_given_up = false;
 }
 
 double SchemeSync::seconds(const SyncJob& job) {
@@ -248,6 +251,23 @@ double SchemeSync::estimated_seconds(const SyncJob& job) {
 
 std::vector<std::vector<double>> SchemeSync::finish_times(const std::vector<SyncJob>& jobs,
                                                           const std::vector<double>& ready) {
+    return finish_times_until(jobs, ready, std::numeric_limits<double>::infinity());
+}
+
+std::vector<std::vector<double>> SchemeSync::finish_times_until(const std::vector<SyncJob>& jobs,
+                                                                const std::vector<double>& ready,
+                                                                double give_up_after_s) {
+    constexpr double kNever = std::numeric_limits<double>::infinity();
+    if (m_step_given_up) {
+        std::vector<std::vector<double>> out;
+        for (const SyncJob& j : jobs) out.emplace_back(j.ranks.size(), kNever);
+        return out;
+    }
+    // Past 2^63 ps (about 107 days) is as good as never.
+    const Picoseconds give_up_ps =
+        give_up_after_s < 9.2e6
+            ? Picoseconds(static_cast<std::uint64_t>(std::llround(std::max(0.0, give_up_after_s) * 1e12)))
+            : interconnect::kNeverPs;
     // In the step's picoseconds, on the links as the step's earlier layers left them.
     std::vector<Picoseconds> start_ps(ready.size(), Picoseconds(0));
     for (std::size_t n = 0; n < ready.size(); ++n)
@@ -259,7 +279,7 @@ std::vector<std::vector<double>> SchemeSync::finish_times(const std::vector<Sync
         m_step_at = kOffMemo;
     }
     if (m_step_at == kOffMemo) {
-        replayed = replay(m_step_network, jobs, start_ps, false);
+        replayed = replay(m_step_network, jobs, start_ps, false, give_up_ps);
     } else {
         StepMemoKey key{m_step_at, {}};
         for (const SyncJob& j : jobs) {
@@ -274,17 +294,27 @@ std::vector<std::vector<double>> SchemeSync::finish_times(const std::vector<Sync
             end_ps = &m_step_entries[m_step_at].end_ps;
         } else {
             replay_skipped();
-            replayed = replay(m_step_network, jobs, start_ps, false);
-            StepMemoEntry entry{replayed, step_busiest_ps()};
-            m_step_at = static_cast<std::uint32_t>(m_step_entries.size());
-            m_step_entries.push_back(std::move(entry));
-            m_step_children.emplace(std::move(key), m_step_at);
+            replayed = replay(m_step_network, jobs, start_ps, false, give_up_ps);
+            if (std::find(replayed.begin(), replayed.end(), interconnect::kNeverPs) == replayed.end()) {
+                StepMemoEntry entry{replayed, step_busiest_ps()};
+                m_step_at = static_cast<std::uint32_t>(m_step_entries.size());
+                m_step_entries.push_back(std::move(entry));
+                m_step_children.emplace(std::move(key), m_step_at);
+            }
         }
+    }
+    // A replay that gave up left the network mid-way: the step's later calls are never done.
+    if (end_ps == &replayed && std::find(replayed.begin(), replayed.end(), interconnect::kNeverPs) != replayed.end()) {
+        m_step_given_up = true;
+        m_step_at = kOffMemo;
     }
     std::vector<std::vector<double>> out;
     for (const SyncJob& j : jobs) {
         std::vector<double> ends;
-        for (const NodeId n : j.ranks) ends.push_back(to_seconds((*end_ps)[n.value()]));
+        for (const NodeId n : j.ranks) {
+            const Picoseconds t = (*end_ps)[n.value()];
+            ends.push_back(t == interconnect::kNeverPs ? kNever : to_seconds(t));
+        }
         out.push_back(std::move(ends));
     }
     return out;

@@ -15,6 +15,7 @@
 #include "interconnect/collective_cost.h"
 #include "interconnect/network.h"
 #include "interconnect/program.h"
+#include "interconnect/replay.h"
 
 namespace fastsim::planner {
 
@@ -56,6 +57,14 @@ public:
             out.emplace_back(j.ranks.size(), start + seconds(j));
         }
         return out;
+    }
+    /// finish_times(), except that a time after `give_up_after_s` may be reported as +infinity
+    /// instead (a planner's bound: a step that long is not worth timing to the end).
+    virtual std::vector<std::vector<double>> finish_times_until(const std::vector<SyncJob>& jobs,
+                                                                const std::vector<double>& ready,
+                                                                double give_up_after_s) {
+        (void)give_up_after_s;
+        return finish_times(jobs, ready);
     }
     /// A new step's prediction begins (its times start again at 0).
     virtual void begin_step() {}
@@ -101,6 +110,11 @@ public:
     /// a parameter server's workers start their next pushes while it still serves the last.
     std::vector<std::vector<double>> finish_times(const std::vector<SyncJob>& jobs,
                                                   const std::vector<double>& ready) override;
+    /// A replay that passes `give_up_after_s` stops there; its ranks not done, and every later
+    /// call of the step, are then at +infinity.
+    std::vector<std::vector<double>> finish_times_until(const std::vector<SyncJob>& jobs,
+                                                        const std::vector<double>& ready,
+                                                        double give_up_after_s) override;
     /// The links start the step free; each layer's replay then finds them as the earlier
     /// layers' left them.
     void begin_step() override;
@@ -117,7 +131,8 @@ private:
     /// Per node id: when its programs' ops end, all of `jobs` lowered in order, node n's ops
     /// starting at start_ps[n] (empty: all at 0), on `network` (reset first if `reset`).
     std::vector<Picoseconds> replay(interconnect::Network& network, const std::vector<SyncJob>& jobs,
-                                    const std::vector<Picoseconds>& start_ps, bool reset);
+                                    const std::vector<Picoseconds>& start_ps, bool reset,
+                                    Picoseconds give_up_after = interconnect::kNeverPs);
     /// The busiest channel of m_step_network so far.
     [[nodiscard]] Picoseconds step_busiest_ps() const;
     /// Replays on m_step_network the step's calls answered from the memo, so it is as they left it.
@@ -163,6 +178,7 @@ private:
     std::unordered_map<StepMemoKey, std::uint32_t, StepMemoKeyHash> m_step_children;
     std::vector<StepMemoEntry> m_step_entries;  ///< [0]: the root
     std::uint32_t m_step_at = kOffMemo;         ///< the entry of this step's calls so far; kOffMemo: off the memo
+    bool m_step_given_up = false;               ///< a replay of this step gave up: the rest is at +infinity
     /// Calls answered from the memo whose replay m_step_network has not seen; replayed if a
     /// later call of the step misses.
     std::vector<std::pair<std::vector<SyncJob>, std::vector<Picoseconds>>> m_step_unreplayed;

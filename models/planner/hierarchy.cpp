@@ -583,8 +583,8 @@ void given_top_down(const LayerGraph& graph, const Planning& planning, const Hie
 }
 
 /// The plan's predictions: each node's exact share, the communication of every depth, and the
-/// step walked with every node's clocks (predict_step).
-void predict(const PlanningInputs& in, Plan& plan) {
+/// step walked with every node's clocks (predict_step), given up after `give_up_after_s`.
+void predict(const PlanningInputs& in, Plan& plan, double give_up_after_s = std::numeric_limits<double>::infinity()) {
     const LayerGraph& graph = in.graph;
     const std::size_t n = graph.layers.size();
     const std::vector<Group>& groups = plan.groups;
@@ -609,7 +609,8 @@ void predict(const PlanningInputs& in, Plan& plan) {
             plan.forward_comm_s[l] += fwd[l * depths + d];
             plan.backward_comm_s[l] += bwd[l * depths + d];
         }
-    const StepPrediction step = predict_step(graph, plan, in.cluster.node_type, in.compute, *in.gradient_sync);
+    const StepPrediction step =
+        predict_step(graph, plan, in.cluster.node_type, in.compute, *in.gradient_sync, {}, give_up_after_s);
     plan.step_s = step.step_s;
     plan.compute_s = step.compute_s;
     plan.layer_step_s = step.layer_s;
@@ -667,25 +668,26 @@ Plan evaluate_hierarchy(const PlanningInputs& in, const HierarchyDecisions& give
 }
 
 Plan plan_hierarchy(const PlanningInputs& in, const PartitionRules& rules, const PlannerOptions& options,
-                    double memory_weight, int calibration_rounds) {
+                    double memory_weight, int calibration_rounds, double give_up_after_s) {
     const std::string_view name = to_string(options.kind);
     check_batch_impl(in.graph, in.cluster, rules, name);
     Plan plan = unplanned(in, options, options.kind, rules.objective, rules.split);
     Planning planning(in, rules, name, memory_weight);
     std::vector<std::vector<LayerDims>> dims;
     plan_top_down(in.graph, planning, plan, dims);
-    predict(in, plan);
+    predict(in, plan, give_up_after_s);
     if (plan.split != SplitRule::balanced || memory_weight > 0) return plan;
     // AccPar's estimate from the levels below (docs/planner.md, "A side's time"): a side's
     // compute at a cut is first estimated from its nodes' speeds; once a plan exists, each
     // group's estimate is scaled by what its nodes really take under that plan, and the
-    // hierarchy is planned again, keeping the best prediction.
+    // hierarchy is planned again, keeping the best prediction (a round's plan is predicted
+    // only as far as the plan it must beat, as it is not kept otherwise).
     for (int round = 0; round < calibration_rounds; ++round) {
         planning.calibrate(plan, dims);
         Plan next = unplanned(in, options, options.kind, rules.objective, rules.split);
         plan_top_down(in.graph, planning, next, dims);
         if (same_partition(next, plan)) break;
-        predict(in, next);
+        predict(in, next, std::min(give_up_after_s, plan.step_s));
         if (!(next.step_s < plan.step_s)) break;
         plan = std::move(next);
     }

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <functional>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,9 +40,11 @@ struct PartitionRules {
 /// down, then, for balanced splits, up to `calibration_rounds` calibration rounds
 /// (docs/planner.md, "A side's time"), and the plan's predictions and footprint. `memory_weight` > 0 adds the memory penalty to
 /// every option (docs/planner.md, "Memory"). PlanError as check_batch, or for a layer a group
-/// cannot split.
+/// cannot split. A plan whose step would end after `give_up_after_s` seconds may be predicted
+/// only that far, its step_s then +infinity (AccPar's bound from the candidates it has).
 Plan plan_hierarchy(const PlanningInputs& inputs, const PartitionRules& rules, const PlannerOptions& options,
-                    double memory_weight = 0, int calibration_rounds = kRefinementRounds);
+                    double memory_weight = 0, int calibration_rounds = kRefinementRounds,
+                    double give_up_after_s = std::numeric_limits<double>::infinity());
 
 /// The hierarchy plan `given` makes over in.groups, with its predictions and footprint
 /// (plan_decisions.h); PlanError naming `where` and the entry ("groups[2], layer 'conv1'") for a

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "planner/schedule.h"
 
@@ -48,7 +49,8 @@ namespace {
 class Predictor final : public StepVisitor {
 public:
     Predictor(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
-              const ComputeModel& compute, GradientSync& gradient_sync, NodeClocks& clocks)
+              const ComputeModel& compute, GradientSync& gradient_sync, NodeClocks& clocks,
+              double give_up_after_s = std::numeric_limits<double>::infinity())
         : m_plan(plan),
           m_nodes(plan.groups.front().nodes),
           m_node_type(node_type),
@@ -62,7 +64,8 @@ public:
           m_times(graph.layers.size()),
           m_layer_total(graph.layers.size(), 0.0),
           m_sync_s(graph.layers.size(), 0.0),
-          m_slowest(graph.layers.size(), PhaseSeconds{}) {
+          m_slowest(graph.layers.size(), PhaseSeconds{}),
+          m_give_up_after_s(give_up_after_s) {
         m_sync.begin_step();
     }
 
@@ -116,7 +119,7 @@ public:
         m_jobs.clear();
         for (const ReplicaSet& set : sets) m_jobs.push_back(sync_job(m_plan, set));
         const std::vector<double> ready = m_comm;
-        const std::vector<std::vector<double>> ends = m_sync.finish_times(m_jobs, ready);
+        const std::vector<std::vector<double>> ends = m_sync.finish_times_until(m_jobs, ready, m_give_up_after_s);
         for (std::size_t s = 0; s < sets.size(); ++s) {
             double set_ready = 0, set_end = 0;
             for (std::size_t i = 0; i < sets[s].nodes.size(); ++i) {
@@ -214,14 +217,16 @@ private:
     std::vector<double> m_layer_total;                               ///< per layer: Σ over nodes of compute + waits
     std::vector<double> m_sync_s;                                    ///< per layer: its slowest all-reduce
     std::vector<PhaseSeconds> m_slowest;                             ///< per layer: the slowest node per phase
+    double m_give_up_after_s;                                        ///< predict_step's give_up_after_s
 };
 
 }  // namespace
 
 StepPrediction predict_step(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
-                            const ComputeModel& compute, GradientSync& gradient_sync, const StepWalk& walk) {
+                            const ComputeModel& compute, GradientSync& gradient_sync, const StepWalk& walk,
+                            double give_up_after_s) {
     NodeClocks clocks(node_type.size());
-    Predictor predictor(graph, plan, node_type, compute, gradient_sync, clocks);
+    Predictor predictor(graph, plan, node_type, compute, gradient_sync, clocks, give_up_after_s);
     StepWalk bucketed = walk;  // the scheme's buckets, as the schedule fills them
     bucketed.bucket_bytes = gradient_sync.bucket_bytes();
     walk_step(graph, plan, predictor, bucketed);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -70,7 +71,10 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
+/// With `give_up_after_s`, a step that would end after it may be predicted only that far and
+/// its step_s reported as +infinity (the synchronisations' replay stops there).
 StepPrediction predict_step(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
-                            const ComputeModel& compute, GradientSync& gradient_sync, const StepWalk& walk = {});
+                            const ComputeModel& compute, GradientSync& gradient_sync, const StepWalk& walk = {},
+                            double give_up_after_s = std::numeric_limits<double>::infinity());
 
 }  // namespace fastsim::planner

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <random>
 #include <cstdio>
@@ -821,6 +822,56 @@ TEST_CASE("SchemeSync: a step's replays remembered give what replaying them give
             CHECK(remembering.busiest_link_s() == fresh.busiest_link_s());
         }
     }
+}
+
+TEST_CASE("SchemeSync: a replay given up past a bound reports never and the step's later calls too", "[interconnect]") {
+    // AccPar predicts its DP's plans only as far as the best candidate's step: a layer's replay
+    // that would end past the bound stops there, its ranks and every later call of the step at
+    // +infinity; a bound past the end changes nothing; the next step is exact again.
+    const LinkParams inner{400.0, 100.0, 0.5}, upper{25.0, 1000.0, 5.0};
+    const Topology t = Topology::hierarchical({Topology::switch_star(4, inner), Topology::ring(4, inner)},
+                                              interconnect::UpperKind::switch_star, upper);
+    interconnect::AllReduceChooser chooser(t, std::nullopt);
+    const std::vector<double> at0(t.node_count(), 0.0);
+    const std::vector<planner::SyncJob> first{{nodes({0, 4}), 100'000, 400'000, 0, 0},
+                                              {nodes({1, 5}), 100'000, 400'000, 0, 0}};
+    const std::vector<planner::SyncJob> second{{nodes({2, 3, 6, 7}), 50'000, 200'000, 0, 0}};
+    planner::SchemeSync reference(chooser, {}, {});
+    reference.begin_step();
+    const auto exact_first = reference.finish_times(first, at0);
+    const auto exact_second = reference.finish_times(second, at0);
+    double first_end = 0;
+    for (const auto& ends : exact_first) first_end = std::max(first_end, *std::max_element(ends.begin(), ends.end()));
+    REQUIRE(first_end > 0);
+    constexpr double kNever = std::numeric_limits<double>::infinity();
+    planner::SchemeSync bounded(chooser, {}, {});
+    // A bound past the end: the exact times.
+    bounded.begin_step();
+    CHECK(bounded.finish_times_until(first, at0, 2 * first_end) == exact_first);
+    CHECK(bounded.finish_times_until(second, at0, 10.0) == exact_second);
+    // A bound inside the first layer's replay (not remembered): its last ranks never finish, nor
+    // does the next layer.
+    planner::SchemeSync cut_short(chooser, {}, {});
+    cut_short.begin_step();
+    const auto cut = cut_short.finish_times_until(first, at0, 0.5 * first_end);
+    std::size_t never = 0;
+    for (std::size_t j = 0; j < first.size(); ++j)
+        for (std::size_t r = 0; r < first[j].ranks.size(); ++r) {
+            if (cut[j][r] == kNever) {
+                ++never;
+            } else {
+                CHECK(cut[j][r] == exact_first[j][r]);
+            }
+        }
+    CHECK(never > 0);
+    for (const auto& ends : cut_short.finish_times_until(second, at0, 10.0))
+        for (const double e : ends) CHECK(e == kNever);
+    // The next step is exact again; a step remembered whole answers within any bound.
+    cut_short.begin_step();
+    CHECK(cut_short.finish_times(first, at0) == exact_first);
+    CHECK(cut_short.finish_times(second, at0) == exact_second);
+    bounded.begin_step();
+    CHECK(bounded.finish_times_until(first, at0, 0.5 * first_end) == exact_first);
 }
 
 TEST_CASE("AloneSync: each job its estimated all-reduce from when all its ranks are ready", "[interconnect]") {

@@ -3,6 +3,8 @@
 // all-reduces on the comm stream, overlapping the backward pass.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -11,7 +13,11 @@
 #include "cluster/cluster.h"
 #include "interconnect/topology.h"
 #include "interconnect/replay.h"
+#include "planner/gradient_sync.h"
+#include "planner/hierarchy.h"
+#include "planner/prediction.h"
 #include "planner/replicas.h"
+#include "planner/strategy.h"
 #include "planner/schedule.h"
 #include "support/plan_helpers.h"
 #include "support/systemc_fixture.h"
@@ -226,4 +232,46 @@ TEST_CASE_METHOD(test::FreshSimContext, "Gradient all-reduces run on the comm st
     const double all_reduce_s = 6 * (0.5e-6 + double(gradient_bytes / 4) / 25e9);
     CHECK(double(r.end_ps.count()) * 1e-12 == Approx(6e-3 + all_reduce_s).epsilon(1e-3));
     for (const auto& node : r.nodes) CHECK(double(node.wait_ps.count()) * 1e-12 == Approx(all_reduce_s).epsilon(1e-3));
+}
+
+TEST_CASE("A prediction given up past a bound is infinite and one past the step is exact", "[planner][schedule]") {
+    // AccPar predicts its DP's plans only as far as the best candidate it has: predict_step and
+    // plan_hierarchy with a bound below the step report +infinity; with one above, the same
+    // plan and step as without.
+    workload::Workload w;
+    w.layers = {test::fc("fc0", 1024, 1024), test::fc("fc1", 1024, 1024, {"fc0"}), test::fc("fc2", 1024, 512, {"fc1"})};
+    const auto graph = planner::build_layer_graph(w, 64);
+    const auto view = test::uniform_cluster(8);
+    const auto groups = planner::bisect(view, test::flat_exchange(1e-6, 25e9));
+    const interconnect::Topology ring = interconnect::Topology::ring(8, {25.0, 500.0, 1.0});
+    interconnect::AllReduceChooser chooser(ring, std::nullopt);
+    planner::SchemeSync sync(chooser, {}, {});
+    planner::ElementBytes bytes;
+    bytes.weight_gradients = 4;
+    const planner::ComputeModel compute = test::linear_compute(graph, {1e10});  // 1e10 MAC/s
+    const planner::PlanningInputs in{graph, view, groups, compute, bytes, &sync, {}, {}, {}, {}, {}};
+    planner::PlannerOptions options;
+    options.kind = planner::PlannerKind::data_parallel_balanced;  // balanced: with calibration rounds
+    const planner::PartitionRules rules = planner::strategy_of(options.kind).rules(options);
+    const planner::Plan unbounded = planner::plan_hierarchy(in, rules, options);
+    REQUIRE(unbounded.step_s > 0);
+    REQUIRE(unbounded.step_s < std::numeric_limits<double>::infinity());
+    // The synchronisations must matter for the bound to cut them short.
+    REQUIRE(*std::max_element(unbounded.sync_comm_s.begin(), unbounded.sync_comm_s.end()) > 0);
+    const planner::Plan above =
+        planner::plan_hierarchy(in, rules, options, 0, planner::kRefinementRounds, 1.01 * unbounded.step_s);
+    CHECK(planner::same_partition(above, unbounded));
+    CHECK(above.step_s == unbounded.step_s);
+    // Below the step (on a SchemeSync that has not replayed these steps whole before): never.
+    planner::SchemeSync fresh(chooser, {}, {});
+    planner::PlanningInputs fresh_in = in;
+    fresh_in.gradient_sync = &fresh;
+    const planner::Plan below =
+        planner::plan_hierarchy(fresh_in, rules, options, 0, planner::kRefinementRounds, 0.5 * unbounded.step_s);
+    CHECK(below.step_s == std::numeric_limits<double>::infinity());
+    // predict_step alike, and the step after a given-up one is exact again.
+    planner::SchemeSync fresh_again(chooser, {}, {});
+    CHECK(planner::predict_step(graph, unbounded, view.node_type, compute, fresh_again, {}, 0.5 * unbounded.step_s)
+              .step_s == std::numeric_limits<double>::infinity());
+    CHECK(planner::predict_step(graph, unbounded, view.node_type, compute, fresh_again).step_s == unbounded.step_s);
 }

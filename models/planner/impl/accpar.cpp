@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "planner/strategy.h"
@@ -23,13 +24,25 @@ double objective_value(const Plan& plan, Objective objective) {
 
 bool fits(const Plan& plan) { return plan.memory_shortfalls.empty(); }
 
+/// AccPar's own DP plans are predicted (walked) only as far as this factor of the best step
+/// among the candidates it already has: a plan slower than that is not kept, and predicting one
+/// with thousands of replica sets to the end is the costliest part of planning. Above 1, since
+/// the walk and the replay that ranks the candidates (replay_step) may differ, and a DP plan
+/// beyond the bound ends its calibration rounds (plan_hierarchy).
+constexpr double kGiveUpFactor = 1.5;
+
 /// AccPar's answer: its own DP's plan and every other planner's, the best on its objective among
-/// those that fit; if none fits, DP plans with the memory penalty weighted ever more.
+/// those that fit (ties: the earlier in the order below); if none fits, DP plans with the memory
+/// penalty weighted ever more.
 Plan accpar_plan(const PlanningInputs& in, const PlannerOptions& options, const PartitionRules& own) {
     std::optional<Plan> best;
+    int best_rank = 0;
     Plan smallest_shortfall;  // for the error when nothing fits
-    const auto consider = [&](Plan candidate, PlannerKind from) {
-        if (own.objective == Objective::time) replay_step(in, candidate);  // ranked as reported
+    int smallest_rank = 0;
+    // `rank`: the candidate's place in AccPar's order (its DP's plans first), for ties.
+    const auto consider = [&](Plan candidate, PlannerKind from, int rank) {
+        if (!(candidate.step_s < std::numeric_limits<double>::infinity())) return;  // given up (below)
+        if (own.objective == Objective::time) replay_step(in, candidate);           // ranked as reported
         candidate.options = options;
         candidate.objective = own.objective;
         candidate.chosen_from = from;
@@ -41,14 +54,38 @@ Plan accpar_plan(const PlanningInputs& in, const PlannerOptions& options, const 
             };
             // The memory penalty's scale (below) comes from the intra-layer plans the DP makes.
             if (!candidate.pipeline &&
-                (smallest_shortfall.groups.empty() || over(candidate) < over(smallest_shortfall)))
+                (smallest_shortfall.groups.empty() || over(candidate) < over(smallest_shortfall) ||
+                 (over(candidate) == over(smallest_shortfall) && rank < smallest_rank))) {
                 smallest_shortfall = candidate;
+                smallest_rank = rank;
+            }
             return;
         }
-        if (!best || objective_value(candidate, best->objective) < objective_value(*best, best->objective))
+        const double value = objective_value(candidate, own.objective);
+        const double best_value = best ? objective_value(*best, own.objective) : 0;
+        if (!best || value < best_value || (value == best_value && rank < best_rank)) {
             best = std::move(candidate);
+            best_rank = rank;
+        }
     };
-    consider(plan_hierarchy(in, own, options), PlannerKind::accpar);
+    // Every other planner's plan is in AccPar's search space (each layer a type at a split), and
+    // its per-level DP cannot see the whole step; so those plans are candidates too, and AccPar
+    // is never beaten on its objective (docs/planner.md, "Planners"). They come first, as they
+    // bound how far the DP's plans are predicted.
+    for (std::size_t i = 0; i < kAccParCandidates.size(); ++i) {
+        PlannerOptions o = options;
+        o.kind = kAccParCandidates[i];
+        try {
+            consider(plan_once(in, o), o.kind, 2 + static_cast<int>(i));
+        } catch (const PlanError&) {
+            // e.g. data parallelism with fewer samples than nodes: not a candidate
+        }
+    }
+    const auto give_up_after_s = [&] {
+        if (!best || own.objective != Objective::time) return std::numeric_limits<double>::infinity();
+        return kGiveUpFactor * best->step_s;
+    };
+    consider(plan_hierarchy(in, own, options, 0, kRefinementRounds, give_up_after_s()), PlannerKind::accpar, 0);
     // The DP plans level by level from estimates that the calibration rounds then correct, so
     // more types can lead it to a worse plan; its plan over Types I-III alone is a candidate
     // too, and Type IV never makes AccPar's answer worse (docs/planner.md, "Type IV").
@@ -63,21 +100,10 @@ Plan accpar_plan(const PlanningInputs& in, const PlannerOptions& options, const 
             return allowed;
         };
         try {
-            consider(plan_hierarchy(in, without_spatial, options), PlannerKind::accpar);
+            consider(plan_hierarchy(in, without_spatial, options, 0, kRefinementRounds, give_up_after_s()),
+                     PlannerKind::accpar, 1);
         } catch (const PlanError&) {
             // e.g. a depthwise layer, split by batch alone, has fewer samples than nodes
-        }
-    }
-    // Every other planner's plan is in AccPar's search space (each layer a type at a split), and
-    // its per-level DP cannot see the whole step; so those plans are candidates too, and AccPar
-    // is never beaten on its objective (docs/planner.md, "Planners").
-    for (const PlannerKind other : kAccParCandidates) {
-        PlannerOptions o = options;
-        o.kind = other;
-        try {
-            consider(plan_once(in, o), other);
-        } catch (const PlanError&) {
-            // e.g. data parallelism with fewer samples than nodes: not a candidate
         }
     }
     // alpa's plan of the whole cluster too (which weighs the pipeline planner's, and stages on
@@ -89,7 +115,7 @@ Plan accpar_plan(const PlanningInputs& in, const PlannerOptions& options, const 
         o.kind = alpa ? PlannerKind::alpa : PlannerKind::pipeline;
         o.pipeline.intra = PlannerKind::accpar;
         try {
-            consider(plan_once(in, o), o.kind);
+            consider(plan_once(in, o), o.kind, 7);
         } catch (const PlanError&) {
             // e.g. no cut into stages fits in memory: not a candidate
         }
@@ -99,7 +125,7 @@ Plan accpar_plan(const PlanningInputs& in, const PlannerOptions& options, const 
     const double unit = objective_value(smallest_shortfall, own.objective) /
                         static_cast<double>(std::max<std::size_t>(1, in.graph.layers.size()));
     for (int k = 0; !best && k < kMemoryPenaltyRounds; ++k)
-        consider(plan_hierarchy(in, own, options, unit * std::pow(4.0, k)), PlannerKind::accpar);
+        consider(plan_hierarchy(in, own, options, unit * std::pow(4.0, k)), PlannerKind::accpar, 8 + k);
     if (best) return std::move(*best);
     return smallest_shortfall;
 }
