@@ -999,19 +999,49 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
         throw PlanError(
             "alpa finds no cut of the network into stages on sub-meshes of the cluster that fits in memory" +
             std::string(po.stages > 0 ? " with planner.pipeline.stages " + std::to_string(po.stages) : ""));
-    // The DP's objective adds blocks planned alone and bounds memory per block, so its choices
-    // within kAlpaObjectiveSlack of the best are planned whole and predicted exactly, and the
-    // fastest that fits is kept.
-    std::stable_sort(found.begin(), found.end(), [](const AlpaSearch& a, const AlpaSearch& b) {
-        return a.choice.objective_s < b.choice.objective_s;
-    });
     const auto better = [](const Plan& candidate, const Plan& incumbent) {
         const bool fits = candidate.memory_shortfalls.empty(), incumbent_fits = incumbent.memory_shortfalls.empty();
         return (fits && !incumbent_fits) || (fits == incumbent_fits && candidate.step_s < incumbent.step_s);
     };
-    std::optional<Plan> chosen;
+    // The DP's objective adds blocks planned alone; so the whole cluster as one stage at M = 1
+    // (the intra planner's plan, and data parallelism's) is weighed on the exact prediction too,
+    // and alpa never loses to either (docs/pipeline.md, "Automatic search").
+    std::vector<Plan> whole;  // the intra planner's, then data parallelism's
+    bool whole_intra_planned = false;
+    for (const PlannerKind kind : {po.intra, PlannerKind::data_parallel}) {
+        PlannerOptions one = options;
+        one.pipeline.intra = kind;
+        try {
+            PipelinePlan single;
+            single.schedule = po.schedule;
+            single.microbatches = 1;
+            single.microbatch_size = batch;
+            std::vector<std::vector<double>> single_layer_s(1);
+            single.stages.push_back(
+                plan_stage(in, one, 0, in.graph.layers.size(), 0, nodes, batch, &single_layer_s[0]));
+            finish_pipeline(in, single);
+            Plan candidate = assemble(in, options, std::move(single), single_layer_s);
+            replay_step(in, candidate);
+            whole_intra_planned = whole_intra_planned || kind == po.intra;
+            whole.push_back(std::move(candidate));
+        } catch (const PlanError&) {
+            // e.g. a batch smaller than the nodes for data parallelism: not a candidate
+        }
+    }
+    // The DP's objective adds blocks planned alone and bounds memory per block, so its choices
+    // within kAlpaObjectiveSlack of the best are planned whole and predicted exactly, and the
+    // fastest that fits is kept. One stage at M = 1 is the whole cluster (stages cover every
+    // node): the intra planner's plan above.
+    std::stable_sort(found.begin(), found.end(), [](const AlpaSearch& a, const AlpaSearch& b) {
+        return a.choice.objective_s < b.choice.objective_s;
+    });
+    std::optional<Plan> best_plan;
+    const auto keep = [&](Plan candidate) {
+        if (!best_plan || better(candidate, *best_plan)) best_plan = std::move(candidate);
+    };
     for (const AlpaSearch& search : found) {
-        if (chosen && search.choice.objective_s > kAlpaObjectiveSlack * found.front().choice.objective_s) break;
+        if (search.choice.objective_s > kAlpaObjectiveSlack * found.front().choice.objective_s) break;
+        if (search.choice.stages.size() == 1 && search.microbatches == 1 && whole_intra_planned) continue;
         PipelinePlan p;
         p.schedule = po.schedule;
         p.microbatches = search.microbatches;
@@ -1028,45 +1058,24 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
         finish_pipeline(in, p);
         Plan candidate = assemble(in, options, std::move(p), layer_s);
         replay_step(in, candidate);
-        if (!chosen || better(candidate, *chosen)) chosen = std::move(candidate);
+        keep(std::move(candidate));
     }
-    Plan best_plan = std::move(*chosen);
-    // The DP's objective adds blocks planned alone; so the whole cluster as one stage (the
-    // intra planner's plan, and data parallelism's) is weighed on the exact prediction too, and
-    // alpa never loses to either (docs/pipeline.md, "Automatic search").
-    for (const PlannerKind whole : {po.intra, PlannerKind::data_parallel}) {
-        PlannerOptions one = options;
-        one.pipeline.intra = whole;
-        try {
-            PipelinePlan single;
-            single.schedule = po.schedule;
-            single.microbatches = 1;
-            single.microbatch_size = batch;
-            std::vector<std::vector<double>> single_layer_s(1);
-            single.stages.push_back(
-                plan_stage(in, one, 0, in.graph.layers.size(), 0, nodes, batch, &single_layer_s[0]));
-            finish_pipeline(in, single);
-            Plan candidate = assemble(in, options, std::move(single), single_layer_s);
-            replay_step(in, candidate);
-            if (better(candidate, best_plan)) best_plan = std::move(candidate);
-        } catch (const PlanError&) {
-            // e.g. a batch smaller than the nodes for data parallelism: not a candidate
-        }
-    }
+    for (Plan& candidate : whole) keep(std::move(candidate));
     // The `pipeline` planner's stages (placed on the groups, cut by estimated time) are a
     // candidate too, so alpa never loses to it on its objective.
     try {
         Plan candidate = plan_given_stages(in, options);
         replay_step(in, candidate);
-        if (better(candidate, best_plan)) best_plan = std::move(candidate);
+        keep(std::move(candidate));
     } catch (const PlanError&) {
         // e.g. more stages asked for than the network has layers: not a candidate
     }
+    if (!best_plan) throw PlanError("internal: alpa kept no plan");  // a choice is planned unless whole[0] is
     // Alpa's objective is the predicted step of the plan it keeps.
-    auto kept = std::make_shared<PipelinePlan>(*best_plan.pipeline);
-    kept->objective_s = best_plan.step_s;
-    best_plan.pipeline = std::move(kept);
-    return best_plan;
+    auto kept = std::make_shared<PipelinePlan>(*best_plan->pipeline);
+    kept->objective_s = best_plan->step_s;
+    best_plan->pipeline = std::move(kept);
+    return std::move(*best_plan);
 }
 
 // ---- schedule ---------------------------------------------------------------------------
