@@ -127,11 +127,12 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
     };
     std::vector<Delivery> delivered;
     Picoseconds end_ps{0};
+    std::size_t lanes_left = ready.size();  // lanes with ops not yet done
     bool gave_up = false;
     while (true) {
         const std::optional<Picoseconds> head = network.next_head_ps();
         if (head && (ready.empty() || *head < ready.top().first)) {
-            if (*head > give_up_after) {
+            if (*head > give_up_after && lanes_left > 0) {
                 gave_up = true;
                 break;
             }
@@ -141,7 +142,7 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
             continue;
         }
         if (ready.empty()) break;
-        if (ready.top().first > give_up_after) {
+        if (ready.top().first > give_up_after && lanes_left > 0) {
             gave_up = true;
             break;
         }
@@ -179,11 +180,14 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
             time[lane] = std::max(time[lane], a.at_ps);
             ++pc[lane];
         }
-        if (pc[lane] == lane_end[lane]) end_ps = std::max(end_ps, time[lane]);
+        if (pc[lane] == lane_end[lane]) {
+            end_ps = std::max(end_ps, time[lane]);
+            --lanes_left;
+        }
     }
     for (std::size_t lane = 0; lane < lanes; ++lane)
         if (pc[lane] < lane_end[lane] && gave_up)
-            time[lane] = end_ps = kNeverPs;
+            time[lane] = end_ps = kNeverPs;  // a lane done after giving up keeps its own end
         else if (pc[lane] < lane_end[lane])
             throw std::invalid_argument("replay_messages: node " + std::to_string(lane / kStreams) +
                                         (lane % kStreams ? " (comm stream)" : "") + " never completes op " +

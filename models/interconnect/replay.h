@@ -27,8 +27,9 @@ inline constexpr Picoseconds kNeverPs{~std::uint64_t{0}};
 /// never completes. With `program_end`, also each program's own completion time, the later of
 /// its streams' (0 for an empty one). With `reset` false, the network keeps the reservations of
 /// earlier replays (programs then start at an absolute 0). With `give_up_after`, the replay
-/// stops once nothing is left to happen at or before it: the programs not done by then (and the
-/// returned time) end at kNeverPs, and the network is left mid-replay (reset it before reuse).
+/// stops once nothing is left to happen at or before it while some program is not done: those
+/// programs (and the returned time) end at kNeverPs, whether they would wait forever or not, and
+/// the network is left mid-replay (reset it before reuse).
 Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& programs,
                             const std::vector<NodeId>& node_of, std::vector<Picoseconds>* program_end = nullptr,
                             bool reset = true, Picoseconds give_up_after = kNeverPs);

@@ -303,8 +303,13 @@ std::vector<std::vector<double>> SchemeSync::finish_times_until(const std::vecto
             }
         }
     }
-    // A replay that gave up left the network mid-way: the step's later calls are never done.
-    if (end_ps == &replayed && std::find(replayed.begin(), replayed.end(), interconnect::kNeverPs) != replayed.end()) {
+    // Past the bound is never, whether replayed or remembered (so a plan's fate does not depend
+    // on the memo); a replay that gave up left the network mid-way, so the step's later calls are
+    // never done either.
+    bool past = false;
+    for (const SyncJob& j : jobs)
+        for (const NodeId n : j.ranks) past = past || (*end_ps)[n.value()] > give_up_ps;
+    if (past) {
         m_step_given_up = true;
         m_step_at = kOffMemo;
     }
@@ -313,7 +318,7 @@ std::vector<std::vector<double>> SchemeSync::finish_times_until(const std::vecto
         std::vector<double> ends;
         for (const NodeId n : j.ranks) {
             const Picoseconds t = (*end_ps)[n.value()];
-            ends.push_back(t == interconnect::kNeverPs ? kNever : to_seconds(t));
+            ends.push_back(t > give_up_ps ? kNever : to_seconds(t));
         }
         out.push_back(std::move(ends));
     }

@@ -110,8 +110,8 @@ public:
     /// a parameter server's workers start their next pushes while it still serves the last.
     std::vector<std::vector<double>> finish_times(const std::vector<SyncJob>& jobs,
                                                   const std::vector<double>& ready) override;
-    /// A replay that passes `give_up_after_s` stops there; its ranks not done, and every later
-    /// call of the step, are then at +infinity.
+    /// Ranks done after `give_up_after_s` (a replay stops there), and every later call of the
+    /// step, are at +infinity; the same from the memo as from a replay.
     std::vector<std::vector<double>> finish_times_until(const std::vector<SyncJob>& jobs,
                                                         const std::vector<double>& ready,
                                                         double give_up_after_s) override;

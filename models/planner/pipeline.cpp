@@ -8,6 +8,7 @@
 #include <optional>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 
@@ -1041,7 +1042,10 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
     };
     for (const AlpaSearch& search : found) {
         if (search.choice.objective_s > kAlpaObjectiveSlack * found.front().choice.objective_s) break;
-        if (search.choice.stages.size() == 1 && search.microbatches == 1 && whole_intra_planned) continue;
+        if (search.choice.stages.size() == 1 && search.microbatches == 1 && whole_intra_planned) {
+            keep(whole.front());  // the same plan, kept here as well so ties go as before
+            continue;
+        }
         PipelinePlan p;
         p.schedule = po.schedule;
         p.microbatches = search.microbatches;
@@ -1070,7 +1074,8 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
     } catch (const PlanError&) {
         // e.g. more stages asked for than the network has layers: not a candidate
     }
-    if (!best_plan) throw PlanError("internal: alpa kept no plan");  // a choice is planned unless whole[0] is
+    // A choice is planned unless it is the intra planner's whole-cluster plan, which is kept.
+    if (!best_plan) throw std::logic_error("alpa kept no plan");
     // Alpa's objective is the predicted step of the plan it keeps.
     auto kept = std::make_shared<PipelinePlan>(*best_plan->pipeline);
     kept->objective_s = best_plan->step_s;

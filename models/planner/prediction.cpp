@@ -65,7 +65,8 @@ public:
           m_layer_total(graph.layers.size(), 0.0),
           m_sync_s(graph.layers.size(), 0.0),
           m_slowest(graph.layers.size(), PhaseSeconds{}),
-          m_give_up_after_s(give_up_after_s) {
+          // Under a delayed update the step is not bounded by its synchronisations' ends.
+          m_give_up_after_s(gradient_sync.staleness() > 0 ? std::numeric_limits<double>::infinity() : give_up_after_s) {
         m_sync.begin_step();
     }
 

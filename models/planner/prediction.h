@@ -71,8 +71,9 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
-/// With `give_up_after_s`, a step that would end after it may be predicted only that far and
-/// its step_s reported as +infinity (the synchronisations' replay stops there).
+/// With `give_up_after_s`, a step whose synchronisations would end after it may be predicted
+/// only that far and its step_s reported as +infinity (their replay stops there; not under a
+/// delayed update, whose step may end before its synchronisations do).
 StepPrediction predict_step(const LayerGraph& graph, const Plan& plan, const std::vector<std::size_t>& node_type,
                             const ComputeModel& compute, GradientSync& gradient_sync, const StepWalk& walk = {},
                             double give_up_after_s = std::numeric_limits<double>::infinity());

@@ -258,8 +258,12 @@ TEST_CASE("A prediction given up past a bound is infinite and one past the step 
     REQUIRE(unbounded.step_s < std::numeric_limits<double>::infinity());
     // The synchronisations must matter for the bound to cut them short.
     REQUIRE(*std::max_element(unbounded.sync_comm_s.begin(), unbounded.sync_comm_s.end()) > 0);
+    // Above the step: the same plan (on a SchemeSync that has not replayed these steps whole).
+    planner::SchemeSync fresh_above(chooser, {}, {});
+    planner::PlanningInputs above_in = in;
+    above_in.gradient_sync = &fresh_above;
     const planner::Plan above =
-        planner::plan_hierarchy(in, rules, options, 0, planner::kRefinementRounds, 1.01 * unbounded.step_s);
+        planner::plan_hierarchy(above_in, rules, options, 0, planner::kRefinementRounds, 1.01 * unbounded.step_s);
     CHECK(planner::same_partition(above, unbounded));
     CHECK(above.step_s == unbounded.step_s);
     // Below the step (on a SchemeSync that has not replayed these steps whole before): never.
@@ -274,4 +278,13 @@ TEST_CASE("A prediction given up past a bound is infinite and one past the step 
     CHECK(planner::predict_step(graph, unbounded, view.node_type, compute, fresh_again, {}, 0.5 * unbounded.step_s)
               .step_s == std::numeric_limits<double>::infinity());
     CHECK(planner::predict_step(graph, unbounded, view.node_type, compute, fresh_again).step_s == unbounded.step_s);
+    // Under a delayed update the step may end before its synchronisations: no bound applies.
+    planner::SyncScheme delayed;
+    delayed.staleness = 1;
+    planner::SchemeSync stale(chooser, delayed, {});
+    planner::SchemeSync stale_bounded(chooser, delayed, {});
+    const double stale_step = planner::predict_step(graph, unbounded, view.node_type, compute, stale).step_s;
+    CHECK(
+        planner::predict_step(graph, unbounded, view.node_type, compute, stale_bounded, {}, 0.5 * stale_step).step_s ==
+        stale_step);
 }

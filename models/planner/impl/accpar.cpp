@@ -41,8 +41,9 @@ Plan accpar_plan(const PlanningInputs& in, const PlannerOptions& options, const 
     int smallest_rank = 0;
     // `rank`: the candidate's place in AccPar's order (its DP's plans first), for ties.
     const auto consider = [&](Plan candidate, PlannerKind from, int rank) {
-        if (!(candidate.step_s < std::numeric_limits<double>::infinity())) return;  // given up (below)
-        if (own.objective == Objective::time) replay_step(in, candidate);           // ranked as reported
+        const bool dp_given_up = rank <= 1 && candidate.step_s == std::numeric_limits<double>::infinity();
+        if (dp_given_up) return;                                           // slower than the bound below
+        if (own.objective == Objective::time) replay_step(in, candidate);  // ranked as reported
         candidate.options = options;
         candidate.objective = own.objective;
         candidate.chosen_from = from;
