@@ -263,10 +263,11 @@ std::vector<std::vector<double>> SchemeSync::finish_times_until(const std::vecto
         for (const SyncJob& j : jobs) out.emplace_back(j.ranks.size(), kNever);
         return out;
     }
-    // Past 2^63 ps (about 107 days) is as good as never.
+    // Beyond what llround can hold (2^63 ps, about 107 days) is as good as never.
+    const double give_up_after_ps = std::max(0.0, give_up_after_s) * 1e12;
     const Picoseconds give_up_ps =
-        give_up_after_s < 9.2e6
-            ? Picoseconds(static_cast<std::uint64_t>(std::llround(std::max(0.0, give_up_after_s) * 1e12)))
+        give_up_after_ps < static_cast<double>(std::numeric_limits<long long>::max())
+            ? Picoseconds(static_cast<std::uint64_t>(std::llround(give_up_after_ps)))
             : interconnect::kNeverPs;
     // In the step's picoseconds, on the links as the step's earlier layers left them.
     std::vector<Picoseconds> start_ps(ready.size(), Picoseconds(0));
