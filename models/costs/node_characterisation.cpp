@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "costs/node_characterisation.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
 #include "common/units.h"
 #include "node/training_step.h"
 #include "workload/layer.h"
+#include "workload/vector_work.h"
 
 namespace fastsim::costs {
 namespace {
@@ -39,33 +41,41 @@ node::PhaseCounters on_arrays(node::PhaseJob job, const node::NodeParams& params
 std::string shape_signature(const planner::PlanLayer& p, std::size_t index) {
     std::string key;
     const auto put = [&key](std::int64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
-    const workload::Layer& l = p.layer;
-    for (const std::int64_t v : {std::int64_t(l.kind),
-                                 std::int64_t(l.in_height),
-                                 std::int64_t(l.in_width),
-                                 std::int64_t(l.in_channels),
-                                 std::int64_t(l.kernel_height),
-                                 std::int64_t(l.kernel_width),
-                                 std::int64_t(l.filters),
-                                 std::int64_t(l.stride),
-                                 std::int64_t(l.stride_width),
-                                 std::int64_t(l.padding),
-                                 std::int64_t(l.groups),
-                                 std::int64_t(l.dilation),
-                                 std::int64_t(l.pool_mode),
-                                 std::int64_t(l.partial_windows),
-                                 std::int64_t(l.in_features),
-                                 std::int64_t(l.out_features),
-                                 std::int64_t(l.tokens),
-                                 std::int64_t(l.m),
-                                 std::int64_t(l.k),
-                                 std::int64_t(l.n),
-                                 std::int64_t(l.repeat)})
-        put(v);
+    const auto put_layer = [&put](const workload::Layer& l) {
+        for (const std::int64_t v : {std::int64_t(l.kind),
+                                     std::int64_t(l.in_height),
+                                     std::int64_t(l.in_width),
+                                     std::int64_t(l.in_channels),
+                                     std::int64_t(l.kernel_height),
+                                     std::int64_t(l.kernel_width),
+                                     std::int64_t(l.filters),
+                                     std::int64_t(l.stride),
+                                     std::int64_t(l.stride_width),
+                                     std::int64_t(l.padding),
+                                     std::int64_t(l.groups),
+                                     std::int64_t(l.dilation),
+                                     std::int64_t(l.pool_mode),
+                                     std::int64_t(l.partial_windows),
+                                     std::int64_t(l.in_features),
+                                     std::int64_t(l.out_features),
+                                     std::int64_t(l.tokens),
+                                     std::int64_t(l.m),
+                                     std::int64_t(l.k),
+                                     std::int64_t(l.n),
+                                     std::int64_t(l.repeat),
+                                     std::int64_t(l.inputs.size())})
+            put(v);
+    };
+    put_layer(p.layer);
+    for (const workload::HostedLayer& h : p.vector_layers) {
+        put_layer(h.layer);
+        put(h.on_input);
+        put(h.backward);
+    }
     for (const std::uint64_t v :
          {p.dims.batch, p.dims.in_channels, p.dims.out_channels, p.dims.out_rows, p.in_positions, p.out_positions,
           p.kernel_area, p.in_height, p.in_width, p.out_width, p.kernel_height, p.stride, p.padding,
-          std::uint64_t(p.has_weights), p.groups, std::uint64_t(node::reads_only_network_input(l, index))})
+          std::uint64_t(p.has_weights), p.groups, std::uint64_t(node::reads_only_network_input(p.layer, index))})
         put(static_cast<std::int64_t>(v));
     return key;
 }
@@ -106,6 +116,46 @@ node::PhaseCounters NodeCharacterisation::run_phase(std::size_t type, const node
     return on_arrays(s.job, t.node, static_cast<std::uint64_t>(t.arrays), m_memo[type], m_tiles_run).repeated(s.count);
 }
 
+std::array<node::PhaseCounters, 2> NodeCharacterisation::carried_counters(std::size_t type, std::size_t layer,
+                                                                          const planner::LayerDims& dims) const {
+    std::array<node::PhaseCounters, 2> c{};
+    const planner::PlanLayer& p = m_graph.layers[layer];
+    const NodeType& t = m_types[type];
+    const auto arrays = static_cast<std::uint64_t>(t.arrays);
+    for (const workload::HostedLayer& h : p.vector_layers) {
+        const auto [numerator, denominator] = p.vector_share(dims, h.on_input);
+        if (numerator == 0) continue;
+        for (const bool backward : {false, true}) {
+            if (backward && !h.backward) continue;
+            const workload::VectorWork work = workload::share_of(
+                workload::share_of(workload::vector_work(h.layer, dims.batch, backward), numerator, denominator), 1,
+                arrays);
+            const node::StepPhase s = node::vector_step_phase(
+                layer, backward ? fmac::TrainingPhase::backward_data : fmac::TrainingPhase::forward, work, t.precision,
+                {});
+            const node::PhaseCounters one = node::run_vector_memo(s.vector, t.node);
+            node::PhaseCounters all = one.repeated(arrays);
+            all.cycles = one.cycles;  // the arrays' vector units run side by side
+            c[backward ? 1 : 0] += all;
+        }
+    }
+    return c;
+}
+
+std::array<std::uint64_t, 2> NodeCharacterisation::carried_cycles(std::size_t type, std::size_t layer,
+                                                                  const planner::LayerDims& dims) {
+    const std::vector<workload::HostedLayer>& carried = m_graph.layers[layer].vector_layers;
+    if (carried.empty()) return {0, 0};
+    const bool reads_input = std::any_of(carried.begin(), carried.end(), [](const auto& h) { return h.on_input; });
+    const Key key{type, layer, dims.batch, reads_input ? dims.in_channels : 0, dims.out_channels, dims.out_rows};
+    auto it = m_carried_cycles.find(key);
+    if (it == m_carried_cycles.end()) {
+        const std::array<node::PhaseCounters, 2> c = carried_counters(type, layer, dims);
+        it = m_carried_cycles.emplace(key, std::array<std::uint64_t, 2>{c[0].cycles, c[1].cycles}).first;
+    }
+    return it->second;
+}
+
 template <typename PhaseFn>
 void NodeCharacterisation::for_each_phase(std::size_t type, std::size_t layer, const planner::LayerDims& dims,
                                           PhaseFn&& on_phase) const {
@@ -126,8 +176,11 @@ const NodeCharacterisation::LayerCounters& NodeCharacterisation::counters(std::s
         auto it = m_phases.find(phase_key);
         if (it == m_phases.end()) it = m_phases.emplace(phase_key, run_phase(type, s)).first;
         c[p] = it->second;
-        cycles[p] = c[p].cycles;
     });
+    const std::array<node::PhaseCounters, 2> vector = carried_counters(type, layer, dims);
+    c[0] += vector[0];
+    c[1] += vector[1];
+    for (std::size_t p = 0; p < 3; ++p) cycles[p] = c[p].cycles;
     m_cycles.emplace(key, cycles);
     return m_cache.emplace(key, c).first->second;
 }
@@ -145,6 +198,9 @@ planner::PhaseSeconds NodeCharacterisation::seconds(std::size_t type, std::size_
                 phase = m_phase_cycles.emplace(phase_key, run_phase(type, s).cycles).first;
             cycles[p] = phase->second;
         });
+        const std::array<std::uint64_t, 2> vector = carried_cycles(type, layer, dims);
+        cycles[0] += vector[0];
+        cycles[1] += vector[1];
         it = m_cycles.emplace(key, cycles).first;
     }
     const std::uint64_t hz = m_types[type].node.clock_hz;

@@ -25,7 +25,9 @@ public:
 
     NodeCharacterisation(std::vector<NodeType> types, const planner::LayerGraph& graph);
 
-    /// Counters of layer `layer` at `dims` on one node of `type` (cycles = the slowest array).
+    /// Counters of layer `layer` at `dims` on one node of `type` (cycles = the slowest array),
+    /// its carried vector-unit layers' forward and backward passes included in its forward and
+    /// backward-data phases.
     const LayerCounters& counters(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
     /// The same as seconds per phase: the planner's compute model.
     planner::PhaseSeconds seconds(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
@@ -67,6 +69,15 @@ private:
     /// `gemm`; none for the backward-data of a layer that reads only the network's input.
     [[nodiscard]] std::optional<node::StepPhase> step_phase(std::size_t type, std::size_t layer, std::size_t phase,
                                                             const workload::LayerGemm& gemm) const;
+    /// The forward [0] and backward [1] passes of the vector-unit layers `layer` carries, its
+    /// share at `dims` of each (PlanLayer::vector_share), on one node of `type`: the work split
+    /// evenly over the node's arrays (each array's vector unit takes 1 / arrays of it, rounded
+    /// up), cycles those of one array, action counts summed over them.
+    [[nodiscard]] std::array<node::PhaseCounters, 2> carried_counters(std::size_t type, std::size_t layer,
+                                                                      const planner::LayerDims& dims) const;
+    /// carried_counters' cycles, memoised by what they depend on (input channels only for a
+    /// layer carrying one on its input).
+    std::array<std::uint64_t, 2> carried_cycles(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
     /// Calls on_phase(phase, its PhaseKey, its job) for each phase `layer` runs at `dims`.
     template <typename PhaseFn>
     void for_each_phase(std::size_t type, std::size_t layer, const planner::LayerDims& dims, PhaseFn&& on_phase) const;
@@ -79,6 +90,7 @@ private:
     // former keeps cycles only (a full LayerCounters is about 1 KB), by shape class.
     std::unordered_map<Key, std::array<std::uint64_t, 3>, KeyHash> m_cycles;
     std::unordered_map<PhaseKey, std::uint64_t, PhaseKeyHash> m_phase_cycles;
+    std::unordered_map<Key, std::array<std::uint64_t, 2>, KeyHash> m_carried_cycles;
     std::unordered_map<Key, LayerCounters, KeyHash> m_cache;                   ///< counters()'
     std::unordered_map<PhaseKey, node::PhaseCounters, PhaseKeyHash> m_phases;  ///< counters()'
     std::uint64_t m_tiles_run = 0;

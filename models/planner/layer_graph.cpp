@@ -80,6 +80,11 @@ GroupedShare PlanLayer::grouped_share(const LayerDims& d) const {
     return s;
 }
 
+std::pair<std::uint64_t, std::uint64_t> PlanLayer::vector_share(const LayerDims& d, bool on_input) const {
+    if (on_input) return {d.in_channels * input_rows(d.out_rows), dims.in_channels * in_height};
+    return {d.out_channels * d.out_rows, dims.out_channels * dims.out_rows};
+}
+
 workload::Layer PlanLayer::with_dims(const LayerDims& d) const {
     workload::Layer l = layer;
     switch (l.kind) {
@@ -193,6 +198,12 @@ LayerGraph build_layer_graph(const workload::Workload& workload, std::uint64_t b
             }
         }
         graph.layers.push_back(std::move(p));
+    }
+    for (const workload::HostedLayer& h : workload.hosted) {
+        if (h.host >= graph.layers.size())
+            throw std::invalid_argument("build_layer_graph: vector-unit layer '" + h.layer.name +
+                                        "' is carried by no layer of the network");
+        graph.layers[h.host].vector_layers.push_back(h);
     }
     graph.last_consumer = last_consumers(graph.layers);
     return graph;

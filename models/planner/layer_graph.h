@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/enum_names.h"
@@ -94,6 +95,10 @@ struct PlanLayer {
     bool has_weights = true;          ///< false for a matmul of two activations
     std::uint64_t groups = 1;     ///< a grouped convolution's groups (each group's weights see C_in / groups channels)
     std::vector<Edge> producers;  ///< empty: reads the network input
+    /// The vector-unit layers this layer carries (workload::Workload::hosted, in trace order):
+    /// their work is split as this layer's output, or its input for those `on_input`
+    /// (vector_share), and costed with this layer's forward and backward-data phases.
+    std::vector<workload::HostedLayer> vector_layers;
 
     /// Whether Type IV may split this layer: a convolution with at least 2 output rows.
     [[nodiscard]] bool spatial_splittable() const {
@@ -133,6 +138,11 @@ struct PlanLayer {
     /// 0, in_width W_in + 2 * padding, in_height (d.out_rows - 1) * stride + k_h, so that
     /// out_height() = d.out_rows and out_width() is unchanged (docs/planner.md, "Type IV").
     [[nodiscard]] workload::Layer with_dims(const LayerDims& d) const;
+    /// The part of a carried vector-unit layer's per-sample work one share `d` does, as
+    /// numerator / denominator: the share's output channels x output rows of the layer's
+    /// (its input channels x input rows read, for one `on_input`). A Type II share holds the
+    /// whole output, so it does the whole of an output's vector work for its samples.
+    [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> vector_share(const LayerDims& d, bool on_input) const;
 };
 
 /// Layers in trace order (a topological order); edges from each layer's `inputs`.

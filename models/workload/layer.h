@@ -145,10 +145,23 @@ enum class ShapeCheck : std::uint8_t {
 };
 const EnumNames<ShapeCheck, 3>& enum_names(ShapeCheck);
 
+/// A vector-unit layer that a GEMM-only view of a network (without_vector_layers) carries with
+/// one of its GEMM layers, its host: a cluster run splits and costs it as the host's output is
+/// split, or as its input when it runs before any GEMM (docs/planner.md, "Vector-unit layers").
+struct HostedLayer {
+    Layer layer;
+    std::size_t host = 0;   ///< index of the host in Workload::layers
+    bool on_input = false;  ///< before the host (it works on the network input): split as the host's input
+    bool backward = true;   ///< it has a backward pass: false if it reads only the network input
+};
+
 struct Workload {
     std::string name;
     std::string source;  ///< where the layer sizes come from
     std::vector<Layer> layers;
+    /// Vector-unit layers carried by GEMM layers, in trace order: filled by without_vector_layers,
+    /// empty in a trace as read (whose vector-unit layers are in `layers`).
+    std::vector<HostedLayer> hosted;
     ShortcutConvention shortcuts = ShortcutConvention::producer;
     ShapeCheck shape_check = ShapeCheck::error;
     std::vector<std::string>

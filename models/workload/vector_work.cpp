@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "common/checked.h"
 
@@ -96,6 +97,17 @@ u64 tensor_values(const Layer& l) {
     return checked_mul(checked_mul(v(l.in_height), v(l.in_width), kWhat), v(l.in_channels), kWhat);
 }
 
+VectorWork share_of(const VectorWork& w, std::uint64_t numerator, std::uint64_t denominator) {
+    if (denominator == 0 || numerator > denominator)
+        throw std::invalid_argument("share_of: a share is a fraction of at most 1 with a non-zero denominator");
+    __extension__ using Wide = unsigned __int128;  // a count x a numerator can exceed 64 bits
+    const auto part = [&](u64 x) {
+        return static_cast<u64>((static_cast<Wide>(x) * numerator + denominator - 1) / denominator);
+    };
+    return {part(w.ops),    part(w.activation_reads), part(w.gradient_reads),
+            part(w.writes), part(w.fp32_reads),       part(w.fp32_writes)};
+}
+
 VectorWork vector_work(const Layer& l, std::size_t batch, bool backward) {
     if (!runs_on_vector_unit(l.kind))
         throw std::invalid_argument("vector_work: layer '" + l.name + "' is a GEMM layer");
@@ -166,40 +178,67 @@ VectorWork vector_work(const Layer& l, std::size_t batch, bool backward) {
 namespace fastsim::workload {
 
 Workload without_vector_layers(const Workload& w, std::vector<std::string>* removed) {
-    // sources[i]: the GEMM layers (or the network input) whose outputs reach layer i's input
-    // through vector-unit layers only.
-    std::vector<std::vector<std::string>> feeds(w.layers.size());  // what layer i's output is, as GEMM outputs
+    // Per layer: the GEMM layer (or the network input) its output tensor is, and the GEMM
+    // outputs a layer reading it reads (more than one through a join).
+    std::vector<std::string> tensor(w.layers.size());
+    std::vector<std::vector<std::string>> reads(w.layers.size());
+    std::unordered_map<std::string, std::size_t> index;  // name -> layer, the layers so far
     const auto producers_of = [&](std::size_t i) {
         std::vector<std::string> names = w.layers[i].inputs;
         if (names.empty()) names.push_back(i == 0 ? kNetworkInput : w.layers[i - 1].name);
         return names;
     };
-    const auto feeds_of = [&](const std::string& name, std::size_t before) -> std::vector<std::string> {
-        for (std::size_t k = before; k-- > 0;)
-            if (w.layers[k].name == name) return feeds[k];
-        return {name};  // the network input
+    const auto tensor_of = [&](const std::string& name) {
+        const auto it = index.find(name);
+        return it == index.end() ? name : tensor[it->second];  // the network input is itself
+    };
+    const auto reads_of = [&](const std::string& name) {
+        const auto it = index.find(name);
+        return it == index.end() ? std::vector<std::string>{name} : reads[it->second];
+    };
+    const auto add_unique = [](std::vector<std::string>& to, const std::string& name) {
+        if (std::find(to.begin(), to.end(), name) == to.end()) to.push_back(name);
     };
     Workload out = w;
     out.layers.clear();
+    out.hosted.clear();
     out.shape_check = ShapeCheck::off;
+    std::unordered_map<std::string, std::size_t> gemm_index;  // name -> index in out.layers
+    std::vector<std::size_t> before_any_gemm;                 // out.hosted entries waiting for their host
     for (std::size_t i = 0; i < w.layers.size(); ++i) {
-        std::vector<std::string> sources;
-        for (const std::string& p : producers_of(i))
-            for (const std::string& s : feeds_of(p, i))
-                if (std::find(sources.begin(), sources.end(), s) == sources.end()) sources.push_back(s);
-        if (runs_on_vector_unit(w.layers[i].kind)) {
-            feeds[i] = sources;
-            if (removed) removed->push_back(w.layers[i].name);
-            continue;
+        const std::vector<std::string> producers = producers_of(i);
+        const Layer& layer = w.layers[i];
+        if (runs_on_vector_unit(layer.kind)) {
+            tensor[i] = tensor_of(producers[0]);
+            reads[i] = reads_of(producers[0]);
+            for (std::size_t p = 1; p < producers.size(); ++p) add_unique(reads[i], tensor_of(producers[p]));
+            const auto host = gemm_index.find(tensor[i]);
+            const bool reads_only_input = std::all_of(producers.begin(), producers.end(),
+                                                      [](const std::string& p) { return p == kNetworkInput; });
+            out.hosted.push_back(
+                {layer, host == gemm_index.end() ? 0 : host->second, host == gemm_index.end(), !reads_only_input});
+            if (host == gemm_index.end()) before_any_gemm.push_back(out.hosted.size() - 1);
+            if (removed) removed->push_back(layer.name);
+        } else {
+            tensor[i] = layer.name;
+            reads[i] = {layer.name};
+            std::vector<std::string> sources;
+            for (const std::string& p : producers)
+                for (const std::string& s : reads_of(p)) add_unique(sources, s);
+            Layer l = layer;
+            const bool follows_previous =
+                sources.size() == 1 &&
+                (out.layers.empty() ? sources[0] == kNetworkInput : sources[0] == out.layers.back().name);
+            l.inputs = follows_previous ? std::vector<std::string>{} : sources;
+            gemm_index[layer.name] = out.layers.size();
+            for (const std::size_t h : before_any_gemm) out.hosted[h].host = out.layers.size();
+            before_any_gemm.clear();
+            out.layers.push_back(std::move(l));
         }
-        feeds[i] = {w.layers[i].name};
-        Layer l = w.layers[i];
-        const bool follows_previous =
-            sources.size() == 1 &&
-            (out.layers.empty() ? sources[0] == kNetworkInput : sources[0] == out.layers.back().name);
-        l.inputs = follows_previous ? std::vector<std::string>{} : sources;
-        out.layers.push_back(std::move(l));
+        index[layer.name] = i;
     }
+    // Vector-unit layers on the network input after the last GEMM layer: carried by that layer.
+    for (const std::size_t h : before_any_gemm) out.hosted[h].host = out.layers.empty() ? 0 : out.layers.size() - 1;
     return out;
 }
 

@@ -56,6 +56,10 @@ std::uint64_t weight_count(const Layer& layer);
 /// Nothing for Optimizer::none or a layer without weights.
 VectorWork optimizer_work(const Layer& layer, Optimizer optimizer);
 
+/// `numerator / denominator` of every count of `work`, each rounded up (a share of a layer's
+/// work split across nodes). std::invalid_argument unless 0 <= numerator <= denominator > 0.
+VectorWork share_of(const VectorWork& work, std::uint64_t numerator, std::uint64_t denominator);
+
 /// The forward (`backward` false) or backward pass of vector-unit layer `layer` over `batch`
 /// samples. std::invalid_argument for a GEMM layer; SizeOverflow beyond 64 bits.
 VectorWork vector_work(const Layer& layer, std::size_t batch, bool backward);
@@ -64,10 +68,14 @@ VectorWork vector_work(const Layer& layer, std::size_t batch, bool backward);
 
 namespace fastsim::workload {
 
-/// `workload` without its vector-unit layers (for the planner, which splits GEMMs): each
-/// consumer reads what the removed layers read, so a residual add becomes a join of its
-/// producers and a pool's consumer reads the pool's producer. The shape check is turned off
-/// (pools change shapes). `removed` receives the names left out.
+/// `workload` as its GEMM layers, each vector-unit layer carried by a GEMM layer
+/// (Workload::hosted; docs/planner.md, "Vector-unit layers"). A vector-unit layer's output is
+/// its first producer's tensor: it is hosted by the GEMM layer that tensor comes from, or, if it
+/// comes from the network input, by the next GEMM layer (`on_input`). A GEMM layer reads the GEMM
+/// outputs its producers' tensors are: a vector-unit layer's first producer's, and the other
+/// operands' of a join (a residual add becomes a join of the block's last GEMM and its shortcut's
+/// GEMM). The shape check is turned off (pools change shapes). `removed` receives the names of
+/// the vector-unit layers.
 Workload without_vector_layers(const Workload& workload, std::vector<std::string>* removed = nullptr);
 
 }  // namespace fastsim::workload

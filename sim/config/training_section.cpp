@@ -210,19 +210,11 @@ void read_workload_section(MapReader& top, const RunParams& run, Params& p) {
                           "expected an ONNX model (.onnx): a fastsim or SCALE-Sim trace goes under workload.trace");
     w.network = w.model.written.empty() ? read_trace(file.resolved) : read_onnx_model(file.resolved);
     if (run.mode == RunMode::cluster) {
-        std::vector<std::string> removed;
-        w.network = workload::without_vector_layers(w.network, &removed);
+        // The planner splits GEMM layers; each vector-unit layer is carried by one of them.
+        w.network = workload::without_vector_layers(w.network);
         if (w.network.layers.empty())
             throw ConfigError(reader.where(key),
                               "the network has no GEMM layer (conv, fc, matmul) for a cluster run to split");
-        if (!removed.empty()) {
-            std::string names;
-            for (std::size_t i = 0; i < removed.size() && i < 5; ++i) names += (i ? ", " : "") + removed[i];
-            if (removed.size() > 5) names += ", ...";
-            w.network.warnings.push_back(file.resolved + ": a cluster run splits and costs the GEMM layers only; " +
-                                         std::to_string(removed.size()) + " vector-unit layers (" + names +
-                                         ") are left out, their consumers reading their producers");
-        }
         for (const workload::Layer& l : w.network.layers)
             if (l.kind == workload::LayerKind::gemm)
                 throw ConfigError(

@@ -9,6 +9,7 @@
 
 #include "planner/planner.h"
 #include "common/csv_reader.h"
+#include "common/json_reader.h"
 #include "support/fastsim_process.h"
 #include "support/temp_dir.h"
 
@@ -772,10 +773,17 @@ TEST_CASE("vector-unit layers: stepped = memo, and cycles by hand from their ope
         if (line.find(",\"weight_update\",") == std::string::npos) kept += line + "\n";
     CHECK(kept == without);
 
-    // A cluster run plans the GEMM layers and says which layers it leaves out.
-    const Result cluster = run_fastsim("run " + kTinyCluster + " -p workload.trace=" + trace);
+    // A cluster run costs every layer: nothing is left out, and its nodes' vector units work.
+    const Result cluster =
+        run_fastsim("run " + kTinyCluster + " -p workload.trace=" + trace + " --out " + dir.path("cluster"));
     CHECK(cluster.exit_code == 0);
-    CHECK_THAT(cluster.err, Contains("9 vector-unit layers (bn1, relu1, pool1, add1, cat, ...) are left out"));
+    CHECK(cluster.err.find("left out") == std::string::npos);
+    const fastsim::JsonValue cluster_report =
+        fastsim::parse_json(slurp(dir.path("cluster/report.json")), dir.path("cluster/report.json"));
+    const fastsim::JsonValue* energy = cluster_report.find("energy_pj");
+    REQUIRE(energy != nullptr);
+    REQUIRE(energy->find("vector") != nullptr);
+    CHECK(energy->find("vector")->as_number() > 0);
 }
 
 TEST_CASE("node.fusion: stepped = memo, the streamed tensors leave DRAM, and dram_saved_bits adds up",

@@ -64,6 +64,59 @@ TEST_CASE_METHOD(test::FreshSimContext, "A one-node cluster takes exactly the no
     CHECK(cluster_run.planned.plan.step_s == Approx(cluster_run.step_s).epsilon(1e-6));
 }
 
+namespace {
+
+const std::string kVectorTrace = kSource + "/tests/data/every_vector_layer.yaml";
+const std::string kVectorPrecision = "precision: {weights: 4, activations: 4, gradients: 6}\n";
+
+/// A config of the small node, with a two-lane vector unit, running every_vector_layer.yaml.
+std::string vector_node_config(int batch) {
+    return "run: {mode: training_step}\nworkload: {trace: " + kVectorTrace + ", batch: " + std::to_string(batch) +
+           "}\nnode:" + kSmallNode + "    vector: {lanes: 2}\n" + kVectorPrecision;
+}
+
+/// The same nodes as a cluster of `count` under `planner`.
+std::string vector_cluster_config(int batch, int count, const std::string& planner) {
+    return "run: {mode: cluster}\nworkload: {trace: " + kVectorTrace + ", batch: " + std::to_string(batch) +
+           "}\nplanner: {name: " + planner + "}\nnode_types:\n  - name: small" + kSmallNode +
+           "    vector: {lanes: 2}\n    " + kVectorPrecision +
+           "cluster:\n  groups:\n    - {node_type: small, count: " + std::to_string(count) + "}\n";
+}
+
+}  // namespace
+
+TEST_CASE_METHOD(test::FreshSimContext, "A one-node cluster runs every vector-unit layer exactly as the node does",
+                 "[cluster][vector]") {
+    // Every vector-unit layer kind, carried by the GEMM layers of the cluster's layer graph:
+    // at one node each takes its whole work, so every count, the vector unit's included,
+    // equals the node's training step.
+    test::TempDir dir;
+    const run::TrainingStepResult node_run =
+        run::run_training_step(config::load(dir.write("n.yaml", vector_node_config(3))));
+    const auto cluster_params = config::load(dir.write("c.yaml", vector_cluster_config(3, 1, "accpar")));
+    const run::ClusterStepResult cluster_run = run::run_cluster_step(cluster_params, cluster_params.planner.options());
+    REQUIRE(node_run.total.vector.ops > 0);
+    CHECK(cluster_run.nodes[0].counters == node_run.total);
+    CHECK(cluster_run.compute_energy.vector_pj > 0);
+}
+
+TEST_CASE_METHOD(test::FreshSimContext, "Data parallelism gives each node the vector work of its samples",
+                 "[cluster][vector]") {
+    // Two nodes at twice the batch: each does the node's step at the node's batch, every
+    // vector-unit operation and cycle of it.
+    test::TempDir dir;
+    const run::TrainingStepResult node_run =
+        run::run_training_step(config::load(dir.write("n.yaml", vector_node_config(3))));
+    const auto pair_params = config::load(dir.write("c.yaml", vector_cluster_config(6, 2, "data_parallel")));
+    const run::ClusterStepResult pair = run::run_cluster_step(pair_params, pair_params.planner.options());
+    REQUIRE(pair.nodes.size() == 2);
+    for (const auto& node : pair.nodes) {
+        CHECK(node.counters.vector.ops == node_run.total.vector.ops);
+        CHECK(node.counters.vector_cycles == node_run.total.vector_cycles);
+        CHECK(node.counters.macs == node_run.total.macs);
+    }
+}
+
 TEST_CASE("Node characterisation: layers that lower alike share seconds and match their own counters", "[cluster]") {
     // seconds() keys its memo by the first layer of the same shape (ResNet-50's repeated
     // blocks); counters() by the layer itself. Asked in opposite orders, both agree layer by

@@ -650,3 +650,34 @@ TEST_CASE("Every planner has one descriptor row: its name, its strategy, its kin
     CHECK(planner::planner_descriptors().size() == planner::kAllPlanners.size());
     CHECK(planner::enum_names(planner::PlannerKind{}).size() == planner::kAllPlanners.size());
 }
+
+TEST_CASE("A carried vector-unit layer's share follows its host's output, or its input before any GEMM",
+          "[planner][vector]") {
+    workload::Workload w;
+    workload::Layer conv;
+    conv.name = "c";
+    conv.kind = workload::LayerKind::conv;
+    conv.in_height = conv.in_width = 8;
+    conv.in_channels = 4;
+    conv.kernel_height = conv.kernel_width = 3;
+    conv.padding = 1;
+    conv.filters = 6;
+    w.layers.push_back(conv);
+    const planner::PlanLayer p = planner::build_layer_graph(w, 10).layers[0];
+    using Share = std::pair<std::uint64_t, std::uint64_t>;
+    planner::LayerDims d = p.dims;  // 10 x 4 -> 6, 8 output rows
+    CHECK(p.vector_share(d, false) == Share{6 * 8, 6 * 8});
+    d.batch = 3;  // Type I: the batch is the share's own (vector_work at d.batch)
+    CHECK(p.vector_share(d, false) == Share{6 * 8, 6 * 8});
+    d.out_channels = 2;  // Type III: 2 of 6 output channels
+    CHECK(p.vector_share(d, false) == Share{2 * 8, 6 * 8});
+    CHECK(p.vector_share(d, true) == Share{4 * 8, 4 * 8});  // its whole input
+    d = p.dims;
+    d.in_channels = 1;  // Type II: the whole output (after the partial sums), a quarter of the input
+    CHECK(p.vector_share(d, false) == Share{6 * 8, 6 * 8});
+    CHECK(p.vector_share(d, true) == Share{1 * 8, 4 * 8});
+    d = p.dims;
+    d.out_rows = 3;  // Type IV: 3 output rows read input rows 0..3 (the 3 x 3 window, padding 1)
+    CHECK(p.vector_share(d, false) == Share{6 * 3, 6 * 8});
+    CHECK(p.vector_share(d, true) == Share{4 * p.input_rows(3), 4 * 8});
+}

@@ -418,7 +418,8 @@ TEST_CASE("optimiser updates by hand: operations and fp32 tensors per weight", "
     CHECK(workload::optimizer_work(named(w, "relu1"), workload::Optimizer::adam) == workload::VectorWork{});
 }
 
-TEST_CASE("without its vector-unit layers a network's consumers read what those layers read", "[workload][vector]") {
+TEST_CASE("without its vector-unit layers each is carried by the GEMM layer whose tensor it works on",
+          "[workload][vector]") {
     std::vector<std::string> removed;
     const workload::Workload g = workload::without_vector_layers(config::read_trace(kEveryVectorLayer), &removed);
     CHECK(removed == std::vector<std::string>{"bn1", "relu1", "pool1", "add1", "cat", "gap", "gelu1", "ln1", "sm"});
@@ -428,9 +429,40 @@ TEST_CASE("without its vector-unit layers a network's consumers read what those 
     CHECK(g.layers[2].name == "conv3");
     CHECK(g.layers[2].inputs == std::vector<std::string>{"conv2", "conv1"});  // the residual add, as a join
     CHECK(g.layers[3].name == "fc1");
-    CHECK(g.layers[3].inputs == std::vector<std::string>{"conv3", "conv2", "conv1"});  // the concat of conv3 and add1
+    // The concat of conv3 and add1, whose tensor is conv2's: a join does not reach past its operands.
+    CHECK(g.layers[3].inputs == std::vector<std::string>{"conv3", "conv2"});
     CHECK(g.layers[4].inputs.empty());
     CHECK(g.shape_check == workload::ShapeCheck::off);
+    std::vector<std::pair<std::string, std::size_t>> hosts;
+    for (const workload::HostedLayer& h : g.hosted) {
+        hosts.emplace_back(h.layer.name, h.host);
+        CHECK_FALSE(h.on_input);
+        CHECK(h.backward);
+    }
+    CHECK(hosts == std::vector<std::pair<std::string, std::size_t>>{{"bn1", 0},
+                                                                    {"relu1", 0},
+                                                                    {"pool1", 0},
+                                                                    {"add1", 1},
+                                                                    {"cat", 2},
+                                                                    {"gap", 2},
+                                                                    {"gelu1", 3},
+                                                                    {"ln1", 3},
+                                                                    {"sm", 4}});
+    CHECK(g.hosted[3].layer.inputs == std::vector<std::string>{"conv2", "pool1"});  // its operands, for its work
+}
+
+TEST_CASE("Vector-unit layers before the first GEMM layer are carried on its input", "[workload][vector]") {
+    const workload::Workload g = workload::without_vector_layers(config::read_trace_text(
+        "layers:\n  - {name: ln0, type: layernorm, input: [4, 32]}\n  - {name: g0, type: gelu}\n"
+        "  - {name: fc1, type: fc, in_features: 32, out_features: 8, tokens: 4}\n"
+        "  - {name: r1, type: relu}\n",
+        "t.yaml"));
+    REQUIRE(g.layers.size() == 1);
+    CHECK(g.layers[0].inputs.empty());
+    REQUIRE(g.hosted.size() == 3);
+    CHECK((g.hosted[0].host == 0 && g.hosted[0].on_input && !g.hosted[0].backward));  // reads the network input
+    CHECK((g.hosted[1].host == 0 && g.hosted[1].on_input && g.hosted[1].backward));
+    CHECK((g.hosted[2].host == 0 && !g.hosted[2].on_input && g.hosted[2].backward));
 }
 
 TEST_CASE("vector-unit layer errors name the layer and what is expected", "[workload][vector]") {
@@ -501,4 +533,15 @@ layers:
     CHECK(kept(7));                    // gelu1's output is read by fc2 as well as sm
     CHECK((streams(11) && kept(10)));  // relu4 streams fc2, but relu5 reads fc2 too
     CHECK(!streams(12));               // relu5 reads fc2, not the layer before it
+}
+
+TEST_CASE("A share of vector work rounds every count up", "[workload][vector]") {
+    const workload::VectorWork w{10, 7, 0, 3, 1, 2};
+    CHECK(workload::share_of(w, 1, 1) == w);
+    CHECK(workload::share_of(w, 1, 3) == workload::VectorWork{4, 3, 0, 1, 1, 1});
+    CHECK(workload::share_of(w, 0, 3) == workload::VectorWork{});
+    const std::uint64_t big = std::uint64_t{1} << 62;  // big x 3 leaves 64 bits; the share does not
+    CHECK(workload::share_of(workload::VectorWork{big, 0, 0, 0, 0, 0}, 3, 4).ops == 3 * (big / 4));
+    CHECK_THROWS_AS(workload::share_of(w, 2, 1), std::invalid_argument);
+    CHECK_THROWS_AS(workload::share_of(w, 0, 0), std::invalid_argument);
 }
