@@ -122,8 +122,8 @@ private:
     };
     /// A layer's own exchanges at a group under one option (bytes each side receives).
     struct OwnExchanges {
-        SideVolumes forward_out;   ///< Type II: output partial sums
-        SideVolumes backward_out;  ///< Type III: input-error partial sums; Type IV: its halo's
+        SideVolumes forward_out;   ///< Type II: output partial sums; carried normalisations' statistics
+        SideVolumes backward_out;  ///< Type III: input-error partial sums; Type IV: its halo's; statistics
         SideVolumes weight_sync;   ///< Types I and IV: the weight-gradient sum
     };
     struct ConsumerEdge {
@@ -309,6 +309,9 @@ Planning::OwnExchanges Planning::own_bytes(std::size_t l, const Option& o, const
         if (backward_data) x.backward_out = both(spatial_halo_elements(layer, dims, o.split_a) * m_bytes.partial_sums);
         break;
     }
+    // The carried normalisations' statistics, reduced across the cut where it splits them.
+    x.forward_out += both(statistics_elements(layer, o.type, dims, false) * m_bytes.partial_sums);
+    x.backward_out += both(statistics_elements(layer, o.type, dims, true) * m_bytes.partial_sums);
     return x;
 }
 

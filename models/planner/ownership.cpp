@@ -154,6 +154,38 @@ double intra_elements(const PlanLayer& layer, PartitionType type, const LayerDim
     return 0;
 }
 
+double statistics_elements(const PlanLayer& layer, PartitionType type, const LayerDims& dims, bool backward) {
+    using workload::LayerKind;
+    // The carried layer's tensor: the host's output, or its input for one on_input.
+    const auto part = [](double whole, std::uint64_t numerator, std::uint64_t denominator) {
+        return std::ceil(whole * static_cast<double>(numerator) / static_cast<double>(denominator));
+    };
+    double total = 0;
+    for (const workload::HostedLayer& h : layer.vector_layers) {
+        if (backward && !h.backward) continue;
+        const workload::Layer& v = h.layer;
+        const bool splits_channels = type == (h.on_input ? PartitionType::in_channels : PartitionType::out_channels);
+        const bool splits_samples_or_rows = type == PartitionType::batch || type == PartitionType::spatial;
+        const bool rows_reduced = v.kind == LayerKind::layernorm || v.kind == LayerKind::softmax;
+        if (rows_reduced && splits_channels) {
+            // Per row: mean and variance (layernorm), maximum and sum (softmax); backward the sums
+            // of dy and dy x_hat (layernorm), of dy y (softmax).
+            const double per_row = backward && v.kind == LayerKind::softmax ? 1 : 2;
+            const double positions =
+                h.on_input ? part(double(v.in_height) * v.in_width, layer.input_rows(dims.out_rows), layer.in_height)
+                           : part(double(v.in_height) * v.in_width, dims.out_rows, layer.dims.out_rows);
+            total += per_row * static_cast<double>(dims.batch) * positions;
+        }
+        if (v.kind == LayerKind::batchnorm && h.synchronised_statistics && splits_samples_or_rows) {
+            // Per channel: mean and variance; backward the sums of dy and dy x_hat.
+            const double channels = h.on_input ? part(v.in_channels, dims.in_channels, layer.dims.in_channels)
+                                               : part(v.in_channels, dims.out_channels, layer.dims.out_channels);
+            total += 2 * channels;
+        }
+    }
+    return total;
+}
+
 double spatial_halo_elements(const PlanLayer& layer, const LayerDims& dims, std::uint64_t split_a) {
     const std::uint64_t halo = layer.spatial_input_rows(dims, split_a).halo();
     return static_cast<double>(dims.batch * dims.in_channels * halo * layer.in_width);

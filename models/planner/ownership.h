@@ -98,6 +98,15 @@ EdgeTransfer edge_transfer(EdgeKind kind, const SplitChoice& from, const SplitCh
 /// (its halo's input-error partial sums are spatial_halo_elements).
 double intra_elements(const PlanLayer& layer, PartitionType type, const LayerDims& dims);
 
+/// The reductions of the statistics of the normalisations `layer` carries (docs/planner.md,
+/// "Statistics"), in elements each side receives, forward and backward alike: 2 per row for a
+/// layernorm or softmax whose rows `type` splits (the rows' sums and sums of squares, or maxima
+/// and sums), 2 per channel for a synchronised batchnorm whose samples or image rows it splits.
+/// A carried layer's tensor is its host's output (Type II leaves it whole), or its input for one
+/// `on_input` (Type III leaves it whole). `backward`: the backward pass's reductions, of the
+/// layers that have one.
+double statistics_elements(const PlanLayer& layer, PartitionType type, const LayerDims& dims, bool backward);
+
 /// Type IV's input-error partial sums (elements each side receives): both sides' backward-data
 /// writes the halo rows both read, so each sends the other its part of them:
 /// batch x D_i x halo rows x W_in, halo = SpatialInputRows::halo() (k_h - stride inside the

@@ -174,10 +174,13 @@ struct LayerChoice {
     LayerDims dims;                           ///< the layer at this group
     double compute_a_s = 0, compute_b_s = 0;  ///< estimated compute of each side (its whole subtree)
     std::vector<SideVolumes> forward_in;      ///< per producer edge: F into this layer's partition, before its forward
-    SideVolumes forward_out;                  ///< Type II: output partial sums, after the forward
-    std::vector<SideVolumes> backward_in;     ///< per consumer edge: E into this layer's partition, before its backward
-    SideVolumes backward_out;  ///< Type III: input-error partial sums (IV: its halo's), after backward-data
-    SideVolumes weight_sync;   ///< Types I and IV: weight-gradient sum, after weight-gradient
+    /// Type II: output partial sums, after the forward; and the carried normalisations' statistics
+    SideVolumes forward_out;
+    std::vector<SideVolumes> backward_in;  ///< per consumer edge: E into this layer's partition, before its backward
+    /// Type III: input-error partial sums (IV: its halo's), after backward-data; and the carried
+    /// normalisations' backward statistics
+    SideVolumes backward_out;
+    SideVolumes weight_sync;  ///< Types I and IV: weight-gradient sum, after weight-gradient
 
     /// Communication seconds of each part of the step at this group.
     [[nodiscard]] double forward_comm_s(const ExchangeCost& x) const;

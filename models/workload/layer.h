@@ -153,6 +153,9 @@ struct HostedLayer {
     std::size_t host = 0;   ///< index of the host in Workload::layers
     bool on_input = false;  ///< before the host (it works on the network input): split as the host's input
     bool backward = true;   ///< it has a backward pass: false if it reads only the network input
+    /// A batchnorm whose statistics span every node's samples (SyncBatchNorm), not each node's
+    /// own (PyTorch DDP's default): cluster.batchnorm_statistics.
+    bool synchronised_statistics = false;
 };
 
 struct Workload {

@@ -78,6 +78,12 @@ std::optional<interconnect::AllReduceAlgorithm> forced_all_reduce(GradientSyncAl
     return static_cast<interconnect::AllReduceAlgorithm>(i - 1);
 }
 
+const EnumNames<BatchnormStatistics, 2>& enum_names(BatchnormStatistics) {
+    static constexpr EnumNames<BatchnormStatistics, 2> kNames{
+        {{"local", BatchnormStatistics::local}, {"synchronised", BatchnormStatistics::synchronised}}};
+    return kNames;
+}
+
 int optimizer_state_copies(OptimizerKind kind) {
     switch (kind) {
     case OptimizerKind::sgd: return 0;
@@ -202,6 +208,11 @@ void cluster_keys(Visit& visit, C& c) {
     visit(c.optimizer, {"optimizer",
                         "the optimiser whose fp32 state (0, 1 or 2 values per weight) each node keeps "
                         "beside its weights ([planner.md](planner.md#memory))"});
+    visit(c.batchnorm_statistics,
+          {"batchnorm_statistics",
+           "a batchnorm split by samples or image rows normalises with each node's own statistics (`local`, "
+           "PyTorch DDP's default) or with the whole batch's, all-reduced across the split in the forward and "
+           "the backward pass (`synchronised`, SyncBatchNorm) ([planner.md](planner.md#statistics))"});
     gradient_sync_keys(visit, c.gradient_sync, "gradient_sync.");
 }
 
@@ -216,9 +227,10 @@ void planner_keys(Visit& visit, P& p) {
            "`pipeline`: the stage count (placed on the cluster's groups, layers cut balanced by estimated time), or "
            "each stage's layer names in order; `alpa`: the stage count to search with ([pipeline.md](pipeline.md))",
            &kPipelineStages, "0 (one stage per cluster group; `alpa`: searched)"});
-    visit(p.microbatches,
-          {"pipeline.microbatches", "micro-batches per mini-batch; must divide `workload.batch`",
-           &kPipelineMicrobatches, "0 (the largest divisor of the batch ≤ 4 × stages and ≤ batch / the largest stage's nodes; `alpa`: searched)"});
+    visit(p.microbatches, {"pipeline.microbatches", "micro-batches per mini-batch; must divide `workload.batch`",
+                           &kPipelineMicrobatches,
+                           "0 (the largest divisor of the batch ≤ 4 × stages and ≤ batch / the largest stage's nodes; "
+                           "`alpa`: searched)"});
     visit(p.schedule, {"pipeline.schedule",
                        "the order of each stage's forward and backward passes "
                        "([pipeline.md](pipeline.md#schedules))"});
@@ -284,6 +296,9 @@ void resolve_cluster(MapReader& top, const KeyReader& run, Params& p) {
     resolve_groups(cluster.section(), cluster, p);
     cluster.finish();
     resolve_gradient_sync(c.gradient_sync, c.node_type.size(), cluster, "gradient_sync.");
+    for (workload::HostedLayer& h : p.workload.network.hosted)
+        h.synchronised_statistics = h.layer.kind == workload::LayerKind::batchnorm &&
+                                    c.batchnorm_statistics == BatchnormStatistics::synchronised;
 
     // (4) The planner (a batch too small for it is the planner's PlanError, in every command).
     KeyReader planner = read_keys(top, "planner", p.planner, kPlannerKeys);

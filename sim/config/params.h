@@ -232,6 +232,13 @@ const EnumNames<OptimizerKind, 3>& enum_names(OptimizerKind);
 inline std::string_view to_string(OptimizerKind kind) { return name_of(kind); }
 int optimizer_state_copies(OptimizerKind kind);
 
+/// Where a batchnorm split across nodes takes its statistics (cluster.batchnorm_statistics):
+/// each node's own samples (PyTorch DDP's default), or every node's (SyncBatchNorm), reduced
+/// across the split (docs/planner.md, "Statistics").
+enum class BatchnormStatistics : std::uint8_t { local, synchronised };
+const EnumNames<BatchnormStatistics, 2>& enum_names(BatchnormStatistics);
+inline std::string_view to_string(BatchnormStatistics s) { return name_of(s); }
+
 /// How weight gradients are synchronised (cluster.gradient_sync.algorithm): an all-reduce
 /// (`best` chooses, per all-reduce, the algorithm whose measured cost is lowest for its bytes
 /// and nodes) or a parameter server. The all-reduces mirror interconnect::AllReduceAlgorithm, in
@@ -281,6 +288,7 @@ struct ClusterParams {
     interconnect::LinkParams upper_link = kDefaultLink;
     GradientSyncParams gradient_sync;
     OptimizerKind optimizer = OptimizerKind::momentum;
+    BatchnormStatistics batchnorm_statistics = BatchnormStatistics::local;
     // resolved
     std::shared_ptr<const interconnect::Topology> topology;
     std::vector<std::size_t> node_type;         ///< per node id

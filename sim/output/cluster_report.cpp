@@ -436,6 +436,14 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const r
         << " MB on the wire (uncompressed " << Table::fixed(static_cast<double>(r.sync_bytes_uncompressed) * 1e-6, 3)
         << " MB); exposed " << Table::fixed(ms(r.exposed_sync_s), 3) << " ms";
     if (sync.staleness > 0) out << "; the delayed update saves " << Table::fixed(ms(r.staleness_overlap_s), 3) << " ms";
+    const auto& hosted = params.workload.network.hosted;
+    if (std::any_of(hosted.begin(), hosted.end(),
+                    [](const auto& h) { return h.layer.kind == workload::LayerKind::batchnorm; }))
+        out << "\nbatchnorm statistics: "
+            << (params.cluster.batchnorm_statistics == config::BatchnormStatistics::local
+                    ? "local (each node normalises with its own samples' statistics, as PyTorch DDP)"
+                    : "synchronised (all-reduced across every split of the samples or image rows, as "
+                      "SyncBatchNorm)");
     if (r.sparse_gathers_over_dense > 0)
         out << "\nsparse all-gathers: " << r.sparse_gathers_over_dense << " of " << r.sparse_gathers
             << " carry more than the dense gradient (ranks x density " << sync.density << " > 1)"
@@ -478,6 +486,7 @@ std::string cluster_step_json(const config::Params& params, const run::ClusterSt
     j.key("command_line").string(provenance.command_line).key("network").string(params.workload.network.name);
     j.key("batch").integer(params.workload.batch).key("nodes").integer(r.nodes.size());
     j.key("planner").string(planner::to_string(r.planned.plan.options.kind));
+    j.key("batchnorm_statistics").string(config::to_string(params.cluster.batchnorm_statistics));
     j.key("simulated_step_s").number(r.step_s).key("planned_step_s").number(r.planned.plan.step_s);
     j.key("comm_bytes_planned").number(r.planned.plan.comm_bytes);
     j.key("sync_bytes").integer(r.sync_bytes).key("sync_bytes_uncompressed").integer(r.sync_bytes_uncompressed);

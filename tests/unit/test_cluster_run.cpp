@@ -117,6 +117,27 @@ TEST_CASE_METHOD(test::FreshSimContext, "Data parallelism gives each node the ve
     }
 }
 
+TEST_CASE("Synchronised batchnorm statistics add their all-reduces to the step and nothing else", "[cluster][vector]") {
+    // Two nodes, data parallelism: every_vector_layer.yaml's one batchnorm (16 channels) reduces
+    // its mean and variance forward and its two sums backward, 2 x 16 fp32 values each way.
+    test::TempDir dir;
+    const auto local = config::load(dir.write("l.yaml", vector_cluster_config(6, 2, "data_parallel")));
+    const auto synchronised = config::load(
+        dir.write("s.yaml", vector_cluster_config(6, 2, "data_parallel") + "  batchnorm_statistics: synchronised\n"));
+    const auto plan_of = [](const config::Params& params) {
+        const auto graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
+        run::ClusterCosts costs(params, graph);
+        return run::plan_cluster(params, params.planner.options(), costs).plan;
+    };
+    const planner::Plan a = plan_of(local), b = plan_of(synchronised);
+    CHECK(b.comm_bytes - a.comm_bytes == 2 * (2 * 16 * 4));
+    CHECK(b.step_s > a.step_s);
+    REQUIRE(b.compute_s.size() == a.compute_s.size());
+    for (std::size_t l = 0; l < a.compute_s.size(); ++l) CHECK(b.compute_s[l] == a.compute_s[l]);
+    CHECK(a.forward_comm_s[0] == 0);  // conv1 carries bn1: local statistics move nothing
+    CHECK(b.forward_comm_s[0] > 0);
+}
+
 TEST_CASE("Node characterisation: layers that lower alike share seconds and match their own counters", "[cluster]") {
     // seconds() keys its memo by the first layer of the same shape (ResNet-50's repeated
     // blocks); counters() by the layer itself. Asked in opposite orders, both agree layer by

@@ -681,3 +681,60 @@ TEST_CASE("A carried vector-unit layer's share follows its host's output, or its
     CHECK(p.vector_share(d, false) == Share{6 * 3, 6 * 8});
     CHECK(p.vector_share(d, true) == Share{4 * p.input_rows(3), 4 * 8});
 }
+
+TEST_CASE("Carried normalisations reduce their statistics where a cut splits them", "[planner][vector]") {
+    // fc (tokens 5, 8 -> 6) carrying a layernorm and a softmax on its output; a conv carrying
+    // a batchnorm: elements each side receives, by hand.
+    workload::Workload w;
+    workload::Layer fc;
+    fc.name = "fc";
+    fc.kind = workload::LayerKind::fc;
+    fc.in_features = 8;
+    fc.out_features = 6;
+    fc.tokens = 5;
+    w.layers.push_back(fc);
+    workload::Layer ln;
+    ln.name = "ln";
+    ln.kind = workload::LayerKind::layernorm;
+    ln.in_height = 1;
+    ln.in_width = 5;
+    ln.in_channels = 6;
+    workload::Layer sm = ln;
+    sm.name = "sm";
+    sm.kind = workload::LayerKind::softmax;
+    w.hosted = {{ln, 0, false, true, false}, {sm, 0, false, true, false}};
+    const planner::PlanLayer p = planner::build_layer_graph(w, 4).layers[0];
+    planner::LayerDims half = p.dims;
+    half.out_channels = 3;
+    using T = planner::PartitionType;
+    // Type III splits the rows' channels: 4 samples x 5 rows; 2 + 2 per row forward, 2 + 1 backward.
+    CHECK(planner::statistics_elements(p, T::out_channels, half, false) == 4 * 5 * (2 + 2));
+    CHECK(planner::statistics_elements(p, T::out_channels, half, true) == 4 * 5 * (2 + 1));
+    CHECK(planner::statistics_elements(p, T::batch, p.dims, false) == 0);        // rows stay whole
+    CHECK(planner::statistics_elements(p, T::in_channels, p.dims, false) == 0);  // the output is whole
+
+    workload::Workload cw;
+    workload::Layer conv;
+    conv.name = "c";
+    conv.kind = workload::LayerKind::conv;
+    conv.in_height = conv.in_width = 8;
+    conv.in_channels = 4;
+    conv.kernel_height = conv.kernel_width = 1;
+    conv.filters = 6;
+    cw.layers.push_back(conv);
+    workload::Layer bn;
+    bn.name = "bn";
+    bn.kind = workload::LayerKind::batchnorm;
+    bn.in_height = bn.in_width = 8;
+    bn.in_channels = 6;
+    cw.hosted = {{bn, 0, false, true, false}};
+    const planner::PlanLayer local = planner::build_layer_graph(cw, 4).layers[0];
+    CHECK(planner::statistics_elements(local, T::batch, local.dims, false) == 0);  // each node's own
+    cw.hosted[0].synchronised_statistics = true;
+    const planner::PlanLayer synced = planner::build_layer_graph(cw, 4).layers[0];
+    planner::LayerDims d = synced.dims;
+    d.out_channels = 2;  // below a Type III cut, 2 of 6 channels
+    CHECK(planner::statistics_elements(synced, T::batch, d, false) == 2 * 2);
+    CHECK(planner::statistics_elements(synced, T::spatial, synced.dims, true) == 2 * 6);
+    CHECK(planner::statistics_elements(synced, T::out_channels, synced.dims, false) == 0);
+}
