@@ -95,8 +95,14 @@ std::size_t NodeCharacterisation::PhaseKeyHash::operator()(const PhaseKey& k) co
     return h;
 }
 
-NodeCharacterisation::NodeCharacterisation(std::vector<NodeType> types, const planner::LayerGraph& graph)
-    : m_types(std::move(types)), m_graph(graph), m_memo(m_types.size()), m_shape_class(graph.layers.size()) {
+NodeCharacterisation::NodeCharacterisation(std::vector<NodeType> types, const planner::LayerGraph& graph,
+                                           workload::Optimizer optimizer)
+    : m_types(std::move(types)),
+      m_graph(graph),
+      m_optimizer(optimizer),
+      m_update_cycles(m_types.size()),
+      m_memo(m_types.size()),
+      m_shape_class(graph.layers.size()) {
     std::unordered_map<std::string, std::size_t> first;
     for (std::size_t l = 0; l < graph.layers.size(); ++l)
         m_shape_class[l] = first.emplace(shape_signature(graph.layers[l], l), l).first->second;
@@ -156,6 +162,30 @@ std::array<std::uint64_t, 2> NodeCharacterisation::carried_cycles(std::size_t ty
     return it->second;
 }
 
+node::PhaseCounters NodeCharacterisation::update_counters(std::size_t type, std::size_t layer,
+                                                          const planner::LayerDims& dims) const {
+    const planner::PlanLayer& p = m_graph.layers[layer];
+    const NodeType& t = m_types[type];
+    const auto arrays = static_cast<std::uint64_t>(t.arrays);
+    workload::VectorWork work = workload::optimizer_work(p.weight_elements(dims), m_optimizer);
+    if (work.ops == 0) return {};
+    work = workload::share_of(work, 1, arrays);
+    const node::StepPhase s = node::weight_update_phase(layer, work, t.precision.weights);
+    const node::PhaseCounters one = node::run_vector_memo(s.vector, t.node);
+    node::PhaseCounters all = one.repeated(arrays);
+    all.cycles = one.cycles;  // the arrays' vector units run side by side
+    return all;
+}
+
+std::uint64_t NodeCharacterisation::update_cycles(std::size_t type, std::size_t layer, const planner::LayerDims& dims) {
+    if (m_optimizer == workload::Optimizer::none) return 0;
+    const std::uint64_t weights = m_graph.layers[layer].weight_elements(dims);
+    auto it = m_update_cycles[type].find(weights);
+    if (it == m_update_cycles[type].end())
+        it = m_update_cycles[type].emplace(weights, update_counters(type, layer, dims).cycles).first;
+    return it->second;
+}
+
 template <typename PhaseFn>
 void NodeCharacterisation::for_each_phase(std::size_t type, std::size_t layer, const planner::LayerDims& dims,
                                           PhaseFn&& on_phase) const {
@@ -171,7 +201,7 @@ const NodeCharacterisation::LayerCounters& NodeCharacterisation::counters(std::s
     const Key key{type, layer, dims.batch, dims.in_channels, dims.out_channels, dims.out_rows};
     if (auto it = m_cache.find(key); it != m_cache.end()) return it->second;
     LayerCounters c{};
-    std::array<std::uint64_t, 3> cycles{};
+    std::array<std::uint64_t, 4> cycles{};
     for_each_phase(type, layer, dims, [&](std::size_t p, const PhaseKey& phase_key, const node::StepPhase& s) {
         auto it = m_phases.find(phase_key);
         if (it == m_phases.end()) it = m_phases.emplace(phase_key, run_phase(type, s)).first;
@@ -180,7 +210,8 @@ const NodeCharacterisation::LayerCounters& NodeCharacterisation::counters(std::s
     const std::array<node::PhaseCounters, 2> vector = carried_counters(type, layer, dims);
     c[0] += vector[0];
     c[1] += vector[1];
-    for (std::size_t p = 0; p < 3; ++p) cycles[p] = c[p].cycles;
+    c[planner::kWeightUpdate] = update_counters(type, layer, dims);
+    for (std::size_t p = 0; p < c.size(); ++p) cycles[p] = c[p].cycles;
     m_cycles.emplace(key, cycles);
     return m_cache.emplace(key, c).first->second;
 }
@@ -191,7 +222,7 @@ planner::PhaseSeconds NodeCharacterisation::seconds(std::size_t type, std::size_
     const Key key{type, layer, dims.batch, dims.in_channels, dims.out_channels, dims.out_rows};
     auto it = m_cycles.find(key);
     if (it == m_cycles.end()) {
-        std::array<std::uint64_t, 3> cycles{};
+        std::array<std::uint64_t, 4> cycles{};
         for_each_phase(type, layer, dims, [&](std::size_t p, const PhaseKey& phase_key, const node::StepPhase& s) {
             auto phase = m_phase_cycles.find(phase_key);
             if (phase == m_phase_cycles.end())
@@ -201,11 +232,13 @@ planner::PhaseSeconds NodeCharacterisation::seconds(std::size_t type, std::size_
         const std::array<std::uint64_t, 2> vector = carried_cycles(type, layer, dims);
         cycles[0] += vector[0];
         cycles[1] += vector[1];
+        cycles[planner::kWeightUpdate] = update_cycles(type, layer, dims);
         it = m_cycles.emplace(key, cycles).first;
     }
     const std::uint64_t hz = m_types[type].node.clock_hz;
-    return {to_seconds(Cycles(it->second[0]), hz), to_seconds(Cycles(it->second[1]), hz),
-            to_seconds(Cycles(it->second[2]), hz)};
+    planner::PhaseSeconds s{};
+    for (std::size_t p = 0; p < s.size(); ++p) s[p] = to_seconds(Cycles(it->second[p]), hz);
+    return s;
 }
 
 }  // namespace fastsim::costs

@@ -12,6 +12,7 @@
 #include "node/node_model.h"
 #include "planner/layer_graph.h"
 #include "planner/planner.h"
+#include "workload/vector_work.h"
 
 namespace fastsim::costs {
 
@@ -21,9 +22,12 @@ namespace fastsim::costs {
 /// 64 bits throws SizeOverflow (the caller names the layer).
 class NodeCharacterisation {
 public:
-    using LayerCounters = std::array<node::PhaseCounters, 3>;  ///< forward, backward-data, weight-gradient
+    /// Forward, backward-data, weight-gradient, and [planner::kWeightUpdate] the optimiser's update.
+    using LayerCounters = std::array<node::PhaseCounters, 4>;
 
-    NodeCharacterisation(std::vector<NodeType> types, const planner::LayerGraph& graph);
+    /// `optimizer`: the update of each layer's weights at the end of the step (none: no update).
+    NodeCharacterisation(std::vector<NodeType> types, const planner::LayerGraph& graph,
+                         workload::Optimizer optimizer = workload::Optimizer::none);
 
     /// Counters of layer `layer` at `dims` on one node of `type` (cycles = the slowest array),
     /// its carried vector-unit layers' forward and backward passes included in its forward and
@@ -64,7 +68,9 @@ private:
     };
     std::vector<NodeType> m_types;
     const planner::LayerGraph& m_graph;
-    std::vector<node::ArrayTimingMemo> m_memo;  ///< per node type
+    workload::Optimizer m_optimizer;
+    std::vector<std::unordered_map<std::uint64_t, std::uint64_t>> m_update_cycles;  ///< per type, by weight count
+    std::vector<node::ArrayTimingMemo> m_memo;                                      ///< per node type
     /// The job of `layer`'s phase `phase` (0 forward, 1 backward-data, 2 weight-gradient) for
     /// `gemm`; none for the backward-data of a layer that reads only the network's input.
     [[nodiscard]] std::optional<node::StepPhase> step_phase(std::size_t type, std::size_t layer, std::size_t phase,
@@ -75,6 +81,13 @@ private:
     /// up), cycles those of one array, action counts summed over them.
     [[nodiscard]] std::array<node::PhaseCounters, 2> carried_counters(std::size_t type, std::size_t layer,
                                                                       const planner::LayerDims& dims) const;
+    /// The optimiser's update of `layer`'s weights at `dims` (PlanLayer::weight_elements) on one
+    /// node of `type`, on its vector unit (workload::optimizer_work; node::weight_update_phase at the
+    /// type's weight width), split over its arrays as carried_counters splits.
+    [[nodiscard]] node::PhaseCounters update_counters(std::size_t type, std::size_t layer,
+                                                      const planner::LayerDims& dims) const;
+    /// update_counters' cycles, memoised by (type, weights).
+    std::uint64_t update_cycles(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
     /// carried_counters' cycles, memoised by what they depend on (input channels only for a
     /// layer carrying one on its input).
     std::array<std::uint64_t, 2> carried_cycles(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
@@ -88,7 +101,7 @@ private:
     std::vector<std::size_t> m_shape_class;
     // The planner asks seconds() of millions of shapes and counters() of a plan's few: the
     // former keeps cycles only (a full LayerCounters is about 1 KB), by shape class.
-    std::unordered_map<Key, std::array<std::uint64_t, 3>, KeyHash> m_cycles;
+    std::unordered_map<Key, std::array<std::uint64_t, 4>, KeyHash> m_cycles;
     std::unordered_map<PhaseKey, std::uint64_t, PhaseKeyHash> m_phase_cycles;
     std::unordered_map<Key, std::array<std::uint64_t, 2>, KeyHash> m_carried_cycles;
     std::unordered_map<Key, LayerCounters, KeyHash> m_cache;                   ///< counters()'

@@ -39,7 +39,7 @@ LayerDims per_node_share(LayerDims d, std::size_t nodes, const PlanLayer& layer)
     return d;
 }
 
-double total(const PhaseSeconds& s) { return s[0] + s[1] + s[2]; }
+double total(const PhaseSeconds& s) { return s[0] + s[1] + s[2] + s[kWeightUpdate]; }
 
 }  // namespace
 

@@ -146,9 +146,11 @@ struct Group {
     [[nodiscard]] bool leaf() const { return side_a < 0; }
 };
 
-/// Compute seconds of a layer's forward, backward-data and weight-gradient phases on one
-/// node of `node_type` with the layer reduced to `dims`. Callers memoise.
-using PhaseSeconds = std::array<double, 3>;
+/// Compute seconds of a layer's forward, backward-data and weight-gradient phases, and of the
+/// optimiser's update of its weights ([kWeightUpdate], once a step, after the gradients are
+/// synchronised), on one node of `node_type` with the layer reduced to `dims`. Callers memoise.
+using PhaseSeconds = std::array<double, 4>;
+inline constexpr std::size_t kWeightUpdate = 3;  ///< PhaseSeconds' entry of the weight update
 using ComputeModel = std::function<PhaseSeconds(std::size_t node_type, LayerId layer, const LayerDims& dims)>;
 /// The exchange cost between two disjoint node sets.
 using ExchangeModel =

@@ -100,7 +100,8 @@ public:
             times.resize(m_main.size());
             for (const std::size_t n : m_nodes) {
                 times[n] = m_compute(m_node_type[n], tag.layer, m_plan.node_dims[n][l]);
-                for (std::size_t p = 0; p < 3; ++p) m_slowest[l][p] = std::max(m_slowest[l][p], times[n][p]);
+                for (std::size_t p = 0; p < times[n].size(); ++p)
+                    m_slowest[l][p] = std::max(m_slowest[l][p], times[n][p]);
             }
         }
         for (const std::size_t n : m_nodes) {
@@ -138,9 +139,12 @@ public:
             if (taking_part[n]) m_synced[n].emplace_back(layer, m_comm[n]);
     }
 
+    void weight_update(const StepTag& tag) override { m_updates.push_back(tag.layer); }
+
     StepPrediction finish() {
         StepPrediction p;
         if (m_sync.staleness() > 0) {  // a delayed update: the main streams do not wait
+            update_weights();
             p.step_s = stale_step_s(m_clocks, m_nodes, m_sync.staleness(), m_sync.busiest_link_s());
             finish_layers(p);
             return p;
@@ -152,13 +156,27 @@ public:
                     m_main[n] = done;
                 }
             }
-            p.step_s = std::max(p.step_s, m_main[n]);
         }
+        update_weights();
+        for (const std::size_t n : m_nodes) p.step_s = std::max(p.step_s, m_main[n]);
         finish_layers(p);
         return p;
     }
 
 private:
+    /// The weight updates weight_update named, after everything else on each node.
+    void update_weights() {
+        for (const LayerId layer : m_updates) {
+            const std::vector<PhaseSeconds>& times = m_times[layer.value()];
+            if (times.empty()) continue;  // never computed: nothing of it on these nodes
+            for (const std::size_t n : m_nodes) {
+                m_main[n] += times[n][kWeightUpdate];
+                m_layer_total[layer.value()] += times[n][kWeightUpdate];
+            }
+        }
+        m_updates.clear();
+    }
+
     void finish_layers(StepPrediction& p) const {
         p.layer_s.resize(m_layer_total.size());
         for (std::size_t l = 0; l < m_layer_total.size(); ++l)
@@ -218,6 +236,7 @@ private:
     std::vector<double> m_layer_total;                               ///< per layer: Σ over nodes of compute + waits
     std::vector<double> m_sync_s;                                    ///< per layer: its slowest all-reduce
     std::vector<PhaseSeconds> m_slowest;                             ///< per layer: the slowest node per phase
+    std::vector<LayerId> m_updates;                                  ///< the layers weight_update named, in order
     double m_give_up_after_s;                                        ///< predict_step's give_up_after_s
 };
 

@@ -91,10 +91,18 @@ void ScheduleBuilder::all_reduce(const std::vector<ReplicaSet>& sets, const Step
         }
 }
 
+void ScheduleBuilder::weight_update(const StepTag& step) { m_updates.push_back(step); }
+
 std::vector<NodeProgram> ScheduleBuilder::finish() {
     if (m_sync.staleness() == 0)
         for (std::size_t n = 0; n < m_programs.size(); ++n)
             for (const interconnect::WaitFor& w : m_synced[n]) m_programs[n].ops.push_back(w);
+    for (const StepTag& step : m_updates)
+        for (const std::size_t node : m_plan.groups.front().nodes) {
+            const Picoseconds ps = m_compute_ps(NodeId(node), step.network_layer)[kWeightUpdate];
+            if (ps > Picoseconds(0)) m_programs[node].ops.push_back(Compute{ps, step.label});
+        }
+    m_updates.clear();
     return std::move(m_programs);
 }
 
@@ -152,6 +160,7 @@ void walk_step(const LayerGraph& graph, const Plan& plan, StepVisitor& visitor, 
         if (l == 0)
             for (ReplicaSet& open : buckets.flush()) sets.push_back(std::move(open));
         if (!sets.empty()) visitor.all_reduce(sets, tag(l, StepPart::weight_sync));
+        visitor.weight_update(tag(l, StepPart::weight_update));
     }
 }
 

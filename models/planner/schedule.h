@@ -16,12 +16,13 @@ namespace fastsim::planner {
 
 /// The parts of a layer's work that a schedule's ops are labelled with.
 enum class StepPart : std::uint8_t {
-    forward,        ///< F conversions in, forward compute, Type II partial sums
-    backward,       ///< E conversions in, backward-data, Type III partial sums, weight-gradient
-    weight_sync,    ///< weight-gradient all-reduces (on the comm stream; waited for at the end of the step)
-    stage_transfer  ///< a pipeline stage's boundary tensors to or from the next stage (receives and sends)
+    forward,         ///< F conversions in, forward compute, Type II partial sums
+    backward,        ///< E conversions in, backward-data, Type III partial sums, weight-gradient
+    weight_sync,     ///< weight-gradient all-reduces (on the comm stream; waited for at the end of the step)
+    stage_transfer,  ///< a pipeline stage's boundary tensors to or from the next stage (receives and sends)
+    weight_update    ///< the optimiser's update of the layer's weights, at the end of the step
 };
-inline constexpr std::uint32_t kStepParts = 4;
+inline constexpr std::uint32_t kStepParts = 5;
 
 /// The labels of a step's ops: one per (micro-batch, layer of the network, part),
 /// label = (microbatch x layers + layer) x kStepParts + part. A step without micro-batches is
@@ -39,8 +40,9 @@ struct StepLabels {
 [[nodiscard]] inline std::uint32_t step_label(LayerId layer, StepPart part) { return StepLabels{}.label(layer, part); }
 
 /// Compute time of network layer `layer` on node `node`, per phase (forward, backward-data,
-/// weight-gradient; 0 for a phase the layer does not have).
-using ComputePicoseconds = std::function<std::array<Picoseconds, 3>(NodeId node, LayerId layer)>;
+/// weight-gradient, and [kWeightUpdate] the optimiser's update; 0 for a phase the layer does not have).
+using PhasePicoseconds = std::array<Picoseconds, 4>;
+using ComputePicoseconds = std::function<PhasePicoseconds(NodeId node, LayerId layer)>;
 
 /// Events of the schedule's Signal/WaitFor ops: the gradient buckets layer l fills are ready on
 /// the main stream, and their all-reduces are done on the comm stream (l in the walked graph).
@@ -72,6 +74,10 @@ public:
     virtual void compute(std::size_t phase, const StepTag& tag) = 0;
     /// tag.layer's weight gradients are ready: all-reduce each of `sets` (non-empty).
     virtual void all_reduce(const std::vector<ReplicaSet>& sets, const StepTag& tag) = 0;
+    /// tag.layer's weights are updated by the optimiser this step (after its last backward pass):
+    /// on every node of the plan, once the step's all-reduces are done (as PyTorch DDP's
+    /// optimizer.step() after backward()), in the order called.
+    virtual void weight_update(const StepTag& /*tag*/) {}
 };
 
 /// Which part of a step walk_step walks, and how its ops are labelled. The default is a whole
@@ -117,9 +123,11 @@ public:
     void exchange(std::size_t group, const SideVolumes& bytes, const StepTag& tag) override;
     void compute(std::size_t phase, const StepTag& tag) override;
     void all_reduce(const std::vector<ReplicaSet>& sets, const StepTag& tag) override;
+    void weight_update(const StepTag& tag) override;
     /// The programs so far, to append other ops between walks (a pipeline's stage transfers).
     std::vector<interconnect::NodeProgram>& programs() { return m_programs; }
-    /// The programs, each main stream ending with the waits for its all-reduces.
+    /// The programs, each main stream ending with the waits for its all-reduces, then the weight
+    /// updates (one Compute per layer).
     std::vector<interconnect::NodeProgram> finish();
 
 private:
@@ -135,8 +143,9 @@ private:
     std::vector<std::pair<NodeId, interconnect::Recv>> m_pending;  ///< this exchange's receives, by node
     std::uint64_t m_next_exchange = 0;
     std::uint64_t m_collective_tag = kCollectiveTags;
-    std::vector<std::array<Picoseconds, 3>> m_times;  ///< per node: the phases of m_times_layer
+    std::vector<PhasePicoseconds> m_times;  ///< per node: the phases of m_times_layer
     LayerId m_times_layer{SIZE_MAX};
+    std::vector<StepTag> m_updates;  ///< the layers weight_update named, in order
 };
 
 /// The plan's step as one program per node (ScheduleBuilder over walk_step).

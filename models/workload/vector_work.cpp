@@ -57,8 +57,9 @@ u64 weight_count(const Layer& l) {
     return 0;
 }
 
-VectorWork optimizer_work(const Layer& l, Optimizer optimizer) {
-    const u64 w = weight_count(l);
+VectorWork optimizer_work(const Layer& l, Optimizer optimizer) { return optimizer_work(weight_count(l), optimizer); }
+
+VectorWork optimizer_work(std::uint64_t w, Optimizer optimizer) {
     if (optimizer == Optimizer::none || w == 0) return {};
     constexpr const char* kWhat = "operations of a weight update";
     // Per weight: SGD lr * g and w - that (2); momentum v = mu v + g first (2 more); Adam

@@ -55,6 +55,8 @@ std::uint64_t weight_count(const Layer& layer);
 /// the weights and state back in fp32 and the re-quantised BFP weights through the converter.
 /// Nothing for Optimizer::none or a layer without weights.
 VectorWork optimizer_work(const Layer& layer, Optimizer optimizer);
+/// The same for `weights` weights (a share of a layer's).
+VectorWork optimizer_work(std::uint64_t weights, Optimizer optimizer);
 
 /// `numerator / denominator` of every count of `work`, each rounded up (a share of a layer's
 /// work split across nodes). std::invalid_argument unless 0 <= numerator <= denominator > 0.

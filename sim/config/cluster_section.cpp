@@ -206,8 +206,9 @@ void cluster_keys(Visit& visit, C& c) {
         visit(c.upper_link.switching, {"upper.link.switching", "as the groups' `link.switching`"});
     }
     visit(c.optimizer, {"optimizer",
-                        "the optimiser whose fp32 state (0, 1 or 2 values per weight) each node keeps "
-                        "beside its weights ([planner.md](planner.md#memory))"});
+                        "the optimiser each node runs on its vector unit to update its shard of the weights at the "
+                        "end of the step ([planner.md](planner.md#the-weight-update)), and whose fp32 state (0, 1 "
+                        "or 2 values per weight) it keeps beside them ([planner.md](planner.md#memory))"});
     visit(c.batchnorm_statistics,
           {"batchnorm_statistics",
            "a batchnorm split by samples or image rows normalises with each node's own statistics (`local`, "

@@ -138,7 +138,7 @@ void print_plan(std::ostream& out, const config::Params& params, const run::Clus
     Table t({"layer", "types_root_to_node0", "root_alpha", "compute_ms", "forward_comm_ms", "backward_comm_ms",
              "sync_comm_ms", "predicted_ms"});
     for (std::size_t l = 0; l < planned.graph.layers.size(); ++l) {
-        const double compute = plan.compute_s[l][0] + plan.compute_s[l][1] + plan.compute_s[l][2];
+        const double compute = std::accumulate(plan.compute_s[l].begin(), plan.compute_s[l].end(), 0.0);
         t.add_row({planned.graph.layers[l].name, types_along(plan, path, l),
                    plan.groups[0].leaf() ? "-" : Table::fixed(plan.choices[0][l].alpha, 3),
                    Table::fixed(ms(compute), 3), Table::fixed(ms(plan.forward_comm_s[l]), 3),
@@ -155,7 +155,7 @@ void print_plan(std::ostream& out, const config::Params& params, const run::Clus
     planner::describe(plan, planned.graph, pipeline_table);
     double compute = 0, exchanges = 0, sync = 0;
     for (std::size_t l = 0; l < planned.graph.layers.size(); ++l) {
-        compute += plan.compute_s[l][0] + plan.compute_s[l][1] + plan.compute_s[l][2];
+        compute += std::accumulate(plan.compute_s[l].begin(), plan.compute_s[l].end(), 0.0);
         exchanges += plan.forward_comm_s[l] + plan.backward_comm_s[l];
         sync += plan.sync_comm_s[l];
     }
@@ -311,7 +311,7 @@ void add_plan_rows(std::vector<PlanRow>& rows, const planner::Plan& plan, const 
             PlanRow row;
             row.layer = graph.layers[l].name;
             row.dims = graph.layers[l].dims;
-            row.compute_a_s = t[0] + t[1] + t[2];
+            row.compute_a_s = t[0] + t[1] + t[2] + t[planner::kWeightUpdate];
             row.stage = stage;
             row.stage_nodes = stage_nodes;
             rows.push_back(std::move(row));
@@ -551,6 +551,7 @@ std::string cluster_layers_csv(const config::Params&, const run::ClusterStepResu
         {"compute_forward_s", phase(0)},
         {"compute_backward_data_s", phase(1)},
         {"compute_weight_gradient_s", phase(2)},
+        {"compute_weight_update_s", phase(planner::kWeightUpdate)},
         {"forward_comm_s", seconds(plan.forward_comm_s)},
         {"backward_comm_s", seconds(plan.backward_comm_s)},
         {"sync_comm_s", seconds(plan.sync_comm_s)},

@@ -60,6 +60,16 @@ double compression_energy_pj(const config::Params& params, const std::vector<cos
     return pj;
 }
 
+/// The vector-unit update of cluster.optimizer.
+workload::Optimizer update_optimizer(config::OptimizerKind kind) {
+    switch (kind) {
+    case config::OptimizerKind::sgd: return workload::Optimizer::sgd;
+    case config::OptimizerKind::momentum: return workload::Optimizer::sgd_momentum;
+    case config::OptimizerKind::adam: return workload::Optimizer::adam;
+    }
+    return workload::Optimizer::none;
+}
+
 }  // namespace
 
 std::unique_ptr<planner::GradientSync> make_gradient_sync(interconnect::AllReduceChooser& chooser,
@@ -86,7 +96,7 @@ std::unique_ptr<planner::GradientSync> make_gradient_sync(const config::Params& 
 
 ClusterCosts::ClusterCosts(const config::Params& params, const planner::LayerGraph& graph)
     : types(cost_node_types(params)),
-      compute(types, graph),
+      compute(types, graph, update_optimizer(params.cluster.optimizer)),
       all_reduce(*params.cluster.topology, config::forced_all_reduce(params.cluster.gradient_sync.algorithm)),
       gradient_sync(make_gradient_sync(params, all_reduce, params.cluster.gradient_sync)) {}
 
@@ -114,9 +124,9 @@ planner::ComputePicoseconds phase_picoseconds(const config::Params& params,
                 return characterisation.counters(type, layer.value(), plan.node_dims[node.value()][layer.value()]);
             });
         const std::uint64_t hz = c.node_types[type].node.resolved.clock_hz;
-        std::array<Picoseconds, 3> ps{};
+        planner::PhasePicoseconds ps{};
         with_layer_named(params, layer.value(), [&] {
-            for (std::size_t p = 0; p < 3; ++p)
+            for (std::size_t p = 0; p < ps.size(); ++p)
                 ps[p] = to_picoseconds(Cycles(counters[p].cycles), hz, "picoseconds of a phase");
         });
         return ps;
@@ -232,7 +242,7 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
         plain.scheme = compression::Scheme::none;
         plain.staleness = 0;
         const auto uncompressed = make_gradient_sync(params, costs.all_reduce, plain);
-        const auto zero_ps = [](NodeId, LayerId) { return std::array<Picoseconds, 3>{}; };
+        const auto zero_ps = [](NodeId, LayerId) { return planner::PhasePicoseconds{}; };
         r.sync_bytes_uncompressed =
             comm_stream_bytes(planner::build_schedule(graph, plan, node_count, zero_ps, *uncompressed));
     }
@@ -247,7 +257,9 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
                 with_layer_named(params, l, [&]() -> const costs::NodeCharacterisation::LayerCounters& {
                     return characterisation.counters(c.node_type[n], l, d);
                 });
-            for (const auto& phase : counters) r.nodes[n].counters += phase.repeated(passes);
+            for (std::size_t p = 0; p < planner::kWeightUpdate; ++p)
+                r.nodes[n].counters += counters[p].repeated(passes);
+            r.nodes[n].counters += counters[planner::kWeightUpdate];  // once a step
         }
     for (const auto& p : programs) r.ops += p.ops.size() + p.comm_ops.size();
     report(0.6);
@@ -269,16 +281,24 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     // The main streams' end, and with a delayed update the steady-state step (docs/compression.md,
     // "Delayed updates"): no shorter than the main streams, the busiest link's busy time, or the
     // last synchronisation's end spread over D + 1 steps.
-    double main_end = 0, sync_end = 0;
-    for (const cluster::NodeStats& s : r.simulated.nodes) {
-        // Each main stream's end before its final waits for the all-reduces (its only WaitFors).
-        main_end = std::max(main_end, to_seconds(s.main_finish_ps - std::min(s.main_finish_ps, s.main_event_wait_ps)));
+    // Without a delayed update a node waits for its all-reduces and then updates its weights, so
+    // the undelayed step ends at max(main end before the updates, its all-reduces' end) + updates.
+    double main_end = 0, sync_end = 0, undelayed = 0;
+    for (std::size_t n = 0; n < node_count; ++n) {
+        const cluster::NodeStats& s = r.simulated.nodes[n];
+        // Each main stream's end, less its final waits for the all-reduces (its only WaitFors).
+        const double main_n = to_seconds(s.main_finish_ps - std::min(s.main_finish_ps, s.main_event_wait_ps));
+        Picoseconds update{0};
+        for (std::size_t l = 0; l < layers; ++l)
+            if (plan.node_dims[n][l].batch > 0) update += compute_ps(NodeId(n), LayerId(l))[planner::kWeightUpdate];
+        main_end = std::max(main_end, main_n);
         sync_end = std::max(sync_end, to_seconds(s.comm_finish_ps));
+        undelayed = std::max(undelayed,
+                             std::max(main_n - to_seconds(update), to_seconds(s.comm_finish_ps)) + to_seconds(update));
     }
     if (const std::size_t staleness = costs.gradient_sync->staleness(); staleness > 0) {
         Picoseconds busiest{0};
         for (const auto& ch : r.simulated.channels) busiest = std::max(busiest, ch.busy_ps);
-        const double undelayed = std::max(main_end, sync_end);
         r.step_s = std::max({main_end, to_seconds(busiest), sync_end / static_cast<double>(staleness + 1)});
         r.staleness_overlap_s = undelayed - r.step_s;
         // What the step waits for beyond its own streams: none of it is the final waits.
@@ -324,7 +344,9 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     r.stages.assign(part_nodes.size(), StageReport{});
     for (const auto& [label, stats] : r.simulated.labels) {
         const planner::StepPart part = labels.part(label);
-        if (part != planner::StepPart::forward && part != planner::StepPart::backward) continue;
+        if (part != planner::StepPart::forward && part != planner::StepPart::backward &&
+            part != planner::StepPart::weight_update)
+            continue;
         const std::size_t s = part_of[labels.layer(label).value()];
         r.stages[s].busy_s += to_seconds(stats.compute_ps + stats.wait_ps) / static_cast<double>(part_nodes[s]);
     }

@@ -38,7 +38,8 @@ std::uint32_t ClusterTimeline::label_name(std::uint32_t label) {
     if (label >= m_label_names.size()) m_label_names.resize(label + 1, kNone);
     std::uint32_t& id = m_label_names[label];
     if (id == kNone) {
-        static const char* const kParts[planner::kStepParts] = {"forward", "backward", "weight sync", "stage transfer"};
+        static const char* const kParts[planner::kStepParts] = {"forward", "backward", "weight sync", "stage transfer",
+                                                                "weight update"};
         const planner::StepLabels labels{m_graph.layers.size()};
         const std::size_t layer = labels.layer(label).value(), microbatch = labels.microbatch(label);
         std::string name = m_graph.layers[layer].name + " " + kParts[static_cast<std::size_t>(labels.part(label))];

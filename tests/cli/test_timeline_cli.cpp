@@ -174,9 +174,11 @@ TEST_CASE("run --trace of a cluster step: ops per node, transfers per channel, e
     CHECK(trace.process_names.at(2) == "node 1 (big)");
     CHECK(trace.process_names.at(3) == "links");
 
-    // Computes carry their schedule label; both nodes compute every layer forward and backward.
-    const std::set<std::string> labels = {"conv1 forward",  "conv2 forward",  "fc forward",
-                                          "conv1 backward", "conv2 backward", "fc backward"};
+    // Computes carry their schedule label; both nodes compute every layer forward and backward,
+    // and update its weights.
+    const std::set<std::string> labels = {"conv1 forward",       "conv2 forward",       "fc forward",
+                                          "conv1 backward",      "conv2 backward",      "fc backward",
+                                          "conv1 weight update", "conv2 weight update", "fc weight update"};
     for (const char* node : {"node 0 (small)", "node 1 (big)"}) {
         std::set<std::string> seen;
         for (const TraceEvent& c : trace.on(node, "compute")) seen.insert(c.name);

@@ -42,9 +42,10 @@ const std::string kSmallNode = R"(
 TEST_CASE_METHOD(test::FreshSimContext, "A one-node cluster takes exactly the node's training step", "[cluster]") {
     test::TempDir dir;
     const std::string trace = kSource + "/traces/tiny_cnn.yaml";
-    const std::string node_yaml = dir.write("node.yaml", "run: {mode: training_step}\nworkload: {trace: " + trace +
-                                                             ", batch: 5}\nnode:" + kSmallNode +
-                                                             "precision: {weights: 4, activations: 4, gradients: 6}\n");
+    // cluster.optimizer's default, momentum, is the node's sgd_momentum.
+    const std::string node_yaml = dir.write(
+        "node.yaml", "run: {mode: training_step, optimizer: sgd_momentum}\nworkload: {trace: " + trace +
+                         ", batch: 5}\nnode:" + kSmallNode + "precision: {weights: 4, activations: 4, gradients: 6}\n");
     const std::string cluster_yaml =
         dir.write("cluster.yaml", "run: {mode: cluster}\nworkload: {trace: " + trace +
                                       ", batch: 5}\nnode_types:\n  - name: small" + kSmallNode +
@@ -71,16 +72,18 @@ const std::string kVectorPrecision = "precision: {weights: 4, activations: 4, gr
 
 /// A config of the small node, with a two-lane vector unit, running every_vector_layer.yaml.
 std::string vector_node_config(int batch) {
-    return "run: {mode: training_step}\nworkload: {trace: " + kVectorTrace + ", batch: " + std::to_string(batch) +
-           "}\nnode:" + kSmallNode + "    vector: {lanes: 2}\n" + kVectorPrecision;
+    return "run: {mode: training_step, optimizer: sgd_momentum}\nworkload: {trace: " + kVectorTrace +
+           ", batch: " + std::to_string(batch) + "}\nnode:" + kSmallNode + "    vector: {lanes: 2}\n" +
+           kVectorPrecision;
 }
 
 /// The same nodes as a cluster of `count` under `planner`.
 std::string vector_cluster_config(int batch, int count, const std::string& planner) {
+    // The group's keys last, so that a caller may append more of them (link: ...).
     return "run: {mode: cluster}\nworkload: {trace: " + kVectorTrace + ", batch: " + std::to_string(batch) +
            "}\nplanner: {name: " + planner + "}\nnode_types:\n  - name: small" + kSmallNode +
            "    vector: {lanes: 2}\n    " + kVectorPrecision +
-           "cluster:\n  groups:\n    - {node_type: small, count: " + std::to_string(count) + "}\n";
+           "cluster:\n  groups:\n    - node_type: small\n      count: " + std::to_string(count) + "\n";
 }
 
 }  // namespace
@@ -115,6 +118,34 @@ TEST_CASE_METHOD(test::FreshSimContext, "Data parallelism gives each node the ve
         CHECK(node.counters.vector_cycles == node_run.total.vector_cycles);
         CHECK(node.counters.macs == node_run.total.macs);
     }
+}
+
+TEST_CASE_METHOD(test::FreshSimContext, "Each node updates its weights on its vector unit after the all-reduces",
+                 "[cluster][vector]") {
+    // Data parallelism on two nodes over a slow link, so the step ends with the exposed
+    // all-reduces: Adam's update (14 operations per weight) against SGD's (2) adds 12 per weight
+    // of every_vector_layer.yaml's 3,952 to each node, and its time to the step, after the waits.
+    test::TempDir dir;
+    const std::string base = vector_cluster_config(6, 2, "data_parallel") + "      link: {bandwidth_gb_per_s: 0.01}\n";
+    std::map<std::string, run::ClusterStepResult> runs;
+    for (const char* optimizer : {"sgd", "adam"}) {
+        const auto params = config::load(
+            dir.write(std::string(optimizer) + ".yaml", base + "  optimizer: " + std::string(optimizer) + "\n"));
+        runs.emplace(optimizer, run::run_cluster_step_in_fresh_kernel(params, params.planner.options()));
+    }
+    const run::ClusterStepResult& sgd = runs.at("sgd");
+    const run::ClusterStepResult& adam = runs.at("adam");
+    const std::uint64_t weights = 3 * 3 * 3 * 16 + 3 * 3 * 16 * 16 + 16 * 8 + 24 * 32 + 32 * 10;
+    REQUIRE(weights == 3952);
+    for (std::size_t n = 0; n < 2; ++n) {
+        CHECK(adam.nodes[n].counters.vector.ops - sgd.nodes[n].counters.vector.ops == 12 * weights);
+        CHECK(adam.nodes[n].counters.macs == sgd.nodes[n].counters.macs);
+    }
+    CHECK(sgd.exposed_sync_s > 0.5 * sgd.step_s);  // the all-reduces bound the step
+    // The nodes' phases, summed, differ by the updates alone (700 MHz).
+    const double update_s = static_cast<double>(adam.nodes[0].counters.cycles - sgd.nodes[0].counters.cycles) / 700e6;
+    CHECK(adam.step_s - sgd.step_s == Approx(update_s).epsilon(1e-6));
+    CHECK(adam.planned.plan.step_s == Approx(adam.step_s).epsilon(1e-9));
 }
 
 TEST_CASE("Synchronised batchnorm statistics add their all-reduces to the step and nothing else", "[cluster][vector]") {

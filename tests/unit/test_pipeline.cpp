@@ -91,7 +91,7 @@ TEST_CASE("Uniform stages: the step is (M + P - 1) x the stage time, planned and
                       (schedule == PipelineSchedule::gpipe ? m : std::min(m, p - s)));
             // The same schedule on the SystemC cluster, every phase 1 ms, links of 1e9 GB/s.
             const Picoseconds ms(1'000'000'000);
-            const auto compute_ps = [&](NodeId, LayerId) { return std::array<Picoseconds, 3>{ms, ms, ms}; };
+            const auto compute_ps = [&](NodeId, LayerId) { return planner::PhasePicoseconds{ms, ms, ms}; };
             const interconnect::Topology ring = interconnect::Topology::ring(p, {1e9, 0.0, 1.0});
             const auto programs = planner::build_schedule(graph, plan, p, compute_ps, *test::free_all_reduce());
             const test::FreshSimContext context;  // one elaboration per kernel

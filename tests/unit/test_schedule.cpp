@@ -203,7 +203,7 @@ TEST_CASE_METHOD(test::FreshSimContext, "Gradient all-reduces run on the comm st
     bytes.weight_gradients = 4;
     const auto plan = test::plan_with(graph, view, groups, test::linear_compute(graph, {1.0}), bytes, options);
     const Picoseconds phase_ps(1'000'000'000);
-    const auto compute_ps = [&](NodeId, LayerId) { return std::array<Picoseconds, 3>{phase_ps, phase_ps, phase_ps}; };
+    const auto compute_ps = [&](NodeId, LayerId) { return planner::PhasePicoseconds{phase_ps, phase_ps, phase_ps}; };
     const interconnect::Topology ring = interconnect::Topology::ring(4, {25.0, 500.0, 1.0});
     interconnect::AllReduceChooser ring_only(ring, interconnect::AllReduceAlgorithm::ring);
     planner::SchemeSync sync(ring_only, {}, {});
