@@ -35,6 +35,13 @@ public:
     const LayerCounters& counters(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
     /// The same as seconds per phase: the planner's compute model.
     planner::PhaseSeconds seconds(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
+    /// The cycles of the vector-unit layers `layer` carries at `dims` on one node of `type`
+    /// (forward, backward; carried_counters), memoised by what they depend on (input channels
+    /// only for a layer carrying one on its input).
+    std::array<std::uint64_t, 2> carried_cycles(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
+    /// The cycles of the optimiser's update of `layer`'s weights at `dims` (update_counters),
+    /// memoised by (type, weights); 0 without an optimiser.
+    std::uint64_t update_cycles(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
     /// Layer shapes characterised so far by seconds() (layers that lower alike counted once).
     [[nodiscard]] std::size_t entries() const { return m_cycles.size(); }
     /// Memo tiles run so far, before repeats: each phase job once for seconds() and once more
@@ -86,11 +93,6 @@ private:
     /// type's weight width), split over its arrays as carried_counters splits.
     [[nodiscard]] node::PhaseCounters update_counters(std::size_t type, std::size_t layer,
                                                       const planner::LayerDims& dims) const;
-    /// update_counters' cycles, memoised by (type, weights).
-    std::uint64_t update_cycles(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
-    /// carried_counters' cycles, memoised by what they depend on (input channels only for a
-    /// layer carrying one on its input).
-    std::array<std::uint64_t, 2> carried_cycles(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
     /// Calls on_phase(phase, its PhaseKey, its job) for each phase `layer` runs at `dims`.
     template <typename PhaseFn>
     void for_each_phase(std::size_t type, std::size_t layer, const planner::LayerDims& dims, PhaseFn&& on_phase) const;

@@ -2,9 +2,11 @@
 // The report of a `fastsim run --out DIR` directory: report.json, layers.csv, and for a cluster
 // run nodes.csv; summary.json when present.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <optional>
 
 #include "common/errors.h"
 #include "sweep/point_record.h"
@@ -71,6 +73,51 @@ std::vector<std::pair<std::string, double>> energy_components(const JsonValue& r
 
 /// Per-row energy by component of a CSV with energy_<component>_pj columns, summed over rows
 /// that share the value of `group_column` (first-seen order); bars in µJ.
+/// Each node's step as array, vector, communication and idle ms (nodes.csv's compute_array_s,
+/// compute_vector_s, comm_wait_s, idle_s); nothing for a nodes.csv without them.
+std::optional<charts::StackedBarChart> node_time_bars(const CsvTable& nodes, const std::vector<std::string>& labels) {
+    const std::array<std::pair<const char*, const char*>, 4> parts{{{"compute_array_s", "array"},
+                                                                    {"compute_vector_s", "vector unit"},
+                                                                    {"comm_wait_s", "exposed communication"},
+                                                                    {"idle_s", "idle"}}};
+    std::vector<std::size_t> columns;
+    for (const auto& [column, name] : parts) {
+        const auto c = nodes.column(column);
+        if (!c) return std::nullopt;
+        columns.push_back(*c);
+    }
+    charts::StackedBarChart bars;
+    bars.title = "time per node";
+    bars.x_title = "node";
+    bars.y_title = "time (ms)";
+    for (const auto& [column, name] : parts) bars.components.emplace_back(name);
+    for (std::size_t row = 0; row < nodes.rows.size(); ++row) {
+        charts::Bar bar{labels[row], {}};
+        for (const std::size_t c : columns) bar.values.push_back(result_cell(nodes, row, c).value_or(0.0) * 1e3);
+        bars.bars.push_back(std::move(bar));
+    }
+    return bars;
+}
+
+/// A pipeline's stages as busy and idle ms (report.json's pipeline.stages); nothing without one.
+std::optional<charts::StackedBarChart> stage_bars(const JsonValue& root, const std::string& file) {
+    const JsonValue* pipeline = root.find("pipeline");
+    if (!pipeline || !pipeline->is_object()) return std::nullopt;
+    const JsonValue* stages = pipeline->find("stages");
+    if (!stages || !stages->is_array()) return std::nullopt;
+    charts::StackedBarChart bars;
+    bars.title = "time per pipeline stage";
+    bars.x_title = "stage";
+    bars.y_title = "time (ms)";
+    bars.components = {"busy", "idle"};
+    for (std::size_t s = 0; s < stages->items().size(); ++s) {
+        const JsonValue& stage = stages->items()[s];
+        bars.bars.push_back({"stage " + std::to_string(s),
+                             {number_member(stage, file, "busy_s") * 1e3, number_member(stage, file, "idle_s") * 1e3}});
+    }
+    return bars;
+}
+
 charts::StackedBarChart energy_bars(const CsvTable& csv, std::size_t group_column,
                                     const std::vector<std::string>& labels, const std::string& what) {
     const auto components = energy_component_columns(csv.header, "_pj");
@@ -237,6 +284,21 @@ void cluster_sections(HtmlPage& page, ReportPage& report, const std::string& dir
     report.plots.emplace_back("energy_by_node.svg", svg);
     page.figure(svg, "Energy per node by component; link energy is the cluster's, in the table above, not any node's.");
     page.section("Nodes", "nodes");
+    if (const std::optional<charts::StackedBarChart> time = node_time_bars(nodes, labels)) {
+        const std::string time_svg = charts::render_stacked_bar_chart(*time);
+        report.plots.emplace_back("time_by_node.svg", time_svg);
+        page.figure(time_svg,
+                    "Each node's step: its compute on the array and on the vector unit (vector-unit layers "
+                    "and the weight update), its exposed communication (waits for exchanges and the final "
+                    "all-reduces) and its idle time.");
+    }
+    if (const std::optional<charts::StackedBarChart> stages = stage_bars(root, file)) {
+        const std::string stage_svg = charts::render_stacked_bar_chart(*stages);
+        report.plots.emplace_back("time_by_stage.svg", stage_svg);
+        page.figure(stage_svg,
+                    "Each pipeline stage's mean node: busy with its micro-batches and idle for the rest of "
+                    "the step (the bubble, transfers and final all-reduces), as simulated.");
+    }
     page.table(csv_table(nodes, "One row per node (nodes.csv; times in s, energies in pJ)"));
     page.section("Layers", "layers");
     page.table(csv_table(layers, "Planned and simulated time per layer (layers.csv; seconds)"));

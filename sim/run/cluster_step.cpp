@@ -249,6 +249,7 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     r.compression_energy_pj = compression_energy_pj(params, costs.types, graph, plan);
     // Every layer a node works on, once per micro-batch (a pipeline's other stages' layers it has none of).
     const std::uint64_t passes = planner::microbatches(plan);
+    std::vector<double> vector_cycles(node_count, 0.0);
     for (std::size_t n = 0; n < node_count; ++n)
         for (std::size_t l = 0; l < layers; ++l) {
             const planner::LayerDims& d = plan.node_dims[n][l];
@@ -260,6 +261,9 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
             for (std::size_t p = 0; p < planner::kWeightUpdate; ++p)
                 r.nodes[n].counters += counters[p].repeated(passes);
             r.nodes[n].counters += counters[planner::kWeightUpdate];  // once a step
+            const std::array<std::uint64_t, 2> carried = characterisation.carried_cycles(c.node_type[n], l, d);
+            vector_cycles[n] += static_cast<double>(passes) * static_cast<double>(carried[0] + carried[1]) +
+                                static_cast<double>(characterisation.update_cycles(c.node_type[n], l, d));
         }
     for (const auto& p : programs) r.ops += p.ops.size() + p.comm_ops.size();
     report(0.6);
@@ -314,6 +318,7 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
         node.wait_s = to_seconds(s.wait_ps);
         node.idle_s = std::max(0.0, r.step_s - node.compute_s - node.wait_s);
         const config::NodeTypeParams& t = c.node_types[c.node_type[n]];
+        node.vector_s = std::min(node.compute_s, vector_cycles[n] / static_cast<double>(t.node.resolved.clock_hz));
         node::PhaseCounters for_energy = node.counters;
         for_energy.cycles = to_cycles(r.simulated.end_ps, t.node.resolved.clock_hz).count();
         node.energy = counters_energy(for_energy, t.node.resolved, t.node.sram_exponent_kib + t.node.sram_mantissa_kib,

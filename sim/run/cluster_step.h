@@ -72,6 +72,9 @@ std::vector<interconnect::AllReduceUse> planned_all_reduces(const ClusterPlan& p
 
 struct NodeReport {
     double compute_s = 0, wait_s = 0, idle_s = 0;
+    /// Of compute_s, the vector unit's phases: the carried vector-unit layers' passes and the
+    /// weight updates (their characterised cycles at the node's clock); the rest is the array's.
+    double vector_s = 0;
     node::PhaseCounters counters;    ///< every phase of every layer
     energy::EnergyBreakdown energy;  ///< leakage over the whole step
 };

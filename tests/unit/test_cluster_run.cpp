@@ -101,6 +101,12 @@ TEST_CASE_METHOD(test::FreshSimContext, "A one-node cluster runs every vector-un
     REQUIRE(node_run.total.vector.ops > 0);
     CHECK(cluster_run.nodes[0].counters == node_run.total);
     CHECK(cluster_run.compute_energy.vector_pj > 0);
+    // nodes.csv's compute_vector_s: the node's vector-unit phases (layers and weight updates).
+    std::uint64_t vector_cycles = 0;
+    for (const run::PhaseResult& p : node_run.phases)
+        if (p.step.on_vector_unit || p.step.weight_update) vector_cycles += p.counters.cycles;
+    CHECK(cluster_run.nodes[0].vector_s == Approx(static_cast<double>(vector_cycles) / 700e6).epsilon(1e-12));
+    CHECK(cluster_run.nodes[0].vector_s < cluster_run.nodes[0].compute_s);
 }
 
 TEST_CASE_METHOD(test::FreshSimContext, "Data parallelism gives each node the vector work of its samples",

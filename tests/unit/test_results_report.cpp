@@ -3,6 +3,8 @@
 // built from the fixtures in tests/data/sweeps (made from real runs by make_fixtures.py).
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include <filesystem>
 #include <functional>
 #include <fstream>
@@ -226,6 +228,32 @@ TEST_CASE("run report sums a layer's phases into one energy bar and shows the to
     CHECK_THAT(page.html, Contains(number_cell(3.55542857e-05 * 1e3)));  // time, ms
     CHECK_THAT(page.html, Contains(number_cell(46.0252)));
     CHECK_THAT(page.html, Contains("<td>backward_data</td>"));
+}
+
+TEST_CASE("cluster run report stacks each node's step and each pipeline stage's", "[report]") {
+    fastsim::test::TempDir dir;
+    dir.write("report.json", R"({"config": "c.yaml", "network": "n", "batch": 4, "nodes": 2, "planner": "pipeline",
+        "simulated_step_s": 0.01, "planned_step_s": 0.01, "comm_bytes_planned": 100,
+        "energy_pj": {"fmac": 1, "converter": 0, "vector": 2, "sram": 0, "dram": 0, "leakage": 0, "links": 0,
+        "compression": 0, "total": 3},
+        "pipeline": {"schedule": "gpipe", "microbatches": 2, "bubble_fraction": 0.2, "planned_bubble_fraction": 0.2,
+        "stages": [{"busy_s": 0.008, "idle_s": 0.002, "planned_busy_s": 0.008},
+                   {"busy_s": 0.007, "idle_s": 0.003, "planned_busy_s": 0.007}]}})");
+    dir.write("layers.csv", "layer,type_root,planned_s,simulated_s\n\"a\",\"I\",0.01,0.01\n");
+    dir.write("nodes.csv",
+              "node,type,compute_s,compute_array_s,compute_vector_s,comm_wait_s,idle_s,macs,energy_fmac_pj,"
+              "energy_vector_pj\n"
+              "0,\"x\",0.008,0.005,0.003,0.001,0.001,10,1,1\n1,\"x\",0.006,0.006,0,0.004,0,10,0,1\n");
+    const ReportPage page = run_report(dir.path(""));
+    std::map<std::string, std::string> plots(page.plots.begin(), page.plots.end());
+    REQUIRE(plots.count("time_by_node.svg") == 1);
+    const std::string& time = plots.at("time_by_node.svg");
+    CHECK_THAT(time, Contains("<title>node 0 (x): array = 5</title>"));  // ms
+    CHECK_THAT(time, Contains("<title>node 0 (x): vector unit = 3</title>"));
+    CHECK_THAT(time, Contains("<title>node 1 (x): exposed communication = 4</title>"));
+    REQUIRE(plots.count("time_by_stage.svg") == 1);
+    CHECK_THAT(plots.at("time_by_stage.svg"), Contains("<title>stage 1: idle = 3</title>"));
+    CHECK(plots.count("energy_by_node.svg") == 1);
 }
 
 TEST_CASE("report directories are told apart, and others are refused by name", "[report]") {
