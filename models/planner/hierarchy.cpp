@@ -152,7 +152,7 @@ private:
     void record(std::size_t g, const std::vector<LayerDims>& dims, const std::vector<Option>& chosen,
                 std::vector<LayerChoice>& choices) const;
     /// Bytes of F and E each side receives on edge e into layer l between two options.
-    std::pair<SideVolumes, SideVolumes> edge_bytes(std::size_t l, std::size_t e, const LayerDims& dims,
+    std::pair<SideVolumes, SideVolumes> edge_bytes(std::size_t g, std::size_t l, std::size_t e, const LayerDims& dims,
                                                    const Option& from, const Option& to) const;
 
     const LayerGraph& m_graph;
@@ -315,15 +315,24 @@ Planning::OwnExchanges Planning::own_bytes(std::size_t l, const Option& o, const
     return x;
 }
 
-std::pair<SideVolumes, SideVolumes> Planning::edge_bytes(std::size_t l, std::size_t e, const LayerDims& dims,
-                                                         const Option& from, const Option& to) const {
+std::pair<SideVolumes, SideVolumes> Planning::edge_bytes(std::size_t g, std::size_t l, std::size_t e,
+                                                         const LayerDims& dims, const Option& from,
+                                                         const Option& to) const {
     // The boundary tensor is the consumer's input at this group: rows = samples, columns =
     // input channels x the image rows its output rows read x their width (channel-major, so a
     // channel split is a column split and an image-row split a stripe in every channel).
     const PlanLayer& layer = m_graph.layers[l];
     const TensorShape shape{dims.batch, dims.in_channels, layer.input_rows(dims.out_rows), layer.in_width};
     const EdgeTransfer x = edge_transfer(layer.producers[e].kind, from.choice(), to.choice(), shape);
-    return {x.forward.scaled(m_bytes.activations), x.backward.scaled(m_bytes.gradients)};
+    // Each side receives in the other's wire format (ExchangeCost::into_a, into_b), where given.
+    const ExchangeCost& cost = m_groups[g].exchange;
+    const auto width = [](const BoundaryFormat& f, double fallback) {
+        return f.wire_bytes > 0 ? f.wire_bytes : fallback;
+    };
+    return {SideVolumes{x.forward.to_a * width(cost.into_a[0], m_bytes.activations),
+                        x.forward.to_b * width(cost.into_b[0], m_bytes.activations)},
+            SideVolumes{x.backward.to_a * width(cost.into_a[1], m_bytes.gradients),
+                        x.backward.to_b * width(cost.into_b[1], m_bytes.gradients)}};
 }
 
 std::string Planning::subproblem_key(std::size_t g, const std::vector<LayerDims>& dims) const {
@@ -347,6 +356,10 @@ std::string Planning::subproblem_key(std::size_t g, const std::vector<LayerDims>
     put(group.exchange.latency_s);
     put(group.exchange.seconds_per_byte_to_a);
     put(group.exchange.seconds_per_byte_to_b);
+    for (std::size_t k = 0; k < 2; ++k) {
+        put(group.exchange.into_a[k].wire_bytes);
+        put(group.exchange.into_b[k].wire_bytes);
+    }
     return key;
 }
 
@@ -425,7 +438,7 @@ void Planning::solve_group(std::size_t g, const std::vector<LayerDims>& dims, st
             edge.cost.reserve(from.size() * options[l].size());
             for (const Option& f : from)
                 for (const Option& t : options[l]) {
-                    const auto [fwd, bwd] = edge_bytes(l, e, dims[l], f, t);
+                    const auto [fwd, bwd] = edge_bytes(g, l, e, dims[l], f, t);
                     edge.cost.push_back(cost_of(fwd) + cost_of(bwd));
                 }
             costs.edge[l].push_back(std::move(edge));
@@ -438,7 +451,7 @@ void Planning::solve_group(std::size_t g, const std::vector<LayerDims>& dims, st
     record(g, dims, chosen, choices);
 }
 
-void Planning::record(std::size_t, const std::vector<LayerDims>& dims, const std::vector<Option>& chosen,
+void Planning::record(std::size_t g, const std::vector<LayerDims>& dims, const std::vector<Option>& chosen,
                       std::vector<LayerChoice>& choices) const {
     const std::size_t n = m_graph.layers.size();
     choices.resize(n);
@@ -460,11 +473,11 @@ void Planning::record(std::size_t, const std::vector<LayerDims>& dims, const std
         const auto& producers = m_graph.layers[l].producers;
         choices[l].forward_in.resize(producers.size());
         for (std::size_t e = 0; e < producers.size(); ++e)
-            choices[l].forward_in[e] = edge_bytes(l, e, dims[l], chosen[producers[e].from], chosen[l]).first;
+            choices[l].forward_in[e] = edge_bytes(g, l, e, dims[l], chosen[producers[e].from], chosen[l]).first;
         choices[l].backward_in.clear();
         for (const ConsumerEdge& ce : m_consumers[l])
             choices[l].backward_in.push_back(
-                edge_bytes(ce.consumer, ce.edge, dims[ce.consumer], chosen[l], chosen[ce.consumer]).second);
+                edge_bytes(g, ce.consumer, ce.edge, dims[ce.consumer], chosen[l], chosen[ce.consumer]).second);
     }
 }
 

@@ -121,6 +121,22 @@ struct ElementBytes {
 
 /// Seconds to move data between the two sides of a group: latency_s plus the busiest
 /// direction's bytes x seconds per byte (docs/planner.md, "Communication time").
+/// How a boundary tensor (F or E) crosses into one side of a cut (docs/planner.md, "Element
+/// widths"): on the wire in the sending side's format, then converted by each receiving node
+/// whose own format differs, on its converter.
+struct BoundaryFormat {
+    double wire_bytes =
+        0;  ///< bytes per value on the wire (the sending side's widest format); 0: PlanningInputs::bytes'
+    /// Per node of the receiving side, in group order: seconds per value to convert it into the
+    /// node's format (0 where the formats are equal), and the converter's fill latency per message.
+    std::vector<double> convert_s_per_value, convert_latency_s;
+    /// Seconds receiving node `i` (its place in the side) takes to convert `values` values.
+    [[nodiscard]] double convert_s(std::size_t i, double values) const {
+        if (i >= convert_s_per_value.size() || convert_s_per_value[i] == 0 || values <= 0) return 0;
+        return convert_latency_s[i] + values * convert_s_per_value[i];
+    }
+};
+
 struct ExchangeCost {
     double latency_s = 0;
     double seconds_per_byte_to_a = 0;
@@ -129,6 +145,8 @@ struct ExchangeCost {
     /// seconds_per_byte_to_a (_b): 1 when every pair shares one bottleneck, 1/pairs when none do.
     double bottleneck_share_to_a = 1;
     double bottleneck_share_to_b = 1;
+    /// Boundary tensors into side A (sent by B) and into side B: [0] F (activations), [1] E (gradients).
+    std::array<BoundaryFormat, 2> into_a{}, into_b{};
 
     [[nodiscard]] double seconds(const SideVolumes& bytes) const {
         if (bytes.empty()) return 0;

@@ -70,7 +70,7 @@ public:
         m_sync.begin_step();
     }
 
-    void exchange(std::size_t g, const SideVolumes& bytes, const StepTag& tag) override {
+    void exchange(std::size_t g, const SideVolumes& bytes, const StepTag& tag, ExchangeTensor tensor) override {
         const Group& group = m_plan.groups[g];
         const auto& a = m_plan.groups[static_cast<std::size_t>(group.side_a)].nodes;
         const auto& b = m_plan.groups[static_cast<std::size_t>(group.side_b)].nodes;
@@ -91,6 +91,20 @@ public:
                       return std::pair{a[i % a.size()], b[i % b.size()]};
                   });
         for (const auto& [node, at] : m_arrivals) arrive(node, at, tag.layer);
+        // Then each receiver converts what it received into its own format where that differs
+        // (ScheduleBuilder::exchange: a Compute after the exchange's receives).
+        if (tensor == ExchangeTensor::fp32) return;
+        const auto k = static_cast<std::size_t>(tensor);
+        const double into_a = values_per_pair(bytes.to_a, pairs, x.into_a[k]);
+        const double into_b = values_per_pair(bytes.to_b, pairs, x.into_b[k]);
+        for (std::size_t i = 0; i < pairs; ++i) {
+            const double ca = x.into_a[k].convert_s(i % a.size(), into_a);
+            const double cb = x.into_b[k].convert_s(i % b.size(), into_b);
+            m_main[a[i % a.size()]] += ca;
+            m_layer_total[tag.layer.value()] += ca;
+            m_main[b[i % b.size()]] += cb;
+            m_layer_total[tag.layer.value()] += cb;
+        }
     }
 
     void compute(std::size_t phase, const StepTag& tag) override {

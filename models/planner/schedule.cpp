@@ -7,6 +7,8 @@
 #include <cmath>
 #include <utility>
 
+#include "common/checked.h"
+
 namespace fastsim::planner {
 namespace {
 
@@ -27,7 +29,12 @@ ScheduleBuilder::ScheduleBuilder(const Plan& plan, std::size_t node_count, const
       m_synced(node_count),
       m_times(node_count) {}
 
-void ScheduleBuilder::exchange(std::size_t g, const SideVolumes& bytes, const StepTag& step) {
+double values_per_pair(double bytes, std::size_t pairs, const BoundaryFormat& format) {
+    if (format.wire_bytes <= 0 || pairs == 0) return 0;
+    return std::ceil(bytes / static_cast<double>(pairs)) / format.wire_bytes;
+}
+
+void ScheduleBuilder::exchange(std::size_t g, const SideVolumes& bytes, const StepTag& step, ExchangeTensor tensor) {
     const std::uint32_t label = step.label;
     const Group& group = m_plan.groups[g];
     const auto& a = m_plan.groups[static_cast<std::size_t>(group.side_a)].nodes;
@@ -49,6 +56,24 @@ void ScheduleBuilder::exchange(std::size_t g, const SideVolumes& bytes, const St
     // Receives after all of this exchange's sends, so no node waits on a send it has not issued.
     for (const auto& [node, r] : m_pending) m_programs[node.value()].ops.push_back(r);
     m_pending.clear();
+    // Then each receiver converts what it received into its own format where that differs.
+    if (tensor == ExchangeTensor::fp32) return;
+    const auto k = static_cast<std::size_t>(tensor);
+    const ExchangeCost& x = group.exchange;
+    const double into_a = values_per_pair(bytes.to_a, pairs, x.into_a[k]);
+    const double into_b = values_per_pair(bytes.to_b, pairs, x.into_b[k]);
+    m_convert_s.assign(m_programs.size(), 0.0);
+    for (std::size_t i = 0; i < pairs; ++i) {
+        m_convert_s[a[i % a.size()]] += x.into_a[k].convert_s(i % a.size(), into_a);
+        m_convert_s[b[i % b.size()]] += x.into_b[k].convert_s(i % b.size(), into_b);
+    }
+    for (const auto* side : {&a, &b})
+        for (const std::size_t n : *side)
+            if (m_convert_s[n] > 0) {
+                const Picoseconds ps(checked_round(m_convert_s[n] * 1e12, "picoseconds of a conversion"));
+                m_programs[n].ops.push_back(Compute{ps, label});
+                m_convert_s[n] = 0;
+            }
 }
 
 void ScheduleBuilder::compute(std::size_t phase, const StepTag& step) {
@@ -136,23 +161,23 @@ void walk_step(const LayerGraph& graph, const Plan& plan, StepVisitor& visitor, 
             }
         }
     }
-    const auto exchanges = [&](const std::vector<Exchange>& list, const StepTag& t) {
-        for (const Exchange& x : list) visitor.exchange(x.group, *x.bytes, t);
+    const auto exchanges = [&](const std::vector<Exchange>& list, const StepTag& t, ExchangeTensor tensor) {
+        for (const Exchange& x : list) visitor.exchange(x.group, *x.bytes, t, tensor);
     };
     if (walk.forward)
         for (std::size_t l = 0; l < n; ++l) {
             const StepTag t = tag(l, StepPart::forward);
-            exchanges(forward_in[l], t);
+            exchanges(forward_in[l], t, ExchangeTensor::activations);
             visitor.compute(0, t);
-            exchanges(forward_out[l], t);
+            exchanges(forward_out[l], t, ExchangeTensor::fp32);
         }
     if (!walk.backward) return;
     GradientBuckets buckets(walk.bucket_bytes, plan.bytes.weight_gradients);
     for (std::size_t l = n; l-- > 0;) {
         const StepTag t = tag(l, StepPart::backward);
-        exchanges(backward_in[l], t);
+        exchanges(backward_in[l], t, ExchangeTensor::gradients);
         visitor.compute(1, t);
-        exchanges(backward_out[l], t);
+        exchanges(backward_out[l], t, ExchangeTensor::fp32);
         visitor.compute(2, t);
         if (!walk.sync) continue;
         // The buckets this layer's gradients fill; after the last layer, every one still open.

@@ -61,6 +61,15 @@ struct StepTag {
     std::uint32_t label = 0;
 };
 
+/// What an exchange moves: a boundary tensor in BFP (F or E, converted on receipt where the
+/// formats differ), or fp32 sums (partial sums, statistics).
+enum class ExchangeTensor : std::uint8_t { activations = 0, gradients = 1, fp32 = 2 };
+
+/// Values per pair of an exchange's direction carrying `bytes` in `format` over `pairs` pairs:
+/// ceil(bytes / pairs) (the bytes each pair's message carries, as the schedule sends them) /
+/// format.wire_bytes; 0 for an fp32 exchange or without a wire width.
+[[nodiscard]] double values_per_pair(double bytes, std::size_t pairs, const BoundaryFormat& format);
+
 /// The order of a training step under a plan (docs/planner.md, "Schedule and cluster run"), as
 /// calls to a visitor: build_schedule turns them into programs, predict_step into times. Forward
 /// of every layer in order, then backward in reverse, each layer's exchanges at every non-leaf
@@ -69,7 +78,7 @@ class StepVisitor {
 public:
     virtual ~StepVisitor() = default;
     /// An exchange at group g: bytes.to_a into side A, bytes.to_b into side B (never empty).
-    virtual void exchange(std::size_t group, const SideVolumes& bytes, const StepTag& tag) = 0;
+    virtual void exchange(std::size_t group, const SideVolumes& bytes, const StepTag& tag, ExchangeTensor tensor) = 0;
     /// Every node of the plan computes its `phase` (0 forward, 1 backward-data, 2 weight-gradient) of tag.layer.
     virtual void compute(std::size_t phase, const StepTag& tag) = 0;
     /// tag.layer's weight gradients are ready: all-reduce each of `sets` (non-empty).
@@ -120,7 +129,7 @@ class ScheduleBuilder final : public StepVisitor {
 public:
     ScheduleBuilder(const Plan& plan, std::size_t node_count, const ComputePicoseconds& compute_ps,
                     GradientSync& gradient_sync);
-    void exchange(std::size_t group, const SideVolumes& bytes, const StepTag& tag) override;
+    void exchange(std::size_t group, const SideVolumes& bytes, const StepTag& tag, ExchangeTensor tensor) override;
     void compute(std::size_t phase, const StepTag& tag) override;
     void all_reduce(const std::vector<ReplicaSet>& sets, const StepTag& tag) override;
     void weight_update(const StepTag& tag) override;
@@ -145,7 +154,8 @@ private:
     std::uint64_t m_collective_tag = kCollectiveTags;
     std::vector<PhasePicoseconds> m_times;  ///< per node: the phases of m_times_layer
     LayerId m_times_layer{SIZE_MAX};
-    std::vector<StepTag> m_updates;  ///< the layers weight_update named, in order
+    std::vector<StepTag> m_updates;   ///< the layers weight_update named, in order
+    std::vector<double> m_convert_s;  ///< per node: one exchange's conversion seconds
 };
 
 /// The plan's step as one program per node (ScheduleBuilder over walk_step).

@@ -11,7 +11,8 @@ namespace {
 class SyncCollector final : public StepVisitor {
 public:
     SyncCollector(const Plan& plan, std::vector<SyncJob>& out) : m_plan(plan), m_out(out) {}
-    void exchange(std::size_t /*group*/, const SideVolumes& /*bytes*/, const StepTag& /*tag*/) override {}
+    void exchange(std::size_t /*group*/, const SideVolumes& /*bytes*/, const StepTag& /*tag*/,
+                  ExchangeTensor /*tensor*/) override {}
     void compute(std::size_t /*phase*/, const StepTag& /*tag*/) override {}
     void all_reduce(const std::vector<ReplicaSet>& sets, const StepTag& /*tag*/) override {
         for (const ReplicaSet& set : sets) m_out.push_back(sync_job(m_plan, set));

@@ -10,7 +10,9 @@
 #include "common/units.h"
 #include "compression/compressor.h"
 #include "costs/compression_cost.h"
+#include "converter/converter_model.h"
 #include "costs/exchange_cost.h"
+#include "costs/storage.h"
 #include "planner/plan_view.h"
 #include "planner/replicas.h"
 #include "interconnect/collective_cost.h"
@@ -59,6 +61,51 @@ double compression_energy_pj(const config::Params& params, const std::vector<cos
     });
     return pj;
 }
+
+/// Each node's conversions of the boundary tensors it receives in another format, as
+/// ScheduleBuilder::exchange times them (the same pairs and values), added to its converter's
+/// work for its energy: activations rounded to nearest, gradients stochastically.
+class ConversionCounter final : public planner::StepVisitor {
+public:
+    ConversionCounter(const planner::Plan& plan, const std::vector<costs::NodeType>& types,
+                      const std::vector<std::size_t>& node_type, std::uint64_t times, std::vector<NodeReport>& nodes)
+        : m_plan(plan), m_types(types), m_node_type(node_type), m_times(times), m_nodes(nodes) {}
+
+    void exchange(std::size_t g, const planner::SideVolumes& bytes, const planner::StepTag& /*tag*/,
+                  planner::ExchangeTensor tensor) override {
+        if (tensor == planner::ExchangeTensor::fp32) return;
+        const planner::Group& group = m_plan.groups[g];
+        const auto& a = m_plan.groups[static_cast<std::size_t>(group.side_a)].nodes;
+        const auto& b = m_plan.groups[static_cast<std::size_t>(group.side_b)].nodes;
+        const std::size_t pairs = std::max(a.size(), b.size());
+        const auto k = static_cast<std::size_t>(tensor);
+        const bfp::Rounding rounding =
+            tensor == planner::ExchangeTensor::activations ? bfp::Rounding::nearest : bfp::Rounding::stochastic;
+        const auto convert = [&](const std::vector<std::size_t>& side, const planner::BoundaryFormat& format,
+                                 double total) {
+            const auto values = static_cast<std::uint64_t>(std::ceil(planner::values_per_pair(total, pairs, format)));
+            for (std::size_t i = 0; i < pairs; ++i) {
+                const std::size_t at = i % side.size();
+                if (format.convert_s(at, static_cast<double>(values)) == 0) continue;
+                const costs::NodeType& t = m_types[m_node_type[side[at]]];
+                node::PhaseCounters one;
+                one.conversion = converter::conversion_cost(t.node.converter, values, rounding, t.node.noise_bits);
+                m_nodes[side[at]].counters += one.repeated(m_times);
+            }
+        };
+        convert(a, group.exchange.into_a[k], bytes.to_a);
+        convert(b, group.exchange.into_b[k], bytes.to_b);
+    }
+    void compute(std::size_t /*phase*/, const planner::StepTag& /*tag*/) override {}
+    void all_reduce(const std::vector<planner::ReplicaSet>& /*sets*/, const planner::StepTag& /*tag*/) override {}
+
+private:
+    const planner::Plan& m_plan;
+    const std::vector<costs::NodeType>& m_types;
+    const std::vector<std::size_t>& m_node_type;
+    std::uint64_t m_times;  ///< micro-batches: each exchange happens once per micro-batch
+    std::vector<NodeReport>& m_nodes;
+};
 
 /// The vector-unit update of cluster.optimizer.
 workload::Optimizer update_optimizer(config::OptimizerKind kind) {
@@ -146,9 +193,13 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
     for (std::size_t n = 0; n < c.node_type.size(); ++n) view.order.push_back(n);
     view.preferred_cuts.assign(c.group_first_node.begin() + 1, c.group_first_node.end());
     const interconnect::Topology& topology = *c.topology;
-    const planner::ExchangeModel exchange = [&topology](const std::vector<std::size_t>& a,
-                                                        const std::vector<std::size_t>& b) {
-        return costs::exchange_cost(topology, a, b);
+    const costs::BfpStorage storage = bfp_storage(params);
+    const bool comm_only = options.comm_only;
+    const planner::ExchangeModel exchange = [&topology, &costs, &c, storage, comm_only](
+                                                const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
+        planner::ExchangeCost x = costs::exchange_cost(topology, a, b);
+        costs::set_boundary_formats(x, costs.types, c.node_type, storage, comm_only, a, b);
+        return x;
     };
     const auto groups = planner::bisect(view, exchange);
     planner::PlanningInputs inputs{
@@ -265,6 +316,15 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
             vector_cycles[n] += static_cast<double>(passes) * static_cast<double>(carried[0] + carried[1]) +
                                 static_cast<double>(characterisation.update_cycles(c.node_type[n], l, d));
         }
+    // Each node's conversions of what it receives in another format, for its energy.
+    planner::for_each_part(plan, graph, [&](const planner::PlanPart& part) {
+        ConversionCounter counter(part.plan, costs.types, c.node_type, passes, r.nodes);
+        planner::StepWalk walk;
+        walk.sync = false;
+        walk.first_layer = part.first_layer;
+        walk.network_layers = layers;
+        planner::walk_step(part.graph, part.plan, counter, walk);
+    });
     for (const auto& p : programs) r.ops += p.ops.size() + p.comm_ops.size();
     report(0.6);
 

@@ -12,6 +12,7 @@
 #include "common/summary.h"
 #include "config/load.h"
 #include "costs/node_characterisation.h"
+#include "costs/storage.h"
 #include "energy/energy.h"
 #include "output/run_summary.h"
 #include "report/result_columns.h"
@@ -548,4 +549,42 @@ TEST_CASE("a data-parallel step on a two-dimensional group all-reduces every lay
             CHECK((count >= 2 && count < layers));  // 25 MiB buckets of several layers each
         CHECK(std::abs(r.planned.plan.step_s - r.step_s) <= 1e-9 * r.step_s);
     }
+}
+
+TEST_CASE("Boundary tensors cross a cut in the sender's format and convert where the receiver's differs", "[cluster]") {
+    // Node 0: activations 4 bits, gradients 6, a 16-lane converter (7 cycles to fill) at 1 GHz;
+    // node 1: activations 8, gradients 6, two arrays of 8-lane converters (5 cycles) at 500 MHz.
+    // BFP g = 16, e = 8; each type's own width as its storage counts it (costs::element_bytes).
+    std::vector<costs::NodeType> types(2);
+    types[0].precision = {4, 4, 6};
+    types[0].node.clock_hz = 1'000'000'000;
+    types[0].node.converter = {16, 16, 7};
+    types[1].precision = {8, 8, 6};
+    types[1].arrays = 2;
+    types[1].node.clock_hz = 500'000'000;
+    types[1].node.converter = {16, 8, 5};
+    const std::vector<std::size_t> node_type{0, 1};
+    planner::ExchangeCost x;
+    costs::set_boundary_formats(x, types, node_type, {16, 8}, false, {0}, {1});
+    const planner::ElementBytes own0 = costs::element_bytes({types[0]}, {16, 8}, false);
+    const planner::ElementBytes own1 = costs::element_bytes({types[1]}, {16, 8}, false);
+    REQUIRE(own1.activations > own0.activations);
+    // F into node 0 comes at node 1's 8 bits and is converted at 16 values a cycle.
+    CHECK(x.into_a[0].wire_bytes == own1.activations);
+    CHECK(x.into_a[0].convert_s_per_value.at(0) == Approx(1 / 16e9));
+    CHECK(x.into_a[0].convert_latency_s.at(0) == Approx(7e-9));
+    // F into node 1 comes at 4 bits; its two arrays' converters take 16 values a cycle at 500 MHz.
+    CHECK(x.into_b[0].wire_bytes == own0.activations);
+    CHECK(x.into_b[0].convert_s_per_value.at(0) == Approx(1 / (16 * 500e6)));
+    CHECK(x.into_b[0].convert_s(0, 1600) == Approx(5 / 500e6 + 1600 / (16 * 500e6)));
+    // E: both at 6 bits, nothing to convert either way.
+    CHECK(x.into_a[1].wire_bytes == own1.gradients);
+    CHECK(own1.gradients == own0.gradients);
+    CHECK(x.into_a[1].convert_s(0, 1000) == 0);
+    CHECK(x.into_b[1].convert_s(0, 1000) == 0);
+    // AccPar's accounting: 2 bytes a value, no conversion.
+    planner::ExchangeCost volume;
+    costs::set_boundary_formats(volume, types, node_type, {16, 8}, true, {0}, {1});
+    CHECK(volume.into_b[0].wire_bytes == 2);
+    CHECK(volume.into_b[0].convert_s(0, 1000) == 0);
 }

@@ -288,3 +288,71 @@ TEST_CASE("A prediction given up past a bound is infinite and one past the step 
         planner::predict_step(graph, unbounded, view.node_type, compute, stale_bounded, {}, 0.5 * stale_step).step_s ==
         stale_step);
 }
+
+TEST_CASE_METHOD(test::FreshSimContext,
+                 "A boundary tensor received in another format is converted after its receives, planned and simulated",
+                 "[planner][schedule]") {
+    // Two nodes, model parallelism: fc0 and fc1 (1024 x 1024) split by output channels, so fc1
+    // gathers fc0's output halves (F) forward and fc0's input error (E) comes back as partial
+    // sums. Node 1 (side B) keeps another format: every value it receives of F costs its
+    // converter 2 ns, plus 100 ns a message; node 0 receives in its own format.
+    workload::Workload w;
+    w.layers = {test::fc("fc0", 1024, 1024), test::fc("fc1", 1024, 1024, {"fc0"})};
+    const auto graph = planner::build_layer_graph(w, 64);
+    const auto view = test::uniform_cluster(2);
+    const auto flat = test::flat_exchange(1e-6, 25e9);
+    const auto groups =
+        planner::bisect(view, [&](const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
+            planner::ExchangeCost x = flat(a, b);
+            for (std::size_t k = 0; k < 2; ++k) {
+                x.into_a[k] = {0.5, {0.0}, {0.0}};    // node 0: its own format, 0.5 bytes a value on the wire
+                x.into_b[k] = {0.5, {2e-9}, {1e-7}};  // node 1: converts
+            }
+            return x;
+        });
+    planner::ElementBytes bytes;
+    const auto compute = test::linear_compute(graph, {1e10});
+    const interconnect::Topology link = interconnect::Topology::ring(2, {25.0, 1000.0, 1.0});
+    interconnect::AllReduceChooser chooser(link, std::nullopt);
+    planner::SchemeSync sync(chooser, {}, {});
+    planner::HierarchyDecisions given;  // both layers: Type III, halves
+    given.groups = {
+        {{PartitionType::out_channels, 512, {}, {}, {}}, {PartitionType::out_channels, 512, {}, {}, {}}}, {}, {}};
+    const planner::PlanningInputs in{graph, view, groups, compute, bytes, &sync, {}, {}, {}, {}, {}};
+    const planner::Plan plan = planner::evaluate_hierarchy(in, given, {});
+    const planner::SideVolumes& f = plan.choices[0][1].forward_in.at(0);
+    REQUIRE(f.to_b > 0);
+    CHECK(f.to_b == Approx(512.0 * 64 * 0.5));  // fc0's other half of the output, 0.5 bytes a value
+    const double convert_s = 1e-7 + 2e-9 * (f.to_b / 0.5);
+    // The schedule: node 1 computes the conversion after fc1's receives; node 0 does not.
+    const auto compute_ps = [&](NodeId n, LayerId l) {
+        const planner::PhaseSeconds s = compute(0, l, plan.node_dims[n.value()][l.value()]);
+        planner::PhasePicoseconds ps{};
+        for (std::size_t p = 0; p < ps.size(); ++p) ps[p] = Picoseconds(std::llround(s[p] * 1e12));
+        return ps;
+    };
+    const auto programs = planner::build_schedule(graph, plan, 2, compute_ps, sync);
+    const std::uint32_t fc1_forward = planner::step_label(LayerId(1), planner::StepPart::forward);
+    const auto conversions = [&](std::size_t node) {
+        std::vector<double> after_receive;
+        bool received = false;
+        for (const auto& op : programs[node].ops) {
+            if (const auto* r = std::get_if<interconnect::Recv>(&op); r && r->label == fc1_forward) received = true;
+            if (const auto* c = std::get_if<interconnect::Compute>(&op); c && c->label == fc1_forward && received) {
+                after_receive.push_back(to_seconds(c->duration_ps));
+                received = false;
+            }
+        }
+        return after_receive;
+    };
+    // Node 1: the conversion, then fc1's forward compute; node 0: the forward compute alone.
+    REQUIRE(conversions(1).size() == 1);
+    CHECK(conversions(1)[0] == Approx(convert_s).epsilon(1e-9));
+    const double fc1_forward_s = compute(0, LayerId(1), plan.node_dims[0][1])[0];
+    REQUIRE(conversions(0).size() == 1);
+    CHECK(conversions(0)[0] == Approx(fc1_forward_s).epsilon(1e-9));
+    // The prediction walks the same conversion.
+    const auto r = cluster::run_cluster(link, programs);
+    const planner::StepPrediction predicted = planner::predict_step(graph, plan, view.node_type, compute, sync);
+    CHECK(predicted.step_s == Approx(to_seconds(r.end_ps)).epsilon(1e-9));
+}
