@@ -35,10 +35,10 @@ node::PhaseCounters on_arrays(node::PhaseJob job, const node::NodeParams& params
     return total;
 }
 
-/// Everything of `p` (layer `index` of its graph) that for_each_phase reads at given dims: the
+/// Everything of `p` that for_each_phase reads at given dims: the
 /// trace layer's sizes without its name, inputs or place, the graph's sizes, and whether it
 /// reads only the network input (no backward-data).
-std::string shape_signature(const planner::PlanLayer& p, std::size_t index) {
+std::string shape_signature(const planner::PlanLayer& p) {
     std::string key;
     const auto put = [&key](std::int64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
     const auto put_layer = [&put](const workload::Layer& l) {
@@ -67,7 +67,7 @@ std::string shape_signature(const planner::PlanLayer& p, std::size_t index) {
             put(v);
     };
     put_layer(p.layer);
-    for (const workload::HostedLayer& h : p.vector_layers) {
+    for (const workload::HostedLayer& h : p.carried()) {
         put_layer(h.layer);
         put(h.on_input);
         put(h.backward);
@@ -75,7 +75,7 @@ std::string shape_signature(const planner::PlanLayer& p, std::size_t index) {
     for (const std::uint64_t v :
          {p.dims.batch, p.dims.in_channels, p.dims.out_channels, p.dims.out_rows, p.in_positions, p.out_positions,
           p.kernel_area, p.in_height, p.in_width, p.out_width, p.kernel_height, p.stride, p.padding,
-          std::uint64_t(p.has_weights), p.groups, std::uint64_t(node::reads_only_network_input(p.layer, index))})
+          std::uint64_t(p.has_weights), p.groups, std::uint64_t(p.has_backward_data())})
         put(static_cast<std::int64_t>(v));
     return key;
 }
@@ -105,14 +105,13 @@ NodeCharacterisation::NodeCharacterisation(std::vector<NodeType> types, const pl
       m_shape_class(graph.layers.size()) {
     std::unordered_map<std::string, std::size_t> first;
     for (std::size_t l = 0; l < graph.layers.size(); ++l)
-        m_shape_class[l] = first.emplace(shape_signature(graph.layers[l], l), l).first->second;
+        m_shape_class[l] = first.emplace(shape_signature(graph.layers[l]), l).first->second;
 }
 
 std::optional<node::StepPhase> NodeCharacterisation::step_phase(std::size_t type, std::size_t layer, std::size_t phase,
                                                                 const workload::LayerGemm& gemm) const {
     const auto training_phase = static_cast<fmac::TrainingPhase>(phase);
-    if (training_phase == fmac::TrainingPhase::backward_data &&
-        node::reads_only_network_input(m_graph.layers[layer].layer, layer))
+    if (training_phase == fmac::TrainingPhase::backward_data && !m_graph.layers[layer].has_backward_data())
         return std::nullopt;
     return node::step_phase(layer, training_phase, gemm, m_types[type].precision, {});
 }
@@ -128,7 +127,7 @@ std::array<node::PhaseCounters, 2> NodeCharacterisation::carried_counters(std::s
     const planner::PlanLayer& p = m_graph.layers[layer];
     const NodeType& t = m_types[type];
     const auto arrays = static_cast<std::uint64_t>(t.arrays);
-    for (const workload::HostedLayer& h : p.vector_layers) {
+    for (const workload::HostedLayer& h : p.carried()) {
         const auto [numerator, denominator] = p.vector_share(dims, h.on_input);
         if (numerator == 0) continue;
         for (const bool backward : {false, true}) {
@@ -150,7 +149,7 @@ std::array<node::PhaseCounters, 2> NodeCharacterisation::carried_counters(std::s
 
 std::array<std::uint64_t, 2> NodeCharacterisation::carried_cycles(std::size_t type, std::size_t layer,
                                                                   const planner::LayerDims& dims) {
-    const std::vector<workload::HostedLayer>& carried = m_graph.layers[layer].vector_layers;
+    const std::vector<workload::HostedLayer>& carried = m_graph.layers[layer].carried();
     if (carried.empty()) return {0, 0};
     const bool reads_input = std::any_of(carried.begin(), carried.end(), [](const auto& h) { return h.on_input; });
     const Key key{type, layer, dims.batch, reads_input ? dims.in_channels : 0, dims.out_channels, dims.out_rows};

@@ -292,7 +292,7 @@ double Planning::memory_penalty(std::size_t g, std::size_t l, const LayerDims& d
 Planning::OwnExchanges Planning::own_bytes(std::size_t l, const Option& o, const LayerDims& dims) const {
     const PlanLayer& layer = m_graph.layers[l];
     const auto both = [](double bytes) { return SideVolumes{bytes, bytes}; };
-    const bool backward_data = !layer.producers.empty();  // a layer reading only the network input has no E_l
+    const bool backward_data = layer.has_backward_data();  // a layer reading only the network input has no E_l
     OwnExchanges x;
     switch (o.type) {
     case PartitionType::batch:

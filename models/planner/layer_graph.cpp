@@ -80,6 +80,16 @@ GroupedShare PlanLayer::grouped_share(const LayerDims& d) const {
     return s;
 }
 
+const std::vector<workload::HostedLayer>& PlanLayer::carried() const {
+    static const std::vector<workload::HostedLayer> kNone;
+    return vector_layers ? *vector_layers : kNone;
+}
+
+bool PlanLayer::has_backward_data() const {
+    const auto& c = carried();
+    return !producers.empty() || std::any_of(c.begin(), c.end(), [](const auto& h) { return h.on_input; });
+}
+
 std::pair<std::uint64_t, std::uint64_t> PlanLayer::vector_share(const LayerDims& d, bool on_input) const {
     if (on_input) return {d.in_channels * input_rows(d.out_rows), dims.in_channels * in_height};
     return {d.out_channels * d.out_rows, dims.out_channels * dims.out_rows};
@@ -199,12 +209,17 @@ LayerGraph build_layer_graph(const workload::Workload& workload, std::uint64_t b
         }
         graph.layers.push_back(std::move(p));
     }
+    std::vector<std::vector<workload::HostedLayer>> carried(graph.layers.size());
     for (const workload::HostedLayer& h : workload.hosted) {
         if (h.host >= graph.layers.size())
             throw std::invalid_argument("build_layer_graph: vector-unit layer '" + h.layer.name +
                                         "' is carried by no layer of the network");
-        graph.layers[h.host].vector_layers.push_back(h);
+        carried[h.host].push_back(h);
     }
+    for (std::size_t l = 0; l < graph.layers.size(); ++l)
+        if (!carried[l].empty())
+            graph.layers[l].vector_layers =
+                std::make_shared<const std::vector<workload::HostedLayer>>(std::move(carried[l]));
     graph.last_consumer = last_consumers(graph.layers);
     return graph;
 }

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -97,8 +98,15 @@ struct PlanLayer {
     std::vector<Edge> producers;  ///< empty: reads the network input
     /// The vector-unit layers this layer carries (workload::Workload::hosted, in trace order):
     /// their work is split as this layer's output, or its input for those `on_input`
-    /// (vector_share), and costed with this layer's forward and backward-data phases.
-    std::vector<workload::HostedLayer> vector_layers;
+    /// (vector_share), and costed with this layer's forward and backward-data phases. Shared, so
+    /// that the many copies of a graph (pipeline stages, alpa's blocks) do not copy them.
+    std::shared_ptr<const std::vector<workload::HostedLayer>> vector_layers;
+    /// *vector_layers, or none.
+    [[nodiscard]] const std::vector<workload::HostedLayer>& carried() const;
+    /// Whether the layer has a backward-data phase (computes its input's error): it reads another
+    /// layer, or carries a vector-unit layer on its input, which it reads on one node (as the
+    /// node model, a layer reading only the network input has none).
+    [[nodiscard]] bool has_backward_data() const;
 
     /// Whether Type IV may split this layer: a convolution with at least 2 output rows.
     [[nodiscard]] bool spatial_splittable() const {

@@ -161,7 +161,7 @@ double statistics_elements(const PlanLayer& layer, PartitionType type, const Lay
         return std::ceil(whole * static_cast<double>(numerator) / static_cast<double>(denominator));
     };
     double total = 0;
-    for (const workload::HostedLayer& h : layer.vector_layers) {
+    for (const workload::HostedLayer& h : layer.carried()) {
         if (backward && !h.backward) continue;
         const workload::Layer& v = h.layer;
         const bool splits_channels = type == (h.on_input ? PartitionType::in_channels : PartitionType::out_channels);

@@ -99,9 +99,10 @@ EdgeTransfer edge_transfer(EdgeKind kind, const SplitChoice& from, const SplitCh
 double intra_elements(const PlanLayer& layer, PartitionType type, const LayerDims& dims);
 
 /// The reductions of the statistics of the normalisations `layer` carries (docs/planner.md,
-/// "Statistics"), in elements each side receives, forward and backward alike: 2 per row for a
-/// layernorm or softmax whose rows `type` splits (the rows' sums and sums of squares, or maxima
-/// and sums), 2 per channel for a synchronised batchnorm whose samples or image rows it splits.
+/// "Statistics"), in elements each side receives: 2 per row for a layernorm or softmax whose rows
+/// `type` splits (the rows' sums and sums of squares, or maxima and sums; backward 2 for a
+/// layernorm, 1 for a softmax), 2 per channel forward and backward for a synchronised batchnorm
+/// whose samples or image rows it splits.
 /// A carried layer's tensor is its host's output (Type II leaves it whole), or its input for one
 /// `on_input` (Type III leaves it whole). `backward`: the backward pass's reductions, of the
 /// layers that have one.

@@ -203,13 +203,19 @@ Plan assemble(const PlanningInputs& in, const PlannerOptions& options, PipelineP
         for (std::size_t l = stage.first_layer; l < stage.end_layer; ++l) {
             const std::size_t local = l - stage.first_layer;
             for (const std::size_t n : stage.nodes) plan.node_dims[n][l] = sp.node_dims[n][local];
-            for (std::size_t ph = 0; ph < 3; ++ph) plan.compute_s[l][ph] = m * sp.compute_s[local][ph];
+            for (std::size_t ph = 0; ph < kWeightUpdate; ++ph) plan.compute_s[l][ph] = m * sp.compute_s[local][ph];
+            plan.compute_s[l][kWeightUpdate] = sp.compute_s[local][kWeightUpdate];  // once a step
             plan.forward_comm_s[l] = m * sp.forward_comm_s[local];
             plan.backward_comm_s[l] = m * sp.backward_comm_s[local];
             plan.sync_comm_s[l] = sp.sync_comm_s[local];
             // The mean node's (over the cluster) compute and waits under the layer's labels.
             plan.layer_step_s[l] =
                 m * stage_layer_s[s][local] * static_cast<double>(stage.nodes.size()) / static_cast<double>(nodes);
+            // and its weight updates, once a step (stage_layer_s walks the micro-batches unsynced)
+            for (const std::size_t n : stage.nodes)
+                plan.layer_step_s[l] +=
+                    in.compute(in.cluster.node_type[n], LayerId(l), plan.node_dims[n][l])[kWeightUpdate] /
+                    static_cast<double>(nodes);
         }
         plan.comm_bytes += m * sp.comm_bytes;
         for (const std::size_t n : stage.nodes) {
@@ -513,12 +519,21 @@ std::vector<MeshRange> alpa_meshes(const ClusterView& cluster) {
     return out;
 }
 
-/// A key equal for blocks the planner sees alike: each layer's kind, sizes and in-block edges.
+/// A key equal for blocks the planner sees alike: each layer's kind, sizes, in-block edges and
+/// the vector-unit layers it carries.
 std::string block_signature(const LayerGraph& graph, std::size_t first, std::size_t end) {
     std::string key;
     const auto put = [&key](std::uint64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
     for (std::size_t l = first; l < end; ++l) {
         const PlanLayer& p = graph.layers[l];
+        for (const workload::HostedLayer& h : p.carried()) {
+            const workload::Layer& v = h.layer;
+            for (const int x : {int(v.kind), v.in_height, v.in_width, v.in_channels, v.kernel_height, v.kernel_width,
+                                v.stride, v.stride_width, v.padding, int(v.pool_mode), int(v.partial_windows),
+                                int(v.inputs.size()), int(h.on_input), int(h.backward), int(h.synchronised_statistics)})
+                put(static_cast<std::uint64_t>(static_cast<std::int64_t>(x)));
+            put(~std::uint64_t{2});
+        }
         put(static_cast<std::uint64_t>(p.layer.kind));
         put(p.dims.in_channels);
         put(p.dims.out_channels);

@@ -119,8 +119,6 @@ struct ElementBytes {
     double weight_gradients = 2;  ///< Type I reduction
 };
 
-/// Seconds to move data between the two sides of a group: latency_s plus the busiest
-/// direction's bytes x seconds per byte (docs/planner.md, "Communication time").
 /// How a boundary tensor (F or E) crosses into one side of a cut (docs/planner.md, "Element
 /// widths"): on the wire in the sending side's format, then converted by each receiving node
 /// whose own format differs, on its converter.
@@ -137,6 +135,8 @@ struct BoundaryFormat {
     }
 };
 
+/// Seconds to move data between the two sides of a group: latency_s plus the busiest
+/// direction's bytes x seconds per byte (docs/planner.md, "Communication time").
 struct ExchangeCost {
     double latency_s = 0;
     double seconds_per_byte_to_a = 0;

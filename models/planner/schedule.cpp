@@ -62,7 +62,7 @@ void ScheduleBuilder::exchange(std::size_t g, const SideVolumes& bytes, const St
     const ExchangeCost& x = group.exchange;
     const double into_a = values_per_pair(bytes.to_a, pairs, x.into_a[k]);
     const double into_b = values_per_pair(bytes.to_b, pairs, x.into_b[k]);
-    m_convert_s.assign(m_programs.size(), 0.0);
+    if (m_convert_s.size() != m_programs.size()) m_convert_s.assign(m_programs.size(), 0.0);  // zeros between calls
     for (std::size_t i = 0; i < pairs; ++i) {
         m_convert_s[a[i % a.size()]] += x.into_a[k].convert_s(i % a.size(), into_a);
         m_convert_s[b[i % b.size()]] += x.into_b[k].convert_s(i % b.size(), into_b);

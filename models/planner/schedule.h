@@ -16,8 +16,8 @@ namespace fastsim::planner {
 
 /// The parts of a layer's work that a schedule's ops are labelled with.
 enum class StepPart : std::uint8_t {
-    forward,         ///< F conversions in, forward compute, Type II partial sums
-    backward,        ///< E conversions in, backward-data, Type III partial sums, weight-gradient
+    forward,         ///< F conversions in, forward compute, Type II partial sums, statistics
+    backward,        ///< E conversions in, backward-data, Type III partial sums, statistics, weight-gradient
     weight_sync,     ///< weight-gradient all-reduces (on the comm stream; waited for at the end of the step)
     stage_transfer,  ///< a pipeline stage's boundary tensors to or from the next stage (receives and sends)
     weight_update    ///< the optimiser's update of the layer's weights, at the end of the step
@@ -77,7 +77,9 @@ enum class ExchangeTensor : std::uint8_t { activations = 0, gradients = 1, fp32 
 class StepVisitor {
 public:
     virtual ~StepVisitor() = default;
-    /// An exchange at group g: bytes.to_a into side A, bytes.to_b into side B (never empty).
+    /// An exchange at group g: bytes.to_a into side A, bytes.to_b into side B (never empty), of
+    /// `tensor`: a boundary tensor's receivers then convert it where their format differs
+    /// (ExchangeCost::into_a, into_b).
     virtual void exchange(std::size_t group, const SideVolumes& bytes, const StepTag& tag, ExchangeTensor tensor) = 0;
     /// Every node of the plan computes its `phase` (0 forward, 1 backward-data, 2 weight-gradient) of tag.layer.
     virtual void compute(std::size_t phase, const StepTag& tag) = 0;

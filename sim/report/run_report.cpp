@@ -71,8 +71,6 @@ std::vector<std::pair<std::string, double>> energy_components(const JsonValue& r
     return out;
 }
 
-/// Per-row energy by component of a CSV with energy_<component>_pj columns, summed over rows
-/// that share the value of `group_column` (first-seen order); bars in µJ.
 /// Each node's step as array, vector, communication and idle ms (nodes.csv's compute_array_s,
 /// compute_vector_s, comm_wait_s, idle_s); nothing for a nodes.csv without them.
 std::optional<charts::StackedBarChart> node_time_bars(const CsvTable& nodes, const std::vector<std::string>& labels) {
@@ -118,6 +116,8 @@ std::optional<charts::StackedBarChart> stage_bars(const JsonValue& root, const s
     return bars;
 }
 
+/// Per-row energy by component of a CSV with energy_<component>_pj columns, summed over rows
+/// that share the value of `group_column` (first-seen order); bars in µJ.
 charts::StackedBarChart energy_bars(const CsvTable& csv, std::size_t group_column,
                                     const std::vector<std::string>& labels, const std::string& what) {
     const auto components = energy_component_columns(csv.header, "_pj");
@@ -288,16 +288,16 @@ void cluster_sections(HtmlPage& page, ReportPage& report, const std::string& dir
         const std::string time_svg = charts::render_stacked_bar_chart(*time);
         report.plots.emplace_back("time_by_node.svg", time_svg);
         page.figure(time_svg,
-                    "Each node's step: its compute on the array and on the vector unit (vector-unit layers "
-                    "and the weight update), its exposed communication (waits for exchanges and the final "
-                    "all-reduces) and its idle time.");
+                    "Each node's step: its compute on the array (with the conversions of tensors received in "
+                    "another format) and on the vector unit (vector-unit layers and the weight update), its "
+                    "exposed communication (waits for exchanges and the final all-reduces) and its idle time.");
     }
     if (const std::optional<charts::StackedBarChart> stages = stage_bars(root, file)) {
         const std::string stage_svg = charts::render_stacked_bar_chart(*stages);
         report.plots.emplace_back("time_by_stage.svg", stage_svg);
         page.figure(stage_svg,
-                    "Each pipeline stage's mean node: busy with its micro-batches and idle for the rest of "
-                    "the step (the bubble, transfers and final all-reduces), as simulated.");
+                    "Each pipeline stage's mean node: busy with its micro-batches and its weight updates, and "
+                    "idle for the rest of the step (the bubble, transfers and final all-reduces), as simulated.");
     }
     page.table(csv_table(nodes, "One row per node (nodes.csv; times in s, energies in pJ)"));
     page.section("Layers", "layers");

@@ -388,8 +388,8 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     for (const auto& ch : r.simulated.channels) r.link_energy_pj += ch.energy_pj;
 
     // (4) Simulated time per layer: the mean node's compute and waits under the layer's labels
-    // (forward, backward and its exposed weight-gradient sum). Spans would overlap once the
-    // nodes drift apart.
+    // (forward and backward, with their exchanges and conversions; its exposed weight-gradient
+    // sum; its weight update). Spans would overlap once the nodes drift apart.
     r.layer_simulated_s.assign(layers, 0);
     const planner::StepLabels labels{layers};
     for (const auto& [label, stats] : r.simulated.labels) {
@@ -399,8 +399,8 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     }
 
     // (5) Each part of the plan (a pipeline's stages; a hierarchy plan's one): busy = its mean
-    // node's compute and waits under its layers' forward and backward labels (the work of its
-    // micro-batches, not the bubble).
+    // node's compute and waits under its layers' forward, backward and weight-update labels (its
+    // micro-batches' work and its weight updates, not the bubble).
     std::vector<std::size_t> part_of(layers, 0), part_nodes;
     planner::for_each_part(plan, graph, [&](const planner::PlanPart& part) {
         for (std::size_t l = 0; l < part.graph.layers.size(); ++l) part_of[part.first_layer + l] = part_nodes.size();

@@ -71,17 +71,18 @@ namespace {
 const std::string kVectorTrace = kSource + "/tests/data/every_vector_layer.yaml";
 const std::string kVectorPrecision = "precision: {weights: 4, activations: 4, gradients: 6}\n";
 
-/// A config of the small node, with a two-lane vector unit, running every_vector_layer.yaml.
-std::string vector_node_config(int batch) {
-    return "run: {mode: training_step, optimizer: sgd_momentum}\nworkload: {trace: " + kVectorTrace +
+/// A config of the small node, with a two-lane vector unit, running `trace`.
+std::string vector_node_config(int batch, const std::string& trace = kVectorTrace) {
+    return "run: {mode: training_step, optimizer: sgd_momentum}\nworkload: {trace: " + trace +
            ", batch: " + std::to_string(batch) + "}\nnode:" + kSmallNode + "    vector: {lanes: 2}\n" +
            kVectorPrecision;
 }
 
 /// The same nodes as a cluster of `count` under `planner`.
-std::string vector_cluster_config(int batch, int count, const std::string& planner) {
+std::string vector_cluster_config(int batch, int count, const std::string& planner,
+                                  const std::string& trace = kVectorTrace) {
     // The group's keys last, so that a caller may append more of them (link: ...).
-    return "run: {mode: cluster}\nworkload: {trace: " + kVectorTrace + ", batch: " + std::to_string(batch) +
+    return "run: {mode: cluster}\nworkload: {trace: " + trace + ", batch: " + std::to_string(batch) +
            "}\nplanner: {name: " + planner + "}\nnode_types:\n  - name: small" + kSmallNode +
            "    vector: {lanes: 2}\n    " + kVectorPrecision +
            "cluster:\n  groups:\n    - node_type: small\n      count: " + std::to_string(count) + "\n";
@@ -108,6 +109,20 @@ TEST_CASE_METHOD(test::FreshSimContext, "A one-node cluster runs every vector-un
         if (p.step.on_vector_unit || p.step.weight_update) vector_cycles += p.counters.cycles;
     CHECK(cluster_run.nodes[0].vector_s == Approx(static_cast<double>(vector_cycles) / 700e6).epsilon(1e-12));
     CHECK(cluster_run.nodes[0].vector_s < cluster_run.nodes[0].compute_s);
+}
+
+TEST_CASE_METHOD(test::FreshSimContext,
+                 "A one-node cluster of a network that starts with vector-unit layers is the node's step",
+                 "[cluster][vector]") {
+    // layernorm and gelu on the network input, carried on fc1's input: fc1 keeps its
+    // backward-data phase (on one node it reads gelu), and gelu's backward runs in it.
+    test::TempDir dir;
+    const std::string trace = kSource + "/tests/data/vector_first.yaml";
+    const run::TrainingStepResult node_run =
+        run::run_training_step(config::load(dir.write("n.yaml", vector_node_config(3, trace))));
+    const auto params = config::load(dir.write("c.yaml", vector_cluster_config(3, 1, "accpar", trace)));
+    const run::ClusterStepResult cluster_run = run::run_cluster_step(params, params.planner.options());
+    CHECK(cluster_run.nodes[0].counters == node_run.total);
 }
 
 TEST_CASE_METHOD(test::FreshSimContext, "Data parallelism gives each node the vector work of its samples",
