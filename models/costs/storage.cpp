@@ -24,38 +24,49 @@ planner::ElementBytes element_bytes(const std::vector<NodeType>& types, const Bf
     return {bytes(activations), bytes(gradients), fp32, fp32};
 }
 
-void set_boundary_formats(planner::ExchangeCost& x, const std::vector<NodeType>& types,
-                          const std::vector<std::size_t>& node_type, const BfpStorage& bfp, bool comm_only,
-                          const std::vector<std::size_t>& side_a, const std::vector<std::size_t>& side_b) {
-    // [0] F at the activations' mantissa width, [1] E at the gradients'.
-    const auto bits = [&](std::size_t node, std::size_t k) {
-        const node::TensorPrecision& p = types[node_type[node]].precision;
-        return k == 0 ? p.activations : p.gradients;
-    };
+std::vector<planner::NodeFormat> node_formats(const std::vector<NodeType>& types,
+                                              const std::vector<std::size_t>& node_type) {
+    std::vector<planner::NodeFormat> out;
+    out.reserve(node_type.size());
+    for (const std::size_t t : node_type) {
+        const NodeType& type = types.at(t);
+        const auto hz = static_cast<double>(type.node.clock_hz);
+        out.push_back({{type.precision.activations, type.precision.gradients},
+                       1 / (static_cast<double>(type.node.converter.lanes) * type.arrays * hz),
+                       type.node.converter.pipeline_latency_cycles / hz});
+    }
+    return out;
+}
+
+void set_boundary_formats(planner::ExchangeCost& x,
+                          const std::shared_ptr<const std::vector<planner::NodeFormat>>& nodes, const BfpStorage& bfp,
+                          bool comm_only, const std::vector<std::size_t>& side_a,
+                          const std::vector<std::size_t>& side_b) {
     const auto widest = [&](const std::vector<std::size_t>& side, std::size_t k) {
         int m = 0;
-        for (const std::size_t n : side) m = std::max(m, bits(n, k));
+        for (const std::size_t n : side) m = std::max(m, (*nodes)[n].mantissa_bits[k]);
         return m;
     };
-    const auto into = [&](planner::BoundaryFormat& f, const std::vector<std::size_t>& receivers,
-                          const std::vector<std::size_t>& senders, std::size_t k) {
-        const int wire = widest(senders, k);
-        const auto width = memory::bfp_bits(1, bfp.group_size, wire, bfp.exponent_bits);
-        f.wire_bytes = comm_only ? 2.0 : static_cast<double>(width.exponent + width.mantissa) / bfp.group_size / 8;
-        f.convert_s_per_value.assign(receivers.size(), 0.0);
-        f.convert_latency_s.assign(receivers.size(), 0.0);
-        if (comm_only) return;  // AccPar's accounting: volume only
-        for (std::size_t i = 0; i < receivers.size(); ++i) {
-            if (bits(receivers[i], k) == wire) continue;
-            const NodeType& t = types[node_type[receivers[i]]];
-            const auto hz = static_cast<double>(t.node.clock_hz);
-            f.convert_s_per_value[i] = 1 / (static_cast<double>(t.node.converter.lanes) * t.arrays * hz);
-            f.convert_latency_s[i] = t.node.converter.pipeline_latency_cycles / hz;
+    const auto from = [&](const std::vector<std::size_t>& senders, const std::vector<std::size_t>& receivers,
+                          std::size_t k) {
+        planner::BoundaryFormat f;
+        f.tensor = k;
+        if (comm_only) {  // AccPar's accounting: volume only
+            f.wire_bytes = 2;
+            return f;
         }
+        f.wire_bits = widest(senders, k);
+        const auto width = memory::bfp_bits(1, bfp.group_size, f.wire_bits, bfp.exponent_bits);
+        f.wire_bytes = static_cast<double>(width.exponent + width.mantissa) / bfp.group_size / 8;
+        // The table only where some receiver converts, so that the others skip the check.
+        if (std::any_of(receivers.begin(), receivers.end(),
+                        [&](std::size_t n) { return (*nodes)[n].mantissa_bits[k] != f.wire_bits; }))
+            f.nodes = nodes;
+        return f;
     };
     for (std::size_t k = 0; k < 2; ++k) {
-        into(x.into_a[k], side_a, side_b, k);
-        into(x.into_b[k], side_b, side_a, k);
+        x.into_a[k] = from(side_b, side_a, k);
+        x.into_b[k] = from(side_a, side_b, k);
     }
 }
 

@@ -322,7 +322,13 @@ std::pair<SideVolumes, SideVolumes> Planning::edge_bytes(std::size_t g, std::siz
     // input channels x the image rows its output rows read x their width (channel-major, so a
     // channel split is a column split and an image-row split a stripe in every channel).
     const PlanLayer& layer = m_graph.layers[l];
-    const TensorShape shape{dims.batch, dims.in_channels, layer.input_rows(dims.out_rows), layer.in_width};
+    // An operand of a concatenation is its share of the channels (rounded, at least one).
+    const double share = layer.producers[e].share;
+    const std::uint64_t channels =
+        share >= 1 ? dims.in_channels
+                   : std::max<std::uint64_t>(
+                         1, static_cast<std::uint64_t>(std::llround(static_cast<double>(dims.in_channels) * share)));
+    const TensorShape shape{dims.batch, channels, layer.input_rows(dims.out_rows), layer.in_width};
     const EdgeTransfer x = edge_transfer(layer.producers[e].kind, from.choice(), to.choice(), shape);
     // Each side receives in the other's wire format (ExchangeCost::into_a, into_b), where given.
     const ExchangeCost& cost = m_groups[g].exchange;

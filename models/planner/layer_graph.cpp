@@ -195,7 +195,8 @@ LayerGraph build_layer_graph(const workload::Workload& workload, std::uint64_t b
         if (l.inputs.empty()) {
             if (i > 0) p.producers.push_back({i - 1, EdgeKind::producer_output});
         } else {
-            for (const std::string& input : l.inputs) {
+            for (std::size_t k = 0; k < l.inputs.size(); ++k) {
+                const std::string& input = l.inputs[k];
                 if (input == workload::kNetworkInput) continue;
                 std::size_t from = i;
                 for (std::size_t j = 0; j < i; ++j)
@@ -204,7 +205,8 @@ LayerGraph build_layer_graph(const workload::Workload& workload, std::uint64_t b
                     throw std::invalid_argument("layer '" + l.name + "' reads '" + input +
                                                 "', which is no earlier layer");
                 const bool block = !p.producers.empty() && workload.shortcuts == workload::ShortcutConvention::accpar;
-                p.producers.push_back({from, block ? EdgeKind::accpar_block : EdgeKind::producer_output});
+                const double share = k < l.input_shares.size() ? l.input_shares[k] : 1.0;
+                p.producers.push_back({from, block ? EdgeKind::accpar_block : EdgeKind::producer_output, share});
             }
         }
         graph.layers.push_back(std::move(p));
@@ -239,7 +241,7 @@ LayerGraph stage_graph(const LayerGraph& graph, std::size_t first, std::size_t e
         p.dims.batch = batch;
         p.producers.clear();
         for (const Edge& e : graph.layers[l].producers)
-            if (e.from >= first) p.producers.push_back({e.from - first, e.kind});
+            if (e.from >= first) p.producers.push_back({e.from - first, e.kind, e.share});
         g.layers.push_back(std::move(p));
     }
     g.last_consumer = last_consumers(g.layers);

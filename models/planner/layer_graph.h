@@ -75,6 +75,9 @@ enum class EdgeKind : std::uint8_t {
 struct Edge {
     std::size_t from = 0;
     EdgeKind kind = EdgeKind::producer_output;
+    /// The part of the consumer's input channels the edge's tensor is: below 1 for an operand of
+    /// a concatenation (workload::Layer::input_shares), 1 for a chain or a residual add's operand.
+    double share = 1;
 };
 
 /// One weighted layer as the planner sees it.

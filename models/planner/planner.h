@@ -119,19 +119,29 @@ struct ElementBytes {
     double weight_gradients = 2;  ///< Type I reduction
 };
 
+/// A node's own BFP widths and its converters' speed: what converting a boundary tensor it
+/// receives in another width costs it (costs::node_formats).
+struct NodeFormat {
+    std::array<int, 2> mantissa_bits{};  ///< [0] activations, [1] gradients
+    double convert_s_per_value = 0;      ///< seconds per value converted: 1 / (lanes x arrays x clock_hz)
+    double convert_latency_s = 0;        ///< the converters' fill latency, per message
+};
+
 /// How a boundary tensor (F or E) crosses into one side of a cut (docs/planner.md, "Element
 /// widths"): on the wire in the sending side's format, then converted by each receiving node
-/// whose own format differs, on its converter.
+/// whose own width differs, on its converters.
 struct BoundaryFormat {
     double wire_bytes =
-        0;  ///< bytes per value on the wire (the sending side's widest format); 0: PlanningInputs::bytes'
-    /// Per node of the receiving side, in group order: seconds per value to convert it into the
-    /// node's format (0 where the formats are equal), and the converter's fill latency per message.
-    std::vector<double> convert_s_per_value, convert_latency_s;
-    /// Seconds receiving node `i` (its place in the side) takes to convert `values` values.
-    [[nodiscard]] double convert_s(std::size_t i, double values) const {
-        if (i >= convert_s_per_value.size() || convert_s_per_value[i] == 0 || values <= 0) return 0;
-        return convert_latency_s[i] + values * convert_s_per_value[i];
+        0;              ///< bytes per value on the wire (the sending side's widest format); 0: PlanningInputs::bytes'
+    int wire_bits = 0;  ///< mantissa bits on the wire; 0: nothing is converted
+    std::size_t tensor = 0;  ///< 0 activations (F), 1 gradients (E): which of NodeFormat::mantissa_bits
+    std::shared_ptr<const std::vector<NodeFormat>> nodes;  ///< per node id (shared by every group); null: none convert
+    /// Seconds node `node` takes to convert `values` values it received: 0 where its width is the wire's.
+    [[nodiscard]] double convert_s(std::size_t node, double values) const {
+        if (!nodes || wire_bits == 0 || values <= 0) return 0;
+        const NodeFormat& f = (*nodes)[node];
+        if (f.mantissa_bits[tensor] == wire_bits) return 0;
+        return f.convert_latency_s + values * f.convert_s_per_value;
     }
 };
 

@@ -60,12 +60,13 @@ void ScheduleBuilder::exchange(std::size_t g, const SideVolumes& bytes, const St
     if (tensor == ExchangeTensor::fp32) return;
     const auto k = static_cast<std::size_t>(tensor);
     const ExchangeCost& x = group.exchange;
+    if (!x.into_a[k].nodes && !x.into_b[k].nodes) return;  // no receiver converts
     const double into_a = values_per_pair(bytes.to_a, pairs, x.into_a[k]);
     const double into_b = values_per_pair(bytes.to_b, pairs, x.into_b[k]);
     if (m_convert_s.size() != m_programs.size()) m_convert_s.assign(m_programs.size(), 0.0);  // zeros between calls
     for (std::size_t i = 0; i < pairs; ++i) {
-        m_convert_s[a[i % a.size()]] += x.into_a[k].convert_s(i % a.size(), into_a);
-        m_convert_s[b[i % b.size()]] += x.into_b[k].convert_s(i % b.size(), into_b);
+        m_convert_s[a[i % a.size()]] += x.into_a[k].convert_s(a[i % a.size()], into_a);
+        m_convert_s[b[i % b.size()]] += x.into_b[k].convert_s(b[i % b.size()], into_b);
     }
     for (const auto* side : {&a, &b})
         for (const std::size_t n : *side)

@@ -92,6 +92,10 @@ struct Layer {
     /// Producers of this layer's input (names of earlier layers, or kNetworkInput); empty =
     /// the previous layer; more than one = a join (residual add, concatenation).
     std::vector<std::string> inputs;
+    /// In a GEMM-only view (without_vector_layers), per entry of `inputs`, the part of this
+    /// layer's input channels it provides: below 1 for an operand of a concatenation. Empty:
+    /// every input is the whole input (a chain, or a residual add's operands).
+    std::vector<double> input_shares;
     Location where;  ///< the layer in its trace file (file, line, column, `layers[i]`); empty if built in
 
     /// Input rows (columns) one window spans: dilation * (kernel - 1) + 1.

@@ -180,9 +180,11 @@ namespace fastsim::workload {
 
 Workload without_vector_layers(const Workload& w, std::vector<std::string>* removed) {
     // Per layer: the GEMM layer (or the network input) its output tensor is, and the GEMM
-    // outputs a layer reading it reads (more than one through a join).
+    // outputs a layer reading it reads (more than one through a join), each with the part of
+    // the layer's channels it provides (1 through an add, an operand's share through a concat).
+    using Reads = std::vector<std::pair<std::string, double>>;
     std::vector<std::string> tensor(w.layers.size());
-    std::vector<std::vector<std::string>> reads(w.layers.size());
+    std::vector<Reads> reads(w.layers.size());
     std::unordered_map<std::string, std::size_t> index;  // name -> layer, the layers so far
     const auto producers_of = [&](std::size_t i) {
         std::vector<std::string> names = w.layers[i].inputs;
@@ -195,10 +197,22 @@ Workload without_vector_layers(const Workload& w, std::vector<std::string>* remo
     };
     const auto reads_of = [&](const std::string& name) {
         const auto it = index.find(name);
-        return it == index.end() ? std::vector<std::string>{name} : reads[it->second];
+        return it == index.end() ? Reads{{name, 1.0}} : reads[it->second];
     };
-    const auto add_unique = [](std::vector<std::string>& to, const std::string& name) {
-        if (std::find(to.begin(), to.end(), name) == to.end()) to.push_back(name);
+    // Joins the same tensor read twice: a concat's parts add up, an add's operands are whole.
+    const auto add_read = [](Reads& to, const std::string& name, double share, bool concat) {
+        const auto it = std::find_if(to.begin(), to.end(), [&](const auto& r) { return r.first == name; });
+        if (it == to.end())
+            to.emplace_back(name, share);
+        else
+            it->second = concat ? std::min(1.0, it->second + share) : std::max(it->second, share);
+    };
+    // Channels of a producer's output; 0 for the network input (not known).
+    const auto channels_of = [&](const std::string& name) -> std::uint64_t {
+        const auto it = index.find(name);
+        if (it == index.end()) return 0;
+        const auto shape = output_shape(w.layers[it->second]);
+        return shape ? (*shape)[2] : 0;
     };
     Workload out = w;
     out.layers.clear();
@@ -210,9 +224,25 @@ Workload without_vector_layers(const Workload& w, std::vector<std::string>* remo
         const std::vector<std::string> producers = producers_of(i);
         const Layer& layer = w.layers[i];
         if (runs_on_vector_unit(layer.kind)) {
+            // A concat's operands each provide their channels of the joined tensor (when known).
+            std::vector<double> part(producers.size(), 1.0);
+            const bool concat = layer.kind == LayerKind::concat && producers.size() > 1;
+            if (concat) {
+                std::uint64_t total = 0;
+                bool known = true;
+                for (const std::string& p : producers) {
+                    const std::uint64_t c = channels_of(p);
+                    known = known && c > 0;
+                    total += c;
+                }
+                if (known)
+                    for (std::size_t p = 0; p < producers.size(); ++p)
+                        part[p] = static_cast<double>(channels_of(producers[p])) / static_cast<double>(total);
+            }
             tensor[i] = tensor_of(producers[0]);
-            reads[i] = reads_of(producers[0]);
-            for (std::size_t p = 1; p < producers.size(); ++p) add_unique(reads[i], tensor_of(producers[p]));
+            for (const auto& [name, share] : reads_of(producers[0])) add_read(reads[i], name, share * part[0], concat);
+            for (std::size_t p = 1; p < producers.size(); ++p)
+                add_read(reads[i], tensor_of(producers[p]), part[p], concat);
             const auto host = gemm_index.find(tensor[i]);
             const bool reads_only_input = std::all_of(producers.begin(), producers.end(),
                                                       [](const std::string& p) { return p == kNetworkInput; });
@@ -222,15 +252,24 @@ Workload without_vector_layers(const Workload& w, std::vector<std::string>* remo
             if (removed) removed->push_back(layer.name);
         } else {
             tensor[i] = layer.name;
-            reads[i] = {layer.name};
-            std::vector<std::string> sources;
+            reads[i] = {{layer.name, 1.0}};
+            Reads sources;  // a GEMM layer's own join (a GEMM-only trace's) is an add of its inputs
             for (const std::string& p : producers)
-                for (const std::string& s : reads_of(p)) add_unique(sources, s);
+                for (const auto& [name, share] : reads_of(p)) add_read(sources, name, share, false);
             Layer l = layer;
             const bool follows_previous =
-                sources.size() == 1 &&
-                (out.layers.empty() ? sources[0] == kNetworkInput : sources[0] == out.layers.back().name);
-            l.inputs = follows_previous ? std::vector<std::string>{} : sources;
+                sources.size() == 1 && sources[0].second == 1.0 &&
+                (out.layers.empty() ? sources[0].first == kNetworkInput : sources[0].first == out.layers.back().name);
+            l.inputs.clear();
+            l.input_shares.clear();
+            if (!follows_previous) {
+                const bool whole =
+                    std::all_of(sources.begin(), sources.end(), [](const auto& s) { return s.second == 1.0; });
+                for (const auto& [name, share] : sources) {
+                    l.inputs.push_back(name);
+                    if (!whole) l.input_shares.push_back(share);
+                }
+            }
             gemm_index[layer.name] = out.layers.size();
             for (const std::size_t h : before_any_gemm) out.hosted[h].host = out.layers.size();
             before_any_gemm.clear();

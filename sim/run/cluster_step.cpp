@@ -86,7 +86,7 @@ public:
             const auto values = static_cast<std::uint64_t>(std::ceil(planner::values_per_pair(total, pairs, format)));
             for (std::size_t i = 0; i < pairs; ++i) {
                 const std::size_t at = i % side.size();
-                if (format.convert_s(at, static_cast<double>(values)) == 0) continue;
+                if (format.convert_s(side[at], static_cast<double>(values)) == 0) continue;
                 const costs::NodeType& t = m_types[m_node_type[side[at]]];
                 node::PhaseCounters one;
                 one.conversion = converter::conversion_cost(t.node.converter, values, rounding, t.node.noise_bits);
@@ -195,10 +195,12 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
     const interconnect::Topology& topology = *c.topology;
     const costs::BfpStorage storage = bfp_storage(params);
     const bool comm_only = options.comm_only;
-    const planner::ExchangeModel exchange = [&topology, &costs, &c, storage, comm_only](
+    const auto formats =
+        std::make_shared<const std::vector<planner::NodeFormat>>(costs::node_formats(costs.types, c.node_type));
+    const planner::ExchangeModel exchange = [&topology, formats, storage, comm_only](
                                                 const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
         planner::ExchangeCost x = costs::exchange_cost(topology, a, b);
-        costs::set_boundary_formats(x, costs.types, c.node_type, storage, comm_only, a, b);
+        costs::set_boundary_formats(x, formats, storage, comm_only, a, b);
         return x;
     };
     const auto groups = planner::bisect(view, exchange);

@@ -578,28 +578,28 @@ TEST_CASE("Boundary tensors cross a cut in the sender's format and convert where
     types[1].arrays = 2;
     types[1].node.clock_hz = 500'000'000;
     types[1].node.converter = {16, 8, 5};
-    const std::vector<std::size_t> node_type{0, 1};
+    const auto nodes = std::make_shared<const std::vector<planner::NodeFormat>>(costs::node_formats(types, {0, 1}));
+    CHECK((*nodes)[1].convert_s_per_value == Approx(1 / (16 * 500e6)));  // 2 arrays x 8 lanes
+    CHECK((*nodes)[1].convert_latency_s == Approx(5 / 500e6));
     planner::ExchangeCost x;
-    costs::set_boundary_formats(x, types, node_type, {16, 8}, false, {0}, {1});
+    costs::set_boundary_formats(x, nodes, {16, 8}, false, {0}, {1});
     const planner::ElementBytes own0 = costs::element_bytes({types[0]}, {16, 8}, false);
     const planner::ElementBytes own1 = costs::element_bytes({types[1]}, {16, 8}, false);
     REQUIRE(own1.activations > own0.activations);
     // F into node 0 comes at node 1's 8 bits and is converted at 16 values a cycle.
     CHECK(x.into_a[0].wire_bytes == own1.activations);
-    CHECK(x.into_a[0].convert_s_per_value.at(0) == Approx(1 / 16e9));
-    CHECK(x.into_a[0].convert_latency_s.at(0) == Approx(7e-9));
-    // F into node 1 comes at 4 bits; its two arrays' converters take 16 values a cycle at 500 MHz.
+    CHECK(x.into_a[0].convert_s(0, 1600) == Approx(7e-9 + 1600 / 16e9));
+    // F into node 1 comes at 4 bits and is converted on its two arrays' converters.
     CHECK(x.into_b[0].wire_bytes == own0.activations);
-    CHECK(x.into_b[0].convert_s_per_value.at(0) == Approx(1 / (16 * 500e6)));
-    CHECK(x.into_b[0].convert_s(0, 1600) == Approx(5 / 500e6 + 1600 / (16 * 500e6)));
-    // E: both at 6 bits, nothing to convert either way.
+    CHECK(x.into_b[0].convert_s(1, 1600) == Approx(5 / 500e6 + 1600 / (16 * 500e6)));
+    // E: both at 6 bits, nothing to convert either way (no table kept).
     CHECK(x.into_a[1].wire_bytes == own1.gradients);
     CHECK(own1.gradients == own0.gradients);
-    CHECK(x.into_a[1].convert_s(0, 1000) == 0);
-    CHECK(x.into_b[1].convert_s(0, 1000) == 0);
+    CHECK(x.into_a[1].nodes == nullptr);
+    CHECK(x.into_b[1].convert_s(1, 1000) == 0);
     // AccPar's accounting: 2 bytes a value, no conversion.
     planner::ExchangeCost volume;
-    costs::set_boundary_formats(volume, types, node_type, {16, 8}, true, {0}, {1});
+    costs::set_boundary_formats(volume, nodes, {16, 8}, true, {0}, {1});
     CHECK(volume.into_b[0].wire_bytes == 2);
-    CHECK(volume.into_b[0].convert_s(0, 1000) == 0);
+    CHECK(volume.into_b[0].convert_s(1, 1000) == 0);
 }

@@ -301,13 +301,13 @@ TEST_CASE_METHOD(test::FreshSimContext,
     const auto graph = planner::build_layer_graph(w, 64);
     const auto view = test::uniform_cluster(2);
     const auto flat = test::flat_exchange(1e-6, 25e9);
+    // Node 0 keeps 4-bit tensors, node 1 6-bit ones; both directions carry 4 bits, 0.5 bytes a value.
+    const auto nodes = std::make_shared<const std::vector<planner::NodeFormat>>(
+        std::vector<planner::NodeFormat>{{{4, 4}, 1e-9, 1e-8}, {{6, 6}, 2e-9, 1e-7}});
     const auto groups =
         planner::bisect(view, [&](const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
             planner::ExchangeCost x = flat(a, b);
-            for (std::size_t k = 0; k < 2; ++k) {
-                x.into_a[k] = {0.5, {0.0}, {0.0}};    // node 0: its own format, 0.5 bytes a value on the wire
-                x.into_b[k] = {0.5, {2e-9}, {1e-7}};  // node 1: converts
-            }
+            for (std::size_t k = 0; k < 2; ++k) x.into_a[k] = x.into_b[k] = {0.5, 4, k, nodes};
             return x;
         });
     planner::ElementBytes bytes;

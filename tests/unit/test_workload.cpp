@@ -429,8 +429,11 @@ TEST_CASE("without its vector-unit layers each is carried by the GEMM layer whos
     CHECK(g.layers[2].name == "conv3");
     CHECK(g.layers[2].inputs == std::vector<std::string>{"conv2", "conv1"});  // the residual add, as a join
     CHECK(g.layers[3].name == "fc1");
-    // The concat of conv3 and add1, whose tensor is conv2's: a join does not reach past its operands.
+    // The concat of conv3 (8 channels) and add1 (16), whose tensor is conv2's: a join does not
+    // reach past its operands, and each operand is its part of fc1's input.
     CHECK(g.layers[3].inputs == std::vector<std::string>{"conv3", "conv2"});
+    CHECK(g.layers[3].input_shares == std::vector<double>{8.0 / 24, 16.0 / 24});
+    CHECK(g.layers[2].input_shares.empty());  // the residual add's operands are whole
     CHECK(g.layers[4].inputs.empty());
     CHECK(g.shape_check == workload::ShapeCheck::off);
     std::vector<std::pair<std::string, std::size_t>> hosts;
