@@ -100,7 +100,7 @@ NodeCharacterisation::NodeCharacterisation(std::vector<NodeType> types, const pl
     : m_types(std::move(types)),
       m_graph(graph),
       m_optimizer(optimizer),
-      m_update_cycles(m_types.size()),
+      m_updates(m_types.size()),
       m_memo(m_types.size()),
       m_shape_class(graph.layers.size()) {
     std::unordered_map<std::string, std::size_t> first;
@@ -147,12 +147,26 @@ std::array<node::PhaseCounters, 2> NodeCharacterisation::carried_counters(std::s
     return c;
 }
 
+NodeCharacterisation::Key NodeCharacterisation::carried_key(std::size_t type, std::size_t layer,
+                                                            const planner::LayerDims& dims) const {
+    const std::vector<workload::HostedLayer>& carried = m_graph.layers[layer].carried();
+    const bool reads_input = std::any_of(carried.begin(), carried.end(), [](const auto& h) { return h.on_input; });
+    return {type, layer, dims.batch, reads_input ? dims.in_channels : 0, dims.out_channels, dims.out_rows};
+}
+
+const std::array<node::PhaseCounters, 2>& NodeCharacterisation::carried_counters_memo(std::size_t type,
+                                                                                      std::size_t layer,
+                                                                                      const planner::LayerDims& dims) {
+    const Key key = carried_key(type, layer, dims);
+    auto it = m_carried_counters.find(key);
+    if (it == m_carried_counters.end()) it = m_carried_counters.emplace(key, carried_counters(type, layer, dims)).first;
+    return it->second;
+}
+
 std::array<std::uint64_t, 2> NodeCharacterisation::carried_cycles(std::size_t type, std::size_t layer,
                                                                   const planner::LayerDims& dims) {
-    const std::vector<workload::HostedLayer>& carried = m_graph.layers[layer].carried();
-    if (carried.empty()) return {0, 0};
-    const bool reads_input = std::any_of(carried.begin(), carried.end(), [](const auto& h) { return h.on_input; });
-    const Key key{type, layer, dims.batch, reads_input ? dims.in_channels : 0, dims.out_channels, dims.out_rows};
+    if (m_graph.layers[layer].carried().empty()) return {0, 0};
+    const Key key = carried_key(type, layer, dims);
     auto it = m_carried_cycles.find(key);
     if (it == m_carried_cycles.end()) {
         const std::array<node::PhaseCounters, 2> c = carried_counters(type, layer, dims);
@@ -176,13 +190,17 @@ node::PhaseCounters NodeCharacterisation::update_counters(std::size_t type, std:
     return all;
 }
 
+const node::PhaseCounters& NodeCharacterisation::update_counters_memo(std::size_t type, std::size_t layer,
+                                                                      const planner::LayerDims& dims) {
+    const std::uint64_t weights = m_graph.layers[layer].weight_elements(dims);
+    auto it = m_updates[type].find(weights);
+    if (it == m_updates[type].end()) it = m_updates[type].emplace(weights, update_counters(type, layer, dims)).first;
+    return it->second;
+}
+
 std::uint64_t NodeCharacterisation::update_cycles(std::size_t type, std::size_t layer, const planner::LayerDims& dims) {
     if (m_optimizer == workload::Optimizer::none) return 0;
-    const std::uint64_t weights = m_graph.layers[layer].weight_elements(dims);
-    auto it = m_update_cycles[type].find(weights);
-    if (it == m_update_cycles[type].end())
-        it = m_update_cycles[type].emplace(weights, update_counters(type, layer, dims).cycles).first;
-    return it->second;
+    return update_counters_memo(type, layer, dims).cycles;
 }
 
 template <typename PhaseFn>
@@ -206,10 +224,12 @@ const NodeCharacterisation::LayerCounters& NodeCharacterisation::counters(std::s
         if (it == m_phases.end()) it = m_phases.emplace(phase_key, run_phase(type, s)).first;
         c[p] = it->second;
     });
-    const std::array<node::PhaseCounters, 2> vector = carried_counters(type, layer, dims);
-    c[0] += vector[0];
-    c[1] += vector[1];
-    c[planner::kWeightUpdate] = update_counters(type, layer, dims);
+    if (!m_graph.layers[layer].carried().empty()) {
+        const std::array<node::PhaseCounters, 2>& vector = carried_counters_memo(type, layer, dims);
+        c[0] += vector[0];
+        c[1] += vector[1];
+    }
+    if (m_optimizer != workload::Optimizer::none) c[planner::kWeightUpdate] = update_counters_memo(type, layer, dims);
     for (std::size_t p = 0; p < c.size(); ++p) cycles[p] = c[p].cycles;
     m_cycles.emplace(key, cycles);
     return m_cache.emplace(key, c).first->second;

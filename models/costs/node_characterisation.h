@@ -76,8 +76,9 @@ private:
     std::vector<NodeType> m_types;
     const planner::LayerGraph& m_graph;
     workload::Optimizer m_optimizer;
-    std::vector<std::unordered_map<std::uint64_t, std::uint64_t>> m_update_cycles;  ///< per type, by weight count
-    std::vector<node::ArrayTimingMemo> m_memo;                                      ///< per node type
+    /// update_counters by type, then weight count (the update depends on nothing else).
+    std::vector<std::unordered_map<std::uint64_t, node::PhaseCounters>> m_updates;
+    std::vector<node::ArrayTimingMemo> m_memo;  ///< per node type
     /// The job of `layer`'s phase `phase` (0 forward, 1 backward-data, 2 weight-gradient) for
     /// `gemm`; none for the backward-data of a layer that reads only the network's input.
     [[nodiscard]] std::optional<node::StepPhase> step_phase(std::size_t type, std::size_t layer, std::size_t phase,
@@ -93,6 +94,14 @@ private:
     /// type's weight width), split over its arrays as carried_counters splits.
     [[nodiscard]] node::PhaseCounters update_counters(std::size_t type, std::size_t layer,
                                                       const planner::LayerDims& dims) const;
+    /// What the carried layers' cost at `dims` depends on: the dims without the input channels,
+    /// unless a carried layer works on the input.
+    [[nodiscard]] Key carried_key(std::size_t type, std::size_t layer, const planner::LayerDims& dims) const;
+    /// carried_counters and update_counters, memoised for counters().
+    const std::array<node::PhaseCounters, 2>& carried_counters_memo(std::size_t type, std::size_t layer,
+                                                                    const planner::LayerDims& dims);
+    const node::PhaseCounters& update_counters_memo(std::size_t type, std::size_t layer,
+                                                    const planner::LayerDims& dims);
     /// Calls on_phase(phase, its PhaseKey, its job) for each phase `layer` runs at `dims`.
     template <typename PhaseFn>
     void for_each_phase(std::size_t type, std::size_t layer, const planner::LayerDims& dims, PhaseFn&& on_phase) const;
@@ -106,8 +115,9 @@ private:
     std::unordered_map<Key, std::array<std::uint64_t, 4>, KeyHash> m_cycles;
     std::unordered_map<PhaseKey, std::uint64_t, PhaseKeyHash> m_phase_cycles;
     std::unordered_map<Key, std::array<std::uint64_t, 2>, KeyHash> m_carried_cycles;
-    std::unordered_map<Key, LayerCounters, KeyHash> m_cache;                   ///< counters()'
-    std::unordered_map<PhaseKey, node::PhaseCounters, PhaseKeyHash> m_phases;  ///< counters()'
+    std::unordered_map<Key, std::array<node::PhaseCounters, 2>, KeyHash> m_carried_counters;  ///< counters()'
+    std::unordered_map<Key, LayerCounters, KeyHash> m_cache;                                  ///< counters()'
+    std::unordered_map<PhaseKey, node::PhaseCounters, PhaseKeyHash> m_phases;                 ///< counters()'
     std::uint64_t m_tiles_run = 0;
 };
 
