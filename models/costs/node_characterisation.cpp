@@ -237,6 +237,15 @@ const NodeCharacterisation::LayerCounters& NodeCharacterisation::counters(std::s
 
 planner::PhaseSeconds NodeCharacterisation::seconds(std::size_t type, std::size_t layer,
                                                     const planner::LayerDims& dims) {
+    const std::array<std::uint64_t, 4>& c = cycles(type, layer, dims);
+    const std::uint64_t hz = m_types[type].node.clock_hz;
+    planner::PhaseSeconds s{};
+    for (std::size_t p = 0; p < s.size(); ++p) s[p] = to_seconds(Cycles(c[p]), hz);
+    return s;
+}
+
+const std::array<std::uint64_t, 4>& NodeCharacterisation::cycles(std::size_t type, std::size_t layer,
+                                                                 const planner::LayerDims& dims) {
     layer = m_shape_class[layer];
     const Key key{type, layer, dims.batch, dims.in_channels, dims.out_channels, dims.out_rows};
     auto it = m_cycles.find(key);
@@ -254,10 +263,7 @@ planner::PhaseSeconds NodeCharacterisation::seconds(std::size_t type, std::size_
         cycles[planner::kWeightUpdate] = update_cycles(type, layer, dims);
         it = m_cycles.emplace(key, cycles).first;
     }
-    const std::uint64_t hz = m_types[type].node.clock_hz;
-    planner::PhaseSeconds s{};
-    for (std::size_t p = 0; p < s.size(); ++p) s[p] = to_seconds(Cycles(it->second[p]), hz);
-    return s;
+    return it->second;
 }
 
 }  // namespace fastsim::costs

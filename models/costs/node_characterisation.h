@@ -33,6 +33,9 @@ public:
     /// its carried vector-unit layers' forward and backward passes included in its forward and
     /// backward-data phases.
     const LayerCounters& counters(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
+    /// Their cycles per phase (equal to counters()' cycles), memoised by shape class and dims: what
+    /// the schedule's compute times come from, without keeping a plan's full counters.
+    const std::array<std::uint64_t, 4>& cycles(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
     /// The same as seconds per phase: the planner's compute model.
     planner::PhaseSeconds seconds(std::size_t type, std::size_t layer, const planner::LayerDims& dims);
     /// The cycles of the vector-unit layers `layer` carries at `dims` on one node of `type`

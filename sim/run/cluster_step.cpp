@@ -166,15 +166,14 @@ planner::ComputePicoseconds phase_picoseconds(const config::Params& params,
     return [&params, &characterisation, &plan](NodeId node, LayerId layer) {
         const config::ClusterParams& c = params.cluster;
         const std::size_t type = c.node_type[node.value()];
-        const auto& counters =
-            with_layer_named(params, layer.value(), [&]() -> const costs::NodeCharacterisation::LayerCounters& {
-                return characterisation.counters(type, layer.value(), plan.node_dims[node.value()][layer.value()]);
-            });
+        const auto& cycles = with_layer_named(params, layer.value(), [&]() -> const std::array<std::uint64_t, 4>& {
+            return characterisation.cycles(type, layer.value(), plan.node_dims[node.value()][layer.value()]);
+        });
         const std::uint64_t hz = c.node_types[type].node.resolved.clock_hz;
         planner::PhasePicoseconds ps{};
         with_layer_named(params, layer.value(), [&] {
             for (std::size_t p = 0; p < ps.size(); ++p)
-                ps[p] = to_picoseconds(Cycles(counters[p].cycles), hz, "picoseconds of a phase");
+                ps[p] = to_picoseconds(Cycles(cycles[p]), hz, "picoseconds of a phase");
         });
         return ps;
     };
