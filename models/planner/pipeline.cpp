@@ -12,7 +12,9 @@
 #include <string>
 #include <unordered_map>
 
+#include "common/checked.h"
 #include "planner/prediction.h"
+#include "planner/schedule.h"
 #include "planner/strategy.h"
 
 namespace fastsim::planner {
@@ -146,9 +148,14 @@ std::vector<StageTransfer> stage_transfers(const PlanningInputs& in, const std::
         StageTransfer t;
         t.from = pair.first;
         t.to = pair.second;
-        t.forward_bytes = count * in.bytes.activations;
-        t.backward_bytes = count * in.bytes.gradients;
         t.cost = in.exchange(stages[t.from].nodes, stages[t.to].nodes);
+        // In the sender's format (side A = from): activations into B, gradients back into A.
+        const double forward_width =
+            t.cost.into_b[0].wire_bytes > 0 ? t.cost.into_b[0].wire_bytes : in.bytes.activations;
+        const double backward_width =
+            t.cost.into_a[1].wire_bytes > 0 ? t.cost.into_a[1].wire_bytes : in.bytes.gradients;
+        t.forward_bytes = count * forward_width;
+        t.backward_bytes = count * backward_width;
         out.push_back(t);
     }
     return out;
@@ -584,6 +591,25 @@ struct AlpaSearch {
 
 }  // namespace
 
+std::vector<std::pair<std::size_t, double>> transfer_conversions(const PipelinePlan& p, const StageTransfer& t,
+                                                                 bool forward) {
+    const BoundaryFormat& format = forward ? t.cost.into_b[0] : t.cost.into_a[1];
+    if (!format.nodes) return {};
+    const auto pairs = transfer_pairs(p, t, forward);
+    const double values = values_per_pair(forward ? t.forward_bytes : t.backward_bytes, pairs.size(), format);
+    std::vector<std::pair<std::size_t, double>> out;
+    for (const auto& [sender, receiver] : pairs) {
+        const double s = format.convert_s(receiver, values);
+        if (s <= 0) continue;
+        const auto it = std::find_if(out.begin(), out.end(), [r = receiver](const auto& o) { return o.first == r; });
+        if (it == out.end())
+            out.emplace_back(receiver, s);
+        else
+            it->second += s;
+    }
+    return out;
+}
+
 std::vector<std::pair<std::size_t, std::size_t>> transfer_pairs(const PipelinePlan& p, const StageTransfer& t,
                                                                 bool forward) {
     const auto& senders = forward ? p.stages[t.from].nodes : p.stages[t.to].nodes;
@@ -665,6 +691,8 @@ double predict_pipeline(const PlanningInputs& in, const PipelinePlan& p) {
                     const double share = t.forward ? tr.cost.bottleneck_share_to_b : tr.cost.bottleneck_share_to_a;
                     clocks.deliver(transfer_pairs(p, tr, t.forward), sent[x][slot], bytes * per_byte, share,
                                    tr.cost.latency_s, bottleneck_free[x][t.forward ? 0 : 1]);
+                    for (const auto& [receiver, seconds] : transfer_conversions(p, tr, t.forward))
+                        clocks.main[receiver] += seconds;
                 }
                 StepWalk walk;
                 walk.first_layer = p.stages[s].first_layer;
@@ -1136,6 +1164,10 @@ std::vector<interconnect::NodeProgram> build_pipeline_schedule(const Plan& plan,
                 else
                     ops[to.value()].ops.push_back(interconnect::Recv{from, tag, label});
             }
+            if (sending) return;
+            for (const auto& [receiver, seconds] : transfer_conversions(p, t, forward))  // after its receives
+                ops[receiver].ops.push_back(interconnect::Compute{
+                    Picoseconds(checked_round(seconds * 1e12, "picoseconds of a conversion")), label});
         };
         const std::vector<StageTask> order = stage_order(p.schedule, stages, s, p.microbatches);
         std::size_t backwards_left = p.microbatches;

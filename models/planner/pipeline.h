@@ -38,12 +38,6 @@ std::vector<StageTask> stage_order(PipelineSchedule schedule, std::size_t stages
 /// stashes them, the backward of the same micro-batch frees them).
 std::size_t peak_in_flight(const std::vector<StageTask>& order);
 
-struct PipelinePlan;
-/// A transfer's messages (sender, receiver) one way (`forward`: from the earlier stage), round
-/// robin over the larger stage: the schedule sends them and the prediction times them.
-std::vector<std::pair<std::size_t, std::size_t>> transfer_pairs(const PipelinePlan& plan, const StageTransfer& transfer,
-                                                                bool forward);
-
 /// The pipeline's step predicted node by node (docs/pipeline.md, "Predictions"): the stages'
 /// tasks in stage_order, each a predict_step walk of the stage plan on clocks shared by every
 /// node, in an order that respects the transfers; a transfer's pair messages leave at each

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "planner/layer_graph.h"
@@ -45,5 +46,18 @@ struct PipelinePlan {
     double bubble_fraction = 0;  ///< 1 - sum of stage busy time / (stages x step)
     double objective_s = 0;      ///< alpa: its DP's objective, sum of stage latencies + (M - 1) x the slowest
 };
+
+/// A transfer's messages (sender, receiver) one way (`forward`: from the earlier stage), round
+/// robin over the larger stage: the schedule sends them and the prediction times them.
+std::vector<std::pair<std::size_t, std::size_t>> transfer_pairs(const PipelinePlan& plan, const StageTransfer& transfer,
+                                                                bool forward);
+
+/// Seconds each receiver of `transfer`'s one micro-batch (`forward`, or its gradients back)
+/// spends converting what it received into its own format (StageTransfer::cost's into_b[0]
+/// forward, into_a[1] backward; docs/planner.md, "Element widths"), per receiving node id, summed
+/// over its pairs, in first-seen order; empty where no receiver converts. The schedule computes
+/// them after the transfer's receives, and predict_pipeline charges the same.
+std::vector<std::pair<std::size_t, double>> transfer_conversions(const PipelinePlan& plan,
+                                                                 const StageTransfer& transfer, bool forward);
 
 }  // namespace fastsim::planner

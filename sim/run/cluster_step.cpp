@@ -13,6 +13,7 @@
 #include "converter/converter_model.h"
 #include "costs/exchange_cost.h"
 #include "costs/storage.h"
+#include "planner/pipeline_plan.h"
 #include "planner/plan_view.h"
 #include "planner/replicas.h"
 #include "interconnect/collective_cost.h"
@@ -62,6 +63,14 @@ double compression_energy_pj(const config::Params& params, const std::vector<cos
     return pj;
 }
 
+/// `times` conversions of `values` values on a node of `type`, added to its converter's work.
+void add_conversion(const costs::NodeType& type, std::uint64_t values, bfp::Rounding rounding, std::uint64_t times,
+                    NodeReport& node) {
+    node::PhaseCounters one;
+    one.conversion = converter::conversion_cost(type.node.converter, values, rounding, type.node.noise_bits);
+    node.counters += one.repeated(times);
+}
+
 /// Each node's conversions of the boundary tensors it receives in another format, as
 /// ScheduleBuilder::exchange times them (the same pairs and values), added to its converter's
 /// work for its energy: activations rounded to nearest, gradients stochastically.
@@ -87,10 +96,7 @@ public:
             for (std::size_t i = 0; i < pairs; ++i) {
                 const std::size_t at = i % side.size();
                 if (format.convert_s(side[at], static_cast<double>(values)) == 0) continue;
-                const costs::NodeType& t = m_types[m_node_type[side[at]]];
-                node::PhaseCounters one;
-                one.conversion = converter::conversion_cost(t.node.converter, values, rounding, t.node.noise_bits);
-                m_nodes[side[at]].counters += one.repeated(m_times);
+                add_conversion(m_types[m_node_type[side[at]]], values, rounding, m_times, m_nodes[side[at]]);
             }
         };
         convert(a, group.exchange.into_a[k], bytes.to_a);
@@ -326,6 +332,19 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
         walk.network_layers = layers;
         planner::walk_step(part.graph, part.plan, counter, walk);
     });
+    if (plan.pipeline)  // and of the stage transfers, once per micro-batch each way
+        for (const planner::StageTransfer& t : plan.pipeline->transfers)
+            for (const bool forward : {true, false}) {
+                const planner::BoundaryFormat& f = forward ? t.cost.into_b[0] : t.cost.into_a[1];
+                const auto pairs = planner::transfer_pairs(*plan.pipeline, t, forward);
+                const auto values = static_cast<std::uint64_t>(
+                    std::ceil(planner::values_per_pair(forward ? t.forward_bytes : t.backward_bytes, pairs.size(), f)));
+                for (const auto& [sender, receiver] : pairs)
+                    if (f.convert_s(receiver, static_cast<double>(values)) > 0)
+                        add_conversion(costs.types[c.node_type[receiver]], values,
+                                       forward ? bfp::Rounding::nearest : bfp::Rounding::stochastic, passes,
+                                       r.nodes[receiver]);
+            }
     for (const auto& p : programs) r.ops += p.ops.size() + p.comm_ops.size();
     report(0.6);
 

@@ -603,3 +603,30 @@ TEST_CASE("Boundary tensors cross a cut in the sender's format and convert where
     CHECK(volume.into_b[0].wire_bytes == 2);
     CHECK(volume.into_b[0].convert_s(1, 1000) == 0);
 }
+
+TEST_CASE("A pipeline's stage transfers cross in the sender's format and convert on receipt", "[cluster][pipeline]") {
+    // tiny_cluster as two pipeline stages: node 0 (small, 4-bit activations) feeds node 1 (big,
+    // here 8-bit activations). The activations go at 4 bits and node 1 converts them; the
+    // gradients (6 bits on both) come back unconverted. Planned equals simulated.
+    const auto params = config::load(kSource + "/configs/tests/tiny_cluster.yaml",
+                                     {"node_types.1.precision.activations=8", "planner.name=pipeline"});
+    const run::ClusterStepResult r = run::run_cluster_step_in_fresh_kernel(params, params.planner.options());
+    REQUIRE(r.planned.plan.pipeline != nullptr);
+    const planner::PipelinePlan& p = *r.planned.plan.pipeline;
+    REQUIRE(p.transfers.size() == 1);
+    const planner::StageTransfer& t = p.transfers[0];
+    REQUIRE(p.stages[t.to].nodes == std::vector<std::size_t>{1});
+    const std::vector<costs::NodeType> types = run::cost_node_types(params);
+    const planner::ElementBytes small = costs::element_bytes({types[0]}, {16, 8}, false);
+    CHECK(t.cost.into_b[0].wire_bytes == small.activations);
+    const auto conversions = planner::transfer_conversions(p, t, true);
+    REQUIRE(conversions.size() == 1);
+    CHECK(conversions[0].first == 1);
+    const double values = std::ceil(t.forward_bytes) / small.activations;
+    const double hz = static_cast<double>(types[1].node.clock_hz);
+    const auto& converter = types[1].node.converter;
+    CHECK(conversions[0].second ==
+          Approx(converter.pipeline_latency_cycles / hz + values / (converter.lanes * types[1].arrays * hz)));
+    CHECK(planner::transfer_conversions(p, t, false).empty());
+    CHECK(r.planned.plan.step_s == Approx(r.step_s).epsilon(1e-9));
+}

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <random>
+#include <tuple>
 
 #include "planner/assignment.h"
 #include "planner/layer_graph.h"
@@ -11,6 +12,7 @@
 #include "planner/ownership.h"
 #include "planner/strategy.h"
 #include "support/plan_helpers.h"
+#include "workload/vector_work.h"
 
 using namespace fastsim;
 using planner::PartitionType;
@@ -737,4 +739,44 @@ TEST_CASE("Carried normalisations reduce their statistics where a cut splits the
     CHECK(planner::statistics_elements(synced, T::batch, d, false) == 2 * 2);
     CHECK(planner::statistics_elements(synced, T::spatial, synced.dims, true) == 2 * 6);
     CHECK(planner::statistics_elements(synced, T::out_channels, synced.dims, false) == 0);
+}
+
+TEST_CASE("A concatenation's operands reach the consumer as their share of its input", "[planner][vector]") {
+    // fc reads cat(a: 8 channels, b: 16), so its edges from a and b are a third and two thirds
+    // of its input (a residual add's operands stay whole: test_workload.cpp).
+    workload::Workload w;
+    for (const auto& [name, filters, input] :
+         std::vector<std::tuple<std::string, int, std::string>>{{"a", 8, "input"}, {"b", 16, "input"}}) {
+        workload::Layer conv;
+        conv.name = name;
+        conv.kind = workload::LayerKind::conv;
+        conv.in_height = conv.in_width = 4;
+        conv.in_channels = 3;
+        conv.kernel_height = conv.kernel_width = 1;
+        conv.filters = filters;
+        conv.inputs = {input};
+        w.layers.push_back(conv);
+    }
+    workload::Layer cat;
+    cat.name = "cat";
+    cat.kind = workload::LayerKind::concat;
+    cat.in_height = cat.in_width = 4;
+    cat.in_channels = 24;
+    cat.inputs = {"a", "b"};
+    w.layers.push_back(cat);
+    workload::Layer fc;
+    fc.name = "fc";
+    fc.kind = workload::LayerKind::fc;
+    fc.in_features = 24;
+    fc.out_features = 10;
+    fc.tokens = 16;
+    w.layers.push_back(fc);
+    const planner::LayerGraph graph = planner::build_layer_graph(workload::without_vector_layers(w), 2);
+    REQUIRE(graph.layers.size() == 3);
+    const auto& edges = graph.layers[2].producers;
+    REQUIRE(edges.size() == 2);
+    CHECK(edges[0].from == 0);
+    CHECK(edges[0].share == Approx(8.0 / 24));
+    CHECK(edges[1].from == 1);
+    CHECK(edges[1].share == Approx(16.0 / 24));
 }
