@@ -35,6 +35,18 @@ node::PhaseCounters on_arrays(node::PhaseJob job, const node::NodeParams& params
     return total;
 }
 
+/// A vector-unit job `s` of a whole node of `t` split evenly over its arrays: each array's
+/// vector unit takes 1 / arrays of the work (rounded up); the cycles are one array's, the
+/// action counts every array's.
+node::PhaseCounters on_vector_units(node::StepPhase s, const NodeType& t) {
+    const auto arrays = static_cast<std::uint64_t>(t.arrays);
+    s.vector.work = workload::share_of(s.vector.work, 1, arrays);
+    const node::PhaseCounters one = node::run_vector_memo(s.vector, t.node);
+    node::PhaseCounters all = one.repeated(arrays);
+    all.cycles = one.cycles;  // the arrays' vector units run side by side
+    return all;
+}
+
 /// Everything of `p` that for_each_phase reads at given dims: the
 /// trace layer's sizes without its name, inputs or place, the graph's sizes, and whether it
 /// reads only the network input (no backward-data).
@@ -126,22 +138,18 @@ std::array<node::PhaseCounters, 2> NodeCharacterisation::carried_counters(std::s
     std::array<node::PhaseCounters, 2> c{};
     const planner::PlanLayer& p = m_graph.layers[layer];
     const NodeType& t = m_types[type];
-    const auto arrays = static_cast<std::uint64_t>(t.arrays);
     for (const workload::HostedLayer& h : p.carried()) {
         const auto [numerator, denominator] = p.vector_share(dims, h.on_input);
         if (numerator == 0) continue;
         for (const bool backward : {false, true}) {
             if (backward && !h.backward) continue;
-            const workload::VectorWork work = workload::share_of(
-                workload::share_of(workload::vector_work(h.layer, dims.batch, backward), numerator, denominator), 1,
-                arrays);
-            const node::StepPhase s = node::vector_step_phase(
-                layer, backward ? fmac::TrainingPhase::backward_data : fmac::TrainingPhase::forward, work, t.precision,
-                {});
-            const node::PhaseCounters one = node::run_vector_memo(s.vector, t.node);
-            node::PhaseCounters all = one.repeated(arrays);
-            all.cycles = one.cycles;  // the arrays' vector units run side by side
-            c[backward ? 1 : 0] += all;
+            const workload::VectorWork work =
+                workload::share_of(workload::vector_work(h.layer, dims.batch, backward), numerator, denominator);
+            c[backward ? 1 : 0] +=
+                on_vector_units(node::vector_step_phase(
+                                    layer, backward ? fmac::TrainingPhase::backward_data : fmac::TrainingPhase::forward,
+                                    work, t.precision, {}),
+                                t);
         }
     }
     return c;
@@ -179,15 +187,9 @@ node::PhaseCounters NodeCharacterisation::update_counters(std::size_t type, std:
                                                           const planner::LayerDims& dims) const {
     const planner::PlanLayer& p = m_graph.layers[layer];
     const NodeType& t = m_types[type];
-    const auto arrays = static_cast<std::uint64_t>(t.arrays);
-    workload::VectorWork work = workload::optimizer_work(p.weight_elements(dims), m_optimizer);
+    const workload::VectorWork work = workload::optimizer_work(p.weight_elements(dims), m_optimizer);
     if (work.ops == 0) return {};
-    work = workload::share_of(work, 1, arrays);
-    const node::StepPhase s = node::weight_update_phase(layer, work, t.precision.weights);
-    const node::PhaseCounters one = node::run_vector_memo(s.vector, t.node);
-    node::PhaseCounters all = one.repeated(arrays);
-    all.cycles = one.cycles;  // the arrays' vector units run side by side
-    return all;
+    return on_vector_units(node::weight_update_phase(layer, work, t.precision.weights), t);
 }
 
 const node::PhaseCounters& NodeCharacterisation::update_counters_memo(std::size_t type, std::size_t layer,

@@ -93,18 +93,9 @@ public:
         for (const auto& [node, at] : m_arrivals) arrive(node, at, tag.layer);
         // Then each receiver converts what it received into its own format where that differs
         // (ScheduleBuilder::exchange: a Compute after the exchange's receives).
-        if (tensor == ExchangeTensor::fp32) return;
-        const auto k = static_cast<std::size_t>(tensor);
-        if (!x.into_a[k].nodes && !x.into_b[k].nodes) return;  // no receiver converts
-        const double into_a = values_per_pair(bytes.to_a, pairs, x.into_a[k]);
-        const double into_b = values_per_pair(bytes.to_b, pairs, x.into_b[k]);
-        for (std::size_t i = 0; i < pairs; ++i) {
-            const double ca = x.into_a[k].convert_s(a[i % a.size()], into_a);
-            const double cb = x.into_b[k].convert_s(b[i % b.size()], into_b);
-            m_main[a[i % a.size()]] += ca;
-            m_layer_total[tag.layer.value()] += ca;
-            m_main[b[i % b.size()]] += cb;
-            m_layer_total[tag.layer.value()] += cb;
+        for (const auto& [node, seconds] : exchange_conversions(m_plan, g, bytes, tensor)) {
+            m_main[node] += seconds;
+            m_layer_total[tag.layer.value()] += seconds;
         }
     }
 

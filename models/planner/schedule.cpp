@@ -34,6 +34,31 @@ double values_per_pair(double bytes, std::size_t pairs, const BoundaryFormat& fo
     return std::ceil(bytes / static_cast<double>(pairs)) / format.wire_bytes;
 }
 
+std::vector<std::pair<std::size_t, double>> exchange_conversions(const Plan& plan, std::size_t g,
+                                                                 const SideVolumes& bytes, ExchangeTensor tensor) {
+    if (tensor == ExchangeTensor::fp32) return {};
+    const auto k = static_cast<std::size_t>(tensor);
+    const Group& group = plan.groups[g];
+    const ExchangeCost& x = group.exchange;
+    if (!x.into_a[k].nodes && !x.into_b[k].nodes) return {};  // no receiver converts
+    const auto& a = plan.groups[static_cast<std::size_t>(group.side_a)].nodes;
+    const auto& b = plan.groups[static_cast<std::size_t>(group.side_b)].nodes;
+    const std::size_t pairs = std::max(a.size(), b.size());
+    const double into_a = values_per_pair(bytes.to_a, pairs, x.into_a[k]);
+    const double into_b = values_per_pair(bytes.to_b, pairs, x.into_b[k]);
+    std::vector<double> side_a(a.size(), 0.0), side_b(b.size(), 0.0);  // by place in the side
+    for (std::size_t i = 0; i < pairs; ++i) {
+        side_a[i % a.size()] += x.into_a[k].convert_s(a[i % a.size()], into_a);
+        side_b[i % b.size()] += x.into_b[k].convert_s(b[i % b.size()], into_b);
+    }
+    std::vector<std::pair<std::size_t, double>> out;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (side_a[i] > 0) out.emplace_back(a[i], side_a[i]);
+    for (std::size_t i = 0; i < b.size(); ++i)
+        if (side_b[i] > 0) out.emplace_back(b[i], side_b[i]);
+    return out;
+}
+
 void ScheduleBuilder::exchange(std::size_t g, const SideVolumes& bytes, const StepTag& step, ExchangeTensor tensor) {
     const std::uint32_t label = step.label;
     const Group& group = m_plan.groups[g];
@@ -57,24 +82,9 @@ void ScheduleBuilder::exchange(std::size_t g, const SideVolumes& bytes, const St
     for (const auto& [node, r] : m_pending) m_programs[node.value()].ops.push_back(r);
     m_pending.clear();
     // Then each receiver converts what it received into its own format where that differs.
-    if (tensor == ExchangeTensor::fp32) return;
-    const auto k = static_cast<std::size_t>(tensor);
-    const ExchangeCost& x = group.exchange;
-    if (!x.into_a[k].nodes && !x.into_b[k].nodes) return;  // no receiver converts
-    const double into_a = values_per_pair(bytes.to_a, pairs, x.into_a[k]);
-    const double into_b = values_per_pair(bytes.to_b, pairs, x.into_b[k]);
-    if (m_convert_s.size() != m_programs.size()) m_convert_s.assign(m_programs.size(), 0.0);  // zeros between calls
-    for (std::size_t i = 0; i < pairs; ++i) {
-        m_convert_s[a[i % a.size()]] += x.into_a[k].convert_s(a[i % a.size()], into_a);
-        m_convert_s[b[i % b.size()]] += x.into_b[k].convert_s(b[i % b.size()], into_b);
-    }
-    for (const auto* side : {&a, &b})
-        for (const std::size_t n : *side)
-            if (m_convert_s[n] > 0) {
-                const Picoseconds ps(checked_round(m_convert_s[n] * 1e12, "picoseconds of a conversion"));
-                m_programs[n].ops.push_back(Compute{ps, label});
-                m_convert_s[n] = 0;
-            }
+    for (const auto& [node, seconds] : exchange_conversions(m_plan, g, bytes, tensor))
+        m_programs[node].ops.push_back(
+            Compute{Picoseconds(checked_round(seconds * 1e12, "picoseconds of a conversion")), label});
 }
 
 void ScheduleBuilder::compute(std::size_t phase, const StepTag& step) {

@@ -70,6 +70,16 @@ enum class ExchangeTensor : std::uint8_t { activations = 0, gradients = 1, fp32 
 /// format.wire_bytes; 0 for an fp32 exchange or without a wire width.
 [[nodiscard]] double values_per_pair(double bytes, std::size_t pairs, const BoundaryFormat& format);
 
+/// Seconds each receiving node of an exchange of `bytes` at `group` of `plan` spends converting
+/// the boundary tensor `tensor` it received into its own format, summed over its pairs (side
+/// A's i-th node with side B's (i mod |B|), as the schedule pairs them): (node id, seconds) for
+/// the nodes that convert, side A's then side B's. Empty for fp32 sums or where no receiver
+/// converts. ScheduleBuilder::exchange computes them after the receives; the prediction charges
+/// the same.
+[[nodiscard]] std::vector<std::pair<std::size_t, double>> exchange_conversions(const Plan& plan, std::size_t group,
+                                                                               const SideVolumes& bytes,
+                                                                               ExchangeTensor tensor);
+
 /// The order of a training step under a plan (docs/planner.md, "Schedule and cluster run"), as
 /// calls to a visitor: build_schedule turns them into programs, predict_step into times. Forward
 /// of every layer in order, then backward in reverse, each layer's exchanges at every non-leaf
@@ -156,8 +166,7 @@ private:
     std::uint64_t m_collective_tag = kCollectiveTags;
     std::vector<PhasePicoseconds> m_times;  ///< per node: the phases of m_times_layer
     LayerId m_times_layer{SIZE_MAX};
-    std::vector<StepTag> m_updates;   ///< the layers weight_update named, in order
-    std::vector<double> m_convert_s;  ///< per node: one exchange's conversion seconds
+    std::vector<StepTag> m_updates;  ///< the layers weight_update named, in order
 };
 
 /// The plan's step as one program per node (ScheduleBuilder over walk_step).

@@ -4,7 +4,6 @@
 #include <catch2/catch.hpp>
 
 #include <random>
-#include <tuple>
 
 #include "planner/assignment.h"
 #include "planner/layer_graph.h"
@@ -656,15 +655,7 @@ TEST_CASE("Every planner has one descriptor row: its name, its strategy, its kin
 TEST_CASE("A carried vector-unit layer's share follows its host's output, or its input before any GEMM",
           "[planner][vector]") {
     workload::Workload w;
-    workload::Layer conv;
-    conv.name = "c";
-    conv.kind = workload::LayerKind::conv;
-    conv.in_height = conv.in_width = 8;
-    conv.in_channels = 4;
-    conv.kernel_height = conv.kernel_width = 3;
-    conv.padding = 1;
-    conv.filters = 6;
-    w.layers.push_back(conv);
+    w.layers.push_back(test::conv("c", 8, 4, 6, 3));  // 8 x 8 x 4 -> 6, padding 1
     const planner::PlanLayer p = planner::build_layer_graph(w, 10).layers[0];
     using Share = std::pair<std::uint64_t, std::uint64_t>;
     planner::LayerDims d = p.dims;  // 10 x 4 -> 6, 8 output rows
@@ -688,13 +679,8 @@ TEST_CASE("Carried normalisations reduce their statistics where a cut splits the
     // fc (tokens 5, 8 -> 6) carrying a layernorm and a softmax on its output; a conv carrying
     // a batchnorm: elements each side receives, by hand.
     workload::Workload w;
-    workload::Layer fc;
-    fc.name = "fc";
-    fc.kind = workload::LayerKind::fc;
-    fc.in_features = 8;
-    fc.out_features = 6;
-    fc.tokens = 5;
-    w.layers.push_back(fc);
+    w.layers.push_back(test::fc("fc", 8, 6));
+    w.layers.back().tokens = 5;
     workload::Layer ln;
     ln.name = "ln";
     ln.kind = workload::LayerKind::layernorm;
@@ -716,14 +702,7 @@ TEST_CASE("Carried normalisations reduce their statistics where a cut splits the
     CHECK(planner::statistics_elements(p, T::in_channels, p.dims, false) == 0);  // the output is whole
 
     workload::Workload cw;
-    workload::Layer conv;
-    conv.name = "c";
-    conv.kind = workload::LayerKind::conv;
-    conv.in_height = conv.in_width = 8;
-    conv.in_channels = 4;
-    conv.kernel_height = conv.kernel_width = 1;
-    conv.filters = 6;
-    cw.layers.push_back(conv);
+    cw.layers.push_back(test::conv("c", 8, 4, 6, 1));
     workload::Layer bn;
     bn.name = "bn";
     bn.kind = workload::LayerKind::batchnorm;
@@ -745,17 +724,9 @@ TEST_CASE("A concatenation's operands reach the consumer as their share of its i
     // fc reads cat(a: 8 channels, b: 16), so its edges from a and b are a third and two thirds
     // of its input (a residual add's operands stay whole: test_workload.cpp).
     workload::Workload w;
-    for (const auto& [name, filters, input] :
-         std::vector<std::tuple<std::string, int, std::string>>{{"a", 8, "input"}, {"b", 16, "input"}}) {
-        workload::Layer conv;
-        conv.name = name;
-        conv.kind = workload::LayerKind::conv;
-        conv.in_height = conv.in_width = 4;
-        conv.in_channels = 3;
-        conv.kernel_height = conv.kernel_width = 1;
-        conv.filters = filters;
-        conv.inputs = {input};
-        w.layers.push_back(conv);
+    for (const auto& [name, filters] : std::vector<std::pair<std::string, int>>{{"a", 8}, {"b", 16}}) {
+        w.layers.push_back(test::conv(name, 4, 3, filters, 1));
+        w.layers.back().inputs = {workload::kNetworkInput};
     }
     workload::Layer cat;
     cat.name = "cat";
@@ -764,13 +735,8 @@ TEST_CASE("A concatenation's operands reach the consumer as their share of its i
     cat.in_channels = 24;
     cat.inputs = {"a", "b"};
     w.layers.push_back(cat);
-    workload::Layer fc;
-    fc.name = "fc";
-    fc.kind = workload::LayerKind::fc;
-    fc.in_features = 24;
-    fc.out_features = 10;
-    fc.tokens = 16;
-    w.layers.push_back(fc);
+    w.layers.push_back(test::fc("fc", 24, 10));
+    w.layers.back().tokens = 16;
     const planner::LayerGraph graph = planner::build_layer_graph(workload::without_vector_layers(w), 2);
     REQUIRE(graph.layers.size() == 3);
     const auto& edges = graph.layers[2].producers;
