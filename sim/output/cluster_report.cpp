@@ -20,6 +20,15 @@ namespace {
 
 double ms(double s) { return s * 1e3; }
 
+/// report.json's name of a stage span's pass (pipeline.stages[].spans[].pass).
+const char* span_pass(planner::StepPart part) {
+    switch (part) {
+    case planner::StepPart::forward: return "forward";
+    case planner::StepPart::backward: return "backward";
+    default: return "weight_update";
+    }
+}
+
 /// The fraction of a step of `step` a channel busy for `busy` was busy; 0 for an empty step.
 double utilisation(Picoseconds busy, Picoseconds step) {
     return step > Picoseconds(0) ? static_cast<double>(busy.count()) / static_cast<double>(step.count()) : 0;
@@ -508,7 +517,13 @@ std::string cluster_step_json(const config::Params& params, const run::ClusterSt
             j.key("planned_bubble_fraction").number(p.bubble_fraction).key("stages").begin_array();
             for (std::size_t s = 0; s < r.stages.size(); ++s) {
                 j.begin_object().key("busy_s").number(r.stages[s].busy_s).key("idle_s").number(r.stages[s].idle_s);
-                j.key("planned_busy_s").number(p.stages[s].busy_s).end_object();
+                j.key("planned_busy_s").number(p.stages[s].busy_s).key("spans").begin_array();
+                for (const run::StageSpan& span : r.stages[s].spans) {
+                    j.begin_object().key("pass").string(span_pass(span.part));
+                    if (span.part != planner::StepPart::weight_update) j.key("microbatch").integer(span.microbatch);
+                    j.key("start_s").number(span.start_s).key("end_s").number(span.end_s).end_object();
+                }
+                j.end_array().end_object();
             }
             j.end_array().end_object();
         }

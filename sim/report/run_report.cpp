@@ -116,6 +116,40 @@ std::optional<charts::StackedBarChart> stage_bars(const JsonValue& root, const s
     return bars;
 }
 
+/// A pipeline's simulated timeline, one row per stage, from report.json's
+/// pipeline.stages[].spans (seconds; drawn in ms). None without a pipeline or spans.
+std::optional<charts::TimelineChart> stage_timeline(const JsonValue& root, const std::string& file) {
+    const JsonValue* pipeline = root.find("pipeline");
+    if (!pipeline || !pipeline->is_object()) return std::nullopt;
+    const JsonValue* stages = pipeline->find("stages");
+    if (!stages || !stages->is_array()) return std::nullopt;
+    charts::TimelineChart chart;
+    chart.title = "pipeline timeline";
+    chart.x_title = "time in the step (ms)";
+    chart.components = {"forward", "backward", "weight update"};
+    for (std::size_t s = 0; s < stages->items().size(); ++s) {
+        chart.rows.push_back("stage " + std::to_string(s));
+        const JsonValue* spans = stages->items()[s].find("spans");
+        if (!spans || !spans->is_array()) continue;
+        for (const JsonValue& span : spans->items()) {
+            const std::string pass = text_member(span, "pass");
+            const auto component =
+                static_cast<std::size_t>(std::find(chart.components.begin(), chart.components.end(),
+                                                   pass == "weight_update" ? "weight update" : pass) -
+                                         chart.components.begin());
+            if (component == chart.components.size())
+                throw UserError(file + ": pipeline.stages[" + std::to_string(s) + "].spans: pass '" + pass +
+                                "' is not forward, backward or weight_update");
+            const JsonValue* microbatch = span.find("microbatch");
+            chart.spans.push_back({s, component, number_member(span, file, "start_s") * 1e3,
+                                   number_member(span, file, "end_s") * 1e3,
+                                   microbatch ? "mb " + text_member(span, "microbatch") : ""});
+        }
+    }
+    if (chart.spans.empty()) return std::nullopt;
+    return chart;
+}
+
 /// Per-row energy by component of a CSV with energy_<component>_pj columns, summed over rows
 /// that share the value of `group_column` (first-seen order); bars in µJ.
 charts::StackedBarChart energy_bars(const CsvTable& csv, std::size_t group_column,
@@ -298,6 +332,14 @@ void cluster_sections(HtmlPage& page, ReportPage& report, const std::string& dir
         page.figure(stage_svg,
                     "Each pipeline stage's mean node: busy with its micro-batches and its weight updates, and "
                     "idle for the rest of the step (the bubble, transfers and final all-reduces), as simulated.");
+    }
+    if (const std::optional<charts::TimelineChart> timeline = stage_timeline(root, file)) {
+        const std::string timeline_svg = charts::render_timeline_chart(*timeline);
+        report.plots.emplace_back("stage_timeline.svg", timeline_svg);
+        page.figure(timeline_svg,
+                    "The pipeline's simulated step: each stage's forward and backward pass of each micro-batch and its "
+                    "weight updates, from their first op's start to their last op's end on any of the stage's nodes; "
+                    "the gaps are the bubble, the stage transfers and the final all-reduces.");
     }
     page.table(csv_table(nodes, "One row per node (nodes.csv; times in s, energies in pJ)"));
     page.section("Layers", "layers");

@@ -445,4 +445,72 @@ std::string render_stacked_bar_chart(const StackedBarChart& chart, const ChartSi
     return svg.finish();
 }
 
+std::string render_timeline_chart(const TimelineChart& chart, const ChartSize& size) {
+    // 1. The spans drawn and the latest end.
+    const auto drawn = [&](const TimelineSpan& s) {
+        return s.row < chart.rows.size() && std::isfinite(s.start) && std::isfinite(s.end) && s.end >= s.start;
+    };
+    double latest = 0;
+    bool any = false;
+    for (const TimelineSpan& s : chart.spans)
+        if (drawn(s)) {
+            latest = std::max(latest, s.end);
+            any = true;
+        }
+
+    // 2. Layout: row labels left, legend right; rows 14 to 40 px high, filling the nominal height.
+    double label_px = 0;
+    for (const std::string& r : chart.rows) label_px = std::max(label_px, text_width(shorten(r)));
+    const double legend_px = legend_width("", chart.components) + 24;
+    const double x0 = label_px + 20, x1 = x0 + std::max(size.width_px - 92, 200.0), top = 40;
+    const double rows = static_cast<double>(std::max<std::size_t>(chart.rows.size(), 1));
+    const double row_px = std::clamp((size.height_px - 92) / rows, 14.0, 40.0);
+    const double y1 = top + rows * row_px;
+    const double width = x1 + 20 + legend_px, height = y1 + 52;
+    SvgBuilder svg(width, height, chart.title);
+    if (!any) {
+        svg.text((x0 + x1) / 2, (top + y1) / 2, "no data", "middle");
+        return svg.finish();
+    }
+    const std::vector<double> xticks = nice_ticks(0, latest, 10);
+    const AxisMap x = AxisMap::linear(xticks.front(), xticks.back(), x0, x1);
+    for (const double t : xticks) {
+        svg.line(x(t), top, x(t), y1, "#e3e3e3");
+        svg.line(x(t), y1, x(t), y1 + 4, "#444444");
+        svg.text(x(t), y1 + 16, tick_label(t), "middle");
+    }
+    for (std::size_t r = 0; r < chart.rows.size(); ++r)
+        svg.text(x0 - 8, top + (static_cast<double>(r) + 0.5) * row_px + 4, shorten(chart.rows[r]), "end");
+
+    // 3. Spans; a label goes inside when it fits, in white on the darker colours.
+    constexpr double kLabelFontPx = 10;
+    for (const TimelineSpan& s : chart.spans) {
+        if (!drawn(s)) continue;
+        const double left = x(s.start), span_px = std::max(x(s.end) - left, 0.5);
+        const double row_top = top + static_cast<double>(s.row) * row_px + 2;
+        const std::string component = s.component < chart.components.size()
+                                          ? chart.components[s.component]
+                                          : "component " + std::to_string(s.component);
+        char range[64];
+        std::snprintf(range, sizeof range, "%.6g – %.6g", s.start, s.end);
+        svg.raw("<rect class=\"span\" x=\"" + px(left) + "\" y=\"" + px(row_top) + "\" width=\"" + px(span_px) +
+                "\" height=\"" + px(row_px - 4) + "\" fill=\"" + std::string(palette_colour(s.component)) +
+                "\" stroke=\"#ffffff\" stroke-width=\"0.50\">" +
+                escaped_title_element(chart.rows[s.row] + ": " + component + (s.label.empty() ? "" : " " + s.label) +
+                                      ", " + range) +
+                "</rect>\n");
+        if (!s.label.empty() && text_width(s.label, kLabelFontPx) + 4 <= span_px && row_px >= 14) {
+            const std::size_t colour = s.component % kPaletteSize;
+            const bool light = colour == 1 || colour == 5 || colour == 7;  // orange, sky blue, yellow
+            svg.text(left + span_px / 2, row_top + (row_px - 4) / 2 + 3.5, s.label, "middle", kLabelFontPx,
+                     light ? "fill=\"#000000\"" : "fill=\"#ffffff\"");
+        }
+    }
+    svg.line(x0, y1, x1, y1, "#444444");
+    svg.line(x0, top, x0, y1, "#444444");
+    svg.text((x0 + x1) / 2, height - 12, chart.x_title, "middle");
+    draw_legend(svg, x1 + 24, top + 4, "", chart.components, true);
+    return svg.finish();
+}
+
 }  // namespace fastsim::charts

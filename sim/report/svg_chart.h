@@ -111,6 +111,28 @@ struct StackedBarChart {
 /// which carries a <title> "bar: component = value" tooltip. Width grows with the number of bars.
 std::string render_stacked_bar_chart(const StackedBarChart& chart, const ChartSize& size = {});
 
+/// One span of a timeline row, [start, end] in the x axis's unit.
+struct TimelineSpan {
+    std::size_t row = 0;        ///< index into TimelineChart::rows
+    std::size_t component = 0;  ///< index into TimelineChart::components: its colour
+    double start = 0, end = 0;  ///< drawn when both are finite and end >= start
+    std::string label{};        ///< written inside the span where it fits, and in its tooltip
+};
+
+struct TimelineChart {
+    std::string title;
+    std::string x_title;                  ///< with its unit, e.g. "time (ms)"
+    std::vector<std::string> rows;        ///< top to bottom
+    std::vector<std::string> components;  ///< legend entries
+    std::vector<TimelineSpan> spans;
+};
+
+/// A standalone SVG document: a Gantt chart with one row per entry of `rows` and an x axis from
+/// 0 to the latest end. Each drawn span is a <rect class="span"> from x(start) to x(end) (at
+/// least half a pixel wide) in its component's colour, outlined by a white hairline, with a
+/// <title> tooltip "row: component label, start – end". Height grows with the number of rows.
+std::string render_timeline_chart(const TimelineChart& chart, const ChartSize& size = {});
+
 /// The colour of series or component `index` (a fixed colour-blind-safe palette, cycled).
 std::string_view palette_colour(std::size_t index);
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 
 #include <systemc>
 
@@ -435,13 +436,44 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
         const std::size_t s = part_of[labels.layer(label).value()];
         r.stages[s].busy_s += to_seconds(stats.compute_ps + stats.wait_ps) / static_cast<double>(part_nodes[s]);
     }
+    std::vector<std::vector<StageSpan>> spans = stage_spans(r.simulated, labels, part_of, part_nodes.size());
     double busy = 0;
-    for (StageReport& s : r.stages) {
-        s.idle_s = std::max(0.0, r.step_s - s.busy_s);
-        busy += s.busy_s;
+    for (std::size_t s = 0; s < r.stages.size(); ++s) {
+        r.stages[s].idle_s = std::max(0.0, r.step_s - r.stages[s].busy_s);
+        r.stages[s].spans = std::move(spans[s]);
+        busy += r.stages[s].busy_s;
     }
     r.bubble_fraction = r.step_s > 0 ? 1 - busy / (static_cast<double>(r.stages.size()) * r.step_s) : 0;
     return r;
+}
+
+std::vector<std::vector<StageSpan>> stage_spans(const cluster::ClusterResult& simulated,
+                                                const planner::StepLabels& labels,
+                                                const std::vector<std::size_t>& part_of, std::size_t parts) {
+    // One span per (part, step part, micro-batch): the union of its layers' label spans.
+    std::map<std::tuple<std::size_t, planner::StepPart, std::size_t>, std::pair<Picoseconds, Picoseconds>> found;
+    for (const auto& [label, stats] : simulated.labels) {
+        const planner::StepPart part = labels.part(label);
+        if ((part != planner::StepPart::forward && part != planner::StepPart::backward &&
+             part != planner::StepPart::weight_update) ||
+            stats.op_count == 0)
+            continue;
+        const std::size_t microbatch = part == planner::StepPart::weight_update ? 0 : labels.microbatch(label);
+        const auto key = std::make_tuple(part_of.at(labels.layer(label).value()), part, microbatch);
+        const auto [it, fresh] = found.try_emplace(key, stats.first_start_ps, stats.last_end_ps);
+        if (!fresh) {
+            it->second.first = std::min(it->second.first, stats.first_start_ps);
+            it->second.second = std::max(it->second.second, stats.last_end_ps);
+        }
+    }
+    std::vector<std::vector<StageSpan>> spans(parts);
+    for (const auto& [key, span] : found)
+        spans.at(std::get<0>(key))
+            .push_back({std::get<1>(key), std::get<2>(key), to_seconds(span.first), to_seconds(span.second)});
+    for (auto& stage : spans)
+        std::stable_sort(stage.begin(), stage.end(),
+                         [](const StageSpan& a, const StageSpan& b) { return a.start_s < b.start_s; });
+    return spans;
 }
 
 std::vector<interconnect::AllReduceUse> planned_all_reduces(const ClusterPlan& planned, ClusterCosts& costs,

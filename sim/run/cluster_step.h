@@ -19,6 +19,7 @@
 #include "planner/layer_graph.h"
 #include "planner/plan_decisions.h"
 #include "planner/planner.h"
+#include "planner/schedule.h"
 #include "run/timeline.h"
 #include "run/work.h"
 
@@ -79,11 +80,26 @@ struct NodeReport {
     energy::EnergyBreakdown energy;  ///< leakage over the whole step
 };
 
+/// A stage's work on one micro-batch one way, or its weight updates, in the simulated step: from
+/// the first start to the last end of its ops (computes, waits, sends) on any of its nodes.
+struct StageSpan {
+    planner::StepPart part = planner::StepPart::forward;  ///< forward, backward or weight_update
+    std::size_t microbatch = 0;                           ///< 0 for the weight updates
+    double start_s = 0, end_s = 0;
+};
+
 /// One pipeline stage in the simulated step (docs/pipeline.md, "Reports").
 struct StageReport {
     double busy_s = 0;  ///< the stage's mean node: compute and waits under its layers' forward and backward labels
     double idle_s = 0;  ///< the step minus busy_s: the bubble, transfers and the final all-reduces
+    std::vector<StageSpan> spans{};  ///< its timeline, by start time
 };
+
+/// Each part's timeline (StageReport::spans) from the simulated step's labels: part_of[l] is
+/// the part (0 … parts - 1) of network layer l, and labels.layers the network's layer count.
+std::vector<std::vector<StageSpan>> stage_spans(const cluster::ClusterResult& simulated,
+                                                const planner::StepLabels& labels,
+                                                const std::vector<std::size_t>& part_of, std::size_t parts);
 
 struct ClusterStepResult {
     ClusterPlan planned;

@@ -3,13 +3,17 @@
 // and the SystemC cluster, Alpa's DP against brute force, and memory.
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <numeric>
 #include <random>
+#include <tuple>
 
 #include "cluster/cluster.h"
 #include "interconnect/collective_cost.h"
 #include "interconnect/topology.h"
 #include "planner/pipeline.h"
 #include "planner/strategy.h"
+#include "run/cluster_step.h"
 #include "support/plan_helpers.h"
 #include "support/systemc_fixture.h"
 
@@ -101,6 +105,39 @@ TEST_CASE("Uniform stages: the step is (M + P - 1) x the stage time, planned and
             for (const auto& node : r.nodes) busy += double(node.compute_ps.count()) * 1e-12;
             CHECK(1 - busy / (double(p) * double(r.end_ps.count()) * 1e-12) ==
                   Approx(double(p - 1) / steps).epsilon(0.01));
+            // Its timeline (layer l is stage l): each micro-batch's forward takes 1 ms and its
+            // backward 2 ms, each after the stage before (after) it, never two at once on a stage,
+            // and the last ends the step. GPipe exactly: forward j on stage s over [s + j, s + j + 1]
+            // ms; backward j (M - 1 first) from M + P - 1 + 2 (M - 1 - j) + 2 (P - 1 - s) ms.
+            std::vector<std::size_t> part_of(p);
+            std::iota(part_of.begin(), part_of.end(), 0);
+            const auto spans = run::stage_spans(r, planner::StepLabels{p}, part_of, p);
+            REQUIRE(spans.size() == p);
+            std::map<std::tuple<std::size_t, bool, std::size_t>, run::StageSpan> at;
+            double last = 0;
+            for (std::size_t s = 0; s < p; ++s) {
+                double free_from = 0;
+                for (const run::StageSpan& span : spans[s]) {
+                    if (span.part == planner::StepPart::weight_update) continue;
+                    const bool forward = span.part == planner::StepPart::forward;
+                    CHECK(span.end_s - span.start_s == Approx(forward ? 1e-3 : 2e-3).epsilon(1e-9));
+                    CHECK(span.start_s >= free_from - 1e-15);
+                    free_from = span.end_s;
+                    last = std::max(last, span.end_s);
+                    at[{s, forward, span.microbatch}] = span;
+                }
+            }
+            REQUIRE(at.size() == 2 * p * m);
+            CHECK(last == Approx(steps * stage_s).epsilon(1e-9));
+            for (std::size_t s = 0; s < p; ++s)
+                for (std::size_t j = 0; j < m; ++j) {
+                    if (s > 0) CHECK(at[{s, true, j}].start_s >= at[{s - 1, true, j}].end_s - 1e-15);
+                    if (s + 1 < p) CHECK(at[{s, false, j}].start_s >= at[{s + 1, false, j}].end_s - 1e-15);
+                    if (schedule != PipelineSchedule::gpipe) continue;
+                    CHECK(at[{s, true, j}].start_s == Approx(double(s + j) * 1e-3).margin(1e-12));
+                    CHECK(at[{s, false, j}].start_s ==
+                          Approx(double(m + p - 1 + 2 * (m - 1 - j) + 2 * (p - 1 - s)) * 1e-3).margin(1e-12));
+                }
         }
     }
 }

@@ -15,6 +15,7 @@
 #include "report/html_page.h"
 #include "common/json_reader.h"
 #include "report/results_dir.h"
+#include "report/svg_chart.h"
 #include "support/temp_dir.h"
 
 using namespace fastsim;
@@ -237,7 +238,10 @@ TEST_CASE("cluster run report stacks each node's step and each pipeline stage's"
         "energy_pj": {"fmac": 1, "converter": 0, "vector": 2, "sram": 0, "dram": 0, "leakage": 0, "links": 0,
         "compression": 0, "total": 3},
         "pipeline": {"schedule": "gpipe", "microbatches": 2, "bubble_fraction": 0.2, "planned_bubble_fraction": 0.2,
-        "stages": [{"busy_s": 0.008, "idle_s": 0.002, "planned_busy_s": 0.008},
+        "stages": [{"busy_s": 0.008, "idle_s": 0.002, "planned_busy_s": 0.008,
+                    "spans": [{"pass": "forward", "microbatch": 0, "start_s": 0, "end_s": 0.001},
+                              {"pass": "backward", "microbatch": 1, "start_s": 0.004, "end_s": 0.006},
+                              {"pass": "weight_update", "start_s": 0.009, "end_s": 0.01}]},
                    {"busy_s": 0.007, "idle_s": 0.003, "planned_busy_s": 0.007}]}})");
     dir.write("layers.csv", "layer,type_root,planned_s,simulated_s\n\"a\",\"I\",0.01,0.01\n");
     dir.write("nodes.csv",
@@ -254,6 +258,52 @@ TEST_CASE("cluster run report stacks each node's step and each pipeline stage's"
     REQUIRE(plots.count("time_by_stage.svg") == 1);
     CHECK_THAT(plots.at("time_by_stage.svg"), Contains("<title>stage 1: idle = 3</title>"));
     CHECK(plots.count("energy_by_node.svg") == 1);
+    // The timeline: a row per stage (stage 1 has no spans), each span in ms where the axis puts it.
+    REQUIRE(plots.count("stage_timeline.svg") == 1);
+    const std::string& timeline = plots.at("stage_timeline.svg");
+    CHECK_THAT(timeline, Contains("<title>stage 0: backward mb 1, 4 – 6</title>"));
+    CHECK_THAT(timeline, Contains("<title>stage 0: weight update, 9 – 10</title>"));
+    CHECK_THAT(timeline, Contains(">stage 1</text>"));
+    CHECK_THAT(page.html, Contains("weight update"));
+
+    dir.write("report.json", R"({"network": "n", "simulated_step_s": 0.01, "planned_step_s": 0.01,
+        "comm_bytes_planned": 1, "energy_pj": {"fmac": 1},
+        "pipeline": {"stages": [{"busy_s": 0, "idle_s": 0, "spans": [{"pass": "sideways", "start_s": 0,
+        "end_s": 1}]}]}})");
+    CHECK(error_of([&] { run_report(dir.path("")); }) ==
+          dir.path("") +
+              "/report.json: pipeline.stages[0].spans: pass 'sideways' is not forward, backward or "
+              "weight_update");
+}
+
+TEST_CASE("A timeline chart draws each span from its start to its end on its row", "[report]") {
+    fastsim::charts::TimelineChart chart;
+    chart.title = "t";
+    chart.x_title = "time (ms)";
+    chart.rows = {"a", "b"};
+    chart.components = {"forward", "backward"};
+    chart.spans = {{0, 0, 0, 5, "x"}, {1, 1, 5, 10, ""}, {2, 0, 0, 1, "bad row"}, {0, 1, 3, 2, "ends first"}};
+    const std::string svg = fastsim::charts::render_timeline_chart(chart, {640, 400});
+    // Two spans drawn; the axis runs 0 … 10 over [x0, x1], so the second starts halfway.
+    std::vector<double> xs, widths;
+    for (std::size_t at = svg.find("<rect class=\"span\""); at != std::string::npos;
+         at = svg.find("<rect class=\"span\"", at + 1)) {
+        const auto attr = [&](const std::string& name) {
+            const std::size_t from = svg.find(name + "=\"", at) + name.size() + 2;
+            return std::stod(svg.substr(from, svg.find('"', from) - from));
+        };
+        xs.push_back(attr("x"));
+        widths.push_back(attr("width"));
+    }
+    REQUIRE(xs.size() == 2);
+    CHECK(widths[0] == Approx(widths[1]).margin(0.01));
+    CHECK(xs[1] == Approx(xs[0] + widths[0]).margin(0.01));
+    CHECK_THAT(svg, Contains("<title>a: forward x, 0 – 5</title>"));
+    CHECK_THAT(svg, Contains("<title>b: backward, 5 – 10</title>"));
+    CHECK_THAT(svg, !Contains("bad row"));
+    CHECK_THAT(svg, !Contains("ends first"));
+    chart.spans.clear();
+    CHECK_THAT(fastsim::charts::render_timeline_chart(chart), Contains("no data"));
 }
 
 TEST_CASE("report directories are told apart, and others are refused by name", "[report]") {
