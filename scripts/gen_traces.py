@@ -214,6 +214,46 @@ def gpt(filename, network, blocks, hidden, heads, seq, vocab, source):
            "feeds the next block through mlp_out). lm_head is the (tied) output projection to the vocabulary."])
 
 
+def gpt_full(filename, network, blocks, hidden, heads, seq, vocab, source):
+    """A GPT decoder with every layer on the array and the vector unit: per block LayerNorm,
+    QKV, the attention matmuls with their softmax, the output projection, the residual add,
+    LayerNorm, the MLP with its GELU and the second residual add; then the final LayerNorm and
+    the output projection to the vocabulary."""
+    head = hidden // heads
+    ffn = 4 * hidden
+    layers = []
+    previous = "input"
+    for b in range(blocks):
+        p = f"h{b}."
+        layers += [
+            vector(p + "ln1", "layernorm", inputs=[previous], input=f"[{seq}, {hidden}]"),
+            fc(p + "query", hidden, hidden, tokens=seq, inputs=[p + "ln1"]),
+            fc(p + "key", hidden, hidden, tokens=seq, inputs=[p + "ln1"]),
+            fc(p + "value", hidden, hidden, tokens=seq, inputs=[p + "ln1"]),
+            matmul(p + "scores", seq, head, seq, heads, [p + "query", p + "key"]),
+            vector(p + "softmax", "softmax", inputs=[p + "scores"], input=f"[{heads * seq}, {seq}]"),
+            matmul(p + "context", seq, seq, head, heads, [p + "softmax", p + "value"]),
+            fc(p + "attention_output", hidden, hidden, tokens=seq, inputs=[p + "context"]),
+            vector(p + "add1", "add", inputs=[p + "attention_output", previous],
+                   **({"input": f"[{seq}, {hidden}]"} if previous == "input" else {})),
+            vector(p + "ln2", "layernorm", inputs=[p + "add1"]),
+            fc(p + "mlp_in", hidden, ffn, tokens=seq, inputs=[p + "ln2"]),
+            vector(p + "gelu", "gelu", inputs=[p + "mlp_in"]),
+            fc(p + "mlp_out", ffn, hidden, tokens=seq, inputs=[p + "gelu"]),
+            vector(p + "add2", "add", inputs=[p + "mlp_out", p + "add1"]),
+        ]
+        previous = p + "add2"
+    layers.append(vector("ln_f", "layernorm", inputs=[previous]))
+    layers.append(fc("lm_head", hidden, vocab, tokens=seq, inputs=["ln_f"]))
+    write(filename, network, source, layers,
+          [f"{blocks} decoder blocks, hidden {hidden}, {heads} heads of {head}, MLP {ffn}, sequence length {seq},",
+           f"vocabulary {vocab}. Every layer of a pre-LayerNorm block: LayerNorm, QKV, the attention matmuls",
+           "(scores = Q K^T, context = softmax(scores) V per head), the output projection, the residual add,",
+           "LayerNorm, the MLP with its GELU and the second residual add; the final LayerNorm and lm_head, the",
+           "(tied) output projection to the vocabulary. Not listed: the token and position embedding lookups",
+           "(the network input is the embedded sequence)."])
+
+
 # AccPar's own layer shapes (github.com/linghaosong/AccPar, commit 8f28c36: networks/Alexnet.txt,
 # networks/Vgg11.txt, src/helper.cpp gen_resnet), as its code builds them: (name, kind, input
 # channels, output channels, input side, output side, kernel side). Its ResNets have no
@@ -407,6 +447,8 @@ if __name__ == "__main__":
         "Radford et al. 2019, GPT-2 1.5B (XL): 48 layers, d_model 1600, 25 heads, context 1024")
     gpt("gpt3_6.7b.yaml", "gpt3_6.7b", 32, 4096, 32, 2048, 50257,
         "Brown et al. 2020, Table 2.1, GPT-3 6.7B: 32 layers, d_model 4096, 32 heads of 128, context 2048")
+    gpt_full("gpt3_175b.yaml", "gpt3_175b", 96, 12288, 96, 2048, 50257,
+             "Brown et al. 2020, Table 2.1, GPT-3 175B: 96 layers, d_model 12288, 96 heads of 128, context 2048")
     os.makedirs(os.path.join(OUT, "accpar"), exist_ok=True)
     accpar_trace("alexnet", 0)
     accpar_trace("vgg11", 0)

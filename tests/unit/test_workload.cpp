@@ -63,6 +63,11 @@ TEST_CASE("shipped traces have the published weight counts", "[workload]") {
     CHECK(weight_count(shipped("vgg16")) == 138344128);
     CHECK(weight_count(shipped("alexnet")) == 62367776);
     CHECK(weight_count(shipped("bert_base_encoder")) == 7077888);
+    // GPT-3 175B (Brown et al. 2020): 96 blocks of 12 d^2 (QKV, output, MLP) and the tied
+    // output projection d x vocabulary; biases, LayerNorm gains and the 2,048 x d position
+    // embedding (25 M) are not counted, so 174.56 B of the paper's 175 B.
+    const std::uint64_t d = 12288;
+    CHECK(weight_count(shipped("gpt3_175b")) == 96 * 12 * d * d + d * 50257);
 }
 
 // Published forward multiply-accumulates per 224x224 image (torchvision / fvcore):
@@ -73,6 +78,11 @@ TEST_CASE("shipped traces have the published forward MACs", "[workload]") {
     CHECK(double(forward_macs(shipped("resnet152"), 1)) == Approx(11.51e9).epsilon(0.01));
     CHECK(double(forward_macs(shipped("vgg11"), 1)) == Approx(7.609e9).epsilon(0.01));
     CHECK(double(forward_macs(shipped("vgg16"), 1)) == Approx(15.47e9).epsilon(0.01));
+    // GPT-3 175B per sequence of 2,048 tokens: every weight once per token, and per block the
+    // attention's two matmuls of 2048 x 2048 x 128 per head.
+    const std::uint64_t d = 12288, tokens = 2048;
+    CHECK(forward_macs(shipped("gpt3_175b"), 1) ==
+          tokens * (96 * 12 * d * d + d * 50257) + 96 * 2 * tokens * tokens * d);
     // Batch scales every GEMM's M (or its count, for matmul) linearly.
     CHECK(forward_macs(shipped("bert_base_encoder"), 8) == 8 * forward_macs(shipped("bert_base_encoder"), 1));
 }
