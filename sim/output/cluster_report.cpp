@@ -383,6 +383,71 @@ std::string plan_csv(const config::Params&, const run::ClusterPlan& planned) {
     return csv.table(rows);
 }
 
+namespace {
+
+/// Clusters of more nodes than this print a summary per node type and the slowest nodes
+/// instead of a row per node (nodes.csv has every row).
+constexpr std::size_t kMaxNodeRows = 32;
+constexpr std::size_t kSlowestNodeRows = 8;
+
+/// The node table: a row per node, or for a large cluster a row per node type (means over its
+/// nodes, energy summed) and the kSlowestNodeRows nodes busy longest (compute and waits).
+void print_nodes(std::ostream& out, const config::Params& params, const run::ClusterStepResult& r) {
+    const auto busy_percent = [&](double compute_s) { return r.step_s > 0 ? 100 * compute_s / r.step_s : 0; };
+    const auto node_table = [&](const std::vector<std::size_t>& nodes) {
+        Table n({"node", "type", "compute_ms", "comm_wait_ms", "idle_ms", "busy_percent", "energy_uj"});
+        for (const std::size_t i : nodes) {
+            const auto& node = r.nodes[i];
+            n.add_row({std::to_string(i), params.cluster.node_types[params.cluster.node_type[i]].name,
+                       Table::fixed(ms(node.compute_s), 3), Table::fixed(ms(node.wait_s), 3),
+                       Table::fixed(ms(node.idle_s), 3), Table::fixed(busy_percent(node.compute_s), 1),
+                       Table::fixed(node.energy.total_pj() * 1e-6, 1)});
+        }
+        n.print(out);
+    };
+    std::vector<std::size_t> order(r.nodes.size());
+    std::iota(order.begin(), order.end(), 0);
+    if (r.nodes.size() <= kMaxNodeRows) {
+        node_table(order);
+        return;
+    }
+    const std::size_t types = params.cluster.node_types.size();
+    std::vector<std::size_t> count(types, 0);
+    std::vector<double> compute(types, 0), wait(types, 0), idle(types, 0), most(types, 0), energy(types, 0);
+    for (std::size_t i = 0; i < r.nodes.size(); ++i) {
+        const std::size_t t = params.cluster.node_type[i];
+        const run::NodeReport& node = r.nodes[i];
+        ++count[t];
+        compute[t] += node.compute_s;
+        wait[t] += node.wait_s;
+        idle[t] += node.idle_s;
+        most[t] = std::max(most[t], node.compute_s + node.wait_s);
+        energy[t] += node.energy.total_pj();
+    }
+    out << "nodes by type (times are means over the type's nodes, most_busy_ms its busiest node's compute and "
+           "waits, energy_uj the sum; nodes.csv has every node)\n";
+    Table by_type(
+        {"type", "nodes", "compute_ms", "comm_wait_ms", "idle_ms", "busy_percent", "most_busy_ms", "energy_uj"});
+    for (std::size_t t = 0; t < types; ++t) {
+        if (count[t] == 0) continue;
+        const auto n = static_cast<double>(count[t]);
+        by_type.add_row({params.cluster.node_types[t].name, std::to_string(count[t]),
+                         Table::fixed(ms(compute[t] / n), 3), Table::fixed(ms(wait[t] / n), 3),
+                         Table::fixed(ms(idle[t] / n), 3), Table::fixed(busy_percent(compute[t] / n), 1),
+                         Table::fixed(ms(most[t]), 3), Table::fixed(energy[t] * 1e-6, 1)});
+    }
+    by_type.print(out);
+    // The slowest: busy longest (compute and waits), ties by node number.
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return r.nodes[a].compute_s + r.nodes[a].wait_s > r.nodes[b].compute_s + r.nodes[b].wait_s;
+    });
+    order.resize(kSlowestNodeRows);
+    out << "\nthe " << kSlowestNodeRows << " nodes busy longest (compute and waits), of " << r.nodes.size() << "\n";
+    node_table(order);
+}
+
+}  // namespace
+
 void print_cluster_step(std::ostream& out, const config::Params& params, const run::ClusterStepResult& r) {
     const planner::Plan& plan = r.planned.plan;
     const auto& layers = r.planned.graph.layers;
@@ -399,16 +464,7 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const r
     }
     t.print(out);
     out << "\n";
-    Table n({"node", "type", "compute_ms", "comm_wait_ms", "idle_ms", "busy_percent", "energy_uj"});
-    for (std::size_t i = 0; i < r.nodes.size(); ++i) {
-        const auto& node = r.nodes[i];
-        n.add_row({std::to_string(i), params.cluster.node_types[params.cluster.node_type[i]].name,
-                   Table::fixed(ms(node.compute_s), 3), Table::fixed(ms(node.wait_s), 3),
-                   Table::fixed(ms(node.idle_s), 3),
-                   Table::fixed(r.step_s > 0 ? 100 * node.compute_s / r.step_s : 0, 1),
-                   Table::fixed(node.energy.total_pj() * 1e-6, 1)});
-    }
-    n.print(out);
+    print_nodes(out, params, r);
     struct StageTable : planner::PlanVisitor {
         std::ostream& out;
         const run::ClusterStepResult& r;

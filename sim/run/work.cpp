@@ -130,6 +130,7 @@ void WorkEstimate::merge(const WorkEstimate& other) {
     if (other.memory_bytes > memory_bytes) {
         memory_bytes = other.memory_bytes;
         memory_where = other.memory_where;
+        memory_remedy = other.memory_remedy;
     }
 }
 
@@ -163,7 +164,8 @@ void check_work(const WorkEstimate& estimate, double max_work_s, const std::stri
         throw UserError(source + ": the run would need about " + format_bytes(estimate.memory_bytes) +
                         " of memory for " + estimate.memory_where + ", more than the " +
                         format_bytes(run_memory_limit_bytes()) +
-                        " this machine allows a run (three quarters of its memory)");
+                        " this machine allows a run (three quarters of its memory)" +
+                        (estimate.memory_remedy.empty() ? "" : "; " + estimate.memory_remedy));
     const double s = estimate.seconds();
     if (s <= max_work_s) return;
     // A round value above the estimate: two significant digits, and at least 1.
@@ -336,10 +338,29 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
               kNsPerClusterOp + kNsPerClusterOpPerNode * nodes +
                   (cached ? 0 : kNsPerClusterOpPerVertexUncached * vertices),
               "simulating " + format_count(nodes) + " nodes on " + topology);
-    e.memory_bytes = std::min(nodes * vertices, cache) * kBytesPerRouteEntry +
-                     entries / static_cast<double>(plans) * kBytesPerPlanEntry +
-                     (simulate ? ops * kBytesPerClusterOp + nodes * kBytesPerClusterNode : 0);
-    e.memory_where = "planning and simulating " + format_count(nodes) + " nodes";
+    const double planning_bytes = std::min(nodes * vertices, cache) * kBytesPerRouteEntry +
+                                  entries / static_cast<double>(plans) * kBytesPerPlanEntry;
+    const double simulating_bytes = simulate ? ops * kBytesPerClusterOp + nodes * kBytesPerClusterNode : 0;
+    e.memory_bytes = planning_bytes + simulating_bytes;
+    e.memory_where = (simulate ? "planning and simulating " : "planning ") + format_count(nodes) + " nodes";
+    // Every term grows at least linearly with the node count, so nodes x limit / need fit.
+    const double limit = run_memory_limit_bytes();
+    if (e.memory_bytes > limit) {
+        const double fit = std::floor(nodes * limit / e.memory_bytes);
+        std::vector<std::string> ways;
+        if (fit >= 1) ways.push_back("fewer nodes (about " + format_count(fit) + " would fit; cluster.groups[].count)");
+        if (simulate && planning_bytes <= limit) ways.push_back("planning without the simulation (fastsim plan)");
+        // The ops grow linearly with the micro-batches: the most that fit, if one does.
+        const double per_microbatch = simulate ? nodes * layers * (4 + 2 * depth) * kBytesPerClusterOp : 0;
+        const double fixed = e.memory_bytes - per_microbatch * microbatches;
+        if (pipelined && per_microbatch > 0 && fixed + per_microbatch <= limit)
+            ways.push_back("at most " + format_count(std::floor((limit - fixed) / per_microbatch)) +
+                           " micro-batches (planner.pipeline.microbatches)");
+        if (!pipelined) ways.push_back("another planner (planner.name)");
+        std::string text = "what would fit: ";
+        for (std::size_t i = 0; i < ways.size(); ++i) text += (i ? i + 1 == ways.size() ? " or " : ", " : "") + ways[i];
+        if (!ways.empty()) e.memory_remedy = text;
+    }
     return e;
 }
 

@@ -26,6 +26,8 @@ struct WorkEstimate {
     std::vector<Part> parts;
     double memory_bytes = 0;
     std::string memory_where;  ///< what takes the memory
+    /// What would fit when the memory does not ("fewer nodes: about 300 would fit ..."); may be empty.
+    std::string memory_remedy{};
 
     void add(std::string what, double count, double ns_each, std::string where = "");
     /// Adds another estimate's parts and keeps the larger memory peak.

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "planner/planner.h"
+#include "run/work.h"
 #include "common/csv_reader.h"
 #include "common/json_reader.h"
 #include "support/fastsim_process.h"
@@ -527,6 +528,63 @@ TEST_CASE("run of a cluster config reports the simulated step and writes its fil
     CHECK(std::count(nodes.begin(), nodes.end(), '\n') == 3);
     CHECK_THAT(slurp(dir.path("run/report.json")), Contains("\"simulated_step_s\"") && Contains("\"links\""));
     CHECK_THAT(slurp(dir.path("run/layers.csv")), Contains("planned_s,simulated_s"));
+}
+
+TEST_CASE("run of a large cluster prints each node type's means and the slowest nodes, not every node",
+          "[cli][cluster]") {
+    fastsim::test::TempDir dir;
+    const Result r = run_fastsim("run " + kTinyCluster +
+                                 " --planner owt -p cluster.groups.0.count=30 -p cluster.groups.1.count=10 "
+                                 "-p workload.batch=40 --out " +
+                                 dir.path("run"));
+    REQUIRE(r.exit_code == 0);
+    const fastsim::CsvTable nodes = fastsim::read_csv_file(dir.path("run/nodes.csv"));
+    REQUIRE(nodes.rows.size() == 40);
+    const auto column = [&](const std::string& name) { return nodes.column(name).value(); };
+    // Per type: the mean compute in ms, as the terminal rounds it.
+    for (const auto& [type, count] : {std::pair<std::string, int>{"small", 30}, {"big", 10}}) {
+        double compute_s = 0;
+        for (const auto& row : nodes.rows)
+            if (row[column("type")] == type) compute_s += std::stod(row[column("compute_s")]);
+        char expected[96];
+        std::snprintf(expected, sizeof expected, "%-6s %5d %11.3f", type.c_str(), count, compute_s / count * 1e3);
+        INFO(r.out);
+        CHECK_THAT(r.out, Contains(expected));
+    }
+    // The 8 busiest nodes (compute and waits) are the rows listed, and no other node is.
+    std::vector<std::pair<double, std::size_t>> busy;
+    for (std::size_t n = 0; n < nodes.rows.size(); ++n)
+        busy.emplace_back(
+            -(std::stod(nodes.rows[n][column("compute_s")]) + std::stod(nodes.rows[n][column("comm_wait_s")])), n);
+    std::stable_sort(busy.begin(), busy.end());
+    const std::size_t from = r.out.find("the 8 nodes busy longest (compute and waits), of 40");
+    REQUIRE(from != std::string::npos);
+    const std::string listed = r.out.substr(from, r.out.find("\n\n", from) - from);
+    for (std::size_t i = 0; i < busy.size(); ++i) {
+        const std::string id = std::to_string(busy[i].second);
+        const bool shown = listed.find("\n" + std::string(4 - id.size(), ' ') + id + "  ") != std::string::npos;
+        INFO("node " << id << ", rank " << i);
+        CHECK(shown == (i < 8));
+    }
+}
+
+TEST_CASE("A cluster run too large for the machine's memory says what would fit", "[cli][cluster]") {
+    // GPT-3 175B on 1,024 nodes: its estimate (about 127 GiB) is above any test machine's limit.
+    if (fastsim::run::run_memory_limit_bytes() > 0x1p37) {
+        WARN("this machine allows a run more than 128 GiB: not checked here");
+        return;
+    }
+    const std::string config = std::string(FASTSIM_SOURCE_DIR) + "/configs/pipeline/gpt3_175b_1024node.yaml";
+    const Result r = run_fastsim("run " + config);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("of memory for planning and simulating 1024 nodes") &&
+                          Contains("what would fit: fewer nodes (about ") &&
+                          Contains("planning without the simulation (fastsim plan)"));
+    // Fewer nodes than asked: node count x limit / need (both in the message, rounded).
+    const std::size_t from = r.err.find("(about ") + 7;
+    const double fit = std::stod(r.err.substr(from));
+    CHECK(fit >= 1);
+    CHECK(fit < 1024);
 }
 
 TEST_CASE("compare prints every planner's speedup over data parallelism and a geomean", "[cli][cluster]") {
