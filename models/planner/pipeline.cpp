@@ -6,10 +6,12 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <queue>
 #include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 #include "common/checked.h"
@@ -727,13 +729,29 @@ double predict_pipeline(const PlanningInputs& in, const PipelinePlan& p) {
 
 std::vector<std::size_t> block_boundaries(const LayerGraph& graph) {
     const std::size_t n = graph.layers.size();
+    // Edges by the layer they leave; AccPar's block shortcuts (another layer's input) never cross a cut.
+    std::vector<std::vector<std::size_t>> leaving(n);
+    std::vector<std::size_t> shortcuts_from(n, 0), shortcuts_to(n, 0);
+    for (std::size_t to = 0; to < n; ++to)
+        for (const Edge& e : graph.layers[to].producers) {
+            leaving[e.from].push_back(to);
+            if (e.kind != EdgeKind::producer_output) {
+                ++shortcuts_from[e.from];
+                ++shortcuts_to[to];
+            }
+        }
+    // Sweep the cuts b = 1 … n-1: the edges crossing b (from < b <= to) in a min-heap on `from`,
+    // expired ones dropped lazily, so the earliest producer crossing is on top.
+    using Crossing = std::pair<std::size_t, std::size_t>;  // (from, to)
+    std::priority_queue<Crossing, std::vector<Crossing>, std::greater<>> crossing;
+    std::size_t shortcuts = 0;
     std::vector<std::size_t> bounds{0};
     for (std::size_t b = 1; b < n; ++b) {
-        bool clean = true;
-        for (std::size_t c = b; c < n && clean; ++c)
-            for (const Edge& e : graph.layers[c].producers)
-                if (e.from < b && (e.from != b - 1 || e.kind != EdgeKind::producer_output)) clean = false;
-        if (clean) bounds.push_back(b);
+        for (const std::size_t to : leaving[b - 1]) crossing.push({b - 1, to});
+        shortcuts += shortcuts_from[b - 1];
+        shortcuts -= shortcuts_to[b - 1];
+        while (!crossing.empty() && crossing.top().second < b) crossing.pop();
+        if (shortcuts == 0 && (crossing.empty() || crossing.top().first >= bounds.back())) bounds.push_back(b);
     }
     bounds.push_back(n);
     return bounds;
@@ -749,24 +767,39 @@ struct InterOpDp {
     std::size_t blocks, nodes, microbatches, stages;
     PipelineSchedule schedule;
     const std::vector<MeshRange>& meshes;
+    std::vector<std::size_t> class_of;  ///< per mesh, its class (meshes that cost alike)
+    std::size_t classes = 0;
     std::vector<std::vector<std::size_t>> meshes_at;  ///< per first position, mesh indices
-    std::vector<double> latency;                      ///< per (first block, mesh, end block)
+    std::vector<double> latency;                      ///< per (first block, mesh class, end block)
     std::vector<double> least_latency_from;           ///< min of latency over end blocks >= this one
-    std::vector<std::size_t> max_in_flight;           ///< per (first block, mesh, end block)
+    std::vector<std::size_t> max_in_flight;           ///< per (first block, mesh class, end block)
 
+    /// The entry of blocks [i, j) on mesh m (through its class).
     [[nodiscard]] std::size_t index(std::size_t i, std::size_t j, std::size_t m) const {
-        return (i * meshes.size() + m) * (blocks + 1) + j;
+        return (i * classes + class_of[m]) * (blocks + 1) + j;
     }
 
     InterOpDp(std::size_t b, const std::vector<MeshRange>& ms, std::size_t n, std::size_t mb, std::size_t st,
-              PipelineSchedule sched, const AlpaStageCostFn& cost)
+              PipelineSchedule sched, const AlpaStageCostFn& cost, const std::vector<std::size_t>& mesh_class)
         : blocks(b), nodes(n), microbatches(mb), stages(st), schedule(sched), meshes(ms), meshes_at(n + 1) {
-        for (std::size_t m = 0; m < meshes.size(); ++m) meshes_at[meshes[m].first].push_back(m);
-        latency.assign((blocks + 1) * (blocks + 1) * meshes.size(), kInfinity);
+        if (!mesh_class.empty() && mesh_class.size() != meshes.size())
+            throw std::invalid_argument("alpa_inter_op: one class per mesh");
+        class_of = mesh_class;
+        if (class_of.empty())
+            for (std::size_t m = 0; m < meshes.size(); ++m) class_of.push_back(m);
+        std::vector<std::size_t> representative;  // per class, its first mesh
+        for (std::size_t m = 0; m < meshes.size(); ++m) {
+            meshes_at[meshes[m].first].push_back(m);
+            if (class_of[m] >= representative.size()) representative.resize(class_of[m] + 1, meshes.size());
+            if (representative[class_of[m]] == meshes.size()) representative[class_of[m]] = m;
+        }
+        classes = representative.size();
+        latency.assign((blocks + 1) * (blocks + 1) * classes, kInfinity);
         max_in_flight.assign(latency.size(), 0);
         least_latency_from.assign(latency.size(), kInfinity);
         for (std::size_t i = 0; i < blocks; ++i)
-            for (std::size_t m = 0; m < meshes.size(); ++m) {
+            for (const std::size_t m : representative) {
+                if (m == meshes.size()) continue;  // a class no mesh has
                 for (std::size_t j = i + 1; j <= blocks; ++j) {
                     const AlpaStageCost c = cost(i, j, m);
                     latency[index(i, j, m)] = c.latency_s;
@@ -882,8 +915,8 @@ std::size_t alpa_in_flight(PipelineSchedule schedule, std::size_t microbatches, 
 
 AlpaChoice alpa_inter_op(std::size_t blocks, const std::vector<MeshRange>& meshes, std::size_t node_count,
                          std::size_t microbatches, std::size_t stages, PipelineSchedule schedule,
-                         const AlpaStageCostFn& cost) {
-    const InterOpDp dp(blocks, meshes, node_count, microbatches, stages, schedule, cost);
+                         const AlpaStageCostFn& cost, const std::vector<std::size_t>& mesh_class) {
+    const InterOpDp dp(blocks, meshes, node_count, microbatches, stages, schedule, cost, mesh_class);
     return best_over_t_max(dp, microbatches);
 }
 
@@ -949,11 +982,21 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
         for (std::uint64_t m = 1; m <= std::min<std::uint64_t>(batch, kMaxSearchedMicrobatches); m *= 2)
             if (batch % m == 0) counts.push_back(m);
     }
-    // Each distinct block planned alone on each distinct sub-mesh, per micro-batch size.
-    std::vector<std::string> block_keys(blocks), mesh_keys(meshes.size());
-    for (std::size_t b = 0; b < blocks; ++b) block_keys[b] = block_signature(in.graph, bounds[b], bounds[b + 1]);
-    for (std::size_t m = 0; m < meshes.size(); ++m) mesh_keys[m] = mesh_signature(in, meshes[m]);
-    std::unordered_map<std::string, BlockCost> memo;
+    // Each distinct block planned alone on each distinct sub-mesh (a mesh class), per micro-batch
+    // size: blocks and meshes with equal signatures cost alike.
+    const auto intern = [](std::unordered_map<std::string, std::size_t>& ids, std::string key) {
+        return ids.emplace(std::move(key), ids.size()).first->second;
+    };
+    std::unordered_map<std::string, std::size_t> block_ids, mesh_ids;
+    std::vector<std::size_t> block_id(blocks), mesh_class(meshes.size()), representative;
+    for (std::size_t b = 0; b < blocks; ++b)
+        block_id[b] = intern(block_ids, block_signature(in.graph, bounds[b], bounds[b + 1]));
+    for (std::size_t m = 0; m < meshes.size(); ++m) {
+        mesh_class[m] = intern(mesh_ids, mesh_signature(in, meshes[m]));
+        if (mesh_class[m] == representative.size()) representative.push_back(m);
+    }
+    const std::size_t classes = representative.size();
+    std::map<std::tuple<std::size_t, std::size_t, std::uint64_t>, BlockCost> memo;  // (block, class, size)
     // Blocks are planned quickly, with each stage's synchronisations timed alone rather than
     // replayed together: the DP asks for thousands of them, and its choices are planned again
     // and predicted whole.
@@ -963,10 +1006,11 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
     std::vector<AlpaSearch> found;  // the DP's choice per micro-batch count
     for (const std::size_t mb : counts) {
         const std::uint64_t size = batch / mb;
-        std::vector<BlockCost> cost(blocks * meshes.size());
+        std::vector<const BlockCost*> cost(blocks * classes);
         for (std::size_t b = 0; b < blocks; ++b)
-            for (std::size_t m = 0; m < meshes.size(); ++m) {
-                const std::string key = block_keys[b] + mesh_keys[m] + std::to_string(size);
+            for (std::size_t k = 0; k < classes; ++k) {
+                const std::size_t m = representative[k];
+                const auto key = std::make_tuple(block_id[b], k, size);
                 auto it = memo.find(key);
                 if (it == memo.end()) {
                     BlockCost c;
@@ -985,7 +1029,7 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
                     }
                     it = memo.emplace(key, std::move(c)).first;
                 }
-                cost[b * meshes.size() + m] = it->second;
+                cost[b * classes + k] = &it->second;  // map entries stay where they are
             }
         // Sums over the stage's blocks, per mesh position; extended block by block when the DP
         // asks for (i, j + 1, m) after (i, j, m), as it does.
@@ -1007,7 +1051,7 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
                               std::vector<double>(width, 0)};
             }
             for (; run.j < j; ++run.j) {
-                const BlockCost& bc = cost[run.j * meshes.size() + m];
+                const BlockCost& bc = *cost[run.j * classes + mesh_class[m]];
                 run.latency_s += bc.latency_s;
                 if (!(run.latency_s < kInfinity)) continue;
                 for (std::size_t p = 0; p < width; ++p) {
@@ -1035,7 +1079,7 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
             }
             return c;
         };
-        AlpaChoice choice = alpa_inter_op(blocks, meshes, nodes, mb, po.stages, po.schedule, stage_cost);
+        AlpaChoice choice = alpa_inter_op(blocks, meshes, nodes, mb, po.stages, po.schedule, stage_cost, mesh_class);
         if (!choice.stages.empty() && choice.objective_s < kInfinity) found.push_back({std::move(choice), mb});
         if (in.plan_made) in.plan_made();
     }

@@ -45,8 +45,10 @@ std::size_t peak_in_flight(const std::vector<StageTask>& order);
 /// exchange's do; every node finally waits for its all-reduces. Returns the last node's end.
 double predict_pipeline(const PlanningInputs& inputs, const PipelinePlan& pipeline);
 
-/// Block boundaries of `graph` (docs/pipeline.md, "Blocks"): positions b (1 … L-1) where the only
-/// tensor crossing from layers < b to layers >= b is layer b-1's output; 0 and L are included.
+/// Block boundaries of `graph` (docs/pipeline.md, "Blocks"): from the left, each position b
+/// (1 … L-1) where every tensor crossing from layers < b to layers >= b is the output of a layer
+/// of the block b closes (at or after the boundary before it), so no edge spans two boundaries;
+/// 0 and L are included.
 std::vector<std::size_t> block_boundaries(const LayerGraph& graph);
 
 /// One candidate stage of Alpa's DP: its latency (forward + backward of one micro-batch, summed
@@ -77,9 +79,12 @@ using AlpaStageCostFn = std::function<AlpaStageCost(std::size_t first_block, std
 /// free, a stage is checked as if every remaining block or node, whichever is fewer, made a
 /// stage after it). It enumerates t_max over the stage latencies, ascending, solving a DP for
 /// each and stopping once (M - 1) x t_max alone exceeds the best.
+/// `mesh_class` (empty, or one entry per mesh) groups meshes whose stages cost alike for every
+/// block range: `cost` is asked for the first mesh of each class only, and the DP keeps one
+/// entry per class, not per mesh.
 AlpaChoice alpa_inter_op(std::size_t blocks, const std::vector<MeshRange>& meshes, std::size_t node_count,
                          std::size_t microbatches, std::size_t stages, PipelineSchedule schedule,
-                         const AlpaStageCostFn& cost);
+                         const AlpaStageCostFn& cost, const std::vector<std::size_t>& mesh_class = {});
 /// The same answer by enumerating every cut (for tests; exponential).
 AlpaChoice alpa_brute_force(std::size_t blocks, const std::vector<MeshRange>& meshes, std::size_t node_count,
                             std::size_t microbatches, std::size_t stages, PipelineSchedule schedule,

@@ -11,11 +11,13 @@
 #include "cluster/cluster.h"
 #include "interconnect/collective_cost.h"
 #include "interconnect/topology.h"
+#include "config/trace_reader.h"
 #include "planner/pipeline.h"
 #include "planner/strategy.h"
 #include "run/cluster_step.h"
 #include "support/plan_helpers.h"
 #include "support/systemc_fixture.h"
+#include "workload/vector_work.h"
 
 using namespace fastsim;
 using planner::PipelineSchedule;
@@ -142,6 +144,36 @@ TEST_CASE("Uniform stages: the step is (M + P - 1) x the stage time, planned and
     }
 }
 
+TEST_CASE("Block boundaries: a cut only where every crossing tensor comes from the block it closes", "[pipeline]") {
+    const auto bounds_of = [](const workload::Workload& w) {
+        return planner::block_boundaries(planner::build_layer_graph(workload::without_vector_layers(w), 8));
+    };
+    // A chain: a block per layer.
+    CHECK(bounds_of(chain(4, 64)) == std::vector<std::size_t>{0, 1, 2, 3, 4});
+    // A GEMM-only residual block: b reads [a, x] and c reads [b, a]; the cut before c has a and b
+    // crossing (both of the block it closes), the cut before b has x and a (x from the block before).
+    workload::Workload residual;
+    residual.layers = {test::fc("x", 64, 64, {}), test::fc("a", 64, 64, {"x"}), test::fc("b", 64, 64, {"a", "x"}),
+                       test::fc("c", 64, 64, {"b", "a"}), test::fc("d", 64, 64, {"c"})};
+    CHECK(bounds_of(residual) == std::vector<std::size_t>{0, 1, 3, 4, 5});
+    // GPT-3 175B with every layer: its residual stream crosses as the two summands' tensors, and
+    // still no edge spans two boundaries; at least a block per decoder block.
+    const workload::Workload gpt = config::read_trace(std::string(FASTSIM_SOURCE_DIR) + "/traces/gpt3_175b.yaml");
+    const auto graph = planner::build_layer_graph(workload::without_vector_layers(gpt), 1);
+    const std::vector<std::size_t> bounds = planner::block_boundaries(graph);
+    REQUIRE(graph.layers.size() == 96 * 8 + 1);
+    CHECK(bounds.size() >= 96 + 1);
+    CHECK(bounds.front() == 0);
+    CHECK(bounds.back() == graph.layers.size());
+    for (std::size_t k = 1; k + 1 < bounds.size(); ++k)
+        for (std::size_t to = bounds[k]; to < graph.layers.size(); ++to)
+            for (const planner::Edge& e : graph.layers[to].producers)
+                if (e.from < bounds[k]) {
+                    INFO("cut " << bounds[k] << ": " << graph.layers[e.from].name << " -> " << graph.layers[to].name);
+                    CHECK(e.from >= bounds[k - 1]);
+                }
+}
+
 TEST_CASE("Alpa's inter-operator DP equals brute force on small cases", "[pipeline]") {
     std::mt19937_64 rng(7);
     std::uniform_real_distribution<double> latency(0.5, 3.0);
@@ -171,6 +203,32 @@ TEST_CASE("Alpa's inter-operator DP equals brute force on small cases", "[pipeli
                 }
                 CHECK(dp.objective_s == Approx(brute.objective_s).epsilon(1e-12));
             }
+        // Meshes of one width costing alike (their first's cost): one class per width gives the
+        // DP over every mesh's answer, cut for cut.
+        std::vector<std::size_t> width_class, first_of_width;
+        for (std::size_t k = 0; k < meshes.size(); ++k) {
+            const std::size_t width = meshes[k].end - meshes[k].first;
+            const std::size_t c = width == 1 ? 0 : width == 2 ? 1 : 2;
+            width_class.push_back(c);
+            if (first_of_width.size() <= c) first_of_width.resize(c + 1, meshes.size());
+            if (first_of_width[c] == meshes.size()) first_of_width[c] = k;
+        }
+        std::size_t asked = 0;
+        const auto by_width = [&](std::size_t i, std::size_t j, std::size_t mesh) {
+            ++asked;
+            return cost(i, j, first_of_width[width_class[mesh]]);
+        };
+        for (const std::size_t stages : {0u, 2u}) {
+            INFO("trial " << trial << ", stages " << stages << ", classes by width");
+            const auto every =
+                planner::alpa_inter_op(blocks, meshes, 4, m, stages, PipelineSchedule::one_f_one_b, by_width);
+            asked = 0;
+            const auto classes = planner::alpa_inter_op(blocks, meshes, 4, m, stages, PipelineSchedule::one_f_one_b,
+                                                        by_width, width_class);
+            CHECK(asked == 3 * blocks * (blocks + 1) / 2);  // each (block range, class) once
+            CHECK(classes.objective_s == every.objective_s);
+            CHECK(classes.stages == every.stages);
+        }
     }
 }
 
