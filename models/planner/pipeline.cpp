@@ -1004,7 +1004,8 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
     PlanningInputs block_in{in};
     block_in.gradient_sync = &alone;
     std::vector<AlpaSearch> found;  // the DP's choice per micro-batch count
-    for (const std::size_t mb : counts) {
+    for (std::size_t count = 0; count < counts.size(); ++count) {
+        const std::size_t mb = counts[count];
         const std::uint64_t size = batch / mb;
         std::vector<const BlockCost*> cost(blocks * classes);
         for (std::size_t b = 0; b < blocks; ++b)
@@ -1082,11 +1083,19 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
         AlpaChoice choice = alpa_inter_op(blocks, meshes, nodes, mb, po.stages, po.schedule, stage_cost, mesh_class);
         if (!choice.stages.empty() && choice.objective_s < kInfinity) found.push_back({std::move(choice), mb});
         if (in.plan_made) in.plan_made();
+        // Past kMaxSearchedMicrobatches only while no cut fits: smaller micro-batches stash less.
+        if (po.microbatches == 0 && found.empty() && count + 1 == counts.size())
+            for (std::uint64_t m = 2 * mb; m <= batch; m *= 2)
+                if (batch % m == 0) {
+                    counts.push_back(m);
+                    break;
+                }
     }
     if (found.empty())
         throw PlanError(
             "alpa finds no cut of the network into stages on sub-meshes of the cluster that fits in memory" +
-            std::string(po.stages > 0 ? " with planner.pipeline.stages " + std::to_string(po.stages) : ""));
+            std::string(po.stages > 0 ? " with planner.pipeline.stages " + std::to_string(po.stages) : "") +
+            (po.microbatches > 0 ? "" : ", with up to " + std::to_string(counts.back()) + " micro-batches"));
     const auto better = [](const Plan& candidate, const Plan& incumbent) {
         const bool fits = candidate.memory_shortfalls.empty(), incumbent_fits = incumbent.memory_shortfalls.empty();
         return (fits && !incumbent_fits) || (fits == incumbent_fits && candidate.step_s < incumbent.step_s);

@@ -292,6 +292,30 @@ TEST_CASE(
     }
 }
 
+TEST_CASE("Alpa searches more than 64 micro-batches only while no cut fits in memory", "[pipeline]") {
+    // The memory-bound cluster above at a batch whose stashes fill a node at 64 micro-batches.
+    const auto graph = planner::build_layer_graph(chain(8, 2048), 1u << 18);
+    const planner::ClusterView view = two_type_cluster();
+    const auto exchange = test::flat_exchange(1e-6, 25e9);
+    const auto groups = planner::bisect(view, exchange);
+    const auto compute = test::linear_compute(graph, {1e12, 2e12});
+    const planner::PlanningInputs in{graph, view, groups,   compute, {}, test::free_all_reduce(), memory_for_a_third(),
+                                     {},    {},   exchange, {}};
+    planner::PlannerOptions options;
+    options.kind = planner::PlannerKind::alpa;
+    options.pipeline.intra = planner::PlannerKind::accpar;
+    options.pipeline.microbatches = 64;
+    CHECK_THROWS_WITH(planner::make_plan(in, options),
+                      Catch::Contains("finds no cut") && !Catch::Contains("with up to"));
+    options.pipeline.microbatches = 0;
+    const planner::Plan plan = planner::make_plan(in, options);
+    CHECK(plan.memory_shortfalls.empty());
+    CHECK(plan.pipeline->microbatches > 64);
+    // The fewest that fit: half as many do not.
+    options.pipeline.microbatches = plan.pipeline->microbatches / 2;
+    CHECK_THROWS_WITH(planner::make_plan(in, options), Catch::Contains("finds no cut"));
+}
+
 TEST_CASE("AccPar weighs alpa's plan, and a memo makes alpa's plan once", "[pipeline]") {
     // The memory-bound cluster of the test above.
     const auto graph = planner::build_layer_graph(chain(8, 2048), 64);
