@@ -97,12 +97,18 @@ std::optional<charts::StackedBarChart> node_time_bars(const CsvTable& nodes, con
     return bars;
 }
 
+/// report.json's pipeline.stages array; null for a run without a pipeline.
+const JsonValue* pipeline_stages(const JsonValue& root) {
+    const JsonValue* pipeline = root.find("pipeline");
+    if (!pipeline || !pipeline->is_object()) return nullptr;
+    const JsonValue* stages = pipeline->find("stages");
+    return stages && stages->is_array() ? stages : nullptr;
+}
+
 /// A pipeline's stages as busy and idle ms (report.json's pipeline.stages); nothing without one.
 std::optional<charts::StackedBarChart> stage_bars(const JsonValue& root, const std::string& file) {
-    const JsonValue* pipeline = root.find("pipeline");
-    if (!pipeline || !pipeline->is_object()) return std::nullopt;
-    const JsonValue* stages = pipeline->find("stages");
-    if (!stages || !stages->is_array()) return std::nullopt;
+    const JsonValue* stages = pipeline_stages(root);
+    if (!stages) return std::nullopt;
     charts::StackedBarChart bars;
     bars.title = "time per pipeline stage";
     bars.x_title = "stage";
@@ -119,10 +125,8 @@ std::optional<charts::StackedBarChart> stage_bars(const JsonValue& root, const s
 /// A pipeline's simulated timeline, one row per stage, from report.json's
 /// pipeline.stages[].spans (seconds; drawn in ms). None without a pipeline or spans.
 std::optional<charts::TimelineChart> stage_timeline(const JsonValue& root, const std::string& file) {
-    const JsonValue* pipeline = root.find("pipeline");
-    if (!pipeline || !pipeline->is_object()) return std::nullopt;
-    const JsonValue* stages = pipeline->find("stages");
-    if (!stages || !stages->is_array()) return std::nullopt;
+    const JsonValue* stages = pipeline_stages(root);
+    if (!stages) return std::nullopt;
     charts::TimelineChart chart;
     chart.title = "pipeline timeline";
     chart.x_title = "time in the step (ms)";
