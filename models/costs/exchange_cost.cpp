@@ -12,8 +12,13 @@ planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, cons
                                     const std::vector<std::size_t>& side_b) {
     const std::size_t pairs = std::max(side_a.size(), side_b.size());
     // Per channel, the share of each direction's bytes it carries; a channel both directions
-    // use is charged their sum in both (exact when the two volumes are equal).
-    std::vector<double> load_to_a(topology.channel_count(), 0.0), load_to_b(topology.channel_count(), 0.0);
+    // use is charged their sum in both (exact when the two volumes are equal). Each crossing is
+    // listed, then summed per channel: the channels the exchange touches, not all of them.
+    struct Crossing {
+        interconnect::ChannelId channel;
+        bool towards_a;
+    };
+    std::vector<Crossing> crossings;
     Picoseconds latency_ps{0};
     // Store-and-forward: each hop but the last holds a message until its tail is in, so a
     // pair's bytes cross those hops one after another (seconds per byte of the whole exchange).
@@ -28,7 +33,7 @@ planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, cons
             double forwarded = 0;
             for (std::size_t k = 0; k < route.size(); ++k) {
                 const interconnect::Channel& ch = topology.channel(route[k]);
-                (towards_a ? load_to_a : load_to_b)[route[k]] += share;
+                crossings.push_back({route[k], towards_a});
                 path_ps += ch.timing.latency_ps;
                 if (k + 1 < route.size() && ch.params.switching == interconnect::Switching::store_and_forward)
                     forwarded += share * 8 / static_cast<double>(ch.timing.bits_per_s);
@@ -40,17 +45,22 @@ planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, cons
     }
     planner::ExchangeCost cost;
     cost.latency_s = to_seconds(latency_ps);
-    for (std::size_t c = 0; c < load_to_a.size(); ++c) {
-        const double bits_per_s =
-            static_cast<double>(topology.channel(static_cast<interconnect::ChannelId>(c)).timing.bits_per_s);
-        const double both = (load_to_a[c] + load_to_b[c]) * 8 / bits_per_s;
-        if (load_to_a[c] > 0 && both > cost.seconds_per_byte_to_a) {
+    std::stable_sort(crossings.begin(), crossings.end(),
+                     [](const Crossing& x, const Crossing& y) { return x.channel < y.channel; });
+    for (std::size_t i = 0; i < crossings.size();) {
+        const interconnect::ChannelId c = crossings[i].channel;
+        double load_to_a = 0, load_to_b = 0;
+        for (; i < crossings.size() && crossings[i].channel == c; ++i)
+            (crossings[i].towards_a ? load_to_a : load_to_b) += share;
+        const double bits_per_s = static_cast<double>(topology.channel(c).timing.bits_per_s);
+        const double both = (load_to_a + load_to_b) * 8 / bits_per_s;
+        if (load_to_a > 0 && both > cost.seconds_per_byte_to_a) {
             cost.seconds_per_byte_to_a = both;
-            cost.bottleneck_share_to_a = load_to_a[c];
+            cost.bottleneck_share_to_a = load_to_a;
         }
-        if (load_to_b[c] > 0 && both > cost.seconds_per_byte_to_b) {
+        if (load_to_b > 0 && both > cost.seconds_per_byte_to_b) {
             cost.seconds_per_byte_to_b = both;
-            cost.bottleneck_share_to_b = load_to_b[c];
+            cost.bottleneck_share_to_b = load_to_b;
         }
     }
     cost.seconds_per_byte_to_a += forwarded_to_a;

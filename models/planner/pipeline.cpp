@@ -569,11 +569,16 @@ std::string mesh_signature(const PlanningInputs& in, const MeshRange& m) {
         put(std::find(in.cluster.preferred_cuts.begin(), in.cluster.preferred_cuts.end(), p) !=
             in.cluster.preferred_cuts.end());
     }
-    if (m.end - m.first > 1) {
-        const StageCluster c = stage_cluster(in, m.first, m.end);
-        put(c.groups.front().exchange.latency_s);
-        put(c.groups.front().exchange.seconds_per_byte_to_a);
-        put(c.groups.front().exchange.seconds_per_byte_to_b);
+    if (m.end - m.first > 1) {  // the exchange across the first cut bisect would make
+        const std::size_t cut = bisection_cut(in.cluster, m.first, m.end);
+        const auto order = in.cluster.order.begin();
+        const ExchangeCost x = in.exchange(std::vector<std::size_t>(order + static_cast<std::ptrdiff_t>(m.first),
+                                                                    order + static_cast<std::ptrdiff_t>(cut)),
+                                           std::vector<std::size_t>(order + static_cast<std::ptrdiff_t>(cut),
+                                                                    order + static_cast<std::ptrdiff_t>(m.end)));
+        put(x.latency_s);
+        put(x.seconds_per_byte_to_a);
+        put(x.seconds_per_byte_to_b);
     }
     return key;
 }
@@ -1118,7 +1123,6 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
                 plan_stage(in, one, 0, in.graph.layers.size(), 0, nodes, batch, &single_layer_s[0]));
             finish_pipeline(in, single);
             Plan candidate = assemble(in, options, std::move(single), single_layer_s);
-            replay_step(in, candidate);
             whole_intra_planned = whole_intra_planned || kind == po.intra;
             whole.push_back(std::move(candidate));
         } catch (const PlanError&) {
@@ -1133,13 +1137,18 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
         return a.choice.objective_s < b.choice.objective_s;
     });
     std::optional<Plan> best_plan;
+    // Replayed (ranked as reported), one that fits only as far as it could beat the best that fits.
     const auto keep = [&](Plan candidate) {
+        const bool race = best_plan && best_plan->memory_shortfalls.empty() && candidate.memory_shortfalls.empty();
+        replay_step(in, candidate, race ? best_plan->step_s : kInfinity);
         if (!best_plan || better(candidate, *best_plan)) best_plan = std::move(candidate);
     };
     for (const AlpaSearch& search : found) {
         if (search.choice.objective_s > kAlpaObjectiveSlack * found.front().choice.objective_s) break;
         if (search.choice.stages.size() == 1 && search.microbatches == 1 && whole_intra_planned) {
-            keep(whole.front());  // the same plan, kept here as well so ties go as before
+            keep(whole.front());  // the same plan, kept here so ties go as before
+            whole.erase(whole.begin());
+            whole_intra_planned = false;
             continue;
         }
         PipelinePlan p;
@@ -1156,17 +1165,13 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
             first_block = end_block;
         }
         finish_pipeline(in, p);
-        Plan candidate = assemble(in, options, std::move(p), layer_s);
-        replay_step(in, candidate);
-        keep(std::move(candidate));
+        keep(assemble(in, options, std::move(p), layer_s));
     }
     for (Plan& candidate : whole) keep(std::move(candidate));
     // The `pipeline` planner's stages (placed on the groups, cut by estimated time) are a
     // candidate too, so alpa never loses to it on its objective.
     try {
-        Plan candidate = plan_given_stages(in, options);
-        replay_step(in, candidate);
-        keep(std::move(candidate));
+        keep(plan_given_stages(in, options));
     } catch (const PlanError&) {
         // e.g. more stages asked for than the network has layers: not a candidate
     }

@@ -86,6 +86,18 @@ double LayerChoice::comm_bytes() const {
     return b;
 }
 
+std::size_t bisection_cut(const ClusterView& cluster, std::size_t lo, std::size_t hi) {
+    std::size_t cut = lo + (hi - lo + 1) / 2;
+    const double middle = (static_cast<double>(lo) + static_cast<double>(hi)) / 2;
+    double nearest = kInfinity;
+    for (std::size_t c : cluster.preferred_cuts)
+        if (c > lo && c < hi && std::abs(static_cast<double>(c) - middle) < nearest) {
+            nearest = std::abs(static_cast<double>(c) - middle);
+            cut = c;
+        }
+    return cut;
+}
+
 std::vector<Group> bisect(const ClusterView& cluster, const ExchangeModel& exchange) {
     std::vector<Group> groups;
     struct Range {
@@ -105,14 +117,7 @@ std::vector<Group> bisect(const ClusterView& cluster, const ExchangeModel& excha
             (r.is_a ? groups[static_cast<std::size_t>(r.parent)].side_a
                     : groups[static_cast<std::size_t>(r.parent)].side_b) = index;
         if (r.hi - r.lo > 1) {
-            std::size_t cut = r.lo + (r.hi - r.lo + 1) / 2;
-            const double middle = (static_cast<double>(r.lo) + static_cast<double>(r.hi)) / 2;
-            double nearest = kInfinity;
-            for (std::size_t c : cluster.preferred_cuts)
-                if (c > r.lo && c < r.hi && std::abs(static_cast<double>(c) - middle) < nearest) {
-                    nearest = std::abs(static_cast<double>(c) - middle);
-                    cut = c;
-                }
+            const std::size_t cut = bisection_cut(cluster, r.lo, r.hi);
             pending.push_back({r.lo, cut, r.depth + 1, index, true});
             pending.push_back({cut, r.hi, r.depth + 1, index, false});
             const std::vector<std::size_t> a(cluster.order.begin() + static_cast<std::ptrdiff_t>(r.lo),
@@ -130,9 +135,9 @@ void check_fits_in_memory(const Plan& plan, const PlanningInputs& in) {
     if (!plan.memory_shortfalls.empty()) throw PlanError(describe_shortfall(plan, in.cluster, in.node_type_names));
 }
 
-void replay_step(const PlanningInputs& in, Plan& plan) {
+void replay_step(const PlanningInputs& in, Plan& plan, double incumbent_s) {
     if (!in.replay || plan.step_replayed) return;
-    plan.step_s = in.replay(plan);
+    plan.step_s = in.replay(plan, incumbent_s);
     plan.step_replayed = true;
     if (plan.pipeline) {
         auto pipeline = std::make_shared<PipelinePlan>(*plan.pipeline);
@@ -140,6 +145,8 @@ void replay_step(const PlanningInputs& in, Plan& plan) {
         plan.pipeline = std::move(pipeline);
     }
 }
+
+void replay_step(const PlanningInputs& in, Plan& plan) { replay_step(in, plan, kInfinity); }
 
 bool operator==(const PipelineOptions& a, const PipelineOptions& b) {
     return a.stages == b.stages && a.stage_layers == b.stage_layers && a.microbatches == b.microbatches &&
@@ -165,13 +172,13 @@ Plan plan_once(const PlanningInputs& in, const PlannerOptions& options) {
     if (in.plans)
         if (const Plan* made = in.plans->find(options)) return *made;
     Plan plan = strategy_of(options.kind).plan(in, options);
-    replay_step(in, plan);
     if (in.plans) in.plans->keep(options, plan);
     return plan;
 }
 
 Plan make_plan(const PlanningInputs& in, const PlannerOptions& options) {
     Plan plan = plan_once(in, options);
+    replay_step(in, plan);
     check_fits_in_memory(plan, in);
     return plan;
 }

@@ -195,6 +195,9 @@ struct ClusterView {
 /// cuts is cut at the one nearest its middle (between groups of a hierarchical cluster:
 /// slowest links first); otherwise into halves, the first side taking the extra node.
 std::vector<Group> bisect(const ClusterView& cluster, const ExchangeModel& exchange);
+/// Where bisect cuts the positions [lo, hi) of `cluster.order` (hi - lo >= 2): the position
+/// of the first node of the second side.
+std::size_t bisection_cut(const ClusterView& cluster, std::size_t lo, std::size_t hi);
 
 /// The choice for one layer at one group, and the exchanges it causes there (bytes per side).
 struct LayerChoice {
@@ -276,8 +279,10 @@ struct PlanningInputs {
     ExchangeModel exchange;                    ///< for bisecting a pipeline stage's nodes; may be empty otherwise
     /// Seconds of a plan's whole step, its schedule (build_schedule) replayed on the cluster's
     /// network (docs/planner.md, "Predictions"); empty: the walk of predict_step alone. Given
-    /// for a whole cluster, not for a pipeline stage's own planning.
-    std::function<double(const Plan&)> replay;
+    /// for a whole cluster, not for a pipeline stage's own planning. The replay may stop once
+    /// the step would end after `give_up_after_s` seconds (+infinity: never), and then returns
+    /// +infinity.
+    std::function<double(const Plan&, double give_up_after_s)> replay;
     /// Plans already made from these inputs (AccPar weighs alpa's, and a comparison asks for
     /// both); may be null.
     PlanMemo* plans = nullptr;
@@ -297,6 +302,11 @@ private:
 /// pipeline plan's own step_s too), else predict_step's, already in plan.step_s.
 void replay_step(const PlanningInputs& in, Plan& plan);
 
+/// replay_step for ranking a candidate against a plan whose step is `incumbent_s`: a replay
+/// costs more than anything else in planning a large cluster, so it stops once the step would
+/// end after incumbent_s, leaving step_s +infinity (a step that ends at it is replayed whole).
+void replay_step(const PlanningInputs& in, Plan& plan, double incumbent_s);
+
 /// How many times AccPar re-plans with a heavier memory penalty when no plan fits.
 inline constexpr int kMemoryPenaltyRounds = 8;
 
@@ -306,8 +316,9 @@ inline constexpr int kMemoryPenaltyRounds = 8;
 /// in memory: node 3 (fast32) needs 9.125 GiB of its 8.000 GiB, 1.125 GiB short (...)".
 Plan make_plan(const PlanningInputs& inputs, const PlannerOptions& options);
 
-/// The plan `options` makes, ranked and reported as make_plan's, whether or not it fits in
-/// memory: from in.plans where it was made before, else made (and kept there).
+/// The plan `options` makes, whether or not it fits in memory, its step the walk's unless its
+/// planner replayed it (replay_step reports it as make_plan does): from in.plans where it was
+/// made before, else made (and kept there).
 Plan plan_once(const PlanningInputs& inputs, const PlannerOptions& options);
 
 /// PlanError, as make_plan words it, if `plan` does not fit every node's memory.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include <systemc>
@@ -233,11 +234,17 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
     std::vector<NodeId> identity;
     for (std::size_t n = 0; n < c.node_type.size(); ++n) identity.emplace_back(n);
     if (costs.gradient_sync->staleness() == 0)
-        inputs.replay = [&](const planner::Plan& plan) {
+        inputs.replay = [&](const planner::Plan& plan, double give_up_after_s) {
             const auto programs =
                 planner::build_schedule(out.graph, plan, c.node_type.size(),
                                         phase_picoseconds(params, characterisation, plan), *costs.gradient_sync);
-            return to_seconds(interconnect::replay_messages(replay_network, programs, identity));
+            // One picosecond past the bound, so a step that ends at it (rounded) is replayed whole.
+            const Picoseconds give_up = give_up_after_s < 1e6
+                                            ? Picoseconds(static_cast<std::uint64_t>(std::ceil(give_up_after_s * 1e12)) + 1)
+                                            : interconnect::kNeverPs;
+            const Picoseconds end =
+                interconnect::replay_messages(replay_network, programs, identity, nullptr, true, give_up);
+            return end == interconnect::kNeverPs ? std::numeric_limits<double>::infinity() : to_seconds(end);
         };
     std::size_t made = 0;
     const auto expected =

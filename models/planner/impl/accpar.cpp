@@ -43,7 +43,10 @@ Plan accpar_plan(const PlanningInputs& in, const PlannerOptions& options, const 
     const auto consider = [&](Plan candidate, PlannerKind from, int rank) {
         const bool dp_given_up = rank <= 1 && candidate.step_s == std::numeric_limits<double>::infinity();
         if (dp_given_up) return;                                           // slower than the bound below
-        if (own.objective == Objective::time) replay_step(in, candidate);  // ranked as reported
+        // Ranked as reported; one that fits only as far as it could beat the best that fits.
+        if (own.objective == Objective::time)
+            replay_step(in, candidate,
+                        best && fits(candidate) ? best->step_s : std::numeric_limits<double>::infinity());
         candidate.options = options;
         candidate.objective = own.objective;
         candidate.chosen_from = from;
