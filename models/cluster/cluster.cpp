@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "common/units.h"
 
@@ -18,6 +19,7 @@ namespace fastsim::cluster {
 namespace {
 
 using interconnect::Compute;
+using interconnect::FlowCollective;
 using interconnect::kStreams;
 using interconnect::MessageKey;
 using interconnect::MessageKeyHash;
@@ -52,12 +54,24 @@ struct Event {
     Picoseconds time_ps{0};  ///< when it was signalled
 };
 
-enum class Kind : std::uint8_t { compute, send, recv, signal, wait };
+/// One FlowCollective (its tag), matched before the run.
+struct Gather {
+    std::uint64_t tag = 0;
+    std::uint32_t ranks = 0;    ///< members expected
+    std::uint32_t members = 0;  ///< ops with this tag in the programs
+    std::uint32_t arrived = 0;
+    Picoseconds latest_ps{0};  ///< the latest arrival so far
+    bool done = false;
+    Picoseconds done_ps{0};            ///< when every member goes on
+    std::vector<std::size_t> waiting;  ///< lanes blocked in it
+};
+
+enum class Kind : std::uint8_t { compute, send, recv, signal, wait, gather };
 
 /// An op with its message or event slot and dense label index resolved.
 struct CompiledOp {
-    std::uint64_t value;  ///< duration_ps of a Compute
-    std::uint32_t slot;   ///< message of a Send or Recv, event of a Signal or WaitFor
+    std::uint64_t value;  ///< duration_ps of a Compute or a FlowCollective
+    std::uint32_t slot;   ///< message of a Send or Recv, event of a Signal or WaitFor, gather of a FlowCollective
     std::uint32_t label;  ///< index into the label table
     Kind kind;
 };
@@ -80,6 +94,7 @@ struct LaneState {
     Picoseconds end_ps{0};
     std::uint32_t waiting_message = kNoSlot;  ///< the message this lane's thread is blocked on
     std::uint32_t waiting_event = kNoSlot;    ///< the event this lane's thread is blocked on
+    std::uint32_t waiting_gather = kNoSlot;   ///< the FlowCollective this lane's thread is blocked in
     /// For the network's lookahead: blocked in a Recv or WaitFor (nothing it does comes before
     /// the delivery or Signal that wakes it), else no message it posts from now on is ready
     /// before local_ps.
@@ -96,6 +111,8 @@ std::string op_name(const interconnect::Op& op) {
         return "Recv from node " + std::to_string(r->peer.value()) + ", tag " + std::to_string(r->tag);
     if (const auto* g = std::get_if<Signal>(&op)) return "Signal event " + std::to_string(g->event);
     if (const auto* w = std::get_if<WaitFor>(&op)) return "WaitFor event " + std::to_string(w->event);
+    if (const auto* f = std::get_if<FlowCollective>(&op))
+        return "FlowCollective tag " + std::to_string(f->tag) + " of " + std::to_string(f->ranks) + " ranks";
     return "Compute";
 }
 
@@ -108,6 +125,7 @@ struct Compiled {
     std::vector<std::vector<CompiledOp>> ops;  ///< per lane
     std::vector<Message> messages;
     std::vector<Event> events;
+    std::vector<Gather> gathers;
     std::vector<LabelAcc> labels;
 };
 
@@ -116,6 +134,7 @@ Compiled compile(const std::vector<NodeProgram>& programs) {
     c.ops.resize(programs.size() * kStreams);
     std::unordered_map<MessageKey, std::uint32_t, MessageKeyHash> slots;
     std::unordered_map<std::uint32_t, std::uint32_t> label_index;
+    std::unordered_map<std::uint64_t, std::uint32_t> gather_index;  // tag -> slot
     const auto label_of = [&](std::uint32_t label) {
         const auto [it, inserted] = label_index.emplace(label, static_cast<std::uint32_t>(c.labels.size()));
         if (inserted) {
@@ -181,6 +200,22 @@ Compiled compile(const std::vector<NodeProgram>& programs) {
                         throw std::invalid_argument(where() + ": the event is signalled twice");
                     c.events[slot].has_signal = true;
                     out.push_back({0, slot, label_of(signal->label), Kind::signal});
+                } else if (const auto* flow = std::get_if<FlowCollective>(&op)) {
+                    const auto [it, inserted] =
+                        gather_index.emplace(flow->tag, static_cast<std::uint32_t>(c.gathers.size()));
+                    if (inserted) {
+                        c.gathers.emplace_back();
+                        c.gathers.back().tag = flow->tag;
+                        c.gathers.back().ranks = flow->ranks;
+                    }
+                    Gather& g = c.gathers[it->second];
+                    if (g.ranks != flow->ranks)
+                        throw std::invalid_argument(where() + ": another member of this collective gives " +
+                                                    std::to_string(g.ranks) + " ranks");
+                    if (++g.members > g.ranks)
+                        throw std::invalid_argument(where() + ": more members than its " + std::to_string(g.ranks) +
+                                                    " ranks");
+                    out.push_back({flow->duration_ps.count(), it->second, label_of(flow->label), Kind::gather});
                 } else {
                     const auto& wait = std::get<WaitFor>(op);
                     out.push_back({0, event_of(wait.event), label_of(wait.label), Kind::wait});
@@ -199,7 +234,8 @@ void check_time_bound(const interconnect::Topology& topology, const Compiled& c)
     Picoseconds bound{0};
     for (const auto& ops : c.ops)
         for (const CompiledOp& op : ops)
-            if (op.kind == Kind::compute) checked_accumulate(bound, Picoseconds(op.value), kWhat);
+            if (op.kind == Kind::compute || op.kind == Kind::gather)
+                checked_accumulate(bound, Picoseconds(op.value), kWhat);
     std::vector<interconnect::ChannelId> route;
     for (const Message& m : c.messages) {
         if (!m.has_send) continue;
@@ -424,6 +460,39 @@ private:
                 wake(n, op.slot, true, t);
                 break;
             }
+            case Kind::gather: {
+                if (m_error) return;
+                Gather& g = m_compiled.gathers[op.slot];
+                g.latest_ps = std::max(g.latest_ps, t);
+                if (++g.arrived == g.ranks) {  // the last member: every one goes on after the collective
+                    g.done = true;
+                    g.done_ps = g.latest_ps + Picoseconds(op.value);
+                    for (const std::size_t other : g.waiting) {
+                        LaneState& o = m_lanes[other];
+                        o.blocked = false;
+                        o.local_ps = std::max(o.local_ps, g.done_ps);
+                        m_wakeups[other].notify();
+                    }
+                    g.waiting.clear();
+                } else {
+                    state.pc = pc;
+                    state.waiting_gather = op.slot;
+                    state.local_ps = t;
+                    state.blocked = true;
+                    g.waiting.push_back(lane);
+                    while (!g.done) {
+                        sc_core::wait(m_wakeups[lane]);
+                        if (m_error) return;
+                    }
+                    state.waiting_gather = kNoSlot;
+                }
+                const Picoseconds done = std::max(t, g.done_ps);
+                if (m_recorder)
+                    m_recorder->op({node, pc, OpKind::wait, label.label, NodeId(), 0, g.tag, t, done, stream});
+                blocked(label, t, done);
+                t = done;
+                break;
+            }
             case Kind::wait: {
                 if (m_error) return;
                 Event& e = m_compiled.events[op.slot];
@@ -497,7 +566,11 @@ ClusterResult run_cluster(const interconnect::Topology& topology, const std::vec
         const interconnect::Op& op = stream_ops(programs[n], lane % kStreams)[state.pc];
         const CompiledOp& compiled_op = compiled.ops[lane][state.pc];
         std::string why;
-        if (compiled_op.kind == Kind::wait) {
+        if (compiled_op.kind == Kind::gather) {
+            const Gather& g = compiled.gathers[compiled_op.slot];
+            why = op_name(op) + "; " + std::to_string(g.members) + " of them in the programs, " +
+                  std::to_string(g.arrived) + " reached it)";
+        } else if (compiled_op.kind == Kind::wait) {
             why = "WaitFor event " + std::to_string(std::get<WaitFor>(op).event) +
                   (compiled.events[compiled_op.slot].has_signal ? "; its Signal was never reached)" : "; no Signal)");
         } else {

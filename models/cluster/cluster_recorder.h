@@ -17,7 +17,8 @@ namespace fastsim::cluster {
 enum class OpKind : std::uint8_t { compute, send, recv, signal, wait };
 
 /// One op of a node's program as it ran. Compute [start, end]; Send [posted, arrival at the
-/// peer]; Recv, WaitFor [posted, completed] (end - start is the wait); Signal [t, t].
+/// peer]; Recv, WaitFor [posted, completed] (end - start is the wait); Signal [t, t]; a
+/// FlowCollective as a `wait` [reached, every member done], its tag the collective's.
 struct OpSpan {
     NodeId node;
     std::size_t op_index = 0;  ///< position in its stream of the node's program

@@ -51,7 +51,19 @@ struct WaitFor {
     std::uint32_t label = 0;
 };
 
-using Op = std::variant<Compute, Send, Recv, Signal, WaitFor>;
+/// A collective timed by the flow model instead of by its messages: the member's stream blocks
+/// until every one of the `ranks` members (each with an op of this `tag`, the tag unique to the
+/// collective) has reached it, and all go on `duration_ps` after the last arrived. It books no
+/// channel. For collectives whose message-level replay costs too much (SchemeSync lowers an
+/// all-reduce over more than its message_level_max_ranks so).
+struct FlowCollective {
+    std::uint64_t tag = 0;
+    std::uint32_t ranks = 0;
+    Picoseconds duration_ps{0};
+    std::uint32_t label = 0;
+};
+
+using Op = std::variant<Compute, Send, Recv, Signal, WaitFor, FlowCollective>;
 
 /// What identifies a message: (src, dst, tag), whichever streams send and receive it. With its
 /// hash, the key of the executor's and the replay's message tables.

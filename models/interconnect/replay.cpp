@@ -21,8 +21,8 @@ struct Step {
     std::uint32_t slot;
     std::uint32_t peer;
     std::uint64_t bytes;
-    enum Kind : std::uint8_t { send, await, signal, delay } kind;
-    Picoseconds delay_ps{0};  ///< a Compute's duration
+    enum Kind : std::uint8_t { send, await, signal, delay, gather } kind;
+    Picoseconds delay_ps{0};  ///< a Compute's duration, a FlowCollective's
 };
 
 /// A message's arrival or an event's signal, and the lane blocked on it. Lanes: stream s of
@@ -31,6 +31,7 @@ struct Awaited {
     bool done = false;  ///< a message booked to its last hop, or an event signalled: at_ps is known
     Picoseconds at_ps{0};
     std::uint32_t waiting = kNobody;
+    std::uint32_t arrived = 0;  ///< a FlowCollective: its members so far (at_ps the latest arrival)
 };
 
 }  // namespace
@@ -94,6 +95,10 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
                     steps.push_back({0, kNobody, 0, Step::delay, c->duration_ps});
                 } else if (const auto* g = std::get_if<Signal>(&op)) {
                     steps.push_back({slot({pair_of(node, g->event), 0, true}), kNobody, 0, Step::signal});
+                } else if (const auto* f = std::get_if<FlowCollective>(&op)) {
+                    // Keyed apart from messages and events: pair ~0 is no (src, dst) of nodes.
+                    steps.push_back(
+                        {slot({~std::uint64_t{0}, f->tag, false}), f->ranks, 0, Step::gather, f->duration_ps});
                 } else {
                     steps.push_back(
                         {slot({pair_of(node, std::get<WaitFor>(op).event), 0, true}), kNobody, 0, Step::await});
@@ -114,6 +119,8 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
     for (std::size_t lane = 0; lane < lanes; ++lane)
         if (pc[lane] < lane_end[lane]) ready.push({Picoseconds(0), lane});
+    // The lanes blocked in a FlowCollective, chained from its Awaited::waiting.
+    std::vector<std::uint32_t> next_waiting(lanes, kNobody);
     // A message arrives or an event is signalled at `at`: the lane blocked on it goes on.
     const auto complete = [&](Awaited& a, Picoseconds at) {
         a.done = true;
@@ -164,6 +171,28 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
             if (s.kind == Step::signal) {
                 ++pc[lane];
                 complete(awaited[s.slot], time[lane]);
+                continue;
+            }
+            if (s.kind == Step::gather) {  // s.peer: the member count
+                Awaited& g = awaited[s.slot];
+                g.at_ps = std::max(g.at_ps, time[lane]);
+                if (++g.arrived < s.peer) {
+                    next_waiting[lane] = g.waiting;
+                    g.waiting = static_cast<std::uint32_t>(lane);
+                    break;
+                }
+                const Picoseconds done = g.at_ps + s.delay_ps;
+                for (std::uint32_t w = g.waiting; w != kNobody;) {
+                    const std::uint32_t next = next_waiting[w];
+                    time[w] = done;
+                    ++pc[w];
+                    ready.push({done, w});
+                    w = next;
+                }
+                g.waiting = kNobody;
+                g.done = true;
+                time[lane] = done;
+                ++pc[lane];
                 continue;
             }
             if (s.kind == Step::send) {

@@ -74,6 +74,14 @@ std::uint64_t SchemeSync::lower_all_reduce(std::vector<NodeProgram>& programs, c
     for (const compression::WireCollective& w : compression::compressor_of(c.scheme).wire(c, gradient_of(job), p)) {
         switch (w.op) {
         case compression::WireCollective::Op::all_reduce:
+            if (p > m_scheme.message_level_max_ranks) {  // by the flow model: its cost, no messages
+                const double seconds = m_chooser.choose(job.ranks, static_cast<double>(w.bytes)).seconds;
+                const interconnect::FlowCollective flow{
+                    tag++, static_cast<std::uint32_t>(p),
+                    Picoseconds(static_cast<std::uint64_t>(std::llround(std::min(seconds, 1e6) * 1e12))), label};
+                for (const NodeId n : job.ranks) programs[n.value()].ops.emplace_back(flow);
+                break;
+            }
             // By the algorithm the chooser picks for that many bytes.
             tag = interconnect::simulated_all_reduce(
                 m_chooser.topology(), m_chooser.choose(job.ranks, static_cast<double>(w.bytes)).algorithms, programs,
@@ -265,10 +273,9 @@ std::vector<std::vector<double>> SchemeSync::finish_times_until(const std::vecto
     }
     // Beyond what llround can hold (2^63 ps, about 107 days) is as good as never.
     const double give_up_after_ps = std::max(0.0, give_up_after_s) * 1e12;
-    const Picoseconds give_up_ps =
-        give_up_after_ps < static_cast<double>(std::numeric_limits<long long>::max())
-            ? Picoseconds(static_cast<std::uint64_t>(std::llround(give_up_after_ps)))
-            : interconnect::kNeverPs;
+    const Picoseconds give_up_ps = give_up_after_ps < static_cast<double>(std::numeric_limits<long long>::max())
+                                       ? Picoseconds(static_cast<std::uint64_t>(std::llround(give_up_after_ps)))
+                                       : interconnect::kNeverPs;
     // In the step's picoseconds, on the links as the step's earlier layers left them.
     std::vector<Picoseconds> start_ps(ready.size(), Picoseconds(0));
     for (std::size_t n = 0; n < ready.size(); ++n)

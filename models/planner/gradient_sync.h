@@ -19,6 +19,11 @@
 
 namespace fastsim::planner {
 
+/// cluster.gradient_sync.message_level_max_ranks's default: an all-reduce over more ranks is
+/// lowered to one FlowCollective per rank, timed by the chooser's cost (docs/planner.md,
+/// "Gradient synchronisation").
+inline constexpr std::size_t kDefaultMessageLevelMaxRanks = 256;
+
 /// One replica set's gradient to synchronise (docs/planner.md, "Gradient synchronisation").
 struct SyncJob {
     std::vector<NodeId> ranks;      ///< ascending node ids
@@ -86,6 +91,10 @@ struct SyncScheme {
     std::vector<NodeId> servers;  ///< parameter_server: the server nodes, each owning an equal shard
     std::size_t staleness = 0;
     std::uint64_t bucket_bytes = 0;  ///< gradient buckets' cap; 0: every layer's gradients on their own
+    /// A plain all-reduce over more ranks is lowered to a FlowCollective per rank (its time the
+    /// chooser's cost, no messages, no link traffic); compressed and parameter-server exchanges
+    /// stay messages.
+    std::size_t message_level_max_ranks = kDefaultMessageLevelMaxRanks;
 };
 
 /// Seconds a node spends on its part of compressing a gradient (on its converter lanes, DRAM

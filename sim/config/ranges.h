@@ -67,6 +67,7 @@ extern const KeyRange kPowerSgdRank;
 extern const KeyRange kSyncThreshold;
 extern const KeyRange kSyncStaleness;
 extern const KeyRange kSyncBucketMib;
+extern const KeyRange kSyncMessageLevelMaxRanks;
 extern const KeyRange kLinkEnergyPjPerBit;
 // bfp and bfp_report
 extern const KeyRange kGroupSize;

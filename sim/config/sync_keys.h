@@ -71,6 +71,13 @@ void gradient_sync_keys(Visit& visit, G& g, const char* prefix) {
                          "much (the rest at the end of the backward pass); 0 synchronises each layer on its own "
                          "([compression.md](compression.md#gradient-buckets))",
                          &kSyncBucketMib});
+    visit(g.message_level_max_ranks,
+          {key("message_level_max_ranks"),
+           "an all-reduce (uncompressed, not by a parameter server) over more ranks than this is not simulated "
+           "message by message: every member waits for the last to be ready, then all take the collective's "
+           "cost alone, as the chooser measures it, and its traffic books no link (the report counts these "
+           "`flow_level_all_reduces`; [planner.md](planner.md#gradient-synchronisation))",
+           &kSyncMessageLevelMaxRanks});
     visit(g.staleness, {key("staleness"),
                         "delayed update: iteration i applies the gradients of iteration i − D, so the "
                         "exchange overlaps D iterations ([compression.md](compression.md#delayed-updates))",

@@ -515,6 +515,11 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const r
             << (sync.algorithm == config::GradientSyncAlgorithm::best
                     ? "; best sends each as a dense all-reduce where that is faster"
                     : "; gradient_sync.algorithm best would send them as dense all-reduces where faster");
+    if (r.flow_level_all_reduces > 0)
+        out << "\nflow-level all-reduces: " << r.flow_level_all_reduces << " over more than "
+            << sync.message_level_max_ranks
+            << " ranks (cluster.gradient_sync.message_level_max_ranks) simulated by their cost alone, not their "
+               "messages; the links' traffic, energy and utilisation leave them out";
     if (!r.all_reduces.empty()) {
         out << "\nall-reduces:";
         for (std::size_t i = 0; i < r.all_reduces.size(); ++i) {
@@ -557,6 +562,7 @@ std::string cluster_step_json(const config::Params& params, const run::ClusterSt
     j.key("sync_bytes").integer(r.sync_bytes).key("sync_bytes_uncompressed").integer(r.sync_bytes_uncompressed);
     j.key("sparse_gathers").integer(r.sparse_gathers);
     j.key("sparse_gathers_over_dense").integer(r.sparse_gathers_over_dense);
+    j.key("flow_level_all_reduces").integer(r.flow_level_all_reduces);
     j.key("exposed_sync_s").number(r.exposed_sync_s).key("staleness_overlap_s").number(r.staleness_overlap_s);
     write_all_reduces(j, r.all_reduces);
     j.key("energy_pj").begin_object();

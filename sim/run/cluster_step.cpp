@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <unordered_set>
 
 #include <systemc>
 
@@ -137,6 +138,7 @@ std::unique_ptr<planner::GradientSync> make_gradient_sync(interconnect::AllReduc
     for (const std::size_t id : sync.server_ids) scheme.servers.emplace_back(id);
     scheme.staleness = static_cast<std::size_t>(sync.staleness);
     scheme.bucket_bytes = sync.bucket_bytes();
+    scheme.message_level_max_ranks = static_cast<std::size_t>(sync.message_level_max_ranks);
     return std::make_unique<planner::SchemeSync>(chooser, std::move(scheme), std::move(work_seconds));
 }
 
@@ -239,9 +241,9 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
                 planner::build_schedule(out.graph, plan, c.node_type.size(),
                                         phase_picoseconds(params, characterisation, plan), *costs.gradient_sync);
             // One picosecond past the bound, so a step that ends at it (rounded) is replayed whole.
-            const Picoseconds give_up = give_up_after_s < 1e6
-                                            ? Picoseconds(static_cast<std::uint64_t>(std::ceil(give_up_after_s * 1e12)) + 1)
-                                            : interconnect::kNeverPs;
+            const Picoseconds give_up =
+                give_up_after_s < 1e6 ? Picoseconds(static_cast<std::uint64_t>(std::ceil(give_up_after_s * 1e12)) + 1)
+                                      : interconnect::kNeverPs;
             const Picoseconds end =
                 interconnect::replay_messages(replay_network, programs, identity, nullptr, true, give_up);
             return end == interconnect::kNeverPs ? std::numeric_limits<double>::infinity() : to_seconds(end);
@@ -297,6 +299,13 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
             ++r.sparse_gathers;
             if (static_cast<double>(job.ranks.size()) * c.gradient_sync.density > 1) ++r.sparse_gathers_over_dense;
         }
+    }
+    {
+        std::unordered_set<std::uint64_t> flow_tags;
+        for (const interconnect::NodeProgram& p : programs)
+            for (const interconnect::Op& op : p.comm_ops)
+                if (const auto* f = std::get_if<interconnect::FlowCollective>(&op)) flow_tags.insert(f->tag);
+        r.flow_level_all_reduces = flow_tags.size();
     }
     // Gradient synchronisation on the wire (every comm stream's sends), and the same algorithm
     // with uncompressed gradients; each node's compression work, for its energy.

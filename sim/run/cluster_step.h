@@ -128,6 +128,10 @@ struct ClusterStepResult {
     /// counted in all_reduces).
     std::size_t sparse_gathers_over_dense = 0;
     std::size_t sparse_gathers = 0;
+    /// All-reduces over more than cluster.gradient_sync.message_level_max_ranks ranks, timed by
+    /// the flow model (interconnect::FlowCollective): no messages, so neither the links' traffic
+    /// and energy nor their utilisation count them.
+    std::size_t flow_level_all_reduces = 0;
 };
 
 /// Plans, builds the schedule and runs it on the SystemC cluster (one elaboration: call once

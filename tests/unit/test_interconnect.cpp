@@ -1248,3 +1248,94 @@ TEST_CASE("collectives: ring on a 3-D torus goes dimension by dimension too", "[
               Approx(replayed).epsilon(0.02));
     }
 }
+
+TEST_CASE("FlowCollective: every member goes on its duration after the last arrives, replayed and simulated",
+          "[interconnect]") {
+    // Three nodes reach the collective on their comm streams at 2, 7 and 4 us; it takes 5 us,
+    // so every member is done at 12 us. Node 0's main stream waits for it (WaitFor), node 2's
+    // main stream computes 20 us. Two collectives in a row chain: the second starts at 12 us.
+    using interconnect::FlowCollective;
+    using interconnect::Signal;
+    using interconnect::WaitFor;
+    const Topology t = Topology::ring(3, kLink);
+    const FlowCollective first{1, 3, ps(5'000'000), 4};
+    const FlowCollective second{2, 3, ps(1'000'000), 4};
+    std::vector<NodeProgram> programs(3);
+    programs[0].ops = {WaitFor{9, 0}};
+    programs[0].comm_ops = {Compute{ps(2'000'000), 4}, first, Signal{9, 4}};
+    programs[1].comm_ops = {Compute{ps(7'000'000), 4}, first, second};
+    programs[2].ops = {Compute{ps(20'000'000), 1}};
+    programs[2].comm_ops = {Compute{ps(4'000'000), 4}, first, second};
+    programs[0].comm_ops.push_back(second);
+    const std::vector<NodeId> node_of{NodeId(0), NodeId(1), NodeId(2)};
+    Network network(t);
+    std::vector<Picoseconds> ends;
+    const Picoseconds replayed = interconnect::replay_messages(network, programs, node_of, &ends);
+    const cluster::ClusterResult simulated = run_fresh(t, programs);
+    CHECK(replayed.count() == 20'000'000);  // node 2's compute is the longest
+    CHECK(ends[0].count() == 13'000'000);
+    CHECK(ends[1].count() == 13'000'000);
+    CHECK(simulated.end_ps == replayed);
+    for (std::size_t n = 0; n < 3; ++n) CHECK(simulated.nodes[n].finish_ps == ends[n]);
+    CHECK(simulated.nodes[0].wait_ps.count() == 12'000'000);  // the main stream's WaitFor on the first
+    std::uint64_t channel_bytes = 0;
+    for (const auto& c : simulated.channels) channel_bytes += c.bytes;
+    CHECK(channel_bytes == 0);  // no link carries a flow-level collective
+}
+
+TEST_CASE("FlowCollective: members that disagree, too many members and a missing member are refused",
+          "[interconnect]") {
+    using interconnect::FlowCollective;
+    const Topology t = Topology::ring(3, kLink);
+    std::vector<NodeProgram> programs(3);
+    programs[0].comm_ops = {FlowCollective{1, 2, ps(10), 0}};
+    programs[1].comm_ops = {FlowCollective{1, 3, ps(10), 0}};
+    CHECK_THROWS_WITH(run_fresh(t, programs), Catch::Contains("another member of this collective gives 2 ranks"));
+    programs[1].comm_ops = {FlowCollective{1, 2, ps(10), 0}};
+    programs[2].comm_ops = {FlowCollective{1, 2, ps(10), 0}};
+    CHECK_THROWS_WITH(run_fresh(t, programs), Catch::Contains("more members than its 2 ranks"));
+    programs[1].comm_ops.clear();
+    programs[2].comm_ops.clear();
+    CHECK_THROWS_WITH(run_fresh(t, programs),
+                      Catch::Contains("node 0 (comm stream) blocked at op 0 (FlowCollective tag 1 of 2 ranks; 1 of "
+                                      "them in the programs, 1 reached it)"));
+    Network network(t);
+    CHECK_THROWS_WITH(interconnect::replay_messages(network, programs, {NodeId(0), NodeId(1), NodeId(2)}),
+                      Catch::Contains("never completes"));
+}
+
+TEST_CASE("SchemeSync: above message_level_max_ranks, a FlowCollective per rank at the chooser's cost",
+          "[interconnect]") {
+    const Topology t = Topology::ring(8, kLink);
+    interconnect::AllReduceChooser chooser(t, std::nullopt);
+    std::vector<NodeId> ranks;
+    for (std::size_t n = 0; n < 8; ++n) ranks.emplace_back(n);
+    const std::uint64_t bytes = 1 << 20;
+    const planner::SyncJob job{ranks, bytes / 4, bytes, 0, 0};
+    for (const std::size_t max_ranks : {std::size_t{8}, std::size_t{7}}) {
+        planner::SyncScheme scheme;
+        scheme.message_level_max_ranks = max_ranks;
+        planner::SchemeSync sync(chooser, scheme, {});
+        std::vector<NodeProgram> programs(8);
+        const std::uint64_t next_tag = sync.lower(programs, job, 100, 3);
+        std::size_t flows = 0, sends = 0;
+        for (const NodeProgram& p : programs)
+            for (const interconnect::Op& op : p.ops) {
+                sends += std::holds_alternative<Send>(op);
+                if (const auto* f = std::get_if<interconnect::FlowCollective>(&op)) {
+                    ++flows;
+                    CHECK((f->tag == 100 && f->ranks == 8 && f->label == 3));
+                    CHECK(f->duration_ps.count() == static_cast<std::uint64_t>(std::llround(
+                                                        chooser.choose(ranks, double(bytes)).seconds * 1e12)));
+                }
+            }
+        INFO("message_level_max_ranks " << max_ranks);
+        CHECK(flows == (max_ranks < 8 ? 8 : 0));
+        CHECK((max_ranks < 8) == (sends == 0));
+        if (max_ranks < 8) CHECK(next_tag == 101);
+        // The planner's time of the job alone is the same program's replay.
+        CHECK(sync.seconds(job) > 0);
+        if (max_ranks < 8)
+            CHECK(sync.seconds(job) == Approx(chooser.choose(ranks, double(bytes)).seconds).margin(1e-12));
+    }
+}
