@@ -22,7 +22,7 @@ namespace fastsim::planner {
 /// cluster.gradient_sync.message_level_max_ranks's default: an all-reduce over more ranks is
 /// lowered to one FlowCollective per rank, timed by the chooser's cost (docs/planner.md,
 /// "Gradient synchronisation").
-inline constexpr std::size_t kDefaultMessageLevelMaxRanks = 256;
+inline constexpr std::size_t kDefaultMessageLevelMaxRanks = 1024;
 
 /// One replica set's gradient to synchronise (docs/planner.md, "Gradient synchronisation").
 struct SyncJob {

@@ -272,7 +272,7 @@ struct GradientSyncParams {
     std::uint64_t staleness = 0;  ///< delayed update: iteration i applies the gradients of i - D
     double bucket_mib = 25;       ///< gradient buckets' cap (MiB, as DDP's bucket_cap_mb); 0: each layer alone
     /// A plain all-reduce over more ranks is timed by the flow model (planner::SyncScheme).
-    std::uint64_t message_level_max_ranks = 256;
+    std::uint64_t message_level_max_ranks = 1024;
     // resolved
     std::vector<std::size_t> server_ids;  ///< parameter_server: the server nodes
     [[nodiscard]] std::uint64_t bucket_bytes() const {

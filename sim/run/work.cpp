@@ -33,6 +33,9 @@ constexpr double kNsPerSteppedTile = 3500;  ///< the stepped node's DMA, convert
 constexpr double kNsPerSyntheticValue = 8;  ///< stepped: an operand value drawn and quantised
 constexpr double kNsPerRouteEntry = 12;     ///< one shortest-path tree, per vertex and channel of the topology
 constexpr double kNsPerPlanEntry = 600;     ///< the planner's choice of one layer at one group
+/// A message's booking of one hop of its route, in a plan's walk or replay (Network::book_hop
+/// and what surrounds it; measured on 1,024-node rings).
+constexpr double kNsPerReplayedHop = 26;
 /// Building and simulating one op of the schedule: a base cost, a part that grows with the
 /// node count (SystemC's event queue and the caches), and a route-tree rebuild when the route
 /// cache cannot hold a tree per node.
@@ -245,6 +248,22 @@ WorkEstimate estimate_training_step(const config::Params& params, bool timeline)
     return e;
 }
 
+/// The mean hop count of a route between two nodes, from up to 64 pairs spread over the nodes.
+double mean_route_hops(const interconnect::Topology& topology) {
+    const std::size_t n = topology.node_count();
+    if (n < 2) return 0;
+    std::vector<interconnect::ChannelId> route;
+    double hops = 0;
+    const std::size_t pairs = std::min<std::size_t>(64, n);
+    for (std::size_t i = 0; i < pairs; ++i) {
+        const std::size_t a = i * n / pairs, b = (a + n / 2 + i) % n;
+        if (a == b) continue;
+        topology.route_into(a, b, route);
+        hops += static_cast<double>(route.size());
+    }
+    return hops / static_cast<double>(pairs);
+}
+
 bool accpar_weighs_alpa(const config::Params& params) {
     return params.cluster.group_first_node.size() > 1 && !params.planner.comm_only &&
            params.cluster.node_type.size() <= planner::kAccParWeighsAlpaNodes;
@@ -312,6 +331,18 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
     const double entries = static_cast<double>(plans) * (2 * nodes - 1) * layers;
     e.add("plan entries", entries, kNsPerPlanEntry,
           "planning " + format_count(layers) + " layers over " + format_count(2 * nodes - 1) + " groups of nodes");
+    // (3b) Each plan's walk replays the step's gradient all-reduces (one micro-batch), and each
+    // candidate AccPar or alpa ranks is replayed whole, every micro-batch
+    // ([planner.md](planner.md#predictions)): a message books each hop of its route. Bound:
+    // every layer's gradients all-reduced in sets of the largest message-level size s,
+    // halving-doubling's 2 log2 s messages per rank each crossing half the mean route on
+    // average (its partners 1, 2, 4, ... positions away; or the coalesced ring's 60 neighbour
+    // messages, if more), and every layer's exchanges: one message across the mean route per
+    // depth (at most one side of each cut sends).
+    const double hops = mean_route_hops(*c.topology);
+    const double largest_set = std::min(nodes, static_cast<double>(c.gradient_sync.message_level_max_ranks));
+    const double per_rank =
+        largest_set < 2 ? 0 : std::max(std::log2(largest_set) * hops, std::min(2 * (largest_set - 1), 60.0));
     // (4) The schedule run on the cluster: per node and layer three computes, the sends and
     // receives of the exchanges at each depth, and the ops of the gradient all-reduce.
     // Bound: every layer's gradients all-reduced over all the nodes, by the forced algorithm
@@ -333,6 +364,14 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
                                     ? static_cast<double>(params.planner.microbatches)
                                     : static_cast<double>(planner::kMaxSearchedMicrobatches);
     const double ops = nodes * layers * (4 * microbatches + 2 * depth * microbatches + sync_ops);
+    double replays = 0;  // the candidates replayed whole: AccPar's planners and DP plans, alpa's finalists
+    for (const planner::PlannerKind k : kinds)
+        replays += k == planner::PlannerKind::accpar ? 8 : planner::is_pipeline(k) ? 4 : 1;
+    const double replayed_hops =
+        nodes * layers *
+        (static_cast<double>(plans) * (per_rank + depth * hops) + replays * (per_rank + depth * microbatches * hops));
+    e.add("replayed message hops", replayed_hops, kNsPerReplayedHop,
+          "walking and replaying each plan's step (routes of " + format_count(hops) + " hops on average)");
     if (simulate)
         e.add("cluster ops", static_cast<double>(planners) * ops,
               kNsPerClusterOp + kNsPerClusterOpPerNode * nodes +

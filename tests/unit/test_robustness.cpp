@@ -341,3 +341,28 @@ TEST_CASE("read-back JSON refuses a member given twice, and CSV numbers are plai
                       "r.csv:2: column 'cycles': a result that cannot be negative is -5");
     CHECK(report::result_cell(csv, 0, 2) == -0.5);
 }
+
+TEST_CASE("a cluster plan's estimate counts the replayed message hops, which grow with the routes", "[run]") {
+    // fast_4node.yaml is one ring: its routes average a quarter of the nodes, so from 256 to
+    // 1,024 nodes the hops a walk and a replay book grow 4x with the nodes, 4x with the mean
+    // route and log2 1024 / log2 256 with halving-doubling's steps; 4,096 nodes (planned in
+    // over 15 min, docs/performance.md) is refused by default.
+    const auto estimate = [](std::size_t nodes) {
+        const std::string n = std::to_string(nodes);
+        const config::Params p = config::load(std::string(FASTSIM_SOURCE_DIR) + "/configs/cluster/fast_4node.yaml",
+                                              {"cluster.groups.0.count=" + n, "workload.batch=" + n});
+        return run::estimate_cluster(p, false, {planner::PlannerKind::accpar});
+    };
+    const auto hops = [](const run::WorkEstimate& e) {
+        for (const auto& part : e.parts)
+            if (part.what == "replayed message hops") return part.count;
+        return 0.0;
+    };
+    const run::WorkEstimate small = estimate(256), large = estimate(1024), huge = estimate(4096);
+    CHECK(hops(large) > 16 * hops(small));
+    CHECK(hops(large) < 32 * hops(small));
+    CHECK(small.seconds() < run::kDefaultMaxWorkSeconds);
+    CHECK(huge.seconds() > 20 * 60);
+    CHECK_THROWS_WITH(run::check_work(huge, run::kDefaultMaxWorkSeconds, "ring.yaml"),
+                      Contains("above the work limit of 20 s"));
+}
