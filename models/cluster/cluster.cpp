@@ -60,7 +60,8 @@ struct Gather {
     std::uint32_t ranks = 0;    ///< members expected
     std::uint32_t members = 0;  ///< ops with this tag in the programs
     std::uint32_t arrived = 0;
-    Picoseconds latest_ps{0};  ///< the latest arrival so far
+    Picoseconds duration_ps{0};  ///< every member's
+    Picoseconds latest_ps{0};    ///< the latest arrival so far
     bool done = false;
     Picoseconds done_ps{0};            ///< when every member goes on
     std::vector<std::size_t> waiting;  ///< lanes blocked in it
@@ -212,6 +213,11 @@ Compiled compile(const std::vector<NodeProgram>& programs) {
                     if (g.ranks != flow->ranks)
                         throw std::invalid_argument(where() + ": another member of this collective gives " +
                                                     std::to_string(g.ranks) + " ranks");
+                    if (g.members > 0 && g.duration_ps != flow->duration_ps)
+                        throw std::invalid_argument(where() +
+                                                    ": another member of this collective gives another "
+                                                    "duration");
+                    g.duration_ps = flow->duration_ps;
                     if (++g.members > g.ranks)
                         throw std::invalid_argument(where() + ": more members than its " + std::to_string(g.ranks) +
                                                     " ranks");

@@ -45,13 +45,10 @@ planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, cons
     }
     planner::ExchangeCost cost;
     cost.latency_s = to_seconds(latency_ps);
-    std::stable_sort(crossings.begin(), crossings.end(),
-                     [](const Crossing& x, const Crossing& y) { return x.channel < y.channel; });
-    for (std::size_t i = 0; i < crossings.size();) {
-        const interconnect::ChannelId c = crossings[i].channel;
-        double load_to_a = 0, load_to_b = 0;
-        for (; i < crossings.size() && crossings[i].channel == c; ++i)
-            (crossings[i].towards_a ? load_to_a : load_to_b) += share;
+    // Each channel's loads, summed in the crossings' order either way (the same sums), then the
+    // channels in id order: dense arrays when the crossings outnumber the channels (long routes),
+    // else the crossings sorted by channel.
+    const auto consider = [&](interconnect::ChannelId c, double load_to_a, double load_to_b) {
         const double bits_per_s = static_cast<double>(topology.channel(c).timing.bits_per_s);
         const double both = (load_to_a + load_to_b) * 8 / bits_per_s;
         if (load_to_a > 0 && both > cost.seconds_per_byte_to_a) {
@@ -61,6 +58,22 @@ planner::ExchangeCost exchange_cost(const interconnect::Topology& topology, cons
         if (load_to_b > 0 && both > cost.seconds_per_byte_to_b) {
             cost.seconds_per_byte_to_b = both;
             cost.bottleneck_share_to_b = load_to_b;
+        }
+    };
+    if (crossings.size() > topology.channel_count()) {
+        std::vector<double> to_a(topology.channel_count(), 0.0), to_b(topology.channel_count(), 0.0);
+        for (const Crossing& x : crossings) (x.towards_a ? to_a : to_b)[x.channel] += share;
+        for (std::size_t c = 0; c < to_a.size(); ++c)
+            if (to_a[c] > 0 || to_b[c] > 0) consider(static_cast<interconnect::ChannelId>(c), to_a[c], to_b[c]);
+    } else {
+        std::stable_sort(crossings.begin(), crossings.end(),
+                         [](const Crossing& x, const Crossing& y) { return x.channel < y.channel; });
+        for (std::size_t i = 0; i < crossings.size();) {
+            const interconnect::ChannelId c = crossings[i].channel;
+            double load_to_a = 0, load_to_b = 0;
+            for (; i < crossings.size() && crossings[i].channel == c; ++i)
+                (crossings[i].towards_a ? load_to_a : load_to_b) += share;
+            consider(c, load_to_a, load_to_b);
         }
     }
     cost.seconds_per_byte_to_a += forwarded_to_a;

@@ -7,6 +7,8 @@
 #include <queue>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
+#include <utility>
 
 #include "interconnect/network.h"
 
@@ -79,6 +81,8 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
         }
     };
     const auto pair_of = [](std::uint64_t a, std::uint64_t b) { return (a << 32) | b; };
+    // Each FlowCollective's ranks, duration and members so far, by slot: its members must agree.
+    std::unordered_map<std::uint32_t, std::pair<FlowCollective, std::uint32_t>> flows;
     for (std::size_t node = 0; node < n; ++node)
         for (std::size_t stream = 0; stream < kStreams; ++stream) {
             const std::vector<Op>& ops = stream == 0 ? programs[node].ops : programs[node].comm_ops;
@@ -97,8 +101,12 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
                     steps.push_back({slot({pair_of(node, g->event), 0, true}), kNobody, 0, Step::signal});
                 } else if (const auto* f = std::get_if<FlowCollective>(&op)) {
                     // Keyed apart from messages and events: pair ~0 is no (src, dst) of nodes.
-                    steps.push_back(
-                        {slot({~std::uint64_t{0}, f->tag, false}), f->ranks, 0, Step::gather, f->duration_ps});
+                    const std::uint32_t flow_slot = slot({~std::uint64_t{0}, f->tag, false});
+                    auto& [first, members] = flows.try_emplace(flow_slot, *f, 0).first->second;
+                    if (first.ranks != f->ranks || first.duration_ps != f->duration_ps || ++members > f->ranks)
+                        throw std::invalid_argument("replay_messages: FlowCollective tag " + std::to_string(f->tag) +
+                                                    ": its members disagree on ranks or duration, or exceed ranks");
+                    steps.push_back({flow_slot, f->ranks, 0, Step::gather, f->duration_ps});
                 } else {
                     steps.push_back(
                         {slot({pair_of(node, std::get<WaitFor>(op).event), 0, true}), kNobody, 0, Step::await});
@@ -214,6 +222,7 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
             --lanes_left;
         }
     }
+    if (gave_up) end_ps = kNeverPs;  // some lane, queued or blocked, ends past the bound
     for (std::size_t lane = 0; lane < lanes; ++lane)
         if (pc[lane] < lane_end[lane] && gave_up)
             time[lane] = end_ps = kNeverPs;  // a lane done after giving up keeps its own end

@@ -74,7 +74,7 @@ std::uint64_t SchemeSync::lower_all_reduce(std::vector<NodeProgram>& programs, c
     for (const compression::WireCollective& w : compression::compressor_of(c.scheme).wire(c, gradient_of(job), p)) {
         switch (w.op) {
         case compression::WireCollective::Op::all_reduce:
-            if (p > m_scheme.message_level_max_ranks) {  // by the flow model: its cost, no messages
+            if (p > m_scheme.message_level_max_ranks && c.scheme == compression::Scheme::none) {  // flow model
                 const double seconds = m_chooser.choose(job.ranks, static_cast<double>(w.bytes)).seconds;
                 const interconnect::FlowCollective flow{
                     tag++, static_cast<std::uint32_t>(p),

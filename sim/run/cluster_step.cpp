@@ -308,18 +308,23 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
         r.flow_level_all_reduces = flow_tags.size();
     }
     // Gradient synchronisation on the wire (every comm stream's sends), and the same algorithm
-    // with uncompressed gradients; each node's compression work, for its energy.
-    r.sync_bytes = comm_stream_bytes(programs);
+    // with uncompressed gradients; each node's compression work, for its energy. A flow-level
+    // all-reduce sends nothing in the programs: its bytes are its message-level lowering's,
+    // built (not run) for the count.
+    const auto zero_ps = [](NodeId, LayerId) { return planner::PhasePicoseconds{}; };
+    const auto message_level_bytes = [&](config::GradientSyncParams sync) {
+        sync.staleness = 0;
+        sync.message_level_max_ranks = std::numeric_limits<std::uint64_t>::max();
+        const auto lowered = make_gradient_sync(params, costs.all_reduce, sync);
+        return comm_stream_bytes(planner::build_schedule(graph, plan, node_count, zero_ps, *lowered));
+    };
+    r.sync_bytes = r.flow_level_all_reduces > 0 ? message_level_bytes(c.gradient_sync) : comm_stream_bytes(programs);
     if (c.gradient_sync.scheme == compression::Scheme::none) {
         r.sync_bytes_uncompressed = r.sync_bytes;
     } else {
         config::GradientSyncParams plain = c.gradient_sync;
         plain.scheme = compression::Scheme::none;
-        plain.staleness = 0;
-        const auto uncompressed = make_gradient_sync(params, costs.all_reduce, plain);
-        const auto zero_ps = [](NodeId, LayerId) { return planner::PhasePicoseconds{}; };
-        r.sync_bytes_uncompressed =
-            comm_stream_bytes(planner::build_schedule(graph, plan, node_count, zero_ps, *uncompressed));
+        r.sync_bytes_uncompressed = message_level_bytes(plain);
     }
     r.compression_energy_pj = compression_energy_pj(params, costs.types, graph, plan);
     // Every layer a node works on, once per micro-batch (a pipeline's other stages' layers it has none of).

@@ -248,7 +248,8 @@ WorkEstimate estimate_training_step(const config::Params& params, bool timeline)
     return e;
 }
 
-/// The mean hop count of a route between two nodes, from up to 64 pairs spread over the nodes.
+/// The mean hop count of a route between two nodes, from up to 64 pairs: sources spread over
+/// the nodes, each with an offset spread over 1 .. n - 1.
 double mean_route_hops(const interconnect::Topology& topology) {
     const std::size_t n = topology.node_count();
     if (n < 2) return 0;
@@ -256,9 +257,8 @@ double mean_route_hops(const interconnect::Topology& topology) {
     double hops = 0;
     const std::size_t pairs = std::min<std::size_t>(64, n);
     for (std::size_t i = 0; i < pairs; ++i) {
-        const std::size_t a = i * n / pairs, b = (a + n / 2 + i) % n;
-        if (a == b) continue;
-        topology.route_into(a, b, route);
+        const std::size_t a = i * n / pairs, offset = 1 + (2 * i + 1) * (n - 1) / (2 * pairs);
+        topology.route_into(a, (a + offset) % n, route);
         hops += static_cast<double>(route.size());
     }
     return hops / static_cast<double>(pairs);

@@ -1264,7 +1264,8 @@ TEST_CASE("FlowCollective: every member goes on its duration after the last arri
     programs[0].ops = {WaitFor{9, 0}};
     programs[0].comm_ops = {Compute{ps(2'000'000), 4}, first, Signal{9, 4}};
     programs[1].comm_ops = {Compute{ps(7'000'000), 4}, first, second};
-    programs[2].ops = {Compute{ps(20'000'000), 1}};
+    programs[1].ops = {Send{NodeId(2), kMB, 77, 1}};  // a message beside the collectives: 10.5 us
+    programs[2].ops = {Compute{ps(20'000'000), 1}, Recv{NodeId(1), 77, 1}};
     programs[2].comm_ops = {Compute{ps(4'000'000), 4}, first, second};
     programs[0].comm_ops.push_back(second);
     const std::vector<NodeId> node_of{NodeId(0), NodeId(1), NodeId(2)};
@@ -1280,7 +1281,7 @@ TEST_CASE("FlowCollective: every member goes on its duration after the last arri
     CHECK(simulated.nodes[0].wait_ps.count() == 12'000'000);  // the main stream's WaitFor on the first
     std::uint64_t channel_bytes = 0;
     for (const auto& c : simulated.channels) channel_bytes += c.bytes;
-    CHECK(channel_bytes == 0);  // no link carries a flow-level collective
+    CHECK(channel_bytes == kMB);  // the message alone: no link carries a flow-level collective
 }
 
 TEST_CASE("FlowCollective: members that disagree, too many members and a missing member are refused",
@@ -1302,6 +1303,27 @@ TEST_CASE("FlowCollective: members that disagree, too many members and a missing
     Network network(t);
     CHECK_THROWS_WITH(interconnect::replay_messages(network, programs, {NodeId(0), NodeId(1), NodeId(2)}),
                       Catch::Contains("never completes"));
+    // Members that give different durations: refused by both, which would otherwise differ.
+    programs[0].comm_ops = {FlowCollective{1, 2, ps(10), 0}};
+    programs[1].comm_ops = {FlowCollective{1, 2, ps(20), 0}};
+    CHECK_THROWS_WITH(run_fresh(t, programs), Catch::Contains("gives another duration"));
+    CHECK_THROWS_WITH(interconnect::replay_messages(network, programs, {NodeId(0), NodeId(1), NodeId(2)}),
+                      Catch::Contains("disagree on ranks or duration"));
+}
+
+TEST_CASE("replay_messages: a replay that gives up ends at kNeverPs, even with its last op completed",
+          "[interconnect]") {
+    // Node 1's only op, a Recv, completes at 10.5 us by the delivery; past a bound of 1 us the
+    // replay gives up before node 1's lane is run again, and must not report node 0's end (0).
+    const Topology t = Topology::ring(2, kLink);
+    std::vector<NodeProgram> programs(2);
+    programs[0].ops = {Send{NodeId(1), kMB, 7, 0}};
+    programs[1].ops = {Recv{NodeId(0), 7, 0}};
+    Network network(t);
+    const std::vector<NodeId> node_of{NodeId(0), NodeId(1)};
+    CHECK(interconnect::replay_messages(network, programs, node_of).count() == kAlphaPs + kMB * kPsPerByte);
+    CHECK(interconnect::replay_messages(network, programs, node_of, nullptr, true, ps(1'000'000)) ==
+          interconnect::kNeverPs);
 }
 
 TEST_CASE("SchemeSync: above message_level_max_ranks, a FlowCollective per rank at the chooser's cost",
