@@ -95,7 +95,6 @@ struct LaneState {
     Picoseconds end_ps{0};
     std::uint32_t waiting_message = kNoSlot;  ///< the message this lane's thread is blocked on
     std::uint32_t waiting_event = kNoSlot;    ///< the event this lane's thread is blocked on
-    std::uint32_t waiting_gather = kNoSlot;   ///< the FlowCollective this lane's thread is blocked in
     /// For the network's lookahead: blocked in a Recv or WaitFor (nothing it does comes before
     /// the delivery or Signal that wakes it), else no message it posts from now on is ready
     /// before local_ps.
@@ -482,7 +481,6 @@ private:
                     g.waiting.clear();
                 } else {
                     state.pc = pc;
-                    state.waiting_gather = op.slot;
                     state.local_ps = t;
                     state.blocked = true;
                     g.waiting.push_back(lane);
@@ -490,7 +488,6 @@ private:
                         sc_core::wait(m_wakeups[lane]);
                         if (m_error) return;
                     }
-                    state.waiting_gather = kNoSlot;
                 }
                 const Picoseconds done = std::max(t, g.done_ps);
                 if (m_recorder)
