@@ -7,6 +7,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=build/fastsim
+# GPT-3 6.7B's four tori (configs/pipeline/gpt3_6.7b_64node.yaml) grown to SIDE x SIDE each.
+tori() {
+  local side=$1 out="" g
+  for g in 0 1 2 3; do
+    out+=" -p cluster.groups.$g.count=$((side * side)) -p cluster.groups.$g.torus.rows=$side -p cluster.groups.$g.torus.cols=$side"
+  done
+  echo "$out -p workload.batch=$((4 * side * side))"
+}
+gpt67=configs/pipeline/gpt3_6.7b_64node.yaml
 cmds=(
   "run configs/quickstart.yaml"
   "run configs/bench/resnet50_b256.yaml"
@@ -17,6 +26,13 @@ cmds=(
   "run configs/cluster/fast_16node.yaml"
   "run configs/cluster/fast_4node.yaml -p cluster.groups.0.count=1024 -p workload.batch=1024"
   "compare configs/cluster/tpu_v2_v3.yaml --simulate"
+  "run $gpt67"
+  "plan $gpt67 $(tori 8)"
+  "run $gpt67 $(tori 8)"
+  "plan $gpt67 $(tori 8) -p planner.name=pipeline"
+  "run $gpt67 $(tori 8) -p planner.name=pipeline"
+  "plan $gpt67 $(tori 16)"
+  "plan $gpt67 $(tori 16) -p planner.name=pipeline"
   "train configs/train/mlp.yaml --policy fast -p train.epochs=1"
   "train configs/train/mlp.yaml --policy fp32 -p train.epochs=1"
   "train configs/train/cnn.yaml --policy fast -p train.epochs=1 -p data.train_limit=10000"
@@ -28,5 +44,7 @@ for c in "${cmds[@]}"; do
   est=$($bin $c --log-level info --max-work 100000 2>&1 >/dev/null | sed -n 's/.*work: .*: estimated \([0-9.]*\) s:.*/\1/p' | head -1)
   end=$(date +%s.%N)
   wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
-  printf '%-95s %12s %10s %7s\n' "$c" "${est:-?}" "$wall" "$(awk -v e="${est:-0}" -v w="$wall" 'BEGIN { if (w > 0) printf "%.2f", e / w; else print "-" }')"
+  # The tori's overrides shortened to what they make.
+  label=$(echo "$c" | sed -E 's/( -p cluster\.groups\.[0-9]\.[a-z.]+=[0-9]+)+/ [4 tori]/')
+  printf '%-95s %12s %10s %7s\n' "$label" "${est:-?}" "$wall" "$(awk -v e="${est:-0}" -v w="$wall" 'BEGIN { if (w > 0) printf "%.2f", e / w; else print "-" }')"
 done

@@ -46,7 +46,7 @@ COUNTER_FILE_LIMIT=4    # rule 7, files naming one PhaseCounters counter or summ
 # Rule 9: the enums whose members are a family (docs/architecture.md, "Where to make a change").
 FAMILY_ENUMS="LayerKind|PlannerKind|Scheme|AllReduceAlgorithm|GradientSyncAlgorithm|TopologyKind"
 # Rule 8: the planner headers sim/ may include.
-PLANNER_ENTRY_HEADERS="planner/planner.h planner/layer_graph.h planner/plan_decisions.h planner/plan_view.h planner/pipeline_plan.h planner/schedule.h planner/replicas.h planner/gradient_sync.h"
+PLANNER_ENTRY_HEADERS="planner/planner.h planner/layer_graph.h planner/plan_decisions.h planner/plan_view.h planner/pipeline_plan.h planner/schedule.h planner/stage_level.h planner/replicas.h planner/gradient_sync.h"
 set -euo pipefail
 export LC_ALL=C
 

@@ -1186,65 +1186,70 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
 
 // ---- schedule ---------------------------------------------------------------------------
 
+void append_transfer(std::vector<interconnect::NodeProgram>& programs, const PipelinePlan& p, std::size_t x,
+                     std::size_t microbatch, bool forward, bool sending, bool conversions) {
+    // Transfer tags: above the exchanges' (id << 21 | ...) and below the collectives' (1 << 62).
+    constexpr std::uint64_t kTransferTags = std::uint64_t{1} << 61;
+    const StageTransfer& t = p.transfers[x];
+    const auto pairs = transfer_pairs(p, t, forward);
+    const double bytes = forward ? t.forward_bytes : t.backward_bytes;
+    const auto each = static_cast<std::uint64_t>(std::ceil(bytes / static_cast<double>(pairs.size())));
+    if (each == 0) return;
+    const StepLabels labels{p.stages.back().end_layer};  // the stages cover the network in order
+    const LayerId boundary(forward ? p.stages[t.to].first_layer : p.stages[t.from].end_layer - 1);
+    const std::uint32_t label = labels.label(boundary, StepPart::stage_transfer, microbatch);
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+        const NodeId from(pairs[i].first), to(pairs[i].second);
+        const std::uint64_t tag = kTransferTags | (static_cast<std::uint64_t>(x) << 40) |
+                                  (static_cast<std::uint64_t>(microbatch) << 21) |
+                                  (static_cast<std::uint64_t>(i) << 1) | (forward ? 0 : 1);
+        if (sending)
+            programs[from.value()].ops.push_back(interconnect::Send{to, each, tag, label});
+        else
+            programs[to.value()].ops.push_back(interconnect::Recv{from, tag, label});
+    }
+    if (sending || !conversions) return;
+    for (const auto& [receiver, seconds] : transfer_conversions(p, t, forward))  // after its receives
+        programs[receiver].ops.push_back(
+            interconnect::Compute{Picoseconds(checked_round(seconds * 1e12, "picoseconds of a conversion")), label});
+}
+
+StepWalk stage_task_walk(const PipelinePlan& p, std::size_t stage, StageTask task, bool sync,
+                         std::uint64_t bucket_bytes) {
+    StepWalk walk;
+    walk.first_layer = p.stages[stage].first_layer;
+    walk.network_layers = p.stages.back().end_layer;
+    walk.microbatch = task.microbatch;
+    walk.bucket_bytes = bucket_bytes;
+    walk.forward = task.forward;
+    walk.backward = !task.forward;
+    walk.sync = !task.forward && sync;
+    return walk;
+}
+
 std::vector<interconnect::NodeProgram> build_pipeline_schedule(const Plan& plan, std::size_t node_count,
                                                                const ComputePicoseconds& compute_ps,
                                                                GradientSync& gradient_sync) {
     const PipelinePlan& p = *plan.pipeline;
     const std::size_t stages = p.stages.size();
-    const std::size_t network_layers = p.stages.back().end_layer;  // the stages cover the network in order
-    const StepLabels labels{network_layers};
     std::vector<interconnect::NodeProgram> programs(node_count);
-    // Transfer tags: above the exchanges' (id << 21 | ...) and below the collectives' (1 << 62).
-    constexpr std::uint64_t kTransferTags = std::uint64_t{1} << 61;
-    const auto transfer_tag = [&](std::size_t transfer, std::size_t microbatch, bool forward, std::size_t pair) {
-        return kTransferTags | (static_cast<std::uint64_t>(transfer) << 40) |
-               (static_cast<std::uint64_t>(microbatch) << 21) | (static_cast<std::uint64_t>(pair) << 1) |
-               (forward ? 0 : 1);
-    };
     for (std::size_t s = 0; s < stages; ++s) {
         const PipelineStage& stage = p.stages[s];
         ScheduleBuilder builder(stage.plan, node_count, compute_ps, gradient_sync);
         auto& ops = builder.programs();
-        // A transfer's sends (`sending`) or receives of one micro-batch, one message per pair.
-        const auto transfer = [&](std::size_t x, std::size_t microbatch, bool forward, bool sending) {
-            const StageTransfer& t = p.transfers[x];
-            const auto pairs = transfer_pairs(p, t, forward);
-            const double bytes = forward ? t.forward_bytes : t.backward_bytes;
-            const auto each = static_cast<std::uint64_t>(std::ceil(bytes / static_cast<double>(pairs.size())));
-            if (each == 0) return;
-            const LayerId boundary(forward ? p.stages[t.to].first_layer : p.stages[t.from].end_layer - 1);
-            const std::uint32_t label = labels.label(boundary, StepPart::stage_transfer, microbatch);
-            for (std::size_t i = 0; i < pairs.size(); ++i) {
-                const NodeId from(pairs[i].first), to(pairs[i].second);
-                const std::uint64_t tag = transfer_tag(x, microbatch, forward, i);
-                if (sending)
-                    ops[from.value()].ops.push_back(interconnect::Send{to, each, tag, label});
-                else
-                    ops[to.value()].ops.push_back(interconnect::Recv{from, tag, label});
-            }
-            if (sending) return;
-            for (const auto& [receiver, seconds] : transfer_conversions(p, t, forward))  // after its receives
-                ops[receiver].ops.push_back(interconnect::Compute{
-                    Picoseconds(checked_round(seconds * 1e12, "picoseconds of a conversion")), label});
-        };
         const std::vector<StageTask> order = stage_order(p.schedule, stages, s, p.microbatches);
         std::size_t backwards_left = p.microbatches;
         for (const StageTask& task : order) {
-            StepWalk walk;
-            walk.first_layer = stage.first_layer;
-            walk.network_layers = network_layers;
-            walk.microbatch = task.microbatch;
-            walk.bucket_bytes = gradient_sync.bucket_bytes();
-            walk.forward = task.forward;
-            walk.backward = !task.forward;
-            if (!task.forward) walk.sync = --backwards_left == 0;  // gradients accumulate; one sync per step
+            // Gradients accumulate over the micro-batches; one synchronisation per step.
+            const bool sync = !task.forward && --backwards_left == 0;
             for (std::size_t x = 0; x < p.transfers.size(); ++x)
                 if (task.forward ? p.transfers[x].to == s : p.transfers[x].from == s)
-                    transfer(x, task.microbatch, task.forward, false);
-            walk_step(stage.graph, stage.plan, builder, walk);
+                    append_transfer(ops, p, x, task.microbatch, task.forward, false, true);
+            walk_step(stage.graph, stage.plan, builder,
+                      stage_task_walk(p, s, task, sync, gradient_sync.bucket_bytes()));
             for (std::size_t x = 0; x < p.transfers.size(); ++x)
                 if (task.forward ? p.transfers[x].from == s : p.transfers[x].to == s)
-                    transfer(x, task.microbatch, task.forward, true);
+                    append_transfer(ops, p, x, task.microbatch, task.forward, true, true);
         }
         std::vector<interconnect::NodeProgram> built = builder.finish();
         for (const std::size_t n : stage.nodes) programs[n] = std::move(built[n]);

@@ -22,12 +22,6 @@
 
 namespace fastsim::planner {
 
-/// One pass of one micro-batch through a stage.
-struct StageTask {
-    bool forward = true;
-    std::size_t microbatch = 0;
-};
-
 /// The order stage `stage` of `stages` runs its 2 x `microbatches` tasks in under `schedule`
 /// (docs/pipeline.md, "Schedules"). GPipe: F0 … F(M-1), then B(M-1) … B0. 1F1B: w = min(P - s - 1,
 /// M) warm-up forwards, then F(w+i), B(i) for i < M - w, then the remaining backwards in order.
@@ -102,6 +96,18 @@ Plan plan_alpa(const PlanningInputs& inputs, const PlannerOptions& options);
 /// ("pipeline.stages[1]") when the stages do not cover every layer and node once, in order, or
 /// the micro-batches do not divide the batch. The memory is not checked here.
 Plan evaluate_pipeline(const PlanningInputs& inputs, const PlannerOptions& options, const PipelineDecisions& given);
+
+/// Appends to `programs` transfer `x`'s messages of micro-batch `microbatch` one way
+/// (`forward`: from the earlier stage): its sends on the senders' main streams (`sending`), or
+/// its receives on the receivers', then (with `conversions`) each receiver's conversion of
+/// what it received (transfer_conversions) as a Compute.
+void append_transfer(std::vector<interconnect::NodeProgram>& programs, const PipelinePlan& p, std::size_t x,
+                     std::size_t microbatch, bool forward, bool sending, bool conversions);
+
+/// The walk of stage `stage`'s `task` (its forward or backward of one micro-batch, in network
+/// layers' labels); with `sync` (a backward only), its weights' all-reduces too.
+StepWalk stage_task_walk(const PipelinePlan& p, std::size_t stage, StageTask task, bool sync,
+                         std::uint64_t bucket_bytes);
 
 /// The pipeline's step as one program per node: each stage's tasks in stage_order, each task the
 /// stage plan's walk of one micro-batch, with the stage transfers before and after it; weights'

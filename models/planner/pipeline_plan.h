@@ -14,6 +14,12 @@
 
 namespace fastsim::planner {
 
+/// One pass of one micro-batch through a stage.
+struct StageTask {
+    bool forward = true;
+    std::size_t microbatch = 0;
+};
+
 /// One pipeline stage: network layers [first_layer, end_layer) on `nodes`.
 struct PipelineStage {
     std::size_t first_layer = 0, end_layer = 0;

@@ -84,6 +84,13 @@ const EnumNames<BatchnormStatistics, 2>& enum_names(BatchnormStatistics) {
     return kNames;
 }
 
+const EnumNames<PipelineSimulation, 3>& enum_names(PipelineSimulation) {
+    static constexpr EnumNames<PipelineSimulation, 3> kNames{{{"auto", PipelineSimulation::automatic},
+                                                              {"message_level", PipelineSimulation::message_level},
+                                                              {"stage_level", PipelineSimulation::stage_level}}};
+    return kNames;
+}
+
 int optimizer_state_copies(OptimizerKind kind) {
     switch (kind) {
     case OptimizerKind::sgd: return 0;
@@ -214,6 +221,11 @@ void cluster_keys(Visit& visit, C& c) {
            "a batchnorm split by samples or image rows normalises with each node's own statistics (`local`, "
            "PyTorch DDP's default) or with the whole batch's, all-reduced across the split in the forward and "
            "the backward pass (`synchronised`, SyncBatchNorm) ([planner.md](planner.md#statistics))"});
+    visit(c.pipeline_simulation,
+          {"pipeline_simulation",
+           "how a pipeline plan's step is simulated: every message of every micro-batch (`message_level`), each "
+           "stage's tasks and each transfer once and composed (`stage_level`), or `auto`: the stage level when "
+           "the step would run more than 2,000,000 ops ([pipeline.md](pipeline.md#stage-level-simulation))"});
     gradient_sync_keys(visit, c.gradient_sync, "gradient_sync.");
 }
 

@@ -239,6 +239,15 @@ enum class BatchnormStatistics : std::uint8_t { local, synchronised };
 const EnumNames<BatchnormStatistics, 2>& enum_names(BatchnormStatistics);
 inline std::string_view to_string(BatchnormStatistics s) { return name_of(s); }
 
+/// How a pipeline plan's step is simulated (cluster.pipeline_simulation, docs/pipeline.md,
+/// "Stage-level simulation"): every message of every micro-batch (`message_level`), or each
+/// stage's tasks and each transfer run once alone and composed (`stage_level`); `auto` takes the
+/// stage level when the whole step would run more than kStageLevelAboveOps ops.
+enum class PipelineSimulation : std::uint8_t { automatic, message_level, stage_level };
+const EnumNames<PipelineSimulation, 3>& enum_names(PipelineSimulation);
+inline std::string_view to_string(PipelineSimulation s) { return name_of(s); }
+inline constexpr std::uint64_t kStageLevelAboveOps = 2'000'000;
+
 /// How weight gradients are synchronised (cluster.gradient_sync.algorithm): an all-reduce
 /// (`best` chooses, per all-reduce, the algorithm whose measured cost is lowest for its bytes
 /// and nodes) or a parameter server. The all-reduces mirror interconnect::AllReduceAlgorithm, in
@@ -291,6 +300,7 @@ struct ClusterParams {
     GradientSyncParams gradient_sync;
     OptimizerKind optimizer = OptimizerKind::momentum;
     BatchnormStatistics batchnorm_statistics = BatchnormStatistics::local;
+    PipelineSimulation pipeline_simulation = PipelineSimulation::automatic;
     // resolved
     std::shared_ptr<const interconnect::Topology> topology;
     std::vector<std::size_t> node_type;         ///< per node id

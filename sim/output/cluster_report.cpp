@@ -530,6 +530,11 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const r
                         : u.dimensions + " (" + std::to_string(u.ranks) + " ranks)");
         }
     }
+    if (r.stage_level)
+        out << "\nstage-level simulation: the step's " << r.ops << " ops stand as " << r.piece_ops
+            << " ops in pieces (each stage's forward, backward and last backward, each transfer each way) "
+               "simulated alone and composed (cluster.pipeline_simulation; docs/pipeline.md, \"Stage-level "
+               "simulation\"); contention between pieces that overlap is left out";
     out << "\nsimulated step: " << Table::fixed(ms(r.step_s), 3) << " ms; planned " << Table::fixed(ms(plan.step_s), 3)
         << " ms (prediction error " << Table::fixed(100 * (plan.step_s - r.step_s) / r.step_s, 1) << "%)\n"
         << "links: " << used << " of " << r.simulated.channels.size() << " channels used, utilisation mean "
@@ -543,8 +548,8 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const r
         << (r.compression_energy_pj > 0 ? " + compression " + Table::fixed(r.compression_energy_pj * 1e-6, 1)
                                         : std::string())
         << "\n"
-        << "simulated " << r.ops << " ops in " << Table::fixed(r.simulation_s * 1e3, 1) << " ms; planned in "
-        << Table::fixed(r.planned.planning_s * 1e3, 1) << " ms\n";
+        << "simulated " << (r.stage_level ? r.piece_ops : r.ops) << " ops in " << Table::fixed(r.simulation_s * 1e3, 1)
+        << " ms; planned in " << Table::fixed(r.planned.planning_s * 1e3, 1) << " ms\n";
 }
 
 std::string cluster_step_json(const config::Params& params, const run::ClusterStepResult& r,
@@ -563,6 +568,8 @@ std::string cluster_step_json(const config::Params& params, const run::ClusterSt
     j.key("sparse_gathers").integer(r.sparse_gathers);
     j.key("sparse_gathers_over_dense").integer(r.sparse_gathers_over_dense);
     j.key("flow_level_all_reduces").integer(r.flow_level_all_reduces);
+    j.key("pipeline_simulation").string(r.stage_level ? "stage_level" : "message_level");
+    j.key("simulated_ops").integer(r.stage_level ? r.piece_ops : r.ops);
     j.key("exposed_sync_s").number(r.exposed_sync_s).key("staleness_overlap_s").number(r.staleness_overlap_s);
     write_all_reduces(j, r.all_reduces);
     j.key("energy_pj").begin_object();

@@ -27,6 +27,7 @@
 #include "run/cluster_timeline.h"
 #include "run/fresh_kernel.h"
 #include "run/layer_errors.h"
+#include "run/stage_level_run.h"
 #include "run/training_step.h"
 
 namespace fastsim::run {
@@ -237,9 +238,16 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
     for (std::size_t n = 0; n < c.node_type.size(); ++n) identity.emplace_back(n);
     if (costs.gradient_sync->staleness() == 0)
         inputs.replay = [&](const planner::Plan& plan, double give_up_after_s) {
+            const planner::ComputePicoseconds compute_ps = phase_picoseconds(params, characterisation, plan);
+            if (plan.pipeline && c.pipeline_simulation != config::PipelineSimulation::message_level) {
+                // A pipeline simulated at stage level is predicted at stage level, from the same pieces.
+                const StagePieces pieces =
+                    build_stage_pieces(plan, c.node_type.size(), compute_ps, *costs.gradient_sync);
+                if (simulate_by_stage(c.pipeline_simulation, plan, 0, [&] { return pieces.step_ops; }))
+                    return replay_by_stage(plan, pieces, replay_network);
+            }
             const auto programs =
-                planner::build_schedule(out.graph, plan, c.node_type.size(),
-                                        phase_picoseconds(params, characterisation, plan), *costs.gradient_sync);
+                planner::build_schedule(out.graph, plan, c.node_type.size(), compute_ps, *costs.gradient_sync);
             // One picosecond past the bound, so a step that ends at it (rounded) is replayed whole.
             const Picoseconds give_up =
                 give_up_after_s < 1e6 ? Picoseconds(static_cast<std::uint64_t>(std::ceil(give_up_after_s * 1e12)) + 1)
@@ -289,7 +297,35 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     const auto start = std::chrono::steady_clock::now();
     r.nodes.resize(node_count);
     const planner::ComputePicoseconds compute_ps = phase_picoseconds(params, characterisation, plan);
-    const auto programs = planner::build_schedule(graph, plan, node_count, compute_ps, *costs.gradient_sync);
+    // A pipeline of many micro-batches is simulated at stage level, from its pieces (docs/pipeline.md).
+    std::optional<StagePieces> pieces;
+    if (plan.pipeline && costs.gradient_sync->staleness() == 0 &&
+        c.pipeline_simulation != config::PipelineSimulation::message_level) {
+        pieces = build_stage_pieces(plan, node_count, compute_ps, *costs.gradient_sync);
+        if (!simulate_by_stage(c.pipeline_simulation, plan, 0, [&] { return pieces->step_ops; })) pieces.reset();
+    }
+    r.stage_level = pieces.has_value();
+    if (r.stage_level && timeline)
+        throw UserError("--trace: a timeline needs the message-level simulation, and this pipeline's step of " +
+                        std::to_string(pieces->step_ops) +
+                        " ops is simulated at stage level (docs/pipeline.md, \"Stage-level simulation\"); leave "
+                        "out --trace, or pass -p cluster.pipeline_simulation=message_level");
+    const auto programs = r.stage_level
+                              ? std::vector<interconnect::NodeProgram>{}
+                              : planner::build_schedule(graph, plan, node_count, compute_ps, *costs.gradient_sync);
+    // The programs that carry the step's gradient synchronisation: the whole step's, or at stage
+    // level each stage's last backward (the only pieces with all-reduces).
+    const auto sync_programs = [&](planner::GradientSync& sync) {
+        if (!r.stage_level) return planner::build_schedule(graph, plan, node_count, compute_ps, sync);
+        std::vector<interconnect::NodeProgram> all(node_count);
+        for (std::size_t s = 0; s < plan.pipeline->stages.size(); ++s) {
+            auto built = planner::stage_piece_programs(plan, s, planner::StagePiece::last_backward, node_count,
+                                                       compute_ps, sync);
+            for (std::size_t n = 0; n < node_count; ++n)
+                all[n].comm_ops.insert(all[n].comm_ops.end(), built[n].comm_ops.begin(), built[n].comm_ops.end());
+        }
+        return all;
+    };
     r.all_reduces = planned_all_reduces(r.planned, costs, node_count);
     if (const compression::Scheme scheme = c.gradient_sync.scheme; scheme == compression::Scheme::topk ||
                                                                    scheme == compression::Scheme::dgc ||
@@ -302,7 +338,9 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     }
     {
         std::unordered_set<std::uint64_t> flow_tags;
-        for (const interconnect::NodeProgram& p : programs)
+        const std::vector<interconnect::NodeProgram> synced =
+            r.stage_level ? sync_programs(*costs.gradient_sync) : std::vector<interconnect::NodeProgram>{};
+        for (const interconnect::NodeProgram& p : r.stage_level ? synced : programs)
             for (const interconnect::Op& op : p.comm_ops)
                 if (const auto* f = std::get_if<interconnect::FlowCollective>(&op)) flow_tags.insert(f->tag);
         r.flow_level_all_reduces = flow_tags.size();
@@ -316,9 +354,12 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
         sync.staleness = 0;
         sync.message_level_max_ranks = std::numeric_limits<std::uint64_t>::max();
         const auto lowered = make_gradient_sync(params, costs.all_reduce, sync);
-        return comm_stream_bytes(planner::build_schedule(graph, plan, node_count, zero_ps, *lowered));
+        return comm_stream_bytes(r.stage_level ? sync_programs(*lowered)
+                                               : planner::build_schedule(graph, plan, node_count, zero_ps, *lowered));
     };
-    r.sync_bytes = r.flow_level_all_reduces > 0 ? message_level_bytes(c.gradient_sync) : comm_stream_bytes(programs);
+    r.sync_bytes = r.flow_level_all_reduces > 0 ? message_level_bytes(c.gradient_sync)
+                   : r.stage_level              ? comm_stream_bytes(sync_programs(*costs.gradient_sync))
+                                                : comm_stream_bytes(programs);
     if (c.gradient_sync.scheme == compression::Scheme::none) {
         r.sync_bytes_uncompressed = r.sync_bytes;
     } else {
@@ -368,13 +409,18 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
                                        r.nodes[receiver]);
             }
     for (const auto& p : programs) r.ops += p.ops.size() + p.comm_ops.size();
+    if (r.stage_level) {
+        r.ops = pieces->step_ops;
+        r.piece_ops = pieces->piece_ops;
+    }
     report(0.6);
 
     // (2) One SystemC simulation of the whole step.
     std::optional<ClusterTimeline> recorder;
     if (timeline) recorder.emplace(c, graph, *timeline, planner::microbatches(plan));
     try {
-        r.simulated = cluster::run_cluster(*c.topology, programs, recorder ? &*recorder : nullptr);
+        r.simulated = r.stage_level ? simulate_by_stage_on_systemc(*c.topology, plan, *pieces)
+                                    : cluster::run_cluster(*c.topology, programs, recorder ? &*recorder : nullptr);
     } catch (const SizeOverflow&) {
         throw ConfigError(params.workload.batch_where,
                           "the simulated step could last more than 2^62 ps (53 days), more than the simulation counts: "

@@ -132,6 +132,11 @@ struct ClusterStepResult {
     /// the flow model (interconnect::FlowCollective): no messages, so neither the links' traffic
     /// and energy nor their utilisation count them.
     std::size_t flow_level_all_reduces = 0;
+    /// A pipeline's step simulated at stage level (cluster.pipeline_simulation; docs/pipeline.md,
+    /// "Stage-level simulation"): its pieces run alone and composed. `ops` still counts the
+    /// whole step's; `piece_ops` the ops simulated.
+    bool stage_level = false;
+    std::uint64_t piece_ops = 0;
 };
 
 /// Plans, builds the schedule and runs it on the SystemC cluster (one elaboration: call once

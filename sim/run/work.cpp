@@ -363,13 +363,22 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
                                 : params.planner.microbatches > 0
                                     ? static_cast<double>(params.planner.microbatches)
                                     : static_cast<double>(planner::kMaxSearchedMicrobatches);
-    const double ops = nodes * layers * (4 * microbatches + 2 * depth * microbatches + sync_ops);
+    // A pipeline's step of more than kStageLevelAboveOps ops runs at stage level
+    // (docs/pipeline.md, "Stage-level simulation"): each stage's three pieces, about one and a
+    // half micro-batches' ops, are what the replay and the executor run.
+    const double per_microbatch = nodes * layers * (4 + 2 * depth);
+    const double run_microbatches =
+        c.pipeline_simulation == config::PipelineSimulation::message_level ? microbatches
+        : c.pipeline_simulation == config::PipelineSimulation::stage_level
+            ? std::min(microbatches, 1.5)
+            : std::min(microbatches, std::max(1.5, static_cast<double>(config::kStageLevelAboveOps) / per_microbatch));
+    const double ops = per_microbatch * run_microbatches + nodes * layers * sync_ops;
     double replays = 0;  // the candidates replayed whole: AccPar's planners and DP plans, alpa's finalists
     for (const planner::PlannerKind k : kinds)
         replays += k == planner::PlannerKind::accpar ? 8 : planner::is_pipeline(k) ? 4 : 1;
-    const double replayed_hops =
-        nodes * layers *
-        (static_cast<double>(plans) * (per_rank + depth * hops) + replays * (per_rank + depth * microbatches * hops));
+    const double replayed_hops = nodes * layers *
+                                 (static_cast<double>(plans) * (per_rank + depth * hops) +
+                                  replays * (per_rank + depth * run_microbatches * hops));
     e.add("replayed message hops", replayed_hops, kNsPerReplayedHop,
           "walking and replaying each plan's step (routes of " + format_count(hops) + " hops on average)");
     if (simulate)
@@ -389,12 +398,10 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
         std::vector<std::string> ways;
         if (fit >= 1) ways.push_back("fewer nodes (about " + format_count(fit) + " would fit; cluster.groups[].count)");
         if (simulate && planning_bytes <= limit) ways.push_back("planning without the simulation (fastsim plan)");
-        // The ops grow linearly with the micro-batches: the most that fit, if one does.
-        const double per_microbatch = simulate ? nodes * layers * (4 + 2 * depth) * kBytesPerClusterOp : 0;
-        const double fixed = e.memory_bytes - per_microbatch * microbatches;
-        if (pipelined && per_microbatch > 0 && fixed + per_microbatch <= limit)
-            ways.push_back("at most " + format_count(std::floor((limit - fixed) / per_microbatch)) +
-                           " micro-batches (planner.pipeline.microbatches)");
+        // A pipeline at the message level: the stage level runs about one and a half micro-batches' ops.
+        const double stage_level_saves = simulate ? per_microbatch * (run_microbatches - 1.5) * kBytesPerClusterOp : 0;
+        if (pipelined && stage_level_saves > 0 && e.memory_bytes - stage_level_saves <= limit)
+            ways.push_back("the stage-level simulation (cluster.pipeline_simulation stage_level)");
         if (!pipelined) ways.push_back("another planner (planner.name)");
         std::string text = "what would fit: ";
         for (std::size_t i = 0; i < ways.size(); ++i) text += (i ? i + 1 == ways.size() ? " or " : ", " : "") + ways[i];

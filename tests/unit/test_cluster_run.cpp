@@ -18,6 +18,7 @@
 #include "report/result_columns.h"
 #include "planner/pipeline.h"
 #include "run/cluster_step.h"
+#include "run/fresh_kernel.h"
 #include "run/training_step.h"
 #include "support/systemc_fixture.h"
 #include "support/temp_dir.h"
@@ -439,6 +440,40 @@ TEST_CASE("A given plan that does not fit the cluster is refused, naming the ent
     d = good;
     d.hierarchy.groups[3].push_back({});
     CHECK_THAT(refused(d), Catch::Contains("groups[3] is one node"));
+}
+
+TEST_CASE("A pipeline simulated at stage level reports the message level's ops, bytes and energy",
+          "[cluster][pipeline]") {
+    auto params = config::load(kSource + "/configs/cluster/fast_16node.yaml");
+    planner::PlannerOptions options = params.planner.options();
+    options.kind = planner::PlannerKind::pipeline;
+    options.pipeline.stages = 2;
+    options.pipeline.microbatches = 4;
+    params.cluster.pipeline_simulation = config::PipelineSimulation::message_level;
+    const auto message = run::run_cluster_step_in_fresh_kernel(params, options);
+    params.cluster.pipeline_simulation = config::PipelineSimulation::stage_level;
+    const auto stage = run::run_cluster_step_in_fresh_kernel(params, options);
+    CHECK_FALSE(message.stage_level);
+    CHECK(stage.stage_level);
+    REQUIRE(stage.planned.plan.pipeline);
+    CHECK(stage.planned.plan.pipeline->stages.size() == 2);
+    // The same work and traffic, counted from fewer ops.
+    CHECK(stage.ops == message.ops);
+    CHECK(stage.piece_ops < stage.ops);
+    CHECK(stage.sync_bytes == message.sync_bytes);
+    CHECK(stage.link_energy_pj == Approx(message.link_energy_pj).epsilon(1e-9));
+    double stage_compute = 0, message_compute = 0;
+    for (std::size_t n = 0; n < stage.nodes.size(); ++n) {
+        stage_compute += stage.nodes[n].compute_s;
+        message_compute += message.nodes[n].compute_s;
+    }
+    CHECK(stage_compute == Approx(message_compute).epsilon(1e-9));
+    // Planned as simulated, at each level; the levels within 5% of each other here.
+    CHECK(stage.planned.plan.step_s == Approx(stage.step_s).epsilon(1e-9));
+    CHECK(std::abs(stage.step_s - message.step_s) <= 0.05 * message.step_s);
+    // A timeline needs every message.
+    CHECK_THROWS_WITH(run::in_fresh_kernel([&] { run::run_cluster_step(params, options, run::TimelineRequest{}); }),
+                      Catch::Contains("simulated at stage level"));
 }
 
 TEST_CASE("GPT-3 6.7B on 64 nodes: pipeline plans fit and predict within 5%, data parallelism does not fit",

@@ -14,7 +14,9 @@
 #include "config/trace_reader.h"
 #include "planner/pipeline.h"
 #include "planner/strategy.h"
+#include "planner/stage_level.h"
 #include "run/cluster_step.h"
+#include "run/stage_level_run.h"
 #include "support/plan_helpers.h"
 #include "support/systemc_fixture.h"
 #include "workload/vector_work.h"
@@ -432,4 +434,123 @@ TEST_CASE("Pipeline stages given by layer names, and the errors of a bad list", 
     options.pipeline.stages = 2;
     options.pipeline.microbatches = 3;
     CHECK_THROWS_WITH(planner::make_plan(in, options), Catch::Contains("does not divide the batch of 8"));
+}
+
+TEST_CASE("Stage-level simulation: uniform stages compose as the message level runs them, ops and bytes alike",
+          "[pipeline]") {
+    // 4 stages of 2 nodes (data parallel inside), every phase 1 ms, links of 1e9 GB/s: every
+    // piece takes the same time wherever it runs, so composing the pieces is exact.
+    const std::size_t p = 4, nodes = 8;
+    for (const std::size_t m : {1u, 4u, 8u})
+        for (const PipelineSchedule schedule : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b}) {
+            INFO("M " << m << (schedule == PipelineSchedule::gpipe ? ", gpipe" : ", 1f1b"));
+            const auto graph = planner::build_layer_graph(chain(p, 64), 16 * m);
+            const auto view = test::uniform_cluster(nodes);
+            const auto exchange = test::flat_exchange(0, 1e18);
+            const auto groups = planner::bisect(view, exchange);
+            const planner::ComputeModel compute = [](std::size_t, LayerId, const planner::LayerDims&) {
+                return planner::PhaseSeconds{1e-3, 1e-3, 1e-3};
+            };
+            planner::PlannerOptions options;
+            options.kind = planner::PlannerKind::pipeline;
+            options.pipeline.stages = p;
+            options.pipeline.microbatches = m;
+            options.pipeline.schedule = schedule;
+            options.pipeline.intra = planner::PlannerKind::data_parallel;
+            const planner::PlanningInputs in{graph, view, groups, compute,  {}, test::free_all_reduce(),
+                                             {},    {},   {},     exchange, {}};
+            const planner::Plan plan = planner::make_plan(in, options);
+            REQUIRE(plan.pipeline);
+            const Picoseconds ms(1'000'000'000);
+            const auto compute_ps = [&](NodeId, LayerId) { return planner::PhasePicoseconds{ms, ms, ms, ms}; };
+            const interconnect::Topology ring = interconnect::Topology::ring(nodes, {1e9, 0.0, 1.0});
+            const auto programs = planner::build_schedule(graph, plan, nodes, compute_ps, *test::free_all_reduce());
+            const run::StagePieces pieces = run::build_stage_pieces(plan, nodes, compute_ps, *test::free_all_reduce());
+            std::uint64_t ops = 0;
+            for (const auto& program : programs) ops += program.ops.size() + program.comm_ops.size();
+            CHECK(pieces.step_ops == ops);
+            const test::FreshSimContext context;
+            const cluster::ClusterResult message = cluster::run_cluster(ring, programs);
+            const cluster::ClusterResult stage = run::simulate_by_stage_on_systemc(ring, plan, pieces);
+            CHECK(std::abs(double(stage.end_ps.count()) - double(message.end_ps.count())) <= 100);
+            // Each node computes, sends and receives the same; each link carries the same bytes.
+            // Times agree to 100 ps (the transfers' few picoseconds of serialisation queue a
+            // little differently).
+            for (std::size_t n = 0; n < nodes; ++n) {
+                CHECK(stage.nodes[n].compute_ps == message.nodes[n].compute_ps);
+                CHECK(stage.nodes[n].bytes_sent == message.nodes[n].bytes_sent);
+                CHECK(stage.nodes[n].recv_count == message.nodes[n].recv_count);
+                CHECK(std::abs(double(stage.nodes[n].finish_ps.count()) - double(message.nodes[n].finish_ps.count())) <=
+                      100);
+            }
+            for (std::size_t c = 0; c < ring.channels().size(); ++c)
+                CHECK(stage.channels[c].bytes == message.channels[c].bytes);
+            // Every label's ops and compute, and the spans the stage timelines are made of
+            // (a comm stream's first wait, from the step's start, is not one of them).
+            REQUIRE(stage.labels.size() == message.labels.size());
+            const planner::StepLabels labels{p};
+            for (const auto& [label, stats] : message.labels) {
+                INFO("label " << label);
+                const cluster::LabelStats& s = stage.labels.at(label);
+                CHECK(s.op_count == stats.op_count);
+                CHECK(s.compute_ps == stats.compute_ps);
+                if (labels.part(label) == planner::StepPart::weight_sync) continue;
+                CHECK(std::abs(double(s.first_start_ps.count()) - double(stats.first_start_ps.count())) <= 100);
+                CHECK(std::abs(double(s.last_end_ps.count()) - double(stats.last_end_ps.count())) <= 100);
+            }
+        }
+}
+
+TEST_CASE("Stage-level simulation: a transfer's messages queue as they ran alone, and pieces couple their nodes",
+          "[pipeline]") {
+    // Two nodes messaging each other are one component; a FlowCollective's members another.
+    std::vector<interconnect::NodeProgram> programs(6);
+    programs[0].ops.push_back(interconnect::Send{NodeId(2), 8, 1, 0});
+    programs[2].ops.push_back(interconnect::Recv{NodeId(0), 1, 0});
+    programs[3].comm_ops.push_back(interconnect::FlowCollective{9, 2, Picoseconds(5), 0});
+    programs[5].comm_ops.push_back(interconnect::FlowCollective{9, 2, Picoseconds(5), 0});
+    CHECK(planner::piece_components(programs) == std::vector<std::size_t>{0, 1, 0, 3, 4, 3});
+
+    // Two stages of two nodes, one micro-batch: the forward transfer's two messages arrived at
+    // 3 and 5 s when sent at once (latency 1 s); sent at 0 and 10 s they wait for nothing.
+    planner::PipelinePlan p;
+    p.microbatches = 1;
+    p.stages.resize(2);
+    p.stages[0].nodes = {0, 1};
+    p.stages[0].end_layer = 1;
+    p.stages[1].nodes = {2, 3};
+    p.stages[1].first_layer = 1;
+    p.stages[1].end_layer = 2;
+    planner::StageTransfer t;
+    t.from = 0;
+    t.to = 1;
+    t.forward_bytes = t.backward_bytes = 8;
+    t.cost.latency_s = 1;
+    p.transfers.push_back(t);
+    const auto piece = [](std::vector<double> ends, std::vector<std::size_t> component) {
+        return planner::PieceTiming{std::move(ends), std::move(component), {}};
+    };
+    const std::vector<std::size_t> apart{0, 1, 2, 3};
+    planner::StagePieceTimes times;
+    // Stage 0's forward: node 0 ends at 0 s (no ops), node 1 at 10 s; nothing couples them.
+    times.stages.push_back({piece({0, 10, 0, 0}, apart), piece({0, 1, 0, 0}, apart), piece({0, 1, 0, 0}, apart)});
+    times.stages.push_back({piece({0, 0, 2, 2}, apart), piece({0, 0, 1, 1}, apart), piece({0, 0, 1, 1}, apart)});
+    times.transfers.push_back({piece({0, 0, 3, 5}, apart), piece({1, 1, 0, 0}, apart)});
+    const planner::StageLevelStep step = planner::compose_stage_level(p, times);
+    REQUIRE(step.transfers.size() == 2);
+    const planner::StageLevelTransfer& forward = step.transfers[0];
+    CHECK(forward.forward);
+    CHECK(forward.start_s == 0);
+    // Node 2's message: sent at 0, served 2 s, then 1 s of latency. Node 3's: sent at 10 s,
+    // its 2 s gap, then the latency.
+    CHECK(forward.arrival_s == std::vector<double>{3, 13});
+    // Stage 1 starts apart (nothing couples its nodes): node 2 at 3 s, node 3 at 13 s.
+    const planner::StageLevelTask& f1 = step.tasks[1];
+    REQUIRE(f1.stage == 1);
+    CHECK(f1.start_s == std::vector<double>{3, 13});
+    CHECK(f1.end_s == std::vector<double>{5, 15});
+    // Coupled, they start together when the later is ready.
+    for (auto& stage : times.stages) stage[0].component = {0, 0, 2, 2};
+    const planner::StageLevelStep coupled = planner::compose_stage_level(p, times);
+    CHECK(coupled.tasks[1].start_s == std::vector<double>{13, 13});
 }

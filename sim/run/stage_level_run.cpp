@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+#include "run/stage_level_run.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/checked.h"
+#include "interconnect/replay.h"
+#include "planner/pipeline_plan.h"
+#include "run/fresh_kernel.h"
+
+namespace fastsim::run {
+namespace {
+
+std::uint64_t ops_of(const std::vector<interconnect::NodeProgram>& programs) {
+    std::uint64_t ops = 0;
+    for (const auto& p : programs) ops += p.ops.size() + p.comm_ops.size();
+    return ops;
+}
+
+/// What running a piece alone gives: each node's end and each channel's busy time, in ps.
+struct PieceRun {
+    std::vector<Picoseconds> node_end;
+    std::vector<Picoseconds> channel_busy;
+};
+
+/// Each piece run alone by `run` (its programs -> PieceRun).
+template <typename Run>
+planner::StagePieceTimes piece_times(const StagePieces& pieces, Run&& run) {
+    const auto timing = [&](const std::vector<interconnect::NodeProgram>& programs, bool transfer) {
+        const PieceRun r = run(programs);
+        planner::PieceTiming t;
+        for (const Picoseconds end : r.node_end) t.node_end_s.push_back(to_seconds(end));
+        t.component = planner::piece_components(programs);
+        if (transfer) {
+            std::vector<double> busy;
+            for (const Picoseconds b : r.channel_busy) busy.push_back(to_seconds(b));
+            t.bottleneck = planner::bottleneck_channels(busy);
+        }
+        return t;
+    };
+    planner::StagePieceTimes times;
+    for (const auto& stage : pieces.stages) {
+        auto& t = times.stages.emplace_back();
+        for (std::size_t k = 0; k < planner::kStagePieces; ++k) t[k] = timing(stage[k], false);
+    }
+    for (const auto& transfer : pieces.transfers)
+        times.transfers.push_back({timing(transfer[0], true), timing(transfer[1], true)});
+    return times;
+}
+
+Picoseconds picoseconds(double seconds) {
+    return Picoseconds(checked_round(seconds * 1e12, "picoseconds of a stage-level step"));
+}
+
+void add_node(cluster::NodeStats& into, const cluster::NodeStats& piece, Picoseconds shift, bool with_waits) {
+    into.compute_ps += piece.compute_ps;
+    if (with_waits) {
+        into.wait_ps += piece.wait_ps;
+        into.main_event_wait_ps += piece.main_event_wait_ps;
+        into.comm_event_wait_ps += piece.comm_event_wait_ps;
+    }
+    into.send_count += piece.send_count;
+    into.recv_count += piece.recv_count;
+    into.bytes_sent += piece.bytes_sent;
+    into.bytes_received += piece.bytes_received;
+    if (piece.finish_ps > Picoseconds(0)) into.finish_ps = std::max(into.finish_ps, shift + piece.finish_ps);
+    if (piece.main_finish_ps > Picoseconds(0))
+        into.main_finish_ps = std::max(into.main_finish_ps, shift + piece.main_finish_ps);
+    if (piece.comm_finish_ps > Picoseconds(0))
+        into.comm_finish_ps = std::max(into.comm_finish_ps, shift + piece.comm_finish_ps);
+}
+
+/// `piece`'s stats of one label added to `labels`' `label`, its span from the earliest node's
+/// start (`first`) to the latest's (`last`).
+void add_label(std::map<std::uint32_t, cluster::LabelStats>& labels, std::uint32_t label,
+               const cluster::LabelStats& piece, Picoseconds first, Picoseconds last, bool with_waits) {
+    auto [it, fresh] = labels.try_emplace(label);
+    cluster::LabelStats& into = it->second;
+    const Picoseconds start = first + piece.first_start_ps, end = last + piece.last_end_ps;
+    into.first_start_ps = fresh ? start : std::min(into.first_start_ps, start);
+    into.last_end_ps = fresh ? end : std::max(into.last_end_ps, end);
+    into.compute_ps += piece.compute_ps;
+    if (with_waits) into.wait_ps += piece.wait_ps;
+    into.bytes_sent += piece.bytes_sent;
+    into.op_count += piece.op_count;
+}
+
+}  // namespace
+
+StagePieces build_stage_pieces(const planner::Plan& plan, std::size_t node_count,
+                               const planner::ComputePicoseconds& compute_ps, planner::GradientSync& gradient_sync) {
+    const planner::PipelinePlan& p = *plan.pipeline;
+    StagePieces pieces;
+    std::vector<std::array<std::uint64_t, planner::kStagePieces>> stage_ops;
+    std::vector<std::array<std::uint64_t, 2>> transfer_ops;
+    for (std::size_t s = 0; s < p.stages.size(); ++s) {
+        auto& stage = pieces.stages.emplace_back();
+        auto& ops = stage_ops.emplace_back();
+        for (std::size_t k = 0; k < planner::kStagePieces; ++k) {
+            stage[k] = planner::stage_piece_programs(plan, s, static_cast<planner::StagePiece>(k), node_count,
+                                                     compute_ps, gradient_sync);
+            ops[k] = ops_of(stage[k]);
+            pieces.piece_ops += ops[k];
+        }
+    }
+    for (std::size_t x = 0; x < p.transfers.size(); ++x) {
+        auto& transfer = pieces.transfers.emplace_back();
+        auto& ops = transfer_ops.emplace_back();
+        for (const bool forward : {true, false}) {
+            transfer[forward ? 0 : 1] = planner::transfer_piece_programs(plan, x, forward, node_count);
+            ops[forward ? 0 : 1] = ops_of(transfer[forward ? 0 : 1]);
+            pieces.piece_ops += ops[forward ? 0 : 1];
+        }
+    }
+    pieces.step_ops = planner::pipeline_step_ops(p, stage_ops, transfer_ops);
+    return pieces;
+}
+
+bool simulate_by_stage(config::PipelineSimulation setting, const planner::Plan& plan, std::size_t staleness,
+                       const std::function<std::uint64_t()>& step_ops) {
+    if (!plan.pipeline || staleness > 0) return false;
+    switch (setting) {
+    case config::PipelineSimulation::message_level: return false;
+    case config::PipelineSimulation::stage_level: return true;
+    case config::PipelineSimulation::automatic: return step_ops() > config::kStageLevelAboveOps;
+    }
+    return false;
+}
+
+double replay_by_stage(const planner::Plan& plan, const StagePieces& pieces, interconnect::Network& network) {
+    std::vector<NodeId> identity;
+    for (std::size_t n = 0; n < network.topology().node_count(); ++n) identity.emplace_back(n);
+    const planner::StagePieceTimes times = piece_times(pieces, [&](const std::vector<interconnect::NodeProgram>& p) {
+        PieceRun r;
+        interconnect::replay_messages(network, p, identity, &r.node_end);
+        for (const interconnect::ChannelStats& c : network.stats()) r.channel_busy.push_back(c.busy_ps);
+        return r;
+    });
+    return planner::compose_stage_level(*plan.pipeline, times).step_s;
+}
+
+cluster::ClusterResult simulate_by_stage_on_systemc(const interconnect::Topology& topology, const planner::Plan& plan,
+                                                    const StagePieces& pieces) {
+    const planner::PipelinePlan& p = *plan.pipeline;
+    // Each piece simulated once, under a kernel of its own, in the order piece_times asks.
+    std::vector<cluster::ClusterResult> runs;
+    const planner::StagePieceTimes times =
+        piece_times(pieces, [&](const std::vector<interconnect::NodeProgram>& programs) {
+            cluster::ClusterResult& r = runs.emplace_back();
+            in_fresh_kernel([&] { r = cluster::run_cluster(topology, programs); });
+            PieceRun out;
+            for (const cluster::NodeStats& n : r.nodes) out.node_end.push_back(n.finish_ps);
+            for (const interconnect::ChannelStats& c : r.channels) out.channel_busy.push_back(c.busy_ps);
+            return out;
+        });
+    const auto stage_run = [&](std::size_t s, planner::StagePiece k) -> const cluster::ClusterResult& {
+        return runs[s * planner::kStagePieces + static_cast<std::size_t>(k)];
+    };
+    const auto transfer_run = [&](std::size_t x, bool forward) -> const cluster::ClusterResult& {
+        return runs[p.stages.size() * planner::kStagePieces + 2 * x + (forward ? 0 : 1)];
+    };
+    const planner::StageLevelStep step = planner::compose_stage_level(p, times);
+
+    const planner::StepLabels labels{p.stages.back().end_layer};
+    const auto moved = [&](std::uint32_t label, std::size_t microbatch) {
+        return labels.label(labels.layer(label), labels.part(label), microbatch);
+    };
+    cluster::ClusterResult out;
+    out.end_ps = picoseconds(step.step_s);
+    out.nodes.resize(topology.node_count());
+    out.channels.resize(topology.channels().size());
+    const auto add_channels = [&](const cluster::ClusterResult& piece) {
+        for (std::size_t c = 0; c < piece.channels.size(); ++c) {
+            out.channels[c].busy_ps += piece.channels[c].busy_ps;
+            out.channels[c].bytes += piece.channels[c].bytes;
+            out.channels[c].transfers += piece.channels[c].transfers;
+            out.channels[c].energy_pj += piece.channels[c].energy_pj;
+        }
+    };
+    // Transfers: their messages' stats from when they left; their receivers' waits below.
+    for (const planner::StageLevelTransfer& tr : step.transfers) {
+        const cluster::ClusterResult& piece = transfer_run(tr.transfer, tr.forward);
+        const Picoseconds shift = picoseconds(tr.start_s);
+        for (std::size_t n = 0; n < piece.nodes.size(); ++n) add_node(out.nodes[n], piece.nodes[n], shift, false);
+        for (const auto& [label, stats] : piece.labels)
+            add_label(out.labels, moved(label, tr.microbatch), stats, shift, shift, false);
+        add_channels(piece);
+    }
+    // Tasks: each node waits from when it was free for each transfer in turn and converts it;
+    // then its part of the task's piece.
+    for (const planner::StageLevelTask& task : step.tasks) {
+        const planner::PipelineStage& stage = p.stages[task.stage];
+        std::vector<double> now = task.free_s;
+        for (const std::size_t t : task.transfers) {
+            const planner::StageLevelTransfer& tr = step.transfers[t];
+            const planner::StageTransfer& x = p.transfers[tr.transfer];
+            const LayerId boundary(tr.forward ? p.stages[x.to].first_layer : p.stages[x.from].end_layer - 1);
+            const std::uint32_t label = labels.label(boundary, planner::StepPart::stage_transfer, tr.microbatch);
+            const auto conversions = planner::transfer_conversions(p, x, tr.forward);
+            // Its receives are posted when their nodes are free.
+            cluster::LabelStats& received = out.labels[label];
+            for (const double free_s : task.free_s)
+                received.first_start_ps = std::min(received.first_start_ps, picoseconds(free_s));
+            for (std::size_t i = 0; i < stage.nodes.size(); ++i) {
+                const std::size_t n = stage.nodes[i];
+                const Picoseconds wait = picoseconds(std::max(0.0, tr.arrival_s[i] - now[i]));
+                now[i] = std::max(now[i], tr.arrival_s[i]);
+                out.nodes[n].wait_ps += wait;
+                received.wait_ps += wait;
+                for (const auto& [receiver, seconds] : conversions)
+                    if (receiver == n) {
+                        const Picoseconds ps = picoseconds(seconds);
+                        out.nodes[n].compute_ps += ps;
+                        received.compute_ps += ps;
+                        ++received.op_count;
+                        now[i] += seconds;
+                    }
+                // A receive completes once posted and arrived; its conversion follows.
+                received.last_end_ps = std::max(received.last_end_ps, picoseconds(now[i]));
+            }
+        }
+        const cluster::ClusterResult& piece = stage_run(task.stage, task.piece);
+        Picoseconds first{~std::uint64_t{0}}, last{0};
+        for (std::size_t i = 0; i < stage.nodes.size(); ++i) {
+            const Picoseconds start = picoseconds(task.start_s[i]);
+            first = std::min(first, start);
+            last = std::max(last, start);
+            // Waiting for the nodes it starts the piece with counts as waiting, as a Recv would.
+            out.nodes[stage.nodes[i]].wait_ps += picoseconds(std::max(0.0, task.start_s[i] - now[i]));
+            add_node(out.nodes[stage.nodes[i]], piece.nodes[stage.nodes[i]], start, true);
+        }
+        for (const auto& [label, stats] : piece.labels)
+            add_label(out.labels, moved(label, task.task.microbatch), stats, first, last, true);
+        add_channels(piece);
+    }
+    for (cluster::NodeStats& n : out.nodes) n.finish_ps = std::max({n.finish_ps, n.main_finish_ps, n.comm_finish_ps});
+    return out;
+}
+
+}  // namespace fastsim::run

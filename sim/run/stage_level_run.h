@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// A pipeline plan's step simulated at stage level (docs/pipeline.md, "Stage-level
+// simulation"): its pieces (planner/stage_level.h) run alone, on the SystemC executor for a
+// run or on the replay for the planner, and composed into the step.
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "cluster/cluster.h"
+#include "config/params.h"
+#include "interconnect/network.h"
+#include "interconnect/program.h"
+#include "planner/planner.h"
+#include "planner/schedule.h"
+#include "planner/stage_level.h"
+
+namespace fastsim::run {
+
+/// A pipeline plan's pieces, built once: each stage's three, each transfer's two.
+struct StagePieces {
+    std::vector<std::array<std::vector<interconnect::NodeProgram>, planner::kStagePieces>> stages;
+    std::vector<std::array<std::vector<interconnect::NodeProgram>, 2>> transfers;  ///< forward, backward
+    std::uint64_t step_ops = 0;   ///< the whole step's programs' ops (planner::pipeline_step_ops)
+    std::uint64_t piece_ops = 0;  ///< the pieces' ops, each piece once
+};
+StagePieces build_stage_pieces(const planner::Plan& plan, std::size_t node_count,
+                               const planner::ComputePicoseconds& compute_ps, planner::GradientSync& gradient_sync);
+
+/// Whether `plan`'s step is simulated at stage level under `setting`: never for a plan without
+/// a pipeline or a delayed update (`staleness` > 0, whose steady state needs every message);
+/// always under stage_level; under auto, when the step runs more than config::kStageLevelAboveOps
+/// ops. `step_ops` counts them (build_stage_pieces' step_ops) and is asked only when needed.
+bool simulate_by_stage(config::PipelineSimulation setting, const planner::Plan& plan, std::size_t staleness,
+                       const std::function<std::uint64_t()>& step_ops);
+
+/// The step of `plan` composed from its pieces replayed on `network` (the planner's replay at
+/// stage level), in seconds.
+double replay_by_stage(const planner::Plan& plan, const StagePieces& pieces, interconnect::Network& network);
+
+/// The step composed from its pieces each simulated on the SystemC executor under a kernel of
+/// its own, as one ClusterResult: each piece's node, channel and label stats once per task it
+/// stands for, its labels moved to the task's micro-batch and time; receivers wait from when
+/// their stage was free until their transfer arrived, and convert it (compute) after.
+cluster::ClusterResult simulate_by_stage_on_systemc(const interconnect::Topology& topology, const planner::Plan& plan,
+                                                    const StagePieces& pieces);
+
+}  // namespace fastsim::run
