@@ -14,18 +14,19 @@
 namespace fastsim::planner {
 namespace {
 
-/// A transfer's messages as one queue, from the transfer run alone (every message sent at 0):
+/// A send group's messages as one queue, from the group run alone (every message sent at 0):
 /// its receivers in the order their last message arrived; each one's service, the time from
 /// the previous arrival to its own (the first's, its arrival less the route's latency); the
 /// latency after the service. Messages sent all at once arrive as run alone; sent apart, each
 /// waits only for those sent before it.
 struct TransferQueue {
-    std::vector<std::size_t> order;  ///< receivers' positions in their stage's nodes
+    std::vector<std::size_t> order;  ///< positions in the receivers given
     std::vector<double> service_s;   ///< by position
     double latency_s = 0;
 };
 
 TransferQueue transfer_queue(const std::vector<std::size_t>& receivers, const PieceTiming& alone, double latency_s) {
+    if (!(latency_s < std::numeric_limits<double>::infinity())) latency_s = 0;
     TransferQueue q;
     q.service_s.assign(receivers.size(), 0);
     for (std::size_t i = 0; i < receivers.size(); ++i)
@@ -65,23 +66,45 @@ std::vector<interconnect::NodeProgram> stage_piece_programs(const Plan& plan, st
     return std::move(builder.programs());
 }
 
-std::vector<interconnect::NodeProgram> transfer_piece_programs(const Plan& plan, std::size_t x, bool forward,
-                                                               std::size_t node_count) {
+std::vector<SendGroup> send_groups(const PipelinePlan& p) {
+    std::vector<SendGroup> groups;
+    for (const bool forward : {true, false})
+        for (std::size_t s = 0; s < p.stages.size(); ++s) {
+            SendGroup g;
+            g.stage = s;
+            g.forward = forward;
+            for (std::size_t x = 0; x < p.transfers.size(); ++x) {
+                if ((forward ? p.transfers[x].from : p.transfers[x].to) != s) continue;
+                g.transfers.push_back(x);
+                for (const auto& [sender, receiver] : transfer_pairs(p, p.transfers[x], forward))
+                    if (std::find(g.receivers.begin(), g.receivers.end(), receiver) == g.receivers.end())
+                        g.receivers.push_back(receiver);
+            }
+            if (!g.transfers.empty()) groups.push_back(std::move(g));
+        }
+    return groups;
+}
+
+std::vector<interconnect::NodeProgram> send_group_programs(const Plan& plan, const SendGroup& group,
+                                                           std::size_t node_count) {
     std::vector<interconnect::NodeProgram> programs(node_count);
-    append_transfer(programs, *plan.pipeline, x, 0, forward, true, false);
-    append_transfer(programs, *plan.pipeline, x, 0, forward, false, false);
+    for (const std::size_t x : group.transfers) {
+        append_transfer(programs, *plan.pipeline, x, 0, group.forward, true, false);
+        append_transfer(programs, *plan.pipeline, x, 0, group.forward, false, false);
+    }
     return programs;
 }
 
 std::uint64_t pipeline_step_ops(const PipelinePlan& p,
                                 const std::vector<std::array<std::uint64_t, kStagePieces>>& stage_ops,
-                                const std::vector<std::array<std::uint64_t, 2>>& transfer_ops) {
+                                const std::vector<std::uint64_t>& group_ops) {
     const std::uint64_t m = p.microbatches;
     std::uint64_t ops = 0;
     for (const auto& s : stage_ops) ops += m * s[0] + (m - 1) * s[1] + s[2];
-    for (std::size_t x = 0; x < transfer_ops.size(); ++x)
+    for (const std::uint64_t g : group_ops) ops += m * g;
+    for (std::size_t x = 0; x < p.transfers.size(); ++x)
         for (const bool forward : {true, false})
-            ops += m * (transfer_ops[x][forward ? 0 : 1] + transfer_conversions(p, p.transfers[x], forward).size());
+            ops += m * transfer_conversions(p, p.transfers[x], forward).size();
     return ops;
 }
 
@@ -120,82 +143,91 @@ std::vector<std::pair<std::size_t, double>> bottleneck_channels(const std::vecto
 
 StageLevelStep compose_stage_level(const PipelinePlan& p, const StagePieceTimes& times) {
     const std::size_t stages = p.stages.size(), m = p.microbatches, transfers = p.transfers.size();
-    if (times.stages.size() != stages || times.transfers.size() != transfers)
+    const std::vector<SendGroup> groups = send_groups(p);
+    if (times.stages.size() != stages || times.groups.size() != groups.size())
         throw std::invalid_argument("compose_stage_level: piece times for another plan");
     const std::size_t node_count = times.stages.front()[0].node_end_s.size();
     std::vector<std::size_t> position(node_count, 0);  // a node's place in its stage's nodes
     for (const PipelineStage& stage : p.stages)
         for (std::size_t i = 0; i < stage.nodes.size(); ++i) position.at(stage.nodes[i]) = i;
-    // Per transfer and direction: its pairs, and each receiver's conversion of one micro-batch.
-    std::vector<std::array<std::vector<std::pair<std::size_t, std::size_t>>, 2>> pairs(transfers);
+    // Per transfer and direction: its group, and each receiver's conversion of one micro-batch.
+    std::vector<std::array<std::size_t, 2>> group_of(transfers);
+    for (std::size_t g = 0; g < groups.size(); ++g)
+        for (const std::size_t x : groups[g].transfers) group_of[x][groups[g].forward ? 0 : 1] = g;
     std::vector<std::array<std::vector<double>, 2>> conversion_s(transfers);
     for (std::size_t x = 0; x < transfers; ++x)
         for (const bool forward : {true, false}) {
-            const std::size_t way = forward ? 0 : 1;
-            pairs[x][way] = transfer_pairs(p, p.transfers[x], forward);
             const PipelineStage& receiving = p.stages[forward ? p.transfers[x].to : p.transfers[x].from];
-            conversion_s[x][way].assign(receiving.nodes.size(), 0);
+            conversion_s[x][forward ? 0 : 1].assign(receiving.nodes.size(), 0);
             for (const auto& [receiver, seconds] : transfer_conversions(p, p.transfers[x], forward))
-                conversion_s[x][way][position[receiver]] += seconds;
+                conversion_s[x][forward ? 0 : 1][position[receiver]] += seconds;
         }
-    // Per transfer and direction: its receivers as one queue (transfer_queue).
-    std::vector<std::array<TransferQueue, 2>> queues(transfers);
-    for (std::size_t x = 0; x < transfers; ++x)
-        for (const bool forward : {true, false}) {
-            const PipelineStage& receiving = p.stages[forward ? p.transfers[x].to : p.transfers[x].from];
-            queues[x][forward ? 0 : 1] =
-                transfer_queue(receiving.nodes, times.transfers[x][forward ? 0 : 1], p.transfers[x].cost.latency_s);
+    // Per group: its receivers as one queue, each receiver's senders, and where each node
+    // receives in it (SendGroup::receivers).
+    std::vector<TransferQueue> queues;
+    std::vector<std::vector<std::vector<std::size_t>>> senders_of(groups.size());
+    std::vector<std::unordered_map<std::size_t, std::size_t>> receiver_at(groups.size());
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        const SendGroup& group = groups[g];
+        double latency_s = std::numeric_limits<double>::infinity();
+        for (std::size_t i = 0; i < group.receivers.size(); ++i) receiver_at[g][group.receivers[i]] = i;
+        senders_of[g].resize(group.receivers.size());
+        for (const std::size_t x : group.transfers) {
+            latency_s = std::min(latency_s, p.transfers[x].cost.latency_s);
+            for (const auto& [sender, receiver] : transfer_pairs(p, p.transfers[x], group.forward))
+                senders_of[g][receiver_at[g][receiver]].push_back(sender);
         }
+        queues.push_back(transfer_queue(group.receivers, times.groups[g], latency_s));
+    }
     std::vector<std::vector<StageTask>> order(stages);
     for (std::size_t s = 0; s < stages; ++s) order[s] = stage_order(p.schedule, stages, s, m);
-    // sent[x][2j + backward]: when each node of the sending stage sent transfer x of micro-batch j (empty: not yet).
-    std::vector<std::vector<std::vector<double>>> sent(transfers, std::vector<std::vector<double>>(2 * m));
-    std::vector<std::array<double, 2>> links_free(transfers, {0, 0});  // per transfer and direction
-    std::unordered_map<std::size_t, double> channel_free;              // per bottleneck channel
+    // sent[s][2j + backward]: when each node of stage s sent its group of micro-batch j (empty: not yet).
+    std::vector<std::vector<std::vector<double>>> sent(stages, std::vector<std::vector<double>>(2 * m));
+    std::vector<std::vector<double>> first_sent(stages, std::vector<double>(2 * m, 0));
+    std::vector<double> group_free(groups.size(), 0);  // its own messages' queue
+    std::unordered_map<std::size_t, double> channel_free;  // per bottleneck channel
     std::vector<double> node_free(node_count, 0), component_start(node_count, 0);
+    std::vector<double> stage_free(stages, 0);  // the earliest any of its nodes is free
     std::vector<std::size_t> next(stages, 0), backwards_left(stages, m);
     StageLevelStep out;
     out.tasks.reserve(stages * 2 * m);
-    // Tasks are composed earliest first (by when the first of their nodes is free and their
-    // transfers' first message left), so transfers through shared channels queue in time order.
-    std::vector<double> stage_free(stages, 0);  // the earliest any of its nodes is free
-    std::vector<std::vector<double>> first_sent(transfers, std::vector<double>(2 * m, 0));
-    // Transfers are booked on their channels in the order their first message left (the tasks
+    // Groups are booked on their channels in the order their first message left (the tasks
     // that receive them are composed in another order).
     constexpr std::size_t kUnbooked = ~std::size_t{0};
-    std::vector<std::vector<std::size_t>> booked(transfers, std::vector<std::size_t>(2 * m, kUnbooked));
-    using Sent = std::tuple<double, std::size_t, std::size_t>;  // first send, transfer, slot
+    std::vector<std::vector<std::size_t>> booked(groups.size(), std::vector<std::size_t>(m, kUnbooked));
+    using Sent = std::tuple<double, std::size_t, std::size_t>;  // first send, group, micro-batch
     std::priority_queue<Sent, std::vector<Sent>, std::greater<>> unbooked;
     const auto book_next = [&] {
         if (unbooked.empty()) throw std::logic_error("compose_stage_level: a transfer received before it was sent");
-        const auto [first, x, slot] = unbooked.top();
+        const auto [first, g, microbatch] = unbooked.top();
         unbooked.pop();
-        const std::size_t way = slot % 2;
-        const StageTransfer& transfer = p.transfers[x];
-        const std::size_t receivers = p.stages[way == 0 ? transfer.to : transfer.from].nodes.size();
-        const TransferQueue& queue = queues[x][way];
-        const std::vector<double>& sender_sent = sent[x][slot];
-        StageLevelTransfer tr{x, slot / 2, way == 0, first, std::vector<double>(receivers, 0)};
-        std::vector<double> sent_to(receivers, 0);  // per receiver: its senders' last send
-        for (const auto& [sender, receiver] : pairs[x][way])
-            sent_to[position[receiver]] = std::max(sent_to[position[receiver]], sender_sent[position[sender]]);
+        const SendGroup& group = groups[g];
+        const TransferQueue& queue = queues[g];
+        const std::vector<double>& sender_sent = sent[group.stage][2 * microbatch + (group.forward ? 0 : 1)];
+        StageLevelSend send{g, microbatch, first, std::vector<double>(group.receivers.size(), 0)};
+        std::vector<double> sent_to(group.receivers.size(), 0);  // per receiver: its senders' last send
+        for (std::size_t i = 0; i < group.receivers.size(); ++i)
+            for (const std::size_t sender : senders_of[g][i])
+                sent_to[i] = std::max(sent_to[i], sender_sent[position[sender]]);
         // Receivers served in the order their messages were sent (ties as run alone).
         std::vector<std::size_t> served = queue.order;
         std::stable_sort(served.begin(), served.end(),
                          [&](std::size_t a, std::size_t b) { return sent_to[a] < sent_to[b]; });
-        const auto& bottleneck = times.transfers[x][way].bottleneck;
-        double server = links_free[x][way];
+        const auto& bottleneck = times.groups[g].bottleneck;
+        double server = group_free[g];
         for (const auto& [c, busy] : bottleneck) server = std::max(server, channel_free[c]);
-        tr.start_s = served.empty() ? first : std::max(sent_to[served.front()], server);
+        send.start_s = served.empty() ? first : std::max(sent_to[served.front()], server);
         for (const std::size_t i : served) {
             server = std::max(sent_to[i], server) + queue.service_s[i];
-            tr.arrival_s[i] = server + queue.latency_s;
+            send.arrival_s[i] = server + queue.latency_s;
         }
-        links_free[x][way] = server;
-        for (const auto& [c, busy] : bottleneck) channel_free[c] = tr.start_s + busy;
-        booked[x][slot] = out.transfers.size();
-        out.transfers.push_back(std::move(tr));
+        group_free[g] = server;
+        for (const auto& [c, busy] : bottleneck) channel_free[c] = send.start_s + busy;
+        booked[g][microbatch] = out.sends.size();
+        out.sends.push_back(std::move(send));
     };
+    // Tasks are composed earliest first (by when the first of their nodes is free and the
+    // first message they receive left).
     for (std::size_t done = 0; done < stages * 2 * m; ++done) {
         std::size_t s = stages;
         double earliest = std::numeric_limits<double>::infinity();
@@ -207,16 +239,15 @@ StageLevelStep compose_stage_level(const PipelinePlan& p, const StagePieceTimes&
             bool waiting = false;
             for (std::size_t x = 0; x < transfers; ++x)
                 if ((t.forward ? p.transfers[x].to : p.transfers[x].from) == c) {
-                    waiting = waiting || sent[x][slot].empty();
-                    bound = std::max(bound, first_sent[x][slot]);
+                    const std::size_t sender = t.forward ? p.transfers[x].from : p.transfers[x].to;
+                    waiting = waiting || sent[sender][slot].empty();
+                    bound = std::max(bound, first_sent[sender][slot]);
                 }
             if (!waiting && bound < earliest) earliest = bound, s = c;
         }
         if (s == stages) throw std::logic_error("compose_stage_level: the pipeline schedule deadlocks");
         const StageTask t = order[s][next[s]++];
         const std::size_t slot = 2 * t.microbatch + (t.forward ? 0 : 1), way = t.forward ? 0 : 1;
-        const auto receives = [&](const StageTransfer& x) { return (t.forward ? x.to : x.from) == s; };
-        const auto sends = [&](const StageTransfer& x) { return (t.forward ? x.from : x.to) == s; };
         const std::vector<std::size_t>& nodes = p.stages[s].nodes;
         StageLevelTask task;
         task.stage = s;
@@ -226,12 +257,16 @@ StageLevelStep compose_stage_level(const PipelinePlan& p, const StagePieceTimes&
         for (const std::size_t n : nodes) task.free_s.push_back(node_free[n]);
         std::vector<double> ready = task.free_s;
         for (std::size_t x = 0; x < transfers; ++x) {
-            if (!receives(p.transfers[x])) continue;
-            while (booked[x][slot] == kUnbooked) book_next();  // every transfer sent before it
-            const StageLevelTransfer& tr = out.transfers[booked[x][slot]];
-            task.transfers.push_back(booked[x][slot]);
-            for (std::size_t i = 0; i < nodes.size(); ++i)
-                ready[i] = std::max(ready[i], tr.arrival_s[i]) + conversion_s[x][way][i];
+            if ((t.forward ? p.transfers[x].to : p.transfers[x].from) != s) continue;
+            const std::size_t g = group_of[x][way];
+            while (booked[g][t.microbatch] == kUnbooked) book_next();  // every group sent before it
+            const StageLevelSend& send = out.sends[booked[g][t.microbatch]];
+            task.received.emplace_back(x, booked[g][t.microbatch]);
+            for (std::size_t i = 0; i < nodes.size(); ++i) {
+                const auto at = receiver_at[g].find(nodes[i]);
+                if (at == receiver_at[g].end()) continue;
+                ready[i] = std::max(ready[i], send.arrival_s[at->second]) + conversion_s[x][way][i];
+            }
         }
         // The nodes the piece couples start it together.
         const auto& piece = times.stages[s][static_cast<std::size_t>(task.piece)];
@@ -247,18 +282,16 @@ StageLevelStep compose_stage_level(const PipelinePlan& p, const StagePieceTimes&
             task.start_s.push_back(start);
             task.end_s.push_back(start + piece.node_end_s[n]);
             node_free[n] = task.end_s.back();
-            // The last backward's transfer leaves after its walk, before its all-reduces end.
+            // The last backward's transfers leave after its walk, before its all-reduces end.
             send[i] = task.piece == StagePiece::last_backward
                           ? start + std::min(times.stages[s][1].node_end_s[n], piece.node_end_s[n])
                           : task.end_s.back();
             out.step_s = std::max(out.step_s, task.end_s.back());
         }
-        for (std::size_t x = 0; x < transfers; ++x)
-            if (sends(p.transfers[x])) {
-                sent[x][slot] = send;
-                first_sent[x][slot] = *std::min_element(send.begin(), send.end());
-                unbooked.push({first_sent[x][slot], x, slot});
-            }
+        first_sent[s][slot] = *std::min_element(send.begin(), send.end());
+        sent[s][slot] = std::move(send);
+        for (std::size_t g = 0; g < groups.size(); ++g)
+            if (groups[g].stage == s && groups[g].forward == t.forward) unbooked.push({first_sent[s][slot], g, t.microbatch});
         stage_free[s] = *std::min_element(task.end_s.begin(), task.end_s.end());
         out.tasks.push_back(std::move(task));
     }

@@ -40,24 +40,37 @@ std::vector<interconnect::NodeProgram> stage_piece_programs(const Plan& plan, st
                                                             const ComputePicoseconds& compute_ps,
                                                             GradientSync& gradient_sync);
 
-/// Transfer `x`'s messages of micro-batch 0 one way: sends and receives, no conversions.
-std::vector<interconnect::NodeProgram> transfer_piece_programs(const Plan& plan, std::size_t x, bool forward,
-                                                               std::size_t node_count);
+/// The transfers a stage sends at once, after its forward of a micro-batch (`forward`: those
+/// from it) or after its backward (those to it: their gradients go back).
+struct SendGroup {
+    std::size_t stage = 0;
+    bool forward = true;
+    std::vector<std::size_t> transfers;  ///< PipelinePlan::transfers, ascending
+    std::vector<std::size_t> receivers;  ///< the node ids receiving any of them, first seen first
+};
+
+/// The plan's send groups: each stage's forward group, then each stage's backward group, those
+/// with a transfer only.
+std::vector<SendGroup> send_groups(const PipelinePlan& p);
+
+/// A send group's messages of micro-batch 0: sends and receives, no conversions.
+std::vector<interconnect::NodeProgram> send_group_programs(const Plan& plan, const SendGroup& group,
+                                                           std::size_t node_count);
 
 /// The ops of the whole step's programs (build_pipeline_schedule's), counted from the pieces':
 /// each stage's forward and backward pieces M times (the last backward once, for one of
-/// them), each transfer piece M times, and the conversions after each transfer's receives.
+/// them), each send group M times, and the conversions after each transfer's receives.
 std::uint64_t pipeline_step_ops(const PipelinePlan& p,
                                 const std::vector<std::array<std::uint64_t, kStagePieces>>& stage_ops,
-                                const std::vector<std::array<std::uint64_t, 2>>& transfer_ops);
+                                const std::vector<std::uint64_t>& group_ops);
 
 /// One piece run alone from t = 0: when each node's part of it ended, in seconds (0 for a
 /// node without ops), and which nodes it couples (piece_components).
 struct PieceTiming {
     std::vector<double> node_end_s;      ///< by node id
     std::vector<std::size_t> component;  ///< by node id: nodes that exchange messages in it share one
-    /// A transfer's: the channels it kept busy at least half as long as its busiest, with
-    /// their busy seconds (its bottleneck, which other transfers through them queue behind).
+    /// A send group's: the channels it kept busy at least half as long as its busiest, with
+    /// their busy seconds (its bottleneck, which other groups through them queue behind).
     std::vector<std::pair<std::size_t, double>> bottleneck;
 };
 
@@ -72,7 +85,7 @@ std::vector<std::size_t> piece_components(const std::vector<interconnect::NodePr
 /// Each piece run alone.
 struct StagePieceTimes {
     std::vector<std::array<PieceTiming, kStagePieces>> stages;  ///< per stage, by StagePiece
-    std::vector<std::array<PieceTiming, 2>> transfers;          ///< per transfer: forward, backward
+    std::vector<PieceTiming> groups;                            ///< per send group (send_groups)
 };
 
 /// One task of the composed step: stage `stage`'s `task` (`piece` the piece it runs). Per node
@@ -83,37 +96,37 @@ struct StageLevelTask {
     StageTask task;
     StagePiece piece = StagePiece::forward;
     std::vector<double> free_s, start_s, end_s;
-    std::vector<std::size_t> transfers;  ///< the transfers it received, in turn (StageLevelStep::transfers)
+    /// The transfers it received, in turn: (PipelinePlan::transfers index, StageLevelStep::sends index).
+    std::vector<std::pair<std::size_t, std::size_t>> received;
 };
 
-/// One transfer of one micro-batch one way: its messages left from `start_s` (the first
-/// sender's send, or later behind the same transfer's earlier micro-batch), and each receiver's
-/// last message arrived at `arrival_s` (in PipelineStage::nodes order of the receiving stage).
-struct StageLevelTransfer {
-    std::size_t transfer = 0, microbatch = 0;
-    bool forward = true;
+/// One send group's messages of one micro-batch: they left from `start_s` (the first send, or
+/// later behind earlier messages on their channels), and each receiver's last arrived at
+/// `arrival_s` (by SendGroup::receivers).
+struct StageLevelSend {
+    std::size_t group = 0, microbatch = 0;
     double start_s = 0;
     std::vector<double> arrival_s;
 };
 
 struct StageLevelStep {
-    std::vector<StageLevelTask> tasks;          ///< in the order composed (each stage's in stage_order)
-    std::vector<StageLevelTransfer> transfers;  ///< in the order booked (by their first message)
-    double step_s = 0;                          ///< the last node's end
+    std::vector<StageLevelTask> tasks;  ///< in the order composed (each stage's in stage_order)
+    std::vector<StageLevelSend> sends;  ///< in the order booked (by their first message)
+    double step_s = 0;                  ///< the last node's end
 };
 
 /// The step composed from the pieces run alone (docs/pipeline.md, "Stage-level simulation").
 /// Each stage runs its tasks in stage_order, node by node: a node is ready once free, once the
 /// transfers the task receives have reached it and it has converted them
 /// (transfer_conversions), in turn; the nodes a piece couples start it together, when the last
-/// of them is ready, and each ends its own part of the piece later. A transfer's messages
+/// of them is ready, and each ends its own part of the piece later. A send group's messages
 /// leave when their senders' parts of the task end (the last backward's: its backward piece's
-/// part) and queue as one: each receiver's message takes, after the later of its send and the
-/// message before it (of this micro-batch or an earlier one), the gap that separated it from
-/// the one before when the transfer ran alone, then the route's latency (StageTransfer::cost).
-/// Transfers are booked in the order their first message left, each starting no earlier than
-/// the channels of its bottleneck are free: each channel stays busy after a transfer's start
-/// for as long as that transfer kept it busy alone.
+/// part) and queue as one: each receiver's messages take, after the later of their send and
+/// the messages before them (of this micro-batch or an earlier one), the gap that separated
+/// them from the ones before when the group ran alone, then the route's latency
+/// (StageTransfer::cost). Groups are booked in the order their first message left, each
+/// starting no earlier than the channels of its bottleneck are free: each channel stays busy
+/// after a group's start for as long as that group kept it busy alone.
 StageLevelStep compose_stage_level(const PipelinePlan& p, const StagePieceTimes& times);
 
 }  // namespace fastsim::planner

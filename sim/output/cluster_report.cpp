@@ -532,7 +532,7 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const r
     }
     if (r.stage_level)
         out << "\nstage-level simulation: the step's " << r.ops << " ops stand as " << r.piece_ops
-            << " ops in pieces (each stage's forward, backward and last backward, each transfer each way) "
+            << " ops in pieces (each stage's forward, backward and last backward, each stage's sends) "
                "simulated alone and composed (cluster.pipeline_simulation; docs/pipeline.md, \"Stage-level "
                "simulation\"); contention between pieces that overlap is left out";
     out << "\nsimulated step: " << Table::fixed(ms(r.step_s), 3) << " ms; planned " << Table::fixed(ms(plan.step_s), 3)

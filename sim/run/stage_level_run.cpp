@@ -27,12 +27,12 @@ struct PieceRun {
 /// Each piece run alone by `run` (its programs -> PieceRun).
 template <typename Run>
 planner::StagePieceTimes piece_times(const StagePieces& pieces, Run&& run) {
-    const auto timing = [&](const std::vector<interconnect::NodeProgram>& programs, bool transfer) {
+    const auto timing = [&](const std::vector<interconnect::NodeProgram>& programs, bool group) {
         const PieceRun r = run(programs);
         planner::PieceTiming t;
         for (const Picoseconds end : r.node_end) t.node_end_s.push_back(to_seconds(end));
         t.component = planner::piece_components(programs);
-        if (transfer) {
+        if (group) {
             std::vector<double> busy;
             for (const Picoseconds b : r.channel_busy) busy.push_back(to_seconds(b));
             t.bottleneck = planner::bottleneck_channels(busy);
@@ -44,8 +44,7 @@ planner::StagePieceTimes piece_times(const StagePieces& pieces, Run&& run) {
         auto& t = times.stages.emplace_back();
         for (std::size_t k = 0; k < planner::kStagePieces; ++k) t[k] = timing(stage[k], false);
     }
-    for (const auto& transfer : pieces.transfers)
-        times.transfers.push_back({timing(transfer[0], true), timing(transfer[1], true)});
+    for (const auto& programs : pieces.group_programs) times.groups.push_back(timing(programs, true));
     return times;
 }
 
@@ -93,7 +92,6 @@ StagePieces build_stage_pieces(const planner::Plan& plan, std::size_t node_count
     const planner::PipelinePlan& p = *plan.pipeline;
     StagePieces pieces;
     std::vector<std::array<std::uint64_t, planner::kStagePieces>> stage_ops;
-    std::vector<std::array<std::uint64_t, 2>> transfer_ops;
     for (std::size_t s = 0; s < p.stages.size(); ++s) {
         auto& stage = pieces.stages.emplace_back();
         auto& ops = stage_ops.emplace_back();
@@ -104,16 +102,14 @@ StagePieces build_stage_pieces(const planner::Plan& plan, std::size_t node_count
             pieces.piece_ops += ops[k];
         }
     }
-    for (std::size_t x = 0; x < p.transfers.size(); ++x) {
-        auto& transfer = pieces.transfers.emplace_back();
-        auto& ops = transfer_ops.emplace_back();
-        for (const bool forward : {true, false}) {
-            transfer[forward ? 0 : 1] = planner::transfer_piece_programs(plan, x, forward, node_count);
-            ops[forward ? 0 : 1] = ops_of(transfer[forward ? 0 : 1]);
-            pieces.piece_ops += ops[forward ? 0 : 1];
-        }
+    pieces.groups = planner::send_groups(p);
+    std::vector<std::uint64_t> group_ops;
+    for (const planner::SendGroup& group : pieces.groups) {
+        pieces.group_programs.push_back(planner::send_group_programs(plan, group, node_count));
+        group_ops.push_back(ops_of(pieces.group_programs.back()));
+        pieces.piece_ops += group_ops.back();
     }
-    pieces.step_ops = planner::pipeline_step_ops(p, stage_ops, transfer_ops);
+    pieces.step_ops = planner::pipeline_step_ops(p, stage_ops, group_ops);
     return pieces;
 }
 
@@ -157,8 +153,8 @@ cluster::ClusterResult simulate_by_stage_on_systemc(const interconnect::Topology
     const auto stage_run = [&](std::size_t s, planner::StagePiece k) -> const cluster::ClusterResult& {
         return runs[s * planner::kStagePieces + static_cast<std::size_t>(k)];
     };
-    const auto transfer_run = [&](std::size_t x, bool forward) -> const cluster::ClusterResult& {
-        return runs[p.stages.size() * planner::kStagePieces + 2 * x + (forward ? 0 : 1)];
+    const auto group_run = [&](std::size_t g) -> const cluster::ClusterResult& {
+        return runs[p.stages.size() * planner::kStagePieces + g];
     };
     const planner::StageLevelStep step = planner::compose_stage_level(p, times);
 
@@ -178,13 +174,20 @@ cluster::ClusterResult simulate_by_stage_on_systemc(const interconnect::Topology
             out.channels[c].energy_pj += piece.channels[c].energy_pj;
         }
     };
-    // Transfers: their messages' stats from when they left; their receivers' waits below.
-    for (const planner::StageLevelTransfer& tr : step.transfers) {
-        const cluster::ClusterResult& piece = transfer_run(tr.transfer, tr.forward);
-        const Picoseconds shift = picoseconds(tr.start_s);
+    // Where each node receives in each group (SendGroup::receivers).
+    constexpr std::size_t kNotReceiving = ~std::size_t{0};
+    std::vector<std::vector<std::size_t>> receiver_at(pieces.groups.size(),
+                                                      std::vector<std::size_t>(topology.node_count(), kNotReceiving));
+    for (std::size_t g = 0; g < pieces.groups.size(); ++g)
+        for (std::size_t i = 0; i < pieces.groups[g].receivers.size(); ++i)
+            receiver_at[g][pieces.groups[g].receivers[i]] = i;
+    // Send groups: their messages' stats from when they left; their receivers' waits below.
+    for (const planner::StageLevelSend& send : step.sends) {
+        const cluster::ClusterResult& piece = group_run(send.group);
+        const Picoseconds shift = picoseconds(send.start_s);
         for (std::size_t n = 0; n < piece.nodes.size(); ++n) add_node(out.nodes[n], piece.nodes[n], shift, false);
         for (const auto& [label, stats] : piece.labels)
-            add_label(out.labels, moved(label, tr.microbatch), stats, shift, shift, false);
+            add_label(out.labels, moved(label, send.microbatch), stats, shift, shift, false);
         add_channels(piece);
     }
     // Tasks: each node waits from when it was free for each transfer in turn and converts it;
@@ -192,20 +195,24 @@ cluster::ClusterResult simulate_by_stage_on_systemc(const interconnect::Topology
     for (const planner::StageLevelTask& task : step.tasks) {
         const planner::PipelineStage& stage = p.stages[task.stage];
         std::vector<double> now = task.free_s;
-        for (const std::size_t t : task.transfers) {
-            const planner::StageLevelTransfer& tr = step.transfers[t];
-            const planner::StageTransfer& x = p.transfers[tr.transfer];
-            const LayerId boundary(tr.forward ? p.stages[x.to].first_layer : p.stages[x.from].end_layer - 1);
-            const std::uint32_t label = labels.label(boundary, planner::StepPart::stage_transfer, tr.microbatch);
-            const auto conversions = planner::transfer_conversions(p, x, tr.forward);
+        const bool forward = task.task.forward;
+        for (const auto& [transfer, s] : task.received) {
+            const planner::StageLevelSend& send = step.sends[s];
+            const planner::StageTransfer& x = p.transfers[transfer];
+            const LayerId boundary(forward ? p.stages[x.to].first_layer : p.stages[x.from].end_layer - 1);
+            const std::uint32_t label = labels.label(boundary, planner::StepPart::stage_transfer, send.microbatch);
+            const auto conversions = planner::transfer_conversions(p, x, forward);
             // Its receives are posted when their nodes are free.
             cluster::LabelStats& received = out.labels[label];
             for (const double free_s : task.free_s)
                 received.first_start_ps = std::min(received.first_start_ps, picoseconds(free_s));
             for (std::size_t i = 0; i < stage.nodes.size(); ++i) {
                 const std::size_t n = stage.nodes[i];
-                const Picoseconds wait = picoseconds(std::max(0.0, tr.arrival_s[i] - now[i]));
-                now[i] = std::max(now[i], tr.arrival_s[i]);
+                const std::size_t at = receiver_at[send.group][n];
+                if (at == kNotReceiving) continue;
+                const double arrival_s = send.arrival_s[at];
+                const Picoseconds wait = picoseconds(std::max(0.0, arrival_s - now[i]));
+                now[i] = std::max(now[i], arrival_s);
                 out.nodes[n].wait_ps += wait;
                 received.wait_ps += wait;
                 for (const auto& [receiver, seconds] : conversions)

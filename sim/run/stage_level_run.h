@@ -19,10 +19,11 @@
 
 namespace fastsim::run {
 
-/// A pipeline plan's pieces, built once: each stage's three, each transfer's two.
+/// A pipeline plan's pieces, built once: each stage's three, each send group's one.
 struct StagePieces {
     std::vector<std::array<std::vector<interconnect::NodeProgram>, planner::kStagePieces>> stages;
-    std::vector<std::array<std::vector<interconnect::NodeProgram>, 2>> transfers;  ///< forward, backward
+    std::vector<planner::SendGroup> groups;                       ///< planner::send_groups
+    std::vector<std::vector<interconnect::NodeProgram>> group_programs;  ///< per group
     std::uint64_t step_ops = 0;   ///< the whole step's programs' ops (planner::pipeline_step_ops)
     std::uint64_t piece_ops = 0;  ///< the pieces' ops, each piece once
 };

@@ -501,7 +501,7 @@ TEST_CASE("Stage-level simulation: uniform stages compose as the message level r
         }
 }
 
-TEST_CASE("Stage-level simulation: a transfer's messages queue as they ran alone, and pieces couple their nodes",
+TEST_CASE("Stage-level simulation: a send group's messages queue as they ran alone, and pieces couple their nodes",
           "[pipeline]") {
     // Two nodes messaging each other are one component; a FlowCollective's members another.
     std::vector<interconnect::NodeProgram> programs(6);
@@ -535,11 +535,16 @@ TEST_CASE("Stage-level simulation: a transfer's messages queue as they ran alone
     // Stage 0's forward: node 0 ends at 0 s (no ops), node 1 at 10 s; nothing couples them.
     times.stages.push_back({piece({0, 10, 0, 0}, apart), piece({0, 1, 0, 0}, apart), piece({0, 1, 0, 0}, apart)});
     times.stages.push_back({piece({0, 0, 2, 2}, apart), piece({0, 0, 1, 1}, apart), piece({0, 0, 1, 1}, apart)});
-    times.transfers.push_back({piece({0, 0, 3, 5}, apart), piece({1, 1, 0, 0}, apart)});
+    // Its send groups: stage 0's forward to nodes 2 and 3, stage 1's backward to 0 and 1.
+    const std::vector<planner::SendGroup> groups = planner::send_groups(p);
+    REQUIRE(groups.size() == 2);
+    CHECK(groups[0].receivers == std::vector<std::size_t>{2, 3});
+    CHECK(groups[1].receivers == std::vector<std::size_t>{0, 1});
+    times.groups = {piece({0, 0, 3, 5}, apart), piece({1, 1, 0, 0}, apart)};
     const planner::StageLevelStep step = planner::compose_stage_level(p, times);
-    REQUIRE(step.transfers.size() == 2);
-    const planner::StageLevelTransfer& forward = step.transfers[0];
-    CHECK(forward.forward);
+    REQUIRE(step.sends.size() == 2);
+    const planner::StageLevelSend& forward = step.sends[0];
+    CHECK(forward.group == 0);
     CHECK(forward.start_s == 0);
     // Node 2's message: sent at 0, served 2 s, then 1 s of latency. Node 3's: sent at 10 s,
     // its 2 s gap, then the latency.
