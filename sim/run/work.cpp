@@ -286,17 +286,57 @@ std::size_t plans_made(planner::PlannerKind kind, bool with_alpa) {
     return 1;
 }
 
+namespace {
+
+/// The `pipeline` planner's stage count: planner.pipeline.stages, or one per group.
+double pipeline_stages(const config::Params& params) {
+    const config::CountOrNameLists& s = params.planner.stages;
+    const std::size_t n = s.count > 0 ? static_cast<std::size_t>(s.count) : s.lists.size();
+    return static_cast<double>(n > 0 ? n : std::max<std::size_t>(1, params.cluster.group_first_node.size()));
+}
+
+/// Whole-cluster plans' worth of planning a planner does, for the estimate: plans_made's count,
+/// but for the pipeline planners. `pipeline` plans each of its S stages (N/S nodes, L/S layers)
+/// with AccPar's plans, 1/S^2 of a whole plan each. alpa plans a block on every sub-mesh class at
+/// every micro-batch count, then its finalists' stages, the whole cluster by AccPar and by data
+/// parallelism, and the pipeline planner's stages: 3.5 x its 16 plans, measured on GPT-3 6.7B
+/// over 256 and 1,024 nodes (docs/performance.md, "Work estimates").
+double plan_walks(planner::PlannerKind kind, bool with_alpa, double stages) {
+    switch (kind) {
+    case planner::PlannerKind::pipeline:
+        return static_cast<double>(plans_made(planner::PlannerKind::accpar, false)) / stages;
+    case planner::PlannerKind::alpa: return 3.5 * static_cast<double>(plans_made(kind, false));
+    case planner::PlannerKind::accpar:
+        return static_cast<double>(plans_made(kind, false)) +
+               (with_alpa ? plan_walks(planner::PlannerKind::alpa, false, stages) : 0);
+    case planner::PlannerKind::data_parallel:
+    case planner::PlannerKind::data_parallel_balanced:
+    case planner::PlannerKind::owt:
+    case planner::PlannerKind::hypar:
+    case planner::PlannerKind::tofu: return static_cast<double>(plans_made(kind, false));
+    }
+    return 1;
+}
+
+}  // namespace
+
 WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
                               const std::vector<planner::PlannerKind>& kinds) {
     const auto planners = kinds.size();
-    std::size_t plans = 0;
+    double plans = 0;
     // AccPar's alpa plan is made once when alpa is compared too (run::ClusterCosts::plans).
     const bool alpa_too = std::find(kinds.begin(), kinds.end(), planner::PlannerKind::alpa) != kinds.end();
     const bool accpar_alpa = accpar_weighs_alpa(params);
-    for (const planner::PlannerKind k : kinds) plans += plans_made(k, accpar_alpa && !alpa_too);
+    const double stages = pipeline_stages(params);
+    for (const planner::PlannerKind k : kinds) plans += plan_walks(k, accpar_alpa && !alpa_too, stages);
+    // Only the pipeline planner: no all-reduce spans more than a stage's nodes, and no node
+    // holds more than its stage's layers.
+    const bool staged = std::all_of(kinds.begin(), kinds.end(),
+                                    [](planner::PlannerKind k) { return k == planner::PlannerKind::pipeline; });
     WorkEstimate e;
     const config::ClusterParams& c = params.cluster;
     const auto nodes = static_cast<double>(c.node_type.size());
+    const double set_nodes = staged ? std::ceil(nodes / stages) : nodes;
     const auto vertices = static_cast<double>(c.topology->vertex_count());
     const auto channels = static_cast<double>(c.topology->channel_count());
     const auto layers = static_cast<double>(params.workload.network.layers.size());
@@ -328,7 +368,7 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
     e.add("characterisation tiles", tiles, kNsPerMemoTile, where);  // shared by every planner
     // (3) The planner's table: a choice per layer at each of the 2N - 1 groups, for every plan
     // made (AccPar also makes the other planners' plans).
-    const double entries = static_cast<double>(plans) * (2 * nodes - 1) * layers;
+    const double entries = plans * (2 * nodes - 1) * layers;
     e.add("plan entries", entries, kNsPerPlanEntry,
           "planning " + format_count(layers) + " layers over " + format_count(2 * nodes - 1) + " groups of nodes");
     // (3b) Each plan's walk replays the step's gradient all-reduces (one micro-batch), and each
@@ -340,7 +380,7 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
     // messages, if more), and every layer's exchanges: one message across the mean route per
     // depth (at most one side of each cut sends).
     const double hops = mean_route_hops(*c.topology);
-    const double largest_set = std::min(nodes, static_cast<double>(c.gradient_sync.message_level_max_ranks));
+    const double largest_set = std::min(set_nodes, static_cast<double>(c.gradient_sync.message_level_max_ranks));
     const double per_rank =
         largest_set < 2 ? 0 : std::max(std::log2(largest_set) * hops, std::min(2 * (largest_set - 1), 60.0));
     // (4) The schedule run on the cluster: per node and layer three computes, the sends and
@@ -348,7 +388,7 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
     // Bound: every layer's gradients all-reduced over all the nodes, by the forced algorithm
     // or the one of most ops the chooser considers.
     double sync_ops = 0;
-    const auto p = c.node_type.size();
+    const auto p = static_cast<std::size_t>(set_nodes);
     const auto forced = config::forced_all_reduce(c.gradient_sync.algorithm);
     for (const interconnect::AllReduceAlgorithm a : interconnect::kAllReduceAlgorithms) {
         if (forced ? a != *forced : a == interconnect::AllReduceAlgorithm::direct && p > interconnect::kMaxDirectRanks)
@@ -366,19 +406,21 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
     // A pipeline's step of more than kStageLevelAboveOps ops runs at stage level
     // (docs/pipeline.md, "Stage-level simulation"): each stage's three pieces, about one and a
     // half micro-batches' ops, are what the replay and the executor run.
-    const double per_microbatch = nodes * layers * (4 + 2 * depth);
+    // A node of the pipeline planner's holds its stage's layers only.
+    const double node_layers = staged ? layers / stages : layers;
+    const double per_microbatch = nodes * node_layers * (4 + 2 * depth);
     const double run_microbatches =
         c.pipeline_simulation == config::PipelineSimulation::message_level ? microbatches
         : c.pipeline_simulation == config::PipelineSimulation::stage_level
             ? std::min(microbatches, 1.5)
             : std::min(microbatches, std::max(1.5, static_cast<double>(config::kStageLevelAboveOps) / per_microbatch));
-    const double ops = per_microbatch * run_microbatches + nodes * layers * sync_ops;
+    const double ops = per_microbatch * run_microbatches + nodes * node_layers * sync_ops;
     double replays = 0;  // the candidates replayed whole: AccPar's planners and DP plans, alpa's finalists
     for (const planner::PlannerKind k : kinds)
         replays += k == planner::PlannerKind::accpar ? 8 : planner::is_pipeline(k) ? 4 : 1;
-    const double replayed_hops = nodes * layers *
-                                 (static_cast<double>(plans) * (per_rank + depth * hops) +
-                                  replays * (per_rank + depth * run_microbatches * hops));
+    const double replayed_hops =
+        nodes * node_layers *
+        (plans * (per_rank + depth * hops) + replays * (per_rank + depth * run_microbatches * hops));
     e.add("replayed message hops", replayed_hops, kNsPerReplayedHop,
           "walking and replaying each plan's step (routes of " + format_count(hops) + " hops on average)");
     if (simulate)
@@ -386,8 +428,8 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
               kNsPerClusterOp + kNsPerClusterOpPerNode * nodes +
                   (cached ? 0 : kNsPerClusterOpPerVertexUncached * vertices),
               "simulating " + format_count(nodes) + " nodes on " + topology);
-    const double planning_bytes = std::min(nodes * vertices, cache) * kBytesPerRouteEntry +
-                                  entries / static_cast<double>(plans) * kBytesPerPlanEntry;
+    const double planning_bytes =
+        std::min(nodes * vertices, cache) * kBytesPerRouteEntry + entries / std::max(1.0, plans) * kBytesPerPlanEntry;
     const double simulating_bytes = simulate ? ops * kBytesPerClusterOp + nodes * kBytesPerClusterNode : 0;
     e.memory_bytes = planning_bytes + simulating_bytes;
     e.memory_where = (simulate ? "planning and simulating " : "planning ") + format_count(nodes) + " nodes";
