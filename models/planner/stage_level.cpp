@@ -103,8 +103,7 @@ std::uint64_t pipeline_step_ops(const PipelinePlan& p,
     for (const auto& s : stage_ops) ops += m * s[0] + (m - 1) * s[1] + s[2];
     for (const std::uint64_t g : group_ops) ops += m * g;
     for (std::size_t x = 0; x < p.transfers.size(); ++x)
-        for (const bool forward : {true, false})
-            ops += m * transfer_conversions(p, p.transfers[x], forward).size();
+        for (const bool forward : {true, false}) ops += m * transfer_conversions(p, p.transfers[x], forward).size();
     return ops;
 }
 
@@ -144,6 +143,7 @@ std::vector<std::pair<std::size_t, double>> bottleneck_channels(const std::vecto
 StageLevelStep compose_stage_level(const PipelinePlan& p, const StagePieceTimes& times) {
     const std::size_t stages = p.stages.size(), m = p.microbatches, transfers = p.transfers.size();
     const std::vector<SendGroup> groups = send_groups(p);
+    if (stages == 0) throw std::invalid_argument("compose_stage_level: a pipeline without stages");
     if (times.stages.size() != stages || times.groups.size() != groups.size())
         throw std::invalid_argument("compose_stage_level: piece times for another plan");
     const std::size_t node_count = times.stages.front()[0].node_end_s.size();
@@ -184,7 +184,7 @@ StageLevelStep compose_stage_level(const PipelinePlan& p, const StagePieceTimes&
     // sent[s][2j + backward]: when each node of stage s sent its group of micro-batch j (empty: not yet).
     std::vector<std::vector<std::vector<double>>> sent(stages, std::vector<std::vector<double>>(2 * m));
     std::vector<std::vector<double>> first_sent(stages, std::vector<double>(2 * m, 0));
-    std::vector<double> group_free(groups.size(), 0);  // its own messages' queue
+    std::vector<double> group_free(groups.size(), 0);      // its own messages' queue
     std::unordered_map<std::size_t, double> channel_free;  // per bottleneck channel
     std::vector<double> node_free(node_count, 0), component_start(node_count, 0);
     std::vector<double> stage_free(stages, 0);  // the earliest any of its nodes is free
@@ -291,7 +291,8 @@ StageLevelStep compose_stage_level(const PipelinePlan& p, const StagePieceTimes&
         first_sent[s][slot] = *std::min_element(send.begin(), send.end());
         sent[s][slot] = std::move(send);
         for (std::size_t g = 0; g < groups.size(); ++g)
-            if (groups[g].stage == s && groups[g].forward == t.forward) unbooked.push({first_sent[s][slot], g, t.microbatch});
+            if (groups[g].stage == s && groups[g].forward == t.forward)
+                unbooked.push({first_sent[s][slot], g, t.microbatch});
         stage_free[s] = *std::min_element(task.end_s.begin(), task.end_s.end());
         out.tasks.push_back(std::move(task));
     }

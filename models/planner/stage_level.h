@@ -3,14 +3,15 @@
 
 // A pipeline's step at stage level (docs/pipeline.md, "Stage-level simulation"): the step cut
 // into pieces (each stage's forward and backward of one micro-batch, its last backward with
-// the all-reduces and the weight updates, each transfer's messages of one micro-batch one way),
-// each piece run alone from t = 0 (by the SystemC executor, or the replay), and the step
-// composed from their durations in the schedule's order. A step of M micro-batches costs three
-// pieces per stage and two per transfer instead of M of each.
+// the all-reduces and the weight updates, and each send group: the transfers a stage sends at
+// once, one micro-batch's messages), each piece run alone from t = 0 (by the SystemC executor,
+// or the replay), and the step composed from them node by node in the schedule's order. A step
+// of M micro-batches costs three pieces per stage and one per send group instead of M of each.
 //
-// What it leaves out: contention between pieces that run at once (two stages' tasks on shared
-// links, a transfer beside a stage's exchanges), and a stage's nodes drifting apart within a
-// task (a task starts on every node of its stage at once).
+// What it leaves out: contention between a stage's tasks and anything else running at once (two
+// stages' tasks on shared links, a transfer beside a stage's exchanges); send groups that share a
+// channel queue whole rather than interleave; and the nodes a piece couples start it together,
+// when the last is ready.
 
 #include <array>
 #include <cstddef>

@@ -336,15 +336,21 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
             if (static_cast<double>(job.ranks.size()) * c.gradient_sync.density > 1) ++r.sparse_gathers_over_dense;
         }
     }
-    {
-        std::unordered_set<std::uint64_t> flow_tags;
-        const std::vector<interconnect::NodeProgram> synced =
-            r.stage_level ? sync_programs(*costs.gradient_sync) : std::vector<interconnect::NodeProgram>{};
-        for (const interconnect::NodeProgram& p : r.stage_level ? synced : programs)
+    // Flow-level all-reduces: distinct tags (each stage's own at stage level, whose pieces
+    // number their collectives from the same first tag).
+    const auto flow_collectives = [](const std::vector<interconnect::NodeProgram>& in) {
+        std::unordered_set<std::uint64_t> tags;
+        for (const interconnect::NodeProgram& p : in)
             for (const interconnect::Op& op : p.comm_ops)
-                if (const auto* f = std::get_if<interconnect::FlowCollective>(&op)) flow_tags.insert(f->tag);
-        r.flow_level_all_reduces = flow_tags.size();
-    }
+                if (const auto* f = std::get_if<interconnect::FlowCollective>(&op)) tags.insert(f->tag);
+        return tags.size();
+    };
+    if (r.stage_level)
+        for (const auto& stage : pieces->stages)
+            r.flow_level_all_reduces +=
+                flow_collectives(stage[static_cast<std::size_t>(planner::StagePiece::last_backward)]);
+    else
+        r.flow_level_all_reduces = flow_collectives(programs);
     // Gradient synchronisation on the wire (every comm stream's sends), and the same algorithm
     // with uncompressed gradients; each node's compression work, for its energy. A flow-level
     // all-reduce sends nothing in the programs: its bytes are its message-level lowering's,
@@ -358,8 +364,13 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
                                                : planner::build_schedule(graph, plan, node_count, zero_ps, *lowered));
     };
     r.sync_bytes = r.flow_level_all_reduces > 0 ? message_level_bytes(c.gradient_sync)
-                   : r.stage_level              ? comm_stream_bytes(sync_programs(*costs.gradient_sync))
-                                                : comm_stream_bytes(programs);
+                   : r.stage_level ? [&] {
+                         std::uint64_t bytes = 0;
+                         for (const auto& stage : pieces->stages)
+                             bytes += comm_stream_bytes(stage[static_cast<std::size_t>(planner::StagePiece::last_backward)]);
+                         return bytes;
+                     }()
+                                   : comm_stream_bytes(programs);
     if (c.gradient_sync.scheme == compression::Scheme::none) {
         r.sync_bytes_uncompressed = r.sync_bytes;
     } else {

@@ -199,6 +199,8 @@ cluster::ClusterResult simulate_by_stage_on_systemc(const interconnect::Topology
         for (const auto& [transfer, s] : task.received) {
             const planner::StageLevelSend& send = step.sends[s];
             const planner::StageTransfer& x = p.transfers[transfer];
+            if ((forward ? x.forward_bytes : x.backward_bytes) <= 0)
+                continue;  // no messages: nothing to wait for, as at the message level
             const LayerId boundary(forward ? p.stages[x.to].first_layer : p.stages[x.from].end_layer - 1);
             const std::uint32_t label = labels.label(boundary, planner::StepPart::stage_transfer, send.microbatch);
             const auto conversions = planner::transfer_conversions(p, x, forward);
@@ -233,7 +235,8 @@ cluster::ClusterResult simulate_by_stage_on_systemc(const interconnect::Topology
             const Picoseconds start = picoseconds(task.start_s[i]);
             first = std::min(first, start);
             last = std::max(last, start);
-            // Waiting for the nodes it starts the piece with counts as waiting, as a Recv would.
+            // Waiting for the nodes it starts the piece with counts as the node's waiting, as a
+            // Recv would, under no label.
             out.nodes[stage.nodes[i]].wait_ps += picoseconds(std::max(0.0, task.start_s[i] - now[i]));
             add_node(out.nodes[stage.nodes[i]], piece.nodes[stage.nodes[i]], start, true);
         }

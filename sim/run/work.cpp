@@ -403,17 +403,19 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
                                 : params.planner.microbatches > 0
                                     ? static_cast<double>(params.planner.microbatches)
                                     : static_cast<double>(planner::kMaxSearchedMicrobatches);
-    // A pipeline's step of more than kStageLevelAboveOps ops runs at stage level
-    // (docs/pipeline.md, "Stage-level simulation"): each stage's three pieces, about one and a
-    // half micro-batches' ops, are what the replay and the executor run.
     // A node of the pipeline planner's holds its stage's layers only.
     const double node_layers = staged ? layers / stages : layers;
     const double per_microbatch = nodes * node_layers * (4 + 2 * depth);
-    const double run_microbatches =
-        c.pipeline_simulation == config::PipelineSimulation::message_level ? microbatches
-        : c.pipeline_simulation == config::PipelineSimulation::stage_level
-            ? std::min(microbatches, 1.5)
-            : std::min(microbatches, std::max(1.5, static_cast<double>(config::kStageLevelAboveOps) / per_microbatch));
+    // A pipeline's step of more than kStageLevelAboveOps ops runs at stage level
+    // (docs/pipeline.md, "Stage-level simulation"), unless it has a delayed update: each stage's
+    // three pieces, about one and a half micro-batches' ops, are what the replay and the
+    // executor run.
+    const bool stage_level_allowed =
+        c.gradient_sync.staleness == 0 && c.pipeline_simulation != config::PipelineSimulation::message_level;
+    const bool stage_level =
+        stage_level_allowed && (c.pipeline_simulation == config::PipelineSimulation::stage_level ||
+                                per_microbatch * microbatches > static_cast<double>(config::kStageLevelAboveOps));
+    const double run_microbatches = stage_level ? std::min(microbatches, 1.5) : microbatches;
     const double ops = per_microbatch * run_microbatches + nodes * node_layers * sync_ops;
     double replays = 0;  // the candidates replayed whole: AccPar's planners and DP plans, alpa's finalists
     for (const planner::PlannerKind k : kinds)
@@ -442,7 +444,8 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
         if (simulate && planning_bytes <= limit) ways.push_back("planning without the simulation (fastsim plan)");
         // A pipeline at the message level: the stage level runs about one and a half micro-batches' ops.
         const double stage_level_saves = simulate ? per_microbatch * (run_microbatches - 1.5) * kBytesPerClusterOp : 0;
-        if (pipelined && stage_level_saves > 0 && e.memory_bytes - stage_level_saves <= limit)
+        if (pipelined && c.gradient_sync.staleness == 0 && stage_level_saves > 0 &&
+            e.memory_bytes - stage_level_saves <= limit)
             ways.push_back("the stage-level simulation (cluster.pipeline_simulation stage_level)");
         if (!pipelined) ways.push_back("another planner (planner.name)");
         std::string text = "what would fit: ";

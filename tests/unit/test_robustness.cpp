@@ -366,3 +366,29 @@ TEST_CASE("a cluster plan's estimate counts the replayed message hops, which gro
     CHECK_THROWS_WITH(run::check_work(huge, run::kDefaultMaxWorkSeconds, "ring.yaml"),
                       Contains("above the work limit of 20 s"));
 }
+
+TEST_CASE("a pipeline's estimate counts the micro-batches the stage level runs, or all with a delayed update",
+          "[run]") {
+    // GPT-3 6.7B's four tori at 8x8, the pipeline planner with 8 stages of 32 micro-batches:
+    // the step has more than 2,000,000 ops, so its replays and simulation run about one and a
+    // half micro-batches' ops; a delayed update (staleness 1) runs every micro-batch's.
+    std::vector<std::string> overrides{"workload.batch=256", "planner.name=pipeline", "planner.pipeline.stages=8",
+                                       "planner.pipeline.microbatches=32"};
+    for (int g = 0; g < 4; ++g)
+        for (const char* key : {"count=64", "torus.rows=8", "torus.cols=8"})
+            overrides.push_back("cluster.groups." + std::to_string(g) + "." + std::string(key));
+    const auto ops = [&](const std::vector<std::string>& more) {
+        std::vector<std::string> all = overrides;
+        all.insert(all.end(), more.begin(), more.end());
+        const config::Params p =
+            config::load(std::string(FASTSIM_SOURCE_DIR) + "/configs/pipeline/gpt3_6.7b_64node.yaml", all);
+        for (const auto& part : run::estimate_cluster(p, true, {planner::PlannerKind::pipeline}).parts)
+            if (part.what == "cluster ops") return part.count;
+        return 0.0;
+    };
+    const double stage_level = ops({}), message_level = ops({"cluster.pipeline_simulation=message_level"});
+    const double delayed = ops({"cluster.gradient_sync.staleness=1"});
+    CHECK(ops({"cluster.pipeline_simulation=stage_level"}) == stage_level);
+    CHECK(message_level > 4 * stage_level);
+    CHECK(delayed == message_level);
+}
