@@ -973,6 +973,35 @@ AlpaChoice alpa_brute_force(std::size_t blocks, const std::vector<MeshRange>& me
 }
 
 /// The `alpa` planner (docs/pipeline.md, "Automatic search").
+bool whole_model_cannot_fit(const PlanningInputs& in) {
+    const MemoryModel& memory = in.memory;
+    if (!memory.bytes || memory.capacity_bytes.empty()) return false;
+    double capacity = 0;
+    std::vector<bool> used(memory.capacity_bytes.size(), false);
+    for (const std::size_t n : in.cluster.order) {
+        const std::size_t t = in.cluster.node_type[n];
+        if (memory.capacity_bytes[t] <= 0) return false;
+        capacity += memory.capacity_bytes[t];
+        used[t] = true;
+    }
+    // Bytes of `elements` values of `what` in the most compact format of any node type used.
+    const auto least = [&](Stored what, std::uint64_t elements) {
+        double bytes = std::numeric_limits<double>::infinity();
+        for (std::size_t t = 0; t < used.size(); ++t)
+            if (used[t]) bytes = std::min(bytes, memory.bytes(t, what, elements));
+        return bytes;
+    };
+    double needed = 0;
+    for (const PlanLayer& layer : in.graph.layers) {
+        const std::uint64_t w = layer.weight_elements(layer.dims);
+        needed += least(Stored::weights, w) + least(Stored::weight_gradients, w) +
+                  memory.optimizer_copies * least(Stored::optimizer_state, w) +
+                  least(Stored::activations, layer.input_elements(layer.dims));
+        if (needed > capacity) return true;
+    }
+    return false;
+}
+
 Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
     const PipelineOptions& po = options.pipeline;
     const std::vector<std::size_t> bounds = block_boundaries(in.graph);
@@ -1110,7 +1139,11 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
     // and alpa never loses to either (docs/pipeline.md, "Automatic search").
     std::vector<Plan> whole;  // the intra planner's, then data parallelism's
     bool whole_intra_planned = false;
+    // Not when no plan of the whole model on one stage can fit (GPT-3 175B on 1,024 nodes): the
+    // intra planner's would cost more than the rest of alpa's search, and lose to one that fits.
+    const bool whole_fits = !whole_model_cannot_fit(in);
     for (const PlannerKind kind : {po.intra, PlannerKind::data_parallel}) {
+        if (!whole_fits) break;
         PlannerOptions one = options;
         one.pipeline.intra = kind;
         try {
@@ -1163,8 +1196,8 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
         std::size_t first_block = 0;
         for (std::size_t s = 0; s < search.choice.stages.size(); ++s) {
             const auto [end_block, m] = search.choice.stages[s];
-            p.stages.push_back(plan_stage(block_in, options, bounds[first_block], bounds[end_block],
-                                          meshes[m].first, meshes[m].end, p.microbatch_size, &layer_s[s]));
+            p.stages.push_back(plan_stage(block_in, options, bounds[first_block], bounds[end_block], meshes[m].first,
+                                          meshes[m].end, p.microbatch_size, &layer_s[s]));
             first_block = end_block;
         }
         finish_pipeline(in, p);

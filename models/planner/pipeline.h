@@ -84,6 +84,14 @@ AlpaChoice alpa_brute_force(std::size_t blocks, const std::vector<MeshRange>& me
                             std::size_t microbatches, std::size_t stages, PipelineSchedule schedule,
                             const AlpaStageCostFn& cost);
 
+/// Whether no plan of the whole graph over every node of `in` at M = 1 can fit in memory:
+/// each node holds at least its share of every layer's weights, their gradients and optimiser
+/// state and its stashed input (a replica holds more), so together they are a lower bound on
+/// the nodes' footprints summed; above every node's capacity summed, some node is over. False
+/// when memory is not counted or some node type's capacity is not checked. alpa then does not
+/// weigh the whole cluster as one stage.
+bool whole_model_cannot_fit(const PlanningInputs& in);
+
 /// The pipeline planners' plans: `pipeline`'s stages as planner.pipeline gives them, and
 /// `alpa`'s from its inter-operator DP (docs/pipeline.md); PlanError when planner.pipeline cannot
 /// be met (a stage without nodes or layers, micro-batches that do not divide the batch, a stage
