@@ -38,6 +38,33 @@ workload::Workload chain(std::size_t layers, int width) {
     return w;
 }
 
+/// The `pipeline` planner's plan of `stages` identical fc layers at batch 16 x `m` over `nodes`
+/// identical nodes, `stages` stages of `m` micro-batches, data parallelism inside, free links,
+/// every phase 1 ms.
+struct UniformPipeline {
+    planner::LayerGraph graph;
+    planner::Plan plan;
+};
+UniformPipeline uniform_pipeline(std::size_t stages, std::size_t nodes, std::size_t m, PipelineSchedule schedule) {
+    UniformPipeline out{planner::build_layer_graph(chain(stages, 64), 16 * m), {}};
+    const auto view = test::uniform_cluster(nodes);
+    const auto exchange = test::flat_exchange(0, 1e18);
+    const auto groups = planner::bisect(view, exchange);
+    const planner::ComputeModel compute = [](std::size_t, LayerId, const planner::LayerDims&) {
+        return planner::PhaseSeconds{1e-3, 1e-3, 1e-3};
+    };
+    planner::PlannerOptions options;
+    options.kind = planner::PlannerKind::pipeline;
+    options.pipeline.stages = stages;
+    options.pipeline.microbatches = m;
+    options.pipeline.schedule = schedule;
+    options.pipeline.intra = planner::PlannerKind::data_parallel;
+    const planner::PlanningInputs in{out.graph, view, groups, compute,  {}, test::free_all_reduce(),
+                                     {},        {},   {},     exchange, {}};
+    out.plan = planner::make_plan(in, options);
+    return out;
+}
+
 }  // namespace
 
 TEST_CASE("Stage orders: GPipe stashes every micro-batch, 1F1B at most the stages after it", "[pipeline]") {
@@ -74,22 +101,9 @@ TEST_CASE("Uniform stages: the step is (M + P - 1) x the stage time, planned and
     for (const std::size_t m : {4u, 8u}) {
         for (const PipelineSchedule schedule : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b}) {
             INFO("M " << m << (schedule == PipelineSchedule::gpipe ? ", gpipe" : ", 1f1b"));
-            const auto graph = planner::build_layer_graph(chain(p, 64), 16 * m);
-            const auto view = test::uniform_cluster(p);
-            const auto exchange = test::flat_exchange(0, 1e18);
-            const auto groups = planner::bisect(view, exchange);
-            const planner::ComputeModel compute = [](std::size_t, LayerId, const planner::LayerDims&) {
-                return planner::PhaseSeconds{1e-3, 1e-3, 1e-3};
-            };
-            planner::PlannerOptions options;
-            options.kind = planner::PlannerKind::pipeline;
-            options.pipeline.stages = p;
-            options.pipeline.microbatches = m;
-            options.pipeline.schedule = schedule;
-            options.pipeline.intra = planner::PlannerKind::data_parallel;
-            const planner::PlanningInputs in{graph, view, groups, compute,  {}, test::free_all_reduce(),
-                                             {},    {},   {},     exchange, {}};
-            const planner::Plan plan = planner::make_plan(in, options);
+            const UniformPipeline uniform = uniform_pipeline(p, p, m, schedule);
+            const planner::LayerGraph& graph = uniform.graph;
+            const planner::Plan& plan = uniform.plan;
             REQUIRE(plan.pipeline);
             const double stage_s = 3e-3, steps = static_cast<double>(m + p - 1);
             CHECK(plan.step_s == Approx(steps * stage_s).epsilon(1e-9));
@@ -466,22 +480,9 @@ TEST_CASE("Stage-level simulation: uniform stages compose as the message level r
     for (const std::size_t m : {1u, 4u, 8u})
         for (const PipelineSchedule schedule : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b}) {
             INFO("M " << m << (schedule == PipelineSchedule::gpipe ? ", gpipe" : ", 1f1b"));
-            const auto graph = planner::build_layer_graph(chain(p, 64), 16 * m);
-            const auto view = test::uniform_cluster(nodes);
-            const auto exchange = test::flat_exchange(0, 1e18);
-            const auto groups = planner::bisect(view, exchange);
-            const planner::ComputeModel compute = [](std::size_t, LayerId, const planner::LayerDims&) {
-                return planner::PhaseSeconds{1e-3, 1e-3, 1e-3};
-            };
-            planner::PlannerOptions options;
-            options.kind = planner::PlannerKind::pipeline;
-            options.pipeline.stages = p;
-            options.pipeline.microbatches = m;
-            options.pipeline.schedule = schedule;
-            options.pipeline.intra = planner::PlannerKind::data_parallel;
-            const planner::PlanningInputs in{graph, view, groups, compute,  {}, test::free_all_reduce(),
-                                             {},    {},   {},     exchange, {}};
-            const planner::Plan plan = planner::make_plan(in, options);
+            const UniformPipeline uniform = uniform_pipeline(p, nodes, m, schedule);
+            const planner::LayerGraph& graph = uniform.graph;
+            const planner::Plan& plan = uniform.plan;
             REQUIRE(plan.pipeline);
             const Picoseconds ms(1'000'000'000);
             const auto compute_ps = [&](NodeId, LayerId) { return planner::PhasePicoseconds{ms, ms, ms, ms}; };
