@@ -239,13 +239,10 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
     if (costs.gradient_sync->staleness() == 0)
         inputs.replay = [&](const planner::Plan& plan, double give_up_after_s) {
             const planner::ComputePicoseconds compute_ps = phase_picoseconds(params, characterisation, plan);
-            if (plan.pipeline && c.pipeline_simulation != config::PipelineSimulation::message_level) {
-                // A pipeline simulated at stage level is predicted at stage level, from the same pieces.
-                const StagePieces pieces =
-                    build_stage_pieces(plan, c.node_type.size(), compute_ps, *costs.gradient_sync);
-                if (simulate_by_stage(c.pipeline_simulation, plan, 0, [&] { return pieces.step_ops; }))
-                    return replay_by_stage(plan, pieces, replay_network);
-            }
+            // A pipeline simulated at stage level is predicted at stage level, from the same pieces.
+            if (const std::optional<StagePieces> pieces = stage_level_pieces(
+                    c.pipeline_simulation, plan, c.node_type.size(), compute_ps, *costs.gradient_sync))
+                return replay_by_stage(plan, *pieces, replay_network);
             const auto programs =
                 planner::build_schedule(out.graph, plan, c.node_type.size(), compute_ps, *costs.gradient_sync);
             // One picosecond past the bound, so a step that ends at it (rounded) is replayed whole.
@@ -298,12 +295,8 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     r.nodes.resize(node_count);
     const planner::ComputePicoseconds compute_ps = phase_picoseconds(params, characterisation, plan);
     // A pipeline of many micro-batches is simulated at stage level, from its pieces (docs/pipeline.md).
-    std::optional<StagePieces> pieces;
-    if (plan.pipeline && costs.gradient_sync->staleness() == 0 &&
-        c.pipeline_simulation != config::PipelineSimulation::message_level) {
-        pieces = build_stage_pieces(plan, node_count, compute_ps, *costs.gradient_sync);
-        if (!simulate_by_stage(c.pipeline_simulation, plan, 0, [&] { return pieces->step_ops; })) pieces.reset();
-    }
+    const std::optional<StagePieces> pieces =
+        stage_level_pieces(c.pipeline_simulation, plan, node_count, compute_ps, *costs.gradient_sync);
     r.stage_level = pieces.has_value();
     if (r.stage_level && timeline)
         throw UserError("--trace: a timeline needs the message-level simulation, and this pipeline's step of " +

@@ -113,15 +113,15 @@ StagePieces build_stage_pieces(const planner::Plan& plan, std::size_t node_count
     return pieces;
 }
 
-bool simulate_by_stage(config::PipelineSimulation setting, const planner::Plan& plan, std::size_t staleness,
-                       const std::function<std::uint64_t()>& step_ops) {
-    if (!plan.pipeline || staleness > 0) return false;
-    switch (setting) {
-    case config::PipelineSimulation::message_level: return false;
-    case config::PipelineSimulation::stage_level: return true;
-    case config::PipelineSimulation::automatic: return step_ops() > config::kStageLevelAboveOps;
-    }
-    return false;
+std::optional<StagePieces> stage_level_pieces(config::PipelineSimulation setting, const planner::Plan& plan,
+                                              std::size_t node_count, const planner::ComputePicoseconds& compute_ps,
+                                              planner::GradientSync& gradient_sync) {
+    if (!plan.pipeline || gradient_sync.staleness() > 0 || setting == config::PipelineSimulation::message_level)
+        return std::nullopt;
+    StagePieces pieces = build_stage_pieces(plan, node_count, compute_ps, gradient_sync);
+    if (setting == config::PipelineSimulation::automatic && pieces.step_ops <= config::kStageLevelAboveOps)
+        return std::nullopt;
+    return pieces;
 }
 
 double replay_by_stage(const planner::Plan& plan, const StagePieces& pieces, interconnect::Network& network) {

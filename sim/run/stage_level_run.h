@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "cluster/cluster.h"
@@ -22,7 +23,7 @@ namespace fastsim::run {
 /// A pipeline plan's pieces, built once: each stage's three, each send group's one.
 struct StagePieces {
     std::vector<std::array<std::vector<interconnect::NodeProgram>, planner::kStagePieces>> stages;
-    std::vector<planner::SendGroup> groups;                       ///< planner::send_groups
+    std::vector<planner::SendGroup> groups;                              ///< planner::send_groups
     std::vector<std::vector<interconnect::NodeProgram>> group_programs;  ///< per group
     std::uint64_t step_ops = 0;   ///< the whole step's programs' ops (planner::pipeline_step_ops)
     std::uint64_t piece_ops = 0;  ///< the pieces' ops, each piece once
@@ -30,12 +31,13 @@ struct StagePieces {
 StagePieces build_stage_pieces(const planner::Plan& plan, std::size_t node_count,
                                const planner::ComputePicoseconds& compute_ps, planner::GradientSync& gradient_sync);
 
-/// Whether `plan`'s step is simulated at stage level under `setting`: never for a plan without
-/// a pipeline or a delayed update (`staleness` > 0, whose steady state needs every message);
-/// always under stage_level; under auto, when the step runs more than config::kStageLevelAboveOps
-/// ops. `step_ops` counts them (build_stage_pieces' step_ops) and is asked only when needed.
-bool simulate_by_stage(config::PipelineSimulation setting, const planner::Plan& plan, std::size_t staleness,
-                       const std::function<std::uint64_t()>& step_ops);
+/// `plan`'s pieces when its step is simulated at stage level under `setting`, else nullopt (the
+/// message level): never for a plan without a pipeline or with a delayed update (its steady
+/// state needs every message); always under stage_level; under auto, when the step runs more
+/// than config::kStageLevelAboveOps ops (build_stage_pieces' step_ops).
+std::optional<StagePieces> stage_level_pieces(config::PipelineSimulation setting, const planner::Plan& plan,
+                                              std::size_t node_count, const planner::ComputePicoseconds& compute_ps,
+                                              planner::GradientSync& gradient_sync);
 
 /// The step of `plan` composed from its pieces replayed on `network` (the planner's replay at
 /// stage level), in seconds.

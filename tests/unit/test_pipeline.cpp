@@ -312,16 +312,13 @@ TEST_CASE("Alpa leaves out the whole cluster as one stage only when no such plan
     // Eight 2048-wide fc layers at batch 64, 4 bytes a value: weights, gradients and momentum
     // 3 x 4 x 8 x 2048^2 = 402,653,184 bytes, stashed inputs 4 x 64 x 2048 x 8 = 4,194,304: the
     // whole model needs 406,847,488 bytes over the 4 nodes together.
+    // The bound reads the graph, the nodes and the memory model only.
     const auto graph = planner::build_layer_graph(chain(8, 2048), 64);
     const planner::ClusterView view = two_type_cluster();
-    const auto exchange = test::flat_exchange(1e-6, 25e9);
-    const auto groups = planner::bisect(view, exchange);
-    const auto compute = test::linear_compute(graph, {1e12, 2e12});
     const auto cannot_fit = [&](std::vector<double> capacity) {
         planner::MemoryModel memory = memory_for_a_third();
         memory.capacity_bytes = std::move(capacity);
-        const planner::PlanningInputs in{graph,  view, groups, compute,  {}, test::free_all_reduce(),
-                                         memory, {},   {},     exchange, {}};
+        const planner::PlanningInputs in{graph, view, {}, {}, {}, test::free_all_reduce(), memory, {}, {}, {}, {}};
         return planner::whole_model_cannot_fit(in);
     };
     CHECK_FALSE(cannot_fit({101.72e6, 101.72e6}));  // 406.88 MB together
