@@ -62,16 +62,21 @@ Plan plan_block_quickly(const PlanningInputs& stage_inputs, const PlannerOptions
     return plan;
 }
 
-/// A stage planned and predicted (not yet given its in-flight count or transfers).
+/// Which walks plan_stage predicts: the forward and backward of a micro-batch, and the last
+/// backward with its all-reduces (sync_tail_s), which alpa's block costs do not use.
+enum class StageWalks { forward_backward, with_sync_tail };
+
+/// A stage planned and predicted (not yet given its in-flight count or transfers) on `cluster`
+/// (stage_cluster of its node positions).
 PipelineStage plan_stage(const PlanningInputs& in, const PlannerOptions& options, std::size_t first, std::size_t end,
-                         std::size_t first_position, std::size_t end_position, std::uint64_t microbatch_size,
+                         const StageCluster& cluster, std::uint64_t microbatch_size,
                          std::vector<double>* layer_s = nullptr,
-                         const StagePlanner& stage_planner = plan_by_intra_planner) {
+                         const StagePlanner& stage_planner = plan_by_intra_planner,
+                         StageWalks walks = StageWalks::with_sync_tail) {
     PipelineStage s;
     s.first_layer = first;
     s.end_layer = end;
     s.graph = stage_graph(in.graph, first, end, microbatch_size);
-    const StageCluster cluster = stage_cluster(in, first_position, end_position);
     s.nodes = cluster.view.order;
     const ComputeModel& network_compute = in.compute;
     const ComputeModel compute = [&network_compute, first](std::size_t type, LayerId l, const LayerDims& d) {
@@ -104,11 +109,14 @@ PipelineStage plan_stage(const PlanningInputs& in, const PlannerOptions& options
     walk.sync = false;
     const StepPrediction backward =
         predict_step(s.graph, s.plan, in.cluster.node_type, compute, *in.gradient_sync, walk);
-    walk.sync = true;
-    const StepPrediction synced = predict_step(s.graph, s.plan, in.cluster.node_type, compute, *in.gradient_sync, walk);
     s.forward_s = forward.step_s;
     s.backward_s = backward.step_s;
-    s.sync_tail_s = std::max(0.0, synced.step_s - backward.step_s);
+    if (walks == StageWalks::with_sync_tail) {
+        walk.sync = true;
+        const StepPrediction synced =
+            predict_step(s.graph, s.plan, in.cluster.node_type, compute, *in.gradient_sync, walk);
+        s.sync_tail_s = std::max(0.0, synced.step_s - backward.step_s);
+    }
     if (layer_s) {
         layer_s->assign(end - first, 0);
         for (std::size_t l = 0; l < end - first; ++l) (*layer_s)[l] = forward.layer_s[l] + backward.layer_s[l];
@@ -447,8 +455,8 @@ Plan plan_given_stages(const PlanningInputs& in, const PlannerOptions& options) 
     p.microbatch_size = size;
     std::vector<std::vector<double>> layer_s(stages);
     for (std::size_t s = 0; s < stages; ++s)
-        p.stages.push_back(plan_stage(in, options, s == 0 ? 0 : ends[s - 1], ends[s], ranges[s].first, ranges[s].end,
-                                      size, &layer_s[s]));
+        p.stages.push_back(plan_stage(in, options, s == 0 ? 0 : ends[s - 1], ends[s],
+                                      stage_cluster(in, ranges[s].first, ranges[s].end), size, &layer_s[s]));
     finish_pipeline(in, p);
     return assemble(in, options, std::move(p), layer_s);
 }
@@ -501,8 +509,9 @@ Plan evaluate_pipeline(const PlanningInputs& in, const PlannerOptions& options, 
         const StagePlanner given_stage = [&](const PlanningInputs& stage_in, const PlannerOptions& intra) {
             return evaluate_hierarchy(stage_in, st.intra, intra, where);
         };
-        p.stages.push_back(plan_stage(in, options, st.first_layer, st.end_layer, ranges[s].first, ranges[s].end, size,
-                                      &layer_s[s], given_stage));
+        p.stages.push_back(plan_stage(in, options, st.first_layer, st.end_layer,
+                                      stage_cluster(in, ranges[s].first, ranges[s].end), size, &layer_s[s],
+                                      given_stage));
     }
     finish_pipeline(in, p);
     Plan plan = assemble(in, options, std::move(p), layer_s);
@@ -1031,6 +1040,13 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
     }
     const std::size_t classes = representative.size();
     std::map<std::tuple<std::size_t, std::size_t, std::uint64_t>, BlockCost> memo;  // (block, class, size)
+    // Each class's representative mesh bisected once, for all its blocks and micro-batch sizes.
+    std::vector<std::optional<StageCluster>> clusters(classes);
+    const auto cluster_of = [&](std::size_t k) -> const StageCluster& {
+        if (!clusters[k])
+            clusters[k] = stage_cluster(in, meshes[representative[k]].first, meshes[representative[k]].end);
+        return *clusters[k];
+    };
     // Blocks are planned quickly, with each stage's synchronisations timed alone rather than
     // replayed together: the DP asks for thousands of them, and its choices are planned again
     // and predicted whole.
@@ -1044,14 +1060,14 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
         std::vector<const BlockCost*> cost(blocks * classes);
         for (std::size_t b = 0; b < blocks; ++b)
             for (std::size_t k = 0; k < classes; ++k) {
-                const std::size_t m = representative[k];
                 const auto key = std::make_tuple(block_id[b], k, size);
                 auto it = memo.find(key);
                 if (it == memo.end()) {
                     BlockCost c;
                     try {
-                        const PipelineStage s = plan_stage(block_in, options, bounds[b], bounds[b + 1], meshes[m].first,
-                                                           meshes[m].end, size, nullptr, plan_block_quickly);
+                        const PipelineStage s =
+                            plan_stage(block_in, options, bounds[b], bounds[b + 1], cluster_of(k), size, nullptr,
+                                       plan_block_quickly, StageWalks::forward_backward);
                         c.latency_s = s.forward_s + s.backward_s;
                         for (const std::size_t n : s.nodes) {
                             const Footprint& f = s.plan.footprint[n];
@@ -1066,8 +1082,49 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
                 }
                 cost[b * classes + k] = &it->second;  // map entries stay where they are
             }
-        // Sums over the stage's blocks, per mesh position; extended block by block when the DP
-        // asks for (i, j + 1, m) after (i, j, m), as it does.
+        // Positions of a mesh class that hold the same bytes in every block, on the same node
+        // type, bound the stash alike: stage_cost sums and checks one of each (equal splits over
+        // equal nodes leave a handful per mesh; GPT-3 175B's meshes are up to 1,024 wide).
+        const auto capacity_at = [&](std::size_t m, std::size_t p) {
+            return in.memory.capacity_bytes.empty()
+                       ? 0.0
+                       : in.memory.capacity_bytes[in.cluster.node_type[in.cluster.order[meshes[m].first + p]]];
+        };
+        std::vector<std::vector<std::size_t>> distinct_positions(classes);
+        for (std::size_t k = 0; k < classes; ++k) {
+            const std::size_t m = representative[k];
+            const auto same = [&](std::size_t p, std::size_t q) {
+                if (capacity_at(m, p) != capacity_at(m, q)) return false;
+                for (std::size_t b = 0; b < blocks; ++b) {
+                    const BlockCost& bc = *cost[b * classes + k];
+                    if (bc.fixed_bytes.empty()) continue;  // not a candidate: never summed
+                    if (bc.fixed_bytes[p] != bc.fixed_bytes[q] || bc.stash_bytes[p] != bc.stash_bytes[q] ||
+                        bc.buffer_bytes[p] != bc.buffer_bytes[q])
+                        return false;
+                }
+                return true;
+            };
+            const auto hash = [&](std::size_t p) {
+                std::uint64_t h = std::hash<double>{}(capacity_at(m, p));
+                for (std::size_t b = 0; b < blocks; ++b) {
+                    const BlockCost& bc = *cost[b * classes + k];
+                    if (bc.fixed_bytes.empty()) continue;
+                    for (const double v : {bc.fixed_bytes[p], bc.stash_bytes[p], bc.buffer_bytes[p]})
+                        h = (h ^ std::hash<double>{}(v)) * 0x100000001B3ull;
+                }
+                return h;
+            };
+            std::unordered_map<std::uint64_t, std::vector<std::size_t>> by_hash;  // kept positions
+            for (std::size_t p = 0; p < meshes[m].end - meshes[m].first; ++p) {
+                std::vector<std::size_t>& alike = by_hash[hash(p)];
+                if (std::none_of(alike.begin(), alike.end(), [&](std::size_t q) { return same(p, q); })) {
+                    alike.push_back(p);
+                    distinct_positions[k].push_back(p);
+                }
+            }
+        }
+        // Sums over the stage's blocks, per distinct mesh position; extended block by block when
+        // the DP asks for (i, j + 1, m) after (i, j, m), as it does.
         struct Running {
             std::size_t i = 0, j = 0, m = 0;
             double latency_s = 0;
@@ -1075,7 +1132,8 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
         } run;
         run.m = meshes.size();  // nothing summed yet
         const auto stage_cost = [&](std::size_t i, std::size_t j, std::size_t m) {
-            const std::size_t width = meshes[m].end - meshes[m].first;
+            const std::vector<std::size_t>& positions = distinct_positions[mesh_class[m]];
+            const std::size_t width = positions.size();
             if (run.i != i || run.m != m || run.j >= j) {
                 run = Running{i,
                               i,
@@ -1089,24 +1147,22 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
                 const BlockCost& bc = *cost[run.j * classes + mesh_class[m]];
                 run.latency_s += bc.latency_s;
                 if (!(run.latency_s < kInfinity)) continue;
-                for (std::size_t p = 0; p < width; ++p) {
-                    run.fixed[p] += bc.fixed_bytes[p];
-                    run.stash[p] += bc.stash_bytes[p];
-                    run.buffers[p] = std::max(run.buffers[p], bc.buffer_bytes[p]);
+                for (std::size_t q = 0; q < width; ++q) {
+                    const std::size_t p = positions[q];
+                    run.fixed[q] += bc.fixed_bytes[p];
+                    run.stash[q] += bc.stash_bytes[p];
+                    run.buffers[q] = std::max(run.buffers[q], bc.buffer_bytes[p]);
                 }
             }
             AlpaStageCost c;
             c.latency_s = run.latency_s;
             if (!(c.latency_s < kInfinity)) return c;
             c.max_in_flight = std::numeric_limits<std::size_t>::max();
-            for (std::size_t p = 0; p < width; ++p) {
-                const double capacity =
-                    in.memory.capacity_bytes.empty()
-                        ? 0
-                        : in.memory.capacity_bytes[in.cluster.node_type[in.cluster.order[meshes[m].first + p]]];
+            for (std::size_t q = 0; q < width; ++q) {
+                const double capacity = capacity_at(m, positions[q]);
                 if (capacity <= 0) continue;
-                const double room = capacity - run.fixed[p] - run.buffers[p];
-                const double stash = run.stash[p];
+                const double room = capacity - run.fixed[q] - run.buffers[q];
+                const double stash = run.stash[q];
                 const std::size_t most = room < 0     ? 0
                                          : stash <= 0 ? std::numeric_limits<std::size_t>::max()
                                                       : static_cast<std::size_t>(std::min(room / stash, 1e18));
@@ -1153,7 +1209,7 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
             single.microbatch_size = batch;
             std::vector<std::vector<double>> single_layer_s(1);
             single.stages.push_back(
-                plan_stage(in, one, 0, in.graph.layers.size(), 0, nodes, batch, &single_layer_s[0]));
+                plan_stage(in, one, 0, in.graph.layers.size(), stage_cluster(in, 0, nodes), batch, &single_layer_s[0]));
             finish_pipeline(in, single);
             Plan candidate = assemble(in, options, std::move(single), single_layer_s);
             whole_intra_planned = whole_intra_planned || kind == po.intra;
@@ -1196,8 +1252,9 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
         std::size_t first_block = 0;
         for (std::size_t s = 0; s < search.choice.stages.size(); ++s) {
             const auto [end_block, m] = search.choice.stages[s];
-            p.stages.push_back(plan_stage(block_in, options, bounds[first_block], bounds[end_block], meshes[m].first,
-                                          meshes[m].end, p.microbatch_size, &layer_s[s]));
+            p.stages.push_back(plan_stage(block_in, options, bounds[first_block], bounds[end_block],
+                                          stage_cluster(in, meshes[m].first, meshes[m].end), p.microbatch_size,
+                                          &layer_s[s]));
             first_block = end_block;
         }
         finish_pipeline(in, p);
