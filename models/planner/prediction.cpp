@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <tuple>
 
 #include "planner/schedule.h"
 
@@ -147,6 +149,33 @@ public:
 
     void weight_update(const StepTag& tag) override { m_updates.push_back(tag.layer); }
 
+    /// `walk` (not synchronising) from the plan's nodes' clocks where they are. Such a walk is
+    /// shift-invariant: started at t + r[n] on node n, each node ends at t plus what it ends at
+    /// from r alone, and adds the same waits and compute to each layer. So a walk whose start
+    /// offsets r (rounded to kOffsetQuantumS) were walked before is applied from the memo (a
+    /// pipeline's stage walks 2M micro-batches from a few patterns of offsets).
+    void walk_unsynced(const LayerGraph& graph, const Plan& plan, const StepWalk& walk) {
+        double t0 = std::numeric_limits<double>::infinity();
+        for (const std::size_t n : m_nodes) t0 = std::min(t0, m_main[n]);
+        ShiftKey key{walk.forward, walk.backward, {}};
+        key.offsets.reserve(m_nodes.size());
+        for (const std::size_t n : m_nodes) key.offsets.push_back(std::llround((m_main[n] - t0) / kOffsetQuantumS));
+        if (const auto it = m_shift_memo.find(key); it != m_shift_memo.end()) {
+            const ShiftEntry& e = it->second;
+            for (std::size_t i = 0; i < m_nodes.size(); ++i) m_main[m_nodes[i]] = t0 + e.end_offset_s[i];
+            for (std::size_t l = 0; l < e.layer_added_s.size(); ++l) m_layer_total[l] += e.layer_added_s[l];
+            return;
+        }
+        const std::vector<double> totals_before = m_layer_total;
+        walk_step(graph, plan, *this, walk);
+        if (m_shift_memo.size() >= kMaxShiftEntries) return;
+        ShiftEntry e;
+        for (const std::size_t n : m_nodes) e.end_offset_s.push_back(m_main[n] - t0);
+        e.layer_added_s.resize(m_layer_total.size());
+        for (std::size_t l = 0; l < m_layer_total.size(); ++l) e.layer_added_s[l] = m_layer_total[l] - totals_before[l];
+        m_shift_memo.emplace(std::move(key), std::move(e));
+    }
+
     StepPrediction finish() {
         StepPrediction p;
         if (m_sync.staleness() > 0) {  // a delayed update: the main streams do not wait
@@ -202,19 +231,20 @@ private:
         const auto servers = static_cast<std::size_t>(std::max(1.0, std::floor(static_cast<double>(pairs) / k)));
         const double hold = busiest_s / k;
         m_order.clear();
-        for (std::size_t i = 0; i < pairs; ++i) m_order.push_back(i);
-        std::sort(m_order.begin(), m_order.end(), [&](std::size_t x, std::size_t y) {
-            const auto [sx, rx] = pair(x);
-            const auto [sy, ry] = pair(y);
-            return m_sent[sx] != m_sent[sy] ? m_sent[sx] < m_sent[sy] : sx < sy;
+        for (std::size_t i = 0; i < pairs; ++i) {
+            const auto [sender, receiver] = pair(i);
+            m_order.push_back({m_sent[sender], sender, receiver});
+        }
+        std::sort(m_order.begin(), m_order.end(), [](const Message& x, const Message& y) {
+            return x.sent_s != y.sent_s ? x.sent_s < y.sent_s : x.sender < y.sender;
         });
         m_free.assign(servers, 0.0);
         for (std::size_t j = 0; j < m_order.size(); ++j) {
-            const auto [sender, receiver] = pair(m_order[j]);
+            const Message& message = m_order[j];
             double& free = m_free[j % servers];
-            const double start = std::max(m_sent[sender], free);
+            const double start = std::max(message.sent_s, free);
             free = start + hold;
-            m_arrivals.emplace_back(receiver, free + latency_s);
+            m_arrivals.emplace_back(message.receiver, free + latency_s);
         }
     }
 
@@ -223,6 +253,21 @@ private:
         m_layer_total[layer.value()] += at - m_main[n];
         m_main[n] = at;
     }
+
+    /// walk_unsynced's start offsets are compared in picoseconds; at most this many patterns kept.
+    static constexpr double kOffsetQuantumS = 1e-12;
+    static constexpr std::size_t kMaxShiftEntries = 64;
+    struct ShiftKey {
+        bool forward, backward;
+        std::vector<long long> offsets;  ///< per plan node, its start after the earliest, in quanta
+        bool operator<(const ShiftKey& o) const {
+            return std::tie(forward, backward, offsets) < std::tie(o.forward, o.backward, o.offsets);
+        }
+    };
+    struct ShiftEntry {
+        std::vector<double> end_offset_s;   ///< per plan node, its end after the earliest start
+        std::vector<double> layer_added_s;  ///< per layer, what the walk added to m_layer_total
+    };
 
     const Plan& m_plan;
     const std::vector<std::size_t>& m_nodes;  ///< the plan's nodes (ids)
@@ -233,7 +278,11 @@ private:
     std::vector<double>& m_main;                                     ///< per node: the main clock, s
     std::vector<double>& m_comm;                                     ///< per node: the comm stream's clock, s
     std::vector<double>& m_sent;                                     ///< per node: its clock when the exchange sent
-    std::vector<std::size_t> m_order;                                ///< an exchange direction's pairs, in send order
+    struct Message {
+        double sent_s;
+        std::size_t sender, receiver;
+    };
+    std::vector<Message> m_order;                                    ///< an exchange direction's pairs, in send order
     std::vector<double> m_free;                                      ///< when each bottleneck is next free
     std::vector<std::pair<std::size_t, double>> m_arrivals;          ///< (receiver, arrival) of this exchange
     std::vector<SyncJob> m_jobs;                                     ///< an all-reduce's replica sets
@@ -244,6 +293,7 @@ private:
     std::vector<PhaseSeconds> m_slowest;                             ///< per layer: the slowest node per phase
     std::vector<LayerId> m_updates;                                  ///< the layers weight_update named, in order
     double m_give_up_after_s;                                        ///< predict_step's give_up_after_s
+    std::map<ShiftKey, ShiftEntry> m_shift_memo;                     ///< walk_unsynced's walks
 };
 
 }  // namespace
@@ -276,7 +326,10 @@ ClockedPredictor::ClockedPredictor(ClockedPredictor&&) noexcept = default;
 void ClockedPredictor::walk(const StepWalk& walk) {
     StepWalk bucketed = walk;
     bucketed.bucket_bytes = m_bucket_bytes;
-    walk_step(m_graph, m_plan, m_impl->predictor, bucketed);
+    if (walk.backward && walk.sync)
+        walk_step(m_graph, m_plan, m_impl->predictor, bucketed);
+    else
+        m_impl->predictor.walk_unsynced(m_graph, m_plan, bucketed);
 }
 
 void ClockedPredictor::finish() { m_impl->predictor.finish(); }

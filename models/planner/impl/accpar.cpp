@@ -31,6 +31,9 @@ bool fits(const Plan& plan) { return plan.memory_shortfalls.empty(); }
 /// beyond the bound ends its calibration rounds (plan_hierarchy).
 constexpr double kGiveUpFactor = 1.5;
 
+/// Candidates whose objectives differ by at most this fraction are ranked as equal.
+constexpr double kTieTolerance = 1e-12;
+
 /// AccPar's answer: its own DP's plan and every other planner's, the best on its objective among
 /// those that fit (ties: the earlier in the order below); if none fits, DP plans with the memory
 /// penalty weighted ever more.
@@ -65,9 +68,12 @@ Plan accpar_plan(const PlanningInputs& in, const PlannerOptions& options, const 
             }
             return;
         }
+        // Values within kTieTolerance of each other tie (rounding, e.g. a memoised walk's, must not
+        // decide between equal plans): the earlier in the order wins.
         const double value = objective_value(candidate, own.objective);
         const double best_value = best ? objective_value(*best, own.objective) : 0;
-        if (!best || value < best_value || (value == best_value && rank < best_rank)) {
+        const bool tie = best && std::abs(value - best_value) <= kTieTolerance * std::abs(best_value);
+        if (!best || (!tie && value < best_value) || (tie && rank < best_rank)) {
             best = std::move(candidate);
             best_rank = rank;
         }
