@@ -137,7 +137,9 @@ void check_fits_in_memory(const Plan& plan, const PlanningInputs& in) {
 
 void replay_step(const PlanningInputs& in, Plan& plan, double incumbent_s) {
     if (!in.replay || plan.step_replayed) return;
-    plan.step_s = in.replay(plan, incumbent_s);
+    const ReplayedStep replayed = in.replay(plan, incumbent_s);
+    plan.step_s = replayed.step_s;
+    plan.replayed_ops = replayed.ops;
     plan.step_replayed = true;
     if (plan.pipeline) {
         auto pipeline = std::make_shared<PipelinePlan>(*plan.pipeline);

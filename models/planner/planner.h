@@ -248,6 +248,7 @@ struct Plan {
     std::vector<double> layer_step_s;
     double step_s = 0;                 ///< the predicted training step (predict_step, or replay_step's)
     bool step_replayed = false;        ///< step_s is PlanningInputs::replay's (replay_step runs it once)
+    std::uint64_t replayed_ops = 0;    ///< ops of the programs that replay ran (a simulation runs them too); 0: none
     double comm_bytes = 0;             ///< every group's exchanges (busiest direction of each), AccPar's accounting
     std::vector<Footprint> footprint;  ///< per node id
     std::vector<MemoryShortfall> memory_shortfalls;  ///< nodes over capacity, worst first (empty: it fits)
@@ -261,6 +262,13 @@ inline constexpr int kRefinementRounds = 3;
 bool same_partition(const Plan& a, const Plan& b);
 
 class PlanMemo;
+
+/// A plan's step replayed (PlanningInputs::replay): its seconds, and the ops of the programs
+/// replayed (at stage level, the pieces'), which a simulation of the plan holds too.
+struct ReplayedStep {
+    double step_s = 0;
+    std::uint64_t ops = 0;
+};
 
 /// Everything a planner is given (docs/planner.md, "Planners"): the layer graph, the cluster
 /// and its bisection (`bisect`), and the cost models: node-characterised compute seconds (not
@@ -282,7 +290,7 @@ struct PlanningInputs {
     /// for a whole cluster, not for a pipeline stage's own planning. The replay may stop once
     /// the step would end after `give_up_after_s` seconds (+infinity: never), and then returns
     /// +infinity.
-    std::function<double(const Plan&, double give_up_after_s)> replay;
+    std::function<ReplayedStep(const Plan&, double give_up_after_s)> replay;
     /// Plans already made from these inputs (AccPar weighs alpa's, and a comparison asks for
     /// both); may be null.
     PlanMemo* plans = nullptr;

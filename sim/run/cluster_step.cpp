@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "run/cluster_step.h"
+#include "run/work.h"
 
 #include <algorithm>
 #include <chrono>
@@ -242,16 +243,19 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
             // A pipeline simulated at stage level is predicted at stage level, from the same pieces.
             if (const std::optional<StagePieces> pieces = stage_level_pieces(
                     c.pipeline_simulation, plan, c.node_type.size(), compute_ps, *costs.gradient_sync))
-                return replay_by_stage(plan, *pieces, replay_network);
+                return planner::ReplayedStep{replay_by_stage(plan, *pieces, replay_network), pieces->piece_ops};
             const auto programs =
                 planner::build_schedule(out.graph, plan, c.node_type.size(), compute_ps, *costs.gradient_sync);
+            std::uint64_t ops = 0;
+            for (const interconnect::NodeProgram& p : programs) ops += p.ops.size() + p.comm_ops.size();
             // One picosecond past the bound, so a step that ends at it (rounded) is replayed whole.
             const Picoseconds give_up =
                 give_up_after_s < 1e6 ? Picoseconds(static_cast<std::uint64_t>(std::ceil(give_up_after_s * 1e12)) + 1)
                                       : interconnect::kNeverPs;
             const Picoseconds end =
                 interconnect::replay_messages(replay_network, programs, identity, nullptr, true, give_up);
-            return end == interconnect::kNeverPs ? std::numeric_limits<double>::infinity() : to_seconds(end);
+            return planner::ReplayedStep{
+                end == interconnect::kNeverPs ? std::numeric_limits<double>::infinity() : to_seconds(end), ops};
         };
     std::size_t made = 0;
     const auto expected =
@@ -287,6 +291,9 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     r.planned = plan_cluster(
         params, options, costs, [&](double planned) { report(0.5 * planned); }, given);
     const planner::Plan& plan = r.planned.plan;
+    // The simulation holds the programs the planner replayed: their count decides whether it fits
+    // (the estimate before planning could only bound them; run/work.h).
+    if (plan.replayed_ops > 0) check_simulation_memory(params, plan.replayed_ops);
     const std::size_t layers = graph.layers.size();
     report(0.5);
 

@@ -432,7 +432,12 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
               "simulating " + format_count(nodes) + " nodes on " + topology);
     const double planning_bytes =
         std::min(nodes * vertices, cache) * kBytesPerRouteEntry + entries / std::max(1.0, plans) * kBytesPerPlanEntry;
-    const double simulating_bytes = simulate ? ops * kBytesPerClusterOp + nodes * kBytesPerClusterNode : 0;
+    // Without a delayed update the planners replay the plan they keep, which counts the ops its
+    // simulation holds: run_cluster_step checks those (check_simulation_memory) rather than
+    // this bound, which counts every layer's all-reduce over every node.
+    const bool checked_once_planned = c.gradient_sync.staleness == 0;
+    const double simulating_bytes =
+        !simulate ? 0 : (checked_once_planned ? 0 : ops * kBytesPerClusterOp) + nodes * kBytesPerClusterNode;
     e.memory_bytes = planning_bytes + simulating_bytes;
     e.memory_where = (simulate ? "planning and simulating " : "planning ") + format_count(nodes) + " nodes";
     // Every term grows at least linearly with the node count, so nodes x limit / need fit.
@@ -453,6 +458,21 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
         if (!ways.empty()) e.memory_remedy = text;
     }
     return e;
+}
+
+void check_simulation_memory(const config::Params& params, std::uint64_t ops) {
+    const auto count = static_cast<double>(ops);
+    const WorkEstimate e = estimate_network_ops(params, count, "the plan's " + format_count(count) + " ops");
+    if (e.memory_bytes <= run_memory_limit_bytes()) return;
+    const auto nodes = static_cast<double>(params.cluster.node_type.size());
+    const double fit = std::floor(nodes * run_memory_limit_bytes() / e.memory_bytes);
+    throw UserError(
+        params.source_file + ": simulating the plan would need about " + format_bytes(e.memory_bytes) +
+        " of memory for its " + format_count(static_cast<double>(ops)) +
+        " ops (counted by the planner's replay of it), more than the " + format_bytes(run_memory_limit_bytes()) +
+        " this machine allows a run (three quarters of its memory); what would fit: " +
+        (fit >= 1 ? "fewer nodes (about " + format_count(fit) + " would fit; cluster.groups[].count), " : "") +
+        "the plan alone (fastsim plan), or a plan of fewer ops (planner.name)");
 }
 
 WorkEstimate estimate_network_ops(const config::Params& params, double ops, const std::string& what) {

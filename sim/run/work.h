@@ -68,6 +68,11 @@ WorkEstimate estimate_training_step(const config::Params& params, bool timeline)
 WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
                               const std::vector<planner::PlannerKind>& kinds);
 
+/// UserError (exit 2), starting with params.source_file, if simulating `ops` cluster ops (a
+/// plan's, as its replay counted them: planner::Plan::replayed_ops) would take more memory than
+/// this machine allows a run; the message says what would fit.
+void check_simulation_memory(const config::Params& params, std::uint64_t ops);
+
 /// `ops` cluster ops simulated on params.cluster's topology (`what` says what they are), priced
 /// as a cluster run's.
 WorkEstimate estimate_network_ops(const config::Params& params, double ops, const std::string& what);

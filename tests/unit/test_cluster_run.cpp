@@ -20,6 +20,7 @@
 #include "run/cluster_step.h"
 #include "run/fresh_kernel.h"
 #include "run/training_step.h"
+#include "run/work.h"
 #include "support/systemc_fixture.h"
 #include "support/temp_dir.h"
 
@@ -474,6 +475,25 @@ TEST_CASE("A pipeline simulated at stage level reports the message level's ops, 
     // A timeline needs every message.
     CHECK_THROWS_WITH(run::in_fresh_kernel([&] { run::run_cluster_step(params, options, run::TimelineRequest{}); }),
                       Catch::Contains("simulated at stage level"));
+    // The planner's replay counted the ops each simulation holds: the step's, or its pieces'.
+    CHECK(message.planned.plan.replayed_ops == message.ops);
+    CHECK(stage.planned.plan.replayed_ops == stage.piece_ops);
+}
+
+TEST_CASE("A run's simulation is checked against the ops its plan's replay counted", "[cluster][run]") {
+    // The estimate before planning only bounds a simulation's ops (every layer's all-reduce over
+    // every node); once planned, the replay's count decides, and a count beyond this machine's
+    // memory is refused with what would fit.
+    const auto params = config::load(kSource + "/configs/cluster/fast_16node.yaml");
+    const auto r = run::run_cluster_step_in_fresh_kernel(params, params.planner.options());
+    CHECK(r.planned.plan.replayed_ops == r.ops);
+    CHECK(r.ops > 1000);
+    CHECK_NOTHROW(run::check_simulation_memory(params, r.ops));
+    const auto beyond = static_cast<std::uint64_t>(run::run_memory_limit_bytes());  // tens of bytes an op
+    CHECK_THROWS_WITH(run::check_simulation_memory(params, beyond),
+                      Catch::Contains("simulating the plan would need about") &&
+                          Catch::Contains("(counted by the planner's replay of it)") &&
+                          Catch::Contains("what would fit: the plan alone (fastsim plan)"));
 }
 
 TEST_CASE("GPT-3 6.7B on 64 nodes: pipeline plans fit and predict within 5%, data parallelism does not fit",
