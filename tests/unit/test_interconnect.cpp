@@ -959,6 +959,48 @@ TEST_CASE("collectives: a coalesced ring takes the plain ring's time where nothi
         std::invalid_argument);
 }
 
+TEST_CASE("collectives: a coalesced ring's rounds sum its steps' chunks and latencies", "[interconnect]") {
+    // Against the steps summed one by one (the definition): round r of rank i sends the chunks
+    // of its steps [first, last) and first waits the latencies of the routes behind it.
+    std::mt19937_64 rng(7);
+    for (int trial = 0; trial < 60; ++trial) {
+        const std::size_t p = 2 + rng() % 70, steps = 2 * (p - 1), rounds = 1 + rng() % (steps + 3);
+        const std::uint64_t bytes = rng() % 5 == 0 ? rng() % (2 * p) : rng() % 10'000'000;
+        std::vector<Picoseconds> latency(p);
+        for (Picoseconds& l : latency) l = Picoseconds(rng() % 3000);
+        CAPTURE(p, rounds, bytes);
+        std::vector<NodeProgram> merged(p);
+        interconnect::coalesced_ring_all_reduce(merged, iota_ranks(p), bytes, 0, 1, rounds, latency);
+        const std::size_t used = std::min(rounds, steps);
+        std::vector<std::size_t> at(p, 0);  // each rank's next op
+        for (std::size_t r = 0; r < used; ++r) {
+            const std::size_t first = r * steps / used, last = (r + 1) * steps / used;
+            for (std::size_t i = 0; i < p; ++i) {
+                std::uint64_t expected_bytes = 0;
+                Picoseconds expected_delay{0};
+                for (std::size_t s = first; s < last; ++s) {
+                    const std::size_t offset = s < p - 1 ? 0 : 1, within = s < p - 1 ? s : s - (p - 1);
+                    expected_bytes += interconnect::chunk_bytes(bytes, p, (i + offset + p - within) % p);
+                    if (s > first) expected_delay += latency[(i + p - s % p) % p];  // t = s: rank i - t
+                }
+                const auto& ops = merged[i].ops;
+                if (expected_delay > Picoseconds(0)) {
+                    REQUIRE(at[i] < ops.size());
+                    const auto* c = std::get_if<Compute>(&ops[at[i]++]);
+                    REQUIRE(c);
+                    CHECK(c->duration_ps == expected_delay);
+                }
+                REQUIRE(at[i] < ops.size());
+                const auto* send = std::get_if<Send>(&ops[at[i]++]);
+                REQUIRE(send);
+                CHECK(send->bytes == expected_bytes);
+                ++at[i];  // its receive
+            }
+        }
+        for (std::size_t i = 0; i < p; ++i) CHECK(at[i] == merged[i].ops.size());
+    }
+}
+
 TEST_CASE("collectives: the merged ring takes the plain ring's time on tori too, and the fluid model agrees",
           "[interconnect]") {
     // flat_ring, one ring in id order over a torus: the steps that wrap to the next row cross two hops,

@@ -68,22 +68,47 @@ std::uint64_t coalesced_ring_all_reduce(std::vector<NodeProgram>& programs, cons
     if (p < 2) return tag_base;
     const std::size_t steps = 2 * (p - 1), rounds = std::min(max_rounds, steps);
     // Step s (< p - 1: reduce-scatter, offset 0; else all-gather, offset 1) sends chunk
-    // (i + offset + p - s') mod p, s' the step within its phase, as ring_steps does.
+    // (i + offset + p - s') mod p, s' the step within its phase, as ring_steps does: over a run
+    // of steps within one phase, a run of chunk indices going down round the ring.
     const auto chunk_of = [p](std::size_t i, std::size_t s) {
         const std::size_t offset = s < p - 1 ? 0 : 1, within = s < p - 1 ? s : s - (p - 1);
         return (i + offset + p - within) % p;
     };
+    // chunk_bytes(bytes, p, c) is bytes / p, plus 1 for c < bytes % p.
+    const std::uint64_t share = bytes / p, larger = bytes % p;
+    // How many of the n (<= p) chunks c, c - 1, ..., c - n + 1 (mod p) are below `larger`.
+    const auto larger_chunks = [p, larger](std::size_t c, std::size_t n) -> std::uint64_t {
+        const std::size_t low = (c + p - (n - 1) % p) % p;  // the run is [low, low + n) mod p
+        const auto below = [larger](std::size_t end) { return std::min<std::uint64_t>(end, larger); };
+        if (low + n <= p) return below(low + n) - below(low);
+        return below(p) - below(low) + below(low + n - p);
+    };
+    // Latency prefix sums round the ring twice: window sums in O(1).
+    std::vector<Picoseconds> prefix(2 * p + 1, Picoseconds(0));
+    for (std::size_t k = 0; k < 2 * p; ++k) {
+        prefix[k + 1] = prefix[k];
+        checked_accumulate(prefix[k + 1], step_latency_ps[k % p], "picoseconds of merged ring steps");
+    }
+    const Picoseconds ring_ps = prefix[p];
     for (std::size_t r = 0; r < rounds; ++r) {
         const std::size_t first = r * steps / rounds, last = (r + 1) * steps / rounds;  // steps [first, last)
+        const std::size_t split = std::clamp(p - 1, first, last);                       // the phases' boundary
         for (std::size_t i = 0; i < p; ++i) {
-            std::uint64_t round_bytes = 0;
-            for (std::size_t s = first; s < last; ++s) round_bytes += chunk_bytes(bytes, p, chunk_of(i, s));
+            std::uint64_t round_bytes = share * (last - first);
+            if (split > first) round_bytes += larger_chunks(chunk_of(i, first), split - first);
+            if (last > split) round_bytes += larger_chunks(chunk_of(i, split), last - split);
             // In the plain ring rank i's step s waits for rank i - 1's step s - 1, so the latency
             // its merged steps first + 1 .. last - 1 would have added is that of the routes
-            // behind it: rank i - t's, for t = first + 1 .. last - 1.
+            // behind it: rank i - t's, for t = first + 1 .. last - 1, the ranks
+            // (i - last + 1 .. i - first - 1) mod p, whole turns of the ring first.
             Picoseconds delay{0};
-            for (std::size_t t = first + 1; t < last; ++t)
-                checked_accumulate(delay, step_latency_ps[(i + p - t % p) % p], "picoseconds of merged ring steps");
+            if (last > first + 1) {
+                const std::size_t merged = last - first - 1, turns = merged / p, rest = merged % p;
+                for (std::size_t k = 0; k < turns; ++k)
+                    checked_accumulate(delay, ring_ps, "picoseconds of merged ring steps");
+                const std::size_t from = (i + p - (last - 1) % p) % p;  // rank i - last + 1
+                checked_accumulate(delay, prefix[from + rest] - prefix[from], "picoseconds of merged ring steps");
+            }
             if (delay > Picoseconds(0)) programs[ranks[i].value()].ops.emplace_back(Compute{delay, label});
             send(programs, ranks[i], ranks[(i + 1) % p], round_bytes, tag_base + r, label);
             recv(programs, ranks[i], ranks[(i + p - 1) % p], tag_base + r, label);
