@@ -225,7 +225,8 @@ void cluster_keys(Visit& visit, C& c) {
           {"pipeline_simulation",
            "how a pipeline plan's step is simulated: every message of every micro-batch (`message_level`), each "
            "stage's tasks and each transfer once and composed (`stage_level`), or `auto`: the stage level when "
-           "the step would run more than 2,000,000 ops ([pipeline.md](pipeline.md#stage-level-simulation))"});
+           "the step would run more than 2,000,000 ops and more than its pieces "
+           "([pipeline.md](pipeline.md#stage-level-simulation))"});
     gradient_sync_keys(visit, c.gradient_sync, "gradient_sync.");
 }
 

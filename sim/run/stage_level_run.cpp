@@ -113,14 +113,25 @@ StagePieces build_stage_pieces(const planner::Plan& plan, std::size_t node_count
     return pieces;
 }
 
+bool stage_level_chosen(config::PipelineSimulation setting, std::uint64_t step_ops, std::uint64_t piece_ops) {
+    switch (setting) {
+    case config::PipelineSimulation::message_level: return false;
+    case config::PipelineSimulation::stage_level: return true;
+    case config::PipelineSimulation::automatic:
+        // The message level where it is small enough, or where the pieces would run more ops
+        // than the step (few micro-batches: each stage's three pieces are one and a half).
+        return step_ops > config::kStageLevelAboveOps && piece_ops < step_ops;
+    }
+    return false;
+}
+
 std::optional<StagePieces> stage_level_pieces(config::PipelineSimulation setting, const planner::Plan& plan,
                                               std::size_t node_count, const planner::ComputePicoseconds& compute_ps,
                                               planner::GradientSync& gradient_sync) {
     if (!plan.pipeline || gradient_sync.staleness() > 0 || setting == config::PipelineSimulation::message_level)
         return std::nullopt;
     StagePieces pieces = build_stage_pieces(plan, node_count, compute_ps, gradient_sync);
-    if (setting == config::PipelineSimulation::automatic && pieces.step_ops <= config::kStageLevelAboveOps)
-        return std::nullopt;
+    if (!stage_level_chosen(setting, pieces.step_ops, pieces.piece_ops)) return std::nullopt;
     return pieces;
 }
 

@@ -31,10 +31,15 @@ struct StagePieces {
 StagePieces build_stage_pieces(const planner::Plan& plan, std::size_t node_count,
                                const planner::ComputePicoseconds& compute_ps, planner::GradientSync& gradient_sync);
 
+/// Whether `setting` simulates a step of `step_ops` ops, `piece_ops` in pieces, at stage level:
+/// always under stage_level, never under message_level; under auto, when the step runs more
+/// than config::kStageLevelAboveOps ops and more than its pieces.
+bool stage_level_chosen(config::PipelineSimulation setting, std::uint64_t step_ops, std::uint64_t piece_ops);
+
 /// `plan`'s pieces when its step is simulated at stage level under `setting`, else nullopt (the
 /// message level): never for a plan without a pipeline or with a delayed update (its steady
 /// state needs every message); always under stage_level; under auto, when the step runs more
-/// than config::kStageLevelAboveOps ops (build_stage_pieces' step_ops).
+/// than config::kStageLevelAboveOps ops (build_stage_pieces' step_ops) and more than its pieces.
 std::optional<StagePieces> stage_level_pieces(config::PipelineSimulation setting, const planner::Plan& plan,
                                               std::size_t node_count, const planner::ComputePicoseconds& compute_ps,
                                               planner::GradientSync& gradient_sync);
