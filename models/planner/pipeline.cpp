@@ -186,10 +186,7 @@ void finish_pipeline(const PlanningInputs& in, PipelinePlan& p) {
         }
     }
     p.transfers = stage_transfers(in, p.stages, p.microbatch_size);
-    p.step_s = predict_pipeline(in, p);
-    double busy = 0;
-    for (const PipelineStage& s : p.stages) busy += s.busy_s;
-    p.bubble_fraction = p.step_s > 0 ? 1 - busy / (static_cast<double>(stages) * p.step_s) : 0;
+    p.set_step(predict_pipeline(in, p));
 }
 
 /// The plan of the whole cluster that carries `pipeline` (docs/pipeline.md, "Plan").

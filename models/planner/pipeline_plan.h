@@ -48,9 +48,17 @@ struct PipelinePlan {
     std::uint64_t microbatch_size = 0;  ///< samples per micro-batch
     std::vector<PipelineStage> stages;
     std::vector<StageTransfer> transfers;
-    double step_s = 0;           ///< predicted (predict_pipeline)
-    double bubble_fraction = 0;  ///< 1 - sum of stage busy time / (stages x step)
+    double step_s = 0;           ///< predicted (predict_pipeline, then replay_step's where replayed)
+    double bubble_fraction = 0;  ///< 1 - sum of stage busy time / (stages x step): set_step's
     double objective_s = 0;      ///< alpa: its DP's objective, sum of stage latencies + (M - 1) x the slowest
+
+    /// Sets step_s and the bubble fraction it leaves (stages' busy_s set first).
+    void set_step(double seconds) {
+        step_s = seconds;
+        double busy = 0;
+        for (const PipelineStage& s : stages) busy += s.busy_s;
+        bubble_fraction = step_s > 0 ? 1 - busy / (static_cast<double>(stages.size()) * step_s) : 0;
+    }
 };
 
 /// A transfer's messages (sender, receiver) one way (`forward`: from the earlier stage), round

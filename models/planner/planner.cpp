@@ -143,7 +143,7 @@ void replay_step(const PlanningInputs& in, Plan& plan, double incumbent_s) {
     plan.step_replayed = true;
     if (plan.pipeline) {
         auto pipeline = std::make_shared<PipelinePlan>(*plan.pipeline);
-        pipeline->step_s = plan.step_s;
+        pipeline->set_step(plan.step_s);  // the bubble the replayed step leaves
         plan.pipeline = std::move(pipeline);
     }
 }

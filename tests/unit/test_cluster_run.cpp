@@ -476,6 +476,14 @@ TEST_CASE("A pipeline simulated at stage level reports the message level's ops, 
     // A timeline needs every message.
     CHECK_THROWS_WITH(run::in_fresh_kernel([&] { run::run_cluster_step(params, options, run::TimelineRequest{}); }),
                       Catch::Contains("simulated at stage level"));
+    // The planned bubble is the replayed step's, as the planned step is.
+    for (const auto* r : {&message, &stage}) {
+        const planner::PipelinePlan& pp = *r->planned.plan.pipeline;
+        double busy = 0;
+        for (const planner::PipelineStage& st : pp.stages) busy += st.busy_s;
+        CHECK(pp.step_s == r->planned.plan.step_s);
+        CHECK(pp.bubble_fraction == Approx(1 - busy / (static_cast<double>(pp.stages.size()) * pp.step_s)));
+    }
     // The planner's replay counted the ops each simulation holds: the step's, or its pieces'.
     CHECK(message.planned.plan.replayed_ops == message.ops);
     CHECK(stage.planned.plan.replayed_ops == stage.piece_ops);

@@ -437,6 +437,35 @@ TEST_CASE("Pipeline stages sit on the cluster's groups, sized by their nodes' sp
     CHECK((accpar.pipeline != nullptr) == (accpar.chosen_from == planner::PlannerKind::pipeline));
 }
 
+TEST_CASE("A replayed pipeline plan's bubble is its replayed step's", "[pipeline]") {
+    // A replay that finds the step twice the walk's: the plan reports that step, and the bubble
+    // it leaves (the stages' busy time unchanged).
+    const auto graph = planner::build_layer_graph(chain(8, 256), 16);
+    const auto view = test::uniform_cluster(4);
+    const auto exchange = test::flat_exchange(1e-6, 25e9);
+    const auto groups = planner::bisect(view, exchange);
+    const auto compute = test::linear_compute(graph, {1e12});
+    planner::PlanningInputs in{graph, view, groups, compute, {}, test::free_all_reduce(), {}, {}, {}, exchange, {}};
+    planner::PlannerOptions options;
+    options.kind = planner::PlannerKind::pipeline;
+    options.pipeline.intra = planner::PlannerKind::data_parallel;
+    options.pipeline.stages = 2;
+    options.pipeline.microbatches = 4;
+    const planner::Plan walked = planner::make_plan(in, options);
+    in.replay = [](const planner::Plan& plan, double) { return planner::ReplayedStep{2 * plan.step_s, 123}; };
+    const planner::Plan replayed = planner::make_plan(in, options);
+    REQUIRE(walked.pipeline);
+    REQUIRE(replayed.pipeline);
+    CHECK(replayed.step_s == Approx(2 * walked.step_s));
+    CHECK(replayed.pipeline->step_s == replayed.step_s);
+    CHECK(replayed.replayed_ops == 123);
+    double busy = 0;
+    for (const planner::PipelineStage& st : replayed.pipeline->stages) busy += st.busy_s;
+    CHECK(replayed.pipeline->bubble_fraction == Approx(1 - busy / (2 * replayed.step_s)));
+    CHECK(walked.pipeline->bubble_fraction == Approx(1 - busy / (2 * walked.step_s)));
+    CHECK(replayed.pipeline->bubble_fraction > walked.pipeline->bubble_fraction + 0.2);
+}
+
 TEST_CASE("Pipeline stages given by layer names, and the errors of a bad list", "[pipeline]") {
     const auto graph = planner::build_layer_graph(chain(4, 64), 8);
     const auto view = test::uniform_cluster(2);
