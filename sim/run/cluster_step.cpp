@@ -345,10 +345,16 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
                 if (const auto* f = std::get_if<interconnect::FlowCollective>(&op)) tags.insert(f->tag);
         return tags.size();
     };
+    // At stage level the all-reduces are each stage's last backward's: counted, and their bytes
+    // on the wire summed, in one visit of each (a piece may be built again for it).
+    std::uint64_t last_backward_bytes = 0;
     if (r.stage_level)
-        for (const auto& stage : pieces->stages)
-            r.flow_level_all_reduces +=
-                flow_collectives(stage[static_cast<std::size_t>(planner::StagePiece::last_backward)]);
+        for (std::size_t s = 0; s < pieces->stages; ++s)
+            pieces->visit(pieces->piece_index(s, planner::StagePiece::last_backward),
+                          [&](const std::vector<interconnect::NodeProgram>& last) {
+                              r.flow_level_all_reduces += flow_collectives(last);
+                              last_backward_bytes += comm_stream_bytes(last);
+                          });
     else
         r.flow_level_all_reduces = flow_collectives(programs);
     // Gradient synchronisation on the wire (every comm stream's sends), and the same algorithm
@@ -364,13 +370,8 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
                                                : planner::build_schedule(graph, plan, node_count, zero_ps, *lowered));
     };
     r.sync_bytes = r.flow_level_all_reduces > 0 ? message_level_bytes(c.gradient_sync)
-                   : r.stage_level ? [&] {
-                         std::uint64_t bytes = 0;
-                         for (const auto& stage : pieces->stages)
-                             bytes += comm_stream_bytes(stage[static_cast<std::size_t>(planner::StagePiece::last_backward)]);
-                         return bytes;
-                     }()
-                                   : comm_stream_bytes(programs);
+                   : r.stage_level              ? last_backward_bytes
+                                                : comm_stream_bytes(programs);
     if (c.gradient_sync.scheme == compression::Scheme::none) {
         r.sync_bytes_uncompressed = r.sync_bytes;
     } else {

@@ -40,11 +40,14 @@ planner::StagePieceTimes piece_times(const StagePieces& pieces, Run&& run) {
         return t;
     };
     planner::StagePieceTimes times;
-    for (const auto& stage : pieces.stages) {
-        auto& t = times.stages.emplace_back();
-        for (std::size_t k = 0; k < planner::kStagePieces; ++k) t[k] = timing(stage[k], false);
-    }
-    for (const auto& programs : pieces.group_programs) times.groups.push_back(timing(programs, true));
+    times.stages.resize(pieces.stages);
+    for (std::size_t i = 0; i < pieces.piece_count(); ++i)
+        pieces.visit(i, [&](const std::vector<interconnect::NodeProgram>& programs) {
+            if (i < pieces.stages * planner::kStagePieces)
+                times.stages[i / planner::kStagePieces][i % planner::kStagePieces] = timing(programs, false);
+            else
+                times.groups.push_back(timing(programs, true));
+        });
     return times;
 }
 
@@ -88,29 +91,48 @@ void add_label(std::map<std::uint32_t, cluster::LabelStats>& labels, std::uint32
 }  // namespace
 
 StagePieces build_stage_pieces(const planner::Plan& plan, std::size_t node_count,
-                               const planner::ComputePicoseconds& compute_ps, planner::GradientSync& gradient_sync) {
+                               const planner::ComputePicoseconds& compute_ps, planner::GradientSync& gradient_sync,
+                               std::uint64_t keep_ops) {
     const planner::PipelinePlan& p = *plan.pipeline;
     StagePieces pieces;
-    std::vector<std::array<std::uint64_t, planner::kStagePieces>> stage_ops;
-    for (std::size_t s = 0; s < p.stages.size(); ++s) {
-        auto& stage = pieces.stages.emplace_back();
-        auto& ops = stage_ops.emplace_back();
-        for (std::size_t k = 0; k < planner::kStagePieces; ++k) {
-            stage[k] = planner::stage_piece_programs(plan, s, static_cast<planner::StagePiece>(k), node_count,
-                                                     compute_ps, gradient_sync);
-            ops[k] = ops_of(stage[k]);
-            pieces.piece_ops += ops[k];
-        }
-    }
+    pieces.stages = p.stages.size();
     pieces.groups = planner::send_groups(p);
+    pieces.build = [&plan, node_count, compute_ps, &gradient_sync, stages = pieces.stages,
+                    groups = pieces.groups](std::size_t index) {
+        if (index < stages * planner::kStagePieces)
+            return planner::stage_piece_programs(plan, index / planner::kStagePieces,
+                                                 static_cast<planner::StagePiece>(index % planner::kStagePieces),
+                                                 node_count, compute_ps, gradient_sync);
+        return planner::send_group_programs(plan, groups[index - stages * planner::kStagePieces], node_count);
+    };
+    std::vector<std::array<std::uint64_t, planner::kStagePieces>> stage_ops(pieces.stages);
     std::vector<std::uint64_t> group_ops;
-    for (const planner::SendGroup& group : pieces.groups) {
-        pieces.group_programs.push_back(planner::send_group_programs(plan, group, node_count));
-        group_ops.push_back(ops_of(pieces.group_programs.back()));
-        pieces.piece_ops += group_ops.back();
+    pieces.kept.resize(pieces.piece_count());
+    std::uint64_t kept_ops = 0;
+    for (std::size_t i = 0; i < pieces.piece_count(); ++i) {
+        std::vector<interconnect::NodeProgram> programs = pieces.build(i);
+        const std::uint64_t ops = ops_of(programs);
+        if (i < pieces.stages * planner::kStagePieces)
+            stage_ops[i / planner::kStagePieces][i % planner::kStagePieces] = ops;
+        else
+            group_ops.push_back(ops);
+        pieces.piece_ops += ops;
+        if (kept_ops + ops <= keep_ops) {
+            kept_ops += ops;
+            pieces.kept[i] = std::move(programs);
+        }
     }
     pieces.step_ops = planner::pipeline_step_ops(p, stage_ops, group_ops);
     return pieces;
+}
+
+void StagePieces::visit(std::size_t index,
+                        const std::function<void(const std::vector<interconnect::NodeProgram>&)>& use) const {
+    if (!kept[index].empty()) {
+        use(kept[index]);
+        return;
+    }
+    use(build(index));
 }
 
 bool stage_level_chosen(config::PipelineSimulation setting, std::uint64_t step_ops, std::uint64_t piece_ops) {

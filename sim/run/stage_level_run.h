@@ -6,6 +6,7 @@
 // run or on the replay for the planner, and composed into the step.
 
 #include <array>
+#include <functional>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -20,16 +21,35 @@
 
 namespace fastsim::run {
 
-/// A pipeline plan's pieces, built once: each stage's three, each send group's one.
+/// A pipeline plan's pieces, counted: each stage's three, each send group's one. Pieces are
+/// kept while they hold at most kKeptPieceOps ops in all; beyond that each is built, counted and
+/// dropped, and built again where it runs (`visit`), so that at most one piece's programs are
+/// held at a time (a piece of GPT-3 175B's 1,024-node stage holds 14 million ops).
 struct StagePieces {
-    std::vector<std::array<std::vector<interconnect::NodeProgram>, planner::kStagePieces>> stages;
-    std::vector<planner::SendGroup> groups;                              ///< planner::send_groups
-    std::vector<std::vector<interconnect::NodeProgram>> group_programs;  ///< per group
-    std::uint64_t step_ops = 0;   ///< the whole step's programs' ops (planner::pipeline_step_ops)
-    std::uint64_t piece_ops = 0;  ///< the pieces' ops, each piece once
+    std::size_t stages = 0;
+    std::vector<planner::SendGroup> groups;  ///< planner::send_groups
+    std::uint64_t step_ops = 0;              ///< the whole step's programs' ops (planner::pipeline_step_ops)
+    std::uint64_t piece_ops = 0;             ///< the pieces' ops, each piece once
+
+    /// Pieces in the order piece_index gives: stage s's piece k, then each send group.
+    [[nodiscard]] std::size_t piece_count() const { return stages * planner::kStagePieces + groups.size(); }
+    [[nodiscard]] std::size_t piece_index(std::size_t stage, planner::StagePiece piece) const {
+        return stage * planner::kStagePieces + static_cast<std::size_t>(piece);
+    }
+    /// Calls `use` with piece `index`'s programs (kept, or built for the call).
+    void visit(std::size_t index, const std::function<void(const std::vector<interconnect::NodeProgram>&)>& use) const;
+
+    std::vector<std::vector<interconnect::NodeProgram>> kept;  ///< per piece; empty when not kept
+    /// Builds piece `index`'s programs (from the plan, the compute times and the gradient sync
+    /// build_stage_pieces was given, which must outlive this).
+    std::function<std::vector<interconnect::NodeProgram>(std::size_t index)> build;
 };
+/// At most this many ops of pieces are kept between counting them and running them.
+inline constexpr std::uint64_t kKeptPieceOps = 2'000'000;
+/// `keep_ops`: how many ops of pieces to keep (kKeptPieceOps; 0 keeps none).
 StagePieces build_stage_pieces(const planner::Plan& plan, std::size_t node_count,
-                               const planner::ComputePicoseconds& compute_ps, planner::GradientSync& gradient_sync);
+                               const planner::ComputePicoseconds& compute_ps, planner::GradientSync& gradient_sync,
+                               std::uint64_t keep_ops = kKeptPieceOps);
 
 /// Whether `setting` simulates a step of `step_ops` ops, `piece_ops` in pieces, at stage level:
 /// always under stage_level, never under message_level; under auto, when the step runs more
