@@ -114,6 +114,8 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
             }
             lane_end[node * kStreams + stream] = steps.size();
         }
+    // The keys are matched: their table (tens of bytes an op) is not held through the run.
+    std::vector<TableEntry>().swap(table);
     // (2) Run the lanes in global time order (ties: the lower node, its main stream first), as
     //     the executor does; the network books the heads that reach a channel before the next
     //     lane's time, and those at that time once every lane at it has run (its posts included).
