@@ -367,6 +367,20 @@ TEST_CASE("a cluster plan's estimate counts the replayed message hops, which gro
                       Contains("above the work limit of 20 s"));
 }
 
+TEST_CASE("a cluster run's estimate lowers all-reduces over more nodes than any grid as flat rings", "[run]") {
+    // GPT-3 175B over 64 4x4 tori: a set of all 1,024 nodes is no grid of the topology, so its
+    // ring is one flat ring of merged rounds (90 ops a rank), not rings per dimension (2p). The
+    // simulation's ops: about 1.5 micro-batches' (63 million) and the all-reduces' bound; the
+    // plan alpa keeps runs 42 million.
+    const config::Params p =
+        config::load(std::string(FASTSIM_SOURCE_DIR) + "/configs/pipeline/gpt3_175b_1024node.yaml");
+    double ops = 0;
+    for (const auto& part : run::estimate_cluster(p, true, {planner::PlannerKind::alpa}).parts)
+        if (part.what == "cluster ops") ops = part.count;
+    CHECK(ops > 6e7);
+    CHECK(ops < 3e8);
+}
+
 TEST_CASE("a pipeline's estimate counts the micro-batches the stage level runs, or all with a delayed update",
           "[run]") {
     // GPT-3 6.7B's four tori at 8x8, the pipeline planner with 8 stages of 32 micro-batches:
