@@ -248,7 +248,7 @@ struct Plan {
     std::vector<double> layer_step_s;
     double step_s = 0;                 ///< the predicted training step (predict_step, or replay_step's)
     bool step_replayed = false;        ///< step_s is PlanningInputs::replay's (replay_step runs it once)
-    std::uint64_t replayed_ops = 0;    ///< ops of the programs that replay ran (a simulation runs them too); 0: none
+    std::uint64_t replayed_ops = 0;    ///< ops the replay held at once, as its simulation will; 0: not replayed
     double comm_bytes = 0;             ///< every group's exchanges (busiest direction of each), AccPar's accounting
     std::vector<Footprint> footprint;  ///< per node id
     std::vector<MemoryShortfall> memory_shortfalls;  ///< nodes over capacity, worst first (empty: it fits)
@@ -263,8 +263,9 @@ bool same_partition(const Plan& a, const Plan& b);
 
 class PlanMemo;
 
-/// A plan's step replayed (PlanningInputs::replay): its seconds, and the ops of the programs
-/// replayed (at stage level, the pieces'), which a simulation of the plan holds too.
+/// A plan's step replayed (PlanningInputs::replay): its seconds, and the ops of the programs it
+/// held at once (the step's; at stage level, the pieces kept and the largest other one), which
+/// a simulation of the plan holds too.
 struct ReplayedStep {
     double step_s = 0;
     std::uint64_t ops = 0;

@@ -243,7 +243,7 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
             // A pipeline simulated at stage level is predicted at stage level, from the same pieces.
             if (const std::optional<StagePieces> pieces = stage_level_pieces(
                     c.pipeline_simulation, plan, c.node_type.size(), compute_ps, *costs.gradient_sync))
-                return planner::ReplayedStep{replay_by_stage(plan, *pieces, replay_network), pieces->piece_ops};
+                return planner::ReplayedStep{replay_by_stage(plan, *pieces, replay_network), pieces->held_ops};
             const auto programs =
                 planner::build_schedule(out.graph, plan, c.node_type.size(), compute_ps, *costs.gradient_sync);
             std::uint64_t ops = 0;
@@ -293,7 +293,7 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
     const planner::Plan& plan = r.planned.plan;
     // The simulation holds the programs the planner replayed: their count decides whether it fits
     // (the estimate before planning could only bound them; run/work.h).
-    if (plan.replayed_ops > 0) check_simulation_memory(params, plan.replayed_ops);
+    if (plan.replayed_ops > 0) check_simulation_memory(params, plan.replayed_ops, plan.pipeline != nullptr);
     const std::size_t layers = graph.layers.size();
     report(0.5);
 

@@ -108,7 +108,7 @@ StagePieces build_stage_pieces(const planner::Plan& plan, std::size_t node_count
     std::vector<std::array<std::uint64_t, planner::kStagePieces>> stage_ops(pieces.stages);
     std::vector<std::uint64_t> group_ops;
     pieces.kept.resize(pieces.piece_count());
-    std::uint64_t kept_ops = 0;
+    std::uint64_t kept_ops = 0, largest_built = 0;
     for (std::size_t i = 0; i < pieces.piece_count(); ++i) {
         std::vector<interconnect::NodeProgram> programs = pieces.build(i);
         const std::uint64_t ops = ops_of(programs);
@@ -120,8 +120,11 @@ StagePieces build_stage_pieces(const planner::Plan& plan, std::size_t node_count
         if (kept_ops + ops <= keep_ops) {
             kept_ops += ops;
             pieces.kept[i] = std::move(programs);
+        } else {
+            largest_built = std::max(largest_built, ops);
         }
     }
+    pieces.held_ops = kept_ops + largest_built;
     pieces.step_ops = planner::pipeline_step_ops(p, stage_ops, group_ops);
     return pieces;
 }

@@ -30,6 +30,7 @@ struct StagePieces {
     std::vector<planner::SendGroup> groups;  ///< planner::send_groups
     std::uint64_t step_ops = 0;              ///< the whole step's programs' ops (planner::pipeline_step_ops)
     std::uint64_t piece_ops = 0;             ///< the pieces' ops, each piece once
+    std::uint64_t held_ops = 0;              ///< the most ops held at once: those kept and the largest other piece
 
     /// Pieces in the order piece_index gives: stage s's piece k, then each send group.
     [[nodiscard]] std::size_t piece_count() const { return stages * planner::kStagePieces + groups.size(); }

@@ -458,11 +458,6 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
         std::vector<std::string> ways;
         if (fit >= 1) ways.push_back("fewer nodes (about " + format_count(fit) + " would fit; cluster.groups[].count)");
         if (simulate && planning_bytes <= limit) ways.push_back("planning without the simulation (fastsim plan)");
-        // A pipeline at the message level: the stage level runs about one and a half micro-batches' ops.
-        const double stage_level_saves = simulate ? per_microbatch * (run_microbatches - 1.5) * kBytesPerClusterOp : 0;
-        if (pipelined && c.gradient_sync.staleness == 0 && stage_level_saves > 0 &&
-            e.memory_bytes - stage_level_saves <= limit)
-            ways.push_back("the stage-level simulation (cluster.pipeline_simulation stage_level)");
         if (!pipelined) ways.push_back("another planner (planner.name)");
         std::string text = "what would fit: ";
         for (std::size_t i = 0; i < ways.size(); ++i) text += (i ? i + 1 == ways.size() ? " or " : ", " : "") + ways[i];
@@ -471,7 +466,7 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
     return e;
 }
 
-void check_simulation_memory(const config::Params& params, std::uint64_t ops) {
+void check_simulation_memory(const config::Params& params, std::uint64_t ops, bool pipeline) {
     const auto count = static_cast<double>(ops);
     const WorkEstimate e = estimate_network_ops(params, count, "the plan's " + format_count(count) + " ops");
     if (e.memory_bytes <= run_memory_limit_bytes()) return;
@@ -479,11 +474,15 @@ void check_simulation_memory(const config::Params& params, std::uint64_t ops) {
     const double fit = std::floor(nodes * run_memory_limit_bytes() / e.memory_bytes);
     throw UserError(
         params.source_file + ": simulating the plan would need about " + format_bytes(e.memory_bytes) +
-        " of memory for its " + format_count(static_cast<double>(ops)) +
-        " ops (counted by the planner's replay of it), more than the " + format_bytes(run_memory_limit_bytes()) +
+        " of memory for its " + format_count(count) + " ops (counted by the planner's replay of it), more than the " +
+        format_bytes(run_memory_limit_bytes()) +
         " this machine allows a run (three quarters of its memory); what would fit: " +
         (fit >= 1 ? "fewer nodes (about " + format_count(fit) + " would fit; cluster.groups[].count), " : "") +
-        "the plan alone (fastsim plan), or a plan of fewer ops (planner.name)");
+        "the plan alone (fastsim plan), " +
+        (pipeline && params.cluster.pipeline_simulation == config::PipelineSimulation::message_level
+             ? "the stage-level simulation (cluster.pipeline_simulation auto or stage_level), "
+             : "") +
+        "or a plan of fewer ops (planner.name)");
 }
 
 WorkEstimate estimate_network_ops(const config::Params& params, double ops, const std::string& what) {

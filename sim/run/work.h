@@ -70,8 +70,8 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
 
 /// UserError (exit 2), starting with params.source_file, if simulating `ops` cluster ops (a
 /// plan's, as its replay counted them: planner::Plan::replayed_ops) would take more memory than
-/// this machine allows a run; the message says what would fit.
-void check_simulation_memory(const config::Params& params, std::uint64_t ops);
+/// this machine allows a run; the message says what would fit (`pipeline`: the plan is one).
+void check_simulation_memory(const config::Params& params, std::uint64_t ops, bool pipeline = false);
 
 /// `ops` cluster ops simulated on params.cluster's topology (`what` says what they are), priced
 /// as a cluster run's.

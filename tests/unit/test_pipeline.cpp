@@ -525,6 +525,8 @@ TEST_CASE("Stage-level simulation: uniform stages compose as the message level r
             const run::StagePieces rebuilt =
                 run::build_stage_pieces(plan, nodes, compute_ps, *test::free_all_reduce(), /*keep_ops=*/0);
             CHECK(rebuilt.piece_ops == pieces.piece_ops);
+            CHECK(pieces.held_ops == pieces.piece_ops);   // all kept
+            CHECK(rebuilt.held_ops < rebuilt.piece_ops);  // one piece at a time
             CHECK(rebuilt.step_ops == pieces.step_ops);
             CHECK(std::all_of(rebuilt.kept.begin(), rebuilt.kept.end(), [](const auto& k) { return k.empty(); }));
             CHECK(std::none_of(pieces.kept.begin(), pieces.kept.end(), [](const auto& k) { return k.empty(); }));
