@@ -92,6 +92,13 @@ struct NodeProgram {
     std::vector<Op> comm_ops;
 };
 
+/// Every op of `programs`, both streams.
+inline std::uint64_t op_count(const std::vector<NodeProgram>& programs) {
+    std::uint64_t ops = 0;
+    for (const NodeProgram& p : programs) ops += p.ops.size() + p.comm_ops.size();
+    return ops;
+}
+
 /// Which of a node's streams an op belongs to.
 enum class Stream : std::uint8_t { main = 0, comm = 1 };
 inline constexpr std::size_t kStreams = 2;

@@ -59,11 +59,10 @@ Picoseconds replay_messages(Network& network, const std::vector<NodeProgram>& pr
         Key key;
         std::uint32_t slot = kNobody;  ///< kNobody: empty
     };
-    std::size_t op_count = 0;
-    for (const NodeProgram& p : programs) op_count += p.ops.size() + p.comm_ops.size();
-    steps.reserve(op_count);
+    const std::uint64_t total_ops = op_count(programs);
+    steps.reserve(total_ops);
     int bits = 4;
-    while ((std::size_t{1} << bits) < 2 * op_count) ++bits;
+    while ((std::size_t{1} << bits) < 2 * total_ops) ++bits;
     std::vector<TableEntry> table(std::size_t{1} << bits);
     const std::size_t mask = table.size() - 1;
     std::uint32_t slots = 0;  // messages and events alike

@@ -246,8 +246,7 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
                 return planner::ReplayedStep{replay_by_stage(plan, *pieces, replay_network), pieces->held_ops};
             const auto programs =
                 planner::build_schedule(out.graph, plan, c.node_type.size(), compute_ps, *costs.gradient_sync);
-            std::uint64_t ops = 0;
-            for (const interconnect::NodeProgram& p : programs) ops += p.ops.size() + p.comm_ops.size();
+            const std::uint64_t ops = interconnect::op_count(programs);
             // One picosecond past the bound, so a step that ends at it (rounded) is replayed whole.
             const Picoseconds give_up =
                 give_up_after_s < 1e6 ? Picoseconds(static_cast<std::uint64_t>(std::ceil(give_up_after_s * 1e12)) + 1)
@@ -420,7 +419,7 @@ ClusterStepResult run_cluster_step(const config::Params& params, const planner::
                                        forward ? bfp::Rounding::nearest : bfp::Rounding::stochastic, passes,
                                        r.nodes[receiver]);
             }
-    for (const auto& p : programs) r.ops += p.ops.size() + p.comm_ops.size();
+    r.ops = interconnect::op_count(programs);
     if (r.stage_level) {
         r.ops = pieces->step_ops;
         r.piece_ops = pieces->piece_ops;

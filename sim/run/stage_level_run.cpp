@@ -12,12 +12,6 @@
 namespace fastsim::run {
 namespace {
 
-std::uint64_t ops_of(const std::vector<interconnect::NodeProgram>& programs) {
-    std::uint64_t ops = 0;
-    for (const auto& p : programs) ops += p.ops.size() + p.comm_ops.size();
-    return ops;
-}
-
 /// What running a piece alone gives: each node's end and each channel's busy time, in ps.
 struct PieceRun {
     std::vector<Picoseconds> node_end;
@@ -111,7 +105,7 @@ StagePieces build_stage_pieces(const planner::Plan& plan, std::size_t node_count
     std::uint64_t kept_ops = 0, largest_built = 0;
     for (std::size_t i = 0; i < pieces.piece_count(); ++i) {
         std::vector<interconnect::NodeProgram> programs = pieces.build(i);
-        const std::uint64_t ops = ops_of(programs);
+        const std::uint64_t ops = interconnect::op_count(programs);
         if (i < pieces.stages * planner::kStagePieces)
             stage_ops[i / planner::kStagePieces][i % planner::kStagePieces] = ops;
         else
