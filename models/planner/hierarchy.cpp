@@ -604,9 +604,13 @@ void given_top_down(const LayerGraph& graph, const Planning& planning, const Hie
     }
 }
 
+/// Whether predict() walks the step (predict_step) or leaves step_s NaN.
+enum class StepWalked { yes, no };
+
 /// The plan's predictions: each node's exact share, the communication of every depth, and the
 /// step walked with every node's clocks (predict_step), given up after `give_up_after_s`.
-void predict(const PlanningInputs& in, Plan& plan, double give_up_after_s = std::numeric_limits<double>::infinity()) {
+void predict(const PlanningInputs& in, Plan& plan, double give_up_after_s = std::numeric_limits<double>::infinity(),
+             StepWalked walked = StepWalked::yes) {
     const LayerGraph& graph = in.graph;
     const std::size_t n = graph.layers.size();
     const std::vector<Group>& groups = plan.groups;
@@ -631,12 +635,19 @@ void predict(const PlanningInputs& in, Plan& plan, double give_up_after_s = std:
             plan.forward_comm_s[l] += fwd[l * depths + d];
             plan.backward_comm_s[l] += bwd[l * depths + d];
         }
-    const StepPrediction step =
-        predict_step(graph, plan, in.cluster.node_type, in.compute, *in.gradient_sync, {}, give_up_after_s);
-    plan.step_s = step.step_s;
-    plan.compute_s = step.compute_s;
-    plan.layer_step_s = step.layer_s;
-    plan.sync_comm_s = step.sync_s;
+    if (walked == StepWalked::yes) {
+        const StepPrediction step =
+            predict_step(graph, plan, in.cluster.node_type, in.compute, *in.gradient_sync, {}, give_up_after_s);
+        plan.step_s = step.step_s;
+        plan.compute_s = step.compute_s;
+        plan.layer_step_s = step.layer_s;
+        plan.sync_comm_s = step.sync_s;
+    } else {
+        plan.step_s = std::numeric_limits<double>::quiet_NaN();
+        plan.compute_s.clear();
+        plan.layer_step_s.clear();
+        plan.sync_comm_s.clear();
+    }
     plan.footprint = plan_footprint(graph, plan, in.cluster.node_type, in.memory);
     plan.memory_shortfalls = memory_shortfalls(plan.footprint, in.cluster.node_type, in.memory);
     if (in.plan_made) in.plan_made();
@@ -713,6 +724,17 @@ Plan plan_hierarchy(const PlanningInputs& in, const PartitionRules& rules, const
         if (!(next.step_s < plan.step_s)) break;
         plan = std::move(next);
     }
+    return plan;
+}
+
+Plan plan_hierarchy_unwalked(const PlanningInputs& in, const PartitionRules& rules, const PlannerOptions& options) {
+    const std::string_view name = to_string(options.kind);
+    check_batch_impl(in.graph, in.cluster, rules, name);
+    Plan plan = unplanned(in, options, options.kind, rules.objective, rules.split);
+    Planning planning(in, rules, name, /*memory_weight=*/0);
+    std::vector<std::vector<LayerDims>> dims;
+    plan_top_down(in.graph, planning, plan, dims);
+    predict(in, plan, std::numeric_limits<double>::infinity(), StepWalked::no);
     return plan;
 }
 

@@ -46,6 +46,12 @@ Plan plan_hierarchy(const PlanningInputs& inputs, const PartitionRules& rules, c
                     double memory_weight = 0, int calibration_rounds = kRefinementRounds,
                     double give_up_after_s = std::numeric_limits<double>::infinity());
 
+/// plan_hierarchy without calibration rounds and without walking the step: the plan's
+/// communication, footprint and memory shortfalls; its step_s NaN, and compute_s, layer_step_s
+/// and sync_comm_s empty. For a caller that walks the plan its own way (alpa's block costs walk a micro-batch's
+/// forward and backward, never the step with its all-reduces).
+Plan plan_hierarchy_unwalked(const PlanningInputs& inputs, const PartitionRules& rules, const PlannerOptions& options);
+
 /// The hierarchy plan `given` makes over in.groups, with its predictions and footprint
 /// (plan_decisions.h); PlanError naming `where` and the entry ("groups[2], layer 'conv1'") for a
 /// choice the group cannot take. The memory is not checked here.

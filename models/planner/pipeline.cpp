@@ -56,8 +56,7 @@ Plan plan_by_intra_planner(const PlanningInputs& stage_inputs, const PlannerOpti
 /// accpar, without the other planners' plans it also weighs), unless that plan does not fit in
 /// memory. The DP's choices are then planned again by plan_by_intra_planner and predicted whole.
 Plan plan_block_quickly(const PlanningInputs& stage_inputs, const PlannerOptions& intra) {
-    Plan plan = plan_hierarchy(stage_inputs, strategy_of(intra.kind).rules(intra), intra, /*memory_weight=*/0,
-                               /*calibration_rounds=*/0);
+    Plan plan = plan_hierarchy_unwalked(stage_inputs, strategy_of(intra.kind).rules(intra), intra);
     if (!plan.memory_shortfalls.empty()) return plan_by_intra_planner(stage_inputs, intra);
     return plan;
 }

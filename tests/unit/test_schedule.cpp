@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <random>
@@ -287,6 +288,44 @@ TEST_CASE("A prediction given up past a bound is infinite and one past the step 
     CHECK(
         planner::predict_step(graph, unbounded, view.node_type, compute, stale_bounded, {}, 0.5 * stale_step).step_s ==
         stale_step);
+}
+
+TEST_CASE("An unwalked hierarchy plan is the DP's plan with its footprint and no step", "[planner][schedule]") {
+    // alpa's block costs take the DP's choices and footprint and walk a micro-batch themselves:
+    // plan_hierarchy_unwalked must make the plan plan_hierarchy makes without calibration rounds,
+    // with the same communication and memory, and leave the step unwalked (NaN, no layer times).
+    workload::Workload w;
+    w.layers = {test::fc("fc0", 2048, 1024), test::fc("fc1", 1024, 4096, {"fc0"}), test::fc("fc2", 4096, 512, {"fc1"})};
+    const auto graph = planner::build_layer_graph(w, 64);
+    const auto view = test::uniform_cluster(8);
+    const auto groups = planner::bisect(view, test::flat_exchange(1e-6, 25e9));
+    const interconnect::Topology ring = interconnect::Topology::ring(8, {25.0, 500.0, 1.0});
+    interconnect::AllReduceChooser chooser(ring, std::nullopt);
+    planner::SchemeSync sync(chooser, {}, {});
+    planner::ElementBytes bytes;
+    bytes.weight_gradients = bytes.activations = bytes.gradients = bytes.partial_sums = 4;
+    const planner::ComputeModel compute = test::linear_compute(graph, {1e10});
+    const planner::PlanningInputs in{graph, view, groups, compute, bytes, &sync, {}, {}, {}, {}, {}};
+    for (const planner::PlannerKind kind : {planner::PlannerKind::accpar, planner::PlannerKind::owt}) {
+        planner::PlannerOptions options;
+        options.kind = kind;
+        const planner::PartitionRules rules = planner::strategy_of(kind).rules(options);
+        const planner::Plan walked = planner::plan_hierarchy(in, rules, options, 0, /*calibration_rounds=*/0);
+        const planner::Plan unwalked = planner::plan_hierarchy_unwalked(in, rules, options);
+        CHECK(planner::same_partition(unwalked, walked));
+        REQUIRE(walked.comm_bytes > 0);
+        CHECK(unwalked.comm_bytes == walked.comm_bytes);
+        CHECK(unwalked.forward_comm_s == walked.forward_comm_s);
+        CHECK(unwalked.backward_comm_s == walked.backward_comm_s);
+        REQUIRE(unwalked.footprint.size() == walked.footprint.size());
+        for (std::size_t n = 0; n < walked.footprint.size(); ++n)
+            CHECK(unwalked.footprint[n].total() == walked.footprint[n].total());
+        CHECK(walked.step_s > 0);
+        CHECK(std::isnan(unwalked.step_s));
+        CHECK(unwalked.layer_step_s.empty());
+        // Walking the unwalked plan gives the walked plan's step.
+        CHECK(planner::predict_step(graph, unwalked, view.node_type, compute, sync).step_s == walked.step_s);
+    }
 }
 
 TEST_CASE_METHOD(test::FreshSimContext,
