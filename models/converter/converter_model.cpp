@@ -13,6 +13,19 @@ ConverterParams ConverterParams::derived_from(int group_size) {
     return {group_size, group_size, levels + 3};
 }
 
+int lanes_to_feed(int group_size, int array_cols) {
+    if (group_size < 1 || array_cols < 1)
+        throw std::invalid_argument("converter: group_size and array columns must be >= 1");
+    const std::int64_t values_per_cycle = 2 * static_cast<std::int64_t>(array_cols);
+    return static_cast<int>((values_per_cycle + group_size - 1) / group_size * group_size);
+}
+
+ConverterParams ConverterParams::feeding(int group_size, int array_cols) {
+    ConverterParams p = derived_from(group_size);
+    p.lanes = lanes_to_feed(group_size, array_cols);
+    return p;
+}
+
 ConversionCost conversion_cost(const ConverterParams& p, std::uint64_t values, bfp::Rounding rounding, int noise_bits) {
     if (p.group_size < 1 || p.lanes < 1 || p.pipeline_latency_cycles < 0)
         throw std::invalid_argument("converter: group_size and lanes must be >= 1 and the latency >= 0");

@@ -21,7 +21,15 @@ struct ConverterParams {
     /// The defaults derived from g: lanes = g, latency = ceil(log2 g) comparator levels + 1
     /// subtract + 1 shift + 1 noise-add/truncate.
     static ConverterParams derived_from(int group_size);
+    /// derived_from(g) with lanes_to_feed(g, array_cols) lanes: a node's default converter.
+    static ConverterParams feeding(int group_size, int array_cols);
 };
+
+/// Lanes enough to keep up with an array of `array_cols` columns at its peak output rate
+/// (docs/converter.md, "Lanes"): at 2-bit mantissas (one pass a group product) a fold emits up
+/// to array_cols values a cycle, each converted twice (one per grouping), so 2 x array_cols,
+/// rounded up to whole groups of `group_size`. Both arguments >= 1.
+[[nodiscard]] int lanes_to_feed(int group_size, int array_cols);
 
 /// Work and time of one conversion job (a tensor of `values` fp32 values into BFP).
 struct ConversionCost {

@@ -96,10 +96,17 @@ PhaseCounters Node::run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, cons
         if (stages && end_cycle > start_cycle) stages->push_back({stage, tile, start_cycle, end_cycle, quantity});
     };
 
+    // Per tile: when its compute ended, and by how much the converter held up its load
+    // (converter_delay), both in cycles from the phase start.
+    std::vector<std::uint64_t> compute_end(tiles, 0), load_held(tiles, 0);
     auto dma = [&] {
+        std::uint64_t write_back_wait = 0;  // the last write-back's wait for its conversion
         for (std::size_t i = 0; i <= tiles; ++i) {
             if (i < tiles) {  // load i, after tile i-2 freed its buffer
+                const std::uint64_t dma_free = cycles_since(start);
                 while (i >= 2 && computed < i - 1) wait(computed_event);
+                load_held[i] = converter_delay(dma_free, i >= 2 ? compute_end[i - 2] : 0, write_back_wait);
+                write_back_wait = 0;
                 const std::uint64_t load_start = cycles_since(start);
                 wait(kCycle * static_cast<double>(work[i].load_cycles));
                 log(TileStage::load, i, load_start, work[i].traffic.dram_read_bits);
@@ -107,8 +114,10 @@ PhaseCounters Node::run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, cons
                 loaded_event.notify(sc_core::SC_ZERO_TIME);
             }
             if (i >= 1 && work[i - 1].write_cycles > 0) {  // write-back of tile i-1
+                const std::uint64_t ready = cycles_since(start);
                 while (converted < i) wait(converted_event);
                 const std::uint64_t write_start = cycles_since(start);
+                write_back_wait = write_start - ready;
                 wait(kCycle * static_cast<double>(work[i - 1].write_cycles));
                 log(TileStage::write_back, i - 1, write_start, work[i - 1].traffic.dram_write_bits);
             }
@@ -121,7 +130,7 @@ PhaseCounters Node::run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, cons
             const TileWork& w = work[i];
             const TileIndex& index = indices[i];
             while (loaded <= i) wait(loaded_event);
-            counters.load_wait_cycles += cycles_since(end_compute);
+            add_load_wait(counters, cycles_since(end_compute), load_held[i]);
             // The array runs the tile on its operands; partial sums of earlier k-tiles go back in.
             const std::size_t group0 = index.k * plan.tile_k / g, groups = (w.k + g - 1) / g;
             const fmac::ChunkPlanes x_tile(slice(x, index.m * plan.tile_m, w.m, group0, groups));
@@ -144,6 +153,7 @@ PhaseCounters Node::run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, cons
             log(TileStage::compute, i, compute_start, w.array.macs);
             add_tile_counts(counters, measured);
             end_compute = sc_core::sc_time_stamp();
+            compute_end[i] = cycles_since(start);
             computed = i + 1;
             computed_event.notify(sc_core::SC_ZERO_TIME);
         }
@@ -180,16 +190,23 @@ PhaseCounters Node::run_vector_phase(const VectorJob& job) {
     const sc_core::sc_time start = sc_core::sc_time_stamp();
     sc_core::sc_time end_compute = start;
 
+    std::vector<std::uint64_t> compute_end(chunks, 0), load_held(chunks, 0);  // as in run_phase
     auto dma = [&] {
+        std::uint64_t write_back_wait = 0;
         for (std::size_t i = 0; i <= chunks; ++i) {
             if (i < chunks) {  // load i, after chunk i-2 freed its buffer
+                const std::uint64_t dma_free = cycles_since(start);
                 while (i >= 2 && computed < i - 1) wait(computed_event);
+                load_held[i] = converter_delay(dma_free, i >= 2 ? compute_end[i - 2] : 0, write_back_wait);
+                write_back_wait = 0;
                 wait(kCycle * static_cast<double>(work[i].load_cycles));
                 loaded = i + 1;
                 loaded_event.notify(sc_core::SC_ZERO_TIME);
             }
             if (i >= 1 && work[i - 1].write_cycles > 0) {  // write-back of chunk i-1
+                const std::uint64_t ready = cycles_since(start);
                 while (converted < i) wait(converted_event);
+                write_back_wait = cycles_since(start) - ready;
                 wait(kCycle * static_cast<double>(work[i - 1].write_cycles));
             }
         }
@@ -197,7 +214,7 @@ PhaseCounters Node::run_vector_phase(const VectorJob& job) {
     auto compute = [&] {
         for (std::size_t i = 0; i < chunks; ++i) {
             while (loaded <= i) wait(loaded_event);
-            counters.load_wait_cycles += cycles_since(end_compute);
+            add_load_wait(counters, cycles_since(end_compute), load_held[i]);
             const vector::VectorUnitStats before = m_vector_unit.stats();
             m_vector_unit.start(work[i].ops);
             wait(m_vector_unit.done());
@@ -206,6 +223,7 @@ PhaseCounters Node::run_vector_phase(const VectorJob& job) {
             measured.compute_cycles = m_vector_unit.stats().busy_cycles - before.busy_cycles;
             add_chunk_counts(counters, measured);
             end_compute = sc_core::sc_time_stamp();
+            compute_end[i] = cycles_since(start);
             computed = i + 1;
             computed_event.notify(sc_core::SC_ZERO_TIME);
         }

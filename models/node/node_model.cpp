@@ -238,16 +238,20 @@ struct TileClocks {
     std::uint64_t dma_free = 0, end_compute = 0, end_convert = 0;
     std::uint64_t end_compute_history[2] = {0, 0};  ///< compute ends of tiles i-2, i-1
     std::uint64_t pending_end_convert = 0;          ///< conversion end of the tile awaiting write-back
+    std::uint64_t write_back_wait = 0;  ///< cycles the DMA's last write-back waited for its conversion
 
     /// Every clock less end_compute (mod 2^64), each first raised to the clock it is only ever
     /// compared with by max() from here on (a conversion starts after the next compute end; the
-    /// next load after dma_free, as does a write-back): equal at the starts of two runs of tiles
-    /// with the same work means the second run takes the same cycles as the first, shifted.
-    [[nodiscard]] std::array<std::uint64_t, 5> relative() const {
-        return {dma_free - end_compute, std::max(end_convert, end_compute) - end_compute,
+    /// next load after dma_free, as does a write-back), and the last write-back's wait: equal at
+    /// the starts of two runs of tiles with the same work means the second run takes the same
+    /// cycles, split alike, as the first, shifted.
+    [[nodiscard]] std::array<std::uint64_t, 6> relative() const {
+        return {dma_free - end_compute,
+                std::max(end_convert, end_compute) - end_compute,
                 std::max(end_compute_history[0], dma_free) - end_compute,
                 std::max(end_compute_history[1], dma_free) - end_compute,
-                std::max(pending_end_convert, dma_free) - end_compute};
+                std::max(pending_end_convert, dma_free) - end_compute,
+                write_back_wait};
     }
     void shift(std::uint64_t cycles) {
         constexpr const char* kCycles = "cycles of a phase";
@@ -273,8 +277,10 @@ PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayT
         if (stages && end > start) stages->push_back({stage, tile, start, end, quantity});
     };
     auto write_back = [&](const TileWork& w, std::uint64_t tile, std::uint64_t ready) {
+        clock.write_back_wait = 0;
         if (w.write_cycles == 0) return;
         const std::uint64_t start = std::max(clock.dma_free, ready);
+        clock.write_back_wait = start - clock.dma_free;
         clock.dma_free = checked_add(start, w.write_cycles, kCycles);
         log(TileStage::write_back, tile, start, clock.dma_free, w.traffic.dram_write_bits);
     };
@@ -286,12 +292,14 @@ PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayT
         // share both operands, so every tile loads something.
         const std::uint64_t buffer_free = i >= 2 ? clock.end_compute_history[0] : 0;
         const std::uint64_t start_load = std::max(clock.dma_free, buffer_free);
+        const std::uint64_t held = converter_delay(clock.dma_free, buffer_free, clock.write_back_wait);
+        clock.write_back_wait = 0;
         const std::uint64_t end_load = checked_add(start_load, w.load_cycles, kCycles);
         clock.dma_free = end_load;
         log(TileStage::load, i, start_load, end_load, w.traffic.dram_read_bits);
         // (2) Compute i, after its load and tile i-1.
         const std::uint64_t start = std::max(end_load, clock.end_compute);
-        into.load_wait_cycles += start - clock.end_compute;
+        add_load_wait(into, start - clock.end_compute, held);
         clock.end_compute = checked_add(checked_add(start, w.array.cycles, kCycles), w.sram_stall_cycles, kCycles);
         log(TileStage::compute, i, start, clock.end_compute, w.array.macs);
         clock.end_compute_history[0] = clock.end_compute_history[1];
@@ -319,7 +327,7 @@ PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayT
     // they are added at once, exactly. Not while logging every stage.
     const bool repeats_allowed = stages == nullptr;
     const auto repeats_after = [&](std::uint64_t unit, std::uint64_t units, std::uint64_t first_tile,
-                                   const std::array<std::uint64_t, 5>& start) -> std::uint64_t {
+                                   const std::array<std::uint64_t, 6>& start) -> std::uint64_t {
         if (!repeats_allowed || unit < 1 || unit + 2 >= units || first_tile < 2 || clock.relative() != start) return 0;
         return units - 2 - unit;
     };

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "node/phase_counters.h"
 
+#include <algorithm>
 #include <stdexcept>
+
+#include "common/checked.h"
 
 namespace fastsim::node {
 namespace {
@@ -40,6 +43,12 @@ bool operator==(const PhaseCounters& a, const PhaseCounters& b) {
         equal = equal && equal_counters(x, y, fields);
     });
     return equal;
+}
+
+void add_load_wait(PhaseCounters& c, std::uint64_t wait, std::uint64_t converter_delay) {
+    const std::uint64_t converter = std::min(wait, converter_delay);
+    checked_accumulate(c.converter_wait_cycles, converter, "converter wait cycles of a phase");
+    checked_accumulate(c.load_wait_cycles, wait - converter, "load wait cycles of a phase");
 }
 
 const CounterInfo& counter_info(std::uint64_t PhaseCounters::*member) {

@@ -15,7 +15,7 @@
 namespace fastsim::node {
 
 /// Action counts and time of one or more phases on one node; energy is derived from these
-/// in the report step. cycles = load_wait + array + sram_stall + drain + vector
+/// in the report step. cycles = array + load_wait + converter_wait + sram_stall + drain + vector
 /// (kCycleParts).
 ///
 /// A counter is declared once: as a member here or of the struct holding it, with its row in
@@ -28,6 +28,7 @@ struct PhaseCounters {
     std::uint64_t cycles = 0;              ///< first load issued to last write-back done
     std::uint64_t array_cycles = 0;        ///< array busy (weight loads + streaming)
     std::uint64_t load_wait_cycles = 0;    ///< array (or vector unit) idle, waiting for a DMA load
+    std::uint64_t converter_wait_cycles = 0;  ///< idle for a load the converter held up (add_load_wait)
     std::uint64_t sram_stall_cycles = 0;   ///< array held by an SRAM port slower than it
     std::uint64_t drain_cycles = 0;        ///< after the last tile: conversion and write-back
     std::uint64_t vector_cycles = 0;       ///< vector unit busy (a vector-unit layer's phase)
@@ -51,6 +52,8 @@ inline constexpr CounterField<PhaseCounters> kPhaseCounterFields[] = {
     {&PhaseCounters::array_cycles, {"array_cycles", "array cycles", CounterKind::work, CounterShow::headline}},
     {&PhaseCounters::load_wait_cycles,
      {"load_wait_cycles", "DRAM-load wait cycles", CounterKind::work, CounterShow::headline}},
+    {&PhaseCounters::converter_wait_cycles,
+     {"converter_wait_cycles", "converter wait cycles", CounterKind::work, CounterShow::headline}},
     {&PhaseCounters::sram_stall_cycles,
      {"sram_stall_cycles", "SRAM stall cycles", CounterKind::work, CounterShow::headline}},
     {&PhaseCounters::drain_cycles, {"drain_cycles", "drain cycles", CounterKind::work, CounterShow::headline}},
@@ -71,10 +74,28 @@ struct CyclePart {
 inline constexpr CyclePart kCycleParts[] = {
     {&PhaseCounters::array_cycles, "array", "array"},
     {&PhaseCounters::load_wait_cycles, "load_wait", "waiting for DRAM loads"},
+    {&PhaseCounters::converter_wait_cycles, "converter_wait", "waiting for the converter"},
     {&PhaseCounters::sram_stall_cycles, "sram_stall", "SRAM stalls"},
     {&PhaseCounters::drain_cycles, "drain", "drain"},
     {&PhaseCounters::vector_cycles, "vector", "vector unit"},
 };
+
+/// Cycles by which a DMA load started late because the write-back before it waited for the
+/// converter: the load starts at max(`dma_free`, `buffer_free`) (cycles from the phase start),
+/// `dma_free` being where that write-back left the DMA after waiting `write_back_wait` cycles
+/// for its tile's conversion; without that wait it would have started at
+/// max(dma_free - write_back_wait, buffer_free). Requires write_back_wait <= dma_free.
+[[nodiscard]] constexpr std::uint64_t converter_delay(std::uint64_t dma_free, std::uint64_t buffer_free,
+                                                      std::uint64_t write_back_wait) {
+    const std::uint64_t late = dma_free > buffer_free ? dma_free : buffer_free;
+    const std::uint64_t unheld = dma_free - write_back_wait > buffer_free ? dma_free - write_back_wait : buffer_free;
+    return late - unheld;
+}
+
+/// Adds an engine's `wait` cycles for its load (docs/node.md, "Cycle split"): the part the
+/// converter caused (at most `converter_delay` of that load) to converter_wait_cycles, the rest
+/// to load_wait_cycles.
+void add_load_wait(PhaseCounters& c, std::uint64_t wait, std::uint64_t converter_delay);
 
 /// How the reports name and show `member`: its row of kPhaseCounterFields.
 const CounterInfo& counter_info(std::uint64_t PhaseCounters::*member);

@@ -122,17 +122,22 @@ PhaseCounters run_vector_memo(const VectorJob& job, const NodeParams& node) {
     u64 end_compute_before[2] = {0, 0};  // compute ends of chunks i-2, i-1
     VectorChunkWork pending;             // chunk i-1, written after load i
     u64 pending_end_convert = 0;
+    u64 write_back_wait = 0;  // cycles the DMA's last write-back waited for its conversion
     const auto write_back = [&](const VectorChunkWork& w, u64 ready) {
+        write_back_wait = 0;
         if (w.write_cycles == 0) return;
+        write_back_wait = std::max(dma_free, ready) - dma_free;
         dma_free = checked_add(std::max(dma_free, ready), w.write_cycles, kCycles);
     };
     for (u64 i = 0; i < plan.chunks; ++i) {
         const VectorChunkWork w = vector_chunk_work(job, node, plan, i);
-        const u64 end_load =
-            checked_add(std::max(dma_free, i >= 2 ? end_compute_before[0] : 0), w.load_cycles, kCycles);
+        const u64 buffer_free = i >= 2 ? end_compute_before[0] : 0;
+        const u64 held = converter_delay(dma_free, buffer_free, write_back_wait);
+        write_back_wait = 0;
+        const u64 end_load = checked_add(std::max(dma_free, buffer_free), w.load_cycles, kCycles);
         dma_free = end_load;
         const u64 start = std::max(end_load, end_compute);
-        c.load_wait_cycles += start - end_compute;
+        add_load_wait(c, start - end_compute, held);
         end_compute = checked_add(start, w.compute_cycles, kCycles);
         end_compute_before[0] = end_compute_before[1];
         end_compute_before[1] = end_compute;

@@ -216,6 +216,8 @@ void run_training_step(const ConfigInvocation& invocation, const run::RunProvena
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     logger("run")->info("{} phases simulated in {:.3f} s ({} distinct tile shapes memoised)", result.phases.size(),
                         seconds, result.distinct_tile_shapes);
+    if (const std::optional<std::string> note = run::converter_bound_note(params, result))
+        logger("run")->warn("{}", *note);
     output::print_training_step(
         std::cout, params, result,
         invocation.per_layer ? output::StepReportDetail::per_layer : output::StepReportDetail::summary);

@@ -24,7 +24,8 @@ void node_keys(Visit& visit, N& n) {
                                     "the weight-gradient GEMMs' dataflow; `os` streams both A and ∇O, as the FAST "
                                     "paper describes",
                                     nullptr, "`array.dataflow`"});
-    visit(n.converter_lanes, {"converter.lanes", "values the converter takes per cycle", &kConverterLanes, "g"});
+    visit(n.converter_lanes, {"converter.lanes", "values the converter takes per cycle", &kConverterLanes,
+                              "2 × node.array.cols, rounded up to whole groups"});
     visit(n.converter_latency_cycles,
           {"converter.pipeline_latency_cycles", "converter fill latency ([converter.md](converter.md))",
            &kConverterLatency, "⌈log2 g⌉ + 3"});

@@ -51,7 +51,7 @@ void resolve_node(NodeConfig& nc, const BfpParams& bfp) {
     np.array.group_size = bfp.group_size;
     for (std::size_t phase = 0; phase < np.dataflow.size(); ++phase)
         np.dataflow[phase] = nc.dataflow_per_phase[phase].value_or(nc.dataflow);
-    np.converter = converter::ConverterParams::derived_from(bfp.group_size);
+    np.converter = converter::ConverterParams::feeding(bfp.group_size, nc.cols);
     np.converter.lanes = nc.converter_lanes.value_or(np.converter.lanes);
     np.converter.pipeline_latency_cycles = nc.converter_latency_cycles.value_or(np.converter.pipeline_latency_cycles);
     nc.converter_lanes = np.converter.lanes;  // dump writes the values in use

@@ -124,7 +124,7 @@ struct NodeConfig {
     fmac::Dataflow dataflow = fmac::Dataflow::weight_stationary;
     /// Per training phase, indexed by fmac::TrainingPhase; unset: `dataflow`.
     std::array<std::optional<fmac::Dataflow>, 3> dataflow_per_phase;
-    std::optional<int> converter_lanes;           ///< unset: derived from bfp.group_size
+    std::optional<int> converter_lanes;           ///< unset: converter::lanes_to_feed(group size, cols)
     std::optional<int> converter_latency_cycles;  ///< unset: derived from bfp.group_size
     std::optional<int> vector_lanes;              ///< unset: derived from the array's columns
     int vector_ops_per_lane_per_cycle = vector::VectorParams{}.ops_per_lane_per_cycle;

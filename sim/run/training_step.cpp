@@ -4,7 +4,9 @@
 #include <systemc>
 
 #include <memory>
+#include <iomanip>
 #include <random>
+#include <sstream>
 
 #include "common/errors.h"
 #include "fmac/training_gemm.h"
@@ -206,6 +208,38 @@ WholeRunResult run_whole_training(const config::Params& params, const TrainingSt
         run.segments.push_back(segment);
     }
     return run;
+}
+
+std::optional<std::string> converter_bound_note(const config::Params& params, const TrainingStepResult& step) {
+    std::size_t bound = 0;
+    const PhaseResult* worst = nullptr;
+    double worst_share = 0;
+    for (const PhaseResult& p : step.phases) {
+        if (p.counters.cycles == 0) continue;
+        const double share =
+            static_cast<double>(p.counters.converter_wait_cycles) / static_cast<double>(p.counters.cycles);
+        if (!(share > kConverterBoundShare)) continue;
+        ++bound;
+        if (share > worst_share) {
+            worst_share = share;
+            worst = &p;
+        }
+    }
+    if (bound == 0) return std::nullopt;
+    const node::NodeParams& node = params.node.resolved;
+    std::ostringstream out;
+    out << bound << " of " << step.phases.size() << " phases are converter-bound (over "
+        << static_cast<int>(kConverterBoundShare * 100) << "% of their cycles waiting for the converter); the worst, "
+        << params.workload.network.layers[worst->step.layer].name << " " << node::phase_name(worst->step) << ", waits "
+        << std::fixed << std::setprecision(1) << 100 * worst_share << "% of its cycles. node.converter.lanes is "
+        << node.converter.lanes;
+    const int feeding = converter::lanes_to_feed(node.array.group_size, node.array.cols);
+    if (node.converter.lanes < feeding)
+        out << "; " << feeding << " (2 x node.array.cols) keep up with the array's output at every precision";
+    else
+        out << ", enough for the array's output rate: the wait is each output tile's conversion, which its "
+               "write-back and the loads queued behind it wait for";
+    return out.str();
 }
 
 }  // namespace fastsim::run

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "config/params.h"
@@ -41,6 +42,15 @@ struct TrainingStepResult {
 /// 64 bits is a ConfigError naming the layer (config::layer_size_error).
 TrainingStepResult run_training_step(const config::Params& params, const WorkProgress& progress = {},
                                      const std::optional<TimelineRequest>& timeline = std::nullopt);
+
+/// Phases whose converter held the array (or vector unit) idle for more than this share of
+/// their cycles are converter-bound.
+inline constexpr double kConverterBoundShare = 0.10;
+
+/// The step's converter-bound phases (cycles.converter_wait over kConverterBoundShare of the
+/// phase's cycles), or nullopt if none: one line naming how many, the worst (layer, phase and
+/// share) and the converter lanes against what would feed the array (docs/converter.md, "Lanes").
+std::optional<std::string> converter_bound_note(const config::Params& params, const TrainingStepResult& step);
 
 /// One precision segment of a whole run (config::PrecisionSegment) and what a step of it costs.
 struct RunSegment {

@@ -154,6 +154,7 @@ TEST_CASE("a hand-computed two-tile pipeline with fp32 write-back", "[node][pipe
     CHECK(c.traffic.dram_read_bits == 240);
     CHECK(c.traffic.dram_write_bits == 256);
     CHECK(c.conversion.cycles == 0);
+    CHECK(c.converter_wait_cycles == 0);
     CHECK(c.cycles == c.load_wait_cycles + c.array_cycles + c.sram_stall_cycles + c.drain_cycles);
 }
 
@@ -198,6 +199,44 @@ TEST_CASE("a hand-computed pipeline through the converter", "[node][pipeline][co
     CHECK(c.conversion.comparator_ops == 4 * 3);
     CHECK(c.drain_cycles == 83 - 56);
     CHECK(c.traffic.dram_write_bits == 80);
+}
+
+TEST_CASE("a load queued behind a write-back that waits for the converter is converter wait", "[node][pipeline][converter]") {
+    // Three row tiles of the case above (m = 6). Tile 0 loads X and Y in 30 cycles, tiles 1 and
+    // 2 only X in 20; the array takes 6 a tile; a write-back of 40 bits 15. With 1 lane a
+    // grouping converts in 5 + 4 = 9 cycles, 18 a tile:
+    //   L0 0-30, C0 30-36, V0 36-54; L1 30-50, C1 50-56 (waits 14), V1 56-74;
+    //   W0 waits for V0 from 50 to 54, 54-69; L2 69-89, C2 89-95 (waits 33), V2 95-113;
+    //   W1 89-104; W2 113-128.
+    // Without W0's 4-cycle wait L2 would have started at 65: 4 of C2's 33 are the converter's.
+    // With the default 4 lanes (12 cycles a tile) W0 starts at 50 and no wait is the converter's.
+    node::NodeParams p = small_node();
+    p.max_tile_rows = 2;
+    p.converter.lanes = 1;
+    node::ArrayTimingMemo memo;
+    const node::PhaseJob job = job_of({6, 8, 2}, 2, 2, node::OutputForm::bfp_two_groupings);
+    const node::PhaseCounters slow = node::run_phase_memo(job, p, memo);
+    CHECK(slow.cycles == 128);
+    CHECK(slow.array_cycles == 18);
+    CHECK(slow.converter_wait_cycles == 4);
+    CHECK(slow.load_wait_cycles == 30 + 14 + 29);
+    CHECK(slow.drain_cycles == 128 - 95);
+    CHECK(slow.conversion.cycles == 3 * 18);
+    p.converter.lanes = 4;
+    const node::PhaseCounters fed = node::run_phase_memo(job, p, memo);
+    CHECK(fed.converter_wait_cycles == 0);
+    CHECK(fed.load_wait_cycles == 30 + 14 + 29);  // L2 65-85 after W0 50-65, C2 85-91
+    CHECK(fed.cycles == fed.load_wait_cycles + fed.array_cycles + fed.drain_cycles);
+}
+
+TEST_CASE("a node's default converter keeps up with its array at 2-bit mantissas", "[node][converter]") {
+    // Two conversions (one per grouping) of up to `cols` values a cycle: 2 x cols lanes, in whole groups.
+    CHECK(converter::lanes_to_feed(16, 32) == 64);
+    CHECK(converter::lanes_to_feed(16, 128) == 256);
+    CHECK(converter::lanes_to_feed(16, 20) == 48);  // 40 rounded up to three groups
+    CHECK(converter::lanes_to_feed(1, 7) == 14);
+    CHECK(converter::ConverterParams::feeding(16, 24).lanes == 48);
+    CHECK(converter::ConverterParams::feeding(16, 24).pipeline_latency_cycles == 7);
 }
 
 TEST_CASE("the counter field lists: every counter once, named, summed and compared", "[node][counters]") {
@@ -253,13 +292,14 @@ TEST_CASE("the stepped SystemC node equals the memoised pipeline and bfp::gemm",
     std::mt19937_64 rng(7);
     std::uniform_int_distribution<int> small(1, 4), width(1, 4), size_m(1, 37), size_k(1, 70), size_n(1, 19);
     const int group_sizes[] = {1, 4, 8, 16};
-    int split_m = 0, split_k = 0, split_n = 0;
+    int split_m = 0, split_k = 0, split_n = 0, converter_waits = 0;
     for (int trial = 0; trial < 36; ++trial) {
         node::NodeParams p = small_node();
         const int g = group_sizes[trial % 4];
         p.dataflow[static_cast<std::size_t>(fmac::TrainingPhase::forward)] = static_cast<fmac::Dataflow>(trial % 3);
         p.array = {small(rng), small(rng), g};
         p.converter = converter::ConverterParams::derived_from(g);
+        if (trial % 4 == 2) p.converter.lanes = 1;  // a slow converter: loads queue behind its write-backs
         const fmac::GemmShape shape{static_cast<std::uint64_t>(size_m(rng)), static_cast<std::uint64_t>(size_k(rng)),
                                     static_cast<std::uint64_t>(size_n(rng))};
         const int x_bits = 2 * width(rng), y_bits = 2 * width(rng);
@@ -310,9 +350,12 @@ TEST_CASE("the stepped SystemC node equals the memoised pipeline and bfp::gemm",
         CHECK(last_end == memo_counters.cycles);
         CHECK(stepped.counters.cycles == memo_counters.cycles);
         CHECK(bit_equal(stepped.out, bfp::gemm(x, y_t)));
-        CHECK(memo_counters.cycles == memo_counters.load_wait_cycles + memo_counters.array_cycles +
-                                          memo_counters.sram_stall_cycles + memo_counters.drain_cycles);
+        CHECK(memo_counters.cycles == memo_counters.load_wait_cycles + memo_counters.converter_wait_cycles +
+                                          memo_counters.array_cycles + memo_counters.sram_stall_cycles +
+                                          memo_counters.drain_cycles);
+        converter_waits += memo_counters.converter_wait_cycles > 0;
     }
+    CHECK(converter_waits >= 3);  // stepped = memo covers the converter's share of the waits
     // The trials exercise tiling along every dimension (k-tiles chain partial sums).
     CHECK(split_m >= 5);
     CHECK(split_k >= 5);
@@ -326,12 +369,14 @@ TEST_CASE("the memo's repeated k-tiles, rows and n-tiles equal running every til
     std::uniform_int_distribution<int> small(1, 4), width(1, 4), size_m(40, 3000), size_k(1, 300), size_n(10, 200);
     std::uniform_int_distribution<int> few_m(1, 40), long_k(400, 6000), few_n(1, 40);
     std::uint64_t tiles[2] = {0, 0}, worked[2] = {0, 0};
+    int converter_waits = 0;
     for (int trial = 0; trial < 120; ++trial) {
         node::NodeParams p = small_node();
         const int g = 4 << (trial % 3);
         p.array = {small(rng), small(rng), g};
         p.dataflow[static_cast<std::size_t>(fmac::TrainingPhase::forward)] = static_cast<fmac::Dataflow>(trial / 3 % 3);
         p.converter = converter::ConverterParams::derived_from(g);
+        if (trial % 4 == 0) p.converter.lanes = 1;  // loads queue behind write-backs that wait for it
         const bool along_k = trial >= 60;
         const fmac::GemmShape shape{static_cast<std::uint64_t>(along_k ? few_m(rng) : size_m(rng)),
                                     static_cast<std::uint64_t>(along_k ? long_k(rng) : size_k(rng)),
@@ -356,10 +401,12 @@ TEST_CASE("the memo's repeated k-tiles, rows and n-tiles equal running every til
         CHECK(every_tile.tiles_worked() == slow.tiles);
         tiles[along_k] += slow.tiles;
         worked[along_k] += repeating.tiles_worked();
+        converter_waits += slow.converter_wait_cycles > 0;
     }
     // Repeats do happen, among rows and n-tiles and along k: most tiles are not worked one by one.
     CHECK(worked[0] * 4 < tiles[0]);
     CHECK(worked[1] * 4 < tiles[1]);
+    CHECK(converter_waits >= 5);  // repeats carry the converter's share of the waits too
 }
 
 TEST_CASE("a training step: phase order, shapes, precisions and the skipped first backward-data", "[node][step]") {

@@ -5,6 +5,7 @@
 
 #include "common/errors.h"
 #include "config/load.h"
+#include "run/training_step.h"
 #include <fstream>
 #include <sstream>
 
@@ -183,4 +184,25 @@ TEST_CASE("energy tables: every entry needs a value and a source", "[config][ene
     } catch (const ConfigError& e) {
         CHECK_THAT(e.what(), Contains("table.yaml:") && Contains("fmac.psum_add_pj: missing source"));
     }
+}
+
+TEST_CASE("a run names its converter-bound phases once, and none when the converter keeps up", "[config][converter]") {
+    // The quickstart's default converter (2 x 32 = 64 lanes) keeps every phase under 10% waiting
+    // for it; a 1-lane converter leaves most phases waiting, and the note says what would feed the array.
+    const std::string quickstart = std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml";
+    const config::Params fed = config::load(quickstart);
+    CHECK(fed.node.resolved.converter.lanes == 64);
+    CHECK_FALSE(run::converter_bound_note(fed, run::run_training_step(fed)).has_value());
+    const config::Params starved = config::load(quickstart, {"node.converter.lanes=1"});
+    const run::TrainingStepResult step = run::run_training_step(starved);
+    const std::optional<std::string> note = run::converter_bound_note(starved, step);
+    REQUIRE(note.has_value());
+    std::size_t bound = 0;
+    for (const run::PhaseResult& p : step.phases)
+        bound += static_cast<double>(p.counters.converter_wait_cycles) > 0.1 * static_cast<double>(p.counters.cycles);
+    CHECK(bound > 0);
+    CHECK_THAT(*note, Catch::Matchers::StartsWith(std::to_string(bound) + " of " + std::to_string(step.phases.size()) +
+                                                  " phases are converter-bound") &&
+                          Catch::Matchers::Contains("node.converter.lanes is 1; 64 (2 x node.array.cols)"));
+    CHECK(step.total.converter_wait_cycles > step.total.load_wait_cycles);
 }

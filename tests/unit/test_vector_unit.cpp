@@ -104,7 +104,9 @@ TEST_CASE("vector-unit chunks: shares add up, the stepped node equals the memo",
     std::mt19937_64 rng(7);
     std::uniform_int_distribution<std::uint64_t> size(1, 200);
     std::uint64_t most_chunks = 0;
+    int converter_waits = 0;
     for (int trial = 0; trial < 12; ++trial) {
+        p.converter.lanes = trial % 3 == 1 ? 1 : 4;  // a slow converter in a third of the trials
         node::VectorJob job;
         const std::uint64_t writes = size(rng);
         job.work = {size(rng) * 3, writes * (1 + trial % 3), trial % 2 ? writes : 0, writes};
@@ -120,11 +122,13 @@ TEST_CASE("vector-unit chunks: shares add up, the stepped node equals the memo",
         CHECK(plan.chunks == (writes + plan.chunk_values - 1) / plan.chunk_values);
         const node::PhaseCounters memo = node::run_vector_memo(job, p);
         CHECK(memo.vector.ops == job.work.ops);
-        CHECK(memo.cycles == memo.load_wait_cycles + memo.vector_cycles + memo.drain_cycles);
+        CHECK(memo.cycles == memo.load_wait_cycles + memo.converter_wait_cycles + memo.vector_cycles + memo.drain_cycles);
+        converter_waits += memo.converter_wait_cycles > 0;
         CHECK(stepped_phase(p, job) == memo);
         most_chunks = std::max(most_chunks, plan.chunks);
     }
     CHECK(most_chunks >= 10);  // the pipeline overlapped loads, compute and write-backs
+    CHECK(converter_waits >= 2);  // stepped = memo covers the converter's share of the waits
 }
 
 TEST_CASE("a vector-unit chunk of one group that does not fit is a tiling error naming the bank", "[vector][node]") {
