@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "common/checked.h"
 #include "common/units.h"
 #include "node/training_step.h"
 #include "workload/layer.h"
@@ -103,7 +104,7 @@ std::size_t NodeCharacterisation::KeyHash::operator()(const Key& k) const {
 
 std::size_t NodeCharacterisation::PhaseKeyHash::operator()(const PhaseKey& k) const {
     std::size_t h = k.type * 0x9E3779B97F4A7C15ull ^ k.phase;
-    for (std::uint64_t v : {k.m, k.k, k.n, k.count}) h = (h ^ v) * 0x100000001B3ull;
+    for (std::uint64_t v : {k.m, k.k, k.n}) h = (h ^ v) * 0x100000001B3ull;
     return h;
 }
 
@@ -121,16 +122,42 @@ NodeCharacterisation::NodeCharacterisation(std::vector<NodeType> types, const pl
 }
 
 std::optional<node::StepPhase> NodeCharacterisation::step_phase(std::size_t type, std::size_t layer, std::size_t phase,
-                                                                const workload::LayerGemm& gemm) const {
+                                                                const workload::Layer& lowered,
+                                                                std::size_t batch) const {
     const auto training_phase = static_cast<fmac::TrainingPhase>(phase);
     if (training_phase == fmac::TrainingPhase::backward_data && !m_graph.layers[layer].has_backward_data())
         return std::nullopt;
-    return node::step_phase(layer, training_phase, gemm, m_types[type].precision, {});
+    const std::vector<workload::ShapedGemms> gemms =
+        workload::phase_gemms(lowered, batch, training_phase, m_types[type].node.backward_data_lowering);
+    if (gemms.empty()) return std::nullopt;
+    return node::step_phase(layer, training_phase, gemms, m_types[type].precision, {});
 }
 
-node::PhaseCounters NodeCharacterisation::run_phase(std::size_t type, const node::StepPhase& s) {
+node::PhaseCounters NodeCharacterisation::run_gemm(std::size_t type, const node::PhaseJob& job) {
     const NodeType& t = m_types[type];
-    return on_arrays(s.job, t.node, static_cast<std::uint64_t>(t.arrays), m_memo[type], m_tiles_run).repeated(s.count);
+    return on_arrays(job, t.node, static_cast<std::uint64_t>(t.arrays), m_memo[type], m_tiles_run);
+}
+
+node::PhaseCounters NodeCharacterisation::phase_counters(std::size_t type, const node::StepPhase& s) {
+    node::PhaseCounters total;
+    for (const node::PhaseGemm& g : s.gemms) {
+        const PhaseKey key{type, static_cast<std::size_t>(s.phase), g.job.shape.m, g.job.shape.k, g.job.shape.n};
+        auto it = m_phases.find(key);
+        if (it == m_phases.end()) it = m_phases.emplace(key, run_gemm(type, g.job)).first;
+        total += it->second.repeated(g.count);
+    }
+    return total;
+}
+
+std::uint64_t NodeCharacterisation::phase_cycles(std::size_t type, const node::StepPhase& s) {
+    std::uint64_t cycles = 0;
+    for (const node::PhaseGemm& g : s.gemms) {
+        const PhaseKey key{type, static_cast<std::size_t>(s.phase), g.job.shape.m, g.job.shape.k, g.job.shape.n};
+        auto it = m_phase_cycles.find(key);
+        if (it == m_phase_cycles.end()) it = m_phase_cycles.emplace(key, run_gemm(type, g.job).cycles).first;
+        cycles = checked_add(cycles, checked_mul(it->second, g.count, "cycles of a phase"), "cycles of a phase");
+    }
+    return cycles;
 }
 
 std::array<node::PhaseCounters, 2> NodeCharacterisation::carried_counters(std::size_t type, std::size_t layer,
@@ -208,10 +235,10 @@ std::uint64_t NodeCharacterisation::update_cycles(std::size_t type, std::size_t 
 template <typename PhaseFn>
 void NodeCharacterisation::for_each_phase(std::size_t type, std::size_t layer, const planner::LayerDims& dims,
                                           PhaseFn&& on_phase) const {
-    const workload::LayerGemm gemm = workload::lower(m_graph.layers[layer].with_dims(dims), dims.batch);
+    const workload::Layer lowered = m_graph.layers[layer].with_dims(dims);
     for (std::size_t p = 0; p < 3; ++p) {
-        const std::optional<node::StepPhase> s = step_phase(type, layer, p, gemm);
-        if (s) on_phase(p, PhaseKey{type, p, s->job.shape.m, s->job.shape.k, s->job.shape.n, s->count}, *s);
+        const std::optional<node::StepPhase> s = step_phase(type, layer, p, lowered, dims.batch);
+        if (s) on_phase(p, *s);
     }
 }
 
@@ -221,11 +248,7 @@ const NodeCharacterisation::LayerCounters& NodeCharacterisation::counters(std::s
     if (auto it = m_cache.find(key); it != m_cache.end()) return it->second;
     LayerCounters c{};
     std::array<std::uint64_t, 4> cycles{};
-    for_each_phase(type, layer, dims, [&](std::size_t p, const PhaseKey& phase_key, const node::StepPhase& s) {
-        auto it = m_phases.find(phase_key);
-        if (it == m_phases.end()) it = m_phases.emplace(phase_key, run_phase(type, s)).first;
-        c[p] = it->second;
-    });
+    for_each_phase(type, layer, dims, [&](std::size_t p, const node::StepPhase& s) { c[p] = phase_counters(type, s); });
     if (!m_graph.layers[layer].carried().empty()) {
         const std::array<node::PhaseCounters, 2>& vector = carried_counters_memo(type, layer, dims);
         c[0] += vector[0];
@@ -253,12 +276,8 @@ const std::array<std::uint64_t, 4>& NodeCharacterisation::cycles(std::size_t typ
     auto it = m_cycles.find(key);
     if (it == m_cycles.end()) {
         std::array<std::uint64_t, 4> cycles{};
-        for_each_phase(type, layer, dims, [&](std::size_t p, const PhaseKey& phase_key, const node::StepPhase& s) {
-            auto phase = m_phase_cycles.find(phase_key);
-            if (phase == m_phase_cycles.end())
-                phase = m_phase_cycles.emplace(phase_key, run_phase(type, s).cycles).first;
-            cycles[p] = phase->second;
-        });
+        for_each_phase(type, layer, dims,
+                       [&](std::size_t p, const node::StepPhase& s) { cycles[p] = phase_cycles(type, s); });
         const std::array<std::uint64_t, 2> vector = carried_cycles(type, layer, dims);
         cycles[0] += vector[0];
         cycles[1] += vector[1];

@@ -65,12 +65,12 @@ private:
     struct KeyHash {
         std::size_t operator()(const Key& k) const;
     };
-    /// One phase's job on one node type: repeated layers (ResNet blocks) lower to the same jobs.
+    /// One GEMM of a phase on one node type: repeated layers (ResNet blocks) lower to the same GEMMs.
     struct PhaseKey {
         std::size_t type, phase;
-        std::uint64_t m, k, n, count;
+        std::uint64_t m, k, n;
         bool operator==(const PhaseKey& o) const {
-            return std::tie(type, phase, m, k, n, count) == std::tie(o.type, o.phase, o.m, o.k, o.n, o.count);
+            return std::tie(type, phase, m, k, n) == std::tie(o.type, o.phase, o.m, o.k, o.n);
         }
     };
     struct PhaseKeyHash {
@@ -82,10 +82,11 @@ private:
     /// update_counters by type, then weight count (the update depends on nothing else).
     std::vector<std::unordered_map<std::uint64_t, node::PhaseCounters>> m_updates;
     std::vector<node::ArrayTimingMemo> m_memo;  ///< per node type
-    /// The job of `layer`'s phase `phase` (0 forward, 1 backward-data, 2 weight-gradient) for
-    /// `gemm`; none for the backward-data of a layer that reads only the network's input.
+    /// The GEMMs of `layer`'s phase `phase` (0 forward, 1 backward-data, 2 weight-gradient) as
+    /// `lowered` (the layer at some dims) lowers them at `batch` on a node of `type`; none for
+    /// the backward-data of a layer that reads only the network's input.
     [[nodiscard]] std::optional<node::StepPhase> step_phase(std::size_t type, std::size_t layer, std::size_t phase,
-                                                            const workload::LayerGemm& gemm) const;
+                                                            const workload::Layer& lowered, std::size_t batch) const;
     /// The forward [0] and backward [1] passes of the vector-unit layers `layer` carries, its
     /// share at `dims` of each (PlanLayer::vector_share), on one node of `type`: the work split
     /// evenly over the node's arrays (each array's vector unit takes 1 / arrays of it, rounded
@@ -105,11 +106,15 @@ private:
                                                                     const planner::LayerDims& dims);
     const node::PhaseCounters& update_counters_memo(std::size_t type, std::size_t layer,
                                                     const planner::LayerDims& dims);
-    /// Calls on_phase(phase, its PhaseKey, its job) for each phase `layer` runs at `dims`.
+    /// Calls on_phase(phase, its step phase) for each phase `layer` runs at `dims`.
     template <typename PhaseFn>
     void for_each_phase(std::size_t type, std::size_t layer, const planner::LayerDims& dims, PhaseFn&& on_phase) const;
-    /// The phase job's counters on one node of `type`, all its arrays, repeats included.
-    node::PhaseCounters run_phase(std::size_t type, const node::StepPhase& s);
+    /// The counters of one GEMM of `job` on one node of `type`, all its arrays.
+    node::PhaseCounters run_gemm(std::size_t type, const node::PhaseJob& job);
+    /// A phase's counters on one node of `type`: each of its GEMMs (memoised by shape) times its count.
+    node::PhaseCounters phase_counters(std::size_t type, const node::StepPhase& s);
+    /// A phase's cycles alike, from the memo of cycles.
+    std::uint64_t phase_cycles(std::size_t type, const node::StepPhase& s);
     /// Per layer, the first layer that lowers to the same jobs at every dims (ResNet's repeated
     /// blocks): seconds() keys its memo by it.
     std::vector<std::size_t> m_shape_class;

@@ -17,6 +17,7 @@
 #include "node/phase_counters.h"
 #include "node/tile_stage_log.h"
 #include "vector/vector_model.h"
+#include "workload/layer.h"
 
 namespace fastsim::node {
 
@@ -35,6 +36,8 @@ struct NodeParams {
     /// (node.array.dataflow, node.array.dataflow_per_phase).
     std::array<fmac::Dataflow, 3> dataflow{fmac::Dataflow::weight_stationary, fmac::Dataflow::weight_stationary,
                                            fmac::Dataflow::weight_stationary};
+    /// How convolutions' backward-data GEMMs are lowered (node.lowering.backward_data).
+    workload::BackwardDataLowering backward_data_lowering = workload::BackwardDataLowering::transposed;
 };
 
 /// How a phase's output leaves the node.

@@ -14,43 +14,63 @@ bool reads_only_network_input(const workload::Layer& layer, std::size_t index) {
     return true;
 }
 
-StepPhase step_phase(std::size_t layer, fmac::TrainingPhase phase, const workload::LayerGemm& gemm,
+StepPhase step_phase(std::size_t layer, fmac::TrainingPhase phase, const std::vector<workload::ShapedGemms>& gemms,
                      const TensorPrecision& p, const TensorRounding& rounding) {
+    if (gemms.empty()) throw std::invalid_argument("step_phase: a phase on the array needs a GEMM");
     StepPhase s;
     s.layer = layer;
     s.phase = phase;
-    s.dims = gemm.dims;
-    s.count = gemm.count;
-    const auto batch = static_cast<std::uint64_t>(gemm.dims.batch);
-    const auto in = static_cast<std::uint64_t>(gemm.dims.in);
-    const auto out = static_cast<std::uint64_t>(gemm.dims.out);
-    PhaseJob& j = s.job;
-    j.phase = phase;
-    switch (phase) {
-    case fmac::TrainingPhase::forward:
-        j.shape = {batch, in, out};
-        j.x_mantissa_bits = p.activations;
-        j.y_mantissa_bits = p.weights;
-        j.output = OutputForm::bfp_two_groupings;
-        j.output_mantissa_bits = p.activations;
-        j.output_rounding = rounding.activations;
-        break;
-    case fmac::TrainingPhase::backward_data:
-        j.shape = {batch, out, in};
-        j.x_mantissa_bits = p.gradients;
-        j.y_mantissa_bits = p.weights;
-        j.output = OutputForm::bfp_two_groupings;
-        j.output_mantissa_bits = p.gradients;
-        j.output_rounding = rounding.gradients;
-        break;
-    case fmac::TrainingPhase::weight_gradient:
-        j.shape = {in, batch, out};
-        j.x_mantissa_bits = p.activations;
-        j.y_mantissa_bits = p.gradients;
-        j.output = OutputForm::fp32;
-        break;
+    for (const workload::ShapedGemms& g : gemms) {
+        PhaseGemm& run = s.gemms.emplace_back();
+        run.count = g.count;
+        PhaseJob& j = run.job;
+        j.phase = phase;
+        j.shape = g.shape;
+        const auto dim = [](std::uint64_t v) { return static_cast<std::size_t>(v); };
+        switch (phase) {
+        case fmac::TrainingPhase::forward:  // X = A (batch x in), Y = W (in x out)
+            run.dims = {dim(g.shape.m), dim(g.shape.k), dim(g.shape.n)};
+            j.x_mantissa_bits = p.activations;
+            j.y_mantissa_bits = p.weights;
+            j.output = OutputForm::bfp_two_groupings;
+            j.output_mantissa_bits = p.activations;
+            j.output_rounding = rounding.activations;
+            break;
+        case fmac::TrainingPhase::backward_data:  // X = dO (batch x out), Y^T = W (in x out)
+            run.dims = {dim(g.shape.m), dim(g.shape.n), dim(g.shape.k)};
+            j.x_mantissa_bits = p.gradients;
+            j.y_mantissa_bits = p.weights;
+            j.output = OutputForm::bfp_two_groupings;
+            j.output_mantissa_bits = p.gradients;
+            j.output_rounding = rounding.gradients;
+            break;
+        case fmac::TrainingPhase::weight_gradient:  // X = A^T (in x batch), Y^T = dO^T (out x batch)
+            run.dims = {dim(g.shape.k), dim(g.shape.m), dim(g.shape.n)};
+            j.x_mantissa_bits = p.activations;
+            j.y_mantissa_bits = p.gradients;
+            j.output = OutputForm::fp32;
+            break;
+        }
     }
     return s;
+}
+
+std::uint64_t StepPhase::gemm_count() const {
+    std::uint64_t n = 0;
+    for (const PhaseGemm& g : gemms) n = checked_add(n, g.count, "GEMMs of a phase");
+    return n;
+}
+
+const PhaseGemm& StepPhase::largest_gemm() const {
+    if (gemms.empty()) throw std::logic_error("largest_gemm: a phase on the vector unit has no GEMM");
+    const auto macs = [](const PhaseGemm& g) {
+        return static_cast<double>(g.job.shape.m) * static_cast<double>(g.job.shape.k) *
+               static_cast<double>(g.job.shape.n) * static_cast<double>(g.count);
+    };
+    const PhaseGemm* best = &gemms.front();
+    for (const PhaseGemm& g : gemms)
+        if (macs(g) > macs(*best)) best = &g;
+    return *best;
 }
 
 std::string_view phase_name(const StepPhase& step) {
@@ -87,27 +107,26 @@ StepPhase weight_update_phase(std::size_t layer, const workload::VectorWork& wor
 
 std::vector<StepPhase> training_step_phases(const workload::Workload& workload, std::size_t batch,
                                             const std::vector<LayerPrecision>& precision,
-                                            const TensorRounding& rounding, const PhaseSelection& selection,
-                                            workload::Optimizer optimizer) {
+                                            const TensorRounding& rounding, workload::BackwardDataLowering lowering,
+                                            const PhaseSelection& selection, workload::Optimizer optimizer) {
     if (precision.size() != workload.layers.size())
         throw std::invalid_argument("training_step_phases: one LayerPrecision per layer expected");
-    std::vector<workload::LayerGemm> gemms;
-    for (const auto& layer : workload.layers) gemms.push_back(workload::lower(layer, batch));
     std::vector<StepPhase> phases;
     const auto at = [](fmac::TrainingPhase p) { return static_cast<std::size_t>(p); };
     const auto add = [&](std::size_t l, fmac::TrainingPhase p) {
         if (!selection[at(p)]) return;
         const workload::Layer& layer = workload.layers[l];
         if (!workload::runs_on_vector_unit(layer.kind)) {
-            phases.push_back(step_phase(l, p, gemms[l], precision[l][at(p)], rounding));
+            phases.push_back(
+                step_phase(l, p, workload::phase_gemms(layer, batch, p, lowering), precision[l][at(p)], rounding));
         } else if (p != fmac::TrainingPhase::weight_gradient) {
             phases.push_back(vector_step_phase(l, p,
                                                workload::vector_work(layer, batch, p != fmac::TrainingPhase::forward),
                                                precision[l][at(p)], rounding));
         }
     };
-    for (std::size_t l = 0; l < gemms.size(); ++l) add(l, fmac::TrainingPhase::forward);
-    for (std::size_t l = gemms.size(); l-- > 0;) {
+    for (std::size_t l = 0; l < workload.layers.size(); ++l) add(l, fmac::TrainingPhase::forward);
+    for (std::size_t l = workload.layers.size(); l-- > 0;) {
         if (!reads_only_network_input(workload.layers[l], l)) add(l, fmac::TrainingPhase::backward_data);
         add(l, fmac::TrainingPhase::weight_gradient);
         const workload::VectorWork update = workload::optimizer_work(workload.layers[l], optimizer);
@@ -132,7 +151,8 @@ void fuse_forward_phases(std::vector<StepPhase>& phases, const workload::Workloa
             s.fused = true;
         }
         if (f.output_streamed) {
-            s.job.output_streamed = s.vector.output_streamed = true;
+            for (PhaseGemm& g : s.gemms) g.job.output_streamed = true;
+            s.vector.output_streamed = true;
             s.fused = true;
         }
     }

@@ -39,18 +39,30 @@ struct TensorRounding {
     bfp::Rounding gradients = bfp::Rounding::stochastic;
 };
 
-/// One phase of a training step: `count` GEMMs of one layer on the array, or (on_vector_unit)
-/// one job of a vector-unit layer, whose backward pass is its backward_data phase.
-struct StepPhase {
-    std::size_t layer = 0;  ///< index into the workload's layers
-    fmac::TrainingPhase phase = fmac::TrainingPhase::forward;
+/// `count` GEMMs of one shape within a phase: their job, and the layer dims whose tensors
+/// fmac::lower_phase turns into that job's operands (the stepped fidelity's synthetic tensors).
+struct PhaseGemm {
     fmac::LayerDims dims;
     PhaseJob job;
     std::uint64_t count = 1;
-    bool on_vector_unit = false;  ///< then `vector` is the job, and dims, job and count are unused
-    bool weight_update = false;   ///< the optimiser's update of the layer's weights (on the vector unit)
-    bool fused = false;           ///< changed by fuse_forward_phases
+};
+
+/// One phase of a training step: one layer's GEMMs on the array, one shape but for a strided
+/// convolution's transposed backward-data (workload::phase_gemms), run one after another; or
+/// (on_vector_unit) one job of a vector-unit layer, whose backward pass is its backward_data phase.
+struct StepPhase {
+    std::size_t layer = 0;  ///< index into the workload's layers
+    fmac::TrainingPhase phase = fmac::TrainingPhase::forward;
+    std::vector<PhaseGemm> gemms;  ///< in run order; empty on the vector unit
+    bool on_vector_unit = false;   ///< then `vector` is the job
+    bool weight_update = false;    ///< the optimiser's update of the layer's weights (on the vector unit)
+    bool fused = false;            ///< changed by fuse_forward_phases
     VectorJob vector;
+
+    /// GEMMs in the phase (the sum of the counts); 0 on the vector unit.
+    [[nodiscard]] std::uint64_t gemm_count() const;
+    /// The shape with the most MACs (the first of equals): the one reports print. On the array only.
+    [[nodiscard]] const PhaseGemm& largest_gemm() const;
 };
 
 /// How reports name a step's phase: the training phase, or "weight_update".
@@ -60,9 +72,9 @@ std::string_view phase_name(const StepPhase& step);
 /// backward-data phase is needed for it.
 bool reads_only_network_input(const workload::Layer& layer, std::size_t index);
 
-/// Phase `phase` of layer `layer`, lowered to `gemm`, with its operand and output widths
-/// and rounding as listed for training_step_phases.
-StepPhase step_phase(std::size_t layer, fmac::TrainingPhase phase, const workload::LayerGemm& gemm,
+/// Phase `phase` of layer `layer`, lowered to `gemms` (workload::phase_gemms, non-empty), with
+/// its operand and output widths and rounding as listed for training_step_phases.
+StepPhase step_phase(std::size_t layer, fmac::TrainingPhase phase, const std::vector<workload::ShapedGemms>& gemms,
                      const TensorPrecision& precision, const TensorRounding& rounding);
 
 /// Phase `phase` (forward, or backward_data for the backward pass) of a vector-unit layer
@@ -85,10 +97,10 @@ StepPhase weight_update_phase(std::size_t layer, const workload::VectorWork& wor
 ///   backward_data    X = dO (gradients)    Y = W  (weights)   out -> BFP gradients
 ///   weight_gradient  X = A^T (activations) Y = dO (gradients) out -> fp32
 /// `precision[l]` gives layer l's widths per phase. Only the phases `selection` names are
-/// listed (run.phases), in the same order.
+/// listed (run.phases), in the same order. Backward-data GEMMs are lowered as `lowering` says.
 std::vector<StepPhase> training_step_phases(const workload::Workload& workload, std::size_t batch,
                                             const std::vector<LayerPrecision>& precision,
-                                            const TensorRounding& rounding,
+                                            const TensorRounding& rounding, workload::BackwardDataLowering lowering,
                                             const PhaseSelection& selection = kEveryPhase,
                                             workload::Optimizer optimizer = workload::Optimizer::none);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "workload/layer.h"
 
+#include <algorithm>
+
 #include "common/checked.h"
 
 namespace fastsim::workload {
@@ -80,6 +82,87 @@ LayerGemm lower(const Layer& l, std::size_t batch) {
 std::uint64_t LayerGemm::forward_macs() const {
     constexpr const char* kMacs = "MACs of a phase";
     return checked_mul(checked_mul(checked_mul(count, dims.batch, kMacs), dims.in, kMacs), dims.out, kMacs);
+}
+
+const EnumNames<BackwardDataLowering, 2>& enum_names(BackwardDataLowering) {
+    static constexpr EnumNames<BackwardDataLowering, 2> kNames{{
+        {"transposed", BackwardDataLowering::transposed},
+        {"col2im", BackwardDataLowering::col2im},
+    }};
+    return kNames;
+}
+
+namespace {
+
+/// One axis of a transposed convolution: per class c of input positions i (by (i + padding)
+/// mod stride), how many positions it holds and how many kernel taps r reach it
+/// (r * dilation = c mod stride). Classes no tap reaches are left out.
+struct AxisClass {
+    std::uint64_t positions = 0, taps = 0;
+};
+std::vector<AxisClass> axis_classes(int in, int padding, int stride, int dilation, int kernel) {
+    std::vector<std::pair<int, AxisClass>> by_residue;  // (r * dilation mod stride, class), in tap order
+    for (int r = 0; r < kernel; ++r) {
+        const auto c = static_cast<int>(static_cast<std::int64_t>(r) * dilation % stride);
+        auto it = std::find_if(by_residue.begin(), by_residue.end(), [c](const auto& e) { return e.first == c; });
+        if (it == by_residue.end()) it = by_residue.insert(by_residue.end(), {c, AxisClass{}});
+        ++it->second.taps;
+    }
+    std::vector<AxisClass> classes;
+    for (auto& [c, a] : by_residue) {
+        // Positions i in [0, in) with (i + padding) mod stride == c.
+        const int first = ((c - padding) % stride + stride) % stride;
+        if (first >= in) continue;
+        a.positions = static_cast<std::uint64_t>((in - 1 - first) / stride + 1);
+        classes.push_back(a);
+    }
+    return classes;
+}
+
+std::vector<ShapedGemms> transposed_backward_data(const Layer& l, std::uint64_t batch) {
+    const int stride_w = l.stride_width > 0 ? l.stride_width : l.stride;
+    const std::vector<AxisClass> rows = axis_classes(l.in_height, l.padding, l.stride, l.dilation, l.kernel_height);
+    const std::vector<AxisClass> cols = axis_classes(l.in_width, l.padding, stride_w, l.dilation, l.kernel_width);
+    const auto filters = u64(l.filters / l.groups), channels = u64(l.in_channels / l.groups);
+    std::vector<ShapedGemms> out;
+    constexpr const char* kRows = "GEMM rows (batch x input positions)";
+    constexpr const char* kReduction = "GEMM reduction (kernel taps x filters)";
+    for (const AxisClass& r : rows)
+        for (const AxisClass& c : cols) {
+            const fmac::GemmShape shape{checked_mul(checked_mul(batch, r.positions, kRows), c.positions, kRows),
+                                        checked_mul(checked_mul(r.taps, c.taps, kReduction), filters, kReduction),
+                                        channels};
+            const auto same = std::find_if(out.begin(), out.end(), [&](const ShapedGemms& g) {
+                return g.shape.m == shape.m && g.shape.k == shape.k && g.shape.n == shape.n;
+            });
+            if (same != out.end())
+                same->count = checked_add(same->count, u64(l.groups), "GEMMs of a phase");
+            else
+                out.push_back({shape, u64(l.groups)});
+        }
+    for (const ShapedGemms& g : out)  // each fits 64 bits, as lower() checks the forward's
+        (void)checked_mul(checked_mul(checked_mul(g.count, g.shape.m, "MACs of a phase"), g.shape.k, "MACs of a phase"),
+                          g.shape.n, "MACs of a phase");
+    return out;
+}
+
+}  // namespace
+
+std::vector<ShapedGemms> phase_gemms(const Layer& layer, std::size_t batch, fmac::TrainingPhase phase,
+                                     BackwardDataLowering lowering) {
+    const LayerGemm gemm = lower(layer, batch);
+    if (gemm.count == 0) return {};
+    const auto m = static_cast<std::uint64_t>(gemm.dims.batch), in = static_cast<std::uint64_t>(gemm.dims.in),
+               out = static_cast<std::uint64_t>(gemm.dims.out);
+    switch (phase) {
+    case fmac::TrainingPhase::forward: return {{{m, in, out}, gemm.count}};
+    case fmac::TrainingPhase::weight_gradient: return {{{in, m, out}, gemm.count}};
+    case fmac::TrainingPhase::backward_data:
+        if (layer.kind == LayerKind::conv && lowering == BackwardDataLowering::transposed)
+            return transposed_backward_data(layer, batch);
+        return {{{m, out, in}, gemm.count}};
+    }
+    return {};
 }
 
 }  // namespace fastsim::workload

@@ -129,6 +129,40 @@ struct LayerGemm {
 /// SizeOverflow if a dimension, the count or the forward MACs do not fit 64 bits.
 LayerGemm lower(const Layer& layer, std::size_t batch);
 
+/// How a layer's backward-data GEMM is lowered onto the array (node.lowering.backward_data;
+/// docs/array.md, "Backward-data lowering"). They differ for convolutions only.
+enum class BackwardDataLowering : std::uint8_t {
+    /// A transposed convolution: ∇A = conv(∇O, W flipped, channels swapped), reduction over
+    /// kernel taps x filters, n = input channels; a strided one as one GEMM per class of input
+    /// positions the same taps reach (sub-pixel), so no zero of a dilated ∇O is multiplied.
+    transposed,
+    /// The forward GEMM transposed: ∇A in im2col form (reduction over filters only, n = taps x
+    /// input channels), folded back by a col2im scatter-add.
+    col2im
+};
+const EnumNames<BackwardDataLowering, 2>& enum_names(BackwardDataLowering);
+inline const char* to_string(BackwardDataLowering l) { return name_of(l).data(); }
+
+/// `count` GEMMs of one shape in the array's view: X (m x k) streams, Y^T (n x k) is held, k
+/// is the reduction.
+struct ShapedGemms {
+    fmac::GemmShape shape;
+    std::uint64_t count = 1;
+    friend bool operator==(const ShapedGemms& a, const ShapedGemms& b) {
+        return a.shape.m == b.shape.m && a.shape.k == b.shape.k && a.shape.n == b.shape.n && a.count == b.count;
+    }
+};
+
+/// The GEMMs of `phase` of a layer lowered to `gemm` (lower()): forward (batch x in x out),
+/// weight-gradient (in x batch x out), backward-data (batch x out x in) but for a convolution
+/// under `lowering` transposed: per group and class of input positions (residues of the
+/// stride that the same kernel taps reach, per axis), (batch x positions of the class) x
+/// (taps of the class x filters / groups) x (C_in / groups), shapes in first-seen order with
+/// equal ones merged; classes no tap reaches get no GEMM (their ∇A is 0). Empty for a
+/// vector-unit layer. SizeOverflow as lower().
+std::vector<ShapedGemms> phase_gemms(const Layer& layer, std::size_t batch, fmac::TrainingPhase phase,
+                                     BackwardDataLowering lowering);
+
 /// What a second or later entry of a layer's `inputs` names (docs/workloads.md, "Shortcuts").
 enum class ShortcutConvention : std::uint8_t {
     /// The producer of the tensor added to the layer's input (fastsim's traces): the edge moves

@@ -55,6 +55,13 @@ void node_keys(Visit& visit, N& n) {
                      "`on`: a relu, gelu or add runs in the output pass of the layer before it, so the tensor between "
                      "them stays on chip (`dram_saved_bits` per layer; [vector_unit.md](vector_unit.md#fusion)); "
                      "run.mode training_step only"});
+    visit(n.backward_data_lowering,
+          {"lowering.backward_data",
+           "how a convolution's backward-data GEMM meets the array: `transposed` convolves ∇O with the flipped, "
+           "channel-swapped weights (reduction over kernel taps × filters, the forward's shape; a strided conv as "
+           "one GEMM per class of input positions), `col2im` multiplies by the forward's weights transposed "
+           "(reduction over filters only) and leaves ∇A in im2col form "
+           "([array.md](array.md#backward-data-lowering))"});
     visit(n.max_tile_rows,
           {"tiling.max_tile_rows", "cap on the rows of X per tile ([node.md](node.md#tiling))", &kMaxTileRows});
 }

@@ -69,6 +69,7 @@ void resolve_node(NodeConfig& nc, const BfpParams& bfp) {
     np.exponent_bits = bfp.exponent_bits;
     np.noise_bits = bfp.noise_bits;
     np.max_tile_rows = nc.max_tile_rows;
+    np.backward_data_lowering = nc.backward_data_lowering;
 }
 
 void dump_node_keys(YAML::Emitter& out, const NodeConfig& node) { write_keys(out, node, kNodeKeys); }
@@ -80,7 +81,7 @@ void check_tiling(const std::vector<node::StepPhase>& phases, const NodeConfig& 
             if (phase.on_vector_unit)
                 (void)node::plan_vector_chunks(phase.vector, node.resolved);
             else
-                (void)node::plan_tiles(phase.job, node.resolved);
+                for (const node::PhaseGemm& g : phase.gemms) (void)node::plan_tiles(g.job, node.resolved);
         } catch (const node::TilingError& e) {
             const char* key = e.bank() == node::SramBank::exponent ? "sram.exponent_bank.capacity_kib"
                                                                    : "sram.mantissa_bank.capacity_kib";

@@ -33,28 +33,35 @@ std::vector<PhaseRow> phase_rows(const run::TrainingStepResult& result) {
     return rows;
 }
 
+/// The job a report shows for a phase: its GEMM shape with the most MACs (the phase's only one
+/// but for a strided convolution's transposed backward-data), or none on the vector unit.
+const node::PhaseJob& shown_job(const node::StepPhase& s) {
+    static const node::PhaseJob kNone{};
+    return s.on_vector_unit ? kNone : s.largest_gemm().job;
+}
+
 /// The columns of one phase, declared once for layers.csv and report.json's "phases": the job,
 /// then the work counters, utilisation_percent, the action counters (those shown), then energy
 /// in pJ.
 CsvWriter<PhaseRow> phase_table(const config::Params& params) {
     const auto job_count = [](std::uint64_t fmac::GemmShape::*member) {
-        return [member](const PhaseRow& p) { return CsvCell::integer(p.result.step.job.shape.*member); };
+        return [member](const PhaseRow& p) { return CsvCell::integer(shown_job(p.result.step).shape.*member); };
     };
     std::vector<CsvColumn<PhaseRow>> columns{
         {"layer", [&params](const PhaseRow& p) { return CsvCell::json_text(layer_name(params, p.result)); }},
         {"phase", [](const PhaseRow& p) { return CsvCell::json_text(node::phase_name(p.result.step)); }},
         {"gemm_count",
          [](const PhaseRow& p) {
-             return CsvCell::integer(p.result.step.on_vector_unit ? std::uint64_t{0} : p.result.step.count);
+             return CsvCell::integer(p.result.step.gemm_count());
          }},
         {"m", job_count(&fmac::GemmShape::m)},
         {"k", job_count(&fmac::GemmShape::k)},
         {"n", job_count(&fmac::GemmShape::n)},
-        {"x_mantissa_bits", [](const PhaseRow& p) { return CsvCell::integer(p.result.step.job.x_mantissa_bits); }},
-        {"y_mantissa_bits", [](const PhaseRow& p) { return CsvCell::integer(p.result.step.job.y_mantissa_bits); }},
+        {"x_mantissa_bits", [](const PhaseRow& p) { return CsvCell::integer(shown_job(p.result.step).x_mantissa_bits); }},
+        {"y_mantissa_bits", [](const PhaseRow& p) { return CsvCell::integer(shown_job(p.result.step).y_mantissa_bits); }},
         {"passes_per_group",
          [](const PhaseRow& p) {
-             const node::PhaseJob& j = p.result.step.job;
+             const node::PhaseJob& j = shown_job(p.result.step);
              return CsvCell::integer(fmac::passes_per_group(j.x_mantissa_bits, j.y_mantissa_bits));
          }},
     };
@@ -93,12 +100,14 @@ double utilisation(const config::Params& params, const node::PhaseCounters& c) {
 
 namespace {
 
-/// m x k x n of a phase's GEMM, "(xN)" for N independent ones.
+/// m x k x n of a phase's GEMM, "(xN)" for N independent ones; for several shapes the largest,
+/// "+" the others.
 std::string gemm_shape(const run::PhaseResult& r) {
-    const node::PhaseJob& j = r.step.job;
     if (r.step.on_vector_unit) return "vector unit, " + std::to_string(r.step.vector.work.writes) + " values";
+    const node::PhaseJob& j = shown_job(r.step);
     std::string shape = std::to_string(j.shape.m) + "x" + std::to_string(j.shape.k) + "x" + std::to_string(j.shape.n);
-    if (r.step.count > 1) shape += " (x" + std::to_string(r.step.count) + ")";
+    if (r.step.gemms.size() > 1) shape += "+";
+    if (r.step.gemm_count() > 1) shape += " (x" + std::to_string(r.step.gemm_count()) + ")";
     return shape;
 }
 
@@ -112,7 +121,7 @@ void print_per_layer_table(std::ostream& out, const config::Params& params, cons
     Table table(titles);
     for (const auto& r : result.phases) {
         const node::PhaseCounters& c = r.counters;
-        const node::PhaseJob& j = r.step.job;
+        const node::PhaseJob& j = shown_job(r.step);
         const node::VectorJob& v = r.step.vector;
         std::vector<std::string> row{layer_name(params, r),
                                      std::string(node::phase_name(r.step)),

@@ -42,7 +42,7 @@ void NodeTimeline::add_gemm(const node::StepPhase& phase, std::uint64_t gemm, st
         s.end = start_cycle + stage.end_cycle;
         s.args[0] = {style.quantity_key, stage.quantity};
         s.args[1] = {"tile", stage.tile};
-        if (phase.count > 1) s.args[2] = {"gemm", gemm};
+        if (phase.gemm_count() > 1) s.args[2] = {"gemm", gemm};
         m_builder.add_detail(group, s);
     }
 }
@@ -57,7 +57,7 @@ void NodeTimeline::add_phase(const node::StepPhase& phase, std::uint64_t start_c
     s.end = start_cycle + counters.cycles;
     s.args[0] = {"tiles", counters.tiles};
     s.args[1] = {"macs", counters.macs};
-    s.args[2] = {"gemms", phase.count};
+    s.args[2] = {"gemms", phase.gemm_count()};
     m_builder.add_outline(s);
 }
 

@@ -28,7 +28,7 @@ std::vector<float> normal_values(std::size_t count, std::mt19937_64& rng) {
 std::vector<node::PhaseCounters> run_stepped(const config::Params& params, const std::vector<node::StepPhase>& phases,
                                              const WorkProgress& progress, NodeTimeline* timeline) {
     std::uint64_t gemms = 0, gemms_done = 0;
-    for (const node::StepPhase& s : phases) gemms += s.on_vector_unit ? 1 : s.count;
+    for (const node::StepPhase& s : phases) gemms += s.on_vector_unit ? 1 : s.gemm_count();
     std::vector<node::PhaseCounters> counters(phases.size());
     node::Node fast_node("node", params.node.resolved);
     sc_core::sc_spawn([&] {
@@ -46,22 +46,24 @@ std::vector<node::PhaseCounters> run_stepped(const config::Params& params, const
             }
             const node::TensorPrecision& precision =
                 params.precision.per_layer[s.layer][static_cast<std::size_t>(s.phase)];
-            for (std::uint64_t c = 0; c < s.count; ++c) {
-                const auto a = normal_values(s.dims.batch * s.dims.in, rng);
-                const auto w = normal_values(s.dims.in * s.dims.out, rng);
-                const auto d_out = normal_values(s.dims.batch * s.dims.out, rng);
+            std::uint64_t index = 0;  // of the GEMM in the phase
+            for (const node::PhaseGemm& g : s.gemms)
+            for (std::uint64_t c = 0; c < g.count; ++c, ++index) {
+                const auto a = normal_values(g.dims.batch * g.dims.in, rng);
+                const auto w = normal_values(g.dims.in * g.dims.out, rng);
+                const auto d_out = normal_values(g.dims.batch * g.dims.out, rng);
                 bfp::Quantizer q_act(params.bfp.format(precision.activations), params.precision.rounding.activations,
                                      params.bfp.noise(rng()));
                 bfp::Quantizer q_w(params.bfp.format(precision.weights), bfp::Rounding::nearest);
                 bfp::Quantizer q_grad(params.bfp.format(precision.gradients), params.precision.rounding.gradients,
                                       params.bfp.noise(rng()));
                 const fmac::PhaseOperands operands =
-                    fmac::lower_phase(s.phase, s.dims, a.data(), w.data(), d_out.data(), q_act, q_w, q_grad);
+                    fmac::lower_phase(s.phase, g.dims, a.data(), w.data(), d_out.data(), q_act, q_w, q_grad);
                 std::vector<float> out;
                 stages.clear();
                 const node::PhaseCounters gemm =
-                    fast_node.run_phase(s.job, operands.x, operands.y_transposed, out, timeline ? &stages : nullptr);
-                if (timeline) timeline->add_gemm(s, c, phase_start + counters[i].cycles, stages);
+                    fast_node.run_phase(g.job, operands.x, operands.y_transposed, out, timeline ? &stages : nullptr);
+                if (timeline) timeline->add_gemm(s, index, phase_start + counters[i].cycles, stages);
                 counters[i] += gemm;  // cannot overflow: run_training_step counted every phase first
                 if (progress) progress(static_cast<double>(++gemms_done) / static_cast<double>(gemms));
             }
@@ -95,7 +97,8 @@ TrainingStepResult run_training_step(const config::Params& params, const WorkPro
                                      const std::optional<TimelineRequest>& timeline) {
     const std::vector<node::StepPhase> unfused =
         node::training_step_phases(params.workload.network, params.workload.batch, params.precision.per_layer,
-                                   params.precision.rounding, params.run.phase_selection(), params.run.optimizer);
+                                   params.precision.rounding, params.node.resolved.backward_data_lowering,
+                                   params.run.phase_selection(), params.run.optimizer);
     std::vector<node::StepPhase> phases = unfused;
     if (params.node.fusion == config::Fusion::on)
         node::fuse_forward_phases(phases, params.workload.network, params.workload.batch);
@@ -121,15 +124,20 @@ TrainingStepResult run_training_step(const config::Params& params, const WorkPro
                 phase_start = result.total.cycles;
                 return;
             }
-            const node::PhaseCounters gemm =
-                node::run_phase_memo(s.job, params.node.resolved, memo, record ? &stages : nullptr);
-            counters.push_back(gemm.repeated(s.count));
-            result.total += counters.back();  // the step's sums fit 64 bits, or the layer is named
-            if (record) {
-                for (std::uint64_t c = 0; c < s.count; ++c)
-                    recorder->add_gemm(s, c, phase_start + c * gemm.cycles, stages);
-                recorder->add_phase(s, phase_start, counters.back());
+            node::PhaseCounters phase;
+            std::uint64_t index = 0;  // of the GEMM in the phase
+            for (const node::PhaseGemm& g : s.gemms) {
+                stages.clear();
+                const node::PhaseCounters gemm =
+                    node::run_phase_memo(g.job, params.node.resolved, memo, record ? &stages : nullptr);
+                if (record)
+                    for (std::uint64_t c = 0; c < g.count; ++c, ++index)
+                        recorder->add_gemm(s, index, phase_start + phase.cycles + c * gemm.cycles, stages);
+                phase += gemm.repeated(g.count);
             }
+            counters.push_back(phase);
+            result.total += counters.back();  // the step's sums fit 64 bits, or the layer is named
+            if (record) recorder->add_phase(s, phase_start, counters.back());
             phase_start = result.total.cycles;
         });
         if (progress && !stepped) progress(static_cast<double>(i + 1) / static_cast<double>(phases.size()));
@@ -147,9 +155,12 @@ TrainingStepResult run_training_step(const config::Params& params, const WorkPro
         PhaseResult r{phases[i], counters[i], phase_energy(params, counters[i])};
         if (phases[i].fused) {  // the same phase unfused, on the memo path (= stepped, tested)
             const node::StepPhase& u = unfused[i];
-            const node::PhaseCounters before =
-                u.on_vector_unit ? node::run_vector_memo(u.vector, params.node.resolved)
-                                 : node::run_phase_memo(u.job, params.node.resolved, memo).repeated(u.count);
+            node::PhaseCounters before;
+            if (u.on_vector_unit)
+                before = node::run_vector_memo(u.vector, params.node.resolved);
+            else
+                for (const node::PhaseGemm& g : u.gemms)
+                    before += node::run_phase_memo(g.job, params.node.resolved, memo).repeated(g.count);
             r.dram_saved_bits = before.traffic.dram_bits() - counters[i].traffic.dram_bits();
         }
         result.total_energy += r.energy;

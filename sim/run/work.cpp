@@ -115,9 +115,14 @@ TileCount step_tiles(std::size_t batch, const node::NodeParams& node, const conf
     const workload::Workload& network = params.workload.network;
     const std::vector<node::LayerPrecision> widest(network.layers.size());
     TileCount count;
-    for (const node::StepPhase& s : node::training_step_phases(network, batch, widest, {}))
+    for (const node::StepPhase& s : node::training_step_phases(network, batch, widest, {}, node.backward_data_lowering))
         count.add(with_layer_named(params, s.layer,
-                                   [&] { return static_cast<double>(node::plan_tiles(s.job, node).count()); }),
+                                   [&] {
+                                       double tiles = 0;
+                                       for (const node::PhaseGemm& g : s.gemms)
+                                           tiles += static_cast<double>(node::plan_tiles(g.job, node).count());
+                                       return tiles;
+                                   }),
                   [&] { return layer_text(params, s); });
     return count;
 }
@@ -196,40 +201,45 @@ WorkEstimate estimate_training_step(const config::Params& params, bool timeline)
     const node::NodeParams& node = params.node.resolved;
     const auto phases =
         node::training_step_phases(params.workload.network, params.workload.batch, params.precision.per_layer,
-                                   params.precision.rounding, params.run.phase_selection(), params.run.optimizer);
+                                   params.precision.rounding, node.backward_data_lowering, params.run.phase_selection(),
+                                   params.run.optimizer);
     const bool stepped = params.run.fidelity == config::Fidelity::stepped;
     double tiles = 0, recorded = 0, stepped_tiles = 0, cycles = 0, pe_cycles = 0, values = 0, most_ns = 0;
     std::string where;
     const double pes = static_cast<double>(node.array.rows) * static_cast<double>(node.array.cols);
     for (const node::StepPhase& s : phases) {
         const double ns = with_layer_named(params, s.layer, [&] {
-            const auto count = static_cast<double>(s.count);
-            // Every run plans and runs each phase on the memo path (stepped runs first, to find
-            // any overflow before a SystemC thread starts).
-            const auto t = static_cast<double>(node::plan_tiles(s.job, node).count());
-            tiles += t;
-            double phase_ns = t * kNsPerMemoTile;
-            if (timeline) {
-                recorded += t * count;
-                phase_ns += t * count * kNsPerTimelineTile;
+            double phase_ns = 0;
+            for (const node::PhaseGemm& g : s.gemms) {
+                const auto count = static_cast<double>(g.count);
+                // Every run plans and runs each phase on the memo path (stepped runs first, to find
+                // any overflow before a SystemC thread starts).
+                const auto t = static_cast<double>(node::plan_tiles(g.job, node).count());
+                tiles += t;
+                phase_ns += t * kNsPerMemoTile;
+                if (timeline) {
+                    recorded += t * count;
+                    phase_ns += t * count * kNsPerTimelineTile;
+                }
+                if (!stepped) continue;
+                const fmac::GemmTiming whole = fmac::analytic_gemm_timing(
+                    g.job.shape, node.array, g.job.x_mantissa_bits, g.job.y_mantissa_bits, node::dataflow_of(g.job, node));
+                const double b = static_cast<double>(g.dims.batch), in = static_cast<double>(g.dims.in),
+                             out = static_cast<double>(g.dims.out);
+                const double operands = b * in + in * out + b * out;
+                stepped_tiles += t * count;
+                cycles += static_cast<double>(whole.cycles) * count;
+                pe_cycles += static_cast<double>(whole.cycles) * pes * count;
+                values += operands * count;
+                if (operands * kBytesPerSteppedValue > e.memory_bytes) {
+                    e.memory_bytes = operands * kBytesPerSteppedValue;
+                    e.memory_where = "the operands of " + layer_text(params, s);
+                }
+                phase_ns += count * (t * kNsPerSteppedTile +
+                                     static_cast<double>(whole.cycles) * (kNsPerSteppedCycle + pes * kNsPerPeCycle) +
+                                     operands * kNsPerSyntheticValue);
             }
-            if (!stepped) return phase_ns;
-            const fmac::GemmTiming whole = fmac::analytic_gemm_timing(
-                s.job.shape, node.array, s.job.x_mantissa_bits, s.job.y_mantissa_bits, node::dataflow_of(s.job, node));
-            const double b = static_cast<double>(s.dims.batch), in = static_cast<double>(s.dims.in),
-                         out = static_cast<double>(s.dims.out);
-            const double operands = b * in + in * out + b * out;
-            stepped_tiles += t * count;
-            cycles += static_cast<double>(whole.cycles) * count;
-            pe_cycles += static_cast<double>(whole.cycles) * pes * count;
-            values += operands * count;
-            if (operands * kBytesPerSteppedValue > e.memory_bytes) {
-                e.memory_bytes = operands * kBytesPerSteppedValue;
-                e.memory_where = "the operands of " + layer_text(params, s);
-            }
-            return phase_ns + count * (t * kNsPerSteppedTile +
-                                       static_cast<double>(whole.cycles) * (kNsPerSteppedCycle + pes * kNsPerPeCycle) +
-                                       operands * kNsPerSyntheticValue);
+            return phase_ns;
         });
         if (ns > most_ns) {
             most_ns = ns;

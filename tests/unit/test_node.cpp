@@ -423,16 +423,16 @@ TEST_CASE("a training step: phase order, shapes, precisions and the skipped firs
     net.layers = {fc1, fc2};
     std::vector<node::LayerPrecision> precision(2);
     precision[1][static_cast<std::size_t>(fmac::TrainingPhase::backward_data)] = {6, 2, 4};
-    const auto phases = node::training_step_phases(net, 32, precision, {});
+    const auto phases = node::training_step_phases(net, 32, precision, {}, workload::BackwardDataLowering::transposed);
     REQUIRE(phases.size() == 5);  // fwd fc1, fwd fc2, bwd fc2, wgrad fc2, wgrad fc1
     CHECK((phases[0].layer == 0 && phases[0].phase == fmac::TrainingPhase::forward));
     CHECK((phases[2].layer == 1 && phases[2].phase == fmac::TrainingPhase::backward_data));
-    CHECK((phases[2].job.shape.m == 32 && phases[2].job.shape.k == 10 && phases[2].job.shape.n == 256));
-    CHECK((phases[2].job.x_mantissa_bits == 4 && phases[2].job.y_mantissa_bits == 6));
-    CHECK(phases[2].job.output_rounding == bfp::Rounding::stochastic);
+    CHECK((phases[2].gemms.at(0).job.shape.m == 32 && phases[2].gemms.at(0).job.shape.k == 10 && phases[2].gemms.at(0).job.shape.n == 256));
+    CHECK((phases[2].gemms.at(0).job.x_mantissa_bits == 4 && phases[2].gemms.at(0).job.y_mantissa_bits == 6));
+    CHECK(phases[2].gemms.at(0).job.output_rounding == bfp::Rounding::stochastic);
     CHECK((phases[4].layer == 0 && phases[4].phase == fmac::TrainingPhase::weight_gradient));
-    CHECK((phases[4].job.shape.m == 784 && phases[4].job.shape.k == 32 && phases[4].job.shape.n == 256));
-    CHECK(phases[4].job.output == node::OutputForm::fp32);
+    CHECK((phases[4].gemms.at(0).job.shape.m == 784 && phases[4].gemms.at(0).job.shape.k == 32 && phases[4].gemms.at(0).job.shape.n == 256));
+    CHECK(phases[4].gemms.at(0).job.output == node::OutputForm::fp32);
 }
 
 TEST_CASE("precision reaches the cycles through the pass count", "[node][precision]") {

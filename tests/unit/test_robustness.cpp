@@ -285,8 +285,10 @@ TEST_CASE("work is estimated before a run, and runs over the limit are refused w
     const run::WorkEstimate e = run::estimate_training_step(quickstart, false);
     double tiles = 0;
     for (const auto& s : node::training_step_phases(quickstart.workload.network, quickstart.workload.batch,
-                                                    quickstart.precision.per_layer, quickstart.precision.rounding))
-        tiles += static_cast<double>(node::plan_tiles(s.job, quickstart.node.resolved).count());
+                                                    quickstart.precision.per_layer, quickstart.precision.rounding,
+                                                    quickstart.node.resolved.backward_data_lowering))
+        for (const node::PhaseGemm& g : s.gemms)
+            tiles += static_cast<double>(node::plan_tiles(g.job, quickstart.node.resolved).count());
     REQUIRE(e.parts.size() == 1);
     CHECK(e.parts[0].what == "memo tiles");
     CHECK(e.parts[0].count == tiles);

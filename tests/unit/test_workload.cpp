@@ -2,10 +2,15 @@
 // Shipped traces against published model sizes, lowering to GEMMs, and trace errors.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
+#include <random>
 #include <fstream>
 #include <sstream>
 
+#include "bfp/dot.h"
+#include "bfp/quantize.h"
 #include "common/errors.h"
 #include "config/trace_reader.h"
 #include "workload/fusion.h"
@@ -557,4 +562,200 @@ TEST_CASE("A share of vector work rounds every count up", "[workload][vector]") 
     CHECK(workload::share_of(workload::VectorWork{big, 0, 0, 0, 0, 0}, 3, 4).ops == 3 * (big / 4));
     CHECK_THROWS_AS(workload::share_of(w, 2, 1), std::invalid_argument);
     CHECK_THROWS_AS(workload::share_of(w, 0, 0), std::invalid_argument);
+}
+
+namespace {
+
+workload::Layer conv_layer(int hw, int c_in, int filters, int kernel, int stride, int padding, int dilation = 1,
+                           int groups = 1) {
+    workload::Layer l;
+    l.name = "c";
+    l.kind = workload::LayerKind::conv;
+    l.in_height = l.in_width = hw;
+    l.in_channels = c_in;
+    l.kernel_height = l.kernel_width = kernel;
+    l.filters = filters;
+    l.stride = stride;
+    l.padding = padding;
+    l.dilation = dilation;
+    l.groups = groups;
+    return l;
+}
+
+std::uint64_t macs_of(const std::vector<workload::ShapedGemms>& gemms) {
+    std::uint64_t macs = 0;
+    for (const auto& g : gemms) macs += g.count * g.shape.m * g.shape.k * g.shape.n;
+    return macs;
+}
+
+using Shapes = std::vector<std::pair<std::array<std::uint64_t, 3>, std::uint64_t>>;
+Shapes shapes_of(const std::vector<workload::ShapedGemms>& gemms) {
+    Shapes out;
+    for (const auto& g : gemms) out.push_back({{g.shape.m, g.shape.k, g.shape.n}, g.count});
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("A transposed backward-data is one GEMM per class of input positions the same taps reach", "[workload]") {
+    using workload::BackwardDataLowering;
+    const auto bwd = [](const workload::Layer& l, BackwardDataLowering lowering) {
+        return workload::phase_gemms(l, 32, fmac::TrainingPhase::backward_data, lowering);
+    };
+    // 3x3 stride 1 "same": the forward's shape, reduction over 9 taps x 64 filters.
+    const workload::Layer same = conv_layer(56, 64, 64, 3, 1, 1);
+    CHECK(shapes_of(bwd(same, BackwardDataLowering::transposed)) == Shapes{{{32u * 56 * 56, 9u * 64, 64}, 1}});
+    CHECK(shapes_of(bwd(same, BackwardDataLowering::col2im)) == Shapes{{{32u * 56 * 56, 64, 9u * 64}, 1}});
+    // 3x3 stride 2 pad 1 over 14x14 (ResNet-18's layer4.0.conv1): per axis, taps 0 and 2 reach
+    // the 7 odd positions, tap 1 the 7 even ones; 4 classes, the two of 2 x 1 taps merged.
+    const workload::Layer strided = conv_layer(14, 256, 512, 3, 2, 1);
+    CHECK(shapes_of(bwd(strided, BackwardDataLowering::transposed)) ==
+          Shapes{{{32u * 49, 4u * 512, 256}, 1}, {{32u * 49, 2u * 512, 256}, 2}, {{32u * 49, 512, 256}, 1}});
+    CHECK(macs_of(bwd(strided, BackwardDataLowering::transposed)) == workload::lower(strided, 32).forward_macs());
+    // 1x1 stride 2: only the even positions are read; the odd ones' gradient is 0 (no GEMM).
+    CHECK(shapes_of(bwd(conv_layer(56, 64, 128, 1, 2, 0), BackwardDataLowering::transposed)) ==
+          Shapes{{{32u * 28 * 28, 128, 64}, 1}});
+    // Kernel 2 at stride 3 over 9: taps reach positions 0 and 1 mod 3 (3 each), never 2 mod 3.
+    CHECK(shapes_of(bwd(conv_layer(9, 5, 6, 2, 3, 0), BackwardDataLowering::transposed)) ==
+          Shapes{{{32u * 9, 6, 5}, 4}});
+    // Groups: per group, C_in / groups columns and filters / groups in the reduction.
+    CHECK(shapes_of(bwd(conv_layer(8, 32, 64, 3, 1, 1, 1, 4), BackwardDataLowering::transposed)) ==
+          Shapes{{{32u * 64, 9u * 16, 8}, 4}});
+    // Not a convolution: both lowerings are the forward's transpose.
+    workload::Layer fc;
+    fc.kind = workload::LayerKind::fc;
+    fc.in_features = 300;
+    fc.out_features = 70;
+    for (const auto lowering : {BackwardDataLowering::transposed, BackwardDataLowering::col2im})
+        CHECK(shapes_of(bwd(fc, lowering)) == Shapes{{{32, 70, 300}, 1}});
+}
+
+TEST_CASE("A transposed backward-data's MACs are every (position, tap) pair the stride lines up", "[workload]") {
+    // Per axis, brute force: input position i takes tap r when (i + padding - r * dilation) is a
+    // multiple of the stride. The GEMMs must multiply exactly those pairs (borders included).
+    std::mt19937_64 rng(5);
+    std::uniform_int_distribution<int> hw(1, 20), kernel(1, 5), stride(1, 4), padding(0, 3), dilation(1, 3),
+        groups(1, 3);
+    for (int trial = 0; trial < 300; ++trial) {
+        const int g = groups(rng);
+        const workload::Layer l = conv_layer(hw(rng), 2 * g, 3 * g, kernel(rng), stride(rng), padding(rng),
+                                             dilation(rng), g);
+        if (l.window_height() > l.in_height + 2 * l.padding) continue;  // no window fits: not a valid layer
+        std::uint64_t pairs = 0;
+        for (int i = 0; i < l.in_height; ++i)
+            for (int r = 0; r < l.kernel_height; ++r)
+                pairs += (i + l.padding - r * l.dilation) % l.stride == 0 ? 1 : 0;
+        INFO("trial " << trial << ": " << l.in_height << " wide, kernel " << l.kernel_height << " stride " << l.stride
+                      << " padding " << l.padding << " dilation " << l.dilation);
+        CHECK(macs_of(workload::phase_gemms(l, 2, fmac::TrainingPhase::backward_data,
+                                            workload::BackwardDataLowering::transposed)) ==
+              2 * pairs * pairs * 2 * 3 * static_cast<std::uint64_t>(g));
+    }
+}
+
+TEST_CASE("The transposed backward-data GEMMs compute the convolution's input gradient from BFP operands",
+          "[workload][bfp]") {
+    // A strided, padded, dilated conv: the GEMMs phase_gemms charges, built from ∇O and W (W read
+    // per class with its taps as the forward's, channel axes swapped: Y^T row c_in, reduction
+    // (tap_h, tap_w, filter)), give ∇A. Operands are BFP of g = 4 along the filters (per position
+    // of ∇O, per tap and input channel of W); their products are exact, so bfp::gemm matches a
+    // double-precision sum of the dequantised operands to fp32 rounding.
+    for (const auto& [stride, dilation] : {std::pair{2, 1}, std::pair{1, 2}, std::pair{3, 1}}) {
+        const workload::Layer l = conv_layer(7, 3, 8, 3, stride, 1, dilation);
+        const int batch = 2, h = l.in_height, oh = l.out_height(), k = l.kernel_height, c_in = 3, f = 8;
+        std::mt19937_64 rng(9);
+        std::normal_distribution<float> normal(0.0f, 1.0f);
+        std::vector<float> d_out(static_cast<std::size_t>(batch * oh * oh * f)), w(static_cast<std::size_t>(k * k * c_in * f));
+        for (float& v : d_out) v = normal(rng);
+        for (float& v : w) v = normal(rng);
+        const bfp::Format format{4, 4, 8, 0, bfp::Overflow::nan};
+        bfp::Quantizer q(format, bfp::Rounding::nearest);
+        q.quantize_dequantize_rows(d_out.data(), d_out.size() / f, f, d_out.data());  // per position, along filters
+        q.quantize_dequantize_rows(w.data(), w.size() / f, f, w.data());              // per tap and channel
+        const auto dO = [&](int n, int y, int x, int o) { return d_out[((std::size_t(n) * oh + y) * oh + x) * f + o]; };
+        const auto W = [&](int r, int c, int ci, int o) { return w[((std::size_t(r) * k + c) * c_in + ci) * f + o]; };
+        // The reference: ∇A[n][i][j][ci] = sum over taps and filters whose window lines up.
+        std::vector<double> reference(static_cast<std::size_t>(batch * h * h * c_in), 0.0);
+        std::vector<double> magnitude(reference.size(), 0.0);
+        for (int n = 0; n < batch; ++n)
+            for (int y = 0; y < oh; ++y)
+                for (int x = 0; x < oh; ++x)
+                    for (int r = 0; r < k; ++r)
+                        for (int c = 0; c < k; ++c) {
+                            const int i = y * stride + r * dilation - 1, j = x * stride + c * dilation - 1;
+                            if (i < 0 || j < 0 || i >= h || j >= h) continue;
+                            for (int ci = 0; ci < c_in; ++ci)
+                                for (int o = 0; o < f; ++o) {
+                                    const std::size_t at = ((std::size_t(n) * h + i) * h + j) * c_in + ci;
+                                    reference[at] += double(dO(n, y, x, o)) * double(W(r, c, ci, o));
+                                    magnitude[at] += std::abs(double(dO(n, y, x, o)) * double(W(r, c, ci, o)));
+                                }
+                        }
+        // The lowering: per class (residue of i + padding, of j + padding), the positions and taps.
+        std::vector<double> lowered(reference.size(), 0.0);
+        Shapes built;
+        for (int ry = 0; ry < stride; ++ry)
+            for (int rx = 0; rx < stride; ++rx) {
+                std::vector<int> taps_y, taps_x, rows_y, rows_x;
+                for (int r = 0; r < k; ++r) {
+                    if (r * dilation % stride == ry) taps_y.push_back(r);
+                    if (r * dilation % stride == rx) taps_x.push_back(r);
+                }
+                for (int i = 0; i < h; ++i) {
+                    if ((i + 1) % stride == ry) rows_y.push_back(i);
+                    if ((i + 1) % stride == rx) rows_x.push_back(i);
+                }
+                if (taps_y.empty() || taps_x.empty() || rows_y.empty() || rows_x.empty()) continue;
+                const std::size_t m = batch * rows_y.size() * rows_x.size(), kk = taps_y.size() * taps_x.size() * f;
+                std::vector<float> x_rows(m * kk, 0.0f), y_rows(std::size_t(c_in) * kk);
+                std::size_t row = 0;
+                for (int n = 0; n < batch; ++n)
+                    for (const int i : rows_y)
+                        for (const int j : rows_x) {
+                            std::size_t col = 0;
+                            for (const int r : taps_y)
+                                for (const int c : taps_x)
+                                    for (int o = 0; o < f; ++o, ++col) {
+                                        const int y = (i + 1 - r * dilation), x = (j + 1 - c * dilation);
+                                        if (y < 0 || x < 0 || y % stride || x % stride || y / stride >= oh ||
+                                            x / stride >= oh)
+                                            continue;  // a zero of the padded, dilated ∇O
+                                        x_rows[row * kk + col] = dO(n, y / stride, x / stride, o);
+                                    }
+                            ++row;
+                        }
+                for (int ci = 0; ci < c_in; ++ci) {
+                    std::size_t col = 0;
+                    for (const int r : taps_y)
+                        for (const int c : taps_x)
+                            for (int o = 0; o < f; ++o, ++col) y_rows[std::size_t(ci) * kk + col] = W(r, c, ci, o);
+                }
+                const bfp::BfpMatrix xq = bfp::quantize_rows(x_rows.data(), m, kk, kk, 1, q);
+                const bfp::BfpMatrix yq = bfp::quantize_rows(y_rows.data(), std::size_t(c_in), kk, kk, 1, q);
+                const std::vector<float> product = bfp::gemm(xq, yq);
+                row = 0;
+                for (int n = 0; n < batch; ++n)
+                    for (const int i : rows_y)
+                        for (const int j : rows_x) {
+                            for (int ci = 0; ci < c_in; ++ci)
+                                lowered[((std::size_t(n) * h + i) * h + j) * c_in + ci] =
+                                    product[row * std::size_t(c_in) + std::size_t(ci)];
+                            ++row;
+                        }
+                const std::array<std::uint64_t, 3> shape{m, kk, std::uint64_t(c_in)};
+                const auto same = std::find_if(built.begin(), built.end(), [&](const auto& e) { return e.first == shape; });
+                if (same == built.end())
+                    built.push_back({shape, 1});
+                else
+                    ++same->second;
+            }
+        INFO("stride " << stride << ", dilation " << dilation);
+        Shapes charged = shapes_of(workload::phase_gemms(l, std::size_t(batch), fmac::TrainingPhase::backward_data,
+                                                         workload::BackwardDataLowering::transposed));
+        std::sort(built.begin(), built.end());
+        std::sort(charged.begin(), charged.end());
+        CHECK(built == charged);
+        for (std::size_t at = 0; at < reference.size(); ++at)
+            CHECK(std::abs(lowered[at] - reference[at]) <= 1e-6 * magnitude[at] + 1e-30);
+    }
 }
