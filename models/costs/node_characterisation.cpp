@@ -133,6 +133,17 @@ std::optional<node::StepPhase> NodeCharacterisation::step_phase(std::size_t type
     return node::step_phase(layer, training_phase, gemms, m_types[type].precision, {});
 }
 
+node::PhaseCounters NodeCharacterisation::col2im_counters(std::size_t type, std::size_t layer,
+                                                          const planner::LayerDims& dims) const {
+    const NodeType& t = m_types[type];
+    if (t.node.backward_data_lowering != workload::BackwardDataLowering::col2im ||
+        !m_graph.layers[layer].has_backward_data())
+        return {};
+    const workload::VectorWork work = workload::col2im_work(m_graph.layers[layer].with_dims(dims), dims.batch);
+    if (work.ops == 0) return {};
+    return on_vector_units(node::col2im_phase(layer, work, t.precision, {}), t);
+}
+
 node::PhaseCounters NodeCharacterisation::run_gemm(std::size_t type, const node::PhaseJob& job) {
     const NodeType& t = m_types[type];
     return on_arrays(job, t.node, static_cast<std::uint64_t>(t.arrays), m_memo[type], m_tiles_run);
@@ -249,6 +260,7 @@ const NodeCharacterisation::LayerCounters& NodeCharacterisation::counters(std::s
     LayerCounters c{};
     std::array<std::uint64_t, 4> cycles{};
     for_each_phase(type, layer, dims, [&](std::size_t p, const node::StepPhase& s) { c[p] = phase_counters(type, s); });
+    c[1] += col2im_counters(type, layer, dims);
     if (!m_graph.layers[layer].carried().empty()) {
         const std::array<node::PhaseCounters, 2>& vector = carried_counters_memo(type, layer, dims);
         c[0] += vector[0];
@@ -278,6 +290,7 @@ const std::array<std::uint64_t, 4>& NodeCharacterisation::cycles(std::size_t typ
         std::array<std::uint64_t, 4> cycles{};
         for_each_phase(type, layer, dims,
                        [&](std::size_t p, const node::StepPhase& s) { cycles[p] = phase_cycles(type, s); });
+        cycles[1] = checked_add(cycles[1], col2im_counters(type, layer, dims).cycles, "cycles of a phase");
         const std::array<std::uint64_t, 2> vector = carried_cycles(type, layer, dims);
         cycles[0] += vector[0];
         cycles[1] += vector[1];

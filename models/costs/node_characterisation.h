@@ -98,6 +98,11 @@ private:
     /// type's weight width), split over its arrays as carried_counters splits.
     [[nodiscard]] node::PhaseCounters update_counters(std::size_t type, std::size_t layer,
                                                       const planner::LayerDims& dims) const;
+    /// The col2im after `layer`'s backward-data at `dims` on one node of `type` whose lowering is
+    /// col2im (workload::col2im_work), split over its arrays as carried_counters splits; zero
+    /// counters otherwise.
+    [[nodiscard]] node::PhaseCounters col2im_counters(std::size_t type, std::size_t layer,
+                                                      const planner::LayerDims& dims) const;
     /// What the carried layers' cost at `dims` depends on: the dims without the input channels,
     /// unless a carried layer works on the input.
     [[nodiscard]] Key carried_key(std::size_t type, std::size_t layer, const planner::LayerDims& dims) const;

@@ -238,7 +238,7 @@ struct TileClocks {
     std::uint64_t dma_free = 0, end_compute = 0, end_convert = 0;
     std::uint64_t end_compute_history[2] = {0, 0};  ///< compute ends of tiles i-2, i-1
     std::uint64_t pending_end_convert = 0;          ///< conversion end of the tile awaiting write-back
-    std::uint64_t write_back_wait = 0;  ///< cycles the DMA's last write-back waited for its conversion
+    std::uint64_t write_back_wait = 0;              ///< cycles the DMA's last write-back waited for its conversion
 
     /// Every clock less end_compute (mod 2^64), each first raised to the clock it is only ever
     /// compared with by max() from here on (a conversion starts after the next compute end; the

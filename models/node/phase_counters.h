@@ -25,17 +25,17 @@ namespace fastsim::node {
 struct PhaseCounters {
     std::uint64_t macs = 0;  ///< useful multiply-accumulates
     std::uint64_t tiles = 0;
-    std::uint64_t cycles = 0;              ///< first load issued to last write-back done
-    std::uint64_t array_cycles = 0;        ///< array busy (weight loads + streaming)
-    std::uint64_t load_wait_cycles = 0;    ///< array (or vector unit) idle, waiting for a DMA load
+    std::uint64_t cycles = 0;                 ///< first load issued to last write-back done
+    std::uint64_t array_cycles = 0;           ///< array busy (weight loads + streaming)
+    std::uint64_t load_wait_cycles = 0;       ///< array (or vector unit) idle, waiting for a DMA load
     std::uint64_t converter_wait_cycles = 0;  ///< idle for a load the converter held up (add_load_wait)
-    std::uint64_t sram_stall_cycles = 0;   ///< array held by an SRAM port slower than it
-    std::uint64_t drain_cycles = 0;        ///< after the last tile: conversion and write-back
-    std::uint64_t vector_cycles = 0;       ///< vector unit busy (a vector-unit layer's phase)
-    fmac::ArrayCounters array;             ///< weight loads, folds, group products, PE passes
-    converter::ConversionCost conversion;  ///< converter busy cycles and actions
-    memory::Traffic traffic;               ///< SRAM and DRAM bits
-    vector::VectorUnitCounts vector;       ///< vector-unit operations
+    std::uint64_t sram_stall_cycles = 0;      ///< array held by an SRAM port slower than it
+    std::uint64_t drain_cycles = 0;           ///< after the last tile: conversion and write-back
+    std::uint64_t vector_cycles = 0;          ///< vector unit busy (a vector-unit layer's phase)
+    fmac::ArrayCounters array;                ///< weight loads, folds, group products, PE passes
+    converter::ConversionCost conversion;     ///< converter busy cycles and actions
+    memory::Traffic traffic;                  ///< SRAM and DRAM bits
+    vector::VectorUnitCounts vector;          ///< vector-unit operations
 
     /// Every count adds; SizeOverflow if one leaves 64 bits.
     PhaseCounters& operator+=(const PhaseCounters& other);

@@ -74,7 +74,9 @@ const PhaseGemm& StepPhase::largest_gemm() const {
 }
 
 std::string_view phase_name(const StepPhase& step) {
-    return step.weight_update ? "weight_update" : fmac::to_string(step.phase);
+    if (step.weight_update) return "weight_update";
+    if (step.col2im) return "col2im";
+    return fmac::to_string(step.phase);
 }
 
 StepPhase vector_step_phase(std::size_t layer, fmac::TrainingPhase phase, const workload::VectorWork& work,
@@ -90,6 +92,13 @@ StepPhase vector_step_phase(std::size_t layer, fmac::TrainingPhase phase, const 
     const bool forward = phase == fmac::TrainingPhase::forward;
     j.output_bits = forward ? p.activations : p.gradients;
     j.output_rounding = forward ? rounding.activations : rounding.gradients;
+    return s;
+}
+
+StepPhase col2im_phase(std::size_t layer, const workload::VectorWork& work, const TensorPrecision& p,
+                       const TensorRounding& rounding) {
+    StepPhase s = vector_step_phase(layer, fmac::TrainingPhase::backward_data, work, p, rounding);
+    s.col2im = true;
     return s;
 }
 
@@ -127,7 +136,15 @@ std::vector<StepPhase> training_step_phases(const workload::Workload& workload, 
     };
     for (std::size_t l = 0; l < workload.layers.size(); ++l) add(l, fmac::TrainingPhase::forward);
     for (std::size_t l = workload.layers.size(); l-- > 0;) {
-        if (!reads_only_network_input(workload.layers[l], l)) add(l, fmac::TrainingPhase::backward_data);
+        if (!reads_only_network_input(workload.layers[l], l)) {
+            add(l, fmac::TrainingPhase::backward_data);
+            const workload::VectorWork scatter = lowering == workload::BackwardDataLowering::col2im
+                                                     ? workload::col2im_work(workload.layers[l], batch)
+                                                     : workload::VectorWork{};
+            if (selection[at(fmac::TrainingPhase::backward_data)] && scatter.ops > 0)
+                phases.push_back(
+                    col2im_phase(l, scatter, precision[l][at(fmac::TrainingPhase::backward_data)], rounding));
+        }
         add(l, fmac::TrainingPhase::weight_gradient);
         const workload::VectorWork update = workload::optimizer_work(workload.layers[l], optimizer);
         if (selection[at(fmac::TrainingPhase::weight_gradient)] && update.ops > 0)

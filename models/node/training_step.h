@@ -56,6 +56,7 @@ struct StepPhase {
     std::vector<PhaseGemm> gemms;  ///< in run order; empty on the vector unit
     bool on_vector_unit = false;   ///< then `vector` is the job
     bool weight_update = false;    ///< the optimiser's update of the layer's weights (on the vector unit)
+    bool col2im = false;           ///< the scatter-add after a col2im-lowered backward-data (on the vector unit)
     bool fused = false;            ///< changed by fuse_forward_phases
     VectorJob vector;
 
@@ -65,7 +66,7 @@ struct StepPhase {
     [[nodiscard]] const PhaseGemm& largest_gemm() const;
 };
 
-/// How reports name a step's phase: the training phase, or "weight_update".
+/// How reports name a step's phase: the training phase, "weight_update" or "col2im".
 std::string_view phase_name(const StepPhase& step);
 
 /// True if `layer` (at `index` in its network) reads nothing but the network input, so no
@@ -83,6 +84,11 @@ StepPhase step_phase(std::size_t layer, fmac::TrainingPhase phase, const std::ve
 StepPhase vector_step_phase(std::size_t layer, fmac::TrainingPhase phase, const workload::VectorWork& work,
                             const TensorPrecision& precision, const TensorRounding& rounding);
 
+/// The col2im of layer `layer` doing `work` (workload::col2im_work), a part of its backward
+/// pass: it reads the im2col-form gradient and writes ∇A at p.gradients.
+StepPhase col2im_phase(std::size_t layer, const workload::VectorWork& work, const TensorPrecision& precision,
+                       const TensorRounding& rounding);
+
 /// The optimiser's update of layer `layer`'s weights doing `work` (workload::optimizer_work):
 /// its operands are fp32; it re-quantises the weights to `weight_bits`, rounding to nearest.
 StepPhase weight_update_phase(std::size_t layer, const workload::VectorWork& work, int weight_bits);
@@ -97,7 +103,8 @@ StepPhase weight_update_phase(std::size_t layer, const workload::VectorWork& wor
 ///   backward_data    X = dO (gradients)    Y = W  (weights)   out -> BFP gradients
 ///   weight_gradient  X = A^T (activations) Y = dO (gradients) out -> fp32
 /// `precision[l]` gives layer l's widths per phase. Only the phases `selection` names are
-/// listed (run.phases), in the same order. Backward-data GEMMs are lowered as `lowering` says.
+/// listed (run.phases), in the same order. Backward-data GEMMs are lowered as `lowering` says;
+/// under col2im, a convolution's backward-data is followed by its col2im (col2im_phase).
 std::vector<StepPhase> training_step_phases(const workload::Workload& workload, std::size_t batch,
                                             const std::vector<LayerPrecision>& precision,
                                             const TensorRounding& rounding, workload::BackwardDataLowering lowering,

@@ -282,4 +282,20 @@ Workload without_vector_layers(const Workload& w, std::vector<std::string>* remo
     return out;
 }
 
+VectorWork col2im_work(const Layer& l, std::size_t batch) {
+    if (l.kind != LayerKind::conv) return {};
+    const int stride_w = l.stride_width > 0 ? l.stride_width : l.stride;
+    if (l.kernel_height == 1 && l.kernel_width == 1 && l.stride == 1 && stride_w == 1 && l.padding == 0) return {};
+    constexpr const char* kWhat = "values of a col2im";
+    const LayerGemm gemm = lower(l, batch);
+    const u64 gathered = checked_mul(checked_mul(gemm.count, gemm.dims.batch, kWhat), gemm.dims.in, kWhat);
+    VectorWork w;
+    w.ops = gathered;
+    w.gradient_reads = gathered;
+    w.writes =
+        checked_mul(checked_mul(checked_mul(static_cast<u64>(batch), v(l.in_height), kWhat), v(l.in_width), kWhat),
+                    v(l.in_channels), kWhat);
+    return w;
+}
+
 }  // namespace fastsim::workload

@@ -66,6 +66,13 @@ VectorWork share_of(const VectorWork& work, std::uint64_t numerator, std::uint64
 /// samples. std::invalid_argument for a GEMM layer; SizeOverflow beyond 64 bits.
 VectorWork vector_work(const Layer& layer, std::size_t batch, bool backward);
 
+/// The col2im after a convolution's backward-data under BackwardDataLowering::col2im
+/// (docs/array.md, "Backward-data lowering"): read the im2col-form gradient (batch x output
+/// positions x taps x C_in values), add each into its input position of ∇A, write ∇A (batch x
+/// input positions x C_in values). None when the im2col form is ∇A itself (1 x 1, stride 1, no
+/// padding) or the layer is not a convolution. SizeOverflow beyond 64 bits.
+VectorWork col2im_work(const Layer& layer, std::size_t batch);
+
 }  // namespace fastsim::workload
 
 namespace fastsim::workload {

@@ -2,6 +2,7 @@
 #include "output/training_report.h"
 
 #include <iterator>
+#include <set>
 #include <sstream>
 
 #include "common/csv_writer.h"
@@ -50,15 +51,14 @@ CsvWriter<PhaseRow> phase_table(const config::Params& params) {
     std::vector<CsvColumn<PhaseRow>> columns{
         {"layer", [&params](const PhaseRow& p) { return CsvCell::json_text(layer_name(params, p.result)); }},
         {"phase", [](const PhaseRow& p) { return CsvCell::json_text(node::phase_name(p.result.step)); }},
-        {"gemm_count",
-         [](const PhaseRow& p) {
-             return CsvCell::integer(p.result.step.gemm_count());
-         }},
+        {"gemm_count", [](const PhaseRow& p) { return CsvCell::integer(p.result.step.gemm_count()); }},
         {"m", job_count(&fmac::GemmShape::m)},
         {"k", job_count(&fmac::GemmShape::k)},
         {"n", job_count(&fmac::GemmShape::n)},
-        {"x_mantissa_bits", [](const PhaseRow& p) { return CsvCell::integer(shown_job(p.result.step).x_mantissa_bits); }},
-        {"y_mantissa_bits", [](const PhaseRow& p) { return CsvCell::integer(shown_job(p.result.step).y_mantissa_bits); }},
+        {"x_mantissa_bits",
+         [](const PhaseRow& p) { return CsvCell::integer(shown_job(p.result.step).x_mantissa_bits); }},
+        {"y_mantissa_bits",
+         [](const PhaseRow& p) { return CsvCell::integer(shown_job(p.result.step).y_mantissa_bits); }},
         {"passes_per_group",
          [](const PhaseRow& p) {
              const node::PhaseJob& j = shown_job(p.result.step);
@@ -199,14 +199,14 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
          {fmac::TrainingPhase::forward, fmac::TrainingPhase::backward_data, fmac::TrainingPhase::weight_gradient}) {
         node::PhaseCounters sum;
         double energy_pj = 0;
-        std::size_t count = 0;
+        std::set<std::size_t> layers;  // a layer's col2im or weight update is part of its phase
         for (const auto& r : result.phases)
             if (r.step.phase == phase) {
                 sum += r.counters;
                 energy_pj += r.energy.total_pj();
-                ++count;
+                layers.insert(r.step.layer);
             }
-        phases.add_row({std::string(fmac::to_string(phase)), std::to_string(count),
+        phases.add_row({std::string(fmac::to_string(phase)), std::to_string(layers.size()),
                         Table::fixed(static_cast<double>(sum.macs) * 1e-9, 3), std::to_string(sum.cycles),
                         percent_of(static_cast<double>(sum.cycles), total_cycles),
                         Table::fixed(100.0 * utilisation(params, sum), 1), Table::fixed(micro(energy_pj), 2),

@@ -183,8 +183,8 @@ const IterationCost& TrainingCostModel::iteration(std::size_t batch, const std::
         precision.push_back({p, p, p});
     }
     node::PhaseCounters total;
-    for (const node::StepPhase& phase : node::training_step_phases(m_workload, batch, precision, m_rounding,
-                                                                   m_node.resolved.backward_data_lowering))
+    for (const node::StepPhase& phase :
+         node::training_step_phases(m_workload, batch, precision, m_rounding, m_node.resolved.backward_data_lowering))
         for (const node::PhaseGemm& g : phase.gemms)
             total += node::run_phase_memo(g.job, m_node.resolved, m_array_memo).repeated(g.count);
     IterationCost cost;

@@ -48,25 +48,25 @@ std::vector<node::PhaseCounters> run_stepped(const config::Params& params, const
                 params.precision.per_layer[s.layer][static_cast<std::size_t>(s.phase)];
             std::uint64_t index = 0;  // of the GEMM in the phase
             for (const node::PhaseGemm& g : s.gemms)
-            for (std::uint64_t c = 0; c < g.count; ++c, ++index) {
-                const auto a = normal_values(g.dims.batch * g.dims.in, rng);
-                const auto w = normal_values(g.dims.in * g.dims.out, rng);
-                const auto d_out = normal_values(g.dims.batch * g.dims.out, rng);
-                bfp::Quantizer q_act(params.bfp.format(precision.activations), params.precision.rounding.activations,
-                                     params.bfp.noise(rng()));
-                bfp::Quantizer q_w(params.bfp.format(precision.weights), bfp::Rounding::nearest);
-                bfp::Quantizer q_grad(params.bfp.format(precision.gradients), params.precision.rounding.gradients,
-                                      params.bfp.noise(rng()));
-                const fmac::PhaseOperands operands =
-                    fmac::lower_phase(s.phase, g.dims, a.data(), w.data(), d_out.data(), q_act, q_w, q_grad);
-                std::vector<float> out;
-                stages.clear();
-                const node::PhaseCounters gemm =
-                    fast_node.run_phase(g.job, operands.x, operands.y_transposed, out, timeline ? &stages : nullptr);
-                if (timeline) timeline->add_gemm(s, index, phase_start + counters[i].cycles, stages);
-                counters[i] += gemm;  // cannot overflow: run_training_step counted every phase first
-                if (progress) progress(static_cast<double>(++gemms_done) / static_cast<double>(gemms));
-            }
+                for (std::uint64_t c = 0; c < g.count; ++c, ++index) {
+                    const auto a = normal_values(g.dims.batch * g.dims.in, rng);
+                    const auto w = normal_values(g.dims.in * g.dims.out, rng);
+                    const auto d_out = normal_values(g.dims.batch * g.dims.out, rng);
+                    bfp::Quantizer q_act(params.bfp.format(precision.activations),
+                                         params.precision.rounding.activations, params.bfp.noise(rng()));
+                    bfp::Quantizer q_w(params.bfp.format(precision.weights), bfp::Rounding::nearest);
+                    bfp::Quantizer q_grad(params.bfp.format(precision.gradients), params.precision.rounding.gradients,
+                                          params.bfp.noise(rng()));
+                    const fmac::PhaseOperands operands =
+                        fmac::lower_phase(s.phase, g.dims, a.data(), w.data(), d_out.data(), q_act, q_w, q_grad);
+                    std::vector<float> out;
+                    stages.clear();
+                    const node::PhaseCounters gemm = fast_node.run_phase(g.job, operands.x, operands.y_transposed, out,
+                                                                         timeline ? &stages : nullptr);
+                    if (timeline) timeline->add_gemm(s, index, phase_start + counters[i].cycles, stages);
+                    counters[i] += gemm;  // cannot overflow: run_training_step counted every phase first
+                    if (progress) progress(static_cast<double>(++gemms_done) / static_cast<double>(gemms));
+                }
             if (timeline) timeline->add_phase(s, phase_start, counters[i]);
             phase_start += counters[i].cycles;
         }
@@ -95,10 +95,9 @@ energy::EnergyBreakdown phase_energy(const config::Params& params, const node::P
 
 TrainingStepResult run_training_step(const config::Params& params, const WorkProgress& progress,
                                      const std::optional<TimelineRequest>& timeline) {
-    const std::vector<node::StepPhase> unfused =
-        node::training_step_phases(params.workload.network, params.workload.batch, params.precision.per_layer,
-                                   params.precision.rounding, params.node.resolved.backward_data_lowering,
-                                   params.run.phase_selection(), params.run.optimizer);
+    const std::vector<node::StepPhase> unfused = node::training_step_phases(
+        params.workload.network, params.workload.batch, params.precision.per_layer, params.precision.rounding,
+        params.node.resolved.backward_data_lowering, params.run.phase_selection(), params.run.optimizer);
     std::vector<node::StepPhase> phases = unfused;
     if (params.node.fusion == config::Fusion::on)
         node::fuse_forward_phases(phases, params.workload.network, params.workload.batch);

@@ -199,10 +199,9 @@ double parse_max_work(const std::string& text) {
 WorkEstimate estimate_training_step(const config::Params& params, bool timeline) {
     WorkEstimate e;
     const node::NodeParams& node = params.node.resolved;
-    const auto phases =
-        node::training_step_phases(params.workload.network, params.workload.batch, params.precision.per_layer,
-                                   params.precision.rounding, node.backward_data_lowering, params.run.phase_selection(),
-                                   params.run.optimizer);
+    const auto phases = node::training_step_phases(
+        params.workload.network, params.workload.batch, params.precision.per_layer, params.precision.rounding,
+        node.backward_data_lowering, params.run.phase_selection(), params.run.optimizer);
     const bool stepped = params.run.fidelity == config::Fidelity::stepped;
     double tiles = 0, recorded = 0, stepped_tiles = 0, cycles = 0, pe_cycles = 0, values = 0, most_ns = 0;
     std::string where;
@@ -222,8 +221,9 @@ WorkEstimate estimate_training_step(const config::Params& params, bool timeline)
                     phase_ns += t * count * kNsPerTimelineTile;
                 }
                 if (!stepped) continue;
-                const fmac::GemmTiming whole = fmac::analytic_gemm_timing(
-                    g.job.shape, node.array, g.job.x_mantissa_bits, g.job.y_mantissa_bits, node::dataflow_of(g.job, node));
+                const fmac::GemmTiming whole =
+                    fmac::analytic_gemm_timing(g.job.shape, node.array, g.job.x_mantissa_bits, g.job.y_mantissa_bits,
+                                               node::dataflow_of(g.job, node));
                 const double b = static_cast<double>(g.dims.batch), in = static_cast<double>(g.dims.in),
                              out = static_cast<double>(g.dims.out);
                 const double operands = b * in + in * out + b * out;

@@ -43,30 +43,47 @@ const std::string kSmallNode = R"(
 
 }  // namespace
 
-TEST_CASE_METHOD(test::FreshSimContext, "A one-node cluster takes exactly the node's training step", "[cluster]") {
-    test::TempDir dir;
-    const std::string trace = kSource + "/traces/tiny_cnn.yaml";
-    // cluster.optimizer's default, momentum, is the node's sgd_momentum.
-    const std::string node_yaml = dir.write(
-        "node.yaml", "run: {mode: training_step, optimizer: sgd_momentum}\nworkload: {trace: " + trace +
-                         ", batch: 5}\nnode:" + kSmallNode + "precision: {weights: 4, activations: 4, gradients: 6}\n");
-    const std::string cluster_yaml =
-        dir.write("cluster.yaml", "run: {mode: cluster}\nworkload: {trace: " + trace +
-                                      ", batch: 5}\nnode_types:\n  - name: small" + kSmallNode +
-                                      "    precision: {weights: 4, activations: 4, gradients: 6}\n" +
-                                      "cluster:\n  groups:\n    - {node_type: small, count: 1}\n");
-    const auto node_params = config::load(node_yaml);
-    const auto cluster_params = config::load(cluster_yaml);
-    const run::TrainingStepResult node_run = run::run_training_step(node_params);
-    const run::ClusterStepResult cluster_run = run::run_cluster_step(cluster_params, cluster_params.planner.options());
-    // Every action the node counted, and the cycles (each phase rounded to whole ps at 700 MHz).
-    CHECK(cluster_run.nodes[0].counters == node_run.total);
-    const double node_ps = static_cast<double>(node_run.total.cycles) * 1e12 / 700e6;
-    CHECK(std::abs(static_cast<double>(cluster_run.simulated.end_ps.count()) - node_ps) <=
-          0.5 * static_cast<double>(node_run.phases.size()));
-    CHECK(cluster_run.nodes[0].wait_s == 0);
-    CHECK(cluster_run.link_energy_pj == 0);
-    CHECK(cluster_run.planned.plan.step_s == Approx(cluster_run.step_s).epsilon(1e-6));
+TEST_CASE("A one-node cluster takes exactly the node's training step", "[cluster]") {
+    // Under both backward-data lowerings: tiny_cnn's conv2 is strided, so its transposed
+    // backward-data is four GEMMs, and under col2im a col2im phase follows it.
+    for (const std::string lowering : {"transposed", "col2im"}) {
+        test::FreshSimContext kernel;  // one SystemC kernel per pair of runs
+        INFO("node.lowering.backward_data " << lowering);
+        test::TempDir dir;
+        const std::string trace = kSource + "/traces/tiny_cnn.yaml";
+        const std::string node = kSmallNode + "    lowering: {backward_data: " + lowering + "}\n";
+        // cluster.optimizer's default, momentum, is the node's sgd_momentum.
+        const std::string node_yaml = dir.write(
+            "node.yaml", "run: {mode: training_step, optimizer: sgd_momentum}\nworkload: {trace: " + trace +
+                             ", batch: 5}\nnode:" + node + "precision: {weights: 4, activations: 4, gradients: 6}\n");
+        const std::string cluster_yaml =
+            dir.write("cluster.yaml", "run: {mode: cluster}\nworkload: {trace: " + trace +
+                                          ", batch: 5}\nnode_types:\n  - name: small" + node +
+                                          "    precision: {weights: 4, activations: 4, gradients: 6}\n" +
+                                          "cluster:\n  groups:\n    - {node_type: small, count: 1}\n");
+        const auto node_params = config::load(node_yaml);
+        const auto cluster_params = config::load(cluster_yaml);
+        const run::TrainingStepResult node_run = run::run_training_step(node_params);
+        const run::ClusterStepResult cluster_run =
+            run::run_cluster_step(cluster_params, cluster_params.planner.options());
+        // Every action the node counted, and the cycles (each phase rounded to whole ps at 700 MHz).
+        CHECK(cluster_run.nodes[0].counters == node_run.total);
+        const double node_ps = static_cast<double>(node_run.total.cycles) * 1e12 / 700e6;
+        CHECK(std::abs(static_cast<double>(cluster_run.simulated.end_ps.count()) - node_ps) <=
+              0.5 * static_cast<double>(node_run.phases.size()));
+        CHECK(cluster_run.nodes[0].wait_s == 0);
+        CHECK(cluster_run.link_energy_pj == 0);
+        CHECK(cluster_run.planned.plan.step_s == Approx(cluster_run.step_s).epsilon(1e-6));
+        std::size_t col2im_phases = 0, conv2_bwd_gemms = 0;
+        for (const run::PhaseResult& r : node_run.phases) {
+            col2im_phases += r.step.col2im;
+            if (node_params.workload.network.layers[r.step.layer].name == "conv2" &&
+                r.step.phase == fmac::TrainingPhase::backward_data && !r.step.on_vector_unit)
+                conv2_bwd_gemms = r.step.gemm_count();
+        }
+        CHECK(col2im_phases == (lowering == "col2im" ? 1u : 0u));
+        CHECK(conv2_bwd_gemms == (lowering == "col2im" ? 1u : 4u));
+    }
 }
 
 namespace {

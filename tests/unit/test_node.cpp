@@ -201,7 +201,8 @@ TEST_CASE("a hand-computed pipeline through the converter", "[node][pipeline][co
     CHECK(c.traffic.dram_write_bits == 80);
 }
 
-TEST_CASE("a load queued behind a write-back that waits for the converter is converter wait", "[node][pipeline][converter]") {
+TEST_CASE("a load queued behind a write-back that waits for the converter is converter wait",
+          "[node][pipeline][converter]") {
     // Three row tiles of the case above (m = 6). Tile 0 loads X and Y in 30 cycles, tiles 1 and
     // 2 only X in 20; the array takes 6 a tile; a write-back of 40 bits 15. With 1 lane a
     // grouping converts in 5 + 4 = 9 cycles, 18 a tile:
@@ -427,11 +428,13 @@ TEST_CASE("a training step: phase order, shapes, precisions and the skipped firs
     REQUIRE(phases.size() == 5);  // fwd fc1, fwd fc2, bwd fc2, wgrad fc2, wgrad fc1
     CHECK((phases[0].layer == 0 && phases[0].phase == fmac::TrainingPhase::forward));
     CHECK((phases[2].layer == 1 && phases[2].phase == fmac::TrainingPhase::backward_data));
-    CHECK((phases[2].gemms.at(0).job.shape.m == 32 && phases[2].gemms.at(0).job.shape.k == 10 && phases[2].gemms.at(0).job.shape.n == 256));
+    CHECK((phases[2].gemms.at(0).job.shape.m == 32 && phases[2].gemms.at(0).job.shape.k == 10 &&
+           phases[2].gemms.at(0).job.shape.n == 256));
     CHECK((phases[2].gemms.at(0).job.x_mantissa_bits == 4 && phases[2].gemms.at(0).job.y_mantissa_bits == 6));
     CHECK(phases[2].gemms.at(0).job.output_rounding == bfp::Rounding::stochastic);
     CHECK((phases[4].layer == 0 && phases[4].phase == fmac::TrainingPhase::weight_gradient));
-    CHECK((phases[4].gemms.at(0).job.shape.m == 784 && phases[4].gemms.at(0).job.shape.k == 32 && phases[4].gemms.at(0).job.shape.n == 256));
+    CHECK((phases[4].gemms.at(0).job.shape.m == 784 && phases[4].gemms.at(0).job.shape.k == 32 &&
+           phases[4].gemms.at(0).job.shape.n == 256));
     CHECK(phases[4].gemms.at(0).job.output == node::OutputForm::fp32);
 }
 

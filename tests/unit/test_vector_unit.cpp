@@ -122,12 +122,13 @@ TEST_CASE("vector-unit chunks: shares add up, the stepped node equals the memo",
         CHECK(plan.chunks == (writes + plan.chunk_values - 1) / plan.chunk_values);
         const node::PhaseCounters memo = node::run_vector_memo(job, p);
         CHECK(memo.vector.ops == job.work.ops);
-        CHECK(memo.cycles == memo.load_wait_cycles + memo.converter_wait_cycles + memo.vector_cycles + memo.drain_cycles);
+        CHECK(memo.cycles ==
+              memo.load_wait_cycles + memo.converter_wait_cycles + memo.vector_cycles + memo.drain_cycles);
         converter_waits += memo.converter_wait_cycles > 0;
         CHECK(stepped_phase(p, job) == memo);
         most_chunks = std::max(most_chunks, plan.chunks);
     }
-    CHECK(most_chunks >= 10);  // the pipeline overlapped loads, compute and write-backs
+    CHECK(most_chunks >= 10);     // the pipeline overlapped loads, compute and write-backs
     CHECK(converter_waits >= 2);  // stepped = memo covers the converter's share of the waits
 }
 

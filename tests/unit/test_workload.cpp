@@ -638,13 +638,12 @@ TEST_CASE("A transposed backward-data's MACs are every (position, tap) pair the 
         groups(1, 3);
     for (int trial = 0; trial < 300; ++trial) {
         const int g = groups(rng);
-        const workload::Layer l = conv_layer(hw(rng), 2 * g, 3 * g, kernel(rng), stride(rng), padding(rng),
-                                             dilation(rng), g);
+        const workload::Layer l =
+            conv_layer(hw(rng), 2 * g, 3 * g, kernel(rng), stride(rng), padding(rng), dilation(rng), g);
         if (l.window_height() > l.in_height + 2 * l.padding) continue;  // no window fits: not a valid layer
         std::uint64_t pairs = 0;
         for (int i = 0; i < l.in_height; ++i)
-            for (int r = 0; r < l.kernel_height; ++r)
-                pairs += (i + l.padding - r * l.dilation) % l.stride == 0 ? 1 : 0;
+            for (int r = 0; r < l.kernel_height; ++r) pairs += (i + l.padding - r * l.dilation) % l.stride == 0 ? 1 : 0;
         INFO("trial " << trial << ": " << l.in_height << " wide, kernel " << l.kernel_height << " stride " << l.stride
                       << " padding " << l.padding << " dilation " << l.dilation);
         CHECK(macs_of(workload::phase_gemms(l, 2, fmac::TrainingPhase::backward_data,
@@ -665,7 +664,8 @@ TEST_CASE("The transposed backward-data GEMMs compute the convolution's input gr
         const int batch = 2, h = l.in_height, oh = l.out_height(), k = l.kernel_height, c_in = 3, f = 8;
         std::mt19937_64 rng(9);
         std::normal_distribution<float> normal(0.0f, 1.0f);
-        std::vector<float> d_out(static_cast<std::size_t>(batch * oh * oh * f)), w(static_cast<std::size_t>(k * k * c_in * f));
+        std::vector<float> d_out(static_cast<std::size_t>(batch * oh * oh * f)),
+            w(static_cast<std::size_t>(k * k * c_in * f));
         for (float& v : d_out) v = normal(rng);
         for (float& v : w) v = normal(rng);
         const bfp::Format format{4, 4, 8, 0, bfp::Overflow::nan};
@@ -743,7 +743,8 @@ TEST_CASE("The transposed backward-data GEMMs compute the convolution's input gr
                             ++row;
                         }
                 const std::array<std::uint64_t, 3> shape{m, kk, std::uint64_t(c_in)};
-                const auto same = std::find_if(built.begin(), built.end(), [&](const auto& e) { return e.first == shape; });
+                const auto same =
+                    std::find_if(built.begin(), built.end(), [&](const auto& e) { return e.first == shape; });
                 if (same == built.end())
                     built.push_back({shape, 1});
                 else
@@ -758,4 +759,22 @@ TEST_CASE("The transposed backward-data GEMMs compute the convolution's input gr
         for (std::size_t at = 0; at < reference.size(); ++at)
             CHECK(std::abs(lowered[at] - reference[at]) <= 1e-6 * magnitude[at] + 1e-30);
     }
+}
+
+TEST_CASE("A col2im reads the im2col-form gradient, adds each value into dA and writes dA", "[workload][vector]") {
+    // 3x3 stride 1 pad 1 over 8x8, 4 channels, batch 2: 2 x 64 positions x 36 values gathered,
+    // 2 x 64 x 4 written.
+    const workload::VectorWork same = workload::col2im_work(conv_layer(8, 4, 6, 3, 1, 1), 2);
+    CHECK(same.ops == 2u * 64 * 36);
+    CHECK(same.gradient_reads == 2u * 64 * 36);
+    CHECK(same.writes == 2u * 64 * 4);
+    CHECK(same.activation_reads == 0);
+    // A 1x1 stride-1 conv's im2col form is dA itself; a 1x1 stride-2 one scatters into every
+    // other position.
+    CHECK(workload::col2im_work(conv_layer(8, 4, 6, 1, 1, 0), 2).ops == 0);
+    const workload::VectorWork strided = workload::col2im_work(conv_layer(8, 4, 6, 1, 2, 0), 2);
+    CHECK(strided.ops == 2u * 16 * 4);
+    CHECK(strided.writes == 2u * 64 * 4);
+    // Grouped: the gathered values are every group's.
+    CHECK(workload::col2im_work(conv_layer(8, 4, 8, 3, 1, 1, 1, 2), 2).ops == 2u * 64 * 36);
 }
