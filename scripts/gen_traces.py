@@ -6,10 +6,12 @@ import os
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "traces")
 
 
-def conv(name, h, w, c, k, filters, stride=1, padding=None, inputs=None):
+def conv(name, h, w, c, k, filters, stride=1, padding=None, inputs=None, groups=None):
     padding = (k - 1) // 2 if padding is None else padding
     layer = {"name": name, "type": "conv", "input": f"[{h}, {w}, {c}]", "kernel": f"[{k}, {k}]",
              "filters": filters, "stride": stride, "padding": padding}
+    if groups:
+        layer["groups"] = groups
     if inputs:
         layer["inputs"] = "[" + ", ".join(inputs) + "]"
     out = (h + 2 * padding - k) // stride + 1
@@ -115,6 +117,28 @@ def resnet(name, blocks, bottleneck, source):
            "and residual adds are joins: the layers after a block list [last conv of the block, shortcut",
            "producer], the block's downsample conv or else the block input's first producer.",
            f"{name}_full.yaml has every layer."])
+
+
+def mobilenet_v1():
+    """MobileNet-v1 (1.0, 224): a 3x3 conv, 13 pairs of a 3x3 depthwise conv (groups = channels) and a
+    1x1 pointwise conv, the average pool and the classifier; batch norms and ReLUs left out."""
+    layers = []
+    layer, side = conv("conv1", 224, 224, 3, 3, 32, stride=2)
+    layers.append(layer)
+    channels = 32
+    pairs = [(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2)] + [(512, 1)] * 5 + [(1024, 2), (1024, 1)]
+    for i, (out, stride) in enumerate(pairs, start=1):
+        layer, after = conv(f"dw{i}", side, side, channels, 3, channels, stride=stride, groups=channels)
+        layers.append(layer)
+        layer, _ = conv(f"pw{i}", after, after, channels, 1, out)
+        layers.append(layer)
+        side, channels = after, out
+    layer, _ = pool("avgpool", side, channels, side, 1, mode="average")
+    layers.append(layer)
+    layers.append(fc("fc", channels, 1000))
+    write("mobilenet_v1.yaml", "mobilenet_v1", "Howard et al. 2017, MobileNet-v1 1.0, 224x224 input", layers,
+          ["Depthwise (dwN, groups = channels) and pointwise (pwN) convs, the pool and the classifier;",
+           "batch norms and ReLUs are left out (they keep shapes)."])
 
 
 def vector(name, kind, inputs=None, **keys):
@@ -442,6 +466,7 @@ if __name__ == "__main__":
     resnet("resnet152", [3, 8, 36, 3], True, "He et al., CVPR 2016, 152-layer v1.5 (stride on the 3x3, torchvision)")
     resnet_full("resnet18", [2, 2, 2, 2], False, "He et al., CVPR 2016, 18-layer (torchvision), 224x224 input")
     resnet_full("resnet50", [3, 4, 6, 3], True, "He et al., CVPR 2016, 50-layer v1.5 (stride on the 3x3, torchvision)")
+    mobilenet_v1()
     bert_encoder()
     gpt("gpt2_xl.yaml", "gpt2_xl", 48, 1600, 25, 1024, 50257,
         "Radford et al. 2019, GPT-2 1.5B (XL): 48 layers, d_model 1600, 25 heads, context 1024")

@@ -41,10 +41,13 @@ node::PhaseCounters on_arrays(node::PhaseJob job, const node::NodeParams& params
 /// action counts every array's.
 node::PhaseCounters on_vector_units(node::StepPhase s, const NodeType& t) {
     const auto arrays = static_cast<std::uint64_t>(t.arrays);
+    const std::uint64_t macs = s.vector.macs;  // the whole job's, however it is shared
     s.vector.work = workload::share_of(s.vector.work, 1, arrays);
+    s.vector.macs = 0;
     const node::PhaseCounters one = node::run_vector_memo(s.vector, t.node);
     node::PhaseCounters all = one.repeated(arrays);
     all.cycles = one.cycles;  // the arrays' vector units run side by side
+    all.macs = macs;
     return all;
 }
 
@@ -127,19 +130,18 @@ std::optional<node::StepPhase> NodeCharacterisation::step_phase(std::size_t type
     const auto training_phase = static_cast<fmac::TrainingPhase>(phase);
     if (training_phase == fmac::TrainingPhase::backward_data && !m_graph.layers[layer].has_backward_data())
         return std::nullopt;
-    const std::vector<workload::ShapedGemms> gemms =
-        workload::phase_gemms(lowered, batch, training_phase, m_types[type].node.backward_data_lowering);
-    if (gemms.empty()) return std::nullopt;
-    return node::step_phase(layer, training_phase, gemms, m_types[type].precision, {});
+    return node::layer_phase(lowered, layer, batch, training_phase, m_types[type].precision, {}, m_types[type].node);
 }
 
 node::PhaseCounters NodeCharacterisation::col2im_counters(std::size_t type, std::size_t layer,
                                                           const planner::LayerDims& dims) const {
     const NodeType& t = m_types[type];
-    if (t.node.backward_data_lowering != workload::BackwardDataLowering::col2im ||
-        !m_graph.layers[layer].has_backward_data())
+    const workload::Layer lowered = m_graph.layers[layer].with_dims(dims);
+    if (t.node.lowering.backward_data != workload::BackwardDataLowering::col2im ||
+        !m_graph.layers[layer].has_backward_data() ||
+        (workload::is_grouped_conv(lowered) && t.node.lowering.depthwise == workload::DepthwiseLowering::vector))
         return {};
-    const workload::VectorWork work = workload::col2im_work(m_graph.layers[layer].with_dims(dims), dims.batch);
+    const workload::VectorWork work = workload::col2im_work(lowered, dims.batch);
     if (work.ops == 0) return {};
     return on_vector_units(node::col2im_phase(layer, work, t.precision, {}), t);
 }
@@ -150,17 +152,20 @@ node::PhaseCounters NodeCharacterisation::run_gemm(std::size_t type, const node:
 }
 
 node::PhaseCounters NodeCharacterisation::phase_counters(std::size_t type, const node::StepPhase& s) {
+    if (s.on_vector_unit) return on_vector_units(s, m_types[type]);
     node::PhaseCounters total;
     for (const node::PhaseGemm& g : s.gemms) {
         const PhaseKey key{type, static_cast<std::size_t>(s.phase), g.job.shape.m, g.job.shape.k, g.job.shape.n};
         auto it = m_phases.find(key);
         if (it == m_phases.end()) it = m_phases.emplace(key, run_gemm(type, g.job)).first;
-        total += it->second.repeated(g.count);
+        total += node::counted(it->second, g).repeated(g.count);
     }
+    total.macs = s.macs;
     return total;
 }
 
 std::uint64_t NodeCharacterisation::phase_cycles(std::size_t type, const node::StepPhase& s) {
+    if (s.on_vector_unit) return on_vector_units(s, m_types[type]).cycles;
     std::uint64_t cycles = 0;
     for (const node::PhaseGemm& g : s.gemms) {
         const PhaseKey key{type, static_cast<std::size_t>(s.phase), g.job.shape.m, g.job.shape.k, g.job.shape.n};

@@ -53,6 +53,14 @@ struct ArrayCounters {
     std::uint64_t group_products = 0;  ///< m * groups(k) * n: fMAC group operations
     std::uint64_t pe_passes = 0;       ///< group_products * P: chunk passes actually done
 
+    /// The counts of a block-diagonal GEMM of `blocks` equal blocks with only its diagonal blocks'
+    /// group products and PE passes (1 / blocks of them): a PE holding a zero block does not fire.
+    [[nodiscard]] ArrayCounters diagonal_blocks(std::uint64_t blocks) const {
+        ArrayCounters c = *this;
+        c.group_products /= blocks;
+        c.pe_passes /= blocks;
+        return c;
+    }
     /// Share of the PE-cycles of `cycles` wall cycles on `array` that did a chunk pass: pe_passes /
     /// (cycles x R x C), 0 for no cycles.
     [[nodiscard]] double utilisation(std::uint64_t cycles, const ArrayGeometry& array) const {

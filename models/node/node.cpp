@@ -238,6 +238,7 @@ PhaseCounters Node::run_vector_phase(const VectorJob& job) {
     };
     run_engines(dma, compute, "vector", convert);
     finish_phase(counters, start, end_compute);
+    counters.macs = job.macs;
     return counters;
 }
 

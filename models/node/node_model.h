@@ -36,8 +36,8 @@ struct NodeParams {
     /// (node.array.dataflow, node.array.dataflow_per_phase).
     std::array<fmac::Dataflow, 3> dataflow{fmac::Dataflow::weight_stationary, fmac::Dataflow::weight_stationary,
                                            fmac::Dataflow::weight_stationary};
-    /// How convolutions' backward-data GEMMs are lowered (node.lowering.backward_data).
-    workload::BackwardDataLowering backward_data_lowering = workload::BackwardDataLowering::transposed;
+    /// How convolutions' GEMMs meet the array (node.lowering: backward_data, depthwise).
+    workload::Lowering lowering;
 };
 
 /// How a phase's output leaves the node.

@@ -15,14 +15,17 @@ bool reads_only_network_input(const workload::Layer& layer, std::size_t index) {
 }
 
 StepPhase step_phase(std::size_t layer, fmac::TrainingPhase phase, const std::vector<workload::ShapedGemms>& gemms,
-                     const TensorPrecision& p, const TensorRounding& rounding) {
+                     const TensorPrecision& p, const TensorRounding& rounding, std::uint64_t macs) {
     if (gemms.empty()) throw std::invalid_argument("step_phase: a phase on the array needs a GEMM");
     StepPhase s;
     s.layer = layer;
     s.phase = phase;
+    s.macs = macs;
     for (const workload::ShapedGemms& g : gemms) {
         PhaseGemm& run = s.gemms.emplace_back();
         run.count = g.count;
+        run.blocks = g.blocks;
+        run.block = g.block;
         PhaseJob& j = run.job;
         j.phase = phase;
         j.shape = g.shape;
@@ -55,6 +58,11 @@ StepPhase step_phase(std::size_t layer, fmac::TrainingPhase phase, const std::ve
     return s;
 }
 
+PhaseCounters counted(PhaseCounters c, const PhaseGemm& g) {
+    if (g.blocks > 1) c.array = c.array.diagonal_blocks(g.blocks);
+    return c;
+}
+
 std::uint64_t StepPhase::gemm_count() const {
     std::uint64_t n = 0;
     for (const PhaseGemm& g : gemms) n = checked_add(n, g.count, "GEMMs of a phase");
@@ -63,13 +71,13 @@ std::uint64_t StepPhase::gemm_count() const {
 
 const PhaseGemm& StepPhase::largest_gemm() const {
     if (gemms.empty()) throw std::logic_error("largest_gemm: a phase on the vector unit has no GEMM");
-    const auto macs = [](const PhaseGemm& g) {
+    const auto size = [](const PhaseGemm& g) {
         return static_cast<double>(g.job.shape.m) * static_cast<double>(g.job.shape.k) *
                static_cast<double>(g.job.shape.n) * static_cast<double>(g.count);
     };
     const PhaseGemm* best = &gemms.front();
     for (const PhaseGemm& g : gemms)
-        if (macs(g) > macs(*best)) best = &g;
+        if (size(g) > size(*best)) best = &g;
     return *best;
 }
 
@@ -114,33 +122,59 @@ StepPhase weight_update_phase(std::size_t layer, const workload::VectorWork& wor
     return s;
 }
 
+std::optional<StepPhase> layer_phase(const workload::Layer& layer, std::size_t index, std::size_t batch,
+                                     fmac::TrainingPhase p, const TensorPrecision& precision,
+                                     const TensorRounding& rounding, const NodeParams& node) {
+    const workload::Lowering& lowering = node.lowering;
+    const bool backward = p != fmac::TrainingPhase::forward;
+    if (workload::is_grouped_conv(layer) && lowering.depthwise == workload::DepthwiseLowering::vector &&
+        p != fmac::TrainingPhase::weight_gradient) {
+        StepPhase s = vector_step_phase(index, p, workload::grouped_conv_vector_work(layer, batch, backward), precision,
+                                        rounding);
+        s.vector.macs = workload::lower(layer, batch).forward_macs();
+        return s;
+    }
+    if (!workload::runs_on_vector_unit(layer.kind)) {
+        // Under depthwise vector a grouped convolution's weight gradient stays on the array, packed.
+        const workload::Lowering on_array{lowering.backward_data,
+                                          lowering.depthwise == workload::DepthwiseLowering::vector
+                                              ? workload::DepthwiseLowering::array_packed
+                                              : lowering.depthwise};
+        const std::vector<workload::ShapedGemms> gemms =
+            workload::node_phase_gemms(layer, batch, p, on_array, node.array);
+        if (gemms.empty()) return std::nullopt;
+        return step_phase(index, p, gemms, precision, rounding, workload::lower(layer, batch).forward_macs());
+    }
+    if (p == fmac::TrainingPhase::weight_gradient) return std::nullopt;
+    return vector_step_phase(index, p, workload::vector_work(layer, batch, backward), precision, rounding);
+}
+
 std::vector<StepPhase> training_step_phases(const workload::Workload& workload, std::size_t batch,
                                             const std::vector<LayerPrecision>& precision,
-                                            const TensorRounding& rounding, workload::BackwardDataLowering lowering,
+                                            const TensorRounding& rounding, const NodeParams& node,
                                             const PhaseSelection& selection, workload::Optimizer optimizer) {
+    const workload::Lowering& lowering = node.lowering;
     if (precision.size() != workload.layers.size())
         throw std::invalid_argument("training_step_phases: one LayerPrecision per layer expected");
     std::vector<StepPhase> phases;
     const auto at = [](fmac::TrainingPhase p) { return static_cast<std::size_t>(p); };
     const auto add = [&](std::size_t l, fmac::TrainingPhase p) {
         if (!selection[at(p)]) return;
-        const workload::Layer& layer = workload.layers[l];
-        if (!workload::runs_on_vector_unit(layer.kind)) {
-            phases.push_back(
-                step_phase(l, p, workload::phase_gemms(layer, batch, p, lowering), precision[l][at(p)], rounding));
-        } else if (p != fmac::TrainingPhase::weight_gradient) {
-            phases.push_back(vector_step_phase(l, p,
-                                               workload::vector_work(layer, batch, p != fmac::TrainingPhase::forward),
-                                               precision[l][at(p)], rounding));
-        }
+        if (std::optional<StepPhase> s =
+                layer_phase(workload.layers[l], l, batch, p, precision[l][at(p)], rounding, node))
+            phases.push_back(std::move(*s));
     };
     for (std::size_t l = 0; l < workload.layers.size(); ++l) add(l, fmac::TrainingPhase::forward);
     for (std::size_t l = workload.layers.size(); l-- > 0;) {
         if (!reads_only_network_input(workload.layers[l], l)) {
             add(l, fmac::TrainingPhase::backward_data);
-            const workload::VectorWork scatter = lowering == workload::BackwardDataLowering::col2im
-                                                     ? workload::col2im_work(workload.layers[l], batch)
-                                                     : workload::VectorWork{};
+            // A grouped convolution on the vector unit computes ∇A itself: no im2col form to fold.
+            const bool on_array = !(workload::is_grouped_conv(workload.layers[l]) &&
+                                    lowering.depthwise == workload::DepthwiseLowering::vector);
+            const workload::VectorWork scatter =
+                lowering.backward_data == workload::BackwardDataLowering::col2im && on_array
+                    ? workload::col2im_work(workload.layers[l], batch)
+                    : workload::VectorWork{};
             if (selection[at(fmac::TrainingPhase::backward_data)] && scatter.ops > 0)
                 phases.push_back(
                     col2im_phase(l, scatter, precision[l][at(fmac::TrainingPhase::backward_data)], rounding));

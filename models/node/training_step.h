@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,7 +46,15 @@ struct PhaseGemm {
     fmac::LayerDims dims;
     PhaseJob job;
     std::uint64_t count = 1;
+    std::uint64_t blocks = 1;  ///< independent GEMMs of `block` packed block-diagonally (workload::ShapedGemms)
+    fmac::GemmShape block;     ///< one block's own shape; job.shape when blocks == 1
 };
+
+/// The counters of one GEMM of `g`, given those of its job run on the array: a packed GEMM
+/// (blocks > 1) counts only the group products and PE passes of its diagonal blocks (a PE
+/// holding a zero block does not fire; docs/array.md, "Grouped and depthwise convolutions").
+/// Unchanged otherwise. MACs are the phase's (StepPhase::macs), set once the phase is summed.
+PhaseCounters counted(PhaseCounters job_counters, const PhaseGemm& g);
 
 /// One phase of a training step: one layer's GEMMs on the array, one shape but for a strided
 /// convolution's transposed backward-data (workload::phase_gemms), run one after another; or
@@ -54,10 +63,15 @@ struct StepPhase {
     std::size_t layer = 0;  ///< index into the workload's layers
     fmac::TrainingPhase phase = fmac::TrainingPhase::forward;
     std::vector<PhaseGemm> gemms;  ///< in run order; empty on the vector unit
-    bool on_vector_unit = false;   ///< then `vector` is the job
-    bool weight_update = false;    ///< the optimiser's update of the layer's weights (on the vector unit)
-    bool col2im = false;           ///< the scatter-add after a col2im-lowered backward-data (on the vector unit)
-    bool fused = false;            ///< changed by fuse_forward_phases
+    /// The MACs a report counts for an array phase: the layer's forward GEMM MACs
+    /// (workload::LayerGemm::forward_macs; each training phase does as many), whatever the
+    /// lowering multiplies besides (zero blocks of a packed GEMM, a transposed convolution's
+    /// taps on the border). The phase's summed counters take this value.
+    std::uint64_t macs = 0;
+    bool on_vector_unit = false;  ///< then `vector` is the job
+    bool weight_update = false;   ///< the optimiser's update of the layer's weights (on the vector unit)
+    bool col2im = false;          ///< the scatter-add after a col2im-lowered backward-data (on the vector unit)
+    bool fused = false;           ///< changed by fuse_forward_phases
     VectorJob vector;
 
     /// GEMMs in the phase (the sum of the counts); 0 on the vector unit.
@@ -76,7 +90,7 @@ bool reads_only_network_input(const workload::Layer& layer, std::size_t index);
 /// Phase `phase` of layer `layer`, lowered to `gemms` (workload::phase_gemms, non-empty), with
 /// its operand and output widths and rounding as listed for training_step_phases.
 StepPhase step_phase(std::size_t layer, fmac::TrainingPhase phase, const std::vector<workload::ShapedGemms>& gemms,
-                     const TensorPrecision& precision, const TensorRounding& rounding);
+                     const TensorPrecision& precision, const TensorRounding& rounding, std::uint64_t macs);
 
 /// Phase `phase` (forward, or backward_data for the backward pass) of a vector-unit layer
 /// doing `work`: it reads activations at p.activations and gradients at p.gradients, and
@@ -93,6 +107,14 @@ StepPhase col2im_phase(std::size_t layer, const workload::VectorWork& work, cons
 /// its operands are fp32; it re-quantises the weights to `weight_bits`, rounding to nearest.
 StepPhase weight_update_phase(std::size_t layer, const workload::VectorWork& work, int weight_bits);
 
+/// Phase `phase` of `layer` (at `index` in its network) at `batch` on `node`, as
+/// training_step_phases lists it: its GEMMs (workload::node_phase_gemms), a vector-unit job (a
+/// vector-unit layer, or a grouped convolution under depthwise vector), or none (a vector-unit
+/// layer's weight gradient).
+std::optional<StepPhase> layer_phase(const workload::Layer& layer, std::size_t index, std::size_t batch,
+                                     fmac::TrainingPhase phase, const TensorPrecision& precision,
+                                     const TensorRounding& rounding, const NodeParams& node);
+
 /// The phases of one training step, in run order (docs/node.md, "A training step"):
 /// forward of every layer in order, then for every layer in reverse backward-data and
 /// weight-gradient, then (with an `optimizer`) the update of its weights, whose BFP weights are
@@ -103,11 +125,14 @@ StepPhase weight_update_phase(std::size_t layer, const workload::VectorWork& wor
 ///   backward_data    X = dO (gradients)    Y = W  (weights)   out -> BFP gradients
 ///   weight_gradient  X = A^T (activations) Y = dO (gradients) out -> fp32
 /// `precision[l]` gives layer l's widths per phase. Only the phases `selection` names are
-/// listed (run.phases), in the same order. Backward-data GEMMs are lowered as `lowering` says;
-/// under col2im, a convolution's backward-data is followed by its col2im (col2im_phase).
+/// listed (run.phases), in the same order. GEMMs are lowered as node.lowering says for
+/// node.array (workload::node_phase_gemms): under col2im a convolution's backward-data is
+/// followed by its col2im (col2im_phase); under depthwise vector a grouped convolution's
+/// forward and backward-data run on the vector unit (its weight gradient stays on the array,
+/// packed).
 std::vector<StepPhase> training_step_phases(const workload::Workload& workload, std::size_t batch,
                                             const std::vector<LayerPrecision>& precision,
-                                            const TensorRounding& rounding, workload::BackwardDataLowering lowering,
+                                            const TensorRounding& rounding, const NodeParams& node,
                                             const PhaseSelection& selection = kEveryPhase,
                                             workload::Optimizer optimizer = workload::Optimizer::none);
 

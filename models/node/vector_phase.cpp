@@ -148,6 +148,7 @@ PhaseCounters run_vector_memo(const VectorJob& job, const NodeParams& node) {
         pending_end_convert = end_convert;
     }
     if (plan.chunks > 0) write_back(pending, pending_end_convert);
+    c.macs = job.macs;
     c.cycles = std::max({end_compute, end_convert, dma_free});
     c.drain_cycles = c.cycles - end_compute;
     return c;

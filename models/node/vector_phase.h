@@ -24,6 +24,9 @@ struct VectorJob {
     /// node.fusion: the result streams into the next layer's pass, so its BFP form is neither
     /// converted nor written to DRAM (fp32 writes stay).
     bool output_streamed = false;
+    /// Multiply-accumulates the job does, counted in PhaseCounters::macs: a convolution's (a
+    /// grouped one under node.lowering.depthwise vector); 0 for other vector work.
+    std::uint64_t macs = 0;
 };
 
 /// The job in chunks: chunk i makes values [i * chunk_values, (i + 1) * chunk_values) of the

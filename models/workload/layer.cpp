@@ -138,7 +138,7 @@ std::vector<ShapedGemms> transposed_backward_data(const Layer& l, std::uint64_t 
             if (same != out.end())
                 same->count = checked_add(same->count, u64(l.groups), "GEMMs of a phase");
             else
-                out.push_back({shape, u64(l.groups)});
+                out.push_back({shape, u64(l.groups), 1, shape});
         }
     for (const ShapedGemms& g : out)  // each fits 64 bits, as lower() checks the forward's
         (void)checked_mul(checked_mul(checked_mul(g.count, g.shape.m, "MACs of a phase"), g.shape.k, "MACs of a phase"),
@@ -155,12 +155,63 @@ std::vector<ShapedGemms> phase_gemms(const Layer& layer, std::size_t batch, fmac
     const auto m = static_cast<std::uint64_t>(gemm.dims.batch), in = static_cast<std::uint64_t>(gemm.dims.in),
                out = static_cast<std::uint64_t>(gemm.dims.out);
     switch (phase) {
-    case fmac::TrainingPhase::forward: return {{{m, in, out}, gemm.count}};
-    case fmac::TrainingPhase::weight_gradient: return {{{in, m, out}, gemm.count}};
+    case fmac::TrainingPhase::forward: return {{{m, in, out}, gemm.count, 1, {m, in, out}}};
+    case fmac::TrainingPhase::weight_gradient: return {{{in, m, out}, gemm.count, 1, {in, m, out}}};
     case fmac::TrainingPhase::backward_data:
         if (layer.kind == LayerKind::conv && lowering == BackwardDataLowering::transposed)
             return transposed_backward_data(layer, batch);
-        return {{{m, out, in}, gemm.count}};
+        return {{{m, out, in}, gemm.count, 1, {m, out, in}}};
+    }
+    return {};
+}
+
+const EnumNames<DepthwiseLowering, 3>& enum_names(DepthwiseLowering) {
+    static constexpr EnumNames<DepthwiseLowering, 3> kNames{{
+        {"array_packed", DepthwiseLowering::array_packed},
+        {"vector", DepthwiseLowering::vector},
+        {"per_channel", DepthwiseLowering::per_channel},
+    }};
+    return kNames;
+}
+
+std::vector<ShapedGemms> pack_blocks(const std::vector<ShapedGemms>& gemms, const fmac::ArrayGeometry& array) {
+    const auto g = static_cast<std::uint64_t>(array.group_size);
+    const auto rows = static_cast<std::uint64_t>(array.rows), cols = static_cast<std::uint64_t>(array.cols);
+    std::vector<ShapedGemms> out;
+    for (const ShapedGemms& e : gemms) {
+        const std::uint64_t groups_of_k = ceil_div(e.shape.k, g);
+        const std::uint64_t fit = std::min({rows / groups_of_k, cols / std::max<std::uint64_t>(1, e.shape.n), e.count});
+        if (e.blocks > 1 || fit < 2) {
+            out.push_back(e);
+            continue;
+        }
+        const auto packed = [&](std::uint64_t blocks, std::uint64_t count) {
+            ShapedGemms p;
+            p.shape = {e.shape.m, checked_mul(blocks, groups_of_k * g, "packed GEMM reduction"),
+                       checked_mul(blocks, e.shape.n, "packed GEMM columns")};
+            p.count = count;
+            p.blocks = blocks;
+            p.block = e.shape;
+            return p;
+        };
+        out.push_back(packed(fit, e.count / fit));
+        const std::uint64_t rest = e.count % fit;
+        if (rest >= 2)
+            out.push_back(packed(rest, 1));
+        else if (rest == 1)
+            out.push_back({e.shape, 1, 1, e.shape});
+    }
+    return out;
+}
+
+std::vector<ShapedGemms> node_phase_gemms(const Layer& layer, std::size_t batch, fmac::TrainingPhase phase,
+                                          const Lowering& lowering, const fmac::ArrayGeometry& array) {
+    if (!is_grouped_conv(layer)) return phase_gemms(layer, batch, phase, lowering.backward_data);
+    switch (lowering.depthwise) {
+    case DepthwiseLowering::array_packed:
+        return pack_blocks(phase_gemms(layer, batch, phase, lowering.backward_data), array);
+    case DepthwiseLowering::vector: return {};
+    case DepthwiseLowering::per_channel: return phase_gemms(layer, batch, phase, lowering.backward_data);
     }
     return {};
 }

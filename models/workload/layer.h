@@ -143,15 +143,45 @@ enum class BackwardDataLowering : std::uint8_t {
 const EnumNames<BackwardDataLowering, 2>& enum_names(BackwardDataLowering);
 inline const char* to_string(BackwardDataLowering l) { return name_of(l).data(); }
 
+/// How a grouped convolution's per-group GEMMs meet the array (node.lowering.depthwise;
+/// docs/array.md, "Grouped and depthwise convolutions").
+enum class DepthwiseLowering : std::uint8_t {
+    /// Several groups' GEMMs packed block-diagonally into one, as many as fill a fold.
+    array_packed,
+    /// On the vector unit, one multiply-add per MAC (every phase of the layer).
+    vector,
+    /// One GEMM per group.
+    per_channel
+};
+const EnumNames<DepthwiseLowering, 3>& enum_names(DepthwiseLowering);
+inline const char* to_string(DepthwiseLowering l) { return name_of(l).data(); }
+
+/// The node's lowering choices (node.lowering).
+struct Lowering {
+    BackwardDataLowering backward_data = BackwardDataLowering::transposed;
+    DepthwiseLowering depthwise = DepthwiseLowering::array_packed;
+};
+
 /// `count` GEMMs of one shape in the array's view: X (m x k) streams, Y^T (n x k) is held, k
-/// is the reduction.
+/// is the reduction. With blocks > 1, each is `blocks` independent GEMMs of `block` packed
+/// block-diagonally: X is theirs side by side along k, each block's k padded to whole BFP
+/// groups, and Y^T holds each block's rows against its own k only (zeros elsewhere).
 struct ShapedGemms {
     fmac::GemmShape shape;
     std::uint64_t count = 1;
+    std::uint64_t blocks = 1;
+    fmac::GemmShape block;  ///< one block's own shape; shape itself when blocks == 1
     friend bool operator==(const ShapedGemms& a, const ShapedGemms& b) {
-        return a.shape.m == b.shape.m && a.shape.k == b.shape.k && a.shape.n == b.shape.n && a.count == b.count;
+        return a.shape.m == b.shape.m && a.shape.k == b.shape.k && a.shape.n == b.shape.n && a.count == b.count &&
+               a.blocks == b.blocks && a.block.m == b.block.m && a.block.k == b.block.k && a.block.n == b.block.n;
     }
 };
+
+/// `gemms` (independent GEMMs of a grouped convolution's phase) packed block-diagonally onto
+/// `array`: per entry, P = min(R / ceil(k / g), C / n, count) of them into one GEMM of m x (P x
+/// ceil(k / g) x g) x (P x n) (as many as fill a weight-stationary fold), the remainder of the
+/// count into one more GEMM; entries with P < 2 kept as they are.
+std::vector<ShapedGemms> pack_blocks(const std::vector<ShapedGemms>& gemms, const fmac::ArrayGeometry& array);
 
 /// The GEMMs of `phase` of a layer lowered to `gemm` (lower()): forward (batch x in x out),
 /// weight-gradient (in x batch x out), backward-data (batch x out x in) but for a convolution
@@ -162,6 +192,16 @@ struct ShapedGemms {
 /// vector-unit layer. SizeOverflow as lower().
 std::vector<ShapedGemms> phase_gemms(const Layer& layer, std::size_t batch, fmac::TrainingPhase phase,
                                      BackwardDataLowering lowering);
+
+/// True for a convolution of more than one group: node.lowering.depthwise applies to it.
+[[nodiscard]] inline bool is_grouped_conv(const Layer& layer) {
+    return layer.kind == LayerKind::conv && layer.groups > 1;
+}
+
+/// phase_gemms on a node: a grouped convolution's GEMMs packed onto `array` under
+/// depthwise array_packed, none under vector (the layer then runs on the vector unit).
+std::vector<ShapedGemms> node_phase_gemms(const Layer& layer, std::size_t batch, fmac::TrainingPhase phase,
+                                          const Lowering& lowering, const fmac::ArrayGeometry& array);
 
 /// What a second or later entry of a layer's `inputs` names (docs/workloads.md, "Shortcuts").
 enum class ShortcutConvention : std::uint8_t {

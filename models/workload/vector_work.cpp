@@ -298,4 +298,24 @@ VectorWork col2im_work(const Layer& l, std::size_t batch) {
     return w;
 }
 
+VectorWork grouped_conv_vector_work(const Layer& l, std::size_t batch, bool backward) {
+    constexpr const char* kWhat = "values of a convolution on the vector unit";
+    const u64 b = static_cast<u64>(batch);
+    const u64 input =
+        checked_mul(checked_mul(checked_mul(b, v(l.in_height), kWhat), v(l.in_width), kWhat), v(l.in_channels), kWhat);
+    const u64 output = checked_mul(checked_mul(checked_mul(b, v(l.out_height()), kWhat), v(l.out_width()), kWhat),
+                                   v(l.filters), kWhat);
+    const u64 weights = weight_count(l);
+    VectorWork w;
+    w.ops = lower(l, batch).forward_macs();
+    if (backward) {
+        w.gradient_reads = checked_add(output, weights, kWhat);
+        w.writes = input;
+    } else {
+        w.activation_reads = checked_add(input, weights, kWhat);
+        w.writes = output;
+    }
+    return w;
+}
+
 }  // namespace fastsim::workload

@@ -66,6 +66,12 @@ VectorWork share_of(const VectorWork& work, std::uint64_t numerator, std::uint64
 /// samples. std::invalid_argument for a GEMM layer; SizeOverflow beyond 64 bits.
 VectorWork vector_work(const Layer& layer, std::size_t batch, bool backward);
 
+/// A grouped convolution's forward (or, `backward`, backward-data) pass on the vector unit
+/// (node.lowering.depthwise vector): one multiply-add per MAC; forward reads the input and the
+/// weights and writes the output, backward reads ∇O and the weights and writes ∇A (weights
+/// counted with the pass's other reads, at its width). SizeOverflow beyond 64 bits.
+VectorWork grouped_conv_vector_work(const Layer& layer, std::size_t batch, bool backward);
+
 /// The col2im after a convolution's backward-data under BackwardDataLowering::col2im
 /// (docs/array.md, "Backward-data lowering"): read the im2col-form gradient (batch x output
 /// positions x taps x C_in values), add each into its input position of ∇A, write ∇A (batch x

@@ -300,8 +300,7 @@ void resolve_cluster(MapReader& top, const KeyReader& run, Params& p) {
         t.energy = load_energy_table(p.energy.table.resolved, t.node.dram_type, reader.where("dram.type"));
         const std::vector<node::LayerPrecision> precision(p.workload.network.layers.size(),
                                                           node::LayerPrecision{t.precision, t.precision, t.precision});
-        check_tiling(node::training_step_phases(p.workload.network, p.workload.batch, precision, {},
-                                                t.node.resolved.backward_data_lowering),
+        check_tiling(node::training_step_phases(p.workload.network, p.workload.batch, precision, {}, t.node.resolved),
                      t.node, reader, p.workload.network);
         c.node_types.push_back(std::move(t));
     }

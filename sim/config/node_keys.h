@@ -55,7 +55,12 @@ void node_keys(Visit& visit, N& n) {
                      "`on`: a relu, gelu or add runs in the output pass of the layer before it, so the tensor between "
                      "them stays on chip (`dram_saved_bits` per layer; [vector_unit.md](vector_unit.md#fusion)); "
                      "run.mode training_step only"});
-    visit(n.backward_data_lowering,
+    visit(n.lowering.depthwise,
+          {"lowering.depthwise",
+           "how a grouped or depthwise convolution's per-group GEMMs meet the array: `array_packed` packs as many "
+           "groups block-diagonally as fill a fold, `vector` runs the layer on the vector unit, `per_channel` one "
+           "GEMM per group ([array.md](array.md#grouped-and-depthwise-convolutions))"});
+    visit(n.lowering.backward_data,
           {"lowering.backward_data",
            "how a convolution's backward-data GEMM meets the array: `transposed` convolves ∇O with the flipped, "
            "channel-swapped weights (reduction over kernel taps × filters, the forward's shape; a strided conv as "

@@ -69,7 +69,7 @@ void resolve_node(NodeConfig& nc, const BfpParams& bfp) {
     np.exponent_bits = bfp.exponent_bits;
     np.noise_bits = bfp.noise_bits;
     np.max_tile_rows = nc.max_tile_rows;
-    np.backward_data_lowering = nc.backward_data_lowering;
+    np.lowering = nc.lowering;
 }
 
 void dump_node_keys(YAML::Emitter& out, const NodeConfig& node) { write_keys(out, node, kNodeKeys); }

@@ -137,7 +137,7 @@ struct NodeConfig {
     double dram_latency_ns = 100;
     std::uint64_t max_tile_rows = node::NodeParams{}.max_tile_rows;
     Fusion fusion = Fusion::off;
-    workload::BackwardDataLowering backward_data_lowering = workload::BackwardDataLowering::transposed;
+    workload::Lowering lowering;  ///< node.lowering.backward_data, node.lowering.depthwise
     node::NodeParams resolved;
 };
 

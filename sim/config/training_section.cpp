@@ -323,8 +323,7 @@ void resolve_training(MapReader& top, Params& p) {
     // checked here, where the SRAM keys are known.
     for (const PrecisionSegment& segment : pp.segments)
         check_tiling(node::training_step_phases(p.workload.network, p.workload.batch, segment.per_layer, pp.rounding,
-                                                p.node.resolved.backward_data_lowering, p.run.phase_selection(),
-                                                p.run.optimizer),
+                                                p.node.resolved, p.run.phase_selection(), p.run.optimizer),
                      p.node, node, p.workload.network);
 }
 

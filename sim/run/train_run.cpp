@@ -184,9 +184,13 @@ const IterationCost& TrainingCostModel::iteration(std::size_t batch, const std::
     }
     node::PhaseCounters total;
     for (const node::StepPhase& phase :
-         node::training_step_phases(m_workload, batch, precision, m_rounding, m_node.resolved.backward_data_lowering))
+         node::training_step_phases(m_workload, batch, precision, m_rounding, m_node.resolved)) {
+        node::PhaseCounters on_array;
         for (const node::PhaseGemm& g : phase.gemms)
-            total += node::run_phase_memo(g.job, m_node.resolved, m_array_memo).repeated(g.count);
+            on_array += node::counted(node::run_phase_memo(g.job, m_node.resolved, m_array_memo), g).repeated(g.count);
+        on_array.macs = phase.macs;
+        total += on_array;
+    }
     IterationCost cost;
     cost.cycles = total.cycles;
     cost.macs = total.macs;

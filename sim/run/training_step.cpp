@@ -61,12 +61,15 @@ std::vector<node::PhaseCounters> run_stepped(const config::Params& params, const
                         fmac::lower_phase(s.phase, g.dims, a.data(), w.data(), d_out.data(), q_act, q_w, q_grad);
                     std::vector<float> out;
                     stages.clear();
-                    const node::PhaseCounters gemm = fast_node.run_phase(g.job, operands.x, operands.y_transposed, out,
-                                                                         timeline ? &stages : nullptr);
+                    const node::PhaseCounters gemm =
+                        node::counted(fast_node.run_phase(g.job, operands.x, operands.y_transposed, out,
+                                                          timeline ? &stages : nullptr),
+                                      g);
                     if (timeline) timeline->add_gemm(s, index, phase_start + counters[i].cycles, stages);
                     counters[i] += gemm;  // cannot overflow: run_training_step counted every phase first
                     if (progress) progress(static_cast<double>(++gemms_done) / static_cast<double>(gemms));
                 }
+            counters[i].macs = s.macs;
             if (timeline) timeline->add_phase(s, phase_start, counters[i]);
             phase_start += counters[i].cycles;
         }
@@ -97,7 +100,7 @@ TrainingStepResult run_training_step(const config::Params& params, const WorkPro
                                      const std::optional<TimelineRequest>& timeline) {
     const std::vector<node::StepPhase> unfused = node::training_step_phases(
         params.workload.network, params.workload.batch, params.precision.per_layer, params.precision.rounding,
-        params.node.resolved.backward_data_lowering, params.run.phase_selection(), params.run.optimizer);
+        params.node.resolved, params.run.phase_selection(), params.run.optimizer);
     std::vector<node::StepPhase> phases = unfused;
     if (params.node.fusion == config::Fusion::on)
         node::fuse_forward_phases(phases, params.workload.network, params.workload.batch);
@@ -127,13 +130,14 @@ TrainingStepResult run_training_step(const config::Params& params, const WorkPro
             std::uint64_t index = 0;  // of the GEMM in the phase
             for (const node::PhaseGemm& g : s.gemms) {
                 stages.clear();
-                const node::PhaseCounters gemm =
-                    node::run_phase_memo(g.job, params.node.resolved, memo, record ? &stages : nullptr);
+                const node::PhaseCounters gemm = node::counted(
+                    node::run_phase_memo(g.job, params.node.resolved, memo, record ? &stages : nullptr), g);
                 if (record)
                     for (std::uint64_t c = 0; c < g.count; ++c, ++index)
                         recorder->add_gemm(s, index, phase_start + phase.cycles + c * gemm.cycles, stages);
                 phase += gemm.repeated(g.count);
             }
+            phase.macs = s.macs;
             counters.push_back(phase);
             result.total += counters.back();  // the step's sums fit 64 bits, or the layer is named
             if (record) recorder->add_phase(s, phase_start, counters.back());
@@ -159,7 +163,9 @@ TrainingStepResult run_training_step(const config::Params& params, const WorkPro
                 before = node::run_vector_memo(u.vector, params.node.resolved);
             else
                 for (const node::PhaseGemm& g : u.gemms)
-                    before += node::run_phase_memo(g.job, params.node.resolved, memo).repeated(g.count);
+                    before +=
+                        node::counted(node::run_phase_memo(g.job, params.node.resolved, memo), g).repeated(g.count);
+            before.macs = u.on_vector_unit ? before.macs : u.macs;
             r.dram_saved_bits = before.traffic.dram_bits() - counters[i].traffic.dram_bits();
         }
         result.total_energy += r.energy;

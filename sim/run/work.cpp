@@ -115,7 +115,7 @@ TileCount step_tiles(std::size_t batch, const node::NodeParams& node, const conf
     const workload::Workload& network = params.workload.network;
     const std::vector<node::LayerPrecision> widest(network.layers.size());
     TileCount count;
-    for (const node::StepPhase& s : node::training_step_phases(network, batch, widest, {}, node.backward_data_lowering))
+    for (const node::StepPhase& s : node::training_step_phases(network, batch, widest, {}, node))
         count.add(with_layer_named(params, s.layer,
                                    [&] {
                                        double tiles = 0;
@@ -199,9 +199,9 @@ double parse_max_work(const std::string& text) {
 WorkEstimate estimate_training_step(const config::Params& params, bool timeline) {
     WorkEstimate e;
     const node::NodeParams& node = params.node.resolved;
-    const auto phases = node::training_step_phases(
-        params.workload.network, params.workload.batch, params.precision.per_layer, params.precision.rounding,
-        node.backward_data_lowering, params.run.phase_selection(), params.run.optimizer);
+    const auto phases =
+        node::training_step_phases(params.workload.network, params.workload.batch, params.precision.per_layer,
+                                   params.precision.rounding, node, params.run.phase_selection(), params.run.optimizer);
     const bool stepped = params.run.fidelity == config::Fidelity::stepped;
     double tiles = 0, recorded = 0, stepped_tiles = 0, cycles = 0, pe_cycles = 0, values = 0, most_ns = 0;
     std::string where;

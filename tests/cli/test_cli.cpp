@@ -692,6 +692,7 @@ std::uint64_t layer_cell(const fastsim::CsvTable& csv, const std::string& layer,
 
 TEST_CASE("grouped convolutions and gemm layers: stepped = memo, and G groups cost G times one group",
           "[cli][node][fidelity]") {
+    // One GEMM per group (node.lowering.depthwise per_channel); the packed default below.
     fastsim::test::TempDir dir;
     const std::string trace = dir.write(
         "grouped.yaml",
@@ -702,7 +703,8 @@ TEST_CASE("grouped convolutions and gemm layers: stepped = memo, and G groups co
         "  - {name: depthwise, type: conv, input: [10, 10, 12], kernel: [3, 3], filters: 12, stride: 2, groups: 12, "
         "inputs: [grouped]}\n"
         "  - {name: probe, type: gemm, m: 20, k: 30, n: 7}\n");
-    const std::string with_trace = kTinyNode + " -p workload.trace=" + trace + " -p 'precision.layers=[]'";
+    const std::string with_trace =
+        kTinyNode + " -p workload.trace=" + trace + " -p 'precision.layers=[]' -p node.lowering.depthwise=per_channel";
     REQUIRE(run_fastsim("run " + with_trace + " --out " + dir.path("memo")).exit_code == 0);
     REQUIRE(run_fastsim("run " + with_trace + " --fidelity stepped --out " + dir.path("stepped")).exit_code == 0);
     CHECK(slurp(dir.path("memo/layers.csv")) == slurp(dir.path("stepped/layers.csv")));
@@ -725,6 +727,42 @@ TEST_CASE("grouped convolutions and gemm layers: stepped = memo, and G groups co
     CHECK(cell("probe", "forward", "m") == 20);
     CHECK(cell("probe", "forward", "k") == 30);
     CHECK(cell("probe", "forward", "n") == 7);
+
+    // Packed (the default): on the tiny node's 4 x 3 array three 9-tap channels fill a fold (one
+    // group of 16 a row, one column each): 4 GEMMs of 48 x 3, stepped = memo; the same MACs in
+    // fewer cycles; grouped's 4 groups (k = 18: 2 groups of 16, n = 3) pack 1 to a fold: as before.
+    const std::string packed = kTinyNode + " -p workload.trace=" + trace + " -p 'precision.layers=[]'";
+    REQUIRE(run_fastsim("run " + packed + " --out " + dir.path("packed")).exit_code == 0);
+    REQUIRE(run_fastsim("run " + packed + " --fidelity stepped --out " + dir.path("packed_stepped")).exit_code == 0);
+    CHECK(slurp(dir.path("packed/layers.csv")) == slurp(dir.path("packed_stepped/layers.csv")));
+    const fastsim::CsvTable packed_csv = fastsim::read_csv_file(dir.path("packed/layers.csv"));
+    const auto packed_cell = [&packed_csv](const char* layer, const char* phase, const char* column) {
+        return layer_cell(packed_csv, layer, phase, column);
+    };
+    CHECK(packed_cell("depthwise", "forward", "gemm_count") == 4);
+    CHECK(packed_cell("depthwise", "forward", "m") == 48);
+    CHECK(packed_cell("depthwise", "forward", "k") == 48);
+    CHECK(packed_cell("depthwise", "forward", "n") == 3);
+    for (const char* phase : {"forward", "backward_data", "weight_gradient"}) {
+        INFO(phase);
+        CHECK(packed_cell("depthwise", phase, "macs") == cell("depthwise", phase, "macs"));
+    }
+    for (const char* phase : {"forward", "weight_gradient"})  // grouped reads the input: no backward-data
+        CHECK(packed_cell("grouped", phase, "cycles") == cell("grouped", phase, "cycles"));
+    CHECK(packed_cell("depthwise", "forward", "cycles") < cell("depthwise", "forward", "cycles"));
+    CHECK(packed_cell("depthwise", "backward_data", "cycles") < cell("depthwise", "backward_data", "cycles"));
+    // On the vector unit (forward and backward-data): the same MACs, stepped = memo too.
+    const std::string vector = packed + " -p node.lowering.depthwise=vector";
+    REQUIRE(run_fastsim("run " + vector + " --out " + dir.path("vector")).exit_code == 0);
+    REQUIRE(run_fastsim("run " + vector + " --fidelity stepped --out " + dir.path("vector_stepped")).exit_code == 0);
+    CHECK(slurp(dir.path("vector/layers.csv")) == slurp(dir.path("vector_stepped/layers.csv")));
+    const fastsim::CsvTable vector_csv = fastsim::read_csv_file(dir.path("vector/layers.csv"));
+    for (const char* phase : {"forward", "backward_data", "weight_gradient"}) {
+        INFO(phase);
+        CHECK(layer_cell(vector_csv, "depthwise", phase, "macs") == cell("depthwise", phase, "macs"));
+    }
+    CHECK(layer_cell(vector_csv, "depthwise", "forward", "gemm_count") == 0);
+    CHECK(layer_cell(vector_csv, "depthwise", "forward", "vector_cycles") > 0);
 }
 
 TEST_CASE("run.phases simulates a subset of the training phases", "[cli][node]") {

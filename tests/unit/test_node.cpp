@@ -424,7 +424,7 @@ TEST_CASE("a training step: phase order, shapes, precisions and the skipped firs
     net.layers = {fc1, fc2};
     std::vector<node::LayerPrecision> precision(2);
     precision[1][static_cast<std::size_t>(fmac::TrainingPhase::backward_data)] = {6, 2, 4};
-    const auto phases = node::training_step_phases(net, 32, precision, {}, workload::BackwardDataLowering::transposed);
+    const auto phases = node::training_step_phases(net, 32, precision, {}, node::NodeParams{});
     REQUIRE(phases.size() == 5);  // fwd fc1, fwd fc2, bwd fc2, wgrad fc2, wgrad fc1
     CHECK((phases[0].layer == 0 && phases[0].phase == fmac::TrainingPhase::forward));
     CHECK((phases[2].layer == 1 && phases[2].phase == fmac::TrainingPhase::backward_data));

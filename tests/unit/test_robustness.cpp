@@ -286,7 +286,7 @@ TEST_CASE("work is estimated before a run, and runs over the limit are refused w
     double tiles = 0;
     for (const auto& s : node::training_step_phases(quickstart.workload.network, quickstart.workload.batch,
                                                     quickstart.precision.per_layer, quickstart.precision.rounding,
-                                                    quickstart.node.resolved.backward_data_lowering))
+                                                    quickstart.node.resolved))
         for (const node::PhaseGemm& g : s.gemms)
             tiles += static_cast<double>(node::plan_tiles(g.job, quickstart.node.resolved).count());
     REQUIRE(e.parts.size() == 1);

@@ -30,7 +30,7 @@ std::uint64_t weight_count(const workload::Workload& w) {
     std::uint64_t total = 0;
     for (const auto& l : w.layers) {
         if (l.kind == workload::LayerKind::conv)
-            total += std::uint64_t(l.kernel_height) * l.kernel_width * l.in_channels * l.filters;
+            total += std::uint64_t(l.kernel_height) * l.kernel_width * (l.in_channels / l.groups) * l.filters;
         if (l.kind == workload::LayerKind::fc) total += std::uint64_t(l.in_features) * l.out_features;
     }
     return total;
@@ -83,6 +83,9 @@ TEST_CASE("shipped traces have the published forward MACs", "[workload]") {
     CHECK(double(forward_macs(shipped("resnet152"), 1)) == Approx(11.51e9).epsilon(0.01));
     CHECK(double(forward_macs(shipped("vgg11"), 1)) == Approx(7.609e9).epsilon(0.01));
     CHECK(double(forward_macs(shipped("vgg16"), 1)) == Approx(15.47e9).epsilon(0.01));
+    // MobileNet-v1 1.0 at 224 (Howard et al. 2017, Table 8): 569 M mult-adds, 4.2 M parameters.
+    CHECK(double(forward_macs(shipped("mobilenet_v1"), 1)) == Approx(569e6).epsilon(0.01));
+    CHECK(double(weight_count(shipped("mobilenet_v1"))) == Approx(4.2e6).epsilon(0.01));
     // GPT-3 175B per sequence of 2,048 tokens: every weight once per token, and per block the
     // attention's two matmuls of 2048 x 2048 x 128 per head.
     const std::uint64_t d = 12288, tokens = 2048;
@@ -777,4 +780,67 @@ TEST_CASE("A col2im reads the im2col-form gradient, adds each value into dA and 
     CHECK(strided.writes == 2u * 64 * 4);
     // Grouped: the gathered values are every group's.
     CHECK(workload::col2im_work(conv_layer(8, 4, 8, 3, 1, 1, 1, 2), 2).ops == 2u * 64 * 36);
+}
+
+TEST_CASE("Grouped convolutions' GEMMs pack block-diagonally as many as fill a fold", "[workload]") {
+    const fmac::ArrayGeometry array{32, 32, 16};
+    using workload::ShapedGemms;
+    // A depthwise 3x3 over 64 channels: k = 9 (one group of 16), n = 1; 32 fit a fold.
+    const workload::Layer dw = conv_layer(14, 64, 64, 3, 1, 1, 1, 64);
+    const auto forward = workload::node_phase_gemms(dw, 2, fmac::TrainingPhase::forward, {}, array);
+    REQUIRE(forward.size() == 1);
+    CHECK(forward[0] == ShapedGemms{{2u * 196, 32u * 16, 32}, 2, 32, {2u * 196, 9, 1}});
+    // 70 channels: two packs of 32 and one of the 6 left.
+    const auto seventy =
+        workload::node_phase_gemms(conv_layer(14, 70, 70, 3, 1, 1, 1, 70), 2, fmac::TrainingPhase::forward, {}, array);
+    CHECK(seventy == std::vector<ShapedGemms>{{{2u * 196, 512, 32}, 2, 32, {2u * 196, 9, 1}},
+                                              {{2u * 196, 96, 6}, 1, 6, {2u * 196, 9, 1}}});
+    // Grouped with 8 channels and 16 filters a group: k = 72 (5 groups of 16), n = 16: 2 fit.
+    CHECK(workload::node_phase_gemms(conv_layer(8, 32, 64, 3, 1, 1, 1, 4), 1, fmac::TrainingPhase::forward, {},
+                                     array) == std::vector<ShapedGemms>{{{64, 160, 32}, 2, 2, {64, 72, 16}}});
+    // The weight gradient reduces over the batch's positions: one group's k fills the rows.
+    const auto wg = workload::node_phase_gemms(dw, 2, fmac::TrainingPhase::weight_gradient, {}, array);
+    CHECK(wg == std::vector<ShapedGemms>{{{9, 2u * 196, 1}, 64, 1, {9, 2u * 196, 1}}});
+    // per_channel keeps a GEMM per group; vector leaves the layer to the vector unit.
+    workload::Lowering per_channel;
+    per_channel.depthwise = workload::DepthwiseLowering::per_channel;
+    CHECK(workload::node_phase_gemms(dw, 2, fmac::TrainingPhase::forward, per_channel, array) ==
+          std::vector<ShapedGemms>{{{2u * 196, 9, 1}, 64, 1, {2u * 196, 9, 1}}});
+    workload::Lowering vector;
+    vector.depthwise = workload::DepthwiseLowering::vector;
+    CHECK(workload::node_phase_gemms(dw, 2, fmac::TrainingPhase::forward, vector, array).empty());
+    // An ungrouped conv is never packed.
+    CHECK(workload::node_phase_gemms(conv_layer(8, 4, 1, 3, 1, 1), 1, fmac::TrainingPhase::forward, {}, array) ==
+          std::vector<ShapedGemms>{{{64, 36, 1}, 1, 1, {64, 36, 1}}});
+}
+
+TEST_CASE("A block-diagonal GEMM computes each packed block's GEMM bit for bit", "[workload][bfp]") {
+    // Five blocks of 20 x 9 x 3 (k padded to two groups of 8): X side by side along k, Y^T's
+    // rows of block b non-zero on b's k only. Each block's columns equal bfp::gemm of the block.
+    std::mt19937_64 rng(13);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    const std::size_t blocks = 5, m = 20, k = 9, n = 3, g = 8, padded = 16;
+    bfp::Quantizer q({int(g), 4, 8, 0, bfp::Overflow::nan}, bfp::Rounding::nearest);
+    std::vector<float> x_all(m * blocks * padded, 0.0f), y_all(blocks * n * blocks * padded, 0.0f);
+    std::vector<std::vector<float>> product(blocks);
+    for (std::size_t b = 0; b < blocks; ++b) {
+        std::vector<float> x(m * k), y(n * k);
+        for (float& v : x) v = normal(rng);
+        for (float& v : y) v = normal(rng);
+        product[b] =
+            bfp::gemm(bfp::quantize_rows(x.data(), m, k, k, 1, q), bfp::quantize_rows(y.data(), n, k, k, 1, q));
+        for (std::size_t r = 0; r < m; ++r)
+            for (std::size_t c = 0; c < k; ++c) x_all[r * blocks * padded + b * padded + c] = x[r * k + c];
+        for (std::size_t r = 0; r < n; ++r)
+            for (std::size_t c = 0; c < k; ++c) y_all[(b * n + r) * blocks * padded + b * padded + c] = y[r * k + c];
+    }
+    const std::vector<float> packed =
+        bfp::gemm(bfp::quantize_rows(x_all.data(), m, blocks * padded, blocks * padded, 1, q),
+                  bfp::quantize_rows(y_all.data(), blocks * n, blocks * padded, blocks * padded, 1, q));
+    for (std::size_t b = 0; b < blocks; ++b)
+        for (std::size_t r = 0; r < m; ++r)
+            for (std::size_t c = 0; c < n; ++c) {
+                INFO("block " << b << ", row " << r << ", column " << c);
+                CHECK(packed[r * blocks * n + b * n + c] == product[b][r * n + c]);
+            }
 }
