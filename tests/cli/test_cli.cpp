@@ -176,9 +176,23 @@ double csv_column_sum(const std::string& csv, const std::string& name) {
 }  // namespace
 
 TEST_CASE("the README quickstart: a ResNet-18 training step", "[cli][node]") {
-    const Result r = run_fastsim("run " + std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml");
+    fastsim::test::TempDir dir;
+    const Result r =
+        run_fastsim("run " + std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml --out " + dir.path("q"));
     CHECK(r.exit_code == 0);
-    CHECK_THAT(r.out, Contains("Training step of resnet18 (batch 32) on a 32x32 FAST node"));
+    CHECK_THAT(r.out, Contains("Training step of resnet18_full (batch 32) on a 32x32 FAST node"));
+    // The whole step: the vector unit (batch norms, ReLUs, adds, pools, the update) is at least
+    // 15% of it, and the converter's waits are apart from DRAM's.
+    const std::string report = slurp(dir.path("q/report.json"));
+    const std::size_t split = report.find("\"cycles\": {");  // the cycle split, after the totals
+    REQUIRE(split != std::string::npos);
+    const auto number_after = [&report](const std::string& key, std::size_t from) {
+        const std::size_t at = report.find("\"" + key + "\": ", from);
+        REQUIRE(at != std::string::npos);
+        return std::stod(report.substr(at + key.size() + 4));
+    };
+    CHECK(number_after("vector", split) >= 0.15 * number_after("total_cycles", 0));
+    CHECK(number_after("converter_wait", split) >= 0);
     CHECK_THAT(r.out, Contains("pJ/MAC = fmac"));
     // A summary a person reads: the three phases, whose cycles add up to the total, and the top
     // five layer phases, not all 62.
@@ -203,7 +217,7 @@ TEST_CASE("the README quickstart: a ResNet-18 training step", "[cli][node]") {
     CHECK(phases == 3);
     CHECK(total > 0);
     CHECK(phase_sum == total);
-    CHECK_THAT(r.out, Contains("the 5 of 66 layer phases that take the most cycles"));
+    CHECK_THAT(r.out, Contains("the 5 of 177 layer phases that take the most cycles"));
     CHECK_THAT(r.out, !Contains("layer4.1.conv2"));  // not among the top five
     const Result full = run_fastsim("run " + std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml --per-layer");
     CHECK(full.exit_code == 0);

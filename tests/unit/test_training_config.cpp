@@ -43,7 +43,9 @@ std::size_t phase(fmac::TrainingPhase p) { return static_cast<std::size_t>(p); }
 TEST_CASE("the quickstart: ResNet-18 on a 32x32 node, units converted once", "[config][node]") {
     const config::Params p = config::load(kSource + "/configs/quickstart.yaml");
     CHECK(p.run.mode == config::RunMode::training_step);
-    CHECK(p.workload.network.layers.size() == 23);  // 21 GEMM layers and 2 pools
+    // Every layer: 21 GEMM layers, 20 batch norms, 17 ReLUs, 8 residual adds and 2 pools.
+    CHECK(p.workload.network.layers.size() == 68);
+    CHECK(p.run.optimizer == workload::Optimizer::sgd_momentum);
     CHECK(p.workload.batch == 32);
     const node::NodeParams& n = p.node.resolved;
     CHECK((n.array.rows == 32 && n.array.cols == 32 && n.array.group_size == 16));
@@ -52,6 +54,9 @@ TEST_CASE("the quickstart: ResNet-18 on a 32x32 node, units converted once", "[c
     CHECK(n.dram.latency_cycles == 100);
     CHECK(n.sram.mantissa_bank.capacity_bits == 1024ull * 1024 * 8);
     CHECK(n.converter.pipeline_latency_cycles == 4 + 3);
+    CHECK(n.converter.lanes == 64);  // 2 x 32 columns
+    CHECK(n.lowering.backward_data == workload::BackwardDataLowering::transposed);
+    CHECK(n.lowering.depthwise == workload::DepthwiseLowering::array_packed);
     CHECK(p.precision.per_layer[0][phase(fmac::TrainingPhase::forward)].weights == 8);  // conv1 override
     CHECK(p.precision.per_layer[1][phase(fmac::TrainingPhase::forward)].weights == 4);
     CHECK(p.precision.rounding.gradients == bfp::Rounding::stochastic);
@@ -187,10 +192,12 @@ TEST_CASE("energy tables: every entry needs a value and a source", "[config][ene
 }
 
 TEST_CASE("a run names its converter-bound phases once, and none when the converter keeps up", "[config][converter]") {
-    // The quickstart's default converter (2 x 32 = 64 lanes) keeps every phase under 10% waiting
-    // for it; a 1-lane converter leaves most phases waiting, and the note says what would feed the array.
+    // The quickstart node's default converter (2 x 32 = 64 lanes) keeps every GEMM phase of
+    // ResNet-18 under 10% waiting for it; a 1-lane converter leaves most phases waiting, and the
+    // note says what would feed the array.
     const std::string quickstart = std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml";
-    const config::Params fed = config::load(quickstart);
+    const config::Params fed =
+        config::load(quickstart, {"workload.trace=../traces/resnet18.yaml", "run.optimizer=none"});
     CHECK(fed.node.resolved.converter.lanes == 64);
     CHECK_FALSE(run::converter_bound_note(fed, run::run_training_step(fed)).has_value());
     const config::Params starved = config::load(quickstart, {"node.converter.lanes=1"});
