@@ -51,6 +51,13 @@ void add_load_wait(PhaseCounters& c, std::uint64_t wait, std::uint64_t converter
     checked_accumulate(c.load_wait_cycles, wait - converter, "load wait cycles of a phase");
 }
 
+const CyclePart& bottleneck(const PhaseCounters& c) {
+    const CyclePart* most = &kCycleParts[0];
+    for (const CyclePart& part : kCycleParts)
+        if (c.*part.member > c.*most->member) most = &part;
+    return *most;
+}
+
 const CounterInfo& counter_info(std::uint64_t PhaseCounters::*member) {
     for (const auto& f : kPhaseCounterFields)
         if (f.member == member) return f.info;

@@ -68,17 +68,21 @@ static_assert(sizeof(PhaseCounters) == std::size(kPhaseCounterFields) * sizeof(s
 /// report order: the cycle breakdown of summary.json, report.json and the terminal report.
 struct CyclePart {
     std::uint64_t PhaseCounters::*member;
-    std::string_view key;     ///< in report.json's "cycles" object
-    std::string_view phrase;  ///< in the terminal report's "cycles:" line
+    std::string_view key;         ///< in report.json's "cycles" object
+    std::string_view phrase;      ///< in the terminal report's "cycles:" line
+    std::string_view bottleneck;  ///< what a phase whose largest part this is is bound by
 };
 inline constexpr CyclePart kCycleParts[] = {
-    {&PhaseCounters::array_cycles, "array", "array"},
-    {&PhaseCounters::load_wait_cycles, "load_wait", "waiting for DRAM loads"},
-    {&PhaseCounters::converter_wait_cycles, "converter_wait", "waiting for the converter"},
-    {&PhaseCounters::sram_stall_cycles, "sram_stall", "SRAM stalls"},
-    {&PhaseCounters::drain_cycles, "drain", "drain"},
-    {&PhaseCounters::vector_cycles, "vector", "vector unit"},
+    {&PhaseCounters::array_cycles, "array", "array", "array"},
+    {&PhaseCounters::load_wait_cycles, "load_wait", "waiting for DRAM loads", "DRAM"},
+    {&PhaseCounters::converter_wait_cycles, "converter_wait", "waiting for the converter", "converter"},
+    {&PhaseCounters::sram_stall_cycles, "sram_stall", "SRAM stalls", "SRAM"},
+    {&PhaseCounters::drain_cycles, "drain", "drain", "drain"},
+    {&PhaseCounters::vector_cycles, "vector", "vector unit", "vector"},
 };
+
+/// The part of `c`'s cycles that is largest (the first of equals), naming the phase's bottleneck.
+const CyclePart& bottleneck(const PhaseCounters& c);
 
 /// Cycles by which a DMA load started late because the write-back before it waited for the
 /// converter: the load starts at max(`dma_free`, `buffer_free`) (cycles from the phase start),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "output/training_report.h"
 
+#include <array>
 #include <iterator>
 #include <set>
 #include <sstream>
@@ -173,7 +174,20 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
     out << "Training step of " << params.workload.network.name << " (batch " << params.workload.batch << phase_list
         << ") on a " << n.array.rows << "x" << n.array.cols << " FAST node, g=" << n.array.group_size << ", "
         << dataflow_text(n) << ", " << params.node.clock_mhz << " MHz, fidelity "
-        << config::to_string(params.run.fidelity) << ", energy table " << params.energy.resolved.name << "\n\n";
+        << config::to_string(params.run.fidelity) << ", energy table " << params.energy.resolved.name << "\n";
+    // What the array can do at each phase's default widths (layers of their own widths differ).
+    const node::TensorPrecision& w = params.precision.defaults;
+    const std::array<std::pair<int, int>, 3> widths{
+        std::pair{w.activations, w.weights}, std::pair{w.gradients, w.weights}, std::pair{w.activations, w.gradients}};
+    out << "peak MAC/cycle (R x C x g / passes):";
+    for (std::size_t p = 0; p < widths.size(); ++p) {
+        const int passes = fmac::passes_per_group(widths[p].first, widths[p].second);
+        out << (p ? ", " : " ") << fmac::to_string(static_cast<fmac::TrainingPhase>(p)) << " "
+            << static_cast<std::uint64_t>(n.array.rows) * static_cast<std::uint64_t>(n.array.cols) *
+                   static_cast<std::uint64_t>(n.array.group_size) / static_cast<std::uint64_t>(passes)
+            << " at " << widths[p].first << "x" << widths[p].second << " bits";
+    }
+    out << "\n\n";
     const node::PhaseCounters& t = result.total;
     const energy::EnergyBreakdown& e = result.total_energy;
     const double macs = static_cast<double>(t.macs);
@@ -194,7 +208,7 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
 
     // Per phase: the three GEMMs of training, summed over the layers.
     const double total_cycles = static_cast<double>(t.cycles), total_energy = e.total_pj();
-    Table phases({"phase", "layers", "gmac", "cycles", "cycles_%", "util_%", "energy_uJ", "energy_%"});
+    Table phases({"phase", "layers", "gmac", "cycles", "cycles_%", "util_%", "energy_uJ", "energy_%", "bound_by"});
     for (const fmac::TrainingPhase phase :
          {fmac::TrainingPhase::forward, fmac::TrainingPhase::backward_data, fmac::TrainingPhase::weight_gradient}) {
         node::PhaseCounters sum;
@@ -210,7 +224,7 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
                         Table::fixed(static_cast<double>(sum.macs) * 1e-9, 3), std::to_string(sum.cycles),
                         percent_of(static_cast<double>(sum.cycles), total_cycles),
                         Table::fixed(100.0 * utilisation(params, sum), 1), Table::fixed(micro(energy_pj), 2),
-                        percent_of(energy_pj, total_energy)});
+                        percent_of(energy_pj, total_energy), std::string(node::bottleneck(sum).bottleneck)});
     }
     phases.print(out);
 

@@ -253,8 +253,8 @@ std::optional<std::string> converter_bound_note(const config::Params& params, co
     if (node.converter.lanes < feeding)
         out << "; " << feeding << " (2 x node.array.cols) keep up with the array's output at every precision";
     else
-        out << ", enough for the array's output rate: the wait is each output tile's conversion, which its "
-               "write-back and the loads queued behind it wait for";
+        out << ", enough for the array's output rate: the wait is each output tile's (or vector-unit chunk's) "
+               "conversion, which its write-back and the loads queued behind it wait for";
     return out.str();
 }
 

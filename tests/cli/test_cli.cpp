@@ -194,6 +194,9 @@ TEST_CASE("the README quickstart: a ResNet-18 training step", "[cli][node]") {
     CHECK(number_after("vector", split) >= 0.15 * number_after("total_cycles", 0));
     CHECK(number_after("converter_wait", split) >= 0);
     CHECK_THAT(r.out, Contains("pJ/MAC = fmac"));
+    // 32 x 32 PEs of 16-value groups at 4 x 4 bits (4 passes): 4,096 MACs a cycle at most.
+    CHECK_THAT(r.out, Contains("peak MAC/cycle (R x C x g / passes): forward 4096 at 4x4 bits, backward_data 4096 "
+                               "at 4x4 bits, weight_gradient 4096 at 4x4 bits"));
     // A summary a person reads: the three phases, whose cycles add up to the total, and the top
     // five layer phases, not all 62.
     std::istringstream lines(r.out);

@@ -259,6 +259,13 @@ TEST_CASE("the counter field lists: every counter once, named, summed and compar
     std::uint64_t parts = 0;
     for (const node::CyclePart& part : node::kCycleParts) parts += c.*part.member;
     CHECK(parts == c.cycles);
+    // The phase's bottleneck is its largest part: the DRAM waits (30 + 14 of 83 cycles) over the
+    // drain (27) and the array (12).
+    REQUIRE(c.load_wait_cycles == 44);
+    CHECK(node::bottleneck(c).bottleneck == "DRAM");
+    node::PhaseCounters waiting = c;
+    waiting.converter_wait_cycles = 45;
+    CHECK(node::bottleneck(waiting).bottleneck == "converter");
     const std::vector<node::CounterValue> values = node::counter_values(c);
     REQUIRE(values.size() == infos.size());
 
