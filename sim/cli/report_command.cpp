@@ -20,10 +20,11 @@ int report_command(const std::vector<std::string>& args) {
     po::options_description options(
         usage +
         "\n\nWrites a self-contained HTML page (summary tables, plots, energy breakdown) of a sweep\n"
-        "directory (sweep.json, results.csv) or a run directory (fastsim run --out: report.json,\n"
-        "layers.csv), and each plot as an SVG file.\n\nOptions");
+        "directory (sweep.json, results.csv), a run directory (fastsim run --out: report.json,\n"
+        "layers.csv) or a training directory (fastsim train --out: comparison.csv, accuracy.csv),\n"
+        "and each plot as an SVG file.\n\nOptions");
     std::string dir, out_file, plots_dir;
-    options.add_options()("dir", po::value(&dir), "the sweep or run directory")(
+    options.add_options()("dir", po::value(&dir), "the sweep, run or training directory")(
         "out", po::value(&out_file), "the HTML file to write (default: DIR/report.html)")(
         "plots-dir", po::value(&plots_dir), "where the SVG plots go (default: DIR/plots)");
     po::positional_options_description positional;
@@ -37,11 +38,13 @@ int report_command(const std::vector<std::string>& args) {
     // 1. Read the directory and build the page; 2. write the plots, then the page, each atomically.
     const auto start = std::chrono::steady_clock::now();
     const report::ResultsDirKind kind = report::classify_results_dir(dir);
-    const report::ReportPage page =
-        kind == report::ResultsDirKind::sweep ? report::sweep_report(dir) : report::run_report(dir);
+    const report::ReportPage page = kind == report::ResultsDirKind::sweep ? report::sweep_report(dir)
+                                    : kind == report::ResultsDirKind::run ? report::run_report(dir)
+                                                                          : report::train_report(dir);
+    static constexpr const char* kKind[] = {"sweep", "run", "train"};
     for (const auto& [name, svg] : page.plots) fastsim::write_file_atomically(plots_dir + "/" + name, svg);
     fastsim::write_file_atomically(out_file, page.html);
-    logger("report")->info("{} report of {} in {:.1f} ms", kind == report::ResultsDirKind::sweep ? "sweep" : "run", dir,
+    logger("report")->info("{} report of {} in {:.1f} ms", kKind[static_cast<int>(kind)], dir,
                            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     std::cout << "wrote " << out_file << " and " << page.plots.size() << " plot" << (page.plots.size() == 1 ? "" : "s")
               << " in " << plots_dir << "\n";

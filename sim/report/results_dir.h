@@ -17,6 +17,7 @@ struct ReportPage {
 enum class ResultsDirKind {
     sweep,  ///< sweep.json and results.csv (fastsim sweep --out DIR)
     run,    ///< report.json and layers.csv (fastsim run CONFIG --out DIR)
+    train,  ///< comparison.csv and accuracy.csv (fastsim train CONFIG --out DIR)
 };
 
 /// Which kind of directory `dir` is. Throws UserError naming `dir` if it is missing or
@@ -30,5 +31,10 @@ ReportPage sweep_report(const std::string& dir);
 /// The report of a `fastsim run --out` directory, node or cluster (docs/reports.md). Throws
 /// UserError naming the file for a missing or malformed report.json, layers.csv or nodes.csv.
 ReportPage run_report(const std::string& dir);
+
+/// The report of a `fastsim train --out` directory (docs/reports.md): the policies' comparison,
+/// the plots train wrote, accuracy and cost per epoch. Throws UserError naming the file for a
+/// missing or malformed comparison.csv or accuracy.csv.
+ReportPage train_report(const std::string& dir);
 
 }  // namespace fastsim::report

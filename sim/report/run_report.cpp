@@ -189,6 +189,39 @@ charts::StackedBarChart energy_bars(const CsvTable& csv, std::size_t group_colum
     return bars;
 }
 
+/// Per layer (its phases summed, first-seen order) the parts of its cycles from layers.csv's
+/// columns of node::kCycleParts (named as node::counter_info names them), millions; a part the
+/// file lacks (an older layers.csv) is left out. Nothing if it has none.
+std::optional<charts::StackedBarChart> cycle_bars(const CsvTable& csv, std::size_t group_column,
+                                                  const std::vector<std::string>& labels) {
+    charts::StackedBarChart bars;
+    bars.title = "cycles per layer by where they went";
+    bars.x_title = "layer";
+    bars.y_title = "cycles (millions)";
+    std::vector<std::size_t> columns;
+    for (const node::CyclePart& part : node::kCycleParts) {
+        if (const auto c = csv.column(node::counter_info(part.member).name)) {
+            columns.push_back(*c);
+            bars.components.emplace_back(part.bottleneck);
+        }
+    }
+    if (columns.empty()) return std::nullopt;
+    std::vector<std::string> keys;
+    for (std::size_t row = 0; row < csv.rows.size(); ++row) {
+        const std::string& key = csv.rows[row][group_column];
+        auto it = std::find(keys.begin(), keys.end(), key);
+        if (it == keys.end()) {
+            keys.push_back(key);
+            bars.bars.push_back({labels[row], std::vector<double>(columns.size(), 0.0)});
+            it = keys.end() - 1;
+        }
+        charts::Bar& bar = bars.bars[static_cast<std::size_t>(it - keys.begin())];
+        for (std::size_t c = 0; c < columns.size(); ++c)
+            bar.values[c] += result_cell(csv, row, columns[c]).value_or(0.0) * 1e-6;
+    }
+    return bars;
+}
+
 HtmlTable csv_table(const CsvTable& csv, const std::string& caption) {
     HtmlTable t;
     t.caption = caption;
@@ -277,6 +310,14 @@ void training_step_sections(HtmlPage& page, ReportPage& report, const std::strin
     const std::string svg = charts::render_stacked_bar_chart(energy_bars(layers, *layer_column, labels, "layer"));
     report.plots.emplace_back("energy_by_layer.svg", svg);
     page.figure(svg, "Energy per layer by component (its forward, backward-data and weight-gradient phases summed).");
+    if (const std::optional<charts::StackedBarChart> cycles_chart = cycle_bars(layers, *layer_column, labels)) {
+        page.section("Cycle breakdown", "cycles");
+        const std::string cycles_svg = charts::render_stacked_bar_chart(*cycles_chart);
+        report.plots.emplace_back("cycles_by_layer.svg", cycles_svg);
+        page.figure(cycles_svg,
+                    "Cycles per layer by where they went (its phases summed): the array computing, waiting for DRAM "
+                    "loads, waiting for the converter, SRAM stalls, drain, the vector unit.");
+    }
     page.section("Layers", "layers");
     page.table(csv_table(layers, "One row per layer and phase (layers.csv; energies in pJ, utilisation in %)"));
 }
@@ -388,8 +429,16 @@ ResultsDirKind classify_results_dir(const std::string& dir) {
         if (!has("layers.csv")) throw UserError(dir + "/layers.csv: cannot open: missing, though report.json is there");
         return ResultsDirKind::run;
     }
-    throw UserError(
-        dir + ": neither a sweep directory (sweep.json, results.csv) nor a run directory (report.json, layers.csv)");
+    if (has("comparison.csv") || has("accuracy.csv")) {
+        if (!has("comparison.csv"))
+            throw UserError(dir + "/comparison.csv: cannot open: missing (the training run has not finished?)");
+        if (!has("accuracy.csv"))
+            throw UserError(dir + "/accuracy.csv: cannot open: missing, though comparison.csv is there");
+        return ResultsDirKind::train;
+    }
+    throw UserError(dir +
+                    ": neither a sweep directory (sweep.json, results.csv), a run directory (report.json, layers.csv) "
+                    "nor a training directory (comparison.csv, accuracy.csv)");
 }
 
 }  // namespace fastsim::report

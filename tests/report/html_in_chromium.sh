@@ -143,6 +143,7 @@ done < <(tail -n +2 "$work/run/layers.csv")
 [[ $layers -gt 0 ]] || fail "layers.csv has no rows"
 bars=$(occurrences 'class="bar"' "$page.dom")
 distinct=$(tail -n +2 "$work/run/layers.csv" | cut -d, -f1 | sort -u | wc -l)
-[[ $bars -eq $distinct ]] || fail "expected one energy bar per layer ($distinct), found $bars"
+# Two charts of one bar per layer: energy by component, and cycles by where they went.
+[[ $bars -eq $((2 * distinct)) ]] || fail "expected one energy and one cycles bar per layer (2 x $distinct), found $bars"
 
 echo "ok: sweep ($ok ok, $failed failed points) and run ($layers layer rows) pages render without messages and show their numbers"

@@ -231,6 +231,29 @@ TEST_CASE("run report sums a layer's phases into one energy bar and shows the to
     CHECK_THAT(page.html, Contains("<td>backward_data</td>"));
 }
 
+TEST_CASE("run report stacks each layer's cycles by where they went", "[report]") {
+    // A layer's phases summed, per cycle part layers.csv has (in millions); an older file
+    // without converter_wait_cycles shows the parts it has.
+    fastsim::test::TempDir dir;
+    dir.write("report.json", R"({"config": "c.yaml", "network": "n", "batch": 2, "fidelity": "memo",
+        "total_cycles": 9000000, "total_seconds": 0.009, "total_macs": 1, "total_energy_pj": 1,
+        "energy_pj": {"fmac": 1}, "pj_per_mac": 1, "utilisation_percent": 1})");
+    dir.write("layers.csv",
+              "layer,phase,cycles,array_cycles,load_wait_cycles,converter_wait_cycles,vector_cycles,energy_total_pj\n"
+              "\"a\",\"forward\",3000000,2000000,500000,500000,0,1\n"
+              "\"b\",\"forward\",2000000,0,0,0,2000000,1\n"
+              "\"a\",\"backward_data\",4000000,1000000,0,3000000,0,1\n");
+    const ReportPage page = run_report(dir.path(""));
+    REQUIRE(page.plots.size() == 2);
+    CHECK(page.plots[1].first == "cycles_by_layer.svg");
+    const std::string& svg = page.plots[1].second;
+    CHECK_THAT(svg, Contains("<title>a: array = 3</title>"));
+    CHECK_THAT(svg, Contains("<title>a: converter = 3.5</title>"));
+    CHECK_THAT(svg, Contains("<title>a: DRAM = 0.5</title>"));
+    CHECK_THAT(svg, Contains("<title>b: vector = 2</title>"));
+    CHECK_THAT(svg, !Contains("SRAM"));  // no sram_stall_cycles column
+}
+
 TEST_CASE("cluster run report stacks each node's step and each pipeline stage's", "[report]") {
     fastsim::test::TempDir dir;
     dir.write("report.json", R"({"config": "c.yaml", "network": "n", "batch": 4, "nodes": 2, "planner": "pipeline",
@@ -311,7 +334,8 @@ TEST_CASE("report directories are told apart, and others are refused by name", "
     CHECK(classify_results_dir(kNodeSweep) == ResultsDirKind::sweep);
     CHECK(error_of([&] { classify_results_dir(dir.path("")); }) ==
           dir.path("") +
-              ": neither a sweep directory (sweep.json, results.csv) nor a run directory (report.json, layers.csv)");
+              ": neither a sweep directory (sweep.json, results.csv), a run directory (report.json, layers.csv) "
+              "nor a training directory (comparison.csv, accuracy.csv)");
     CHECK(error_of([] { classify_results_dir("/nonexistent/sweep"); }) == "/nonexistent/sweep: not a directory");
     dir.write("sweep.json", "{}");
     CHECK_THAT(error_of([&] { classify_results_dir(dir.path("")); }), Contains("results.csv: cannot open"));
@@ -344,4 +368,27 @@ TEST_CASE("a one-axis sweep draws one unnamed line, and a sweep with no ok point
     const ReportPage none = sweep_report(dir.path(""));
     CHECK(none.plots.empty());
     CHECK_THAT(none.html, Contains("No point succeeded: nothing to plot."));
+}
+
+TEST_CASE("a train directory's report shows its policies, the plots train wrote and the epochs", "[report]") {
+    fastsim::test::TempDir dir;
+    dir.write("comparison.csv",
+              "policy,final_test_accuracy,total_cycles,total_energy_uj\nfp32,0.91,2000,10\nfast,0.9,700,3.5\n");
+    dir.write("accuracy.csv", "policy,epoch,test_accuracy\nfp32,1,0.91\nfast,1,0.9\n");
+    dir.write("cost.csv", "policy,epoch,cycles\nfp32,1,2000\nfast,1,700\n");
+    std::filesystem::create_directories(dir.path("plots"));
+    dir.write("plots/accuracy.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"><title>acc</title></svg>");
+    CHECK(classify_results_dir(dir.path("")) == ResultsDirKind::train);
+    const ReportPage page = train_report(dir.path(""));
+    REQUIRE(page.plots.size() == 1);
+    CHECK(page.plots[0].first == "accuracy.svg");
+    CHECK_THAT(page.html, Contains("<title>acc</title>"));
+    CHECK_THAT(page.html, Contains("<td>fast</td>"));
+    CHECK_THAT(page.html, Contains(number_cell(700)));
+    CHECK_THAT(page.html, Contains("Cost per epoch"));
+    // A comparison without its accuracy.csv is refused naming the missing file.
+    fastsim::test::TempDir half;
+    half.write("comparison.csv", "policy\nfp32\n");
+    CHECK(error_of([&] { (void)classify_results_dir(half.path("")); }) ==
+          half.path("") + "/accuracy.csv: cannot open: missing, though comparison.csv is there");
 }
