@@ -244,11 +244,14 @@ std::optional<std::string> converter_bound_note(const config::Params& params, co
     if (bound == 0) return std::nullopt;
     const node::NodeParams& node = params.node.resolved;
     std::ostringstream out;
+    const double step_share = step.total.cycles > 0 ? static_cast<double>(step.total.converter_wait_cycles) /
+                                                          static_cast<double>(step.total.cycles)
+                                                    : 0.0;
     out << bound << " of " << step.phases.size() << " phases are converter-bound (over "
-        << static_cast<int>(kConverterBoundShare * 100) << "% of their cycles waiting for the converter); the worst, "
+        << static_cast<int>(kConverterBoundShare * 100) << "% of their cycles waiting for the converter; " << std::fixed
+        << std::setprecision(1) << 100 * step_share << "% of the step in all); the worst, "
         << params.workload.network.layers[worst->step.layer].name << " " << node::phase_name(worst->step) << ", waits "
-        << std::fixed << std::setprecision(1) << 100 * worst_share << "% of its cycles. node.converter.lanes is "
-        << node.converter.lanes;
+        << 100 * worst_share << "% of its cycles. node.converter.lanes is " << node.converter.lanes;
     const int feeding = converter::lanes_to_feed(node.array.group_size, node.array.cols);
     if (node.converter.lanes < feeding)
         out << "; " << feeding << " (2 x node.array.cols) keep up with the array's output at every precision";

@@ -48,8 +48,9 @@ TrainingStepResult run_training_step(const config::Params& params, const WorkPro
 inline constexpr double kConverterBoundShare = 0.10;
 
 /// The step's converter-bound phases (cycles.converter_wait over kConverterBoundShare of the
-/// phase's cycles), or nullopt if none: one line naming how many, the worst (layer, phase and
-/// share) and the converter lanes against what would feed the array (docs/converter.md, "Lanes").
+/// phase's cycles), or nullopt if none: one line naming how many, the converter's share of the
+/// whole step, the worst (layer, phase and share) and the converter lanes against what would
+/// feed the array (docs/converter.md, "Lanes").
 std::optional<std::string> converter_bound_note(const config::Params& params, const TrainingStepResult& step);
 
 /// One precision segment of a whole run (config::PrecisionSegment) and what a step of it costs.

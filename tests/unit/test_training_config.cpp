@@ -7,6 +7,7 @@
 #include "config/load.h"
 #include "run/training_step.h"
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 
 #include "support/temp_dir.h"
@@ -212,4 +213,9 @@ TEST_CASE("a run names its converter-bound phases once, and none when the conver
                                                   " phases are converter-bound") &&
                           Catch::Matchers::Contains("node.converter.lanes is 1; 64 (2 x node.array.cols)"));
     CHECK(step.total.converter_wait_cycles > step.total.load_wait_cycles);
+    std::ostringstream share;  // the converter's waits as a share of the whole step
+    share << std::fixed << std::setprecision(1)
+          << 100.0 * static_cast<double>(step.total.converter_wait_cycles) / static_cast<double>(step.total.cycles)
+          << "% of the step in all";
+    CHECK_THAT(*note, Catch::Matchers::Contains(share.str()));
 }
