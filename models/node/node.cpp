@@ -115,9 +115,9 @@ PhaseCounters Node::run_phase(const PhaseJob& job, const bfp::BfpMatrix& x, cons
             }
             if (i >= 1 && work[i - 1].write_cycles > 0) {  // write-back of tile i-1
                 const std::uint64_t ready = cycles_since(start);
-                while (converted < i) wait(converted_event);
+                while (converted < i) wait(converted_event);  // tile i-1 is computed too
                 const std::uint64_t write_start = cycles_since(start);
-                write_back_wait = write_start - ready;
+                write_back_wait = write_start - std::max(ready, compute_end[i - 1]);  // the converter's part
                 wait(kCycle * static_cast<double>(work[i - 1].write_cycles));
                 log(TileStage::write_back, i - 1, write_start, work[i - 1].traffic.dram_write_bits);
             }
@@ -205,8 +205,8 @@ PhaseCounters Node::run_vector_phase(const VectorJob& job) {
             }
             if (i >= 1 && work[i - 1].write_cycles > 0) {  // write-back of chunk i-1
                 const std::uint64_t ready = cycles_since(start);
-                while (converted < i) wait(converted_event);
-                write_back_wait = cycles_since(start) - ready;
+                while (converted < i) wait(converted_event);  // chunk i-1 is computed too
+                write_back_wait = cycles_since(start) - std::max(ready, compute_end[i - 1]);
                 wait(kCycle * static_cast<double>(work[i - 1].write_cycles));
             }
         }

@@ -240,15 +240,17 @@ struct TileClocks {
     std::uint64_t pending_end_convert = 0;          ///< conversion end of the tile awaiting write-back
     std::uint64_t write_back_wait = 0;              ///< cycles the DMA's last write-back waited for its conversion
 
-    /// Every clock less end_compute (mod 2^64), each first raised to the clock it is only ever
-    /// compared with by max() from here on (a conversion starts after the next compute end; the
-    /// next load after dma_free, as does a write-back), and the last write-back's wait: equal at
+    /// Every clock less end_compute (mod 2^64), each first raised to the least clock it is only
+    /// ever compared with by max() from here on (a conversion starts after the next compute end;
+    /// the next load after dma_free, as does a write-back), and the last write-back's wait: equal at
     /// the starts of two runs of tiles with the same work means the second run takes the same
     /// cycles, split alike, as the first, shifted.
     [[nodiscard]] std::array<std::uint64_t, 6> relative() const {
+        // The next load compares end_compute_history[0] with dma_free and, for the converter's
+        // share of its wait, with dma_free - write_back_wait (<= dma_free).
         return {dma_free - end_compute,
                 std::max(end_convert, end_compute) - end_compute,
-                std::max(end_compute_history[0], dma_free) - end_compute,
+                std::max(end_compute_history[0], dma_free - write_back_wait) - end_compute,
                 std::max(end_compute_history[1], dma_free) - end_compute,
                 std::max(pending_end_convert, dma_free) - end_compute,
                 write_back_wait};
@@ -276,11 +278,13 @@ PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayT
                               std::uint64_t quantity) {
         if (stages && end > start) stages->push_back({stage, tile, start, end, quantity});
     };
-    auto write_back = [&](const TileWork& w, std::uint64_t tile, std::uint64_t ready) {
+    // `computed`: when the tile's compute ended; the write-back's wait past it (and past the
+    // DMA) is the converter's.
+    auto write_back = [&](const TileWork& w, std::uint64_t tile, std::uint64_t ready, std::uint64_t computed) {
         clock.write_back_wait = 0;
         if (w.write_cycles == 0) return;
         const std::uint64_t start = std::max(clock.dma_free, ready);
-        clock.write_back_wait = start - clock.dma_free;
+        clock.write_back_wait = start - std::max(clock.dma_free, computed);
         clock.dma_free = checked_add(start, w.write_cycles, kCycles);
         log(TileStage::write_back, tile, start, clock.dma_free, w.traffic.dram_write_bits);
     };
@@ -313,7 +317,8 @@ PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayT
             log(TileStage::convert, i, start_convert, convert_done, w.conversion.groups);
         }
         // (4) Write-back of tile i-1 follows load i in DMA order.
-        if (has_pending) write_back(pending_write, i - 1, clock.pending_end_convert);
+        if (has_pending)  // tile i-1, computed at end_compute_history[0]
+            write_back(pending_write, i - 1, clock.pending_end_convert, clock.end_compute_history[0]);
         add_tile_counts(into, w);
         pending_write = w;
         clock.pending_end_convert = convert_done;
@@ -372,7 +377,7 @@ PhaseCounters run_phase_memo(const PhaseJob& job, const NodeParams& node, ArrayT
             previous = {n, plan.m_tiles - 1, plan.k_tiles - 1};
         }
     }
-    write_back(pending_write, i - 1, clock.pending_end_convert);
+    write_back(pending_write, i - 1, clock.pending_end_convert, clock.end_compute);
     c.cycles = std::max({clock.end_compute, clock.end_convert, clock.dma_free});
     c.drain_cycles = c.cycles - clock.end_compute;
     return c;

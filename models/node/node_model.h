@@ -25,8 +25,9 @@ namespace fastsim::node {
 struct NodeParams {
     fmac::ArrayGeometry array;
     std::uint64_t clock_hz = 1'000'000'000;
-    converter::ConverterParams converter = converter::ConverterParams::derived_from(16);
-    vector::VectorParams vector;  ///< the vector unit (non-GEMM layers)
+    converter::ConverterParams converter =
+        converter::ConverterParams::feeding(16, 32);  ///< as a config resolves it for 32 columns
+    vector::VectorParams vector;                      ///< the vector unit (non-GEMM layers)
     memory::SramParams sram;
     memory::DramParams dram;
     int exponent_bits = 8;               ///< shared-exponent width e of every BFP tensor

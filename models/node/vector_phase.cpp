@@ -123,10 +123,11 @@ PhaseCounters run_vector_memo(const VectorJob& job, const NodeParams& node) {
     VectorChunkWork pending;             // chunk i-1, written after load i
     u64 pending_end_convert = 0;
     u64 write_back_wait = 0;  // cycles the DMA's last write-back waited for its conversion
-    const auto write_back = [&](const VectorChunkWork& w, u64 ready) {
+    // `computed`: when the chunk's compute ended; the write-back's wait past it is the converter's.
+    const auto write_back = [&](const VectorChunkWork& w, u64 ready, u64 computed) {
         write_back_wait = 0;
         if (w.write_cycles == 0) return;
-        write_back_wait = std::max(dma_free, ready) - dma_free;
+        write_back_wait = std::max(dma_free, ready) - std::max(dma_free, computed);
         dma_free = checked_add(std::max(dma_free, ready), w.write_cycles, kCycles);
     };
     for (u64 i = 0; i < plan.chunks; ++i) {
@@ -142,12 +143,12 @@ PhaseCounters run_vector_memo(const VectorJob& job, const NodeParams& node) {
         end_compute_before[0] = end_compute_before[1];
         end_compute_before[1] = end_compute;
         end_convert = checked_add(std::max(end_compute, end_convert), w.conversion.cycles, kCycles);
-        if (i > 0) write_back(pending, pending_end_convert);
+        if (i > 0) write_back(pending, pending_end_convert, end_compute_before[0]);  // chunk i-1's compute end
         add_chunk_counts(c, w);
         pending = w;
         pending_end_convert = end_convert;
     }
-    if (plan.chunks > 0) write_back(pending, pending_end_convert);
+    if (plan.chunks > 0) write_back(pending, pending_end_convert, end_compute);
     c.macs = job.macs;
     c.cycles = std::max({end_compute, end_convert, dma_free});
     c.drain_cycles = c.cycles - end_compute;

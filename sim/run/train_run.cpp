@@ -185,6 +185,10 @@ const IterationCost& TrainingCostModel::iteration(std::size_t batch, const std::
     node::PhaseCounters total;
     for (const node::StepPhase& phase :
          node::training_step_phases(m_workload, batch, precision, m_rounding, m_node.resolved)) {
+        if (phase.on_vector_unit) {  // a vector-unit layer, a col2im, a grouped conv on the vector unit
+            total += node::run_vector_memo(phase.vector, m_node.resolved);
+            continue;
+        }
         node::PhaseCounters on_array;
         for (const node::PhaseGemm& g : phase.gemms)
             on_array += node::counted(node::run_phase_memo(g.job, m_node.resolved, m_array_memo), g).repeated(g.count);
