@@ -154,6 +154,16 @@ std::optional<charts::TimelineChart> stage_timeline(const JsonValue& root, const
     return chart;
 }
 
+/// The bar of group `key` in `bars` (one per distinct key, in first-seen order; `keys` holds
+/// them alongside): added with `label` and a zero per component the first time.
+charts::Bar& group_bar(charts::StackedBarChart& bars, std::vector<std::string>& keys, const std::string& key,
+                       const std::string& label) {
+    auto it = std::find(keys.begin(), keys.end(), key);
+    if (it != keys.end()) return bars.bars[static_cast<std::size_t>(it - keys.begin())];
+    keys.push_back(key);
+    return bars.bars.emplace_back(charts::Bar{label, std::vector<double>(bars.components.size(), 0.0)});
+}
+
 /// Per-row energy by component of a CSV with energy_<component>_pj columns, summed over rows
 /// that share the value of `group_column` (first-seen order); bars in µJ.
 charts::StackedBarChart energy_bars(const CsvTable& csv, std::size_t group_column,
@@ -167,13 +177,7 @@ charts::StackedBarChart energy_bars(const CsvTable& csv, std::size_t group_colum
     std::vector<std::string> keys;
     for (std::size_t row = 0; row < csv.rows.size(); ++row) {
         const std::string& key = csv.rows[row][group_column];
-        auto it = std::find(keys.begin(), keys.end(), key);
-        if (it == keys.end()) {
-            keys.push_back(key);
-            bars.bars.push_back({labels[row], std::vector<double>(components.size(), 0.0)});
-            it = keys.end() - 1;
-        }
-        charts::Bar& bar = bars.bars[static_cast<std::size_t>(it - keys.begin())];
+        charts::Bar& bar = group_bar(bars, keys, key, labels[row]);
         double row_total = 0;
         for (std::size_t c = 0; c < components.size(); ++c) {
             const double v = result_cell(csv, row, components[c].index).value_or(0.0);
@@ -208,14 +212,7 @@ std::optional<charts::StackedBarChart> cycle_bars(const CsvTable& csv, std::size
     if (columns.empty()) return std::nullopt;
     std::vector<std::string> keys;
     for (std::size_t row = 0; row < csv.rows.size(); ++row) {
-        const std::string& key = csv.rows[row][group_column];
-        auto it = std::find(keys.begin(), keys.end(), key);
-        if (it == keys.end()) {
-            keys.push_back(key);
-            bars.bars.push_back({labels[row], std::vector<double>(columns.size(), 0.0)});
-            it = keys.end() - 1;
-        }
-        charts::Bar& bar = bars.bars[static_cast<std::size_t>(it - keys.begin())];
+        charts::Bar& bar = group_bar(bars, keys, csv.rows[row][group_column], labels[row]);
         for (std::size_t c = 0; c < columns.size(); ++c)
             bar.values[c] += result_cell(csv, row, columns[c]).value_or(0.0) * 1e-6;
     }
