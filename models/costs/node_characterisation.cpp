@@ -138,8 +138,7 @@ node::PhaseCounters NodeCharacterisation::col2im_counters(std::size_t type, std:
     const NodeType& t = m_types[type];
     const workload::Layer lowered = m_graph.layers[layer].with_dims(dims);
     if (t.node.lowering.backward_data != workload::BackwardDataLowering::col2im ||
-        !m_graph.layers[layer].has_backward_data() ||
-        (workload::is_grouped_conv(lowered) && t.node.lowering.depthwise == workload::DepthwiseLowering::vector))
+        !m_graph.layers[layer].has_backward_data() || workload::conv_on_vector_unit(lowered, t.node.lowering))
         return {};
     const workload::VectorWork work = workload::col2im_work(lowered, dims.batch);
     if (work.ops == 0) return {};

@@ -127,8 +127,7 @@ std::optional<StepPhase> layer_phase(const workload::Layer& layer, std::size_t i
                                      const TensorRounding& rounding, const NodeParams& node) {
     const workload::Lowering& lowering = node.lowering;
     const bool backward = p != fmac::TrainingPhase::forward;
-    if (workload::is_grouped_conv(layer) && lowering.depthwise == workload::DepthwiseLowering::vector &&
-        p != fmac::TrainingPhase::weight_gradient) {
+    if (workload::conv_on_vector_unit(layer, lowering) && p != fmac::TrainingPhase::weight_gradient) {
         StepPhase s = vector_step_phase(index, p, workload::grouped_conv_vector_work(layer, batch, backward), precision,
                                         rounding);
         s.vector.macs = workload::lower(layer, batch).forward_macs();
@@ -168,13 +167,10 @@ std::vector<StepPhase> training_step_phases(const workload::Workload& workload, 
     for (std::size_t l = workload.layers.size(); l-- > 0;) {
         if (!reads_only_network_input(workload.layers[l], l)) {
             add(l, fmac::TrainingPhase::backward_data);
-            // A grouped convolution on the vector unit computes ∇A itself: no im2col form to fold.
-            const bool on_array = !(workload::is_grouped_conv(workload.layers[l]) &&
-                                    lowering.depthwise == workload::DepthwiseLowering::vector);
-            const workload::VectorWork scatter =
-                lowering.backward_data == workload::BackwardDataLowering::col2im && on_array
-                    ? workload::col2im_work(workload.layers[l], batch)
-                    : workload::VectorWork{};
+            const workload::VectorWork scatter = lowering.backward_data == workload::BackwardDataLowering::col2im &&
+                                                         !workload::conv_on_vector_unit(workload.layers[l], lowering)
+                                                     ? workload::col2im_work(workload.layers[l], batch)
+                                                     : workload::VectorWork{};
             if (selection[at(fmac::TrainingPhase::backward_data)] && scatter.ops > 0)
                 phases.push_back(
                     col2im_phase(l, scatter, precision[l][at(fmac::TrainingPhase::backward_data)], rounding));

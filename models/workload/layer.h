@@ -198,6 +198,12 @@ std::vector<ShapedGemms> phase_gemms(const Layer& layer, std::size_t batch, fmac
     return layer.kind == LayerKind::conv && layer.groups > 1;
 }
 
+/// True if `lowering` runs `layer`'s forward and backward-data on the vector unit (a grouped
+/// convolution under depthwise vector): it then computes ∇A itself, with no im2col form to fold.
+[[nodiscard]] inline bool conv_on_vector_unit(const Layer& layer, const Lowering& lowering) {
+    return is_grouped_conv(layer) && lowering.depthwise == DepthwiseLowering::vector;
+}
+
 /// phase_gemms on a node: a grouped convolution's GEMMs packed onto `array` under
 /// depthwise array_packed, none under vector (the layer then runs on the vector unit).
 std::vector<ShapedGemms> node_phase_gemms(const Layer& layer, std::size_t batch, fmac::TrainingPhase phase,
