@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Wall time (hyperfine) and peak memory (GNU time) of node training-step runs, on one core.
 # Figures go in docs/performance.md. Usage: scripts/bench_node.sh [CONFIG ...]
-# (default: configs/bench/resnet50_b256.yaml, the ResNet-50 batch-256 step on a 32x32 node).
+# (default: configs/bench/resnet50_b256.yaml, the whole ResNet-50 batch-256 step on a 32x32 node).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null

@@ -19,6 +19,7 @@ gpt67=configs/pipeline/gpt3_6.7b_64node.yaml
 cmds=(
   "run configs/quickstart.yaml"
   "run configs/bench/resnet50_b256.yaml"
+  "run configs/bench/resnet50_gemm_b256.yaml"
   "run configs/quickstart.yaml --fidelity stepped -p workload.batch=1"
   "run configs/quickstart.yaml --trace /tmp/fastsim-bench-work.json"
   "plan configs/bench/resnet152_1024.yaml"

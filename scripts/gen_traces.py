@@ -51,22 +51,38 @@ def write(filename, network, source, layers, notes):
             f.write("  - {" + ", ".join(f"{k}: {v}" for k, v in layer.items()) + "}\n")
 
 
-def alexnet():
+def write_form(full, name, source, layers, full_notes, gemm_notes):
+    """The full form as NAME.yaml, else the GEMM-only twin as NAME_gemm.yaml."""
+    if full:
+        write(f"{name}.yaml", name, source, layers, full_notes)
+    else:
+        write(f"{name}_gemm.yaml", f"{name}_gemm", source, layers, gemm_notes)
+
+
+def alexnet(full):
+    """AlexNet (one tower); `full`: with its ReLUs, else the GEMM layers and the pools only."""
+    relu = (lambda name: [vector(name, "relu")]) if full else (lambda name: [])
     layers = []
-    l, s = conv("conv1", 227, 227, 3, 11, 96, stride=4, padding=0); layers.append(l)   # 55
+    l, s = conv("conv1", 227, 227, 3, 11, 96, stride=4, padding=0); layers += [l] + relu("relu1")    # 55
     l, s = pool("pool1", s, 96, 3, 2); layers.append(l)                                 # 27
-    l, s = conv("conv2", s, s, 96, 5, 256); layers.append(l)
+    l, s = conv("conv2", s, s, 96, 5, 256); layers += [l] + relu("relu2")
     l, s = pool("pool2", s, 256, 3, 2); layers.append(l)                                # 13
-    l, s = conv("conv3", s, s, 256, 3, 384); layers.append(l)
-    l, s = conv("conv4", s, s, 384, 3, 384); layers.append(l)
-    l, s = conv("conv5", s, s, 384, 3, 256); layers.append(l)
+    l, s = conv("conv3", s, s, 256, 3, 384); layers += [l] + relu("relu3")
+    l, s = conv("conv4", s, s, 384, 3, 384); layers += [l] + relu("relu4")
+    l, s = conv("conv5", s, s, 384, 3, 256); layers += [l] + relu("relu5")
     l, s = pool("pool5", s, 256, 3, 2); layers.append(l)                                # 6
-    layers += [fc("fc6", 256 * s * s, 4096), fc("fc7", 4096, 4096), fc("fc8", 4096, 1000)]
-    write("alexnet.yaml", "alexnet", "Krizhevsky et al., NIPS 2012 (one tower, 227x227 input)", layers,
-          ["The GEMM layers and the 3x3/2 max pools; ReLUs and LRN are left out (they keep shapes)."])
+    layers += [fc("fc6", 256 * s * s, 4096)] + relu("relu6") + [fc("fc7", 4096, 4096)] + relu("relu7")
+    layers.append(fc("fc8", 4096, 1000))
+    source = "Krizhevsky et al., NIPS 2012 (one tower, 227x227 input)"
+    write_form(full, "alexnet", source, layers,
+               ["Every layer: convs, ReLUs, the 3x3/2 max pools and the classifier. Not listed: the paper's",
+                "local response normalisation (torchvision's AlexNet has none) and dropout."],
+               ["The GEMM layers and the 3x3/2 max pools only (alexnet.yaml has every layer)."])
 
 
-def vgg(name, config, source):
+def vgg(name, config, source, full):
+    """A VGG; `full`: with a ReLU after each conv and the first two fc layers."""
+    relu = (lambda n: [vector(n, "relu")]) if full else (lambda n: [])
     layers, s, c, i, pools = [], 224, 3, 0, 0
     for v in config:
         if v == "M":
@@ -74,10 +90,12 @@ def vgg(name, config, source):
             l, s = pool(f"pool{pools}", s, c, 2, 2); layers.append(l)
             continue
         i += 1
-        l, s = conv(f"conv{i}", s, s, c, 3, v); layers.append(l); c = v
-    layers += [fc("fc1", c * s * s, 4096), fc("fc2", 4096, 4096), fc("fc3", 4096, 1000)]
-    write(f"{name}.yaml", name, source, layers,
-          ["The GEMM layers and the 2x2/2 max pools; ReLUs and dropout are left out (they keep shapes)."])
+        l, s = conv(f"conv{i}", s, s, c, 3, v); layers += [l] + relu(f"relu{i}"); c = v
+    layers += [fc("fc1", c * s * s, 4096)] + relu("fc1.relu") + [fc("fc2", 4096, 4096)] + relu("fc2.relu")
+    layers.append(fc("fc3", 4096, 1000))
+    write_form(full, name, source, layers,
+               ["Every layer: convs and ReLUs, the 2x2/2 max pools, the classifier; dropout is not listed."],
+               [f"The GEMM layers and the 2x2/2 max pools only ({name}.yaml has every layer)."])
 
 
 def resnet(name, blocks, bottleneck, source):
@@ -112,33 +130,38 @@ def resnet(name, blocks, bottleneck, source):
             s, c = s_out, out_c
     l, s = pool("avgpool", s, c, s, 1, mode="average", inputs=joined); layers.append(l)  # 1
     layers.append(fc("fc", c, 1000))
-    write(f"{name}.yaml", name, source, layers,
-          ["The GEMM layers and the two pools; batch norms and ReLUs are left out (they keep shapes),",
-           "and residual adds are joins: the layers after a block list [last conv of the block, shortcut",
-           "producer], the block's downsample conv or else the block input's first producer.",
-           f"{name}_full.yaml has every layer."])
+    write(f"{name}_gemm.yaml", f"{name}_gemm", source, layers,
+          ["The GEMM layers and the two pools only, for comparisons that need them (AccPar's shapes,",
+           "SCALE-Sim); batch norms and ReLUs are left out (they keep shapes), and residual adds are",
+           "joins: the layers after a block list [last conv of the block, shortcut producer], the",
+           f"block's downsample conv or else the block input's first producer. {name}.yaml has every layer."])
 
 
-def mobilenet_v1():
+def mobilenet_v1(full):
     """MobileNet-v1 (1.0, 224): a 3x3 conv, 13 pairs of a 3x3 depthwise conv (groups = channels) and a
-    1x1 pointwise conv, the average pool and the classifier; batch norms and ReLUs left out."""
+    1x1 pointwise conv, the average pool and the classifier; `full`: each conv followed by its batch
+    norm and ReLU (ReLU6 costs as a ReLU), else those left out."""
+    after_conv = (lambda n: [vector(f"{n}.bn", "batchnorm"), vector(f"{n}.relu", "relu")]) if full else (lambda n: [])
     layers = []
     layer, side = conv("conv1", 224, 224, 3, 3, 32, stride=2)
-    layers.append(layer)
+    layers += [layer] + after_conv("conv1")
     channels = 32
     pairs = [(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2)] + [(512, 1)] * 5 + [(1024, 2), (1024, 1)]
     for i, (out, stride) in enumerate(pairs, start=1):
         layer, after = conv(f"dw{i}", side, side, channels, 3, channels, stride=stride, groups=channels)
-        layers.append(layer)
+        layers += [layer] + after_conv(f"dw{i}")
         layer, _ = conv(f"pw{i}", after, after, channels, 1, out)
-        layers.append(layer)
+        layers += [layer] + after_conv(f"pw{i}")
         side, channels = after, out
     layer, _ = pool("avgpool", side, channels, side, 1, mode="average")
     layers.append(layer)
     layers.append(fc("fc", channels, 1000))
-    write("mobilenet_v1.yaml", "mobilenet_v1", "Howard et al. 2017, MobileNet-v1 1.0, 224x224 input", layers,
-          ["Depthwise (dwN, groups = channels) and pointwise (pwN) convs, the pool and the classifier;",
-           "batch norms and ReLUs are left out (they keep shapes)."])
+    source = "Howard et al. 2017, MobileNet-v1 1.0, 224x224 input"
+    write_form(full, "mobilenet_v1", source, layers,
+               ["Every layer: depthwise (dwN, groups = channels) and pointwise (pwN) convs, each with its batch",
+                "norm and ReLU (ReLU6, costed as a ReLU), the pool and the classifier."],
+               ["Depthwise (dwN, groups = channels) and pointwise (pwN) convs, the pool and the classifier;",
+                "batch norms and ReLUs are left out (mobilenet_v1.yaml has every layer)."])
 
 
 def vector(name, kind, inputs=None, **keys):
@@ -186,12 +209,12 @@ def resnet_full(name, blocks, bottleneck, source):
             block_in, s, c = f"{p}.relu", s_out, out_c
     layers.append(vector("avgpool", "pool", input=f"[{s}, {s}, {c}]", mode="average", kernel=f"[{s}, {s}]"))
     layers.append(fc("fc", c, 1000))
-    write(f"{name}_full.yaml", f"{name}_full", source, layers,
+    write(f"{name}.yaml", name, source, layers,
           ["Every layer, pools, batch norms, ReLUs and residual adds included (docs/vector_unit.md);",
-           f"{name}.yaml lists the GEMM layers and the pools only."])
+           f"{name}_gemm.yaml lists the GEMM layers and the pools only."])
 
 
-def bert_encoder():
+def bert_encoder_gemm():
     seq, hidden, heads, ffn = 128, 768, 12, 3072
     head = hidden // heads
     layers = [
@@ -204,14 +227,77 @@ def bert_encoder():
         fc("intermediate", hidden, ffn, tokens=seq, inputs=["attention_output", "input"]),
         fc("output", ffn, hidden, tokens=seq, inputs=["intermediate"]),
     ]
-    write("bert_base_encoder.yaml", "bert_base_encoder",
+    write("bert_base_encoder_gemm.yaml", "bert_base_encoder_gemm",
           "Devlin et al., NAACL 2019: BERT-base, hidden 768, 12 heads, FFN 3072; sequence length 128", layers,
-          ["One encoder block. Softmax, LayerNorm and GELU are not GEMMs. Residual adds are joins:",
+          ["One encoder block's GEMMs only (bert_base_encoder.yaml has every layer). Residual adds are joins:",
            "intermediate reads LN(attention_output + input). The block's second residual add",
            "(output + that sum) has no consumer inside one block, so it does not appear."])
 
 
-def gpt(filename, network, blocks, hidden, heads, seq, vocab, source):
+def bert_block(p, previous, seq, hidden, heads, ffn):
+    """One post-LayerNorm BERT encoder block reading `previous`: its layers and its output's name."""
+    head = hidden // heads
+    given = {"input": f"[{seq}, {hidden}]"} if previous == "input" else {}
+    layers = [
+        fc(p + "query", hidden, hidden, tokens=seq, inputs=[previous]),
+        fc(p + "key", hidden, hidden, tokens=seq, inputs=[previous]),
+        fc(p + "value", hidden, hidden, tokens=seq, inputs=[previous]),
+        matmul(p + "scores", seq, head, seq, heads, [p + "query", p + "key"]),
+        vector(p + "softmax", "softmax", inputs=[p + "scores"], input=f"[{heads * seq}, {seq}]"),
+        matmul(p + "context", seq, seq, head, heads, [p + "softmax", p + "value"]),
+        fc(p + "attention_output", hidden, hidden, tokens=seq, inputs=[p + "context"]),
+        vector(p + "add1", "add", inputs=[p + "attention_output", previous], **given),
+        vector(p + "ln1", "layernorm", inputs=[p + "add1"]),
+        fc(p + "intermediate", hidden, ffn, tokens=seq, inputs=[p + "ln1"]),
+        vector(p + "gelu", "gelu", inputs=[p + "intermediate"]),
+        fc(p + "output", ffn, hidden, tokens=seq, inputs=[p + "gelu"]),
+        vector(p + "add2", "add", inputs=[p + "output", p + "ln1"]),
+        vector(p + "ln2", "layernorm", inputs=[p + "add2"]),
+    ]
+    return layers, p + "ln2"
+
+
+BERT_SOURCE = "Devlin et al., NAACL 2019: BERT-base, hidden 768, 12 heads, FFN 3072; sequence length 128"
+BERT_BLOCK_NOTE = ("Q, K, V, the attention matmuls (scores = Q K^T, context = softmax(scores) V per head), the output "
+                   "projection, the residual add, LayerNorm, the FFN with its GELU, the second add and LayerNorm.")
+
+
+def bert_encoder():
+    layers, _ = bert_block("", "input", 128, 768, 12, 3072)
+    write("bert_base_encoder.yaml", "bert_base_encoder", BERT_SOURCE, layers,
+          ["One post-LayerNorm encoder block, every layer: " + BERT_BLOCK_NOTE[:60],
+           BERT_BLOCK_NOTE[60:], "The network input is the previous block's output (bert_base.yaml is the whole model)."])
+
+
+def bert_base():
+    seq, hidden, heads, ffn, vocab, blocks = 128, 768, 12, 3072, 30522, 12
+    t = {"features": hidden, "tokens": seq, "inputs": ["input"]}
+    layers = [
+        vector("embeddings.word", "embedding", vocab=vocab, tied_to="cls.decoder", **t),
+        vector("embeddings.position", "embedding", vocab=512, **t),
+        vector("embeddings.token_type", "embedding", vocab=2, **t),
+        vector("embeddings.add", "add", inputs=["embeddings.word", "embeddings.position", "embeddings.token_type"]),
+        vector("embeddings.ln", "layernorm"),
+    ]
+    previous = "embeddings.ln"
+    for b in range(blocks):
+        block, previous = bert_block(f"layer{b}.", previous, seq, hidden, heads, ffn)
+        layers += block
+    layers += [
+        fc("cls.transform", hidden, hidden, tokens=seq, inputs=[previous]),
+        vector("cls.gelu", "gelu"),
+        vector("cls.ln", "layernorm"),
+        fc("cls.decoder", hidden, vocab, tokens=seq),
+    ]
+    write("bert_base.yaml", "bert_base", BERT_SOURCE + ", vocabulary 30522", layers,
+          ["BERT-base pre-training with its masked-LM head, every layer: the word, position and token-type",
+           "embedding lookups, their sum and LayerNorm; 12 post-LayerNorm encoder blocks (" + BERT_BLOCK_NOTE[:48],
+           BERT_BLOCK_NOTE[48:] + ");",
+           "the head's transform, GELU, LayerNorm and decoder, whose weights are the word embedding's (tied).",
+           "Not listed: dropout, the pooler and next-sentence head."])
+
+
+def gpt_gemm(filename, network, blocks, hidden, heads, seq, vocab, source):
     head = hidden // heads
     ffn = 4 * hidden
     layers = []
@@ -232,25 +318,32 @@ def gpt(filename, network, blocks, hidden, heads, seq, vocab, source):
     layers.append(fc("lm_head", hidden, vocab, tokens=seq, inputs=[previous]))
     write(filename, network, source, layers,
           [f"{blocks} decoder blocks, hidden {hidden}, {heads} heads of {head}, MLP {ffn}, sequence length {seq},",
-           f"vocabulary {vocab}. Per block: QKV, the attention matmuls (scores = Q K^T, context = scores V per head),",
-           "the output projection and the MLP. Softmax, LayerNorm, GELU and the embedding lookup are not GEMMs;",
-           "residual adds are joins (mlp_in reads attention_output + the block input; the block's second add",
-           "feeds the next block through mlp_out). lm_head is the (tied) output projection to the vocabulary."])
+           f"vocabulary {vocab}: the GEMMs only, for comparisons that need them ({network[:-5]}.yaml has every",
+           "layer). Per block: QKV, the attention matmuls (scores = Q K^T, context = scores V per head), the",
+           "output projection and the MLP; residual adds are joins (mlp_in reads attention_output + the block",
+           "input; the block's second add feeds the next block through mlp_out). lm_head is the (tied) output",
+           "projection to the vocabulary."])
 
 
-def gpt_full(filename, network, blocks, hidden, heads, seq, vocab, source):
-    """A GPT decoder with every layer on the array and the vector unit: per block LayerNorm,
-    QKV, the attention matmuls with their softmax, the output projection, the residual add,
-    LayerNorm, the MLP with its GELU and the second residual add; then the final LayerNorm and
-    the output projection to the vocabulary."""
+def gpt(filename, network, blocks, hidden, heads, seq, vocab, source):
+    """A GPT decoder with every layer on the array and the vector unit: the token and position
+    embedding lookups and their sum; per block LayerNorm, QKV, the attention matmuls with their
+    softmax, the output projection, the residual add, LayerNorm, the MLP with its GELU and the
+    second residual add; then the final LayerNorm and the output projection to the vocabulary,
+    whose weights are the token embedding's."""
     head = hidden // heads
     ffn = 4 * hidden
-    layers = []
-    previous = "input"
+    t = {"features": hidden, "tokens": seq, "inputs": ["input"]}
+    layers = [
+        vector("wte", "embedding", vocab=vocab, tied_to="lm_head", **t),
+        vector("wpe", "embedding", vocab=seq, **t),
+        vector("embed", "add", inputs=["wte", "wpe"]),
+    ]
+    previous = "embed"
     for b in range(blocks):
         p = f"h{b}."
         layers += [
-            vector(p + "ln1", "layernorm", inputs=[previous], input=f"[{seq}, {hidden}]"),
+            vector(p + "ln1", "layernorm", inputs=[previous]),
             fc(p + "query", hidden, hidden, tokens=seq, inputs=[p + "ln1"]),
             fc(p + "key", hidden, hidden, tokens=seq, inputs=[p + "ln1"]),
             fc(p + "value", hidden, hidden, tokens=seq, inputs=[p + "ln1"]),
@@ -258,8 +351,7 @@ def gpt_full(filename, network, blocks, hidden, heads, seq, vocab, source):
             vector(p + "softmax", "softmax", inputs=[p + "scores"], input=f"[{heads * seq}, {seq}]"),
             matmul(p + "context", seq, seq, head, heads, [p + "softmax", p + "value"]),
             fc(p + "attention_output", hidden, hidden, tokens=seq, inputs=[p + "context"]),
-            vector(p + "add1", "add", inputs=[p + "attention_output", previous],
-                   **({"input": f"[{seq}, {hidden}]"} if previous == "input" else {})),
+            vector(p + "add1", "add", inputs=[p + "attention_output", previous]),
             vector(p + "ln2", "layernorm", inputs=[p + "add1"]),
             fc(p + "mlp_in", hidden, ffn, tokens=seq, inputs=[p + "ln2"]),
             vector(p + "gelu", "gelu", inputs=[p + "mlp_in"]),
@@ -271,11 +363,11 @@ def gpt_full(filename, network, blocks, hidden, heads, seq, vocab, source):
     layers.append(fc("lm_head", hidden, vocab, tokens=seq, inputs=["ln_f"]))
     write(filename, network, source, layers,
           [f"{blocks} decoder blocks, hidden {hidden}, {heads} heads of {head}, MLP {ffn}, sequence length {seq},",
-           f"vocabulary {vocab}. Every layer of a pre-LayerNorm block: LayerNorm, QKV, the attention matmuls",
-           "(scores = Q K^T, context = softmax(scores) V per head), the output projection, the residual add,",
-           "LayerNorm, the MLP with its GELU and the second residual add; the final LayerNorm and lm_head, the",
-           "(tied) output projection to the vocabulary. Not listed: the token and position embedding lookups",
-           "(the network input is the embedded sequence)."])
+           f"vocabulary {vocab}. Every layer: the token (wte) and position (wpe) embedding lookups and their sum;",
+           "per pre-LayerNorm block LayerNorm, QKV, the attention matmuls (scores = Q K^T, context =",
+           "softmax(scores) V per head), the output projection, the residual add, LayerNorm, the MLP with its",
+           "GELU and the second residual add; the final LayerNorm and lm_head, the output projection to the",
+           "vocabulary, whose weights are wte's (tied). Not listed: dropout."])
 
 
 # AccPar's own layer shapes (github.com/linghaosong/AccPar, commit 8f28c36: networks/Alexnet.txt,
@@ -456,24 +548,32 @@ def accpar_trace(network, shortcut_span):
 
 
 if __name__ == "__main__":
-    alexnet()
-    vgg("vgg11", [64, "M", 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"],
-        "Simonyan & Zisserman, ICLR 2015, configuration A, 224x224 input")
-    vgg("vgg16", [64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M", 512, 512, 512, "M"],
-        "Simonyan & Zisserman, ICLR 2015, configuration D, 224x224 input")
-    resnet("resnet18", [2, 2, 2, 2], False, "He et al., CVPR 2016, 18-layer (torchvision), 224x224 input")
-    resnet("resnet50", [3, 4, 6, 3], True, "He et al., CVPR 2016, 50-layer v1.5 (stride on the 3x3, torchvision)")
-    resnet("resnet152", [3, 8, 36, 3], True, "He et al., CVPR 2016, 152-layer v1.5 (stride on the 3x3, torchvision)")
-    resnet_full("resnet18", [2, 2, 2, 2], False, "He et al., CVPR 2016, 18-layer (torchvision), 224x224 input")
-    resnet_full("resnet50", [3, 4, 6, 3], True, "He et al., CVPR 2016, 50-layer v1.5 (stride on the 3x3, torchvision)")
-    mobilenet_v1()
+    VGG11 = [64, "M", 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"]
+    VGG16 = [64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M", 512, 512, 512, "M"]
+    RESNETS = [("resnet18", [2, 2, 2, 2], False, "He et al., CVPR 2016, 18-layer (torchvision), 224x224 input"),
+               ("resnet50", [3, 4, 6, 3], True, "He et al., CVPR 2016, 50-layer v1.5 (stride on the 3x3, torchvision)"),
+               ("resnet152", [3, 8, 36, 3], True,
+                "He et al., CVPR 2016, 152-layer v1.5 (stride on the 3x3, torchvision)")]
+    GPTS = [("gpt2_xl", 48, 1600, 25, 1024, "Radford et al. 2019, GPT-2 1.5B (XL): 48 layers, d_model 1600, 25 heads, context 1024"),
+            ("gpt3_6.7b", 32, 4096, 32, 2048,
+             "Brown et al. 2020, Table 2.1, GPT-3 6.7B: 32 layers, d_model 4096, 32 heads of 128, context 2048"),
+            ("gpt3_175b", 96, 12288, 96, 2048,
+             "Brown et al. 2020, Table 2.1, GPT-3 175B: 96 layers, d_model 12288, 96 heads of 128, context 2048")]
+    for full in (True, False):
+        alexnet(full)
+        vgg("vgg11", VGG11, "Simonyan & Zisserman, ICLR 2015, configuration A, 224x224 input", full)
+        vgg("vgg16", VGG16, "Simonyan & Zisserman, ICLR 2015, configuration D, 224x224 input", full)
+        mobilenet_v1(full)
+    for name, blocks, bottleneck, source in RESNETS:
+        resnet_full(name, blocks, bottleneck, source)
+        resnet(name, blocks, bottleneck, source)
     bert_encoder()
-    gpt("gpt2_xl.yaml", "gpt2_xl", 48, 1600, 25, 1024, 50257,
-        "Radford et al. 2019, GPT-2 1.5B (XL): 48 layers, d_model 1600, 25 heads, context 1024")
-    gpt("gpt3_6.7b.yaml", "gpt3_6.7b", 32, 4096, 32, 2048, 50257,
-        "Brown et al. 2020, Table 2.1, GPT-3 6.7B: 32 layers, d_model 4096, 32 heads of 128, context 2048")
-    gpt_full("gpt3_175b.yaml", "gpt3_175b", 96, 12288, 96, 2048, 50257,
-             "Brown et al. 2020, Table 2.1, GPT-3 175B: 96 layers, d_model 12288, 96 heads of 128, context 2048")
+    bert_encoder_gemm()
+    bert_base()
+    for name, blocks, hidden, heads, seq, source in GPTS:
+        gpt(f"{name}.yaml", name, blocks, hidden, heads, seq, 50257, source)
+        if name != "gpt3_175b":  # 175B has only its full form
+            gpt_gemm(f"{name}_gemm.yaml", f"{name}_gemm", blocks, hidden, heads, seq, 50257, source)
     os.makedirs(os.path.join(OUT, "accpar"), exist_ok=True)
     accpar_trace("alexnet", 0)
     accpar_trace("vgg11", 0)

@@ -144,7 +144,11 @@ std::optional<StepPhase> layer_phase(const workload::Layer& layer, std::size_t i
         if (gemms.empty()) return std::nullopt;
         return step_phase(index, p, gemms, precision, rounding, workload::lower(layer, batch).forward_macs());
     }
-    if (p == fmac::TrainingPhase::weight_gradient) return std::nullopt;
+    // A vector-unit layer's backward pass is its backward-data phase; an embedding's (the scatter
+    // of dy into its table's gradient) is its weight gradient, as it has no ∇A.
+    const bool has_backward_data = layer.kind != workload::LayerKind::embedding;
+    if (p == fmac::TrainingPhase::weight_gradient ? has_backward_data : !has_backward_data && backward)
+        return std::nullopt;
     return vector_step_phase(index, p, workload::vector_work(layer, batch, backward), precision, rounding);
 }
 

@@ -130,7 +130,8 @@ workload::Layer PlanLayer::with_dims(const LayerDims& d) const {
     case workload::LayerKind::add:
     case workload::LayerKind::softmax:
     case workload::LayerKind::layernorm:
-    case workload::LayerKind::concat: break;  // build_layer_graph takes no vector-unit layer
+    case workload::LayerKind::concat:
+    case workload::LayerKind::embedding: break;  // build_layer_graph takes no vector-unit layer
     }
     return l;
 }
@@ -185,6 +186,7 @@ LayerGraph build_layer_graph(const workload::Workload& workload, std::uint64_t b
         case workload::LayerKind::softmax:
         case workload::LayerKind::layernorm:
         case workload::LayerKind::concat:
+        case workload::LayerKind::embedding:
             throw std::invalid_argument("build_layer_graph: layer '" + l.name +
                                         "' runs on the vector unit; plan workload::without_vector_layers(workload)");
         }

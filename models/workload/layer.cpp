@@ -10,7 +10,7 @@ namespace fastsim::workload {
 namespace {
 
 static_assert(rows_in_enum_order(kLayerKinds, &LayerKindTraits::kind) &&
-                  static_cast<std::size_t>(LayerKind::concat) + 1 == kLayerKinds.size(),
+                  static_cast<std::size_t>(LayerKind::embedding) + 1 == kLayerKinds.size(),
               "every LayerKind needs its row in kLayerKinds, in enumerator order");
 
 }  // namespace
@@ -66,7 +66,8 @@ LayerGemm lower_dims(const Layer& l, std::uint64_t batch) {
     case LayerKind::add:
     case LayerKind::softmax:
     case LayerKind::layernorm:
-    case LayerKind::concat: return {{0, 0, 0}, 0};
+    case LayerKind::concat:
+    case LayerKind::embedding: return {{0, 0, 0}, 0};
     }
     return {};
 }

@@ -30,7 +30,8 @@ enum class LayerKind : std::uint8_t {
     add,        ///< elementwise sum of its inputs (a residual join)
     softmax,    ///< over the last axis (in_channels)
     layernorm,  ///< over the last axis (in_channels)
-    concat      ///< its inputs side by side along the last axis; the tensor is the result
+    concat,     ///< its inputs side by side along the last axis; the tensor is the result
+    embedding   ///< a lookup of `tokens` rows of a vocab x features table by token id; tensor [1, tokens, features]
 };
 
 /// What a layer kind is, in one row: its name (a trace's `type`) and the unit that runs it.
@@ -42,7 +43,7 @@ struct LayerKindTraits {
 /// Every kind's row, in enumerator order (a static_assert in layer.cpp checks it); enum_names
 /// and runs_on_vector_unit read it. A new kind is its enumerator, its row, and its case in each
 /// switch over LayerKind (none has a default, so the compiler names each one missed).
-inline constexpr std::array<LayerKindTraits, 12> kLayerKinds{{
+inline constexpr std::array<LayerKindTraits, 13> kLayerKinds{{
     {LayerKind::conv, "conv", false},
     {LayerKind::fc, "fc", false},
     {LayerKind::matmul, "matmul", false},
@@ -55,6 +56,7 @@ inline constexpr std::array<LayerKindTraits, 12> kLayerKinds{{
     {LayerKind::softmax, "softmax", true},
     {LayerKind::layernorm, "layernorm", true},
     {LayerKind::concat, "concat", true},
+    {LayerKind::embedding, "embedding", true},
 }};
 
 const EnumNames<LayerKind, kLayerKinds.size()>& enum_names(LayerKind);
@@ -89,6 +91,9 @@ struct Layer {
     // matmul: (m x k) * (k x n) per sample and repeat; gemm: (m x k) * (k x n) once
     int m = 0, k = 0, n = 0;
     int repeat = 1;  ///< independent GEMMs per sample (attention heads)
+    // embedding: its table is vocab x in_channels (features); in_width is tokens, in_height 1
+    int vocab = 0;        ///< rows of the table (token ids it can look up)
+    std::string tied_to;  ///< a later fc layer (features -> vocab) whose weights are the table; empty: its own
     /// Producers of this layer's input (names of earlier layers, or kNetworkInput); empty =
     /// the previous layer; more than one = a join (residual add, concatenation).
     std::vector<std::string> inputs;

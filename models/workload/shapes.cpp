@@ -35,7 +35,8 @@ u64 output_values(const Layer& l) {
     case LayerKind::add:
     case LayerKind::softmax:
     case LayerKind::layernorm:
-    case LayerKind::concat: {
+    case LayerKind::concat:
+    case LayerKind::embedding: {
         const auto shape = *workload::output_shape(l);
         return product(shape[0], shape[1], shape[2]);
     }
@@ -72,7 +73,8 @@ std::string describe_output(const Layer& l) {
     case LayerKind::add:
     case LayerKind::softmax:
     case LayerKind::layernorm:
-    case LayerKind::concat: {
+    case LayerKind::concat:
+    case LayerKind::embedding: {
         const auto shape = *workload::output_shape(l);
         return dims(shape[0], shape[1], shape[2]) + " = " + values;
     }
@@ -109,6 +111,7 @@ std::pair<u64, std::string> input_values(const Layer& l, std::size_t operand) {
         return {product(v(l.in_height), v(l.in_width), v(l.in_channels)),
                 std::string(l.kind == LayerKind::pool ? "input " : "tensor ") +
                     dims(v(l.in_height), v(l.in_width), v(l.in_channels))};
+    case LayerKind::embedding: return {v(l.in_width), std::to_string(l.in_width) + " token ids"};
     }
     return {0, ""};
 }

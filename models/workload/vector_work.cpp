@@ -53,6 +53,8 @@ u64 weight_count(const Layer& l) {
     case LayerKind::softmax:
     case LayerKind::layernorm:
     case LayerKind::concat: return 0;
+    case LayerKind::embedding:  // a tied table is its fc layer's weights, counted there
+        return l.tied_to.empty() ? checked_mul(v(l.vocab), v(l.in_channels), kWhat) : 0;
     }
     return 0;
 }
@@ -88,7 +90,8 @@ std::optional<std::array<u64, 3>> output_shape(const Layer& l) {
     case LayerKind::add:
     case LayerKind::softmax:
     case LayerKind::layernorm:
-    case LayerKind::concat: return std::array<u64, 3>{v(l.in_height), v(l.in_width), v(l.in_channels)};
+    case LayerKind::concat:
+    case LayerKind::embedding: return std::array<u64, 3>{v(l.in_height), v(l.in_width), v(l.in_channels)};
     }
     return std::nullopt;
 }
@@ -163,6 +166,11 @@ VectorWork vector_work(const Layer& l, std::size_t batch, bool backward) {
     case LayerKind::concat:  // a copy of every value into (forward) or out of (backward) the joined tensor
         w = backward ? VectorWork{t, 0, t, t} : VectorWork{t, t, 0, t};
         break;
+    case LayerKind::embedding:
+        // Forward: a copy of each looked-up row out of the table. Backward: no ∇A (token ids have
+        // none); each dy value added into its row of the fp32 table gradient (read, add, write).
+        w = backward ? VectorWork{t, 0, t, 0, t, t} : VectorWork{t, t, 0, t};
+        break;
     case LayerKind::conv:
     case LayerKind::fc:
     case LayerKind::matmul:
@@ -170,8 +178,11 @@ VectorWork vector_work(const Layer& l, std::size_t batch, bool backward) {
     }
     const u64 b = static_cast<u64>(batch);
     return {checked_add(checked_mul(w.ops, b, kWhat), once_per_batch_ops, kWhat),
-            checked_mul(w.activation_reads, b, kWhat), checked_mul(w.gradient_reads, b, kWhat),
-            checked_mul(w.writes, b, kWhat)};
+            checked_mul(w.activation_reads, b, kWhat),
+            checked_mul(w.gradient_reads, b, kWhat),
+            checked_mul(w.writes, b, kWhat),
+            checked_mul(w.fp32_reads, b, kWhat),
+            checked_mul(w.fp32_writes, b, kWhat)};
 }
 
 }  // namespace fastsim::workload
@@ -246,8 +257,9 @@ Workload without_vector_layers(const Workload& w, std::vector<std::string>* remo
             const auto host = gemm_index.find(tensor[i]);
             const bool reads_only_input = std::all_of(producers.begin(), producers.end(),
                                                       [](const std::string& p) { return p == kNetworkInput; });
-            out.hosted.push_back(
-                {layer, host == gemm_index.end() ? 0 : host->second, host == gemm_index.end(), !reads_only_input});
+            // An embedding on the network input still has a backward pass: its table's gradient.
+            out.hosted.push_back({layer, host == gemm_index.end() ? 0 : host->second, host == gemm_index.end(),
+                                  !reads_only_input || layer.kind == LayerKind::embedding});
             if (host == gemm_index.end()) before_any_gemm.push_back(out.hosted.size() - 1);
             if (removed) removed->push_back(layer.name);
         } else {

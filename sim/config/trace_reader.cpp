@@ -135,6 +135,14 @@ Layer read_layer(MapReader& m, std::size_t index) {
         l.n = positive(m.scalar<int>("n"), "n");
         break;
     case LayerKind::pool: read_pool(m, l); break;
+    case LayerKind::embedding:
+        l.vocab = positive(m.scalar<int>("vocab"), "vocab");
+        l.in_channels = positive(m.scalar<int>("features"), "features");
+        l.in_height = 1;
+        l.in_width = 1;
+        if (const Field<int> tokens = m.scalar<int>("tokens"); tokens.value) l.in_width = positive(tokens, "tokens");
+        l.tied_to = m.scalar<std::string>("tied_to").value_or("");
+        break;
     case LayerKind::batchnorm:
     case LayerKind::relu:
     case LayerKind::gelu:
@@ -176,6 +184,32 @@ void check_graph(const workload::Workload& w, const std::vector<Location>& where
         if (!seen.insert(l.name).second)
             throw ConfigError(where[i],
                               "a layer named '" + l.name + "' already exists (or is the reserved name 'input')");
+    }
+}
+
+/// An embedding looks up token ids, which only the network input holds, and a tied table is
+/// an fc layer's features x vocab weights.
+void check_embeddings(const workload::Workload& w, const std::vector<Location>& where) {
+    for (std::size_t i = 0; i < w.layers.size(); ++i) {
+        const Layer& l = w.layers[i];
+        if (l.kind != LayerKind::embedding) continue;
+        const bool reads_ids =
+            l.inputs.empty() ? i == 0 : std::all_of(l.inputs.begin(), l.inputs.end(), [](const auto& name) {
+                return name == workload::kNetworkInput;
+            });
+        if (!reads_ids)
+            throw ConfigError(where[i], "embedding '" + l.name +
+                                            "' looks up token ids, which are the network input: give it inputs: [" +
+                                            workload::kNetworkInput + "]");
+        if (l.tied_to.empty()) continue;
+        const auto tied =
+            std::find_if(w.layers.begin(), w.layers.end(), [&](const Layer& other) { return other.name == l.tied_to; });
+        if (tied == w.layers.end() || tied->kind != LayerKind::fc || tied->in_features != l.in_channels ||
+            tied->out_features != l.vocab)
+            throw ConfigError(where[i], "embedding '" + l.name + "': tied_to '" + l.tied_to +
+                                            "' must name an fc layer of in_features " + std::to_string(l.in_channels) +
+                                            " (features) and out_features " + std::to_string(l.vocab) +
+                                            " (vocab), whose weights are the table");
     }
 }
 
@@ -244,6 +278,7 @@ workload::Workload read_yaml_trace(const std::string& text, const std::string& p
     }
     top.finish();
     check_graph(w, where);
+    check_embeddings(w, where);
     infer_vector_shapes(w, where);
     if (w.shape_check != workload::ShapeCheck::off) {
         for (const workload::ShapeMismatch& m : workload::shape_mismatches(w)) {

@@ -69,6 +69,12 @@ void layer(YAML::Emitter& out, const Layer& l, const std::string& previous) {
     case LayerKind::softmax:
     case LayerKind::layernorm:
     case LayerKind::concat: sizes(out, "input", {l.in_height, l.in_width, l.in_channels}); break;
+    case LayerKind::embedding:
+        key(out, "vocab", l.vocab);
+        key(out, "features", l.in_channels);
+        if (l.in_width != 1) key(out, "tokens", l.in_width);
+        if (!l.tied_to.empty()) out << YAML::Key << "tied_to" << YAML::Value << l.tied_to;
+        break;
     }
     if (!(l.inputs.empty() || (l.inputs.size() == 1 && l.inputs[0] == previous))) {
         out << YAML::Key << "inputs" << YAML::Value << YAML::Flow << YAML::BeginSeq;

@@ -180,7 +180,7 @@ TEST_CASE("the README quickstart: a ResNet-18 training step", "[cli][node]") {
     const Result r =
         run_fastsim("run " + std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml --out " + dir.path("q"));
     CHECK(r.exit_code == 0);
-    CHECK_THAT(r.out, Contains("Training step of resnet18_full (batch 32) on a 32x32 FAST node"));
+    CHECK_THAT(r.out, Contains("Training step of resnet18 (batch 32) on a 32x32 FAST node"));
     // The whole step: the vector unit (batch norms, ReLUs, adds, pools, the update) is at least
     // 15% of it, and the converter's waits are apart from DRAM's.
     const std::string report = slurp(dir.path("q/report.json"));

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/trace_reader.h"
 #include "node/node.h"
 #include "support/small_node.h"
 #include "node/node_model.h"
@@ -465,4 +466,29 @@ TEST_CASE("precision reaches the cycles through the pass count", "[node][precisi
     CHECK(high.array.pe_passes == 4 * low.array.pe_passes);
     CHECK(mixed.array.pe_passes == low.array.pe_passes);  // (2/2)(8/2) = (4/2)(4/2) = 4 passes
     CHECK(high.array_cycles - high.array.stationary_cycles == 4 * (low.array_cycles - low.array.stationary_cycles));
+}
+
+TEST_CASE("An embedding's backward is its table's gradient, and only an untied table is updated", "[node][step]") {
+    const workload::Workload net = config::read_trace_text(
+        "layers:\n"
+        "  - {name: wte, type: embedding, vocab: 500, features: 32, tokens: 4, tied_to: head}\n"
+        "  - {name: wpe, type: embedding, vocab: 4, features: 32, tokens: 4, inputs: [input]}\n"
+        "  - {name: sum, type: add, inputs: [wte, wpe]}\n"
+        "  - {name: head, type: fc, in_features: 32, out_features: 500, tokens: 4}\n",
+        "lm.yaml");
+    const auto phases = node::training_step_phases(net, 2, std::vector<node::LayerPrecision>(4), {}, node::NodeParams{},
+                                                   node::kEveryPhase, workload::Optimizer::sgd);
+    std::vector<std::string> listed;
+    for (const node::StepPhase& s : phases)
+        listed.push_back(net.layers[s.layer].name + (s.weight_update                                 ? " update"
+                                                     : s.phase == fmac::TrainingPhase::forward       ? " fwd"
+                                                     : s.phase == fmac::TrainingPhase::backward_data ? " bwd"
+                                                                                                     : " wgrad"));
+    // No backward-data for either table (token ids have no gradient); the tied table is the
+    // head's weights, updated once.
+    CHECK(listed == std::vector<std::string>{"wte fwd", "wpe fwd", "sum fwd", "head fwd", "head bwd", "head wgrad",
+                                             "head update", "sum bwd", "wpe wgrad", "wpe update", "wte wgrad"});
+    const node::StepPhase& wte_wgrad = phases.back();
+    CHECK(wte_wgrad.on_vector_unit);
+    CHECK(wte_wgrad.vector.work == workload::vector_work(net.layers[0], 2, true));
 }

@@ -186,10 +186,9 @@ TEST_CASE("ONNX import: the written trace reads back into the same layers", "[on
     }
 }
 
-TEST_CASE("ONNX import: ResNet-50 from PyTorch is the hand-written traces/resnet50_full.yaml", "[onnx]") {
+TEST_CASE("ONNX import: ResNet-50 from PyTorch is the hand-written traces/resnet50.yaml", "[onnx]") {
     const workload::Workload imported = config::read_onnx_model(model("resnet50"));
-    const workload::Workload written =
-        config::read_trace(std::string(FASTSIM_SOURCE_DIR) + "/traces/resnet50_full.yaml");
+    const workload::Workload written = config::read_trace(std::string(FASTSIM_SOURCE_DIR) + "/traces/resnet50.yaml");
     REQUIRE(imported.layers.size() == written.layers.size());
     std::vector<decltype(work(imported.layers[0]))> a, b;
     for (const auto& l : imported.layers) a.push_back(work(l));
@@ -208,7 +207,7 @@ TEST_CASE("ONNX import: workload.model runs the same training step as the equiva
         REQUIRE(std::regex_search(r.out, m, std::regex("total: ([0-9]+) cycles")));
         return m[1].str();
     };
-    CHECK(total("resnet50_onnx_b256.yaml") == total("resnet50_full_b256.yaml"));
+    CHECK(total("resnet50_onnx_b256.yaml") == total("resnet50_b256.yaml"));
 }
 
 TEST_CASE("ONNX import: fastsim import writes the trace and its summary", "[onnx][cli]") {

@@ -198,7 +198,7 @@ TEST_CASE("a run names its converter-bound phases once, and none when the conver
     // note says what would feed the array.
     const std::string quickstart = std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml";
     const config::Params fed =
-        config::load(quickstart, {"workload.trace=../traces/resnet18.yaml", "run.optimizer=none"});
+        config::load(quickstart, {"workload.trace=../traces/resnet18_gemm.yaml", "run.optimizer=none"});
     CHECK(fed.node.resolved.converter.lanes == 64);
     CHECK_FALSE(run::converter_bound_note(fed, run::run_training_step(fed)).has_value());
     const config::Params starved = config::load(quickstart, {"node.converter.lanes=1"});

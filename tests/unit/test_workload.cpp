@@ -68,11 +68,22 @@ TEST_CASE("shipped traces have the published weight counts", "[workload]") {
     CHECK(weight_count(shipped("vgg16")) == 138344128);
     CHECK(weight_count(shipped("alexnet")) == 62367776);
     CHECK(weight_count(shipped("bert_base_encoder")) == 7077888);
-    // GPT-3 175B (Brown et al. 2020): 96 blocks of 12 d^2 (QKV, output, MLP) and the tied
-    // output projection d x vocabulary; biases, LayerNorm gains and the 2,048 x d position
-    // embedding (25 M) are not counted, so 174.56 B of the paper's 175 B.
+    // GPT-3 175B (Brown et al. 2020): 96 blocks of 12 d^2 (QKV, output, MLP), the output
+    // projection d x vocabulary whose weights are the token embedding's (tied, counted once),
+    // and the 2,048 x d position embedding; biases and LayerNorm gains are not counted, so
+    // 174.59 B of the paper's 175 B.
     const std::uint64_t d = 12288;
-    CHECK(weight_count(shipped("gpt3_175b")) == 96 * 12 * d * d + d * 50257);
+    const auto all_weights = [](const workload::Workload& w) {
+        std::uint64_t total = 0;
+        for (const workload::Layer& l : w.layers) total += workload::weight_count(l);
+        return total;
+    };
+    CHECK(all_weights(shipped("gpt3_175b")) == 96 * 12 * d * d + d * 50257 + 2048 * d);
+    // BERT-base with its masked-LM head: 12 blocks of 4 d^2 + 2 x d x 3072, the word (tied to the
+    // decoder), position (512) and token-type (2) tables, the head's d x d transform: 109.36 M
+    // against the published 110 M (which counts biases, LayerNorms and the pooler).
+    CHECK(all_weights(shipped("bert_base")) ==
+          12 * (4 * 768 * 768 + 2 * 768 * 3072) + 30522 * 768 + 512 * 768 + 2 * 768 + 768 * 768);
 }
 
 // Published forward multiply-accumulates per 224x224 image (torchvision / fvcore):
@@ -96,13 +107,13 @@ TEST_CASE("shipped traces have the published forward MACs", "[workload]") {
 }
 
 TEST_CASE("layers lower to im2col GEMMs", "[workload]") {
-    const auto resnet = shipped("resnet18");
+    const auto resnet = shipped("resnet18_gemm");
     const auto& conv1 = resnet.layers.front();
     const auto g = workload::lower(conv1, 32);
     CHECK(g.dims.batch == 32u * 112 * 112);
     CHECK(g.dims.in == 7u * 7 * 3);
     CHECK(g.dims.out == 64u);
-    const auto bert = shipped("bert_base_encoder");
+    const auto bert = shipped("bert_base_encoder_gemm");
     const auto scores = workload::lower(bert.layers[3], 4);
     CHECK(scores.count == 4u * 12);
     CHECK(scores.dims.batch == 128u);
@@ -254,7 +265,9 @@ TEST_CASE("shape checking: each layer's input is its producers' output", "[workl
     // BERT's attention: matmul operands are repeat x m x k and repeat x k x n values.
     CHECK_NOTHROW(shipped("bert_base_encoder"));
     // Shipped traces chain their shapes (their pools are layers); only AccPar's files fold them.
-    for (const char* name : {"tiny_cnn", "alexnet", "vgg11", "vgg16", "resnet18", "resnet50", "resnet152"}) {
+    for (const char* name : {"tiny_cnn", "alexnet", "vgg11", "vgg16", "resnet18", "resnet50", "resnet152",
+                             "mobilenet_v1", "bert_base", "bert_base_encoder", "gpt2_xl", "gpt3_6.7b", "gpt3_175b",
+                             "alexnet_gemm", "vgg16_gemm", "resnet152_gemm", "mobilenet_v1_gemm", "gpt2_xl_gemm"}) {
         INFO(name);
         const workload::Workload w = shipped(name);
         CHECK(w.shape_check == workload::ShapeCheck::error);
@@ -314,7 +327,7 @@ TEST_CASE("malformed traces are errors with file, line and key path", "[workload
     CHECK_THAT(
         error_of("t.yaml", "layers:\n  - {name: a, type: lstm}\n"),
         Contains("t.yaml:2:21: layers[0].type: expected one of conv, fc, matmul, gemm, pool, batchnorm, relu, gelu, "
-                 "add, softmax, layernorm, concat, got 'lstm'"));
+                 "add, softmax, layernorm, concat, embedding, got 'lstm'"));
     CHECK_THAT(error_of("t.yaml",
                         "layers:\n  - {name: a, type: fc, in_features: 4, out_features: 2}\n"
                         "  - {name: b, type: fc, in_features: 2, out_features: 2, inputs: [c]}\n"),
@@ -372,12 +385,12 @@ TEST_CASE("vector-unit layers: shapes from their producers, pools by their windo
 
 TEST_CASE("the whole-network ResNet traces chain their shapes and have the GEMM traces' MACs and weights",
           "[workload][vector]") {
-    for (const char* name : {"resnet18", "resnet50"}) {
+    for (const char* name : {"resnet18", "resnet50", "resnet152"}) {
         INFO(name);
-        const workload::Workload full = shipped(std::string(name) + "_full");
+        const workload::Workload full = shipped(name);
         CHECK(full.shape_check == workload::ShapeCheck::error);  // every layer's input is its producer's output
-        CHECK(forward_macs(full, 2) == forward_macs(shipped(name), 2));
-        CHECK(weight_count(full) == weight_count(shipped(name)));
+        CHECK(forward_macs(full, 2) == forward_macs(shipped(std::string(name) + "_gemm"), 2));
+        CHECK(weight_count(full) == weight_count(shipped(std::string(name) + "_gemm")));
         std::size_t pools = 0, norms = 0, adds = 0;
         for (const auto& l : full.layers) {
             pools += l.kind == workload::LayerKind::pool;
@@ -385,8 +398,9 @@ TEST_CASE("the whole-network ResNet traces chain their shapes and have the GEMM 
             adds += l.kind == workload::LayerKind::add;
         }
         CHECK(pools == 2);  // the max pool after conv1 and the global average pool
-        CHECK(norms == (std::string(name) == "resnet18" ? 20 : 53));  // one per conv
-        CHECK(adds == (std::string(name) == "resnet18" ? 8 : 16));    // one per block
+        const std::string n = name;
+        CHECK(norms == (n == "resnet18" ? 20 : n == "resnet50" ? 53 : 155));  // one per conv
+        CHECK(adds == (n == "resnet18" ? 8 : n == "resnet50" ? 16 : 50));     // one per block
     }
 }
 
@@ -843,4 +857,42 @@ TEST_CASE("A block-diagonal GEMM computes each packed block's GEMM bit for bit",
                 INFO("block " << b << ", row " << r << ", column " << c);
                 CHECK(packed[r * blocks * n + b * n + c] == product[b][r * n + c]);
             }
+}
+
+TEST_CASE("An embedding looks up rows of its table: work, weights, tying and its errors", "[workload][vector]") {
+    const char* kLm =
+        "layers:\n"
+        "  - {name: wte, type: embedding, vocab: 1000, features: 64, tokens: 8, tied_to: head}\n"
+        "  - {name: wpe, type: embedding, vocab: 8, features: 64, tokens: 8, inputs: [input]}\n"
+        "  - {name: sum, type: add, inputs: [wte, wpe]}\n"
+        "  - {name: head, type: fc, in_features: 64, out_features: 1000, tokens: 8}\n";
+    const workload::Workload w = config::read_trace_text(kLm, "lm.yaml");
+    const workload::Layer& wte = named(w, "wte");
+    CHECK(workload::output_shape(wte) == std::array<std::uint64_t, 3>{1, 8, 64});
+    CHECK(workload::weight_count(wte) == 0);                   // the head's 64 x 1000 weights
+    CHECK(workload::weight_count(named(w, "wpe")) == 8 * 64);  // its own table
+    constexpr std::uint64_t t = 8 * 64 * 3;                    // values looked up for 3 samples
+    // Forward: a copy of each row read from the table. Backward: no dA; dy added into the fp32
+    // table gradient (read, add, write).
+    CHECK(workload::vector_work(wte, 3, false) == workload::VectorWork{t, t, 0, t});
+    CHECK(workload::vector_work(wte, 3, true) == workload::VectorWork{t, 0, t, 0, t, t});
+    CHECK(workload::optimizer_work(named(w, "wpe"), workload::Optimizer::sgd) ==
+          workload::VectorWork{2 * 512, 0, 0, 512, 2 * 512, 512});
+    // Carried by the head on its input, with a backward pass although it reads the network input.
+    const workload::Workload g = workload::without_vector_layers(w);
+    REQUIRE(g.layers.size() == 1);
+    REQUIRE(g.hosted.size() == 3);
+    CHECK((g.hosted[0].on_input && g.hosted[0].backward && g.hosted[1].backward));
+
+    std::string text = kLm;
+    text.replace(text.find("tied_to: head"), 13, "tied_to: sum");
+    CHECK_THAT(error_of("lm.yaml", text),
+               Contains("layers[0]: embedding 'wte': tied_to 'sum' must name an fc layer of in_features 64 "
+                        "(features) and out_features 1000 (vocab)"));
+    CHECK_THAT(error_of("e.yaml",
+                        "layers:\n  - {name: f, type: fc, in_features: 4, out_features: 4}\n"
+                        "  - {name: e, type: embedding, vocab: 10, features: 4}\n"),
+               Contains("layers[1]: embedding 'e' looks up token ids, which are the network input"));
+    CHECK_THAT(error_of("e.yaml", "layers:\n  - {name: e, type: embedding, features: 4}\n"),
+               Contains("layers[0].vocab: missing vocab"));
 }
