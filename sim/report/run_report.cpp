@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cctype>
 #include <filesystem>
 #include <limits>
 #include <optional>
@@ -152,6 +153,24 @@ std::optional<charts::TimelineChart> stage_timeline(const JsonValue& root, const
     }
     if (chart.spans.empty()) return std::nullopt;
     return chart;
+}
+
+/// Palette slots for `components` from the page's `colours`, by the unit each stands for, so a
+/// unit keeps its colour in every chart of the page: names compare without case, and an fMAC's
+/// energy is the array's, the "vector unit" the vector's.
+std::vector<std::size_t> unit_colours(charts::SeriesColours& colours, const std::vector<std::string>& components) {
+    std::vector<std::string> units;
+    for (std::string name : components) {
+        std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+        units.push_back(name == "fmac" ? "array" : name == "vector unit" ? "vector" : name);
+    }
+    return colours.slots(units);
+}
+
+/// A stacked bar chart rendered in the page's colours (unit_colours).
+std::string render_bars(charts::StackedBarChart bars, charts::SeriesColours& colours) {
+    bars.colours = unit_colours(colours, bars.components);
+    return charts::render_stacked_bar_chart(bars);
 }
 
 /// The bar of group `key` in `bars` (one per distinct key, in first-seen order; `keys` holds
@@ -304,12 +323,13 @@ void training_step_sections(HtmlPage& page, ReportPage& report, const std::strin
     page.section("Energy breakdown", "energy");
     std::vector<std::string> labels;
     for (const auto& row : layers.rows) labels.push_back(row[*layer_column]);
-    const std::string svg = charts::render_stacked_bar_chart(energy_bars(layers, *layer_column, labels, "layer"));
+    charts::SeriesColours colours;
+    const std::string svg = render_bars(energy_bars(layers, *layer_column, labels, "layer"), colours);
     report.plots.emplace_back("energy_by_layer.svg", svg);
     page.figure(svg, "Energy per layer by component (its forward, backward-data and weight-gradient phases summed).");
     if (const std::optional<charts::StackedBarChart> cycles_chart = cycle_bars(layers, *layer_column, labels)) {
         page.section("Cycle breakdown", "cycles");
-        const std::string cycles_svg = charts::render_stacked_bar_chart(*cycles_chart);
+        const std::string cycles_svg = render_bars(*cycles_chart, colours);
         report.plots.emplace_back("cycles_by_layer.svg", cycles_svg);
         page.figure(cycles_svg,
                     "Cycles per layer by where they went (its phases summed): the array computing, waiting for DRAM "
@@ -356,12 +376,13 @@ void cluster_sections(HtmlPage& page, ReportPage& report, const std::string& dir
     for (const auto& row : nodes.rows)
         labels.push_back("node " + row[*node_column] + (type_column ? " (" + row[*type_column] + ")" : ""));
     page.section("Energy breakdown", "energy");
-    const std::string svg = charts::render_stacked_bar_chart(energy_bars(nodes, *node_column, labels, "node"));
+    charts::SeriesColours colours;
+    const std::string svg = render_bars(energy_bars(nodes, *node_column, labels, "node"), colours);
     report.plots.emplace_back("energy_by_node.svg", svg);
     page.figure(svg, "Energy per node by component; link energy is the cluster's, in the table above, not any node's.");
     page.section("Nodes", "nodes");
     if (const std::optional<charts::StackedBarChart> time = node_time_bars(nodes, labels)) {
-        const std::string time_svg = charts::render_stacked_bar_chart(*time);
+        const std::string time_svg = render_bars(*time, colours);
         report.plots.emplace_back("time_by_node.svg", time_svg);
         page.figure(time_svg,
                     "Each node's step: its compute on the array (with the conversions of tensors received in "
@@ -369,13 +390,14 @@ void cluster_sections(HtmlPage& page, ReportPage& report, const std::string& dir
                     "exposed communication (waits for exchanges and the final all-reduces) and its idle time.");
     }
     if (const std::optional<charts::StackedBarChart> stages = stage_bars(root, file)) {
-        const std::string stage_svg = charts::render_stacked_bar_chart(*stages);
+        const std::string stage_svg = render_bars(*stages, colours);
         report.plots.emplace_back("time_by_stage.svg", stage_svg);
         page.figure(stage_svg,
                     "Each pipeline stage's mean node: busy with its micro-batches and its weight updates, and "
                     "idle for the rest of the step (the bubble, transfers and final all-reduces), as simulated.");
     }
-    if (const std::optional<charts::TimelineChart> timeline = stage_timeline(root, file)) {
+    if (std::optional<charts::TimelineChart> timeline = stage_timeline(root, file)) {
+        timeline->colours = unit_colours(colours, timeline->components);
         const std::string timeline_svg = charts::render_timeline_chart(*timeline);
         report.plots.emplace_back("stage_timeline.svg", timeline_svg);
         page.figure(timeline_svg,

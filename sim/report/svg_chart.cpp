@@ -121,21 +121,27 @@ void draw_y_axis(SvgBuilder& svg, const std::vector<double>& ticks, const AxisMa
     svg.rotated_text(title_x, y_mid, title, "middle", -90);
 }
 
+/// Palette slot of entry `i`: `colours[i]`, or `i` when the chart gives none.
+std::size_t slot_of(const std::vector<std::size_t>& colours, std::size_t i) {
+    return i < colours.size() ? colours[i] : i;
+}
+
 /// Legend entries from (x, y) downwards; returns nothing, draws a line+marker or a swatch each.
 void draw_legend(SvgBuilder& svg, double x, double y, const std::string& title, const std::vector<std::string>& names,
-                 bool swatches) {
+                 bool swatches, const std::vector<std::size_t>& colours) {
     if (!title.empty()) {
         svg.text(x, y, title, "start", kFontPx, "font-weight=\"bold\"");
         y += 18;
     }
     for (std::size_t i = 0; i < names.size(); ++i) {
-        const std::string colour(palette_colour(i));
+        const std::size_t slot = slot_of(colours, i);
+        const std::string colour(palette_colour(slot));
         if (swatches) {
             svg.raw("<rect class=\"legend-swatch\" x=\"" + px(x) + "\" y=\"" + px(y - 10) +
                     "\" width=\"12.00\" height=\"12.00\" fill=\"" + colour + "\"/>\n");
         } else {
             svg.line(x, y - 4, x + 22, y - 4, colour, 2);
-            svg.raw(marker(i, x + 11, y - 4, colour, "legend-marker") + "\n");
+            svg.raw(marker(slot, x + 11, y - 4, colour, "legend-marker") + "\n");
         }
         svg.text(x + 28, y, names[i], "start");
         y += 18;
@@ -239,6 +245,33 @@ std::vector<double> log2_ticks(double lo, double hi, int max_ticks) {
     return ticks;
 }
 
+std::vector<double> log10_ticks(double lo, double hi, int max_ticks) {
+    if (!(lo > 0) || !(hi >= lo) || !std::isfinite(hi)) return {1, 10};
+    const int first = static_cast<int>(std::floor(std::log10(lo) + 1e-12));
+    int last = static_cast<int>(std::ceil(std::log10(hi) - 1e-12));
+    if (last == first) ++last;
+    const auto power = [](int e) { return e >= 0 ? power_of_ten(e) : 1 / power_of_ten(-e); };
+    std::vector<double> ticks;
+    if (last - first <= 2) {  // few decades: 1, 2 and 5 of each, from the last <= lo to the first >= hi
+        std::vector<double> candidates;
+        for (int e = first; e < last; ++e)
+            for (const double m : {1.0, 2.0, 5.0}) candidates.push_back(m * power(e));
+        candidates.push_back(power(last));
+        std::size_t begin = 0, end = candidates.size() - 1;
+        while (begin + 1 < candidates.size() && candidates[begin + 1] <= lo) ++begin;
+        while (end > begin + 1 && candidates[end - 1] >= hi) --end;
+        return {candidates.begin() + static_cast<std::ptrdiff_t>(begin),
+                candidates.begin() + static_cast<std::ptrdiff_t>(end) + 1};
+    }
+    const int count = last - first + 1;
+    const int limit = std::max(max_ticks, 2);
+    const int stride = (count + limit - 1) / limit;
+    int e = first;
+    for (; e < last; e += stride) ticks.push_back(power(e));
+    ticks.push_back(power(e));
+    return ticks;
+}
+
 std::string tick_label(double value) {
     char buf[48];
     const double magnitude = std::abs(value);
@@ -286,6 +319,27 @@ XScale resolve_x_scale(XScale requested, const std::vector<double>& xs, bool has
     return *hi / *lo >= 8 ? XScale::log2 : XScale::linear;
 }
 
+YScale resolve_y_scale(YScale requested, const std::vector<double>& ys) {
+    const bool positive = !ys.empty() && std::all_of(ys.begin(), ys.end(), [](double y) { return y > 0; });
+    if (requested == YScale::linear || !positive) return YScale::linear;
+    if (requested == YScale::log10) return requested;
+    const auto [lo, hi] = std::minmax_element(ys.begin(), ys.end());
+    return *hi / *lo >= 100 ? YScale::log10 : YScale::linear;
+}
+
+std::size_t SeriesColours::slot(const std::string& name) {
+    const auto it = std::find(m_names.begin(), m_names.end(), name);
+    if (it != m_names.end()) return static_cast<std::size_t>(it - m_names.begin());
+    m_names.push_back(name);
+    return m_names.size() - 1;
+}
+
+std::vector<std::size_t> SeriesColours::slots(const std::vector<std::string>& names) {
+    std::vector<std::size_t> out;
+    for (const std::string& n : names) out.push_back(slot(n));
+    return out;
+}
+
 std::string_view palette_colour(std::size_t index) {
     // Okabe & Ito's colour-blind-safe palette, yellow last (weak on white).
     static constexpr std::array<std::string_view, kPaletteSize> kPalette{"#0072B2", "#E69F00", "#009E73", "#D55E00",
@@ -324,10 +378,12 @@ std::string render_line_chart(const LineChart& chart, const ChartSize& size) {
 
     // 3. Axes: y from nice ticks, x by its scale (numeric axes inset so end points clear the frame).
     const auto [ymin_it, ymax_it] = std::minmax_element(ys.begin(), ys.end());
+    const bool log_y = resolve_y_scale(chart.y_scale, ys) == YScale::log10;
     const double ylo = chart.y_from_zero && *ymin_it >= 0 ? 0 : *ymin_it;
-    const std::vector<double> yticks = nice_ticks(ylo, *ymax_it, 5);
-    const AxisMap y = AxisMap::linear(yticks.front(), yticks.back(), y1, top);
-    draw_y_axis(svg, yticks, y, x0, x1, chart.y_title, 18, (top + y1) / 2);
+    const std::vector<double> yticks = log_y ? log10_ticks(*ymin_it, *ymax_it) : nice_ticks(ylo, *ymax_it, 5);
+    const AxisMap y = log_y ? AxisMap::log2(yticks.front(), yticks.back(), y1, top)
+                            : AxisMap::linear(yticks.front(), yticks.back(), y1, top);
+    draw_y_axis(svg, yticks, y, x0, x1, chart.y_title + (log_y ? " (log scale)" : ""), 18, (top + y1) / 2);
     constexpr double kInset = 12;
     std::vector<double> xticks;
     AxisMap x = AxisMap::linear(0, 1, x0, x1);
@@ -355,7 +411,8 @@ std::string render_line_chart(const LineChart& chart, const ChartSize& size) {
     // 4. Series: a line through the finite points, then the markers with tooltips.
     for (std::size_t i = 0; i < chart.series.size(); ++i) {
         const auto& s = chart.series[i];
-        const std::string colour(palette_colour(i));
+        const std::size_t colour_slot = slot_of(chart.colours, i);
+        const std::string colour(palette_colour(colour_slot));
         std::string path;
         for (const auto& p : s.points)
             if (std::isfinite(p.x) && std::isfinite(p.y))
@@ -373,11 +430,11 @@ std::string render_line_chart(const LineChart& chart, const ChartSize& size) {
             char y_text[32];
             std::snprintf(y_text, sizeof y_text, "%.6g", p.y);
             svg.raw("<g>" + escaped_title_element((s.name.empty() ? "" : s.name + ": ") + x_text + ", " + y_text) +
-                    marker(i, x(p.x), y(p.y), colour, "marker") + "</g>\n");
+                    marker(colour_slot, x(p.x), y(p.y), colour, "marker") + "</g>\n");
         }
         svg.raw("</g>\n");
     }
-    if (has_legend) draw_legend(svg, x1 + 24, top + 4, chart.legend_title, names, false);
+    if (has_legend) draw_legend(svg, x1 + 24, top + 4, chart.legend_title, names, false, chart.colours);
     return svg.finish();
 }
 
@@ -431,7 +488,7 @@ std::string render_stacked_bar_chart(const StackedBarChart& chart, const ChartSi
                 c < chart.components.size() ? chart.components[c] : "component " + std::to_string(c);
             svg.raw("<rect class=\"segment\" x=\"" + px(centre - bar_px / 2) + "\" y=\"" + px(top_px) + "\" width=\"" +
                     px(bar_px) + "\" height=\"" + px(bottom_px - top_px) + "\" fill=\"" +
-                    std::string(palette_colour(c)) + "\">" +
+                    std::string(palette_colour(slot_of(chart.colours, c))) + "\">" +
                     escaped_title_element(bar.label + ": " + component + " = " + value_text) + "</rect>\n");
             base += v;
         }
@@ -441,7 +498,7 @@ std::string render_stacked_bar_chart(const StackedBarChart& chart, const ChartSi
     svg.line(x0, y1, x1, y1, "#444444");
     svg.line(x0, top, x0, y1, "#444444");
     svg.text((x0 + x1) / 2, height - 12, chart.x_title, "middle");
-    draw_legend(svg, x1 + 24, top + 4, "", chart.components, true);
+    draw_legend(svg, x1 + 24, top + 4, "", chart.components, true, chart.colours);
     return svg.finish();
 }
 
@@ -487,6 +544,7 @@ std::string render_timeline_chart(const TimelineChart& chart, const ChartSize& s
     for (const TimelineSpan& s : chart.spans) {
         if (!drawn(s)) continue;
         const double left = x(s.start), span_px = std::max(x(s.end) - left, 0.5);
+        const std::size_t slot = slot_of(chart.colours, s.component);
         const double row_top = top + static_cast<double>(s.row) * row_px + 2;
         const std::string component = s.component < chart.components.size()
                                           ? chart.components[s.component]
@@ -494,13 +552,13 @@ std::string render_timeline_chart(const TimelineChart& chart, const ChartSize& s
         char range[64];
         std::snprintf(range, sizeof range, "%.6g – %.6g", s.start, s.end);
         svg.raw("<rect class=\"span\" x=\"" + px(left) + "\" y=\"" + px(row_top) + "\" width=\"" + px(span_px) +
-                "\" height=\"" + px(row_px - 4) + "\" fill=\"" + std::string(palette_colour(s.component)) +
+                "\" height=\"" + px(row_px - 4) + "\" fill=\"" + std::string(palette_colour(slot)) +
                 "\" stroke=\"#ffffff\" stroke-width=\"0.50\">" +
                 escaped_title_element(chart.rows[s.row] + ": " + component + (s.label.empty() ? "" : " " + s.label) +
                                       ", " + range) +
                 "</rect>\n");
         if (!s.label.empty() && text_width(s.label, kLabelFontPx) + 4 <= span_px && row_px >= 14) {
-            const std::size_t colour = s.component % kPaletteSize;
+            const std::size_t colour = slot % kPaletteSize;
             const bool light = colour == 1 || colour == 5 || colour == 7;  // orange, sky blue, yellow
             svg.text(left + span_px / 2, row_top + (row_px - 4) / 2 + 3.5, s.label, "middle", kLabelFontPx,
                      light ? "fill=\"#000000\"" : "fill=\"#ffffff\"");
@@ -509,7 +567,7 @@ std::string render_timeline_chart(const TimelineChart& chart, const ChartSize& s
     svg.line(x0, y1, x1, y1, "#444444");
     svg.line(x0, top, x0, y1, "#444444");
     svg.text((x0 + x1) / 2, height - 12, chart.x_title, "middle");
-    draw_legend(svg, x1 + 24, top + 4, "", chart.components, true);
+    draw_legend(svg, x1 + 24, top + 4, "", chart.components, true, chart.colours);
     return svg.finish();
 }
 

@@ -26,6 +26,12 @@ std::vector<double> nice_ticks(double lo, double hi, int max_intervals = 6);
 /// `max_ticks` of them.
 std::vector<double> log2_ticks(double lo, double hi, int max_ticks = 9);
 
+/// Tick values for a log10 axis covering [lo, hi] (both > 0): the powers of ten from
+/// 10^floor(log10 lo) to 10^ceil(log10 hi), thinned to every k-th power so there are at most
+/// `max_ticks` of them; over two decades or fewer, 1, 2 and 5 x each power from the last at or
+/// below lo to the first at or above hi.
+std::vector<double> log10_ticks(double lo, double hi, int max_ticks = 8);
+
 /// A tick label: integers up to 10^4 as they are, larger magnitudes with a k / M / G / T suffix
 /// (10^3, 10^6, 10^9, 10^12), fractions with at most 4 significant digits; no trailing zeros.
 std::string tick_label(double value);
@@ -38,15 +44,26 @@ enum class XScale {
     categorical,  ///< evenly spaced slots; a point's x is its index into LineChart::categories
 };
 
+/// How y values are placed on a line chart.
+enum class YScale {
+    automatic,  ///< log10 when every y > 0 and max/min >= 100 (two decades or more), else linear
+    linear,
+    log10,
+};
+
+/// Picks the y scale for `automatic` as documented there; log10 without a positive y is linear.
+YScale resolve_y_scale(YScale requested, const std::vector<double>& ys);
+
 /// Maps data values onto pixels along one axis, linearly or linearly in log2(value).
 class AxisMap {
 public:
     /// data [lo, hi] onto pixels [pixel_lo, pixel_hi] (pixel_hi may be < pixel_lo, as for y).
     static AxisMap linear(double lo, double hi, double pixel_lo, double pixel_hi);
-    /// log2(data) from [log2 lo, log2 hi] onto the pixels; lo and hi must be > 0.
+    /// log2(data) from [log2 lo, log2 hi] onto the pixels; lo and hi must be > 0 (a log10
+    /// axis maps the same way: the log's base cancels).
     static AxisMap log2(double lo, double hi, double pixel_lo, double pixel_hi);
 
-    /// Pixel of `value` (for a log2 map, value must be > 0).
+    /// Pixel of `value` (for a log map, value must be > 0).
     [[nodiscard]] double operator()(double value) const;
 
 private:
@@ -64,6 +81,18 @@ XScale resolve_x_scale(XScale requested, const std::vector<double>& xs, bool has
 struct ChartSize {
     double width_px = 640;
     double height_px = 400;
+};
+
+/// Palette slots by series name for the plots of one page, so a series keeps its colour in
+/// every plot: each new name takes the next slot, a name seen before its slot again.
+class SeriesColours {
+public:
+    std::size_t slot(const std::string& name);
+    /// slot() of each name, in order (a chart's `colours`).
+    std::vector<std::size_t> slots(const std::vector<std::string>& names);
+
+private:
+    std::vector<std::string> m_names;
 };
 
 struct LinePoint {
@@ -84,11 +113,13 @@ struct LineChart {
     std::vector<std::string> categories;  ///< labels of a categorical x axis (point x = index)
     std::vector<LineSeries> series;
     XScale x_scale = XScale::automatic;
-    bool y_from_zero = true;  ///< start the y axis at 0 when all y >= 0
+    YScale y_scale = YScale::automatic;
+    bool y_from_zero = true;           ///< start a linear y axis at 0 when all y >= 0
+    std::vector<std::size_t> colours;  ///< palette slot per series (SeriesColours); empty: its index
 };
 
-/// A standalone SVG document (root <svg> with xmlns) of the chart: axes with ticks and titles,
-/// one coloured line with markers per series (marker shapes cycle too, so series stay apart in
+/// A standalone SVG document (root <svg> with xmlns) of the chart: axes with ticks and titles
+/// (a log axis says so in its title), one coloured line with markers per series (marker shapes cycle too, so series stay apart in
 /// grey print and past the 8 colours), a legend. Each marker has a <title> "series: x, y" tooltip. A chart with no
 /// finite point shows "no data".
 std::string render_line_chart(const LineChart& chart, const ChartSize& size = {});
@@ -104,6 +135,7 @@ struct StackedBarChart {
     std::string y_title;                  ///< with its unit
     std::vector<std::string> components;  ///< legend entries, bottom of the stack first
     std::vector<Bar> bars;
+    std::vector<std::size_t> colours;  ///< palette slot per component (SeriesColours); empty: its index
 };
 
 /// A standalone SVG document: one bar per entry, its components stacked bottom-up in legend
@@ -125,6 +157,7 @@ struct TimelineChart {
     std::vector<std::string> rows;        ///< top to bottom
     std::vector<std::string> components;  ///< legend entries
     std::vector<TimelineSpan> spans;
+    std::vector<std::size_t> colours;  ///< palette slot per component (SeriesColours); empty: its index
 };
 
 /// A standalone SVG document: a Gantt chart with one row per entry of `rows` and an x axis from

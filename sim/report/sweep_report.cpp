@@ -307,6 +307,7 @@ ReportPage sweep_report(const std::string& dir) {
 
     // 3. Metric plots against plot.x, one line per series.
     const auto components = energy_component_columns(r.csv.header, "_uj");
+    charts::SeriesColours colours;  // a series keeps its colour in every plot of the page
     page.section("Plots", "plots");
     if (r.ok_rows.empty()) {
         page.paragraph("No point succeeded: nothing to plot.");
@@ -321,7 +322,11 @@ ReportPage sweep_report(const std::string& dir) {
         for (const auto& [name, what] : metrics) {
             const auto c = r.csv.column(name);
             if (!c) continue;
-            const std::string svg = charts::render_line_chart(metric_chart(r, layout, spec, *c, what));
+            charts::LineChart chart = metric_chart(r, layout, spec, *c, what);
+            std::vector<std::string> names;
+            for (const charts::LineSeries& series : chart.series) names.push_back(series.name);
+            chart.colours = colours.slots(names);
+            const std::string svg = charts::render_line_chart(chart);
             report.plots.emplace_back(name + ".svg", svg);
             page.figure(svg, column_title(name) + " of each ok point against " + spec.plot_x +
                                  (layout.legend_title.empty() ? "" : ", one line per " + layout.legend_title) + ".");
@@ -355,6 +360,7 @@ ReportPage sweep_report(const std::string& dir) {
             bars.bars.push_back(std::move(bar));
             table.rows.push_back(std::move(cells));
         }
+        bars.colours = colours.slots(bars.components);
         const std::string svg = charts::render_stacked_bar_chart(bars);
         report.plots.emplace_back("energy_breakdown.svg", svg);
         page.figure(svg, "Energy per training step by component for each ok point, labelled by its axis values (" +

@@ -127,8 +127,16 @@ void write_plots(const std::string& dir, const LearningRunResult& result) {
             series.points.push_back({static_cast<double>(e.epoch), static_cast<double>(e.cycles)});
         per_epoch.series.push_back(series);
     }
-    fastsim::write_file_atomically((fs::path(plots) / "cycles_per_epoch.svg").string(),
-                                   charts::render_line_chart(per_epoch));
+    // A policy keeps its colour in every plot, though uncosted ones are missing from some.
+    charts::SeriesColours colours;
+    const auto coloured = [&](charts::LineChart chart) {
+        std::vector<std::string> names;
+        for (const charts::LineSeries& series : chart.series) names.push_back(series.name);
+        chart.colours = colours.slots(names);
+        return charts::render_line_chart(chart);
+    };
+    const std::string accuracy_svg = coloured(accuracy);
+    fastsim::write_file_atomically((fs::path(plots) / "cycles_per_epoch.svg").string(), coloured(per_epoch));
     for (const PolicyRun& run : result.policies) {
         if (run.policy.kind != learning::PolicyKind::adaptive || run.bit_changes.empty()) continue;
         charts::LineChart precision;
@@ -151,11 +159,10 @@ void write_plots(const std::string& dir, const LearningRunResult& result) {
                 precision.series.push_back(series);
             }
         fastsim::write_file_atomically((fs::path(plots) / ("precision_" + run.policy.name + ".svg")).string(),
-                                       charts::render_line_chart(precision));
+                                       coloured(precision));
     }
-    fastsim::write_file_atomically((fs::path(plots) / "accuracy.svg").string(), charts::render_line_chart(accuracy));
-    fastsim::write_file_atomically((fs::path(plots) / "accuracy_vs_cycles.svg").string(),
-                                   charts::render_line_chart(versus_cycles));
+    fastsim::write_file_atomically((fs::path(plots) / "accuracy.svg").string(), accuracy_svg);
+    fastsim::write_file_atomically((fs::path(plots) / "accuracy_vs_cycles.svg").string(), coloured(versus_cycles));
 }
 
 }  // namespace

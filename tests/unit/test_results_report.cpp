@@ -254,6 +254,33 @@ TEST_CASE("run report stacks each layer's cycles by where they went", "[report]"
     CHECK_THAT(svg, !Contains("SRAM"));  // no sram_stall_cycles column
 }
 
+TEST_CASE("run report: a unit has one colour in every chart of the page", "[report]") {
+    // The energy chart lists fmac and vector; the cycles chart array, DRAM and vector: the
+    // array's cycles take fmac's colour, vector keeps its own, DRAM takes the next.
+    fastsim::test::TempDir dir;
+    dir.write("report.json", R"({"config": "c.yaml", "network": "n", "batch": 2, "fidelity": "memo",
+        "total_cycles": 3000000, "total_seconds": 0.003, "total_macs": 1, "total_energy_pj": 2,
+        "energy_pj": {"fmac": 1, "vector": 1}, "pj_per_mac": 1, "utilisation_percent": 1})");
+    dir.write("layers.csv",
+              "layer,phase,cycles,array_cycles,load_wait_cycles,vector_cycles,energy_fmac_pj,energy_vector_pj,"
+              "energy_total_pj\n"
+              "\"a\",\"forward\",3000000,1000000,1000000,1000000,1,1,2\n");
+    const ReportPage page = run_report(dir.path(""));
+    REQUIRE(page.plots.size() == 2);
+    const std::string& energy = page.plots[0].second;
+    const std::string& cycles = page.plots[1].second;
+    const auto fill = [](const std::string& svg, const std::string& title) {
+        const std::size_t at = svg.find("\"><title>" + title + "</title>");
+        REQUIRE(at != std::string::npos);
+        const std::size_t start = svg.rfind("fill=\"", at) + 6;
+        return svg.substr(start, at - start);
+    };
+    CHECK(fill(energy, "a: fmac = 1e-06") == std::string(fastsim::charts::palette_colour(0)));
+    CHECK(fill(cycles, "a: array = 1") == fill(energy, "a: fmac = 1e-06"));
+    CHECK(fill(cycles, "a: vector = 1") == fill(energy, "a: vector = 1e-06"));
+    CHECK(fill(cycles, "a: DRAM = 1") == std::string(fastsim::charts::palette_colour(2)));
+}
+
 TEST_CASE("cluster run report stacks each node's step and each pipeline stage's", "[report]") {
     fastsim::test::TempDir dir;
     dir.write("report.json", R"({"config": "c.yaml", "network": "n", "batch": 4, "nodes": 2, "planner": "pipeline",

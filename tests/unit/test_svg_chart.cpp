@@ -188,3 +188,41 @@ TEST_CASE("series past the eighth colour get another marker shape", "[charts]") 
     CHECK_THAT(series_markup(0), Contains("<circle class=\"marker\"") && Contains("#0072B2"));
     CHECK_THAT(series_markup(8), !Contains("<circle") && Contains("#0072B2"));
 }
+
+TEST_CASE("y is log10 for positive values spanning two decades or more, with ticks at 1, 2 and 5", "[charts]") {
+    CHECK(log10_ticks(3, 4000) == std::vector<double>{1, 10, 100, 1000, 10000});
+    CHECK(log10_ticks(3, 80) == std::vector<double>{2, 5, 10, 20, 50, 100});
+    CHECK(log10_ticks(4.5, 80) == std::vector<double>{2, 5, 10, 20, 50, 100});  // the first tick stays <= lo
+    CHECK(log10_ticks(0.02, 0.5) == std::vector<double>{0.02, 0.05, 0.1, 0.2, 0.5});
+    CHECK(resolve_y_scale(YScale::automatic, {10, 999}) == YScale::linear);
+    CHECK(resolve_y_scale(YScale::automatic, {10, 1000}) == YScale::log10);
+    CHECK(resolve_y_scale(YScale::automatic, {0, 1000}) == YScale::linear);
+    CHECK(resolve_y_scale(YScale::log10, {-1, 1000}) == YScale::linear);
+    LineChart chart;
+    chart.y_title = "cycles";
+    chart.series.push_back({"a", {{1, 10}, {2, 100}, {3, 1000}, {4, 10000}}});
+    const std::string svg = render_line_chart(chart);
+    CHECK_THAT(svg, Contains("cycles (log scale)"));
+    const auto cy = captured_numbers(svg, R"re(class="marker" cx="[0-9.]+" cy="([0-9.]+)")re");
+    REQUIRE(cy.size() == 4);
+    for (std::size_t i = 1; i < cy.size(); ++i) CHECK(cy[i - 1] - cy[i] == Approx(cy[0] - cy[1]).margin(0.011));
+    chart.y_scale = YScale::linear;  // asked for: 10 and 100 nearly meet at the bottom
+    const auto ly = captured_numbers(render_line_chart(chart), R"re(class="marker" cx="[0-9.]+" cy="([0-9.]+)")re");
+    REQUIRE(ly.size() == 4);
+    CHECK((ly[0] - ly[1]) / (ly[0] - ly[3]) == Approx(90.0 / 9990).margin(0.001));
+}
+
+TEST_CASE("a series keeps its colour in every chart of a page", "[charts]") {
+    SeriesColours colours;
+    CHECK(colours.slots({"array", "dram"}) == std::vector<std::size_t>{0, 1});
+    CHECK(colours.slots({"dram", "vector", "array"}) == std::vector<std::size_t>{1, 2, 0});
+    StackedBarChart chart;
+    chart.components = {"dram", "vector"};
+    chart.bars.push_back({"A", {1, 1}});
+    chart.colours = colours.slots(chart.components);
+    const std::string svg = render_stacked_bar_chart(chart);
+    const std::string dram(palette_colour(1)), vector(palette_colour(2));
+    CHECK_THAT(svg, Contains("fill=\"" + dram + "\"><title>A: dram = 1</title>"));
+    CHECK_THAT(svg, Contains("fill=\"" + vector + "\"><title>A: vector = 1</title>"));
+    CHECK_THAT(svg, !Contains(std::string(palette_colour(0))));  // array's colour is not drawn
+}
