@@ -24,7 +24,7 @@ struct SummaryField {
 
 /// The summary fields of fixed name, in headline order first. Counters (node::counter_infos)
 /// and energy components (energy_<component>_uj) are named by their own lists.
-inline constexpr std::array<SummaryField, 11> kSummaryFields{{
+inline constexpr std::array<SummaryField, 17> kSummaryFields{{
     {"cycles", "cycles", true},
     {"step_ms", "step (ms)", true},
     {"planned_step_ms", "planned step (ms)", true},
@@ -34,6 +34,12 @@ inline constexpr std::array<SummaryField, 11> kSummaryFields{{
     {"utilisation_percent", "utilisation (%)", true},
     {"macs", "MACs", true},
     {"comm_mb_planned", "planned comm (MB)", true},
+    {"area_mm2", "area (mm²)", true},
+    {"power_w", "average power (W)", true},
+    {"tops_per_w", "TOPS/W", true},
+    {"tops_per_mm2", "TOPS/mm²", true},
+    {"edp_js", "energy-delay product (J·s)", false},
+    {"energy_per_sample_uj", "energy per sample (µJ)", false},
     {"dram_mbit", "DRAM traffic (Mbit)", false},
     {"energy_total_pj", "energy (pJ)", false},
 }};

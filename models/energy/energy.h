@@ -4,8 +4,10 @@
 #include <array>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "energy/area.h"
 #include "converter/converter_model.h"
 #include "fmac/timing.h"
 #include "memory/memory.h"
@@ -40,6 +42,8 @@ struct EnergyTable {
     // static power
     double leakage_mw_per_pe = 0;
     double leakage_mw_per_sram_kib = 0;
+    /// The table's `area` section; none in a table without one (area then unknown).
+    std::optional<AreaTable> area;
 };
 
 /// What the node did, as the counters of the parts that did it; filled from node::PhaseCounters.

@@ -78,6 +78,26 @@ energy::EnergyTable load_energy_table(const std::string& path, const std::string
     t.leakage_mw_per_pe = entry(leak, "mw_per_pe", kLeakageMw);
     t.leakage_mw_per_sram_kib = entry(leak, "mw_per_sram_kib", kLeakageMw);
     leak.finish();
+    if (top.has("area")) {  // optional: a table without it has no area
+        MapReader area = section("area");
+        energy::AreaTable a;
+        a.process_nm = entry(area, "process_nm", kProcessNm);
+        a.chunk_multiplier_um2 = entry(area, "chunk_multiplier_um2", kAreaUm2);
+        a.adder_um2_per_bit = entry(area, "adder_um2_per_bit", kAreaUm2);
+        a.comparator_um2_per_bit = entry(area, "comparator_um2_per_bit", kAreaUm2);
+        a.register_um2_per_bit = entry(area, "register_um2_per_bit", kAreaUm2);
+        a.shifter_um2 = entry(area, "shifter_um2", kAreaUm2);
+        a.fp32_adder_um2 = entry(area, "fp32_adder_um2", kAreaUm2);
+        a.fp32_multiplier_um2 = entry(area, "fp32_multiplier_um2", kAreaUm2);
+        a.sram.reference_kib = entry(area, "sram_reference_kib", kAreaUm2);
+        if (!(a.sram.reference_kib > 0))
+            throw ConfigError(area.location_of("sram_reference_kib"), "the fit's reference capacity must be > 0 KiB");
+        a.sram.reference_um2 = entry(area, "sram_reference_um2", kAreaUm2);
+        a.sram.exponent = entry(area, "sram_exponent", kSramAreaExponent);
+        a.sram.subbank_kib = entry(area, "sram_subbank_kib", kAreaUm2);
+        area.finish();
+        t.area = a;
+    }
     top.finish();
     return t;
 }

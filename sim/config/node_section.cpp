@@ -17,6 +17,10 @@ template <typename Visit, typename E>
 void energy_keys(Visit& visit, E& e) {
     visit(e.table, {"table", "a per-action energy table ([energy.md](energy.md)); relative to the config file's folder",
                     nullptr, "the built-in `configs/energy/fast_45nm.yaml`", "an existing file"});
+    visit(e.process_nm, {"process_nm",
+                         "process node the area is reported at, scaled from the table's ([energy.md](energy.md#area)); "
+                         "energies are not scaled",
+                         &kProcessNm, "the table's `area.process_nm`"});
 }
 
 }  // namespace

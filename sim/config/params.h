@@ -174,7 +174,8 @@ struct PrecisionParams {
 };
 
 struct EnergyParams {
-    FilePath table;  ///< empty = the built-in configs/energy/fast_45nm.yaml
+    FilePath table;                    ///< empty = the built-in configs/energy/fast_45nm.yaml
+    std::optional<double> process_nm;  ///< unset: the table's area.process_nm (area only)
     energy::EnergyTable resolved;
 };
 

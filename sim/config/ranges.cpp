@@ -137,6 +137,13 @@ const KeyRange kEnergyPj{"energy table: every fmac, converter, sram and dram_pj_
                          "energy = counts (< 2^64) × pJ stays finite in double precision"};
 const KeyRange kLeakageMw{"energy table: leakage.mw_per_pe, leakage.mw_per_sram_kib", "mW", 0, 1e6, false,
                           "leakage energy stays finite in double precision"};
+const KeyRange kAreaUm2{
+    "energy table: every area value but process_nm and sram_exponent", "µm² (KiB for sram_*_kib)", 0, 1e9, false,
+    "a part's area up to 1000 mm²; area = counts × µm² stays finite"};
+const KeyRange kSramAreaExponent{
+    "energy table: area.sram_exponent", "", 0, 3, false, "SRAM area grows with capacity, at most cubically"};
+const KeyRange kProcessNm{
+    "energy table: area.process_nm; energy.process_nm", "nm", 1, 1000, false, "process nodes from 1 to 1000 nm"};
 const KeyRange kLayerSize{
     "trace layer sizes (input, kernel, filters, stride, in/out_features, tokens, m, k, n, "
     "repeat; SCALE-Sim CSV columns)",
@@ -208,6 +215,9 @@ const std::vector<const KeyRange*>& all_key_ranges() {
                                                   &kMantissaWidth,
                                                   &kEnergyPj,
                                                   &kLeakageMw,
+                                                  &kAreaUm2,
+                                                  &kSramAreaExponent,
+                                                  &kProcessNm,
                                                   &kLayerSize,
                                                   &kLayerPadding,
                                                   &kTrainEpochs,

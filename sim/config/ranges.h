@@ -83,6 +83,9 @@ extern const KeyRange kMantissaWidth;  ///< the fMAC array's widths: whole 2-bit
 // energy tables
 extern const KeyRange kEnergyPj;
 extern const KeyRange kLeakageMw;
+extern const KeyRange kAreaUm2;
+extern const KeyRange kSramAreaExponent;
+extern const KeyRange kProcessNm;
 // traces
 extern const KeyRange kLayerSize;
 extern const KeyRange kLayerPadding;

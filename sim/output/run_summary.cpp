@@ -16,6 +16,18 @@ void add_energy(Summary& s, const energy::EnergyBreakdown& e) {
 
 }  // namespace
 
+Efficiency efficiency(double macs, double seconds, double energy_pj, std::uint64_t batch, std::optional<double> area) {
+    const double joules = energy_pj * 1e-12, tera_ops = 2 * macs * 1e-12;
+    Efficiency e;
+    e.power_w = seconds > 0 ? joules / seconds : 0;
+    e.tops_per_w = joules > 0 ? tera_ops / joules : 0;
+    e.edp_js = joules * seconds;
+    e.energy_per_sample_uj = batch > 0 ? energy_pj * kMicroPerPico / static_cast<double>(batch) : 0;
+    e.area = area;
+    if (area && *area > 0 && seconds > 0) e.tops_per_mm2 = tera_ops / seconds / *area;
+    return e;
+}
+
 Summary training_step_summary(const config::Params& params, const run::TrainingStepResult& result) {
     const node::PhaseCounters& t = result.total;
     const double macs = static_cast<double>(t.macs);
@@ -32,6 +44,20 @@ Summary training_step_summary(const config::Params& params, const run::TrainingS
         s.emplace_back(std::string(node::counter_info(part.member).name), static_cast<double>(t.*part.member));
     s.emplace_back("dram_mbit", static_cast<double>(t.traffic.dram_bits()) * 1e-6);
     add_energy(s, result.total_energy);
+    const std::optional<energy::AreaBreakdown> area = run::node_area(params);
+    const Efficiency f =
+        efficiency(macs, to_seconds(Cycles(t.cycles), params.node.resolved.clock_hz), total_pj, params.workload.batch,
+                   area ? std::optional<double>(area->total_mm2()) : std::nullopt);
+    s.emplace_back("power_w", f.power_w);
+    s.emplace_back("tops_per_w", f.tops_per_w);
+    s.emplace_back("edp_js", f.edp_js);
+    s.emplace_back("energy_per_sample_uj", f.energy_per_sample_uj);
+    if (area) {
+        s.emplace_back("area_mm2", area->total_mm2());
+        s.emplace_back("tops_per_mm2", f.tops_per_mm2.value_or(0.0));
+        for (const energy::AreaComponent& c : energy::kAreaComponents)
+            s.emplace_back("area_" + std::string(c.name) + "_mm2", (*area).*c.mm2);
+    }
     return s;
 }
 

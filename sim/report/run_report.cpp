@@ -308,6 +308,22 @@ void training_step_sections(HtmlPage& page, ReportPage& report, const std::strin
     summary.rows.push_back({"energy", display_number(energy_pj * 1e-6), "µJ"});
     summary.rows.push_back({"energy per MAC", display_number(number_member(root, file, "pj_per_mac")), "pJ"});
     summary.rows.push_back({"utilisation", display_number(number_member(root, file, "utilisation_percent")), "%"});
+    // What a paper quotes (report.json of this version on; an older one lacks them).
+    const auto optional_row = [&](const char* key, const char* quantity, const char* unit) {
+        const JsonValue* v = root.find(key);
+        if (!v) return;
+        summary.rows.push_back({quantity, v->is_number() ? display_number(v->as_number()) : "unknown", unit});
+    };
+    optional_row("total_area_mm2", "area", "mm²");
+    optional_row("power_w", "average power", "W");
+    optional_row("tops_per_w", "efficiency", "TOPS/W");
+    optional_row("tops_per_mm2", "area efficiency", "TOPS/mm²");
+    optional_row("edp_js", "energy-delay product", "J·s per step");
+    optional_row("energy_per_sample_uj", "energy per sample", "µJ");
+    if (const JsonValue* area = root.find("area_mm2"); area && area->is_object())
+        for (const auto& m : area->members())
+            if (m.value.is_number())
+                summary.rows.push_back({m.key + " area", display_number(m.value.as_number()), "mm²"});
     if (const JsonValue* split = root.find("cycles"); split && split->is_object())
         for (const auto& m : split->members())
             if (m.value.is_number())

@@ -96,6 +96,33 @@ energy::EnergyBreakdown phase_energy(const config::Params& params, const node::P
                            params.energy.resolved);
 }
 
+energy::NodeHardware node_hardware(const node::NodeParams& node, double exponent_kib, double mantissa_kib,
+                                   std::uint64_t arrays, const config::BfpParams& bfp) {
+    energy::NodeHardware h;
+    h.group_size = node.array.group_size;
+    h.pes = static_cast<std::uint64_t>(node.array.rows) * static_cast<std::uint64_t>(node.array.cols) * arrays;
+    h.exponent_bits = node.exponent_bits;
+    h.noise_bits = bfp.noise_bits;
+    h.lfsr_bits = bfp.lfsr_bits;
+    h.converter_lanes = static_cast<std::uint64_t>(node.converter.lanes) * arrays;
+    h.vector_lanes = static_cast<std::uint64_t>(node.vector.lanes) * arrays;
+    h.exponent_bank_kib = exponent_kib;
+    h.mantissa_bank_kib = mantissa_kib;
+    h.arrays = arrays;
+    return h;
+}
+
+std::optional<energy::AreaBreakdown> node_area(const config::Params& params) {
+    const std::optional<energy::AreaTable>& table = params.energy.resolved.area;
+    if (!table) return std::nullopt;
+    energy::AreaBreakdown a = energy::area_of(node_hardware(params.node.resolved, params.node.sram_exponent_kib,
+                                                            params.node.sram_mantissa_kib, 1, params.bfp),
+                                              *table);
+    const double scale = energy::area_scale(table->process_nm, params.energy.process_nm.value_or(table->process_nm));
+    for (const energy::AreaComponent& c : energy::kAreaComponents) a.*c.mm2 *= scale;
+    return a;
+}
+
 TrainingStepResult run_training_step(const config::Params& params, const WorkProgress& progress,
                                      const std::optional<TimelineRequest>& timeline) {
     const std::vector<node::StepPhase> unfused = node::training_step_phases(

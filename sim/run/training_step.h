@@ -84,4 +84,13 @@ energy::EnergyBreakdown counters_energy(const node::PhaseCounters& counters, con
 /// The energy of `counters` on the configured node with the configured table.
 energy::EnergyBreakdown phase_energy(const config::Params& params, const node::PhaseCounters& counters);
 
+/// The parts of `arrays` arrays of `node`, each with banks of `exponent_kib` and `mantissa_kib`,
+/// under the BFP settings `bfp` (energy::area_of's input).
+energy::NodeHardware node_hardware(const node::NodeParams& node, double exponent_kib, double mantissa_kib,
+                                   std::uint64_t arrays, const config::BfpParams& bfp);
+
+/// The configured node's area at energy.process_nm (the table's node if unset), or nullopt
+/// when the energy table has no `area` section (docs/energy.md, "Area").
+std::optional<energy::AreaBreakdown> node_area(const config::Params& params);
+
 }  // namespace fastsim::run

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "planner/planner.h"
@@ -248,6 +249,58 @@ TEST_CASE("run --out writes report.json and layers.csv whose totals agree", "[cl
     const double forward = 3.0 * (36 * 27 * 10 + 9 * 90 * 12 + 108 * 7);
     CHECK(json_number(json, "total_macs") == 3 * forward - 3.0 * 36 * 27 * 10);
     CHECK(json_number(json, "total_energy_pj") > 0);
+}
+
+TEST_CASE("A run reports its node's area, power and efficiency, and an unknown area as unknown", "[cli][area]") {
+    fastsim::test::TempDir dir;
+    const Result r = run_fastsim("run " + kTinyNode + " --out " + dir.path("out"));
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("area: ") && Contains(" mm2 at 45 nm = array "));
+    const fastsim::JsonValue report = fastsim::read_json_file(dir.path("out/report.json"));
+    const fastsim::JsonValue summary = fastsim::read_json_file(dir.path("out/summary.json"));
+    const auto number = [](const fastsim::JsonValue& o, const char* key) {
+        const fastsim::JsonValue* v = o.find(key);
+        REQUIRE(v);
+        REQUIRE(v->is_number());
+        return v->as_number();
+    };
+    const double area = number(report, "total_area_mm2");
+    const fastsim::JsonValue* parts = report.find("area_mm2");
+    REQUIRE(parts);
+    double sum = 0;
+    for (const char* part : {"array", "converter", "vector", "sram"}) {
+        sum += number(*parts, part);
+        CHECK(number(summary, ("area_" + std::string(part) + "_mm2").c_str()) == Approx(number(*parts, part)));
+    }
+    CHECK(area > 0);
+    CHECK(sum == Approx(area));
+    CHECK(number(summary, "area_mm2") == Approx(area));
+    const double joules = number(report, "total_energy_pj") * 1e-12, seconds = number(report, "total_seconds");
+    CHECK(number(report, "power_w") == Approx(joules / seconds));
+    CHECK(number(report, "tops_per_w") == Approx(2 * number(report, "total_macs") * 1e-12 / joules));
+    CHECK(number(report, "tops_per_mm2") == Approx(2 * number(report, "total_macs") * 1e-12 / seconds / area));
+    CHECK(number(report, "edp_js") == Approx(joules * seconds));
+    CHECK(number(summary, "power_w") == Approx(number(report, "power_w")));
+
+    // At 32 nm every part takes 0.46 of its 45 nm area (energy.process_nm); energies stay.
+    const Result smaller = run_fastsim("run " + kTinyNode + " -p energy.process_nm=32 --out " + dir.path("n32"));
+    REQUIRE(smaller.exit_code == 0);
+    const fastsim::JsonValue n32 = fastsim::read_json_file(dir.path("n32/report.json"));
+    CHECK(number(n32, "total_area_mm2") == Approx(0.46 * area));
+    CHECK(number(n32, "total_energy_pj") == number(report, "total_energy_pj"));
+
+    // A table without an area section still loads; the area is unknown, not 0.
+    std::string table = slurp(std::string(FASTSIM_SOURCE_DIR) + "/configs/energy/fast_45nm.yaml");
+    table = table.substr(0, table.find("\narea:"));
+    std::ofstream(dir.path("no_area.yaml")) << table;
+    const Result unknown =
+        run_fastsim("run " + kTinyNode + " -p energy.table=" + dir.path("no_area.yaml") + " --out " + dir.path("u"));
+    REQUIRE(unknown.exit_code == 0);
+    CHECK_THAT(unknown.out, Contains("area: unknown (energy table"));
+    const fastsim::JsonValue u = fastsim::read_json_file(dir.path("u/report.json"));
+    REQUIRE(u.find("total_area_mm2"));
+    CHECK_FALSE(u.find("total_area_mm2")->is_number());
+    CHECK_FALSE(fastsim::read_json_file(dir.path("u/summary.json")).find("area_mm2"));
 }
 
 TEST_CASE("a run directory describes itself: config.yaml re-runs it, report.json names the command", "[cli][node]") {

@@ -606,7 +606,8 @@ TEST_CASE("AccPar's own layer shapes at 128 nodes: volumes equal AccPar's code t
     }
 }
 
-TEST_CASE_METHOD(test::FreshSimContext, "Every summary field is declared once: a row, a counter or an energy component",
+TEST_CASE_METHOD(test::FreshSimContext,
+                 "Every summary field is declared once: a row, a counter or an energy or area component",
                  "[cluster][report]") {
     const auto node_params = config::load(kSource + "/configs/tests/tiny_node.yaml");
     const auto cluster_params = config::load(kSource + "/configs/tests/tiny_cluster.yaml");
@@ -622,7 +623,11 @@ TEST_CASE_METHOD(test::FreshSimContext, "Every summary field is declared once: a
             for (const CounterInfo& info : node::counter_infos()) counter = counter || info.name == name;
             const bool component =
                 std::any_of(components.begin(), components.end(),
-                            [&, n = name](const std::string& c) { return n == "energy_" + c + "_uj"; });
+                            [&, n = name](const std::string& c) { return n == "energy_" + c + "_uj"; }) ||
+                std::any_of(energy::kAreaComponents.begin(), energy::kAreaComponents.end(),
+                            [&, n = name](const energy::AreaComponent& c) {
+                                return n == "area_" + std::string(c.name) + "_mm2";
+                            });
             CHECK((summary_field(name) != nullptr || counter || component));
             if (const SummaryField* row = summary_field(name); row && !counter)
                 CHECK(report::column_title(name) == row->title);
