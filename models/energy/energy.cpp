@@ -1,10 +1,27 @@
 // SPDX-License-Identifier: MIT
 #include "energy/energy.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace fastsim::energy {
 
 static_assert(sizeof(EnergyBreakdown) == kEnergyComponents.size() * sizeof(double),
               "every EnergyBreakdown member needs its row in kEnergyComponents");
+
+EnergyTable for_banks(EnergyTable t, double exponent_kib, double mantissa_kib) {
+    const auto factor = [&](double kib, double subbank_kib) {
+        return subbank_kib > 0 && kib > 0 ? std::pow(std::min(kib, subbank_kib) / subbank_kib, t.sram_capacity_exponent)
+                                          : 1.0;
+    };
+    const double exponent = factor(exponent_kib, t.sram_exponent_subbank_kib);
+    const double mantissa = factor(mantissa_kib, t.sram_mantissa_subbank_kib);
+    t.sram_exponent_read_pj_per_bit *= exponent;
+    t.sram_exponent_write_pj_per_bit *= exponent;
+    t.sram_mantissa_read_pj_per_bit *= mantissa;
+    t.sram_mantissa_write_pj_per_bit *= mantissa;
+    return t;
+}
 
 EnergyBreakdown energy_of(const ActionCounts& n, const EnergyTable& t, const StaticContext& context) {
     const auto d = [](std::uint64_t v) { return static_cast<double>(v); };

@@ -38,6 +38,11 @@ struct EnergyTable {
     double sram_exponent_write_pj_per_bit = 0;
     double sram_mantissa_read_pj_per_bit = 0;
     double sram_mantissa_write_pj_per_bit = 0;
+    /// The four above are a full sub-bank's; a bank smaller than its sub-bank costs
+    /// (capacity / sub-bank)^sram_capacity_exponent of them (for_banks). 0 KiB: no sub-bank, no scaling.
+    double sram_exponent_subbank_kib = 0;
+    double sram_mantissa_subbank_kib = 0;
+    double sram_capacity_exponent = 0;
     double dram_pj_per_bit = 0;  ///< for the node's DRAM type
     // static power
     double leakage_mw_per_pe = 0;
@@ -102,6 +107,12 @@ inline EnergyBreakdown& EnergyBreakdown::operator+=(const EnergyBreakdown& o) {
     for (const EnergyComponent& c : kEnergyComponents) this->*c.pj += o.*c.pj;
     return *this;
 }
+
+/// `table` for a node whose exponent and mantissa banks hold `exponent_kib` and `mantissa_kib`:
+/// each bank's SRAM energies per bit times (min(capacity, sub-bank) / sub-bank)^sram_capacity_exponent,
+/// so a bank smaller than a sub-bank costs less per bit, a larger one a sub-bank's (an access
+/// reaches one; docs/energy.md, "SRAM by capacity").
+EnergyTable for_banks(EnergyTable table, double exponent_kib, double mantissa_kib);
 
 /// Energy of `counts` under `table`: per pass, g chunk multiplies, g - 1 tree adds and one
 /// accumulate; per group product one exponent add and one psum add; converter and memory

@@ -297,7 +297,8 @@ void resolve_cluster(MapReader& top, const KeyReader& run, Params& p) {
         // Each array is modelled as a node of its own with an equal share of the DRAM bandwidth.
         t.node.resolved.dram.bandwidth_bits_per_s = std::max<std::uint64_t>(
             1, t.node.resolved.dram.bandwidth_bits_per_s / static_cast<std::uint64_t>(t.arrays));
-        t.energy = load_energy_table(p.energy.table.resolved, t.node.dram_type, reader.where("dram.type"));
+        t.energy = load_energy_table(p.energy.table.resolved, t.node.dram_type, reader.where("dram.type"),
+                                     t.node.sram_exponent_kib, t.node.sram_mantissa_kib);
         const std::vector<node::LayerPrecision> precision(p.workload.network.layers.size(),
                                                           node::LayerPrecision{t.precision, t.precision, t.precision});
         check_tiling(node::training_step_phases(p.workload.network, p.workload.batch, precision, {}, t.node.resolved),

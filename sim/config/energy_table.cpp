@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "config/energy_table.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "config/ranges.h"
@@ -29,7 +31,7 @@ double entry(MapReader& section, const std::string& key, const KeyRange& range =
 }  // namespace
 
 energy::EnergyTable load_energy_table(const std::string& path, const std::string& dram_type,
-                                      const Location& dram_type_where) {
+                                      const Location& dram_type_where, double exponent_kib, double mantissa_kib) {
     const Document doc = path.empty() ? Document::parse(kDefaultEnergyTable, kDefaultEnergyTableName)
                                       : Document::load(path, "energy table");
     MapReader top(doc, doc.root, "");
@@ -62,6 +64,18 @@ energy::EnergyTable load_energy_table(const std::string& path, const std::string
     t.sram_exponent_write_pj_per_bit = entry(sram, "exponent_write_pj_per_bit");
     t.sram_mantissa_read_pj_per_bit = entry(sram, "mantissa_read_pj_per_bit");
     t.sram_mantissa_write_pj_per_bit = entry(sram, "mantissa_write_pj_per_bit");
+    // Optional, all three or none: energy by capacity below a sub-bank.
+    const std::array<const char*, 3> fit{"exponent_subbank_kib", "mantissa_subbank_kib", "capacity_exponent"};
+    const auto given = std::count_if(fit.begin(), fit.end(), [&](const char* key) { return sram.has(key); });
+    if (given != 0 && given != 3)
+        throw ConfigError(sram.location(),
+                          "exponent_subbank_kib, mantissa_subbank_kib and capacity_exponent go "
+                          "together: give all three (energy by bank capacity) or none");
+    if (given == 3) {
+        t.sram_exponent_subbank_kib = entry(sram, "exponent_subbank_kib", kSubbankKib);
+        t.sram_mantissa_subbank_kib = entry(sram, "mantissa_subbank_kib", kSubbankKib);
+        t.sram_capacity_exponent = entry(sram, "capacity_exponent", kSramAreaExponent);
+    }
     sram.finish();
     MapReader dram = section("dram_pj_per_bit");
     if (!dram.has(dram_type))
@@ -99,7 +113,7 @@ energy::EnergyTable load_energy_table(const std::string& path, const std::string
         t.area = a;
     }
     top.finish();
-    return t;
+    return energy::for_banks(t, exponent_kib, mantissa_kib);
 }
 
 }  // namespace fastsim::config

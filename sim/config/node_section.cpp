@@ -116,7 +116,8 @@ NodeSections read_node_sections(MapReader& top, const BfpParams& bfp) {
     node.finish();
     resolve_node(out.node, bfp);
     out.energy = read_energy_section(top);
-    out.energy.resolved = load_energy_table(out.energy.table.resolved, out.node.dram_type, node.where("dram.type"));
+    out.energy.resolved = load_energy_table(out.energy.table.resolved, out.node.dram_type, node.where("dram.type"),
+                                            out.node.sram_exponent_kib, out.node.sram_mantissa_kib);
     return out;
 }
 

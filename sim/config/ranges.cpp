@@ -140,8 +140,14 @@ const KeyRange kLeakageMw{"energy table: leakage.mw_per_pe, leakage.mw_per_sram_
 const KeyRange kAreaUm2{
     "energy table: every area value but process_nm and sram_exponent", "µm² (KiB for sram_*_kib)", 0, 1e9, false,
     "a part's area up to 1000 mm²; area = counts × µm² stays finite"};
-const KeyRange kSramAreaExponent{
-    "energy table: area.sram_exponent", "", 0, 3, false, "SRAM area grows with capacity, at most cubically"};
+const KeyRange kSramAreaExponent{"energy table: area.sram_exponent, sram.capacity_exponent",  "", 0, 3, false,
+                                 "SRAM area and energy grow with capacity, at most cubically"};
+const KeyRange kSubbankKib{"energy table: sram.exponent_subbank_kib, sram.mantissa_subbank_kib",
+                           "KiB",
+                           0,
+                           1e9,
+                           false,
+                           "0 (no sub-bank) or a bank size"};
 const KeyRange kProcessNm{
     "energy table: area.process_nm; energy.process_nm", "nm", 1, 1000, false, "process nodes from 1 to 1000 nm"};
 const KeyRange kLayerSize{
@@ -217,6 +223,7 @@ const std::vector<const KeyRange*>& all_key_ranges() {
                                                   &kLeakageMw,
                                                   &kAreaUm2,
                                                   &kSramAreaExponent,
+                                                  &kSubbankKib,
                                                   &kProcessNm,
                                                   &kLayerSize,
                                                   &kLayerPadding,

@@ -3,6 +3,8 @@
 // table, and errors that name the file, line and key.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "common/errors.h"
 #include "config/load.h"
 #include "run/training_step.h"
@@ -189,6 +191,42 @@ TEST_CASE("energy tables: every entry needs a value and a source", "[config][ene
         FAIL("an unsourced figure was accepted");
     } catch (const ConfigError& e) {
         CHECK_THAT(e.what(), Contains("table.yaml:") && Contains("fmac.psum_add_pj: missing source"));
+    }
+
+    // SRAM energy by capacity: its three keys together or not at all.
+    std::string partial = table;
+    const std::string line = partial.substr(partial.find("  capacity_exponent:"));
+    partial.erase(partial.find("  capacity_exponent:"), line.find('\n') + 1);
+    dir.write("table.yaml", partial);
+    try {
+        config::load(dir.path("run.yaml"));
+        FAIL("a partial capacity fit was accepted");
+    } catch (const ConfigError& e) {
+        CHECK_THAT(e.what(), Contains("table.yaml:") && Contains("give all three (energy by bank capacity) or none"));
+    }
+}
+
+TEST_CASE("SRAM energy per bit falls below a sub-bank's capacity as the CACTI fit says", "[config][energy]") {
+    // The built-in table: the mantissa bank's 1.18 pJ/bit is a 128 KiB sub-bank's; at 4 KiB it is
+    // CACTI's 4 KB figure, 3.92 pJ per 32-bit read = 0.1225 pJ/bit; a bank above 128 KiB stays at 1.18.
+    const auto at = [](double mantissa_kib, double exponent_kib) {
+        return config::load(kSource + "/configs/quickstart.yaml",
+                            {"node.sram.mantissa_bank.capacity_kib=" + std::to_string(mantissa_kib),
+                             "node.sram.exponent_bank.capacity_kib=" + std::to_string(exponent_kib)})
+            .energy.resolved;
+    };
+    CHECK(at(4, 64).sram_mantissa_read_pj_per_bit == Approx(3.92 / 32).epsilon(0.01));
+    CHECK(at(128, 64).sram_mantissa_read_pj_per_bit == Approx(1.18));
+    CHECK(at(1024, 64).sram_mantissa_read_pj_per_bit == Approx(1.18));
+    CHECK(at(32, 64).sram_mantissa_write_pj_per_bit == Approx(1.18 * std::pow(0.25, 0.654)));
+    CHECK(at(1024, 64).sram_exponent_read_pj_per_bit == Approx(0.156));  // above its 8 KiB sub-bank
+    CHECK(at(1024, 2).sram_exponent_read_pj_per_bit == Approx(0.156 * std::pow(0.25, 0.654)));
+    // Every smaller bank costs less per bit.
+    double previous = 0;
+    for (const double kib : {4.0, 8.0, 64.0, 128.0}) {
+        const double e = at(kib, 64).sram_mantissa_read_pj_per_bit;
+        CHECK(e > previous);
+        previous = e;
     }
 }
 
