@@ -20,12 +20,13 @@ struct CommandEntry {
     std::string_view summary;
 };
 
-constexpr std::array<CommandEntry, 13> kCommands{{
+constexpr std::array<CommandEntry, 14> kCommands{{
     {"run", run_command, "run the simulation a config describes and print its report"},
     {"plan", plan_command, "partition a network over a cluster config (run.mode cluster) and print the plan"},
     {"compare", compare_command, "every planner on one cluster: speedup over data parallelism per network"},
     {"sweep", sweep_command, "run every design point of a sweep file (parallel, sharded, resumable)"},
     {"sweep-merge", sweep_merge_command, "join the output directories of a sweep's shards into one results.csv"},
+    {"explore", explore_command, "the Pareto front of a design space for a training job (time, energy, area, ...)"},
     {"report", report_command, "an HTML page with tables and SVG plots of a sweep or run directory"},
     {"diff", diff_command, "totals and per-layer changes between two run directories (fastsim run --out)"},
     {"collective", collective_command, "time collectives (all-reduce, ...) on a cluster's network, nccl-tests style"},

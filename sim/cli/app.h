@@ -33,6 +33,7 @@ int plan_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
 int sweep_command(const std::vector<std::string>& args);
 int sweep_merge_command(const std::vector<std::string>& args);
+int explore_command(const std::vector<std::string>& args);
 int report_command(const std::vector<std::string>& args);
 int train_command(const std::vector<std::string>& args);
 int diff_command(const std::vector<std::string>& args);

@@ -28,6 +28,13 @@ Efficiency efficiency(double macs, double seconds, double energy_pj, std::uint64
     return e;
 }
 
+Summary area_summary(const energy::AreaBreakdown& area) {
+    Summary s{{"area_mm2", area.total_mm2()}};
+    for (const energy::AreaComponent& c : energy::kAreaComponents)
+        s.emplace_back("area_" + std::string(c.name) + "_mm2", area.*c.mm2);
+    return s;
+}
+
 Summary training_step_summary(const config::Params& params, const run::TrainingStepResult& result) {
     const node::PhaseCounters& t = result.total;
     const double macs = static_cast<double>(t.macs);
@@ -53,10 +60,10 @@ Summary training_step_summary(const config::Params& params, const run::TrainingS
     s.emplace_back("edp_js", f.edp_js);
     s.emplace_back("energy_per_sample_uj", f.energy_per_sample_uj);
     if (area) {
-        s.emplace_back("area_mm2", area->total_mm2());
+        const Summary parts = area_summary(*area);
+        s.push_back(parts.front());
         s.emplace_back("tops_per_mm2", f.tops_per_mm2.value_or(0.0));
-        for (const energy::AreaComponent& c : energy::kAreaComponents)
-            s.emplace_back("area_" + std::string(c.name) + "_mm2", (*area).*c.mm2);
+        s.insert(s.end(), parts.begin() + 1, parts.end());
     }
     return s;
 }

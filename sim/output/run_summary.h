@@ -26,6 +26,9 @@ struct Efficiency {
 };
 Efficiency efficiency(double macs, double seconds, double energy_pj, std::uint64_t batch, std::optional<double> area);
 
+/// The summary fields of a node's area: the total, then area_<component>_mm2.
+Summary area_summary(const energy::AreaBreakdown& area);
+
 /// A training step's summary fields (kSummaryFields: cycles, time, MACs, energy, energy per MAC,
 /// utilisation), then the cycle breakdown (node::kCycleParts), the DRAM traffic and
 /// energy_<component>_uj, then power_w, tops_per_w, edp_js, energy_per_sample_uj and, when the

@@ -110,9 +110,11 @@ void fnv1a(std::uint64_t& h, const std::string& bytes) {
 
 }  // namespace
 
-SweepSpec load_sweep(const std::string& path) { return load_sweep_text(read_input_file(path, "sweep file"), path); }
+SweepSpec load_sweep(const std::string& path, FileKind kind) {
+    return load_sweep_text(read_input_file(path, kind == FileKind::sweep ? "sweep file" : "explore file"), path, kind);
+}
 
-SweepSpec load_sweep_text(const std::string& text, const std::string& path) {
+SweepSpec load_sweep_text(const std::string& text, const std::string& path, FileKind kind) {
     const Document doc = Document::parse(text, path);
     SweepSpec spec;
     spec.file = fs::absolute(path).lexically_normal().string();
@@ -165,6 +167,7 @@ SweepSpec load_sweep_text(const std::string& text, const std::string& path) {
         overrides[o].finish();
         spec.overrides.push_back(std::move(c));
     }
+    if (kind == FileKind::explore) (void)top.raw("explore");  // read by the explorer
     if (auto plot = top.map("plot")) {
         spec.plot_x = plot->scalar<std::string>("x").value_or("");
         spec.plot_series = plot->scalar<std::string>("series").value_or("");
@@ -191,46 +194,66 @@ std::string point_id(std::size_t index, std::size_t count) {
     return "p" + std::string(width > digits.size() ? width - digits.size() : 0, '0') + digits;
 }
 
-std::vector<SweepPoint> enumerate_points(const SweepSpec& spec) {
+std::size_t point_count(const SweepSpec& spec) {
     std::size_t count = 1;
     for (const Axis& axis : spec.axes) count *= axis.values.size();
-    std::vector<SweepPoint> points(count);
-    for (std::size_t i = 0; i < count; ++i) {
-        SweepPoint& p = points[i];
-        p.index = i;
-        p.id = point_id(i, count);
-        p.base_config = spec.base_config;
-        for (const auto& [key, value] : spec.set) p.overrides.push_back(key + "=" + value);
-        // Mixed-radix digits of i, the last axis least significant.
-        std::vector<std::size_t> choice(spec.axes.size());
-        std::size_t rest = i;
-        for (std::size_t a = spec.axes.size(); a-- > 0;) {
-            choice[a] = rest % spec.axes[a].values.size();
-            rest /= spec.axes[a].values.size();
-        }
-        for (std::size_t a = 0; a < spec.axes.size(); ++a) {
-            const Axis& axis = spec.axes[a];
-            for (std::size_t k = 0; k < axis.keys.size(); ++k) {
-                const std::string& value = axis.values[choice[a]][k];
-                p.values.emplace_back(axis.keys[k], value);
-                if (axis.keys[k] == kBaseKey) {
-                    const fs::path file(value);
-                    p.base_config = (file.is_absolute() ? file : fs::path(spec.file).parent_path() / file)
-                                        .lexically_normal()
-                                        .string();
-                } else {
-                    p.overrides.push_back(axis.keys[k] + "=" + value);
-                }
+    return count;
+}
+
+SweepPoint point_at(const SweepSpec& spec, std::size_t i) { return point_at(spec, i, axis_choices(spec, i)); }
+
+std::vector<std::size_t> axis_choices(const SweepSpec& spec, std::size_t i) {
+    // Mixed-radix digits of i, the last axis least significant.
+    std::vector<std::size_t> choice(spec.axes.size());
+    std::size_t rest = i;
+    for (std::size_t a = spec.axes.size(); a-- > 0;) {
+        choice[a] = rest % spec.axes[a].values.size();
+        rest /= spec.axes[a].values.size();
+    }
+    return choice;
+}
+
+std::size_t point_index(const SweepSpec& spec, const std::vector<std::size_t>& choices) {
+    std::size_t index = 0;
+    for (std::size_t a = 0; a < spec.axes.size(); ++a) index = index * spec.axes[a].values.size() + choices[a];
+    return index;
+}
+
+SweepPoint point_at(const SweepSpec& spec, std::size_t i, const std::vector<std::size_t>& choice) {
+    SweepPoint p;
+    p.index = i;
+    p.id = point_id(i, point_count(spec));
+    p.base_config = spec.base_config;
+    for (const auto& [key, value] : spec.set) p.overrides.push_back(key + "=" + value);
+    for (std::size_t a = 0; a < spec.axes.size(); ++a) {
+        const Axis& axis = spec.axes[a];
+        for (std::size_t k = 0; k < axis.keys.size(); ++k) {
+            const std::string& value = axis.values[choice[a]][k];
+            p.values.emplace_back(axis.keys[k], value);
+            if (axis.keys[k] == kBaseKey) {
+                const fs::path file(value);
+                p.base_config =
+                    (file.is_absolute() ? file : fs::path(spec.file).parent_path() / file).lexically_normal().string();
+            } else {
+                p.overrides.push_back(axis.keys[k] + "=" + value);
             }
         }
-        for (const ConditionalOverride& c : spec.overrides) {
-            const bool applies = std::all_of(c.when.begin(), c.when.end(), [&](const auto& cond) {
-                return std::find(p.values.begin(), p.values.end(), cond) != p.values.end();
-            });
-            if (applies)
-                for (const auto& [key, value] : c.set) p.overrides.push_back(key + "=" + value);
-        }
     }
+    for (const ConditionalOverride& c : spec.overrides) {
+        const bool applies = std::all_of(c.when.begin(), c.when.end(), [&](const auto& cond) {
+            return std::find(p.values.begin(), p.values.end(), cond) != p.values.end();
+        });
+        if (applies)
+            for (const auto& [key, value] : c.set) p.overrides.push_back(key + "=" + value);
+    }
+    return p;
+}
+
+std::vector<SweepPoint> enumerate_points(const SweepSpec& spec) {
+    const std::size_t count = point_count(spec);
+    std::vector<SweepPoint> points;
+    points.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) points.push_back(point_at(spec, i));
     return points;
 }
 

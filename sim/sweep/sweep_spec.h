@@ -42,15 +42,30 @@ struct SweepPoint {
     std::vector<std::string> overrides;                       ///< key.path=value for `-p`, in the order they apply
 };
 
-/// Reads and checks a sweep file. Throws ConfigError naming file, line and key path.
-SweepSpec load_sweep(const std::string& path);
-/// load_sweep() of `text` as the contents of the sweep file at `path`.
-SweepSpec load_sweep_text(const std::string& text, const std::string& path);
+/// What a file of this format is: a sweep file, or an explore file (a sweep file's space with an
+/// `explore:` section of objectives and search, docs/explore.md).
+enum class FileKind { sweep, explore };
+
+/// Reads and checks a sweep file (or an explore file's space, its `explore:` section left to the
+/// explorer). Throws ConfigError naming file, line and key path.
+SweepSpec load_sweep(const std::string& path, FileKind kind = FileKind::sweep);
+/// load_sweep() of `text` as the contents of the file at `path`.
+SweepSpec load_sweep_text(const std::string& text, const std::string& path, FileKind kind = FileKind::sweep);
 
 /// Every point, in the documented order: the cartesian product of the axes, the last axis
 /// varying fastest (nested loops in file order). Overrides apply as: `set`, then each axis
 /// value in axis order, then every matching `overrides` entry in file order.
 std::vector<SweepPoint> enumerate_points(const SweepSpec& spec);
+/// How many points the spec has: the product of its axes' lengths.
+std::size_t point_count(const SweepSpec& spec);
+/// Point `index` alone, as enumerate_points() makes it.
+SweepPoint point_at(const SweepSpec& spec, std::size_t index);
+/// Point `index` whose value index on each axis is `choices` (axis_choices(spec, index)).
+SweepPoint point_at(const SweepSpec& spec, std::size_t index, const std::vector<std::size_t>& choices);
+/// The value index on each axis of point `index`: its mixed-radix digits, the last axis least
+/// significant; point_index is the inverse.
+std::vector<std::size_t> axis_choices(const SweepSpec& spec, std::size_t index);
+std::size_t point_index(const SweepSpec& spec, const std::vector<std::size_t>& choices);
 
 /// The axis key that swaps a point's whole base config instead of overriding a key.
 inline constexpr const char* kBaseKey = "base";

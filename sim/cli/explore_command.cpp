@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: MIT
+// `fastsim explore` (docs/explore.md): the Pareto front of a design space for a training job.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+
+#include "cli/app.h"
+#include "cli/logging.h"
+#include "common/csv_reader.h"
+#include "common/csv_writer.h"
+#include "common/errors.h"
+#include "common/input_file.h"
+#include "common/json_writer.h"
+#include "common/output_files.h"
+#include "config/load.h"
+#include "output/run_summary.h"
+#include "run/training_step.h"
+#include "sweep/explore.h"
+
+namespace fastsim::cli {
+namespace {
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+/// A 16-hex-digit FNV-1a of the explore file and its base configs: a directory holding another
+/// exploration is refused rather than mixed.
+std::string explore_fingerprint(const sweep::ExploreSpec& spec) {
+    std::uint64_t h = 14695981039346656037ULL;
+    std::set<std::string> files{spec.space.file};
+    if (!spec.space.base_config.empty()) files.insert(spec.space.base_config);
+    for (const sweep::Axis& axis : spec.space.axes)
+        for (std::size_t k = 0; k < axis.keys.size(); ++k)
+            if (axis.keys[k] == sweep::kBaseKey)
+                for (const auto& values : axis.values) {
+                    const fs::path file(values[k]);
+                    files.insert((file.is_absolute() ? file : fs::path(spec.space.file).parent_path() / file)
+                                     .lexically_normal()
+                                     .string());
+                }
+    for (const std::string& f : files)
+        for (const unsigned char c : read_input_file(f, "config file") + '\0' + f) {
+            h ^= c;
+            h *= 1099511628211ULL;
+        }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return hex;
+}
+
+/// A design's value of `key` in point `p`.
+const std::string& value_of(const sweep::SweepPoint& p, const std::string& key) {
+    for (const auto& [k, v] : p.values)
+        if (k == key) return v;
+    throw std::logic_error("value_of: no key " + key);
+}
+
+/// designs.csv's columns after the keys: the objectives, then the constraints' other fields.
+std::vector<std::string> result_columns(const sweep::ExploreSpec& spec) {
+    std::vector<std::string> columns = spec.objectives;
+    for (const sweep::Constraint& c : spec.constraints)
+        if (std::find(columns.begin(), columns.end(), c.field) == columns.end()) columns.push_back(c.field);
+    return columns;
+}
+
+std::string header_line(const sweep::ExploreSpec& spec) {
+    std::string line = "design";
+    for (const sweep::Axis& axis : spec.space.axes)
+        for (const std::string& key : axis.keys) CsvCell::text(key).append_csv(line += ",");
+    line += ",feasible";
+    for (const std::string& c : result_columns(spec)) line += "," + c;
+    return line + ",error";
+}
+
+std::string row_line(const sweep::ExploreSpec& spec, const sweep::Design& d) {
+    const sweep::SweepPoint p = sweep::point_at(spec.space, d.index);
+    std::string line = d.id;
+    for (const sweep::Axis& axis : spec.space.axes)
+        for (const std::string& key : axis.keys) CsvCell::text(value_of(p, key)).append_csv(line += ",");
+    line += d.feasible ? ",1" : ",0";
+    for (const std::string& column : result_columns(spec)) {
+        line += ",";
+        for (const auto& [name, value] : d.fields)
+            if (name == column) {
+                line += format_number(value);
+                break;
+            }
+    }
+    line += ",";
+    if (!d.error.empty()) CsvCell::json_text(d.error).append_csv(line);
+    return line;
+}
+
+/// One design on the node: the point's config loaded in this process and run on the memo path.
+/// A config error (the design does not fit: a layer cannot be tiled, a size out of range) makes
+/// it infeasible; a broken constraint on its area is found before it is simulated.
+sweep::Evaluation evaluate(const sweep::ExploreSpec& spec, const sweep::SweepPoint& point) {
+    sweep::Evaluation e;
+    try {
+        config::Params params = config::load(point.base_config, point.overrides);
+        if (params.run.mode != config::RunMode::training_step)
+            throw UserError(
+                "fastsim explore evaluates node designs: the base config's run.mode must be "
+                "training_step, not " +
+                std::string(config::to_string(params.run.mode)));
+        params.run.fidelity = config::Fidelity::memo;
+        if (const std::optional<energy::AreaBreakdown> area = run::node_area(params)) {
+            const Summary known = output::area_summary(*area);
+            for (const sweep::Constraint& c : spec.constraints)
+                for (const auto& [name, value] : known)
+                    if (name == c.field && !c.holds(value)) {
+                        e.fields = known;
+                        e.error = "breaks " + c.text + " (" + format_number(value) + "), not simulated";
+                        e.pruned = true;
+                        return e;
+                    }
+        }
+        e.fields = output::training_step_summary(params, run::run_training_step(params));
+    } catch (const ConfigError& error) {
+        e.error = error.what();
+    }
+    return e;
+}
+
+const char* method_name(sweep::SearchMethod m) {
+    switch (m) {
+    case sweep::SearchMethod::automatic: return "auto";
+    case sweep::SearchMethod::exhaustive: return "exhaustive";
+    case sweep::SearchMethod::sampled: return "sampled";
+    case sweep::SearchMethod::random: return "random";
+    }
+    return "";
+}
+
+std::string clock_text(double seconds) {
+    const long s = static_cast<long>(seconds);
+    char text[32];
+    std::snprintf(text, sizeof text, "%ld:%02ld", s / 60, s % 60);
+    return text;
+}
+
+}  // namespace
+
+int explore_command(const std::vector<std::string>& args) {
+    po::options_description options(
+        "fastsim explore SPACE.yaml --out DIR [--shard k/N]\n\n"
+        "Searches a design space (a sweep file's axes, with an explore: section of objectives,\n"
+        "constraints and budget) on the memo path for the designs no other beats on every objective.\n"
+        "Writes DIR/designs.csv (every design evaluated), DIR/pareto.csv (the front) and\n"
+        "DIR/explore.json; rerun the same command to resume (docs/explore.md).\n\nOptions");
+    std::string space_path, out_dir, shard_text = "1/1";
+    options.add_options()("space", po::value(&space_path), "explore YAML file")(
+        "out", po::value(&out_dir), "output directory (created; reused to resume the same exploration)")(
+        "shard", po::value(&shard_text),
+        "evaluate only shard k of N of a space searched whole: the designs with index % N == k-1");
+    po::positional_options_description positional;
+    positional.add("space", 1);
+    const auto parsed = parse_command_line(args, options, positional);
+    if (!parsed) return kSuccess;
+    if (space_path.empty()) throw UserError("missing SPACE.yaml: fastsim explore SPACE.yaml --out DIR");
+    if (out_dir.empty()) throw UserError("missing --out DIR: where the designs and the front go");
+    const sweep::Shard shard = sweep::parse_shard(shard_text);
+    const sweep::ExploreSpec spec = sweep::load_explore(space_path);
+
+    const std::string fingerprint = explore_fingerprint(spec);
+    const fs::path dir(out_dir);
+    const std::string designs_path = (dir / "designs.csv").string(), identity_path = (dir / "explore.json").string();
+    const std::string header = header_line(spec);
+    std::map<std::size_t, std::string> rows;  // index -> designs.csv line
+    std::vector<sweep::Design> done;
+    if (fs::exists(identity_path)) {
+        const std::string identity = read_input_file(identity_path, "explore.json");
+        if (identity.find("\"fingerprint\": \"" + fingerprint + "\"") == std::string::npos)
+            throw UserError(out_dir +
+                            " holds another exploration (or one of an edited file): use another --out, "
+                            "or delete it to start over");
+        if (fs::exists(designs_path)) {
+            std::string text = read_input_file(designs_path, "designs.csv");
+            const std::size_t whole = text.rfind('\n') + 1;  // a line cut by an interrupted write is dropped
+            if (whole < text.size()) {
+                text.erase(whole);
+                fs::resize_file(designs_path, whole);
+            }
+            std::istringstream lines(text);
+            std::string line;
+            std::getline(lines, line);
+            if (line != header) throw UserError(designs_path + ":1: not this exploration's header");
+            const CsvTable table = parse_csv(text, designs_path);
+            const std::size_t objectives_at = table.header.size() - 1 - result_columns(spec).size();
+            for (const auto& row : table.rows) {
+                std::getline(lines, line);
+                sweep::Design d;
+                d.id = row[0];
+                d.index = std::stoul(d.id.substr(1));
+                d.feasible = row[objectives_at - 1] == "1";
+                if (d.feasible)
+                    for (std::size_t o = 0; o < spec.objectives.size(); ++o)
+                        d.objectives.push_back(parse_number(row[objectives_at + o]).value_or(0));
+                rows[d.index] = line;
+                done.push_back(std::move(d));
+            }
+        }
+    }
+    fs::create_directories(dir);
+    std::ofstream designs_out;
+    const auto start = std::chrono::steady_clock::now();
+    auto last_print = start;
+    std::size_t planned = 0, evaluated = 0, pruned = 0, infeasible = 0;
+    const std::size_t resumed = done.size();
+    const bool tty = ::isatty(STDERR_FILENO) != 0;
+    sweep::Explorer explorer(
+        spec,
+        [&](const sweep::SweepPoint& p) {
+            sweep::Evaluation e = evaluate(spec, p);
+            pruned += e.pruned ? 1 : 0;
+            return e;
+        },
+        [&](const sweep::Design& d) {
+            rows[d.index] = row_line(spec, d);
+            designs_out << rows[d.index] << '\n' << std::flush;
+            if (!designs_out) throw UserError(designs_path + ": write failed (disk full?)");
+            ++evaluated;
+            infeasible += d.feasible ? 0 : 1;
+            const auto now = std::chrono::steady_clock::now();
+            if (now - last_print >= std::chrono::seconds(tty ? 1 : 10)) {
+                last_print = now;
+                const double elapsed = std::chrono::duration<double>(now - start).count();
+                const std::size_t left = planned > resumed + evaluated ? planned - resumed - evaluated : 0;
+                std::cerr << (tty ? "\r" : "") << "explore: " << resumed + evaluated << "/" << planned << " designs ("
+                          << infeasible << " infeasible, " << pruned << " pruned), elapsed " << clock_text(elapsed)
+                          << ", ETA "
+                          << clock_text(elapsed / static_cast<double>(evaluated) * static_cast<double>(left))
+                          << (tty ? "   " : "\n") << std::flush;
+            }
+        },
+        shard);
+    if (shard.count > 1 && explorer.method() != sweep::SearchMethod::exhaustive)
+        throw UserError("--shard splits a space searched whole; this one (" +
+                        std::to_string(sweep::point_count(spec.space)) + " designs, budget " +
+                        std::to_string(spec.budget) + ") is sampled: run it unsharded");
+    planned = explorer.planned();
+    {
+        JsonWriter json;
+        json.begin_object(JsonLayout::one_per_line);
+        json.key("name").string(spec.space.name).key("fingerprint").string(fingerprint);
+        json.key("designs_in_space").integer(sweep::point_count(spec.space));
+        json.key("method").string(method_name(explorer.method()));
+        json.key("budget").integer(spec.budget).key("seed").integer(spec.seed);
+        json.key("objectives").begin_array();
+        for (const std::string& o : spec.objectives) json.string(o);
+        json.end_array().key("constraints").begin_array();
+        for (const sweep::Constraint& c : spec.constraints) json.string(c.text);
+        json.end_array().end_object();
+        write_file_atomically(identity_path, json.take());
+    }
+    designs_out.open(designs_path, std::ios::app);
+    if (!designs_out) throw UserError(designs_path + ": cannot be written");
+    if (rows.empty()) designs_out << header << '\n' << std::flush;
+    std::cerr << "explore " << spec.space.name << ": " << sweep::point_count(spec.space) << " designs in the space, "
+              << (explorer.method() == sweep::SearchMethod::exhaustive ? "searched whole"
+                                                                       : method_name(explorer.method()))
+              << (shard.count > 1 ? ", shard " + shard_text : "") << "; " << resumed << " already evaluated, up to "
+              << (planned > resumed ? planned - resumed : 0) << " to go\n";
+    const std::vector<sweep::Design> all = explorer.run(std::move(done));
+    if (tty && evaluated > 0) std::cerr << '\n';
+
+    sweep::ParetoFront front;
+    std::size_t feasible = 0;
+    for (std::size_t i = 0; i < all.size(); ++i)
+        if (all[i].feasible) {
+            ++feasible;
+            front.add(i, all[i].objectives);
+        }
+    std::vector<std::size_t> members = front.members();
+    std::sort(members.begin(), members.end(),
+              [&](std::size_t a, std::size_t b) { return all[a].index < all[b].index; });
+    std::string pareto = header + '\n';
+    for (const std::size_t m : members) pareto += rows.at(all[m].index) + '\n';
+    write_file_atomically((dir / "pareto.csv").string(), pareto);
+    std::cout << "explore " << spec.space.name << ": " << all.size() << " designs evaluated (" << evaluated << " now), "
+              << feasible << " feasible, " << members.size() << " on the Pareto front of";
+    for (const std::string& o : spec.objectives) std::cout << " " << o;
+    std::cout << "; " << designs_path << ", " << (dir / "pareto.csv").string() << "\n";
+    return kSuccess;
+}
+
+}  // namespace fastsim::cli

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+// fastsim explore as a user runs it: its front against a plain sweep of the same grid, resuming,
+// constraints, refusals.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "common/csv_reader.h"
+#include "support/fastsim_process.h"
+#include "support/temp_dir.h"
+
+using Catch::Matchers::Contains;
+using fastsim::test::Result;
+using fastsim::test::run_fastsim;
+using fastsim::test::slurp;
+using fastsim::test::TempDir;
+
+namespace {
+
+const std::string kTinyNode = std::string(FASTSIM_SOURCE_DIR) + "/configs/tests/tiny_node.yaml";
+
+/// 48 tiny-node designs: 4 row counts x 4 column counts x 3 mantissa banks.
+std::string grid(const std::string& name) {
+    return "sweep:\n  name: " + name + "\n  base: " + kTinyNode +
+           "\naxes:\n  - {key: node.array.rows, values: [2, 3, 4, 6]}\n"
+           "  - {key: node.array.cols, values: [2, 3, 4, 6]}\n"
+           "  - {key: node.sram.mantissa_bank.capacity_kib, values: [2, 4, 8]}\n";
+}
+
+constexpr const char* kObjectives[] = {"time_ms", "energy_uj", "area_mm2"};
+
+/// The test's own oracle, independent of sweep::dominates.
+bool dominates(const std::vector<double>& a, const std::vector<double>& b) {
+    bool better = false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (a[i] > b[i]) return false;
+        better = better || a[i] < b[i];
+    }
+    return better;
+}
+
+/// Objective vectors by design id of a results.csv or designs.csv, feasible/ok rows only.
+std::map<std::string, std::vector<double>> objectives_of(const std::string& path, const char* id_column,
+                                                         const char* ok_column, const char* ok_value) {
+    const fastsim::CsvTable t = fastsim::read_csv_file(path);
+    std::map<std::string, std::vector<double>> out;
+    for (const auto& row : t.rows) {
+        if (row[*t.column(ok_column)] != ok_value) continue;
+        std::vector<double> v;
+        for (const char* o : kObjectives) v.push_back(*fastsim::parse_number(row[*t.column(o)]));
+        out[row[*t.column(id_column)]] = v;
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("explore's front is the non-dominated set of a plain sweep of the same 48 designs", "[cli][explore]") {
+    TempDir dir;
+    const std::string sweep = dir.write("grid.yaml", grid("grid"));
+    const std::string explore =
+        dir.write("explore.yaml", grid("grid") + "explore:\n  objectives: [time_ms, energy_uj, area_mm2]\n");
+    REQUIRE(run_fastsim("sweep " + sweep + " --out " + dir.path("sweep") + " --jobs 2").exit_code == 0);
+    const Result r = run_fastsim("explore " + explore + " --out " + dir.path("explore"));
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("48 designs evaluated"));
+
+    // The front from the sweep, by brute force over its results.csv.
+    const auto swept = objectives_of(dir.path("sweep/results.csv"), "point", "status", "ok");
+    REQUIRE(swept.size() == 48);
+    std::map<std::string, std::vector<double>> expected;
+    for (const auto& [id, v] : swept)
+        if (std::none_of(swept.begin(), swept.end(), [&, w = v](const auto& o) { return dominates(o.second, w); }))
+            expected[id] = v;
+    const auto front = objectives_of(dir.path("explore/pareto.csv"), "design", "feasible", "1");
+    CHECK(front == expected);
+    CHECK(front.size() > 1);
+    CHECK(front.size() < 48);
+    // Every design is in designs.csv with the sweep's values.
+    CHECK(objectives_of(dir.path("explore/designs.csv"), "design", "feasible", "1") == swept);
+
+    // Rerun: nothing is evaluated again, the front is the same.
+    const Result again = run_fastsim("explore " + explore + " --out " + dir.path("explore"));
+    REQUIRE(again.exit_code == 0);
+    CHECK_THAT(again.out, Contains("48 designs evaluated (0 now)"));
+    CHECK(objectives_of(dir.path("explore/pareto.csv"), "design", "feasible", "1") == expected);
+}
+
+TEST_CASE("explore: constraints make designs infeasible, an area bound prunes before simulating", "[cli][explore]") {
+    TempDir dir;
+    const std::string explore = dir.write("explore.yaml", grid("bounded") +
+                                                              "explore:\n  objectives: [time_ms, energy_uj]\n"
+                                                              "  constraints: ['area_mm2 <= 0.13', 'power_w >= 0']\n");
+    const Result r = run_fastsim("explore " + explore + " --out " + dir.path("out"));
+    REQUIRE(r.exit_code == 0);
+    const fastsim::CsvTable designs = fastsim::read_csv_file(dir.path("out/designs.csv"));
+    REQUIRE(designs.rows.size() == 48);
+    std::size_t pruned = 0, feasible = 0;
+    for (const auto& row : designs.rows) {
+        const double area = *fastsim::parse_number(row[*designs.column("area_mm2")]);
+        const bool ok = row[*designs.column("feasible")] == "1";
+        CHECK(ok == (area <= 0.13));
+        feasible += ok ? 1 : 0;
+        if (!ok) {
+            CHECK_THAT(row[*designs.column("error")], Contains("breaks area_mm2 <= 0.13") && Contains("not simulated"));
+            CHECK(row[*designs.column("time_ms")].empty());
+            ++pruned;
+        }
+    }
+    CHECK(pruned > 0);
+    CHECK(feasible > 0);
+    // Only feasible designs are on the front.
+    for (const auto& row : fastsim::read_csv_file(dir.path("out/pareto.csv")).rows)
+        CHECK(row[*designs.column("feasible")] == "1");
+}
+
+TEST_CASE("explore refuses what it cannot do, naming the file and key", "[cli][explore]") {
+    TempDir dir;
+    int runs = 0;
+    const auto error_of = [&](const std::string& text, const std::string& extra = "") {
+        const Result r = run_fastsim("explore " + dir.write("e.yaml", text) + " --out " +
+                                     dir.path("o" + std::to_string(++runs)) + extra);
+        CHECK(r.exit_code == 2);
+        return r.err;
+    };
+    CHECK_THAT(error_of(grid("g")), Contains("missing section explore:"));
+    CHECK_THAT(error_of(grid("g") + "explore:\n  objectives: []\n"),
+               Contains("explore.objectives: expected objectives"));
+    CHECK_THAT(error_of(grid("g") + "explore:\n  objectives: [time_ms]\n  constraints: ['area < lots']\n"),
+               Contains("explore.constraints[0]: expected a constraint FIELD <= NUMBER"));
+    CHECK_THAT(error_of(grid("g") + "explore:\n  objectives: [speed]\n"),
+               Contains("objective 'speed' is not a field of the run's summary.json"));
+    CHECK_THAT(error_of(grid("g") + "explore:\n  objectives: [time_ms]\n  budget: 10\n", " --shard 1/2"),
+               Contains("--shard splits a space searched whole"));
+    // A directory holding another exploration is refused, not mixed.
+    REQUIRE(run_fastsim("explore " + dir.write("a.yaml", grid("a") + "explore:\n  objectives: [time_ms]\n") +
+                        " --out " + dir.path("mixed"))
+                .exit_code == 0);
+    const Result other =
+        run_fastsim("explore " + dir.write("b.yaml", grid("b") + "explore:\n  objectives: [energy_uj]\n") + " --out " +
+                    dir.path("mixed"));
+    CHECK(other.exit_code == 2);
+    CHECK_THAT(other.err, Contains("holds another exploration"));
+}
