@@ -38,10 +38,11 @@ int report_command(const std::vector<std::string>& args) {
     // 1. Read the directory and build the page; 2. write the plots, then the page, each atomically.
     const auto start = std::chrono::steady_clock::now();
     const report::ResultsDirKind kind = report::classify_results_dir(dir);
-    const report::ReportPage page = kind == report::ResultsDirKind::sweep ? report::sweep_report(dir)
-                                    : kind == report::ResultsDirKind::run ? report::run_report(dir)
-                                                                          : report::train_report(dir);
-    static constexpr const char* kKind[] = {"sweep", "run", "train"};
+    const report::ReportPage page = kind == report::ResultsDirKind::sweep     ? report::sweep_report(dir)
+                                    : kind == report::ResultsDirKind::run     ? report::run_report(dir)
+                                    : kind == report::ResultsDirKind::explore ? report::explore_report(dir)
+                                                                              : report::train_report(dir);
+    static constexpr const char* kKind[] = {"sweep", "run", "train", "explore"};
     for (const auto& [name, svg] : page.plots) fastsim::write_file_atomically(plots_dir + "/" + name, svg);
     fastsim::write_file_atomically(out_file, page.html);
     logger("report")->info("{} report of {} in {:.1f} ms", kKind[static_cast<int>(kind)], dir,

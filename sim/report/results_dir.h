@@ -2,6 +2,8 @@
 // `fastsim report`: an HTML page and SVG plots from a finished sweep or run directory.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,9 +17,10 @@ struct ReportPage {
 };
 
 enum class ResultsDirKind {
-    sweep,  ///< sweep.json and results.csv (fastsim sweep --out DIR)
-    run,    ///< report.json and layers.csv (fastsim run CONFIG --out DIR)
-    train,  ///< comparison.csv and accuracy.csv (fastsim train CONFIG --out DIR)
+    sweep,   ///< sweep.json and results.csv (fastsim sweep --out DIR)
+    run,     ///< report.json and layers.csv (fastsim run CONFIG --out DIR)
+    train,   ///< comparison.csv and accuracy.csv (fastsim train CONFIG --out DIR)
+    explore  ///< explore.json, designs.csv and pareto.csv (fastsim explore SPACE --out DIR)
 };
 
 /// Which kind of directory `dir` is. Throws UserError naming `dir` if it is missing or
@@ -36,5 +39,15 @@ ReportPage run_report(const std::string& dir);
 /// the plots train wrote, accuracy and cost per epoch. Throws UserError naming the file for a
 /// missing or malformed comparison.csv or accuracy.csv.
 ReportPage train_report(const std::string& dir);
+
+/// The report of a `fastsim explore --out` directory (docs/reports.md, "The explore page"): the
+/// search's counts, the knee, each pair of objectives with the feasible designs and the front.
+/// Throws UserError naming the file for a missing or malformed explore.json, designs.csv or
+/// pareto.csv.
+ReportPage explore_report(const std::string& dir);
+
+/// The front member nearest the ideal point (each objective's least on the front), every
+/// objective scaled to [0, 1] over the front (a constant one counts 0); nothing for no members.
+std::optional<std::size_t> knee_of(const std::vector<std::vector<double>>& front);
 
 }  // namespace fastsim::report

@@ -454,6 +454,12 @@ ResultsDirKind classify_results_dir(const std::string& dir) {
     namespace fs = std::filesystem;
     if (!fs::is_directory(dir)) throw UserError(dir + ": not a directory");
     const auto has = [&](const char* name) { return fs::exists(fs::path(dir) / name); };
+    if (has("explore.json")) {
+        for (const char* file : {"designs.csv", "pareto.csv"})
+            if (!has(file))
+                throw UserError(dir + "/" + file + ": cannot open: missing (the exploration has not finished?)");
+        return ResultsDirKind::explore;
+    }
     if (has("sweep.json") || has("results.csv")) {
         if (!has("results.csv"))
             throw UserError(dir + "/results.csv: cannot open: missing (the sweep has not written results yet?)");
@@ -472,8 +478,9 @@ ResultsDirKind classify_results_dir(const std::string& dir) {
         return ResultsDirKind::train;
     }
     throw UserError(dir +
-                    ": neither a sweep directory (sweep.json, results.csv), a run directory (report.json, layers.csv) "
-                    "nor a training directory (comparison.csv, accuracy.csv)");
+                    ": neither a sweep directory (sweep.json, results.csv), a run directory (report.json, layers.csv), "
+                    "a training directory (comparison.csv, accuracy.csv) nor an exploration (explore.json, "
+                    "designs.csv, pareto.csv)");
 }
 
 }  // namespace fastsim::report

@@ -128,7 +128,7 @@ std::size_t slot_of(const std::vector<std::size_t>& colours, std::size_t i) {
 
 /// Legend entries from (x, y) downwards; returns nothing, draws a line+marker or a swatch each.
 void draw_legend(SvgBuilder& svg, double x, double y, const std::string& title, const std::vector<std::string>& names,
-                 bool swatches, const std::vector<std::size_t>& colours) {
+                 bool swatches, const std::vector<std::size_t>& colours, bool lines = true) {
     if (!title.empty()) {
         svg.text(x, y, title, "start", kFontPx, "font-weight=\"bold\"");
         y += 18;
@@ -140,7 +140,7 @@ void draw_legend(SvgBuilder& svg, double x, double y, const std::string& title, 
             svg.raw("<rect class=\"legend-swatch\" x=\"" + px(x) + "\" y=\"" + px(y - 10) +
                     "\" width=\"12.00\" height=\"12.00\" fill=\"" + colour + "\"/>\n");
         } else {
-            svg.line(x, y - 4, x + 22, y - 4, colour, 2);
+            if (lines) svg.line(x, y - 4, x + 22, y - 4, colour, 2);
             svg.raw(marker(slot, x + 11, y - 4, colour, "legend-marker") + "\n");
         }
         svg.text(x + 28, y, names[i], "start");
@@ -418,7 +418,7 @@ std::string render_line_chart(const LineChart& chart, const ChartSize& size) {
             if (std::isfinite(p.x) && std::isfinite(p.y))
                 path += (path.empty() ? "M" : " L") + px(x(p.x)) + "," + px(y(p.y));
         svg.raw("<g class=\"series\">\n");
-        if (!path.empty())
+        if (!path.empty() && s.joined)
             svg.raw("<path class=\"line\" d=\"" + path + "\" fill=\"none\" stroke=\"" + colour +
                     "\" stroke-width=\"2.00\"/>\n");
         for (const auto& p : s.points) {
@@ -434,7 +434,9 @@ std::string render_line_chart(const LineChart& chart, const ChartSize& size) {
         }
         svg.raw("</g>\n");
     }
-    if (has_legend) draw_legend(svg, x1 + 24, top + 4, chart.legend_title, names, false, chart.colours);
+    const bool any_joined =
+        std::any_of(chart.series.begin(), chart.series.end(), [](const LineSeries& s) { return s.joined; });
+    if (has_legend) draw_legend(svg, x1 + 24, top + 4, chart.legend_title, names, false, chart.colours, any_joined);
     return svg.finish();
 }
 

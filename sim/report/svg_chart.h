@@ -103,6 +103,7 @@ struct LinePoint {
 struct LineSeries {
     std::string name;               ///< legend text
     std::vector<LinePoint> points;  ///< joined in the order given; non-finite y values are skipped
+    bool joined = true;             ///< false: markers only (a scatter of designs)
 };
 
 struct LineChart {

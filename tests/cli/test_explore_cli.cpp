@@ -144,3 +144,25 @@ TEST_CASE("explore refuses what it cannot do, naming the file and key", "[cli][e
     CHECK(other.exit_code == 2);
     CHECK_THAT(other.err, Contains("holds another exploration"));
 }
+
+TEST_CASE("fastsim report of an exploration: the front in every pair of objectives, and its knee", "[cli][explore]") {
+    TempDir dir;
+    const std::string explore =
+        dir.write("explore.yaml", grid("paged") + "explore:\n  objectives: [time_ms, energy_uj, area_mm2]\n");
+    REQUIRE(run_fastsim("explore " + explore + " --out " + dir.path("out")).exit_code == 0);
+    const Result r = run_fastsim("report " + dir.path("out"));
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("3 plots"));
+    const std::string html = slurp(dir.path("out/report.html"));
+    CHECK_THAT(html, Contains("The knee") && Contains("Pareto front") && Contains("energy_uj against time_ms"));
+    const std::string svg = slurp(dir.path("out/plots/front_time_ms_energy_uj.svg"));
+    // One marker per feasible design, one per front member, one for the knee; no lines.
+    const auto count = [&](const std::string& text, const std::string& what) {
+        std::size_t n = 0;
+        for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+        return n;
+    };
+    const std::size_t front = fastsim::read_csv_file(dir.path("out/pareto.csv")).rows.size();
+    CHECK(count(svg, "class=\"marker\"") == 48 + front + 1);
+    CHECK(count(svg, "class=\"line\"") == 0);
+}

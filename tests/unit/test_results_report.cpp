@@ -361,8 +361,9 @@ TEST_CASE("report directories are told apart, and others are refused by name", "
     CHECK(classify_results_dir(kNodeSweep) == ResultsDirKind::sweep);
     CHECK(error_of([&] { classify_results_dir(dir.path("")); }) ==
           dir.path("") +
-              ": neither a sweep directory (sweep.json, results.csv), a run directory (report.json, layers.csv) "
-              "nor a training directory (comparison.csv, accuracy.csv)");
+              ": neither a sweep directory (sweep.json, results.csv), a run directory (report.json, layers.csv), "
+              "a training directory (comparison.csv, accuracy.csv) nor an exploration (explore.json, designs.csv, "
+              "pareto.csv)");
     CHECK(error_of([] { classify_results_dir("/nonexistent/sweep"); }) == "/nonexistent/sweep: not a directory");
     dir.write("sweep.json", "{}");
     CHECK_THAT(error_of([&] { classify_results_dir(dir.path("")); }), Contains("results.csv: cannot open"));
@@ -418,4 +419,12 @@ TEST_CASE("a train directory's report shows its policies, the plots train wrote 
     half.write("comparison.csv", "policy\nfp32\n");
     CHECK(error_of([&] { (void)classify_results_dir(half.path("")); }) ==
           half.path("") + "/accuracy.csv: cannot open: missing, though comparison.csv is there");
+}
+
+TEST_CASE("The knee of a front: nearest the ideal point, each objective scaled to the front's range", "[report]") {
+    // (time, energy): the extremes are 1 and 1 away from the ideal (0, 0) after scaling; the
+    // middle design (0.2, 0.3 scaled) is nearer.
+    CHECK(fastsim::report::knee_of({{10, 100}, {12, 40}, {20, 10}}) == std::optional<std::size_t>(1));
+    CHECK(fastsim::report::knee_of({{5, 7}}) == std::optional<std::size_t>(0));
+    CHECK_FALSE(fastsim::report::knee_of({}).has_value());
 }

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+// `fastsim report` of a `fastsim explore --out` directory (docs/reports.md, "The explore page").
+#include <cmath>
+#include <limits>
+
+#include "common/csv_reader.h"
+#include "common/errors.h"
+#include "common/json_reader.h"
+#include "report/html_page.h"
+#include "report/result_columns.h"
+#include "report/results_dir.h"
+#include "report/svg_chart.h"
+
+namespace fastsim::report {
+namespace {
+
+/// Each row's values of `columns` (empty cells and text as NaN).
+std::vector<std::vector<double>> values_of(const CsvTable& csv, const std::vector<std::size_t>& columns) {
+    std::vector<std::vector<double>> out;
+    for (const auto& row : csv.rows) {
+        std::vector<double> v;
+        for (const std::size_t c : columns) v.push_back(parse_number(row[c]).value_or(std::nan("")));
+        out.push_back(v);
+    }
+    return out;
+}
+
+HtmlTable table_of(const CsvTable& csv, const std::string& caption) {
+    HtmlTable t;
+    t.caption = caption;
+    t.headers = csv.header;
+    t.rows = csv.rows;
+    return t;
+}
+
+}  // namespace
+
+std::optional<std::size_t> knee_of(const std::vector<std::vector<double>>& front) {
+    if (front.empty()) return std::nullopt;
+    const std::size_t n = front.front().size();
+    std::vector<double> lo(n, std::numeric_limits<double>::infinity()), hi(n, -lo[0]);
+    for (const auto& v : front)
+        for (std::size_t i = 0; i < n; ++i) {
+            lo[i] = std::min(lo[i], v[i]);
+            hi[i] = std::max(hi[i], v[i]);
+        }
+    std::optional<std::size_t> best;
+    double best_distance = std::numeric_limits<double>::infinity();
+    for (std::size_t d = 0; d < front.size(); ++d) {
+        double distance = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const double span = hi[i] - lo[i];
+            const double x = span > 0 ? (front[d][i] - lo[i]) / span : 0;
+            distance += x * x;
+        }
+        if (distance < best_distance) {
+            best_distance = distance;
+            best = d;
+        }
+    }
+    return best;
+}
+
+ReportPage explore_report(const std::string& dir) {
+    const std::string identity_file = dir + "/explore.json";
+    const JsonValue identity = read_json_file(identity_file);
+    const CsvTable designs = read_csv_file(dir + "/designs.csv");
+    const CsvTable pareto = read_csv_file(dir + "/pareto.csv");
+    if (pareto.header != designs.header)
+        throw UserError(dir + "/pareto.csv:1: its header differs from designs.csv's: not the same exploration");
+    std::vector<std::string> objectives;
+    if (const JsonValue* list = identity.find("objectives"); list && list->is_array())
+        for (const JsonValue& o : list->items())
+            if (o.is_string()) objectives.push_back(o.as_string());
+    if (objectives.empty()) throw UserError(identity_file + ": objectives: expected a list of summary fields");
+    std::vector<std::size_t> columns;
+    for (const std::string& o : objectives) {
+        const auto c = designs.column(o);
+        if (!c) throw UserError(dir + "/designs.csv:1: no column '" + o + "', an objective in explore.json");
+        columns.push_back(*c);
+    }
+    const auto feasible_column = designs.column("feasible");
+    if (!feasible_column) throw UserError(dir + "/designs.csv:1: no column 'feasible'");
+
+    const std::string name =
+        identity.find("name") && identity.find("name")->is_string() ? identity.find("name")->as_string() : dir;
+    ReportPage report;
+    HtmlPage page("fastsim explore: " + name, "the designs explored in " + dir);
+    std::size_t feasible = 0;
+    for (const auto& row : designs.rows) feasible += row[*feasible_column] == "1" ? 1 : 0;
+    HtmlTable summary;
+    summary.headers = {"quantity", "value"};
+    for (const char* key : {"designs_in_space", "method", "budget", "seed"})
+        if (const JsonValue* v = identity.find(key))
+            summary.rows.push_back({key, v->is_string() ? v->as_string() : display_number(v->as_number())});
+    summary.rows.push_back({"designs evaluated", std::to_string(designs.rows.size())});
+    summary.rows.push_back({"feasible", std::to_string(feasible)});
+    summary.rows.push_back({"on the Pareto front", std::to_string(pareto.rows.size())});
+    page.section("Summary", "summary");
+    page.table(summary);
+
+    // The knee: the front member nearest the ideal point, each objective scaled to the front's range.
+    const std::vector<std::vector<double>> front = values_of(pareto, columns);
+    const std::optional<std::size_t> knee = knee_of(front);
+    if (knee) {
+        page.section("The knee", "knee");
+        page.paragraph(
+            "The front's knee: the design nearest the ideal point (each objective's best on the front), "
+            "with every objective scaled to its range on the front.");
+        HtmlTable t;
+        t.headers = pareto.header;
+        t.rows = {pareto.rows[*knee]};
+        page.table(t);
+    }
+
+    // Every pair of objectives: the feasible designs, the front and the knee.
+    const std::vector<std::vector<double>> all = values_of(designs, columns);
+    charts::SeriesColours colours;
+    page.section("Pareto front", "front");
+    for (std::size_t i = 0; i < objectives.size(); ++i)
+        for (std::size_t j = i + 1; j < objectives.size(); ++j) {
+            charts::LineChart chart;
+            chart.title = objectives[j] + " against " + objectives[i];
+            chart.x_title = column_title(objectives[i]);
+            chart.y_title = column_title(objectives[j]);
+            chart.y_from_zero = false;
+            charts::LineSeries designs_series{"feasible designs", {}, false}, front_series{"Pareto front", {}, false},
+                knee_series{"knee", {}, false};
+            for (std::size_t r = 0; r < designs.rows.size(); ++r)
+                if (designs.rows[r][*feasible_column] == "1") designs_series.points.push_back({all[r][i], all[r][j]});
+            for (std::size_t r = 0; r < front.size(); ++r) front_series.points.push_back({front[r][i], front[r][j]});
+            if (knee) knee_series.points.push_back({front[*knee][i], front[*knee][j]});
+            chart.series = {designs_series, front_series, knee_series};
+            chart.colours = colours.slots({"feasible designs", "Pareto front", "knee"});
+            const std::string svg = charts::render_line_chart(chart);
+            report.plots.emplace_back("front_" + objectives[i] + "_" + objectives[j] + ".svg", svg);
+            page.figure(svg, "Every feasible design and the Pareto front projected on " + objectives[i] + " and " +
+                                 objectives[j] +
+                                 "; a front member may look dominated in a projection, by a design "
+                                 "worse on another objective.");
+        }
+    page.table(table_of(pareto, "The Pareto front (pareto.csv)"));
+    page.section("Designs", "designs");
+    page.table(table_of(designs, "Every design evaluated, in evaluation order (designs.csv)"));
+    report.html = page.render();
+    return report;
+}
+
+}  // namespace fastsim::report
