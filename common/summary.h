@@ -19,7 +19,8 @@ using Summary = std::vector<std::pair<std::string, double>>;
 struct SummaryField {
     std::string_view name;
     std::string_view title;
-    bool headline = false;  ///< shown in the report's summary tables, in list order
+    bool headline = false;          ///< shown in the report's summary tables, in list order
+    bool higher_is_better = false;  ///< efficiency and utilisation: `fastsim explore` minimises, so refuses these
 };
 
 /// The summary fields of fixed name, in headline order first. Counters (node::counter_infos)
@@ -31,13 +32,13 @@ inline constexpr std::array<SummaryField, 17> kSummaryFields{{
     {"time_ms", "time (ms)", true},
     {"energy_uj", "energy (µJ)", true},
     {"pj_per_mac", "energy per MAC (pJ)", true},
-    {"utilisation_percent", "utilisation (%)", true},
+    {"utilisation_percent", "utilisation (%)", true, true},
     {"macs", "MACs", true},
     {"comm_mb_planned", "planned comm (MB)", true},
     {"area_mm2", "area (mm²)", true},
     {"power_w", "average power (W)", true},
-    {"tops_per_w", "TOPS/W", true},
-    {"tops_per_mm2", "TOPS/mm²", true},
+    {"tops_per_w", "TOPS/W", true, true},
+    {"tops_per_mm2", "TOPS/mm²", true, true},
     {"edp_js", "energy-delay product (J·s)", false},
     {"energy_per_sample_uj", "energy per sample (µJ)", false},
     {"dram_mbit", "DRAM traffic (Mbit)", false},

@@ -51,9 +51,13 @@ double vector_lane_um2(const AreaTable& t) {
 
 double sram_bank_um2(double kib, const SramAreaFit& fit) {
     if (!(kib > 0)) return 0;
-    const double banks = fit.subbank_kib > 0 ? std::ceil(kib / fit.subbank_kib) : 1;
-    const double each = kib / banks;
-    return banks * fit.reference_um2 * std::pow(each / fit.reference_kib, fit.exponent);
+    const auto fitted = [&](double c) {
+        return c > 0 ? fit.reference_um2 * std::pow(c / fit.reference_kib, fit.exponent) : 0;
+    };
+    if (!(fit.subbank_kib > 0) || kib <= fit.subbank_kib) return fitted(kib);
+    // Whole sub-banks, and one smaller for the rest: never less area for more capacity.
+    const double whole = std::floor(kib / fit.subbank_kib);
+    return whole * fitted(fit.subbank_kib) + fitted(kib - whole * fit.subbank_kib);
 }
 
 AreaBreakdown area_of(const NodeHardware& h, const AreaTable& t) {

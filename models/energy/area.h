@@ -10,7 +10,7 @@ namespace fastsim::energy {
 
 /// A CACTI-like fit of an SRAM bank's area against its capacity: a bank of C KiB up to
 /// `subbank_kib` takes reference_um2 x (C / reference_kib)^exponent; a larger bank is built of
-/// ceil(C / subbank_kib) equal sub-banks, each costed so.
+/// floor(C / subbank_kib) full sub-banks and one of the rest, each costed so.
 struct SramAreaFit {
     double reference_kib = 0;
     double reference_um2 = 0;

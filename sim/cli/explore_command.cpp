@@ -21,7 +21,9 @@
 #include "common/input_file.h"
 #include "common/json_writer.h"
 #include "common/output_files.h"
+#include "common/summary.h"
 #include "config/load.h"
+#include "node/phase_counters.h"
 #include "output/run_summary.h"
 #include "run/training_step.h"
 #include "sweep/explore.h"
@@ -127,6 +129,10 @@ sweep::Evaluation evaluate(const sweep::ExploreSpec& spec, const sweep::SweepPoi
         e.fields = output::training_step_summary(params, run::run_training_step(params));
     } catch (const ConfigError& error) {
         e.error = error.what();
+    } catch (const UserError& error) {  // e.g. a base axis swapping in a cluster config
+        e.error = error.what();
+    } catch (const std::exception& error) {  // a bug: recorded with the design, the search goes on
+        e.error = std::string("internal error (please report it): ") + error.what();
     }
     return e;
 }
@@ -139,6 +145,39 @@ const char* method_name(sweep::SearchMethod m) {
     case sweep::SearchMethod::random: return "random";
     }
     return "";
+}
+
+/// Every field a node run's summary.json can have: the ones an objective or constraint may name.
+std::vector<std::string> summary_names() {
+    std::vector<std::string> names;
+    for (const SummaryField& f : kSummaryFields) names.emplace_back(f.name);
+    for (const CounterInfo& c : node::counter_infos()) names.emplace_back(c.name);
+    for (const energy::EnergyComponent& c : energy::kEnergyComponents)
+        names.push_back("energy_" + std::string(c.name) + "_uj");
+    for (const energy::AreaComponent& c : energy::kAreaComponents)
+        names.push_back("area_" + std::string(c.name) + "_mm2");
+    return names;
+}
+
+/// Objectives and constraints name summary fields, and an objective is one better when lower.
+void check_fields(const sweep::ExploreSpec& spec) {
+    const std::vector<std::string> names = summary_names();
+    const auto known = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+    for (const std::string& o : spec.objectives) {
+        if (!known(o))
+            throw UserError(spec.space.file + ": explore.objectives: '" + o +
+                            "' is not a summary field of a node run (one of " + list + ")");
+        if (const SummaryField* f = summary_field(o); f && f->higher_is_better)
+            throw UserError(spec.space.file + ": explore.objectives: '" + o +
+                            "' is better when higher, and explore minimises every objective: minimise the "
+                            "energy or the energy-delay product for efficiency, the step time for throughput");
+    }
+    for (const sweep::Constraint& c : spec.constraints)
+        if (!known(c.field))
+            throw UserError(spec.space.file + ": explore.constraints: '" + c.text + "': '" + c.field +
+                            "' is not a summary field of a node run (one of " + list + ")");
 }
 
 std::string clock_text(double seconds) {
@@ -170,6 +209,11 @@ int explore_command(const std::vector<std::string>& args) {
     if (out_dir.empty()) throw UserError("missing --out DIR: where the designs and the front go");
     const sweep::Shard shard = sweep::parse_shard(shard_text);
     const sweep::ExploreSpec spec = sweep::load_explore(space_path);
+    check_fields(spec);
+    if (spec.method == sweep::SearchMethod::exhaustive && sweep::point_count(spec.space) > spec.budget)
+        throw UserError(space_path + ": explore.method: exhaustive evaluates all " +
+                        std::to_string(sweep::point_count(spec.space)) + " designs, more than explore.budget (" +
+                        std::to_string(spec.budget) + "): raise the budget to that, or use method auto or sampled");
 
     const std::string fingerprint = explore_fingerprint(spec);
     const fs::path dir(out_dir);
@@ -185,28 +229,53 @@ int explore_command(const std::vector<std::string>& args) {
                             "or delete it to start over");
         if (fs::exists(designs_path)) {
             std::string text = read_input_file(designs_path, "designs.csv");
-            const std::size_t whole = text.rfind('\n') + 1;  // a line cut by an interrupted write is dropped
-            if (whole < text.size()) {
+            const std::size_t whole = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
+            if (whole < text.size()) {  // a line cut by an interrupted write is dropped, and redone
                 text.erase(whole);
                 fs::resize_file(designs_path, whole);
             }
-            std::istringstream lines(text);
-            std::string line;
-            std::getline(lines, line);
-            if (line != header) throw UserError(designs_path + ":1: not this exploration's header");
-            const CsvTable table = parse_csv(text, designs_path);
-            const std::size_t objectives_at = table.header.size() - 1 - result_columns(spec).size();
-            for (const auto& row : table.rows) {
-                std::getline(lines, line);
-                sweep::Design d;
-                d.id = row[0];
-                d.index = std::stoul(d.id.substr(1));
-                d.feasible = row[objectives_at - 1] == "1";
-                if (d.feasible)
-                    for (std::size_t o = 0; o < spec.objectives.size(); ++o)
-                        d.objectives.push_back(parse_number(row[objectives_at + o]).value_or(0));
-                rows[d.index] = line;
-                done.push_back(std::move(d));
+            if (!text.empty()) {
+                if (text.compare(0, header.size() + 1, header + "\n") != 0)
+                    throw UserError(designs_path + ":1: not this exploration's header (expected " + header + ")");
+                const CsvTable table = parse_csv(text, designs_path);
+                // Each row's own text, from its first line to the next row's (rows are one line
+                // each as written; a blank line between them is left out).
+                std::vector<std::string> lines;
+                for (std::size_t at = 0; at < text.size();) {
+                    const std::size_t end = text.find('\n', at);
+                    lines.push_back(text.substr(at, end - at));
+                    at = end + 1;
+                }
+                const std::size_t objectives_at = table.header.size() - 1 - result_columns(spec).size();
+                const std::size_t points = sweep::point_count(spec.space);
+                for (std::size_t r = 0; r < table.rows.size(); ++r) {
+                    const auto& row = table.rows[r];
+                    const std::string where = designs_path + ":" + std::to_string(table.row_lines[r]);
+                    sweep::Design d;
+                    d.id = row[0];
+                    const bool id_ok = d.id.size() > 1 && d.id[0] == 'p' && d.id.size() <= 12 &&
+                                       d.id.find_first_not_of("0123456789", 1) == std::string::npos;
+                    d.index = id_ok ? std::stoul(d.id.substr(1)) : points;
+                    if (d.index >= points || d.id != sweep::point_id(d.index, points))
+                        throw UserError(where + ": design '" + d.id + "' is not a design of this space");
+                    d.feasible = row[objectives_at - 1] == "1";
+                    if (d.feasible)
+                        for (std::size_t o = 0; o < spec.objectives.size(); ++o) {
+                            const std::optional<double> v = parse_number(row[objectives_at + o]);
+                            if (!v)
+                                throw UserError(where + ": column '" + spec.objectives[o] + "': '" +
+                                                row[objectives_at + o] + "' is not a number");
+                            d.objectives.push_back(*v);
+                        }
+                    std::string own;
+                    const std::size_t first = static_cast<std::size_t>(table.row_lines[r]) - 1;
+                    const std::size_t last =
+                        r + 1 < table.rows.size() ? static_cast<std::size_t>(table.row_lines[r + 1]) - 1 : lines.size();
+                    for (std::size_t l = first; l < last; ++l)
+                        if (!lines[l].empty() || l == first) own += (l == first ? "" : "\n") + lines[l];
+                    rows[d.index] = own;
+                    done.push_back(std::move(d));
+                }
             }
         }
     }
@@ -262,9 +331,10 @@ int explore_command(const std::vector<std::string>& args) {
         json.end_array().end_object();
         write_file_atomically(identity_path, json.take());
     }
+    const bool fresh = !fs::exists(designs_path) || fs::file_size(designs_path) == 0;
     designs_out.open(designs_path, std::ios::app);
     if (!designs_out) throw UserError(designs_path + ": cannot be written");
-    if (rows.empty()) designs_out << header << '\n' << std::flush;
+    if (fresh) designs_out << header << '\n' << std::flush;
     std::cerr << "explore " << spec.space.name << ": " << sweep::point_count(spec.space) << " designs in the space, "
               << (explorer.method() == sweep::SearchMethod::exhaustive ? "searched whole"
                                                                        : method_name(explorer.method()))

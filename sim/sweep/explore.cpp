@@ -170,17 +170,20 @@ Design Explorer::evaluate(std::size_t index) {
     if (!d.error.empty()) return d;
     for (const std::string& name : m_spec.objectives) {
         const double* value = field_of(d.fields, name);
-        if (!value)
-            throw UserError("objective '" + name + "' is not a field of the run's summary.json (" +
-                            field_names(d.fields) + ")");
-        d.objectives.push_back(*value);
+        if (!value) {  // e.g. area_mm2 of a design whose energy table has no area
+            d.error = "its run has no '" + name + "' (" + field_names(d.fields) + ")";
+            break;
+        }
+        // As designs.csv holds it, so a resumed run compares the values an uninterrupted one does.
+        d.objectives.push_back(*parse_number(format_number(*value)));
     }
     for (const Constraint& c : m_spec.constraints) {
+        if (!d.error.empty()) break;
         const double* value = field_of(d.fields, c.field);
         if (!value)
-            throw UserError("constraint '" + c.text + "': '" + c.field +
-                            "' is not a field of the run's summary.json (" + field_names(d.fields) + ")");
-        if (!c.holds(*value) && d.error.empty()) d.error = "breaks " + c.text + " (" + format_number(*value) + ")";
+            d.error = "its run has no '" + c.field + "' for " + c.text + " (" + field_names(d.fields) + ")";
+        else if (!c.holds(*value))
+            d.error = "breaks " + c.text + " (" + format_number(*value) + ")";
     }
     d.feasible = d.error.empty();
     if (!d.feasible) d.objectives.clear();
@@ -190,6 +193,7 @@ Design Explorer::evaluate(std::size_t index) {
 void Explorer::consider(std::vector<Design>& designs, ParetoFront& front, Design design,
                         std::vector<std::size_t>& grew) {
     if (m_on_design) m_on_design(design);
+    design.fields.clear();  // written; a million designs' summaries need not stay in memory
     designs.push_back(std::move(design));
     const Design& d = designs.back();
     if (d.feasible && front.add(designs.size() - 1, d.objectives)) grew.push_back(d.index);

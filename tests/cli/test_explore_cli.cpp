@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -81,6 +82,17 @@ TEST_CASE("explore's front is the non-dominated set of a plain sweep of the same
     // Every design is in designs.csv with the sweep's values.
     CHECK(objectives_of(dir.path("explore/designs.csv"), "design", "feasible", "1") == swept);
 
+    // A run killed after its header and before any design, then resumed, writes one header.
+    const std::string killed = dir.path("killed");
+    std::filesystem::create_directories(killed);
+    std::filesystem::copy_file(dir.path("explore/explore.json"), killed + "/explore.json");
+    const std::string header =
+        slurp(dir.path("explore/designs.csv")).substr(0, slurp(dir.path("explore/designs.csv")).find('\n') + 1);
+    dir.write("killed/designs.csv", header + "p00");  // and cut mid-row
+    REQUIRE(run_fastsim("explore " + explore + " --out " + killed).exit_code == 0);
+    CHECK(fastsim::read_csv_file(killed + "/designs.csv").rows.size() == 48);
+    CHECK(objectives_of(killed + "/pareto.csv", "design", "feasible", "1") == expected);
+
     // Rerun: nothing is evaluated again, the front is the same.
     const Result again = run_fastsim("explore " + explore + " --out " + dir.path("explore"));
     REQUIRE(again.exit_code == 0);
@@ -131,7 +143,11 @@ TEST_CASE("explore refuses what it cannot do, naming the file and key", "[cli][e
     CHECK_THAT(error_of(grid("g") + "explore:\n  objectives: [time_ms]\n  constraints: ['area < lots']\n"),
                Contains("explore.constraints[0]: expected a constraint FIELD <= NUMBER"));
     CHECK_THAT(error_of(grid("g") + "explore:\n  objectives: [speed]\n"),
-               Contains("objective 'speed' is not a field of the run's summary.json"));
+               Contains("explore.objectives: 'speed' is not a summary field of a node run (one of cycles, "));
+    CHECK_THAT(error_of(grid("g") + "explore:\n  objectives: [tops_per_w]\n"),
+               Contains("'tops_per_w' is better when higher, and explore minimises every objective"));
+    CHECK_THAT(error_of(grid("g") + "explore:\n  objectives: [time_ms]\n  budget: 10\n  method: exhaustive\n"),
+               Contains("explore.method: exhaustive evaluates all 48 designs, more than explore.budget (10)"));
     CHECK_THAT(error_of(grid("g") + "explore:\n  objectives: [time_ms]\n  budget: 10\n", " --shard 1/2"),
                Contains("--shard splits a space searched whole"));
     // A directory holding another exploration is refused, not mixed.

@@ -116,7 +116,10 @@ TEST_CASE("SRAM area follows its CACTI points and grows by sub-banks beyond them
     CHECK(energy::sram_bank_um2(4, fit) == Approx(23027.4));
     CHECK(energy::sram_bank_um2(100, fit) == Approx(774388.0 / energy::area_scale_from_45nm(40)).epsilon(0.005));
     CHECK(energy::sram_bank_um2(256, fit) == Approx(2 * energy::sram_bank_um2(128, fit)));  // two sub-banks
-    CHECK(energy::sram_bank_um2(200, fit) == Approx(2 * energy::sram_bank_um2(100, fit)));  // equal halves
+    CHECK(energy::sram_bank_um2(200, fit) == Approx(energy::sram_bank_um2(128, fit) + energy::sram_bank_um2(72, fit)));
+    // More capacity never takes less area, across every sub-bank boundary.
+    for (double kib = 1; kib < 600; kib += 1)
+        CHECK(energy::sram_bank_um2(kib + 1, fit) > energy::sram_bank_um2(kib, fit));
     CHECK(energy::sram_bank_um2(0, fit) == 0);
 }
 
