@@ -34,29 +34,23 @@ namespace {
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
-/// A 16-hex-digit FNV-1a of the explore file and its base configs: a directory holding another
-/// exploration is refused rather than mixed.
+/// A 16-hex-digit FNV-1a of the explore file and every base config its points start from: a
+/// directory holding another exploration is refused rather than mixed.
 std::string explore_fingerprint(const sweep::ExploreSpec& spec) {
-    std::uint64_t h = 14695981039346656037ULL;
-    std::set<std::string> files{spec.space.file};
-    if (!spec.space.base_config.empty()) files.insert(spec.space.base_config);
-    for (const sweep::Axis& axis : spec.space.axes)
-        for (std::size_t k = 0; k < axis.keys.size(); ++k)
-            if (axis.keys[k] == sweep::kBaseKey)
-                for (const auto& values : axis.values) {
-                    const fs::path file(values[k]);
-                    files.insert((file.is_absolute() ? file : fs::path(spec.space.file).parent_path() / file)
-                                     .lexically_normal()
-                                     .string());
-                }
-    for (const std::string& f : files)
-        for (const unsigned char c : read_input_file(f, "config file") + '\0' + f) {
-            h ^= c;
-            h *= 1099511628211ULL;
-        }
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-    return hex;
+    std::set<std::string> files{spec.space.file, sweep::point_at(spec.space, 0).base_config};
+    for (std::size_t a = 0; a < spec.space.axes.size(); ++a) {  // a base axis: each of its configs
+        const sweep::Axis& axis = spec.space.axes[a];
+        if (std::find(axis.keys.begin(), axis.keys.end(), sweep::kBaseKey) == axis.keys.end()) continue;
+        std::vector<std::size_t> choices(spec.space.axes.size(), 0);
+        for (choices[a] = 0; choices[a] < axis.values.size(); ++choices[a])
+            files.insert(sweep::point_at(spec.space, sweep::point_index(spec.space, choices), choices).base_config);
+    }
+    std::uint64_t h = sweep::kFnvOffset;
+    for (const std::string& f : files) {
+        sweep::fnv1a(h, f);
+        sweep::fnv1a(h, read_input_file(f, "config file"));
+    }
+    return sweep::hex_digest(h);
 }
 
 /// A design's value of `key` in point `p`.
@@ -127,24 +121,12 @@ sweep::Evaluation evaluate(const sweep::ExploreSpec& spec, const sweep::SweepPoi
                     }
         }
         e.fields = output::training_step_summary(params, run::run_training_step(params));
-    } catch (const ConfigError& error) {
-        e.error = error.what();
-    } catch (const UserError& error) {  // e.g. a base axis swapping in a cluster config
+    } catch (const UserError& error) {  // a config error, or a base axis swapping in a cluster config
         e.error = error.what();
     } catch (const std::exception& error) {  // a bug: recorded with the design, the search goes on
         e.error = std::string("internal error (please report it): ") + error.what();
     }
     return e;
-}
-
-const char* method_name(sweep::SearchMethod m) {
-    switch (m) {
-    case sweep::SearchMethod::automatic: return "auto";
-    case sweep::SearchMethod::exhaustive: return "exhaustive";
-    case sweep::SearchMethod::sampled: return "sampled";
-    case sweep::SearchMethod::random: return "random";
-    }
-    return "";
 }
 
 /// Every field a node run's summary.json can have: the ones an objective or constraint may name.
@@ -178,6 +160,64 @@ void check_fields(const sweep::ExploreSpec& spec) {
         if (!known(c.field))
             throw UserError(spec.space.file + ": explore.constraints: '" + c.text + "': '" + c.field +
                             "' is not a summary field of a node run (one of " + list + ")");
+}
+
+/// The designs a previous run of this exploration wrote to designs.csv, for resuming: each row's
+/// design (index, feasibility, objectives) and, in `rows`, its text. A row cut by an interrupted
+/// write is dropped from the file, to be redone. UserError names designs.csv:LINE for a row that
+/// is not this space's.
+std::vector<sweep::Design> read_designs(const sweep::ExploreSpec& spec, const std::string& designs_path,
+                                        const std::string& header, std::map<std::size_t, std::string>& rows) {
+    std::vector<sweep::Design> done;
+    std::string text = read_input_file(designs_path, "designs.csv");
+    const std::size_t whole = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
+    if (whole < text.size()) {
+        text.erase(whole);
+        fs::resize_file(designs_path, whole);
+    }
+    if (text.empty()) return done;
+    if (text.compare(0, header.size() + 1, header + "\n") != 0)
+        throw UserError(designs_path + ":1: not this exploration's header (expected " + header + ")");
+    const CsvTable table = parse_csv(text, designs_path);
+    // Each row's own text, from its first line to the next row's (rows are one line each as
+    // written; a blank line between them is left out).
+    std::vector<std::string> lines;
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t end = text.find('\n', at);
+        lines.push_back(text.substr(at, end - at));
+        at = end + 1;
+    }
+    const std::size_t objectives_at = table.header.size() - 1 - result_columns(spec).size();
+    const std::size_t points = sweep::point_count(spec.space);
+    for (std::size_t r = 0; r < table.rows.size(); ++r) {
+        const auto& row = table.rows[r];
+        const std::string where = designs_path + ":" + std::to_string(table.row_lines[r]);
+        sweep::Design d;
+        d.id = row[0];
+        const bool id_ok = d.id.size() > 1 && d.id[0] == 'p' && d.id.size() <= 12 &&
+                           d.id.find_first_not_of("0123456789", 1) == std::string::npos;
+        d.index = id_ok ? std::stoul(d.id.substr(1)) : points;
+        if (d.index >= points || d.id != sweep::point_id(d.index, points))
+            throw UserError(where + ": design '" + d.id + "' is not a design of this space");
+        d.feasible = row[objectives_at - 1] == "1";
+        if (d.feasible)
+            for (std::size_t o = 0; o < spec.objectives.size(); ++o) {
+                const std::optional<double> v = parse_number(row[objectives_at + o]);
+                if (!v)
+                    throw UserError(where + ": column '" + spec.objectives[o] + "': '" + row[objectives_at + o] +
+                                    "' is not a number");
+                d.objectives.push_back(*v);
+            }
+        std::string own;
+        const std::size_t first = static_cast<std::size_t>(table.row_lines[r]) - 1;
+        const std::size_t last =
+            r + 1 < table.rows.size() ? static_cast<std::size_t>(table.row_lines[r + 1]) - 1 : lines.size();
+        for (std::size_t l = first; l < last; ++l)
+            if (!lines[l].empty() || l == first) own += (l == first ? "" : "\n") + lines[l];
+        rows[d.index] = own;
+        done.push_back(std::move(d));
+    }
+    return done;
 }
 
 std::string clock_text(double seconds) {
@@ -227,57 +267,7 @@ int explore_command(const std::vector<std::string>& args) {
             throw UserError(out_dir +
                             " holds another exploration (or one of an edited file): use another --out, "
                             "or delete it to start over");
-        if (fs::exists(designs_path)) {
-            std::string text = read_input_file(designs_path, "designs.csv");
-            const std::size_t whole = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
-            if (whole < text.size()) {  // a line cut by an interrupted write is dropped, and redone
-                text.erase(whole);
-                fs::resize_file(designs_path, whole);
-            }
-            if (!text.empty()) {
-                if (text.compare(0, header.size() + 1, header + "\n") != 0)
-                    throw UserError(designs_path + ":1: not this exploration's header (expected " + header + ")");
-                const CsvTable table = parse_csv(text, designs_path);
-                // Each row's own text, from its first line to the next row's (rows are one line
-                // each as written; a blank line between them is left out).
-                std::vector<std::string> lines;
-                for (std::size_t at = 0; at < text.size();) {
-                    const std::size_t end = text.find('\n', at);
-                    lines.push_back(text.substr(at, end - at));
-                    at = end + 1;
-                }
-                const std::size_t objectives_at = table.header.size() - 1 - result_columns(spec).size();
-                const std::size_t points = sweep::point_count(spec.space);
-                for (std::size_t r = 0; r < table.rows.size(); ++r) {
-                    const auto& row = table.rows[r];
-                    const std::string where = designs_path + ":" + std::to_string(table.row_lines[r]);
-                    sweep::Design d;
-                    d.id = row[0];
-                    const bool id_ok = d.id.size() > 1 && d.id[0] == 'p' && d.id.size() <= 12 &&
-                                       d.id.find_first_not_of("0123456789", 1) == std::string::npos;
-                    d.index = id_ok ? std::stoul(d.id.substr(1)) : points;
-                    if (d.index >= points || d.id != sweep::point_id(d.index, points))
-                        throw UserError(where + ": design '" + d.id + "' is not a design of this space");
-                    d.feasible = row[objectives_at - 1] == "1";
-                    if (d.feasible)
-                        for (std::size_t o = 0; o < spec.objectives.size(); ++o) {
-                            const std::optional<double> v = parse_number(row[objectives_at + o]);
-                            if (!v)
-                                throw UserError(where + ": column '" + spec.objectives[o] + "': '" +
-                                                row[objectives_at + o] + "' is not a number");
-                            d.objectives.push_back(*v);
-                        }
-                    std::string own;
-                    const std::size_t first = static_cast<std::size_t>(table.row_lines[r]) - 1;
-                    const std::size_t last =
-                        r + 1 < table.rows.size() ? static_cast<std::size_t>(table.row_lines[r + 1]) - 1 : lines.size();
-                    for (std::size_t l = first; l < last; ++l)
-                        if (!lines[l].empty() || l == first) own += (l == first ? "" : "\n") + lines[l];
-                    rows[d.index] = own;
-                    done.push_back(std::move(d));
-                }
-            }
-        }
+        if (fs::exists(designs_path)) done = read_designs(spec, designs_path, header, rows);
     }
     fs::create_directories(dir);
     std::ofstream designs_out;
@@ -322,7 +312,7 @@ int explore_command(const std::vector<std::string>& args) {
         json.begin_object(JsonLayout::one_per_line);
         json.key("name").string(spec.space.name).key("fingerprint").string(fingerprint);
         json.key("designs_in_space").integer(sweep::point_count(spec.space));
-        json.key("method").string(method_name(explorer.method()));
+        json.key("method").string(name_of(explorer.method()).data());
         json.key("budget").integer(spec.budget).key("seed").integer(spec.seed);
         json.key("objectives").begin_array();
         for (const std::string& o : spec.objectives) json.string(o);
@@ -337,7 +327,7 @@ int explore_command(const std::vector<std::string>& args) {
     if (fresh) designs_out << header << '\n' << std::flush;
     std::cerr << "explore " << spec.space.name << ": " << sweep::point_count(spec.space) << " designs in the space, "
               << (explorer.method() == sweep::SearchMethod::exhaustive ? "searched whole"
-                                                                       : method_name(explorer.method()))
+                                                                       : name_of(explorer.method()).data())
               << (shard.count > 1 ? ", shard " + shard_text : "") << "; " << resumed << " already evaluated, up to "
               << (planned > resumed ? planned - resumed : 0) << " to go\n";
     const std::vector<sweep::Design> all = explorer.run(std::move(done));

@@ -25,14 +25,6 @@ std::vector<std::vector<double>> values_of(const CsvTable& csv, const std::vecto
     return out;
 }
 
-HtmlTable table_of(const CsvTable& csv, const std::string& caption) {
-    HtmlTable t;
-    t.caption = caption;
-    t.headers = csv.header;
-    t.rows = csv.rows;
-    return t;
-}
-
 }  // namespace
 
 std::optional<std::size_t> knee_of(const std::vector<std::vector<double>>& front) {
@@ -139,9 +131,9 @@ ReportPage explore_report(const std::string& dir) {
                                  "; a front member may look dominated in a projection, by a design "
                                  "worse on another objective.");
         }
-    page.table(table_of(pareto, "The Pareto front (pareto.csv)"));
+    page.table(html_table(pareto, "The Pareto front (pareto.csv)"));
     page.section("Designs", "designs");
-    page.table(table_of(designs, "Every design evaluated, in evaluation order (designs.csv)"));
+    page.table(html_table(designs, "Every design evaluated, in evaluation order (designs.csv)"));
     report.html = page.render();
     return report;
 }

@@ -95,4 +95,12 @@ std::string HtmlPage::render() const {
     return out + m_body + "</body>\n</html>\n";
 }
 
+HtmlTable html_table(const CsvTable& csv, const std::string& caption) {
+    HtmlTable t;
+    t.caption = caption;
+    t.headers = csv.header;
+    t.rows = csv.rows;
+    return t;
+}
+
 }  // namespace fastsim::report

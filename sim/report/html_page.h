@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "common/csv_reader.h"
+
 namespace fastsim::report {
 
 /// How report pages show a number: integers (|v| < 10^15) in full; other values with
@@ -18,6 +20,9 @@ struct HtmlTable {
     std::vector<std::vector<std::string>> rows;
     std::string caption;  ///< optional, shown above the table
 };
+
+/// Every column and row of `csv` as an HtmlTable.
+HtmlTable html_table(const CsvTable& csv, const std::string& caption);
 
 /// A self-contained HTML5 page: inline CSS, inline SVG, no scripts, no external resources.
 /// Sections are appended in order; all text is escaped, SVG markup is inserted as it is.

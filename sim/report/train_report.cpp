@@ -13,14 +13,6 @@
 namespace fastsim::report {
 namespace {
 
-HtmlTable table_of(const CsvTable& csv, const std::string& caption) {
-    HtmlTable t;
-    t.caption = caption;
-    t.headers = csv.header;
-    t.rows = csv.rows;
-    return t;
-}
-
 /// The plots `fastsim train` wrote, in name order: (file name, SVG document).
 std::vector<std::pair<std::string, std::string>> written_plots(const std::string& dir) {
     namespace fs = std::filesystem;
@@ -47,20 +39,20 @@ ReportPage train_report(const std::string& dir) {
     ReportPage report;
     HtmlPage page("fastsim train report", "the policies trained in " + dir);
     page.section("Policies", "policies");
-    page.table(table_of(comparison,
-                        "Each policy's final test accuracy, the whole run's cycles and energy (µJ) on the node, and "
-                        "FAST's speed-up and energy ratio against it (comparison.csv)"));
+    page.table(html_table(comparison,
+                          "Each policy's final test accuracy, the whole run's cycles and energy (µJ) on the node, and "
+                          "FAST's speed-up and energy ratio against it (comparison.csv)"));
     report.plots = written_plots(dir);
     if (!report.plots.empty()) {
         page.section("Plots", "plots");
         for (const auto& [name, svg] : report.plots) page.figure(svg, name + " (as fastsim train wrote it)");
     }
     page.section("Accuracy per epoch", "accuracy");
-    page.table(table_of(accuracy, "Loss and accuracy per policy and epoch (accuracy.csv; wall_s in seconds)"));
+    page.table(html_table(accuracy, "Loss and accuracy per policy and epoch (accuracy.csv; wall_s in seconds)"));
     if (std::filesystem::exists(dir + "/cost.csv")) {
         page.section("Cost per epoch", "cost");
-        page.table(table_of(read_csv_file(dir + "/cost.csv"),
-                            "Cycles and energy (µJ) per policy and epoch on the node (cost.csv)"));
+        page.table(html_table(read_csv_file(dir + "/cost.csv"),
+                              "Cycles and energy (µJ) per policy and epoch on the node (cost.csv)"));
     }
     report.html = page.render();
     return report;

@@ -34,6 +34,14 @@ std::string field_names(const Summary& fields) {
 
 }  // namespace
 
+const EnumNames<SearchMethod, 4>& enum_names(SearchMethod) {
+    static constexpr EnumNames<SearchMethod, 4> kNames{{{"auto", SearchMethod::automatic},
+                                                        {"exhaustive", SearchMethod::exhaustive},
+                                                        {"sampled", SearchMethod::sampled},
+                                                        {"random", SearchMethod::random}}};
+    return kNames;
+}
+
 bool Constraint::holds(double value) const {
     switch (op) {
     case Op::le: return value <= bound;
@@ -101,17 +109,7 @@ ExploreSpec load_explore_text(const std::string& text, const std::string& path) 
             throw ConfigError(budget.where, "expected a budget of 1 to " + std::to_string(kMaxBudget) + " designs");
         spec.budget = static_cast<std::size_t>(*budget.value);
     }
-    if (const auto method = explore->scalar<std::string>("method"); method.value) {
-        const std::string& m = *method.value;
-        spec.method = m == "auto"         ? SearchMethod::automatic
-                      : m == "exhaustive" ? SearchMethod::exhaustive
-                      : m == "sampled"    ? SearchMethod::sampled
-                      : m == "random"     ? SearchMethod::random
-                                          : throw ConfigError(method.where,
-                                                              "expected method: auto, exhaustive, sampled "
-                                                                  "or random, got '" +
-                                                                  m + "'");
-    }
+    spec.method = explore->choice<SearchMethod>("method").value.value_or(SearchMethod::automatic);
     if (const auto seed = explore->scalar<std::int64_t>("seed"); seed.value) {
         if (*seed.value < 0) throw ConfigError(seed.where, "expected a seed >= 0");
         spec.seed = static_cast<std::uint64_t>(*seed.value);

@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "common/enum_names.h"
 #include "common/summary.h"
 #include "sweep/sweep_spec.h"
 
@@ -37,6 +38,7 @@ enum class SearchMethod : std::uint8_t {
     sampled,     ///< a fifth of the budget uniformly at random, the rest one axis step from the front
     random       ///< the whole budget uniformly at random (a baseline for sampled)
 };
+const EnumNames<SearchMethod, 4>& enum_names(SearchMethod);
 
 /// An explore file: its space (a sweep file's `sweep`, `axes` and `overrides`) and its
 /// `explore:` section.

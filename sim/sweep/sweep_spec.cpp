@@ -99,6 +99,8 @@ Axis read_axis(const Document& doc, MapReader& reader) {
     return axis;
 }
 
+}  // namespace
+
 void fnv1a(std::uint64_t& h, const std::string& bytes) {
     for (const unsigned char c : bytes) {
         h ^= c;
@@ -108,7 +110,14 @@ void fnv1a(std::uint64_t& h, const std::string& bytes) {
     h *= 1099511628211ULL;
 }
 
-}  // namespace
+std::string hex_digest(std::uint64_t h) {
+    std::ostringstream hex;
+    hex << std::hex;
+    hex.width(16);
+    hex.fill('0');
+    hex << h;
+    return hex.str();
+}
 
 SweepSpec load_sweep(const std::string& path, FileKind kind) {
     return load_sweep_text(read_input_file(path, kind == FileKind::sweep ? "sweep file" : "explore file"), path, kind);
@@ -272,7 +281,7 @@ Shard parse_shard(const std::string& text) {
 }
 
 std::string fingerprint(const std::vector<SweepPoint>& points) {
-    std::uint64_t h = 14695981039346656037ULL;
+    std::uint64_t h = kFnvOffset;
     std::map<std::string, std::string> contents;  // base config path -> its text, read once
     for (const SweepPoint& p : points) {
         auto it = contents.find(p.base_config);
@@ -282,12 +291,7 @@ std::string fingerprint(const std::vector<SweepPoint>& points) {
         for (const std::string& o : p.overrides) fnv1a(h, o);
         fnv1a(h, "");
     }
-    std::ostringstream hex;
-    hex << std::hex;
-    hex.width(16);
-    hex.fill('0');
-    hex << h;
-    return hex.str();
+    return hex_digest(h);
 }
 
 }  // namespace fastsim::sweep

@@ -85,6 +85,12 @@ struct Shard {
 /// Parses "k/N"; throws UserError naming --shard unless 1 <= k <= N.
 Shard parse_shard(const std::string& text);
 
+/// FNV-1a of `bytes` folded into `h` (start from kFnvOffset), then a separator byte, so "ab"+"c"
+/// and "a"+"bc" differ; hex_digest writes the result as 16 hex digits.
+inline constexpr std::uint64_t kFnvOffset = 14695981039346656037ULL;
+void fnv1a(std::uint64_t& h, const std::string& bytes);
+std::string hex_digest(std::uint64_t h);
+
 /// A 16-hex-digit FNV-1a hash of every point's base config (path and contents) and overrides:
 /// equal fingerprints mean the same points with the same meaning.
 std::string fingerprint(const std::vector<SweepPoint>& points);
