@@ -269,8 +269,8 @@ public:
           m_ticks_per_ps(sc_core::sc_time(1, sc_core::SC_PS).value()) {
         if (m_ticks_per_ps == 0) throw std::logic_error("run_cluster: SystemC time resolution is coarser than 1 ps");
         for (std::size_t lane = 0; lane < m_lanes.size(); ++lane) {
-            if (lane % kStreams != 0 && compiled.ops[lane].empty()) {
-                m_lanes[lane].finished = true;  // no comm stream: no thread
+            if (compiled.ops[lane].empty()) {
+                m_lanes[lane].finished = true;  // nothing to run (a node outside a stage's piece): no thread
                 continue;
             }
             sc_core::sc_spawn([this, lane] { run_lane_guarded(lane); }, sc_core::sc_gen_unique_name("stream"));

@@ -387,6 +387,17 @@ std::vector<std::size_t> balanced_cuts(const PlanningInputs& in, const std::vect
     return ends;
 }
 
+/// The micro-batch count alpa searches after `count` past kMaxSearchedMicrobatches: the next
+/// power of two dividing `batch`, else the batch itself (one sample each); 0 after that.
+std::uint64_t next_searched_microbatches(std::uint64_t batch, std::uint64_t count) {
+    if (count >= batch) return 0;
+    const bool power_of_two = (count & (count - 1)) == 0;
+    if (power_of_two)
+        for (std::uint64_t m = 2 * count; m <= batch && m > count; m *= 2)
+            if (batch % m == 0) return m;
+    return batch;
+}
+
 std::uint64_t microbatch_size_or_throw(std::uint64_t batch, std::size_t microbatches) {
     if (microbatches == 0 || batch % microbatches != 0)
         throw PlanError("planner.pipeline.microbatches " + std::to_string(microbatches) +
@@ -783,6 +794,7 @@ struct InterOpDp {
     std::vector<double> latency;                      ///< per (first block, mesh class, end block)
     std::vector<double> least_latency_from;           ///< min of latency over end blocks >= this one
     std::vector<std::size_t> max_in_flight;           ///< per (first block, mesh class, end block)
+    std::vector<std::uint8_t> fits_from;              ///< whether any end block >= this one fits at all
 
     /// The entry of blocks [i, j) on mesh m (through its class).
     [[nodiscard]] std::size_t index(std::size_t i, std::size_t j, std::size_t m) const {
@@ -807,6 +819,7 @@ struct InterOpDp {
         latency.assign((blocks + 1) * (blocks + 1) * classes, kInfinity);
         max_in_flight.assign(latency.size(), 0);
         least_latency_from.assign(latency.size(), kInfinity);
+        fits_from.assign(latency.size(), 0);
         for (std::size_t i = 0; i < blocks; ++i)
             for (const std::size_t m : representative) {
                 if (m == meshes.size()) continue;  // a class no mesh has
@@ -816,9 +829,12 @@ struct InterOpDp {
                     max_in_flight[index(i, j, m)] = c.max_in_flight;
                 }
                 double least = kInfinity;
+                bool any_fits = false;
                 for (std::size_t j = blocks; j > i; --j) {
                     least = std::min(least, latency[index(i, j, m)]);
                     least_latency_from[index(i, j, m)] = least;
+                    any_fits = any_fits || max_in_flight[index(i, j, m)] > 0;
+                    fits_from[index(i, j, m)] = any_fits ? 1 : 0;
                 }
             }
     }
@@ -830,13 +846,17 @@ struct InterOpDp {
 
     /// The smallest sum for t_max, and the stages, or infinity.
     std::pair<double, std::vector<std::pair<std::size_t, std::size_t>>> solve(double t_max) const {
-        const std::size_t kmax = stages > 0 ? stages : 0;
+        return stages > 0 ? solve_counted(t_max) : solve_free(t_max);
+    }
+
+    /// With `stages` fixed: planes k = the stages from here to the end.
+    std::pair<double, std::vector<std::pair<std::size_t, std::size_t>>> solve_counted(double t_max) const {
         const std::size_t plane = (blocks + 1) * (nodes + 1);
-        std::vector<double> f((kmax + 1) * plane, kInfinity);
-        std::vector<std::pair<std::size_t, std::size_t>> choice((kmax + 1) * plane, {0, 0});
+        std::vector<double> f((stages + 1) * plane, kInfinity);
+        std::vector<std::pair<std::size_t, std::size_t>> choice((stages + 1) * plane, {0, 0});
         const auto at = [&](std::size_t k, std::size_t i, std::size_t a) { return k * plane + i * (nodes + 1) + a; };
         f[at(0, blocks, nodes)] = 0;
-        for (std::size_t k = stages > 0 ? 1 : 0; k <= kmax; ++k)
+        for (std::size_t k = 1; k <= stages; ++k)
             for (std::size_t i = blocks; i-- > 0;)
                 for (std::size_t a = nodes; a-- > 0;)
                     for (const std::size_t m : meshes_at[a]) {
@@ -844,12 +864,10 @@ struct InterOpDp {
                         for (std::size_t j = i + 1; j <= blocks; ++j) {
                             const std::size_t x = index(i, j, m);
                             if (!(least_latency_from[x] <= t_max)) break;  // no longer stage is fast enough
+                            if (fits_from[x] == 0) break;                  // nor fits in memory
                             const double t = latency[x];
-                            if (!(t <= t_max)) continue;
-                            // Free count: at most as many stages follow as blocks and nodes remain.
-                            const std::size_t from_end = stages > 0 ? k : 1 + std::min(blocks - j, nodes - b);
-                            if (!fits(x, from_end)) continue;
-                            const double rest = f[at(stages > 0 ? k - 1 : 0, j, b)];
+                            if (!(t <= t_max) || !fits(x, k)) continue;
+                            const double rest = f[at(k - 1, j, b)];
                             if (t + rest < f[at(k, i, a)]) {
                                 f[at(k, i, a)] = t + rest;
                                 choice[at(k, i, a)] = {j, m};
@@ -857,15 +875,71 @@ struct InterOpDp {
                         }
                     }
         std::vector<std::pair<std::size_t, std::size_t>> cut;
-        if (!(f[at(kmax, 0, 0)] < kInfinity)) return {kInfinity, cut};
-        for (std::size_t k = kmax, i = 0, a = 0; i < blocks;) {
+        if (!(f[at(stages, 0, 0)] < kInfinity)) return {kInfinity, cut};
+        for (std::size_t k = stages, i = 0, a = 0; i < blocks; --k) {
             const auto [j, m] = choice[at(k, i, a)];
             cut.emplace_back(j, m);
             i = j;
             a = meshes[m].end;
-            if (stages > 0) --k;
         }
-        return {f[at(kmax, 0, 0)], cut};
+        return {f[at(stages, 0, 0)], cut};
+    }
+
+    /// With the count free: per (i, a) the Pareto front of (stages to the end, sum), fewest
+    /// stages first. A stage fits by its own place from the end, which only the stages after it
+    /// decide, and fewer of them never stash more; so the front is exact.
+    std::pair<double, std::vector<std::pair<std::size_t, std::size_t>>> solve_free(double t_max) const {
+        struct Entry {
+            std::size_t stages;
+            double sum;
+            std::size_t j, m, rest;  // this stage's end block and mesh; the entry it continues with
+        };
+        std::vector<Entry> entries{{0, 0, blocks, 0, 0}};
+        const auto cell = [&](std::size_t i, std::size_t a) { return i * (nodes + 1) + a; };
+        std::vector<std::pair<std::size_t, std::size_t>> front((blocks + 1) * (nodes + 1), {0, 0});  // [begin, end)
+        front[cell(blocks, nodes)] = {0, 1};
+        // Per stage count, the least sum reached at the current cell (the first of equals).
+        std::vector<Entry> best_at(std::min(blocks, nodes) + 1);
+        std::vector<std::size_t> counts;  // the stage counts reached at the current cell
+        for (std::size_t i = blocks; i-- > 0;)
+            for (std::size_t a = nodes; a-- > 0;) {
+                for (const std::size_t m : meshes_at[a]) {
+                    const std::size_t b = meshes[m].end;
+                    for (std::size_t j = i + 1; j <= blocks; ++j) {
+                        const std::size_t x = index(i, j, m);
+                        if (!(least_latency_from[x] <= t_max)) break;  // no longer stage is fast enough
+                        if (fits_from[x] == 0) break;                  // nor fits in memory
+                        const double t = latency[x];
+                        if (!(t <= t_max)) continue;
+                        const auto [first, last] = front[cell(j, b)];
+                        for (std::size_t e = first; e < last && fits(x, entries[e].stages + 1); ++e) {
+                            const Entry c{entries[e].stages + 1, t + entries[e].sum, j, m, e};
+                            Entry& best = best_at[c.stages];
+                            if (best.stages == 0) {
+                                counts.push_back(c.stages);
+                                best = c;
+                            } else if (c.sum < best.sum) {
+                                best = c;
+                            }
+                        }
+                    }
+                }
+                std::sort(counts.begin(), counts.end());
+                const std::size_t begin = entries.size();
+                for (const std::size_t k : counts) {
+                    if (entries.size() == begin || best_at[k].sum < entries.back().sum) entries.push_back(best_at[k]);
+                    best_at[k].stages = 0;
+                }
+                counts.clear();
+                front[cell(i, a)] = {begin, entries.size()};
+            }
+        std::vector<std::pair<std::size_t, std::size_t>> cut;
+        const auto [first, last] = front[cell(0, 0)];
+        if (first == last) return {kInfinity, cut};
+        const std::size_t best = last - 1;  // the front's sums fall as its stage counts rise
+        for (std::size_t e = best; entries[e].stages > 0; e = entries[e].rest)
+            cut.emplace_back(entries[e].j, entries[e].m);
+        return {entries[best].sum, cut};
     }
 };
 
@@ -944,10 +1018,7 @@ AlpaChoice alpa_brute_force(std::size_t blocks, const std::vector<MeshRange>& me
             double sum = 0, slowest = 0;
             std::size_t first = 0;
             for (std::size_t s = 0; s < cut.size(); ++s) {
-                // The DP's rule when the count is free: the most stages that could follow.
-                const std::size_t from_end =
-                    stages > 0 ? cut.size() - s
-                               : 1 + std::min(blocks - cut[s].first, node_count - meshes[cut[s].second].end);
+                const std::size_t from_end = cut.size() - s;
                 const AlpaStageCost c = cost(first, cut[s].first, cut[s].second);
                 if (!(c.latency_s < kInfinity) || c.max_in_flight < alpa_in_flight(schedule, microbatches, from_end))
                     return;
@@ -979,6 +1050,10 @@ AlpaChoice alpa_brute_force(std::size_t blocks, const std::vector<MeshRange>& me
 
 /// The `alpa` planner (docs/pipeline.md, "Automatic search").
 bool whole_model_cannot_fit(const PlanningInputs& in) {
+    return model_cannot_fit(in, in.graph.layers.empty() ? 0 : in.graph.layers.front().dims.batch);
+}
+
+bool model_cannot_fit(const PlanningInputs& in, std::uint64_t microbatch_size) {
     const MemoryModel& memory = in.memory;
     if (!memory.bytes || memory.capacity_bytes.empty()) return false;
     double capacity = 0;
@@ -998,10 +1073,12 @@ bool whole_model_cannot_fit(const PlanningInputs& in) {
     };
     double needed = 0;
     for (const PlanLayer& layer : in.graph.layers) {
-        const std::uint64_t w = layer.weight_elements(layer.dims);
+        LayerDims dims = layer.dims;
+        dims.batch = microbatch_size;
+        const std::uint64_t w = layer.weight_elements(dims);
         needed += least(Stored::weights, w) + least(Stored::weight_gradients, w) +
                   memory.optimizer_copies * least(Stored::optimizer_state, w) +
-                  least(Stored::activations, layer.input_elements(layer.dims));
+                  least(Stored::activations, layer.input_elements(dims));
         if (needed > capacity) return true;
     }
     return false;
@@ -1053,6 +1130,14 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
     for (std::size_t count = 0; count < counts.size(); ++count) {
         const std::size_t mb = counts[count];
         const std::uint64_t size = batch / mb;
+        // A count at which not even one micro-batch's stash fits beside the weights is not
+        // searched (GPT-3 175B on 1,024 nodes: up to 8 micro-batches).
+        if (po.microbatches == 0 && model_cannot_fit(in, size)) {
+            if (in.plan_made) in.plan_made();
+            if (found.empty() && count + 1 == counts.size())
+                if (const std::uint64_t next = next_searched_microbatches(batch, mb); next > 0) counts.push_back(next);
+            continue;
+        }
         std::vector<const BlockCost*> cost(blocks * classes);
         for (std::size_t b = 0; b < blocks; ++b)
             for (std::size_t k = 0; k < classes; ++k) {
@@ -1167,15 +1252,17 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
             return c;
         };
         AlpaChoice choice = alpa_inter_op(blocks, meshes, nodes, mb, po.stages, po.schedule, stage_cost, mesh_class);
-        if (!choice.stages.empty() && choice.objective_s < kInfinity) found.push_back({std::move(choice), mb});
+        double best_before = kInfinity;
+        for (const AlpaSearch& f : found) best_before = std::min(best_before, f.choice.objective_s);
+        const bool fits = !choice.stages.empty() && choice.objective_s < kInfinity;
+        const bool improved = fits && choice.objective_s < best_before;
+        if (fits) found.push_back({std::move(choice), mb});
         if (in.plan_made) in.plan_made();
-        // Past kMaxSearchedMicrobatches only while no cut fits: smaller micro-batches stash less.
-        if (po.microbatches == 0 && found.empty() && count + 1 == counts.size())
-            for (std::uint64_t m = 2 * mb; m <= batch; m *= 2)
-                if (batch % m == 0) {
-                    counts.push_back(m);
-                    break;
-                }
+        // Past kMaxSearchedMicrobatches while no cut fits or the last count beat every earlier
+        // one: smaller micro-batches stash less, so deeper pipelines fit (GPT-3 175B on 1,024
+        // nodes fits one stage at 128 micro-batches and 64 stages only at one sample each).
+        if (po.microbatches == 0 && (found.empty() || improved) && count + 1 == counts.size())
+            if (const std::uint64_t next = next_searched_microbatches(batch, mb); next > 0) counts.push_back(next);
     }
     if (found.empty())
         throw PlanError(

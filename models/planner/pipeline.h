@@ -69,9 +69,9 @@ using AlpaStageCostFn = std::function<AlpaStageCost(std::size_t first_block, std
 /// The inter-operator DP of Alpa (docs/pipeline.md, "Automatic search") over `blocks` blocks and
 /// `meshes`: minimises the sum of stage latencies + (M - 1) x the largest, over every cut into
 /// contiguous block ranges on consecutive sub-meshes covering every node (`stages` of them if
-/// non-zero), each stage fitting its in-flight micro-batches (alpa_in_flight; when the count is
-/// free, a stage is checked as if every remaining block or node, whichever is fewer, made a
-/// stage after it). It enumerates t_max over the stage latencies, ascending, solving a DP for
+/// non-zero), each stage fitting its in-flight micro-batches (alpa_in_flight, by its place from
+/// the end; when the count is free the DP keeps, per state, the Pareto front of stages to the
+/// end and sum, so the check is exact). It enumerates t_max over the stage latencies, ascending, solving a DP for
 /// each and stopping once (M - 1) x t_max alone exceeds the best.
 /// `mesh_class` (empty, or one entry per mesh) groups meshes whose stages cost alike for every
 /// block range: `cost` is asked for the first mesh of each class only, and the DP keeps one
@@ -91,6 +91,11 @@ AlpaChoice alpa_brute_force(std::size_t blocks, const std::vector<MeshRange>& me
 /// when memory is not counted or some node type's capacity is not checked. alpa then does not
 /// weigh the whole cluster as one stage.
 bool whole_model_cannot_fit(const PlanningInputs& in);
+/// The same bound for any cut into pipeline stages at `microbatch_size`: every stage stashes at
+/// least one micro-batch, so every layer's weights, their gradients and optimiser state and its
+/// stashed input at the micro-batch must fit in all the nodes together. alpa does not search a
+/// micro-batch count this rules out.
+bool model_cannot_fit(const PlanningInputs& in, std::uint64_t microbatch_size);
 
 /// The pipeline planners' plans: `pipeline`'s stages as planner.pipeline gives them, and
 /// `alpa`'s from its inter-operator DP (docs/pipeline.md); PlanError when planner.pipeline cannot

@@ -179,6 +179,14 @@ StageLevelStep compose_stage_level(const PipelinePlan& p, const StagePieceTimes&
         }
         queues.push_back(transfer_queue(group.receivers, times.groups[g], latency_s));
     }
+    // Per stage and direction (0 forward, 1 backward): the transfers it receives, and the send
+    // groups it sends.
+    std::vector<std::array<std::vector<std::size_t>, 2>> incoming(stages), sending(stages);
+    for (std::size_t x = 0; x < transfers; ++x) {
+        incoming[p.transfers[x].to][0].push_back(x);
+        incoming[p.transfers[x].from][1].push_back(x);
+    }
+    for (std::size_t g = 0; g < groups.size(); ++g) sending[groups[g].stage][groups[g].forward ? 0 : 1].push_back(g);
     std::vector<std::vector<StageTask>> order(stages);
     for (std::size_t s = 0; s < stages; ++s) order[s] = stage_order(p.schedule, stages, s, m);
     // sent[s][2j + backward]: when each node of stage s sent its group of micro-batch j (empty: not yet).
@@ -237,12 +245,11 @@ StageLevelStep compose_stage_level(const PipelinePlan& p, const StagePieceTimes&
             const std::size_t slot = 2 * t.microbatch + (t.forward ? 0 : 1);
             double bound = stage_free[c];
             bool waiting = false;
-            for (std::size_t x = 0; x < transfers; ++x)
-                if ((t.forward ? p.transfers[x].to : p.transfers[x].from) == c) {
-                    const std::size_t sender = t.forward ? p.transfers[x].from : p.transfers[x].to;
-                    waiting = waiting || sent[sender][slot].empty();
-                    bound = std::max(bound, first_sent[sender][slot]);
-                }
+            for (const std::size_t x : incoming[c][t.forward ? 0 : 1]) {
+                const std::size_t sender = t.forward ? p.transfers[x].from : p.transfers[x].to;
+                waiting = waiting || sent[sender][slot].empty();
+                bound = std::max(bound, first_sent[sender][slot]);
+            }
             if (!waiting && bound < earliest) earliest = bound, s = c;
         }
         if (s == stages) throw std::logic_error("compose_stage_level: the pipeline schedule deadlocks");
@@ -256,8 +263,7 @@ StageLevelStep compose_stage_level(const PipelinePlan& p, const StagePieceTimes&
                                : (--backwards_left[s] == 0 ? StagePiece::last_backward : StagePiece::backward);
         for (const std::size_t n : nodes) task.free_s.push_back(node_free[n]);
         std::vector<double> ready = task.free_s;
-        for (std::size_t x = 0; x < transfers; ++x) {
-            if ((t.forward ? p.transfers[x].to : p.transfers[x].from) != s) continue;
+        for (const std::size_t x : incoming[s][way]) {
             const std::size_t g = group_of[x][way];
             while (booked[g][t.microbatch] == kUnbooked) book_next();  // every group sent before it
             const StageLevelSend& send = out.sends[booked[g][t.microbatch]];
@@ -290,9 +296,7 @@ StageLevelStep compose_stage_level(const PipelinePlan& p, const StagePieceTimes&
         }
         first_sent[s][slot] = *std::min_element(send.begin(), send.end());
         sent[s][slot] = std::move(send);
-        for (std::size_t g = 0; g < groups.size(); ++g)
-            if (groups[g].stage == s && groups[g].forward == t.forward)
-                unbooked.push({first_sent[s][slot], g, t.microbatch});
+        for (const std::size_t g : sending[s][way]) unbooked.push({first_sent[s][slot], g, t.microbatch});
         stage_free[s] = *std::min_element(task.end_s.begin(), task.end_s.end());
         out.tasks.push_back(std::move(task));
     }

@@ -196,8 +196,24 @@ cluster::ClusterResult simulate_by_stage_on_systemc(const interconnect::Topology
     out.end_ps = picoseconds(step.step_s);
     out.nodes.resize(topology.node_count());
     out.channels.resize(topology.channels().size());
+    // Per piece, the channels and nodes it used: a piece of one stage touches a few of a large
+    // cluster's, and it is added once per task or send it stands for.
+    std::vector<std::vector<std::size_t>> used_channels(runs.size()), used_nodes(runs.size());
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+        for (std::size_t c = 0; c < runs[r].channels.size(); ++c)
+            if (runs[r].channels[c].transfers > 0) used_channels[r].push_back(c);
+        for (std::size_t n = 0; n < runs[r].nodes.size(); ++n) {
+            const cluster::NodeStats& node = runs[r].nodes[n];
+            if (node.finish_ps > Picoseconds(0) || node.send_count > 0 || node.recv_count > 0 ||
+                node.compute_ps > Picoseconds(0))
+                used_nodes[r].push_back(n);
+        }
+    }
+    const auto piece_index = [&](const cluster::ClusterResult& piece) {
+        return static_cast<std::size_t>(&piece - runs.data());
+    };
     const auto add_channels = [&](const cluster::ClusterResult& piece) {
-        for (std::size_t c = 0; c < piece.channels.size(); ++c) {
+        for (const std::size_t c : used_channels[piece_index(piece)]) {
             out.channels[c].busy_ps += piece.channels[c].busy_ps;
             out.channels[c].bytes += piece.channels[c].bytes;
             out.channels[c].transfers += piece.channels[c].transfers;
@@ -215,7 +231,7 @@ cluster::ClusterResult simulate_by_stage_on_systemc(const interconnect::Topology
     for (const planner::StageLevelSend& send : step.sends) {
         const cluster::ClusterResult& piece = group_run(send.group);
         const Picoseconds shift = picoseconds(send.start_s);
-        for (std::size_t n = 0; n < piece.nodes.size(); ++n) add_node(out.nodes[n], piece.nodes[n], shift, false);
+        for (const std::size_t n : used_nodes[piece_index(piece)]) add_node(out.nodes[n], piece.nodes[n], shift, false);
         for (const auto& [label, stats] : piece.labels)
             add_label(out.labels, moved(label, send.microbatch), stats, shift, shift, false);
         add_channels(piece);

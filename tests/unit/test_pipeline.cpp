@@ -325,9 +325,19 @@ TEST_CASE("Alpa leaves out the whole cluster as one stage only when no such plan
     CHECK(cannot_fit({101.70e6, 101.70e6}));        // 406.80 MB together
     CHECK_FALSE(cannot_fit({101.70e6, 0}));         // a type's capacity not checked: nothing proven
     CHECK_FALSE(cannot_fit({}));
+    // Any cut into stages at micro-batches of 32 stashes at least one: inputs 2,097,152 bytes,
+    // 404,750,336 in all.
+    const auto cannot_fit_at_32 = [&](std::vector<double> capacity) {
+        planner::MemoryModel memory = memory_for_a_third();
+        memory.capacity_bytes = std::move(capacity);
+        const planner::PlanningInputs in{graph, view, {}, {}, {}, test::free_all_reduce(), memory, {}, {}, {}, {}};
+        return planner::model_cannot_fit(in, 32);
+    };
+    CHECK_FALSE(cannot_fit_at_32({101.19e6, 101.19e6}));  // 404.76 MB together
+    CHECK(cannot_fit_at_32({101.18e6, 101.18e6}));        // 404.72 MB together
 }
 
-TEST_CASE("Alpa searches more than 64 micro-batches only while no cut fits in memory", "[pipeline]") {
+TEST_CASE("Alpa searches more than 64 micro-batches while no cut fits in memory", "[pipeline]") {
     // The memory-bound cluster above at a batch whose stashes fill a node at 64 micro-batches.
     const auto graph = planner::build_layer_graph(chain(8, 2048), 1u << 18);
     const planner::ClusterView view = two_type_cluster();
