@@ -949,11 +949,12 @@ AlpaChoice best_over_t_max(const InterOpDp& dp, std::size_t microbatches) {
         if (t < kInfinity) candidates.push_back(t);
     std::sort(candidates.begin(), candidates.end());
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-    // Beyond a few thousand candidates, keep those 0.1% apart (Alpa buckets them likewise).
-    if (candidates.size() > 4096) {
+    // Beyond a thousand candidates, keep those 1% apart (Alpa buckets them likewise): the
+    // choices within kAlpaObjectiveSlack are planned whole and replayed anyway.
+    if (candidates.size() > 1024) {
         std::vector<double> kept;
         for (const double t : candidates)
-            if (kept.empty() || t > kept.back() * 1.001) kept.push_back(t);
+            if (kept.empty() || t > kept.back() * 1.01) kept.push_back(t);
         if (kept.back() != candidates.back()) kept.push_back(candidates.back());
         candidates = std::move(kept);
     }
@@ -1210,6 +1211,7 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
             std::size_t i = 0, j = 0, m = 0;
             double latency_s = 0;
             std::vector<double> fixed, stash, buffers;
+            bool full = false;  // not even one micro-batch fits: nor with more blocks (bytes only grow)
         } run;
         run.m = meshes.size();  // nothing summed yet
         const auto stage_cost = [&](std::size_t i, std::size_t j, std::size_t m) {
@@ -1222,12 +1224,13 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
                               0,
                               std::vector<double>(width, 0),
                               std::vector<double>(width, 0),
-                              std::vector<double>(width, 0)};
+                              std::vector<double>(width, 0),
+                              false};
             }
             for (; run.j < j; ++run.j) {
                 const BlockCost& bc = *cost[run.j * classes + mesh_class[m]];
                 run.latency_s += bc.latency_s;
-                if (!(run.latency_s < kInfinity)) continue;
+                if (!(run.latency_s < kInfinity) || run.full) continue;
                 for (std::size_t q = 0; q < width; ++q) {
                     const std::size_t p = positions[q];
                     run.fixed[q] += bc.fixed_bytes[p];
@@ -1237,7 +1240,7 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
             }
             AlpaStageCost c;
             c.latency_s = run.latency_s;
-            if (!(c.latency_s < kInfinity)) return c;
+            if (!(c.latency_s < kInfinity) || run.full) return c;
             c.max_in_flight = std::numeric_limits<std::size_t>::max();
             for (std::size_t q = 0; q < width; ++q) {
                 const double capacity = capacity_at(m, positions[q]);
@@ -1249,6 +1252,7 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
                                                       : static_cast<std::size_t>(std::min(room / stash, 1e18));
                 c.max_in_flight = std::min(c.max_in_flight, most);
             }
+            run.full = c.max_in_flight == 0;
             return c;
         };
         AlpaChoice choice = alpa_inter_op(blocks, meshes, nodes, mb, po.stages, po.schedule, stage_cost, mesh_class);
