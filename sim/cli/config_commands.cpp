@@ -116,7 +116,7 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     if (!parsed) return std::nullopt;
     const po::variables_map& vm = *parsed;
     if (config_path.empty()) throw UserError("missing CONFIG: " + usage);
-    const double max_work_s = vm.count("max-work") ? run::parse_max_work(max_work) : run::kDefaultMaxWorkSeconds;
+    const double given_max_work_s = vm.count("max-work") ? run::parse_max_work(max_work) : 0;  // 0: not given
     std::optional<run::TimelineRequest> timeline;
     if (vm.count("trace-detail-limit") && !vm.count("trace"))
         throw UserError("--trace-detail-limit needs --trace FILE");
@@ -142,7 +142,10 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     std::vector<std::string> planner_overrides;
     for (const std::string& o : overrides)
         if (o.rfind("planner.", 0) == 0) planner_overrides.push_back(o);
-    ConfigInvocation out{config::load(config_path, overrides),
+    config::Params params = config::load(config_path, overrides);
+    const double max_work_s =
+        given_max_work_s > 0 ? given_max_work_s : params.run.max_work_s.value_or(run::kDefaultMaxWorkSeconds);
+    ConfigInvocation out{std::move(params),
                          vm.count("dump-config") > 0,
                          out_dir,
                          traces,

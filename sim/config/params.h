@@ -69,6 +69,10 @@ struct RunParams {
     /// The weight update ending each training step (run.optimizer), on the vector unit.
     workload::Optimizer optimizer = workload::Optimizer::none;
 
+    /// run.max_work_s: this config's work limit in estimated seconds (unset: the default);
+    /// --max-work overrides it (docs/cli.md, "Work limit").
+    std::optional<double> max_work_s;
+
     /// phases as a selection indexed by fmac::TrainingPhase.
     [[nodiscard]] node::PhaseSelection phase_selection() const {
         node::PhaseSelection s{};

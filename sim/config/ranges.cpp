@@ -148,6 +148,7 @@ const KeyRange kSubbankKib{"energy table: sram.exponent_subbank_kib, sram.mantis
                            1e9,
                            false,
                            "0 (no sub-bank) or a bank size"};
+const KeyRange kMaxWorkSeconds{"run.max_work_s", "s", 0.001, 1e9, false, "estimated seconds of work, as --max-work"};
 const KeyRange kProcessNm{
     "energy table: area.process_nm; energy.process_nm", "nm", 1, 1000, false, "process nodes from 1 to 1000 nm"};
 const KeyRange kLayerSize{

@@ -87,6 +87,7 @@ extern const KeyRange kAreaUm2;
 extern const KeyRange kSramAreaExponent;
 extern const KeyRange kSubbankKib;
 extern const KeyRange kProcessNm;
+extern const KeyRange kMaxWorkSeconds;
 // traces
 extern const KeyRange kLayerSize;
 extern const KeyRange kLayerPadding;

@@ -51,6 +51,11 @@ void run_keys(Visit& visit, R& r) {
                         "`training_step`: the weight update ending each step, on the vector unit: `none` (the GEMM "
                         "phases and vector-unit layers only), `sgd`, `sgd_momentum` or `adam` "
                         "([vector_unit.md](vector_unit.md#the-optimiser-step))"});
+    visit(r.max_work_s,
+          {"max_work_s",
+           "the work limit of `run`, `plan` and `compare` of this config, in estimated seconds, for a config meant "
+           "to run longer than the default allows; `--max-work` overrides it ([cli.md](cli.md#work-limit))",
+           &kMaxWorkSeconds, "20 (the default limit)"});
 }
 
 template <typename Visit, typename B>

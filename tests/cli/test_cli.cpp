@@ -660,6 +660,19 @@ TEST_CASE("A cluster run too large for the machine's memory says what would fit"
     CHECK(fit < 1024);
 }
 
+TEST_CASE("A config's run.max_work_s is its work limit, and --max-work overrides it", "[cli][cluster]") {
+    // fast_4node's plan is estimated at about 0.01 s.
+    const std::string cluster = std::string(FASTSIM_SOURCE_DIR) + "/configs/cluster/fast_4node.yaml";
+    const Result refused = run_fastsim("plan " + cluster + " -p run.max_work_s=0.001");
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.err, Contains("above the work limit of 0.001 s"));
+    CHECK(run_fastsim("plan " + cluster + " -p run.max_work_s=0.001 --max-work 100").exit_code == 0);
+    CHECK(run_fastsim("plan " + cluster + " -p run.max_work_s=100").exit_code == 0);
+    const Result zero = run_fastsim("plan " + kTinyCluster + " -p run.max_work_s=0");
+    CHECK(zero.exit_code == 2);
+    CHECK_THAT(zero.err, Contains("run.max_work_s: expected a value from 0.001 to 1000000000 s, got 0"));
+}
+
 TEST_CASE("compare prints every planner's speedup over data parallelism and a geomean", "[cli][cluster]") {
     const Result r = run_fastsim("compare " + kTinyCluster + " --simulate");
     REQUIRE(r.exit_code == 0);
