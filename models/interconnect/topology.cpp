@@ -243,7 +243,7 @@ std::size_t Topology::add_link(std::size_t a, std::size_t b, const LinkParams& l
     m_adjacency[a].push_back({b, forward});
     m_adjacency[b].push_back({a, forward + 1});
     m_trees.clear();
-    m_cached_sources.clear();
+    m_cached_trees = 0;
     m_grids.clear();
     m_grid_of.clear();
     m_twin_run_first.clear();
@@ -436,7 +436,7 @@ void Topology::check_vertex(std::size_t v, const char* what) const {
 std::shared_ptr<const Topology::SourceTree> Topology::tree_from(std::size_t src) const {
     if (m_trees.size() != vertex_count()) {
         m_trees.assign(vertex_count(), nullptr);
-        m_cached_sources.clear();
+        m_cached_trees = 0;
     }
     if (m_trees[src]) return m_trees[src];
     // Dijkstra on (latency, hops); a vertex keeps the lowest-id predecessor among equal-cost
@@ -480,13 +480,14 @@ std::shared_ptr<const Topology::SourceTree> Topology::tree_from(std::size_t src)
             }
         }
     }
+    // Once full, a tree is built and not kept: the planners sweep the sources in turn, and
+    // evicting the oldest would miss on every one once there are more sources than room
+    // (4,096 nodes: room for 3,854 trees); keeping the first ones hits on most.
     const std::size_t max_trees = std::max<std::size_t>(1, kMaxCachedRouteEntries / n);
-    while (m_cached_sources.size() >= max_trees) {
-        m_trees[m_cached_sources.front()] = nullptr;
-        m_cached_sources.pop_front();
+    if (m_cached_trees < max_trees) {
+        m_trees[src] = tree;
+        ++m_cached_trees;
     }
-    m_trees[src] = tree;
-    m_cached_sources.push_back(src);
     return tree;
 }
 

@@ -3,7 +3,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -175,8 +174,8 @@ private:
     };
     static constexpr ChannelId kNone = ~ChannelId{0};
 
-    /// The tree from `src`, from the cache or built (and cached, evicting the oldest trees
-    /// beyond kMaxCachedRouteEntries).
+    /// The tree from `src`, from the cache or built (and cached while the cache holds fewer than
+    /// kMaxCachedRouteEntries vertices' worth).
     std::shared_ptr<const SourceTree> tree_from(std::size_t src) const;
     void check_vertex(std::size_t v, const char* what) const;
 
@@ -187,10 +186,10 @@ private:
     std::vector<Grid> m_grids;
     std::vector<std::uint32_t> m_grid_of;  ///< per compute node: 1 + its grid's index, 0 for none
     /// Per source, built lazily; immutable once built, so copies of the Topology share them.
-    /// At most kMaxCachedRouteEntries vertices' worth are kept (oldest evicted first), so
-    /// routing a cluster of N nodes takes O(N) memory, not O(N^2).
+    /// At most kMaxCachedRouteEntries vertices' worth are kept (the first built; later ones are
+    /// built each time), so routing a cluster of N nodes takes O(N) memory, not O(N^2).
     mutable std::vector<std::shared_ptr<const SourceTree>> m_trees;
-    mutable std::deque<std::size_t> m_cached_sources;  ///< in build order
+    mutable std::size_t m_cached_trees = 0;  ///< the trees in m_trees
     /// Per compute node, the first node of its run of consecutive twins (canonical_ranks);
     /// built lazily, cleared by add_link.
     mutable std::vector<std::uint32_t> m_twin_run_first;

@@ -105,16 +105,17 @@ public:
         const std::size_t l = tag.layer.value();
         std::vector<PhaseSeconds>& times = m_times[l];
         if (times.empty()) {  // each layer's phases once, when first walked
-            times.resize(m_main.size());
-            for (const std::size_t n : m_nodes) {
-                times[n] = m_compute(m_node_type[n], tag.layer, m_plan.node_dims[n][l]);
-                for (std::size_t p = 0; p < times[n].size(); ++p)
-                    m_slowest[l][p] = std::max(m_slowest[l][p], times[n][p]);
+            times.resize(m_nodes.size());
+            for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+                const std::size_t n = m_nodes[i];
+                times[i] = m_compute(m_node_type[n], tag.layer, m_plan.node_dims[n][l]);
+                for (std::size_t p = 0; p < times[i].size(); ++p)
+                    m_slowest[l][p] = std::max(m_slowest[l][p], times[i][p]);
             }
         }
-        for (const std::size_t n : m_nodes) {
-            m_main[n] += times[n][phase];
-            m_layer_total[l] += times[n][phase];
+        for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+            m_main[m_nodes[i]] += times[i][phase];
+            m_layer_total[l] += times[i][phase];
         }
     }
 
@@ -204,9 +205,9 @@ private:
         for (const LayerId layer : m_updates) {
             const std::vector<PhaseSeconds>& times = m_times[layer.value()];
             if (times.empty()) continue;  // never computed: nothing of it on these nodes
-            for (const std::size_t n : m_nodes) {
-                m_main[n] += times[n][kWeightUpdate];
-                m_layer_total[layer.value()] += times[n][kWeightUpdate];
+            for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+                m_main[m_nodes[i]] += times[i][kWeightUpdate];
+                m_layer_total[layer.value()] += times[i][kWeightUpdate];
             }
         }
         m_updates.clear();
@@ -275,9 +276,9 @@ private:
     const ComputeModel& m_compute;
     GradientSync& m_sync;
     NodeClocks& m_clocks;
-    std::vector<double>& m_main;                                     ///< per node: the main clock, s
-    std::vector<double>& m_comm;                                     ///< per node: the comm stream's clock, s
-    std::vector<double>& m_sent;                                     ///< per node: its clock when the exchange sent
+    std::vector<double>& m_main;  ///< per node: the main clock, s
+    std::vector<double>& m_comm;  ///< per node: the comm stream's clock, s
+    std::vector<double>& m_sent;  ///< per node: its clock when the exchange sent
     struct Message {
         double sent_s;
         std::size_t sender, receiver;
@@ -287,13 +288,13 @@ private:
     std::vector<std::pair<std::size_t, double>> m_arrivals;          ///< (receiver, arrival) of this exchange
     std::vector<SyncJob> m_jobs;                                     ///< an all-reduce's replica sets
     std::vector<std::vector<std::pair<LayerId, double>>>& m_synced;  ///< per node: (layer, all-reduces done)
-    std::vector<std::vector<PhaseSeconds>> m_times;                  ///< per layer, per node (once computed)
-    std::vector<double> m_layer_total;                               ///< per layer: Σ over nodes of compute + waits
-    std::vector<double> m_sync_s;                                    ///< per layer: its slowest all-reduce
-    std::vector<PhaseSeconds> m_slowest;                             ///< per layer: the slowest node per phase
-    std::vector<LayerId> m_updates;                                  ///< the layers weight_update named, in order
-    double m_give_up_after_s;                                        ///< predict_step's give_up_after_s
-    std::map<ShiftKey, ShiftEntry> m_shift_memo;                     ///< walk_unsynced's walks
+    std::vector<std::vector<PhaseSeconds>> m_times;  ///< per layer, per position in m_nodes (once computed)
+    std::vector<double> m_layer_total;               ///< per layer: Σ over nodes of compute + waits
+    std::vector<double> m_sync_s;                    ///< per layer: its slowest all-reduce
+    std::vector<PhaseSeconds> m_slowest;             ///< per layer: the slowest node per phase
+    std::vector<LayerId> m_updates;                  ///< the layers weight_update named, in order
+    double m_give_up_after_s;                        ///< predict_step's give_up_after_s
+    std::map<ShiftKey, ShiftEntry> m_shift_memo;     ///< walk_unsynced's walks
 };
 
 }  // namespace
