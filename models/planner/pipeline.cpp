@@ -844,6 +844,20 @@ struct InterOpDp {
         return max_in_flight[x] >= alpa_in_flight(schedule, microbatches, from_end);
     }
 
+    /// Calls visit(x, j, m, latency) for every stage starting at block i on a mesh starting at
+    /// node position a that is no slower than t_max and stashes at least one micro-batch, mesh
+    /// by mesh, end block ascending.
+    template <typename Visit>
+    void for_each_stage(std::size_t i, std::size_t a, double t_max, Visit&& visit) const {
+        for (const std::size_t m : meshes_at[a])
+            for (std::size_t j = i + 1; j <= blocks; ++j) {
+                const std::size_t x = index(i, j, m);
+                if (!(least_latency_from[x] <= t_max)) break;  // no longer stage is fast enough
+                if (fits_from[x] == 0) break;                  // nor fits in memory
+                if (latency[x] <= t_max && max_in_flight[x] > 0) visit(x, j, m, latency[x]);
+            }
+    }
+
     /// The smallest sum for t_max, and the stages, or infinity.
     std::pair<double, std::vector<std::pair<std::size_t, std::size_t>>> solve(double t_max) const {
         return stages > 0 ? solve_counted(t_max) : solve_free(t_max);
@@ -859,21 +873,14 @@ struct InterOpDp {
         for (std::size_t k = 1; k <= stages; ++k)
             for (std::size_t i = blocks; i-- > 0;)
                 for (std::size_t a = nodes; a-- > 0;)
-                    for (const std::size_t m : meshes_at[a]) {
-                        const std::size_t b = meshes[m].end;
-                        for (std::size_t j = i + 1; j <= blocks; ++j) {
-                            const std::size_t x = index(i, j, m);
-                            if (!(least_latency_from[x] <= t_max)) break;  // no longer stage is fast enough
-                            if (fits_from[x] == 0) break;                  // nor fits in memory
-                            const double t = latency[x];
-                            if (!(t <= t_max) || !fits(x, k)) continue;
-                            const double rest = f[at(k - 1, j, b)];
-                            if (t + rest < f[at(k, i, a)]) {
-                                f[at(k, i, a)] = t + rest;
-                                choice[at(k, i, a)] = {j, m};
-                            }
+                    for_each_stage(i, a, t_max, [&](std::size_t x, std::size_t j, std::size_t m, double t) {
+                        if (!fits(x, k)) return;
+                        const double rest = f[at(k - 1, j, meshes[m].end)];
+                        if (t + rest < f[at(k, i, a)]) {
+                            f[at(k, i, a)] = t + rest;
+                            choice[at(k, i, a)] = {j, m};
                         }
-                    }
+                    });
         std::vector<std::pair<std::size_t, std::size_t>> cut;
         if (!(f[at(stages, 0, 0)] < kInfinity)) return {kInfinity, cut};
         for (std::size_t k = stages, i = 0, a = 0; i < blocks; --k) {
@@ -903,27 +910,19 @@ struct InterOpDp {
         std::vector<std::size_t> counts;  // the stage counts reached at the current cell
         for (std::size_t i = blocks; i-- > 0;)
             for (std::size_t a = nodes; a-- > 0;) {
-                for (const std::size_t m : meshes_at[a]) {
-                    const std::size_t b = meshes[m].end;
-                    for (std::size_t j = i + 1; j <= blocks; ++j) {
-                        const std::size_t x = index(i, j, m);
-                        if (!(least_latency_from[x] <= t_max)) break;  // no longer stage is fast enough
-                        if (fits_from[x] == 0) break;                  // nor fits in memory
-                        const double t = latency[x];
-                        if (!(t <= t_max)) continue;
-                        const auto [first, last] = front[cell(j, b)];
-                        for (std::size_t e = first; e < last && fits(x, entries[e].stages + 1); ++e) {
-                            const Entry c{entries[e].stages + 1, t + entries[e].sum, j, m, e};
-                            Entry& best = best_at[c.stages];
-                            if (best.stages == 0) {
-                                counts.push_back(c.stages);
-                                best = c;
-                            } else if (c.sum < best.sum) {
-                                best = c;
-                            }
+                for_each_stage(i, a, t_max, [&](std::size_t x, std::size_t j, std::size_t m, double t) {
+                    const auto [first, last] = front[cell(j, meshes[m].end)];
+                    for (std::size_t e = first; e < last && fits(x, entries[e].stages + 1); ++e) {
+                        const Entry c{entries[e].stages + 1, t + entries[e].sum, j, m, e};
+                        Entry& best = best_at[c.stages];
+                        if (best.stages == 0) {
+                            counts.push_back(c.stages);
+                            best = c;
+                        } else if (c.sum < best.sum) {
+                            best = c;
                         }
                     }
-                }
+                });
                 std::sort(counts.begin(), counts.end());
                 const std::size_t begin = entries.size();
                 for (const std::size_t k : counts) {
