@@ -23,6 +23,10 @@ namespace fastsim::planner {
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
+/// alpa's t_max scan: every distinct stage latency up to this many, else ...
+constexpr std::size_t kScanAllCandidates = 1024;
+/// ... only latencies at least this factor apart (1%).
+constexpr double kScanSpacing = 1.01;
 /// alpa predicts exactly each of its per-micro-batch-count choices whose objective is within
 /// this factor of the best one's.
 constexpr double kAlpaObjectiveSlack = 1.25;
@@ -948,12 +952,12 @@ AlpaChoice best_over_t_max(const InterOpDp& dp, std::size_t microbatches) {
         if (t < kInfinity) candidates.push_back(t);
     std::sort(candidates.begin(), candidates.end());
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-    // Beyond a thousand candidates, keep those 1% apart (Alpa buckets them likewise): the
-    // choices within kAlpaObjectiveSlack are planned whole and replayed anyway.
-    if (candidates.size() > 1024) {
+    // Beyond kScanAllCandidates, keep those kScanSpacing apart (Alpa buckets them likewise):
+    // the choices within kAlpaObjectiveSlack are planned whole and replayed anyway.
+    if (candidates.size() > kScanAllCandidates) {
         std::vector<double> kept;
         for (const double t : candidates)
-            if (kept.empty() || t > kept.back() * 1.01) kept.push_back(t);
+            if (kept.empty() || t > kept.back() * kScanSpacing) kept.push_back(t);
         if (kept.back() != candidates.back()) kept.push_back(candidates.back());
         candidates = std::move(kept);
     }
@@ -1127,6 +1131,14 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
     PlanningInputs block_in{in};
     block_in.gradient_sync = &alone;
     std::vector<AlpaSearch> found;  // the DP's choice per micro-batch count
+    // Past kMaxSearchedMicrobatches, the next count is searched while no cut fits or the last
+    // count beat every earlier one: smaller micro-batches stash less, so deeper pipelines fit
+    // (GPT-3 175B on 1,024 nodes: 10 stages at 64 micro-batches, 96 at 1,536).
+    const auto search_on = [&](std::size_t count, bool improved) {
+        if (po.microbatches > 0 || count + 1 != counts.size() || !(found.empty() || improved)) return;
+        if (const std::uint64_t next = next_searched_microbatches(batch, counts[count]); next > 0)
+            counts.push_back(next);
+    };
     for (std::size_t count = 0; count < counts.size(); ++count) {
         const std::size_t mb = counts[count];
         const std::uint64_t size = batch / mb;
@@ -1134,8 +1146,7 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
         // searched (GPT-3 175B on 1,024 nodes: up to 8 micro-batches).
         if (po.microbatches == 0 && model_cannot_fit(in, size)) {
             if (in.plan_made) in.plan_made();
-            if (found.empty() && count + 1 == counts.size())
-                if (const std::uint64_t next = next_searched_microbatches(batch, mb); next > 0) counts.push_back(next);
+            search_on(count, false);
             continue;
         }
         std::vector<const BlockCost*> cost(blocks * classes);
@@ -1261,11 +1272,7 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
         const bool improved = fits && choice.objective_s < best_before;
         if (fits) found.push_back({std::move(choice), mb});
         if (in.plan_made) in.plan_made();
-        // Past kMaxSearchedMicrobatches while no cut fits or the last count beat every earlier
-        // one: smaller micro-batches stash less, so deeper pipelines fit (GPT-3 175B on 1,024
-        // nodes fits one stage at 128 micro-batches and 64 stages only at one sample each).
-        if (po.microbatches == 0 && (found.empty() || improved) && count + 1 == counts.size())
-            if (const std::uint64_t next = next_searched_microbatches(batch, mb); next > 0) counts.push_back(next);
+        search_on(count, improved);
     }
     if (found.empty())
         throw PlanError(

@@ -71,8 +71,8 @@ using AlpaStageCostFn = std::function<AlpaStageCost(std::size_t first_block, std
 /// contiguous block ranges on consecutive sub-meshes covering every node (`stages` of them if
 /// non-zero), each stage fitting its in-flight micro-batches (alpa_in_flight, by its place from
 /// the end; when the count is free the DP keeps, per state, the Pareto front of stages to the
-/// end and sum, so the check is exact). It enumerates t_max over the stage latencies, ascending, solving a DP for
-/// each and stopping once (M - 1) x t_max alone exceeds the best.
+/// end and sum, so the check is exact). It enumerates t_max over the stage latencies,
+/// ascending, solving a DP for each and stopping once (M - 1) x t_max alone exceeds the best.
 /// `mesh_class` (empty, or one entry per mesh) groups meshes whose stages cost alike for every
 /// block range: `cost` is asked for the first mesh of each class only, and the DP keeps one
 /// entry per class, not per mesh.

@@ -66,16 +66,14 @@ std::string planner_label(const planner::Plan& plan) {
 void print_cluster_summary(std::ostream& out, const config::Params& params) {
     const auto& c = params.cluster;
     out << "cluster: " << c.node_type.size() << " nodes (";
+    const auto describe = [&](std::size_t g) {
+        return std::to_string(c.groups[g].count) + " x " + c.groups[g].node_type + " on a " +
+               config::describe_topology(c.groups[g]);
+    };
     // Runs of consecutive groups alike are one entry: "64 groups of 16 x tpu_v3_like on a torus2d …".
     for (std::size_t g = 0, run = 1; g < c.groups.size(); g += run) {
-        const std::string group = std::to_string(c.groups[g].count) + " x " + c.groups[g].node_type + " on a " +
-                                  config::describe_topology(c.groups[g]);
-        run = 1;
-        while (g + run < c.groups.size() && std::to_string(c.groups[g + run].count) + " x " +
-                                                    c.groups[g + run].node_type + " on a " +
-                                                    config::describe_topology(c.groups[g + run]) ==
-                                                group)
-            ++run;
+        const std::string group = describe(g);
+        for (run = 1; g + run < c.groups.size() && describe(g + run) == group;) ++run;
         out << (g ? ", " : "") << (run > 1 ? std::to_string(run) + " groups of " : "") << group;
     }
     if (c.upper_topology)
