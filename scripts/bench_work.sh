@@ -3,10 +3,10 @@
 # runs once with --log-level info, which logs its estimate; the table gives both and their ratio.
 # The estimates decide the work limit (20 s by default) and the progress line, so they need to be
 # right within a small factor, not exactly.
-#   bash scripts/bench_work.sh
+#   bash scripts/bench_work.sh            (FASTSIM=/path/to/fastsim to measure another build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=build/fastsim
+bin=${FASTSIM:-build/fastsim}  # FASTSIM: another binary to measure
 # GPT-3 6.7B's four tori (configs/pipeline/gpt3_6.7b_64node.yaml) grown to SIDE x SIDE each.
 tori() {
   local side=$1 out="" g

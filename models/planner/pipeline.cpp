@@ -579,17 +579,17 @@ std::string block_signature(const LayerGraph& graph, std::size_t first, std::siz
     return key;
 }
 
-/// A key equal for sub-meshes the planner sees alike: node types, group boundaries inside, and
-/// the exchange cost across their bisection's first cut.
-std::string mesh_signature(const PlanningInputs& in, const MeshRange& m) {
+/// A key equal for sub-meshes the planner sees alike: node types, group boundaries inside
+/// (`cut_at`: per position, whether it is in.cluster.preferred_cuts), and the exchange cost
+/// across their bisection's first cut.
+std::string mesh_signature(const PlanningInputs& in, const std::vector<bool>& cut_at, const MeshRange& m) {
     std::string key;
     const auto put = [&key](auto v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
     for (std::size_t p = m.first; p < m.end; ++p) {
         put(in.cluster.node_type[in.cluster.order[p]]);
-        put(std::find(in.cluster.preferred_cuts.begin(), in.cluster.preferred_cuts.end(), p) !=
-            in.cluster.preferred_cuts.end());
+        put(static_cast<bool>(cut_at[p]));
     }
-    if (m.end - m.first > 1) {  // the exchange across the first cut bisect would make
+    if (m.end - m.first > 1 && in.exchange) {  // the exchange across the first cut bisect would make
         const std::size_t cut = bisection_cut(in.cluster, m.first, m.end);
         const auto order = in.cluster.order.begin();
         const ExchangeCost x = in.exchange(std::vector<std::size_t>(order + static_cast<std::ptrdiff_t>(m.first),
@@ -601,6 +601,44 @@ std::string mesh_signature(const PlanningInputs& in, const MeshRange& m) {
         put(x.seconds_per_byte_to_b);
     }
     return key;
+}
+
+/// Items numbered by their keys: equal keys, one class.
+struct Classes {
+    std::vector<std::size_t> of;              ///< per item, its class (numbered in order of first appearance)
+    std::vector<std::size_t> representative;  ///< per class, its first item
+};
+template <typename Key>
+Classes classify(std::size_t items, const Key& key) {
+    Classes c;
+    std::unordered_map<std::string, std::size_t> ids;
+    for (std::size_t i = 0; i < items; ++i) {
+        c.of.push_back(ids.emplace(key(i), ids.size()).first->second);
+        if (c.of.back() == c.representative.size()) c.representative.push_back(i);
+    }
+    return c;
+}
+
+/// Blocks (between `bounds`) the planner sees alike, by block_signature.
+Classes block_classes(const LayerGraph& graph, const std::vector<std::size_t>& bounds) {
+    return classify(bounds.size() - 1, [&](std::size_t b) { return block_signature(graph, bounds[b], bounds[b + 1]); });
+}
+
+/// Sub-meshes the planner sees alike, by mesh_signature.
+Classes mesh_classes(const PlanningInputs& in, const std::vector<MeshRange>& meshes) {
+    std::vector<bool> cut_at(in.cluster.order.size() + 1, false);
+    for (const std::size_t p : in.cluster.preferred_cuts) cut_at[p] = true;
+    return classify(meshes.size(), [&](std::size_t m) { return mesh_signature(in, cut_at, meshes[m]); });
+}
+
+/// The micro-batch counts alpa searches first: planner.pipeline.microbatches, else the powers
+/// of two up to kMaxSearchedMicrobatches that divide `batch`.
+std::vector<std::size_t> first_searched_counts(std::uint64_t batch, const PipelineOptions& po) {
+    if (po.microbatches > 0) return {po.microbatches};
+    std::vector<std::size_t> counts;
+    for (std::uint64_t m = 1; m <= std::min<std::uint64_t>(batch, kMaxSearchedMicrobatches); m *= 2)
+        if (batch % m == 0) counts.push_back(m);
+    return counts;
 }
 
 /// One block planned alone on one sub-mesh, per micro-batch: latency and, per mesh position, the
@@ -1088,33 +1126,49 @@ bool model_cannot_fit(const PlanningInputs& in, std::uint64_t microbatch_size) {
     return false;
 }
 
+AlpaSearchSize alpa_search_size(const PlanningInputs& in, const PipelineOptions& options) {
+    AlpaSearchSize size;
+    if (in.graph.layers.empty()) return size;
+    const std::vector<std::size_t> bounds = block_boundaries(in.graph);
+    const std::vector<MeshRange> meshes = alpa_meshes(in.cluster);
+    const Classes blocks = block_classes(in.graph, bounds), mesh = mesh_classes(in, meshes);
+    size.blocks = bounds.size() - 1;
+    size.mesh_classes = mesh.representative.size();
+    double block_layers = 0, mesh_nodes = 0;
+    for (const std::size_t b : blocks.representative) block_layers += static_cast<double>(bounds[b + 1] - bounds[b]);
+    for (const std::size_t m : mesh.representative) mesh_nodes += static_cast<double>(meshes[m].end - meshes[m].first);
+    const std::uint64_t batch = in.graph.layers.front().dims.batch;
+    std::vector<std::size_t> counts = first_searched_counts(batch, options);
+    if (options.microbatches == 0 && !counts.empty())
+        for (std::uint64_t next = next_searched_microbatches(batch, counts.back()); next > 0;
+             next = next_searched_microbatches(batch, next))
+            counts.push_back(next);
+    for (const std::size_t count : counts)
+        if (options.microbatches > 0 || !model_cannot_fit(in, batch / count)) {
+            ++size.microbatch_counts;
+            size.most_microbatches = count;
+        }
+    const auto searched = static_cast<double>(size.microbatch_counts), b = static_cast<double>(size.blocks);
+    size.block_node_layers = searched * block_layers * mesh_nodes;
+    size.stage_costs = searched * b * (b + 1) / 2 * static_cast<double>(size.mesh_classes);
+    size.whole_fits = !whole_model_cannot_fit(in);
+    return size;
+}
+
 Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
     const PipelineOptions& po = options.pipeline;
     const std::vector<std::size_t> bounds = block_boundaries(in.graph);
     const std::size_t blocks = bounds.size() - 1, nodes = in.cluster.order.size();
     const std::vector<MeshRange> meshes = alpa_meshes(in.cluster);
     const std::uint64_t batch = in.graph.layers.front().dims.batch;
-    std::vector<std::size_t> counts;
-    if (po.microbatches > 0) {
-        microbatch_size_or_throw(batch, po.microbatches);
-        counts.push_back(po.microbatches);
-    } else {
-        for (std::uint64_t m = 1; m <= std::min<std::uint64_t>(batch, kMaxSearchedMicrobatches); m *= 2)
-            if (batch % m == 0) counts.push_back(m);
-    }
+    if (po.microbatches > 0) microbatch_size_or_throw(batch, po.microbatches);
+    std::vector<std::size_t> counts = first_searched_counts(batch, po);
     // Each distinct block planned alone on each distinct sub-mesh (a mesh class), per micro-batch
     // size: blocks and meshes with equal signatures cost alike.
-    const auto intern = [](std::unordered_map<std::string, std::size_t>& ids, std::string key) {
-        return ids.emplace(std::move(key), ids.size()).first->second;
-    };
-    std::unordered_map<std::string, std::size_t> block_ids, mesh_ids;
-    std::vector<std::size_t> block_id(blocks), mesh_class(meshes.size()), representative;
-    for (std::size_t b = 0; b < blocks; ++b)
-        block_id[b] = intern(block_ids, block_signature(in.graph, bounds[b], bounds[b + 1]));
-    for (std::size_t m = 0; m < meshes.size(); ++m) {
-        mesh_class[m] = intern(mesh_ids, mesh_signature(in, meshes[m]));
-        if (mesh_class[m] == representative.size()) representative.push_back(m);
-    }
+    const Classes block_class = block_classes(in.graph, bounds), mesh_class_of = mesh_classes(in, meshes);
+    const std::vector<std::size_t>& block_id = block_class.of;
+    const std::vector<std::size_t>& mesh_class = mesh_class_of.of;
+    const std::vector<std::size_t>& representative = mesh_class_of.representative;
     const std::size_t classes = representative.size();
     std::map<std::tuple<std::size_t, std::size_t, std::uint64_t>, BlockCost> memo;  // (block, class, size)
     // Each class's representative mesh bisected once, for all its blocks and micro-batch sizes.

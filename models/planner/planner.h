@@ -325,6 +325,25 @@ inline constexpr int kMemoryPenaltyRounds = 8;
 /// in memory: node 3 (fast32) needs 9.125 GiB of its 8.000 GiB, 1.125 GiB short (...)".
 Plan make_plan(const PlanningInputs& inputs, const PlannerOptions& options);
 
+/// The size of alpa's search on `inputs` (docs/performance.md, "Work estimates"; defined with
+/// the alpa planner in pipeline.cpp), counted without planning: what its block costs and its
+/// inter-operator DP take, over every micro-batch count it searches (those past
+/// kMaxSearchedMicrobatches, searched only while each beats the ones before, are all counted: a
+/// bound). `inputs.exchange` may be empty: sub-meshes are then told apart by their node types
+/// and group boundaries alone.
+struct AlpaSearchSize {
+    std::size_t blocks = 0, mesh_classes = 0, microbatch_counts = 0;
+    std::size_t most_microbatches = 0;  ///< the largest count searched
+    /// The block costs: each distinct block planned alone on each sub-mesh class, nodes x
+    /// layers summed over them and the counts.
+    double block_node_layers = 0;
+    /// The DP's stage costs: (first block, sub-mesh class, end block) entries, every count.
+    double stage_costs = 0;
+    /// Whether the whole cluster as one stage is planned too (!whole_model_cannot_fit).
+    bool whole_fits = true;
+};
+AlpaSearchSize alpa_search_size(const PlanningInputs& inputs, const PipelineOptions& options);
+
 /// The plan `options` makes, whether or not it fits in memory, its step the walk's unless its
 /// planner replayed it (replay_step reports it as make_plan does): from in.plans where it was
 /// made before, else made (and kept there).

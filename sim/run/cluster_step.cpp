@@ -166,6 +166,14 @@ std::vector<costs::NodeType> cost_node_types(const config::Params& params) {
     return types;
 }
 
+planner::ClusterView cluster_view(const config::ClusterParams& cluster) {
+    planner::ClusterView view;
+    view.node_type = cluster.node_type;
+    for (std::size_t n = 0; n < cluster.node_type.size(); ++n) view.order.push_back(n);
+    view.preferred_cuts.assign(cluster.group_first_node.begin() + 1, cluster.group_first_node.end());
+    return view;
+}
+
 costs::BfpStorage bfp_storage(const config::Params& params) {
     return {params.bfp.group_size, params.bfp.exponent_bits};
 }
@@ -199,10 +207,7 @@ ClusterPlan plan_cluster(const config::Params& params, const planner::PlannerOpt
     ClusterPlan out;
     out.graph = characterisation.graph();
     const config::ClusterParams& c = params.cluster;
-    planner::ClusterView view;
-    view.node_type = c.node_type;
-    for (std::size_t n = 0; n < c.node_type.size(); ++n) view.order.push_back(n);
-    view.preferred_cuts.assign(c.group_first_node.begin() + 1, c.group_first_node.end());
+    const planner::ClusterView view = cluster_view(c);
     const interconnect::Topology& topology = *c.topology;
     const costs::BfpStorage storage = bfp_storage(params);
     const bool comm_only = options.comm_only;

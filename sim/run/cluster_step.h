@@ -28,6 +28,9 @@ namespace fastsim::run {
 /// params.cluster.node_types as the cost models (models/costs) take them.
 std::vector<costs::NodeType> cost_node_types(const config::Params& params);
 
+/// The cluster as the planner sees it: node ids in order, cut first between the groups.
+planner::ClusterView cluster_view(const config::ClusterParams& cluster);
+
 /// The run's BFP storage format (bfp.group_size, bfp.exponent_bits).
 costs::BfpStorage bfp_storage(const config::Params& params);
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include <unistd.h>
 
@@ -42,6 +43,15 @@ constexpr double kNsPerReplayedHop = 26;
 constexpr double kNsPerClusterOp = 300;
 constexpr double kNsPerClusterOpPerNode = 0.3;
 constexpr double kNsPerClusterOpPerVertexUncached = 0.7;
+/// alpa's block costs: one block layer planned alone on one node of a sub-mesh (the hierarchy
+/// DP and the stage's walks; GPT-3 175B over 1,024 nodes: 1.1e7 in 20 s).
+constexpr double kNsPerAlpaBlockNodeLayer = 1800;
+/// alpa's inter-operator DP, per (first block, sub-mesh class, end block) entry of one
+/// micro-batch count: its memory sums, then the t_max scan's DPs over the sub-meshes.
+constexpr double kNsPerAlpaStageCost = 1000;
+/// alpa's finalists (its DP's choices planned whole and replayed) and the `pipeline` planner's
+/// plan it weighs, in plans of the `pipeline` planner (2.4 to 6.5 on GPT-3 6.7B and 175B).
+constexpr double kAlpaFinalistPlans = 5.5;
 constexpr double kNsPerDrawnValue = 30;      ///< bfp_report: a synthetic value drawn
 constexpr double kNsPerQuantisedValue = 10;  ///< bfp_report: a value quantised, dequantised and measured
 /// fastsim train, per MAC of an iteration (forward, backward-data, weight gradient).
@@ -305,20 +315,45 @@ double pipeline_stages(const config::Params& params) {
     return static_cast<double>(n > 0 ? n : std::max<std::size_t>(1, params.cluster.group_first_node.size()));
 }
 
+/// What alpa's search is on params' cluster, counted without planning it (the sub-meshes told
+/// apart without their exchange costs).
+planner::AlpaSearchSize alpa_search_size(const config::Params& params) {
+    const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
+    const planner::ClusterView view = cluster_view(params.cluster);
+    const std::vector<planner::Group> no_groups;
+    const planner::PlanningInputs in{graph,
+                                     view,
+                                     no_groups,
+                                     {},
+                                     {},
+                                     nullptr,
+                                     costs::memory_model(cost_node_types(params), bfp_storage(params),
+                                                         config::optimizer_state_copies(params.cluster.optimizer)),
+                                     {},
+                                     {},
+                                     {},
+                                     {},
+                                     nullptr};
+    return planner::alpa_search_size(in, params.planner.options().pipeline);
+}
+
 /// Whole-cluster plans' worth of planning a planner does, for the estimate: plans_made's count,
 /// but for the pipeline planners. `pipeline` plans each of its S stages (N/S nodes, L/S layers)
-/// with AccPar's plans, 1/S^2 of a whole plan each. alpa plans a block on every sub-mesh class at
-/// every micro-batch count, then its finalists' stages, the whole cluster by AccPar and by data
-/// parallelism, and the pipeline planner's stages: 3.5 x its 16 plans, measured on GPT-3 6.7B
-/// over 256 and 1,024 nodes (docs/performance.md, "Work estimates").
-double plan_walks(planner::PlannerKind kind, bool with_alpa, double stages) {
+/// with AccPar's plans, 1/S^2 of a whole plan each. alpa plans the whole cluster by its intra
+/// planner and by data parallelism when the model can fit on one stage, and its finalists and
+/// the `pipeline` planner's stages (kAlpaFinalistPlans); its block costs and DP are counted
+/// apart (alpa_search_size). `alpa` is alpa's search where it is made.
+double plan_walks(planner::PlannerKind kind, const std::optional<planner::AlpaSearchSize>& alpa, double stages,
+                  planner::PlannerKind intra) {
     switch (kind) {
     case planner::PlannerKind::pipeline:
         return static_cast<double>(plans_made(planner::PlannerKind::accpar, false)) / stages;
-    case planner::PlannerKind::alpa: return 3.5 * static_cast<double>(plans_made(kind, false));
+    case planner::PlannerKind::alpa:
+        return (alpa && alpa->whole_fits ? plan_walks(intra, std::nullopt, stages, intra) + 1 : 0) +
+               kAlpaFinalistPlans * plan_walks(planner::PlannerKind::pipeline, std::nullopt, stages, intra);
     case planner::PlannerKind::accpar:
         return static_cast<double>(plans_made(kind, false)) +
-               (with_alpa ? plan_walks(planner::PlannerKind::alpa, false, stages) : 0);
+               (alpa ? plan_walks(planner::PlannerKind::alpa, alpa, stages, intra) : 0);
     case planner::PlannerKind::data_parallel:
     case planner::PlannerKind::data_parallel_balanced:
     case planner::PlannerKind::owt:
@@ -338,11 +373,24 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
     const bool alpa_too = std::find(kinds.begin(), kinds.end(), planner::PlannerKind::alpa) != kinds.end();
     const bool accpar_alpa = accpar_weighs_alpa(params);
     const double stages = pipeline_stages(params);
-    for (const planner::PlannerKind k : kinds) plans += plan_walks(k, accpar_alpa && !alpa_too, stages);
+    // alpa's search, where a planner makes it: alpa's own, or AccPar's weighing of it.
+    std::optional<planner::AlpaSearchSize> alpa;
+    if (alpa_too || (accpar_alpa && std::find(kinds.begin(), kinds.end(), planner::PlannerKind::accpar) != kinds.end()))
+        alpa = alpa_search_size(params);
+    for (const planner::PlannerKind k : kinds)
+        plans += plan_walks(
+            k,
+            k == planner::PlannerKind::alpa || (k == planner::PlannerKind::accpar && accpar_alpa && !alpa_too)
+                ? alpa
+                : std::nullopt,
+            stages, params.planner.intra);
     // Only the pipeline planner: no all-reduce spans more than a stage's nodes, and no node
-    // holds more than its stage's layers.
-    const bool staged = std::all_of(kinds.begin(), kinds.end(),
-                                    [](planner::PlannerKind k) { return k == planner::PlannerKind::pipeline; });
+    // holds more than its stage's layers. So too alpa when the model cannot fit on one stage:
+    // it then plans pipelines only, taken to have the pipeline planner's stage count (an
+    // estimate: its own count is known once planned).
+    const bool staged = std::all_of(kinds.begin(), kinds.end(), [&alpa](planner::PlannerKind k) {
+        return k == planner::PlannerKind::pipeline || (k == planner::PlannerKind::alpa && !alpa->whole_fits);
+    });
     WorkEstimate e;
     const config::ClusterParams& c = params.cluster;
     const auto nodes = static_cast<double>(c.node_type.size());
@@ -376,6 +424,14 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
         }
     }
     e.add("characterisation tiles", tiles, kNsPerMemoTile, where);  // shared by every planner
+    if (alpa) {
+        const std::string search = "alpa's search over " + format_count(static_cast<double>(alpa->blocks)) +
+                                   " blocks, " + format_count(static_cast<double>(alpa->mesh_classes)) +
+                                   " sub-mesh classes and " +
+                                   format_count(static_cast<double>(alpa->microbatch_counts)) + " micro-batch counts";
+        e.add("alpa block node-layers", alpa->block_node_layers, kNsPerAlpaBlockNodeLayer, search);
+        e.add("alpa stage costs", alpa->stage_costs, kNsPerAlpaStageCost, search);
+    }
     // (3) The planner's table: a choice per layer at each of the 2N - 1 groups, for every plan
     // made (AccPar also makes the other planners' plans).
     const double entries = plans * (2 * nodes - 1) * layers;
@@ -420,9 +476,11 @@ WorkEstimate estimate_cluster(const config::Params& params, bool simulate,
     bool pipelined = false;
     for (const planner::PlannerKind k : kinds)  // AccPar may keep alpa's plan, a pipeline
         pipelined = pipelined || planner::is_pipeline(k) || (k == planner::PlannerKind::accpar && accpar_alpa);
-    const double microbatches = !pipelined ? 1.0
-                                : params.planner.microbatches > 0
-                                    ? static_cast<double>(params.planner.microbatches)
+    // alpa's plan has at most as many as it searches.
+    const double microbatches = !pipelined                        ? 1.0
+                                : params.planner.microbatches > 0 ? static_cast<double>(params.planner.microbatches)
+                                : alpa && alpa->most_microbatches > 0
+                                    ? static_cast<double>(alpa->most_microbatches)
                                     : static_cast<double>(planner::kMaxSearchedMicrobatches);
     // A node of the pipeline planner's holds its stage's layers only.
     const double node_layers = staged ? layers / stages : layers;
