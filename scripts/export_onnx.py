@@ -121,6 +121,9 @@ def bad_models(out_dir):
                                                     data_location=TensorProto.EXTERNAL))
     onnx.save_model(model, os.path.join(out_dir, "huge_conv.onnx"))
     conv_graph("one_operand_add", [helper.make_node("Add", ["c"], ["y"], name="sum")])
+    # Two nodes writing one tensor (not static single assignment).
+    conv_graph("two_writers", [helper.make_node("Relu", ["c"], ["r"], name="relu"),
+                               helper.make_node("Mul", ["c", "r"], ["r"], name="gate")])
     # Convolutions without kernel_shape: a 4-D weight on a 3-D input (ONNX 1.12's shape inference
     # reads past the input's sizes), and a weight whose shape is known only after inference.
     for name, x_shape, weight_of in (("conv_rank_mismatch", [1, 3, 8], "w"), ("conv_kernel_unknown", [1, 3, 8, 8], "v")):

@@ -46,6 +46,7 @@ public:
             throw ConfigError({m_path, 0, 0, "graph.input"}, "expected one network input (not an initializer), found " +
                                                                  std::to_string(inputs.size()) +
                                                                  ": a fastsim trace has one");
+        check_one_writer_each(initializers);
         m_layer_of[inputs[0]] = workload::kNetworkInput;
         for (m_index = 0; m_index < m_graph.node_size(); ++m_index) visit(m_graph.node(m_index));
         if (m_w.layers.empty()) throw ConfigError({m_path, 0, 0, "graph"}, "the model has no layer fastsim can cost");
@@ -63,6 +64,26 @@ private:
     int m_index = 0;
 
     const onnx::NodeProto& node() const { return m_graph.node(m_index); }
+
+    /// An ONNX graph is in static single assignment: a tensor written by two nodes, or a node
+    /// writing a graph input or initializer, would leave its readers reading either.
+    void check_one_writer_each(const std::set<std::string>& initializers) {
+        std::unordered_map<std::string, int> writer;  // -1: a graph input or initializer
+        for (const auto& in : m_graph.input()) writer.emplace(in.name(), -1);
+        for (const std::string& name : initializers) writer.emplace(name, -1);
+        for (m_index = 0; m_index < m_graph.node_size(); ++m_index)
+            for (const std::string& out : node().output()) {
+                if (out.empty()) continue;  // an optional output left out
+                const auto [it, first] = writer.emplace(out, m_index);
+                if (first) continue;
+                const int other = it->second;
+                fail("writes '" + out + "', which " +
+                     (other < 0 ? std::string("is a graph input or initializer")
+                                : "graph.node[" + std::to_string(other) + "] '" + m_graph.node(other).name() + "' (" +
+                                      m_graph.node(other).op_type() + ") also writes") +
+                     ": each tensor of an ONNX graph has one producer");
+            }
+    }
     Location where() const {
         return {m_path, 0, 0,
                 "graph.node[" + std::to_string(m_index) + "] '" + node().name() + "' (" + node().op_type() + ")"};

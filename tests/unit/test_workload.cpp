@@ -519,6 +519,20 @@ TEST_CASE("vector-unit layer errors name the layer and what is expected", "[work
             "layer 'p': its input 8 x 8 x 5 (320 values per sample) does not match its producer: 'c' gives 8 x 8 x 4"));
     CHECK_THAT(error_of("t.yaml", conv + "  - {name: a, type: add, inputs: [c]}\n"),
                Contains("layers[1].type: an add layer joins tensors: list two or more producers under inputs"));
+    // A layer that reads one tensor is not given a join, whose extra producers it would drop.
+    const std::string two_convs = conv +
+                                  "  - {name: d, type: conv, input: [8, 8, 4], kernel: [3, 3], filters: 4, "
+                                  "padding: 1, inputs: [c]}\n";
+    CHECK_THAT(error_of("t.yaml", two_convs + "  - {name: r, type: relu, inputs: [c, d]}\n"),
+               Contains("t.yaml:4:35: layers[2].inputs:"));  // at the list
+    for (const char* kind : {"relu", "gelu", "layernorm", "batchnorm"})
+        CHECK_THAT(error_of("t.yaml", two_convs + "  - {name: r, type: " + kind + ", inputs: [c, d]}\n"),
+                   Contains("layers[2].inputs: a " + std::string(kind) +
+                            " layer reads one tensor, but inputs lists 2 producers (add them first in an add layer)"));
+    CHECK_THAT(error_of("t.yaml", two_convs + "  - {name: s, type: softmax, inputs: [c, d, c]}\n"),
+               Contains("layers[2].inputs: a softmax layer reads one tensor, but inputs lists 3 producers"));
+    CHECK_THAT(error_of("t.yaml", two_convs + "  - {name: m, type: matmul, m: 8, k: 8, n: 4, inputs: [c, d, c]}\n"),
+               Contains("layers[2].inputs: a matmul layer reads two tensors, but inputs lists 3 producers"));
     CHECK_THAT(
         error_of("t.yaml", conv + "  - {name: p, type: pool, input: [8, 8, 4], kernel: [2, 2], mode: max}\n"
                                   "  - {name: j, type: concat, inputs: [c, p]}\n"),
