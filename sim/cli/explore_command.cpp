@@ -27,6 +27,7 @@
 #include "output/run_summary.h"
 #include "run/training_step.h"
 #include "sweep/explore.h"
+#include "sweep/sweep_dir.h"
 
 namespace fastsim::cli {
 namespace {
@@ -261,6 +262,10 @@ int explore_command(const std::vector<std::string>& args) {
     const std::string header = header_line(spec);
     std::map<std::size_t, std::string> rows;  // index -> designs.csv line
     std::vector<sweep::Design> done;
+    // Locked before anything in it is read: a second run of the same shard would append the
+    // same designs to designs.csv.
+    fs::create_directories(dir);
+    const sweep::SweepDirLock lock(out_dir, shard, "explore");
     if (fs::exists(identity_path)) {
         const std::string identity = read_input_file(identity_path, "explore.json");
         if (identity.find("\"fingerprint\": \"" + fingerprint + "\"") == std::string::npos)
@@ -269,7 +274,6 @@ int explore_command(const std::vector<std::string>& args) {
                             "or delete it to start over");
         if (fs::exists(designs_path)) done = read_designs(spec, designs_path, header, rows);
     }
-    fs::create_directories(dir);
     std::ofstream designs_out;
     const auto start = std::chrono::steady_clock::now();
     auto last_print = start;

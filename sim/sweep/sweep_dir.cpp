@@ -146,14 +146,14 @@ void claim_sweep_dir(const std::string& dir, const SweepIdentity& identity) {
     fastsim::write_file_atomically((fs::path(dir) / "sweep.json").string(), sweep_json(identity));
 }
 
-SweepDirLock::SweepDirLock(const std::string& dir, const Shard& shard) {
+SweepDirLock::SweepDirLock(const std::string& dir, const Shard& shard, const std::string& command) {
     const std::string path =
         (fs::path(dir) / (".lock-" + std::to_string(shard.k) + "-of-" + std::to_string(shard.count))).string();
     m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (m_fd < 0) throw UserError(path + ": cannot open the sweep lock: " + std::strerror(errno));
+    if (m_fd < 0) throw UserError(path + ": cannot open the " + command + " lock: " + std::strerror(errno));
     if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
         ::close(m_fd);
-        throw UserError("another fastsim sweep is running the same points into " + dir + " (" + path +
+        throw UserError("another fastsim " + command + " is running the same points into " + dir + " (" + path +
                         " is locked); wait for it to finish");
     }
 }

@@ -3,6 +3,10 @@
 // constraints, refusals.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -159,6 +163,16 @@ TEST_CASE("explore refuses what it cannot do, naming the file and key", "[cli][e
                     dir.path("mixed"));
     CHECK(other.exit_code == 2);
     CHECK_THAT(other.err, Contains("holds another exploration"));
+    // A second run into a directory another is writing is refused before it reads or appends.
+    const std::string lock_path = dir.path("mixed") + "/.lock-1-of-1";
+    const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    REQUIRE(fd >= 0);
+    REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
+    const Result locked = run_fastsim("explore " + dir.path("a.yaml") + " --out " + dir.path("mixed"));
+    ::close(fd);
+    CHECK(locked.exit_code == 2);
+    CHECK_THAT(locked.err, Contains("another fastsim explore is running the same points into"));
+    CHECK(run_fastsim("explore " + dir.path("a.yaml") + " --out " + dir.path("mixed")).exit_code == 0);
 }
 
 TEST_CASE("fastsim report of an exploration: the front in every pair of objectives, and its knee", "[cli][explore]") {
