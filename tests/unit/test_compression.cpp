@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <tuple>
 #include <variant>
 
 #include "cluster/cluster.h"
@@ -98,6 +99,16 @@ TEST_CASE("Every compression scheme has its descriptor row, named once", "[compr
     REQUIRE(wire(Scheme::powersgd).size() == 2);
     CHECK(wire(Scheme::powersgd)[0].bytes == 40 * 2 * 4);
     CHECK(wire(Scheme::powersgd)[1].bytes == 25 * 2 * 4);
+    // A rank whose factors would hold as many values as the blocks (65 x 16 = 1,040 >= 1,000)
+    // sends the gradient whole, in one all-reduce, with no factor work (as PyTorch's hook skips
+    // a matrix its rank does not compress; training averages such a block exactly).
+    p.rank = 16;
+    REQUIRE(wire(Scheme::powersgd).size() == 1);
+    CHECK((wire(Scheme::powersgd)[0].op == Op::all_reduce && wire(Scheme::powersgd)[0].bytes == 4000));
+    CHECK(compression::compressor_of(Scheme::powersgd).node_work(p, 1000, 65).macs == 0);
+    p.rank = 15;  // 975 values: still factors
+    CHECK(wire(Scheme::powersgd).size() == 2);
+    CHECK(compression::compressor_of(Scheme::powersgd).node_work(p, 1000, 65).macs > 0);
 }
 
 TEST_CASE("Each scheme's messages carry its documented bytes", "[compression]") {
@@ -313,8 +324,21 @@ TEST_CASE("Gradient sync keys: a parameter server's servers are checked against 
         Catch::Contains("expected 3 node ids (servers), got 2"));
     CHECK_THROWS_WITH(config::load(base, {"cluster.gradient_sync.compression.scheme=zip"}),
                       Catch::Contains("cluster.gradient_sync.compression.scheme") && Catch::Contains("powersgd"));
-    CHECK_THROWS_WITH(config::load(base, {"cluster.gradient_sync.compression.density=0"}),
+    CHECK_THROWS_WITH(config::load(base, {"cluster.gradient_sync.compression.scheme=topk",
+                                          "cluster.gradient_sync.compression.density=0"}),
                       Catch::Contains("cluster.gradient_sync.compression.density"));
+    // A scheme's parameter given for another scheme means nothing: an error, not ignored.
+    const std::string key = "cluster.gradient_sync.compression.";
+    for (const auto& [scheme, parameter, applies] : std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"none", "density=0.1", "topk, dgc and threshold"},
+             {"topk", "rank=4", "powersgd"},
+             {"powersgd", "threshold=1.5", "threshold"},
+             {"terngrad", "error_feedback=true", "topk, threshold, onebit and powersgd"},
+             {"dgc", "error_feedback=false", "topk, threshold, onebit and powersgd"}})
+        CHECK_THROWS_WITH(config::load(base, {key + "scheme=" + scheme, key + parameter}),
+                          Catch::Contains(key + parameter.substr(0, parameter.find('='))) &&
+                              Catch::Contains("applies to " + applies + ", not to compression.scheme '" + scheme));
+    CHECK_NOTHROW(config::load(base, {key + "scheme=powersgd", key + "rank=4", key + "error_feedback=false"}));
     const auto spread =
         config::load(base, {"cluster.gradient_sync.algorithm=parameter_server", "cluster.gradient_sync.servers=2"});
     CHECK(spread.cluster.gradient_sync.server_ids == std::vector<std::size_t>{0, 2});

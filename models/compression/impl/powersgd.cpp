@@ -29,6 +29,13 @@ void orthonormalise(std::vector<float>& p, std::size_t rows, std::size_t r) {
     }
 }
 
+/// Whether rank-r factors of blocks whose n and m sum to `factor_length` hold fewer values than
+/// the `values` of the blocks themselves.
+bool shrinks(const Params& params, std::uint64_t values, std::uint64_t factor_length) {
+    const double factors = static_cast<double>(factor_length) * static_cast<double>(params.rank);
+    return factors < static_cast<double>(values);
+}
+
 class PowerSgd final : public Compressor {
 public:
     /// The all-reduce of P, then of Q, in the gradients' width.
@@ -38,7 +45,10 @@ public:
             out.push_back({WireCollective::Op::all_reduce, impl::dense_bytes(g, values)});
         return out;
     }
+    /// P's values, then Q's; or the gradient whole, in one round, when its factors would hold
+    /// at least as many values (a rank its blocks do not shrink: training averages them exactly).
     std::vector<std::uint64_t> server_rounds(const Params& params, const Gradient& g) const override {
+        if (!shrinks(params, g.values, g.factor_rows + g.factor_cols)) return {g.values};
         return {checked_mul(g.factor_rows, params.rank, "PowerSGD factor"),
                 checked_mul(g.factor_cols, params.rank, "PowerSGD factor")};
     }
@@ -55,6 +65,11 @@ public:
         constexpr const char* kWhat = "compression work of a gradient";
         const std::uint64_t r = params.rank;
         Work w;
+        if (!shrinks(params, values, factor_length)) {  // sent whole: read once, no factors
+            w.dram_bytes = checked_mul(values, kValueBytes, kWhat);
+            w.vector_values = values;
+            return w;
+        }
         w.macs = checked_add(checked_mul(checked_mul(2, values, kWhat), r, kWhat),
                              checked_mul(factor_length, checked_mul(r, r, kWhat), kWhat), kWhat);
         w.dram_bytes = checked_mul(params.error_feedback ? 3 : 1, checked_mul(values, kValueBytes, kWhat), kWhat);
