@@ -57,10 +57,12 @@ Trainer::Trainer(const TrainParams& params, const PolicySpec& policy, const Data
 
 std::size_t Trainer::iterations_per_epoch() const { return (m_train.count + m_params.batch - 1) / m_params.batch; }
 
-std::size_t Trainer::total_iterations() const {
-    const std::size_t all = iterations_per_epoch() * m_params.epochs;
-    return m_params.max_iterations == 0 ? all : std::min(all, m_params.max_iterations);
+std::size_t run_iterations(const TrainParams& params, std::size_t train_samples) {
+    const std::size_t all = (train_samples + params.batch - 1) / params.batch * params.epochs;
+    return params.max_iterations == 0 ? all : std::min(all, params.max_iterations);
 }
+
+std::size_t Trainer::total_iterations() const { return run_iterations(m_params, m_train.count); }
 
 namespace {
 

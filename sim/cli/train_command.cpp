@@ -15,6 +15,7 @@
 #include "run/train_run.h"
 #include "run/work.h"
 #include "learning/dataset.h"
+#include "learning/trainer.h"
 
 namespace fastsim::cli {
 namespace {
@@ -90,6 +91,15 @@ int train_command(const std::vector<std::string>& args) {
     }
     logger("train")->info("{} training and {} test samples from {}", data.train.count, data.test.count,
                           config.data_dir);
+    // A delayed update as long as the run never applies a gradient.
+    if (const std::size_t stale = config.train.staleness; stale > 0) {
+        const std::size_t iterations = learning::run_iterations(config.train, data.train.count);
+        if (stale >= iterations)
+            throw UserError(config_file + ": train.gradient_sync.staleness " + std::to_string(stale) +
+                            " is not less than the run's " + std::to_string(iterations) +
+                            " iterations, so no gradient would ever be applied (train.epochs, train.batch, "
+                            "train.max_iterations and data.train_limit decide them)");
+    }
     const run::WorkEstimate work = run::estimate_training(config, data.train.count, data.test.count);
     run::check_work(work, max_work.empty() ? run::kDefaultMaxWorkSeconds : run::parse_max_work(max_work), config_file);
     ProgressLine progress("train", work);

@@ -87,6 +87,14 @@ TEST_CASE("train refuses bad input with exit status 2 and a message naming it", 
     r = run_fastsim("train");
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Contains("missing CONFIG"));
+    // A delayed update as long as the run (512 samples in 32s, 2 epochs: 32 iterations).
+    r = run_fastsim("train " + kSliceConfig + " -p train.gradient_sync.staleness=32");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains(kSliceConfig + ": train.gradient_sync.staleness 32 is not less than the run's 32 "
+                                              "iterations, so no gradient would ever be applied"));
+    r = run_fastsim("train " + kSliceConfig + " -p train.gradient_sync.staleness=5 -p train.max_iterations=5");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("staleness 5 is not less than the run's 5 iterations"));
 }
 
 TEST_CASE("train --policy runs only the named policies", "[cli][training]") {
