@@ -114,6 +114,7 @@ NodeSections read_node_sections(MapReader& top, const BfpParams& bfp) {
     NodeSections out;
     KeyReader node = read_keys(top, "node", out.node, kNodeKeys);
     node.finish();
+    if (node.given("fusion")) out.fusion_given = node.where("fusion");
     resolve_node(out.node, bfp);
     out.energy = read_energy_section(top);
     out.energy.resolved = load_energy_table(out.energy.table.resolved, out.node.dram_type, node.where("dram.type"),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,6 +47,7 @@ void dump_energy_section(YAML::Emitter& out, const EnergyParams& energy);
 struct NodeSections {
     NodeConfig node;
     EnergyParams energy;
+    std::optional<Location> fusion_given;  ///< where node.fusion was given, if it was
 };
 NodeSections read_node_sections(MapReader& top, const BfpParams& bfp);
 

@@ -111,6 +111,10 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
                                                           std::to_string(c.schedule.start_bits) + " and 16, got " +
                                                           std::to_string(c.schedule.max_bits));
     const NodeSections node = read_node_sections(top, c.bfp);
+    if (node.fusion_given)
+        throw ConfigError(*node.fusion_given,
+                          "applies to run.mode training_step: fastsim train costs each GEMM of "
+                          "its network on the node, with no vector-unit layers to fuse");
     c.node = node.node;
     c.energy = node.energy;
 

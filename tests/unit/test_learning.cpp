@@ -343,6 +343,10 @@ TEST_CASE("train config errors name the file and key path", "[training][config]"
                Contains("schedule.max_bits: expected a value from 2 to 16 bits, got 20"));
     CHECK_THAT(error_of("policies: [fast, fast]\n"), Contains("policies[1]: policy 'fast' is listed twice"));
     CHECK_THAT(error_of("node:\n  array: {rows: 0}\n"), Contains("node.array.rows"));
+    // A node key train does not use is refused, not ignored (on or off alike).
+    for (const char* value : {"on", "off"})
+        CHECK_THAT(error_of("node:\n  fusion: " + std::string(value) + "\n"),
+                   Contains("bad.yaml:2:11: node.fusion: applies to run.mode training_step"));
     const fastsim::config::TrainConfig ok =
         fastsim::config::load_train_config(dir.write("ok.yaml", "data:\n  dir: here\n"));
     CHECK(ok.data_dir == dir.path("here"));
