@@ -305,11 +305,32 @@ std::pair<planner::PlanDecisions, config::Params> given_plan(const ConfigInvocat
     return {std::move(decisions), std::move(effective)};
 }
 
+/// planner.pipeline keys that mean nothing to the planner `run` or `plan` uses are an error: every
+/// key but under `pipeline` and `alpa`; under AccPar where it weighs their plans (several groups,
+/// the time objective) all but an intra planner other than accpar, which it forces.
+void refuse_unused_pipeline_keys(const config::Params& params) {
+    const config::PlannerParams& p = params.planner;
+    if (planner::is_pipeline(p.kind)) return;
+    const bool accpar_pipelines =
+        p.kind == planner::PlannerKind::accpar && params.cluster.group_first_node.size() > 1 && !p.comm_only;
+    for (const auto& [key, where] : p.pipeline_keys_given) {
+        const bool intra = key == "pipeline.intra";
+        if (accpar_pipelines && (!intra || p.intra == planner::PlannerKind::accpar)) continue;
+        const std::string also = !intra             ? " (and to accpar on a cluster of several groups, which weighs "
+                                                      "their plans)"
+                                 : accpar_pipelines ? " (accpar plans their stages with accpar)"
+                                                    : "";
+        throw ConfigError(where, "planner." + key + " applies to the pipeline and alpa planners" + also +
+                                     "; planner.name is " + std::string(planner::to_string(p.kind)));
+    }
+}
+
 void run_cluster(const ConfigInvocation& invocation, const run::RunProvenance& made_by) {
     std::optional<std::pair<planner::PlanDecisions, config::Params>> plan_file;
     if (!invocation.plan_path.empty()) plan_file = given_plan(invocation);
     const planner::PlanDecisions* given = plan_file ? &plan_file->first : nullptr;
     const config::Params& params = plan_file ? plan_file->second : invocation.params;
+    if (!plan_file) refuse_unused_pipeline_keys(params);
     const std::string& out_dir = invocation.out_dir;
     const run::WorkEstimate work = run::estimate_cluster(params, true, {params.planner.kind});
     run::check_work(work, invocation.max_work_s, params.source_file);
@@ -406,6 +427,7 @@ int plan_command(const std::vector<std::string>& args) {
     if (!invocation) return kSuccess;
     const config::Params& params = invocation->params;
     require_cluster(params, "plan");
+    refuse_unused_pipeline_keys(params);
     if (invocation->dump) std::cout << config::dump(params) << '\n';
     const run::WorkEstimate work = run::estimate_cluster(params, false, {params.planner.kind});
     run::check_work(work, invocation->max_work_s, params.source_file);

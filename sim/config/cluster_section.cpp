@@ -283,6 +283,8 @@ void resolve_cluster(MapReader& top, const KeyReader& run, Params& p) {
     // (4) The planner (a batch too small for it is the planner's PlanError, in every command).
     KeyReader planner = read_keys(top, "planner", p.planner, kPlannerKeys);
     planner.finish();
+    for (const char* key : {"pipeline.stages", "pipeline.microbatches", "pipeline.schedule", "pipeline.intra"})
+        if (planner.given(key)) p.planner.pipeline_keys_given.emplace_back(key, planner.where(key));
     if (planner::is_pipeline(p.planner.intra))
         throw ConfigError(planner.where("pipeline.intra"), "expected an intra-layer planner (" +
                                                                name_list<planner::PlannerKind>() +

@@ -660,6 +660,30 @@ TEST_CASE("A cluster run too large for the machine's memory says what would fit"
     CHECK(fit < 1024);
 }
 
+TEST_CASE("run and plan refuse planner.pipeline keys their planner does not use", "[cli][cluster]") {
+    // fast_4node is one group: AccPar weighs no pipeline there, so no pipeline key means anything.
+    const std::string one_group = std::string(FASTSIM_SOURCE_DIR) + "/configs/cluster/fast_4node.yaml";
+    for (const char* command : {"plan ", "run "}) {
+        const Result r = run_fastsim(command + one_group + " -p planner.name=owt -p planner.pipeline.microbatches=2");
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Contains("-p planner.pipeline.microbatches: ") &&
+                              Contains("planner.pipeline.microbatches applies to the pipeline and alpa planners") &&
+                              Contains("planner.name is owt"));
+    }
+    CHECK(run_fastsim("plan " + one_group + " -p planner.name=accpar -p planner.pipeline.stages=2").exit_code == 2);
+    CHECK(run_fastsim("plan " + one_group + " -p planner.name=pipeline -p planner.pipeline.stages=2").exit_code == 0);
+    // Over several groups AccPar weighs the pipeline planners' plans with these keys, but plans
+    // their stages with itself: another intra planner is refused, accpar itself is not.
+    const std::string groups = std::string(FASTSIM_SOURCE_DIR) + "/configs/cluster/tpu_v2_v3.yaml";
+    CHECK(run_fastsim("plan " + groups + " -p planner.name=accpar -p planner.pipeline.schedule=gpipe").exit_code == 0);
+    CHECK(run_fastsim("plan " + groups + " -p planner.name=accpar -p planner.pipeline.intra=accpar").exit_code == 0);
+    const Result intra = run_fastsim("plan " + groups + " -p planner.name=accpar -p planner.pipeline.intra=owt");
+    CHECK(intra.exit_code == 2);
+    CHECK_THAT(intra.err, Contains("(accpar plans their stages with accpar); planner.name is accpar"));
+    // compare plans with every planner, so every key means something to one of them.
+    CHECK(run_fastsim("compare " + one_group + " -p planner.pipeline.microbatches=2").exit_code == 0);
+}
+
 TEST_CASE("A config's run.max_work_s is its work limit, and --max-work overrides it", "[cli][cluster]") {
     // fast_4node's plan is estimated at about 0.01 s.
     const std::string cluster = std::string(FASTSIM_SOURCE_DIR) + "/configs/cluster/fast_4node.yaml";
