@@ -7,34 +7,31 @@
 #include <string>
 
 #include "compression/compression.h"
+#include "config/sync_keys.h"
 
 namespace fastsim::config {
 namespace {
 
 /// A compression key given for a scheme it means nothing to is an error, not ignored.
 void check_scheme_keys(const GradientSyncParams& g, const KeyReader& keys, const std::string& prefix) {
-    using compression::Scheme;
-    const Scheme s = g.scheme;
+    const SchemeParameters takes = scheme_parameters(g.scheme);
     const struct {
         const char* key;
         bool applies;
         const char* schemes;
         const char* note;
     } rules[] = {
-        {"compression.density", s == Scheme::topk || s == Scheme::dgc || s == Scheme::threshold,
-         "topk, dgc and threshold", ""},
-        {"compression.rank", s == Scheme::powersgd, "powersgd", ""},
-        {"compression.threshold", s == Scheme::threshold, "threshold", ""},
-        {"compression.error_feedback",
-         s == Scheme::topk || s == Scheme::threshold || s == Scheme::onebit || s == Scheme::powersgd,
-         "topk, threshold, onebit and powersgd",
+        {"compression.density", takes.density, "topk, dgc and threshold", ""},
+        {"compression.rank", takes.rank, "powersgd", ""},
+        {"compression.threshold", takes.threshold, "threshold", ""},
+        {"compression.error_feedback", takes.error_feedback, "topk, threshold, onebit and powersgd",
          " (dgc always carries what it did not send, terngrad never: it is unbiased)"},
     };
     for (const auto& r : rules)
         if (keys.given(prefix + r.key) && !r.applies)
-            throw ConfigError(keys.where(prefix + r.key), std::string(r.key) + " applies to " + r.schemes +
-                                                              ", not to compression.scheme '" +
-                                                              std::string(compression::to_string(s)) + "'" + r.note);
+            throw ConfigError(keys.where(prefix + r.key),
+                              std::string(r.key) + " applies to " + r.schemes + ", not to compression.scheme '" +
+                                  std::string(compression::to_string(g.scheme)) + "'" + r.note);
 }
 
 }  // namespace

@@ -33,6 +33,18 @@ void link_keys(Visit& visit, L& l, const char* prefix = "") {
                         "([interconnect.md](interconnect.md#links-and-the-timing-rule))"});
 }
 
+/// Which of the compression parameters a scheme takes (docs/compression.md): the others mean
+/// nothing to it, are refused when given and left out of a dump.
+struct SchemeParameters {
+    bool density, rank, threshold, error_feedback;
+};
+inline SchemeParameters scheme_parameters(compression::Scheme s) {
+    using compression::Scheme;
+    return {s == Scheme::topk || s == Scheme::dgc || s == Scheme::threshold, s == Scheme::powersgd,
+            s == Scheme::threshold,
+            s == Scheme::topk || s == Scheme::threshold || s == Scheme::onebit || s == Scheme::powersgd};
+}
+
 /// The keys of a gradient synchronisation under `prefix` (cluster.gradient_sync, train.gradient_sync).
 template <typename Visit, typename G>
 void gradient_sync_keys(Visit& visit, G& g, const char* prefix) {
@@ -54,17 +66,23 @@ void gradient_sync_keys(Visit& visit, G& g, const char* prefix) {
         visit(g.server_nodes, {key("server_nodes"), "`parameter_server`: the servers' node ids, as many as `servers`",
                                &kSyncServerNodes, "[] (spread evenly: node ⌊s · nodes / servers⌋)"});
     visit(g.scheme, {key("compression.scheme"), "gradient compression ([compression.md](compression.md))"});
-    visit(g.density, {key("compression.density"), "`topk`, `dgc`, `threshold`: the fraction of gradient values sent",
-                      &kSyncDensity});
-    visit(g.rank, {key("compression.rank"), "`powersgd`: the rank r of the factors", &kPowerSgdRank});
-    visit(g.threshold, {key("compression.threshold"),
-                        "`threshold`: the magnitude above which a value is sent, in training (a cluster run costs "
-                        "`density` of the values)",
-                        &kSyncThreshold});
-    visit(g.error_feedback,
-          {key("compression.error_feedback"),
-           "`topk`, `threshold`, `onebit`, `powersgd`: carry what was not sent into the next step's gradient "
-           "(DGC always does; TernGrad never: it is unbiased)"});
+    // A scheme's own parameters, written only for it (another scheme refuses them).
+    const SchemeParameters takes = scheme_parameters(g.scheme);
+    if (Visit::kEveryKey || takes.density)
+        visit(g.density, {key("compression.density"),
+                          "`topk`, `dgc`, `threshold`: the fraction of gradient values sent", &kSyncDensity});
+    if (Visit::kEveryKey || takes.rank)
+        visit(g.rank, {key("compression.rank"), "`powersgd`: the rank r of the factors", &kPowerSgdRank});
+    if (Visit::kEveryKey || takes.threshold)
+        visit(g.threshold, {key("compression.threshold"),
+                            "`threshold`: the magnitude above which a value is sent, in training (a cluster run "
+                            "costs `density` of the values)",
+                            &kSyncThreshold});
+    if (Visit::kEveryKey || takes.error_feedback)
+        visit(g.error_feedback,
+              {key("compression.error_feedback"),
+               "`topk`, `threshold`, `onebit`, `powersgd`: carry what was not sent into the next step's gradient "
+               "(DGC always does; TernGrad never: it is unbiased)"});
     visit(g.bucket_mib, {key("bucket_mib"),
                          "gradient buckets, as PyTorch DDP's `bucket_cap_mb`: gradients join their replica set's "
                          "bucket in backward order, and a bucket is synchronised as one message once it holds this "
