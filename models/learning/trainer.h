@@ -84,13 +84,13 @@ struct Evaluation {
     std::size_t samples = 0;
 };
 
-/// Mini-batch SGD with momentum of a Network under one precision policy. Master weights,
-/// biases, their gradients and the update stay fp32: the update lr * g is far below one
-/// LSB of a low-precision BFP weight, and FAST keeps an fp32 copy for the same reason.
 /// Iterations of a whole run over `train_samples` samples: epochs x mini-batches per epoch,
 /// capped by max_iterations.
 std::size_t run_iterations(const TrainParams& params, std::size_t train_samples);
 
+/// Mini-batch SGD with momentum of a Network under one precision policy. Master weights,
+/// biases, their gradients and the update stay fp32: the update lr * g is far below one
+/// LSB of a low-precision BFP weight, and FAST keeps an fp32 copy for the same reason.
 class Trainer {
 public:
     Trainer(const TrainParams& params, const PolicySpec& policy, const Dataset& train);

@@ -262,10 +262,10 @@ int explore_command(const std::vector<std::string>& args) {
     const std::string header = header_line(spec);
     std::map<std::size_t, std::string> rows;  // index -> designs.csv line
     std::vector<sweep::Design> done;
-    // Locked before anything in it is read: a second run of the same shard would append the
-    // same designs to designs.csv.
+    // Locked before anything in it is read, whatever the shard: every shard of an exploration
+    // writes the directory's one designs.csv, pareto.csv and explore.json.
     fs::create_directories(dir);
-    const sweep::SweepDirLock lock(out_dir, shard, "explore");
+    const sweep::SweepDirLock lock(out_dir, sweep::Shard{}, "explore");
     if (fs::exists(identity_path)) {
         const std::string identity = read_input_file(identity_path, "explore.json");
         if (identity.find("\"fingerprint\": \"" + fingerprint + "\"") == std::string::npos)

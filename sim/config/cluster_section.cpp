@@ -283,8 +283,15 @@ void resolve_cluster(MapReader& top, const KeyReader& run, Params& p) {
     // (4) The planner (a batch too small for it is the planner's PlanError, in every command).
     KeyReader planner = read_keys(top, "planner", p.planner, kPlannerKeys);
     planner.finish();
-    for (const char* key : {"pipeline.stages", "pipeline.microbatches", "pipeline.schedule", "pipeline.intra"})
-        if (planner.given(key)) p.planner.pipeline_keys_given.emplace_back(key, planner.where(key));
+    // Those given other than their defaults: a run's own config.yaml writes every key.
+    const PlannerParams defaults;
+    const PlannerParams& q = p.planner;
+    for (const auto& [key, set] :
+         {std::pair{"pipeline.stages", q.stages.count != defaults.stages.count || !q.stages.lists.empty()},
+          {"pipeline.microbatches", q.microbatches != defaults.microbatches},
+          {"pipeline.schedule", q.schedule != defaults.schedule},
+          {"pipeline.intra", q.intra != defaults.intra}})
+        if (set && planner.given(key)) p.planner.pipeline_keys_given.emplace_back(key, planner.where(key));
     if (planner::is_pipeline(p.planner.intra))
         throw ConfigError(planner.where("pipeline.intra"), "expected an intra-layer planner (" +
                                                                name_list<planner::PlannerKind>() +

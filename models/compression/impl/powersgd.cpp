@@ -46,7 +46,9 @@ public:
         return out;
     }
     /// P's values, then Q's; or the gradient whole, in one round, when its factors would hold
-    /// at least as many values (a rank its blocks do not shrink: training averages them exactly).
+    /// at least as many values, as PyTorch's PowerSGD hook leaves such a matrix uncompressed
+    /// (over the set's blocks together; `average` below, in training, takes its exact path per
+    /// block, where r >= min(n, m)).
     std::vector<std::uint64_t> server_rounds(const Params& params, const Gradient& g) const override {
         if (!shrinks(params, g.values, g.factor_rows + g.factor_cols)) return {g.values};
         return {checked_mul(g.factor_rows, params.rank, "PowerSGD factor"),
