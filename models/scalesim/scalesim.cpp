@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "scalesim/scalesim.h"
 
+#include <cmath>
 #include <algorithm>
 #include <optional>
 #include <unordered_map>
@@ -502,6 +503,23 @@ LayerReport simulate_layer(const Architecture& arch, const Layer& layer) {
     case Dataflow::is: break;
     }
     return run_folds(arch, op, op.window, op.pixels, op.filters, is_fold);
+}
+
+double simulated_requests(const Architecture& arch, const Layer& layer) {
+    const double pixels = static_cast<double>(ofmap_height(layer)) * static_cast<double>(ofmap_width(layer)),
+                 window = static_cast<double>(layer.filter_height) * static_cast<double>(layer.filter_width) *
+                          static_cast<double>(layer.channels),
+                 filters = static_cast<double>(layer.filters);
+    // (Sr, Sc, T) as simulate_layer passes them to run_folds.
+    double sr = window, sc = pixels, t = filters;
+    switch (arch.dataflow) {
+    case Dataflow::ws: sc = filters, t = pixels; break;
+    case Dataflow::os: sr = pixels, sc = filters, t = window; break;
+    case Dataflow::is: break;
+    }
+    const auto r = static_cast<double>(arch.array_rows), c = static_cast<double>(arch.array_cols);
+    const double folds = std::ceil(sr / r) * std::ceil(sc / c);
+    return folds * (t + 2 * (r + c)) * (r + 2 * c) + pixels + window;
 }
 
 }  // namespace fastsim::scalesim

@@ -71,4 +71,11 @@ std::int64_t ofmap_width(const Layer& l);
 /// itself fails (a division by zero) and for layers too large to hold.
 LayerReport simulate_layer(const Architecture& arch, const Layer& layer);
 
+/// What simulate_layer does for `layer`, counted without running it (for the work limit,
+/// docs/performance.md, "Work estimates"): its folds x each fold's demand lines (the stream,
+/// and at most 2 (rows + columns) of fill, drain and skew) x the requests a line holds at most
+/// (a column of ifmap, a row of filters and one of ofmap), and the operand tables it builds (one
+/// entry per output pixel and window element). A bound: lines of an edge fold hold fewer.
+double simulated_requests(const Architecture& arch, const Layer& layer);
+
 }  // namespace fastsim::scalesim

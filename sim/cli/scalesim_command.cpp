@@ -9,12 +9,14 @@
 
 #include "cli/app.h"
 #include "cli/logging.h"
+#include "cli/progress.h"
 #include "common/errors.h"
 #include "common/input_file.h"
 #include "common/output_files.h"
 #include "config/scalesim_config.h"
 #include "config/scalesim_topology.h"
 #include "report/scalesim_reports.h"
+#include "run/work.h"
 
 namespace fastsim::cli {
 
@@ -27,11 +29,12 @@ int scalesim_command(const std::vector<std::string>& args) {
         "COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv and DETAILED_ACCESS_REPORT.csv to OUT_DIR/<run_name>/,\n"
         "where run_name is the .cfg's [general] run_name (docs/scalesim.md). Both interface modes\n"
         "(InterfaceBandwidth CALC, and USER with its Bandwidth) are reproduced exactly.\n\nOptions");
-    std::string cfg_path, topology_path, input_type = "conv", out_dir;
+    std::string cfg_path, topology_path, input_type = "conv", out_dir, max_work;
     options.add_options()("config,c", po::value(&cfg_path), "SCALE-Sim architecture file (.cfg)")(
         "topology,t", po::value(&topology_path), "SCALE-Sim topology file (.csv)")(
         "input-type,i", po::value(&input_type), "conv (layers) or gemm (Layer, M, N, K rows); default conv")(
-        "path,p", po::value(&out_dir), "directory the run's report directory goes in (SCALE-Sim's -p)");
+        "path,p", po::value(&out_dir), "directory the run's report directory goes in (SCALE-Sim's -p)")(
+        "max-work", po::value(&max_work), "work limit in estimated seconds (default 20; docs/cli.md, \"Work limit\")");
     const auto vm = parse_command_line(args, options, po::positional_options_description());
     if (!vm) return kSuccess;
     if (cfg_path.empty()) throw UserError("-c ARCH.cfg is required: " + usage);
@@ -52,9 +55,25 @@ int scalesim_command(const std::vector<std::string>& args) {
     for (const std::string& warning : topology.warnings) logger("scalesim")->warn("{}", warning);
 
     const std::vector<scalesim::Layer> layers = config::scalesim_layers(topology);
+    std::vector<double> requests;
+    double all_requests = 0;
+    std::size_t largest = 0;
+    for (const scalesim::Layer& l : layers) {
+        requests.push_back(scalesim::simulated_requests(arch, l));
+        all_requests += requests.back();
+        if (requests.back() > requests[largest]) largest = requests.size() - 1;
+    }
+    const run::WorkEstimate work = run::estimate_scalesim(
+        all_requests, layers.empty() ? "" : "layer '" + layers[largest].name + "' of " + topology_path);
+    run::check_work(work, max_work.empty() ? run::kDefaultMaxWorkSeconds : run::parse_max_work(max_work),
+                    topology_path);
+    ProgressLine progress("scalesim", work);
+    double requests_done = 0;
     std::vector<scalesim::LayerReport> reports;
     const auto start = std::chrono::steady_clock::now();
     for (std::size_t i = 0; i < layers.size(); ++i) {
+        if (all_requests > 0) progress.update(requests_done / all_requests);
+        requests_done += requests[i];
         try {
             reports.push_back(scalesim::simulate_layer(arch, layers[i]));
         } catch (const UserError& e) {

@@ -85,6 +85,10 @@ std::size_t plans_made(planner::PlannerKind kind, bool with_alpa = false);
 /// of at most planner::kAccParWeighsAlpaNodes nodes.
 bool accpar_weighs_alpa(const config::Params& params);
 
+/// fastsim scalesim: `requests` of SCALE-Sim's demand streams over every layer
+/// (scalesim::simulated_requests), `largest` naming the layer of most.
+WorkEstimate estimate_scalesim(double requests, const std::string& largest);
+
 /// A BFP error report (run.mode bfp_report): every tensor drawn, then quantised once per
 /// mantissa width and rounding.
 WorkEstimate estimate_bfp_report(const config::Params& params);

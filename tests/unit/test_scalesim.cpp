@@ -80,6 +80,9 @@ TEST_CASE("scalesim: a weight-stationary GEMM by hand, folds, partial folds and 
     CHECK(r.ofmap_dram.count == 100);
     CHECK(r.ofmap_dram.start_cycle == 79);
     CHECK(r.ofmap_dram.stop_cycle == 79 + 100 / 4 - 1);
+    // Its work, counted for the limit: 4 folds x (T + 2 (R + C) = 26 lines, at least the 20
+    // each has) x (R + 2C = 12 requests a line), and 10 pixels and 6 window elements.
+    CHECK(scalesim::simulated_requests(arch, layers[0]) == 4 * 26 * 12 + 10 + 6);
 }
 
 TEST_CASE("scalesim: the USER-mode read buffer by hand, a window that wraps", "[scalesim]") {
@@ -173,5 +176,16 @@ TEST_CASE("scalesim: the command writes OUT/run_name/ and refuses what SCALE-Sim
     const auto wrong_form = test::run_fastsim(inputs + " -p " + (dir / "out").string());
     CHECK(wrong_form.exit_code == 2);
     CHECK_THAT(wrong_form.err, Catch::Contains("run with -i gemm"));
+    // A layer whose folds would run for minutes is refused under the work limit, before any runs.
+    write_text(dir / "big.csv", "Layer, M, N, K,\ng, 10, 5, 6,\nhuge, 65536, 4096, 4096,\n");
+    const std::string big = "scalesim -c " + (dir / "a.cfg").string() + " -t " + (dir / "big.csv").string() +
+                            " -i gemm -p " + (dir / "big").string();
+    const auto refused = test::run_fastsim(big);
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.err, Catch::Contains("SCALE-Sim demand requests") &&
+                                Catch::Contains("most of it in layer 'huge' of " + (dir / "big.csv").string()) &&
+                                Catch::Contains("above the work limit of 20 s"));
+    CHECK_FALSE(std::filesystem::exists(dir / "big"));
+    CHECK_THAT(test::run_fastsim(big + " --max-work 0.5").err, Catch::Contains("above the work limit of 0.5 s"));
     std::filesystem::remove_all(dir);
 }
