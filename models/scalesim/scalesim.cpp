@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "scalesim/scalesim.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <unordered_map>
 #include <utility>

@@ -311,8 +311,7 @@ std::pair<planner::PlanDecisions, config::Params> given_plan(const ConfigInvocat
 void refuse_unused_pipeline_keys(const config::Params& params) {
     const config::PlannerParams& p = params.planner;
     if (planner::is_pipeline(p.kind)) return;
-    const bool accpar_pipelines =
-        p.kind == planner::PlannerKind::accpar && params.cluster.group_first_node.size() > 1 && !p.comm_only;
+    const bool accpar_pipelines = p.kind == planner::PlannerKind::accpar && run::accpar_weighs_pipelines(params);
     for (const auto& [key, where] : p.pipeline_keys_given) {
         const bool intra = key == "pipeline.intra";
         if (accpar_pipelines && (!intra || p.intra == planner::PlannerKind::accpar)) continue;

@@ -77,25 +77,27 @@ void read_pool(MapReader& m, Layer& l) {
         throw ConfigError(m.location_of("kernel"), "the kernel is larger than the padded input");
 }
 
-/// Whether a layer of `kind` reads exactly one tensor: the elementwise and normalising layers
-/// of the vector unit (an embedding reads the network input, checked apart).
-bool reads_one_tensor(LayerKind kind) {
+/// The most producers a layer of `kind` reads, 0 for any number: one for the elementwise and
+/// normalising layers of the vector unit, two for a matmul; a GEMM layer or a pool may read a
+/// join (its producers' outputs added: docs/workloads.md). An embedding reads the network
+/// input, checked apart.
+std::size_t most_inputs(LayerKind kind) {
     switch (kind) {
     case LayerKind::batchnorm:
     case LayerKind::relu:
     case LayerKind::gelu:
     case LayerKind::softmax:
-    case LayerKind::layernorm: return true;
+    case LayerKind::layernorm: return 1;
+    case LayerKind::matmul: return 2;
     case LayerKind::conv:
     case LayerKind::fc:
-    case LayerKind::matmul:
     case LayerKind::gemm:
     case LayerKind::pool:
     case LayerKind::add:
     case LayerKind::concat:
-    case LayerKind::embedding: return false;
+    case LayerKind::embedding: return 0;
     }
-    return false;
+    return 0;
 }
 
 Layer read_layer(MapReader& m, std::size_t index) {
@@ -191,10 +193,7 @@ Layer read_layer(MapReader& m, std::size_t index) {
     if ((l.kind == LayerKind::add || l.kind == LayerKind::concat) && l.inputs.size() < 2)
         throw ConfigError(m.location_of("type"), std::string("an ") + workload::to_string(l.kind) +
                                                      " layer joins tensors: list two or more producers under inputs");
-    // An elementwise vector-unit layer reads one tensor, a matmul two; a GEMM layer or a pool
-    // may also read a join (its producers' outputs added: docs/workloads.md).
-    const std::size_t most = l.kind == LayerKind::matmul ? 2 : reads_one_tensor(l.kind) ? 1 : 0;
-    if (most > 0 && l.inputs.size() > most)
+    if (const std::size_t most = most_inputs(l.kind); most > 0 && l.inputs.size() > most)
         throw ConfigError(m.location_of("inputs"), std::string("a ") + workload::to_string(l.kind) + " layer reads " +
                                                        (most == 1 ? "one tensor" : "two tensors") +
                                                        ", but inputs lists " + std::to_string(l.inputs.size()) +

@@ -288,9 +288,12 @@ double mean_route_hops(const interconnect::Topology& topology) {
     return hops / static_cast<double>(pairs);
 }
 
+bool accpar_weighs_pipelines(const config::Params& params) {
+    return params.cluster.group_first_node.size() > 1 && !params.planner.comm_only;
+}
+
 bool accpar_weighs_alpa(const config::Params& params) {
-    return params.cluster.group_first_node.size() > 1 && !params.planner.comm_only &&
-           params.cluster.node_type.size() <= planner::kAccParWeighsAlpaNodes;
+    return accpar_weighs_pipelines(params) && params.cluster.node_type.size() <= planner::kAccParWeighsAlpaNodes;
 }
 
 std::size_t plans_made(planner::PlannerKind kind, bool with_alpa) {

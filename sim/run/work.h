@@ -81,8 +81,11 @@ WorkEstimate estimate_network_ops(const config::Params& params, double ops, cons
 /// every other planner's plan (and alpa's where it weighs it: accpar_weighs_alpa); balanced data
 /// parallelism a calibration round too.
 std::size_t plans_made(planner::PlannerKind kind, bool with_alpa = false);
-/// Whether accpar weighs alpa's plan on params' cluster: the time objective over several groups
-/// of at most planner::kAccParWeighsAlpaNodes nodes.
+/// Whether accpar weighs the pipeline planners' plans on params' cluster: the time objective
+/// over several groups (alpa's on at most planner::kAccParWeighsAlpaNodes nodes, else the
+/// `pipeline` planner's).
+bool accpar_weighs_pipelines(const config::Params& params);
+/// Whether that plan is alpa's.
 bool accpar_weighs_alpa(const config::Params& params);
 
 /// fastsim scalesim: `requests` of SCALE-Sim's demand streams over every layer
