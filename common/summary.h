@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -16,33 +17,38 @@ using Summary = std::vector<std::pair<std::string, double>>;
 /// One summary.json field (and a sweep's results.csv column): its name (unit as suffix), its
 /// title for people, and its role in the reports. Declared once here: sim/output writes the
 /// fields by these names, the sweep and the report page read their titles and roles.
+/// Which runs write a summary field.
+enum class SummaryScope : std::uint8_t { every_run, node_run, cluster_run };
+
 struct SummaryField {
     std::string_view name;
     std::string_view title;
     bool headline = false;          ///< shown in the report's summary tables, in list order
     bool higher_is_better = false;  ///< efficiency and utilisation: `fastsim explore` minimises, so refuses these
+    SummaryScope scope = SummaryScope::every_run;
 };
 
 /// The summary fields of fixed name, in headline order first. Counters (node::counter_infos)
 /// and energy components (energy_<component>_uj) are named by their own lists.
-inline constexpr std::array<SummaryField, 17> kSummaryFields{{
-    {"cycles", "cycles", true},
-    {"step_ms", "step (ms)", true},
-    {"planned_step_ms", "planned step (ms)", true},
-    {"time_ms", "time (ms)", true},
+inline constexpr std::array<SummaryField, 18> kSummaryFields{{
+    {"cycles", "cycles", true, false, SummaryScope::node_run},
+    {"step_ms", "step (ms)", true, false, SummaryScope::cluster_run},
+    {"planned_step_ms", "planned step (ms)", true, false, SummaryScope::cluster_run},
+    {"time_ms", "time (ms)", true, false, SummaryScope::node_run},
     {"energy_uj", "energy (µJ)", true},
     {"pj_per_mac", "energy per MAC (pJ)", true},
-    {"utilisation_percent", "utilisation (%)", true, true},
+    {"utilisation_percent", "utilisation (%)", true, true, SummaryScope::node_run},
     {"macs", "MACs", true},
-    {"comm_mb_planned", "planned comm (MB)", true},
+    {"comm_mb_planned", "planned comm (MB)", true, false, SummaryScope::cluster_run},
     {"area_mm2", "area (mm²)", true},
     {"power_w", "average power (W)", true},
     {"tops_per_w", "TOPS/W", true, true},
     {"tops_per_mm2", "TOPS/mm²", true, true},
     {"edp_js", "energy-delay product (J·s)", false},
     {"energy_per_sample_uj", "energy per sample (µJ)", false},
-    {"dram_mbit", "DRAM traffic (Mbit)", false},
-    {"energy_total_pj", "energy (pJ)", false},
+    {"dram_mbit", "DRAM traffic (Mbit)", false, false, SummaryScope::node_run},
+    {"energy_total_pj", "energy (pJ)", false, false, SummaryScope::node_run},
+    {"nodes", "nodes", false, false, SummaryScope::cluster_run},
 }};
 
 /// The row of `name`, if it has one.

@@ -362,7 +362,7 @@ void run_cluster(const ConfigInvocation& invocation, const run::RunProvenance& m
                                        output::plan_json(params, result.planned, &result.all_reduces));
         fastsim::write_file_atomically(out_dir + "/plan.csv", output::plan_csv(params, result.planned));
         fastsim::write_file_atomically(out_dir + "/summary.json",
-                                       fastsim::summary_json(output::cluster_step_summary(result)));
+                                       fastsim::summary_json(output::cluster_step_summary(params, result)));
         write_config_yaml(out_dir, params);
         std::cout << "wrote report.json, layers.csv, nodes.csv, plan.json, plan.csv, summary.json and config.yaml to "
                   << out_dir << "\n";

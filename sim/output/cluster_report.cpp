@@ -13,6 +13,7 @@
 #include "common/output_files.h"
 #include "common/units.h"
 #include "planner/plan_view.h"
+#include "output/run_summary.h"
 #include "output/table.h"
 
 namespace fastsim::output {
@@ -554,10 +555,35 @@ void print_cluster_step(std::ostream& out, const config::Params& params, const r
     out << " + links " << Table::fixed(r.link_energy_pj * 1e-6, 1)
         << (r.compression_energy_pj > 0 ? " + compression " + Table::fixed(r.compression_energy_pj * 1e-6, 1)
                                         : std::string())
-        << "\n"
-        << "simulated " << (r.stage_level ? r.piece_ops : r.ops) << " ops in " << Table::fixed(r.simulation_s * 1e3, 1)
+        << "\n";
+    const std::optional<energy::AreaBreakdown> area = run::cluster_area(params);
+    const Efficiency f = cluster_efficiency(params, r, area);
+    print_area_and_power(out, area, params.energy.process_nm, params.cluster.node_types.front().energy,
+                         " over " + std::to_string(r.nodes.size()) + " nodes",
+                         "DRAM interfaces, link SerDes and switches", f);
+    out << "simulated " << (r.stage_level ? r.piece_ops : r.ops) << " ops in " << Table::fixed(r.simulation_s * 1e3, 1)
         << " ms; planned in " << Table::fixed(r.planned.planning_s * 1e3, 1) << " ms\n";
 }
+
+namespace {
+
+/// report.json's area (the cluster's, every node's by component, and one node's of each type)
+/// and the efficiency a paper quotes, as a node run writes them.
+void write_area_and_efficiency(JsonWriter& j, const config::Params& params, const run::ClusterStepResult& r) {
+    const std::optional<energy::AreaBreakdown> area = run::cluster_area(params);
+    const Efficiency f = cluster_efficiency(params, r, area);
+    write_area_and_efficiency(j, area, params.energy.process_nm, params.cluster.node_types.front().energy, f);
+    if (area) {
+        j.key("node_area_mm2").begin_object();
+        for (const config::NodeTypeParams& t : params.cluster.node_types)
+            j.key(t.name).number(run::node_type_area(params, t)->total_mm2());
+        j.end_object();
+    } else {
+        j.key("node_area_mm2").null();
+    }
+}
+
+}  // namespace
 
 std::string cluster_step_json(const config::Params& params, const run::ClusterStepResult& r,
                               const run::RunProvenance& provenance) {
@@ -583,6 +609,7 @@ std::string cluster_step_json(const config::Params& params, const run::ClusterSt
     for (const energy::EnergyComponent& c : energy::kEnergyComponents) j.key(c.name).number(e.*c.pj);
     j.key("links").number(r.link_energy_pj).key("compression").number(r.compression_energy_pj);
     j.key("total").number(e.total_pj() + r.link_energy_pj + r.compression_energy_pj).end_object();
+    write_area_and_efficiency(j, params, r);
     struct PipelineJson : planner::PlanVisitor {
         JsonWriter& j;
         const run::ClusterStepResult& r;

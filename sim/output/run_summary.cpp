@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "output/run_summary.h"
 
+#include "common/json_writer.h"
+#include "common/output_files.h"
 #include "common/units.h"
+#include "output/table.h"
 #include "output/training_report.h"
 
 namespace fastsim::output {
@@ -35,6 +38,56 @@ Summary area_summary(const energy::AreaBreakdown& area) {
     return s;
 }
 
+void add_efficiency(Summary& s, const Efficiency& f, const std::optional<energy::AreaBreakdown>& area) {
+    s.emplace_back("power_w", f.power_w);
+    s.emplace_back("tops_per_w", f.tops_per_w);
+    s.emplace_back("edp_js", f.edp_js);
+    s.emplace_back("energy_per_sample_uj", f.energy_per_sample_uj);
+    if (area) {
+        const Summary parts = area_summary(*area);
+        s.push_back(parts.front());
+        s.emplace_back("tops_per_mm2", f.tops_per_mm2.value_or(0.0));
+        s.insert(s.end(), parts.begin() + 1, parts.end());
+    }
+}
+
+void write_area_and_efficiency(JsonWriter& j, const std::optional<energy::AreaBreakdown>& area,
+                               std::optional<double> process_nm, const energy::EnergyTable& table,
+                               const Efficiency& f) {
+    if (area && table.area) {
+        j.key("total_area_mm2").number(area->total_mm2()).key("area_mm2").begin_object();
+        for (const energy::AreaComponent& c : energy::kAreaComponents) j.key(c.name).number((*area).*c.mm2);
+        j.end_object();
+        j.key("area_process_nm").number(process_nm.value_or(table.area->process_nm));
+    } else {
+        j.key("total_area_mm2").null().key("area_mm2").null();
+    }
+    j.key("power_w").number(f.power_w).key("tops_per_w").number(f.tops_per_w);
+    if (f.tops_per_mm2)
+        j.key("tops_per_mm2").number(*f.tops_per_mm2);
+    else
+        j.key("tops_per_mm2").null();
+    j.key("edp_js").number(f.edp_js).key("energy_per_sample_uj").number(f.energy_per_sample_uj);
+}
+
+void print_area_and_power(std::ostream& out, const std::optional<energy::AreaBreakdown>& area,
+                          std::optional<double> process_nm, const energy::EnergyTable& table, const std::string& whose,
+                          const std::string& not_counted, const Efficiency& f) {
+    if (area && table.area) {
+        out << "area: " << Table::fixed(area->total_mm2(), 3) << " mm2 at "
+            << process_nm.value_or(table.area->process_nm) << " nm" << whose;
+        for (const energy::AreaComponent& c : energy::kAreaComponents)
+            out << (c.mm2 == energy::kAreaComponents.front().mm2 ? " = " : " + ") << c.name << " "
+                << Table::fixed((*area).*c.mm2, 3);
+        out << " (" << not_counted << " not counted)\n";
+    } else {
+        out << "area: unknown (energy table " << table.name << " has no area section)\n";
+    }
+    out << "power: " << Table::fixed(f.power_w, 3) << " W average, " << Table::fixed(f.tops_per_w, 3) << " TOPS/W";
+    if (f.tops_per_mm2) out << ", " << Table::fixed(*f.tops_per_mm2, 4) << " TOPS/mm2";
+    out << ", EDP " << format_number(f.edp_js) << " J*s per step\n";
+}
+
 Summary training_step_summary(const config::Params& params, const run::TrainingStepResult& result) {
     const node::PhaseCounters& t = result.total;
     const double macs = static_cast<double>(t.macs);
@@ -55,20 +108,20 @@ Summary training_step_summary(const config::Params& params, const run::TrainingS
     const Efficiency f =
         efficiency(macs, to_seconds(Cycles(t.cycles), params.node.resolved.clock_hz), total_pj, params.workload.batch,
                    area ? std::optional<double>(area->total_mm2()) : std::nullopt);
-    s.emplace_back("power_w", f.power_w);
-    s.emplace_back("tops_per_w", f.tops_per_w);
-    s.emplace_back("edp_js", f.edp_js);
-    s.emplace_back("energy_per_sample_uj", f.energy_per_sample_uj);
-    if (area) {
-        const Summary parts = area_summary(*area);
-        s.push_back(parts.front());
-        s.emplace_back("tops_per_mm2", f.tops_per_mm2.value_or(0.0));
-        s.insert(s.end(), parts.begin() + 1, parts.end());
-    }
+    add_efficiency(s, f, area);
     return s;
 }
 
-Summary cluster_step_summary(const run::ClusterStepResult& result) {
+Efficiency cluster_efficiency(const config::Params& params, const run::ClusterStepResult& result,
+                              const std::optional<energy::AreaBreakdown>& area) {
+    double macs = 0;
+    for (const run::NodeReport& n : result.nodes) macs += static_cast<double>(n.counters.macs);
+    const double total_pj = result.compute_energy.total_pj() + result.link_energy_pj + result.compression_energy_pj;
+    return efficiency(macs, result.step_s, total_pj, params.workload.batch,
+                      area ? std::optional<double>(area->total_mm2()) : std::nullopt);
+}
+
+Summary cluster_step_summary(const config::Params& params, const run::ClusterStepResult& result) {
     double macs = 0;
     for (const run::NodeReport& n : result.nodes) macs += static_cast<double>(n.counters.macs);
     const double total_pj = result.compute_energy.total_pj() + result.link_energy_pj + result.compression_energy_pj;
@@ -82,6 +135,9 @@ Summary cluster_step_summary(const run::ClusterStepResult& result) {
     };
     add_energy(s, result.compute_energy);
     s.emplace_back("energy_links_uj", result.link_energy_pj * kMicroPerPico);
+    s.emplace_back("nodes", static_cast<double>(result.nodes.size()));
+    const std::optional<energy::AreaBreakdown> area = run::cluster_area(params);
+    add_efficiency(s, cluster_efficiency(params, result, area), area);
     return s;
 }
 

@@ -3,10 +3,12 @@
 
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/json_writer.h"
 #include "common/summary.h"
 #include "config/params.h"
 #include "run/cluster_step.h"
@@ -31,11 +33,30 @@ Summary area_summary(const energy::AreaBreakdown& area);
 
 /// A training step's summary fields (kSummaryFields: cycles, time, MACs, energy, energy per MAC,
 /// utilisation), then the cycle breakdown (node::kCycleParts), the DRAM traffic and
-/// energy_<component>_uj, then power_w, tops_per_w, edp_js, energy_per_sample_uj and, when the
-/// energy table has an area section, the area (total and area_<component>_mm2) and tops_per_mm2.
+/// energy_<component>_uj, then the efficiency and, when the energy table has an area section,
+/// the area fields (add_efficiency).
 Summary training_step_summary(const config::Params& params, const run::TrainingStepResult& result);
+/// report.json's area (total, by component, and the process node it is at, from `table`'s area
+/// section unless `process_nm` is given; nulls when unknown) and the efficiency of `f`, as every
+/// run's report.json writes them (docs/cli.md).
+/// The terminal's `area:` line (total at the process node, `whose` after it, e.g. " over 4
+/// nodes", then each component, then `not_counted` in parentheses; or `area: unknown` naming the
+/// table) and its `power:` line.
+void print_area_and_power(std::ostream& out, const std::optional<energy::AreaBreakdown>& area,
+                          std::optional<double> process_nm, const energy::EnergyTable& table, const std::string& whose,
+                          const std::string& not_counted, const Efficiency& f);
+void write_area_and_efficiency(JsonWriter& j, const std::optional<energy::AreaBreakdown>& area,
+                               std::optional<double> process_nm, const energy::EnergyTable& table, const Efficiency& f);
+/// Appends the efficiency fields of `f` and, when `area` is known, the area's (total, then each
+/// component's) to a summary.
+void add_efficiency(Summary& s, const Efficiency& f, const std::optional<energy::AreaBreakdown>& area);
+/// A cluster step's efficiency: every node's MACs and the step's energy (nodes, links,
+/// compression) over the simulated step, on the cluster's area.
+Efficiency cluster_efficiency(const config::Params& params, const run::ClusterStepResult& result,
+                              const std::optional<energy::AreaBreakdown>& area);
 /// A cluster step's summary fields (kSummaryFields: simulated and planned step, planned
-/// communication, MACs, energy, energy per MAC), then energy_<component>_uj including links.
-Summary cluster_step_summary(const run::ClusterStepResult& result);
+/// communication, MACs, energy, energy per MAC), then energy_<component>_uj including links, the
+/// node count `nodes`, and the efficiency fields (add_efficiency) over every node's area.
+Summary cluster_step_summary(const config::Params& params, const run::ClusterStepResult& result);
 
 }  // namespace fastsim::output

@@ -209,19 +209,8 @@ void print_training_step(std::ostream& out, const config::Params& params, const 
     const std::optional<energy::AreaBreakdown> area = run::node_area(params);
     const Efficiency f = efficiency(macs, to_seconds(Cycles(t.cycles), n.clock_hz), e.total_pj(), params.workload.batch,
                                     area ? std::optional(area->total_mm2()) : std::nullopt);
-    if (area) {
-        out << "area: " << Table::fixed(area->total_mm2(), 3) << " mm2 at "
-            << params.energy.process_nm.value_or(params.energy.resolved.area->process_nm) << " nm";
-        for (const energy::AreaComponent& c : energy::kAreaComponents)
-            out << (c.mm2 == energy::kAreaComponents.front().mm2 ? " = " : " + ") << c.name << " "
-                << Table::fixed((*area).*c.mm2, 3);
-        out << " (DRAM interface not counted)\n";
-    } else {
-        out << "area: unknown (energy table " << params.energy.resolved.name << " has no area section)\n";
-    }
-    out << "power: " << Table::fixed(f.power_w, 3) << " W average, " << Table::fixed(f.tops_per_w, 3) << " TOPS/W";
-    if (f.tops_per_mm2) out << ", " << Table::fixed(*f.tops_per_mm2, 4) << " TOPS/mm2";
-    out << ", EDP " << format_number(f.edp_js) << " J*s per step\n\n";
+    print_area_and_power(out, area, params.energy.process_nm, params.energy.resolved, "", "DRAM interface", f);
+    out << "\n";
 
     // Per phase: the three GEMMs of training, summed over the layers.
     const double total_cycles = static_cast<double>(t.cycles), total_energy = e.total_pj();
@@ -315,20 +304,7 @@ std::string training_step_json(const config::Params& params, const run::Training
     const Efficiency f = efficiency(static_cast<double>(t.macs), to_seconds(Cycles(t.cycles), n.clock_hz),
                                     result.total_energy.total_pj(), params.workload.batch,
                                     area ? std::optional(area->total_mm2()) : std::nullopt);
-    if (area) {
-        o.key("total_area_mm2").number(area->total_mm2()).key("area_mm2").begin_object();
-        for (const energy::AreaComponent& c : energy::kAreaComponents) o.key(c.name).number((*area).*c.mm2);
-        o.end_object();
-        o.key("area_process_nm").number(params.energy.process_nm.value_or(params.energy.resolved.area->process_nm));
-    } else {
-        o.key("total_area_mm2").null().key("area_mm2").null();
-    }
-    o.key("power_w").number(f.power_w).key("tops_per_w").number(f.tops_per_w);
-    if (f.tops_per_mm2)
-        o.key("tops_per_mm2").number(*f.tops_per_mm2);
-    else
-        o.key("tops_per_mm2").null();
-    o.key("edp_js").number(f.edp_js).key("energy_per_sample_uj").number(f.energy_per_sample_uj);
+    write_area_and_efficiency(o, area, params.energy.process_nm, params.energy.resolved, f);
     o.key("utilisation_percent").number(100.0 * utilisation(params, t));
     o.key("cycles").begin_object();
     for (const node::CyclePart& part : node::kCycleParts) o.key(part.key).integer(t.*part.member);

@@ -284,6 +284,28 @@ void add_summary_json(HtmlPage& page, const std::string& dir) {
     page.table(t);
 }
 
+/// What a paper quotes, as report.json gives it (this version on; an older one lacks them): area,
+/// power, efficiency, energy-delay product, energy per sample, the area by component and, for a
+/// cluster, one node's area of each type.
+void add_efficiency_rows(HtmlTable& summary, const JsonValue& root) {
+    const auto optional_row = [&](const char* key, const char* quantity, const char* unit) {
+        const JsonValue* v = root.find(key);
+        if (!v) return;
+        summary.rows.push_back({quantity, v->is_number() ? display_number(v->as_number()) : "unknown", unit});
+    };
+    optional_row("total_area_mm2", "area", "mm²");
+    optional_row("power_w", "average power", "W");
+    optional_row("tops_per_w", "efficiency", "TOPS/W");
+    optional_row("tops_per_mm2", "area efficiency", "TOPS/mm²");
+    optional_row("edp_js", "energy-delay product", "J·s per step");
+    optional_row("energy_per_sample_uj", "energy per sample", "µJ");
+    for (const auto& [key, suffix] : {std::pair{"area_mm2", " area"}, std::pair{"node_area_mm2", " node area"}})
+        if (const JsonValue* area = root.find(key); area && area->is_object())
+            for (const auto& m : area->members())
+                if (m.value.is_number())
+                    summary.rows.push_back({m.key + suffix, display_number(m.value.as_number()), "mm²"});
+}
+
 void training_step_sections(HtmlPage& page, ReportPage& report, const std::string& dir, const JsonValue& root,
                             const std::string& file, const CsvTable& layers) {
     // 1. Summary: run identity, then the totals with units.
@@ -308,22 +330,7 @@ void training_step_sections(HtmlPage& page, ReportPage& report, const std::strin
     summary.rows.push_back({"energy", display_number(energy_pj * 1e-6), "µJ"});
     summary.rows.push_back({"energy per MAC", display_number(number_member(root, file, "pj_per_mac")), "pJ"});
     summary.rows.push_back({"utilisation", display_number(number_member(root, file, "utilisation_percent")), "%"});
-    // What a paper quotes (report.json of this version on; an older one lacks them).
-    const auto optional_row = [&](const char* key, const char* quantity, const char* unit) {
-        const JsonValue* v = root.find(key);
-        if (!v) return;
-        summary.rows.push_back({quantity, v->is_number() ? display_number(v->as_number()) : "unknown", unit});
-    };
-    optional_row("total_area_mm2", "area", "mm²");
-    optional_row("power_w", "average power", "W");
-    optional_row("tops_per_w", "efficiency", "TOPS/W");
-    optional_row("tops_per_mm2", "area efficiency", "TOPS/mm²");
-    optional_row("edp_js", "energy-delay product", "J·s per step");
-    optional_row("energy_per_sample_uj", "energy per sample", "µJ");
-    if (const JsonValue* area = root.find("area_mm2"); area && area->is_object())
-        for (const auto& m : area->members())
-            if (m.value.is_number())
-                summary.rows.push_back({m.key + " area", display_number(m.value.as_number()), "mm²"});
+    add_efficiency_rows(summary, root);
     if (const JsonValue* split = root.find("cycles"); split && split->is_object())
         for (const auto& m : split->members())
             if (m.value.is_number())
@@ -379,6 +386,7 @@ void cluster_sections(HtmlPage& page, ReportPage& report, const std::string& dir
     summary.rows.push_back({"MACs", display_number(macs), "MACs"});
     summary.rows.push_back({"energy", display_number(energy_pj * 1e-6), "µJ"});
     if (macs > 0) summary.rows.push_back({"energy per MAC", display_number(energy_pj / macs), "pJ"});
+    add_efficiency_rows(summary, root);
     page.section("Summary", "summary");
     page.table(summary);
     page.table(energy_table(components, macs));

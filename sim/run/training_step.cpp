@@ -112,15 +112,41 @@ energy::NodeHardware node_hardware(const node::NodeParams& node, double exponent
     return h;
 }
 
-std::optional<energy::AreaBreakdown> node_area(const config::Params& params) {
-    const std::optional<energy::AreaTable>& table = params.energy.resolved.area;
+std::optional<energy::AreaBreakdown> hardware_area(const energy::EnergyTable& energy_table,
+                                                   std::optional<double> process_nm,
+                                                   const energy::NodeHardware& hardware) {
+    const std::optional<energy::AreaTable>& table = energy_table.area;
     if (!table) return std::nullopt;
-    energy::AreaBreakdown a = energy::area_of(node_hardware(params.node.resolved, params.node.sram_exponent_kib,
-                                                            params.node.sram_mantissa_kib, 1, params.bfp),
-                                              *table);
-    const double scale = energy::area_scale(table->process_nm, params.energy.process_nm.value_or(table->process_nm));
+    energy::AreaBreakdown a = energy::area_of(hardware, *table);
+    const double scale = energy::area_scale(table->process_nm, process_nm.value_or(table->process_nm));
     for (const energy::AreaComponent& c : energy::kAreaComponents) a.*c.mm2 *= scale;
     return a;
+}
+
+std::optional<energy::AreaBreakdown> node_area(const config::Params& params) {
+    return hardware_area(params.energy.resolved, params.energy.process_nm,
+                         node_hardware(params.node.resolved, params.node.sram_exponent_kib,
+                                       params.node.sram_mantissa_kib, 1, params.bfp));
+}
+
+std::optional<energy::AreaBreakdown> node_type_area(const config::Params& params, const config::NodeTypeParams& type) {
+    return hardware_area(type.energy, params.energy.process_nm,
+                         node_hardware(type.node.resolved, type.node.sram_exponent_kib, type.node.sram_mantissa_kib,
+                                       static_cast<std::uint64_t>(type.arrays), params.bfp));
+}
+
+std::optional<energy::AreaBreakdown> cluster_area(const config::Params& params) {
+    std::vector<std::size_t> count(params.cluster.node_types.size(), 0);
+    for (const std::size_t t : params.cluster.node_type) ++count[t];
+    energy::AreaBreakdown sum;
+    for (std::size_t t = 0; t < count.size(); ++t) {
+        if (count[t] == 0) continue;
+        const std::optional<energy::AreaBreakdown> one = node_type_area(params, params.cluster.node_types[t]);
+        if (!one) return std::nullopt;
+        for (const energy::AreaComponent& c : energy::kAreaComponents)
+            sum.*c.mm2 += (*one).*c.mm2 * static_cast<double>(count[t]);
+    }
+    return sum;
 }
 
 TrainingStepResult run_training_step(const config::Params& params, const WorkProgress& progress,

@@ -93,4 +93,17 @@ energy::NodeHardware node_hardware(const node::NodeParams& node, double exponent
 /// when the energy table has no `area` section (docs/energy.md, "Area").
 std::optional<energy::AreaBreakdown> node_area(const config::Params& params);
 
+/// The area of `hardware` under `table` at `process_nm` (unset: the table's own node), or nullopt
+/// when the table has no `area` section.
+std::optional<energy::AreaBreakdown> hardware_area(const energy::EnergyTable& table, std::optional<double> process_nm,
+                                                   const energy::NodeHardware& hardware);
+
+/// One node of cluster node type `type` (its `arrays` arrays, each with the type's SRAM) under
+/// the type's energy table, as node_area; nullopt without an `area` section.
+std::optional<energy::AreaBreakdown> node_type_area(const config::Params& params, const config::NodeTypeParams& type);
+
+/// Every node of the cluster, summed by component (links' SerDes and switches not counted;
+/// docs/energy.md, "Area"); nullopt when a node type's table has no `area` section.
+std::optional<energy::AreaBreakdown> cluster_area(const config::Params& params);
+
 }  // namespace fastsim::run

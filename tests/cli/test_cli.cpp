@@ -252,6 +252,22 @@ TEST_CASE("run --out writes report.json and layers.csv whose totals agree", "[cl
     CHECK(json_number(json, "total_energy_pj") > 0);
 }
 
+namespace {
+
+/// Runs `config --out DIR/u` under the shipped energy table cut before its `area` section: it
+/// loads, and the terminal calls the area unknown.
+void run_without_area(fastsim::test::TempDir& dir, const std::string& config) {
+    std::string table = slurp(std::string(FASTSIM_SOURCE_DIR) + "/configs/energy/fast_45nm.yaml");
+    table = table.substr(0, table.find("\narea:"));
+    std::ofstream(dir.path("no_area.yaml")) << table;
+    const Result unknown =
+        run_fastsim("run " + config + " -p energy.table=" + dir.path("no_area.yaml") + " --out " + dir.path("u"));
+    REQUIRE(unknown.exit_code == 0);
+    CHECK_THAT(unknown.out, Contains("area: unknown (energy table"));
+}
+
+}  // namespace
+
 TEST_CASE("A run reports its node's area, power and efficiency, and an unknown area as unknown", "[cli][area]") {
     fastsim::test::TempDir dir;
     const Result r = run_fastsim("run " + kTinyNode + " --out " + dir.path("out"));
@@ -291,13 +307,7 @@ TEST_CASE("A run reports its node's area, power and efficiency, and an unknown a
     CHECK(number(n32, "total_energy_pj") == number(report, "total_energy_pj"));
 
     // A table without an area section still loads; the area is unknown, not 0.
-    std::string table = slurp(std::string(FASTSIM_SOURCE_DIR) + "/configs/energy/fast_45nm.yaml");
-    table = table.substr(0, table.find("\narea:"));
-    std::ofstream(dir.path("no_area.yaml")) << table;
-    const Result unknown =
-        run_fastsim("run " + kTinyNode + " -p energy.table=" + dir.path("no_area.yaml") + " --out " + dir.path("u"));
-    REQUIRE(unknown.exit_code == 0);
-    CHECK_THAT(unknown.out, Contains("area: unknown (energy table"));
+    run_without_area(dir, kTinyNode);
     const fastsim::JsonValue u = fastsim::read_json_file(dir.path("u/report.json"));
     REQUIRE(u.find("total_area_mm2"));
     CHECK_FALSE(u.find("total_area_mm2")->is_number());
@@ -1064,4 +1074,59 @@ TEST_CASE("output that cannot be written is exit 2, never a silent success", "[c
         CHECK(WEXITSTATUS(status) == 2);
         CHECK_THAT(fastsim::test::slurp(dir.path("err")), Contains("could not write to standard output"));
     }
+}
+
+TEST_CASE("A cluster run's area is every node's, each node type's as a node run of that node gives it", "[cli][area]") {
+    fastsim::test::TempDir dir;
+    const std::string cluster = std::string(FASTSIM_SOURCE_DIR) + "/configs/tests/tiny_cluster.yaml";
+    // Two `small` nodes (tiny_node's node) and one `big` (two 8 x 8 arrays, each with 4 + 16 KiB).
+    const Result r = run_fastsim("run " + cluster + " -p cluster.groups.0.count=2 --out " + dir.path("c"));
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains(" mm2 at 45 nm over 3 nodes = array "));
+    const Result small = run_fastsim("run " + kTinyNode + " --out " + dir.path("small"));
+    const Result big =
+        run_fastsim("run " + kTinyNode +
+                    " -p node.array.rows=8 -p node.array.cols=8 -p node.sram.exponent_bank.capacity_kib=4"
+                    " -p node.sram.mantissa_bank.capacity_kib=16 --out " +
+                    dir.path("big"));
+    REQUIRE(small.exit_code == 0);
+    REQUIRE(big.exit_code == 0);
+    const auto number = [](const fastsim::JsonValue& o, const char* key) {
+        const fastsim::JsonValue* v = o.find(key);
+        REQUIRE(v);
+        REQUIRE(v->is_number());
+        return v->as_number();
+    };
+    const fastsim::JsonValue report = fastsim::read_json_file(dir.path("c/report.json"));
+    const fastsim::JsonValue summary = fastsim::read_json_file(dir.path("c/summary.json"));
+    const fastsim::JsonValue small_report = fastsim::read_json_file(dir.path("small/report.json"));
+    const fastsim::JsonValue big_report = fastsim::read_json_file(dir.path("big/report.json"));
+    const double small_mm2 = number(small_report, "total_area_mm2"),
+                 big_array_mm2 = number(big_report, "total_area_mm2");
+    const fastsim::JsonValue* per_type = report.find("node_area_mm2");
+    REQUIRE(per_type);
+    CHECK(number(*per_type, "small") == Approx(small_mm2).epsilon(1e-7));
+    CHECK(number(*per_type, "big") == Approx(2 * big_array_mm2).epsilon(1e-7));
+    const double total = number(report, "total_area_mm2");
+    CHECK(total == Approx(2 * small_mm2 + 2 * big_array_mm2).epsilon(1e-7));
+    const fastsim::JsonValue* parts = report.find("area_mm2");
+    REQUIRE(parts);
+    for (const char* part : {"array", "converter", "vector", "sram"})
+        CHECK(number(*parts, part) ==
+              Approx(2 * number(*small_report.find("area_mm2"), part) + 2 * number(*big_report.find("area_mm2"), part))
+                  .epsilon(1e-7));
+    CHECK(number(summary, "area_mm2") == Approx(total));
+    CHECK(number(summary, "nodes") == 3);
+    // Power and efficiency over the simulated step and every node's MACs, links' energy included.
+    const double joules = number(*report.find("energy_pj"), "total") * 1e-12;
+    const double seconds = number(report, "simulated_step_s");
+    CHECK(number(report, "power_w") == Approx(joules / seconds));
+    CHECK(number(summary, "power_w") == Approx(joules / seconds));
+    CHECK(number(summary, "tops_per_mm2") == Approx(2 * number(summary, "macs") * 1e-12 / seconds / total));
+    CHECK(number(report, "edp_js") == Approx(joules * seconds));
+
+    // Without an area section the cluster's area is unknown, not 0.
+    run_without_area(dir, cluster);
+    CHECK_FALSE(fastsim::read_json_file(dir.path("u/report.json")).find("total_area_mm2")->is_number());
+    CHECK_FALSE(fastsim::read_json_file(dir.path("u/summary.json")).find("area_mm2"));
 }

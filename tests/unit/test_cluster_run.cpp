@@ -612,8 +612,8 @@ TEST_CASE_METHOD(test::FreshSimContext,
     const auto node_params = config::load(kSource + "/configs/tests/tiny_node.yaml");
     const auto cluster_params = config::load(kSource + "/configs/tests/tiny_cluster.yaml");
     const Summary node = output::training_step_summary(node_params, run::run_training_step(node_params));
-    const Summary cluster =
-        output::cluster_step_summary(run::run_cluster_step(cluster_params, cluster_params.planner.options()));
+    const Summary cluster = output::cluster_step_summary(
+        cluster_params, run::run_cluster_step(cluster_params, cluster_params.planner.options()));
     std::vector<std::string> components{"links"};
     for (const energy::EnergyComponent& c : energy::kEnergyComponents) components.emplace_back(c.name);
     for (const Summary* summary : {&node, &cluster})
