@@ -25,6 +25,7 @@
 #include "config/load.h"
 #include "node/phase_counters.h"
 #include "output/run_summary.h"
+#include "run/cluster_step.h"
 #include "run/training_step.h"
 #include "sweep/explore.h"
 #include "sweep/sweep_dir.h"
@@ -97,32 +98,51 @@ std::string row_line(const sweep::ExploreSpec& spec, const sweep::Design& d) {
     return line;
 }
 
-/// One design on the node: the point's config loaded in this process and run on the memo path.
-/// A config error (the design does not fit: a layer cannot be tiled, a size out of range) makes
-/// it infeasible; a broken constraint on its area is found before it is simulated.
+/// The summary fields a design's configuration alone decides (its area; a cluster's node count),
+/// checked against the constraints before it is simulated: a broken one makes it infeasible
+/// without running it.
+bool pruned_before_running(const sweep::ExploreSpec& spec, const Summary& known, sweep::Evaluation& e) {
+    for (const sweep::Constraint& c : spec.constraints)
+        for (const auto& [name, value] : known)
+            if (name == c.field && !c.holds(value)) {
+                e.fields = known;
+                e.error = "breaks " + c.text + " (" + format_number(value) + "), not simulated";
+                e.pruned = true;
+                return true;
+            }
+    return false;
+}
+
+Summary area_fields(const std::optional<energy::AreaBreakdown>& area) {
+    return area ? output::area_summary(*area) : Summary{};
+}
+
+/// One design: the point's config loaded in this process and run, a node on the memo path, a
+/// cluster planned and simulated as `fastsim run` does. A config error (the design does not fit:
+/// a layer cannot be tiled, a size out of range) or a plan that cannot be made (nothing fits in
+/// the nodes' memory) makes it infeasible; a broken constraint on its area is found before it is
+/// simulated, as is a cluster's broken bound on its node count.
 sweep::Evaluation evaluate(const sweep::ExploreSpec& spec, const sweep::SweepPoint& point) {
     sweep::Evaluation e;
     try {
         config::Params params = config::load(point.base_config, point.overrides);
+        if (params.run.mode == config::RunMode::cluster) {
+            Summary known = area_fields(run::cluster_area(params));
+            known.emplace_back("nodes", static_cast<double>(params.cluster.node_type.size()));
+            if (pruned_before_running(spec, known, e)) return e;
+            e.fields = output::cluster_step_summary(
+                params, run::run_cluster_step_in_fresh_kernel(params, params.planner.options()));
+            return e;
+        }
         if (params.run.mode != config::RunMode::training_step)
             throw UserError(
-                "fastsim explore evaluates node designs: the base config's run.mode must be "
-                "training_step, not " +
+                "fastsim explore evaluates node and cluster designs: the base config's run.mode must be "
+                "training_step or cluster, not " +
                 std::string(config::to_string(params.run.mode)));
         params.run.fidelity = config::Fidelity::memo;
-        if (const std::optional<energy::AreaBreakdown> area = run::node_area(params)) {
-            const Summary known = output::area_summary(*area);
-            for (const sweep::Constraint& c : spec.constraints)
-                for (const auto& [name, value] : known)
-                    if (name == c.field && !c.holds(value)) {
-                        e.fields = known;
-                        e.error = "breaks " + c.text + " (" + format_number(value) + "), not simulated";
-                        e.pruned = true;
-                        return e;
-                    }
-        }
+        if (pruned_before_running(spec, area_fields(run::node_area(params)), e)) return e;
         e.fields = output::training_step_summary(params, run::run_training_step(params));
-    } catch (const UserError& error) {  // a config error, or a base axis swapping in a cluster config
+    } catch (const UserError& error) {  // a config error, no plan that fits, a base axis swapping modes
         e.error = error.what();
     } catch (const std::exception& error) {  // a bug: recorded with the design, the search goes on
         e.error = std::string("internal error (please report it): ") + error.what();
@@ -130,28 +150,38 @@ sweep::Evaluation evaluate(const sweep::ExploreSpec& spec, const sweep::SweepPoi
     return e;
 }
 
-/// Every field a node run's summary.json can have: the ones an objective or constraint may name.
-std::vector<std::string> summary_names() {
+/// Every field a run's summary.json can have in `mode` (a node or a cluster run): the ones an
+/// objective or constraint may name.
+std::vector<std::string> summary_names(config::RunMode mode) {
+    const bool cluster = mode == config::RunMode::cluster;
+    const SummaryScope other = cluster ? SummaryScope::node_run : SummaryScope::cluster_run;
     std::vector<std::string> names;
-    for (const SummaryField& f : kSummaryFields) names.emplace_back(f.name);
-    for (const CounterInfo& c : node::counter_infos()) names.emplace_back(c.name);
+    for (const SummaryField& f : kSummaryFields)
+        if (f.scope != other) names.emplace_back(f.name);
+    if (!cluster)
+        for (const CounterInfo& c : node::counter_infos()) names.emplace_back(c.name);
     for (const energy::EnergyComponent& c : energy::kEnergyComponents)
         names.push_back("energy_" + std::string(c.name) + "_uj");
+    if (cluster) names.emplace_back("energy_links_uj");
     for (const energy::AreaComponent& c : energy::kAreaComponents)
         names.push_back("area_" + std::string(c.name) + "_mm2");
     return names;
 }
 
-/// Objectives and constraints name summary fields, and an objective is one better when lower.
+/// Objectives and constraints name summary fields of the space's runs (the first design's mode:
+/// a node or a cluster), and an objective is one better when lower.
 void check_fields(const sweep::ExploreSpec& spec) {
-    const std::vector<std::string> names = summary_names();
+    const sweep::SweepPoint first = sweep::point_at(spec.space, 0);
+    const config::RunMode mode = config::load(first.base_config, first.overrides).run.mode;
+    const std::string run = mode == config::RunMode::cluster ? "a cluster run" : "a node run";
+    const std::vector<std::string> names = summary_names(mode);
     const auto known = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
     std::string list;
     for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
     for (const std::string& o : spec.objectives) {
         if (!known(o))
-            throw UserError(spec.space.file + ": explore.objectives: '" + o +
-                            "' is not a summary field of a node run (one of " + list + ")");
+            throw UserError(spec.space.file + ": explore.objectives: '" + o + "' is not a summary field of " + run +
+                            " (one of " + list + ")");
         if (const SummaryField* f = summary_field(o); f && f->higher_is_better)
             throw UserError(spec.space.file + ": explore.objectives: '" + o +
                             "' is better when higher, and explore minimises every objective: minimise the "
@@ -160,7 +190,7 @@ void check_fields(const sweep::ExploreSpec& spec) {
     for (const sweep::Constraint& c : spec.constraints)
         if (!known(c.field))
             throw UserError(spec.space.file + ": explore.constraints: '" + c.text + "': '" + c.field +
-                            "' is not a summary field of a node run (one of " + list + ")");
+                            "' is not a summary field of " + run + " (one of " + list + ")");
 }
 
 /// The designs a previous run of this exploration wrote to designs.csv, for resuming: each row's

@@ -34,7 +34,7 @@ std::string grid(const std::string& name) {
            "  - {key: node.sram.mantissa_bank.capacity_kib, values: [2, 4, 8]}\n";
 }
 
-constexpr const char* kObjectives[] = {"time_ms", "energy_uj", "area_mm2"};
+const std::vector<std::string> kObjectives{"time_ms", "energy_uj", "area_mm2"};
 
 /// The test's own oracle, independent of sweep::dominates.
 bool dominates(const std::vector<double>& a, const std::vector<double>& b) {
@@ -48,13 +48,14 @@ bool dominates(const std::vector<double>& a, const std::vector<double>& b) {
 
 /// Objective vectors by design id of a results.csv or designs.csv, feasible/ok rows only.
 std::map<std::string, std::vector<double>> objectives_of(const std::string& path, const char* id_column,
-                                                         const char* ok_column, const char* ok_value) {
+                                                         const char* ok_column, const char* ok_value,
+                                                         const std::vector<std::string>& objectives = kObjectives) {
     const fastsim::CsvTable t = fastsim::read_csv_file(path);
     std::map<std::string, std::vector<double>> out;
     for (const auto& row : t.rows) {
         if (row[*t.column(ok_column)] != ok_value) continue;
         std::vector<double> v;
-        for (const char* o : kObjectives) v.push_back(*fastsim::parse_number(row[*t.column(o)]));
+        for (const std::string& o : objectives) v.push_back(*fastsim::parse_number(row[*t.column(o)]));
         out[row[*t.column(id_column)]] = v;
     }
     return out;
@@ -102,6 +103,58 @@ TEST_CASE("explore's front is the non-dominated set of a plain sweep of the same
     REQUIRE(again.exit_code == 0);
     CHECK_THAT(again.out, Contains("48 designs evaluated (0 now)"));
     CHECK(objectives_of(dir.path("explore/pareto.csv"), "design", "feasible", "1") == expected);
+}
+
+TEST_CASE("explore over cluster designs: its front is a plain sweep's, a node-count bound prunes", "[cli][explore]") {
+    TempDir dir;
+    // 24 clusters: 1-4 small nodes, 1-3 big ones, the big ones' arrays of 4 or 8 rows.
+    const std::string space = "sweep:\n  name: counts\n  base: " + std::string(FASTSIM_SOURCE_DIR) +
+                              "/configs/tests/tiny_cluster.yaml\naxes:\n"
+                              "  - {key: cluster.groups.0.count, values: [1, 2, 3, 4]}\n"
+                              "  - {key: cluster.groups.1.count, values: [1, 2, 3]}\n"
+                              "  - {key: node_types.1.array.rows, values: [4, 8]}\n";
+    const std::vector<std::string> objectives{"step_ms", "energy_uj", "area_mm2"};
+    REQUIRE(
+        run_fastsim("sweep " + dir.write("grid.yaml", space) + " --out " + dir.path("sweep") + " --jobs 2").exit_code ==
+        0);
+    const Result r =
+        run_fastsim("explore " +
+                    dir.write("explore.yaml", space + "explore:\n  objectives: [step_ms, energy_uj, area_mm2]\n"
+                                                      "  constraints: ['nodes <= 5']\n") +
+                    " --out " + dir.path("explore"));
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Contains("24 designs evaluated"));
+    // The front from the sweep's results.csv, by brute force over the designs of at most 5 nodes.
+    const fastsim::CsvTable results = fastsim::read_csv_file(dir.path("sweep/results.csv"));
+    std::map<std::string, std::vector<double>> bounded;
+    for (const auto& [id, v] : objectives_of(dir.path("sweep/results.csv"), "point", "status", "ok", objectives))
+        for (const auto& row : results.rows)
+            if (row[*results.column("point")] == id && *fastsim::parse_number(row[*results.column("nodes")]) <= 5)
+                bounded[id] = v;
+    REQUIRE(bounded.size() == 18);
+    std::map<std::string, std::vector<double>> expected;
+    for (const auto& [id, v] : bounded)
+        if (std::none_of(bounded.begin(), bounded.end(), [&, w = v](const auto& o) { return dominates(o.second, w); }))
+            expected[id] = v;
+    CHECK(objectives_of(dir.path("explore/pareto.csv"), "design", "feasible", "1", objectives) == expected);
+    CHECK(expected.size() > 1);
+    CHECK(objectives_of(dir.path("explore/designs.csv"), "design", "feasible", "1", objectives) == bounded);
+    // The six clusters of more than 5 nodes are infeasible without being simulated.
+    const fastsim::CsvTable designs = fastsim::read_csv_file(dir.path("explore/designs.csv"));
+    std::size_t pruned = 0;
+    for (const auto& row : designs.rows)
+        if (row[*designs.column("feasible")] == "0") {
+            CHECK_THAT(row[*designs.column("error")], Contains("breaks nodes <= 5") && Contains("not simulated"));
+            CHECK(row[*designs.column("step_ms")].empty());
+            ++pruned;
+        }
+    CHECK(pruned == 6);
+    // A node run's field is not a cluster's.
+    const Result wrong =
+        run_fastsim("explore " + dir.write("wrong.yaml", space + "explore:\n  objectives: [time_ms]\n") + " --out " +
+                    dir.path("wrong"));
+    CHECK(wrong.exit_code == 2);
+    CHECK_THAT(wrong.err, Contains("explore.objectives: 'time_ms' is not a summary field of a cluster run (one of "));
 }
 
 TEST_CASE("explore: constraints make designs infeasible, an area bound prunes before simulating", "[cli][explore]") {
