@@ -36,7 +36,12 @@ void write_file_atomically(const std::string& path, const std::string& content) 
         if (!out) throw UserError("cannot write " + temporary + ": " + std::strerror(errno));
         out << content;
         out.flush();
-        if (!out) throw UserError("cannot write " + temporary + ": " + std::strerror(errno));
+        if (!out) {
+            const std::string reason = std::strerror(errno);
+            out.close();
+            std::remove(temporary.c_str());  // never left behind (a full disk, say)
+            throw UserError("cannot write " + path + ": " + reason);
+        }
     }
     if (std::rename(temporary.c_str(), path.c_str()) != 0) {
         const std::string reason = std::strerror(errno);

@@ -51,6 +51,12 @@ inline constexpr std::array<SummaryField, 18> kSummaryFields{{
     {"nodes", "nodes", false, false, SummaryScope::cluster_run},
 }};
 
+/// The summary fields a run's report.json states too (as total_energy_pj or energy_pj.total,
+/// total_seconds or simulated_step_s): a reader checks that the two files describe one run.
+inline constexpr std::string_view kEnergyField = "energy_uj";
+inline constexpr std::string_view kNodeTimeField = "time_ms";
+inline constexpr std::string_view kClusterStepField = "step_ms";
+
 /// The row of `name`, if it has one.
 const SummaryField* summary_field(std::string_view name);
 

@@ -22,10 +22,12 @@
 #include "run/cluster_step.h"
 #include "run/training_step.h"
 #include "run/work.h"
+#include "sweep/run_dir.h"
 
 #include <charconv>
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <unistd.h>
 
@@ -38,6 +40,7 @@ struct ConfigInvocation {
     config::Params params;
     bool dump = false;
     std::string out_dir;              ///< run, plan, compare: where the report files go
+    bool force = false;               ///< run, plan, compare: --force, replace a run already in out_dir
     std::vector<std::string> traces;  ///< compare: networks to compare
     bool simulate = false;            ///< compare: simulate every plan instead of predicting it
     std::vector<std::string> overrides;
@@ -69,7 +72,8 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     std::string config_path, out_dir, fidelity, planner_name, timeline_path, detail_limit, max_work, plan_path;
     std::vector<std::string> overrides, traces;
     if (take.out)
-        options.add_options()("out", po::value(&out_dir), "write the report files (JSON and CSV) into this folder");
+        options.add_options()("out", po::value(&out_dir), "write the report files (JSON and CSV) into this folder")(
+            "force", "with --out: replace a run the folder already holds (whole, once this one is complete)");
     if (take.fidelity)
         options.add_options()("fidelity", po::value(&fidelity),
                               "memo (default: memoised tile timing) or stepped (the SystemC array, cycle by cycle); "
@@ -116,6 +120,7 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     if (!parsed) return std::nullopt;
     const po::variables_map& vm = *parsed;
     if (config_path.empty()) throw UserError("missing CONFIG: " + usage);
+    if (vm.count("force") && out_dir.empty()) throw UserError("--force applies with --out DIR");
     const double given_max_work_s = vm.count("max-work") ? run::parse_max_work(max_work) : 0;  // 0: not given
     std::optional<run::TimelineRequest> timeline;
     if (vm.count("trace-detail-limit") && !vm.count("trace"))
@@ -148,6 +153,7 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
     ConfigInvocation out{std::move(params),
                          vm.count("dump-config") > 0,
                          out_dir,
+                         vm.count("force") > 0,
                          traces,
                          vm.count("simulate") > 0,
                          overrides,
@@ -203,9 +209,10 @@ run::RunProvenance provenance(const std::string& command, const std::vector<std:
     return {FASTSIM_VERSION, shell_command_line(words)};
 }
 
-/// The files every `run --out` directory holds besides its results: the effective config.
-void write_config_yaml(const std::string& out_dir, const config::Params& params) {
-    fastsim::write_file_atomically(out_dir + "/config.yaml", config::dump(params));
+/// The run directory of `--out`, locked, checked and staged before the work starts; none without --out.
+std::unique_ptr<sweep::RunDirWriter> run_dir(const ConfigInvocation& invocation, const std::string& command) {
+    if (invocation.out_dir.empty()) return nullptr;
+    return std::make_unique<sweep::RunDirWriter>(invocation.out_dir, invocation.force, command);
 }
 
 void run_training_step(const ConfigInvocation& invocation, const run::RunProvenance& made_by) {
@@ -213,6 +220,7 @@ void run_training_step(const ConfigInvocation& invocation, const run::RunProvena
     const std::string& out_dir = invocation.out_dir;
     const run::WorkEstimate work = run::estimate_training_step(params, invocation.timeline.has_value());
     run::check_work(work, invocation.max_work_s, params.source_file);
+    const std::unique_ptr<sweep::RunDirWriter> out = run_dir(invocation, "run");
     ProgressLine progress("training step", work);
     const auto start = std::chrono::steady_clock::now();
     const run::TrainingStepResult result = run::run_training_step(params, progress.callback(), invocation.timeline);
@@ -230,14 +238,13 @@ void run_training_step(const ConfigInvocation& invocation, const run::RunProvena
         whole_run = run::run_whole_training(params, result);
         output::print_whole_run(std::cout, params, *whole_run);
     }
-    if (!out_dir.empty()) {
-        fastsim::write_file_atomically(
-            out_dir + "/report.json",
-            output::training_step_json(params, result, made_by, whole_run ? &*whole_run : nullptr));
-        fastsim::write_file_atomically(out_dir + "/layers.csv", output::training_step_csv(params, result));
-        fastsim::write_file_atomically(out_dir + "/summary.json",
-                                       fastsim::summary_json(output::training_step_summary(params, result)));
-        write_config_yaml(out_dir, params);
+    if (out) {
+        out->write("report.json",
+                   output::training_step_json(params, result, made_by, whole_run ? &*whole_run : nullptr));
+        out->write("layers.csv", output::training_step_csv(params, result));
+        out->write("summary.json", fastsim::summary_json(output::training_step_summary(params, result)));
+        out->write("config.yaml", config::dump(params));
+        out->commit(FASTSIM_VERSION);
         std::cout << "wrote report.json, layers.csv, summary.json and config.yaml to " << out_dir << "\n";
     }
     if (result.timeline) write_timeline(invocation.timeline_path, *result.timeline, params);
@@ -333,6 +340,7 @@ void run_cluster(const ConfigInvocation& invocation, const run::RunProvenance& m
     const std::string& out_dir = invocation.out_dir;
     const run::WorkEstimate work = run::estimate_cluster(params, true, {params.planner.kind});
     run::check_work(work, invocation.max_work_s, params.source_file);
+    const std::unique_ptr<sweep::RunDirWriter> out = run_dir(invocation, "run");
     ProgressLine progress("cluster step", work);
     const auto simulate = [&] {
         return run::run_cluster_step(params, params.planner.options(), invocation.timeline, progress.callback(), given);
@@ -354,16 +362,15 @@ void run_cluster(const ConfigInvocation& invocation, const run::RunProvenance& m
                              1e-12 * static_cast<double>(params.workload.steps),
                          3)
                   << " J\n";
-    if (!out_dir.empty()) {
-        fastsim::write_file_atomically(out_dir + "/report.json", output::cluster_step_json(params, result, made_by));
-        fastsim::write_file_atomically(out_dir + "/layers.csv", output::cluster_layers_csv(params, result));
-        fastsim::write_file_atomically(out_dir + "/nodes.csv", output::cluster_nodes_csv(params, result));
-        fastsim::write_file_atomically(out_dir + "/plan.json",
-                                       output::plan_json(params, result.planned, &result.all_reduces));
-        fastsim::write_file_atomically(out_dir + "/plan.csv", output::plan_csv(params, result.planned));
-        fastsim::write_file_atomically(out_dir + "/summary.json",
-                                       fastsim::summary_json(output::cluster_step_summary(params, result)));
-        write_config_yaml(out_dir, params);
+    if (out) {
+        out->write("report.json", output::cluster_step_json(params, result, made_by));
+        out->write("layers.csv", output::cluster_layers_csv(params, result));
+        out->write("nodes.csv", output::cluster_nodes_csv(params, result));
+        out->write("plan.json", output::plan_json(params, result.planned, &result.all_reduces));
+        out->write("plan.csv", output::plan_csv(params, result.planned));
+        out->write("summary.json", fastsim::summary_json(output::cluster_step_summary(params, result)));
+        out->write("config.yaml", config::dump(params));
+        out->commit(FASTSIM_VERSION);
         std::cout << "wrote report.json, layers.csv, nodes.csv, plan.json, plan.csv, summary.json and config.yaml to "
                   << out_dir << "\n";
     }
@@ -430,6 +437,7 @@ int plan_command(const std::vector<std::string>& args) {
     if (invocation->dump) std::cout << config::dump(params) << '\n';
     const run::WorkEstimate work = run::estimate_cluster(params, false, {params.planner.kind});
     run::check_work(work, invocation->max_work_s, params.source_file);
+    const std::unique_ptr<sweep::RunDirWriter> out = run_dir(*invocation, "plan");
     ProgressLine progress("plan", work);
     const planner::LayerGraph graph = planner::build_layer_graph(params.workload.network, params.workload.batch);
     run::ClusterCosts costs(params, graph);
@@ -438,12 +446,12 @@ int plan_command(const std::vector<std::string>& args) {
     logger("plan")->info("characterised {} layer shapes ({} memo tiles)", costs.compute.entries(),
                          costs.compute.tiles_run());
     output::print_plan(std::cout, params, planned);
-    if (!invocation->out_dir.empty()) {
+    if (out) {
         const std::vector<interconnect::AllReduceUse> all_reduces =
             run::planned_all_reduces(planned, costs, params.cluster.node_type.size());
-        fastsim::write_file_atomically(invocation->out_dir + "/plan.json",
-                                       output::plan_json(params, planned, &all_reduces));
-        fastsim::write_file_atomically(invocation->out_dir + "/plan.csv", output::plan_csv(params, planned));
+        out->write("plan.json", output::plan_json(params, planned, &all_reduces));
+        out->write("plan.csv", output::plan_csv(params, planned));
+        out->commit(FASTSIM_VERSION);
         std::cout << "wrote " << invocation->out_dir << "/plan.json and " << invocation->out_dir << "/plan.csv\n";
     }
     return kSuccess;
@@ -475,6 +483,7 @@ int compare_command(const std::vector<std::string>& args) {
                                          {planner::kAllPlanners.begin(), planner::kAllPlanners.end()}));
     }
     run::check_work(work, invocation->max_work_s, invocation->params.source_file);
+    const std::unique_ptr<sweep::RunDirWriter> out = run_dir(*invocation, "compare");
     ProgressLine progress("compare", work);
     const std::vector<run::ComparisonRow> rows = run::compare_planners(
         networks, invocation->simulate, progress.callback(),
@@ -484,9 +493,9 @@ int compare_command(const std::vector<std::string>& args) {
                                     cell.error.empty() ? "" : " (" + cell.error + ")");
         });
     output::print_comparison(std::cout, rows, invocation->params.planner.comm_only, invocation->simulate);
-    if (!invocation->out_dir.empty()) {
-        fastsim::write_file_atomically(invocation->out_dir + "/compare.csv",
-                                       output::comparison_csv(rows, invocation->params.planner.comm_only));
+    if (out) {
+        out->write("compare.csv", output::comparison_csv(rows, invocation->params.planner.comm_only));
+        out->commit(FASTSIM_VERSION);
         std::cout << "wrote " << invocation->out_dir << "/compare.csv\n";
     }
     return kSuccess;

@@ -11,6 +11,7 @@
 #include "common/errors.h"
 #include "common/output_files.h"
 #include "report/results_dir.h"
+#include "sweep/run_dir.h"
 
 namespace fastsim::cli {
 
@@ -42,6 +43,8 @@ int report_command(const std::vector<std::string>& args) {
                                     : kind == report::ResultsDirKind::run     ? report::run_report(dir)
                                     : kind == report::ResultsDirKind::explore ? report::explore_report(dir)
                                                                               : report::train_report(dir);
+    // After the page, whose readers name a malformed file's key: then that the files are one run's.
+    if (kind == report::ResultsDirKind::run || kind == report::ResultsDirKind::train) sweep::check_complete_run(dir);
     static constexpr const char* kKind[] = {"sweep", "run", "train", "explore"};
     for (const auto& [name, svg] : page.plots) fastsim::write_file_atomically(plots_dir + "/" + name, svg);
     fastsim::write_file_atomically(out_file, page.html);

@@ -14,6 +14,7 @@
 #include "config/train_config.h"
 #include "run/train_run.h"
 #include "run/work.h"
+#include "sweep/run_dir.h"
 #include "learning/dataset.h"
 #include "learning/trainer.h"
 
@@ -48,6 +49,7 @@ int train_command(const std::vector<std::string>& args) {
     options.add_options()("config", po::value(&config_file), "the training config (configs/train/*.yaml)")(
         "out", po::value(&out_dir),
         "write accuracy.csv, cost.csv, precision_log.csv, schedule_checks.csv, comparison.csv and plots/*.svg here")(
+        "force", "with --out: replace a run the folder already holds (whole, once this one is complete)")(
         "param,p", po::value(&overrides)->composing(), "override a config value, e.g. -p train.epochs=2 (repeatable)")(
         "policy", po::value(&only)->composing(),
         "run only this policy of the config's policies list (repeatable): fp32, bfp_m2 .. bfp_m8, msfp12, fast")(
@@ -103,8 +105,12 @@ int train_command(const std::vector<std::string>& args) {
     const run::WorkEstimate work = run::estimate_training(config, data.train.count, data.test.count);
     run::check_work(work, max_work.empty() ? run::kDefaultMaxWorkSeconds : run::parse_max_work(max_work), config_file);
     ProgressLine progress("train", work);
+    std::optional<sweep::RunDirWriter> out;
     std::optional<run::TrainOutputs> outputs;
-    if (!out_dir.empty()) outputs = run::TrainOutputs{out_dir};
+    if (!out_dir.empty()) {
+        out.emplace(out_dir, vm->count("force") > 0, "train");
+        outputs = run::TrainOutputs{out->staging()};
+    }
     const run::LearningRunResult result = run::run_learning(config, data, std::cout, outputs, progress.callback());
 
     std::cout << "\npolicy        final test acc   total cycles        total energy (uJ)\n";
@@ -143,6 +149,7 @@ int train_command(const std::vector<std::string>& args) {
                       << (s.to_accuracy_ratio ? ratio(*s.to_accuracy_ratio) : std::string("never reached"))
                       << " (final accuracy " << percent(s.final_accuracy) << ")\n";
     }
+    if (out) out->commit(FASTSIM_VERSION);
     if (outputs)
         std::cout << "\nwrote " << out_dir
                   << "/{accuracy,cost,precision_log,schedule_checks,comparison}.csv and plots/\n";

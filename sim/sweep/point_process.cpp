@@ -92,7 +92,8 @@ pid_t start_point(const std::string& exe, const SweepPoint& point, const std::st
         args.push_back("-p");
         args.push_back(o);
     }
-    args.insert(args.end(), {"--out", point_dir});
+    // --force: a point run again (failed, or retried) replaces its earlier run whole.
+    args.insert(args.end(), {"--out", point_dir, "--force"});
     args.insert(args.end(), extra_args.begin(), extra_args.end());
     // Everything the child needs is prepared before fork(): after it only async-signal-safe calls.
     std::vector<char*> argv;

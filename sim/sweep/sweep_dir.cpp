@@ -153,8 +153,8 @@ SweepDirLock::SweepDirLock(const std::string& dir, const Shard& shard, const std
     if (m_fd < 0) throw UserError(path + ": cannot open the " + command + " lock: " + std::strerror(errno));
     if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
         ::close(m_fd);
-        throw UserError("another fastsim " + command + " is running the same points into " + dir + " (" + path +
-                        " is locked); wait for it to finish");
+        throw UserError("another fastsim " + command + " is writing into " + dir + " (" + path +
+                        " is locked); wait for it to finish, or use another folder");
     }
 }
 

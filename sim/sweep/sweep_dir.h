@@ -38,7 +38,7 @@ void claim_sweep_dir(const std::string& dir, const SweepIdentity& identity);
 
 /// An exclusive lock on DIR/.lock-K-of-N (flock) for the lifetime of the object: two runs of
 /// one shard into one directory would run every point twice (different shards may share it).
-/// UserError if another process holds it, naming `command` (sweep, explore).
+/// UserError if another process holds it, naming `command` (sweep, explore, run, train...).
 class SweepDirLock {
 public:
     SweepDirLock(const std::string& dir, const Shard& shard, const std::string& command = "sweep");

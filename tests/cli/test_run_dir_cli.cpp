@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+// A run directory is one run, whole or absent (docs/cli.md, "Output directories"): `run`, `plan`,
+// `compare` and `train --out` refuse a folder holding another run unless --force, leave the
+// earlier run whole when they fail, take the sweep's lock, and readers refuse a mixed folder.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "support/fastsim_process.h"
+#include "support/temp_dir.h"
+
+using Catch::Matchers::Contains;
+using fastsim::test::Result;
+using fastsim::test::run_fastsim;
+using fastsim::test::slurp;
+using fastsim::test::TempDir;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kTinyNode = std::string(FASTSIM_SOURCE_DIR) + "/configs/tests/tiny_node.yaml";
+const std::string kTinyCluster = std::string(FASTSIM_SOURCE_DIR) + "/configs/tests/tiny_cluster.yaml";
+
+/// Every file under `dir` (relative path -> contents), the lock file left out.
+std::map<std::string, std::string> contents(const std::string& dir) {
+    std::map<std::string, std::string> out;
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+        if (e.is_regular_file() && e.path().filename() != ".lock-1-of-1")
+            out[fs::relative(e.path(), dir).string()] = slurp(e.path().string());
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("run --out: a folder holding a run is refused, replaced whole with --force, kept when a run fails",
+          "[cli][run_dir]") {
+    TempDir dir;
+    const std::string out = dir.path("r");
+    REQUIRE(run_fastsim("run " + kTinyCluster + " --out " + out).exit_code == 0);
+    CHECK(fs::exists(out + "/manifest.json"));
+    const auto first = contents(out);
+
+    // Refused before any work, the earlier run untouched.
+    const Result again = run_fastsim("run " + kTinyCluster + " -p workload.batch=4 --out " + out);
+    CHECK(again.exit_code == 2);
+    CHECK_THAT(again.err, Contains("--out " + out + " holds another run (") &&
+                              Contains("use another folder, or --force to replace that run whole"));
+    CHECK(contents(out) == first);
+
+    // A run that fails once its work has started (no plan: batch 1 cannot be split by data
+    // parallelism over two nodes) leaves the earlier run whole and no staged files.
+    const Result failed =
+        run_fastsim("run " + kTinyCluster + " -p workload.batch=1 -p planner.name=data_parallel --force --out " + out);
+    CHECK(failed.exit_code == 2);
+    CHECK(contents(out) == first);
+
+    // --force replaces it whole: a node run where a cluster run was leaves no nodes.csv or plan.json.
+    REQUIRE(run_fastsim("report " + out).exit_code == 0);
+    REQUIRE(run_fastsim("run " + kTinyNode + " --force --out " + out).exit_code == 0);
+    const auto second = contents(out);
+    for (const char* gone : {"nodes.csv", "plan.json", "plan.csv", "report.html"}) CHECK(second.count(gone) == 0);
+    for (const char* kept : {"report.json", "layers.csv", "summary.json", "config.yaml", "manifest.json"})
+        CHECK(second.count(kept) == 1);
+    CHECK(run_fastsim("report " + out).exit_code == 0);
+
+    // Replacing a run removes only files inside its folder, whatever its manifest lists.
+    std::ofstream(dir.path("outside.txt")) << "keep";
+    std::ofstream(out + "/manifest.json")
+        << R"({"files": [{"name": "../outside.txt", "bytes": 4, "fnv1a": "0"}, {"name": ")" + dir.path("outside.txt") +
+               R"(", "bytes": 4, "fnv1a": "0"}, {"name": ".", "bytes": 4, "fnv1a": "0"}]})";
+    REQUIRE(run_fastsim("run " + kTinyNode + " --force --out " + out).exit_code == 0);
+    CHECK(slurp(dir.path("outside.txt")) == "keep");
+
+    // --force without --out is an error.
+    const Result lone = run_fastsim("run " + kTinyNode + " --force");
+    CHECK(lone.exit_code == 2);
+    CHECK_THAT(lone.err, Contains("--force applies with --out DIR"));
+}
+
+TEST_CASE("run --out takes the sweep's lock: a second run into the same folder is refused", "[cli][run_dir]") {
+    TempDir dir;
+    const std::string out = dir.path("r");
+    fs::create_directories(out);
+    const std::string lock_path = out + "/.lock-1-of-1";
+    const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    REQUIRE(fd >= 0);
+    REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
+    for (const std::string& command : {"run " + kTinyNode, "plan " + kTinyCluster, "compare " + kTinyCluster}) {
+        const Result locked = run_fastsim(command + " --out " + out);
+        CHECK(locked.exit_code == 2);
+        CHECK_THAT(locked.err, Contains("is writing into " + out));
+    }
+    ::close(fd);
+    CHECK(contents(out).empty());
+    CHECK(run_fastsim("run " + kTinyNode + " --out " + out).exit_code == 0);
+    // A staging folder left by a killed run is removed by the next run into the folder.
+    fs::create_directories(out + "/.partial-999999");
+    std::ofstream(out + "/.partial-999999/report.json") << "{";
+    REQUIRE(run_fastsim("run " + kTinyNode + " --force --out " + out).exit_code == 0);
+    CHECK_FALSE(fs::exists(out + "/.partial-999999"));
+}
+
+TEST_CASE("report and diff refuse a folder that is not one complete run", "[cli][run_dir]") {
+    TempDir dir;
+    const std::string a = dir.path("a"), b = dir.path("b");
+    REQUIRE(run_fastsim("run " + kTinyNode + " --out " + a).exit_code == 0);
+    REQUIRE(run_fastsim("run " + kTinyNode + " -p workload.batch=2 --out " + b).exit_code == 0);
+    REQUIRE(run_fastsim("diff " + a + " " + b).exit_code == 0);
+
+    // One file of another run: its manifest says it is not this run's.
+    fs::copy_file(b + "/summary.json", a + "/summary.json", fs::copy_options::overwrite_existing);
+    for (const std::string& command : {"report " + a, "diff " + a + " " + b}) {
+        const Result r = run_fastsim(command);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Contains(a + " is not one complete run: summary.json is not the file its run wrote"));
+    }
+    fs::remove(a + "/summary.json");
+    CHECK_THAT(run_fastsim("report " + a).err, Contains("summary.json, which its manifest lists, is missing"));
+
+    // A folder of an earlier version (no manifest) is read when its files agree, refused when not.
+    fs::remove(b + "/manifest.json");
+    CHECK(run_fastsim("report " + b).exit_code == 0);
+    fs::copy_file(dir.path("a/report.json"), b + "/report.json", fs::copy_options::overwrite_existing);
+    const Result mixed = run_fastsim("report " + b);
+    CHECK(mixed.exit_code == 2);
+    CHECK_THAT(mixed.err, Contains(b + " mixes two runs") && Contains("summary.json's energy (uJ) is "));
+}
+
+TEST_CASE("train --out: a finished run is neither truncated nor mixed with a new one", "[cli][run_dir][training]") {
+    TempDir dir;
+    const std::string slice = std::string(FASTSIM_SOURCE_DIR) + "/tests/data/train/mlp_slice.yaml";
+    const std::string out = dir.path("t");
+    REQUIRE(run_fastsim("train " + slice + " --policy fast --out " + out).exit_code == 0);
+    const auto first = contents(out);
+    CHECK(first.count("comparison.csv") == 1);
+    const Result again = run_fastsim("train " + slice + " --policy fast --out " + out);
+    CHECK(again.exit_code == 2);
+    CHECK_THAT(again.err, Contains("holds another run"));
+    CHECK(contents(out) == first);
+    REQUIRE(run_fastsim("train " + slice + " --policy fast --out " + out + " --force").exit_code == 0);
+    CHECK(contents(out).count("manifest.json") == 1);
+    CHECK(run_fastsim("report " + out).exit_code == 0);
+}
