@@ -239,11 +239,9 @@ void run_training_step(const ConfigInvocation& invocation, const run::RunProvena
         output::print_whole_run(std::cout, params, *whole_run);
     }
     if (out) {
-        out->write("report.json",
-                   output::training_step_json(params, result, made_by, whole_run ? &*whole_run : nullptr));
-        out->write("layers.csv", output::training_step_csv(params, result));
-        out->write("summary.json", fastsim::summary_json(output::training_step_summary(params, result)));
-        out->write("config.yaml", config::dump(params));
+        for (const auto& [name, content] :
+             output::training_step_files(params, result, made_by, whole_run ? &*whole_run : nullptr))
+            out->write(name, content);
         out->commit(FASTSIM_VERSION);
         std::cout << "wrote report.json, layers.csv, summary.json and config.yaml to " << out_dir << "\n";
     }
@@ -363,13 +361,8 @@ void run_cluster(const ConfigInvocation& invocation, const run::RunProvenance& m
                          3)
                   << " J\n";
     if (out) {
-        out->write("report.json", output::cluster_step_json(params, result, made_by));
-        out->write("layers.csv", output::cluster_layers_csv(params, result));
-        out->write("nodes.csv", output::cluster_nodes_csv(params, result));
-        out->write("plan.json", output::plan_json(params, result.planned, &result.all_reduces));
-        out->write("plan.csv", output::plan_csv(params, result.planned));
-        out->write("summary.json", fastsim::summary_json(output::cluster_step_summary(params, result)));
-        out->write("config.yaml", config::dump(params));
+        for (const auto& [name, content] : output::cluster_step_files(params, result, made_by))
+            out->write(name, content);
         out->commit(FASTSIM_VERSION);
         std::cout << "wrote report.json, layers.csv, nodes.csv, plan.json, plan.csv, summary.json and config.yaml to "
                   << out_dir << "\n";

@@ -2,6 +2,7 @@
 // `fastsim explore` (docs/explore.md): the Pareto front of a design space for a training job.
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -27,7 +28,9 @@
 #include "output/run_summary.h"
 #include "run/cluster_step.h"
 #include "run/training_step.h"
+#include "report/results_dir.h"
 #include "sweep/explore.h"
+#include "sweep/run_dir.h"
 #include "sweep/sweep_dir.h"
 
 namespace fastsim::cli {
@@ -36,21 +39,47 @@ namespace {
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
-/// A 16-hex-digit FNV-1a of the explore file and every base config its points start from: a
-/// directory holding another exploration is refused rather than mixed.
+/// The files a loaded config reads besides itself: its trace or ONNX model, its energy table,
+/// a precision schedule log.
+std::vector<std::string> files_read(const config::Params& params) {
+    std::vector<std::string> files;
+    for (const config::FilePath* f :
+         {&params.workload.trace, &params.workload.model, &params.energy.table, &params.precision.schedule_log})
+        if (!f->resolved.empty()) files.push_back(f->resolved);
+    return files;
+}
+
+/// A 16-hex-digit FNV-1a of the explore file, every base config its points start from, and the
+/// traces, models, energy tables and schedule logs they read (the first design's, and each value
+/// of an axis that names such a file): a directory holding another exploration, or one of edited
+/// inputs, is refused rather than mixed.
 std::string explore_fingerprint(const sweep::ExploreSpec& spec) {
-    std::set<std::string> files{spec.space.file, sweep::point_at(spec.space, 0).base_config};
-    for (std::size_t a = 0; a < spec.space.axes.size(); ++a) {  // a base axis: each of its configs
+    static constexpr std::array<std::string_view, 5> kFileKeys{sweep::kBaseKey, "workload.trace", "workload.model",
+                                                               "energy.table", "precision.schedule_log"};
+    const sweep::SweepPoint first = sweep::point_at(spec.space, 0);
+    std::set<std::string> files{spec.space.file, first.base_config};
+    for (const std::string& f : files_read(config::load(first.base_config, first.overrides))) files.insert(f);
+    for (std::size_t a = 0; a < spec.space.axes.size(); ++a) {  // an axis naming files: each of its values
         const sweep::Axis& axis = spec.space.axes[a];
-        if (std::find(axis.keys.begin(), axis.keys.end(), sweep::kBaseKey) == axis.keys.end()) continue;
+        if (std::none_of(axis.keys.begin(), axis.keys.end(), [](const std::string& k) {
+                return std::find(kFileKeys.begin(), kFileKeys.end(), k) != kFileKeys.end();
+            }))
+            continue;
         std::vector<std::size_t> choices(spec.space.axes.size(), 0);
-        for (choices[a] = 0; choices[a] < axis.values.size(); ++choices[a])
-            files.insert(sweep::point_at(spec.space, sweep::point_index(spec.space, choices), choices).base_config);
+        for (choices[a] = 0; choices[a] < axis.values.size(); ++choices[a]) {
+            const sweep::SweepPoint p = sweep::point_at(spec.space, sweep::point_index(spec.space, choices), choices);
+            files.insert(p.base_config);
+            try {
+                for (const std::string& f : files_read(config::load(p.base_config, p.overrides))) files.insert(f);
+            } catch (const UserError&) {
+                // a design whose config is invalid is infeasible, not a reason to refuse the space
+            }
+        }
     }
     std::uint64_t h = sweep::kFnvOffset;
     for (const std::string& f : files) {
         sweep::fnv1a(h, f);
-        sweep::fnv1a(h, read_input_file(f, "config file"));
+        sweep::fnv1a(h, read_input_file(f, "an input of the exploration"));
     }
     return sweep::hex_digest(h);
 }
@@ -251,6 +280,37 @@ std::vector<sweep::Design> read_designs(const sweep::ExploreSpec& spec, const st
     return done;
 }
 
+/// The front's knee (report::knee_of over the members' objectives) run in full, as `fastsim run`
+/// runs its config, into DIR/knee (replaced each time): the best design's own report. Its id, or
+/// nothing for an empty front.
+std::optional<std::string> run_knee(const sweep::ExploreSpec& spec, const std::vector<sweep::Design>& all,
+                                    const std::vector<std::size_t>& members, const fs::path& dir) {
+    std::vector<std::vector<double>> front;
+    for (const std::size_t m : members) front.push_back(all[m].objectives);
+    const std::optional<std::size_t> knee = report::knee_of(front);
+    if (!knee) return std::nullopt;
+    const sweep::Design& design = all[members[*knee]];
+    const sweep::SweepPoint point = sweep::point_at(spec.space, design.index);
+    config::Params params = config::load(point.base_config, point.overrides);
+    std::vector<std::string> words{"fastsim", "run", point.base_config};
+    for (const std::string& o : point.overrides) words.insert(words.end(), {"-p", o});
+    sweep::RunDirWriter out((dir / "knee").string(), true, "explore");
+    output::RunFiles files;
+    if (params.run.mode == config::RunMode::cluster) {
+        const run::RunProvenance made_by{FASTSIM_VERSION, shell_command_line(words)};
+        files = output::cluster_step_files(
+            params, run::run_cluster_step_in_fresh_kernel(params, params.planner.options()), made_by);
+    } else {
+        params.run.fidelity = config::Fidelity::memo;
+        words.insert(words.end(), {"-p", "run.fidelity=memo"});
+        const run::RunProvenance made_by{FASTSIM_VERSION, shell_command_line(words)};
+        files = output::training_step_files(params, run::run_training_step(params), made_by, nullptr);
+    }
+    for (const auto& [name, content] : files) out.write(name, content);
+    out.commit(FASTSIM_VERSION);
+    return design.id;
+}
+
 std::string clock_text(double seconds) {
     const long s = static_cast<long>(seconds);
     char text[32];
@@ -384,6 +444,9 @@ int explore_command(const std::vector<std::string>& args) {
               << feasible << " feasible, " << members.size() << " on the Pareto front of";
     for (const std::string& o : spec.objectives) std::cout << " " << o;
     std::cout << "; " << designs_path << ", " << (dir / "pareto.csv").string() << "\n";
+    if (const std::optional<std::string> knee = run_knee(spec, all, members, dir))
+        std::cout << "the front's knee, " << *knee << ", run in full: " << (dir / "knee").string()
+                  << " (fastsim report " << out_dir << " draws both)\n";
     return kSuccess;
 }
 

@@ -48,6 +48,14 @@ int report_command(const std::vector<std::string>& args) {
     static constexpr const char* kKind[] = {"sweep", "run", "train", "explore"};
     for (const auto& [name, svg] : page.plots) fastsim::write_file_atomically(plots_dir + "/" + name, svg);
     fastsim::write_file_atomically(out_file, page.html);
+    // An exploration's knee, run in full into DIR/knee: its own page, which the explore page links.
+    if (const std::string knee = dir + "/knee";
+        kind == report::ResultsDirKind::explore && std::filesystem::exists(knee + "/report.json")) {
+        sweep::check_complete_run(knee);
+        const report::ReportPage knee_page = report::run_report(knee);
+        for (const auto& [name, svg] : knee_page.plots) fastsim::write_file_atomically(knee + "/plots/" + name, svg);
+        fastsim::write_file_atomically(knee + "/report.html", knee_page.html);
+    }
     logger("report")->info("{} report of {} in {:.1f} ms", kKind[static_cast<int>(kind)], dir,
                            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     std::cout << "wrote " << out_file << " and " << page.plots.size() << " plot" << (page.plots.size() == 1 ? "" : "s")

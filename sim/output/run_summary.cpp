@@ -4,6 +4,8 @@
 #include "common/json_writer.h"
 #include "common/output_files.h"
 #include "common/units.h"
+#include "config/load.h"
+#include "output/cluster_report.h"
 #include "output/table.h"
 #include "output/training_report.h"
 
@@ -139,6 +141,25 @@ Summary cluster_step_summary(const config::Params& params, const run::ClusterSte
     const std::optional<energy::AreaBreakdown> area = run::cluster_area(params);
     add_efficiency(s, cluster_efficiency(params, result, area), area);
     return s;
+}
+
+RunFiles training_step_files(const config::Params& params, const run::TrainingStepResult& result,
+                             const run::RunProvenance& made_by, const run::WholeRunResult* whole_run) {
+    return {{"report.json", training_step_json(params, result, made_by, whole_run)},
+            {"layers.csv", training_step_csv(params, result)},
+            {"summary.json", summary_json(training_step_summary(params, result))},
+            {"config.yaml", config::dump(params)}};
+}
+
+RunFiles cluster_step_files(const config::Params& params, const run::ClusterStepResult& result,
+                            const run::RunProvenance& made_by) {
+    return {{"report.json", cluster_step_json(params, result, made_by)},
+            {"layers.csv", cluster_layers_csv(params, result)},
+            {"nodes.csv", cluster_nodes_csv(params, result)},
+            {"plan.json", plan_json(params, result.planned, &result.all_reduces)},
+            {"plan.csv", plan_csv(params, result.planned)},
+            {"summary.json", summary_json(cluster_step_summary(params, result))},
+            {"config.yaml", config::dump(params)}};
 }
 
 }  // namespace fastsim::output

@@ -12,6 +12,7 @@
 #include "common/summary.h"
 #include "config/params.h"
 #include "run/cluster_step.h"
+#include "run/provenance.h"
 #include "run/training_step.h"
 
 namespace fastsim::output {
@@ -58,5 +59,14 @@ Efficiency cluster_efficiency(const config::Params& params, const run::ClusterSt
 /// communication, MACs, energy, energy per MAC), then energy_<component>_uj including links, the
 /// node count `nodes`, and the efficiency fields (add_efficiency) over every node's area.
 Summary cluster_step_summary(const config::Params& params, const run::ClusterStepResult& result);
+
+/// The files of a `run --out` folder, by name, in the order they are written.
+using RunFiles = std::vector<std::pair<std::string, std::string>>;
+/// A node run's: report.json (with the whole run when given), layers.csv, summary.json, config.yaml.
+RunFiles training_step_files(const config::Params& params, const run::TrainingStepResult& result,
+                             const run::RunProvenance& made_by, const run::WholeRunResult* whole_run);
+/// A cluster run's: report.json, layers.csv, nodes.csv, plan.json, plan.csv, summary.json, config.yaml.
+RunFiles cluster_step_files(const config::Params& params, const run::ClusterStepResult& result,
+                            const run::RunProvenance& made_by);
 
 }  // namespace fastsim::output

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `fastsim report` of a `fastsim explore --out` directory (docs/reports.md, "The explore page").
 #include <cmath>
+#include <filesystem>
 #include <limits>
 
 #include "common/csv_reader.h"
@@ -103,6 +104,11 @@ ReportPage explore_report(const std::string& dir) {
         t.headers = pareto.header;
         t.rows = {pareto.rows[*knee]};
         page.table(t);
+        if (std::filesystem::exists(dir + "/knee/report.json"))
+            page.link(
+                "fastsim explore ran the knee in full, as fastsim run runs its config, into knee/: its own "
+                "report has every layer, phase and energy component.",
+                "knee/report.html", "The knee's full report (knee/report.html)");
     }
 
     // Every pair of objectives: the feasible designs, the front and the knee.

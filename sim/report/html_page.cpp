@@ -54,6 +54,10 @@ void HtmlPage::section(const std::string& heading, const std::string& id) {
 
 void HtmlPage::paragraph(const std::string& text) { m_body += "<p>" + xml_escape(text) + "</p>\n"; }
 
+void HtmlPage::link(const std::string& text, const std::string& href, const std::string& label) {
+    m_body += "<p>" + xml_escape(text) + " <a href=\"" + xml_escape(href) + "\">" + xml_escape(label) + "</a></p>\n";
+}
+
 void HtmlPage::table(const HtmlTable& table) {
     std::string out = "<div class=\"table-wrap\"><table>\n";
     if (!table.caption.empty()) out += "<caption>" + xml_escape(table.caption) + "</caption>\n";

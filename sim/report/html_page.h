@@ -34,6 +34,8 @@ public:
     /// A section heading (h2) with an anchor id listed in the page's contents line.
     void section(const std::string& heading, const std::string& id);
     void paragraph(const std::string& text);
+    /// A paragraph of `text` followed by a link to `href` (a path relative to the page).
+    void link(const std::string& text, const std::string& href, const std::string& label);
     void table(const HtmlTable& table);
     /// An inline SVG document (from fastsim::charts) with a caption under it.
     void figure(const std::string& svg, const std::string& caption);

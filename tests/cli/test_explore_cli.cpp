@@ -9,10 +9,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
 #include "common/csv_reader.h"
+#include "common/json_reader.h"
 #include "support/fastsim_process.h"
 #include "support/temp_dir.h"
 
@@ -216,6 +218,16 @@ TEST_CASE("explore refuses what it cannot do, naming the file and key", "[cli][e
                     dir.path("mixed"));
     CHECK(other.exit_code == 2);
     CHECK_THAT(other.err, Contains("holds another exploration"));
+    // The fingerprint covers the trace the designs read: editing it makes another exploration.
+    const std::string trace = dir.write("t.yaml", slurp(std::string(FASTSIM_SOURCE_DIR) + "/traces/tiny_cnn.yaml"));
+    const std::string traced = dir.write(
+        "traced.yaml", "sweep:\n  name: traced\n  base: " + kTinyNode + "\n  set: {workload.trace: " + trace +
+                           "}\naxes:\n  - {key: node.array.rows, values: [2, 3]}\nexplore:\n  objectives: [time_ms]\n");
+    REQUIRE(run_fastsim("explore " + traced + " --out " + dir.path("traced")).exit_code == 0);
+    std::ofstream(trace, std::ios::app) << "\n# edited\n";
+    const Result edited = run_fastsim("explore " + traced + " --out " + dir.path("traced"));
+    CHECK(edited.exit_code == 2);
+    CHECK_THAT(edited.err, Contains("holds another exploration (or one of an edited file)"));
     // A second run into a directory another is writing is refused before it reads or appends.
     const std::string lock_path = dir.path("mixed") + "/.lock-1-of-1";
     const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -248,4 +260,33 @@ TEST_CASE("fastsim report of an exploration: the front in every pair of objectiv
     const std::size_t front = fastsim::read_csv_file(dir.path("out/pareto.csv")).rows.size();
     CHECK(count(svg, "class=\"marker\"") == 48 + front + 1);
     CHECK(count(svg, "class=\"line\"") == 0);
+
+    // The knee, by the test's own rule (least sum of squares of the objectives scaled to the
+    // front's range), was run in full into out/knee, and the page links its own report.
+    const auto members = objectives_of(dir.path("out/pareto.csv"), "design", "feasible", "1");
+    std::vector<double> lo(3, 1e300), hi(3, -1e300);
+    for (const auto& [id, v] : members)
+        for (std::size_t i = 0; i < 3; ++i) {
+            lo[i] = std::min(lo[i], v[i]);
+            hi[i] = std::max(hi[i], v[i]);
+        }
+    std::string knee;
+    double best = 1e300;
+    for (const auto& [id, v] : members) {
+        double d = 0;
+        for (std::size_t i = 0; i < 3; ++i) {
+            const double x = hi[i] > lo[i] ? (v[i] - lo[i]) / (hi[i] - lo[i]) : 0;
+            d += x * x;
+        }
+        if (d < best) {
+            best = d;
+            knee = id;
+        }
+    }
+    const fastsim::JsonValue summary = fastsim::read_json_file(dir.path("out/knee/summary.json"));
+    for (std::size_t i = 0; i < 3; ++i)
+        CHECK(summary.find(kObjectives[i])->as_number() == Approx(members.at(knee)[i]).epsilon(1e-8));
+    CHECK_THAT(slurp(dir.path("out/knee/report.json")), Contains("fastsim run " + kTinyNode + " -p node.array.rows="));
+    CHECK_THAT(html, Contains("href=\"knee/report.html\""));
+    CHECK_THAT(slurp(dir.path("out/knee/report.html")), Contains("<html"));
 }
