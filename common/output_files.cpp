@@ -33,7 +33,8 @@ void write_file_atomically(const std::string& path, const std::string& content) 
     const std::string temporary = path + ".tmp." + std::to_string(::getpid());
     {
         std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        if (!out) throw UserError("cannot write " + temporary + ": " + std::strerror(errno));
+        if (!out)
+            throw UserError("cannot write " + path + " (its temporary " + temporary + "): " + std::strerror(errno));
         out << content;
         out.flush();
         if (!out) {

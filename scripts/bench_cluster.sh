@@ -12,8 +12,8 @@ command -v hyperfine >/dev/null || { echo "bench_cluster.sh: needs hyperfine (ap
 [ -x /usr/bin/time ] || { echo "bench_cluster.sh: needs GNU time (apt-get install time)" >&2; exit 2; }
 plans=$(mktemp -d)
 trap 'rm -rf "$plans"' EXIT
-build/fastsim plan configs/cluster/tpu_v2_v3.yaml --out "$plans/tpu" >/dev/null
-build/fastsim plan configs/pipeline/gpt3_6.7b_64node.yaml --out "$plans/gpt3" >/dev/null
+build/fastsim plan configs/cluster/tpu_v2_v3.yaml --out "$plans/tpu" --force >/dev/null
+build/fastsim plan configs/pipeline/gpt3_6.7b_64node.yaml --out "$plans/gpt3" --force >/dev/null
 for command in "plan configs/bench/resnet152_1024.yaml --max-work 600" "run configs/cluster/tpu_v2_v3.yaml" \
                "run configs/cluster/tpu_v2_v3.yaml --plan $plans/tpu/plan.json" \
                "plan configs/pipeline/gpt3_6.7b_64node.yaml" "run configs/pipeline/gpt3_6.7b_64node.yaml" \

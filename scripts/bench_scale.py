@@ -57,7 +57,7 @@ def config_text(model, nodes):
 def timed(fastsim, command, config, out, timeout):
     """(wall s, peak MiB, note) of one command."""
     argv = ["/usr/bin/time", "-f", "TIME %e %M", fastsim, command, config, "--max-work", "100000",
-            "--out", out]
+            "--out", out, "--force"]
     try:
         r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:

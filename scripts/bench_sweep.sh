@@ -10,7 +10,7 @@ command -v hyperfine >/dev/null || { echo "bench_sweep.sh: needs hyperfine (apt-
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 hyperfine --warmup 1 --runs 10 --prepare "rm -rf $out/o" -N "build/fastsim sweep configs/bench/sweep_overhead.yaml --out $out/o --jobs 1"
-hyperfine --warmup 3 --runs 40 -N "build/fastsim run configs/tests/tiny_node.yaml --out $out/one"
+hyperfine --warmup 3 --runs 40 -N "build/fastsim run configs/tests/tiny_node.yaml --out $out/one --force"
 for jobs in 1 2; do
   hyperfine --warmup 1 --runs 5 --prepare "rm -rf $out/s$jobs" -N "build/fastsim sweep configs/bench/sweep40_resnet50.yaml --out $out/s$jobs --jobs $jobs"
 done

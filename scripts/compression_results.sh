@@ -15,7 +15,7 @@ echo "|---|---|---|---|---|---|---|"
 for config in configs/network/*.yaml; do
   for scheme in none topk dgc threshold powersgd onebit terngrad; do
     build/fastsim run "$config" -p cluster.gradient_sync.compression.scheme=$scheme \
-      -p cluster.gradient_sync.staleness="$staleness" --out "$out" >/dev/null
+      -p cluster.gradient_sync.staleness="$staleness" --out "$out" --force >/dev/null
     awk -v c="$(basename "$config")" -v s="$scheme" -F': ' '
       /"simulated_step_s"/ {gsub(/,/, "", $2); step = $2}
       /"planned_step_s"/ {gsub(/,/, "", $2); planned = $2}

@@ -21,7 +21,7 @@ run() {  # name, then -p overrides
   local name=$1; shift
   if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then return; fi
   local acc time target
-  if ! "$fastsim" train "$config" "${common[@]}" "$@" --out "$out/$name" >"$out/$name.log" 2>&1; then
+  if ! "$fastsim" train "$config" "${common[@]}" "$@" --out "$out/$name" --force >"$out/$name.log" 2>&1; then
     printf '| %s | %s | %s | | |\n' "$name" "$*" "$(grep -o 'diverged.*iteration [0-9]*' "$out/$name.log" || echo failed)"
     return
   fi

@@ -25,4 +25,4 @@ compare configs/cluster/tpu_v2_v3.yaml "${traces[@]}" --comm-only --equal-split
 compare configs/cluster/fast_16node.yaml "${traces[@]}"
 compare configs/cluster/fast_16node.yaml "${traces[@]}" --simulate
 compare configs/cluster/fast_16node.yaml "${traces[@]}" --comm-only --equal-split "${at_128[@]}"
-compare configs/cluster/fast_16node.yaml "${accpar_traces[@]}" --comm-only --equal-split "${at_128[@]}" --out "${1:-/tmp/fastsim-accpar-shapes}"
+compare configs/cluster/fast_16node.yaml "${accpar_traces[@]}" --comm-only --equal-split "${at_128[@]}" --out "${1:-/tmp/fastsim-accpar-shapes}" --force

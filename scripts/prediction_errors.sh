@@ -30,7 +30,7 @@ trap 'rm -rf "$out"' EXIT
 echo "| config | network | planner | planned ms | simulated ms | error % |"
 echo "|---|---|---|---|---|---|"
 for config in "${configs[@]}"; do
-  build/fastsim compare "$config" "${traces[@]}" --simulate --out "$out/c" >/dev/null
+  build/fastsim compare "$config" "${traces[@]}" --simulate --out "$out/c" --force >/dev/null
   awk -F, -v config="$(basename "$config")" 'NR > 1 && $4 != "" {
     printf "| %s | %s | %s | %.3f | %.3f | %+.1f |\n", config, $1, $2, $4 * 1e3, $5 * 1e3, $6 * 100 }' "$out/c/compare.csv"
 done

@@ -134,7 +134,7 @@ def measure(args):
         name = os.path.basename(path)[:-5]
         out = path[:-5]
         t0 = time.time()
-        run = subprocess.run([fastsim, "compare", path, "--simulate", "--out", out, "--max-work", str(args.max_work)],
+        run = subprocess.run([fastsim, "compare", path, "--simulate", "--out", out, "--force", "--max-work", str(args.max_work)],
                              capture_output=True, text=True)
         if run.returncode != 0:
             lines = (run.stderr.strip() or "exit %d" % run.returncode).splitlines()

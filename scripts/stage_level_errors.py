@@ -48,7 +48,7 @@ def main():
     for config in configs:
         for planner in ("pipeline", "alpa"):
             out = os.path.join(scratch, "%s.%s" % (os.path.basename(config), planner))
-            planned = subprocess.run([args.fastsim, "plan", config, "--planner", planner, "--out", out,
+            planned = subprocess.run([args.fastsim, "plan", config, "--planner", planner, "--out", out, "--force",
                                       "--max-work", "100000", "-p", "cluster.pipeline_simulation=message_level"],
                                      capture_output=True, text=True)
             if planned.returncode != 0:

@@ -15,6 +15,7 @@
 #include "common/output_files.h"
 #include "config/load.h"
 #include "output/collective_report.h"
+#include "sweep/run_dir.h"
 #include "run/collective_run.h"
 
 namespace fastsim::cli {
@@ -67,6 +68,7 @@ int collective_command(const std::vector<std::string>& args) {
         "ranks", po::value(&ranks_text), "the first N nodes of the group (default: all of them)")(
         "group", po::value(&group_text), "index of cluster.groups to run over, or all (default 0)")(
         "out", po::value(&out_dir), "write collective.csv into this folder")(
+        "force", "with --out: replace a run the folder already holds (whole, once this one is complete)")(
         "max-work", po::value(&max_work),
         ("refuse sweeps estimated above this many seconds of work (default " +
          std::to_string(static_cast<int>(run::kDefaultMaxWorkSeconds)) + ")")
@@ -77,6 +79,7 @@ int collective_command(const std::vector<std::string>& args) {
     const auto vm = parse_command_line(args, options, positional);
     if (!vm) return kSuccess;
     if (config_path.empty()) throw UserError("missing CONFIG: " + usage);
+    if (vm->count("force") && out_dir.empty()) throw UserError("--force applies with --out DIR");
     const double max_work_s = vm->count("max-work") ? run::parse_max_work(max_work) : run::kDefaultMaxWorkSeconds;
 
     const config::Params params = config::load_network(config_path, overrides);
@@ -124,7 +127,8 @@ int collective_command(const std::vector<std::string>& args) {
 
     const run::WorkEstimate work = run::estimate_collectives(params, sweep);
     run::check_work(work, max_work_s, config_path);
-    if (!out_dir.empty()) std::filesystem::create_directories(out_dir);  // fail before simulating
+    std::optional<sweep::RunDirWriter> out;  // checked, locked and staged before simulating
+    if (!out_dir.empty()) out.emplace(out_dir, vm->count("force") > 0, "collective");
     std::vector<run::CollectiveRow> rows;
     {
         ProgressLine progress("collectives", work);
@@ -136,8 +140,9 @@ int collective_command(const std::vector<std::string>& args) {
                   << config::describe_topology(c.groups[g]);
     std::cout << "\n\n";
     output::print_collective_table(std::cout, rows);
-    if (!out_dir.empty()) {
-        write_file_atomically(out_dir + "/collective.csv", output::collective_csv().table(rows));
+    if (out) {
+        out->write("collective.csv", output::collective_csv().table(rows));
+        out->commit(FASTSIM_VERSION);
         std::cout << "wrote collective.csv to " << out_dir << "\n";
     }
     return kSuccess;

@@ -45,8 +45,9 @@ int diff_command(const std::vector<std::string>& args) {
     if (!vm) return kSuccess;
     if (dirs.size() != 2) throw UserError("expected two run directories: " + usage);
     const bool all = vm->count("all") > 0;
+    for (const std::string& dir : dirs) sweep::check_complete_run(dir);
     const report::RunDiff diff = report::diff_runs(dirs[0], dirs[1]);
-    for (const std::string& dir : dirs) sweep::check_complete_run(dir);  // after diff_runs names a bad key
+    for (const std::string& dir : dirs) sweep::check_earlier_run_agrees(dir);  // after diff_runs names a bad key
 
     std::cout << "A: " << dirs[0] << " (config " << diff.config_a << ")\nB: " << dirs[1] << " (config " << diff.config_b
               << ")\n\n";

@@ -200,8 +200,15 @@ std::vector<std::string> summary_names(config::RunMode mode) {
 /// Objectives and constraints name summary fields of the space's runs (the first design's mode:
 /// a node or a cluster), and an objective is one better when lower.
 void check_fields(const sweep::ExploreSpec& spec) {
+    // The first design's mode; one whose keys make it invalid (an infeasible design, not a bad
+    // space) is told by its base config alone.
     const sweep::SweepPoint first = sweep::point_at(spec.space, 0);
-    const config::RunMode mode = config::load(first.base_config, first.overrides).run.mode;
+    config::RunMode mode;
+    try {
+        mode = config::load(first.base_config, first.overrides).run.mode;
+    } catch (const UserError&) {
+        mode = config::load(first.base_config).run.mode;
+    }
     const std::string run = mode == config::RunMode::cluster ? "a cluster run" : "a node run";
     const std::vector<std::string> names = summary_names(mode);
     const auto known = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 // `fastsim report DIR`: an HTML page and SVG plots from a sweep or run directory.
+#include <unistd.h>
+
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <boost/program_options.hpp>
 
@@ -38,13 +41,19 @@ int report_command(const std::vector<std::string>& args) {
 
     // 1. Read the directory and build the page; 2. write the plots, then the page, each atomically.
     const auto start = std::chrono::steady_clock::now();
+    // A run folder is locked while its page is read and written, as a command writing into it
+    // locks it; one cut short or mixed is refused before its files are read.
+    std::optional<sweep::SweepDirLock> lock;
+    if (sweep::holds_run(dir) && ::access(dir.c_str(), W_OK) == 0) lock.emplace(dir, sweep::Shard{}, "report");
+    sweep::check_complete_run(dir);
     const report::ResultsDirKind kind = report::classify_results_dir(dir);
+    const bool run_folder = kind == report::ResultsDirKind::run || kind == report::ResultsDirKind::train;
     const report::ReportPage page = kind == report::ResultsDirKind::sweep     ? report::sweep_report(dir)
                                     : kind == report::ResultsDirKind::run     ? report::run_report(dir)
                                     : kind == report::ResultsDirKind::explore ? report::explore_report(dir)
                                                                               : report::train_report(dir);
-    // After the page, whose readers name a malformed file's key: then that the files are one run's.
-    if (kind == report::ResultsDirKind::run || kind == report::ResultsDirKind::train) sweep::check_complete_run(dir);
+    // After the page, whose readers name a malformed file's key: an earlier version's folder agrees.
+    if (run_folder) sweep::check_earlier_run_agrees(dir);
     static constexpr const char* kKind[] = {"sweep", "run", "train", "explore"};
     for (const auto& [name, svg] : page.plots) fastsim::write_file_atomically(plots_dir + "/" + name, svg);
     fastsim::write_file_atomically(out_file, page.html);

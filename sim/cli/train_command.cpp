@@ -105,6 +105,7 @@ int train_command(const std::vector<std::string>& args) {
     const run::WorkEstimate work = run::estimate_training(config, data.train.count, data.test.count);
     run::check_work(work, max_work.empty() ? run::kDefaultMaxWorkSeconds : run::parse_max_work(max_work), config_file);
     ProgressLine progress("train", work);
+    if (vm->count("force") && out_dir.empty()) throw UserError("--force applies with --out DIR");
     std::optional<sweep::RunDirWriter> out;
     std::optional<run::TrainOutputs> outputs;
     if (!out_dir.empty()) {

@@ -576,7 +576,10 @@ void write_area_and_efficiency(JsonWriter& j, const config::Params& params, cons
     if (area) {
         j.key("node_area_mm2").begin_object();
         for (const config::NodeTypeParams& t : params.cluster.node_types)
-            j.key(t.name).number(run::node_type_area(params, t)->total_mm2());
+            if (const std::optional<energy::AreaBreakdown> one = run::node_type_area(params, t))
+                j.key(t.name).number(one->total_mm2());
+            else
+                j.key(t.name).null();
         j.end_object();
     } else {
         j.key("node_area_mm2").null();

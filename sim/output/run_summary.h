@@ -37,15 +37,15 @@ Summary area_summary(const energy::AreaBreakdown& area);
 /// energy_<component>_uj, then the efficiency and, when the energy table has an area section,
 /// the area fields (add_efficiency).
 Summary training_step_summary(const config::Params& params, const run::TrainingStepResult& result);
-/// report.json's area (total, by component, and the process node it is at, from `table`'s area
-/// section unless `process_nm` is given; nulls when unknown) and the efficiency of `f`, as every
-/// run's report.json writes them (docs/cli.md).
 /// The terminal's `area:` line (total at the process node, `whose` after it, e.g. " over 4
 /// nodes", then each component, then `not_counted` in parentheses; or `area: unknown` naming the
 /// table) and its `power:` line.
 void print_area_and_power(std::ostream& out, const std::optional<energy::AreaBreakdown>& area,
                           std::optional<double> process_nm, const energy::EnergyTable& table, const std::string& whose,
                           const std::string& not_counted, const Efficiency& f);
+/// report.json's area (total, by component, and the process node it is at, from `table`'s area
+/// section unless `process_nm` is given; nulls when unknown) and the efficiency of `f`, as every
+/// run's report.json writes them (docs/cli.md).
 void write_area_and_efficiency(JsonWriter& j, const std::optional<energy::AreaBreakdown>& area,
                                std::optional<double> process_nm, const energy::EnergyTable& table, const Efficiency& f);
 /// Appends the efficiency fields of `f` and, when `area` is known, the area's (total, then each

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <system_error>
 #include <vector>
@@ -24,47 +25,86 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// Every file or folder a fastsim command writes into a run directory, and `fastsim report`'s
-/// report.html and plots/ made from it: a directory holding one of these holds a run.
-constexpr std::array<const char*, 18> kRunFiles{
-    "report.json",    "summary.json",        "layers.csv",     "nodes.csv",   "plan.json", "plan.csv",
-    "config.yaml",    "compare.csv",         "accuracy.csv",   "cost.csv",    "time.csv",  "precision_log.csv",
-    "comparison.csv", "schedule_checks.csv", "collective.csv", "report.html", "plots",     kRunManifest};
-
+/// Files only a fastsim run writes: a folder holding one of these (or a manifest) holds a run.
+constexpr std::array<const char*, 7> kRunEvidence{"report.json",    "summary.json", "plan.json",     "compare.csv",
+                                                  "comparison.csv", "accuracy.csv", "collective.csv"};
+/// Every other name a run writes, and `fastsim report`'s report.html and plots/ made from it: a
+/// folder of an earlier version (no manifest) that holds a run loses these with it.
+constexpr std::array<const char*, 9> kRunFiles{"layers.csv", "nodes.csv", "plan.csv",          "config.yaml",
+                                               "cost.csv",   "time.csv",  "precision_log.csv", "schedule_checks.csv",
+                                               "report.html"};
+constexpr const char* kPlotsFolder = "plots";
 constexpr const char* kStagingPrefix = ".partial-";
+constexpr const char* kAsidePrefix = ".old-";
+/// Present while a commit replaces files: one top-level name moved in per line.
+constexpr const char* kCommitting = ".committing";
 
 bool present(const fs::path& p) {
     std::error_code ec;
     return fs::exists(fs::symlink_status(p, ec));
 }
 
-void remove_all_or_throw(const fs::path& p, const std::string& what) {
-    std::error_code ec;
-    fs::remove_all(p, ec);
-    if (ec) throw UserError("cannot remove " + p.string() + " (" + what + "): " + ec.message());
+/// FNV-1a (64-bit) of a file's bytes, streamed, and its size.
+std::string file_digest(const fs::path& path, std::uintmax_t& bytes) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw UserError("cannot read " + path.string());
+    std::uint64_t h = kFnvOffset;
+    bytes = 0;
+    std::array<char, 1 << 16> buffer{};
+    while (in) {
+        in.read(buffer.data(), buffer.size());
+        const std::streamsize n = in.gcount();
+        for (std::streamsize i = 0; i < n; ++i) {
+            h ^= static_cast<unsigned char>(buffer[static_cast<std::size_t>(i)]);
+            h *= 0x100000001B3ULL;
+        }
+        bytes += static_cast<std::uintmax_t>(n);
+    }
+    if (in.bad()) throw UserError("cannot read " + path.string());
+    return hex_digest(h);
 }
 
-/// The top-level names an earlier run's manifest lists; nullopt without a readable manifest.
-std::optional<std::vector<std::string>> manifest_names(const fs::path& dir) {
-    const fs::path manifest = dir / kRunManifest;
+/// A plain name inside DIR: never absolute, "..", or what a lock, stage or aside folder is.
+std::optional<std::string> top_name(const std::string& listed) {
+    const fs::path p(listed);
+    if (p.empty() || p.is_absolute()) return std::nullopt;
+    const std::string top = p.begin()->string();
+    if (top.empty() || top == "." || top == ".." || top[0] == '.') return std::nullopt;
+    return top;
+}
+
+/// The top-level names a manifest lists; nullopt without a readable fastsim manifest.
+std::optional<std::vector<std::string>> manifest_names(const fs::path& manifest) {
     if (!present(manifest)) return std::nullopt;
     try {
         const JsonValue root = read_json_file(manifest.string());
+        const JsonValue* files = root.is_object() ? root.find("files") : nullptr;
+        if (!files || !files->is_array() || !root.find("fastsim_version")) return std::nullopt;
         std::vector<std::string> names;
-        if (const JsonValue* files = root.find("files"); files && files->is_array())
-            for (const JsonValue& f : files->items())
-                if (const JsonValue* name = f.find("name"); name && name->is_string()) {
-                    // Only a plain name inside DIR: never "/", "..", or what a lock or stage is.
-                    const fs::path listed(name->as_string());
-                    if (listed.empty() || listed.is_absolute()) continue;
-                    const std::string top = listed.begin()->string();
-                    if (top.empty() || top == "." || top == ".." || top[0] == '.') continue;
-                    if (std::find(names.begin(), names.end(), top) == names.end()) names.push_back(top);
-                }
+        for (const JsonValue& f : files->items())
+            if (const JsonValue* name = f.is_object() ? f.find("name") : nullptr; name && name->is_string())
+                if (const std::optional<std::string> top = top_name(name->as_string());
+                    top && std::find(names.begin(), names.end(), *top) == names.end())
+                    names.push_back(*top);
         return names;
     } catch (const UserError&) {
-        return std::nullopt;  // unreadable: the names a run writes are removed instead
+        return std::nullopt;
     }
+}
+
+/// What of DIR's earlier run a commit replaces: with a manifest, what it lists (and report.html,
+/// plots/); of an earlier version, every name a run writes, if DIR holds a run at all.
+std::vector<std::string> earlier_run(const fs::path& dir) {
+    std::vector<std::string> names{kRunManifest, "report.html", kPlotsFolder};
+    if (const auto listed = manifest_names(dir / kRunManifest)) {
+        names.insert(names.end(), listed->begin(), listed->end());
+        return names;
+    }
+    if (std::none_of(kRunEvidence.begin(), kRunEvidence.end(), [&](const char* n) { return present(dir / n); }))
+        return {};
+    names.insert(names.end(), kRunEvidence.begin(), kRunEvidence.end());
+    names.insert(names.end(), kRunFiles.begin(), kRunFiles.end());
+    return names;
 }
 
 /// Every regular file under `root`, as paths relative to it, sorted.
@@ -76,10 +116,40 @@ std::vector<std::string> files_under(const fs::path& root) {
     return out;
 }
 
-std::string digest_of(const std::string& content) {
-    std::uint64_t h = kFnvOffset;
-    fnv1a(h, content);
-    return hex_digest(h);
+/// Moves `from` to `to` (replacing what is there); UserError naming both.
+void move(const fs::path& from, const fs::path& to) {
+    std::error_code ec;
+    if (present(to)) fs::remove_all(to, ec);
+    if (!ec) fs::rename(from, to, ec);
+    if (ec) throw UserError("cannot move " + from.string() + " to " + to.string() + ": " + ec.message());
+}
+
+/// Undoes an unfinished commit: the names it moved in (listed in .committing, written once the
+/// earlier run's files were all aside) go, the earlier run's files come back from `aside`, and
+/// the marker goes last.
+void roll_back(const fs::path& dir, const fs::path& aside) {
+    std::error_code ec;
+    if (present(dir / kCommitting)) {
+        std::ifstream moved_in(dir / kCommitting);
+        for (std::string name; std::getline(moved_in, name);)
+            if (const std::optional<std::string> top = top_name(name)) fs::remove_all(dir / *top, ec);
+        fs::remove(dir / kRunManifest, ec);
+    }
+    if (!aside.empty() && fs::is_directory(aside, ec)) {
+        for (const auto& entry : fs::directory_iterator(aside)) move(entry.path(), dir / entry.path().filename());
+        fs::remove_all(aside, ec);
+    }
+    fs::remove(dir / kCommitting, ec);
+}
+
+/// The aside folders (.old-*) in `dir`.
+std::vector<fs::path> aside_folders(const fs::path& dir) {
+    std::vector<fs::path> asides;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) return asides;  // the reader names a missing folder itself
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+        if (entry.path().filename().string().rfind(kAsidePrefix, 0) == 0) asides.push_back(entry.path());
+    return asides;
 }
 
 const JsonValue* member(const JsonValue& o, const char* key) { return o.is_object() ? o.find(key) : nullptr; }
@@ -89,28 +159,57 @@ std::optional<double> number_at(const JsonValue& o, const char* key) {
     return v && v->is_number() ? std::optional<double>(v->as_number()) : std::nullopt;
 }
 
+/// A report.json's step energy: a node run's total_energy_pj, a cluster run's energy_pj.total.
+std::optional<double> step_energy_pj(const JsonValue& report, bool cluster) {
+    if (!cluster) return number_at(report, "total_energy_pj");
+    const JsonValue* energy = member(report, "energy_pj");
+    if (!energy) return std::nullopt;
+    return number_at(*energy, "total");
+}
+
 /// True if `a` and `b` agree to the 9 significant digits reports are written with.
-bool agree(double a, double b) { return std::abs(a - b) <= 1e-8 * std::max({1.0, std::abs(a), std::abs(b)}); }
+bool agree(double a, double b) { return std::abs(a - b) <= 1e-8 * std::max({1e-300, std::abs(a), std::abs(b)}); }
 
 }  // namespace
 
 RunDirWriter::RunDirWriter(const std::string& dir, bool force, const std::string& command)
     : m_dir(dir), m_command(command) {
+    const fs::path root(dir);
     std::error_code ec;
-    if (present(dir) && !fs::is_directory(dir, ec)) throw UserError("--out " + dir + ": exists and is not a folder");
-    fs::create_directories(dir, ec);
+    if (present(root) && !fs::is_directory(root, ec)) throw UserError("--out " + dir + ": exists and is not a folder");
+    fs::create_directories(root, ec);
     if (ec) throw UserError("--out " + dir + ": cannot create the folder: " + ec.message());
     m_lock = std::make_unique<SweepDirLock>(dir, Shard{}, command);
-    // Staging folders left by killed runs: this process holds the lock, so none is in use.
-    for (const auto& entry : fs::directory_iterator(dir, ec))
-        if (entry.path().filename().string().rfind(kStagingPrefix, 0) == 0)
-            remove_all_or_throw(entry.path(), "a killed run's unfinished files");
-    if (!force)
-        for (const char* name : kRunFiles)
-            if (present(fs::path(dir) / name))
-                throw UserError("--out " + dir + " holds another run (" + name +
+    try {
+        // What a killed command left (this process holds the lock, so nothing else is using it):
+        // a commit cut short is rolled back (its marker, or an aside folder with no manifest
+        // beside it: it died moving the earlier run aside), then stages and aside folders go.
+        const std::vector<fs::path> asides = aside_folders(root);
+        if (present(root / kCommitting) || (!asides.empty() && !present(root / kRunManifest))) {
+            if (asides.size() > 1)
+                throw UserError("--out " + dir + ": an interrupted commit left several " + kAsidePrefix +
+                                "* folders; move the run you want to keep out of it by hand");
+            roll_back(root, asides.empty() ? fs::path() : asides.front());
+        }
+        for (const auto& entry : fs::directory_iterator(root)) {
+            const std::string name = entry.path().filename().string();
+            if (name.rfind(kStagingPrefix, 0) == 0 || name.rfind(kAsidePrefix, 0) == 0) fs::remove_all(entry.path());
+        }
+    } catch (const fs::filesystem_error& e) {
+        throw UserError("--out " + dir + ": cannot clear what an interrupted command left: " + e.what());
+    }
+    if (!force) {
+        for (const char* name : kRunEvidence)
+            if (present(root / name) || present(root / kRunManifest))
+                throw UserError("--out " + dir + " holds another run (" +
+                                (present(root / kRunManifest) ? std::string(kRunManifest) : name) +
                                 "): use another folder, or --force to replace that run whole");
-    m_staging = (fs::path(dir) / (kStagingPrefix + std::to_string(::getpid()))).string();
+        for (const char* name : kRunFiles)
+            if (present(root / name))
+                throw UserError("--out " + dir + " holds " + name +
+                                ", a name a run writes: use another folder, or --force to replace it");
+    }
+    m_staging = (root / (kStagingPrefix + std::to_string(::getpid()))).string();
     fs::create_directory(m_staging, ec);
     if (ec) throw UserError("--out " + dir + ": cannot write into the folder: " + ec.message());
 }
@@ -118,7 +217,7 @@ RunDirWriter::RunDirWriter(const std::string& dir, bool force, const std::string
 RunDirWriter::~RunDirWriter() {
     if (m_committed) return;
     std::error_code ec;
-    fs::remove_all(m_staging, ec);  // best effort: a later run into DIR removes what is left
+    fs::remove_all(m_staging, ec);  // best effort: a later command into DIR removes what is left
 }
 
 void RunDirWriter::write(const std::string& name, const std::string& content) const {
@@ -127,37 +226,69 @@ void RunDirWriter::write(const std::string& name, const std::string& content) co
 
 void RunDirWriter::commit(const std::string& fastsim_version) {
     const fs::path dir(m_dir), staging(m_staging);
-    // The manifest, then the previous run's files, go first: from here to the new manifest the
-    // directory is marked incomplete.
-    const std::optional<std::vector<std::string>> listed = manifest_names(dir);
-    remove_all_or_throw(dir / kRunManifest, "the previous run's manifest");
-    std::vector<std::string> old(kRunFiles.begin(), kRunFiles.end());
-    if (listed) old.insert(old.end(), listed->begin(), listed->end());
-    for (const std::string& name : old)
-        if (name != fs::path(m_staging).filename().string()) remove_all_or_throw(dir / name, "the previous run");
+    const fs::path aside = dir / (kAsidePrefix + std::to_string(::getpid()));
+    // (1) The manifest, before DIR changes: a file that cannot be read fails the run here.
+    std::vector<std::string> staged;
     JsonWriter manifest;
-    manifest.begin_object(JsonLayout::one_per_line);
-    manifest.key("command").string(m_command).key("fastsim_version").string(fastsim_version);
-    manifest.key("files").begin_array(JsonLayout::one_per_line);
-    for (const std::string& name : files_under(staging)) {
-        const std::string content = read_input_file((staging / name).string(), "a staged run file");
-        manifest.begin_object().key("name").string(name).key("bytes").integer(content.size());
-        manifest.key("fnv1a").string(digest_of(content)).end_object();
+    try {
+        for (const auto& entry : fs::directory_iterator(staging)) staged.push_back(entry.path().filename().string());
+        manifest.begin_object(JsonLayout::one_per_line);
+        manifest.key("command").string(m_command).key("fastsim_version").string(fastsim_version);
+        manifest.key("files").begin_array(JsonLayout::one_per_line);
+        for (const std::string& name : files_under(staging)) {
+            std::uintmax_t bytes = 0;
+            const std::string digest = file_digest(staging / name, bytes);
+            manifest.begin_object().key("name").string(name).key("bytes").integer(bytes);
+            manifest.key("fnv1a").string(digest).end_object();
+        }
+        manifest.end_array().end_object();
+    } catch (const fs::filesystem_error& e) {
+        throw UserError("cannot read the run's files in " + m_staging + ": " + e.what());
     }
-    manifest.end_array().end_object();
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(staging)) {
-        fs::rename(entry.path(), dir / entry.path().filename(), ec);
-        if (ec) throw UserError("cannot move " + entry.path().string() + " into " + m_dir + ": " + ec.message());
+    // (2) The earlier run's files move aside (the manifest first), the marker names what moves
+    //     in, the new files move in, and the manifest is written last. Any failure puts the
+    //     earlier run back; a killed commit is put back by the next command into DIR.
+    std::vector<std::string> replaced = earlier_run(dir);
+    replaced.insert(replaced.end(), staged.begin(), staged.end());
+    try {
+        fs::create_directory(aside);
+        for (const std::string& name : replaced)
+            if (present(dir / name) && !present(aside / name)) move(dir / name, aside / name);
+        std::string names;
+        for (const std::string& n : staged) names += n + "\n";
+        write_file_atomically((dir / kCommitting).string(), names);
+        for (const std::string& name : staged) move(staging / name, dir / name);
+        write_file_atomically((dir / kRunManifest).string(), manifest.take());
+    } catch (const std::exception& e) {
+        try {
+            roll_back(dir, aside);
+        } catch (const std::exception& again) {
+            throw UserError("cannot replace the run in " + m_dir + " (" + e.what() +
+                            "), nor put the earlier one back (" + again.what() + "): it is in " + aside.string());
+        }
+        throw UserError("cannot replace the run in " + m_dir + ": " + e.what() + "; the earlier run is kept");
     }
-    write_file_atomically((dir / kRunManifest).string(), manifest.take());
     m_committed = true;
+    std::error_code ec;
+    fs::remove(dir / kCommitting, ec);
+    fs::remove_all(aside, ec);
     fs::remove(staging, ec);
+}
+
+bool holds_run(const std::string& dir) {
+    const fs::path root(dir);
+    std::error_code ec;
+    return fs::is_directory(root, ec) &&
+           (present(root / kRunManifest) || present(root / kCommitting) || !aside_folders(root).empty() ||
+            std::any_of(kRunEvidence.begin(), kRunEvidence.end(), [&](const char* n) { return present(root / n); }));
 }
 
 void check_complete_run(const std::string& dir) {
     const fs::path root(dir);
     const std::string incomplete = dir + " is not one complete run: ";
+    if (present(root / kCommitting) || !aside_folders(root).empty())
+        throw UserError(incomplete + "its command stopped while replacing its files (" + kCommitting + " or " +
+                        kAsidePrefix + "*); the next fastsim command writing into it puts the earlier run back");
     if (present(root / kRunManifest)) {
         const JsonValue manifest = read_json_file((root / kRunManifest).string());
         const JsonValue* files = member(manifest, "files");
@@ -172,23 +303,23 @@ void check_complete_run(const std::string& dir) {
             const fs::path path = root / name->as_string();
             if (!present(path))
                 throw UserError(incomplete + name->as_string() + ", which its manifest lists, is missing");
-            const std::string content = read_input_file(path.string(), "a run file");
-            if (static_cast<double>(content.size()) != *bytes || digest_of(content) != digest->as_string())
+            std::uintmax_t size = 0;
+            if (file_digest(path, size) != digest->as_string() || static_cast<double>(size) != *bytes)
                 throw UserError(incomplete + name->as_string() +
                                 " is not the file its run wrote (manifest.json); run it again, or delete the folder");
         }
-        return;
     }
-    // No manifest: a run written before manifests, or one cut short while committing. Its
-    // report.json and summary.json must describe the same step.
-    if (!present(root / "report.json") || !present(root / "summary.json")) return;
+}
+
+void check_earlier_run_agrees(const std::string& dir) {
+    const fs::path root(dir);
+    // No manifest: a run written before manifests. Its report.json and summary.json must
+    // describe the same step.
+    if (present(root / kRunManifest) || !present(root / "report.json") || !present(root / "summary.json")) return;
     const JsonValue report = read_json_file((root / "report.json").string());
     const JsonValue summary = read_json_file((root / "summary.json").string());
     const bool cluster = member(report, "simulated_step_s") != nullptr;
-    const JsonValue* energy = member(report, "energy_pj");
-    const std::optional<double> report_pj = !cluster ? number_at(report, "total_energy_pj")
-                                            : energy ? number_at(*energy, "total")
-                                                     : std::optional<double>();
+    const std::optional<double> report_pj = step_energy_pj(report, cluster);
     const std::optional<double> report_s = number_at(report, cluster ? "simulated_step_s" : "total_seconds");
     const std::optional<double> summary_uj = number_at(summary, std::string(kEnergyField).c_str());
     const std::optional<double> summary_ms =

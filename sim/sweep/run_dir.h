@@ -48,10 +48,16 @@ private:
     bool m_committed = false;
 };
 
-/// Refuses (UserError naming DIR and the file) a directory that is not one complete run: a
-/// manifest whose files are missing or differ from what the run wrote, or, with no manifest (a
-/// run written before manifests, or one cut short while committing), a report.json and a
-/// summary.json that disagree on the step's energy or time.
+/// True if `dir` holds a run's files, a manifest, or what a commit cut short left.
+bool holds_run(const std::string& dir);
+
+/// Refuses (UserError naming DIR and the file) a directory that is not one complete run: one
+/// whose command stopped while replacing its files, or a manifest whose files are missing or
+/// differ from what the run wrote. A folder with no manifest passes (check_earlier_run_agrees).
 void check_complete_run(const std::string& dir);
+/// A folder with no manifest (a run written before manifests): refused (UserError naming DIR) when
+/// its report.json and summary.json disagree on the step's energy or time, so mix two runs.
+/// Readers call it after reading the files, so a malformed file is named by its key first.
+void check_earlier_run_agrees(const std::string& dir);
 
 }  // namespace fastsim::sweep

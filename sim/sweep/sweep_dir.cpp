@@ -152,9 +152,20 @@ SweepDirLock::SweepDirLock(const std::string& dir, const Shard& shard, const std
     m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (m_fd < 0) throw UserError(path + ": cannot open the " + command + " lock: " + std::strerror(errno));
     if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+        // The holder wrote its command and process id into the lock file.
+        char holder[128] = {};
+        const ssize_t n = ::pread(m_fd, holder, sizeof holder - 1, 0);
         ::close(m_fd);
-        throw UserError("another fastsim " + command + " is writing into " + dir + " (" + path +
-                        " is locked); wait for it to finish, or use another folder");
+        std::string who(holder, n > 0 ? static_cast<std::size_t>(n) : 0);
+        while (!who.empty() && (who.back() == '\n' || who.back() == '\0')) who.pop_back();
+        throw UserError("another fastsim command" + (who.empty() ? std::string() : " (" + who + ")") +
+                        " is writing into " + dir + " (" + path +
+                        " is locked); wait for it to finish, or use "
+                        "another folder");
+    }
+    const std::string me = "fastsim " + command + ", pid " + std::to_string(::getpid()) + "\n";
+    if (::ftruncate(m_fd, 0) == 0 && ::pwrite(m_fd, me.data(), me.size(), 0) < 0) {
+        // the holder's name is a courtesy to whoever is refused; the lock holds without it
     }
 }
 

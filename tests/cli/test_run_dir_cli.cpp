@@ -95,7 +95,7 @@ TEST_CASE("run --out takes the sweep's lock: a second run into the same folder i
     for (const std::string& command : {"run " + kTinyNode, "plan " + kTinyCluster, "compare " + kTinyCluster}) {
         const Result locked = run_fastsim(command + " --out " + out);
         CHECK(locked.exit_code == 2);
-        CHECK_THAT(locked.err, Contains("is writing into " + out));
+        CHECK_THAT(locked.err, Contains("another fastsim command") && Contains("is writing into " + out));
     }
     ::close(fd);
     CHECK(contents(out).empty());
@@ -147,4 +147,49 @@ TEST_CASE("train --out: a finished run is neither truncated nor mixed with a new
     REQUIRE(run_fastsim("train " + slice + " --policy fast --out " + out + " --force").exit_code == 0);
     CHECK(contents(out).count("manifest.json") == 1);
     CHECK(run_fastsim("report " + out).exit_code == 0);
+}
+
+TEST_CASE("A commit cut short is put back by the next command into the folder, and other files are kept",
+          "[cli][run_dir]") {
+    TempDir dir;
+    const std::string out = dir.path("r");
+    REQUIRE(run_fastsim("run " + kTinyNode + " --out " + out).exit_code == 0);
+    std::ofstream(out + "/notes.txt") << "mine";
+    const auto first = contents(out);
+
+    // Killed after moving the earlier run aside and one new file in: the marker names it.
+    fs::create_directories(out + "/.old-4242");
+    for (const char* name : {"manifest.json", "report.json", "layers.csv", "summary.json", "config.yaml"})
+        fs::rename(out + "/" + name, out + "/.old-4242/" + name);
+    std::ofstream(out + "/report.json") << "{\"half\": true}";
+    std::ofstream(out + "/.committing") << "report.json\n";
+    const Result refused = run_fastsim("report " + out);
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.err, Contains("its command stopped while replacing its files"));
+    // The next run into it puts the earlier run back, then refuses to replace it without --force.
+    const Result next = run_fastsim("run " + kTinyNode + " -p workload.batch=2 --out " + out);
+    CHECK(next.exit_code == 2);
+    CHECK_THAT(next.err, Contains("holds another run"));
+    CHECK(contents(out) == first);
+
+    // Killed while moving the earlier run aside (no marker yet, no manifest in the folder).
+    fs::create_directories(out + "/.old-4243");
+    for (const char* name : {"manifest.json", "report.json"}) fs::rename(out + "/" + name, out + "/.old-4243/" + name);
+    CHECK(run_fastsim("report " + out).exit_code == 2);
+    CHECK(run_fastsim("run " + kTinyNode + " --out " + out).exit_code == 2);
+    CHECK(contents(out) == first);
+
+    // --force replaces the run and its page, and leaves a file that is no run's alone.
+    REQUIRE(run_fastsim("run " + kTinyNode + " -p workload.batch=2 --force --out " + out).exit_code == 0);
+    CHECK(slurp(out + "/notes.txt") == "mine");
+    CHECK(contents(out) != first);
+
+    // A folder holding a file of a run's name, but no run, is refused rather than overwritten.
+    const std::string mine = dir.path("mine");
+    fs::create_directories(mine);
+    std::ofstream(mine + "/config.yaml") << "# my notes";
+    const Result clash = run_fastsim("run " + kTinyNode + " --out " + mine);
+    CHECK(clash.exit_code == 2);
+    CHECK_THAT(clash.err, Contains("holds config.yaml, a name a run writes"));
+    CHECK(slurp(mine + "/config.yaml") == "# my notes");
 }
