@@ -171,6 +171,7 @@ int sweep_merge_command(const std::vector<std::string>& args) {
     if (!parsed) return kSuccess;
     if (dirs.empty() || out_dir.empty()) throw UserError("usage: fastsim sweep-merge DIR... --out DIR");
 
+    for (const std::string& dir : dirs) sweep::refuse_while_written(dir);  // a shard still running
     const sweep::SweepIdentity identity = sweep::read_sweep_json(dirs.front());
     std::map<std::size_t, sweep::PointRecord> merged;
     for (const std::string& dir : dirs) {
@@ -196,6 +197,7 @@ int sweep_merge_command(const std::vector<std::string>& args) {
     for (std::size_t i = 0; i < identity.points && first_missing.size() < 20; ++i)
         if (!merged.count(i)) first_missing.push_back(std::to_string(i));
     sweep::claim_sweep_dir(out_dir, identity);
+    const sweep::SweepDirLock lock(out_dir, sweep::Shard{}, "sweep-merge");
     fastsim::write_file_atomically((fs::path(out_dir) / "results.csv").string(), sweep::results_csv(identity, merged));
     std::size_t ok = 0;
     for (const auto& [index, r] : merged) ok += r.ok ? 1 : 0;

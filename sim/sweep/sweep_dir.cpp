@@ -171,6 +171,26 @@ SweepDirLock::SweepDirLock(const std::string& dir, const Shard& shard, const std
 
 SweepDirLock::~SweepDirLock() { ::close(m_fd); }
 
+void refuse_while_written(const std::string& dir) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind(".lock-", 0) != 0) continue;
+        const int fd = ::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
+            char holder[128] = {};
+            const ssize_t n = ::pread(fd, holder, sizeof holder - 1, 0);
+            ::close(fd);
+            std::string who(holder, n > 0 ? static_cast<std::size_t>(n) : 0);
+            while (!who.empty() && (who.back() == '\n' || who.back() == '\0')) who.pop_back();
+            throw UserError(dir + " is still being written" + (who.empty() ? std::string() : " by " + who) + " (" +
+                            entry.path().string() + " is locked): wait for it to finish");
+        }
+        ::close(fd);
+    }
+}
+
 std::string point_dir(const std::string& dir, const std::string& id) {
     return (fs::path(dir) / "points" / id).string();
 }

@@ -50,6 +50,10 @@ private:
     int m_fd = -1;
 };
 
+/// UserError naming `dir` if a command holds one of its locks (DIR/.lock-*): it is still being
+/// written, so what it holds is not yet one complete result.
+void refuse_while_written(const std::string& dir);
+
 /// DIR/points/<id>
 std::string point_dir(const std::string& dir, const std::string& id);
 /// Every readable DIR/points/*/point.json of the sweep `identity`, by point index; an unreadable

@@ -3,6 +3,10 @@
 // shards merged equal to one run, refusals.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -201,6 +205,18 @@ TEST_CASE("sweep-merge and sweep refuse directories of another sweep", "[cli][sw
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Contains(dir.path("b") + " holds another sweep than " + dir.path("a")));
     CHECK_FALSE(fs::exists(dir.path("m") + "/results.csv"));
+    // A shard a sweep is still writing (its lock held) is not merged.
+    {
+        const std::string lock_path = dir.path("a") + "/.lock-1-of-5";
+        const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        REQUIRE(fd >= 0);
+        REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
+        const Result running = run_fastsim("sweep-merge " + dir.path("a") + " --out " + dir.path("m"));
+        ::close(fd);
+        CHECK(running.exit_code == 2);
+        CHECK_THAT(running.err, Contains(dir.path("a") + " is still being written"));
+        CHECK_FALSE(fs::exists(dir.path("m") + "/results.csv"));
+    }
     r = run_fastsim("sweep " + b + " --out " + dir.path("a"));
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Contains(dir.path("a") + " holds another sweep ('a'"));
