@@ -30,7 +30,7 @@ struct SummaryField {
 
 /// The summary fields of fixed name, in headline order first. Counters (node::counter_infos)
 /// and energy components (energy_<component>_uj) are named by their own lists.
-inline constexpr std::array<SummaryField, 18> kSummaryFields{{
+inline constexpr std::array<SummaryField, 20> kSummaryFields{{
     {"cycles", "cycles", true, false, SummaryScope::node_run},
     {"step_ms", "step (ms)", true, false, SummaryScope::cluster_run},
     {"planned_step_ms", "planned step (ms)", true, false, SummaryScope::cluster_run},
@@ -49,6 +49,8 @@ inline constexpr std::array<SummaryField, 18> kSummaryFields{{
     {"dram_mbit", "DRAM traffic (Mbit)", false, false, SummaryScope::node_run},
     {"energy_total_pj", "energy (pJ)", false, false, SummaryScope::node_run},
     {"nodes", "nodes", false, false, SummaryScope::cluster_run},
+    {"run_time_s", "whole run (s)", false},
+    {"run_energy_j", "whole run energy (J)", false},
 }};
 
 /// The summary fields a run's report.json states too (as total_energy_pj or energy_pj.total,

@@ -233,11 +233,8 @@ void run_training_step(const ConfigInvocation& invocation, const run::RunProvena
         std::cout, params, result,
         invocation.per_layer ? output::StepReportDetail::per_layer : output::StepReportDetail::summary);
     // A whole run: workload.steps, or a precision schedule.
-    std::optional<run::WholeRunResult> whole_run;
-    if (params.workload.steps > 1 || params.precision.segments.size() > 1) {
-        whole_run = run::run_whole_training(params, result);
-        output::print_whole_run(std::cout, params, *whole_run);
-    }
+    const std::optional<run::WholeRunResult> whole_run = run::whole_training_if_any(params, result);
+    if (whole_run) output::print_whole_run(std::cout, params, *whole_run);
     if (out) {
         for (const auto& [name, content] :
              output::training_step_files(params, result, made_by, whole_run ? &*whole_run : nullptr))

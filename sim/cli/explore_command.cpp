@@ -170,7 +170,9 @@ sweep::Evaluation evaluate(const sweep::ExploreSpec& spec, const sweep::SweepPoi
                 std::string(config::to_string(params.run.mode)));
         params.run.fidelity = config::Fidelity::memo;
         if (pruned_before_running(spec, area_fields(run::node_area(params)), e)) return e;
-        e.fields = output::training_step_summary(params, run::run_training_step(params));
+        const run::TrainingStepResult step = run::run_training_step(params);
+        const std::optional<run::WholeRunResult> whole = run::whole_training_if_any(params, step);
+        e.fields = output::training_step_summary(params, step, whole ? &*whole : nullptr);
     } catch (const UserError& error) {  // a config error, no plan that fits, a base axis swapping modes
         e.error = error.what();
     } catch (const std::exception& error) {  // a bug: recorded with the design, the search goes on
@@ -311,7 +313,9 @@ std::optional<std::string> run_knee(const sweep::ExploreSpec& spec, const std::v
         params.run.fidelity = config::Fidelity::memo;
         words.insert(words.end(), {"-p", "run.fidelity=memo"});
         const run::RunProvenance made_by{FASTSIM_VERSION, shell_command_line(words)};
-        files = output::training_step_files(params, run::run_training_step(params), made_by, nullptr);
+        const run::TrainingStepResult step = run::run_training_step(params);
+        const std::optional<run::WholeRunResult> whole = run::whole_training_if_any(params, step);
+        files = output::training_step_files(params, step, made_by, whole ? &*whole : nullptr);
     }
     for (const auto& [name, content] : files) out.write(name, content);
     out.commit(FASTSIM_VERSION);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "output/run_summary.h"
 
+#include <stdexcept>
+
 #include "common/json_writer.h"
 #include "common/output_files.h"
 #include "common/units.h"
@@ -90,7 +92,14 @@ void print_area_and_power(std::ostream& out, const std::optional<energy::AreaBre
     out << ", EDP " << format_number(f.edp_js) << " J*s per step\n";
 }
 
-Summary training_step_summary(const config::Params& params, const run::TrainingStepResult& result) {
+/// The whole run's fields: its time in s and its energy in J.
+void add_whole_run(Summary& s, double seconds, double energy_pj) {
+    s.emplace_back("run_time_s", seconds);
+    s.emplace_back("run_energy_j", energy_pj * 1e-12);
+}
+
+Summary training_step_summary(const config::Params& params, const run::TrainingStepResult& result,
+                              const run::WholeRunResult* whole_run) {
     const node::PhaseCounters& t = result.total;
     const double macs = static_cast<double>(t.macs);
     const double total_pj = result.total_energy.total_pj();
@@ -111,6 +120,15 @@ Summary training_step_summary(const config::Params& params, const run::TrainingS
         efficiency(macs, to_seconds(Cycles(t.cycles), params.node.resolved.clock_hz), total_pj, params.workload.batch,
                    area ? std::optional<double>(area->total_mm2()) : std::nullopt);
     add_efficiency(s, f, area);
+    if (whole_run) {
+        add_whole_run(s, to_seconds(Cycles(whole_run->total_cycles), params.node.resolved.clock_hz),
+                      whole_run->total_energy_pj);
+    } else {
+        if (params.precision.segments.size() > 1)
+            throw std::logic_error("training_step_summary: a run of several precisions needs its whole run");
+        const auto steps = static_cast<double>(params.workload.steps);
+        add_whole_run(s, to_seconds(Cycles(t.cycles), params.node.resolved.clock_hz) * steps, total_pj * steps);
+    }
     return s;
 }
 
@@ -140,6 +158,8 @@ Summary cluster_step_summary(const config::Params& params, const run::ClusterSte
     s.emplace_back("nodes", static_cast<double>(result.nodes.size()));
     const std::optional<energy::AreaBreakdown> area = run::cluster_area(params);
     add_efficiency(s, cluster_efficiency(params, result, area), area);
+    const auto steps = static_cast<double>(params.workload.steps);
+    add_whole_run(s, result.step_s * steps, total_pj * steps);
     return s;
 }
 
@@ -147,7 +167,7 @@ RunFiles training_step_files(const config::Params& params, const run::TrainingSt
                              const run::RunProvenance& made_by, const run::WholeRunResult* whole_run) {
     return {{"report.json", training_step_json(params, result, made_by, whole_run)},
             {"layers.csv", training_step_csv(params, result)},
-            {"summary.json", summary_json(training_step_summary(params, result))},
+            {"summary.json", summary_json(training_step_summary(params, result, whole_run))},
             {"config.yaml", config::dump(params)}};
 }
 

@@ -36,7 +36,10 @@ Summary area_summary(const energy::AreaBreakdown& area);
 /// utilisation), then the cycle breakdown (node::kCycleParts), the DRAM traffic and
 /// energy_<component>_uj, then the efficiency and, when the energy table has an area section,
 /// the area fields (add_efficiency).
-Summary training_step_summary(const config::Params& params, const run::TrainingStepResult& result);
+/// The whole run's time and energy follow (run_time_s, run_energy_j): `whole_run`'s, or, when
+/// it is null (the run has one precision), workload.steps times the step's.
+Summary training_step_summary(const config::Params& params, const run::TrainingStepResult& result,
+                              const run::WholeRunResult* whole_run = nullptr);
 /// The terminal's `area:` line (total at the process node, `whose` after it, e.g. " over 4
 /// nodes", then each component, then `not_counted` in parentheses; or `area: unknown` naming the
 /// table) and its `power:` line.
@@ -57,7 +60,8 @@ Efficiency cluster_efficiency(const config::Params& params, const run::ClusterSt
                               const std::optional<energy::AreaBreakdown>& area);
 /// A cluster step's summary fields (kSummaryFields: simulated and planned step, planned
 /// communication, MACs, energy, energy per MAC), then energy_<component>_uj including links, the
-/// node count `nodes`, and the efficiency fields (add_efficiency) over every node's area.
+/// node count `nodes`, the efficiency fields (add_efficiency) over every node's area, and the
+/// whole run's time and energy (workload.steps steps).
 Summary cluster_step_summary(const config::Params& params, const run::ClusterStepResult& result);
 
 /// The files of a `run --out` folder, by name, in the order they are written.

@@ -149,6 +149,12 @@ std::optional<energy::AreaBreakdown> cluster_area(const config::Params& params) 
     return sum;
 }
 
+std::optional<WholeRunResult> whole_training_if_any(const config::Params& params, const TrainingStepResult& first_step,
+                                                    const WorkProgress& progress) {
+    if (params.workload.steps <= 1 && params.precision.segments.size() <= 1) return std::nullopt;
+    return run_whole_training(params, first_step, progress);
+}
+
 TrainingStepResult run_training_step(const config::Params& params, const WorkProgress& progress,
                                      const std::optional<TimelineRequest>& timeline) {
     const std::vector<node::StepPhase> unfused = node::training_step_phases(

@@ -76,6 +76,11 @@ struct WholeRunResult {
 WholeRunResult run_whole_training(const config::Params& params, const TrainingStepResult& first_step,
                                   const WorkProgress& progress = {});
 
+/// run_whole_training when the run has more than one step (workload.steps) or precision
+/// (precision.schedule); nothing for a run of one step.
+std::optional<WholeRunResult> whole_training_if_any(const config::Params& params, const TrainingStepResult& first_step,
+                                                    const WorkProgress& progress = {});
+
 /// The energy of `counters` on a node of `arrays` arrays of `node` (each with `sram_kib` of
 /// SRAM), leakage over counters.cycles.
 energy::EnergyBreakdown counters_energy(const node::PhaseCounters& counters, const node::NodeParams& node,

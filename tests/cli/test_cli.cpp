@@ -360,6 +360,14 @@ TEST_CASE("a whole run costs each precision segment's steps at that segment's st
     const std::string whole = json.substr(json.find("\"whole_run\""));
     CHECK(json_number(whole, "total_cycles") == 7 * c2 + 3 * c4);
     CHECK(json_number(json, "total_cycles") == c2);  // the step reported is step 0
+    // summary.json's whole run is report.json's; a run of one precision is its steps times the step.
+    const fastsim::JsonValue summary = fastsim::read_json_file(dir.path("run/summary.json"));
+    CHECK(summary.find("run_time_s")->as_number() == Approx(json_number(whole, "total_seconds")).epsilon(1e-8));
+    CHECK(summary.find("run_energy_j")->as_number() ==
+          Approx(json_number(whole, "total_energy_pj") * 1e-12).epsilon(1e-8));
+    const fastsim::JsonValue one = fastsim::read_json_file(dir.path("w2/summary.json"));
+    CHECK(one.find("run_time_s")->as_number() == Approx(one.find("time_ms")->as_number() * 1e-3).epsilon(1e-8));
+    CHECK(one.find("run_energy_j")->as_number() == Approx(one.find("energy_uj")->as_number() * 1e-6).epsilon(1e-8));
 
     // The same run from a fastsim train precision_log.csv: steps 0-1 at 2 bits, 2-4 at 4 (the
     // last row's widths continue to step 9).

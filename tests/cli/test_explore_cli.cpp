@@ -290,3 +290,28 @@ TEST_CASE("fastsim report of an exploration: the front in every pair of objectiv
     CHECK_THAT(html, Contains("href=\"knee/report.html\""));
     CHECK_THAT(slurp(dir.path("out/knee/report.html")), Contains("<html"));
 }
+
+TEST_CASE("explore minimises a whole run's time or energy under a precision schedule", "[cli][explore]") {
+    TempDir dir;
+    const std::string config =
+        dir.write("run.yaml", "run: {mode: training_step}\nworkload: {trace: " + std::string(FASTSIM_SOURCE_DIR) +
+                                  "/traces/tiny_cnn.yaml, batch: 4, steps: 10}\nprecision:\n  schedule:\n"
+                                  "    - {from_step: 0, weights: 2, activations: 2, gradients: 2}\n"
+                                  "    - {from_step: 4, weights: 8, activations: 8, gradients: 8}\n");
+    const std::string space =
+        dir.write("space.yaml", "sweep:\n  name: whole\n  base: " + config +
+                                    "\naxes:\n  - {key: node.array.rows, values: [4, 8, 16]}\n"
+                                    "explore:\n  objectives: [run_energy_j, run_time_s, area_mm2]\n");
+    REQUIRE(run_fastsim("explore " + space + " --out " + dir.path("out")).exit_code == 0);
+    const auto designs = objectives_of(dir.path("out/designs.csv"), "design", "feasible", "1",
+                                       {"run_energy_j", "run_time_s", "area_mm2"});
+    REQUIRE(designs.size() == 3);
+    // Each design's whole run is what `fastsim run` of it reports: 4 steps at 2 bits, 6 at 8.
+    const Result one = run_fastsim("run " + config + " -p node.array.rows=8 --out " + dir.path("r8"));
+    REQUIRE(one.exit_code == 0);
+    const fastsim::JsonValue summary = fastsim::read_json_file(dir.path("r8/summary.json"));
+    CHECK(designs.at("p0001")[0] == Approx(summary.find("run_energy_j")->as_number()).epsilon(1e-8));
+    CHECK(designs.at("p0001")[1] == Approx(summary.find("run_time_s")->as_number()).epsilon(1e-8));
+    // Not ten times one step: the steps at 8 bits cost more than those at 2.
+    CHECK(designs.at("p0001")[1] > 10 * summary.find("time_ms")->as_number() * 1e-3);
+}
