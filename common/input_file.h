@@ -12,6 +12,11 @@ namespace fastsim {
 /// results): 64 MiB. A larger input is refused, never read into memory.
 inline constexpr std::uint64_t kMaxTextInputBytes = std::uint64_t{64} << 20;
 
+/// Largest YAML text fastsim parses (configs, traces, energy tables, sweep and explore files):
+/// 16 MiB. yaml-cpp's node tree takes about 90 bytes of memory per byte of text (a 16 MiB trace
+/// of small layers peaks at 1.5 GB), so a larger YAML file would not fit a 4 GB machine.
+inline constexpr std::uint64_t kMaxYamlInputBytes = std::uint64_t{16} << 20;
+
 /// UserError naming `path` and `what` ("config file", "trace", ...) unless `path` names an
 /// existing regular file (or a symbolic link to one): a directory, a device such as
 /// /dev/zero, a FIFO or a socket is refused before anything is read.

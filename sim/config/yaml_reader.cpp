@@ -138,6 +138,11 @@ std::optional<std::string> number_syntax_error(const std::string& text, bool int
 }
 
 YAML::Node parse_strict_yaml(const std::string& text, const std::string& file) {
+    if (text.size() > kMaxYamlInputBytes)
+        throw ConfigError({file, 0, 0, ""}, "holds " + std::to_string(text.size()) +
+                                                " bytes, more than the 16 MiB a YAML file may hold (its parsed "
+                                                "tree takes about 90 bytes of memory per byte); split it, or give a "
+                                                "network that large as an ONNX model (workload.model)");
     // Document markers are found in the text: yaml-cpp 0.7's LoadAll loops forever on some
     // inputs (", " is one; found by fuzzing), and a second parse would double the cost.
     if (const int line = second_document_line(text))
