@@ -146,27 +146,35 @@ void claim_sweep_dir(const std::string& dir, const SweepIdentity& identity) {
     fastsim::write_file_atomically((fs::path(dir) / "sweep.json").string(), sweep_json(identity));
 }
 
+namespace {
+
+/// What the holder of the lock file `fd` wrote into it ("fastsim run, pid 4242"), or "".
+std::string lock_holder(int fd) {
+    char holder[128] = {};
+    const ssize_t n = ::pread(fd, holder, sizeof holder - 1, 0);
+    std::string who(holder, n > 0 ? static_cast<std::size_t>(n) : 0);
+    while (!who.empty() && (who.back() == '\n' || who.back() == '\0')) who.pop_back();
+    return who;
+}
+
+}  // namespace
+
 SweepDirLock::SweepDirLock(const std::string& dir, const Shard& shard, const std::string& command) {
     const std::string path =
         (fs::path(dir) / (".lock-" + std::to_string(shard.k) + "-of-" + std::to_string(shard.count))).string();
     m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (m_fd < 0) throw UserError(path + ": cannot open the " + command + " lock: " + std::strerror(errno));
     if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
-        // The holder wrote its command and process id into the lock file.
-        char holder[128] = {};
-        const ssize_t n = ::pread(m_fd, holder, sizeof holder - 1, 0);
+        const std::string who = lock_holder(m_fd);
         ::close(m_fd);
-        std::string who(holder, n > 0 ? static_cast<std::size_t>(n) : 0);
-        while (!who.empty() && (who.back() == '\n' || who.back() == '\0')) who.pop_back();
         throw UserError("another fastsim command" + (who.empty() ? std::string() : " (" + who + ")") +
                         " is writing into " + dir + " (" + path +
                         " is locked); wait for it to finish, or use "
                         "another folder");
     }
     const std::string me = "fastsim " + command + ", pid " + std::to_string(::getpid()) + "\n";
-    if (::ftruncate(m_fd, 0) == 0 && ::pwrite(m_fd, me.data(), me.size(), 0) < 0) {
-        // the holder's name is a courtesy to whoever is refused; the lock holds without it
-    }
+    // The holder's name is a courtesy to whoever is refused; the lock holds without it.
+    if (::ftruncate(m_fd, 0) == 0) static_cast<void>(::pwrite(m_fd, me.data(), me.size(), 0));
 }
 
 SweepDirLock::~SweepDirLock() { ::close(m_fd); }
@@ -179,11 +187,8 @@ void refuse_while_written(const std::string& dir) {
         const int fd = ::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC);
         if (fd < 0) continue;
         if (::flock(fd, LOCK_SH | LOCK_NB) != 0) {
-            char holder[128] = {};
-            const ssize_t n = ::pread(fd, holder, sizeof holder - 1, 0);
+            const std::string who = lock_holder(fd);
             ::close(fd);
-            std::string who(holder, n > 0 ? static_cast<std::size_t>(n) : 0);
-            while (!who.empty() && (who.back() == '\n' || who.back() == '\0')) who.pop_back();
             throw UserError(dir + " is still being written" + (who.empty() ? std::string() : " by " + who) + " (" +
                             entry.path().string() + " is locked): wait for it to finish");
         }
