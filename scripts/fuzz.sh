@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-15}
 shift || true
 names=("$@")
-((${#names[@]})) || names=(config trace scalesim_csv results_csv json sweep_file idx plan_file onnx)
+((${#names[@]})) || names=(config trace scalesim_csv scalesim_cfg results_csv json sweep_file idx plan_file onnx)
 
 FASTSIM_FUZZ=ON bash scripts/setup.sh
 if [[ ! -f build-san/build.ninja ]]; then
