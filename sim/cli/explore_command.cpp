@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `fastsim explore` (docs/explore.md): the Pareto front of a design space for a training job.
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -21,6 +23,7 @@
 #include "common/errors.h"
 #include "common/input_file.h"
 #include "common/json_writer.h"
+#include "common/machine.h"
 #include "common/output_files.h"
 #include "common/summary.h"
 #include "config/load.h"
@@ -31,7 +34,9 @@
 #include "report/results_dir.h"
 #include "sweep/explore.h"
 #include "sweep/run_dir.h"
+#include "sweep/runner.h"
 #include "sweep/sweep_dir.h"
+#include "sweep/worker_pool.h"
 
 namespace fastsim::cli {
 namespace {
@@ -322,6 +327,15 @@ std::optional<std::string> run_knee(const sweep::ExploreSpec& spec, const std::v
     return design.id;
 }
 
+/// A design whose evaluation killed its worker process (`--jobs` above 1): infeasible, with why.
+sweep::Evaluation died_evaluating(int status) {
+    sweep::Evaluation e;
+    e.error = "internal error (please report it): its evaluation " +
+              (WIFSIGNALED(status) ? "was killed by signal " + std::to_string(WTERMSIG(status))
+                                   : "ended with exit status " + std::to_string(WEXITSTATUS(status)));
+    return e;
+}
+
 std::string clock_text(double seconds) {
     const long s = static_cast<long>(seconds);
     char text[32];
@@ -333,14 +347,18 @@ std::string clock_text(double seconds) {
 
 int explore_command(const std::vector<std::string>& args) {
     po::options_description options(
-        "fastsim explore SPACE.yaml --out DIR [--shard k/N]\n\n"
+        "fastsim explore SPACE.yaml --out DIR [--jobs N] [--shard k/N]\n\n"
         "Searches a design space (a sweep file's axes, with an explore: section of objectives,\n"
         "constraints and budget) on the memo path for the designs no other beats on every objective.\n"
         "Writes DIR/designs.csv (every design evaluated), DIR/pareto.csv (the front) and\n"
         "DIR/explore.json; rerun the same command to resume (docs/explore.md).\n\nOptions");
     std::string space_path, out_dir, shard_text = "1/1";
+    long jobs = usable_cores();
     options.add_options()("space", po::value(&space_path), "explore YAML file")(
         "out", po::value(&out_dir), "output directory (created; reused to resume the same exploration)")(
+        "jobs,j", po::value(&jobs)->default_value(jobs),
+        "designs evaluated at a time, each in a worker process (default: the cores this process may use; "
+        "the designs and the front do not depend on it)")(
         "shard", po::value(&shard_text),
         "evaluate only shard k of N of a space searched whole: the designs with index % N == k-1");
     po::positional_options_description positional;
@@ -349,6 +367,8 @@ int explore_command(const std::vector<std::string>& args) {
     if (!parsed) return kSuccess;
     if (space_path.empty()) throw UserError("missing SPACE.yaml: fastsim explore SPACE.yaml --out DIR");
     if (out_dir.empty()) throw UserError("missing --out DIR: where the designs and the front go");
+    if (jobs < 1 || jobs > sweep::kMaxJobs)
+        throw UserError("--jobs: expected 1 to " + std::to_string(sweep::kMaxJobs) + ", got " + std::to_string(jobs));
     const sweep::Shard shard = sweep::parse_shard(shard_text);
     const sweep::ExploreSpec spec = sweep::load_explore(space_path);
     check_fields(spec);
@@ -381,13 +401,30 @@ int explore_command(const std::vector<std::string>& args) {
     std::size_t planned = 0, evaluated = 0, pruned = 0, infeasible = 0;
     const std::size_t resumed = done.size();
     const bool tty = ::isatty(STDERR_FILENO) != 0;
+    // Workers forked now, before designs.csv is opened: each is this process with the space
+    // loaded, evaluating the designs it is handed by index.
+    std::optional<sweep::WorkerPool> workers;
+    if (jobs > 1)
+        workers.emplace(
+            static_cast<std::size_t>(jobs),
+            [&spec](std::size_t index) {
+                return sweep::encode_evaluation(evaluate(spec, sweep::point_at(spec.space, index)));
+            },
+            [](std::size_t, int status) { return sweep::encode_evaluation(died_evaluating(status)); });
+    const auto evaluate_batch = [&](const std::vector<sweep::SweepPoint>& points) {
+        std::vector<sweep::Evaluation> out;
+        if (workers) {
+            std::vector<std::size_t> indices;
+            for (const sweep::SweepPoint& p : points) indices.push_back(p.index);
+            for (const std::string& bytes : workers->run(indices)) out.push_back(sweep::decode_evaluation(bytes));
+        } else {
+            for (const sweep::SweepPoint& p : points) out.push_back(evaluate(spec, p));
+        }
+        for (const sweep::Evaluation& e : out) pruned += e.pruned ? 1 : 0;
+        return out;
+    };
     sweep::Explorer explorer(
-        spec,
-        [&](const sweep::SweepPoint& p) {
-            sweep::Evaluation e = evaluate(spec, p);
-            pruned += e.pruned ? 1 : 0;
-            return e;
-        },
+        spec, sweep::Explorer::EvaluateBatch(evaluate_batch),
         [&](const sweep::Design& d) {
             rows[d.index] = row_line(spec, d);
             designs_out << rows[d.index] << '\n' << std::flush;
@@ -406,7 +443,7 @@ int explore_command(const std::vector<std::string>& args) {
                           << (tty ? "   " : "\n") << std::flush;
             }
         },
-        shard);
+        shard, std::max<std::size_t>(sweep::Explorer::kDefaultBatch, 8 * static_cast<std::size_t>(jobs)));
     if (shard.count > 1 && explorer.method() != sweep::SearchMethod::exhaustive)
         throw UserError("--shard splits a space searched whole; this one (" +
                         std::to_string(sweep::point_count(spec.space)) + " designs, budget " +
@@ -434,7 +471,7 @@ int explore_command(const std::vector<std::string>& args) {
               << (explorer.method() == sweep::SearchMethod::exhaustive ? "searched whole"
                                                                        : name_of(explorer.method()).data())
               << (shard.count > 1 ? ", shard " + shard_text : "") << "; " << resumed << " already evaluated, up to "
-              << (planned > resumed ? planned - resumed : 0) << " to go\n";
+              << (planned > resumed ? planned - resumed : 0) << " to go, " << jobs << " at a time\n";
     const std::vector<sweep::Design> all = explorer.run(std::move(done));
     if (tty && evaluated > 0) std::cerr << '\n';
 

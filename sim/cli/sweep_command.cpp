@@ -30,8 +30,6 @@ namespace {
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
-constexpr long kMaxJobs = 4096;
-
 void print_points(const std::vector<sweep::SweepPoint>& points, const sweep::Shard& shard) {
     for (const auto& p : points) {
         if (!shard.contains(p.index)) continue;
@@ -70,8 +68,8 @@ int sweep_command(const std::vector<std::string>& args) {
     if (!parsed) return kSuccess;
     const po::variables_map& vm = *parsed;
     if (sweep_path.empty()) throw UserError("missing SWEEP.yaml: fastsim sweep SWEEP.yaml --out DIR");
-    if (jobs < 1 || jobs > kMaxJobs)
-        throw UserError("--jobs: expected 1 to " + std::to_string(kMaxJobs) + ", got " + std::to_string(jobs));
+    if (jobs < 1 || jobs > sweep::kMaxJobs)
+        throw UserError("--jobs: expected 1 to " + std::to_string(sweep::kMaxJobs) + ", got " + std::to_string(jobs));
     // 0 = no limit; else 1 ms … 10^7 s (116 days), which a steady_clock duration holds exactly.
     if (!(timeout_s == 0 || (timeout_s >= 1e-3 && timeout_s <= 1e7)))
         throw UserError("--point-timeout-s: expected 0 (no limit) or seconds from 0.001 to 10000000, got " +

@@ -2,8 +2,11 @@
 #include "sweep/explore.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <deque>
 #include <regex>
+#include <stdexcept>
 
 #include "common/csv_reader.h"
 #include "common/errors.h"
@@ -127,6 +130,76 @@ bool dominates(const std::vector<double>& a, const std::vector<double>& b) {
     return better;
 }
 
+namespace {
+
+void put_bytes(std::string& out, const void* data, std::size_t size) {
+    out.append(static_cast<const char*>(data), size);
+}
+
+void put_text(std::string& out, const std::string& text) {
+    const std::uint64_t size = text.size();
+    put_bytes(out, &size, sizeof size);
+    out += text;
+}
+
+/// Reads what put_bytes and put_text wrote, in order.
+class ByteReader {
+public:
+    explicit ByteReader(const std::string& bytes) : m_bytes(bytes) {}
+    void get(void* data, std::size_t size) {
+        if (m_bytes.size() - m_at < size) throw std::logic_error("decode_evaluation: bytes cut short");
+        std::memcpy(data, m_bytes.data() + m_at, size);
+        m_at += size;
+    }
+    std::string text() {
+        std::uint64_t size = 0;
+        get(&size, sizeof size);
+        if (m_bytes.size() - m_at < size) throw std::logic_error("decode_evaluation: bytes cut short");
+        std::string t = m_bytes.substr(m_at, static_cast<std::size_t>(size));
+        m_at += static_cast<std::size_t>(size);
+        return t;
+    }
+    [[nodiscard]] bool at_end() const { return m_at == m_bytes.size(); }
+
+private:
+    const std::string& m_bytes;
+    std::size_t m_at = 0;
+};
+
+}  // namespace
+
+std::string encode_evaluation(const Evaluation& e) {
+    std::string out;
+    out += e.pruned ? '\1' : '\0';
+    put_text(out, e.error);
+    const std::uint64_t fields = e.fields.size();
+    put_bytes(out, &fields, sizeof fields);
+    for (const auto& [name, value] : e.fields) {
+        put_text(out, name);
+        put_bytes(out, &value, sizeof value);
+    }
+    return out;
+}
+
+Evaluation decode_evaluation(const std::string& bytes) {
+    ByteReader in(bytes);
+    Evaluation e;
+    char pruned = 0;
+    in.get(&pruned, 1);
+    e.pruned = pruned != 0;
+    e.error = in.text();
+    std::uint64_t fields = 0;
+    in.get(&fields, sizeof fields);
+    for (std::uint64_t f = 0; f < fields; ++f) {
+        std::string name = in.text();
+        double value = 0;
+        in.get(&value, sizeof value);
+        e.fields.emplace_back(std::move(name), value);
+    }
+    if (!in.at_end()) throw std::logic_error("decode_evaluation: bytes left over");
+    return e;
+}
+
 bool ParetoFront::add(std::size_t design, const std::vector<double>& objectives) {
     for (const std::vector<double>& m : m_objectives)
         if (dominates(m, objectives)) return false;
@@ -141,10 +214,22 @@ bool ParetoFront::add(std::size_t design, const std::vector<double>& objectives)
 }
 
 Explorer::Explorer(const ExploreSpec& spec, Evaluate evaluate, OnDesign on_design, Shard shard)
+    : Explorer(
+          spec,
+          [evaluate = std::move(evaluate)](const std::vector<SweepPoint>& points) {
+              std::vector<Evaluation> out;
+              out.reserve(points.size());
+              for (const SweepPoint& p : points) out.push_back(evaluate(p));
+              return out;
+          },
+          std::move(on_design), shard) {}
+
+Explorer::Explorer(const ExploreSpec& spec, EvaluateBatch evaluate, OnDesign on_design, Shard shard, std::size_t batch)
     : m_spec(spec),
       m_evaluate(std::move(evaluate)),
       m_on_design(std::move(on_design)),
       m_shard(shard),
+      m_batch(std::max<std::size_t>(1, batch)),
       m_points(point_count(spec.space)) {}
 
 SearchMethod Explorer::method() const {
@@ -157,9 +242,22 @@ std::size_t Explorer::planned() const {
     return m_points / m_shard.count + (m_points % m_shard.count >= m_shard.k ? 1 : 0);
 }
 
-Design Explorer::evaluate(std::size_t index) {
-    const SweepPoint point = point_at(m_spec.space, index);
-    Evaluation e = m_evaluate(point);
+std::vector<Design> Explorer::evaluate(const std::vector<std::size_t>& indices) {
+    std::vector<SweepPoint> points;
+    points.reserve(indices.size());
+    for (const std::size_t i : indices) points.push_back(point_at(m_spec.space, i));
+    std::vector<Evaluation> evaluations = m_evaluate(points);
+    if (evaluations.size() != points.size())
+        throw std::logic_error("Explorer: a batch of " + std::to_string(points.size()) + " designs gave " +
+                               std::to_string(evaluations.size()) + " evaluations");
+    std::vector<Design> designs;
+    designs.reserve(points.size());
+    for (std::size_t k = 0; k < points.size(); ++k)
+        designs.push_back(design_of(indices[k], points[k], std::move(evaluations[k])));
+    return designs;
+}
+
+Design Explorer::design_of(std::size_t index, const SweepPoint& point, Evaluation e) const {
     Design d;
     d.index = index;
     d.id = point.id;
@@ -208,35 +306,54 @@ std::vector<Design> Explorer::run(std::vector<Design> done) {
         if (designs.back().feasible && front.add(designs.size() - 1, designs.back().objectives))
             grew.push_back(designs.back().index);
     }
-    const auto visit = [&](std::size_t index) {
-        if (!evaluated.insert(index).second) return;
-        consider(designs, front, evaluate(index), grew);
+    // `batch`'s designs evaluated together, then considered in its order; a batch lists each
+    // index once and none evaluated before.
+    const auto visit_all = [&](const std::vector<std::size_t>& batch) {
+        if (batch.empty()) return;
+        for (Design& d : evaluate(batch)) consider(designs, front, std::move(d), grew);
     };
+    std::vector<std::size_t> batch;
     if (method() == SearchMethod::exhaustive) {
-        for (std::size_t i = 0; i < m_points; ++i)
-            if (m_shard.contains(i)) visit(i);
+        for (std::size_t i = 0; i < m_points; ++i) {
+            if (!m_shard.contains(i) || !evaluated.insert(i).second) continue;
+            batch.push_back(i);
+            if (batch.size() == m_batch) {
+                visit_all(batch);
+                batch.clear();
+            }
+        }
+        visit_all(batch);
         return designs;
     }
     // Sampled: a fifth of the budget drawn uniformly (the same draws for a seed, so a resumed run
     // continues it), then one axis step at a time from the front, then more draws if the front
-    // has no unvisited neighbour left.
+    // has no unvisited neighbour left. A batch never takes the designs past the budget.
     std::mt19937_64 random(m_spec.seed);
     std::uniform_int_distribution<std::size_t> any(0, m_points - 1);
     std::unordered_set<std::size_t> drawn;
     const std::size_t sample =
         method() == SearchMethod::random ? m_spec.budget : std::max<std::size_t>(1, m_spec.budget / 5);
-    const auto draw = [&] {
-        const std::size_t i = any(random);
-        if (drawn.insert(i).second) visit(i);
+    const auto room = [&] { return designs.size() + batch.size() < m_spec.budget; };
+    const auto add = [&](std::size_t index) {
+        if (evaluated.insert(index).second) batch.push_back(index);
     };
-    while (drawn.size() < sample && designs.size() < m_spec.budget && drawn.size() < m_points) draw();
+    while (drawn.size() < sample && designs.size() < m_spec.budget && drawn.size() < m_points) {
+        batch.clear();
+        while (drawn.size() < sample && room() && drawn.size() < m_points && batch.size() < m_batch) {
+            const std::size_t i = any(random);
+            if (drawn.insert(i).second) add(i);
+        }
+        visit_all(batch);
+    }
     if (method() == SearchMethod::random) return designs;
     std::deque<std::size_t> around;
     for (const std::size_t member : front.members()) around.push_back(designs[member].index);
     grew.clear();
     while (designs.size() < m_spec.budget && evaluated.size() < m_points) {
+        batch.clear();
         if (around.empty()) {
-            draw();
+            const std::size_t i = any(random);
+            if (drawn.insert(i).second) add(i);
         } else {
             const std::size_t centre = around.front();
             around.pop_front();
@@ -245,16 +362,17 @@ std::vector<Design> Explorer::run(std::vector<Design> done) {
                                                     [&](std::size_t m) { return designs[m].index == centre; });
             if (!still_on_front) continue;
             const std::vector<std::size_t> choices = axis_choices(m_spec.space, centre);
-            for (std::size_t a = 0; a < choices.size() && designs.size() < m_spec.budget; ++a)
+            for (std::size_t a = 0; a < choices.size() && room(); ++a)
                 for (const int step : {-1, 1}) {
                     if ((step < 0 && choices[a] == 0) ||
                         (step > 0 && choices[a] + 1 >= m_spec.space.axes[a].values.size()))
                         continue;
                     std::vector<std::size_t> next = choices;
                     next[a] = step < 0 ? next[a] - 1 : next[a] + 1;
-                    if (designs.size() < m_spec.budget) visit(point_index(m_spec.space, next));
+                    if (room()) add(point_index(m_spec.space, next));
                 }
         }
+        visit_all(batch);
         for (const std::size_t index : grew) around.push_back(index);
         grew.clear();
     }

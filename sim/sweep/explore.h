@@ -63,6 +63,12 @@ struct Evaluation {
     bool pruned = false;
 };
 
+/// An evaluation as bytes, every value exact (`fastsim explore --jobs`: from the worker process
+/// that evaluated it to the search), and back. decode_evaluation throws std::logic_error on bytes
+/// encode_evaluation did not write.
+std::string encode_evaluation(const Evaluation& e);
+Evaluation decode_evaluation(const std::string& bytes);
+
 /// One evaluated design, as designs.csv holds it.
 struct Design {
     std::size_t index = 0;
@@ -93,12 +99,24 @@ private:
 /// done (designs.csv's row), skips those in `done` (a resumed run's, by index; they count
 /// towards the budget and seed the front), and returns every design of this run and `done`'s.
 /// `shard` restricts an exhaustive search to its points.
+///
+/// Designs are evaluated in batches that the search alone decides (up to `batch` points of an
+/// exhaustive search or of random draws; a front member's neighbours), and considered in batch
+/// order, so the designs, their order and the front do not depend on how a batch is evaluated
+/// (`fastsim explore --jobs` evaluates one in parallel).
 class Explorer {
 public:
     using Evaluate = std::function<Evaluation(const SweepPoint&)>;
+    /// Evaluations of `points`, in their order.
+    using EvaluateBatch = std::function<std::vector<Evaluation>(const std::vector<SweepPoint>& points)>;
     using OnDesign = std::function<void(const Design&)>;
 
+    /// The batch size of an exhaustive search and of random draws when none is given.
+    static constexpr std::size_t kDefaultBatch = 64;
+
     Explorer(const ExploreSpec& spec, Evaluate evaluate, OnDesign on_design, Shard shard = {});
+    Explorer(const ExploreSpec& spec, EvaluateBatch evaluate, OnDesign on_design, Shard shard = {},
+             std::size_t batch = kDefaultBatch);
 
     /// The method this run uses: never automatic.
     [[nodiscard]] SearchMethod method() const;
@@ -109,13 +127,16 @@ public:
     std::vector<Design> run(std::vector<Design> done);
 
 private:
-    Design evaluate(std::size_t index);
+    /// The designs of `indices`, evaluated as one batch, in that order.
+    std::vector<Design> evaluate(const std::vector<std::size_t>& indices);
+    Design design_of(std::size_t index, const SweepPoint& point, Evaluation e) const;
     void consider(std::vector<Design>& designs, ParetoFront& front, Design design, std::vector<std::size_t>& grew);
 
     const ExploreSpec& m_spec;
-    Evaluate m_evaluate;
+    EvaluateBatch m_evaluate;
     OnDesign m_on_design;
     Shard m_shard;
+    std::size_t m_batch = kDefaultBatch;
     std::size_t m_points = 0;
 };
 

@@ -11,6 +11,9 @@
 
 namespace fastsim::sweep {
 
+/// The most points (`fastsim sweep`) or designs (`fastsim explore`) run at a time: --jobs.
+constexpr long kMaxJobs = 4096;
+
 /// Which of a shard's points a run takes on, given what DIR already records.
 struct PointSelection {
     std::vector<std::size_t> to_run;  ///< indices, in point order

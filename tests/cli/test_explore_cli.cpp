@@ -71,9 +71,17 @@ TEST_CASE("explore's front is the non-dominated set of a plain sweep of the same
     const std::string explore =
         dir.write("explore.yaml", grid("grid") + "explore:\n  objectives: [time_ms, energy_uj, area_mm2]\n");
     REQUIRE(run_fastsim("sweep " + sweep + " --out " + dir.path("sweep") + " --jobs 2").exit_code == 0);
-    const Result r = run_fastsim("explore " + explore + " --out " + dir.path("explore"));
+    const Result r = run_fastsim("explore " + explore + " --out " + dir.path("explore") + " --jobs 1");
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(r.out, Contains("48 designs evaluated"));
+    // Three worker processes write the same designs, in the same order, and the same front.
+    const Result parallel = run_fastsim("explore " + explore + " --out " + dir.path("parallel") + " --jobs 3");
+    REQUIRE(parallel.exit_code == 0);
+    CHECK_THAT(parallel.err, Contains("3 at a time"));
+    CHECK(slurp(dir.path("parallel/designs.csv")) == slurp(dir.path("explore/designs.csv")));
+    CHECK(slurp(dir.path("parallel/pareto.csv")) == slurp(dir.path("explore/pareto.csv")));
+    CHECK(run_fastsim("explore " + explore + " --out " + dir.path("x") + " --jobs 0").err ==
+          "fastsim: error: --jobs: expected 1 to 4096, got 0\n");
 
     // The front from the sweep, by brute force over its results.csv.
     const auto swept = objectives_of(dir.path("sweep/results.csv"), "point", "status", "ok");

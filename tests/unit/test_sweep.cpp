@@ -2,6 +2,7 @@
 // Sweep files: point enumeration order, zipped axes, conditional overrides, shards, errors.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -237,6 +238,52 @@ TEST_CASE("The sampled search evaluates its budget, reproducibly, and refines ar
         sweep::Explorer(synthetic(300, sweep::SearchMethod::random), synthetic_evaluation, {}).run({});
     CHECK(random.size() == 300);
     CHECK(found(designs) > 2 * found(random));
+}
+
+TEST_CASE("The designs, their order and the front do not depend on how batches are evaluated", "[sweep][explore]") {
+    for (const sweep::SearchMethod method : {sweep::SearchMethod::automatic, sweep::SearchMethod::random}) {
+        for (const std::size_t budget : {300, 5000}) {
+            const sweep::ExploreSpec spec = synthetic(budget, method);
+            const auto order_with = [&](std::size_t batch, std::size_t* largest) {
+                std::vector<std::size_t> order;
+                const auto evaluate = [&](const std::vector<sweep::SweepPoint>& points) {
+                    *largest = std::max(*largest, points.size());
+                    std::vector<sweep::Evaluation> out;
+                    for (auto it = points.rbegin(); it != points.rend(); ++it) out.push_back(synthetic_evaluation(*it));
+                    std::reverse(out.begin(), out.end());  // evaluated in another order, returned in theirs
+                    return out;
+                };
+                sweep::Explorer(
+                    spec, sweep::Explorer::EvaluateBatch(evaluate),
+                    [&](const sweep::Design& d) { order.push_back(d.index); }, {}, batch)
+                    .run({});
+                return order;
+            };
+            std::size_t one = 0, seven = 0, many = 0;
+            const std::vector<std::size_t> sequential = order_with(1, &one);
+            CHECK(one <= 6);  // a front member's neighbours (one step on each of 3 axes) are one batch
+            CHECK(order_with(7, &seven) == sequential);
+            CHECK(order_with(64, &many) == sequential);
+            CHECK(seven == 7);
+            CHECK(many > 7);
+            CHECK(sequential.size() == std::min<std::size_t>(budget, 1728));
+        }
+    }
+}
+
+TEST_CASE("An evaluation survives its bytes exactly", "[sweep][explore]") {
+    sweep::Evaluation e;
+    e.fields = {{"time_ms", 0.1 + 0.2}, {"energy_uj", 1e-310}, {"area_mm2", -0.0}, {"", 7}};
+    e.error = std::string("breaks area_mm2 <= 4\0 with a NUL", 31);
+    e.pruned = true;
+    const sweep::Evaluation back = sweep::decode_evaluation(sweep::encode_evaluation(e));
+    CHECK(back.fields == e.fields);
+    CHECK(back.error == e.error);
+    CHECK(back.pruned);
+    CHECK(!sweep::decode_evaluation(sweep::encode_evaluation(sweep::Evaluation{})).pruned);
+    const std::string bytes = sweep::encode_evaluation(e);
+    CHECK_THROWS_AS(sweep::decode_evaluation(bytes.substr(0, bytes.size() - 1)), std::logic_error);
+    CHECK_THROWS_AS(sweep::decode_evaluation(bytes + "x"), std::logic_error);
 }
 
 TEST_CASE("Constraints and dominance by hand", "[sweep][explore]") {
