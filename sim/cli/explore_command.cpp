@@ -240,14 +240,19 @@ void check_fields(const sweep::ExploreSpec& spec) {
 /// design (index, feasibility, objectives) and, in `rows`, its text. A row cut by an interrupted
 /// write is dropped from the file, to be redone. UserError names designs.csv:LINE for a row that
 /// is not this space's.
+/// `cut_rows` says what to do with such a row: drop it from the file (a run resuming into its own
+/// directory), or only from what is read (another run's directory, read to merge it).
+enum class CutRows { drop_from_file, leave_in_file };
+
 std::vector<sweep::Design> read_designs(const sweep::ExploreSpec& spec, const std::string& designs_path,
-                                        const std::string& header, std::map<std::size_t, std::string>& rows) {
+                                        const std::string& header, std::map<std::size_t, std::string>& rows,
+                                        CutRows cut_rows = CutRows::drop_from_file) {
     std::vector<sweep::Design> done;
     std::string text = read_input_file(designs_path, "designs.csv");
     const std::size_t whole = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
     if (whole < text.size()) {
         text.erase(whole);
-        fs::resize_file(designs_path, whole);
+        if (cut_rows == CutRows::drop_from_file) fs::resize_file(designs_path, whole);
     }
     if (text.empty()) return done;
     if (text.compare(0, header.size() + 1, header + "\n") != 0)
@@ -292,6 +297,39 @@ std::vector<sweep::Design> read_designs(const sweep::ExploreSpec& spec, const st
         done.push_back(std::move(d));
     }
     return done;
+}
+
+/// Every design the explorations in `shard_dirs` evaluated (`--merge`: the shards of this space),
+/// each once, in design order, with its designs.csv row in `rows`. UserError naming the directory
+/// for one still being written or holding another exploration.
+std::vector<sweep::Design> merged_designs(const sweep::ExploreSpec& spec, const std::string& fingerprint,
+                                          const std::vector<std::string>& shard_dirs, const std::string& header,
+                                          std::map<std::size_t, std::string>& rows) {
+    std::map<std::size_t, sweep::Design> by_index;
+    for (const std::string& shard : shard_dirs) {
+        const fs::path d(shard);
+        if (!fs::is_directory(d))
+            throw UserError("--merge " + shard + ": not a directory (an exploration's --out, one per shard)");
+        sweep::refuse_while_written(shard);
+        const std::string identity = (d / "explore.json").string(), designs = (d / "designs.csv").string();
+        if (!fs::exists(identity) || !fs::exists(designs))
+            throw UserError("--merge " + shard + ": holds no exploration (no explore.json and designs.csv)");
+        if (read_input_file(identity, "explore.json").find("\"fingerprint\": \"" + fingerprint + "\"") ==
+            std::string::npos)
+            throw UserError("--merge " + shard + ": " + identity +
+                            " is another exploration's (another explore file, or one of edited inputs), not a "
+                            "shard of " +
+                            spec.space.file);
+        std::map<std::size_t, std::string> shard_rows;
+        for (sweep::Design& design : read_designs(spec, designs, header, shard_rows, CutRows::leave_in_file)) {
+            const std::size_t index = design.index;
+            if (by_index.emplace(index, std::move(design)).second) rows[index] = shard_rows[index];
+        }
+    }
+    std::vector<sweep::Design> out;
+    out.reserve(by_index.size());
+    for (auto& [index, design] : by_index) out.push_back(std::move(design));
+    return out;
 }
 
 /// The front's knee (report::knee_of over the members' objectives) run in full, as `fastsim run`
@@ -347,12 +385,13 @@ std::string clock_text(double seconds) {
 
 int explore_command(const std::vector<std::string>& args) {
     po::options_description options(
-        "fastsim explore SPACE.yaml --out DIR [--jobs N] [--shard k/N]\n\n"
+        "fastsim explore SPACE.yaml --out DIR [--jobs N] [--shard k/N | --merge SHARD_DIR...]\n\n"
         "Searches a design space (a sweep file's axes, with an explore: section of objectives,\n"
         "constraints and budget) on the memo path for the designs no other beats on every objective.\n"
         "Writes DIR/designs.csv (every design evaluated), DIR/pareto.csv (the front) and\n"
         "DIR/explore.json; rerun the same command to resume (docs/explore.md).\n\nOptions");
     std::string space_path, out_dir, shard_text = "1/1";
+    std::vector<std::string> merge_dirs;
     long jobs = usable_cores();
     options.add_options()("space", po::value(&space_path), "explore YAML file")(
         "out", po::value(&out_dir), "output directory (created; reused to resume the same exploration)")(
@@ -360,7 +399,10 @@ int explore_command(const std::vector<std::string>& args) {
         "designs evaluated at a time, each in a worker process (default: the cores this process may use; "
         "the designs and the front do not depend on it)")(
         "shard", po::value(&shard_text),
-        "evaluate only shard k of N of a space searched whole: the designs with index % N == k-1");
+        "evaluate only shard k of N of a space searched whole: the designs with index % N == k-1")(
+        "merge", po::value(&merge_dirs)->multitoken(),
+        "the --out directories of this space's shards: their designs are this run's, and the front is "
+        "theirs together (any design no shard evaluated is evaluated now)");
     po::positional_options_description positional;
     positional.add("space", 1);
     const auto parsed = parse_command_line(args, options, positional);
@@ -370,6 +412,8 @@ int explore_command(const std::vector<std::string>& args) {
     if (jobs < 1 || jobs > sweep::kMaxJobs)
         throw UserError("--jobs: expected 1 to " + std::to_string(sweep::kMaxJobs) + ", got " + std::to_string(jobs));
     const sweep::Shard shard = sweep::parse_shard(shard_text);
+    if (!merge_dirs.empty() && shard.count > 1)
+        throw UserError("--merge gathers the shards into one exploration: it takes no --shard");
     const sweep::ExploreSpec spec = sweep::load_explore(space_path);
     check_fields(spec);
     if (spec.method == sweep::SearchMethod::exhaustive && sweep::point_count(spec.space) > spec.budget)
@@ -395,11 +439,23 @@ int explore_command(const std::vector<std::string>& args) {
                             "or delete it to start over");
         if (fs::exists(designs_path)) done = read_designs(spec, designs_path, header, rows);
     }
+    std::vector<sweep::Design> merged;  // the shards' designs this directory does not hold yet
+    if (!merge_dirs.empty()) {
+        for (const std::string& m : merge_dirs)
+            if (fs::exists(m) && fs::equivalent(m, dir))
+                throw UserError("--merge " + m + ": is --out itself; merge the shards into a directory of its own");
+        std::map<std::size_t, std::string> merged_rows;
+        for (sweep::Design& d : merged_designs(spec, fingerprint, merge_dirs, header, merged_rows))
+            if (!rows.count(d.index)) {
+                rows[d.index] = merged_rows[d.index];
+                merged.push_back(std::move(d));
+            }
+    }
     std::ofstream designs_out;
     const auto start = std::chrono::steady_clock::now();
     auto last_print = start;
     std::size_t planned = 0, evaluated = 0, pruned = 0, infeasible = 0;
-    const std::size_t resumed = done.size();
+    const std::size_t resumed = done.size() + merged.size();
     const bool tty = ::isatty(STDERR_FILENO) != 0;
     // Workers forked now, before designs.csv is opened: each is this process with the space
     // loaded, evaluating the designs it is handed by index.
@@ -467,11 +523,20 @@ int explore_command(const std::vector<std::string>& args) {
     designs_out.open(designs_path, std::ios::app);
     if (!designs_out) throw UserError(designs_path + ": cannot be written");
     if (fresh) designs_out << header << '\n' << std::flush;
+    // The shards' designs join designs.csv as a resumed run's do (in design order), before any
+    // design no shard evaluated.
+    for (sweep::Design& d : merged) {
+        designs_out << rows[d.index] << '\n';
+        done.push_back(std::move(d));
+    }
+    designs_out << std::flush;
+    if (!designs_out) throw UserError(designs_path + ": write failed (disk full?)");
     std::cerr << "explore " << spec.space.name << ": " << sweep::point_count(spec.space) << " designs in the space, "
               << (explorer.method() == sweep::SearchMethod::exhaustive ? "searched whole"
                                                                        : name_of(explorer.method()).data())
-              << (shard.count > 1 ? ", shard " + shard_text : "") << "; " << resumed << " already evaluated, up to "
-              << (planned > resumed ? planned - resumed : 0) << " to go, " << jobs << " at a time\n";
+              << (shard.count > 1 ? ", shard " + shard_text : "") << "; " << resumed << " already evaluated"
+              << (merge_dirs.empty() ? "" : " (" + std::to_string(merged.size()) + " from the shards merged)")
+              << ", up to " << (planned > resumed ? planned - resumed : 0) << " to go, " << jobs << " at a time\n";
     const std::vector<sweep::Design> all = explorer.run(std::move(done));
     if (tty && evaluated > 0) std::cerr << '\n';
 

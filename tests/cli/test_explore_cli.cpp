@@ -115,6 +115,47 @@ TEST_CASE("explore's front is the non-dominated set of a plain sweep of the same
     CHECK(objectives_of(dir.path("explore/pareto.csv"), "design", "feasible", "1") == expected);
 }
 
+TEST_CASE("explore --merge: three shards' designs are the unsharded run's, a missing shard is evaluated",
+          "[cli][explore]") {
+    TempDir dir;
+    const std::string explore =
+        dir.write("explore.yaml", grid("grid") + "explore:\n  objectives: [time_ms, energy_uj, area_mm2]\n");
+    REQUIRE(run_fastsim("explore " + explore + " --out " + dir.path("whole")).exit_code == 0);
+    std::string shards;
+    for (const char* k : {"1", "2", "3"}) {
+        REQUIRE(run_fastsim("explore " + explore + " --out " + dir.path(std::string("s") + k) + " --shard " + k + "/3")
+                    .exit_code == 0);
+        shards += " " + dir.path(std::string("s") + k);
+    }
+    // Each shard's own front is not the whole front; merged, the shards give the unsharded bytes.
+    CHECK(slurp(dir.path("s1/pareto.csv")) != slurp(dir.path("whole/pareto.csv")));
+    const Result merged = run_fastsim("explore " + explore + " --out " + dir.path("merged") + " --merge" + shards);
+    REQUIRE(merged.exit_code == 0);
+    CHECK_THAT(merged.err, Contains("48 already evaluated (48 from the shards merged), up to 0 to go"));
+    CHECK(slurp(dir.path("merged/designs.csv")) == slurp(dir.path("whole/designs.csv")));
+    CHECK(slurp(dir.path("merged/pareto.csv")) == slurp(dir.path("whole/pareto.csv")));
+    CHECK(slurp(dir.path("merged/knee/summary.json")) == slurp(dir.path("whole/knee/summary.json")));
+    // Shard 3 missing: its 16 designs are evaluated, and the front is the whole one again.
+    const Result two = run_fastsim("explore " + explore + " --out " + dir.path("two") + " --merge " + dir.path("s1") +
+                                   " " + dir.path("s2"));
+    REQUIRE(two.exit_code == 0);
+    CHECK_THAT(two.out, Contains("48 designs evaluated (16 now)"));
+    CHECK(slurp(dir.path("two/pareto.csv")) == slurp(dir.path("whole/pareto.csv")));
+    // What cannot be merged.
+    const std::string other = dir.write("other.yaml", grid("other") + "explore:\n  objectives: [time_ms, energy_uj]\n");
+    REQUIRE(run_fastsim("explore " + other + " --out " + dir.path("o")).exit_code == 0);
+    const Result wrong = run_fastsim("explore " + explore + " --out " + dir.path("w") + " --merge " + dir.path("o"));
+    CHECK(wrong.exit_code == 2);
+    CHECK_THAT(wrong.err,
+               Contains("--merge " + dir.path("o") + ": " + dir.path("o") + "/explore.json is another exploration's"));
+    CHECK_THAT(
+        run_fastsim("explore " + explore + " --out " + dir.path("w") + " --merge " + dir.path("s1") + " --shard 1/2")
+            .err,
+        Contains("--merge gathers the shards into one exploration: it takes no --shard"));
+    CHECK_THAT(run_fastsim("explore " + explore + " --out " + dir.path("s1") + " --merge " + dir.path("s1")).err,
+               Contains("is --out itself"));
+}
+
 TEST_CASE("explore over cluster designs: its front is a plain sweep's, a node-count bound prunes", "[cli][explore]") {
     TempDir dir;
     // 24 clusters: 1-4 small nodes, 1-3 big ones, the big ones' arrays of 4 or 8 rows.
