@@ -33,6 +33,7 @@
 #include "run/training_step.h"
 #include "report/results_dir.h"
 #include "sweep/explore.h"
+#include "sweep/mpi_runner.h"
 #include "sweep/run_dir.h"
 #include "sweep/runner.h"
 #include "sweep/sweep_dir.h"
@@ -385,7 +386,7 @@ std::string clock_text(double seconds) {
 
 int explore_command(const std::vector<std::string>& args) {
     po::options_description options(
-        "fastsim explore SPACE.yaml --out DIR [--jobs N] [--shard k/N | --merge SHARD_DIR...]\n\n"
+        "fastsim explore SPACE.yaml --out DIR [--jobs N | --mpi] [--shard k/N | --merge SHARD_DIR...]\n\n"
         "Searches a design space (a sweep file's axes, with an explore: section of objectives,\n"
         "constraints and budget) on the memo path for the designs no other beats on every objective.\n"
         "Writes DIR/designs.csv (every design evaluated), DIR/pareto.csv (the front) and\n"
@@ -400,6 +401,9 @@ int explore_command(const std::vector<std::string>& args) {
         "the designs and the front do not depend on it)")(
         "shard", po::value(&shard_text),
         "evaluate only shard k of N of a space searched whole: the designs with index % N == k-1")(
+        "mpi",
+        "under mpirun -n K (K >= 2): rank 0 searches, ranks 1..K-1 evaluate the designs (needs "
+        "-DFASTSIM_WITH_MPI=ON)")(
         "merge", po::value(&merge_dirs)->multitoken(),
         "the --out directories of this space's shards: their designs are this run's, and the front is "
         "theirs together (any design no shard evaluated is evaluated now)");
@@ -409,6 +413,10 @@ int explore_command(const std::vector<std::string>& args) {
     if (!parsed) return kSuccess;
     if (space_path.empty()) throw UserError("missing SPACE.yaml: fastsim explore SPACE.yaml --out DIR");
     if (out_dir.empty()) throw UserError("missing --out DIR: where the designs and the front go");
+    const po::variables_map& vm = *parsed;
+    const bool use_mpi = vm.count("mpi") > 0;
+    if (use_mpi && !vm["jobs"].defaulted())
+        throw UserError("--jobs and --mpi: under MPI each rank evaluates one design at a time; give one of them");
     if (jobs < 1 || jobs > sweep::kMaxJobs)
         throw UserError("--jobs: expected 1 to " + std::to_string(sweep::kMaxJobs) + ", got " + std::to_string(jobs));
     const sweep::Shard shard = sweep::parse_shard(shard_text);
@@ -420,6 +428,25 @@ int explore_command(const std::vector<std::string>& args) {
         throw UserError(space_path + ": explore.method: exhaustive evaluates all " +
                         std::to_string(sweep::point_count(spec.space)) + " designs, more than explore.budget (" +
                         std::to_string(spec.budget) + "): raise the budget to that, or use method auto or sampled");
+
+    const auto evaluate_to_bytes = [&spec](std::size_t index) {
+        return sweep::encode_evaluation(evaluate(spec, sweep::point_at(spec.space, index)));
+    };
+    if (use_mpi && sweep::mpi_rank() != 0) {  // a worker: evaluates what rank 0 hands out, writes nothing
+        sweep::serve_tasks_mpi(evaluate_to_bytes);
+        sweep::mpi_finalize();
+        return kSuccess;
+    }
+    // Rank 0 releases the workers however it ends.
+    struct StopMpiWorkers {
+        bool active;
+        ~StopMpiWorkers() {
+            if (!active) return;
+            sweep::stop_tasks_mpi();
+            sweep::mpi_finalize();
+        }
+    } const stop_mpi_workers{use_mpi};
+    if (use_mpi) jobs = static_cast<long>(sweep::mpi_task_workers());
 
     const std::string fingerprint = explore_fingerprint(spec);
     const fs::path dir(out_dir);
@@ -460,19 +487,16 @@ int explore_command(const std::vector<std::string>& args) {
     // Workers forked now, before designs.csv is opened: each is this process with the space
     // loaded, evaluating the designs it is handed by index.
     std::optional<sweep::WorkerPool> workers;
-    if (jobs > 1)
-        workers.emplace(
-            static_cast<std::size_t>(jobs),
-            [&spec](std::size_t index) {
-                return sweep::encode_evaluation(evaluate(spec, sweep::point_at(spec.space, index)));
-            },
-            [](std::size_t, int status) { return sweep::encode_evaluation(died_evaluating(status)); });
+    if (jobs > 1 && !use_mpi)
+        workers.emplace(static_cast<std::size_t>(jobs), evaluate_to_bytes,
+                        [](std::size_t, int status) { return sweep::encode_evaluation(died_evaluating(status)); });
     const auto evaluate_batch = [&](const std::vector<sweep::SweepPoint>& points) {
         std::vector<sweep::Evaluation> out;
-        if (workers) {
+        if (workers || use_mpi) {
             std::vector<std::size_t> indices;
             for (const sweep::SweepPoint& p : points) indices.push_back(p.index);
-            for (const std::string& bytes : workers->run(indices)) out.push_back(sweep::decode_evaluation(bytes));
+            for (const std::string& bytes : use_mpi ? sweep::run_tasks_mpi(indices) : workers->run(indices))
+                out.push_back(sweep::decode_evaluation(bytes));
         } else {
             for (const sweep::SweepPoint& p : points) out.push_back(evaluate(spec, p));
         }
@@ -536,7 +560,8 @@ int explore_command(const std::vector<std::string>& args) {
                                                                        : name_of(explorer.method()).data())
               << (shard.count > 1 ? ", shard " + shard_text : "") << "; " << resumed << " already evaluated"
               << (merge_dirs.empty() ? "" : " (" + std::to_string(merged.size()) + " from the shards merged)")
-              << ", up to " << (planned > resumed ? planned - resumed : 0) << " to go, " << jobs << " at a time\n";
+              << ", up to " << (planned > resumed ? planned - resumed : 0) << " to go, " << jobs
+              << (use_mpi ? " at a time on the MPI ranks\n" : " at a time\n");
     const std::vector<sweep::Design> all = explorer.run(std::move(done));
     if (tty && evaluated > 0) std::cerr << '\n';
 

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <filesystem>
+#include <string>
 
 #include "sweep/point_process.h"
 #include "sweep/sweep_dir.h"
@@ -34,12 +35,16 @@ void run_points_mpi(const std::vector<SweepPoint>&, const std::vector<std::size_
                     ProgressMeter*) {
     no_mpi();
 }
+void serve_tasks_mpi(const std::function<std::string(std::size_t)>&) { no_mpi(); }
+std::vector<std::string> run_tasks_mpi(const std::vector<std::size_t>&) { no_mpi(); }
+void stop_tasks_mpi() {}
+std::size_t mpi_task_workers() { no_mpi(); }
 
 #else
 
 namespace {
 
-enum Tag : int { kWork = 1, kStop = 2, kDone = 3 };
+enum Tag : int { kWork = 1, kStop = 2, kDone = 3, kTask = 4, kTaskResult = 5, kTaskStop = 6 };
 
 void ensure_initialised() {
     int initialised = 0;
@@ -127,6 +132,73 @@ void run_points_mpi(const std::vector<SweepPoint>& points, const std::vector<std
         }
         hand_out(status.MPI_SOURCE);
     }
+}
+
+namespace {
+
+/// Ranks K - 1, after a UserError if there are fewer than 2.
+int task_world_size() {
+    ensure_initialised();
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2)
+        throw UserError(
+            "--mpi needs at least 2 ranks (rank 0 searches, the others evaluate designs): mpirun -n K with K >= 2");
+    return size;
+}
+
+bool g_tasks_stopped = false;
+
+}  // namespace
+
+std::size_t mpi_task_workers() { return static_cast<std::size_t>(task_world_size() - 1); }
+
+void serve_tasks_mpi(const std::function<std::string(std::size_t)>& work) {
+    task_world_size();
+    while (true) {
+        unsigned long long task = 0;
+        MPI_Status status;
+        MPI_Recv(&task, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+        if (status.MPI_TAG == kTaskStop) return;
+        const std::string result = work(static_cast<std::size_t>(task));
+        MPI_Send(result.data(), static_cast<int>(result.size()), MPI_BYTE, 0, kTaskResult, MPI_COMM_WORLD);
+    }
+}
+
+std::vector<std::string> run_tasks_mpi(const std::vector<std::size_t>& tasks) {
+    const int size = task_world_size();
+    std::vector<std::string> results(tasks.size());
+    std::vector<std::size_t> slot_of(static_cast<std::size_t>(size), 0);  // per rank: the task it runs
+    std::size_t next = 0, busy = 0;
+    const auto hand_out = [&](int worker) {
+        if (next >= tasks.size()) return;
+        const unsigned long long task = tasks[next];
+        slot_of[static_cast<std::size_t>(worker)] = next++;
+        MPI_Send(&task, 1, MPI_UNSIGNED_LONG_LONG, worker, kTask, MPI_COMM_WORLD);
+        ++busy;
+    };
+    for (int worker = 1; worker < size; ++worker) hand_out(worker);
+    while (busy > 0) {
+        MPI_Status status;
+        MPI_Probe(MPI_ANY_SOURCE, kTaskResult, MPI_COMM_WORLD, &status);
+        int bytes = 0;
+        MPI_Get_count(&status, MPI_BYTE, &bytes);
+        std::string result(static_cast<std::size_t>(bytes), '\0');
+        MPI_Recv(result.data(), bytes, MPI_BYTE, status.MPI_SOURCE, kTaskResult, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        results[slot_of[static_cast<std::size_t>(status.MPI_SOURCE)]] = std::move(result);
+        --busy;
+        hand_out(status.MPI_SOURCE);
+    }
+    return results;
+}
+
+void stop_tasks_mpi() {
+    if (g_tasks_stopped) return;
+    g_tasks_stopped = true;
+    const int size = task_world_size();
+    const unsigned long long none = 0;
+    for (int worker = 1; worker < size; ++worker)
+        MPI_Send(&none, 1, MPI_UNSIGNED_LONG_LONG, worker, kTaskStop, MPI_COMM_WORLD);
 }
 
 #endif
