@@ -17,6 +17,7 @@
 #include "config/scalesim_topology.h"
 #include "report/scalesim_reports.h"
 #include "run/work.h"
+#include "sweep/run_dir.h"
 
 namespace fastsim::cli {
 
@@ -67,6 +68,10 @@ int scalesim_command(const std::vector<std::string>& args) {
         all_requests, layers.empty() ? "" : "layer '" + layers[largest].name + "' of " + topology_path);
     run::check_work(work, max_work.empty() ? run::kDefaultMaxWorkSeconds : run::parse_max_work(max_work),
                     topology_path);
+    // The run's folder is replaced whole, as SCALE-Sim replaces it, or left as it was: locked and
+    // checked writable now, its reports staged and moved in together at the end.
+    const std::filesystem::path dir = std::filesystem::path(out_dir) / arch.run_name;
+    sweep::RunDirWriter out(dir.string(), /*force=*/true, "scalesim");
     ProgressLine progress("scalesim", work);
     double requests_done = 0;
     std::vector<scalesim::LayerReport> reports;
@@ -83,11 +88,11 @@ int scalesim_command(const std::vector<std::string>& args) {
         std::cerr << "layer " << i << " " << layers[i].name << ": " << r.total_cycles << " cycles, " << r.stall_cycles
                   << " stall cycles, " << report::python_float(r.overall_util_percent) << "% utilisation\n";
     }
-    const std::filesystem::path dir = std::filesystem::path(out_dir) / arch.run_name;
     const report::ScalesimReports csv = report::scalesim_reports(reports);
-    write_file_atomically((dir / "COMPUTE_REPORT.csv").string(), csv.compute);
-    write_file_atomically((dir / "BANDWIDTH_REPORT.csv").string(), csv.bandwidth);
-    write_file_atomically((dir / "DETAILED_ACCESS_REPORT.csv").string(), csv.detailed_access);
+    out.write("COMPUTE_REPORT.csv", csv.compute);
+    out.write("BANDWIDTH_REPORT.csv", csv.bandwidth);
+    out.write("DETAILED_ACCESS_REPORT.csv", csv.detailed_access);
+    out.commit(FASTSIM_VERSION);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cerr << layers.size() << " layers in " << seconds << " s; wrote " << dir.string()
               << "/{COMPUTE,BANDWIDTH,DETAILED_ACCESS}"

@@ -173,6 +173,29 @@ TEST_CASE("scalesim: the command writes OUT/run_name/ and refuses what SCALE-Sim
               report::python_float(30000.0 / 1264) + ", 46.875, " +
               // per fold: used PEs x T / (16 PEs x (2R + 2C + T - 3) cycles), summed in fold order
               report::python_float(((((0.0 + 160.0 / 368) + 80.0 / 368) + 40.0 / 368) + 20.0 / 368) / 4 * 100) + ",\n");
+    // OUT/run_name/ is a run folder: replaced whole by a rerun, kept whole when a rerun fails.
+    CHECK(std::filesystem::exists(dir / "out/hand/manifest.json"));
+    const std::string first = read_input_file((dir / "out/hand/COMPUTE_REPORT.csv").string(), "report");
+    std::string one_by_one = kCfg;
+    for (const auto& [from, to] : {std::pair<std::string, std::string>{"ArrayHeight:    4", "ArrayHeight:    1"},
+                                   {"ArrayWidth:     4", "ArrayWidth:     1"},
+                                   {"Dataflow : ws", "Dataflow : os"}})
+        one_by_one.replace(one_by_one.find(from), from.size(), to);
+    write_text(dir / "b.cfg", one_by_one);  // layer g runs; layer one divides by zero in SCALE-Sim
+    write_text(dir / "two.csv", "Layer, M, N, K,\ng, 10, 5, 6,\none, 1, 1, 1,\n");
+    const auto failed = test::run_fastsim("scalesim -c " + (dir / "b.cfg").string() + " -t " +
+                                          (dir / "two.csv").string() + " -i gemm -p " + (dir / "out").string());
+    CHECK(failed.exit_code == 2);
+    CHECK_THAT(failed.err, Catch::Contains("layer 1 'one'") && Catch::Contains("division by zero"));
+    CHECK(read_input_file((dir / "out/hand/COMPUTE_REPORT.csv").string(), "report") == first);
+    std::size_t entries = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir / "out/hand")) ++entries;
+    CHECK(entries == 5);  // the three reports, manifest.json and the lock: no staging folder left
+    write_text(dir / "t2.csv", "Layer, M, N, K,\ng, 20, 5, 6,\n");
+    REQUIRE(test::run_fastsim("scalesim -c " + (dir / "a.cfg").string() + " -t " + (dir / "t2.csv").string() +
+                              " -i gemm -p " + (dir / "out").string())
+                .exit_code == 0);
+    CHECK(read_input_file((dir / "out/hand/COMPUTE_REPORT.csv").string(), "report") != first);
     const auto wrong_form = test::run_fastsim(inputs + " -p " + (dir / "out").string());
     CHECK(wrong_form.exit_code == 2);
     CHECK_THAT(wrong_form.err, Catch::Contains("run with -i gemm"));
