@@ -212,6 +212,7 @@ RunDirWriter::RunDirWriter(const std::string& dir, bool force, const std::string
     m_staging = (root / (kStagingPrefix + std::to_string(::getpid()))).string();
     fs::create_directory(m_staging, ec);
     if (ec) throw UserError("--out " + dir + ": cannot write into the folder: " + ec.message());
+    m_staging_on_interrupt.emplace(m_staging);
 }
 
 RunDirWriter::~RunDirWriter() {
@@ -225,6 +226,9 @@ void RunDirWriter::write(const std::string& name, const std::string& content) co
 }
 
 void RunDirWriter::commit(const std::string& fastsim_version) {
+    // From here an interrupt leaves the staging folder: a commit cut short is put back by the
+    // next command into DIR, which needs it.
+    m_staging_on_interrupt.reset();
     const fs::path dir(m_dir), staging(m_staging);
     const fs::path aside = dir / (kAsidePrefix + std::to_string(::getpid()));
     // (1) The manifest, before DIR changes: a file that cannot be read fails the run here.

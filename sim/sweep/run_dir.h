@@ -8,8 +8,10 @@
 #include <sys/types.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "common/interrupt_cleanup.h"
 #include "sweep/sweep_dir.h"
 
 namespace fastsim::sweep {
@@ -22,8 +24,9 @@ class RunDirWriter {
 public:
     /// Before the work starts: locks DIR (DIR/.lock-1-of-1, the lock a sweep takes; UserError if
     /// another command holds it), refuses a DIR holding another run's files unless `force`, and
-    /// creates the staging folder (so an unwritable DIR fails now, not after the work). Stale
-    /// staging folders of killed runs are removed. UserError naming DIR for each.
+    /// creates the staging folder (so an unwritable DIR fails now, not after the work), which an
+    /// interrupt (SIGINT, SIGTERM, SIGHUP) before commit() removes. Stale staging folders of
+    /// killed runs are removed. UserError naming DIR for each.
     RunDirWriter(const std::string& dir, bool force, const std::string& command);
     /// Not committed (the work failed or threw): the staging folder and its files are removed and
     /// DIR keeps what it held.
@@ -45,6 +48,7 @@ public:
 private:
     std::string m_dir, m_staging, m_command;
     std::unique_ptr<SweepDirLock> m_lock;
+    std::optional<RemovedOnInterrupt> m_staging_on_interrupt;  ///< until commit() starts
     bool m_committed = false;
 };
 

@@ -5,9 +5,11 @@
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -105,6 +107,44 @@ TEST_CASE("run --out takes the sweep's lock: a second run into the same folder i
     std::ofstream(out + "/.partial-999999/report.json") << "{";
     REQUIRE(run_fastsim("run " + kTinyNode + " --force --out " + out).exit_code == 0);
     CHECK_FALSE(fs::exists(out + "/.partial-999999"));
+}
+
+TEST_CASE("A run ended by SIGINT, SIGTERM or SIGHUP removes its staging folder and ends by that signal",
+          "[cli][run_dir]") {
+    TempDir dir;
+    const std::string quickstart = std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml";
+    for (const int signal : {SIGINT, SIGTERM, SIGHUP}) {
+        const std::string out = dir.path("r" + std::to_string(signal));
+        // A stepped step of several seconds; SIGINT's default is restored, as a shell without
+        // job control would have it ignored in a background command.
+        const pid_t pid = ::fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            ::signal(SIGINT, SIG_DFL);
+            const int null = ::open("/dev/null", O_WRONLY);
+            ::dup2(null, STDOUT_FILENO);
+            ::dup2(null, STDERR_FILENO);
+            ::execl(FASTSIM_BINARY, "fastsim", "run", quickstart.c_str(), "--fidelity", "stepped", "-p",
+                    "workload.batch=8", "--max-work", "1000", "--out", out.c_str(), static_cast<char*>(nullptr));
+            ::_exit(127);
+        }
+        bool staged = false;
+        for (int waited_ms = 0; waited_ms < 20000 && !staged; waited_ms += 10) {
+            ::usleep(10000);
+            std::error_code ec;
+            for (const auto& e : fs::directory_iterator(out, ec))
+                staged = staged || e.path().filename().string().rfind(".partial-", 0) == 0;
+        }
+        REQUIRE(staged);
+        ::usleep(200000);  // well into the simulation
+        ::kill(pid, signal);
+        int status = 0;
+        REQUIRE(::waitpid(pid, &status, 0) == pid);
+        CHECK(WIFSIGNALED(status));
+        CHECK(WTERMSIG(status) == signal);
+        CHECK(contents(out).empty());  // nothing but the lock file: no staging folder, no run
+        for (const auto& e : fs::directory_iterator(out)) CHECK(e.path().filename() == ".lock-1-of-1");
+    }
 }
 
 TEST_CASE("report and diff refuse a folder that is not one complete run", "[cli][run_dir]") {
