@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "common/errors.h"
@@ -24,12 +25,45 @@ std::string format_number(double value) {
     return buf;
 }
 
+namespace {
+
+/// Writes `content` into the existing non-regular file `path` (a device or a FIFO), without
+/// creating or truncating it. UserError naming it on any failure.
+void write_into_existing(const std::string& path, const std::string& content) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) throw UserError("cannot write " + path + ": " + std::strerror(errno));
+    const char* at = content.data();
+    std::size_t left = content.size();
+    while (left > 0) {
+        const ssize_t written = ::write(fd, at, left);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) {
+            const std::string reason = written < 0 ? std::strerror(errno) : "nothing written";
+            ::close(fd);
+            throw UserError("cannot write " + path + ": " + reason);
+        }
+        at += written;
+        left -= static_cast<std::size_t>(written);
+    }
+    if (::close(fd) != 0) throw UserError("cannot write " + path + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
 void write_file_atomically(const std::string& path, const std::string& content) {
     namespace fs = std::filesystem;
     const fs::path target(path);
     std::error_code ec;
     if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
     if (ec) throw UserError("cannot create " + target.parent_path().string() + ": " + ec.message());
+    // A path that is not a regular file is written into, never replaced: /dev/null, a terminal,
+    // a pipe a reader waits on (a rename would put a file where the device was).
+    const fs::file_status status = fs::status(target, ec);
+    if (!ec && fs::exists(status) && !fs::is_regular_file(status)) {
+        if (fs::is_directory(status)) throw UserError("cannot write " + path + ": it is a directory");
+        write_into_existing(path, content);
+        return;
+    }
     const std::string temporary = path + ".tmp." + std::to_string(::getpid());
     {
         std::ofstream out(temporary, std::ios::binary | std::ios::trunc);

@@ -7,8 +7,9 @@
 namespace fastsim {
 
 /// Writes `content` to `path` atomically: a temporary file in the same folder, then
-/// rename(), so an interrupted run never leaves a truncated report. Creates the folder.
-/// Throws UserError if the folder or file cannot be written.
+/// rename(), so an interrupted run never leaves a truncated report. Creates the folder. A path
+/// that exists and is not a regular file (/dev/null, a FIFO, a terminal) is written into, never
+/// replaced; a directory is refused. Throws UserError if the folder or file cannot be written.
 void write_file_atomically(const std::string& path, const std::string& content);
 
 /// How JSON and CSV reports write numbers: whole numbers below 2^53 exactly (cycle, MAC and

@@ -7,12 +7,15 @@
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <thread>
+#include <vector>
 
 #include "support/fastsim_process.h"
 #include "support/temp_dir.h"
@@ -145,6 +148,32 @@ TEST_CASE("A run ended by SIGINT, SIGTERM or SIGHUP removes its staging folder a
         CHECK(contents(out).empty());  // nothing but the lock file: no staging folder, no run
         for (const auto& e : fs::directory_iterator(out)) CHECK(e.path().filename() == ".lock-1-of-1");
     }
+}
+
+TEST_CASE("An output path that is a FIFO is written into, never replaced by a file; a directory is refused",
+          "[cli][run_dir]") {
+    TempDir dir;
+    REQUIRE(run_fastsim("run " + kTinyNode + " --out " + dir.path("r")).exit_code == 0);
+    const std::string onnx = std::string(FASTSIM_SOURCE_DIR) + "/tests/data/onnx/features.onnx";
+    const std::vector<std::string> commands{"report " + dir.path("r") + " --out ", "run " + kTinyNode + " --trace ",
+                                            "import " + onnx + " --force --out "};
+    for (const std::string& command : commands) {
+        const std::string fifo = dir.path("fifo.yaml");
+        fs::remove(fifo);
+        REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+        std::string read;
+        std::thread reader([&] { read = slurp(fifo); });  // opens the FIFO, as a pipe's reader would
+        const Result r = run_fastsim(command + fifo);
+        // Had fastsim not opened it, the reader would wait for a writer for ever: give it one.
+        if (const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK); fd >= 0) ::close(fd);
+        reader.join();
+        CHECK(r.exit_code == 0);
+        CHECK(fs::is_fifo(fifo));
+        CHECK(read.size() > 100);
+    }
+    const Result into_dir = run_fastsim("report " + dir.path("r") + " --out " + dir.path("r"));
+    CHECK(into_dir.exit_code == 2);
+    CHECK_THAT(into_dir.err, Contains("cannot write " + dir.path("r") + ": it is a directory"));
 }
 
 TEST_CASE("report and diff refuse a folder that is not one complete run", "[cli][run_dir]") {
