@@ -31,6 +31,7 @@
 #include "output/run_summary.h"
 #include "run/cluster_step.h"
 #include "run/training_step.h"
+#include "run/work.h"
 #include "report/results_dir.h"
 #include "sweep/explore.h"
 #include "sweep/mpi_runner.h"
@@ -129,7 +130,7 @@ std::string row_line(const sweep::ExploreSpec& spec, const sweep::Design& d) {
             }
     }
     line += ",";
-    if (!d.error.empty()) CsvCell::json_text(d.error).append_csv(line);
+    if (!d.error.empty()) CsvCell::text(d.error).append_csv(line);  // RFC 4180: read back on resume
     return line;
 }
 
@@ -156,8 +157,9 @@ Summary area_fields(const std::optional<energy::AreaBreakdown>& area) {
 /// cluster planned and simulated as `fastsim run` does. A config error (the design does not fit:
 /// a layer cannot be tiled, a size out of range) or a plan that cannot be made (nothing fits in
 /// the nodes' memory) makes it infeasible; a broken constraint on its area is found before it is
-/// simulated, as is a cluster's broken bound on its node count.
-sweep::Evaluation evaluate(const sweep::ExploreSpec& spec, const sweep::SweepPoint& point) {
+/// simulated, as is a cluster's broken bound on its node count. A design whose run is estimated
+/// above `max_work_s` (or above this machine's memory) is infeasible with the estimate, not run.
+sweep::Evaluation evaluate(const sweep::ExploreSpec& spec, const sweep::SweepPoint& point, double max_work_s) {
     sweep::Evaluation e;
     try {
         config::Params params = config::load(point.base_config, point.overrides);
@@ -165,6 +167,8 @@ sweep::Evaluation evaluate(const sweep::ExploreSpec& spec, const sweep::SweepPoi
             Summary known = area_fields(run::cluster_area(params));
             known.emplace_back("nodes", static_cast<double>(params.cluster.node_type.size()));
             if (pruned_before_running(spec, known, e)) return e;
+            // As `fastsim run` would: its work and memory within the limits, or infeasible.
+            run::check_work(run::estimate_cluster(params, true, {params.planner.kind}), max_work_s, params.source_file);
             e.fields = output::cluster_step_summary(
                 params, run::run_cluster_step_in_fresh_kernel(params, params.planner.options()));
             return e;
@@ -176,6 +180,7 @@ sweep::Evaluation evaluate(const sweep::ExploreSpec& spec, const sweep::SweepPoi
                 std::string(config::to_string(params.run.mode)));
         params.run.fidelity = config::Fidelity::memo;
         if (pruned_before_running(spec, area_fields(run::node_area(params)), e)) return e;
+        run::check_work(run::estimate_training_step(params, false), max_work_s, params.source_file);
         const run::TrainingStepResult step = run::run_training_step(params);
         const std::optional<run::WholeRunResult> whole = run::whole_training_if_any(params, step);
         e.fields = output::training_step_summary(params, step, whole ? &*whole : nullptr);
@@ -386,13 +391,15 @@ std::string clock_text(double seconds) {
 
 int explore_command(const std::vector<std::string>& args) {
     po::options_description options(
-        "fastsim explore SPACE.yaml --out DIR [--jobs N | --mpi] [--shard k/N | --merge SHARD_DIR...]\n\n"
+        "fastsim explore SPACE.yaml --out DIR [--jobs N | --mpi] [--shard k/N | --merge SHARD_DIR...] "
+        "[--max-work S]\n\n"
         "Searches a design space (a sweep file's axes, with an explore: section of objectives,\n"
         "constraints and budget) on the memo path for the designs no other beats on every objective.\n"
         "Writes DIR/designs.csv (every design evaluated), DIR/pareto.csv (the front) and\n"
         "DIR/explore.json; rerun the same command to resume (docs/explore.md).\n\nOptions");
     std::string space_path, out_dir, shard_text = "1/1";
     std::vector<std::string> merge_dirs;
+    std::string max_work;
     long jobs = usable_cores();
     options.add_options()("space", po::value(&space_path), "explore YAML file")(
         "out", po::value(&out_dir), "output directory (created; reused to resume the same exploration)")(
@@ -401,6 +408,9 @@ int explore_command(const std::vector<std::string>& args) {
         "the designs and the front do not depend on it)")(
         "shard", po::value(&shard_text),
         "evaluate only shard k of N of a space searched whole: the designs with index % N == k-1")(
+        "max-work", po::value(&max_work),
+        "each design's work limit in estimated seconds, as fastsim run's (default 20, docs/cli.md): a design "
+        "above it is infeasible, not run")(
         "mpi",
         "under mpirun -n K (K >= 2): rank 0 searches, ranks 1..K-1 evaluate the designs (needs "
         "-DFASTSIM_WITH_MPI=ON)")(
@@ -419,6 +429,7 @@ int explore_command(const std::vector<std::string>& args) {
         throw UserError("--jobs and --mpi: under MPI each rank evaluates one design at a time; give one of them");
     if (jobs < 1 || jobs > sweep::kMaxJobs)
         throw UserError("--jobs: expected 1 to " + std::to_string(sweep::kMaxJobs) + ", got " + std::to_string(jobs));
+    const double max_work_s = max_work.empty() ? run::kDefaultMaxWorkSeconds : run::parse_max_work(max_work);
     const sweep::Shard shard = sweep::parse_shard(shard_text);
     if (!merge_dirs.empty() && shard.count > 1)
         throw UserError("--merge gathers the shards into one exploration: it takes no --shard");
@@ -429,8 +440,8 @@ int explore_command(const std::vector<std::string>& args) {
                         std::to_string(sweep::point_count(spec.space)) + " designs, more than explore.budget (" +
                         std::to_string(spec.budget) + "): raise the budget to that, or use method auto or sampled");
 
-    const auto evaluate_to_bytes = [&spec](std::size_t index) {
-        return sweep::encode_evaluation(evaluate(spec, sweep::point_at(spec.space, index)));
+    const auto evaluate_to_bytes = [&spec, max_work_s](std::size_t index) {
+        return sweep::encode_evaluation(evaluate(spec, sweep::point_at(spec.space, index), max_work_s));
     };
     if (use_mpi && sweep::mpi_rank() != 0) {  // a worker: evaluates what rank 0 hands out, writes nothing
         sweep::serve_tasks_mpi(evaluate_to_bytes);
@@ -456,7 +467,10 @@ int explore_command(const std::vector<std::string>& args) {
     std::vector<sweep::Design> done;
     // Locked before anything in it is read, whatever the shard: every shard of an exploration
     // writes the directory's one designs.csv, pareto.csv and explore.json.
-    fs::create_directories(dir);
+    if (std::error_code ec; fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+        throw UserError("--out " + out_dir + " exists and is not a directory: an exploration writes a folder");
+    if (std::error_code ec; !fs::create_directories(dir, ec) && ec)
+        throw UserError("--out " + out_dir + ": cannot create the folder: " + ec.message());
     const sweep::SweepDirLock lock(out_dir, sweep::Shard{}, "explore");
     if (fs::exists(identity_path)) {
         const std::string identity = read_input_file(identity_path, "explore.json");
@@ -498,7 +512,7 @@ int explore_command(const std::vector<std::string>& args) {
             for (const std::string& bytes : use_mpi ? sweep::run_tasks_mpi(indices) : workers->run(indices))
                 out.push_back(sweep::decode_evaluation(bytes));
         } else {
-            for (const sweep::SweepPoint& p : points) out.push_back(evaluate(spec, p));
+            for (const sweep::SweepPoint& p : points) out.push_back(evaluate(spec, p, max_work_s));
         }
         for (const sweep::Evaluation& e : out) pruned += e.pruned ? 1 : 0;
         return out;

@@ -287,6 +287,40 @@ TEST_CASE("explore refuses what it cannot do, naming the file and key", "[cli][e
     CHECK(locked.exit_code == 2);
     CHECK_THAT(locked.err, Contains("another fastsim command") && Contains(" is writing into "));
     CHECK(run_fastsim("explore " + dir.path("a.yaml") + " --out " + dir.path("mixed")).exit_code == 0);
+    // --out naming a file.
+    const Result on_file = run_fastsim("explore " + dir.path("a.yaml") + " --out " + dir.path("a.yaml"));
+    CHECK(on_file.exit_code == 2);
+    CHECK(on_file.err == "fastsim: error: --out " + dir.path("a.yaml") +
+                             " exists and is not a directory: an exploration writes a folder\n");
+}
+
+TEST_CASE("explore: a design above the work limit is infeasible with its estimate, not run", "[cli][explore]") {
+    TempDir dir;
+    const std::string explore = dir.write("e.yaml", grid("g") + "explore:\n  objectives: [time_ms]\n");
+    // The largest arrays take fewer memo tiles: a limit between the smallest and the largest
+    // designs' estimates leaves some feasible.
+    const Result r = run_fastsim("explore " + explore + " --out " + dir.path("o") + " --max-work 0.000005 --jobs 1");
+    REQUIRE(r.exit_code == 0);
+    const fastsim::CsvTable t = fastsim::read_csv_file(dir.path("o/designs.csv"));
+    std::size_t limited = 0, feasible = 0;
+    for (const auto& row : t.rows) {
+        const std::string& error = row[*t.column("error")];
+        if (row[*t.column("feasible")] == "1") {
+            ++feasible;
+        } else {
+            CHECK_THAT(error, Contains("the run's work is estimated at") &&
+                                  Contains("above the work limit of 5e-06 s") && Contains("--max-work"));
+            ++limited;
+        }
+    }
+    CHECK(limited > 0);
+    CHECK(feasible > 0);
+    // Their errors (with quotes) read back: a rerun resumes, evaluating nothing.
+    const Result again = run_fastsim("explore " + explore + " --out " + dir.path("o") + " --max-work 0.000005");
+    CHECK(again.exit_code == 0);
+    CHECK_THAT(again.out, Contains("48 designs evaluated (0 now)"));
+    CHECK(run_fastsim("explore " + explore + " --out " + dir.path("x") + " --max-work -1").err ==
+          "fastsim: error: --max-work: expected estimated seconds of work, a positive number such as 600, got '-1'\n");
 }
 
 TEST_CASE("fastsim report of an exploration: the front in every pair of objectives, and its knee", "[cli][explore]") {
