@@ -5,6 +5,7 @@
 
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +23,7 @@
 #include "common/csv_writer.h"
 #include "common/errors.h"
 #include "common/input_file.h"
+#include "common/json_reader.h"
 #include "common/json_writer.h"
 #include "common/machine.h"
 #include "common/output_files.h"
@@ -89,6 +91,16 @@ std::string explore_fingerprint(const sweep::ExploreSpec& spec) {
         sweep::fnv1a(h, read_input_file(f, "an input of the exploration"));
     }
     return sweep::hex_digest(h);
+}
+
+/// The fingerprint of the exploration whose explore.json is `path`; UserError naming the file
+/// (and line and column) for one that is not an explore.json fastsim wrote.
+std::string fingerprint_in(const std::string& path) {
+    const JsonValue json = read_json_file(path);
+    const JsonValue* fingerprint = json.is_object() ? json.find("fingerprint") : nullptr;
+    if (!fingerprint || !fingerprint->is_string())
+        throw UserError(path + ": expected an exploration's explore.json, an object with a \"fingerprint\" string");
+    return fingerprint->as_string();
 }
 
 /// A design's value of `key` in point `p`.
@@ -284,13 +296,33 @@ std::vector<sweep::Design> read_designs(const sweep::ExploreSpec& spec, const st
         d.index = id_ok ? std::stoul(d.id.substr(1)) : points;
         if (d.index >= points || d.id != sweep::point_id(d.index, points))
             throw UserError(where + ": design '" + d.id + "' is not a design of this space");
-        d.feasible = row[objectives_at - 1] == "1";
+        if (rows.count(d.index))
+            throw UserError(where + ": design '" + d.id + "' is listed twice (each design has one row)");
+        // The keys' values are the design's own (what its id stands for in this space).
+        const sweep::SweepPoint point = sweep::point_at(spec.space, d.index);
+        std::size_t column = 1;
+        for (const sweep::Axis& axis : spec.space.axes)
+            for (const std::string& key : axis.keys) {
+                if (row[column] != value_of(point, key))
+                    throw UserError(where + ": column '" + key + "' is '" + row[column] + "', but design '" + d.id +
+                                    "' has " + key + " = " + value_of(point, key));
+                ++column;
+            }
+        const std::string& feasible = row[objectives_at - 1];
+        const std::string& error = row.back();
+        if (feasible != "0" && feasible != "1")
+            throw UserError(where + ": column 'feasible': expected 1 or 0, got '" + feasible + "'");
+        d.feasible = feasible == "1";
+        if (d.feasible != error.empty())
+            throw UserError(where + ": design '" + d.id + "' is " + (d.feasible ? "feasible" : "infeasible") +
+                            (d.feasible ? " but has an error" : " but gives no reason in column 'error'"));
         if (d.feasible)
             for (std::size_t o = 0; o < spec.objectives.size(); ++o) {
                 const std::optional<double> v = parse_number(row[objectives_at + o]);
-                if (!v)
+                // Every summary field is a count, time, energy, area or a ratio of them.
+                if (!v || !std::isfinite(*v) || *v < 0)
                     throw UserError(where + ": column '" + spec.objectives[o] + "': '" + row[objectives_at + o] +
-                                    "' is not a number");
+                                    "' is not a finite number of at least 0");
                 d.objectives.push_back(*v);
             }
         std::string own;
@@ -320,8 +352,7 @@ std::vector<sweep::Design> merged_designs(const sweep::ExploreSpec& spec, const 
         const std::string identity = (d / "explore.json").string(), designs = (d / "designs.csv").string();
         if (!fs::exists(identity) || !fs::exists(designs))
             throw UserError("--merge " + shard + ": holds no exploration (no explore.json and designs.csv)");
-        if (read_input_file(identity, "explore.json").find("\"fingerprint\": \"" + fingerprint + "\"") ==
-            std::string::npos)
+        if (fingerprint_in(identity) != fingerprint)
             throw UserError("--merge " + shard + ": " + identity +
                             " is another exploration's (another explore file, or one of edited inputs), not a "
                             "shard of " +
@@ -469,12 +500,15 @@ int explore_command(const std::vector<std::string>& args) {
     // writes the directory's one designs.csv, pareto.csv and explore.json.
     if (std::error_code ec; fs::exists(dir, ec) && !fs::is_directory(dir, ec))
         throw UserError("--out " + out_dir + " exists and is not a directory: an exploration writes a folder");
+    if (sweep::holds_run(out_dir) || fs::exists(dir / "sweep.json"))
+        throw UserError("--out " + out_dir + " holds " +
+                        (fs::exists(dir / "sweep.json") ? std::string("a sweep (sweep.json)") : std::string("a run")) +
+                        ": an exploration writes a folder of its own; use another folder");
     if (std::error_code ec; !fs::create_directories(dir, ec) && ec)
         throw UserError("--out " + out_dir + ": cannot create the folder: " + ec.message());
     const sweep::SweepDirLock lock(out_dir, sweep::Shard{}, "explore");
     if (fs::exists(identity_path)) {
-        const std::string identity = read_input_file(identity_path, "explore.json");
-        if (identity.find("\"fingerprint\": \"" + fingerprint + "\"") == std::string::npos)
+        if (fingerprint_in(identity_path) != fingerprint)
             throw UserError(out_dir +
                             " holds another exploration (or one of an edited file): use another --out, "
                             "or delete it to start over");

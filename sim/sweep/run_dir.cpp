@@ -177,6 +177,13 @@ RunDirWriter::RunDirWriter(const std::string& dir, bool force, const std::string
     const fs::path root(dir);
     std::error_code ec;
     if (present(root) && !fs::is_directory(root, ec)) throw UserError("--out " + dir + ": exists and is not a folder");
+    // A sweep's or an exploration's folder is not a run's, even with --force: its files would stay
+    // beside the run's, and `fastsim report` would draw one of the two.
+    for (const auto& [file, what] :
+         {std::pair<const char*, const char*>{"sweep.json", "a sweep"}, {"explore.json", "an exploration"}})
+        if (present(root / file))
+            throw UserError("--out " + dir + " holds " + what + " (" + file +
+                            "): a run writes a folder of its own; use another folder");
     fs::create_directories(root, ec);
     if (ec) throw UserError("--out " + dir + ": cannot create the folder: " + ec.message());
     m_lock = std::make_unique<SweepDirLock>(dir, Shard{}, command);

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "common/csv_reader.h"
 #include "common/json_reader.h"
@@ -154,6 +155,57 @@ TEST_CASE("explore --merge: three shards' designs are the unsharded run's, a mis
         Contains("--merge gathers the shards into one exploration: it takes no --shard"));
     CHECK_THAT(run_fastsim("explore " + explore + " --out " + dir.path("s1") + " --merge " + dir.path("s1")).err,
                Contains("is --out itself"));
+    // A shard's designs.csv edited by hand: each row must be its design's, once, and consistent.
+    const std::string good = slurp(dir.path("s2/designs.csv"));
+    const std::size_t second = good.find('\n') + 1, third = good.find('\n', second) + 1;
+    const std::string row = good.substr(second, third - second);  // p0001, feasible
+    const auto cells = [](const std::string& line) {
+        std::vector<std::string> out;
+        std::size_t at = 0;
+        for (std::size_t comma; (comma = line.find(',', at)) != std::string::npos; at = comma + 1)
+            out.push_back(line.substr(at, comma - at));
+        out.push_back(line.substr(at, line.size() - 1 - at));  // without the newline
+        return out;
+    };
+    const auto joined = [](const std::vector<std::string>& c) {
+        std::string line;
+        for (std::size_t i = 0; i < c.size(); ++i) line += (i ? "," : "") + c[i];
+        return line + "\n";
+    };
+    std::vector<std::string> c = cells(row);
+    REQUIRE(c.size() == 9);  // design, 3 keys, feasible, 3 objectives, error
+    const auto refused = [&](const std::string& edited_row, const std::string& expected) {
+        std::filesystem::remove_all(dir.path("edited"));
+        std::filesystem::copy(dir.path("s2"), dir.path("edited"), std::filesystem::copy_options::recursive);
+        dir.write("edited/designs.csv", good.substr(0, second) + edited_row + good.substr(third));
+        const Result r =
+            run_fastsim("explore " + explore + " --out " + dir.path("m") + " --merge " + dir.path("edited"));
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Contains(dir.path("edited") + "/designs.csv:2: " + expected));
+    };
+    std::vector<std::string> e = c;
+    e[5] = "-5";
+    refused(joined(e), "column 'time_ms': '-5' is not a finite number of at least 0");
+    e = c;
+    e[1] = "999";
+    refused(joined(e), "column 'node.array.rows' is '999', but design 'p0001' has node.array.rows = " + c[1]);
+    e = c;
+    e[4] = "2";
+    refused(joined(e), "column 'feasible': expected 1 or 0, got '2'");
+    e = c;
+    e[8] = "because";
+    refused(joined(e), "design 'p0001' is feasible but has an error");
+    e = c;
+    e[4] = "0";
+    refused(joined(e), "design 'p0001' is infeasible but gives no reason in column 'error'");
+    std::filesystem::remove_all(dir.path("edited"));
+    std::filesystem::copy(dir.path("s2"), dir.path("edited"), std::filesystem::copy_options::recursive);
+    dir.write("edited/designs.csv", good.substr(0, third) + row + good.substr(third));
+    CHECK_THAT(run_fastsim("explore " + explore + " --out " + dir.path("m") + " --merge " + dir.path("edited")).err,
+               Contains("designs.csv:3: design 'p0001' is listed twice"));
+    dir.write("edited/explore.json", "{\"fingerprint\": ");
+    CHECK_THAT(run_fastsim("explore " + explore + " --out " + dir.path("m") + " --merge " + dir.path("edited")).err,
+               Contains(dir.path("edited") + "/explore.json:1:17: expected a JSON value"));
 }
 
 TEST_CASE("explore over cluster designs: its front is a plain sweep's, a node-count bound prunes", "[cli][explore]") {
@@ -287,6 +339,15 @@ TEST_CASE("explore refuses what it cannot do, naming the file and key", "[cli][e
     CHECK(locked.exit_code == 2);
     CHECK_THAT(locked.err, Contains("another fastsim command") && Contains(" is writing into "));
     CHECK(run_fastsim("explore " + dir.path("a.yaml") + " --out " + dir.path("mixed")).exit_code == 0);
+    // A run's folder and an exploration's are never one folder, either way round.
+    REQUIRE(run_fastsim("run " + kTinyNode + " --out " + dir.path("run")).exit_code == 0);
+    CHECK_THAT(run_fastsim("explore " + dir.path("a.yaml") + " --out " + dir.path("run")).err,
+               Contains("--out " + dir.path("run") + " holds a run: an exploration writes a folder of its own"));
+    const Result run_into = run_fastsim("run " + kTinyNode + " --force --out " + dir.path("mixed"));
+    CHECK(run_into.exit_code == 2);
+    CHECK_THAT(run_into.err, Contains("--out " + dir.path("mixed") +
+                                      " holds an exploration (explore.json): a run "
+                                      "writes a folder of its own"));
     // --out naming a file.
     const Result on_file = run_fastsim("explore " + dir.path("a.yaml") + " --out " + dir.path("a.yaml"));
     CHECK(on_file.exit_code == 2);
