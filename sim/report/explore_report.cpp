@@ -3,6 +3,10 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "common/csv_reader.h"
 #include "common/errors.h"
@@ -74,6 +78,38 @@ ReportPage explore_report(const std::string& dir) {
     }
     const auto feasible_column = designs.column("feasible");
     if (!feasible_column) throw UserError(dir + "/designs.csv:1: no column 'feasible'");
+    // What explore writes: each design once, feasible 1 or 0, a feasible design's objectives
+    // finite and at least 0 (summary fields); the front, rows of designs.csv that are feasible.
+    std::set<std::vector<std::string>> design_rows;
+    std::set<std::string> ids;
+    for (const auto& [name, table] :
+         {std::pair<const char*, const CsvTable*>{"designs.csv", &designs}, {"pareto.csv", &pareto}})
+        for (std::size_t r = 0; r < table->rows.size(); ++r) {
+            const auto& row = table->rows[r];
+            const std::string where = dir + "/" + name + ":" + std::to_string(table->row_lines[r]);
+            const std::string& feasible = row[*feasible_column];
+            if (feasible != "0" && feasible != "1")
+                throw UserError(where + ": column 'feasible': expected 1 or 0, got '" + feasible + "'");
+            if (feasible == "1")
+                for (std::size_t o = 0; o < objectives.size(); ++o) {
+                    const std::optional<double> v = parse_number(row[columns[o]]);
+                    if (!v || !std::isfinite(*v) || *v < 0)
+                        throw UserError(where + ": column '" + objectives[o] + "': '" + row[columns[o]] +
+                                        "' is not a finite number of at least 0");
+                }
+            if (table == &designs) {
+                if (!ids.insert(row[0]).second)
+                    throw UserError(where + ": design '" + row[0] + "' is listed twice (each design has one row)");
+                design_rows.insert(row);
+            } else if (feasible != "1" || !design_rows.count(row)) {
+                throw UserError(where + ": design '" + row[0] +
+                                "' is not a feasible row of designs.csv: pareto.csv holds rows copied from it");
+            }
+        }
+    for (const char* key : {"designs_in_space", "budget", "seed"})
+        if (const JsonValue* v = identity.find(key))
+            if (!v->is_number() || !(v->as_number() >= 0) || v->as_number() != std::floor(v->as_number()))
+                throw UserError(identity_file + ": " + key + ": expected a whole number of at least 0");
 
     const std::string name =
         identity.find("name") && identity.find("name")->is_string() ? identity.find("name")->as_string() : dir;

@@ -355,6 +355,43 @@ TEST_CASE("explore refuses what it cannot do, naming the file and key", "[cli][e
                              " exists and is not a directory: an exploration writes a folder\n");
 }
 
+TEST_CASE("report refuses an exploration's files that explore could not have written", "[cli][explore][report]") {
+    TempDir dir;
+    const std::string explore = dir.write("e.yaml", grid("g") + "explore:\n  objectives: [time_ms, energy_uj]\n");
+    REQUIRE(run_fastsim("explore " + explore + " --out " + dir.path("o")).exit_code == 0);
+    REQUIRE(run_fastsim("report " + dir.path("o")).exit_code == 0);
+    const std::string designs = slurp(dir.path("o/designs.csv")), pareto = slurp(dir.path("o/pareto.csv"));
+    const std::size_t second = designs.find('\n') + 1, third = designs.find('\n', second) + 1;
+    const std::string row = designs.substr(second, third - second);  // p0000: 3 keys, feasible, 2 objectives
+    const auto with_cell = [&](std::size_t cell, const std::string& value) {
+        std::size_t at = 0;
+        for (std::size_t c = 0; c < cell; ++c) at = row.find(',', at) + 1;
+        return row.substr(0, at) + value + row.substr(row.find(',', at));
+    };
+    const auto refused = [&](const std::string& file, const std::string& content, const std::string& expected) {
+        const std::string kept = slurp(dir.path("o/" + file));
+        dir.write("o/" + file, content);
+        const Result r = run_fastsim("report " + dir.path("o"));
+        dir.write("o/" + file, kept);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Contains("error: " + dir.path("o/" + file) + ":") && Contains(expected));
+    };
+    const auto edited = [&](const std::string& new_row) {
+        return designs.substr(0, second) + new_row + designs.substr(third);
+    };
+    refused("designs.csv", edited(with_cell(5, "nan")), ":2: column 'time_ms': 'nan' is not a finite number");
+    refused("designs.csv", edited(with_cell(5, "-3")), ":2: column 'time_ms': '-3' is not a finite number");
+    refused("designs.csv", edited(with_cell(4, "7")), ":2: column 'feasible': expected 1 or 0, got '7'");
+    refused("designs.csv", designs + row, ":50: design 'p0000' is listed twice");
+    refused("pareto.csv", pareto + with_cell(5, "123"),
+            "design 'p0000' is not a feasible row of designs.csv: pareto.csv holds rows copied from it");
+    const std::string identity = slurp(dir.path("o/explore.json"));
+    const std::size_t at = identity.find("\"designs_in_space\": 48");
+    REQUIRE(at != std::string::npos);
+    refused("explore.json", identity.substr(0, at) + "\"designs_in_space\": -4" + identity.substr(at + 22),
+            ": designs_in_space: expected a whole number of at least 0");
+}
+
 TEST_CASE("explore: a design above the work limit is infeasible with its estimate, not run", "[cli][explore]") {
     TempDir dir;
     const std::string explore = dir.write("e.yaml", grid("g") + "explore:\n  objectives: [time_ms]\n");
