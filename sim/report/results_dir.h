@@ -3,10 +3,13 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "common/csv_reader.h"
 
 namespace fastsim::report {
 
@@ -26,6 +29,15 @@ enum class ResultsDirKind {
 /// Which kind of directory `dir` is. Throws UserError naming `dir` if it is missing or
 /// is neither (a sweep takes precedence when both sets of files are present).
 ResultsDirKind classify_results_dir(const std::string& dir);
+
+/// What every table a run writes holds (layers.csv, nodes.csv, train's CSVs), checked before a
+/// reader uses one, with or without a manifest: at least one row, the columns `required`, and
+/// every cell outside the `text` columns empty or a finite number, at least 0 where
+/// `nonnegative` (every number layers.csv and nodes.csv hold is a count, time, energy or size).
+/// UserError naming the file and line (or the header) otherwise.
+enum class Signs : std::uint8_t { any, nonnegative };
+void check_run_table(const CsvTable& csv, const std::vector<std::string>& required,
+                     const std::vector<std::string>& text, Signs signs);
 
 /// The report of a sweep directory (docs/reports.md). Throws UserError naming the file
 /// (and line or key) for a missing or malformed sweep.json or results.csv.

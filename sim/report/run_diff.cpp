@@ -9,6 +9,7 @@
 #include "common/csv_reader.h"
 #include "common/errors.h"
 #include "common/json_reader.h"
+#include "report/results_dir.h"
 
 namespace fastsim::report {
 namespace {
@@ -36,6 +37,7 @@ RunFiles read_run(const std::string& dir) {
     const std::string report = dir + "/report.json", layers = dir + "/layers.csv";
     const JsonValue root = read_json_file(report);
     RunFiles run{"", numbers_of(root, report), read_csv_file(layers)};
+    check_run_table(run.layers, {"layer"}, {"layer", "phase", "type_root"}, Signs::nonnegative);
     if (const JsonValue* config = root.find("config"); config != nullptr && config->is_string())
         run.config = config->as_string();
     return run;

@@ -436,12 +436,36 @@ void cluster_sections(HtmlPage& page, ReportPage& report, const std::string& dir
 
 }  // namespace
 
+void check_run_table(const CsvTable& csv, const std::vector<std::string>& required,
+                     const std::vector<std::string>& text, Signs signs) {
+    for (const std::string& column : required)
+        if (!csv.column(column))
+            throw UserError(csv.source + ":1: no column '" + column + "' (a header cut short, or not fastsim's file)");
+    if (csv.rows.empty()) throw UserError(csv.source + ": a header and no rows (a file cut short?)");
+    for (std::size_t c = 0; c < csv.header.size(); ++c) {
+        if (std::find(text.begin(), text.end(), csv.header[c]) != text.end()) continue;
+        for (std::size_t r = 0; r < csv.rows.size(); ++r) {
+            const std::string& cell = csv.rows[r][c];
+            if (cell.empty()) continue;
+            const std::optional<double> v = parse_number(cell);
+            if (!v || !std::isfinite(*v) || (signs == Signs::nonnegative && *v < 0))
+                throw UserError(csv.source + ":" + std::to_string(csv.row_lines[r]) + ": column '" + csv.header[c] +
+                                "': '" + cell + "' is not a finite number" +
+                                (signs == Signs::nonnegative ? " of at least 0" : ""));
+        }
+    }
+}
+
 ReportPage run_report(const std::string& dir) {
     const std::string file = dir + "/report.json";
     const JsonValue root = read_json_file(file);
     if (!root.is_object()) throw UserError(file + ": expected a JSON object");
     const CsvTable layers = read_csv_file(dir + "/layers.csv");
     const bool cluster = root.find("simulated_step_s") != nullptr;
+    check_run_table(layers,
+                    cluster ? std::vector<std::string>{"layer", "planned_s", "simulated_s"}
+                            : std::vector<std::string>{"layer", "phase", "cycles", "energy_total_pj"},
+                    {"layer", "phase", "type_root"}, Signs::nonnegative);
     if (!cluster && !root.find("total_cycles"))
         throw UserError(file + ": neither total_cycles (a training step) nor simulated_step_s (a cluster run)");
     if (cluster && root.find("total_cycles"))
@@ -451,7 +475,11 @@ ReportPage run_report(const std::string& dir) {
     HtmlPage page("fastsim " + std::string(cluster ? "cluster" : "training step") + " report: " + network,
                   "run of " + text_member(root, "config") + ", from " + dir);
     if (cluster)
-        cluster_sections(page, report, dir, root, file, layers, read_csv_file(dir + "/nodes.csv"));
+        cluster_sections(page, report, dir, root, file, layers, [&] {
+            CsvTable nodes = read_csv_file(dir + "/nodes.csv");
+            check_run_table(nodes, {"node", "type", "compute_s"}, {"node", "type"}, Signs::nonnegative);
+            return nodes;
+        }());
     else
         training_step_sections(page, report, dir, root, file, layers);
     report.html = page.render();

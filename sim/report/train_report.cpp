@@ -25,6 +25,11 @@ std::vector<std::pair<std::string, std::string>> written_plots(const std::string
         std::ostringstream text;
         text << in.rdbuf();
         if (!in && !in.eof()) throw UserError(e.path().string() + ": cannot read");
+        // Pasted into the page as it is: only a whole SVG document, as train writes it.
+        const std::string svg = text.str();
+        const std::size_t end = svg.find_last_not_of(" \t\r\n");
+        if (svg.rfind("<svg", 0) != 0 || end == std::string::npos || end < 5 || svg.compare(end - 5, 6, "</svg>") != 0)
+            throw UserError(e.path().string() + ": not a whole SVG document (<svg … </svg>), as fastsim train writes");
         plots.emplace_back(e.path().filename().string(), text.str());
     }
     std::sort(plots.begin(), plots.end());
@@ -36,6 +41,8 @@ std::vector<std::pair<std::string, std::string>> written_plots(const std::string
 ReportPage train_report(const std::string& dir) {
     const CsvTable comparison = read_csv_file(dir + "/comparison.csv");
     const CsvTable accuracy = read_csv_file(dir + "/accuracy.csv");
+    check_run_table(comparison, {"policy", "final_test_accuracy"}, {"policy"}, Signs::nonnegative);
+    check_run_table(accuracy, {"policy", "epoch", "test_accuracy"}, {"policy"}, Signs::nonnegative);
     ReportPage report;
     HtmlPage page("fastsim train report", "the policies trained in " + dir);
     page.section("Policies", "policies");

@@ -446,7 +446,7 @@ TEST_CASE("diff prints the totals and the layers that changed between two runs",
     dir.write("nan/layers.csv", nan_csv);
     r = run_fastsim("diff " + dir.path("a") + " " + dir.path("nan"));
     CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Contains(dir.path("nan/layers.csv") + ":2: gemm_count: 'nan' is not a finite number"));
+    CHECK_THAT(r.err, Contains(dir.path("nan/layers.csv") + ":2: column 'gemm_count': 'nan' is not a finite number"));
     dir.write("cluster/report.json", report);
     dir.write("cluster/layers.csv", "layer,planned_s,simulated_s\nconv1,1,1\n");
     r = run_fastsim("diff " + dir.path("a") + " " + dir.path("cluster"));

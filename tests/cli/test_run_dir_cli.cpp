@@ -150,7 +150,7 @@ TEST_CASE("A run ended by SIGINT, SIGTERM or SIGHUP removes its staging folder a
     }
 }
 
-TEST_CASE("An output path that is a FIFO is written into, never replaced by a file; a directory is refused",
+TEST_CASE("An output path that is a FIFO is written into, never replaced by a file, and a directory is refused",
           "[cli][run_dir]") {
     TempDir dir;
     REQUIRE(run_fastsim("run " + kTinyNode + " --out " + dir.path("r")).exit_code == 0);
@@ -216,6 +216,59 @@ TEST_CASE("train --out: a finished run is neither truncated nor mixed with a new
     REQUIRE(run_fastsim("train " + slice + " --policy fast --out " + out + " --force").exit_code == 0);
     CHECK(contents(out).count("manifest.json") == 1);
     CHECK(run_fastsim("report " + out).exit_code == 0);
+}
+
+TEST_CASE("report and diff refuse damaged tables in a folder without a manifest", "[cli][run_dir][report]") {
+    TempDir dir;
+    const std::string node = dir.path("n"), cluster = dir.path("c"), train = dir.path("t");
+    REQUIRE(run_fastsim("run " + kTinyNode + " --out " + node).exit_code == 0);
+    REQUIRE(run_fastsim("run " + kTinyCluster + " --out " + cluster).exit_code == 0);
+    const std::string slice = std::string(FASTSIM_SOURCE_DIR) + "/tests/data/train/mlp_slice.yaml";
+    REQUIRE(run_fastsim("train " + slice + " --policy fast --out " + train).exit_code == 0);
+    for (const std::string& d : {node, cluster, train}) fs::remove(d + "/manifest.json");  // an earlier version's
+    const auto refused = [&](const std::string& run, const std::string& file, const std::string& content,
+                             const std::string& expected) {
+        const std::string kept = slurp(run + "/" + file);
+        std::ofstream(run + "/" + file, std::ios::trunc) << content;
+        std::vector<std::string> commands{"report " + run};
+        if (file == "layers.csv") commands.push_back("diff " + run + " " + run);
+        for (const std::string& command : commands) {
+            const Result r = run_fastsim(command);
+            CHECK(r.exit_code == 2);
+            CHECK_THAT(r.err, Contains("error: " + run + "/" + file + expected));
+        }
+        std::ofstream(run + "/" + file, std::ios::trunc) << kept;
+    };
+    const std::string layers = slurp(node + "/layers.csv");
+    const std::string header = layers.substr(0, layers.find('\n') + 1);
+    const auto replaced = [](std::string text, const std::string& from, const std::string& to) {
+        const std::size_t at = text.find(from);
+        REQUIRE(at != std::string::npos);
+        return text.replace(at, from.size(), to);
+    };
+    // The first row's cycles (a node run's 12th column) as -5, then as 1e400.
+    const auto with_cycles = [&](const std::string& value) {
+        std::string text = layers;
+        std::size_t at = header.size();
+        for (int c = 0; c < 11; ++c) at = text.find(',', at) + 1;
+        return text.replace(at, text.find(',', at) - at, value);
+    };
+    refused(node, "layers.csv", with_cycles("-5"), ":2: column 'cycles': '-5' is not a finite number of at least 0");
+    refused(node, "layers.csv", with_cycles("1e400"), ":2: column 'cycles': '1e400' is not a finite number");
+    refused(node, "layers.csv", header, ": a header and no rows (a file cut short?)");
+    refused(node, "layers.csv", layers.substr(0, 40) + "\n", "");  // a header cut short: no rows, no cycles
+    const std::string nodes = slurp(cluster + "/nodes.csv");
+    refused(cluster, "nodes.csv", nodes.substr(0, nodes.find('\n') + 1), ": a header and no rows");
+    const std::string cluster_layers = slurp(cluster + "/layers.csv");
+    const std::size_t row = cluster_layers.find('\n') + 1, end = cluster_layers.find('\n', row);
+    const std::string first = cluster_layers.substr(row, end - row);
+    refused(cluster, "layers.csv", replaced(cluster_layers, first, first.substr(0, first.rfind(',') + 1) + "nan"),
+            ":2: column 'simulated_s': 'nan' is not a finite number");
+    refused(train, "comparison.csv", "policy,final_test_accuracy,tot\n", ": a header and no rows");
+    refused(train, "plots/accuracy.svg", "<svg", ": not a whole SVG document");
+    CHECK(run_fastsim("report " + train).exit_code == 0);
+    CHECK(run_fastsim("report " + cluster).exit_code == 0);
+    CHECK(run_fastsim("diff " + node + " " + node).exit_code == 0);
 }
 
 TEST_CASE("A commit cut short is put back by the next command into the folder, and other files are kept",
