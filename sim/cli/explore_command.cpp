@@ -62,12 +62,26 @@ std::vector<std::string> files_read(const config::Params& params) {
 /// traces, models, energy tables and schedule logs they read (the first design's, and each value
 /// of an axis that names such a file): a directory holding another exploration, or one of edited
 /// inputs, is refused rather than mixed.
+/// The first design's config, which tells the space's run mode and the files its designs read:
+/// loaded with its keys, or (a design that does not fit, say) its base config alone. A key no
+/// config has (a typo in an axis) makes every design invalid: UserError naming the space file.
+config::Params first_design_config(const sweep::ExploreSpec& spec) {
+    const sweep::SweepPoint first = sweep::point_at(spec.space, 0);
+    try {
+        return config::load(first.base_config, first.overrides);
+    } catch (const UserError& e) {
+        const std::string located = sweep::locate_in_sweep_file(spec.space, first, e.what());
+        if (located.find("unknown key") != std::string::npos) throw UserError(located);
+        return config::load(first.base_config);
+    }
+}
+
 std::string explore_fingerprint(const sweep::ExploreSpec& spec) {
     static constexpr std::array<std::string_view, 5> kFileKeys{sweep::kBaseKey, "workload.trace", "workload.model",
                                                                "energy.table", "precision.schedule_log"};
     const sweep::SweepPoint first = sweep::point_at(spec.space, 0);
     std::set<std::string> files{spec.space.file, first.base_config};
-    for (const std::string& f : files_read(config::load(first.base_config, first.overrides))) files.insert(f);
+    for (const std::string& f : files_read(first_design_config(spec))) files.insert(f);
     for (std::size_t a = 0; a < spec.space.axes.size(); ++a) {  // an axis naming files: each of its values
         const sweep::Axis& axis = spec.space.axes[a];
         if (std::none_of(axis.keys.begin(), axis.keys.end(), [](const std::string& k) {
@@ -197,7 +211,7 @@ sweep::Evaluation evaluate(const sweep::ExploreSpec& spec, const sweep::SweepPoi
         const std::optional<run::WholeRunResult> whole = run::whole_training_if_any(params, step);
         e.fields = output::training_step_summary(params, step, whole ? &*whole : nullptr);
     } catch (const UserError& error) {  // a config error, no plan that fits, a base axis swapping modes
-        e.error = error.what();
+        e.error = sweep::locate_in_sweep_file(spec.space, point, error.what());
     } catch (const std::exception& error) {  // a bug: recorded with the design, the search goes on
         e.error = std::string("internal error (please report it): ") + error.what();
     }
@@ -227,13 +241,7 @@ std::vector<std::string> summary_names(config::RunMode mode) {
 void check_fields(const sweep::ExploreSpec& spec) {
     // The first design's mode; one whose keys make it invalid (an infeasible design, not a bad
     // space) is told by its base config alone.
-    const sweep::SweepPoint first = sweep::point_at(spec.space, 0);
-    config::RunMode mode;
-    try {
-        mode = config::load(first.base_config, first.overrides).run.mode;
-    } catch (const UserError&) {
-        mode = config::load(first.base_config).run.mode;
-    }
+    const config::RunMode mode = first_design_config(spec).run.mode;
     const std::string run = mode == config::RunMode::cluster ? "a cluster run" : "a node run";
     const std::vector<std::string> names = summary_names(mode);
     const auto known = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };

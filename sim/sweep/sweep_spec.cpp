@@ -197,6 +197,39 @@ SweepSpec load_sweep_text(const std::string& text, const std::string& path, File
     return spec;
 }
 
+std::string locate_in_sweep_file(const SweepSpec& spec, const SweepPoint& point, const std::string& message) {
+    if (message.rfind("-p ", 0) != 0) return message;
+    const std::size_t colon = message.find(": ", 3);
+    if (colon == std::string::npos) return message;
+    const std::string named = message.substr(3, colon - 3);
+    const std::string path = named.substr(0, named.find('='));
+    // The override that set it: the key itself, or a map or list above it.
+    const auto sets = [&path](const std::string& key) {
+        return path == key || path.rfind(key + ".", 0) == 0 || path.rfind(key + "[", 0) == 0;
+    };
+    std::string key, value;
+    for (const std::string& o : point.overrides) {
+        const std::string k = o.substr(0, o.find('='));
+        if (sets(k)) {
+            key = k;
+            value = o.substr(o.find('=') + 1);
+        }
+    }
+    if (key.empty()) return message;
+    std::string origin;
+    for (std::size_t a = 0; a < spec.axes.size() && origin.empty(); ++a)
+        for (const std::string& k : spec.axes[a].keys)
+            if (k == key) origin = "axes[" + std::to_string(a) + "]";
+    for (std::size_t c = 0; c < spec.overrides.size() && origin.empty(); ++c)
+        for (const auto& [k, v] : spec.overrides[c].set)
+            if (k == key) origin = "overrides[" + std::to_string(c) + "].set";
+    for (const auto& [k, v] : spec.set)
+        if (k == key && origin.empty()) origin = "sweep.set";
+    if (origin.empty()) return message;
+    return spec.file + ": " + origin + " sets " + key + " = " + value + " (design " + point.id +
+           "): " + message.substr(colon + 2);
+}
+
 std::string point_id(std::size_t index, std::size_t count) {
     const std::size_t width = std::max<std::size_t>(4, std::to_string(count > 0 ? count - 1 : 0).size());
     const std::string digits = std::to_string(index);

@@ -75,6 +75,12 @@ inline constexpr std::size_t kMaxPoints = 1'000'000;
 
 /// The id of point `index` of a sweep of `count` points: "p" and the index, zero-padded to at
 /// least 4 digits and to the digits of count - 1 ("p0007", "p012345").
+/// `message`, an error from loading `point`'s config, with the override it names ("-p KEY: …" or
+/// "-p KEY=VALUE: …", as config::load words it) traced back to the sweep file: "SWEEP.yaml:
+/// axes[1] sets node.array.rows = 0 (design p0003): …" (or sweep.set, or overrides[j]). Other
+/// messages come back as they are.
+std::string locate_in_sweep_file(const SweepSpec& spec, const SweepPoint& point, const std::string& message);
+
 std::string point_id(std::size_t index, std::size_t count);
 
 /// A `--shard k/N` selection: k in 1..N; points with index % N == k - 1.

@@ -339,6 +339,26 @@ TEST_CASE("explore refuses what it cannot do, naming the file and key", "[cli][e
     CHECK(locked.exit_code == 2);
     CHECK_THAT(locked.err, Contains("another fastsim command") && Contains(" is writing into "));
     CHECK(run_fastsim("explore " + dir.path("a.yaml") + " --out " + dir.path("mixed")).exit_code == 0);
+    // A key no config has, on an axis: every design would fail, so the space is refused, naming it.
+    const Result typo = run_fastsim(
+        "explore " +
+        dir.write("typo.yaml", "sweep: {name: typo, base: " + kTinyNode +
+                                   "}\naxes:\n  - {key: node.aray.rows, values: [2, 3]}\nexplore:\n  objectives: "
+                                   "[time_ms]\n") +
+        " --out " + dir.path("typo"));
+    CHECK(typo.exit_code == 2);
+    CHECK_THAT(typo.err, Contains(dir.path("typo.yaml") + ": axes[0] sets node.aray.rows = 2 (design p0000): "
+                                                          "node.aray: unknown key 'aray' in node"));
+    // A value a design cannot take makes that design infeasible, its error naming the axis.
+    REQUIRE(run_fastsim("explore " +
+                        dir.write("zero.yaml", "sweep: {name: zero, base: " + kTinyNode +
+                                                   "}\naxes:\n  - {key: node.array.rows, values: [0, 3]}\nexplore:"
+                                                   "\n  objectives: [time_ms]\n") +
+                        " --out " + dir.path("zero"))
+                .exit_code == 0);
+    CHECK_THAT(slurp(dir.path("zero/designs.csv")),
+               Contains("p0000,0,0,,\"" + dir.path("zero.yaml") +
+                        ": axes[0] sets node.array.rows = 0 (design p0000): node.array.rows: expected a value from 1"));
     // A run's folder and an exploration's are never one folder, either way round.
     REQUIRE(run_fastsim("run " + kTinyNode + " --out " + dir.path("run")).exit_code == 0);
     CHECK_THAT(run_fastsim("explore " + dir.path("a.yaml") + " --out " + dir.path("run")).err,
