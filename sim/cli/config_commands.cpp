@@ -321,8 +321,9 @@ void refuse_unused_pipeline_keys(const config::Params& params) {
                                                       "their plans)"
                                  : accpar_pipelines ? " (accpar plans their stages with accpar)"
                                                     : "";
-        throw ConfigError(where, "planner." + key + " applies to the pipeline and alpa planners" + also +
-                                     "; planner.name is " + std::string(planner::to_string(p.kind)));
+        throw ConfigError(where, (key.rfind("cluster.", 0) == 0 ? key : "planner." + key) +
+                                     " applies to the pipeline and alpa planners" + also + "; planner.name is " +
+                                     std::string(planner::to_string(p.kind)));
     }
 }
 

@@ -292,6 +292,9 @@ void resolve_cluster(MapReader& top, const KeyReader& run, Params& p) {
           {"pipeline.schedule", q.schedule != defaults.schedule},
           {"pipeline.intra", q.intra != defaults.intra}})
         if (set && planner.given(key)) p.planner.pipeline_keys_given.emplace_back(key, planner.where(key));
+    // How a pipeline is simulated means nothing where no plan is a pipeline (checked with them).
+    if (c.pipeline_simulation != ClusterParams{}.pipeline_simulation && cluster.given("pipeline_simulation"))
+        p.planner.pipeline_keys_given.emplace_back("cluster.pipeline_simulation", cluster.where("pipeline_simulation"));
     if (planner::is_pipeline(p.planner.intra))
         throw ConfigError(planner.where("pipeline.intra"), "expected an intra-layer planner (" +
                                                                name_list<planner::PlannerKind>() +

@@ -323,9 +323,9 @@ struct PlannerParams {
     std::uint64_t microbatches = 0;
     planner::PipelineSchedule schedule = planner::PipelineSchedule::one_f_one_b;
     planner::PlannerKind intra = planner::PlannerKind::accpar;
-    /// The planner.pipeline keys given other than their defaults ("pipeline.stages", ...) and
-    /// where, so that `run` and `plan` can refuse them under a planner that makes no pipeline
-    /// (compare plans with all).
+    /// The planner.pipeline keys given other than their defaults ("pipeline.stages", ...; and
+    /// "cluster.pipeline_simulation") and where, so that `run` and `plan` can refuse them under a
+    /// planner that makes no pipeline (compare plans with all).
     std::vector<std::pair<std::string, Location>> pipeline_keys_given;
     [[nodiscard]] planner::PlannerOptions options() const {
         planner::PlannerOptions o;

@@ -30,12 +30,13 @@ void train_keys(Visit& visit, C& c) {
                       "synchronised as `gradient_sync` says (below, \"Workers\")",
                       &kTrainWorkers});
     gradient_sync_keys(visit, c.gradient_sync, "gradient_sync.");
-    visit(c.network_topology,
-          {"network.topology", "how the workers' nodes are joined: `ring`, `fully_connected` or `switch`"});
+    visit(c.network_topology, {"network.topology",
+                               "how the workers' nodes are joined: `ring`, `fully_connected` or `switch` (these "
+                               "`network` keys are refused with one worker)"});
     link_keys(visit, c.network_link, "network.");
     visit(c.target_accuracy, {"target_accuracy",
-                              "with workers: the test accuracy whose simulated time-to-accuracy is "
-                              "reported per policy",
+                              "with workers (above 1; refused with one): the test accuracy whose simulated "
+                              "time-to-accuracy is reported per policy",
                               &kTargetAccuracy});
     visit(c.blas_threads, {"blas_threads",
                            "OpenBLAS threads; above the cores this process may use, it is lowered to them with a "
@@ -95,6 +96,14 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
     resolve_gradient_sync(c.gradient_sync, c.train.workers, train, "gradient_sync.");
     c.train.compression = c.gradient_sync.compression_params();
     c.train.staleness = static_cast<std::size_t>(c.gradient_sync.staleness);
+    // The workers' network and time-to-accuracy mean nothing to one worker, which sends nothing.
+    if (c.train.workers == 1)
+        for (const char* key : {"network.topology", "network.link.bandwidth_gb_per_s", "network.link.latency_ns",
+                                "network.link.energy_pj_per_bit", "network.link.switching", "target_accuracy"})
+            if (train.given(key))
+                throw ConfigError(train.where(key),
+                                  "applies to data-parallel workers (train.workers above 1): one "
+                                  "worker sends nothing over a network");
     if (c.train.workers > c.train.batch)
         throw ConfigError(train.where("workers"), "expected at most train.batch (" + std::to_string(c.train.batch) +
                                                       ") workers: each needs a sample, got " +
