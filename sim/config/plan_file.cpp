@@ -303,8 +303,18 @@ planner::PlanDecisions PlanReader::read(const JsonValue& root) const {
         d.options.comm_only = v->as_bool();
     if (const JsonValue* v = optional(root, "", "equal_split", JsonValue::Kind::boolean))
         d.options.equal_split = v->as_bool();
-    (void)optional(root, "", "memory", JsonValue::Kind::array);
-    (void)optional(root, "", "all_reduces", JsonValue::Kind::array);  // what the run chose: not a decision
+    // What the run measured and chose: not decisions, but only what plan.json writes there.
+    const auto entries = [&](const char* key, std::initializer_list<std::string_view> fields) {
+        if (const JsonValue* list = optional(root, "", key, JsonValue::Kind::array))
+            for (std::size_t i = 0; i < list->items().size(); ++i) {
+                const std::string at = std::string(key) + "[" + std::to_string(i) + "]";
+                if (!list->items()[i].is_object()) fail(at, "expected an object, as fastsim plan writes it");
+                only(list->items()[i], at, fields);
+            }
+    };
+    entries("memory", {"node", "memory_bytes", "capacity_bytes", "weights_bytes", "weight_gradients_bytes",
+                       "optimizer_state_bytes", "stashed_activations_bytes", "buffers_bytes"});
+    entries("all_reduces", {"algorithm", "dimensions", "ranks", "count", "bytes"});
     const JsonValue* p = optional(root, "", "pipeline", JsonValue::Kind::object);
     // A plan with stages is a pipeline planner's, or one that another planner kept (accpar's with
     // chosen_from pipeline).
