@@ -169,10 +169,24 @@ SweepSpec load_sweep_text(const std::string& text, const std::string& path, File
         c.when = assignments(doc, when, opath + ".when");
         c.set = assignments(doc, overrides[o].raw("set"), opath + ".set");
         if (c.set.empty()) throw ConfigError(overrides[o].location(), "expected set: (a map of key.path: value)");
-        for (const auto& [key, value] : c.when)
+        for (const auto& [key, value] : c.when) {
             if (!seen.count(key))
                 throw ConfigError(doc.locate(when[key], opath + ".when." + key),
                                   "'" + key + "' is not a swept key: when: can only test axis values");
+            // A value its axis never takes would make the override dead: no point would get it.
+            std::vector<std::string> taken;
+            for (const Axis& axis : spec.axes)
+                for (std::size_t k = 0; k < axis.keys.size(); ++k)
+                    if (axis.keys[k] == key)
+                        for (const auto& values : axis.values) taken.push_back(values[k]);
+            if (!taken.empty() && std::find(taken.begin(), taken.end(), value) == taken.end()) {
+                std::string list;
+                for (const std::string& t : taken) list += (list.empty() ? "" : ", ") + t;
+                throw ConfigError(doc.locate(when[key], opath + ".when." + key),
+                                  "'" + value + "' is never a value of " + key + " (its axis takes " + list +
+                                      ", compared as written): no point would get this override");
+            }
+        }
         overrides[o].finish();
         spec.overrides.push_back(std::move(c));
     }
