@@ -75,11 +75,34 @@ std::optional<PointRecord> read_point_record(const std::string& path) {
     PointRecord r;
     r.id = member(j, "point", Kind::string, path).as_string();
     r.index = whole_number(member(j, "index", Kind::number, path), "index", path);
-    r.ok = member(j, "status", Kind::string, path).as_string() == "ok";
-    if (const JsonValue* v = j.find("exit_status"); v && v->is_number())
+    const std::string status = member(j, "status", Kind::string, path).as_string();
+    if (status != "ok" && status != "failed")
+        throw UserError(path + ": status: expected \"ok\" or \"failed\", got \"" + status + "\"");
+    r.ok = status == "ok";
+    if (const JsonValue* v = j.find("exit_status"); v && v->kind() != JsonValue::Kind::null) {
+        if (!v->is_number() || v->as_number() != std::floor(v->as_number()) || v->as_number() < 0 ||
+            v->as_number() > 255)
+            throw UserError(path + ": exit_status: expected an exit status from 0 to 255, or null");
         r.exit_status = static_cast<int>(v->as_number());
-    if (const JsonValue* v = j.find("signal"); v && v->is_string()) r.signal = v->as_string();
+    }
+    if (const JsonValue* v = j.find("signal"); v && v->kind() != JsonValue::Kind::null) {
+        if (!v->is_string() || v->as_string().empty())
+            throw UserError(path + ": signal: expected the signal's name, or null");
+        r.signal = v->as_string();
+    }
     r.error = member(j, "error", Kind::string, path).as_string();
+    // What the runner writes together: ok is exit status 0 with no signal and no error; a failure
+    // has a reason.
+    if (r.ok && ((r.exit_status && *r.exit_status != 0) || !r.signal.empty() || !r.error.empty()))
+        throw UserError(path + ": status: \"ok\", but the point " +
+                        (!r.signal.empty()  ? "was killed by " + r.signal
+                         : !r.error.empty() ? "has an error"
+                                            : "exited with status " + std::to_string(*r.exit_status)) +
+                        "; the record was edited: delete the file to rerun the point");
+    if (!r.ok && r.error.empty() && r.signal.empty() && (!r.exit_status || *r.exit_status == 0))
+        throw UserError(path +
+                        ": status: \"failed\", but the record gives no reason (exit status, signal or "
+                        "error); the record was edited: delete the file to rerun the point");
     r.wall_s = member(j, "wall_s", Kind::number, path).as_number();
     if (!(r.wall_s >= 0))
         throw UserError(path + ": wall_s: expected seconds >= 0, got " + fastsim::format_number(r.wall_s));
