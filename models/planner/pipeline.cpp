@@ -1161,6 +1161,12 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
     const std::size_t blocks = bounds.size() - 1, nodes = in.cluster.order.size();
     const std::vector<MeshRange> meshes = alpa_meshes(in.cluster);
     const std::uint64_t batch = in.graph.layers.front().dims.batch;
+    if (po.stages > nodes)
+        throw PlanError("planner.pipeline asks for " + std::to_string(po.stages) + " stages but the cluster has " +
+                        std::to_string(nodes) + " nodes: each stage needs at least one");
+    if (po.stages > blocks)
+        throw PlanError("planner.pipeline asks for " + std::to_string(po.stages) + " stages but the network has " +
+                        std::to_string(blocks) + " blocks, between which alpa cuts: each stage needs at least one");
     if (po.microbatches > 0) microbatch_size_or_throw(batch, po.microbatches);
     std::vector<std::size_t> counts = first_searched_counts(batch, po);
     // Each distinct block planned alone on each distinct sub-mesh (a mesh class), per micro-batch

@@ -233,7 +233,10 @@ std::vector<std::string> summary_names(config::RunMode mode) {
     if (cluster) names.emplace_back("energy_links_uj");
     for (const energy::AreaComponent& c : energy::kAreaComponents)
         names.push_back("area_" + std::string(c.name) + "_mm2");
-    return names;
+    std::vector<std::string> once;  // a counter may share a summary field's name (cycles, macs)
+    for (std::string& n : names)
+        if (std::find(once.begin(), once.end(), n) == once.end()) once.push_back(std::move(n));
+    return once;
 }
 
 /// Objectives and constraints name summary fields of the space's runs (the first design's mode:
