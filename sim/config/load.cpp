@@ -56,6 +56,11 @@ Params load_text(const std::string& text, const std::string& path, const std::ve
     Document doc = Document::parse(text, path);
     for (const auto& o : overrides) doc.apply_override(o);
     MapReader top(doc, doc.root, "");
+    if (top.contains("train"))
+        throw ConfigError(top.location_of("train"),
+                          "this is a `fastsim train` config (its train: section): run it with fastsim train; run, "
+                          "plan, compare and explore read run configs, whose precision.schedule may name one "
+                          "policy's rows of a train run's precision_log.csv to cost its whole run (docs/explore.md)");
     for (const Section& s : sections()) (void)top.raw(s.name);  // the known sections
     top.finish();
 
