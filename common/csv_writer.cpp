@@ -21,9 +21,9 @@ CsvCell CsvCell::text(std::string_view text) {
     return cell;
 }
 
-CsvCell CsvCell::json_text(std::string_view text) {
+CsvCell CsvCell::quoted_text(std::string_view text) {
     CsvCell cell;
-    cell.m_kind = Kind::json_text;
+    cell.m_kind = Kind::quoted_text;
     cell.m_text = text;
     return cell;
 }
@@ -38,7 +38,8 @@ void CsvCell::append_csv(std::string& out) const {
     case Kind::signed_integer: out.append(buf, std::to_chars(buf, buf + sizeof buf, m_signed).ptr); return;
     case Kind::unsigned_integer: out.append(buf, std::to_chars(buf, buf + sizeof buf, m_unsigned).ptr); return;
     case Kind::text:
-        if (m_text.find_first_of(",\"\r\n") == std::string::npos) {
+    case Kind::quoted_text:
+        if (m_kind == Kind::text && m_text.find_first_of(",\"\r\n") == std::string::npos) {
             out += m_text;
             return;
         }
@@ -49,7 +50,6 @@ void CsvCell::append_csv(std::string& out) const {
         }
         out += '"';
         return;
-    case Kind::json_text: append_json_string(out, m_text); return;
     }
 }
 
@@ -60,7 +60,7 @@ void CsvCell::write_json(JsonWriter& json) const {
     case Kind::signed_integer: json.integer(m_signed); return;
     case Kind::unsigned_integer: json.integer(m_unsigned); return;
     case Kind::text:
-    case Kind::json_text: json.string(m_text); return;
+    case Kind::quoted_text: json.string(m_text); return;
     }
 }
 

@@ -38,9 +38,9 @@ public:
     /// A name: as is, in double quotes (RFC 4180, `""` for a quote) only when it holds a comma,
     /// a quote or a line break.
     static CsvCell text(std::string_view text);
-    /// Free text (a note, an error) or a name that layers.csv has always quoted: a JSON string
-    /// literal in CSV too (json_string), quotes always.
-    static CsvCell json_text(std::string_view text);
+    /// Free text (a note, an error) or a name that layers.csv has always quoted: as text(), but
+    /// in double quotes always (RFC 4180, `""` for a quote).
+    static CsvCell quoted_text(std::string_view text);
     /// No value: an empty CSV cell, JSON null.
     static CsvCell empty();
 
@@ -50,7 +50,7 @@ public:
     void write_json(JsonWriter& json) const;
 
 private:
-    enum class Kind : std::uint8_t { empty, number, signed_integer, unsigned_integer, text, json_text };
+    enum class Kind : std::uint8_t { empty, number, signed_integer, unsigned_integer, text, quoted_text };
     Kind m_kind = Kind::empty;
     double m_number = 0;
     std::int64_t m_signed = 0;

@@ -828,8 +828,8 @@ std::string comparison_csv(const std::vector<run::ComparisonRow>& rows, bool com
          [&](const Row& r) { return optional_number(speedup(r.row, kDataParallel, r.planner, comm_only)); }},
         {"speedup_over_data_parallel_balanced",
          [&](const Row& r) { return optional_number(speedup(r.row, kDataParallelBalanced, r.planner, comm_only)); }},
-        {"note", [](const Row& r) { return CsvCell::json_text(r.cell().note); }},
-        {"error", [](const Row& r) { return CsvCell::json_text(r.cell().error); }},
+        {"note", [](const Row& r) { return CsvCell::quoted_text(r.cell().note); }},
+        {"error", [](const Row& r) { return CsvCell::quoted_text(r.cell().error); }},
     });
     std::vector<Row> table;
     for (const auto& row : rows)

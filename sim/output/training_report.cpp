@@ -51,8 +51,8 @@ CsvWriter<PhaseRow> phase_table(const config::Params& params) {
         return [member](const PhaseRow& p) { return CsvCell::integer(shown_job(p.result.step).shape.*member); };
     };
     std::vector<CsvColumn<PhaseRow>> columns{
-        {"layer", [&params](const PhaseRow& p) { return CsvCell::json_text(layer_name(params, p.result)); }},
-        {"phase", [](const PhaseRow& p) { return CsvCell::json_text(node::phase_name(p.result.step)); }},
+        {"layer", [&params](const PhaseRow& p) { return CsvCell::quoted_text(layer_name(params, p.result)); }},
+        {"phase", [](const PhaseRow& p) { return CsvCell::quoted_text(node::phase_name(p.result.step)); }},
         {"gemm_count", [](const PhaseRow& p) { return CsvCell::integer(p.result.step.gemm_count()); }},
         {"m", job_count(&fmac::GemmShape::m)},
         {"k", job_count(&fmac::GemmShape::k)},

@@ -65,6 +65,22 @@ TEST_CASE("report of a run --out directory shows the run's totals", "[cli][repor
     CHECK(std::filesystem::exists(dir.path("run/plots/energy_by_layer.svg")));
 }
 
+TEST_CASE("A layer name with quotes and commas is written and read back by report and diff", "[cli][report]") {
+    fastsim::test::TempDir dir;
+    const std::string trace =
+        dir.write("t.yaml",
+                  "network: t\nlayers:\n  - {name: 'say \"hi\", then\\go', type: conv, input: [6, 6, 3], "
+                  "kernel: [3, 3], filters: 10, padding: 1}\n");
+    REQUIRE(run_fastsim("run " + std::string(FASTSIM_SOURCE_DIR) + "/configs/tests/tiny_node.yaml -p workload.trace=" +
+                        trace + " -p 'precision.layers=[]' --out " + dir.path("run"))
+                .exit_code == 0);
+    CHECK_THAT(slurp(dir.path("run/layers.csv")), Contains("\n\"say \"\"hi\"\", then\\go\",\"forward\","));
+    const Result r = run_fastsim("report " + dir.path("run"));
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(slurp(dir.path("run/report.html")), Contains("say &quot;hi&quot;, then\\go"));
+    CHECK(run_fastsim("diff " + dir.path("run") + " " + dir.path("run")).exit_code == 0);
+}
+
 TEST_CASE("report bad input exits 2 naming the file and line", "[cli][report]") {
     fastsim::test::TempDir dir;
     Result r = run_fastsim("report");
