@@ -691,7 +691,8 @@ std::string cluster_nodes_csv(const config::Params& params, const run::ClusterSt
         {"type",
          [&](std::size_t i) { return CsvCell::text(params.cluster.node_types[params.cluster.node_type[i]].name); }},
         {"compute_s", [&](std::size_t i) { return CsvCell::number(r.nodes[i].compute_s); }},
-        {"compute_array_s", [&](std::size_t i) { return CsvCell::number(r.nodes[i].compute_s - r.nodes[i].vector_s); }},
+        {"compute_array_s",  // never below 0 by rounding: readers hold every time to be at least 0
+         [&](std::size_t i) { return CsvCell::number(std::max(0.0, r.nodes[i].compute_s - r.nodes[i].vector_s)); }},
         {"compute_vector_s", [&](std::size_t i) { return CsvCell::number(r.nodes[i].vector_s); }},
         {"comm_wait_s", [&](std::size_t i) { return CsvCell::number(r.nodes[i].wait_s); }},
         {"idle_s", [&](std::size_t i) { return CsvCell::number(r.nodes[i].idle_s); }},
