@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // libsystemc owns main(); fastsim's entry point is sc_main.
+#include <csignal>
 #include <cstdlib>
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -27,5 +28,8 @@ int sc_main(int argc, char* argv[]) {
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
     mallopt(M_TOP_PAD, 64 << 20);
 #endif
+    // A closed pipe on standard output is a failed write (exit 2 naming it, as a full disk is),
+    // not a death by SIGPIPE that says nothing.
+    std::signal(SIGPIPE, SIG_IGN);
     return fastsim::cli::run_app(std::vector<std::string>(argv + 1, argv + argc));
 }

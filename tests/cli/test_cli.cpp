@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The fastsim executable as a user runs it: exit codes, messages, output formats.
 #include <catch2/catch.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <fcntl.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -1082,6 +1085,26 @@ TEST_CASE("output that cannot be written is exit 2, never a silent success", "[c
         CHECK(WEXITSTATUS(status) == 2);
         CHECK_THAT(fastsim::test::slurp(dir.path("err")), Contains("could not write to standard output"));
     }
+    // A pipe whose reader has gone (`fastsim … | head -0`): EPIPE, not a death by SIGPIPE.
+    int ends[2];
+    REQUIRE(::pipe(ends) == 0);
+    ::close(ends[0]);  // no reader, before fastsim writes anything
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        ::dup2(ends[1], STDOUT_FILENO);
+        const int err = ::open(dir.path("err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        ::dup2(err, STDERR_FILENO);
+        ::execl(FASTSIM_BINARY, "fastsim", "validate", kBfpReportConfig.c_str(), "--dump-config",
+                static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    ::close(ends[1]);
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 2);
+    CHECK_THAT(fastsim::test::slurp(dir.path("err")), Contains("could not write to standard output"));
 }
 
 TEST_CASE("A cluster run's area is every node's, each node type's as a node run of that node gives it", "[cli][area]") {
