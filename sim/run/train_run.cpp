@@ -169,8 +169,8 @@ void write_plots(const std::string& dir, const LearningRunResult& result) {
 
 TrainingCostModel::TrainingCostModel(const std::vector<learning::GemmLayerShape>& layers,
                                      const config::NodeConfig& node, const energy::EnergyTable& table,
-                                     const learning::ClassRounding& rounding)
-    : m_node(node), m_table(table) {
+                                     const learning::ClassRounding& rounding, std::string source_file)
+    : m_node(node), m_table(table), m_source_file(std::move(source_file)) {
     m_workload.name = "training network";
     for (const auto& s : layers) m_workload.layers.push_back(workload_layer(s));
     m_rounding.activations = rounding.activations;
@@ -192,15 +192,24 @@ const IterationCost& TrainingCostModel::iteration(std::size_t batch, const std::
     node::PhaseCounters total;
     for (const node::StepPhase& phase :
          node::training_step_phases(m_workload, batch, precision, m_rounding, m_node.resolved)) {
-        if (phase.on_vector_unit) {  // a vector-unit layer, a col2im, a grouped conv on the vector unit
-            total += node::run_vector_memo(phase.vector, m_node.resolved);
-            continue;
+        try {
+            if (phase.on_vector_unit) {  // a vector-unit layer, a col2im, a grouped conv on the vector unit
+                total += node::run_vector_memo(phase.vector, m_node.resolved);
+                continue;
+            }
+            node::PhaseCounters on_array;
+            for (const node::PhaseGemm& g : phase.gemms)
+                on_array +=
+                    node::counted(node::run_phase_memo(g.job, m_node.resolved, m_array_memo), g).repeated(g.count);
+            on_array.macs = phase.macs;
+            total += on_array;
+        } catch (const node::TilingError& e) {  // a node too small for the network: the user's keys
+            throw UserError(m_source_file + ": node.sram." +
+                            (e.bank() == node::SramBank::exponent ? "exponent" : "mantissa") +
+                            "_bank.capacity_kib: layer '" + m_workload.layers[phase.layer].name + "' (" +
+                            std::string(node::phase_name(phase)) + ") cannot be tiled on the node: " + e.what() +
+                            "; enlarge the bank");
         }
-        node::PhaseCounters on_array;
-        for (const node::PhaseGemm& g : phase.gemms)
-            on_array += node::counted(node::run_phase_memo(g.job, m_node.resolved, m_array_memo), g).repeated(g.count);
-        on_array.macs = phase.macs;
-        total += on_array;
     }
     IterationCost cost;
     cost.cycles = total.cycles;
@@ -466,7 +475,12 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
     learning::set_blas_threads(config.blas_threads);
     LearningRunResult result;
     result.layers = learning::Network(config.train.network, config.train.seed).gemm_shapes();
-    TrainingCostModel cost(result.layers, config.node, config.energy.resolved, config.rounding);
+    TrainingCostModel cost(result.layers, config.node, config.energy.resolved, config.rounding, config.source_file);
+    // A node that cannot tile the network even at the narrowest widths is refused before training.
+    if (std::any_of(config.policies.begin(), config.policies.end(),
+                    [](const learning::PolicySpec& p) { return p.kind != learning::PolicyKind::fp32; }))
+        (void)cost.iteration(std::max<std::size_t>(1, config.train.batch / config.train.workers),
+                             std::vector<learning::LayerBits>(result.layers.size(), learning::LayerBits{2, 2, 2}));
 
     CsvAppender accuracy_csv, cost_csv, precision_csv, checks_csv, time_csv;
     const CsvWriter<IterationRow> precisions = precision_table(result.layers);

@@ -37,11 +37,14 @@ struct IterationCost {
 /// the same batch and widths cost the same, so each distinct one is simulated once.
 class TrainingCostModel {
 public:
+    /// `source_file` (the train config) names the node's keys in errors.
     TrainingCostModel(const std::vector<learning::GemmLayerShape>& layers, const config::NodeConfig& node,
-                      const energy::EnergyTable& table, const learning::ClassRounding& rounding);
+                      const energy::EnergyTable& table, const learning::ClassRounding& rounding,
+                      std::string source_file = {});
 
     /// Widths 0 (fp32) have no BFP datapath on the node: callers must not ask for them.
-    /// An odd width runs as the next even one (the fMAC works on whole 2-bit chunks).
+    /// An odd width runs as the next even one (the fMAC works on whole 2-bit chunks). UserError
+    /// naming node.sram.<bank>.capacity_kib if a layer cannot be tiled on the node at these widths.
     const IterationCost& iteration(std::size_t batch, const std::vector<learning::LayerBits>& bits);
     [[nodiscard]] std::size_t distinct_iterations() const { return m_memo.size(); }
     [[nodiscard]] const workload::Workload& workload() const { return m_workload; }
@@ -53,6 +56,7 @@ private:
     node::TensorRounding m_rounding;
     node::ArrayTimingMemo m_array_memo;
     std::map<std::vector<int>, IterationCost> m_memo;
+    std::string m_source_file;
 };
 
 /// One epoch of one policy.
