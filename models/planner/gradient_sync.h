@@ -78,6 +78,8 @@ public:
     /// Delayed update (cluster.gradient_sync.staleness): iteration i applies the gradients of
     /// iteration i - D, so a step need not wait for its own synchronisation.
     [[nodiscard]] virtual std::size_t staleness() const { return 0; }
+    /// Whether gradients go through parameter servers (which a pipeline's stages would share).
+    [[nodiscard]] virtual bool uses_parameter_servers() const { return false; }
     /// The gradient buckets' cap in bytes (GradientBuckets); 0: every layer's gradients on their own.
     [[nodiscard]] virtual std::uint64_t bucket_bytes() const { return 0; }
 };
@@ -129,6 +131,7 @@ public:
     void begin_step() override;
     [[nodiscard]] double busiest_link_s() const override;
     [[nodiscard]] std::size_t staleness() const override { return m_scheme.staleness; }
+    [[nodiscard]] bool uses_parameter_servers() const override { return m_scheme.parameter_server; }
     [[nodiscard]] std::uint64_t bucket_bytes() const override { return m_scheme.bucket_bytes; }
     [[nodiscard]] const SyncScheme& scheme() const { return m_scheme; }
 

@@ -29,6 +29,11 @@ public:
             throw PlanError("planner.pipeline.intra must be an intra-layer planner, not '" +
                             std::string(to_string(options.pipeline.intra)) + "'");
         if (!in.exchange) throw PlanError("internal: pipeline planning needs the exchange model");
+        // A stage's all-reduces through servers another stage holds (or shares) are not modelled.
+        if (in.gradient_sync && in.gradient_sync->uses_parameter_servers())
+            throw PlanError(
+                "a pipeline with gradient_sync.algorithm parameter_server is not simulated (its stages "
+                "would share the servers); use an all-reduce algorithm, or an intra-layer planner");
         return m_make(in, options);
     }
 
