@@ -1161,6 +1161,10 @@ Plan plan_alpa(const PlanningInputs& in, const PlannerOptions& options) {
     const std::size_t blocks = bounds.size() - 1, nodes = in.cluster.order.size();
     const std::vector<MeshRange> meshes = alpa_meshes(in.cluster);
     const std::uint64_t batch = in.graph.layers.front().dims.batch;
+    if (!po.stage_layers.empty())
+        throw PlanError(
+            "alpa chooses each stage's layers itself: planner.pipeline.stages as lists of layer names "
+            "applies to the pipeline planner (give alpa a stage count, or none)");
     if (po.stages > nodes)
         throw PlanError("planner.pipeline asks for " + std::to_string(po.stages) + " stages but the cluster has " +
                         std::to_string(nodes) + " nodes: each stage needs at least one");

@@ -14,6 +14,7 @@ std::vector<std::string> split_path(const std::string& path) {
     std::string part;
     std::istringstream in(path);
     while (std::getline(in, part, '.')) parts.push_back(part);
+    if (!path.empty() && path.back() == '.') parts.emplace_back();  // "a.b." ends in an empty segment
     return parts;
 }
 
