@@ -58,10 +58,6 @@ std::vector<std::string> files_read(const config::Params& params) {
     return files;
 }
 
-/// A 16-hex-digit FNV-1a of the explore file, every base config its points start from, and the
-/// traces, models, energy tables and schedule logs they read (the first design's, and each value
-/// of an axis that names such a file): a directory holding another exploration, or one of edited
-/// inputs, is refused rather than mixed.
 /// The first design's config, which tells the space's run mode and the files its designs read:
 /// loaded with its keys, or (a design that does not fit, say) its base config alone. A key no
 /// config has (a typo in an axis) makes every design invalid: UserError naming the space file.
@@ -76,6 +72,10 @@ config::Params first_design_config(const sweep::ExploreSpec& spec) {
     }
 }
 
+/// A 16-hex-digit FNV-1a of the explore file, every base config its points start from, and the
+/// traces, models, energy tables and schedule logs they read (the first design's, and each value
+/// of an axis that names such a file): a directory holding another exploration, or one of edited
+/// inputs, is refused rather than mixed.
 std::string explore_fingerprint(const sweep::ExploreSpec& spec) {
     static constexpr std::array<std::string_view, 5> kFileKeys{sweep::kBaseKey, "workload.trace", "workload.model",
                                                                "energy.table", "precision.schedule_log"};
@@ -265,14 +265,14 @@ void check_fields(const sweep::ExploreSpec& spec) {
                             "' is not a summary field of " + run + " (one of " + list + ")");
 }
 
+/// What read_designs does with a row cut by an interrupted write: drop it from the file (a run
+/// resuming into its own directory), or only from what is read (a shard's, read to merge it).
+enum class CutRows { drop_from_file, leave_in_file };
+
 /// The designs a previous run of this exploration wrote to designs.csv, for resuming: each row's
 /// design (index, feasibility, objectives) and, in `rows`, its text. A row cut by an interrupted
 /// write is dropped from the file, to be redone. UserError names designs.csv:LINE for a row that
 /// is not this space's.
-/// `cut_rows` says what to do with such a row: drop it from the file (a run resuming into its own
-/// directory), or only from what is read (another run's directory, read to merge it).
-enum class CutRows { drop_from_file, leave_in_file };
-
 std::vector<sweep::Design> read_designs(const sweep::ExploreSpec& spec, const std::string& designs_path,
                                         const std::string& header, std::map<std::size_t, std::string>& rows,
                                         CutRows cut_rows = CutRows::drop_from_file) {

@@ -136,7 +136,7 @@ void run_points_mpi(const std::vector<SweepPoint>& points, const std::vector<std
 
 namespace {
 
-/// Ranks K - 1, after a UserError if there are fewer than 2.
+/// The ranks in the job (K); UserError if there are fewer than 2.
 int task_world_size() {
     ensure_initialised();
     int size = 0;
