@@ -80,11 +80,21 @@ Params load_text(const std::string& text, const std::string& path, const std::ve
 
 Params load_network(const std::string& path, const std::vector<std::string>& overrides) {
     Document doc = Document::parse(read_input_file(path, "config file"), path);
-    for (const auto& o : overrides) doc.apply_override(o);
+    for (const auto& o : overrides) {
+        // Only the cluster section is read: an override of any other key would change nothing.
+        const std::string key = o.substr(0, o.find('='));
+        if (key != "cluster" && key.rfind("cluster.", 0) != 0)
+            throw ConfigError(Location{"-p " + o, 0, 0, ""},
+                              "only the cluster: section is read here (the network the collectives run on); '" + key +
+                                  "' would change nothing");
+        doc.apply_override(o);
+    }
     MapReader top(doc, doc.root, "");
     Params p;
     p.source_file = path;
     resolve_network(top, p);
+    for (const Section& s : sections()) (void)top.raw(s.name);  // known, and not read here
+    top.finish();                                               // an unknown top-level key is a typo
     return p;
 }
 
