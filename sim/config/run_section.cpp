@@ -116,6 +116,10 @@ KeyReader read_run_section(MapReader& top, RunParams& run) {
     if (run.mode == RunMode::bfp_report && run.phase_selection() != node::kEveryPhase)
         throw ConfigError(reader.where("phases"),
                           "applies only to run.mode training_step (and cluster, with every phase)");
+    if (run.mode == RunMode::bfp_report && reader.given("fidelity"))
+        throw ConfigError(reader.where("fidelity"),
+                          "applies only to run.mode training_step or cluster: a bfp_report quantises tensors and "
+                          "simulates no node (leave run.fidelity and --fidelity out)");
     if (run.mode != RunMode::training_step && run.optimizer != workload::Optimizer::none)
         throw ConfigError(reader.where("optimizer"),
                           "applies only to run.mode training_step: a cluster run does not cost the "
