@@ -116,7 +116,7 @@ KeyReader read_run_section(MapReader& top, RunParams& run) {
     if (run.mode == RunMode::bfp_report && run.phase_selection() != node::kEveryPhase)
         throw ConfigError(reader.where("phases"),
                           "applies only to run.mode training_step (and cluster, with every phase)");
-    if (run.mode == RunMode::bfp_report && reader.given("fidelity"))
+    if (run.mode == RunMode::bfp_report && run.fidelity != Fidelity::memo)
         throw ConfigError(reader.where("fidelity"),
                           "applies only to run.mode training_step or cluster: a bfp_report quantises tensors and "
                           "simulates no node (leave run.fidelity and --fidelity out)");
