@@ -31,6 +31,7 @@ public:
             fail(node.Mark(), path,
                  "the document expands to more nodes than it has characters: aliases (*name) "
                  "that repeat large parts are not supported; write the values out");
+        check_untagged(node, path);
         if (node.IsMap()) {
             std::map<std::string, int> keys;  // key -> 1-based line
             for (const auto& entry : node) {
@@ -40,6 +41,7 @@ public:
                              " as a key");
                 const std::string& key = entry.first.Scalar();
                 const std::string child = path.empty() ? key : path + "." + key;
+                check_untagged(entry.first, child);
                 const auto [at, fresh] = keys.emplace(key, entry.first.Mark().line + 1);
                 if (!fresh)
                     fail(entry.first.Mark(), child,
@@ -53,6 +55,16 @@ public:
     }
 
 private:
+    /// An explicit tag (`!!str 4`, `!foo 4`) would be dropped: each key's type decides how its
+    /// value reads. yaml-cpp gives untagged nodes "?" (plain) or "!" (quoted).
+    void check_untagged(const YAML::Node& node, const std::string& path) const {
+        const std::string& tag = node.Tag();
+        if (!tag.empty() && tag != "?" && tag != "!")
+            fail(node.Mark(), path,
+                 "a YAML tag (" + tag +
+                     ") is not supported: each key's type decides how its value reads; remove the tag");
+    }
+
     [[noreturn]] void fail(const YAML::Mark& mark, const std::string& key_path, const std::string& message) const {
         throw ConfigError({m_file, mark.is_null() ? 0 : mark.line + 1, mark.is_null() ? 0 : mark.column + 1, key_path},
                           message);
