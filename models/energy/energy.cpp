@@ -9,6 +9,16 @@ namespace fastsim::energy {
 static_assert(sizeof(EnergyBreakdown) == kEnergyComponents.size() * sizeof(double),
               "every EnergyBreakdown member needs its row in kEnergyComponents");
 
+double SramAccessFit::access_ns(double kib) const { return ns_at_1kib * std::pow(kib, exponent); }
+
+std::optional<std::uint64_t> sram_read_latency_cycles(const SramAccessFit& fit, double kib, double clock_hz) {
+    if (!(kib > 0)) return 0;
+    // Less a millionth of a cycle, so an access of exactly k periods takes k cycles, not k + 1.
+    const double cycles = std::ceil(fit.access_ns(kib) * 1e-9 * clock_hz - 1e-6);
+    if (!(cycles <= static_cast<double>(kMaxSramReadLatencyCycles))) return std::nullopt;
+    return cycles > 0 ? static_cast<std::uint64_t>(cycles) : 0;
+}
+
 EnergyTable for_banks(EnergyTable t, double exponent_kib, double mantissa_kib) {
     const auto factor = [&](double kib, double subbank_kib) {
         return subbank_kib > 0 && kib > 0 ? std::pow(std::min(kib, subbank_kib) / subbank_kib, t.sram_capacity_exponent)

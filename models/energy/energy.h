@@ -15,6 +15,19 @@
 
 namespace fastsim::energy {
 
+/// An SRAM bank's read access time by capacity, a power law fitted to CACTI (docs/energy.md,
+/// "SRAM by capacity"): access_ns(C KiB) = ns_at_1kib * C^exponent.
+struct SramAccessFit {
+    double ns_at_1kib = 0;
+    double exponent = 0;
+    [[nodiscard]] double access_ns(double kib) const;
+};
+
+/// Node cycles at `clock_hz` from a read's issue to its first bits, for a bank of `kib` KiB:
+/// ceil(access time * clock); 0 for an empty bank; nullopt above kMaxSramReadLatencyCycles.
+std::optional<std::uint64_t> sram_read_latency_cycles(const SramAccessFit& fit, double kib, double clock_hz);
+inline constexpr std::uint64_t kMaxSramReadLatencyCycles = std::uint64_t{1} << 32;
+
 /// Energy per action, pJ (docs/energy.md). Loaded from a YAML table (configs/energy/) by
 /// sim/config; every figure there carries its source.
 struct EnergyTable {
@@ -43,6 +56,9 @@ struct EnergyTable {
     double sram_exponent_subbank_kib = 0;
     double sram_mantissa_subbank_kib = 0;
     double sram_capacity_exponent = 0;
+    /// Read access time by capacity; none in a table without the fit (banks then read with no
+    /// latency of their own).
+    std::optional<SramAccessFit> sram_access;
     double dram_pj_per_bit = 0;  ///< for the node's DRAM type
     // static power
     double leakage_mw_per_pe = 0;

@@ -86,7 +86,8 @@ inline constexpr std::uint64_t kFp32Bits = 32;
 /// One on-chip SRAM bank.
 struct SramBankParams {
     std::uint64_t capacity_bits = 0;
-    std::uint64_t bits_per_cycle = 0;  ///< read or write port width, per node cycle
+    std::uint64_t bits_per_cycle = 0;       ///< read or write port width, per node cycle
+    std::uint64_t read_latency_cycles = 0;  ///< node cycles from a read's issue to its first bits
 };
 
 /// The node's SRAM: shared exponents and mantissa chunks (and fp32 partial sums) in separate banks.
@@ -115,6 +116,13 @@ inline std::uint64_t dram_transfer_cycles(const DramParams& dram, std::uint64_t 
 /// Cycles a bank port needs to move `bits`: ceil(bits / bits_per_cycle).
 inline std::uint64_t bank_cycles(const SramBankParams& bank, std::uint64_t bits) {
     return bits / bank.bits_per_cycle + (bits % bank.bits_per_cycle != 0 ? 1 : 0);
+}
+
+/// Cycles a bank's read port needs to return `bits` read as one pipelined stream: its access
+/// latency, then ceil(bits / bits_per_cycle); 0 bits cost nothing. SizeOverflow beyond 64 bits.
+inline std::uint64_t bank_read_cycles(const SramBankParams& bank, std::uint64_t bits) {
+    if (bits == 0) return 0;
+    return checked_add(bank.read_latency_cycles, bank_cycles(bank, bits), "SRAM read cycles");
 }
 
 }  // namespace fastsim::memory

@@ -191,10 +191,12 @@ TileWork tile_work(const PhaseJob& job, const NodeParams& node, const TilePlan& 
     const std::uint64_t psum_reads = passes.psum_writes - 1 + (index.k > 0 ? 1 : 0) + (w.last_k ? 1 : 0);
     t.sram_mantissa_read_bits =
         checked_add(read_bits(x.mantissa, y.mantissa), checked_mul(psum_bits, psum_reads, kSramBits), kSramBits);
+    // Each port streams its tile's bits alongside the array, a read after the bank's access
+    // latency; the tile stalls for what the busiest port needs beyond the array's cycles.
     const std::uint64_t port_cycles =
-        std::max({memory::bank_cycles(node.sram.exponent_bank, t.sram_exponent_read_bits),
+        std::max({memory::bank_read_cycles(node.sram.exponent_bank, t.sram_exponent_read_bits),
                   memory::bank_cycles(node.sram.exponent_bank, t.sram_exponent_write_bits),
-                  memory::bank_cycles(node.sram.mantissa_bank, t.sram_mantissa_read_bits),
+                  memory::bank_read_cycles(node.sram.mantissa_bank, t.sram_mantissa_read_bits),
                   memory::bank_cycles(node.sram.mantissa_bank, t.sram_mantissa_write_bits)});
     w.sram_stall_cycles = port_cycles > w.array.cycles ? port_cycles - w.array.cycles : 0;
 

@@ -264,6 +264,7 @@ void resolve_cluster(MapReader& top, const KeyReader& run, Params& p) {
             1, t.node.resolved.dram.bandwidth_bits_per_s / static_cast<std::uint64_t>(t.arrays));
         t.energy = load_energy_table(p.energy.table.resolved, t.node.dram_type, reader.where("dram.type"),
                                      t.node.sram_exponent_kib, t.node.sram_mantissa_kib);
+        set_sram_read_latency(t.node, t.energy, reader);
         const std::vector<node::LayerPrecision> precision(p.workload.network.layers.size(),
                                                           node::LayerPrecision{t.precision, t.precision, t.precision});
         check_tiling(node::training_step_phases(p.workload.network, p.workload.batch, precision, {}, t.node.resolved),

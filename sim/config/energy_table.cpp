@@ -76,6 +76,14 @@ energy::EnergyTable load_energy_table(const std::string& path, const std::string
         t.sram_mantissa_subbank_kib = entry(sram, "mantissa_subbank_kib", kSubbankKib);
         t.sram_capacity_exponent = entry(sram, "capacity_exponent", kSramAreaExponent);
     }
+    // Optional, both or none: read access time by capacity.
+    if (sram.has("access_ns_at_1kib") != sram.has("access_ns_exponent"))
+        throw ConfigError(sram.location(),
+                          "access_ns_at_1kib and access_ns_exponent go together: give both (SRAM read latency by "
+                          "capacity) or neither");
+    if (sram.has("access_ns_at_1kib"))
+        t.sram_access = energy::SramAccessFit{entry(sram, "access_ns_at_1kib", kSramAccessNs),
+                                              entry(sram, "access_ns_exponent", kSramAreaExponent)};
     sram.finish();
     MapReader dram = section("dram_pj_per_bit");
     if (!dram.has(dram_type))

@@ -76,6 +76,25 @@ void resolve_node(NodeConfig& nc, const BfpParams& bfp) {
     np.lowering = nc.lowering;
 }
 
+void set_sram_read_latency(NodeConfig& nc, const energy::EnergyTable& table, const KeyReader& reader) {
+    if (!table.sram_access) return;
+    const auto clock_hz = static_cast<double>(nc.resolved.clock_hz);
+    const auto latency = [&](double kib, const char* key) {
+        const std::optional<std::uint64_t> cycles = energy::sram_read_latency_cycles(*table.sram_access, kib, clock_hz);
+        if (!cycles)
+            throw ConfigError(reader.where(key), "the energy table " + table.name +
+                                                     "'s SRAM access-time fit gives this bank a read latency above " +
+                                                     std::to_string(energy::kMaxSramReadLatencyCycles) +
+                                                     " cycles at the node's clock (sram.access_ns_at_1kib, "
+                                                     "sram.access_ns_exponent)");
+        return *cycles;
+    };
+    nc.resolved.sram.exponent_bank.read_latency_cycles =
+        latency(nc.sram_exponent_kib, "sram.exponent_bank.capacity_kib");
+    nc.resolved.sram.mantissa_bank.read_latency_cycles =
+        latency(nc.sram_mantissa_kib, "sram.mantissa_bank.capacity_kib");
+}
+
 void dump_node_keys(YAML::Emitter& out, const NodeConfig& node) { write_keys(out, node, kNodeKeys); }
 
 void check_tiling(const std::vector<node::StepPhase>& phases, const NodeConfig& node, const KeyReader& reader,
@@ -119,6 +138,7 @@ NodeSections read_node_sections(MapReader& top, const BfpParams& bfp) {
     out.energy = read_energy_section(top);
     out.energy.resolved = load_energy_table(out.energy.table.resolved, out.node.dram_type, node.where("dram.type"),
                                             out.node.sram_exponent_kib, out.node.sram_mantissa_kib);
+    set_sram_read_latency(out.node, out.energy.resolved, node);
     return out;
 }
 

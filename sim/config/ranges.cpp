@@ -140,8 +140,18 @@ const KeyRange kLeakageMw{"energy table: leakage.mw_per_pe, leakage.mw_per_sram_
 const KeyRange kAreaUm2{
     "energy table: every area value but process_nm and sram_exponent", "µm² (KiB for sram_*_kib)", 0, 1e9, false,
     "a part's area up to 1000 mm²; area = counts × µm² stays finite"};
-const KeyRange kSramAreaExponent{"energy table: area.sram_exponent, sram.capacity_exponent",  "", 0, 3, false,
-                                 "SRAM area and energy grow with capacity, at most cubically"};
+const KeyRange kSramAreaExponent{"energy table: area.sram_exponent, sram.capacity_exponent, sram.access_ns_exponent",
+                                 "",
+                                 0,
+                                 3,
+                                 false,
+                                 "SRAM area, energy and access time grow with capacity, at most cubically"};
+const KeyRange kSramAccessNs{"energy table: sram.access_ns_at_1kib",
+                             "ns",
+                             0,
+                             1e6,
+                             false,
+                             "an access time up to a millisecond: cycles = ns × clock stay finite"};
 const KeyRange kSubbankKib{"energy table: sram.exponent_subbank_kib, sram.mantissa_subbank_kib",
                            "KiB",
                            0,
@@ -224,6 +234,7 @@ const std::vector<const KeyRange*>& all_key_ranges() {
                                                   &kLeakageMw,
                                                   &kAreaUm2,
                                                   &kSramAreaExponent,
+                                                  &kSramAccessNs,
                                                   &kSubbankKib,
                                                   &kProcessNm,
                                                   &kLayerSize,

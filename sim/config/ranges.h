@@ -85,6 +85,7 @@ extern const KeyRange kEnergyPj;
 extern const KeyRange kLeakageMw;
 extern const KeyRange kAreaUm2;
 extern const KeyRange kSramAreaExponent;
+extern const KeyRange kSramAccessNs;
 extern const KeyRange kSubbankKib;
 extern const KeyRange kProcessNm;
 extern const KeyRange kMaxWorkSeconds;

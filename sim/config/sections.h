@@ -32,6 +32,11 @@ void check_mantissa_format(const BfpParams& bfp, int m, const Location& where);
 // node_section.cpp: node (and node_types' node keys), energy
 /// Converts a node's keys into the models' units (cycles, bits) with the BFP settings.
 void resolve_node(NodeConfig& node, const BfpParams& bfp);
+/// Sets the node's SRAM banks' read latency from `table`'s access-time fit at their capacities
+/// and the node's clock (docs/energy.md, "SRAM by capacity"); leaves 0 when the table has none.
+/// ConfigError at a bank's capacity key (located by `reader`) if the fit gives more than
+/// energy::kMaxSramReadLatencyCycles.
+void set_sram_read_latency(NodeConfig& node, const energy::EnergyTable& table, const KeyReader& reader);
 /// Writes a node's keys into the map the caller opened on `out`.
 void dump_node_keys(YAML::Emitter& out, const NodeConfig& node);
 /// ConfigError at the failing bank's capacity key (located by `reader`) unless every phase tiles.

@@ -292,7 +292,9 @@ std::string training_step_json(const config::Params& params, const run::Training
     o.key("dataflow").begin_object();
     for (const auto& phase : enum_names(fmac::TrainingPhase{}))
         o.key(phase.name).string(name_of(n.dataflow[static_cast<std::size_t>(phase.value)]));
-    o.end_object().end_object();
+    o.end_object();
+    o.key("sram_read_latency_cycles").begin_object().key("exponent").integer(n.sram.exponent_bank.read_latency_cycles);
+    o.key("mantissa").integer(n.sram.mantissa_bank.read_latency_cycles).end_object().end_object();
     o.key("energy_table").string(params.energy.resolved.name).key("total_cycles").integer(t.cycles);
     o.key("total_seconds").number(to_seconds(Cycles(t.cycles), n.clock_hz)).key("total_macs").integer(t.macs);
     o.key("total_energy_pj").number(result.total_energy.total_pj());

@@ -297,6 +297,25 @@ TEST_CASE("an SRAM port slower than the array stalls it", "[node][pipeline][memo
     CHECK(node::run_phase_memo(job, p, memo).sram_stall_cycles == 8 + 8);
 }
 
+TEST_CASE("an SRAM read's access latency delays its stream, writes none", "[node][pipeline][memory]") {
+    // The tile above: reads 224 bits = 14 cycles of the 16-bit port, writes 14. With a 3-cycle
+    // read latency the read port needs 17 cycles against 6 array cycles: 11 stall cycles; a
+    // latency hidden under a wide port (4096 bits) stalls nothing.
+    node::NodeParams p = small_node();
+    p.max_tile_rows = 2;
+    p.sram.mantissa_bank.bits_per_cycle = 16;
+    p.sram.mantissa_bank.read_latency_cycles = 3;
+    const node::PhaseJob job = job_of({4, 8, 2}, 2, 2, node::OutputForm::fp32);
+    node::ArrayTimingMemo memo;
+    const node::TilePlan plan = node::plan_tiles(job, p);
+    CHECK(node::tile_work(job, p, plan, {0, 0, 0}, nullptr, memo).sram_stall_cycles == 11);
+    p.sram.mantissa_bank.bits_per_cycle = 4096;
+    CHECK(node::tile_work(job, p, plan, {0, 0, 0}, nullptr, memo).sram_stall_cycles == 0);
+    p.sram.mantissa_bank.read_latency_cycles = 6;  // 6 + 1 port cycles against 6 array cycles
+    CHECK(node::tile_work(job, p, plan, {0, 0, 0}, nullptr, memo).sram_stall_cycles == 1);
+    CHECK(memory::bank_read_cycles(p.sram.mantissa_bank, 0) == 0);
+}
+
 TEST_CASE("the stepped SystemC node equals the memoised pipeline and bfp::gemm", "[node][fidelity]") {
     std::mt19937_64 rng(7);
     std::uniform_int_distribution<int> small(1, 4), width(1, 4), size_m(1, 37), size_k(1, 70), size_n(1, 19);

@@ -230,6 +230,40 @@ TEST_CASE("SRAM energy per bit falls below a sub-bank's capacity as the CACTI fi
     }
 }
 
+TEST_CASE("SRAM read latency grows with capacity as the CACTI fit says", "[config][energy]") {
+    // CACTI 7, 45 nm ITRS-HP scratchpad, one bank, one 128-bit read/write port: access time (ns)
+    // by capacity (KiB), the points the built-in table's fit is made from; each is within 20%.
+    const std::pair<double, double> cacti[] = {{4, 0.2712},    {8, 0.2917},    {16, 0.3745},  {32, 0.4185},
+                                               {64, 0.5344},   {128, 0.7536},  {256, 1.0625}, {512, 1.4930},
+                                               {1024, 1.9669}, {2048, 2.5402}, {4096, 3.3047}};
+    const config::Params quickstart = config::load(kSource + "/configs/quickstart.yaml");
+    REQUIRE(quickstart.energy.resolved.sram_access.has_value());
+    const energy::SramAccessFit& fit = *quickstart.energy.resolved.sram_access;
+    for (const auto& [kib, ns] : cacti) CHECK(std::abs(fit.access_ns(kib) / ns - 1) < 0.2);
+    // The banks' latency, ceil(ns x clock): at 1 GHz the 64 KiB exponent bank (0.64 ns) reads in
+    // 1 cycle and the 1 MiB mantissa bank (1.85 ns) in 2; at 3 GHz in 2 and 6; a 4 MiB bank at
+    // 1 GHz in 4 (3.16 ns).
+    const auto latency = [&](std::vector<std::string> overrides) {
+        const memory::SramParams sram =
+            config::load(kSource + "/configs/quickstart.yaml", overrides).node.resolved.sram;
+        return std::make_pair(sram.exponent_bank.read_latency_cycles, sram.mantissa_bank.read_latency_cycles);
+    };
+    CHECK(latency({}) == std::make_pair(std::uint64_t{1}, std::uint64_t{2}));
+    CHECK(latency({"node.clock_mhz=3000"}) == std::make_pair(std::uint64_t{2}, std::uint64_t{6}));
+    CHECK(latency({"node.sram.mantissa_bank.capacity_kib=4096"}).second == 4);
+    // A table without the fit: no latency of the banks' own.
+    test::TempDir dir;
+    std::ifstream in(kSource + "/configs/energy/fast_45nm.yaml");
+    std::string table((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const char* key : {"  access_ns_at_1kib:", "  access_ns_exponent:"}) {
+        const std::size_t at = table.find(key);
+        REQUIRE(at != std::string::npos);
+        table.erase(at, table.find('\n', at) + 1 - at);
+    }
+    const std::string path = dir.write("no_access.yaml", table);
+    CHECK(latency({"energy.table=" + path}) == std::make_pair(std::uint64_t{0}, std::uint64_t{0}));
+}
+
 TEST_CASE("a run names its converter-bound phases once, and none when the converter keeps up", "[config][converter]") {
     // The quickstart node's default converter (2 x 32 = 64 lanes) keeps every GEMM phase of
     // ResNet-18 under 10% waiting for it; a 1-lane converter leaves most phases waiting, and the
