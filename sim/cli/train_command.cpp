@@ -151,9 +151,15 @@ int train_command(const std::vector<std::string>& args) {
                       << " (final accuracy " << percent(s.final_accuracy) << ")\n";
     }
     if (out) out->commit(FASTSIM_VERSION);
-    if (outputs)
+    if (outputs) {
         std::cout << "\nwrote " << out_dir
                   << "/{accuracy,cost,precision_log,schedule_checks,comparison}.csv and plots/\n";
+        if (!result.whole_run_configs.empty()) {
+            std::cout << "and, each costed policy's whole run as a fastsim run config on trace.yaml:";
+            for (const std::string& name : result.whole_run_configs) std::cout << " " << name;
+            std::cout << "\n";
+        }
+    }
     return kSuccess;
 }
 

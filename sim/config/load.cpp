@@ -59,8 +59,9 @@ Params load_text(const std::string& text, const std::string& path, const std::ve
     if (top.contains("train"))
         throw ConfigError(top.location_of("train"),
                           "this is a `fastsim train` config (its train: section): run it with fastsim train; run, "
-                          "plan, compare and explore read run configs, whose precision.schedule may name one "
-                          "policy's rows of a train run's precision_log.csv to cost its whole run (docs/explore.md)");
+                          "plan, compare and explore read run configs, such as the whole_run_<policy>.yaml that "
+                          "`fastsim train --out DIR` writes into DIR for each costed policy's whole run "
+                          "(docs/fast-training.md)");
     for (const Section& s : sections()) (void)top.raw(s.name);  // the known sections
     top.finish();
 

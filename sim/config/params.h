@@ -172,7 +172,8 @@ struct PrecisionParams {
     node::TensorRounding rounding;
     std::vector<PrecisionOverride> overrides;
     std::vector<ScheduleEntry> schedule;
-    FilePath schedule_log;  ///< precision.schedule given as a fastsim train precision_log.csv
+    FilePath schedule_log;        ///< precision.schedule given as a fastsim train precision_log.csv
+    std::string schedule_policy;  ///< the policy whose rows of schedule_log apply; empty: its only one
     /// Resolved: the run's steps in order, at least one segment; segments[0] starts at step 0.
     std::vector<PrecisionSegment> segments;
     std::vector<node::LayerPrecision> per_layer;  ///< resolved: step 0's, one per workload layer

@@ -3,7 +3,10 @@
 
 #include <set>
 
+#include <yaml-cpp/yaml.h>
+
 #include "common/errors.h"
+#include "config/load.h"
 #include "config/ranges.h"
 #include "config/sections.h"
 #include "config/sync_keys.h"
@@ -157,6 +160,29 @@ std::vector<std::pair<std::string, std::string>> train_key_tables() {
             {"data", key_table<TrainConfig>(kDataKeys)},
             {"rounding", key_table<learning::ClassRounding>(kRoundingKeys)},
             {"schedule", key_table<learning::ScheduleParams>(kScheduleKeys)}};
+}
+
+std::string whole_run_config(const TrainConfig& train, const std::string& trace, const std::string& log,
+                             const std::string& policy, std::uint64_t batch, std::uint64_t steps) {
+    Params p;
+    p.run.mode = RunMode::training_step;
+    p.bfp = train.bfp;
+    p.workload.trace = {trace, trace};
+    p.workload.batch = batch;
+    p.workload.steps = steps;
+    p.node = train.node;
+    p.precision.rounding.activations = train.rounding.activations;
+    p.precision.rounding.gradients = train.rounding.gradients;
+    p.precision.schedule_log = {log, log};
+    p.precision.schedule_policy = policy;
+    p.energy = train.energy;
+    // dump() writes paths absolute; these two stay as given, beside the config wherever it moves.
+    YAML::Node config = YAML::Load(dump(p));
+    config["workload"]["trace"] = trace;
+    config["precision"]["schedule"] = log;
+    YAML::Emitter out;
+    out << config;
+    return std::string(out.c_str()) + "\n";
 }
 
 }  // namespace fastsim::config

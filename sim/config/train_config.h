@@ -36,6 +36,13 @@ struct TrainConfig {
 /// line, key path) on anything wrong.
 TrainConfig load_train_config(const std::string& path, const std::vector<std::string>& overrides = {});
 
+/// A run config (run.mode training_step) of one policy's whole `fastsim train` run on `train`'s
+/// node (docs/fast-training.md, "Whole runs as run configs"): `steps` steps of `batch` samples
+/// of the network at `trace`, each at the widths of `policy`'s rows of the precision log at
+/// `log`. Both paths are written as given, relative to the config's folder.
+std::string whole_run_config(const TrainConfig& train, const std::string& trace, const std::string& log,
+                             const std::string& policy, std::uint64_t batch, std::uint64_t steps);
+
 /// docs/fast-training.md's key tables (as config::key_tables() for docs/config.md).
 std::vector<std::pair<std::string, std::string>> train_key_tables();
 

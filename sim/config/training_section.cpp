@@ -42,6 +42,11 @@ void precision_keys(Visit& visit, P& p) {
     visit(p.defaults.gradients, {"gradients", "gradients' mantissa bits", &kMantissaWidth});
     visit(p.rounding.activations, {"rounding.activations", "converter rounding for activations"});
     visit(p.rounding.gradients, {"rounding.gradients", "converter rounding for gradients (FAST)"});
+    visit(p.schedule_policy,
+          {"schedule_policy",
+           "with `schedule` naming a `fastsim train` precision_log.csv: the policy whose rows apply (a log of "
+           "`fastsim train --out` holds every costed policy's)",
+           nullptr, "empty: the log holds one policy's rows"});
 }
 
 template <typename Visit, typename E>
@@ -71,14 +76,15 @@ constexpr auto kOverrideKeys = [](auto& visit, auto& o) { override_keys(visit, o
 constexpr auto kScheduleKeys = [](auto& visit, auto& e) { schedule_keys(visit, e); };
 
 /// The segments of a `fastsim train` precision_log.csv: one row per iteration (0, 1, ... in
-/// order, one policy), a `<layer>.<class>_bits` column per layer and tensor class. Each row's
+/// order, of `only_policy`, or of the log's one policy when empty), a `<layer>.<class>_bits`
+/// column per layer and tensor class. Each row's
 /// widths apply to that step, the last row's to every later step; layers the log does not name
 /// keep `base`. Rows from `steps` on are not used.
 std::vector<PrecisionSegment> segments_from_log(const std::string& path, const Location& where,
                                                 const std::vector<node::LayerPrecision>& base,
                                                 const node::TensorPrecision& defaults,
                                                 const std::vector<workload::Layer>& layers, std::uint64_t steps,
-                                                const BfpParams& bfp) {
+                                                const BfpParams& bfp, const std::string& only_policy) {
     const CsvTable log = read_csv_file(path);
     const auto iteration = log.column("iteration"), policy = log.column("policy");
     if (!iteration || !policy)
@@ -111,16 +117,25 @@ std::vector<PrecisionSegment> segments_from_log(const std::string& path, const L
             throw ConfigError(where, path + ": column '" + name + "': no layer named '" + layer + "' in the trace");
         widths.push_back({c, index, member});
     }
+    // The policy's rows, in order: precision.schedule_policy's, or the log's only policy's.
+    std::vector<std::size_t> rows;
+    for (std::size_t r = 0; r < log.rows.size(); ++r) {
+        if (!only_policy.empty() && log.rows[r][*policy] != only_policy) continue;
+        if (only_policy.empty() && log.rows[r][*policy] != log.rows[0][*policy])
+            throw ConfigError(where, path + ":" + std::to_string(log.row_lines[r]) + ": policy '" +
+                                         log.rows[r][*policy] + "' after '" + log.rows[0][*policy] +
+                                         "': keep one policy's rows, or name one with precision.schedule_policy");
+        rows.push_back(r);
+    }
+    if (!only_policy.empty() && rows.empty())
+        throw ConfigError(where, path + ": no rows of policy '" + only_policy + "' (precision.schedule_policy)");
     std::vector<PrecisionSegment> segments;
-    for (std::size_t r = 0; r < log.rows.size() && r < steps; ++r) {
-        const auto& row = log.rows[r];
-        const std::string line = path + ":" + std::to_string(log.row_lines[r]);
-        if (row[*policy] != log.rows[0][*policy])
-            throw ConfigError(where, line + ": policy '" + row[*policy] + "' after '" + log.rows[0][*policy] +
-                                         "': keep one policy's rows");
-        if (parse_number(row[*iteration]) != static_cast<double>(r))
-            throw ConfigError(where,
-                              line + ": iteration: expected " + std::to_string(r) + ", got '" + row[*iteration] + "'");
+    for (std::size_t step = 0; step < rows.size() && step < steps; ++step) {
+        const auto& row = log.rows[rows[step]];
+        const std::string line = path + ":" + std::to_string(log.row_lines[rows[step]]);
+        if (parse_number(row[*iteration]) != static_cast<double>(step))
+            throw ConfigError(
+                where, line + ": iteration: expected " + std::to_string(step) + ", got '" + row[*iteration] + "'");
         std::vector<node::LayerPrecision> per_layer = base;
         for (const Width& w : widths) {
             const auto bits = parse_number(row[w.column]);
@@ -130,7 +145,8 @@ std::vector<PrecisionSegment> segments_from_log(const std::string& path, const L
             check_mantissa_format(bfp, static_cast<int>(*bits), where);
             for (node::TensorPrecision& phase : per_layer[w.layer]) phase.*w.member = static_cast<int>(*bits);
         }
-        if (segments.empty() || segments.back().per_layer != per_layer) segments.push_back({r, 0, defaults, per_layer});
+        if (segments.empty() || segments.back().per_layer != per_layer)
+            segments.push_back({step, 0, defaults, per_layer});
     }
     if (segments.empty()) throw ConfigError(where, path + ": no iterations");
     return segments;
@@ -296,6 +312,9 @@ void resolve_training(MapReader& top, Params& p) {
                                                              std::to_string(pp.schedule.back().from_step) + ")");
         pp.schedule.push_back(e);
     }
+    if (!from_log && !pp.schedule_policy.empty())
+        throw ConfigError(precision.where("schedule_policy"),
+                          "applies only with precision.schedule naming a fastsim train precision_log.csv");
     precision.finish();
     const auto segment_at = [&](std::uint64_t first, const node::TensorPrecision& defaults) {
         pp.segments.push_back({first, 0, defaults, layer_precisions(defaults, pp.overrides, layers)});
@@ -303,7 +322,7 @@ void resolve_training(MapReader& top, Params& p) {
     if (from_log)
         pp.segments = segments_from_log(pp.schedule_log.resolved, precision.section().location_of("schedule"),
                                         layer_precisions(pp.defaults, pp.overrides, layers), pp.defaults, layers,
-                                        p.workload.steps, p.bfp);
+                                        p.workload.steps, p.bfp, pp.schedule_policy);
     else if (pp.schedule.empty() || pp.schedule.front().from_step > 0)
         segment_at(0, pp.defaults);
     for (const ScheduleEntry& e : pp.schedule)

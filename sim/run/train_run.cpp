@@ -21,6 +21,7 @@
 #include "costs/compression_cost.h"
 #include "run/cluster_step.h"
 #include "learning/gemm.h"
+#include "config/trace_writer.h"
 
 namespace fastsim::run {
 namespace {
@@ -466,6 +467,42 @@ std::string comparison_csv(const LearningRunResult& result) {
     return table.table(result.policies);
 }
 
+/// trace.yaml (the network's GEMM layers as a fastsim trace) and, per costed policy whose
+/// widths are all ones the node takes (2, 4, 6, 8 bits), whole_run_<policy>.yaml: its whole run
+/// as a run config (docs/fast-training.md, "Whole runs as run configs"). None with workers: their
+/// iterations also cost the exchange, which a one-node run config does not.
+void write_whole_run_configs(const config::TrainConfig& config, LearningRunResult& result, const std::string& dir) {
+    namespace fs = std::filesystem;
+    if (config.train.distributed()) return;
+    workload::Workload network;
+    network.name = std::string(learning::to_string(config.train.network));
+    network.shape_check = workload::ShapeCheck::off;  // pooling, uncosted here, is left out
+    for (const auto& s : result.layers) network.layers.push_back(workload_layer(s));
+    fastsim::write_file_atomically((fs::path(dir) / "trace.yaml").string(), config::trace_yaml(network));
+    for (const PolicyRun& run : result.policies) {
+        if (!run.costed || run.iterations == 0) continue;
+        const bool node_widths = std::all_of(run.bit_changes.begin(), run.bit_changes.end(), [](const auto& change) {
+            return std::all_of(change.second.begin(), change.second.end(), [](const learning::LayerBits& b) {
+                return std::all_of(learning::kTensorClasses.begin(), learning::kTensorClasses.end(),
+                                   [&](learning::TensorClass c) { return b[c] > 0 && b[c] % 2 == 0 && b[c] <= 8; });
+            });
+        });
+        if (!node_widths) continue;
+        const std::string name = "whole_run_" + run.policy.name + ".yaml";
+        const std::string header =
+            "# The whole run of policy " + run.policy.name + " of `fastsim train " + config.source_file +
+            "` as a fastsim run config:\n# each of its " + std::to_string(run.iterations) +
+            " iterations one training step at the widths precision_log.csv records.\n#   fastsim run " + name +
+            "   (its whole run: the cycles and energy of cost.csv), or as the base of a\n#   fastsim explore "
+            "space (docs/explore.md)\n";
+        fastsim::write_file_atomically(
+            (fs::path(dir) / name).string(),
+            header + config::whole_run_config(config, "trace.yaml", "precision_log.csv", run.policy.name,
+                                              config.train.batch, run.iterations));
+        result.whole_run_configs.push_back(name);
+    }
+}
+
 }  // namespace
 
 LearningRunResult run_learning(const config::TrainConfig& config, const learning::FashionMnist& data,
@@ -591,6 +628,7 @@ LearningRunResult run_learning(const config::TrainConfig& config, const learning
     if (outputs) {
         fastsim::write_file_atomically((fs::path(outputs->dir) / "comparison.csv").string(), comparison_csv(result));
         write_plots(outputs->dir, result);
+        write_whole_run_configs(config, result, outputs->dir);
     }
     return result;
 }

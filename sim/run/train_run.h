@@ -118,6 +118,8 @@ struct LearningRunResult {
     std::vector<learning::GemmLayerShape> layers;
     std::vector<PolicyRun> policies;
     std::vector<Speedup> speedups;  ///< when FAST and fixed policies both ran
+    /// The whole_run_<policy>.yaml run configs written beside trace.yaml (file names), with outputs.
+    std::vector<std::string> whole_run_configs;
 };
 
 /// Where a training run writes as it goes (docs/fast-training.md, "Output files"): CSVs

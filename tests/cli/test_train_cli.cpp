@@ -104,3 +104,44 @@ TEST_CASE("train --policy runs only the named policies", "[cli][training]") {
     CHECK(r.out.find("[fp32]") == std::string::npos);
     CHECK(r.out.find("FAST against") == std::string::npos);  // no fixed policy ran
 }
+
+TEST_CASE("train --out writes each policy's whole run as a run config that costs it as train did", "[cli][training]") {
+    // 512 samples / batch 32: 16 full batches an epoch, 2 epochs, so every step has the batch.
+    fastsim::test::TempDir dir;
+    const std::string out = dir.path("run");
+    const Result trained = run_fastsim("train " + kSliceConfig + " --policy bfp_m8 --policy fast --out " + out);
+    INFO(trained.err);
+    REQUIRE(trained.exit_code == 0);
+    CHECK_THAT(trained.out, Contains("whole_run_bfp_m8.yaml whole_run_fast.yaml"));
+    CHECK_THAT(slurp(out + "/trace.yaml"), Contains("{name: fc1, type: fc, in_features: 784, out_features: 256}"));
+    // `fastsim run` of whole_run_<policy>.yaml reports the cycles and energy comparison.csv has.
+    const std::string comparison = slurp(out + "/comparison.csv");
+    for (const std::string policy : {"bfp_m8", "fast"}) {
+        const std::size_t row = comparison.find("\n" + policy + ",");
+        REQUIRE(row != std::string::npos);
+        std::vector<std::string> fields;
+        std::stringstream line(comparison.substr(row + 1, comparison.find('\n', row + 1) - row - 1));
+        for (std::string f; std::getline(line, f, ',');) fields.push_back(f);
+        REQUIRE(fields.size() >= 4);
+        const Result run = run_fastsim("run " + out + "/whole_run_" + policy + ".yaml");
+        INFO(run.err);
+        REQUIRE(run.exit_code == 0);
+        CHECK_THAT(run.out, Contains("32 steps (workload.steps)"));
+        CHECK_THAT(run.out, Contains("run total: " + fields[2] + " cycles"));
+        const std::size_t joules = run.out.find(" s at 1000 MHz), ");
+        REQUIRE(joules != std::string::npos);
+        CHECK(std::stod(run.out.substr(joules + 17)) * 1e6 == Approx(std::stod(fields[3])).epsilon(1e-8));
+    }
+    // A policy's config reads its own rows of the shared log: fast's widths change, bfp_m8's do not.
+    CHECK_THAT(run_fastsim("run " + out + "/whole_run_bfp_m8.yaml").out, Contains("in 1 precision segment,"));
+    CHECK(run_fastsim("run " + out + "/whole_run_fast.yaml").out.find("in 1 precision segment,") == std::string::npos);
+    // As the base of an exploration: its whole run on other nodes.
+    const std::string space =
+        dir.write("space.yaml", "sweep:\n  name: whole\n  base: " + out +
+                                    "/whole_run_fast.yaml\naxes:\n  - {key: node.array.rows, values: [8, 16, 32]}\n"
+                                    "explore:\n  objectives: [run_time_s, run_energy_j]\n");
+    const Result explored = run_fastsim("explore " + space + " --out " + dir.path("explore"));
+    INFO(explored.err);
+    CHECK(explored.exit_code == 0);
+    CHECK(count_lines(slurp(dir.path("explore/designs.csv"))) == 1 + 3);
+}
