@@ -99,6 +99,9 @@ std::vector<PrecisionSegment> segments_from_log(const std::string& path, const L
     std::vector<Width> widths;
     for (std::size_t c = 0; c < log.header.size(); ++c) {
         const std::string& name = log.header[c];
+        if (std::find(log.header.begin(), log.header.begin() + static_cast<std::ptrdiff_t>(c), name) !=
+            log.header.begin() + static_cast<std::ptrdiff_t>(c))
+            throw ConfigError(where, path + ": column '" + name + "' is given twice");
         if (name == "policy" || name == "iteration" || name == "epoch") continue;
         const std::size_t dot = name.rfind('.');
         const std::string layer = name.substr(0, dot), kind = dot == std::string::npos ? "" : name.substr(dot + 1);
