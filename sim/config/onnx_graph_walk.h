@@ -66,7 +66,8 @@ private:
     const onnx::NodeProto& node() const { return m_graph.node(m_index); }
 
     /// An ONNX graph is in static single assignment: a tensor written by two nodes, or a node
-    /// writing a graph input or initializer, would leave its readers reading either.
+    /// writing a graph input or initializer, would leave its readers reading either. Each node
+    /// reads only what exists before it.
     void check_one_writer_each(const std::set<std::string>& initializers) {
         std::unordered_map<std::string, int> writer;  // -1: a graph input or initializer
         for (const auto& in : m_graph.input()) writer.emplace(in.name(), -1);
@@ -82,6 +83,21 @@ private:
                                 : "graph.node[" + std::to_string(other) + "] '" + m_graph.node(other).name() + "' (" +
                                       m_graph.node(other).op_type() + ") also writes") +
                      ": each tensor of an ONNX graph has one producer");
+            }
+        // Every input read is a graph input, an initializer or an earlier node's output: ONNX lists
+        // nodes in topological order, and the walk below would drop a node reading anything else
+        // (and every node after it on that path).
+        for (m_index = 0; m_index < m_graph.node_size(); ++m_index)
+            for (const std::string& in : node().input()) {
+                if (in.empty()) continue;  // an optional input left out
+                const auto it = writer.find(in);
+                if (it == writer.end())
+                    fail("reads '" + in + "', which no node writes and which is no graph input or initializer");
+                if (it->second >= m_index)
+                    fail("reads '" + in + "', which graph.node[" + std::to_string(it->second) + "] '" +
+                         m_graph.node(it->second).name() + "' (" + m_graph.node(it->second).op_type() + ") writes " +
+                         (it->second == m_index ? "itself" : "later") +
+                         ": ONNX nodes are listed in topological order, and a graph with a cycle has none");
             }
     }
     Location where() const {
