@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 #include <sstream>
 
 #include "common/input_file.h"
@@ -245,18 +247,17 @@ void check_embeddings(const workload::Workload& w, const std::vector<Location>& 
 /// A vector-unit layer without `input` takes its producer's output shape; a concat joins its
 /// producers' along channels. In file order, so producers are resolved first.
 void infer_vector_shapes(workload::Workload& w, const std::vector<Location>& where) {
-    for (std::size_t i = 0; i < w.layers.size(); ++i) {
+    std::unordered_map<std::string_view, std::size_t> earlier;  // layer name -> index, layers before i
+    for (std::size_t i = 0; i < w.layers.size(); earlier.emplace(w.layers[i].name, i), ++i) {
         Layer& l = w.layers[i];
         if (!workload::runs_on_vector_unit(l.kind) || l.in_channels > 0) continue;
         std::vector<std::string> names = l.inputs;
         if (names.empty()) names.push_back(i == 0 ? workload::kNetworkInput : w.layers[i - 1].name);
         std::vector<std::array<std::uint64_t, 3>> shapes;
         for (const std::string& name : names) {
-            const auto producer = std::find_if(w.layers.begin(), w.layers.begin() + static_cast<std::ptrdiff_t>(i),
-                                               [&](const Layer& p) { return p.name == name; });
-            const auto shape = producer == w.layers.begin() + static_cast<std::ptrdiff_t>(i)
-                                   ? std::nullopt
-                                   : workload::output_shape(*producer);
+            const auto producer = earlier.find(name);
+            const auto shape =
+                producer == earlier.end() ? std::nullopt : workload::output_shape(w.layers[producer->second]);
             if (!shape)
                 throw ConfigError(where[i],
                                   "layer '" + l.name + "' reads " +
