@@ -19,12 +19,17 @@ struct Location {
     [[nodiscard]] std::string describe() const;
 };
 
+/// `text` with every control character but newline and tab written as \xNN, so a message
+/// quoting a user's bytes prints whole (a NUL would end what()) and cannot move the terminal.
+std::string printable(const std::string& text);
+
 /// Anything the user got wrong (config, input file, command line, a request too large to
 /// run). The CLI prints what() and exits with status 2. Every other exception is a bug
-/// (exit 1).
+/// (exit 1). The message is kept printable().
 class UserError : public std::runtime_error {
 public:
-    using std::runtime_error::runtime_error;
+    explicit UserError(const std::string& message) : std::runtime_error(printable(message)) {}
+    explicit UserError(const char* message) : UserError(std::string(message)) {}
 };
 
 /// A user error at a place in a file: what() is "file:line:col: key.path: message".
