@@ -47,12 +47,14 @@ double finite_sum(double total, const std::string& where, const std::string& wha
     return total;
 }
 
-std::string text_member(const JsonValue& root, const std::string& key) {
+/// `key` of `root` as the page shows it: a string, or a number displayed; "" when absent. A
+/// UserError naming `file` and `key` for any other value (an object, a list, true, null).
+std::string text_member(const JsonValue& root, const std::string& file, const std::string& key) {
     const JsonValue* v = root.find(key);
     if (!v) return "";
     if (v->is_string()) return v->as_string();
     if (v->is_number()) return display_number(v->as_number());
-    return "";
+    throw UserError(file + ": " + key + ": expected a string or a number");
 }
 
 /// The components of report.json's "energy_pj" object (excluding "total"), in pJ.
@@ -137,7 +139,7 @@ std::optional<charts::TimelineChart> stage_timeline(const JsonValue& root, const
         const JsonValue* spans = stages->items()[s].find("spans");
         if (!spans || !spans->is_array()) continue;
         for (const JsonValue& span : spans->items()) {
-            const std::string pass = text_member(span, "pass");
+            const std::string pass = text_member(span, file, "pass");
             const auto component =
                 static_cast<std::size_t>(std::find(chart.components.begin(), chart.components.end(),
                                                    pass == "weight_update" ? "weight update" : pass) -
@@ -148,7 +150,7 @@ std::optional<charts::TimelineChart> stage_timeline(const JsonValue& root, const
             const JsonValue* microbatch = span.find("microbatch");
             chart.spans.push_back({s, component, number_member(span, file, "start_s") * 1e3,
                                    number_member(span, file, "end_s") * 1e3,
-                                   microbatch ? "mb " + text_member(span, "microbatch") : ""});
+                                   microbatch ? "mb " + text_member(span, file, "microbatch") : ""});
         }
     }
     if (chart.spans.empty()) return std::nullopt;
@@ -315,14 +317,18 @@ void training_step_sections(HtmlPage& page, ReportPage& report, const std::strin
     const double energy_pj = number_member(root, file, "total_energy_pj");
     HtmlTable summary;
     summary.headers = {"quantity", "value", "unit"};
-    summary.rows.push_back({"network", text_member(root, "network"), ""});
-    summary.rows.push_back({"batch", text_member(root, "batch"), "samples"});
-    summary.rows.push_back({"fidelity", text_member(root, "fidelity"), ""});
-    if (const JsonValue* node = root.find("node"); node && node->is_object()) {
-        summary.rows.push_back(
-            {"array", text_member(*node, "array_rows") + " x " + text_member(*node, "array_cols"), "fMACs"});
-        if (const JsonValue* clock = node->find("clock_hz"); clock && clock->is_number())
-            summary.rows.push_back({"clock", display_number(clock->as_number() * 1e-6), "MHz"});
+    summary.rows.push_back({"network", text_member(root, file, "network"), ""});
+    summary.rows.push_back({"batch", text_member(root, file, "batch"), "samples"});
+    summary.rows.push_back({"fidelity", text_member(root, file, "fidelity"), ""});
+    if (const JsonValue* node = root.find("node")) {
+        if (!node->is_object()) throw UserError(file + ": node: expected an object");
+        summary.rows.push_back({"array",
+                                text_member(*node, file + ": node", "array_rows") + " x " +
+                                    text_member(*node, file + ": node", "array_cols"),
+                                "fMACs"});
+        if (node->find("clock_hz"))
+            summary.rows.push_back(
+                {"clock", display_number(number_member(*node, file + ": node", "clock_hz") * 1e-6), "MHz"});
     }
     summary.rows.push_back({"cycles", display_number(cycles), "cycles"});
     summary.rows.push_back({"time", display_number(seconds * 1e3), "ms"});
@@ -331,10 +337,12 @@ void training_step_sections(HtmlPage& page, ReportPage& report, const std::strin
     summary.rows.push_back({"energy per MAC", display_number(number_member(root, file, "pj_per_mac")), "pJ"});
     summary.rows.push_back({"utilisation", display_number(number_member(root, file, "utilisation_percent")), "%"});
     add_efficiency_rows(summary, root);
-    if (const JsonValue* split = root.find("cycles"); split && split->is_object())
+    if (const JsonValue* split = root.find("cycles")) {
+        if (!split->is_object()) throw UserError(file + ": cycles: expected an object of cycles by part");
         for (const auto& m : split->members())
-            if (m.value.is_number())
-                summary.rows.push_back({m.key + " cycles", display_number(m.value.as_number()), "cycles"});
+            summary.rows.push_back(
+                {m.key + " cycles", display_number(number_member(*split, file + ": cycles", m.key)), "cycles"});
+    }
     page.section("Summary", "summary");
     page.table(summary);
     page.table(energy_table(energy_components(root, file), macs));
@@ -374,10 +382,10 @@ void cluster_sections(HtmlPage& page, ReportPage& report, const std::string& dir
     for (const auto& [name, pj] : components) energy_pj += pj;
     HtmlTable summary;
     summary.headers = {"quantity", "value", "unit"};
-    summary.rows.push_back({"network", text_member(root, "network"), ""});
-    summary.rows.push_back({"batch", text_member(root, "batch"), "samples"});
-    summary.rows.push_back({"nodes", text_member(root, "nodes"), ""});
-    summary.rows.push_back({"planner", text_member(root, "planner"), ""});
+    summary.rows.push_back({"network", text_member(root, file, "network"), ""});
+    summary.rows.push_back({"batch", text_member(root, file, "batch"), "samples"});
+    summary.rows.push_back({"nodes", text_member(root, file, "nodes"), ""});
+    summary.rows.push_back({"planner", text_member(root, file, "planner"), ""});
     summary.rows.push_back(
         {"simulated step", display_number(number_member(root, file, "simulated_step_s") * 1e3), "ms"});
     summary.rows.push_back({"planned step", display_number(number_member(root, file, "planned_step_s") * 1e3), "ms"});
@@ -471,9 +479,9 @@ ReportPage run_report(const std::string& dir) {
     if (cluster && root.find("total_cycles"))
         throw UserError(file + ": both total_cycles (a training step) and simulated_step_s (a cluster run)");
     ReportPage report;
-    const std::string network = text_member(root, "network");
+    const std::string network = text_member(root, file, "network");
     HtmlPage page("fastsim " + std::string(cluster ? "cluster" : "training step") + " report: " + network,
-                  "run of " + text_member(root, "config") + ", from " + dir);
+                  "run of " + text_member(root, file, "config") + ", from " + dir);
     if (cluster)
         cluster_sections(page, report, dir, root, file, layers, [&] {
             CsvTable nodes = read_csv_file(dir + "/nodes.csv");
