@@ -178,7 +178,17 @@ int sweep_merge_command(const std::vector<std::string>& args) {
             throw UserError(dir + " holds another sweep than " + dirs.front() + " ('" + other.name + "', fingerprint " +
                             other.fingerprint + ", " + std::to_string(other.points) + " points vs '" + identity.name +
                             "', " + identity.fingerprint + ", " + std::to_string(identity.points) + " points)");
-        for (auto& [index, record] : sweep::read_point_records(dir, identity)) {
+        // Axes come from the sweep file alone; paths may differ between the shards' machines, so
+        // each shard's records are read against its own sweep.json.
+        const auto axes_of = [](const sweep::SweepIdentity& id) {
+            std::vector<std::pair<std::string, std::vector<std::string>>> axes;
+            for (const auto& a : id.axes) axes.emplace_back(a.name, a.keys);
+            return axes;
+        };
+        if (axes_of(other) != axes_of(identity))
+            throw UserError(dir + "/sweep.json: axes: not those of " + dirs.front() +
+                            "/sweep.json, though the fingerprints agree: the file was edited");
+        for (auto& [index, record] : sweep::read_point_records(dir, other)) {
             const auto it = merged.find(index);
             if (it == merged.end() || (!it->second.ok && record.ok)) {  // a point retried elsewhere keeps its success
                 merged[index] = std::move(record);

@@ -5,6 +5,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -200,6 +201,33 @@ std::string point_dir(const std::string& dir, const std::string& id) {
     return (fs::path(dir) / "points" / id).string();
 }
 
+namespace {
+
+/// A record's values name the sweep's axis keys, in order (read_point_record checks each is
+/// among its overrides), and without a base axis its config is the sweep's. UserError naming
+/// `file` otherwise: a record edited by hand, or a sweep.json whose axes were.
+void check_record_against_sweep(const PointRecord& r, const SweepIdentity& identity, const std::string& file) {
+    std::vector<std::string> axis_keys;
+    for (const auto& a : identity.axes) axis_keys.insert(axis_keys.end(), a.keys.begin(), a.keys.end());
+    std::vector<std::string> value_keys;
+    for (const auto& [key, value] : r.values) value_keys.push_back(key);
+    if (!axis_keys.empty() && value_keys != axis_keys) {
+        const auto joined = [](const std::vector<std::string>& keys) {
+            std::string out;
+            for (const std::string& k : keys) out += (out.empty() ? "" : ", ") + k;
+            return out;
+        };
+        throw UserError(file + ": values: the record's keys (" + joined(value_keys) +
+                        ") are not the sweep's axis keys in sweep.json (" + joined(axis_keys) + ")");
+    }
+    const bool base_axis = std::find(axis_keys.begin(), axis_keys.end(), kBaseKey) != axis_keys.end();
+    if (!base_axis && !identity.base_config.empty() && r.base_config != identity.base_config)
+        throw UserError(file + ": base_config: '" + r.base_config + "', but the sweep's base config is '" +
+                        identity.base_config + "' (sweep.json)");
+}
+
+}  // namespace
+
 std::map<std::size_t, PointRecord> read_point_records(const std::string& dir, const SweepIdentity& identity) {
     std::map<std::size_t, PointRecord> records;
     std::error_code ec;
@@ -230,6 +258,7 @@ std::map<std::size_t, PointRecord> read_point_records(const std::string& dir, co
         if (records.count(r->index))
             throw UserError(file + ": index: point " + std::to_string(r->index) + " is recorded twice (also in " +
                             records[r->index].id + ")");
+        check_record_against_sweep(*r, identity, file);
         records[r->index] = std::move(*r);
     }
     return records;
