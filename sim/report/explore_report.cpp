@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -15,6 +16,7 @@
 #include "report/result_columns.h"
 #include "report/results_dir.h"
 #include "report/svg_chart.h"
+#include "sweep/sweep_spec.h"
 
 namespace fastsim::report {
 namespace {
@@ -28,6 +30,65 @@ std::vector<std::vector<double>> values_of(const CsvTable& csv, const std::vecto
         out.push_back(v);
     }
     return out;
+}
+
+/// What else explore writes, checked: each design's id names a point of the space (the width
+/// sweep::point_id gives it, an index below designs_in_space) and its keys one design; an
+/// infeasible design says why (`error`); no feasible design dominates a member of the front.
+void check_designs(const std::string& dir, const JsonValue& identity, const CsvTable& designs, const CsvTable& pareto,
+                   const std::vector<std::size_t>& objective_columns, std::size_t feasible_column) {
+    const std::string file = dir + "/designs.csv";
+    const JsonValue* space = identity.find("designs_in_space");
+    const auto error_column = designs.column("error");
+    // The key columns: between the id and `feasible`.
+    std::map<std::vector<std::string>, std::string> design_of_keys;
+    for (std::size_t r = 0; r < designs.rows.size(); ++r) {
+        const auto& row = designs.rows[r];
+        const std::string where = file + ":" + std::to_string(designs.row_lines[r]);
+        if (space && space->as_number() > 0) {
+            const auto count = static_cast<std::size_t>(space->as_number());
+            const std::string& id = row[0];
+            std::size_t index = 0;
+            bool digits = id.size() > 1 && id[0] == 'p';
+            for (std::size_t i = 1; digits && i < id.size(); ++i) {
+                digits = id[i] >= '0' && id[i] <= '9' && index <= (count - 1) / 10;
+                index = index * 10 + static_cast<std::size_t>(id[i] - '0');
+            }
+            if (!digits || index >= count || sweep::point_id(index, count) != id)
+                throw UserError(where + ": design '" + id + "' names no design of the space's " +
+                                std::to_string(count) + " (explore.json designs_in_space), which are " +
+                                sweep::point_id(0, count) + " to " + sweep::point_id(count - 1, count));
+        }
+        const std::vector<std::string> keys(row.begin() + 1,
+                                            row.begin() + static_cast<std::ptrdiff_t>(feasible_column));
+        const auto [at, fresh] = design_of_keys.emplace(keys, row[0]);
+        if (!fresh)
+            throw UserError(where + ": design '" + row[0] + "' has the keys of design '" + at->second +
+                            "': each design of the space has keys of its own");
+        if (row[feasible_column] == "0" && error_column && row[*error_column].empty())
+            throw UserError(where + ": design '" + row[0] + "' is infeasible (feasible 0) with no error to say why");
+    }
+    const auto objectives_of = [&](const std::vector<std::string>& row) {
+        std::vector<double> v;
+        for (const std::size_t c : objective_columns) v.push_back(parse_number(row[c]).value_or(std::nan("")));
+        return v;
+    };
+    for (std::size_t p = 0; p < pareto.rows.size(); ++p) {
+        const std::vector<double> member = objectives_of(pareto.rows[p]);
+        for (const auto& row : designs.rows) {
+            if (row[feasible_column] != "1") continue;
+            const std::vector<double> other = objectives_of(row);
+            bool no_worse = true, better = false;
+            for (std::size_t o = 0; o < member.size(); ++o) {
+                no_worse = no_worse && other[o] <= member[o];
+                better = better || other[o] < member[o];
+            }
+            if (no_worse && better)
+                throw UserError(dir + "/pareto.csv:" + std::to_string(pareto.row_lines[p]) + ": design '" +
+                                pareto.rows[p][0] + "' is dominated by design '" + row[0] +
+                                "': the front holds only designs no feasible design dominates");
+        }
+    }
 }
 
 }  // namespace
@@ -106,10 +167,13 @@ ReportPage explore_report(const std::string& dir) {
                                 "' is not a feasible row of designs.csv: pareto.csv holds rows copied from it");
             }
         }
+    constexpr double kMaxWhole = 9007199254740992.0;  // 2^53: every whole number up to it is exact
     for (const char* key : {"designs_in_space", "budget", "seed"})
         if (const JsonValue* v = identity.find(key))
-            if (!v->is_number() || !(v->as_number() >= 0) || v->as_number() != std::floor(v->as_number()))
-                throw UserError(identity_file + ": " + key + ": expected a whole number of at least 0");
+            if (!v->is_number() || !(v->as_number() >= 0) || v->as_number() != std::floor(v->as_number()) ||
+                v->as_number() > kMaxWhole)
+                throw UserError(identity_file + ": " + key + ": expected a whole number from 0 to 2^53");
+    check_designs(dir, identity, designs, pareto, columns, *feasible_column);
 
     const std::string name =
         identity.find("name") && identity.find("name")->is_string() ? identity.find("name")->as_string() : dir;

@@ -409,7 +409,7 @@ TEST_CASE("report refuses an exploration's files that explore could not have wri
     const std::size_t at = identity.find("\"designs_in_space\": 48");
     REQUIRE(at != std::string::npos);
     refused("explore.json", identity.substr(0, at) + "\"designs_in_space\": -4" + identity.substr(at + 22),
-            ": designs_in_space: expected a whole number of at least 0");
+            ": designs_in_space: expected a whole number from 0 to 2^53");
 }
 
 TEST_CASE("explore: a design above the work limit is infeasible with its estimate, not run", "[cli][explore]") {
