@@ -190,8 +190,13 @@ Layer read_layer(MapReader& m, std::size_t index) {
         break;
     }
     }
-    if (const auto inputs = m.list<std::string>("inputs"); inputs.value)
+    if (const auto inputs = m.list<std::string>("inputs"); inputs.value) {
+        if (inputs.value->empty())
+            throw ConfigError(inputs.where,
+                              "lists no producer: name the layers it reads, or leave inputs out to "
+                              "read the layer before");
         for (const auto& i : *inputs.value) l.inputs.push_back(*i.value);
+    }
     if ((l.kind == LayerKind::add || l.kind == LayerKind::concat) && l.inputs.size() < 2)
         throw ConfigError(m.location_of("type"), std::string("an ") + workload::to_string(l.kind) +
                                                      " layer joins tensors: list two or more producers under inputs");
