@@ -220,10 +220,18 @@ void read_workload_section(MapReader& top, const RunParams& run, Params& p) {
     const char* key = w.model.written.empty() ? "trace" : "model";
     FilePath& file = w.model.written.empty() ? w.trace : w.model;
     file.resolved = resolve_path(top.document()->file, file.written);
-    if (std::error_code ec; !std::filesystem::is_regular_file(file.resolved, ec))
-        throw ConfigError(reader.where(key), std::string("no ") + (w.model.written.empty() ? "trace" : "model") +
-                                                 " file at " + file.resolved +
-                                                 " (a relative path is taken from the config file's folder)");
+    if (std::error_code ec; !std::filesystem::is_regular_file(file.resolved, ec)) {
+        const std::string what = w.model.written.empty() ? "trace" : "model";
+        const auto status = std::filesystem::status(file.resolved, ec);
+        const char* is = status.type() == std::filesystem::file_type::directory ? "a directory"
+                         : status.type() == std::filesystem::file_type::fifo    ? "a FIFO"
+                         : std::filesystem::exists(status)                      ? "not a regular file"
+                                                                                : nullptr;
+        throw ConfigError(reader.where(key),
+                          is ? file.resolved + " is " + is + ": expected a " + what + " file (a regular file)"
+                             : "no " + what + " file at " + file.resolved +
+                                   " (a relative path is taken from the config file's folder)");
+    }
     if (!w.model.written.empty() && std::filesystem::path(file.resolved).extension() != ".onnx")
         throw ConfigError(reader.where(key),
                           "expected an ONNX model (.onnx): a fastsim or SCALE-Sim trace goes under workload.trace");
