@@ -71,6 +71,48 @@ Ini parse_ini(const std::string& text, const std::string& path) {
     return ini;
 }
 
+/// `value` (of `section`.`key`, at `line`) as configparser's BasicInterpolation gives it when
+/// SCALE-Sim reads the key: %% is a %, and %(name)s the value of `name` in the same section or
+/// [DEFAULT], itself interpolated, at most 10 deep.
+std::string interpolated(const Ini& ini, const std::string& path, const std::string& section, const std::string& key,
+                         const std::string& value, int line, int depth) {
+    constexpr std::size_t kMaxInterpolated = 65536;  // far above any value of a SCALE-Sim .cfg
+    const Location at{path, line, 1, section + "." + key};
+    if (depth > 10) throw ConfigError(at, "%(...)s references nest more than 10 deep (configparser's limit): a loop?");
+    std::string out;
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        if (value[i] != '%') {
+            out += value[i];
+            continue;
+        }
+        if (i + 1 < value.size() && value[i + 1] == '%') {
+            out += '%';
+            ++i;
+            continue;
+        }
+        const std::size_t close = value.find(")s", i);
+        if (i + 1 >= value.size() || value[i + 1] != '(' || close == std::string::npos)
+            throw ConfigError(at,
+                              "'%' must be followed by '%' or '(name)s', as SCALE-Sim's configparser reads it, "
+                              "in '" +
+                                  value + "'");
+        const std::string name = lower(value.substr(i + 2, close - i - 2));
+        const Ini::Value* ref = nullptr;
+        for (const std::string& where : {section, std::string("DEFAULT")})
+            if (const auto it = ini.sections.find(where); it != ini.sections.end())
+                if (const auto k = it->second.find(name); !ref && k != it->second.end()) ref = &k->second;
+        if (!ref)
+            throw ConfigError(at, "%(" + name + ")s names no key of [" + section +
+                                      "] or [DEFAULT]: SCALE-Sim's configparser stops here too");
+        out += interpolated(ini, path, section, name, ref->text, ref->line, depth + 1);
+        if (out.size() > kMaxInterpolated)
+            throw ConfigError(at, "expands to more than " + std::to_string(kMaxInterpolated) +
+                                      " characters through %(...)s references");
+        i = close + 1;
+    }
+    return out;
+}
+
 constexpr std::int64_t kMaxInt = 999'999'999'999'999'999;  ///< 18 digits, what python_int reads
 
 /// `text` as Python's int() reads it (stripped, single underscores between digits: "1_024"),
@@ -96,7 +138,8 @@ class CfgReader {
 public:
     CfgReader(Ini ini, std::string path) : m_ini(std::move(ini)), m_path(std::move(path)) {}
 
-    const Ini::Value& get(const std::string& section, const std::string& key) const {
+    /// The key's value, interpolated as SCALE-Sim's configparser reads it, and its line.
+    Ini::Value get(const std::string& section, const std::string& key) const {
         const auto s = m_ini.sections.find(section);
         if (s == m_ini.sections.end())
             throw ConfigError({m_path, 0, 0, section}, "missing section [" + section +
@@ -104,7 +147,7 @@ public:
                                                            "[architecture_presets] and [run_presets])");
         const auto k = s->second.find(lower(key));
         if (k == s->second.end()) throw ConfigError({m_path, 0, 0, section + "." + key}, "missing key " + key);
-        return k->second;
+        return {interpolated(m_ini, m_path, section, lower(key), k->second.text, k->second.line, 0), k->second.line};
     }
     Location where(const std::string& section, const std::string& key) const {
         return {m_path, get(section, key).line, 1, section + "." + key};

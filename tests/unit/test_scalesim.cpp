@@ -105,6 +105,20 @@ TEST_CASE("scalesim: the USER-mode read buffer by hand, a window that wraps", "[
     CHECK((dram.start_cycle == 8 && dram.stop_cycle == 18 && dram.count == 8));
 }
 
+TEST_CASE("scalesim: .cfg values interpolate as configparser's BasicInterpolation", "[scalesim]") {
+    // %% is a %, %(name)s a key of the same section or [DEFAULT] (names in any case), nested.
+    std::string cfg = kCfg;
+    cfg.replace(cfg.find("run_name = hand"), 15, "run_name = %(Base)s_%(arraywidth)s_100%%\nbase = r%(tag)s\n");
+    cfg = "[DEFAULT]\ntag = 7\narraywidth = w\n" + cfg;
+    const scalesim::Architecture arch = config::read_scalesim_cfg(cfg, "interp.cfg");
+    CHECK(arch.run_name == "r7_w_100%");
+    CHECK(arch.array_cols == 4);  // [architecture_presets]' own ArrayWidth, not [DEFAULT]'s
+    std::string missing = kCfg;
+    missing.replace(missing.find("run_name = hand"), 15, "run_name = %(nowhere)s");
+    CHECK_THROWS_WITH(config::read_scalesim_cfg(missing, "m.cfg"),
+                      Catch::Matchers::Contains("m.cfg:2:1: general.run_name: %(nowhere)s names no key"));
+}
+
 TEST_CASE("scalesim: numbers print as Python prints floats", "[scalesim]") {
     CHECK(report::python_float(100.0) == "100.0");
     CHECK(report::python_float(0.1) == "0.1");
