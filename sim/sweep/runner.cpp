@@ -163,7 +163,14 @@ int run_points_locally(const std::vector<SweepPoint>& points, const std::vector<
             progress.set_running(running.size());
         }
         if (running.empty()) break;
-        const timespec wait{0, 250'000'000};  // wake to redraw the bar and check timeouts
+        // Wake to redraw the bar every 0.25 s, and at the first point's timeout to stop it then.
+        double wait_s = 0.25;
+        if (options.point_timeout_s > 0)
+            for (const auto& [group, r] : running)
+                if (!r.timed_out) wait_s = std::min(wait_s, r.start_s + options.point_timeout_s - now_s());
+        wait_s = std::max(wait_s, 0.001);
+        const auto wait_ns = static_cast<long>(wait_s * 1e9);
+        const timespec wait{wait_ns / 1'000'000'000, wait_ns % 1'000'000'000};
         siginfo_t info;
         const int sig = sigtimedwait(&watched, &info, &wait);
         if (is_stop_signal(sig)) {
