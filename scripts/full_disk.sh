@@ -34,9 +34,15 @@ expect_full() {
     fi
 }
 
-# A run that does not fit: nothing but the folder it made.
+# A run that does not fit: nothing left, not even the folder it made.
 mount_kib 200
 expect_full "run --out, a disk too small" "$fastsim" run configs/quickstart.yaml --out "$disk/r"
+if [[ -e $disk/r ]]; then
+    echo "FAIL  the folder made for the failed run is still there"
+    failures=$((failures + 1))
+else
+    echo "PASS  the folder made for the failed run is gone"
+fi
 
 # A rerun with --force that does not fit: the earlier run stays whole and reportable.
 mount_kib 200

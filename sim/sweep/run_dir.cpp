@@ -184,6 +184,7 @@ RunDirWriter::RunDirWriter(const std::string& dir, bool force, const std::string
         if (present(root / file))
             throw UserError("--out " + dir + " holds " + what + " (" + file +
                             "): a run writes a folder of its own; use another folder");
+    m_created = !present(root);
     fs::create_directories(root, ec);
     if (ec) throw UserError("--out " + dir + ": cannot create the folder: " + ec.message());
     m_lock = std::make_unique<SweepDirLock>(dir, Shard{}, command);
@@ -226,6 +227,13 @@ RunDirWriter::~RunDirWriter() {
     if (m_committed) return;
     std::error_code ec;
     fs::remove_all(m_staging, ec);  // best effort: a later command into DIR removes what is left
+    if (!m_created) return;
+    // A folder made for this run, which failed: absent again, as it was (unless something else
+    // was put in it meanwhile; fs::remove takes only an empty folder).
+    const std::string lock = m_lock->path();
+    m_lock.reset();
+    fs::remove(lock, ec);
+    fs::remove(m_dir, ec);
 }
 
 void RunDirWriter::write(const std::string& name, const std::string& content) const {

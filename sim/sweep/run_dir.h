@@ -29,7 +29,7 @@ public:
     /// killed runs are removed. UserError naming DIR for each.
     RunDirWriter(const std::string& dir, bool force, const std::string& command);
     /// Not committed (the work failed or threw): the staging folder and its files are removed and
-    /// DIR keeps what it held.
+    /// DIR keeps what it held; a DIR this writer created is removed again (with its lock).
     ~RunDirWriter();
     RunDirWriter(const RunDirWriter&) = delete;
     RunDirWriter& operator=(const RunDirWriter&) = delete;
@@ -50,6 +50,7 @@ private:
     std::unique_ptr<SweepDirLock> m_lock;
     std::optional<RemovedOnInterrupt> m_staging_on_interrupt;  ///< until commit() starts
     bool m_committed = false;
+    bool m_created = false;  ///< DIR did not exist before this writer
 };
 
 /// True if `dir` holds a run's files, a manifest, or what a commit cut short left.

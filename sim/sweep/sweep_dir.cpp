@@ -160,9 +160,9 @@ std::string lock_holder(int fd) {
 
 }  // namespace
 
-SweepDirLock::SweepDirLock(const std::string& dir, const Shard& shard, const std::string& command) {
-    const std::string path =
-        (fs::path(dir) / (".lock-" + std::to_string(shard.k) + "-of-" + std::to_string(shard.count))).string();
+SweepDirLock::SweepDirLock(const std::string& dir, const Shard& shard, const std::string& command)
+    : m_path((fs::path(dir) / (".lock-" + std::to_string(shard.k) + "-of-" + std::to_string(shard.count))).string()) {
+    const std::string& path = m_path;
     m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (m_fd < 0) throw UserError(path + ": cannot open the " + command + " lock: " + std::strerror(errno));
     if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {

@@ -45,9 +45,12 @@ public:
     ~SweepDirLock();
     SweepDirLock(const SweepDirLock&) = delete;
     SweepDirLock& operator=(const SweepDirLock&) = delete;
+    /// DIR/.lock-K-of-N.
+    [[nodiscard]] const std::string& path() const { return m_path; }
 
 private:
     int m_fd = -1;
+    std::string m_path;
 };
 
 /// UserError naming `dir` if a command holds one of its locks (DIR/.lock-*): it is still being

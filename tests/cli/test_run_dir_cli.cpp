@@ -65,6 +65,11 @@ TEST_CASE("run --out: a folder holding a run is refused, replaced whole with --f
         run_fastsim("run " + kTinyCluster + " -p workload.batch=1 -p planner.name=data_parallel --force --out " + out);
     CHECK(failed.exit_code == 2);
     CHECK(contents(out) == first);
+    // The same failure into a new folder leaves no folder behind.
+    const std::string fresh = dir.path("fresh");
+    CHECK(run_fastsim("run " + kTinyCluster + " -p workload.batch=1 -p planner.name=data_parallel --out " + fresh)
+              .exit_code == 2);
+    CHECK_FALSE(fs::exists(fresh));
 
     // --force replaces it whole: a node run where a cluster run was leaves no nodes.csv or plan.json.
     REQUIRE(run_fastsim("report " + out).exit_code == 0);
