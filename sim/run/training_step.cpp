@@ -253,6 +253,9 @@ WholeRunResult run_whole_training(const config::Params& params, const TrainingSt
         } else if (reuse == i) {
             config::Params at = params;
             at.precision.per_layer = segments[i].per_layer;
+            // One SystemC simulation per process: step 0 may be stepped, the others take the memo
+            // path, which equals it counter for counter (docs/node.md, "Fidelity").
+            at.run.fidelity = config::Fidelity::memo;
             simulated = run_training_step(at, progress);
             step = &simulated;
         }
