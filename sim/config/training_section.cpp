@@ -75,16 +75,21 @@ constexpr auto kPrecisionKeys = [](auto& visit, auto& p) { precision_keys(visit,
 constexpr auto kOverrideKeys = [](auto& visit, auto& o) { override_keys(visit, o); };
 constexpr auto kScheduleKeys = [](auto& visit, auto& e) { schedule_keys(visit, e); };
 
+void apply_overrides(std::vector<node::LayerPrecision>& out, const std::vector<PrecisionOverride>& overrides,
+                     const std::vector<workload::Layer>& layers);
+
 /// The segments of a `fastsim train` precision_log.csv: one row per iteration (0, 1, ... in
 /// order, of `only_policy`, or of the log's one policy when empty), a `<layer>.<class>_bits`
 /// column per layer and tensor class. Each row's
 /// widths apply to that step, the last row's to every later step; layers the log does not name
-/// keep `base`. Rows from `steps` on are not used.
+/// keep `base`; `overrides` (precision.layers) apply on top in every step. Rows from `steps` on
+/// are not used.
 std::vector<PrecisionSegment> segments_from_log(const std::string& path, const Location& where,
                                                 const std::vector<node::LayerPrecision>& base,
                                                 const node::TensorPrecision& defaults,
                                                 const std::vector<workload::Layer>& layers, std::uint64_t steps,
-                                                const BfpParams& bfp, const std::string& only_policy) {
+                                                const BfpParams& bfp, const std::string& only_policy,
+                                                const std::vector<PrecisionOverride>& overrides) {
     const CsvTable log = read_csv_file(path);
     const auto iteration = log.column("iteration"), policy = log.column("policy");
     if (!iteration || !policy)
@@ -148,6 +153,7 @@ std::vector<PrecisionSegment> segments_from_log(const std::string& path, const L
             check_mantissa_format(bfp, static_cast<int>(*bits), where);
             for (node::TensorPrecision& phase : per_layer[w.layer]) phase.*w.member = static_cast<int>(*bits);
         }
+        apply_overrides(per_layer, overrides, layers);  // on top in every step, as with a list
         if (segments.empty() || segments.back().per_layer != per_layer)
             segments.push_back({step, 0, defaults, per_layer});
     }
@@ -156,10 +162,9 @@ std::vector<PrecisionSegment> segments_from_log(const std::string& path, const L
 }
 
 /// Every layer's precision: `defaults` everywhere, then the overrides in order.
-std::vector<node::LayerPrecision> layer_precisions(const node::TensorPrecision& defaults,
-                                                   const std::vector<PrecisionOverride>& overrides,
-                                                   const std::vector<workload::Layer>& layers) {
-    std::vector<node::LayerPrecision> out(layers.size(), node::LayerPrecision{defaults, defaults, defaults});
+/// `per_layer` with `overrides` applied on top, in order.
+void apply_overrides(std::vector<node::LayerPrecision>& out, const std::vector<PrecisionOverride>& overrides,
+                     const std::vector<workload::Layer>& layers) {
     for (const PrecisionOverride& o : overrides)
         for (std::size_t l = 0; l < layers.size(); ++l) {
             if (layers[l].name != o.layer) continue;
@@ -171,6 +176,13 @@ std::vector<node::LayerPrecision> layer_precisions(const node::TensorPrecision& 
                 t.gradients = o.gradients.value_or(t.gradients);
             }
         }
+}
+
+std::vector<node::LayerPrecision> layer_precisions(const node::TensorPrecision& defaults,
+                                                   const std::vector<PrecisionOverride>& overrides,
+                                                   const std::vector<workload::Layer>& layers) {
+    std::vector<node::LayerPrecision> out(layers.size(), node::LayerPrecision{defaults, defaults, defaults});
+    apply_overrides(out, overrides, layers);
     return out;
 }
 
@@ -333,7 +345,7 @@ void resolve_training(MapReader& top, Params& p) {
     if (from_log)
         pp.segments = segments_from_log(pp.schedule_log.resolved, precision.section().location_of("schedule"),
                                         layer_precisions(pp.defaults, pp.overrides, layers), pp.defaults, layers,
-                                        p.workload.steps, p.bfp, pp.schedule_policy);
+                                        p.workload.steps, p.bfp, pp.schedule_policy, pp.overrides);
     else if (pp.schedule.empty() || pp.schedule.front().from_step > 0)
         segment_at(0, pp.defaults);
     for (const ScheduleEntry& e : pp.schedule)

@@ -206,6 +206,37 @@ TEST_CASE("energy tables: every entry needs a value and a source", "[config][ene
     }
 }
 
+TEST_CASE("a precision log's widths take layer overrides on top, and a stepped run costs its whole run",
+          "[config][node]") {
+    // tiny_cnn's layers conv1, conv2, fc; the log sets conv1 and fc, fc's weights overridden.
+    test::TempDir dir;
+    dir.write("log.csv",
+              "policy,iteration,epoch,conv1.weights_bits,fc.weights_bits\n"
+              "fast,0,1,2,2\nfast,1,1,4,4\n");
+    const std::string file =
+        dir.write("run.yaml", "run: {mode: training_step}\nworkload:\n  trace: " + kSource +
+                                  "/traces/tiny_cnn.yaml\n  batch: 2\n  steps: 3\nprecision:\n  layers:\n"
+                                  "    - {layer: fc, weights: 8}\n  schedule: log.csv\n");
+    const config::Params p = config::load(file);
+    const auto& segments = p.precision.segments;
+    REQUIRE(segments.size() == 2);
+    const auto fwd = phase(fmac::TrainingPhase::forward);
+    CHECK(segments[0].per_layer[0][fwd].weights == 2);  // the log's
+    CHECK(segments[1].per_layer[0][fwd].weights == 4);
+    for (const auto& segment : segments) CHECK(segment.per_layer[2][fwd].weights == 8);  // the override's
+    CHECK(segments[0].per_layer[1][fwd].weights == 8);  // conv2: not in the log, the precision keys
+    // Stepped: step 0 on the SystemC node, the other precision on the memo path; the whole run is
+    // the memo path's, cycle for cycle.
+    const auto whole = [&](config::Fidelity fidelity) {
+        config::Params q = p;
+        q.run.fidelity = fidelity;
+        return run::run_whole_training(q, run::run_training_step(q), {});
+    };
+    const run::WholeRunResult memo = whole(config::Fidelity::memo), stepped = whole(config::Fidelity::stepped);
+    CHECK(stepped.total_cycles == memo.total_cycles);
+    CHECK(stepped.distinct_steps == 2);
+}
+
 TEST_CASE("SRAM energy per bit falls below a sub-bank's capacity as the CACTI fit says", "[config][energy]") {
     // The built-in table: the mantissa bank's 1.18 pJ/bit is a 128 KiB sub-bank's; at 4 KiB it is
     // CACTI's 4 KB figure, 3.92 pJ per 32-bit read = 0.1225 pJ/bit; a bank above 128 KiB stays at 1.18.
