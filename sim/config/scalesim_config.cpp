@@ -145,9 +145,13 @@ public:
             throw ConfigError({m_path, 0, 0, section}, "missing section [" + section +
                                                            "] (SCALE-Sim's .cfg has [general], "
                                                            "[architecture_presets] and [run_presets])");
-        const auto k = s->second.find(lower(key));
-        if (k == s->second.end()) throw ConfigError({m_path, 0, 0, section + "." + key}, "missing key " + key);
-        return {interpolated(m_ini, m_path, section, lower(key), k->second.text, k->second.line, 0), k->second.line};
+        // configparser: a key of [DEFAULT] is a key of every section that does not set it.
+        const Ini::Value* value = nullptr;
+        for (const std::string& where : {section, std::string("DEFAULT")})
+            if (const auto it = m_ini.sections.find(where); it != m_ini.sections.end())
+                if (const auto k = it->second.find(lower(key)); !value && k != it->second.end()) value = &k->second;
+        if (!value) throw ConfigError({m_path, 0, 0, section + "." + key}, "missing key " + key);
+        return {interpolated(m_ini, m_path, section, lower(key), value->text, value->line, 0), value->line};
     }
     Location where(const std::string& section, const std::string& key) const {
         return {m_path, get(section, key).line, 1, section + "." + key};

@@ -105,7 +105,7 @@ TEST_CASE("scalesim: the USER-mode read buffer by hand, a window that wraps", "[
     CHECK((dram.start_cycle == 8 && dram.stop_cycle == 18 && dram.count == 8));
 }
 
-TEST_CASE("scalesim: .cfg values interpolate as configparser's BasicInterpolation", "[scalesim]") {
+TEST_CASE("scalesim: .cfg values interpolate, and [DEFAULT] fills keys, as configparser does", "[scalesim]") {
     // %% is a %, %(name)s a key of the same section or [DEFAULT] (names in any case), nested.
     std::string cfg = kCfg;
     cfg.replace(cfg.find("run_name = hand"), 15, "run_name = %(Base)s_%(arraywidth)s_100%%\nbase = r%(tag)s\n");
@@ -113,6 +113,11 @@ TEST_CASE("scalesim: .cfg values interpolate as configparser's BasicInterpolatio
     const scalesim::Architecture arch = config::read_scalesim_cfg(cfg, "interp.cfg");
     CHECK(arch.run_name == "r7_w_100%");
     CHECK(arch.array_cols == 4);  // [architecture_presets]' own ArrayWidth, not [DEFAULT]'s
+    // A key only [DEFAULT] gives is every section's.
+    std::string defaults = cfg;
+    defaults.replace(defaults.find("ArrayHeight:    4\n"), 18, "");
+    defaults = "[DEFAULT]\narrayheight = 8\n" + defaults.substr(defaults.find('\n', defaults.find("[DEFAULT]")) + 1);
+    CHECK(config::read_scalesim_cfg(defaults, "defaults.cfg").array_rows == 8);
     std::string missing = kCfg;
     missing.replace(missing.find("run_name = hand"), 15, "run_name = %(nowhere)s");
     CHECK_THROWS_WITH(config::read_scalesim_cfg(missing, "m.cfg"),
