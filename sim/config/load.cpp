@@ -82,12 +82,17 @@ Params load_text(const std::string& text, const std::string& path, const std::ve
 Params load_network(const std::string& path, const std::vector<std::string>& overrides) {
     Document doc = Document::parse(read_input_file(path, "config file"), path);
     for (const auto& o : overrides) {
-        // Only the cluster section is read: an override of any other key would change nothing.
+        // Only the network is read, cluster.groups and cluster.upper: an override of any other
+        // key (the cluster's optimiser, gradient_sync, ...) would change nothing.
         const std::string key = o.substr(0, o.find('='));
-        if (key != "cluster" && key.rfind("cluster.", 0) != 0)
+        const auto under = [&](const std::string& prefix) {
+            return key == prefix || key.rfind(prefix + ".", 0) == 0 || key.rfind(prefix + "[", 0) == 0;
+        };
+        if (!under("cluster.groups") && !under("cluster.upper"))
             throw ConfigError(Location{"-p " + o, 0, 0, ""},
-                              "only the cluster: section is read here (the network the collectives run on); '" + key +
-                                  "' would change nothing");
+                              "only the network is read here, cluster.groups and cluster.upper (the collectives run "
+                              "on it alone); '" +
+                                  key + "' would change nothing");
         doc.apply_override(o);
     }
     MapReader top(doc, doc.root, "");

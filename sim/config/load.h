@@ -23,7 +23,8 @@ Params load_text(const std::string& text, const std::string& path, const std::ve
 /// level, links and gradient_sync resolved into params.cluster (topology, node numbering), with
 /// each `-p` override applied first. Nothing else is read: the file may hold a run config's other
 /// sections, and a group's node_type need not name a node type. Throws ConfigError as load()
-/// does, and for a top-level key that is no config section or a `-p` key outside `cluster.`.
+/// does, and for a top-level key that is no config section or a `-p` key outside
+/// `cluster.groups` and `cluster.upper`.
 Params load_network(const std::string& path, const std::vector<std::string>& overrides = {});
 
 /// The error for a layer whose sizes at `batch` do not fit 64 bits (`overflow` says which),
