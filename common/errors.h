@@ -19,7 +19,8 @@ struct Location {
     [[nodiscard]] std::string describe() const;
 };
 
-/// `text` with every control character but newline and tab written as \xNN, so a message
+/// `text` on one line, as a terminal shows it: newline written as \n, every other control
+/// character but tab, and every byte that is not well-formed UTF-8, as \xNN. So a message
 /// quoting a user's bytes prints whole (a NUL would end what()) and cannot move the terminal.
 std::string printable(const std::string& text);
 

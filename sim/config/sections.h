@@ -56,6 +56,22 @@ struct NodeSections {
 };
 NodeSections read_node_sections(MapReader& top, const BfpParams& bfp);
 
+// precision_log.cpp: precision.layers, and a precision.schedule given as a precision log
+/// `out` with `overrides` (precision.layers) applied on top, in order.
+void apply_overrides(std::vector<node::LayerPrecision>& out, const std::vector<PrecisionOverride>& overrides,
+                     const std::vector<workload::Layer>& layers);
+/// The segments of a `fastsim train` precision_log.csv: one row per iteration (0, 1, ... in
+/// order, of `only_policy`, or of the log's one policy when empty), a `<layer>.<class>_bits`
+/// column per layer and tensor class. Each row's widths apply to that step, the last row's to
+/// every later step; layers the log does not name keep `base`; `overrides` (precision.layers)
+/// apply on top in every step. Rows from `steps` on are not used. ConfigError at `where`.
+std::vector<PrecisionSegment> segments_from_log(const std::string& path, const Location& where,
+                                                const std::vector<node::LayerPrecision>& base,
+                                                const node::TensorPrecision& defaults,
+                                                const std::vector<workload::Layer>& layers, std::uint64_t steps,
+                                                const BfpParams& bfp, const std::string& only_policy,
+                                                const std::vector<PrecisionOverride>& overrides);
+
 // training_section.cpp: workload, precision; run.mode training_step
 /// The workload section: a trace file and a batch, the trace read and its sizes checked.
 void read_workload_section(MapReader& top, const RunParams& run, Params& p);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "config/yaml_reader.h"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -156,6 +157,14 @@ YAML::Node parse_strict_yaml(const std::string& text, const std::string& file) {
                                                 " bytes, more than the 16 MiB a YAML file may hold (its parsed "
                                                 "tree takes about 90 bytes of memory per byte); split it, or give a "
                                                 "network that large as an ONNX model (workload.model)");
+    // YAML text holds no NUL (not a printable character); yaml-cpp misreads one.
+    if (const std::size_t nul = text.find('\0'); nul != std::string::npos) {
+        const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n');
+        const std::size_t line_start = text.rfind('\n', nul);
+        const auto column = nul - (line_start == std::string::npos ? 0 : line_start + 1) + 1;
+        throw ConfigError({file, static_cast<int>(line), static_cast<int>(column), ""},
+                          "a NUL byte: YAML text holds none (is this a binary file?)");
+    }
     // Document markers are found in the text: yaml-cpp 0.7's LoadAll loops forever on some
     // inputs (", " is one; found by fuzzing), and a second parse would double the cost.
     if (const int line = second_document_line(text))

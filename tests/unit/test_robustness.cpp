@@ -149,6 +149,17 @@ TEST_CASE("every range admits its documented bounds and nothing beyond", "[confi
     CHECK_FALSE(config::kClockMhz.admits(0.999));
 }
 
+TEST_CASE("an error message is one printable line, whatever bytes it quotes", "[errors]") {
+    // Control bytes and malformed UTF-8 as \xNN, a newline as \n; tab and well-formed UTF-8 kept.
+    CHECK(fastsim::printable(std::string("a\0b", 3)) == "a\\x00b");
+    CHECK(fastsim::printable("x\ny\tz\x1b[2J\x7f") == "x\\ny\tz\\x1b[2J\\x7f");
+    CHECK(fastsim::printable("\xff\xfe ok") == "\\xff\\xfe ok");
+    CHECK(fastsim::printable("µm² → café") == "µm² → café");
+    CHECK(fastsim::printable("\xc3(") == "\\xc3(");                  // a lead byte without its continuation
+    CHECK(fastsim::printable("\xed\xa0\x80") == "\\xed\\xa0\\x80");  // a UTF-16 surrogate
+    CHECK(std::string(fastsim::UserError(std::string("v\0w", 3)).what()) == "v\\x00w");
+}
+
 TEST_CASE("YAML that yaml-cpp would read silently is refused at its line", "[config]") {
     CHECK(yaml_error("a: 1\nb:\n  c: 2\n  c: 3\n") ==
           "f.yaml:4:3: b.c: the key 'c' is given twice in one map (first at line 3); yaml-cpp would silently keep the "
