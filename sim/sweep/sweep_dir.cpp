@@ -226,6 +226,31 @@ void check_record_against_sweep(const PointRecord& r, const SweepIdentity& ident
                         identity.base_config + "' (sweep.json)");
 }
 
+/// An ok record's results are its run's summary.json, field for field (read_summary), when the
+/// point's folder still holds it. UserError naming both files otherwise: one was edited.
+void check_results_against_summary(const PointRecord& r, const std::string& summary, const std::string& file) {
+    std::error_code ec;
+    if (!fs::is_regular_file(summary, ec)) return;
+    const fastsim::Summary run = read_summary(summary);
+    const auto same = [](double a, double b) { return a == b || std::abs(a - b) <= 1e-9 * std::abs(b); };
+    bool agree = run.size() == r.results.size();
+    std::string first;
+    for (std::size_t i = 0; agree && i < run.size(); ++i) {
+        agree = run[i].first == r.results[i].first && same(r.results[i].second, run[i].second);
+        if (!agree)
+            first = run[i].first == r.results[i].first
+                        ? run[i].first + " " + fastsim::format_number(r.results[i].second) + " against " +
+                              fastsim::format_number(run[i].second)
+                        : "field '" + r.results[i].first + "' where it has '" + run[i].first + "'";
+    }
+    if (!agree)
+        throw UserError(file + ": results: not those of the point's run in " + summary + " (" +
+                        (first.empty()
+                             ? std::to_string(r.results.size()) + " fields against " + std::to_string(run.size())
+                             : first) +
+                        "): one of them was edited; delete the point's folder to rerun it");
+}
+
 }  // namespace
 
 std::map<std::size_t, PointRecord> read_point_records(const std::string& dir, const SweepIdentity& identity) {
@@ -259,6 +284,7 @@ std::map<std::size_t, PointRecord> read_point_records(const std::string& dir, co
             throw UserError(file + ": index: point " + std::to_string(r->index) + " is recorded twice (also in " +
                             records[r->index].id + ")");
         check_record_against_sweep(*r, identity, file);
+        if (r->ok) check_results_against_summary(*r, (entry.path() / "summary.json").string(), file);
         records[r->index] = std::move(*r);
     }
     return records;
