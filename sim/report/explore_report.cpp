@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // `fastsim report` of a `fastsim explore --out` directory (docs/reports.md, "The explore page").
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -16,6 +17,7 @@
 #include "report/result_columns.h"
 #include "report/results_dir.h"
 #include "report/svg_chart.h"
+#include "sweep/explore.h"
 #include "sweep/sweep_spec.h"
 
 namespace fastsim::report {
@@ -41,11 +43,14 @@ void check_designs(const std::string& dir, const JsonValue& identity, const CsvT
     const JsonValue* space = identity.find("designs_in_space");
     const auto error_column = designs.column("error");
     // The key columns: between the id and `feasible`.
+    if (space && static_cast<double>(designs.rows.size()) > space->as_number())
+        throw UserError(file + ": " + std::to_string(designs.rows.size()) + " designs, more than the space's " +
+                        display_number(space->as_number()) + " (explore.json designs_in_space)");
     std::map<std::vector<std::string>, std::string> design_of_keys;
     for (std::size_t r = 0; r < designs.rows.size(); ++r) {
         const auto& row = designs.rows[r];
         const std::string where = file + ":" + std::to_string(designs.row_lines[r]);
-        if (space && space->as_number() > 0) {
+        if (space) {
             const auto count = static_cast<std::size_t>(space->as_number());
             const std::string& id = row[0];
             std::size_t index = 0;
@@ -68,6 +73,31 @@ void check_designs(const std::string& dir, const JsonValue& identity, const CsvT
         if (row[feasible_column] == "0" && error_column && row[*error_column].empty())
             throw UserError(where + ": design '" + row[0] + "' is infeasible (feasible 0) with no error to say why");
     }
+    // Every feasible design meets every constraint explore.json records, on the columns designs.csv has.
+    if (const JsonValue* list = identity.find("constraints")) {
+        if (!list->is_array()) throw UserError(dir + "/explore.json: constraints: expected a list");
+        for (const JsonValue& item : list->items()) {
+            const std::optional<sweep::Constraint> c =
+                item.is_string() ? sweep::parse_constraint(item.as_string()) : std::nullopt;
+            if (!c)
+                throw UserError(dir + "/explore.json: constraints: expected \"FIELD <= NUMBER\" (or <, >=, >), got " +
+                                (item.is_string() ? "'" + item.as_string() + "'" : std::string("a non-string")));
+            const auto column = designs.column(c->field);
+            if (!column) continue;
+            for (std::size_t r = 0; r < designs.rows.size(); ++r) {
+                const auto& row = designs.rows[r];
+                if (row[feasible_column] != "1") continue;
+                const std::optional<double> v = parse_number(row[*column]);
+                if (!v || !c->holds(*v))
+                    throw UserError(file + ":" + std::to_string(designs.row_lines[r]) + ": design '" + row[0] +
+                                    "' is feasible but breaks " + c->text + " (" + row[*column] + ")");
+            }
+        }
+    }
+    const bool any_feasible = std::any_of(designs.rows.begin(), designs.rows.end(),
+                                          [&](const auto& row) { return row[feasible_column] == "1"; });
+    if (any_feasible && pareto.rows.empty())
+        throw UserError(dir + "/pareto.csv: no design, though designs.csv has feasible ones: a front has at least one");
     const auto objectives_of = [&](const std::vector<std::string>& row) {
         std::vector<double> v;
         for (const std::size_t c : objective_columns) v.push_back(parse_number(row[c]).value_or(std::nan("")));

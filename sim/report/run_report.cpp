@@ -318,10 +318,27 @@ void training_step_sections(HtmlPage& page, ReportPage& report, const std::strin
     HtmlTable summary;
     summary.headers = {"quantity", "value", "unit"};
     summary.rows.push_back({"network", text_member(root, file, "network"), ""});
+    if (const JsonValue* batch = root.find("batch"); batch && (!batch->is_number() || !(batch->as_number() >= 1) ||
+                                                               batch->as_number() != std::floor(batch->as_number())))
+        throw UserError(file + ": batch: expected a whole number of samples, at least 1");
     summary.rows.push_back({"batch", text_member(root, file, "batch"), "samples"});
     summary.rows.push_back({"fidelity", text_member(root, file, "fidelity"), ""});
     if (const JsonValue* node = root.find("node")) {
         if (!node->is_object()) throw UserError(file + ": node: expected an object");
+        // What a node is: whole positive array sides and clock, and whole read latencies.
+        for (const char* key : {"array_rows", "array_cols", "group_size", "clock_hz"})
+            if (const JsonValue* v = node->find(key))
+                if (!v->is_number() || !(v->as_number() >= 1) || v->as_number() != std::floor(v->as_number()))
+                    throw UserError(file + ": node." + key + ": expected a whole number of at least 1");
+        if (const JsonValue* latency = node->find("sram_read_latency_cycles")) {
+            if (!latency->is_object())
+                throw UserError(file + ": node.sram_read_latency_cycles: expected an object of cycles by bank");
+            for (const auto& m : latency->members())
+                if (!m.value.is_number() || !(m.value.as_number() >= 0) ||
+                    m.value.as_number() != std::floor(m.value.as_number()))
+                    throw UserError(file + ": node.sram_read_latency_cycles." + m.key +
+                                    ": expected a whole number of cycles");
+        }
         summary.rows.push_back({"array",
                                 text_member(*node, file + ": node", "array_rows") + " x " +
                                     text_member(*node, file + ": node", "array_cols"),
