@@ -204,8 +204,8 @@ std::string point_dir(const std::string& dir, const std::string& id) {
 namespace {
 
 /// A record's values name the sweep's axis keys, in order (read_point_record checks each is
-/// among its overrides), and without a base axis its config is the sweep's. UserError naming
-/// `file` otherwise: a record edited by hand, or a sweep.json whose axes were.
+/// among its overrides). UserError naming `file` otherwise: a record edited by hand, or a
+/// sweep.json whose axes were. Paths are not compared: a sweep folder may move with its project.
 void check_record_against_sweep(const PointRecord& r, const SweepIdentity& identity, const std::string& file) {
     std::vector<std::string> axis_keys;
     for (const auto& a : identity.axes) axis_keys.insert(axis_keys.end(), a.keys.begin(), a.keys.end());
@@ -220,10 +220,6 @@ void check_record_against_sweep(const PointRecord& r, const SweepIdentity& ident
         throw UserError(file + ": values: the record's keys (" + joined(value_keys) +
                         ") are not the sweep's axis keys in sweep.json (" + joined(axis_keys) + ")");
     }
-    const bool base_axis = std::find(axis_keys.begin(), axis_keys.end(), kBaseKey) != axis_keys.end();
-    if (!base_axis && !identity.base_config.empty() && r.base_config != identity.base_config)
-        throw UserError(file + ": base_config: '" + r.base_config + "', but the sweep's base config is '" +
-                        identity.base_config + "' (sweep.json)");
 }
 
 /// An ok record's results are its run's summary.json, field for field (read_summary), when the

@@ -62,7 +62,8 @@ std::string point_dir(const std::string& dir, const std::string& id);
 /// Every readable DIR/points/*/point.json of the sweep `identity`, by point index; an unreadable
 /// one (a crash before the disk flushed it) is reported on stderr and skipped, so its point runs
 /// again. UserError for a record whose index lies outside the sweep, whose id is not its
-/// folder's or not its index's, or whose index another record holds.
+/// folder's or not its index's, whose index another record holds, whose values are not the
+/// sweep's axis keys in order, or, when ok, whose results are not its folder's summary.json.
 std::map<std::size_t, PointRecord> read_point_records(const std::string& dir, const SweepIdentity& identity);
 
 /// results.csv: point, every axis key, status, the result columns (union over the points, in

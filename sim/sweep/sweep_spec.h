@@ -97,7 +97,7 @@ inline constexpr std::uint64_t kFnvOffset = 14695981039346656037ULL;
 void fnv1a(std::uint64_t& h, const std::string& bytes);
 std::string hex_digest(std::uint64_t h);
 
-/// A 16-hex-digit FNV-1a hash of every point's base config (path and contents) and overrides:
+/// A 16-hex-digit FNV-1a hash of every point's base config (its contents, not its path) and overrides:
 /// equal fingerprints mean the same points with the same meaning.
 std::string fingerprint(const std::vector<SweepPoint>& points);
 
