@@ -46,7 +46,7 @@ void check_designs(const std::string& dir, const JsonValue& identity, const CsvT
     if (space && static_cast<double>(designs.rows.size()) > space->as_number())
         throw UserError(file + ": " + std::to_string(designs.rows.size()) + " designs, more than the space's " +
                         display_number(space->as_number()) + " (explore.json designs_in_space)");
-    std::map<std::vector<std::string>, std::string> design_of_keys;
+    std::map<std::vector<std::string>, std::size_t> design_of_keys;  // keys -> the first row with them
     for (std::size_t r = 0; r < designs.rows.size(); ++r) {
         const auto& row = designs.rows[r];
         const std::string where = file + ":" + std::to_string(designs.row_lines[r]);
@@ -64,12 +64,16 @@ void check_designs(const std::string& dir, const JsonValue& identity, const CsvT
                                 std::to_string(count) + " (explore.json designs_in_space), which are " +
                                 sweep::point_id(0, count) + " to " + sweep::point_id(count - 1, count));
         }
+        // Two designs with the same keys (an axis may repeat a value) are the same design, so
+        // have the same results.
         const std::vector<std::string> keys(row.begin() + 1,
                                             row.begin() + static_cast<std::ptrdiff_t>(feasible_column));
-        const auto [at, fresh] = design_of_keys.emplace(keys, row[0]);
-        if (!fresh)
-            throw UserError(where + ": design '" + row[0] + "' has the keys of design '" + at->second +
-                            "': each design of the space has keys of its own");
+        const auto [at, fresh] = design_of_keys.emplace(keys, r);
+        const auto& twin = designs.rows[at->second];
+        if (!fresh && !std::equal(row.begin() + static_cast<std::ptrdiff_t>(feasible_column), row.end(),
+                                  twin.begin() + static_cast<std::ptrdiff_t>(feasible_column)))
+            throw UserError(where + ": design '" + row[0] + "' has the keys of design '" + twin[0] +
+                            "' but other results: one of the two rows was edited");
         if (row[feasible_column] == "0" && error_column && row[*error_column].empty())
             throw UserError(where + ": design '" + row[0] + "' is infeasible (feasible 0) with no error to say why");
     }
@@ -87,8 +91,12 @@ void check_designs(const std::string& dir, const JsonValue& identity, const CsvT
             for (std::size_t r = 0; r < designs.rows.size(); ++r) {
                 const auto& row = designs.rows[r];
                 if (row[feasible_column] != "1") continue;
+                // designs.csv keeps 9 significant digits: a value that held may print on the bound.
                 const std::optional<double> v = parse_number(row[*column]);
-                if (!v || !c->holds(*v))
+                const auto holds_near = [&](double x) {
+                    return c->holds(x) || c->holds(x * (1 + 1e-8)) || c->holds(x * (1 - 1e-8));
+                };
+                if (!v || !holds_near(*v))
                     throw UserError(file + ":" + std::to_string(designs.row_lines[r]) + ": design '" + row[0] +
                                     "' is feasible but breaks " + c->text + " (" + row[*column] + ")");
             }
@@ -103,11 +111,12 @@ void check_designs(const std::string& dir, const JsonValue& identity, const CsvT
         for (const std::size_t c : objective_columns) v.push_back(parse_number(row[c]).value_or(std::nan("")));
         return v;
     };
+    std::vector<std::pair<const std::string*, std::vector<double>>> feasible;  // id, objectives
+    for (const auto& row : designs.rows)
+        if (row[feasible_column] == "1") feasible.emplace_back(&row[0], objectives_of(row));
     for (std::size_t p = 0; p < pareto.rows.size(); ++p) {
         const std::vector<double> member = objectives_of(pareto.rows[p]);
-        for (const auto& row : designs.rows) {
-            if (row[feasible_column] != "1") continue;
-            const std::vector<double> other = objectives_of(row);
+        for (const auto& [id, other] : feasible) {
             bool no_worse = true, better = false;
             for (std::size_t o = 0; o < member.size(); ++o) {
                 no_worse = no_worse && other[o] <= member[o];
@@ -115,7 +124,7 @@ void check_designs(const std::string& dir, const JsonValue& identity, const CsvT
             }
             if (no_worse && better)
                 throw UserError(dir + "/pareto.csv:" + std::to_string(pareto.row_lines[p]) + ": design '" +
-                                pareto.rows[p][0] + "' is dominated by design '" + row[0] +
+                                pareto.rows[p][0] + "' is dominated by design '" + *id +
                                 "': the front holds only designs no feasible design dominates");
         }
     }
@@ -168,7 +177,8 @@ ReportPage explore_report(const std::string& dir) {
         columns.push_back(*c);
     }
     const auto feasible_column = designs.column("feasible");
-    if (!feasible_column) throw UserError(dir + "/designs.csv:1: no column 'feasible'");
+    if (!feasible_column || *feasible_column == 0)
+        throw UserError(dir + "/designs.csv:1: no column 'feasible' after the design's id");
     // What explore writes: each design once, feasible 1 or 0, a feasible design's objectives
     // finite and at least 0 (summary fields); the front, rows of designs.csv that are feasible.
     std::set<std::vector<std::string>> design_rows;
@@ -201,8 +211,9 @@ ReportPage explore_report(const std::string& dir) {
     for (const char* key : {"designs_in_space", "budget", "seed"})
         if (const JsonValue* v = identity.find(key))
             if (!v->is_number() || !(v->as_number() >= 0) || v->as_number() != std::floor(v->as_number()) ||
-                v->as_number() > kMaxWhole)
-                throw UserError(identity_file + ": " + key + ": expected a whole number from 0 to 2^53");
+                (std::string(key) != "seed" && v->as_number() > kMaxWhole))  // a seed is any 64-bit value
+                throw UserError(identity_file + ": " + key + ": expected a whole number from 0" +
+                                (std::string(key) == "seed" ? std::string() : " to 2^53"));
     check_designs(dir, identity, designs, pareto, columns, *feasible_column);
 
     const std::string name =
