@@ -75,7 +75,7 @@ Ini parse_ini(const std::string& text, const std::string& path) {
 /// SCALE-Sim reads the key: %% is a %, and %(name)s the value of `name` in the same section or
 /// [DEFAULT], itself interpolated, at most 10 deep.
 std::string interpolated(const Ini& ini, const std::string& path, const std::string& section, const std::string& key,
-                         const std::string& value, int line, int depth) {
+                         const std::string& value, int line, int depth, std::size_t& references_left) {
     constexpr std::size_t kMaxInterpolated = 65536;  // far above any value of a SCALE-Sim .cfg
     const Location at{path, line, 1, section + "." + key};
     if (depth > 10) throw ConfigError(at, "%(...)s references nest more than 10 deep (configparser's limit): a loop?");
@@ -104,7 +104,9 @@ std::string interpolated(const Ini& ini, const std::string& path, const std::str
         if (!ref)
             throw ConfigError(at, "%(" + name + ")s names no key of [" + section +
                                       "] or [DEFAULT]: SCALE-Sim's configparser stops here too");
-        out += interpolated(ini, path, section, name, ref->text, ref->line, depth + 1);
+        if (references_left-- == 0)
+            throw ConfigError(at, "expands more than 10,000 %(...)s references: a .cfg of SCALE-Sim has a few");
+        out += interpolated(ini, path, section, name, ref->text, ref->line, depth + 1, references_left);
         if (out.size() > kMaxInterpolated)
             throw ConfigError(at, "expands to more than " + std::to_string(kMaxInterpolated) +
                                       " characters through %(...)s references");
@@ -151,7 +153,9 @@ public:
             if (const auto it = m_ini.sections.find(where); it != m_ini.sections.end())
                 if (const auto k = it->second.find(lower(key)); !value && k != it->second.end()) value = &k->second;
         if (!value) throw ConfigError({m_path, 0, 0, section + "." + key}, "missing key " + key);
-        return {interpolated(m_ini, m_path, section, lower(key), value->text, value->line, 0), value->line};
+        std::size_t references_left = 10000;  // bounds the work of references that expand to little
+        return {interpolated(m_ini, m_path, section, lower(key), value->text, value->line, 0, references_left),
+                value->line};
     }
     Location where(const std::string& section, const std::string& key) const {
         return {m_path, get(section, key).line, 1, section + "." + key};
