@@ -230,9 +230,8 @@ RunDirWriter::~RunDirWriter() {
     if (!m_created) return;
     // A folder made for this run, which failed: absent again, as it was (unless something else
     // was put in it meanwhile; fs::remove takes only an empty folder).
-    const std::string lock = m_lock->path();
+    fs::remove(m_lock->path(), ec);  // while still locked: no other command can hold it meanwhile
     m_lock.reset();
-    fs::remove(lock, ec);
     fs::remove(m_dir, ec);
 }
 
