@@ -41,7 +41,9 @@ std::string printable(const std::string& text) {
         if (u == '\n') {
             out += "\\n";  // a message is one line
         } else if (u >= 0x80) {
-            if (const std::size_t length = utf8_sequence(text, i)) {
+            // U+0080 to U+009F (C2 80 ... C2 9F) are control characters too (CSI moves the terminal).
+            const bool c1 = u == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) <= 0x9f;
+            if (const std::size_t length = c1 ? 0 : utf8_sequence(text, i)) {
                 out.append(text, i, length);
                 i += length - 1;
             } else {

@@ -20,7 +20,7 @@ struct Location {
 };
 
 /// `text` on one line, as a terminal shows it: newline written as \n, every other control
-/// character but tab, and every byte that is not well-formed UTF-8, as \xNN. So a message
+/// character but tab (C0, DEL and C1) and every byte that is not well-formed UTF-8 as \xNN. So a message
 /// quoting a user's bytes prints whole (a NUL would end what()) and cannot move the terminal.
 std::string printable(const std::string& text);
 

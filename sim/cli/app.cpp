@@ -92,7 +92,7 @@ int run_app(const std::vector<std::string>& args) {
         }
         for (const auto& c : kCommands)
             if (c.name == name) return checked_output(c.run(std::vector<std::string>(args.begin() + 1, args.end())));
-        std::cerr << "fastsim: error: unknown command '" << name << "'\n\n";
+        std::cerr << "fastsim: error: unknown command '" << printable(name) << "'\n\n";
         print_usage(std::cerr);
         return kUserError;
     } catch (const UserError& e) {

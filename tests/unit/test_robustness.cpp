@@ -157,6 +157,8 @@ TEST_CASE("an error message is one printable line, whatever bytes it quotes", "[
     CHECK(fastsim::printable("µm² → café") == "µm² → café");
     CHECK(fastsim::printable("\xc3(") == "\\xc3(");                  // a lead byte without its continuation
     CHECK(fastsim::printable("\xed\xa0\x80") == "\\xed\\xa0\\x80");  // a UTF-16 surrogate
+    CHECK(fastsim::printable("\xc2\x9b"
+                             "2J\xc2\xa0") == "\\xc2\\x9b2J\xc2\xa0");  // C1's CSI escaped, NBSP kept
     CHECK(std::string(fastsim::UserError(std::string("v\0w", 3)).what()) == "v\\x00w");
 }
 
