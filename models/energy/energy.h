@@ -16,7 +16,7 @@
 namespace fastsim::energy {
 
 /// An SRAM bank's read access time by capacity, a power law fitted to CACTI (docs/energy.md,
-/// "SRAM by capacity"): access_ns(C KiB) = ns_at_1kib * C^exponent.
+/// "Read latency by capacity"): access_ns(C KiB) = ns_at_1kib * C^exponent.
 struct SramAccessFit {
     double ns_at_1kib = 0;
     double exponent = 0;

@@ -88,7 +88,7 @@ Params load_network(const std::string& path, const std::vector<std::string>& ove
         const auto under = [&](const std::string& prefix) {
             return key == prefix || key.rfind(prefix + ".", 0) == 0 || key.rfind(prefix + "[", 0) == 0;
         };
-        if (!under("cluster.groups") && !under("cluster.upper"))
+        if (key != "cluster" && !under("cluster.groups") && !under("cluster.upper"))
             throw ConfigError(Location{"-p " + o, 0, 0, ""},
                               "only the network is read here, cluster.groups and cluster.upper (the collectives run "
                               "on it alone); '" +

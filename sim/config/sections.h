@@ -33,7 +33,8 @@ void check_mantissa_format(const BfpParams& bfp, int m, const Location& where);
 /// Converts a node's keys into the models' units (cycles, bits) with the BFP settings.
 void resolve_node(NodeConfig& node, const BfpParams& bfp);
 /// Sets the node's SRAM banks' read latency from `table`'s access-time fit at their capacities
-/// and the node's clock (docs/energy.md, "SRAM by capacity"); leaves 0 when the table has none.
+/// and the node's clock (docs/energy.md, "Read latency by capacity"); leaves 0 when the table
+/// has none.
 /// ConfigError at a bank's capacity key (located by `reader`) if the fit gives more than
 /// energy::kMaxSramReadLatencyCycles.
 void set_sram_read_latency(NodeConfig& node, const energy::EnergyTable& table, const KeyReader& reader);
