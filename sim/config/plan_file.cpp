@@ -252,8 +252,8 @@ planner::PipelineDecisions PlanReader::pipeline(const JsonValue& p, const planne
         // AccPar's stage plan may be one of the plans it weighs (data parallelism, ...), and alpa
         // weighs one stage of the whole cluster split by data parallelism; any other planner's
         // stage plan is its own.
-        const bool alpa_data_parallel = options.kind == planner::PlannerKind::alpa &&
-                                        st.intra.chosen_from == planner::PlannerKind::data_parallel;
+        const bool alpa_data_parallel =
+            options.kind == planner::PlannerKind::alpa && st.intra.chosen_from == planner::PlannerKind::data_parallel;
         if (intra.kind != planner::PlannerKind::accpar && !alpa_data_parallel && st.intra.chosen_from != intra.kind)
             fail(at + ".intra_planner", "'" + std::string(planner::to_string(st.intra.chosen_from)) +
                                             "', but pipeline.intra is '" + std::string(planner::to_string(intra.kind)) +
