@@ -71,6 +71,15 @@ Ini parse_ini(const std::string& text, const std::string& path) {
     return ini;
 }
 
+/// `key` (lower case) of `section`, or of [DEFAULT]: in configparser a key of [DEFAULT] is a key
+/// of every section that does not set it. nullptr if neither has it.
+const Ini::Value* find_key(const Ini& ini, const std::string& section, const std::string& key) {
+    for (const std::string& where : {section, std::string("DEFAULT")})
+        if (const auto it = ini.sections.find(where); it != ini.sections.end())
+            if (const auto k = it->second.find(key); k != it->second.end()) return &k->second;
+    return nullptr;
+}
+
 /// `value` (of `section`.`key`, at `line`) as configparser's BasicInterpolation gives it when
 /// SCALE-Sim reads the key: %% is a %, and %(name)s the value of `name` in the same section or
 /// [DEFAULT], itself interpolated, at most 10 deep.
@@ -97,10 +106,7 @@ std::string interpolated(const Ini& ini, const std::string& path, const std::str
                               "in '" +
                                   value + "'");
         const std::string name = lower(value.substr(i + 2, close - i - 2));
-        const Ini::Value* ref = nullptr;
-        for (const std::string& where : {section, std::string("DEFAULT")})
-            if (const auto it = ini.sections.find(where); it != ini.sections.end())
-                if (const auto k = it->second.find(name); !ref && k != it->second.end()) ref = &k->second;
+        const Ini::Value* ref = find_key(ini, section, name);
         if (!ref)
             throw ConfigError(at, "%(" + name + ")s names no key of [" + section +
                                       "] or [DEFAULT]: SCALE-Sim's configparser stops here too");
@@ -147,11 +153,7 @@ public:
             throw ConfigError({m_path, 0, 0, section}, "missing section [" + section +
                                                            "] (SCALE-Sim's .cfg has [general], "
                                                            "[architecture_presets] and [run_presets])");
-        // configparser: a key of [DEFAULT] is a key of every section that does not set it.
-        const Ini::Value* value = nullptr;
-        for (const std::string& where : {section, std::string("DEFAULT")})
-            if (const auto it = m_ini.sections.find(where); it != m_ini.sections.end())
-                if (const auto k = it->second.find(lower(key)); !value && k != it->second.end()) value = &k->second;
+        const Ini::Value* value = find_key(m_ini, section, lower(key));
         if (!value) throw ConfigError({m_path, 0, 0, section + "." + key}, "missing key " + key);
         std::size_t references_left = 10000;  // bounds the work of references that expand to little
         return {interpolated(m_ini, m_path, section, lower(key), value->text, value->line, 0, references_left),
