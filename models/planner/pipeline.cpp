@@ -580,14 +580,14 @@ std::string block_signature(const LayerGraph& graph, std::size_t first, std::siz
 }
 
 /// A key equal for sub-meshes the planner sees alike: node types, group boundaries inside
-/// (`cut_at`: per position, whether it is in.cluster.preferred_cuts), and the exchange cost
-/// across their bisection's first cut.
+/// (`cut_at`: per position, whether it is in.cluster.preferred_cuts; a boundary at the mesh's
+/// first position is outside it), and the exchange cost across their bisection's first cut.
 std::string mesh_signature(const PlanningInputs& in, const std::vector<bool>& cut_at, const MeshRange& m) {
     std::string key;
     const auto put = [&key](auto v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
     for (std::size_t p = m.first; p < m.end; ++p) {
         put(in.cluster.node_type[in.cluster.order[p]]);
-        put(static_cast<bool>(cut_at[p]));
+        put(p > m.first && cut_at[p]);
     }
     if (m.end - m.first > 1 && in.exchange) {  // the exchange across the first cut bisect would make
         const std::size_t cut = bisection_cut(in.cluster, m.first, m.end);

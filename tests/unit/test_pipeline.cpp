@@ -339,9 +339,10 @@ TEST_CASE("Alpa leaves out the whole cluster as one stage only when no such plan
 
 TEST_CASE("alpa_search_size counts alpa's blocks, sub-mesh classes and micro-batch counts", "[pipeline]") {
     // chain(8, 2048): eight one-layer blocks, two distinct (the first has no producer). The
-    // sub-meshes of two groups of 2 nodes, by node type and group boundary (the exchange not
-    // given): width 1 at positions 0 and 1 (one class), 2 and 3 (two: 2 starts a group), the
-    // groups (widths 2 and 2) and both (4): 6 classes of 11 nodes in all.
+    // sub-meshes of two groups of 2 nodes, by node type and group boundary inside (the exchange
+    // not given): width 1 at positions 0 and 1 (one class), 2 and 3 (one: a mesh starting at a
+    // group boundary has it outside), the groups (widths 2 and 2) and both (4): 5 classes of 10
+    // nodes in all.
     const auto graph = planner::build_layer_graph(chain(8, 2048), 64);
     const planner::ClusterView view = two_type_cluster();
     const auto size_with = [&](std::vector<double> capacity, std::size_t microbatches) {
@@ -355,22 +356,32 @@ TEST_CASE("alpa_search_size counts alpa's blocks, sub-mesh classes and micro-bat
     // Batch 64: 1, 2, 4, … 64 micro-batches, all of them able to fit.
     planner::AlpaSearchSize size = size_with({220e6, 220e6}, 0);
     CHECK(size.blocks == 8);
-    CHECK(size.mesh_classes == 6);
+    CHECK(size.mesh_classes == 5);
     CHECK(size.microbatch_counts == 7);
     CHECK(size.most_microbatches == 64);
-    CHECK(size.block_node_layers == 7 * 2 * 11);
-    CHECK(size.stage_costs == 7 * (8 * 9 / 2) * 6);
+    CHECK(size.block_node_layers == 7 * 2 * 10);
+    CHECK(size.stage_costs == 7 * (8 * 9 / 2) * 5);
     CHECK(size.whole_fits);
     // Micro-batches of 64 and of 32 samples cannot fit (the bound of the test above): 5 counts.
     size = size_with({101.18e6, 101.18e6}, 0);
     CHECK(size.microbatch_counts == 5);
-    CHECK(size.block_node_layers == 5 * 2 * 11);
+    CHECK(size.block_node_layers == 5 * 2 * 10);
     CHECK_FALSE(size.whole_fits);
     // A given count is the only one.
     size = size_with({220e6, 220e6}, 8);
     CHECK(size.microbatch_counts == 1);
     CHECK(size.most_microbatches == 8);
-    CHECK(size.stage_costs == (8 * 9 / 2) * 6);
+    CHECK(size.stage_costs == (8 * 9 / 2) * 5);
+    // Three equal groups of 2 nodes: a sub-mesh's class does not depend on where it starts. Width
+    // 1 (one class), runs of 1, 2 and 3 groups (three): 4 classes, not 7.
+    planner::ClusterView three = test::uniform_cluster(6);
+    three.preferred_cuts = {2, 4};
+    planner::MemoryModel memory = memory_for_a_third();
+    memory.capacity_bytes = {220e6};
+    const planner::PlanningInputs in{graph, three, {}, {}, {}, test::free_all_reduce(), memory, {}, {}, {}, {}};
+    planner::PipelineOptions options;
+    options.microbatches = 8;
+    CHECK(planner::alpa_search_size(in, options).mesh_classes == 4);
 }
 
 TEST_CASE("Alpa searches more than 64 micro-batches while no cut fits in memory", "[pipeline]") {
