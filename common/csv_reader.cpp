@@ -7,6 +7,9 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 
 #include "common/errors.h"
 #include "common/input_file.h"
@@ -40,6 +43,13 @@ CsvTable parse_csv(std::string_view text, const std::string& source) {
         cell.clear();
         if (record_has_text) {
             if (table.header.empty()) {
+                // A column named twice would be read from its first cell and its second ignored.
+                std::unordered_map<std::string_view, std::size_t> first_of;
+                for (std::size_t c = 0; c < record.size(); ++c)
+                    if (const auto [at, fresh] = first_of.emplace(record[c], c); !fresh && !record[c].empty())
+                        fail(source, record_line,
+                             "column '" + record[c] + "' is given twice (columns " + std::to_string(at->second + 1) +
+                                 " and " + std::to_string(c + 1) + ")");
                 table.header = std::move(record);
             } else if (record.size() != table.header.size()) {
                 fail(source, record_line,

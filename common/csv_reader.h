@@ -23,7 +23,8 @@ struct CsvTable {
 /// Parses RFC 4180 CSV: cells separated by commas, optionally in double quotes (a quoted cell
 /// may hold commas, newlines and "" for a quote); LF or CRLF line ends; empty lines are skipped.
 /// Throws UserError "SOURCE:LINE: ..." for an unterminated quote, text after a closing
-/// quote, a row whose width differs from the header's, or no header at all.
+/// quote, a row whose width differs from the header's, a header naming a column twice (empty
+/// names aside), or no header at all.
 CsvTable parse_csv(std::string_view text, const std::string& source);
 
 /// parse_csv of the file at `path` (errors name `path`; "PATH: cannot open: <reason>").

@@ -76,6 +76,9 @@ TEST_CASE("CSV reader errors name the file and line", "[report]") {
     CHECK(error_of([] { parse_csv("a,b\n1,\"open\n2,3\n", "r.csv"); }) == "r.csv:2: unterminated quoted cell");
     CHECK(error_of([] { parse_csv("a,b\n1,\"x\"y\n", "r.csv"); }) == "r.csv:2: text after a closing quote");
     CHECK(error_of([] { parse_csv("\n\n", "r.csv"); }) == "r.csv: empty file, expected a CSV header line");
+    CHECK(error_of([] { parse_csv("\na,b,a\n1,2,3\n", "r.csv"); }) ==
+          "r.csv:2: column 'a' is given twice (columns 1 and 3)");
+    CHECK(parse_csv("a,,\n1,2,3\n", "r.csv").rows.size() == 1);  // unnamed columns (a trailing comma) may repeat
     CHECK_THAT(error_of([] { read_csv_file("/nonexistent/results.csv"); }),
                Contains("/nonexistent/results.csv: cannot open"));
     CHECK(parse_number(" 12.5 ") == 12.5);
