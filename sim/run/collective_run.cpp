@@ -15,6 +15,11 @@
 namespace fastsim::run {
 namespace {
 
+/// Per op of a direct collective and rank of it: its all-reduce of 1 KiB over the first 300,
+/// 600 and all 1,200 nodes of configs/collective/reference.yaml took 1.7, 11 and 100 s
+/// (docs/performance.md, "Work estimates").
+constexpr double kNsPerDirectMessageInFlight = 12;
+
 /// nccl-tests' bus-bandwidth factor.
 double bus_factor(interconnect::CollectiveOp op, std::size_t p) {
     const double pd = static_cast<double>(p);
@@ -25,7 +30,10 @@ double bus_factor(interconnect::CollectiveOp op, std::size_t p) {
 
 WorkEstimate estimate_collectives(const config::Params& params, const CollectiveSweep& sweep) {
     const interconnect::Topology& topology = *params.cluster.topology;
-    double ops = 0;
+    double ops = 0, direct_ops = 0;
+    const auto has_direct = [](const interconnect::AlgorithmPerDimension& a) {
+        return std::find(a.begin(), a.end(), interconnect::AllReduceAlgorithm::direct) != a.end();
+    };
     for (const interconnect::CollectiveOp op : sweep.ops)
         for (const auto& algorithms :
              sweep.algorithms.empty() ? std::vector<interconnect::AlgorithmPerDimension>{{}} : sweep.algorithms) {
@@ -36,11 +44,18 @@ WorkEstimate estimate_collectives(const config::Params& params, const Collective
                         most = std::max(most, interconnect::collective_ops_per_rank(topology, op, {a}, sweep.ranks));
             } else {
                 most = interconnect::collective_ops_per_rank(topology, op, algorithms, sweep.ranks);
+                if (has_direct(algorithms))
+                    direct_ops += static_cast<double>(most * sweep.ranks.size() * sweep.bytes.size());
             }
             ops += static_cast<double>(most * sweep.ranks.size() * sweep.bytes.size());
         }
-    return estimate_network_ops(params, ops,
-                                "timing collectives over " + std::to_string(sweep.ranks.size()) + " ranks");
+    const std::string what = "timing collectives over " + std::to_string(sweep.ranks.size()) + " ranks";
+    WorkEstimate e = estimate_network_ops(params, ops, what);
+    // A direct collective posts every rank's messages at once: each op then waits among the
+    // others in flight, about p of them per channel.
+    e.add("direct messages in flight", direct_ops * static_cast<double>(sweep.ranks.size()),
+          kNsPerDirectMessageInFlight, what);
+    return e;
 }
 
 std::vector<CollectiveRow> run_collectives(const config::Params& params, const CollectiveSweep& sweep,

@@ -14,6 +14,7 @@
 #include "interconnect/collective_cost.h"
 #include "node/node_model.h"
 #include "node/training_step.h"
+#include "node/vector_phase.h"
 #include "planner/layer_graph.h"
 #include "planner/plan_view.h"
 #include "run/cluster_step.h"
@@ -26,14 +27,16 @@ namespace {
 // Reference-machine prices, ns per unit (docs/performance.md, "Work estimates"; re-measure
 // with scripts/bench_work.sh). They only need to be right within a small factor: they decide
 // whether a run is refused and what its progress line expects.
-constexpr double kNsPerMemoTile = 80;       ///< node::run_phase_memo, per tile
-constexpr double kNsPerTimelineTile = 250;  ///< a tile's stages recorded into a timeline
-constexpr double kNsPerPeCycle = 0.75;      ///< the stepped SystemC array, per PE per cycle
-constexpr double kNsPerSteppedCycle = 10;   ///< the stepped array's method, per cycle whatever its size
-constexpr double kNsPerSteppedTile = 3500;  ///< the stepped node's DMA, converter and thread events, per tile
-constexpr double kNsPerSyntheticValue = 8;  ///< stepped: an operand value drawn and quantised
-constexpr double kNsPerRouteEntry = 12;     ///< one shortest-path tree, per vertex and channel of the topology
-constexpr double kNsPerPlanEntry = 600;     ///< the planner's choice of one layer at one group
+constexpr double kNsPerMemoTile = 80;               ///< node::run_phase_memo, per tile
+constexpr double kNsPerVectorChunk = 80;            ///< node::run_vector_memo, per chunk
+constexpr double kNsPerSteppedVectorChunk = 16000;  ///< Node::run_vector_phase (SystemC), per chunk
+constexpr double kNsPerTimelineTile = 250;          ///< a tile's stages recorded into a timeline
+constexpr double kNsPerPeCycle = 0.75;              ///< the stepped SystemC array, per PE per cycle
+constexpr double kNsPerSteppedCycle = 10;           ///< the stepped array's method, per cycle whatever its size
+constexpr double kNsPerSteppedTile = 3500;          ///< the stepped node's DMA, converter and thread events, per tile
+constexpr double kNsPerSyntheticValue = 8;          ///< stepped: an operand value drawn and quantised
+constexpr double kNsPerRouteEntry = 12;             ///< one shortest-path tree, per vertex and channel of the topology
+constexpr double kNsPerPlanEntry = 600;             ///< the planner's choice of one layer at one group
 /// A message's booking of one hop of its route, in a plan's walk or replay (Network::book_hop
 /// and what surrounds it; measured on 1,024-node rings).
 constexpr double kNsPerReplayedHop = 26;
@@ -132,7 +135,12 @@ TileCount step_tiles(std::size_t batch, const node::NodeParams& node, const conf
     for (const node::StepPhase& s : node::training_step_phases(network, batch, widest, {}, node))
         count.add(with_layer_named(params, s.layer,
                                    [&] {
-                                       double tiles = 0;
+                                       // A vector-unit chunk costs about a memo tile's time.
+                                       double tiles =
+                                           s.on_vector_unit
+                                               ? static_cast<double>(node::plan_vector_chunks(s.vector, node).chunks) *
+                                                     (kNsPerVectorChunk / kNsPerMemoTile)
+                                               : 0;
                                        for (const node::PhaseGemm& g : s.gemms)
                                            tiles += static_cast<double>(node::plan_tiles(g.job, node).count());
                                        return tiles;
@@ -217,12 +225,18 @@ WorkEstimate estimate_training_step(const config::Params& params, bool timeline)
         node::training_step_phases(params.workload.network, params.workload.batch, params.precision.per_layer,
                                    params.precision.rounding, node, params.run.phase_selection(), params.run.optimizer);
     const bool stepped = params.run.fidelity == config::Fidelity::stepped;
-    double tiles = 0, recorded = 0, stepped_tiles = 0, cycles = 0, pe_cycles = 0, values = 0, most_ns = 0;
+    double tiles = 0, recorded = 0, stepped_tiles = 0, cycles = 0, pe_cycles = 0, values = 0, most_ns = 0,
+           vector_chunks = 0;
     std::string where;
     const double pes = static_cast<double>(node.array.rows) * static_cast<double>(node.array.cols);
     for (const node::StepPhase& s : phases) {
         const double ns = with_layer_named(params, s.layer, [&] {
             double phase_ns = 0;
+            if (s.on_vector_unit) {
+                const auto chunks = static_cast<double>(node::plan_vector_chunks(s.vector, node).chunks);
+                vector_chunks += chunks;
+                phase_ns += chunks * (stepped ? kNsPerSteppedVectorChunk : kNsPerVectorChunk);
+            }
             for (const node::PhaseGemm& g : s.gemms) {
                 const auto count = static_cast<double>(g.count);
                 // Every run plans and runs each phase on the memo path (stepped runs first, to find
@@ -264,6 +278,7 @@ WorkEstimate estimate_training_step(const config::Params& params, bool timeline)
     // the timeline is step 0's only).
     const auto steps = static_cast<double>(std::max<std::size_t>(1, params.precision.segments.size()));
     e.add("memo tiles", tiles * steps, kNsPerMemoTile, where);
+    e.add("vector-unit chunks", vector_chunks * steps, stepped ? kNsPerSteppedVectorChunk : kNsPerVectorChunk, where);
     e.add("tiles recorded in the timeline", recorded, kNsPerTimelineTile, where);
     e.add("tiles stepped", stepped_tiles * steps, kNsPerSteppedTile, where);
     e.add("array cycles stepped", cycles * steps, kNsPerSteppedCycle, where);

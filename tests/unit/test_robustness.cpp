@@ -19,6 +19,7 @@
 #include "fmac/timing.h"
 #include "node/node_model.h"
 #include "node/training_step.h"
+#include "node/vector_phase.h"
 #include "common/csv_reader.h"
 #include "common/json_reader.h"
 #include "report/result_columns.h"
@@ -296,15 +297,22 @@ TEST_CASE("the closed-form array formula equals the fold-by-fold sum", "[fmac]")
 TEST_CASE("work is estimated before a run, and runs over the limit are refused with the way out", "[run]") {
     const config::Params quickstart = config::load(std::string(FASTSIM_SOURCE_DIR) + "/configs/quickstart.yaml");
     const run::WorkEstimate e = run::estimate_training_step(quickstart, false);
-    double tiles = 0;
+    double tiles = 0, chunks = 0;
     for (const auto& s : node::training_step_phases(quickstart.workload.network, quickstart.workload.batch,
                                                     quickstart.precision.per_layer, quickstart.precision.rounding,
-                                                    quickstart.node.resolved))
+                                                    quickstart.node.resolved, quickstart.run.phase_selection(),
+                                                    quickstart.run.optimizer)) {
         for (const node::PhaseGemm& g : s.gemms)
             tiles += static_cast<double>(node::plan_tiles(g.job, quickstart.node.resolved).count());
-    REQUIRE(e.parts.size() == 1);
+        if (s.on_vector_unit)
+            chunks += static_cast<double>(node::plan_vector_chunks(s.vector, quickstart.node.resolved).chunks);
+    }
+    REQUIRE(e.parts.size() == 2);
     CHECK(e.parts[0].what == "memo tiles");
     CHECK(e.parts[0].count == tiles);
+    CHECK(e.parts[1].what == "vector-unit chunks");  // the optimiser's updates, at least
+    CHECK(e.parts[1].count == chunks);
+    CHECK(chunks > 0);
     CHECK(e.seconds() < 1);
     CHECK_NOTHROW(run::check_work(e, run::kDefaultMaxWorkSeconds, "q.yaml"));
 
@@ -316,11 +324,20 @@ TEST_CASE("work is estimated before a run, and runs over the limit are refused w
                                                {"workload.trace=" + trace, "precision.layers=[]"});
     const run::WorkEstimate big = run::estimate_training_step(padded, false);
     CHECK(big.seconds() > run::kDefaultMaxWorkSeconds);
-    CHECK_THAT(big.describe(), Contains("most of it in layer 'c' (") && Contains(trace + ":2:5"));
+    CHECK_THAT(big.describe(), Contains("most of it memo tiles in layer 'c' (") && Contains(trace + ":2:5"));
     CHECK_THROWS_WITH(run::check_work(big, run::kDefaultMaxWorkSeconds, "q.yaml"),
                       Contains("q.yaml: the run's work is estimated at ") && Contains("above the work limit of 20 s") &&
                           Contains("pass --max-work "));
     CHECK_NOTHROW(run::check_work(big, big.seconds() * 2, "q.yaml"));
+    // Vector-unit work alone: a ReLU over 4096 x 4096 x 1024 values a sample, 16,384 samples
+    // (1.1e9 chunks of 64 KiB banks; run alone, 56 s).
+    const std::string relu = dir.write("relu.yaml", "layers:\n  - {name: r, type: relu, input: [4096, 4096, 1024]}\n");
+    const config::Params huge_relu =
+        config::load(std::string(FASTSIM_SOURCE_DIR) + "/configs/tests/tiny_node.yaml",
+                     {"workload.trace=" + relu, "precision.layers=[]", "workload.batch=16384"});
+    const run::WorkEstimate vector_only = run::estimate_training_step(huge_relu, false);
+    CHECK(vector_only.seconds() > run::kDefaultMaxWorkSeconds);
+    CHECK_THAT(vector_only.describe(), Contains("vector-unit chunks") && Contains("layer 'r' ("));
     CHECK(run::parse_max_work("600") == 600);
     CHECK_THROWS_AS(run::parse_max_work("0"), UserError);
     CHECK_THROWS_AS(run::parse_max_work("inf"), UserError);
