@@ -13,6 +13,7 @@
 #include "common/output_files.h"
 #include "config/onnx_model.h"
 #include "config/trace_writer.h"
+#include "sweep/run_dir.h"
 #include "workload/vector_work.h"
 
 namespace fastsim::cli {
@@ -33,7 +34,9 @@ int import_command(const std::vector<std::string>& args) {
     const auto vm = parse_command_line(args, options, positional);
     if (!vm) return kSuccess;
     if (model.empty()) throw UserError("expected an ONNX model: " + usage);
+    if (out.empty() && vm->count("force")) throw UserError("--force replaces the file --out names: give --out FILE");
     if (!out.empty()) {
+        sweep::refuse_replacing_result_file(out, "--out");
         if (std::error_code ec; std::filesystem::exists(out, ec) && !vm->count("force"))
             throw UserError(out + " exists: choose another --out or add --force to overwrite it");
         if (const std::string ext = std::filesystem::path(out).extension().string(); ext != ".yaml" && ext != ".yml")

@@ -134,6 +134,9 @@ private:
                 fail("'" + tensor + "' has shape " + list(it->second) + ": every size but the batch must be static");
         return it->second;
     }
+    /// Refuses a view (the current node) from `x` to `out` that does not keep the batch as
+    /// dimension 0 with each sample's values.
+    void check_batch_kept(const std::string& x, const std::string& out) const;
     /// Per sample: without the batch dimension.
     Dims sample(const std::string& tensor) const {
         Dims d = dims(tensor);
@@ -251,6 +254,8 @@ private:
             pads = {th / 2, tw / 2, th - th / 2, tw - tw / 2};
         } else if (auto_pad && auto_pad->s() == "VALID") {
             pads = {0, 0, 0, 0};
+        } else if (auto_pad && auto_pad->s() != "NOTSET") {
+            fail("auto_pad '" + printable(auto_pad->s()) + "': expected NOTSET, SAME_UPPER, SAME_LOWER or VALID");
         }
         if (pads.size() != 4 || std::any_of(pads.begin(), pads.end(), [&](std::int64_t p) { return p != pads[0]; }))
             fail("pads " + list(pads) + ": fastsim pads every side alike");

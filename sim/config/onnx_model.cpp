@@ -125,6 +125,7 @@ void GraphWalk::binary() {
 void GraphWalk::concat() {
     for (const auto& in : node().input())
         if (!is_activation(in)) fail("a concatenation with a constant tensor ('" + in + "') is not supported");
+    if (node().input_size() == 1) return alias(node().input(0));  // one tensor: a copy of it
     const Dims out = dims(node().output(0));
     const auto rank = static_cast<std::int64_t>(out.size());
     std::int64_t axis = int_attribute("axis", 1);
@@ -147,6 +148,31 @@ void GraphWalk::reduce_mean() {
     pool(true);
 }
 
+void GraphWalk::check_batch_kept(const std::string& x, const std::string& out) const {
+    // The layers after a view read its output's first dimension as the batch: the view must
+    // leave each sample's values together, and in the first dimension.
+    if (node().op_type() == "Transpose") {
+        const Dims perm = ints_attribute("perm", {});
+        if ((perm.empty() && dims(x).size() > 1) || (!perm.empty() && perm.front() != 0))
+            fail(
+                "a transpose that moves the batch (dimension 0) is not supported: fastsim's layers take the "
+                "batch first");
+    }
+    const auto values = [&](const std::string& tensor) {
+        const Dims d = sample(tensor);
+        std::int64_t p = 1;
+        for (const std::int64_t v : d)
+            if (__builtin_mul_overflow(p, v, &p))
+                fail("'" + tensor + "' has more values per sample than fastsim counts");
+        return p;
+    };
+    const std::int64_t in = values(x), kept = values(out);
+    if (in != kept)
+        fail("'" + out + "' has " + std::to_string(kept) + " values per sample, '" + x + "' " + std::to_string(in) +
+             ": a view that folds the batch (dimension 0) into another dimension, or another into it, is not "
+             "supported (fastsim's layers take the batch first)");
+}
+
 void GraphWalk::visit(const onnx::NodeProto& n) {
     if (std::none_of(n.input().begin(), n.input().end(), [&](const std::string& t) { return is_activation(t); }))
         return;  // constants
@@ -162,6 +188,7 @@ void GraphWalk::visit(const onnx::NodeProto& n) {
                                              "Unsqueeze", "Identity", "Dropout",   "Cast"};
     if (views.count(op)) {
         if (!is_activation(x)) fail("expected an activation as the first input");
+        check_batch_kept(x, n.output(0));
         return alias(x);
     }
     if (op == "Shape" || op == "Size") return;  // static sizes: constants

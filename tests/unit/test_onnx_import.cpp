@@ -171,7 +171,9 @@ TEST_CASE("ONNX import: dilation, unequal strides, ceil-mode pooling, concat and
 }
 
 TEST_CASE("ONNX import: the written trace reads back into the same layers", "[onnx]") {
-    for (const char* name : {"resnet18", "resnet50", "mobilenet_v2", "bert_block", "features"}) {
+    // concat_one_input: a Concat of one tensor, a copy of it (not a concat layer, which joins two
+    // or more).
+    for (const char* name : {"resnet18", "resnet50", "mobilenet_v2", "bert_block", "features", "concat_one_input"}) {
         INFO(name);
         const workload::Workload imported = config::read_onnx_model(model(name));
         const workload::Workload read =
