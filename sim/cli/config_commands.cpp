@@ -127,6 +127,7 @@ std::optional<ConfigInvocation> parse_config_args(const std::vector<std::string>
         throw UserError("--trace-detail-limit needs --trace FILE");
     if (take.timeline && vm.count("trace")) {
         if (timeline_path.empty()) throw UserError("--trace: expected a file name, got ''");
+        sweep::refuse_replacing_result_file(timeline_path, "--trace");
         timeline.emplace();
         if (vm.count("trace-detail-limit"))
             timeline->detail_limit = parse_unsigned_option(detail_limit, "--trace-detail-limit", ~std::uint64_t{0});

@@ -37,6 +37,7 @@ int report_command(const std::vector<std::string>& args) {
     if (dir.empty()) throw UserError("missing DIR: " + usage);
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
     if (out_file.empty()) out_file = dir + "/report.html";
+    sweep::refuse_replacing_result_file(out_file, "--out");
     if (plots_dir.empty()) plots_dir = dir + "/plots";
 
     // 1. Read the directory and build the page; 2. write the plots, then the page, each atomically.

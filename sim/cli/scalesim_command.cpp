@@ -71,6 +71,13 @@ int scalesim_command(const std::vector<std::string>& args) {
     // The run's folder is replaced whole, as SCALE-Sim replaces it, or left as it was: locked and
     // checked writable now, its reports staged and moved in together at the end.
     const std::filesystem::path dir = std::filesystem::path(out_dir) / arch.run_name;
+    // Only its own earlier reports: another command's run there is a user's result.
+    if (sweep::holds_run(dir.string()) && sweep::run_command(dir.string()) != "scalesim")
+        throw UserError(
+            dir.string() + " holds the run of another fastsim command" +
+            (sweep::run_command(dir.string()).empty() ? "" : " (" + sweep::run_command(dir.string()) + ")") +
+            ", which scalesim would replace: give -p another folder, or [general] run_name "
+            "another name");
     sweep::RunDirWriter out(dir.string(), /*force=*/true, "scalesim");
     ProgressLine progress("scalesim", work);
     double requests_done = 0;

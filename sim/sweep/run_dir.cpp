@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
+#include <string>
 #include <system_error>
 #include <vector>
 
@@ -33,6 +35,9 @@ constexpr std::array<const char*, 7> kRunEvidence{"report.json",    "summary.jso
 constexpr std::array<const char*, 9> kRunFiles{"layers.csv", "nodes.csv", "plan.csv",          "config.yaml",
                                                "cost.csv",   "time.csv",  "precision_log.csv", "schedule_checks.csv",
                                                "report.html"};
+/// The commands that write a run folder (manifest.json's `command`).
+constexpr std::array<const char*, 7> kRunCommands{"run",        "plan",     "compare", "train",
+                                                  "collective", "scalesim", "explore"};
 constexpr const char* kPlotsFolder = "plots";
 constexpr const char* kStagingPrefix = ".partial-";
 constexpr const char* kAsidePrefix = ".old-";
@@ -301,6 +306,35 @@ bool holds_run(const std::string& dir) {
             std::any_of(kRunEvidence.begin(), kRunEvidence.end(), [&](const char* n) { return present(root / n); }));
 }
 
+void refuse_replacing_result_file(const std::string& path, const std::string& option) {
+    const fs::path target(path);
+    const std::string name = target.filename().string();
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    static const std::array<const char*, 7> kCollectionFiles{"sweep.json", "results.csv", "explore.json", "designs.csv",
+                                                             "pareto.csv", "space.yaml",  "manifest.json"};
+    const auto named = [&](const auto& names) {
+        return std::any_of(names.begin(), names.end(), [&](const char* n) { return name == n; });
+    };
+    const bool collection = present(dir / "sweep.json") || present(dir / "explore.json");
+    const bool owned = (holds_run(dir.string()) && (named(kRunEvidence) || named(kRunFiles) || name == kRunManifest) &&
+                        name != "report.html") ||
+                       (collection && named(kCollectionFiles));
+    if (owned && present(target))
+        throw UserError(option + " " + path + ": " + name + " is a file of the fastsim result in " + dir.string() +
+                        ", which this would overwrite; write to another path");
+}
+
+std::string run_command(const std::string& dir) {
+    const fs::path manifest = fs::path(dir) / kRunManifest;
+    if (!present(manifest)) return "";
+    try {
+        const JsonValue* command = member(read_json_file(manifest.string()), "command");
+        return command && command->is_string() ? command->as_string() : "";
+    } catch (const UserError&) {
+        return "";
+    }
+}
+
 void check_complete_run(const std::string& dir) {
     const fs::path root(dir);
     const std::string incomplete = dir + " is not one complete run: ";
@@ -312,12 +346,22 @@ void check_complete_run(const std::string& dir) {
         const JsonValue* files = member(manifest, "files");
         if (!files || !files->is_array())
             throw UserError((root / kRunManifest).string() + ": files: expected the list of the run's files");
+        const JsonValue* command = member(manifest, "command");
+        if (!command || !command->is_string() ||
+            std::find(kRunCommands.begin(), kRunCommands.end(), command->as_string()) == kRunCommands.end())
+            throw UserError((root / kRunManifest).string() +
+                            ": command: expected the fastsim command that wrote the run (run, plan, compare, train, "
+                            "collective, scalesim or explore)");
+        std::set<std::string> listed;
         for (const JsonValue& f : files->items()) {
             const JsonValue* name = member(f, "name");
             const std::optional<double> bytes = number_at(f, "bytes");
             const JsonValue* digest = member(f, "fnv1a");
             if (!name || !name->is_string() || !bytes || !digest || !digest->is_string())
                 throw UserError((root / kRunManifest).string() + ": files: expected name, bytes and fnv1a of each");
+            if (!listed.insert(name->as_string()).second)
+                throw UserError((root / kRunManifest).string() + ": files: '" + printable(name->as_string()) +
+                                "' is listed twice");
             const fs::path path = root / name->as_string();
             if (!present(path))
                 throw UserError(incomplete + name->as_string() + ", which its manifest lists, is missing");
@@ -326,6 +370,14 @@ void check_complete_run(const std::string& dir) {
                 throw UserError(incomplete + name->as_string() +
                                 " is not the file its run wrote (manifest.json); run it again, or delete the folder");
         }
+        // A run's file that the manifest does not list came from elsewhere (report.html is
+        // `fastsim report`'s, made later).
+        for (const auto& names : {std::vector<const char*>(kRunEvidence.begin(), kRunEvidence.end()),
+                                  std::vector<const char*>(kRunFiles.begin(), kRunFiles.end())})
+            for (const char* name : names)
+                if (std::string(name) != "report.html" && present(root / name) && !listed.count(name))
+                    throw UserError(incomplete + name + " is not one of its run's files (manifest.json does not " +
+                                    "list it); run it again, or delete the folder");
     }
 }
 
@@ -333,7 +385,7 @@ void check_earlier_run_agrees(const std::string& dir) {
     const fs::path root(dir);
     // No manifest: a run written before manifests. Its report.json and summary.json must
     // describe the same step.
-    if (present(root / kRunManifest) || !present(root / "report.json") || !present(root / "summary.json")) return;
+    if (!present(root / "report.json") || !present(root / "summary.json")) return;
     const JsonValue report = read_json_file((root / "report.json").string());
     const JsonValue summary = read_json_file((root / "summary.json").string());
     const bool cluster = member(report, "simulated_step_s") != nullptr;
@@ -343,8 +395,8 @@ void check_earlier_run_agrees(const std::string& dir) {
     const std::optional<double> summary_ms =
         number_at(summary, std::string(cluster ? kClusterStepField : kNodeTimeField).c_str());
     const auto mixed = [&](const char* what, double in_summary, double in_report) {
-        throw UserError(dir + " mixes two runs (it has no manifest.json, and its files disagree): summary.json's " +
-                        what + " is " + format_number(in_summary) + ", report.json's " + format_number(in_report) +
+        throw UserError(dir + " mixes two runs (its files disagree): summary.json's " + what + " is " +
+                        format_number(in_summary) + ", report.json's " + format_number(in_report) +
                         "; run it again into an empty folder");
     };
     if (report_pj && summary_uj && !agree(*report_pj * 1e-6, *summary_uj))

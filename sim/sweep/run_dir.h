@@ -55,6 +55,14 @@ private:
 
 /// True if `dir` holds a run's files, a manifest, or what a commit cut short left.
 bool holds_run(const std::string& dir);
+/// Refuses (UserError naming `option` and the folder) to write a single output file at `path`
+/// over a file of a run, sweep or exploration folder (report.json, layers.csv, results.csv...):
+/// that folder is another command's result. report.html, which `report` writes into the folder
+/// it reads, is not such a file.
+void refuse_replacing_result_file(const std::string& path, const std::string& option);
+/// The command that wrote the run `dir` holds (its manifest's `command`), or "" when that is not
+/// known (no manifest, or none readable). Call after holds_run(dir).
+std::string run_command(const std::string& dir);
 
 /// Refuses (UserError naming DIR and the file) a directory that is not one complete run: one
 /// whose command stopped while replacing its files, or a manifest whose files are missing or

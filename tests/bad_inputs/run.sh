@@ -9,7 +9,8 @@
 #
 # cases.tsv: one case per line, tab-separated: name, class, args, expect[, setup[, exit]]. Lines starting
 # with '#' are comments. In args, expect and setup, {F} is the absolute path of
-# tests/bad_inputs/files, {R} the repo root and {T} a fresh empty directory for the case. args are
+# tests/bad_inputs/files, {R} the repo root, {T} a fresh empty directory for the case and {B} the
+# fastsim binary under test (for a setup that makes a run folder with it). args are
 # shell words (quotes and $'...' work; they are expanded with eval, so $(...) runs too). setup, if
 # any, is a bash snippet run from the repo root before the case. A case passes when fastsim exits
 # with status `exit` (default 2: a user error; 3 for a sweep that records a failing point; 0 for
@@ -57,6 +58,7 @@ subst() {  # $1 text, $2 temp dir: the placeholders replaced
     s=${s//\{F\}/$files}
     s=${s//\{R\}/$root}
     s=${s//\{T\}/$2}
+    s=${s//\{B\}/$bin}
     printf '%s' "$s"
 }
 
