@@ -9,6 +9,7 @@
 #include "common/errors.h"
 #include "common/output_files.h"
 #include "report/run_diff.h"
+#include "report/run_agreement.h"
 #include "sweep/run_dir.h"
 #include "output/table.h"
 
@@ -47,7 +48,7 @@ int diff_command(const std::vector<std::string>& args) {
     const bool all = vm->count("all") > 0;
     for (const std::string& dir : dirs) sweep::check_complete_run(dir);
     const report::RunDiff diff = report::diff_runs(dirs[0], dirs[1]);
-    for (const std::string& dir : dirs) sweep::check_earlier_run_agrees(dir);  // after diff_runs names a bad key
+    for (const std::string& dir : dirs) report::check_run_files_agree(dir);  // after diff_runs names a bad key
 
     std::cout << "A: " << dirs[0] << " (config " << diff.config_a << ")\nB: " << dirs[1] << " (config " << diff.config_b
               << ")\n\n";

@@ -14,6 +14,7 @@
 #include "common/errors.h"
 #include "common/output_files.h"
 #include "report/results_dir.h"
+#include "report/run_agreement.h"
 #include "sweep/run_dir.h"
 
 namespace fastsim::cli {
@@ -54,7 +55,7 @@ int report_command(const std::vector<std::string>& args) {
                                     : kind == report::ResultsDirKind::explore ? report::explore_report(dir)
                                                                               : report::train_report(dir);
     // After the page, whose readers name a malformed file's key: an earlier version's folder agrees.
-    if (run_folder) sweep::check_earlier_run_agrees(dir);
+    if (run_folder) report::check_run_files_agree(dir);
     static constexpr const char* kKind[] = {"sweep", "run", "train", "explore"};
     for (const auto& [name, svg] : page.plots) fastsim::write_file_atomically(plots_dir + "/" + name, svg);
     fastsim::write_file_atomically(out_file, page.html);

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -19,7 +18,6 @@
 #include "common/json_reader.h"
 #include "common/json_writer.h"
 #include "common/output_files.h"
-#include "common/summary.h"
 #include "sweep/sweep_spec.h"
 
 namespace fastsim::sweep {
@@ -163,17 +161,6 @@ std::optional<double> number_at(const JsonValue& o, const char* key) {
     const JsonValue* v = member(o, key);
     return v && v->is_number() ? std::optional<double>(v->as_number()) : std::nullopt;
 }
-
-/// A report.json's step energy: a node run's total_energy_pj, a cluster run's energy_pj.total.
-std::optional<double> step_energy_pj(const JsonValue& report, bool cluster) {
-    if (!cluster) return number_at(report, "total_energy_pj");
-    const JsonValue* energy = member(report, "energy_pj");
-    if (!energy) return std::nullopt;
-    return number_at(*energy, "total");
-}
-
-/// True if `a` and `b` agree to the 9 significant digits reports are written with.
-bool agree(double a, double b) { return std::abs(a - b) <= 1e-8 * std::max({1e-300, std::abs(a), std::abs(b)}); }
 
 }  // namespace
 
@@ -379,30 +366,6 @@ void check_complete_run(const std::string& dir) {
                     throw UserError(incomplete + name + " is not one of its run's files (manifest.json does not " +
                                     "list it); run it again, or delete the folder");
     }
-}
-
-void check_earlier_run_agrees(const std::string& dir) {
-    const fs::path root(dir);
-    // No manifest: a run written before manifests. Its report.json and summary.json must
-    // describe the same step.
-    if (!present(root / "report.json") || !present(root / "summary.json")) return;
-    const JsonValue report = read_json_file((root / "report.json").string());
-    const JsonValue summary = read_json_file((root / "summary.json").string());
-    const bool cluster = member(report, "simulated_step_s") != nullptr;
-    const std::optional<double> report_pj = step_energy_pj(report, cluster);
-    const std::optional<double> report_s = number_at(report, cluster ? "simulated_step_s" : "total_seconds");
-    const std::optional<double> summary_uj = number_at(summary, std::string(kEnergyField).c_str());
-    const std::optional<double> summary_ms =
-        number_at(summary, std::string(cluster ? kClusterStepField : kNodeTimeField).c_str());
-    const auto mixed = [&](const char* what, double in_summary, double in_report) {
-        throw UserError(dir + " mixes two runs (its files disagree): summary.json's " + what + " is " +
-                        format_number(in_summary) + ", report.json's " + format_number(in_report) +
-                        "; run it again into an empty folder");
-    };
-    if (report_pj && summary_uj && !agree(*report_pj * 1e-6, *summary_uj))
-        mixed("energy (uJ)", *summary_uj, *report_pj * 1e-6);
-    if (report_s && summary_ms && !agree(*report_s * 1e3, *summary_ms))
-        mixed("step (ms)", *summary_ms, *report_s * 1e3);
 }
 
 }  // namespace fastsim::sweep

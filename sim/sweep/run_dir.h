@@ -66,11 +66,8 @@ std::string run_command(const std::string& dir);
 
 /// Refuses (UserError naming DIR and the file) a directory that is not one complete run: one
 /// whose command stopped while replacing its files, or a manifest whose files are missing or
-/// differ from what the run wrote. A folder with no manifest passes (check_earlier_run_agrees).
+/// differ from what the run wrote, or a run file it does not list. A folder with no manifest passes
+/// (report::check_run_files_agree checks its files against each other).
 void check_complete_run(const std::string& dir);
-/// A folder with no manifest (a run written before manifests): refused (UserError naming DIR) when
-/// its report.json and summary.json disagree on the step's energy or time, so mix two runs.
-/// Readers call it after reading the files, so a malformed file is named by its key first.
-void check_earlier_run_agrees(const std::string& dir);
 
 }  // namespace fastsim::sweep

@@ -204,7 +204,19 @@ TEST_CASE("report and diff refuse a folder that is not one complete run", "[cli]
     fs::copy_file(dir.path("a/report.json"), b + "/report.json", fs::copy_options::overwrite_existing);
     const Result mixed = run_fastsim("report " + b);
     CHECK(mixed.exit_code == 2);
-    CHECK_THAT(mixed.err, Contains(b + " mixes two runs") && Contains("summary.json's energy (uJ) is "));
+    CHECK_THAT(mixed.err, Contains(b + " mixes two runs") && Contains("summary.json's time_ms is "));
+
+    // layers.csv of another run, row by row against report.json's phases, for report and diff.
+    const std::string c = dir.path("c"), d = dir.path("d");
+    REQUIRE(run_fastsim("run " + kTinyNode + " --out " + c).exit_code == 0);
+    REQUIRE(run_fastsim("run " + kTinyNode + " -p workload.batch=2 --out " + d).exit_code == 0);
+    fs::remove(c + "/manifest.json");
+    fs::copy_file(d + "/layers.csv", c + "/layers.csv", fs::copy_options::overwrite_existing);
+    for (const std::string& command : {"report " + c, "diff " + c + " " + d}) {
+        const Result r = run_fastsim(command);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Contains(c + " mixes two runs") && Contains(c + "/layers.csv:2: column 'm' is "));
+    }
 }
 
 TEST_CASE("train --out: a finished run is neither truncated nor mixed with a new one", "[cli][run_dir][training]") {
