@@ -10,11 +10,13 @@
 
 #include "common/errors.h"
 #include "common/csv_reader.h"
+#include "common/output_files.h"
 #include "report/html_page.h"
 #include "common/json_reader.h"
 #include "report/result_columns.h"
 #include "report/results_dir.h"
 #include "report/svg_chart.h"
+#include "sweep/point_record.h"
 #include "sweep/sweep_dir.h"
 
 namespace fastsim::report {
@@ -251,6 +253,59 @@ std::string point_error(const std::string& dir, const SweepResults& r, std::size
     }
 }
 
+/// Each row of results.csv against its point's record (points/<id>/point.json, which the sweep
+/// checked against the point's summary.json): the point one of the sweep's, and where the record
+/// reads, its axis values, its status and every result both give equal. A record that does not
+/// read is shown on the page, not checked; a merged folder (sweep-merge) has no records.
+void check_rows_against_records(const std::string& dir, const SweepSpec& spec, const SweepResults& r) {
+    namespace fs = std::filesystem;
+    const std::string file = r.csv.source;
+    // The sweep's ids: sweep::point_id of an index below spec.points.
+    const auto is_point = [&](const std::string& id) {
+        if (id.size() < 2 || id.size() > 20 || id[0] != 'p' ||
+            id.find_first_not_of("0123456789", 1) != std::string::npos)
+            return false;
+        const std::size_t index = std::stoull(id.substr(1));
+        return index < spec.points && sweep::point_id(index, spec.points) == id;
+    };
+    for (std::size_t row = 0; row < r.csv.rows.size(); ++row) {
+        const std::string at = file + ":" + std::to_string(r.csv.row_lines[row]);
+        const std::string& id = r.cell(row, r.point_column);
+        if (spec.points > 0 && !is_point(id))
+            throw UserError(at + ": point '" + printable(id) + "' is not one of the " + std::to_string(spec.points) +
+                            " points of " + dir + "/sweep.json");
+        std::optional<sweep::PointRecord> record;
+        try {
+            record = sweep::read_point_record((fs::path(dir) / "points" / id / "point.json").string());
+        } catch (const UserError&) {
+            continue;  // shown on the page
+        }
+        if (!record) continue;
+        const std::string against = ", but its record " + dir + "/points/" + id + "/point.json says ";
+        const bool ok = r.cell(row, r.status_column) == "ok";
+        if (ok != record->ok)
+            throw UserError(at + ": point " + id + " is " + (ok ? "ok" : "failed") + against +
+                            (record->ok ? "ok" : "failed"));
+        std::size_t column = 0;
+        for (const auto& [key, value] : record->values) {
+            if (column >= r.axis_columns.size()) break;
+            const std::string& cell = r.cell(row, r.axis_columns[column++]);
+            if (cell != value)
+                throw UserError(at + ": column '" + key + "' is '" + printable(cell) + "'" + against + "'" +
+                                printable(value) + "'");
+        }
+        if (!ok) continue;
+        for (const auto& [name, value] : record->results) {
+            const std::optional<std::size_t> c = r.csv.column(name);
+            if (!c) continue;  // a column an earlier version did not write
+            const std::optional<double> cell = parse_number(r.cell(row, *c));
+            if (!cell || std::abs(*cell - value) > 1e-8 * std::max({1e-300, std::abs(*cell), std::abs(value)}))
+                throw UserError(at + ": column '" + name + "' is '" + printable(r.cell(row, *c)) + "'" + against +
+                                format_number(value));
+        }
+    }
+}
+
 }  // namespace
 
 ReportPage sweep_report(const std::string& dir) {
@@ -262,6 +317,7 @@ ReportPage sweep_report(const std::string& dir) {
         key_error(sweep_file, "plot.x", "'" + spec.plot_x + "' is not a column of " + r.csv.source);
     if (!spec.plot_series.empty() && !r.csv.column(spec.plot_series))
         key_error(sweep_file, "plot.series", "'" + spec.plot_series + "' is not a column of " + r.csv.source);
+    check_rows_against_records(dir, spec, r);
 
     ReportPage report;
     std::string subtitle = "sweep " + (spec.name.empty() ? std::string("(unnamed)") : spec.name) + " from " + dir;
