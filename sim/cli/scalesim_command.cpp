@@ -55,19 +55,23 @@ int scalesim_command(const std::vector<std::string>& args) {
                                                          : "the topology has convolution rows: run with -i conv");
     for (const std::string& warning : topology.warnings) logger("scalesim")->warn("{}", warning);
 
-    const std::vector<scalesim::Layer> layers = config::scalesim_layers(topology);
-    std::vector<double> requests;
-    double all_requests = 0;
-    std::size_t largest = 0;
-    for (const scalesim::Layer& l : layers) {
-        requests.push_back(scalesim::simulated_requests(arch, l));
-        all_requests += requests.back();
-        if (requests.back() > requests[largest]) largest = requests.size() - 1;
+    // Estimated per row before the rows are made into layers: a depthwise row of 2^24 channels
+    // is as many layers.
+    double all_requests = 0, most = -1;
+    std::string largest;
+    for (const workload::Layer& row : topology.layers) {
+        const double each = scalesim::simulated_requests(arch, config::scalesim_layer(row)),
+                     copies = row.kind == workload::LayerKind::gemm ? 1.0 : static_cast<double>(row.groups);
+        all_requests += each * copies;
+        if (each * copies > most) most = each * copies, largest = row.name;
     }
-    const run::WorkEstimate work = run::estimate_scalesim(
-        all_requests, layers.empty() ? "" : "layer '" + layers[largest].name + "' of " + topology_path);
+    const run::WorkEstimate work =
+        run::estimate_scalesim(all_requests, largest.empty() ? "" : "layer '" + largest + "' of " + topology_path);
     run::check_work(work, max_work.empty() ? run::kDefaultMaxWorkSeconds : run::parse_max_work(max_work),
                     topology_path);
+    const std::vector<scalesim::Layer> layers = config::scalesim_layers(topology);
+    std::vector<double> requests;
+    for (const scalesim::Layer& l : layers) requests.push_back(scalesim::simulated_requests(arch, l));
     // The run's folder is replaced whole, as SCALE-Sim replaces it, or left as it was: locked and
     // checked writable now, its reports staged and moved in together at the end.
     const std::filesystem::path dir = std::filesystem::path(out_dir) / arch.run_name;

@@ -221,22 +221,26 @@ scalesim::Architecture read_scalesim_cfg(const std::string& text, const std::str
     return a;
 }
 
+scalesim::Layer scalesim_layer(const workload::Layer& l) {
+    scalesim::Layer s;
+    s.name = l.name;
+    if (l.kind == workload::LayerKind::gemm) {
+        s.ifmap_height = l.m, s.ifmap_width = l.k, s.filter_height = 1, s.filter_width = l.k;
+        s.channels = 1, s.filters = l.n;
+        return s;
+    }
+    s.ifmap_height = l.in_height, s.ifmap_width = l.in_width;
+    s.filter_height = l.kernel_height, s.filter_width = l.kernel_width;
+    s.stride_height = l.stride, s.stride_width = l.stride_width;
+    s.channels = l.in_channels / l.groups, s.filters = l.filters / l.groups;
+    return s;
+}
+
 std::vector<scalesim::Layer> scalesim_layers(const workload::Workload& topology) {
     std::vector<scalesim::Layer> layers;
     for (const workload::Layer& l : topology.layers) {
-        scalesim::Layer s;
-        s.name = l.name;
-        if (l.kind == workload::LayerKind::gemm) {
-            s.ifmap_height = l.m, s.ifmap_width = l.k, s.filter_height = 1, s.filter_width = l.k;
-            s.channels = 1, s.filters = l.n;
-            layers.push_back(s);
-            continue;
-        }
-        s.ifmap_height = l.in_height, s.ifmap_width = l.in_width;
-        s.filter_height = l.kernel_height, s.filter_width = l.kernel_width;
-        s.stride_height = l.stride, s.stride_width = l.stride_width;
-        s.channels = l.in_channels / l.groups, s.filters = l.filters / l.groups;
-        if (l.groups == 1) {
+        const scalesim::Layer s = scalesim_layer(l);
+        if (l.kind == workload::LayerKind::gemm || l.groups == 1) {
             layers.push_back(s);
             continue;
         }

@@ -21,5 +21,8 @@ scalesim::Architecture read_scalesim_cfg(const std::string& text, const std::str
 /// ifmap M x K with N filters of 1 x K; a depthwise ('DP') row as one layer per channel, named
 /// "<name>Channel_<i>" (topology_utils.py, load_arrays_conv).
 std::vector<scalesim::Layer> scalesim_layers(const workload::Workload& topology);
+/// One of the layers scalesim_layers makes of `layer`: all of them, or each of its channels'
+/// (`layer.groups` alike, but for their names), so work is estimated before they are made.
+scalesim::Layer scalesim_layer(const workload::Layer& layer);
 
 }  // namespace fastsim::config
