@@ -41,7 +41,9 @@ std::optional<boost::program_options::variables_map> parse_command_line(
     namespace po = boost::program_options;
     options.add(common_options());
     po::variables_map vm;
-    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+    // No abbreviations: `plan --plan x.json` must not be read as --planner x.json.
+    const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+    po::store(po::command_line_parser(args).options(options).positional(positional).style(style).run(), vm);
     if (vm.count("help")) {
         std::cout << options << '\n';
         return std::nullopt;

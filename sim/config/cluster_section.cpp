@@ -264,6 +264,7 @@ void resolve_cluster(MapReader& top, const KeyReader& run, Params& p) {
             1, t.node.resolved.dram.bandwidth_bits_per_s / static_cast<std::uint64_t>(t.arrays));
         t.energy = load_energy_table(p.energy.table.resolved, t.node.dram_type, reader.where("dram.type"),
                                      t.node.sram_exponent_kib, t.node.sram_mantissa_kib);
+        check_process_nm(p.energy, t.energy);
         set_sram_read_latency(t.node, t.energy, reader);
         const std::vector<node::LayerPrecision> precision(p.workload.network.layers.size(),
                                                           node::LayerPrecision{t.precision, t.precision, t.precision});
@@ -296,11 +297,15 @@ void resolve_cluster(MapReader& top, const KeyReader& run, Params& p) {
     // How a pipeline is simulated means nothing where no plan is a pipeline (checked with them).
     if (c.pipeline_simulation != ClusterParams{}.pipeline_simulation && cluster.given("pipeline_simulation"))
         p.planner.pipeline_keys_given.emplace_back("cluster.pipeline_simulation", cluster.where("pipeline_simulation"));
-    if (planner::is_pipeline(p.planner.intra))
-        throw ConfigError(planner.where("pipeline.intra"), "expected an intra-layer planner (" +
-                                                               name_list<planner::PlannerKind>() +
-                                                               " but not pipeline or alpa), got '" +
+    if (planner::is_pipeline(p.planner.intra)) {
+        std::string intra_planners;
+        for (const planner::PlannerKind k : planner::kAllPlanners)
+            if (!planner::is_pipeline(k))
+                intra_planners += (intra_planners.empty() ? "" : ", ") + std::string(planner::to_string(k));
+        throw ConfigError(planner.where("pipeline.intra"), "expected an intra-layer planner (" + intra_planners +
+                                                               "), got '" +
                                                                std::string(planner::to_string(p.planner.intra)) + "'");
+    }
 }
 
 void resolve_network(MapReader& top, Params& p) {
