@@ -120,7 +120,15 @@ EnergyParams read_energy_section(MapReader& top) {
     KeyReader reader = read_keys(top, "energy", energy, kEnergyKeys);
     reader.finish();
     if (!energy.table.written.empty()) energy.table.resolved = resolve_path(top.document()->file, energy.table.written);
+    if (reader.given("process_nm")) energy.process_nm_given = reader.where("process_nm");
     return energy;
+}
+
+void check_process_nm(const EnergyParams& energy, const energy::EnergyTable& table) {
+    if (energy.process_nm_given && !table.area)
+        throw ConfigError(*energy.process_nm_given,
+                          "the energy table " + table.name +
+                              " has no area section: there is no area to report at another process node");
 }
 
 void dump_energy_section(YAML::Emitter& out, const EnergyParams& energy) {
@@ -138,6 +146,7 @@ NodeSections read_node_sections(MapReader& top, const BfpParams& bfp) {
     out.energy = read_energy_section(top);
     out.energy.resolved = load_energy_table(out.energy.table.resolved, out.node.dram_type, node.where("dram.type"),
                                             out.node.sram_exponent_kib, out.node.sram_mantissa_kib);
+    check_process_nm(out.energy, out.energy.resolved);
     set_sram_read_latency(out.node, out.energy.resolved, node);
     return out;
 }

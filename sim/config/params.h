@@ -180,8 +180,9 @@ struct PrecisionParams {
 };
 
 struct EnergyParams {
-    FilePath table;                    ///< empty = the built-in configs/energy/fast_45nm.yaml
-    std::optional<double> process_nm;  ///< unset: the table's area.process_nm (area only)
+    FilePath table;                            ///< empty = the built-in configs/energy/fast_45nm.yaml
+    std::optional<double> process_nm;          ///< unset: the table's area.process_nm (area only)
+    std::optional<Location> process_nm_given;  ///< where energy.process_nm was given (its errors)
     energy::EnergyTable resolved;
 };
 

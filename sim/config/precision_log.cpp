@@ -2,6 +2,7 @@
 // precision.layers overrides, and a precision.schedule given as a `fastsim train`
 // precision_log.csv (docs/config.md, "precision").
 #include <algorithm>
+#include <cmath>
 
 #include "common/csv_reader.h"
 #include "config/ranges.h"
@@ -30,7 +31,15 @@ std::vector<PrecisionSegment> segments_from_log(const std::string& path, const L
                                                 const std::vector<workload::Layer>& layers, std::uint64_t steps,
                                                 const BfpParams& bfp, const std::string& only_policy,
                                                 const std::vector<PrecisionOverride>& overrides) {
-    const CsvTable log = read_csv_file(path);
+    const CsvTable log = [&] {
+        try {
+            return read_csv_file(path);
+        } catch (const ConfigError&) {
+            throw;
+        } catch (const UserError& e) {  // named by the key that gave the path
+            throw ConfigError(where, std::string(e.what()) + " (expected a fastsim train precision_log.csv)");
+        }
+    }();
     const auto iteration = log.column("iteration"), policy = log.column("policy");
     if (!iteration || !policy)
         throw ConfigError(where, path +
@@ -84,10 +93,17 @@ std::vector<PrecisionSegment> segments_from_log(const std::string& path, const L
         if (parse_number(row[*iteration]) != static_cast<double>(step))
             throw ConfigError(
                 where, line + ": iteration: expected " + std::to_string(step) + ", got '" + row[*iteration] + "'");
+        if (const auto epoch = log.column("epoch")) {
+            const std::optional<double> e = parse_number(row[*epoch]);
+            if (!e || *e < 0 || *e != std::floor(*e) || *e > 1e15)
+                throw ConfigError(where, line + ": epoch: expected a whole number of at least 0, got '" +
+                                             printable(row[*epoch]) + "'");
+        }
         std::vector<node::LayerPrecision> per_layer = base;
         for (const Width& w : widths) {
             const auto bits = parse_number(row[w.column]);
-            if (!bits || !kMantissaWidth.admits(*bits))
+            const bool whole = bits && row[w.column].find_first_not_of("0123456789 ") == std::string::npos;
+            if (!bits || !whole || !kMantissaWidth.admits(*bits))
                 throw ConfigError(where, line + ": " + log.header[w.column] + ": expected " +
                                              kMantissaWidth.describe("") + ", got '" + row[w.column] + "'");
             check_mantissa_format(bfp, static_cast<int>(*bits), where);

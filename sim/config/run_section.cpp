@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The run, bfp and bfp_report sections (docs/config.md#run, #bfp, #bfp_report).
+#include <algorithm>
+
 #include "config/sections.h"
 
 namespace fastsim::config {
@@ -124,6 +126,12 @@ KeyReader read_run_section(MapReader& top, RunParams& run) {
         throw ConfigError(reader.where("optimizer"),
                           "applies only to run.mode training_step: a cluster run does not cost the "
                           "weight update yet (leave run.optimizer out)");
+    // The update applies the weight gradient: without that phase there is none to apply.
+    if (reader.given("optimizer") && reader.given("phases") &&
+        std::find(run.phases.begin(), run.phases.end(), fmac::TrainingPhase::weight_gradient) == run.phases.end())
+        throw ConfigError(reader.where("optimizer"),
+                          "run.phases leaves out weight_gradient, so there is no weight gradient to apply "
+                          "(add weight_gradient to run.phases, or leave run.optimizer out)");
     return reader;
 }
 

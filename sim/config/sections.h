@@ -45,6 +45,8 @@ void check_tiling(const std::vector<node::StepPhase>& phases, const NodeConfig& 
                   const workload::Workload& network);
 /// The `energy:` map: the table's path, resolved against the config's folder (not loaded).
 EnergyParams read_energy_section(MapReader& top);
+/// ConfigError at energy.process_nm when it is given but `table` has no area section.
+void check_process_nm(const EnergyParams& energy, const energy::EnergyTable& table);
 void dump_energy_section(YAML::Emitter& out, const EnergyParams& energy);
 
 /// The node as the `node:` map under `top` describes it (docs/config.md#training_step),

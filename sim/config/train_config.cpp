@@ -102,7 +102,9 @@ TrainConfig load_train_config(const std::string& path, const std::vector<std::st
     // The workers' network and time-to-accuracy mean nothing to one worker, which sends nothing.
     if (c.train.workers == 1)
         for (const char* key : {"network.topology", "network.link.bandwidth_gb_per_s", "network.link.latency_ns",
-                                "network.link.energy_pj_per_bit", "network.link.switching", "target_accuracy"})
+                                "network.link.energy_pj_per_bit", "network.link.switching", "target_accuracy",
+                                "gradient_sync.algorithm", "gradient_sync.bucket_mib", "gradient_sync.servers",
+                                "gradient_sync.server_nodes", "gradient_sync.message_level_max_ranks"})
             if (train.given(key))
                 throw ConfigError(train.where(key),
                                   "applies to data-parallel workers (train.workers above 1): one "

@@ -259,6 +259,7 @@ void resolve_training(MapReader& top, Params& p) {
     p.energy = read_energy_section(top);
     p.energy.resolved = load_energy_table(p.energy.table.resolved, p.node.dram_type, node.where("dram.type"),
                                           p.node.sram_exponent_kib, p.node.sram_mantissa_kib);
+    check_process_nm(p.energy, p.energy.resolved);
     set_sram_read_latency(p.node, p.energy.resolved, node);
 
     // (5) Every phase the run simulates must tile onto this node at every precision of the run:
