@@ -97,8 +97,6 @@ int collective_command(const std::vector<std::string>& args) {
             sweep.algorithms.end() &&
         sweep.algorithms.size() == 1)
         sweep.algorithms.clear();  // best alone
-    if (bytes_text.empty())
-        for (std::uint64_t n = 1024; n <= (std::uint64_t{1} << 30); n *= 4) sweep.bytes.push_back(n);
     for (const std::string& b : bytes_text) {
         sweep.bytes.push_back(static_cast<std::uint64_t>(
             parse_integer_option(b, "--bytes", 1, static_cast<std::int64_t>(kMaxCollectiveBytes))));
@@ -117,6 +115,19 @@ int collective_command(const std::vector<std::string>& args) {
         count =
             static_cast<std::size_t>(parse_integer_option(ranks_text, "--ranks", 2, static_cast<std::int64_t>(count)));
     for (std::size_t i = 0; i < count; ++i) sweep.ranks.emplace_back(first + i);
+    // The default sizes: 1 KiB to 1 GiB by fours, from the first of at least a byte a rank.
+    if (bytes_text.empty())
+        for (std::uint64_t n = 1024; n <= (std::uint64_t{1} << 30); n *= 4)
+            if (n >= count) sweep.bytes.push_back(n);
+    // An op that splits the buffer gives each rank n / p bytes: a share of less than one byte is
+    // no message.
+    for (const interconnect::CollectiveOp op : sweep.ops)
+        for (const std::uint64_t n : sweep.bytes)
+            if (op != interconnect::CollectiveOp::all_reduce && n < count)
+                throw UserError("--bytes " + std::to_string(n) + ": " + std::string(interconnect::to_string(op)) +
+                                " over " + std::to_string(count) + " ranks splits the buffer into " +
+                                std::to_string(count) + " shares, each under a byte; expected at least " +
+                                std::to_string(count) + " bytes");
     for (const interconnect::CollectiveOp op : sweep.ops)
         for (const auto& algorithms : sweep.algorithms)
             if (!algorithms.empty())
