@@ -9,6 +9,7 @@
 #include "common/errors.h"
 #include "common/output_files.h"
 #include "report/run_diff.h"
+#include "report/results_dir.h"
 #include "report/run_agreement.h"
 #include "sweep/run_dir.h"
 #include "output/table.h"
@@ -46,7 +47,17 @@ int diff_command(const std::vector<std::string>& args) {
     if (!vm) return kSuccess;
     if (dirs.size() != 2) throw UserError("expected two run directories: " + usage);
     const bool all = vm->count("all") > 0;
-    for (const std::string& dir : dirs) sweep::check_complete_run(dir);
+    for (const std::string& dir : dirs) {
+        sweep::check_complete_run(dir);
+        // A run folder (report.json): diff compares two steps, layer by layer.
+        if (const report::ResultsDirKind kind = report::classify_results_dir(dir); kind != report::ResultsDirKind::run)
+            throw UserError(dir + ": a " +
+                            (kind == report::ResultsDirKind::train   ? std::string("training (fastsim train --out)")
+                             : kind == report::ResultsDirKind::sweep ? std::string("sweep")
+                                                                     : std::string("exploration")) +
+                            " directory; diff compares two run directories (fastsim run --out), each with "
+                            "report.json and layers.csv");
+    }
     const report::RunDiff diff = report::diff_runs(dirs[0], dirs[1]);
     for (const std::string& dir : dirs) report::check_run_files_agree(dir);  // after diff_runs names a bad key
 

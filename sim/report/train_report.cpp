@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // `fastsim report` of a `fastsim train --out` directory (docs/reports.md).
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "common/csv_reader.h"
@@ -30,6 +32,15 @@ std::vector<std::pair<std::string, std::string>> written_plots(const std::string
         const std::size_t end = svg.find_last_not_of(" \t\r\n");
         if (svg.rfind("<svg", 0) != 0 || end == std::string::npos || end < 5 || svg.compare(end - 5, 6, "</svg>") != 0)
             throw UserError(e.path().string() + ": not a whole SVG document (<svg … </svg>), as fastsim train writes");
+        // report.html runs no script: a plot that could (fastsim's never do) is refused.
+        std::string lower(svg.size(), ' ');
+        std::transform(svg.begin(), svg.end(), lower.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        static const std::regex active(R"(<script|<foreignobject|javascript:|<iframe|\son[a-z]+\s*=)");
+        if (std::regex_search(lower, active))
+            throw UserError(e.path().string() +
+                            ": holds a script, an event handler or embedded HTML, which no plot fastsim train writes "
+                            "does (report.html runs no script)");
         plots.emplace_back(e.path().filename().string(), text.str());
     }
     std::sort(plots.begin(), plots.end());

@@ -430,7 +430,14 @@ TEST_CASE("diff prints the totals and the layers that changed between two runs",
     // Bad input: exit 2 naming the file.
     r = run_fastsim("diff " + dir.path("a") + " " + dir.path("missing"));
     CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Contains(dir.path("missing") + "/report.json"));
+    CHECK_THAT(r.err, Contains(dir.path("missing") + ": not a directory"));
+    // A training directory is not a run directory.
+    std::filesystem::create_directories(dir.path("t"));
+    for (const char* name : {"comparison.csv", "accuracy.csv"})
+        std::ofstream(dir.path(std::string("t/") + name)) << "x\n";
+    r = run_fastsim("diff " + dir.path("a") + " " + dir.path("t"));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains(dir.path("t") + ": a training (fastsim train --out) directory; diff compares two run"));
     r = run_fastsim("diff " + dir.path("a"));
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Contains("expected two run directories"));
