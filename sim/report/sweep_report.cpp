@@ -91,6 +91,9 @@ SweepResults read_results(const std::string& file, const SweepSpec& spec, const 
             r.failed_rows.push_back(row);
             continue;
         }
+        if (r.error_column && !r.cell(row, *r.error_column).empty())
+            throw UserError(at + ": column 'error': an ok point has no error, got '" +
+                            printable(r.cell(row, *r.error_column)) + "'");
         r.ok_rows.push_back(row);
         for (const std::size_t c : results) (void)result_cell(r.csv, row, c);
         double energy = 0;  // the stacked bars add the components up
@@ -281,6 +284,9 @@ void check_rows_against_records(const std::string& dir, const SweepSpec& spec, c
             continue;  // shown on the page
         }
         if (!record) continue;
+        if (record->ok)
+            sweep::check_results_against_summary(*record, (fs::path(dir) / "points" / id / "summary.json").string(),
+                                                 (fs::path(dir) / "points" / id / "point.json").string());
         const std::string against = ", but its record " + dir + "/points/" + id + "/point.json says ";
         const bool ok = r.cell(row, r.status_column) == "ok";
         if (ok != record->ok)

@@ -357,6 +357,17 @@ void check_complete_run(const std::string& dir) {
                 throw UserError(incomplete + name->as_string() +
                                 " is not the file its run wrote (manifest.json); run it again, or delete the folder");
         }
+        // Each command's own file: a manifest naming another command is not this folder's.
+        static const std::array<std::pair<const char*, const char*>, 6> kWrites{{{"run", "report.json"},
+                                                                                 {"explore", "report.json"},
+                                                                                 {"plan", "plan.json"},
+                                                                                 {"compare", "compare.csv"},
+                                                                                 {"train", "comparison.csv"},
+                                                                                 {"collective", "collective.csv"}}};
+        for (const auto& [writer, file] : kWrites)
+            if (command->as_string() == writer && !listed.count(file))
+                throw UserError((root / kRunManifest).string() + ": command: '" + writer + "', whose run writes " +
+                                file + ", but the manifest lists no " + file);
         // A run's file that the manifest does not list came from elsewhere (report.html is
         // `fastsim report`'s, made later).
         for (const auto& names : {std::vector<const char*>(kRunEvidence.begin(), kRunEvidence.end()),

@@ -222,8 +222,8 @@ void check_record_against_sweep(const PointRecord& r, const SweepIdentity& ident
     }
 }
 
-/// An ok record's results are its run's summary.json, field for field (read_summary), when the
-/// point's folder still holds it. UserError naming both files otherwise: one was edited.
+}  // namespace
+
 void check_results_against_summary(const PointRecord& r, const std::string& summary, const std::string& file) {
     std::error_code ec;
     if (!fs::is_regular_file(summary, ec)) return;
@@ -246,8 +246,6 @@ void check_results_against_summary(const PointRecord& r, const std::string& summ
                              : first) +
                         "): one of them was edited; delete the point's folder to rerun it");
 }
-
-}  // namespace
 
 std::map<std::size_t, PointRecord> read_point_records(const std::string& dir, const SweepIdentity& identity) {
     std::map<std::size_t, PointRecord> records;
