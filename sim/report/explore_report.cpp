@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/csv_reader.h"
+#include "common/enum_names.h"
 #include "common/errors.h"
 #include "common/json_reader.h"
 #include "report/html_page.h"
@@ -18,6 +19,7 @@
 #include "report/results_dir.h"
 #include "report/svg_chart.h"
 #include "sweep/explore.h"
+#include "sweep/point_record.h"
 #include "sweep/sweep_spec.h"
 
 namespace fastsim::report {
@@ -76,6 +78,9 @@ void check_designs(const std::string& dir, const JsonValue& identity, const CsvT
                             "' but other results: one of the two rows was edited");
         if (row[feasible_column] == "0" && error_column && row[*error_column].empty())
             throw UserError(where + ": design '" + row[0] + "' is infeasible (feasible 0) with no error to say why");
+        if (row[feasible_column] == "1" && error_column && !row[*error_column].empty())
+            throw UserError(where + ": design '" + row[0] + "' is feasible (feasible 1) but has an error: '" +
+                            printable(row[*error_column]) + "'");
     }
     // Every feasible design meets every constraint explore.json records, on the columns designs.csv has.
     if (const JsonValue* list = identity.find("constraints")) {
@@ -93,6 +98,9 @@ void check_designs(const std::string& dir, const JsonValue& identity, const CsvT
                 if (row[feasible_column] != "1") continue;
                 // designs.csv keeps 9 significant digits: a value that held may print on the bound.
                 const std::optional<double> v = parse_number(row[*column]);
+                if (v && *v < 0 && !sweep::result_may_be_negative(c->field))
+                    throw UserError(file + ":" + std::to_string(designs.row_lines[r]) + ": column '" + c->field +
+                                    "': " + row[*column] + " is negative, which no " + c->field + " is");
                 const auto holds_near = [&](double x) {
                     return c->holds(x) || c->holds(x * (1 + 1e-8)) || c->holds(x * (1 - 1e-8));
                 };
@@ -127,6 +135,52 @@ void check_designs(const std::string& dir, const JsonValue& identity, const CsvT
                                 pareto.rows[p][0] + "' is dominated by design '" + *id +
                                 "': the front holds only designs no feasible design dominates");
         }
+    }
+    // And all of them: a feasible design off the front is dominated by a member (the front of a
+    // finite set dominates every design it does not hold).
+    std::set<std::string> members;
+    std::vector<std::vector<double>> front;
+    for (std::size_t p = 0; p < pareto.rows.size(); ++p) {
+        if (!members.insert(pareto.rows[p][0]).second)
+            throw UserError(dir + "/pareto.csv:" + std::to_string(pareto.row_lines[p]) + ": design '" +
+                            pareto.rows[p][0] + "' is listed twice");
+        front.push_back(objectives_of(pareto.rows[p]));
+    }
+    for (const auto& [id, v] : feasible) {
+        if (members.count(*id)) continue;
+        const bool dominated = std::any_of(front.begin(), front.end(), [&](const std::vector<double>& m) {
+            bool no_worse = true, better = false;
+            for (std::size_t o = 0; o < m.size(); ++o) {
+                no_worse = no_worse && m[o] <= v[o];
+                better = better || m[o] < v[o];
+            }
+            return no_worse && better;
+        });
+        if (!dominated)
+            throw UserError(dir + "/pareto.csv: design '" + *id +
+                            "' of designs.csv is feasible and no member of the front dominates it, so the front "
+                            "leaves it out wrongly (on explore.json's objectives)");
+    }
+}
+
+/// explore's run of the knee in DIR/knee (written whenever the front has one): that design's
+/// run, its summary giving the objectives designs.csv gives the knee.
+void check_knee_run(const std::string& dir, const std::string& id, const std::vector<std::string>& objectives,
+                    const std::vector<double>& values) {
+    const std::string summary_file = dir + "/knee/summary.json";
+    if (!std::filesystem::exists(summary_file))
+        throw UserError(dir + "/knee: missing: explore runs the knee (design '" + id +
+                        "') in full there; run the exploration again");
+    const JsonValue summary = read_json_file(summary_file);
+    for (std::size_t o = 0; o < objectives.size(); ++o) {
+        const JsonValue* v = summary.is_object() ? summary.find(objectives[o]) : nullptr;
+        const double want = values[o];
+        if (!v || !v->is_number() ||
+            std::abs(v->as_number() - want) > 1e-8 * std::max({1e-300, std::abs(want), std::abs(v->as_number())}))
+            throw UserError(summary_file + ": " + objectives[o] + ": " +
+                            (v && v->is_number() ? display_number(v->as_number()) : std::string("missing")) +
+                            ", but the knee, design '" + id + "', has " + display_number(want) +
+                            " in designs.csv: knee/ is not its run");
     }
 }
 
@@ -214,6 +268,12 @@ ReportPage explore_report(const std::string& dir) {
                 (std::string(key) != "seed" && v->as_number() > kMaxWhole))  // a seed is any 64-bit value
                 throw UserError(identity_file + ": " + key + ": expected a whole number from 0" +
                                 (std::string(key) == "seed" ? std::string() : " to 2^53"));
+    if (const JsonValue* v = identity.find("method")) {
+        const bool known = v->is_string() && parse_name<sweep::SearchMethod>(v->as_string()).has_value();
+        if (!known) throw UserError(identity_file + ": method: expected auto, exhaustive, sampled or random");
+    }
+    if (const JsonValue* v = identity.find("budget"); v && v->as_number() < 1)
+        throw UserError(identity_file + ": budget: expected at least 1 design, got 0");
     check_designs(dir, identity, designs, pareto, columns, *feasible_column);
 
     const std::string name =
@@ -245,6 +305,7 @@ ReportPage explore_report(const std::string& dir) {
         t.headers = pareto.header;
         t.rows = {pareto.rows[*knee]};
         page.table(t);
+        check_knee_run(dir, pareto.rows[*knee][0], objectives, values_of(pareto, columns)[*knee]);
         if (std::filesystem::exists(dir + "/knee/report.json"))
             page.link(
                 "fastsim explore ran the knee in full, as fastsim run runs its config, into knee/: its own "
