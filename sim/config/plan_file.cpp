@@ -33,6 +33,9 @@ private:
     const JsonValue* optional(const JsonValue& object, const std::string& entry, std::string_view key,
                               JsonValue::Kind kind) const;
     std::uint64_t whole(const JsonValue& v, const std::string& entry) const;
+    /// What the run measured (seconds, bytes, counts) is not read back, but each of `keys` that
+    /// `object` has must be a finite number of at least 0 (or a list of them), as plan.json has.
+    void measured(const JsonValue& object, const std::string& entry, std::initializer_list<const char*> keys) const;
     template <class Enum>
     Enum name(const JsonValue& v, const std::string& entry, const char* expected) const {
         const std::optional<Enum> e = parse_name<Enum>(v.as_string());
@@ -95,6 +98,14 @@ std::uint64_t PlanReader::whole(const JsonValue& v, const std::string& entry) co
         fail(entry,
              "expected a whole number from 0 to 2^53" + (v.is_number() ? ", got " + format_number(x) : std::string()));
     return static_cast<std::uint64_t>(x);
+}
+
+void PlanReader::measured(const JsonValue& o, const std::string& at, std::initializer_list<const char*> keys) const {
+    for (const char* key : keys)
+        if (const JsonValue* v = o.find(key))
+            for (const JsonValue& x : v->is_array() ? v->items() : std::vector<JsonValue>{*v})
+                if (!x.is_number() || !std::isfinite(x.as_number()) || x.as_number() < 0)
+                    fail(at.empty() ? key : at + "." + key, "expected a finite number of at least 0");
 }
 
 std::size_t PlanReader::layer_index(const std::string& name, const std::string& entry) const {
@@ -216,11 +227,13 @@ planner::PipelineDecisions PlanReader::pipeline(const JsonValue& p, const planne
                                                  "pipeline.schedule", "a pipeline schedule: gpipe or 1f1b");
     d.microbatches = static_cast<std::size_t>(
         whole(member(p, "pipeline", "microbatches", JsonValue::Kind::number), "pipeline.microbatches"));
-    if (const JsonValue* v = optional(p, "pipeline", "alpa_objective_s", JsonValue::Kind::number)) {
+    measured(p, "pipeline", {"predicted_step_s", "bubble_fraction", "microbatch_size", "alpa_objective_s"});
+    const std::uint64_t batch = m_graph.layers.front().dims.batch;
+    if (const JsonValue* size = p.find("microbatch_size");
+        size && d.microbatches > 0 && size->as_number() != double(batch / d.microbatches))
+        fail("pipeline.microbatch_size", "expected batch / microbatches, " + std::to_string(batch / d.microbatches));
+    if (const JsonValue* v = optional(p, "pipeline", "alpa_objective_s", JsonValue::Kind::number))
         d.objective_s = v->as_number();
-        if (!(d.objective_s >= 0 && std::isfinite(d.objective_s)))
-            fail("pipeline.alpa_objective_s", "expected seconds, at least 0, got " + format_number(d.objective_s));
-    }
     const auto& stages = member(p, "pipeline", "stages", JsonValue::Kind::array).items();
     for (std::size_t s = 0; s < stages.size(); ++s) {
         const std::string at = "pipeline.stages[" + std::to_string(s) + "]";
@@ -229,6 +242,12 @@ planner::PipelineDecisions PlanReader::pipeline(const JsonValue& p, const planne
         only(stage, at,
              {"layers", "nodes", "predicted_s", "microbatch_forward_s", "microbatch_backward_s", "sync_tail_s",
               "in_flight", "memory_bytes", "intra_planner", "objective", "split", "groups"});
+        measured(stage, at,
+                 {"predicted_s", "microbatch_forward_s", "microbatch_backward_s", "sync_tail_s", "in_flight",
+                  "memory_bytes"});
+        if (const JsonValue* f = stage.find("in_flight");
+            f && !(f->as_number() >= 1 && f->as_number() <= double(d.microbatches)))
+            fail(at + ".in_flight", "expected 1 to pipeline.microbatches (" + std::to_string(d.microbatches) + ")");
         planner::StageDecisions st;
         const auto& names = member(stage, at, "layers", JsonValue::Kind::array).items();
         if (names.empty()) fail(at + ".layers", "lists no layer");
@@ -269,6 +288,7 @@ planner::PlanDecisions PlanReader::read(const JsonValue& root) const {
          {"config", "network", "batch", "nodes", "planner", "objective", "split", "chosen_from", "comm_only",
           "equal_split", "node_types", "predicted_step_s", "comm_bytes", "planning_s", "layers", "pipeline", "groups",
           "memory", "all_reduces"});
+    measured(root, "", {"predicted_step_s", "comm_bytes", "planning_s"});
     const std::size_t nodes = m_cluster.node_type.size();
     if (const std::uint64_t n = whole(member(root, "", "nodes", JsonValue::Kind::number), "nodes"); n != nodes)
         fail("nodes",
@@ -300,6 +320,7 @@ planner::PlanDecisions PlanReader::read(const JsonValue& root) const {
         const std::string at = "layers[" + std::to_string(l) + "]";
         if (!layers[l].is_object()) fail(at, "expected an object with the layer's name");
         only(layers[l], at, {"name", "compute_s", "forward_comm_s", "backward_comm_s", "sync_comm_s", "predicted_s"});
+        measured(layers[l], at, {"compute_s", "forward_comm_s", "backward_comm_s", "sync_comm_s", "predicted_s"});
         const std::string& got = member(layers[l], at, "name", JsonValue::Kind::string).as_string();
         if (got != m_graph.layers[l].name)
             fail(at + ".name", "'" + got + "' where the config's network has '" + m_graph.layers[l].name +
@@ -319,6 +340,8 @@ planner::PlanDecisions PlanReader::read(const JsonValue& root) const {
                 const std::string at = std::string(key) + "[" + std::to_string(i) + "]";
                 if (!list->items()[i].is_object()) fail(at, "expected an object, as fastsim plan writes it");
                 only(list->items()[i], at, fields);
+                for (const std::string_view f : fields)
+                    if (f != "algorithm" && f != "dimensions") measured(list->items()[i], at, {f.data()});
             }
     };
     entries("memory", {"node", "memory_bytes", "capacity_bytes", "weights_bytes", "weight_gradients_bytes",
