@@ -956,14 +956,16 @@ struct InterOpDp {
     /// stages first. A stage fits by its own place from the end, which only the stages after it
     /// decide, and fewer of them never stash more; so the front is exact.
     std::pair<double, std::vector<std::pair<std::size_t, std::size_t>>> solve_free(double t_max) const {
-        struct Entry {
-            std::size_t stages;
-            double sum;
-            std::size_t j, m, rest;  // this stage's end block and mesh; the entry it continues with
+        // The fronts' entries, their hot fields (read for every stage tried) apart from how each
+        // was reached (read to trace the best back): 32-bit indices, for the cache.
+        struct Back {
+            std::uint32_t j, m, rest;  // this stage's end block and mesh; the entry it continues with
         };
-        std::vector<Entry> entries{{0, 0, blocks, 0, 0}};
+        std::vector<std::uint32_t> stages_of{0};
+        std::vector<double> sum_of{0};
+        std::vector<Back> back_of{{static_cast<std::uint32_t>(blocks), 0, 0}};
         const auto cell = [&](std::size_t i, std::size_t a) { return i * (nodes + 1) + a; };
-        std::vector<std::pair<std::size_t, std::size_t>> front((blocks + 1) * (nodes + 1), {0, 0});  // [begin, end)
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> front((blocks + 1) * (nodes + 1), {0, 0});  // [begin, end)
         front[cell(blocks, nodes)] = {0, 1};
         // Per node position, the blocks j whose cell (j, position) has a front, descending: a
         // stage ending elsewhere leads nowhere (most do: 85-90% of them on GPT-3 175B over 4,096
@@ -971,41 +973,59 @@ struct InterOpDp {
         std::vector<std::vector<std::size_t>> fronted(nodes + 1);
         fronted[nodes].push_back(blocks);
         // Per stage count, the least sum reached at the current cell (the first of equals).
-        std::vector<Entry> best_at(std::min(blocks, nodes) + 1);
+        struct Best {
+            double sum = 0;
+            Back back{};
+            bool reached = false;
+        };
+        std::vector<Best> best_at(std::min(blocks, nodes) + 1);
         std::vector<std::size_t> counts;  // the stage counts reached at the current cell
         for (std::size_t i = blocks; i-- > 0;)
             for (std::size_t a = nodes; a-- > 0;) {
                 for_each_fronted_stage(
                     i, a, t_max, fronted, [&](std::size_t x, std::size_t j, std::size_t m, double t) {
                         const auto [first, last] = front[cell(j, meshes[m].end)];
-                        for (std::size_t e = first; e < last && fits(x, entries[e].stages + 1); ++e) {
-                            const Entry c{entries[e].stages + 1, t + entries[e].sum, j, m, e};
-                            Entry& best = best_at[c.stages];
-                            if (best.stages == 0) {
-                                counts.push_back(c.stages);
-                                best = c;
-                            } else if (c.sum < best.sum) {
-                                best = c;
+                        // fits(x, k) for k = stages + 1, hoisted: in flight min(k, microbatches)
+                        // under 1F1B, every micro-batch under GPipe.
+                        const std::size_t room = max_in_flight[x];
+                        if (schedule == PipelineSchedule::gpipe && room < microbatches) return;
+                        const std::size_t most_stages = room >= microbatches ? ~std::size_t{0} : room;
+                        for (std::uint32_t e = first; e < last && stages_of[e] + 1 <= most_stages; ++e) {
+                            const std::size_t k = stages_of[e] + 1;
+                            const double sum = t + sum_of[e];
+                            Best& best = best_at[k];
+                            if (!best.reached) {
+                                counts.push_back(k);
+                                best = {sum, {static_cast<std::uint32_t>(j), static_cast<std::uint32_t>(m), e}, true};
+                            } else if (sum < best.sum) {
+                                best.sum = sum;
+                                best.back = {static_cast<std::uint32_t>(j), static_cast<std::uint32_t>(m), e};
                             }
                         }
                     });
                 std::sort(counts.begin(), counts.end());
-                const std::size_t begin = entries.size();
+                const auto begin = static_cast<std::uint32_t>(stages_of.size());
                 for (const std::size_t k : counts) {
-                    if (entries.size() == begin || best_at[k].sum < entries.back().sum) entries.push_back(best_at[k]);
-                    best_at[k].stages = 0;
+                    if (stages_of.size() == begin || best_at[k].sum < sum_of.back()) {
+                        stages_of.push_back(static_cast<std::uint32_t>(k));
+                        sum_of.push_back(best_at[k].sum);
+                        back_of.push_back(best_at[k].back);
+                    }
+                    best_at[k].reached = false;
                 }
                 counts.clear();
-                front[cell(i, a)] = {begin, entries.size()};
-                if (entries.size() > begin) fronted[a].push_back(i);
+                if (stages_of.size() > std::numeric_limits<std::uint32_t>::max())
+                    throw std::length_error("alpa's inter-operator DP: more than 2^32 front entries");
+                front[cell(i, a)] = {begin, static_cast<std::uint32_t>(stages_of.size())};
+                if (stages_of.size() > begin) fronted[a].push_back(i);
             }
         std::vector<std::pair<std::size_t, std::size_t>> cut;
         const auto [first, last] = front[cell(0, 0)];
         if (first == last) return {kInfinity, cut};
-        const std::size_t best = last - 1;  // the front's sums fall as its stage counts rise
-        for (std::size_t e = best; entries[e].stages > 0; e = entries[e].rest)
-            cut.emplace_back(entries[e].j, entries[e].m);
-        return {entries[best].sum, cut};
+        const std::uint32_t best = last - 1;  // the front's sums fall as its stage counts rise
+        for (std::uint32_t e = best; stages_of[e] > 0; e = back_of[e].rest)
+            cut.emplace_back(back_of[e].j, back_of[e].m);
+        return {sum_of[best], cut};
     }
 };
 
