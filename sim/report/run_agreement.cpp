@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,8 @@
 #include "common/json_reader.h"
 #include "common/output_files.h"
 #include "common/summary.h"
+#include "planner/layer_graph.h"
+#include "sweep/point_record.h"
 
 namespace fastsim::report {
 namespace {
@@ -125,6 +128,13 @@ void check_nodes(const std::string& dir, const JsonValue& report) {
         if (parse_number(table.rows[r][*node]) != static_cast<double>(r))
             mixed(dir, dir + "/nodes.csv:" + std::to_string(table.row_lines[r]) + ": node '" +
                            printable(table.rows[r][*node]) + "' where node " + std::to_string(r) + " belongs");
+    // Node types: those report.json gives areas of, when it does.
+    const JsonValue* areas = member(report, "node_area_mm2");
+    if (const std::optional<std::size_t> type = table.column("type"); type && areas && areas->is_object())
+        for (std::size_t r = 0; r < table.rows.size(); ++r)
+            if (!areas->find(table.rows[r][*type]))
+                mixed(dir, dir + "/nodes.csv:" + std::to_string(table.row_lines[r]) + ": node type '" +
+                               printable(table.rows[r][*type]) + "', which report.json's node_area_mm2 does not have");
     const JsonValue* energy = member(report, "energy_pj");
     if (!energy || !energy->is_object()) return;
     for (const JsonMember& m : energy->members()) {
@@ -143,6 +153,39 @@ void check_nodes(const std::string& dir, const JsonValue& report) {
     }
 }
 
+/// A cluster step's layers.csv: each layer once, its partition type at the root one of the
+/// planner's (or '-' for a cluster of one group).
+void check_cluster_layers(const std::string& dir) {
+    const CsvTable layers = read_csv_file(dir + "/layers.csv");
+    const std::optional<std::size_t> name = layers.column("layer"), type = layers.column("type_root");
+    std::set<std::string> seen;
+    for (std::size_t r = 0; r < layers.rows.size(); ++r) {
+        const std::string at = dir + "/layers.csv:" + std::to_string(layers.row_lines[r]);
+        if (name && !seen.insert(layers.rows[r][*name]).second)
+            mixed(dir, at + ": layer '" + printable(layers.rows[r][*name]) + "' has a second row");
+        if (!type || layers.rows[r][*type] == "-") continue;
+        bool known = false;
+        for (std::size_t k = 0; k < planner::kPartitionTypes; ++k)
+            known = known || layers.rows[r][*type] == planner::to_string(static_cast<planner::PartitionType>(k));
+        if (!known)
+            throw UserError(at + ": column 'type_root': '" + printable(layers.rows[r][*type]) +
+                            "' is no partition type (I, II, III, IV, or - for one group)");
+    }
+}
+
+/// summary.json's own values: a percentage within 0 … 100, and no negative result where none can be.
+void check_summary_values(const std::string& dir, const JsonValue& summary) {
+    if (!summary.is_object()) return;
+    for (const JsonMember& m : summary.members()) {
+        if (!m.value.is_number()) continue;
+        const double v = m.value.as_number();
+        const bool percent = m.key.size() > 8 && m.key.compare(m.key.size() - 8, 8, "_percent") == 0;
+        if (!sweep::result_may_be_negative(m.key) && (v < 0 || (percent && v > 100)))
+            throw UserError(dir + "/summary.json: " + m.key + ": " + format_number(v) + " is outside " +
+                            (percent ? "0 … 100 (a percentage)" : "the results fastsim writes (at least 0)"));
+    }
+}
+
 }  // namespace
 
 void check_run_files_agree(const std::string& dir) {
@@ -150,11 +193,17 @@ void check_run_files_agree(const std::string& dir) {
     if (!fs::exists(root / "report.json")) return;
     const JsonValue report = read_json_file((root / "report.json").string());
     const bool cluster = member(report, "simulated_step_s") != nullptr;
-    if (fs::exists(root / "summary.json"))
-        check_summary(dir, report, read_json_file((root / "summary.json").string()), cluster);
+    if (fs::exists(root / "summary.json")) {
+        const JsonValue summary = read_json_file((root / "summary.json").string());
+        check_summary_values(dir, summary);
+        check_summary(dir, report, summary, cluster);
+    }
     if (const JsonValue* phases = member(report, "phases"); phases && phases->is_array() && !cluster)
         check_phases(dir, *phases);
-    if (cluster) check_nodes(dir, report);
+    if (cluster) {
+        check_nodes(dir, report);
+        if (fs::exists(root / "layers.csv")) check_cluster_layers(dir);
+    }
 }
 
 }  // namespace fastsim::report
