@@ -2,6 +2,7 @@
 // `fastsim collective CONFIG.yaml --op OP --algorithm A --bytes N ... [--out DIR]`: one
 // collective at a time on the SystemC network of the config's cluster section, nccl-tests style
 // (docs/cli.md, "fastsim collective").
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -115,10 +116,14 @@ int collective_command(const std::vector<std::string>& args) {
         count =
             static_cast<std::size_t>(parse_integer_option(ranks_text, "--ranks", 2, static_cast<std::int64_t>(count)));
     for (std::size_t i = 0; i < count; ++i) sweep.ranks.emplace_back(first + i);
-    // The default sizes: 1 KiB to 1 GiB by fours, from the first of at least a byte a rank.
+    // The default sizes: 1 KiB to 1 GiB by fours; with an op that splits the buffer, from the
+    // first of at least a byte a rank.
+    const bool splits = std::any_of(sweep.ops.begin(), sweep.ops.end(), [](interconnect::CollectiveOp op) {
+        return op != interconnect::CollectiveOp::all_reduce;
+    });
     if (bytes_text.empty())
         for (std::uint64_t n = 1024; n <= (std::uint64_t{1} << 30); n *= 4)
-            if (n >= count) sweep.bytes.push_back(n);
+            if (!splits || n >= count) sweep.bytes.push_back(n);
     // An op that splits the buffer gives each rank n / p bytes: a share of less than one byte is
     // no message.
     for (const interconnect::CollectiveOp op : sweep.ops)

@@ -127,7 +127,7 @@ KeyReader read_run_section(MapReader& top, RunParams& run) {
                           "applies only to run.mode training_step: a cluster run does not cost the "
                           "weight update yet (leave run.optimizer out)");
     // The update applies the weight gradient: without that phase there is none to apply.
-    if (reader.given("optimizer") && reader.given("phases") &&
+    if (run.optimizer != workload::Optimizer::none && reader.given("phases") &&
         std::find(run.phases.begin(), run.phases.end(), fmac::TrainingPhase::weight_gradient) == run.phases.end())
         throw ConfigError(reader.where("optimizer"),
                           "run.phases leaves out weight_gradient, so there is no weight gradient to apply "

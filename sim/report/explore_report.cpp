@@ -146,16 +146,20 @@ void check_designs(const std::string& dir, const JsonValue& identity, const CsvT
                             pareto.rows[p][0] + "' is listed twice");
         front.push_back(objectives_of(pareto.rows[p]));
     }
+    // Explore compares exact values, the files keep 9 digits: a member within 1e-8 of a design's
+    // every objective (a tie once printed) may be what left it out. The front is scanned in order
+    // of its first objective, up to the design's.
+    std::sort(front.begin(), front.end());
+    const auto within = [](double m, double v) { return m <= v + 1e-8 * std::max(std::abs(m), std::abs(v)); };
     for (const auto& [id, v] : feasible) {
-        if (members.count(*id)) continue;
-        const bool dominated = std::any_of(front.begin(), front.end(), [&](const std::vector<double>& m) {
-            bool no_worse = true, better = false;
-            for (std::size_t o = 0; o < m.size(); ++o) {
-                no_worse = no_worse && m[o] <= v[o];
-                better = better || m[o] < v[o];
-            }
-            return no_worse && better;
-        });
+        if (members.count(*id) || v.empty()) continue;
+        bool dominated = false;
+        for (const std::vector<double>& m : front) {
+            if (!within(m[0], v[0])) break;
+            dominated = true;
+            for (std::size_t o = 1; o < m.size() && dominated; ++o) dominated = within(m[o], v[o]);
+            if (dominated) break;
+        }
         if (!dominated)
             throw UserError(dir + "/pareto.csv: design '" + *id +
                             "' of designs.csv is feasible and no member of the front dominates it, so the front "
@@ -163,25 +167,30 @@ void check_designs(const std::string& dir, const JsonValue& identity, const CsvT
     }
 }
 
-/// explore's run of the knee in DIR/knee (written whenever the front has one): that design's
-/// run, its summary giving the objectives designs.csv gives the knee.
-void check_knee_run(const std::string& dir, const std::string& id, const std::vector<std::string>& objectives,
-                    const std::vector<double>& values) {
+/// explore's run of the knee in DIR/knee (explorations before 2026-11-30 have none): the run of
+/// a member of the front, its summary giving that member's objectives. (Which member the knee is
+/// may differ from the one the page marks when two tie within designs.csv's 9 digits.)
+void check_knee_run(const std::string& dir, const std::vector<std::string>& objectives,
+                    const std::vector<std::vector<double>>& front) {
     const std::string summary_file = dir + "/knee/summary.json";
-    if (!std::filesystem::exists(summary_file))
-        throw UserError(dir + "/knee: missing: explore runs the knee (design '" + id +
-                        "') in full there; run the exploration again");
     const JsonValue summary = read_json_file(summary_file);
-    for (std::size_t o = 0; o < objectives.size(); ++o) {
-        const JsonValue* v = summary.is_object() ? summary.find(objectives[o]) : nullptr;
-        const double want = values[o];
-        if (!v || !v->is_number() ||
-            std::abs(v->as_number() - want) > 1e-8 * std::max({1e-300, std::abs(want), std::abs(v->as_number())}))
-            throw UserError(summary_file + ": " + objectives[o] + ": " +
-                            (v && v->is_number() ? display_number(v->as_number()) : std::string("missing")) +
-                            ", but the knee, design '" + id + "', has " + display_number(want) +
-                            " in designs.csv: knee/ is not its run");
+    std::vector<double> run;
+    for (const std::string& o : objectives) {
+        const JsonValue* v = summary.is_object() ? summary.find(o) : nullptr;
+        if (!v || !v->is_number())
+            throw UserError(summary_file + ": " + o +
+                            ": missing, but it is an objective of the exploration: knee/ "
+                            "is not the run of one of its designs");
+        run.push_back(v->as_number());
     }
+    const auto same = [](double a, double b) {
+        return std::abs(a - b) <= 1e-8 * std::max({1e-300, std::abs(a), std::abs(b)});
+    };
+    for (const std::vector<double>& member : front)
+        if (std::equal(member.begin(), member.end(), run.begin(), same)) return;
+    throw UserError(summary_file +
+                    ": its objectives are no front member's in pareto.csv: knee/ is not the run of "
+                    "the front's knee");
 }
 
 }  // namespace
@@ -305,7 +314,7 @@ ReportPage explore_report(const std::string& dir) {
         t.headers = pareto.header;
         t.rows = {pareto.rows[*knee]};
         page.table(t);
-        check_knee_run(dir, pareto.rows[*knee][0], objectives, values_of(pareto, columns)[*knee]);
+        if (std::filesystem::exists(dir + "/knee")) check_knee_run(dir, objectives, values_of(pareto, columns));
         if (std::filesystem::exists(dir + "/knee/report.json"))
             page.link(
                 "fastsim explore ran the knee in full, as fastsim run runs its config, into knee/: its own "
