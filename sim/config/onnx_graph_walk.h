@@ -49,6 +49,15 @@ public:
         check_one_writer_each(initializers);
         m_layer_of[inputs[0]] = workload::kNetworkInput;
         for (m_index = 0; m_index < m_graph.node_size(); ++m_index) visit(m_graph.node(m_index));
+        // Every output is computed: one that no node writes (nor is the input or a constant) is a
+        // graph cut short.
+        std::set<std::string> written(initializers);
+        written.insert(inputs[0]);
+        for (const auto& n : m_graph.node()) written.insert(n.output().begin(), n.output().end());
+        for (int o = 0; o < m_graph.output_size(); ++o)
+            if (!written.count(m_graph.output(o).name()))
+                throw ConfigError({m_path, 0, 0, "graph.output[" + std::to_string(o) + "]"},
+                                  "'" + m_graph.output(o).name() + "' is written by no node of the graph");
         if (m_w.layers.empty()) throw ConfigError({m_path, 0, 0, "graph"}, "the model has no layer fastsim can cost");
         return std::move(m_w);
     }
@@ -254,7 +263,7 @@ private:
             pads = {th / 2, tw / 2, th - th / 2, tw - tw / 2};
         } else if (auto_pad && auto_pad->s() == "VALID") {
             pads = {0, 0, 0, 0};
-        } else if (auto_pad && auto_pad->s() != "NOTSET") {
+        } else if (auto_pad && auto_pad->s() != "NOTSET" && !auto_pad->s().empty()) {
             fail("auto_pad '" + printable(auto_pad->s()) + "': expected NOTSET, SAME_UPPER, SAME_LOWER or VALID");
         }
         if (pads.size() != 4 || std::any_of(pads.begin(), pads.end(), [&](std::int64_t p) { return p != pads[0]; }))

@@ -27,6 +27,8 @@ void GraphWalk::conv() {
     const std::string& x = node().input(0);
     if (node().input_size() < 2 || is_activation(node().input(1)))
         fail("expected constant weights as the second input");
+    if (node().input_size() > 2 && is_activation(node().input(2)))
+        fail("expected a constant bias as the third input, got the activation '" + node().input(2) + "'");
     const Dims xs = sample(x), w = dims(node().input(1));
     if (xs.size() != 3 || w.size() != 4)
         fail("expected a 2-D convolution (input [N, C, H, W], weights [F, C/groups, kh, kw])");
@@ -107,6 +109,8 @@ void GraphWalk::fc_or_matmul() {
 /// folded; an Add or Sub of two layers, an add layer.
 void GraphWalk::binary() {
     const std::string &a = node().input(0), &b = node().input(1);
+    if (node().op_type() == "Div" && !is_activation(a) && is_activation(b))
+        fail("a constant divided by an activation ('" + b + "') is not a scale of it, and is not supported");
     if (!is_activation(a) || !is_activation(b)) return alias(is_activation(a) ? a : b);
     const std::string &la = layer_of(a), &lb = layer_of(b);
     if (la == lb) return alias(a);
@@ -202,6 +206,10 @@ void GraphWalk::visit(const onnx::NodeProto& n) {
     if (op == "ReduceMean") return reduce_mean();
     if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return binary();
     if (op == "Concat") return concat();
+    if (op == "Clip")
+        for (int i = 1; i < n.input_size(); ++i)
+            if (is_activation(n.input(i)))
+                fail("a Clip bounded by the activation '" + n.input(i) + "' is not supported (constant bounds only)");
     if (op == "Relu" || op == "Clip") return emit_vector(LayerKind::relu, image_tensor(sample(x)), {x});
     if (op == "BatchNormalization") return emit_vector(LayerKind::batchnorm, image_tensor(sample(x)), {x});
     if (op == "Gelu" || op == "Erf") {
