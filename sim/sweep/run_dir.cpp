@@ -315,7 +315,8 @@ std::string run_command(const std::string& dir) {
     const fs::path manifest = fs::path(dir) / kRunManifest;
     if (!present(manifest)) return "";
     try {
-        const JsonValue* command = member(read_json_file(manifest.string()), "command");
+        const JsonValue json = read_json_file(manifest.string());  // kept: `command` points into it
+        const JsonValue* command = member(json, "command");
         return command && command->is_string() ? command->as_string() : "";
     } catch (const UserError&) {
         return "";
