@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 packages=(g++ cmake ninja-build pkg-config
           libsystemc-dev libboost-program-options-dev libyaml-cpp-dev catch2 libspdlog-dev libbenchmark-dev
-          zlib1g-dev libopenblas-dev dataset-fashion-mnist libonnx-dev libprotobuf-dev)
+          zlib1g-dev libopenblas-dev dataset-fashion-mnist libonnx-dev libprotobuf-dev libgoogle-perftools-dev)
 cmake_args=()
 if [[ ${FASTSIM_WITH_MPI:-OFF} == ON ]]; then
   packages+=(openmpi-bin libopenmpi-dev)
