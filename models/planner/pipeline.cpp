@@ -833,10 +833,15 @@ struct InterOpDp {
     std::vector<std::size_t> class_of;  ///< per mesh, its class (meshes that cost alike)
     std::size_t classes = 0;
     std::vector<std::vector<std::size_t>> meshes_at;  ///< per first position, mesh indices
-    std::vector<double> latency;                      ///< per (first block, mesh class, end block)
-    std::vector<double> least_latency_from;           ///< min of latency over end blocks >= this one
-    std::vector<std::size_t> max_in_flight;           ///< per (first block, mesh class, end block)
-    std::vector<std::uint8_t> fits_from;              ///< whether any end block >= this one fits at all
+    /// A stage's cost and what the scan over longer stages needs, side by side: the DP reads
+    /// all four for each stage it tries (one cache line, not four).
+    struct StageEntry {
+        double latency_s = kInfinity;
+        double least_latency_from_s = kInfinity;  ///< min of latency_s over end blocks >= this one
+        std::uint32_t max_in_flight = 0;          ///< saturated: compared with counts of micro-batches
+        bool fits_from = false;                   ///< whether any end block >= this one fits at all
+    };
+    std::vector<StageEntry> stage;  ///< per (first block, mesh class, end block)
 
     /// The entry of blocks [i, j) on mesh m (through its class).
     [[nodiscard]] std::size_t index(std::size_t i, std::size_t j, std::size_t m) const {
@@ -858,32 +863,32 @@ struct InterOpDp {
             if (representative[class_of[m]] == meshes.size()) representative[class_of[m]] = m;
         }
         classes = representative.size();
-        latency.assign((blocks + 1) * (blocks + 1) * classes, kInfinity);
-        max_in_flight.assign(latency.size(), 0);
-        least_latency_from.assign(latency.size(), kInfinity);
-        fits_from.assign(latency.size(), 0);
+        stage.assign((blocks + 1) * (blocks + 1) * classes, StageEntry{});
         for (std::size_t i = 0; i < blocks; ++i)
             for (const std::size_t m : representative) {
                 if (m == meshes.size()) continue;  // a class no mesh has
                 for (std::size_t j = i + 1; j <= blocks; ++j) {
                     const AlpaStageCost c = cost(i, j, m);
-                    latency[index(i, j, m)] = c.latency_s;
-                    max_in_flight[index(i, j, m)] = c.max_in_flight;
+                    StageEntry& e = stage[index(i, j, m)];
+                    e.latency_s = c.latency_s;
+                    e.max_in_flight = static_cast<std::uint32_t>(
+                        std::min<std::size_t>(c.max_in_flight, std::numeric_limits<std::uint32_t>::max()));
                 }
                 double least = kInfinity;
                 bool any_fits = false;
                 for (std::size_t j = blocks; j > i; --j) {
-                    least = std::min(least, latency[index(i, j, m)]);
-                    least_latency_from[index(i, j, m)] = least;
-                    any_fits = any_fits || max_in_flight[index(i, j, m)] > 0;
-                    fits_from[index(i, j, m)] = any_fits ? 1 : 0;
+                    StageEntry& e = stage[index(i, j, m)];
+                    least = std::min(least, e.latency_s);
+                    e.least_latency_from_s = least;
+                    any_fits = any_fits || e.max_in_flight > 0;
+                    e.fits_from = any_fits;
                 }
             }
     }
 
     /// Whether stage x fits when it is `from_end` stages from the end.
     [[nodiscard]] bool fits(std::size_t x, std::size_t from_end) const {
-        return max_in_flight[x] >= alpa_in_flight(schedule, microbatches, from_end);
+        return stage[x].max_in_flight >= alpa_in_flight(schedule, microbatches, from_end);
     }
 
     /// Calls visit(x, j, m, latency) for every stage starting at block i on a mesh starting at
@@ -894,9 +899,10 @@ struct InterOpDp {
         for (const std::size_t m : meshes_at[a])
             for (std::size_t j = i + 1; j <= blocks; ++j) {
                 const std::size_t x = index(i, j, m);
-                if (!(least_latency_from[x] <= t_max)) break;  // no longer stage is fast enough
-                if (fits_from[x] == 0) break;                  // nor fits in memory
-                if (latency[x] <= t_max && max_in_flight[x] > 0) visit(x, j, m, latency[x]);
+                const StageEntry& e = stage[x];
+                if (!(e.least_latency_from_s <= t_max)) break;  // no longer stage is fast enough
+                if (!e.fits_from) break;                        // nor fits in memory
+                if (e.latency_s <= t_max && e.max_in_flight > 0) visit(x, j, m, e.latency_s);
             }
     }
 
@@ -911,9 +917,10 @@ struct InterOpDp {
                 const std::size_t j = *it;
                 if (j <= i) continue;  // (i, end) itself, made in this row before (i, a)
                 const std::size_t x = index(i, j, m);
-                if (!(least_latency_from[x] <= t_max)) break;  // no longer stage is fast enough
-                if (fits_from[x] == 0) break;                  // nor fits in memory
-                if (latency[x] <= t_max && max_in_flight[x] > 0) visit(x, j, m, latency[x]);
+                const StageEntry& e = stage[x];
+                if (!(e.least_latency_from_s <= t_max)) break;  // no longer stage is fast enough
+                if (!e.fits_from) break;                        // nor fits in memory
+                if (e.latency_s <= t_max && e.max_in_flight > 0) visit(x, j, m, e.latency_s);
             }
         }
     }
@@ -956,13 +963,16 @@ struct InterOpDp {
     /// stages first. A stage fits by its own place from the end, which only the stages after it
     /// decide, and fewer of them never stash more; so the front is exact.
     std::pair<double, std::vector<std::pair<std::size_t, std::size_t>>> solve_free(double t_max) const {
-        // The fronts' entries, their hot fields (read for every stage tried) apart from how each
-        // was reached (read to trace the best back): 32-bit indices, for the cache.
+        // The fronts' entries, their hot fields (read together for every stage tried) apart from
+        // how each was reached (read to trace the best back): 32-bit indices, for the cache.
+        struct Entry {
+            double sum;
+            std::uint32_t stages;
+        };
         struct Back {
             std::uint32_t j, m, rest;  // this stage's end block and mesh; the entry it continues with
         };
-        std::vector<std::uint32_t> stages_of{0};
-        std::vector<double> sum_of{0};
+        std::vector<Entry> entries{{0, 0}};
         std::vector<Back> back_of{{static_cast<std::uint32_t>(blocks), 0, 0}};
         const auto cell = [&](std::size_t i, std::size_t a) { return i * (nodes + 1) + a; };
         std::vector<std::pair<std::uint32_t, std::uint32_t>> front((blocks + 1) * (nodes + 1), {0, 0});  // [begin, end)
@@ -987,12 +997,12 @@ struct InterOpDp {
                         const auto [first, last] = front[cell(j, meshes[m].end)];
                         // fits(x, k) for k = stages + 1, hoisted: in flight min(k, microbatches)
                         // under 1F1B, every micro-batch under GPipe.
-                        const std::size_t room = max_in_flight[x];
+                        const std::size_t room = stage[x].max_in_flight;
                         if (schedule == PipelineSchedule::gpipe && room < microbatches) return;
                         const std::size_t most_stages = room >= microbatches ? ~std::size_t{0} : room;
-                        for (std::uint32_t e = first; e < last && stages_of[e] + 1 <= most_stages; ++e) {
-                            const std::size_t k = stages_of[e] + 1;
-                            const double sum = t + sum_of[e];
+                        for (std::uint32_t e = first; e < last && entries[e].stages + 1 <= most_stages; ++e) {
+                            const std::size_t k = entries[e].stages + 1;
+                            const double sum = t + entries[e].sum;
                             Best& best = best_at[k];
                             if (!best.reached) {
                                 counts.push_back(k);
@@ -1004,35 +1014,34 @@ struct InterOpDp {
                         }
                     });
                 std::sort(counts.begin(), counts.end());
-                const auto begin = static_cast<std::uint32_t>(stages_of.size());
+                const auto begin = static_cast<std::uint32_t>(entries.size());
                 for (const std::size_t k : counts) {
-                    if (stages_of.size() == begin || best_at[k].sum < sum_of.back()) {
-                        stages_of.push_back(static_cast<std::uint32_t>(k));
-                        sum_of.push_back(best_at[k].sum);
+                    if (entries.size() == begin || best_at[k].sum < entries.back().sum) {
+                        entries.push_back({best_at[k].sum, static_cast<std::uint32_t>(k)});
                         back_of.push_back(best_at[k].back);
                     }
                     best_at[k].reached = false;
                 }
                 counts.clear();
-                if (stages_of.size() > std::numeric_limits<std::uint32_t>::max())
+                if (entries.size() > std::numeric_limits<std::uint32_t>::max())
                     throw std::length_error("alpa's inter-operator DP: more than 2^32 front entries");
-                front[cell(i, a)] = {begin, static_cast<std::uint32_t>(stages_of.size())};
-                if (stages_of.size() > begin) fronted[a].push_back(i);
+                front[cell(i, a)] = {begin, static_cast<std::uint32_t>(entries.size())};
+                if (entries.size() > begin) fronted[a].push_back(i);
             }
         std::vector<std::pair<std::size_t, std::size_t>> cut;
         const auto [first, last] = front[cell(0, 0)];
         if (first == last) return {kInfinity, cut};
         const std::uint32_t best = last - 1;  // the front's sums fall as its stage counts rise
-        for (std::uint32_t e = best; stages_of[e] > 0; e = back_of[e].rest)
+        for (std::uint32_t e = best; entries[e].stages > 0; e = back_of[e].rest)
             cut.emplace_back(back_of[e].j, back_of[e].m);
-        return {sum_of[best], cut};
+        return {entries[best].sum, cut};
     }
 };
 
 AlpaChoice best_over_t_max(const InterOpDp& dp, std::size_t microbatches) {
     std::vector<double> candidates;
-    for (const double t : dp.latency)
-        if (t < kInfinity) candidates.push_back(t);
+    for (const InterOpDp::StageEntry& e : dp.stage)
+        if (e.latency_s < kInfinity) candidates.push_back(e.latency_s);
     std::sort(candidates.begin(), candidates.end());
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
     // Beyond kScanAllCandidates, keep those kScanSpacing apart (Alpa buckets them likewise):
@@ -1068,7 +1077,7 @@ AlpaChoice best_over_t_max(const InterOpDp& dp, std::size_t microbatches) {
         if (!(sum < kInfinity)) continue;
         double slowest = 0;
         for (std::size_t s = 0, i = 0; s < cut.size(); i = cut[s].first, ++s)
-            slowest = std::max(slowest, dp.latency[dp.index(i, cut[s].first, cut[s].second)]);
+            slowest = std::max(slowest, dp.stage[dp.index(i, cut[s].first, cut[s].second)].latency_s);
         const double objective = sum + m1 * slowest;
         if (objective < best.objective_s) {
             best.objective_s = objective;
