@@ -409,14 +409,21 @@ TEST_CASE("a train directory's report shows its policies, the plots train wrote 
     dir.write("cost.csv", "policy,epoch,cycles\nfp32,1,2000\nfast,1,700\n");
     std::filesystem::create_directories(dir.path("plots"));
     dir.write("plots/accuracy.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"><title>acc</title></svg>");
+    dir.write("plots/accuracy_vs_cycles.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>");
+    dir.write("plots/cycles_per_epoch.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>");
     CHECK(classify_results_dir(dir.path("")) == ResultsDirKind::train);
     const ReportPage page = train_report(dir.path(""));
-    REQUIRE(page.plots.size() == 1);
+    REQUIRE(page.plots.size() == 3);
     CHECK(page.plots[0].first == "accuracy.svg");
     CHECK_THAT(page.html, Contains("<title>acc</title>"));
     CHECK_THAT(page.html, Contains("<td>fast</td>"));
     CHECK_THAT(page.html, Contains(number_cell(700)));
     CHECK_THAT(page.html, Contains("Cost per epoch"));
+    // The files must agree: a final accuracy that is not the last epoch's is another run's.
+    dir.write("comparison.csv",
+              "policy,final_test_accuracy,total_cycles,total_energy_uj\nfp32,0.91,2000,10\nfast,0.5,700,3.5\n");
+    CHECK_THAT(error_of([&] { (void)train_report(dir.path("")); }),
+               Contains("comparison.csv:3: final_test_accuracy of policy 'fast' is '0.5'"));
     // A comparison without its accuracy.csv is refused naming the missing file.
     fastsim::test::TempDir half;
     half.write("comparison.csv", "policy\nfp32\n");
