@@ -178,6 +178,16 @@ void resolve_training(MapReader& top, Params& p) {
     node_keys(node, p.node);
     node.finish();
     resolve_node(p.node, p.bfp);
+    // A phase's own dataflow applies to that phase's GEMMs: only to a phase the run simulates.
+    const node::PhaseSelection simulated = p.run.phase_selection();
+    for (std::size_t phase = 0; phase < simulated.size(); ++phase) {
+        const char* name = fmac::to_string(static_cast<fmac::TrainingPhase>(phase));
+        const std::string key = std::string("array.dataflow_per_phase.") + name;
+        if (!simulated[phase] && node.given(key))
+            throw ConfigError(node.where(key), std::string("run.phases leaves out ") + name +
+                                                   ", so no GEMM takes this dataflow (add " + name +
+                                                   " to run.phases, or leave this key out)");
+    }
 
     // (3) Precision: defaults, then the overrides in order.
     PrecisionParams& pp = p.precision;
