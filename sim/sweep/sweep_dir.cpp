@@ -226,7 +226,15 @@ void check_record_against_sweep(const PointRecord& r, const SweepIdentity& ident
 
 void check_results_against_summary(const PointRecord& r, const std::string& summary, const std::string& file) {
     std::error_code ec;
-    if (!fs::is_regular_file(summary, ec)) return;
+    if (!fs::is_regular_file(summary, ec)) {
+        // A folder cleared to point.json alone is a record; one whose run is still there but lost
+        // the summary the record came from is not one complete run.
+        if (fs::exists(fs::path(summary).parent_path() / "manifest.json", ec))
+            throw UserError(file + ": results: they came from " + summary +
+                            ", which is gone though the point's run is still there (manifest.json): the folder was "
+                            "edited; delete the point's folder to rerun it");
+        return;
+    }
     const fastsim::Summary run = read_summary(summary);
     const auto same = [](double a, double b) { return a == b || std::abs(a - b) <= 1e-9 * std::abs(b); };
     bool agree = run.size() == r.results.size();

@@ -66,7 +66,8 @@ std::string point_dir(const std::string& dir, const std::string& id);
 /// sweep's axis keys in order, or, when ok, whose results are not its folder's summary.json.
 std::map<std::size_t, PointRecord> read_point_records(const std::string& dir, const SweepIdentity& identity);
 /// An ok record's results (`record_file`) are its run's summary.json (`summary`), field for field,
-/// when the point's folder still holds it. UserError naming both files otherwise: one was edited.
+/// when the point's folder still holds it; a folder that holds its run (manifest.json) must. UserError
+/// naming both files otherwise: one was edited.
 void check_results_against_summary(const PointRecord& record, const std::string& summary,
                                    const std::string& record_file);
 
