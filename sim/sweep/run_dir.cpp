@@ -311,6 +311,39 @@ void refuse_replacing_result_file(const std::string& path, const std::string& op
                         ", which this would overwrite; write to another path");
 }
 
+namespace {
+
+/// "MAJOR.MINOR.PATCH" as three numbers; nullopt for anything else.
+std::optional<std::array<unsigned long, 3>> version_numbers(const std::string& text) {
+    std::array<unsigned long, 3> out{};
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const std::size_t end = i + 1 < out.size() ? text.find('.', at) : text.size();
+        if (end == std::string::npos || end == at || end - at > 6) return std::nullopt;
+        for (std::size_t c = at; c < end; ++c)
+            if (text[c] < '0' || text[c] > '9') return std::nullopt;
+        out[i] = std::stoul(text.substr(at, end - at));
+        at = end + 1;
+    }
+    return out;
+}
+
+/// A manifest's fastsim_version names a version no newer than this one: a later fastsim's files
+/// may hold what this one does not read. UserError naming `file` otherwise.
+void check_written_by_this_version(const JsonValue* written, const std::string& file) {
+    const auto ours = version_numbers(FASTSIM_VERSION);
+    const auto theirs = written && written->is_string() ? version_numbers(written->as_string()) : std::nullopt;
+    if (!theirs)
+        throw UserError(file + ": fastsim_version: expected the version of fastsim that wrote the run, such as " +
+                        std::string(FASTSIM_VERSION));
+    if (ours && *theirs > *ours)
+        throw UserError(file + ": fastsim_version: the run was written by fastsim " + written->as_string() +
+                        ", newer than this fastsim (" + FASTSIM_VERSION +
+                        "), whose files this one may misread: read it with that version or later");
+}
+
+}  // namespace
+
 std::string run_command(const std::string& dir) {
     const fs::path manifest = fs::path(dir) / kRunManifest;
     if (!present(manifest)) return "";
@@ -340,6 +373,7 @@ void check_complete_run(const std::string& dir) {
             throw UserError((root / kRunManifest).string() +
                             ": command: expected the fastsim command that wrote the run (run, plan, compare, train, "
                             "collective, scalesim or explore)");
+        check_written_by_this_version(member(manifest, "fastsim_version"), (root / kRunManifest).string());
         std::set<std::string> listed;
         for (const JsonValue& f : files->items()) {
             const JsonValue* name = member(f, "name");
