@@ -89,8 +89,12 @@ SweepIdentity read_sweep_json(const std::string& dir) {
     const JsonValue root = fastsim::read_json_file(file);
     if (!root.is_object()) throw UserError(file + ": expected a JSON object");
     SweepIdentity id;
+    // Every sweep.json fastsim has written names its format.
     const std::string format = optional_string(root, file, "format");
-    if (!format.empty() && format != kFormat)
+    if (format.empty())
+        key_error(file, "format",
+                  "expected '" + std::string(kFormat) + "', as fastsim sweep writes it (it is missing)");
+    if (format != kFormat)
         key_error(file, "format", "this fastsim reads " + std::string(kFormat) + ", got '" + format + "'");
     id.name = optional_string(root, file, "name");
     id.sweep_file = optional_string(root, file, "sweep_file");

@@ -9,7 +9,7 @@
 namespace {
 
 constexpr const char* kSweepJson =
-    R"({"format": "fastsim-sweep-1", "name": "fuzz", "points": 4, "fingerprint": "0",
+    R"({"format": "fastsim-sweep/1", "name": "fuzz", "points": 4, "fingerprint": "0",
         "axes": [{"name": "rows", "keys": ["node.array.rows"]}, {"name": "m", "keys": ["precision.weights"]}],
         "plot": {"x": "node.array.rows", "series": "precision.weights"}})";
 constexpr const char* kReportJson =

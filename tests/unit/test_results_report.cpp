@@ -192,12 +192,14 @@ TEST_CASE("sweep report errors name the file and line or key", "[report]") {
     SECTION("plot.x not a column") {
         const std::string d = sweep_copy(
             dir, kNodeSweep, "",
-            R"({"axes": [{"name": "array", "keys": ["node.array.rows"]}], "points": 20, "plot": {"x": "node.array.depth"}})");
+            R"({"format": "fastsim-sweep/1", "axes": [{"name": "array", "keys": ["node.array.rows"]}], "points": 20,
+                "plot": {"x": "node.array.depth"}})");
         CHECK(error_of([&] { sweep_report(d); }) ==
               d + "/sweep.json: plot.x: 'node.array.depth' is not a column of " + d + "/results.csv");
     }
     SECTION("axes without keys, and another format") {
-        std::string d = sweep_copy(dir, kNodeSweep, "", R"({"axes": [{"name": "array", "keys": []}]})");
+        std::string d = sweep_copy(dir, kNodeSweep, "",
+                                   R"({"format": "fastsim-sweep/1", "axes": [{"name": "array", "keys": []}]})");
         CHECK(error_of([&] { sweep_report(d); }) ==
               d + "/sweep.json: axes[0].keys: expected a non-empty array of key paths");
         std::ofstream(d + "/sweep.json") << R"({"format": "fastsim-sweep/2", "axes": []})";
@@ -372,6 +374,9 @@ TEST_CASE("report directories are told apart, and others are refused by name", "
     CHECK_THAT(error_of([&] { classify_results_dir(dir.path("")); }), Contains("results.csv: cannot open"));
     dir.write("results.csv", "point,status\n");
     dir.write("sweep.json", "{\"axes\": 3}");
+    CHECK(error_of([&] { sweep_report(dir.path("")); }) ==
+          dir.path("") + "/sweep.json: format: expected 'fastsim-sweep/1', as fastsim sweep writes it (it is missing)");
+    dir.write("sweep.json", "{\"format\": \"fastsim-sweep/1\", \"axes\": 3}");
     CHECK(error_of([&] { sweep_report(dir.path("")); }) ==
           dir.path("") + "/sweep.json: axes: expected a non-empty array of axes");
 }
