@@ -17,6 +17,8 @@
 #include "planner/layer_graph.h"
 #include "sweep/point_record.h"
 
+#include <yaml-cpp/yaml.h>
+
 namespace fastsim::report {
 namespace {
 
@@ -186,6 +188,36 @@ void check_summary_values(const std::string& dir, const JsonValue& summary) {
     }
 }
 
+/// config.yaml, the config the run resolved (`run --out` writes it): its run.mode and
+/// workload.batch are those report.json describes.
+void check_config(const std::string& dir, const JsonValue& report, bool cluster) {
+    const std::string file = dir + "/config.yaml";
+    YAML::Node loaded;
+    try {
+        loaded = YAML::LoadFile(file);
+    } catch (const YAML::Exception& e) {
+        throw UserError(file + ": not the config a run writes (" + e.msg + ")");
+    }
+    const YAML::Node& root = loaded;
+    if (!root.IsMap()) throw UserError(file + ": expected the run's config, a YAML map, as run --out writes it");
+    const auto scalar = [&](const char* section, const char* key) -> std::optional<std::string> {
+        const YAML::Node s = root[section];
+        if (!s || !s.IsMap() || !s[key] || !s[key].IsScalar()) return std::nullopt;
+        return s[key].Scalar();
+    };
+    if (const std::optional<std::string> mode = scalar("run", "mode");
+        mode && (*mode == "cluster" || *mode == "training_step") && (*mode == "cluster") != cluster)
+        mixed(dir, "config.yaml's run.mode is " + *mode + ", but report.json is a " +
+                       (cluster ? "cluster step's" : "training step's"));
+    const std::optional<double> batch = number_at(report, "batch");
+    if (const std::optional<std::string> given = scalar("workload", "batch"); given && batch) {
+        const std::optional<double> v = parse_number(*given);
+        if (!v || *v != *batch)
+            mixed(dir, "config.yaml's workload.batch is " + printable(*given) + ", report.json's batch " +
+                           format_number(*batch));
+    }
+}
+
 }  // namespace
 
 void check_run_files_agree(const std::string& dir) {
@@ -204,6 +236,7 @@ void check_run_files_agree(const std::string& dir) {
         check_nodes(dir, report);
         if (fs::exists(root / "layers.csv")) check_cluster_layers(dir);
     }
+    if (fs::is_regular_file(root / "config.yaml")) check_config(dir, report, cluster);
 }
 
 }  // namespace fastsim::report
