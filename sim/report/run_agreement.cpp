@@ -156,8 +156,8 @@ void check_nodes(const std::string& dir, const JsonValue& report) {
 }
 
 /// A cluster step's layers.csv: each layer once, its partition type at the root one of the
-/// planner's (or '-' for a cluster of one group).
-void check_cluster_layers(const std::string& dir) {
+/// planner's (or '-' for a cluster of one group, or a pipeline's layers, split within stages).
+void check_cluster_layers(const std::string& dir, bool split_at_root) {
     const CsvTable layers = read_csv_file(dir + "/layers.csv");
     const std::optional<std::size_t> name = layers.column("layer"), type = layers.column("type_root");
     std::set<std::string> seen;
@@ -165,6 +165,9 @@ void check_cluster_layers(const std::string& dir) {
         const std::string at = dir + "/layers.csv:" + std::to_string(layers.row_lines[r]);
         if (name && !seen.insert(layers.rows[r][*name]).second)
             mixed(dir, at + ": layer '" + printable(layers.rows[r][*name]) + "' has a second row");
+        if (type && layers.rows[r][*type] == "-" && split_at_root)
+            mixed(dir, at + ": column 'type_root' is '-' (no split), but report.json's cluster splits every "
+                            "layer at its root (more than one node, no pipeline)");
         if (!type || layers.rows[r][*type] == "-") continue;
         bool known = false;
         for (std::size_t k = 0; k < planner::kPartitionTypes; ++k)
@@ -172,6 +175,38 @@ void check_cluster_layers(const std::string& dir) {
         if (!known)
             throw UserError(at + ": column 'type_root': '" + printable(layers.rows[r][*type]) +
                             "' is no partition type (I, II, III, IV, or - for one group)");
+    }
+}
+
+/// A cluster step's plan.csv: each split leaves both sides a node (side_a_nodes from 1 to nodes
+/// - 1, no more than nodes where the layer is not split, '-'), and each row's stage is one of
+/// report.json's pipeline stages, or empty when the plan has none.
+void check_plan_csv(const std::string& dir, std::size_t stages) {
+    const CsvTable plan = read_csv_file(dir + "/plan.csv");
+    const std::optional<std::size_t> nodes = plan.column("nodes"), side_a = plan.column("side_a_nodes"),
+                                     type = plan.column("type"), stage = plan.column("stage");
+    for (std::size_t r = 0; r < plan.rows.size() && nodes && side_a && type; ++r) {
+        const std::optional<double> n = parse_number(plan.rows[r][*nodes]), a = parse_number(plan.rows[r][*side_a]);
+        const bool split = plan.rows[r][*type] != "-";
+        if (n && a && (*a > *n || (split && (*a < 1 || *a >= *n))))
+            throw UserError(
+                dir + "/plan.csv:" + std::to_string(plan.row_lines[r]) + ": column 'side_a_nodes' is " +
+                plan.rows[r][*side_a] + " of a group of " + plan.rows[r][*nodes] + " nodes" +
+                (split ? ", split by type " + printable(plan.rows[r][*type]) + ": each side holds at least one node"
+                       : ""));
+    }
+    if (!stage) return;
+    for (std::size_t r = 0; r < plan.rows.size(); ++r) {
+        const std::string& cell = plan.rows[r][*stage];
+        const std::optional<double> v = parse_number(cell);
+        const bool fits =
+            stages == 0 ? cell.empty() : v && *v >= 0 && *v < static_cast<double>(stages) && *v == std::floor(*v);
+        if (!fits)
+            mixed(dir, dir + "/plan.csv:" + std::to_string(plan.row_lines[r]) + ": column 'stage' is '" +
+                           printable(cell) + "', but report.json's plan has " +
+                           (stages == 0 ? std::string("no pipeline stages")
+                                        : std::to_string(stages) + " pipeline stages (0 … " +
+                                              std::to_string(stages - 1) + ")"));
     }
 }
 
@@ -234,7 +269,12 @@ void check_run_files_agree(const std::string& dir) {
         check_phases(dir, *phases);
     if (cluster) {
         check_nodes(dir, report);
-        if (fs::exists(root / "layers.csv")) check_cluster_layers(dir);
+        const JsonValue* pipeline = member(report, "pipeline");
+        const JsonValue* stages = pipeline ? member(*pipeline, "stages") : nullptr;
+        const std::size_t stage_count = stages && stages->is_array() ? stages->items().size() : 0;
+        const std::optional<double> nodes = number_at(report, "nodes");
+        if (fs::exists(root / "layers.csv")) check_cluster_layers(dir, !pipeline && nodes && *nodes > 1);
+        if (fs::exists(root / "plan.csv")) check_plan_csv(dir, stage_count);
     }
     if (fs::is_regular_file(root / "config.yaml")) check_config(dir, report, cluster);
 }
