@@ -245,6 +245,15 @@ void check_fields(const sweep::ExploreSpec& spec) {
     // The first design's mode; one whose keys make it invalid (an infeasible design, not a bad
     // space) is told by its base config alone.
     const config::RunMode mode = first_design_config(spec).run.mode;
+    // Every design of a space whose mode no axis changes has the first design's.
+    bool mode_varies = false;
+    for (const sweep::Axis& axis : spec.space.axes)
+        for (const std::string& key : axis.keys)
+            mode_varies = mode_varies || key == "run.mode" || key == sweep::kBaseKey;
+    if (mode == config::RunMode::bfp_report && !mode_varies)
+        throw UserError(spec.space.file +
+                        ": sweep.base: its run.mode is bfp_report, which simulates no node; fastsim explore "
+                        "evaluates node and cluster designs (run.mode training_step or cluster)");
     const std::string run = mode == config::RunMode::cluster ? "a cluster run" : "a node run";
     const std::vector<std::string> names = summary_names(mode);
     const auto known = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) != names.end(); };

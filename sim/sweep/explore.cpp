@@ -105,6 +105,9 @@ ExploreSpec load_explore_text(const std::string& text, const std::string& path) 
                                   "expected a constraint FIELD <= NUMBER (or <, >=, >), for example "
                                   "'time_ms <= 250', got '" +
                                       *c.value + "'");
+            for (const Constraint& earlier : spec.constraints)
+                if (earlier.field == parsed->field && earlier.op == parsed->op && earlier.bound == parsed->bound)
+                    throw ConfigError(c.where, "constraint '" + *c.value + "' is listed twice");
             spec.constraints.push_back(*parsed);
         }
     if (const auto budget = explore->scalar<std::int64_t>("budget"); budget.value) {
