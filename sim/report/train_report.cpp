@@ -177,10 +177,15 @@ ReportPage train_report(const std::string& dir) {
     const CsvTable accuracy = read_csv_file(dir + "/accuracy.csv");
     check_run_table(comparison, {"policy", "final_test_accuracy"}, {"policy"}, Signs::nonnegative);
     check_run_table(accuracy, {"policy", "epoch", "test_accuracy"}, {"policy"}, Signs::nonnegative);
+    // cost.csv: train writes its header at the start, and a row per epoch of each costed policy;
+    // with none costed (policies: [fp32]) it stays a header.
     std::optional<CsvTable> cost;
     if (std::filesystem::exists(dir + "/cost.csv")) {
         cost = read_csv_file(dir + "/cost.csv");
-        check_run_table(*cost, {"policy", "epoch", "cycles"}, {"policy"}, Signs::nonnegative);
+        if (cost->rows.empty())
+            cost.reset();
+        else
+            check_run_table(*cost, {"policy", "epoch", "cycles"}, {"policy"}, Signs::nonnegative);
     }
     check_train_folder(dir, comparison, accuracy, cost);
     ReportPage report;

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "common/errors.h"
+#include "sweep/run_dir.h"
 #include "sweep/sweep_spec.h"
 #include "common/json_reader.h"
 #include "common/output_files.h"
@@ -233,7 +234,7 @@ void check_results_against_summary(const PointRecord& r, const std::string& summ
     if (!fs::is_regular_file(summary, ec)) {
         // A folder cleared to point.json alone is a record; one whose run is still there but lost
         // the summary the record came from is not one complete run.
-        if (fs::exists(fs::path(summary).parent_path() / "manifest.json", ec))
+        if (fs::exists(fs::path(summary).parent_path() / kRunManifest, ec))
             throw UserError(file + ": results: they came from " + summary +
                             ", which is gone though the point's run is still there (manifest.json): the folder was "
                             "edited; delete the point's folder to rerun it");

@@ -424,6 +424,9 @@ TEST_CASE("a train directory's report shows its policies, the plots train wrote 
     CHECK_THAT(page.html, Contains("<td>fast</td>"));
     CHECK_THAT(page.html, Contains(number_cell(700)));
     CHECK_THAT(page.html, Contains("Cost per epoch"));
+    // With no policy costed (policies: [fp32]) train leaves cost.csv a header: no cost section.
+    dir.write("cost.csv", "policy,epoch,cycles\n");
+    CHECK_THAT(train_report(dir.path("")).html, !Contains("Cost per epoch"));
     // The files must agree: a final accuracy that is not the last epoch's is another run's.
     dir.write("comparison.csv",
               "policy,final_test_accuracy,total_cycles,total_energy_uj\nfp32,0.91,2000,10\nfast,0.5,700,3.5\n");
