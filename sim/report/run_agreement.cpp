@@ -14,6 +14,7 @@
 #include "common/json_reader.h"
 #include "common/output_files.h"
 #include "common/summary.h"
+#include "config/params.h"
 #include "planner/layer_graph.h"
 #include "sweep/point_record.h"
 
@@ -240,8 +241,10 @@ void check_config(const std::string& dir, const JsonValue& report, bool cluster)
         if (!s || !s.IsMap() || !s[key] || !s[key].IsScalar()) return std::nullopt;
         return s[key].Scalar();
     };
+    const std::string cluster_mode(config::to_string(config::RunMode::cluster)),
+        step_mode(config::to_string(config::RunMode::training_step));
     if (const std::optional<std::string> mode = scalar("run", "mode");
-        mode && (*mode == "cluster" || *mode == "training_step") && (*mode == "cluster") != cluster)
+        mode && (*mode == cluster_mode || *mode == step_mode) && (*mode == cluster_mode) != cluster)
         mixed(dir, "config.yaml's run.mode is " + *mode + ", but report.json is a " +
                        (cluster ? "cluster step's" : "training step's"));
     const std::optional<double> batch = number_at(report, "batch");
